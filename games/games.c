@@ -1,0 +1,299 @@
+/*
+ * games.c — the kind-independent half of the rules interface: the registry of
+ * kinds, options (defaults, validation, "name=value" parsing), and the checks
+ * every kind shares (game over, whose turn, loading a snapshot) before the
+ * kind's own table takes over. No I/O and no allocation.
+ */
+#include "games_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the registry --- */
+
+#define GAME_KIND_ENTRY(k) &k,
+static const game_kind *const kinds[] = {GAME_KIND_LIST(GAME_KIND_ENTRY)};
+#undef GAME_KIND_ENTRY
+
+int game_kind_count(void)
+{
+    return (int)(sizeof kinds / sizeof kinds[0]);
+}
+
+const game_kind *game_kind_at(int i)
+{
+    if (i < 0 || i >= game_kind_count())
+        return NULL;
+    return kinds[i];
+}
+
+const game_kind *game_kind_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (int i = 0; i < game_kind_count(); i++)
+        if (strcmp(kinds[i]->name, name) == 0)
+            return kinds[i];
+    return NULL;
+}
+
+int game__fail(int code, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* --- options --- */
+
+static int option_index(const game_kind *kind, const char *name, size_t len)
+{
+    for (int i = 0; i < kind->n_options; i++)
+        if (strlen(kind->options[i].name) == len &&
+            strncmp(kind->options[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+/* "sungka has no option 'size' (options: players, cups, stones)" */
+static int fail_unknown_option(const game_kind *kind, const char *name, size_t len,
+                               char *err, size_t errlen)
+{
+    char list[GAME_ERR_LEN] = "";
+    size_t used = 0;
+    for (int i = 0; i < kind->n_options && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                         kind->options[i].name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (kind->n_options == 0)
+        return game__fail(GAME_E_OPTION, err, errlen, "%s takes no options, not '%.*s'",
+                          kind->name, (int)(len > 40 ? 40 : len), name);
+    return game__fail(GAME_E_OPTION, err, errlen, "%s has no option '%.*s' (options: %s)",
+                      kind->name, (int)(len > 40 ? 40 : len), name, list);
+}
+
+static int fail_out_of_range(const game_option_spec *spec, const char *value, char *err,
+                             size_t errlen)
+{
+    return game__fail(GAME_E_OPTION, err, errlen, "%s must be %d..%d, not %.40s", spec->name,
+                      spec->min, spec->max, value);
+}
+
+void game_options_default(const game_kind *kind, game_options *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!kind)
+        return;
+    out->n = kind->n_options;
+    for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++)
+        out->value[i] = kind->options[i].def;
+}
+
+/* Validate every value of opts against the kind's specs. */
+static int options_validate(const game_kind *kind, const game_options *opts, char *err,
+                            size_t errlen)
+{
+    if (opts->n != kind->n_options)
+        return game__fail(GAME_E_OPTION, err, errlen,
+                          "%s takes %d option values, not %d (start from the defaults)",
+                          kind->name, kind->n_options, opts->n);
+    for (int i = 0; i < kind->n_options; i++) {
+        const game_option_spec *spec = &kind->options[i];
+        int v = opts->value[i];
+        if (v < spec->min || v > spec->max) {
+            char text[16];
+            snprintf(text, sizeof text, "%d", v);
+            return fail_out_of_range(spec, text, err, errlen);
+        }
+    }
+    return GAME_OK;
+}
+
+static int options_set_at(const game_kind *kind, game_options *opts, int i, int value,
+                          char *err, size_t errlen)
+{
+    const game_option_spec *spec = &kind->options[i];
+    if (value < spec->min || value > spec->max) {
+        char text[16];
+        snprintf(text, sizeof text, "%d", value);
+        return fail_out_of_range(spec, text, err, errlen);
+    }
+    /* opts that do not belong to this kind (e.g. zeroed) start from the
+     * defaults, so that setting one option never leaves others at 0. */
+    if (opts->n != kind->n_options)
+        game_options_default(kind, opts);
+    opts->value[i] = value;
+    return GAME_OK;
+}
+
+int game_options_set(const game_kind *kind, game_options *opts, const char *name, int value,
+                     char *err, size_t errlen)
+{
+    if (!kind || !opts || !name)
+        return game__fail(GAME_E_OPTION, err, errlen, "no game kind or option given");
+    int i = option_index(kind, name, strlen(name));
+    if (i < 0)
+        return fail_unknown_option(kind, name, strlen(name), err, errlen);
+    return options_set_at(kind, opts, i, value, err, errlen);
+}
+
+int game_options_parse(const game_kind *kind, game_options *opts, const char *assignment,
+                       char *err, size_t errlen)
+{
+    if (!kind || !opts || !assignment)
+        return game__fail(GAME_E_OPTION, err, errlen, "no game kind or option given");
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return game__fail(GAME_E_OPTION, err, errlen,
+                          "options are written name=value (e.g. %s=%d), not '%.40s'",
+                          kind->n_options ? kind->options[0].name : "name",
+                          kind->n_options ? kind->options[0].def : 0, assignment);
+    size_t len = (size_t)(eq - assignment);
+    int i = option_index(kind, assignment, len);
+    if (i < 0)
+        return fail_unknown_option(kind, assignment, len, err, errlen);
+
+    /* Strict: an optional sign and digits, nothing else (strtol alone would
+     * accept leading blanks, trailing junk and clamp on overflow). */
+    const game_option_spec *spec = &kind->options[i];
+    const char *text = eq + 1;
+    const char *p = text;
+    if (*p == '+' || *p == '-')
+        p++;
+    bool digits = *p != '\0';
+    for (; *p; p++)
+        if (*p < '0' || *p > '9')
+            digits = false;
+    if (!digits)
+        return game__fail(GAME_E_OPTION, err, errlen, "%s must be an integer %d..%d, not '%.40s'",
+                          spec->name, spec->min, spec->max, text);
+    errno = 0;
+    long v = strtol(text, NULL, 10);
+    if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+        return fail_out_of_range(spec, text, err, errlen);
+    return options_set_at(kind, opts, i, (int)v, err, errlen);
+}
+
+int game_option(const game_kind *kind, const game_options *opts, const char *name, int fallback)
+{
+    if (!kind || !opts || !name)
+        return fallback;
+    int i = option_index(kind, name, strlen(name));
+    if (i < 0 || i >= opts->n)
+        return fallback;
+    return opts->value[i];
+}
+
+/* --- playing --- */
+
+int game_new(game_state *st, const game_kind *kind, const game_options *opts, char *err,
+             size_t errlen)
+{
+    if (!st || !kind)
+        return game__fail(GAME_E_OPTION, err, errlen, "no game kind given");
+    game_options defaults;
+    if (!opts) {
+        game_options_default(kind, &defaults);
+        opts = &defaults;
+    }
+    int rc = options_validate(kind, opts, err, errlen);
+    if (rc != GAME_OK)
+        return rc;
+    /* Zero everything so that copies of a state compare equal with memcmp and
+     * unused cells never leak old values. */
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    st->opts = *opts;
+    st->layout = (uint8_t)kind->layout;
+    return kind->init(st, opts);
+}
+
+int game_check(const game_state *st, int seat, int move, char *err, size_t errlen)
+{
+    if (!st || !st->kind)
+        return game__fail(GAME_E_ILLEGAL, err, errlen, "no game");
+    if (st->over)
+        return game__fail(GAME_E_OVER, err, errlen, "the game is over");
+    if (seat != st->to_move)
+        return game__fail(GAME_E_TURN, err, errlen, "it is seat %d's turn", st->to_move);
+    return st->kind->check(st, move, err, errlen);
+}
+
+int game_play(game_state *st, int seat, int move, game_result *res, char *err, size_t errlen)
+{
+    int rc = game_check(st, seat, move, err, errlen);
+    if (rc != GAME_OK)
+        return rc;
+    st->kind->apply(st, move, res);
+    return GAME_OK;
+}
+
+int game_legal_moves(const game_state *st, int *moves, int max)
+{
+    if (!st || !st->kind || st->over || !moves || max <= 0)
+        return 0;
+    return st->kind->legal_moves(st, moves, max);
+}
+
+void game_scores(const game_state *st, int scores[GAME_MAX_SEATS])
+{
+    for (int i = 0; i < GAME_MAX_SEATS; i++)
+        scores[i] = 0;
+    if (st && st->kind)
+        st->kind->scores(st, scores);
+}
+
+int game_winners(const game_state *st, int seats[GAME_MAX_SEATS])
+{
+    if (!st || !st->kind || !st->over)
+        return 0;
+    int scores[GAME_MAX_SEATS];
+    game_scores(st, scores);
+    int best = scores[0];
+    for (int s = 1; s < st->seats; s++)
+        if (scores[s] > best)
+            best = scores[s];
+    int n = 0;
+    for (int s = 0; s < st->seats; s++)
+        if (scores[s] == best)
+            seats[n++] = s;
+    /* Every seat equal is a draw, not a win for all. */
+    return n == st->seats ? 0 : n;
+}
+
+int game_load(game_state *st, const int *cells, int n_cells, int to_move, bool over)
+{
+    if (!st || !st->kind || (!cells && n_cells > 0))
+        return GAME_E_RANGE;
+    if (n_cells != st->n_cells)
+        return GAME_E_RANGE;
+    if (over ? to_move != -1 : (to_move < 0 || to_move >= st->seats))
+        return GAME_E_RANGE;
+    int max = st->layout == GAME_LAYOUT_GRID ? st->seats : INT16_MAX;
+    long total = 0;
+    for (int i = 0; i < n_cells; i++) {
+        if (cells[i] < 0 || cells[i] > max)
+            return GAME_E_RANGE;
+        total += cells[i];
+    }
+    /* A mancala home may end up holding every stone: the total must fit a
+     * cell too, or sowing could overflow int16. */
+    if (st->layout == GAME_LAYOUT_MANCALA && total > INT16_MAX)
+        return GAME_E_RANGE;
+    for (int i = 0; i < n_cells; i++)
+        st->cells[i] = (int16_t)cells[i];
+    st->to_move = (int8_t)to_move;
+    st->over = over;
+    return GAME_OK;
+}

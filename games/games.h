@@ -1,0 +1,212 @@
+/*
+ * games.h — the rules engines: one interface, a table of functions per kind.
+ *
+ * Pure code: no I/O, no threads, no allocation. A game_state is a plain value
+ * of fixed size that may be copied with `=` or memcpy (the bot searches copies;
+ * the agent replays the service's moves on its own copy to check them).
+ * Every function is safe to call from any thread on states the caller owns.
+ *
+ * Numbering. Seats are 0..seats-1 in the game's own numbering. A move is an
+ * int whose meaning depends on the kind's layout:
+ *   GAME_LAYOUT_MANCALA: the cup number 0..cups-1 counted from the mover's left;
+ *   GAME_LAYOUT_GRID:    a cell index (see RULES.md for each kind).
+ * Cells (game_cell) are the whole board: for mancala kinds, seat s's cup c is
+ * cell s*(cups+1)+c and its home is cell s*(cups+1)+cups, and the value is a
+ * stone count; for grid kinds the value is 0 (empty) or seat+1.
+ */
+#ifndef SUNGKA_GAMES_H
+#define SUNGKA_GAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GAME_MAX_SEATS   6
+#define GAME_MAX_OPTIONS 8
+#define GAME_MAX_CELLS   4096     /* tic-tac-toe 8^4 */
+#define GAME_MAX_MOVES   4096
+#define GAME_ERR_LEN     160      /* enough for any error sentence */
+#define GAME_RELAY_LIMIT 100000   /* RULES.md: stones sown in one turn */
+
+/* Errors: 0 is success, negatives say what was wrong. */
+typedef enum game_error {
+    GAME_OK = 0,
+    GAME_E_OPTION = -1,       /* unknown option or value out of range */
+    GAME_E_RANGE = -2,        /* move outside the board / cup numbers */
+    GAME_E_HOME = -3,         /* a home (store) is not a move */
+    GAME_E_EMPTY = -4,        /* the cup is empty */
+    GAME_E_OCCUPIED = -5,     /* the cell is taken */
+    GAME_E_ILLEGAL = -6,      /* otherwise not a legal move here */
+    GAME_E_TURN = -7,         /* not that seat's turn */
+    GAME_E_OVER = -8,         /* the game is over */
+} game_error;
+
+typedef enum game_layout {
+    GAME_LAYOUT_MANCALA = 0,
+    GAME_LAYOUT_GRID = 1,
+} game_layout;
+
+/* One option a kind accepts, with its range and default. */
+typedef struct game_option_spec {
+    const char *name;         /* "players", "cups", ... */
+    int min, max, def;
+    const char *help;         /* short sentence for --help and errors */
+} game_option_spec;
+
+/* Option values for one kind, in the order of its specs. */
+typedef struct game_options {
+    int n;
+    int value[GAME_MAX_OPTIONS];
+} game_options;
+
+typedef struct game_kind game_kind;
+
+/* The state of one game. Treat the fields as read-only outside games/ and use
+ * the accessors; the layout may change. */
+typedef struct game_state {
+    const game_kind *kind;
+    game_options opts;
+    uint8_t seats;
+    uint8_t layout;           /* game_layout */
+    int8_t to_move;           /* seat to move, -1 when over */
+    bool over;
+    uint16_t cups;            /* mancala: cups per seat */
+    uint16_t size, dims;      /* grid: side and dimensions */
+    uint16_t n_cells;
+    int16_t cells[GAME_MAX_CELLS];
+} game_state;
+
+/* What a move did, for animation and announcements. Steps beyond
+ * GAME_MAX_STEPS are dropped (truncated = true); the final board is always in
+ * the state itself. */
+#define GAME_MAX_STEPS 1024
+typedef struct game_step {
+    int16_t cell;             /* which cell changed */
+    int16_t value;            /* its value after the change */
+} game_step;
+
+typedef struct game_result {
+    int n_steps;
+    bool truncated;
+    game_step steps[GAME_MAX_STEPS];
+    int8_t next;              /* seat to move next, -1 when over */
+    bool extra_turn;          /* the mover moves again */
+    int n_passed;             /* seats skipped because they could not move, in
+                                 order (a mancala mover who earned an extra turn
+                                 with an empty row comes first); 0 when the move
+                                 ended the game */
+    int8_t passed[GAME_MAX_SEATS];
+    int captured;             /* stones or discs taken by this move (sungka:
+                                 the opposing cup's stones, not the capturing
+                                 stone itself) */
+    bool relay_limit_hit;     /* RULES.md guard against endless turns */
+} game_result;
+
+/* The table each kind fills in. */
+struct game_kind {
+    const char *name;                 /* "sungka" */
+    const char *title;                /* "Sungka (Filipino mancala)" */
+    game_layout layout;
+    int n_options;
+    const game_option_spec *options;
+    /* opts are already validated against the specs. */
+    int (*init)(game_state *st, const game_options *opts);
+    /* Check a move by the seat to move; 0 or a game_error with a sentence. */
+    int (*check)(const game_state *st, int move, char *err, size_t errlen);
+    /* Apply a checked move. Clears *res first; res may be NULL. */
+    void (*apply)(game_state *st, int move, game_result *res);
+    /* Every legal move of the seat to move, ascending; returns the count. */
+    int (*legal_moves)(const game_state *st, int *moves, int max);
+    /* Per-seat scores into scores[0..seats-1]. */
+    void (*scores)(const game_state *st, int *scores);
+};
+
+/* --- the registry of kinds --- */
+
+int game_kind_count(void);
+const game_kind *game_kind_at(int i);
+/* NULL when no kind has that name. */
+const game_kind *game_kind_find(const char *name);
+
+/* --- options --- */
+
+/* The defaults of a kind. */
+void game_options_default(const game_kind *kind, game_options *out);
+
+/* Set option `name` to `value`: GAME_OK, or GAME_E_OPTION with a sentence
+ * naming the option and its range ("cups must be 3..12, not 40"). opts whose
+ * n is not the kind's (e.g. zeroed) are first reset to the defaults. On error
+ * opts is unchanged. err may be NULL (errlen 0) everywhere in this header. */
+int game_options_set(const game_kind *kind, game_options *opts, const char *name,
+                     int value, char *err, size_t errlen);
+
+/* Parse "name=value" (e.g. "cups=7"); same errors as game_options_set. */
+int game_options_parse(const game_kind *kind, game_options *opts, const char *assignment,
+                       char *err, size_t errlen);
+
+/* Value of option `name`, or `fallback` when the kind has no such option. */
+int game_option(const game_kind *kind, const game_options *opts, const char *name,
+                int fallback);
+
+/* --- playing --- */
+
+/* Start a game: validates opts (GAME_E_OPTION with a sentence) and sets up the
+ * initial position. opts NULL means the kind's defaults. */
+int game_new(game_state *st, const game_kind *kind, const game_options *opts,
+             char *err, size_t errlen);
+
+/* Validate a move by `seat`: GAME_OK or a game_error with a sentence such as
+ * "cup 9 is out of range 0..5" or "it is seat 1's turn". Changes nothing. */
+int game_check(const game_state *st, int seat, int move, char *err, size_t errlen);
+
+/* Check and apply a move by `seat`. On error nothing changes. `res` may be NULL. */
+int game_play(game_state *st, int seat, int move, game_result *res, char *err,
+              size_t errlen);
+
+/* Legal moves of the seat to move (none when over), ascending; returns the
+ * count stored, at most max (GAME_MAX_MOVES always suffices). */
+int game_legal_moves(const game_state *st, int *moves, int max);
+
+static inline int game_seats(const game_state *st) { return st->seats; }
+static inline int game_to_move(const game_state *st) { return st->over ? -1 : st->to_move; }
+static inline bool game_is_over(const game_state *st) { return st->over; }
+static inline int game_cell_count(const game_state *st) { return st->n_cells; }
+static inline int game_cell(const game_state *st, int i) { return st->cells[i]; }
+
+/* Per-seat scores (home counts, discs...). */
+void game_scores(const game_state *st, int scores[GAME_MAX_SEATS]);
+
+/* Winners of a finished game: fills seats[] with every seat sharing the best
+ * score and returns the count (several on a tie among some seats). A draw —
+ * every seat equal, or a full tic-tac-toe board with no line — has no winner
+ * and returns 0; so does a game still running. */
+int game_winners(const game_state *st, int seats[GAME_MAX_SEATS]);
+
+/* Mancala helpers: cell of seat's cup / home. */
+static inline int game_mancala_cup(const game_state *st, int seat, int cup)
+{
+    return seat * (st->cups + 1) + cup;
+}
+static inline int game_mancala_home(const game_state *st, int seat)
+{
+    return seat * (st->cups + 1) + st->cups;
+}
+
+/* Replace the cells and turn of a state (the agent loads a snapshot the
+ * service sent). Returns GAME_E_RANGE if n_cells or a value does not fit the
+ * kind's board; the state is unchanged then. st must come from game_new (it
+ * gives the kind, options and cell count). to_move must be a seat, or -1 with
+ * over. Mancala: each value 0..32767 and their total too (so no home can
+ * overflow); grid: 0..seats. The position is taken as given (not normalised:
+ * a seat to move with an empty row is not passed). */
+int game_load(game_state *st, const int *cells, int n_cells, int to_move, bool over);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUNGKA_GAMES_H */

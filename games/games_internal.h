@@ -1,0 +1,87 @@
+/*
+ * games_internal.h — what the files of games/ share with each other and with
+ * tests/games, but not with the rest of the system: the list of kinds, the
+ * error-sentence helper, step recording, and the sungka sower with its relay
+ * limit as a parameter (so the guard of RULES.md can be tested with a small
+ * limit). Other modules include games.h only.
+ */
+#ifndef SUNGKA_GAMES_INTERNAL_H
+#define SUNGKA_GAMES_INTERNAL_H
+
+#include "games.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Every kind, in registry order. Adding a kind is one line here (its table
+ * lives in its own file, e.g. kalah.c defines `const game_kind game_kalah_kind`)
+ * plus the file in games/CMakeLists.txt.
+ */
+#define GAME_KIND_LIST(X) \
+    X(game_sungka_kind)
+
+#define GAME_KIND_DECLARE(k) extern const game_kind k;
+GAME_KIND_LIST(GAME_KIND_DECLARE)
+#undef GAME_KIND_DECLARE
+
+/* Write a sentence into err (which may be NULL or errlen 0) and return code.
+ * Kinds use it so that every error path is one line. */
+int game__fail(int code, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Reset a result before a move fills it in. The steps array is not cleared:
+ * only steps[0..n_steps-1] are meaningful, and clearing 4 KiB per move would
+ * slow the bot's searches. res may be NULL. */
+static inline void game__result_clear(game_result *res)
+{
+    if (!res)
+        return;
+    res->n_steps = 0;
+    res->truncated = false;
+    res->next = -1;
+    res->extra_turn = false;
+    res->n_passed = 0;
+    for (int i = 0; i < GAME_MAX_SEATS; i++)
+        res->passed[i] = -1;
+    res->captured = 0;
+    res->relay_limit_hit = false;
+}
+
+/* Record that `cell` now holds `value`; past GAME_MAX_STEPS only mark the
+ * result truncated (the final board is in the state anyway). */
+static inline void game__step(game_result *res, int cell, int value)
+{
+    if (!res)
+        return;
+    if (res->n_steps >= GAME_MAX_STEPS) {
+        res->truncated = true;
+        return;
+    }
+    res->steps[res->n_steps].cell = (int16_t)cell;
+    res->steps[res->n_steps].value = (int16_t)value;
+    res->n_steps++;
+}
+
+/* Record a seat that is skipped because it cannot move. */
+static inline void game__passed(game_result *res, int seat)
+{
+    if (res && res->n_passed < GAME_MAX_SEATS)
+        res->passed[res->n_passed++] = (int8_t)seat;
+}
+
+/*
+ * The sungka move with the relay guard as a parameter: sungka's apply calls it
+ * with GAME_RELAY_LIMIT; tests call it with small limits. A relay that would
+ * start once more than `limit` stones have been sown this turn does not start:
+ * the turn ends where the last stone lies. The move must have passed check.
+ * Returns the number of stones sown (dropped) in this turn.
+ */
+long game__sungka_apply(game_state *st, int move, game_result *res, long limit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUNGKA_GAMES_INTERNAL_H */

@@ -1,0 +1,67 @@
+/*
+ * games_test.h — small helpers shared by the cmocka tests of games/: build a
+ * sungka game, load a hand-made position, and compare whole boards and step
+ * lists so that a failure names the cell that differs.
+ */
+#ifndef SUNGKA_GAMES_TEST_H
+#define SUNGKA_GAMES_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "games_internal.h"
+
+static inline void new_sungka(game_state *st, int players, int cups, int stones)
+{
+    const game_kind *k = game_kind_find("sungka");
+    assert_non_null(k);
+    game_options o;
+    char err[GAME_ERR_LEN] = "";
+    game_options_default(k, &o);
+    assert_int_equal(game_options_set(k, &o, "players", players, err, sizeof err), GAME_OK);
+    assert_int_equal(game_options_set(k, &o, "cups", cups, err, sizeof err), GAME_OK);
+    assert_int_equal(game_options_set(k, &o, "stones", stones, err, sizeof err), GAME_OK);
+    assert_int_equal(game_new(st, k, &o, err, sizeof err), GAME_OK);
+}
+
+/* A sungka position of `players` x `cups` from cells[] (home included in
+ * each row of cups+1 values) with `to_move` to play. */
+static inline void load_sungka(game_state *st, int players, int cups, const int *cells,
+                               int to_move)
+{
+    new_sungka(st, players, cups, 1);
+    assert_int_equal(game_load(st, cells, players * (cups + 1), to_move, false), GAME_OK);
+}
+
+static inline void assert_board(const game_state *st, const int *want, int n)
+{
+    assert_int_equal(game_cell_count(st), n);
+    for (int i = 0; i < n; i++)
+        if (game_cell(st, i) != want[i])
+            fail_msg("cell %d holds %d, expected %d", i, game_cell(st, i), want[i]);
+}
+
+/* want is a flat list of (cell, value) pairs. */
+static inline void assert_steps(const game_result *r, const int *want, int n_pairs)
+{
+    assert_false(r->truncated);
+    if (r->n_steps != n_pairs)
+        fail_msg("%d steps, expected %d", r->n_steps, n_pairs);
+    for (int i = 0; i < n_pairs; i++)
+        if (r->steps[i].cell != want[2 * i] || r->steps[i].value != want[2 * i + 1])
+            fail_msg("step %d is (%d,%d), expected (%d,%d)", i, r->steps[i].cell,
+                     r->steps[i].value, want[2 * i], want[2 * i + 1]);
+}
+
+static inline int board_total(const game_state *st)
+{
+    int t = 0;
+    for (int i = 0; i < game_cell_count(st); i++)
+        t += game_cell(st, i);
+    return t;
+}
+
+#endif /* SUNGKA_GAMES_TEST_H */

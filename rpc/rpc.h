@@ -1,0 +1,305 @@
+/*
+ * rpc.h — Sungka's binding of gRPC core and protobuf-c.
+ *
+ * This is the only module that includes <grpc/grpc.h>. It offers:
+ *   - a server that dispatches unary and server-streaming methods described by
+ *     protobuf-c service descriptors (plus our own list of which methods stream,
+ *     since protoc-c knows nothing of streaming), driven by one thread that calls
+ *     rpc_server_poll() — that thread is where every handler and callback runs;
+ *   - a client whose calls (unary with deadlines, long-lived server streams that
+ *     can be cancelled) complete on one internal client thread through callbacks,
+ *     plus a blocking unary helper usable from any other thread;
+ *   - per-call metadata (the seat token as "authorization: Bearer <token>"),
+ *     gRPC status codes with messages, keepalive settings, clean shutdown.
+ *
+ * Messages cross this interface as protobuf-c messages. Ownership is stated on
+ * every function; the general rule is "whoever receives a message pointer in a
+ * callback owns it only for the duration of the callback, unless said otherwise".
+ *
+ * Process-wide: call rpc_init() once before anything else and rpc_shutdown()
+ * last, from the main thread, after every server and client is destroyed.
+ */
+#ifndef SUNGKA_RPC_H
+#define SUNGKA_RPC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* gRPC status codes (same numbers as the wire protocol). */
+typedef enum rpc_code {
+    RPC_OK = 0,
+    RPC_CANCELLED = 1,
+    RPC_UNKNOWN = 2,
+    RPC_INVALID_ARGUMENT = 3,
+    RPC_DEADLINE_EXCEEDED = 4,
+    RPC_NOT_FOUND = 5,
+    RPC_ALREADY_EXISTS = 6,
+    RPC_PERMISSION_DENIED = 7,
+    RPC_RESOURCE_EXHAUSTED = 8,
+    RPC_FAILED_PRECONDITION = 9,
+    RPC_ABORTED = 10,
+    RPC_OUT_OF_RANGE = 11,
+    RPC_UNIMPLEMENTED = 12,
+    RPC_INTERNAL = 13,
+    RPC_UNAVAILABLE = 14,
+    RPC_DATA_LOSS = 15,
+    RPC_UNAUTHENTICATED = 16,
+} rpc_code;
+
+/* A finished call's status. `message` is a NUL-terminated human sentence,
+ * truncated to fit. */
+typedef struct rpc_status {
+    rpc_code code;
+    char message[256];
+} rpc_status;
+
+/* "INVALID_ARGUMENT" etc.; never NULL. */
+const char *rpc_code_name(rpc_code code);
+
+/* Process-wide setup and teardown (wrap grpc_init / grpc_shutdown).
+ * rpc_shutdown() must run last, on the main thread. */
+void rpc_init(void);
+void rpc_shutdown(void);
+
+/* Keepalive and limits. Zero fields take the defaults noted. */
+typedef struct rpc_keepalive {
+    int time_ms;              /* ping an idle connection after this (default 10000) */
+    int timeout_ms;           /* drop it if the ping is unanswered (default 5000) */
+    int min_recv_ping_ms;     /* server: fastest client ping it tolerates (default 5000) */
+} rpc_keepalive;
+
+/* A method of a service: protoc-c's descriptor plus whether it streams. */
+typedef struct rpc_method {
+    const ProtobufCServiceDescriptor *service;
+    unsigned index;           /* into service->methods */
+    bool server_streaming;
+} rpc_method;
+
+/* ------------------------------------------------------------------------ */
+/* Server                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rpc_server rpc_server;
+typedef struct rpc_call rpc_call;       /* one incoming call, unary or streaming */
+
+/*
+ * Called on the polling thread when a call has arrived and its request message
+ * has been decoded. The handler must eventually finish the call exactly once:
+ *   unary:     rpc_call_reply() or rpc_call_finish();
+ *   streaming: any number of rpc_call_send(), then rpc_call_finish().
+ * It may do so inside the handler or later (from the polling thread).
+ * `request` is owned by the call and stays valid until the call is released.
+ */
+typedef void (*rpc_handler)(rpc_call *call, unsigned method_index,
+                            const ProtobufCMessage *request, void *user);
+
+/*
+ * Called once per call, on the polling thread, when the call is over for any
+ * reason (finished and sent, client cancelled or vanished, deadline, server
+ * shutdown). `client_gone` is true when the client cancelled or the connection
+ * dropped before we finished. After this returns the rpc_call pointer is
+ * invalid; do not touch it again. Set it with rpc_call_on_done().
+ * (Clarification: a handler that keeps a call it never finishes — e.g. an
+ * event subscription — learns here that it is over: when the client cancels,
+ * its deadline passes, or its connection drops (keepalive notices a half-open
+ * one), done runs with client_gone = true and the call is freed right after;
+ * on server shutdown, with client_gone = false. A call that is never
+ * finished and whose client never leaves stays open until rpc_server_destroy.
+ * Calls that never reached a handler (unknown method, malformed request,
+ * client gone before the request arrived) have no done callback.)
+ */
+typedef void (*rpc_done_cb)(rpc_call *call, bool client_gone, void *user);
+
+typedef struct rpc_server_options {
+    rpc_keepalive keepalive;
+    int max_message_bytes;        /* default 1 MiB, both directions */
+    int max_streams_per_conn;     /* default 64 */
+    size_t outbox_limit;          /* queued stream messages per call (default 1024) */
+} rpc_server_options;
+
+/*
+ * Create a server listening on `addr` ("127.0.0.1:0" picks a free port).
+ * On success returns 0, stores the server in *out and the bound port in *port.
+ * `opts` may be NULL for the defaults. Plaintext only for now.
+ */
+int rpc_server_create(const char *addr, const rpc_server_options *opts,
+                      rpc_server **out, int *port);
+
+/*
+ * Register a service before rpc_server_start(). `streaming` is a NULL-terminated
+ * list of method names (as in the .proto) that are server-streaming; NULL means
+ * none. Requests for methods not registered are answered UNIMPLEMENTED;
+ * undecodable requests INVALID_ARGUMENT — the handler is not called for either.
+ * The descriptor must outlive the server.
+ */
+int rpc_server_add_service(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                           const char *const *streaming, rpc_handler handler,
+                           void *user);
+
+int rpc_server_start(rpc_server *srv);
+
+/*
+ * Run completions for up to `timeout_ms` (0: only what is ready; -1: wait until
+ * something happens). Returns after at least one completion was handled or the
+ * timeout passed. Handlers and done callbacks run inside this call.
+ * Returns 0, or -1 once the server has shut down completely.
+ * (Clarification: also -1 before rpc_server_start(). A wake from
+ * rpc_server_wake() ends the wait early with 0.)
+ */
+int rpc_server_poll(rpc_server *srv, int timeout_ms);
+
+/* Thread-safe: make a blocked rpc_server_poll() return soon (e.g. from a signal
+ * watcher thread). Not async-signal-safe.
+ * (Clarification: "soon" is within 100 ms — gRPC 1.51's C API cannot post to a
+ * completion queue, so poll waits in slices and checks a flag. A wake sent
+ * while nobody polls makes the next poll return at once. The caller must know
+ * the server still exists: do not race it with rpc_server_destroy.) */
+void rpc_server_wake(rpc_server *srv);
+
+/*
+ * Shut down: stop accepting calls, cancel every open call (their done callbacks
+ * run, with client_gone = false), drain the queue, and free the server.
+ * Call from the polling thread. Safe with streams open.
+ * (Clarification: not from inside a handler or done callback. Also fine for a
+ * server that was created but never started.)
+ */
+void rpc_server_destroy(rpc_server *srv);
+
+/* --- calls, on the polling thread only --- */
+
+void rpc_call_on_done(rpc_call *call, rpc_done_cb cb, void *user);
+
+/* Copy the first value of metadata `key` (lower-case) into buf; returns its
+ * length, or -1 when absent (buf then holds ""). Truncates to len-1.
+ * (Clarification: the length returned is the value's full length, as with
+ * snprintf, so a result >= len means it was truncated. Same for
+ * rpc_call_bearer. Binary "-bin" values are copied as raw bytes.) */
+int rpc_call_metadata(const rpc_call *call, const char *key, char *buf, size_t len);
+
+/* The token from "authorization: Bearer <token>", or -1 if absent/malformed.
+ * (Clarification: the scheme is case-insensitive, one or more spaces follow
+ * it, and the token is non-empty printable ASCII with no spaces.) */
+int rpc_call_bearer(const rpc_call *call, char *buf, size_t len);
+
+/* "ipv4:127.0.0.1:5555"-style peer address (may be "" when unknown). */
+const char *rpc_call_peer(const rpc_call *call);
+
+/* Unary: send `reply` (serialized immediately; the caller keeps ownership)
+ * with status OK and finish the call. Returns 0, or -1 if already finished. */
+int rpc_call_reply(rpc_call *call, const ProtobufCMessage *reply);
+
+/*
+ * Streaming: queue `msg` (serialized immediately; caller keeps ownership).
+ * At most one send is in flight; the rest wait in the outbox in order.
+ * Returns 0; -1 if the call is finished or the client is gone; -2 if the outbox
+ * is full (the message was not queued — the caller decides whether to cut the
+ * subscriber off with rpc_call_finish).
+ */
+int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg);
+
+/* Messages queued but not yet sent (including the one in flight). */
+size_t rpc_call_outbox_len(const rpc_call *call);
+
+/*
+ * End the call with a status (after any queued stream messages are sent;
+ * RPC_OK for a normal stream end, an error code + sentence otherwise).
+ * Returns 0, or -1 if already finished. The done callback follows later.
+ */
+int rpc_call_finish(rpc_call *call, rpc_code code, const char *message);
+
+/* ------------------------------------------------------------------------ */
+/* Client                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rpc_client rpc_client;
+typedef struct rpc_stream rpc_stream;   /* an outgoing server-streaming call */
+
+typedef struct rpc_client_options {
+    rpc_keepalive keepalive;      /* time_ms must not be below the server's min_recv_ping_ms */
+    int max_message_bytes;        /* default 1 MiB */
+    int connect_timeout_ms;       /* default 5000 */
+} rpc_client_options;
+
+/*
+ * Open a channel to `target` ("host:port") and start the client thread that
+ * runs every callback below. `opts` may be NULL. Returns 0 and *out, or -1.
+ * (Connecting is lazy, as in gRPC: a dead target shows up as UNAVAILABLE on
+ * the first call.)
+ */
+int rpc_client_create(const char *target, const rpc_client_options *opts,
+                      rpc_client **out);
+
+/*
+ * Cancel every outstanding call and stream (their callbacks still run, with
+ * CANCELLED), join the client thread, free everything. Must not be called from
+ * a client callback.
+ */
+void rpc_client_destroy(rpc_client *cli);
+
+/* Completion of a unary call, on the client thread. `reply` is NULL unless
+ * status->code == RPC_OK; the callback owns it and frees it with
+ * protobuf_c_message_free_unpacked(reply, NULL). */
+typedef void (*rpc_reply_cb)(const rpc_status *status, ProtobufCMessage *reply,
+                             void *user);
+
+/*
+ * Start a unary call. Thread-safe (any thread, including the client thread).
+ * `token` (may be NULL) is sent as "authorization: Bearer <token>".
+ * `timeout_ms` > 0 sets a deadline. Returns 0 and `cb` runs exactly once later;
+ * returns -1 and `cb` never runs.
+ */
+int rpc_client_call(rpc_client *cli, const rpc_method *method,
+                    const ProtobufCMessage *request, const char *token,
+                    int timeout_ms, rpc_reply_cb cb, void *user);
+
+/*
+ * Blocking unary call from any thread except the client thread. On return
+ * *status is filled; *reply is set (caller frees) only when the code is RPC_OK.
+ * Returns 0 when status->code == RPC_OK, -1 otherwise.
+ * (Clarification: called on the client thread it returns -1 at once with
+ * RPC_INTERNAL. With timeout_ms <= 0 it waits for as long as the server takes,
+ * or until rpc_client_destroy cancels it from another thread.)
+ */
+int rpc_client_call_sync(rpc_client *cli, const rpc_method *method,
+                         const ProtobufCMessage *request, const char *token,
+                         int timeout_ms, ProtobufCMessage **reply,
+                         rpc_status *status);
+
+/* One streamed message, on the client thread; the callback owns `msg` and
+ * frees it with protobuf_c_message_free_unpacked(msg, NULL). */
+typedef void (*rpc_stream_msg_cb)(ProtobufCMessage *msg, void *user);
+/* The stream ended (server finished, error, or cancelled), on the client
+ * thread, exactly once; after it returns the rpc_stream is freed. */
+typedef void (*rpc_stream_end_cb)(const rpc_status *status, void *user);
+
+/*
+ * Open a server stream (no deadline: it is long-lived). Thread-safe.
+ * Returns 0 and *out (a handle good for rpc_stream_cancel until end_cb runs);
+ * -1 if it could not start (then no callback runs).
+ */
+int rpc_client_stream(rpc_client *cli, const rpc_method *method,
+                      const ProtobufCMessage *request, const char *token,
+                      rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end,
+                      void *user, rpc_stream **out);
+
+/* Thread-safe, idempotent: cancel the stream; end_cb follows with CANCELLED.
+ * Must not be called after end_cb has returned.
+ * (Clarification: from a thread other than the client thread, the caller must
+ * itself know that end_cb has not returned yet — e.g. end_cb sets a flag under
+ * the caller's lock — since end_cb may run, and the stream be freed, as soon
+ * as the stream ends for any reason. From the client thread, inside a
+ * callback of this stream, it is always safe.) */
+void rpc_stream_cancel(rpc_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUNGKA_RPC_H */

@@ -1,0 +1,815 @@
+/*
+ * rpc_server.c — the server half of rpc.h: one gRPC server and one completion
+ * queue, polled only from the thread that calls rpc_server_poll(); unregistered
+ * calls are matched to protobuf-c service descriptors by their path, decoded,
+ * and handed to the service's handler. Each call is a small state machine
+ * whose batches carry tags embedded in the call (rpc__tag), so the call is
+ * freed only when every batch it started has come back.
+ *
+ * Choices worth knowing:
+ *  - Waking: gRPC 1.51's C API has no public way to post an arbitrary tag to a
+ *    completion queue (grpc_alarm is C++ only, grpc_cq_end_op is internal), so
+ *    rpc_server_poll() waits in slices of at most POLL_SLICE_MS and checks an
+ *    atomic flag between them; rpc_server_wake() sets the flag. A wake is
+ *    therefore noticed within POLL_SLICE_MS. The cost is one idle wake-up per
+ *    slice, which is nothing next to gRPC's own timers.
+ *  - A handler that never finishes its call: the call stays open until the
+ *    client leaves (cancel, deadline, lost connection — keepalive notices a
+ *    half-open TCP connection) or the server is destroyed. Either way the
+ *    RECV_CLOSE_ON_SERVER batch, which is posted as soon as the call arrives,
+ *    comes back; once the call's other batches are back too, the done callback
+ *    runs (client_gone = true if the client left, false on server shutdown)
+ *    and the call is freed. The handler's owner must forget the rpc_call in
+ *    its done callback.
+ *  - Streams: an outbox of serialized byte buffers, at most one SEND_MESSAGE
+ *    batch in flight (a gRPC rule); rpc_call_finish() queues the status behind
+ *    the outbox and it goes out with (or after) the last message.
+ */
+#include "rpc_internal.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <grpc/grpc_security.h>
+#include <grpc/support/alloc.h>
+#include <grpc/support/log.h>
+
+/* How many grpc_server_request_call are kept outstanding: enough that a burst
+ * of arriving calls does not wait for us to re-arm between them (gRPC queues
+ * calls that find no request anyway, so this is about latency, not loss). */
+#define REQUEST_SLOTS 16
+
+/* Longest single wait inside rpc_server_poll(): bounds how late a wake is. */
+#define POLL_SLICE_MS 100
+
+/* After one completion, handle at most this many more that are already ready
+ * before returning, so a flood cannot starve the caller's own timers. */
+#define POLL_BATCH 256
+
+enum tag_kind {
+    TAG_REQUEST,    /* a grpc_server_request_call matched a new call */
+    TAG_RECV,       /* the request message arrived (or not) */
+    TAG_CLOSE,      /* RECV_CLOSE_ON_SERVER: the call is over on the wire */
+    TAG_SEND,       /* a send batch (message and/or status) completed */
+    TAG_SHUTDOWN,   /* grpc_server_shutdown_and_notify finished */
+};
+
+struct service {
+    const ProtobufCServiceDescriptor *desc;
+    bool *streaming;              /* one flag per method, by index */
+    rpc_handler handler;
+    void *user;
+};
+
+struct request_slot {
+    rpc__tag tag;
+    grpc_call *call;
+    grpc_call_details details;
+    grpc_metadata_array md;
+    bool armed;
+};
+
+struct outmsg {
+    struct outmsg *next;
+    grpc_byte_buffer *bb;
+};
+
+struct rpc_server {
+    grpc_server *server;
+    grpc_completion_queue *cq;
+    size_t outbox_limit;
+    struct service *services;
+    size_t n_services;
+    struct request_slot slots[REQUEST_SLOTS];
+    rpc__tag shutdown_tag;
+    bool started;
+    bool shutting_down;
+    bool shutdown_seen;
+    rpc_call *calls;              /* every live call, for shutdown */
+    size_t live_calls;
+    atomic_bool wake;             /* the only field other threads touch */
+};
+
+struct rpc_call {
+    rpc_server *srv;
+    rpc_call *prev, *next;        /* in srv->calls */
+    grpc_call *call;
+    grpc_call_details details;    /* method path and host (slices we own) */
+    grpc_metadata_array md;       /* request metadata (slices owned by call) */
+    char *peer;                   /* gpr_malloc'ed by gRPC */
+    const struct service *svc;    /* NULL: unknown method */
+    unsigned method_index;
+    ProtobufCMessage *request;
+    grpc_byte_buffer *recv_bb;
+    int cancelled;                /* out-param of RECV_CLOSE_ON_SERVER */
+
+    rpc__tag t_recv, t_close, t_send;
+    unsigned tags_out;            /* batches started and not yet back */
+
+    struct outmsg *head, *tail;   /* queued, not yet handed to gRPC */
+    size_t queued;
+    grpc_byte_buffer *in_flight;  /* the message of the send batch in flight */
+    bool send_busy;               /* a send batch is in flight */
+    bool md_sent;                 /* initial metadata went out */
+
+    bool finishing;               /* finish requested (by handler or us) */
+    bool status_sent;             /* the status batch was started */
+    bool status_ok;               /* ... and completed successfully */
+    bool gone;                    /* the call is dead: no more sends */
+    bool close_seen;
+    bool over;                    /* done callback running or ran */
+    rpc_code fin_code;
+    grpc_slice fin_details;
+
+    rpc_done_cb done;
+    void *done_user;
+};
+
+static void tag_init(rpc__tag *t, int kind, void *obj)
+{
+    t->kind = kind;
+    t->obj = obj;
+}
+
+static grpc_arg int_arg(const char *key, int value)
+{
+    grpc_arg a;
+    memset(&a, 0, sizeof a);
+    a.type = GRPC_ARG_INTEGER;
+    a.key = (char *)key;          /* gRPC copies args; it never writes keys */
+    a.value.integer = value;
+    return a;
+}
+
+static int or_default(int v, int def)
+{
+    return v > 0 ? v : def;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                 */
+/* ------------------------------------------------------------------------ */
+
+int rpc_server_create(const char *addr, const rpc_server_options *opts,
+                      rpc_server **out, int *port)
+{
+    rpc_server_options o;
+    memset(&o, 0, sizeof o);
+    if (opts)
+        o = *opts;
+    *out = NULL;
+
+    rpc_server *srv = calloc(1, sizeof *srv);
+    if (!srv)
+        return -1;
+    srv->outbox_limit = o.outbox_limit ? o.outbox_limit : RPC__DEFAULT_OUTBOX_LIMIT;
+    atomic_init(&srv->wake, false);
+    tag_init(&srv->shutdown_tag, TAG_SHUTDOWN, srv);
+    for (size_t i = 0; i < REQUEST_SLOTS; i++) {
+        tag_init(&srv->slots[i].tag, TAG_REQUEST, &srv->slots[i]);
+        grpc_call_details_init(&srv->slots[i].details);
+        grpc_metadata_array_init(&srv->slots[i].md);
+    }
+
+    int max_msg = or_default(o.max_message_bytes, RPC__DEFAULT_MAX_MESSAGE_BYTES);
+    /*
+     * Keepalive: the server pings every connection that has been idle for
+     * time_ms, even with no call open, and never stops pinging for lack of
+     * data (MAX_PINGS_WITHOUT_DATA 0), so a subscriber behind a half-open TCP
+     * connection is noticed within time_ms + timeout_ms. Clients may ping
+     * too, no faster than min_recv_ping_ms; two pings faster than that
+     * (the gRPC default strike count, made explicit) and the connection is
+     * closed with "too many pings".
+     */
+    grpc_arg args[] = {
+        int_arg(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, max_msg),
+        int_arg(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, max_msg),
+        int_arg(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                or_default(o.max_streams_per_conn, RPC__DEFAULT_MAX_STREAMS)),
+        int_arg(GRPC_ARG_KEEPALIVE_TIME_MS,
+                or_default(o.keepalive.time_ms, RPC__DEFAULT_KEEPALIVE_TIME_MS)),
+        int_arg(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                or_default(o.keepalive.timeout_ms, RPC__DEFAULT_KEEPALIVE_TIMEOUT_MS)),
+        int_arg(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1),
+        int_arg(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                or_default(o.keepalive.min_recv_ping_ms, RPC__DEFAULT_MIN_RECV_PING_MS)),
+        int_arg(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0),
+        int_arg(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2),
+    };
+    grpc_channel_args cargs = {sizeof args / sizeof args[0], args};
+
+    srv->cq = grpc_completion_queue_create_for_next(NULL);
+    if (!srv->cq)
+        goto fail_srv;
+    srv->server = grpc_server_create(&cargs, NULL);
+    if (!srv->server)
+        goto fail_cq;
+    grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
+
+    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+    int bound = grpc_server_add_http2_port(srv->server, addr, creds);
+    grpc_server_credentials_release(creds);
+    if (bound == 0) {
+        gpr_log(GPR_ERROR, "rpc: cannot listen on %s", addr);
+        goto fail_server;
+    }
+    if (port)
+        *port = bound;
+    *out = srv;
+    return 0;
+
+fail_server:
+    /* No listener was added, so the server can be destroyed unstarted. */
+    grpc_server_destroy(srv->server);
+fail_cq:
+    grpc_completion_queue_shutdown(srv->cq);
+    while (grpc_completion_queue_next(srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC),
+                                      NULL).type != GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(srv->cq);
+fail_srv:
+    for (size_t i = 0; i < REQUEST_SLOTS; i++) {
+        grpc_call_details_destroy(&srv->slots[i].details);
+        grpc_metadata_array_destroy(&srv->slots[i].md);
+    }
+    free(srv);
+    return -1;
+}
+
+int rpc_server_add_service(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                           const char *const *streaming, rpc_handler handler,
+                           void *user)
+{
+    if (!srv || !svc || !handler || srv->started)
+        return -1;
+    bool *flags = calloc(svc->n_methods ? svc->n_methods : 1, sizeof *flags);
+    if (!flags)
+        return -1;
+    for (const char *const *s = streaming; s && *s; s++) {
+        unsigned i;
+        for (i = 0; i < svc->n_methods; i++)
+            if (strcmp(svc->methods[i].name, *s) == 0)
+                break;
+        if (i == svc->n_methods) {
+            /* A typo here would silently turn a stream into a unary call. */
+            gpr_log(GPR_ERROR, "rpc: %s has no method %s", svc->name, *s);
+            free(flags);
+            return -1;
+        }
+        flags[i] = true;
+    }
+    struct service *grown = realloc(srv->services,
+                                    (srv->n_services + 1) * sizeof *grown);
+    if (!grown) {
+        free(flags);
+        return -1;
+    }
+    srv->services = grown;
+    srv->services[srv->n_services++] = (struct service){svc, flags, handler, user};
+    return 0;
+}
+
+static void arm_slot(rpc_server *srv, struct request_slot *slot)
+{
+    grpc_call_error err = grpc_server_request_call(
+        srv->server, &slot->call, &slot->details, &slot->md, srv->cq, srv->cq,
+        &slot->tag);
+    if (err == GRPC_CALL_OK)
+        slot->armed = true;
+    else
+        gpr_log(GPR_ERROR, "rpc: grpc_server_request_call: %d", (int)err);
+}
+
+int rpc_server_start(rpc_server *srv)
+{
+    if (!srv || srv->started)
+        return -1;
+    grpc_server_start(srv->server);
+    srv->started = true;
+    for (size_t i = 0; i < REQUEST_SLOTS; i++)
+        arm_slot(srv, &srv->slots[i]);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Calls                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void drop_outbox(rpc_call *c)
+{
+    while (c->head) {
+        struct outmsg *m = c->head;
+        c->head = m->next;
+        grpc_byte_buffer_destroy(m->bb);
+        free(m);
+    }
+    c->tail = NULL;
+    c->queued = 0;
+}
+
+/* The call is dead for sending: the client left, or gRPC refused a batch. */
+static void mark_gone(rpc_call *c)
+{
+    c->gone = true;
+    drop_outbox(c);
+}
+
+/* Start the next send batch if none is in flight: the head of the outbox,
+ * with the status too when it is the last thing to go. */
+static void pump(rpc_call *c)
+{
+    if (c->send_busy || c->gone || c->status_sent)
+        return;
+    grpc_op ops[3];
+    size_t n = 0;
+    memset(ops, 0, sizeof ops);
+    if (!c->md_sent) {
+        ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
+        ops[n].data.send_initial_metadata.count = 0;
+        n++;
+    }
+    grpc_byte_buffer *bb = NULL;
+    if (c->head) {
+        struct outmsg *m = c->head;
+        c->head = m->next;
+        if (!c->head)
+            c->tail = NULL;
+        c->queued--;
+        bb = m->bb;
+        free(m);
+        ops[n].op = GRPC_OP_SEND_MESSAGE;
+        ops[n].data.send_message.send_message = bb;
+        n++;
+    }
+    bool with_status = c->finishing && !c->head;
+    if (with_status) {
+        ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+        ops[n].data.send_status_from_server.trailing_metadata_count = 0;
+        ops[n].data.send_status_from_server.status = (grpc_status_code)c->fin_code;
+        ops[n].data.send_status_from_server.status_details = &c->fin_details;
+        n++;
+    }
+    if (!bb && !with_status)
+        return;
+
+    c->tags_out++;
+    c->send_busy = true;
+    c->in_flight = bb;
+    grpc_call_error err = grpc_call_start_batch(c->call, ops, n, &c->t_send, NULL);
+    if (err != GRPC_CALL_OK) {
+        /* Our bug, not the network's; make sure RECV_CLOSE still returns. */
+        gpr_log(GPR_ERROR, "rpc: send batch refused: %d", (int)err);
+        c->tags_out--;
+        c->send_busy = false;
+        c->in_flight = NULL;
+        if (bb)
+            grpc_byte_buffer_destroy(bb);
+        mark_gone(c);
+        grpc_call_cancel(c->call, NULL);
+        return;
+    }
+    c->md_sent = true;
+    if (with_status)
+        c->status_sent = true;
+}
+
+static void finish_internal(rpc_call *c, rpc_code code, const char *message)
+{
+    c->finishing = true;
+    c->fin_code = code;
+    c->fin_details = grpc_slice_from_copied_string(message ? message : "");
+    pump(c);
+}
+
+static void free_call(rpc_call *c)
+{
+    rpc_server *srv = c->srv;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        srv->calls = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    srv->live_calls--;
+
+    drop_outbox(c);
+    if (c->recv_bb)
+        grpc_byte_buffer_destroy(c->recv_bb);
+    if (c->request)
+        protobuf_c_message_free_unpacked(c->request, NULL);
+    if (c->finishing)
+        grpc_slice_unref(c->fin_details);
+    grpc_metadata_array_destroy(&c->md);
+    grpc_call_details_destroy(&c->details);
+    gpr_free(c->peer);
+    grpc_call_unref(c->call);
+    free(c);
+}
+
+/* Release the call once it is over on the wire and every batch is back. */
+static void maybe_release(rpc_call *c)
+{
+    if (!c->close_seen || c->tags_out > 0 || c->over)
+        return;
+    c->over = true;
+    bool client_gone = c->cancelled && !c->status_ok && !c->srv->shutting_down;
+    if (c->done)
+        c->done(c, client_gone, c->done_user);
+    free_call(c);
+}
+
+static const struct service *find_method(const rpc_server *srv, grpc_slice path,
+                                         unsigned *index)
+{
+    const char *p = (const char *)GRPC_SLICE_START_PTR(path);
+    size_t n = GRPC_SLICE_LENGTH(path);
+    if (n < 1 || p[0] != '/')
+        return NULL;
+    for (size_t s = 0; s < srv->n_services; s++) {
+        const ProtobufCServiceDescriptor *d = srv->services[s].desc;
+        size_t sl = strlen(d->name);
+        if (n < sl + 2 || memcmp(p + 1, d->name, sl) != 0 || p[sl + 1] != '/')
+            continue;
+        const char *m = p + sl + 2;
+        size_t ml = n - sl - 2;
+        for (unsigned i = 0; i < d->n_methods; i++) {
+            if (strlen(d->methods[i].name) == ml && memcmp(m, d->methods[i].name, ml) == 0) {
+                *index = i;
+                return &srv->services[s];
+            }
+        }
+    }
+    return NULL;
+}
+
+/* "<prefix> /pkg.Svc/Method", for status messages. */
+static void path_message(const rpc_call *c, const char *prefix, char *buf, size_t len)
+{
+    char path[200];
+    rpc__slice_to_buf(c->details.method, path, sizeof path);
+    snprintf(buf, len, "%s %s", prefix, path);
+}
+
+static void on_new_call(rpc_server *srv, struct request_slot *slot)
+{
+    grpc_call *gc = slot->call;
+    rpc_call *c = calloc(1, sizeof *c);
+    if (!c) {
+        /* Unref of a call with no batches cancels it. */
+        grpc_call_unref(gc);
+        grpc_call_details_destroy(&slot->details);
+        grpc_metadata_array_destroy(&slot->md);
+        grpc_call_details_init(&slot->details);
+        grpc_metadata_array_init(&slot->md);
+        slot->call = NULL;
+        if (!srv->shutting_down)
+            arm_slot(srv, slot);
+        return;
+    }
+    c->srv = srv;
+    c->call = gc;
+    c->details = slot->details;
+    c->md = slot->md;
+    grpc_call_details_init(&slot->details);
+    grpc_metadata_array_init(&slot->md);
+    slot->call = NULL;
+    if (!srv->shutting_down)
+        arm_slot(srv, slot);
+
+    tag_init(&c->t_recv, TAG_RECV, c);
+    tag_init(&c->t_close, TAG_CLOSE, c);
+    tag_init(&c->t_send, TAG_SEND, c);
+    c->peer = grpc_call_get_peer(gc);
+    c->next = srv->calls;
+    if (srv->calls)
+        srv->calls->prev = c;
+    srv->calls = c;
+    srv->live_calls++;
+
+    /* First, learn when the call ends, whatever else happens. */
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+    op.data.recv_close_on_server.cancelled = &c->cancelled;
+    c->tags_out++;
+    if (grpc_call_start_batch(gc, &op, 1, &c->t_close, NULL) != GRPC_CALL_OK) {
+        gpr_log(GPR_ERROR, "rpc: cannot watch call close");
+        c->tags_out--;
+        c->over = true;     /* never handed out: nobody to tell */
+        free_call(c);
+        return;
+    }
+    if (srv->shutting_down) {
+        /* Arrived while we are closing: refuse it; RECV_CLOSE will follow. */
+        mark_gone(c);
+        grpc_call_cancel(gc, NULL);
+        return;
+    }
+
+    c->svc = find_method(srv, c->details.method, &c->method_index);
+    if (!c->svc) {
+        char msg[256];
+        path_message(c, "unknown method", msg, sizeof msg);
+        finish_internal(c, RPC_UNIMPLEMENTED, msg);
+        return;
+    }
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &c->recv_bb;
+    c->tags_out++;
+    if (grpc_call_start_batch(gc, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) {
+        gpr_log(GPR_ERROR, "rpc: cannot receive request");
+        c->tags_out--;
+        mark_gone(c);
+        grpc_call_cancel(gc, NULL);
+    }
+}
+
+static void on_recv(rpc_call *c, bool success)
+{
+    c->tags_out--;
+    grpc_byte_buffer *bb = c->recv_bb;
+    c->recv_bb = NULL;
+    if (success && !c->gone) {
+        char msg[256];
+        const ProtobufCMethodDescriptor *m = &c->svc->desc->methods[c->method_index];
+        if (!bb) {
+            path_message(c, "missing request for", msg, sizeof msg);
+            finish_internal(c, RPC_INVALID_ARGUMENT, msg);
+        } else if (!(c->request = rpc__unpack(m->input, bb))) {
+            path_message(c, "malformed request for", msg, sizeof msg);
+            finish_internal(c, RPC_INVALID_ARGUMENT, msg);
+        } else {
+            c->svc->handler(c, c->method_index, c->request, c->svc->user);
+        }
+    }
+    if (bb)
+        grpc_byte_buffer_destroy(bb);
+    maybe_release(c);
+}
+
+static void on_send(rpc_call *c, bool success)
+{
+    c->tags_out--;
+    c->send_busy = false;
+    if (c->in_flight) {
+        grpc_byte_buffer_destroy(c->in_flight);
+        c->in_flight = NULL;
+    }
+    if (!success)
+        mark_gone(c);
+    else if (c->status_sent)
+        c->status_ok = true;      /* one batch at a time: this was it */
+    pump(c);
+    maybe_release(c);
+}
+
+static void on_close(rpc_call *c)
+{
+    c->tags_out--;
+    c->close_seen = true;
+    if (c->cancelled)
+        mark_gone(c);
+    maybe_release(c);
+}
+
+static void handle_event(rpc_server *srv, const grpc_event *ev)
+{
+    rpc__tag *t = ev->tag;
+    switch (t->kind) {
+    case TAG_REQUEST: {
+        struct request_slot *slot = t->obj;
+        slot->armed = false;
+        if (ev->success)
+            on_new_call(srv, slot);
+        break;
+    }
+    case TAG_RECV:
+        on_recv(t->obj, ev->success);
+        break;
+    case TAG_SEND:
+        on_send(t->obj, ev->success);
+        break;
+    case TAG_CLOSE:
+        on_close(t->obj);
+        break;
+    case TAG_SHUTDOWN:
+        srv->shutdown_seen = true;
+        break;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Polling and shutdown                                                     */
+/* ------------------------------------------------------------------------ */
+
+int rpc_server_poll(rpc_server *srv, int timeout_ms)
+{
+    if (!srv->started || srv->shutting_down)
+        return -1;
+    gpr_timespec deadline = timeout_ms < 0
+        ? gpr_inf_future(GPR_CLOCK_MONOTONIC)
+        : gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                       gpr_time_from_millis(timeout_ms, GPR_TIMESPAN));
+    for (;;) {
+        if (atomic_exchange(&srv->wake, false))
+            return 0;
+        gpr_timespec until;
+        if (timeout_ms == 0) {
+            until = gpr_inf_past(GPR_CLOCK_MONOTONIC);
+        } else {
+            until = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                 gpr_time_from_millis(POLL_SLICE_MS, GPR_TIMESPAN));
+            if (gpr_time_cmp(deadline, until) < 0)
+                until = deadline;
+        }
+        grpc_event ev = grpc_completion_queue_next(srv->cq, until, NULL);
+        if (ev.type == GRPC_QUEUE_SHUTDOWN)
+            return -1;
+        if (ev.type == GRPC_OP_COMPLETE) {
+            handle_event(srv, &ev);
+            for (int i = 0; i < POLL_BATCH; i++) {
+                ev = grpc_completion_queue_next(srv->cq,
+                                                gpr_inf_past(GPR_CLOCK_MONOTONIC), NULL);
+                if (ev.type != GRPC_OP_COMPLETE)
+                    break;
+                handle_event(srv, &ev);
+            }
+            return 0;
+        }
+        if (timeout_ms == 0 ||
+            gpr_time_cmp(gpr_now(GPR_CLOCK_MONOTONIC), deadline) >= 0)
+            return 0;
+    }
+}
+
+void rpc_server_wake(rpc_server *srv)
+{
+    atomic_store(&srv->wake, true);
+}
+
+static bool slots_armed(const rpc_server *srv)
+{
+    for (size_t i = 0; i < REQUEST_SLOTS; i++)
+        if (srv->slots[i].armed)
+            return true;
+    return false;
+}
+
+void rpc_server_destroy(rpc_server *srv)
+{
+    if (!srv)
+        return;
+    /* Shutdown is needed even unstarted: the listener exists since create. */
+    srv->shutting_down = true;
+    grpc_server_shutdown_and_notify(srv->server, srv->cq, &srv->shutdown_tag);
+    grpc_server_cancel_all_calls(srv->server);
+    for (rpc_call *c = srv->calls; c; c = c->next)
+        grpc_call_cancel(c->call, NULL);   /* belt and braces */
+    /* Every call's batches come back (failed) after the cancel, so their done
+     * callbacks run here with client_gone = false, and the pending
+     * request_calls come back unsuccessful. */
+    while (!srv->shutdown_seen || srv->live_calls > 0 || slots_armed(srv)) {
+        grpc_event ev = grpc_completion_queue_next(
+            srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+        if (ev.type != GRPC_OP_COMPLETE)
+            break;
+        handle_event(srv, &ev);
+    }
+    grpc_server_destroy(srv->server);
+    grpc_completion_queue_shutdown(srv->cq);
+    while (grpc_completion_queue_next(srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC),
+                                      NULL).type != GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(srv->cq);
+    for (size_t i = 0; i < REQUEST_SLOTS; i++) {
+        grpc_call_details_destroy(&srv->slots[i].details);
+        grpc_metadata_array_destroy(&srv->slots[i].md);
+    }
+    for (size_t s = 0; s < srv->n_services; s++)
+        free(srv->services[s].streaming);
+    free(srv->services);
+    free(srv);
+}
+
+size_t rpc__server_live_calls(const rpc_server *srv)
+{
+    return srv->live_calls;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Call API (polling thread only)                                           */
+/* ------------------------------------------------------------------------ */
+
+void rpc_call_on_done(rpc_call *call, rpc_done_cb cb, void *user)
+{
+    call->done = cb;
+    call->done_user = user;
+}
+
+static const grpc_metadata *find_md(const rpc_call *call, const char *key)
+{
+    for (size_t i = 0; i < call->md.count; i++)
+        if (grpc_slice_str_cmp(call->md.metadata[i].key, key) == 0)
+            return &call->md.metadata[i];
+    return NULL;
+}
+
+int rpc_call_metadata(const rpc_call *call, const char *key, char *buf, size_t len)
+{
+    const grpc_metadata *md = find_md(call, key);
+    if (!md) {
+        if (len > 0)
+            buf[0] = '\0';
+        return -1;
+    }
+    size_t n = rpc__slice_to_buf(md->value, buf, len);
+    return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int rpc_call_bearer(const rpc_call *call, char *buf, size_t len)
+{
+    const grpc_metadata *md = find_md(call, "authorization");
+    if (!md) {
+        if (len > 0)
+            buf[0] = '\0';
+        return -1;
+    }
+    return rpc__parse_bearer((const char *)GRPC_SLICE_START_PTR(md->value),
+                             GRPC_SLICE_LENGTH(md->value), buf, len);
+}
+
+const char *rpc_call_peer(const rpc_call *call)
+{
+    return call->peer ? call->peer : "";
+}
+
+static int enqueue(rpc_call *c, const ProtobufCMessage *msg)
+{
+    struct outmsg *m = malloc(sizeof *m);
+    if (!m)
+        return -1;
+    m->bb = rpc__pack(msg);
+    if (!m->bb) {
+        free(m);
+        return -1;
+    }
+    m->next = NULL;
+    if (c->tail)
+        c->tail->next = m;
+    else
+        c->head = m;
+    c->tail = m;
+    c->queued++;
+    return 0;
+}
+
+int rpc_call_reply(rpc_call *call, const ProtobufCMessage *reply)
+{
+    if (call->finishing || call->over)
+        return -1;
+    if (call->gone) {
+        call->finishing = true;
+        call->fin_details = grpc_slice_from_static_string("");
+        return -1;
+    }
+    if (enqueue(call, reply) != 0) {
+        finish_internal(call, RPC_INTERNAL, "out of memory");
+        return -1;
+    }
+    finish_internal(call, RPC_OK, "");
+    return 0;
+}
+
+int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg)
+{
+    if (call->finishing || call->over || call->gone)
+        return -1;
+    if (rpc_call_outbox_len(call) >= call->srv->outbox_limit)
+        return -2;
+    if (enqueue(call, msg) != 0)
+        return -1;
+    pump(call);
+    return 0;
+}
+
+size_t rpc_call_outbox_len(const rpc_call *call)
+{
+    return call->queued + (call->in_flight ? 1 : 0);
+}
+
+int rpc_call_finish(rpc_call *call, rpc_code code, const char *message)
+{
+    if (call->finishing || call->over)
+        return -1;
+    if (call->gone) {
+        /* Nothing can be sent; remember it was finished all the same. */
+        call->finishing = true;
+        call->fin_details = grpc_slice_from_static_string("");
+        return -1;
+    }
+    finish_internal(call, code, message);
+    return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * board.h — the authoritative board service, as a library the program
+ * `sungka-board` (main.c) and the tests drive.
+ *
+ * One event-loop thread owns every game, seat and stream: board_run() is that
+ * loop, and nothing else in this module may be called while it runs except
+ * board_request_stop(), which is async-signal-safe.
+ */
+#ifndef SUNGKA_BOARD_H
+#define SUNGKA_BOARD_H
+
+#include <stdio.h>
+
+typedef struct board_config {
+    const char *listen;        /* "0.0.0.0:7070"; port 0 picks a free one */
+    const char *advertise;     /* endpoint put in board references (NULL: the bound address) */
+    int ping_interval_ms;      /* default 2000 */
+    int ping_timeout_ms;       /* default 10000 */
+    int max_games;             /* default 1000 */
+    int verbose;               /* log every request to the log stream */
+    FILE *log;                 /* where to log (default stderr) */
+} board_config;
+
+typedef struct board_service board_service;
+
+/* Fill in the defaults for every zero field. */
+void board_config_defaults(board_config *cfg);
+
+/* Bind and start serving. Returns 0 and *out with *port the bound port, or -1
+ * with a sentence in err. rpc_init() must have been called. */
+int board_create(const board_config *cfg, board_service **out, int *port,
+                 char *err, size_t errlen);
+
+/* Run the event loop until board_request_stop(); then stop cleanly (streams
+ * are closed, the server destroyed). Returns 0. */
+int board_run(board_service *svc);
+
+/* Async-signal-safe: ask board_run() to return soon. */
+void board_request_stop(board_service *svc);
+
+/* Free everything; only after board_run() returned (or instead of it). */
+void board_destroy(board_service *svc);
+
+#endif /* SUNGKA_BOARD_H */

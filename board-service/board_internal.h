@@ -1,0 +1,131 @@
+/*
+ * board_internal.h — the board service's own structures, shared by its files:
+ * service.c (rpc glue, the loop, timers), room.c (one game: seats, log,
+ * subscribers) and wire.c (building protobuf messages).
+ *
+ * Everything here belongs to the event-loop thread; no locks.
+ */
+#ifndef SUNGKA_BOARD_INTERNAL_H
+#define SUNGKA_BOARD_INTERNAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "games.h"
+#include "rpc.h"
+#include "sungka/v1/sungka.pb-c.h"
+
+#define BOARD_NAME_MAX     32        /* characters of a player name */
+#define BOARD_NAME_BYTES   (BOARD_NAME_MAX * 4 + 1)
+#define BOARD_TOKEN_HEX    32        /* 128-bit token as hex */
+#define BOARD_ID_LEN       16
+#define BOARD_CHAT_MAX     500       /* bytes of one chat line */
+#define BOARD_CHAT_BURST   5         /* chat lines allowed per window */
+#define BOARD_CHAT_WINDOW_MS 5000
+#define BOARD_TITLE_MAX    80
+#define BOARD_MAX_PARTICIPANTS 64    /* per game, players and observers */
+
+typedef enum room_status {
+    ROOM_WAITING = 1,
+    ROOM_RUNNING = 2,
+    ROOM_FINISHED = 3,
+    ROOM_ABANDONED = 4,
+} room_status;
+
+typedef struct room room;
+
+/* A player or observer of one game, found by its token. */
+typedef struct participant {
+    room *room;
+    char name[BOARD_NAME_BYTES];
+    char token[BOARD_TOKEN_HEX + 1];
+    int seat;                  /* -1 for an observer */
+    bool departed;
+    rpc_call *stream;          /* the open Subscribe call, or NULL */
+    int64_t last_seen_ms;      /* join, subscribe or last ping answer */
+    uint64_t ping_nonce;       /* outstanding ping, 0 when none */
+    int64_t ping_sent_ms;
+    int rtt_ms;                /* -1 until the first answer */
+    int64_t chat_window_start_ms;
+    int chat_in_window;
+} participant;
+
+/* One logged event, packed once and replayed to late subscribers. */
+typedef struct logged_event {
+    uint64_t seq;
+    size_t len;
+    uint8_t *data;
+} logged_event;
+
+struct room {
+    board_service *svc;
+    char id[BOARD_ID_LEN];
+    char title[BOARD_TITLE_MAX + 1];
+    const game_kind *kind;
+    game_options opts;
+    game_state state;
+    room_status status;
+    int64_t created_ms;
+    char end_reason[BOARD_NAME_BYTES + 64];
+    participant *people[BOARD_MAX_PARTICIPANTS];
+    int n_people;
+    participant *seat_holder[GAME_MAX_SEATS];   /* NULL while open or after leaving */
+    char seat_name[GAME_MAX_SEATS][BOARD_NAME_BYTES]; /* kept after the game ends */
+    logged_event *log;
+    size_t log_len, log_cap;
+};
+
+struct board_service {
+    board_config cfg;
+    rpc_server *server;
+    char endpoint[128];
+    volatile sig_atomic_t stop;
+    room **rooms;
+    int n_rooms, rooms_cap;
+    unsigned next_id;
+    uint64_t next_nonce;
+    int64_t next_ping_ms;
+};
+
+/* --- service.c --- */
+int64_t board_now_ms(void);              /* monotonic */
+int64_t board_wall_ms(void);             /* since the epoch, for event stamps */
+void board_log(board_service *svc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* --- room.c --- */
+room *room_create(board_service *svc, const char *id, const game_kind *kind,
+                  const game_options *opts, const char *title);
+void room_free(room *r);
+int room_seats_taken(const room *r);
+participant *room_find_name(const room *r, const char *name);
+/* Add a participant (seat chosen as the first open one) and announce it. */
+participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
+                       char *err, size_t errlen);
+/* Attach a Subscribe call: replay from after_seq (0: a snapshot) then live. */
+int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
+                   char *err, size_t errlen);
+int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
+              char *err, size_t errlen);
+int room_chat(room *r, participant *p, const char *text, rpc_code *code,
+              char *err, size_t errlen);
+/* Mark departed (stream closed or pings missed) / gone for good (Leave). */
+void room_depart(room *r, participant *p, const char *why);
+void room_leave(room *r, participant *p);
+/* Send pings and notice missed ones. */
+void room_tick(room *r, int64_t now);
+/* True when nobody is connected to a game that is over: it can go. */
+bool room_is_idle(const room *r);
+/* Close every stream (shutdown). */
+void room_close_streams(room *r);
+
+/* --- wire.c: protobuf builders; every returned message is freed with wire_free --- */
+void wire_summary(const room *r, Sungka__V1__GameSummary *out);
+void wire_summary_clear(Sungka__V1__GameSummary *s);
+void wire_board(const game_state *st, int rotate_to, Sungka__V1__BoardState *out);
+void wire_board_clear(Sungka__V1__BoardState *b);
+void wire_participant(const participant *p, Sungka__V1__Participant *out);
+
+#endif /* SUNGKA_BOARD_INTERNAL_H */

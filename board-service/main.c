@@ -1,0 +1,150 @@
+/*
+ * main.c — `sungka-board`: the command line of the board service.
+ * Parses options, starts the service, prints the bound address on one line
+ * (tests and the player agent read it), and stops cleanly on SIGINT/SIGTERM.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board.h"
+#include "rpc.h"
+
+static board_service *running;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (running)
+        board_request_stop(running);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: sungka-board [OPTION]...\n"
+            "Host Sungka games: players and observers join with sungka-player.\n"
+            "\n"
+            "  -l, --listen ADDR         address to listen on (default 127.0.0.1:7070;\n"
+            "                            0.0.0.0:7070 for other machines; port 0 picks one)\n"
+            "      --advertise HOST:PORT endpoint written into board references\n"
+            "      --ping-interval SEC   seconds between pings to each player (default 2)\n"
+            "      --ping-timeout SEC    unanswered seconds before a player is departed\n"
+            "                            (default 10)\n"
+            "      --max-games N         most games hosted at once (default 1000)\n"
+            "  -q, --quiet               do not log games and players to stderr\n"
+            "  -h, --help                show this help and exit\n"
+            "\n"
+            "On start it prints \"sungka-board listening on HOST:PORT\" on standard output.\n");
+}
+
+/* Strict positive integer option: the whole string, in 1..max. */
+static int parse_count(const char *opt, const char *s, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > max) {
+        fprintf(stderr, "sungka-board: %s must be a whole number 1..%d, not '%s'\n", opt, max,
+                s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_MAX_GAMES };
+    static const struct option longopts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"advertise", required_argument, NULL, OPT_ADVERTISE},
+        {"ping-interval", required_argument, NULL, OPT_PING_INTERVAL},
+        {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
+        {"max-games", required_argument, NULL, OPT_MAX_GAMES},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    board_config cfg = {0};
+    int seconds, quiet = 0, c;
+    while ((c = getopt_long(argc, argv, "l:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            cfg.listen = optarg;
+            break;
+        case OPT_ADVERTISE:
+            cfg.advertise = optarg;
+            break;
+        case OPT_PING_INTERVAL:
+            if (parse_count("--ping-interval", optarg, 3600, &seconds) != 0)
+                return 2;
+            cfg.ping_interval_ms = seconds * 1000;
+            break;
+        case OPT_PING_TIMEOUT:
+            if (parse_count("--ping-timeout", optarg, 3600, &seconds) != 0)
+                return 2;
+            cfg.ping_timeout_ms = seconds * 1000;
+            break;
+        case OPT_MAX_GAMES:
+            if (parse_count("--max-games", optarg, 1000000, &cfg.max_games) != 0)
+                return 2;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sungka-board: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    FILE *devnull = NULL;
+    if (quiet) {
+        devnull = fopen("/dev/null", "w");
+        cfg.log = devnull;
+    }
+
+    rpc_init();
+    board_service *svc;
+    int port;
+    char err[256];
+    if (board_create(&cfg, &svc, &port, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-board: %s\n", err);
+        rpc_shutdown();
+        return 1;
+    }
+    running = svc;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    const char *listen = cfg.listen ? cfg.listen : "127.0.0.1:7070";
+    const char *colon = strrchr(listen, ':');
+    int hostlen = colon ? (int)(colon - listen) : (int)strlen(listen);
+    printf("sungka-board listening on %.*s:%d\n", hostlen, listen, port);
+    fflush(stdout);
+
+    board_run(svc);
+    running = NULL;
+    board_destroy(svc);
+    rpc_shutdown();
+    if (devnull)
+        fclose(devnull);
+    return 0;
+}

@@ -1,0 +1,637 @@
+/*
+ * room.c — one game on the board service: its seats and observers, its rules
+ * state, its ordered event log, and the subscribers its events stream to.
+ *
+ * Every change goes through append_event(), which numbers the event, keeps it
+ * packed in the log and sends it to every open stream; so a late or returning
+ * subscriber replays exactly what the others saw, in the same order.
+ * Runs on the event-loop thread only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "board_internal.h"
+
+static void stream_done(rpc_call *call, bool client_gone, void *user);
+
+room *room_create(board_service *svc, const char *id, const game_kind *kind,
+                  const game_options *opts, const char *title)
+{
+    room *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    char err[GAME_ERR_LEN];
+    if (game_new(&r->state, kind, opts, err, sizeof err) != GAME_OK) {
+        free(r);
+        return NULL;
+    }
+    r->svc = svc;
+    snprintf(r->id, sizeof r->id, "%s", id);
+    snprintf(r->title, sizeof r->title, "%s", title);
+    r->kind = kind;
+    r->opts = *opts;
+    r->status = ROOM_WAITING;
+    return r;
+}
+
+/* Stop listening to a stream's end: the participant is going away first. */
+static void detach_stream(participant *p, rpc_code code, const char *why)
+{
+    if (!p->stream)
+        return;
+    rpc_call_on_done(p->stream, NULL, NULL);
+    rpc_call_finish(p->stream, code, why);
+    p->stream = NULL;
+}
+
+static void remove_participant(room *r, participant *p)
+{
+    detach_stream(p, RPC_OK, "you left the game");
+    if (p->seat >= 0 && r->seat_holder[p->seat] == p)
+        r->seat_holder[p->seat] = NULL;
+    for (int i = 0; i < r->n_people; i++) {
+        if (r->people[i] == p) {
+            r->people[i] = r->people[--r->n_people];
+            break;
+        }
+    }
+    free(p);
+}
+
+void room_free(room *r)
+{
+    while (r->n_people > 0)
+        remove_participant(r, r->people[0]);
+    for (size_t i = 0; i < r->log_len; i++)
+        free(r->log[i].data);
+    free(r->log);
+    free(r);
+}
+
+int room_seats_taken(const room *r)
+{
+    int n = 0;
+    for (int i = 0; i < game_seats(&r->state); i++)
+        n += r->seat_name[i][0] != '\0';
+    return n;
+}
+
+participant *room_find_name(const room *r, const char *name)
+{
+    for (int i = 0; i < r->n_people; i++)
+        if (strcmp(r->people[i]->name, name) == 0)
+            return r->people[i];
+    return NULL;
+}
+
+/* "alice" for a seat, or "seat 2" while it is open. */
+static const char *seat_label(const room *r, int seat, char *buf, size_t len)
+{
+    if (seat >= 0 && seat < GAME_MAX_SEATS && r->seat_name[seat][0])
+        return r->seat_name[seat];
+    snprintf(buf, len, "seat %d", seat);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ events */
+
+static void send_event(participant *p, const Sungka__V1__Event *ev)
+{
+    if (!p->stream)
+        return;
+    int rc = rpc_call_send(p->stream, &ev->base);
+    if (rc == -2) {
+        /* Too slow to drain its outbox: cut it off; it can resubscribe from
+         * the last sequence number it saw and miss nothing. */
+        char why[96];
+        snprintf(why, sizeof why, "too far behind; resubscribe after seq %llu",
+                 (unsigned long long)(ev->seq ? ev->seq - 1 : 0));
+        board_log(p->room->svc, "game %s: cutting off slow subscriber %s", p->room->id,
+                  p->name);
+        detach_stream(p, RPC_RESOURCE_EXHAUSTED, why);
+    }
+}
+
+/* Number, log and broadcast one event. */
+static void append_event(room *r, Sungka__V1__Event *ev)
+{
+    if (r->log_len == r->log_cap) {
+        size_t cap = r->log_cap ? r->log_cap * 2 : 64;
+        logged_event *grown = realloc(r->log, cap * sizeof *grown);
+        if (!grown) {
+            board_log(r->svc, "game %s: out of memory for the event log", r->id);
+            return;
+        }
+        r->log = grown;
+        r->log_cap = cap;
+    }
+    ev->seq = r->log_len + 1;
+    ev->time_ms = board_wall_ms();
+    logged_event *le = &r->log[r->log_len];
+    le->seq = ev->seq;
+    le->len = protobuf_c_message_get_packed_size(&ev->base);
+    le->data = malloc(le->len ? le->len : 1);
+    if (!le->data) {
+        board_log(r->svc, "game %s: out of memory for the event log", r->id);
+        return;
+    }
+    protobuf_c_message_pack(&ev->base, le->data);
+    r->log_len++;
+    /* A participant may be cut off (and its stream detached) while we loop;
+     * it stays in the list, so plain indexing is safe. */
+    for (int i = 0; i < r->n_people; i++)
+        send_event(r->people[i], ev);
+}
+
+static void announce_turn(room *r, const int8_t *passed, int n_passed)
+{
+    Sungka__V1__TurnChanged turn = SUNGKA__V1__TURN_CHANGED__INIT;
+    int32_t passed32[GAME_MAX_SEATS];
+    for (int i = 0; i < n_passed; i++)
+        passed32[i] = passed[i];
+    turn.seat = game_to_move(&r->state);
+    turn.n_passed = (size_t)n_passed;
+    turn.passed = passed32;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_TURN_CHANGED;
+    ev.turn_changed = &turn;
+    append_event(r, &ev);
+}
+
+/* The game ended: by the rules (abandoned = false) or because a player left. */
+static void end_game(room *r, bool abandoned, const char *reason)
+{
+    r->status = abandoned ? ROOM_ABANDONED : ROOM_FINISHED;
+    snprintf(r->end_reason, sizeof r->end_reason, "%s", reason);
+
+    Sungka__V1__GameOver over = SUNGKA__V1__GAME_OVER__INIT;
+    int winners[GAME_MAX_SEATS], scores[GAME_MAX_SEATS];
+    int32_t winners32[GAME_MAX_SEATS], scores32[GAME_MAX_SEATS];
+    int n_winners = abandoned ? 0 : game_winners(&r->state, winners);
+    game_scores(&r->state, scores);
+    for (int i = 0; i < n_winners; i++)
+        winners32[i] = winners[i];
+    for (int i = 0; i < game_seats(&r->state); i++)
+        scores32[i] = scores[i];
+    over.n_winners = (size_t)n_winners;
+    over.winners = winners32;
+    over.n_scores = (size_t)game_seats(&r->state);
+    over.scores = scores32;
+    over.reason = (char *)reason;
+    over.abandoned = abandoned;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_GAME_OVER;
+    ev.game_over = &over;
+    append_event(r, &ev);
+    board_log(r->svc, "game %s over: %s", r->id, reason);
+}
+
+static void start_game(room *r)
+{
+    r->status = ROOM_RUNNING;
+    Sungka__V1__GameStarted started = SUNGKA__V1__GAME_STARTED__INIT;
+    Sungka__V1__BoardState board;
+    wire_board(&r->state, -1, &board);
+    started.first = game_to_move(&r->state);
+    started.board = &board;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_GAME_STARTED;
+    ev.game_started = &started;
+    append_event(r, &ev);
+    wire_board_clear(&board);
+    announce_turn(r, NULL, 0);
+    board_log(r->svc, "game %s started", r->id);
+}
+
+/* -------------------------------------------------------------------- join */
+
+static void make_token(char out[BOARD_TOKEN_HEX + 1])
+{
+    uint8_t raw[BOARD_TOKEN_HEX / 2];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n > 0)
+            got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
+                       char *err, size_t errlen)
+{
+    if (room_find_name(r, name)) {
+        *code = RPC_ALREADY_EXISTS;
+        snprintf(err, errlen, "the name '%s' is taken in game %s", name, r->id);
+        return NULL;
+    }
+    if (r->n_people >= BOARD_MAX_PARTICIPANTS) {
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "game %s has no room for more participants", r->id);
+        return NULL;
+    }
+    int seat = -1;
+    if (!observe) {
+        if (r->status != ROOM_WAITING) {
+            *code = RPC_FAILED_PRECONDITION;
+            snprintf(err, errlen, "game %s has already %s; join it as an observer", r->id,
+                     r->status == ROOM_RUNNING ? "started" : "ended");
+            return NULL;
+        }
+        for (int i = 0; i < game_seats(&r->state) && seat < 0; i++)
+            if (!r->seat_name[i][0])
+                seat = i;
+        if (seat < 0) {
+            *code = RPC_RESOURCE_EXHAUSTED;
+            snprintf(err, errlen, "game %s is full", r->id);
+            return NULL;
+        }
+    }
+    participant *p = calloc(1, sizeof *p);
+    if (!p) {
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    p->room = r;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    make_token(p->token);
+    p->seat = seat;
+    p->rtt_ms = -1;
+    p->last_seen_ms = board_now_ms();
+    r->people[r->n_people++] = p;
+    if (seat >= 0) {
+        r->seat_holder[seat] = p;
+        snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
+    }
+
+    Sungka__V1__Participant who;
+    wire_participant(p, &who);
+    Sungka__V1__PlayerJoined joined = SUNGKA__V1__PLAYER_JOINED__INIT;
+    joined.who = &who;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_JOINED;
+    ev.player_joined = &joined;
+    append_event(r, &ev);
+    board_log(r->svc, "game %s: %s joined as %s", r->id, name,
+              seat >= 0 ? "a player" : "an observer");
+
+    if (seat >= 0 && room_seats_taken(r) == game_seats(&r->state))
+        start_game(r);
+    return p;
+}
+
+/* --------------------------------------------------------------- subscribe */
+
+static void send_snapshot(room *r, participant *p)
+{
+    Sungka__V1__Snapshot snap = SUNGKA__V1__SNAPSHOT__INIT;
+    Sungka__V1__GameSummary summary;
+    Sungka__V1__BoardState board;
+    Sungka__V1__Participant who[BOARD_MAX_PARTICIPANTS];
+    Sungka__V1__Participant *whop[BOARD_MAX_PARTICIPANTS];
+    wire_summary(r, &summary);
+    wire_board(&r->state, -1, &board);
+    for (int i = 0; i < r->n_people; i++) {
+        wire_participant(r->people[i], &who[i]);
+        whop[i] = &who[i];
+    }
+    snap.game = &summary;
+    snap.board = &board;
+    snap.your_seat = p->seat;
+    snap.n_participants = (size_t)r->n_people;
+    snap.participants = whop;
+    snap.last_seq = r->log_len;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_SNAPSHOT;
+    ev.snapshot = &snap;
+    ev.time_ms = board_wall_ms();
+    rpc_call_send(p->stream, &ev.base);
+    wire_summary_clear(&summary);
+    wire_board_clear(&board);
+}
+
+int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
+                   char *err, size_t errlen)
+{
+    if (after_seq > r->log_len) {
+        snprintf(err, errlen, "game %s has no event %llu yet (last is %zu)", r->id,
+                 (unsigned long long)after_seq, r->log_len);
+        return -1;
+    }
+    /* One stream per participant: a new subscription replaces the old one. */
+    detach_stream(p, RPC_ABORTED, "replaced by a newer subscription");
+    p->stream = call;
+    p->last_seen_ms = board_now_ms();
+    rpc_call_on_done(call, stream_done, p);
+    if (after_seq == 0) {
+        send_snapshot(r, p);
+        return 0;
+    }
+    for (size_t i = after_seq; i < r->log_len; i++) {
+        ProtobufCMessage *ev = protobuf_c_message_unpack(&sungka__v1__event__descriptor, NULL,
+                                                         r->log[i].len, r->log[i].data);
+        if (!ev)
+            continue;       /* cannot happen: we packed it ourselves */
+        rpc_call_send(call, ev);
+        protobuf_c_message_free_unpacked(ev, NULL);
+    }
+    return 0;
+}
+
+static void stream_done(rpc_call *call, bool client_gone, void *user)
+{
+    participant *p = user;
+    (void)client_gone;
+    if (p->stream != call)
+        return;
+    p->stream = NULL;
+    room_depart(p->room, p, "the connection closed");
+}
+
+/* -------------------------------------------------------------------- move */
+
+static void announce_move(room *r, int seat, int move, const game_result *res)
+{
+    Sungka__V1__MoveMade made = SUNGKA__V1__MOVE_MADE__INIT;
+    Sungka__V1__BoardState board;
+    Sungka__V1__Step *steps = calloc((size_t)res->n_steps + 1, sizeof *steps);
+    Sungka__V1__Step **stepp = calloc((size_t)res->n_steps + 1, sizeof *stepp);
+    int32_t passed[GAME_MAX_SEATS];
+    if (!steps || !stepp) {
+        free(steps);
+        free(stepp);
+        steps = NULL;
+        stepp = NULL;
+    }
+    made.seat = seat;
+    made.move = move;
+    for (int i = 0; steps && i < res->n_steps; i++) {
+        sungka__v1__step__init(&steps[i]);
+        steps[i].cell = res->steps[i].cell;
+        steps[i].value = res->steps[i].value;
+        stepp[i] = &steps[i];
+    }
+    made.n_steps = steps ? (size_t)res->n_steps : 0;
+    made.steps = stepp;
+    made.steps_truncated = res->truncated || !steps;
+    wire_board(&r->state, -1, &board);
+    made.board = &board;
+    made.extra_turn = res->extra_turn;
+    for (int i = 0; i < res->n_passed; i++)
+        passed[i] = res->passed[i];
+    made.n_passed = (size_t)res->n_passed;
+    made.passed = passed;
+    made.captured = res->captured;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_MOVE_MADE;
+    ev.move_made = &made;
+    append_event(r, &ev);
+    wire_board_clear(&board);
+    free(steps);
+    free(stepp);
+}
+
+int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
+              char *err, size_t errlen)
+{
+    char label[32];
+    if (p->seat < 0) {
+        *code = RPC_PERMISSION_DENIED;
+        snprintf(err, errlen, "observers cannot move");
+        return -1;
+    }
+    if (r->status == ROOM_WAITING) {
+        int missing = game_seats(&r->state) - room_seats_taken(r);
+        *code = RPC_FAILED_PRECONDITION;
+        snprintf(err, errlen, "the game has not started (waiting for %d more player%s)",
+                 missing, missing == 1 ? "" : "s");
+        return -1;
+    }
+    if (r->status != ROOM_RUNNING) {
+        *code = RPC_FAILED_PRECONDITION;
+        snprintf(err, errlen, "the game is over");
+        return -1;
+    }
+    int to_move = game_to_move(&r->state);
+    if (to_move != p->seat) {
+        *code = RPC_FAILED_PRECONDITION;
+        snprintf(err, errlen, "it is %s's turn", seat_label(r, to_move, label, sizeof label));
+        return -1;
+    }
+    game_result *res = malloc(sizeof *res);
+    if (!res) {
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    char why[GAME_ERR_LEN];
+    int rc = game_play(&r->state, p->seat, move, res, why, sizeof why);
+    if (rc != GAME_OK) {
+        *code = (rc == GAME_E_RANGE || rc == GAME_E_HOME) ? RPC_INVALID_ARGUMENT
+                                                          : RPC_FAILED_PRECONDITION;
+        snprintf(err, errlen, "%s", why);
+        board_log(r->svc, "game %s: refused move %d by %s: %s", r->id, move, p->name, why);
+        free(res);
+        return -1;
+    }
+    announce_move(r, p->seat, move, res);
+    *seq = r->log_len;
+    if (game_is_over(&r->state)) {
+        int winners[GAME_MAX_SEATS];
+        int n = game_winners(&r->state, winners);
+        char reason[128];
+        if (n == 0)
+            snprintf(reason, sizeof reason, "the game ended in a draw");
+        else if (n == 1)
+            snprintf(reason, sizeof reason, "%s wins",
+                     seat_label(r, winners[0], label, sizeof label));
+        else
+            snprintf(reason, sizeof reason, "%d players share the win", n);
+        end_game(r, false, reason);
+    } else {
+        announce_turn(r, res->passed, res->n_passed);
+    }
+    free(res);
+    return 0;
+}
+
+/* -------------------------------------------------------------------- chat */
+
+/* Printable UTF-8, no control characters. */
+static bool text_is_clean(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u) {
+        int extra = *u < 0x80 ? 0 : (*u & 0xe0) == 0xc0 ? 1 : (*u & 0xf0) == 0xe0 ? 2
+                  : (*u & 0xf8) == 0xf0 ? 3 : -1;
+        if (extra < 0 || (*u < 0x20) || *u == 0x7f)
+            return false;
+        u++;
+        for (int i = 0; i < extra; i++, u++)
+            if ((*u & 0xc0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+int room_chat(room *r, participant *p, const char *text, rpc_code *code, char *err,
+              size_t errlen)
+{
+    size_t len = strlen(text);
+    if (len == 0 || len > BOARD_CHAT_MAX) {
+        *code = RPC_INVALID_ARGUMENT;
+        snprintf(err, errlen, "a chat message must be 1..%d bytes, not %zu", BOARD_CHAT_MAX,
+                 len);
+        return -1;
+    }
+    if (!text_is_clean(text)) {
+        *code = RPC_INVALID_ARGUMENT;
+        snprintf(err, errlen, "a chat message must be printable UTF-8 text");
+        return -1;
+    }
+    int64_t now = board_now_ms();
+    if (now - p->chat_window_start_ms >= BOARD_CHAT_WINDOW_MS) {
+        p->chat_window_start_ms = now;
+        p->chat_in_window = 0;
+    }
+    if (p->chat_in_window >= BOARD_CHAT_BURST) {
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "too many messages: at most %d every %d seconds",
+                 BOARD_CHAT_BURST, BOARD_CHAT_WINDOW_MS / 1000);
+        return -1;
+    }
+    p->chat_in_window++;
+    Sungka__V1__ChatMessage chat = SUNGKA__V1__CHAT_MESSAGE__INIT;
+    chat.from = p->name;
+    chat.seat = p->seat;
+    chat.text = (char *)text;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_CHAT;
+    ev.chat = &chat;
+    append_event(r, &ev);
+    return 0;
+}
+
+/* ------------------------------------------------------ departure, leaving */
+
+static void announce_gone(room *r, participant *p, bool departed, const char *why)
+{
+    Sungka__V1__Participant who;
+    wire_participant(p, &who);
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    Sungka__V1__PlayerDeparted dep = SUNGKA__V1__PLAYER_DEPARTED__INIT;
+    Sungka__V1__PlayerLeft left = SUNGKA__V1__PLAYER_LEFT__INIT;
+    if (departed) {
+        dep.who = &who;
+        dep.reason = (char *)why;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED;
+        ev.player_departed = &dep;
+    } else {
+        left.who = &who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_LEFT;
+        ev.player_left = &left;
+    }
+    append_event(r, &ev);
+}
+
+/* A seated player is gone: before the start their seat opens again; during
+ * the game it ends with no winner (seed 000). */
+static void seat_gone(room *r, participant *p, const char *how)
+{
+    if (p->seat < 0)
+        return;
+    if (r->status == ROOM_WAITING) {
+        r->seat_name[p->seat][0] = '\0';
+    } else if (r->status == ROOM_RUNNING) {
+        char reason[BOARD_NAME_BYTES + 64];
+        snprintf(reason, sizeof reason, "%s %s; the game ends with no winner", p->name, how);
+        end_game(r, true, reason);
+    }
+}
+
+void room_depart(room *r, participant *p, const char *why)
+{
+    if (p->departed)
+        return;
+    p->departed = true;
+    detach_stream(p, RPC_UNAVAILABLE, why);
+    board_log(r->svc, "game %s: %s departed (%s)", r->id, p->name, why);
+    announce_gone(r, p, true, why);
+    seat_gone(r, p, "went away");
+    /* Observers, and players whose seat is open again, have nothing to come
+     * back to; players of a game that has ended keep their name on the seat. */
+    remove_participant(r, p);
+}
+
+void room_leave(room *r, participant *p)
+{
+    detach_stream(p, RPC_OK, "you left the game");
+    p->departed = true;   /* no pings or events for it from now on */
+    board_log(r->svc, "game %s: %s left", r->id, p->name);
+    announce_gone(r, p, false, "left");
+    seat_gone(r, p, "left");
+    remove_participant(r, p);
+}
+
+/* ------------------------------------------------------------------- pings */
+
+static void send_ping(room *r, participant *p, uint64_t nonce, int64_t now)
+{
+    Sungka__V1__Participant who[BOARD_MAX_PARTICIPANTS];
+    Sungka__V1__Participant *whop[BOARD_MAX_PARTICIPANTS];
+    for (int i = 0; i < r->n_people; i++) {
+        wire_participant(r->people[i], &who[i]);
+        whop[i] = &who[i];
+    }
+    Sungka__V1__PingRequest ping = SUNGKA__V1__PING_REQUEST__INIT;
+    ping.nonce = nonce;
+    ping.n_participants = (size_t)r->n_people;
+    ping.participants = whop;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_PING;
+    ev.ping = &ping;
+    ev.time_ms = board_wall_ms();
+    if (p->ping_nonce == 0) {   /* time the oldest unanswered ping */
+        p->ping_nonce = nonce;
+        p->ping_sent_ms = now;
+    }
+    send_event(p, &ev);
+}
+
+void room_tick(room *r, int64_t now)
+{
+    board_service *svc = r->svc;
+    /* Departure may remove people: walk backwards so removal is safe. */
+    for (int i = r->n_people - 1; i >= 0; i--) {
+        participant *p = r->people[i];
+        if (now - p->last_seen_ms > svc->cfg.ping_timeout_ms) {
+            char why[96];
+            snprintf(why, sizeof why, "no answer to pings for %d s",
+                     svc->cfg.ping_timeout_ms / 1000);
+            room_depart(r, p, why);
+            continue;
+        }
+        if (p->stream)
+            send_ping(r, p, ++svc->next_nonce, now);
+    }
+}
+
+bool room_is_idle(const room *r)
+{
+    if (r->status == ROOM_WAITING || r->status == ROOM_RUNNING)
+        return false;
+    for (int i = 0; i < r->n_people; i++)
+        if (r->people[i]->stream)
+            return false;
+    return true;
+}
+
+void room_close_streams(room *r)
+{
+    for (int i = 0; i < r->n_people; i++)
+        detach_stream(r->people[i], RPC_UNAVAILABLE, "the board service is shutting down");
+}

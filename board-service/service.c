@@ -1,0 +1,490 @@
+/*
+ * service.c — the board service's RPC surface and its event loop.
+ *
+ * Register (the lobby) and Board (one game, named by the caller's seat token)
+ * requests arrive here on the loop thread, are validated, and are handed to
+ * the room they concern. The loop polls the server's completion queue with a
+ * deadline at the next timer (pings, departures), so timers need no thread.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "board_internal.h"
+#include "grpc/health/v1/health.pb-c.h"
+
+#define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
+#define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
+
+int64_t board_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t board_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void board_log(board_service *svc, const char *fmt, ...)
+{
+    FILE *out = svc->cfg.log ? svc->cfg.log : stderr;
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
+    fprintf(out, "%s ", stamp);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
+    fflush(out);
+}
+
+void board_config_defaults(board_config *cfg)
+{
+    if (!cfg->listen)
+        cfg->listen = "127.0.0.1:7070";
+    if (cfg->ping_interval_ms <= 0)
+        cfg->ping_interval_ms = 2000;
+    if (cfg->ping_timeout_ms <= 0)
+        cfg->ping_timeout_ms = 10000;
+    if (cfg->max_games <= 0)
+        cfg->max_games = 1000;
+    if (!cfg->log)
+        cfg->log = stderr;
+}
+
+/* ---------------------------------------------------------------- registry */
+
+static room *find_room(board_service *svc, const char *id)
+{
+    for (int i = 0; i < svc->n_rooms; i++)
+        if (strcmp(svc->rooms[i]->id, id) == 0)
+            return svc->rooms[i];
+    return NULL;
+}
+
+/* The participant holding `token`, in any game. Tokens are 128-bit random,
+ * so a plain scan compares against secrets only; games are few per service. */
+static participant *find_token(board_service *svc, const char *token)
+{
+    if (strlen(token) != BOARD_TOKEN_HEX)
+        return NULL;
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        for (int j = 0; j < r->n_people; j++)
+            if (strcmp(r->people[j]->token, token) == 0)
+                return r->people[j];
+    }
+    return NULL;
+}
+
+static void remove_room(board_service *svc, int index)
+{
+    room_free(svc->rooms[index]);
+    svc->rooms[index] = svc->rooms[--svc->n_rooms];
+}
+
+/* Trim and check a player name: 1..32 printable characters (UTF-8 allowed). */
+static int clean_name(const char *in, char *out, size_t outlen, char *err, size_t errlen)
+{
+    while (*in == ' ' || *in == '\t')
+        in++;
+    size_t len = strlen(in);
+    while (len > 0 && (in[len - 1] == ' ' || in[len - 1] == '\t'))
+        len--;
+    size_t chars = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c < 0x20 || c == 0x7f) {
+            snprintf(err, errlen, "a name may not contain control characters");
+            return -1;
+        }
+        chars += (c & 0xc0) != 0x80;    /* count UTF-8 lead bytes only */
+    }
+    if (chars == 0 || chars > BOARD_NAME_MAX || len >= outlen) {
+        snprintf(err, errlen, "a name must be 1..%d characters", BOARD_NAME_MAX);
+        return -1;
+    }
+    memcpy(out, in, len);
+    out[len] = '\0';
+    return 0;
+}
+
+/* ---------------------------------------------------------------- Register */
+
+enum { REG_LIST, REG_CREATE, REG_JOIN };
+
+static void list_games(board_service *svc, rpc_call *call,
+                       const Sungka__V1__ListGamesRequest *req)
+{
+    Sungka__V1__ListGamesReply reply = SUNGKA__V1__LIST_GAMES_REPLY__INIT;
+    Sungka__V1__GameSummary *sums = calloc((size_t)svc->n_rooms + 1, sizeof *sums);
+    Sungka__V1__GameSummary **ptrs = calloc((size_t)svc->n_rooms + 1, sizeof *ptrs);
+    if (!sums || !ptrs) {
+        free(sums);
+        free(ptrs);
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
+    size_t n = 0;
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        if (req->kind[0] && strcmp(req->kind, r->kind->name) != 0)
+            continue;
+        wire_summary(r, &sums[n]);
+        ptrs[n] = &sums[n];
+        n++;
+    }
+    reply.n_games = n;
+    reply.games = ptrs;
+    rpc_call_reply(call, &reply.base);
+    for (size_t i = 0; i < n; i++)
+        wire_summary_clear(&sums[i]);
+    free(sums);
+    free(ptrs);
+}
+
+static void create_game(board_service *svc, rpc_call *call,
+                        const Sungka__V1__CreateGameRequest *req)
+{
+    char err[256];
+    const game_kind *kind = game_kind_find(req->kind);
+    if (!kind) {
+        int len = snprintf(err, sizeof err, "unknown game kind '%.32s' (kinds:", req->kind);
+        for (int i = 0; i < game_kind_count() && len < (int)sizeof err; i++)
+            len += snprintf(err + len, sizeof err - (size_t)len, " %s", game_kind_at(i)->name);
+        if (len < (int)sizeof err)
+            snprintf(err + len, sizeof err - (size_t)len, ")");
+        rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
+    game_options opts;
+    game_options_default(kind, &opts);
+    for (size_t i = 0; i < req->n_options; i++) {
+        if (game_options_set(kind, &opts, req->options[i]->name, req->options[i]->value, err,
+                             sizeof err) != GAME_OK) {
+            rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+            return;
+        }
+    }
+    if (strlen(req->title) > BOARD_TITLE_MAX) {
+        snprintf(err, sizeof err, "a title must be at most %d bytes", BOARD_TITLE_MAX);
+        rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
+    if (svc->n_rooms >= svc->cfg.max_games) {
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "the service hosts too many games");
+        return;
+    }
+    if (svc->n_rooms == svc->rooms_cap) {
+        int cap = svc->rooms_cap ? svc->rooms_cap * 2 : 16;
+        room **grown = realloc(svc->rooms, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+            return;
+        }
+        svc->rooms = grown;
+        svc->rooms_cap = cap;
+    }
+    char id[BOARD_ID_LEN];
+    snprintf(id, sizeof id, "%u", ++svc->next_id);
+    char title[BOARD_TITLE_MAX + 1];
+    snprintf(title, sizeof title, "%s", req->title[0] ? req->title : kind->title);
+    room *r = room_create(svc, id, kind, &opts, title);
+    if (!r) {
+        rpc_call_finish(call, RPC_INVALID_ARGUMENT, "these options do not make a game");
+        return;
+    }
+    r->created_ms = board_now_ms();
+    svc->rooms[svc->n_rooms++] = r;
+    board_log(svc, "game %s created: %s", id, kind->name);
+
+    Sungka__V1__CreateGameReply reply = SUNGKA__V1__CREATE_GAME_REPLY__INIT;
+    Sungka__V1__GameSummary summary;
+    wire_summary(r, &summary);
+    reply.game = &summary;
+    rpc_call_reply(call, &reply.base);
+    wire_summary_clear(&summary);
+}
+
+static void join_game(board_service *svc, rpc_call *call,
+                      const Sungka__V1__JoinGameRequest *req)
+{
+    char err[256], name[BOARD_NAME_BYTES];
+    room *r = find_room(svc, req->game_id);
+    if (!r) {
+        snprintf(err, sizeof err, "there is no game '%.32s'", req->game_id);
+        rpc_call_finish(call, RPC_NOT_FOUND, err);
+        return;
+    }
+    if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
+        rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
+    rpc_code code = RPC_OK;
+    participant *p = room_join(r, name, req->observe, &code, err, sizeof err);
+    if (!p) {
+        rpc_call_finish(call, code, err);
+        return;
+    }
+    Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
+    Sungka__V1__GameSummary summary;
+    wire_summary(r, &summary);
+    ref.endpoint = svc->endpoint;
+    ref.game_id = r->id;
+    ref.token = p->token;
+    ref.seat = p->seat;
+    ref.game = &summary;
+    rpc_call_reply(call, &ref.base);
+    wire_summary_clear(&summary);
+}
+
+static void register_handler(rpc_call *call, unsigned method, const ProtobufCMessage *request,
+                             void *user)
+{
+    board_service *svc = user;
+    switch (method) {
+    case REG_LIST:
+        list_games(svc, call, (const Sungka__V1__ListGamesRequest *)request);
+        break;
+    case REG_CREATE:
+        create_game(svc, call, (const Sungka__V1__CreateGameRequest *)request);
+        break;
+    case REG_JOIN:
+        join_game(svc, call, (const Sungka__V1__JoinGameRequest *)request);
+        break;
+    default:
+        rpc_call_finish(call, RPC_UNIMPLEMENTED, "no such method");
+    }
+}
+
+/* ------------------------------------------------------------------- Board */
+
+enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE };
+
+static void reply_ack(rpc_call *call)
+{
+    Sungka__V1__Ack ack = SUNGKA__V1__ACK__INIT;
+    rpc_call_reply(call, &ack.base);
+}
+
+static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessage *request,
+                          void *user)
+{
+    board_service *svc = user;
+    char token[BOARD_TOKEN_HEX + 8];
+    char err[256];
+    participant *p = NULL;
+    if (rpc_call_bearer(call, token, sizeof token) >= 0)
+        p = find_token(svc, token);
+    if (!p) {
+        rpc_call_finish(call, RPC_UNAUTHENTICATED,
+                        "missing or unknown seat token (send authorization: Bearer <token>)");
+        return;
+    }
+    room *r = p->room;
+    rpc_code code = RPC_OK;
+
+    switch (method) {
+    case BRD_SUBSCRIBE: {
+        const Sungka__V1__SubscribeRequest *req = (const void *)request;
+        if (room_subscribe(r, p, call, req->after_seq, err, sizeof err) != 0)
+            rpc_call_finish(call, RPC_OUT_OF_RANGE, err);
+        break;
+    }
+    case BRD_GET_BOARD: {
+        Sungka__V1__GetBoardReply reply = SUNGKA__V1__GET_BOARD_REPLY__INIT;
+        Sungka__V1__BoardState board;
+        wire_board(&r->state, p->seat, &board);
+        reply.board = &board;
+        reply.rotation = p->seat < 0 ? 0 : p->seat;
+        rpc_call_reply(call, &reply.base);
+        wire_board_clear(&board);
+        break;
+    }
+    case BRD_MOVE: {
+        const Sungka__V1__MoveRequest *req = (const void *)request;
+        uint64_t seq = 0;
+        if (room_move(r, p, req->move, &seq, &code, err, sizeof err) != 0) {
+            rpc_call_finish(call, code, err);
+            break;
+        }
+        Sungka__V1__MoveReply reply = SUNGKA__V1__MOVE_REPLY__INIT;
+        reply.seq = seq;
+        rpc_call_reply(call, &reply.base);
+        break;
+    }
+    case BRD_CHAT: {
+        const Sungka__V1__ChatRequest *req = (const void *)request;
+        if (room_chat(r, p, req->text, &code, err, sizeof err) != 0)
+            rpc_call_finish(call, code, err);
+        else
+            reply_ack(call);
+        break;
+    }
+    case BRD_PING: {
+        const Sungka__V1__PingReply *req = (const void *)request;
+        int64_t now = board_now_ms();
+        p->last_seen_ms = now;
+        if (req->nonce != 0 && req->nonce == p->ping_nonce) {
+            p->rtt_ms = (int)(now - p->ping_sent_ms);
+            p->ping_nonce = 0;
+        }
+        reply_ack(call);
+        break;
+    }
+    case BRD_LEAVE:
+        reply_ack(call);      /* answer first: leaving frees the participant */
+        room_leave(r, p);
+        break;
+    default:
+        rpc_call_finish(call, RPC_UNIMPLEMENTED, "no such method");
+    }
+}
+
+/* ------------------------------------------------------------------ Health */
+
+static void health_handler(rpc_call *call, unsigned method, const ProtobufCMessage *request,
+                           void *user)
+{
+    (void)method;
+    (void)user;
+    const Grpc__Health__V1__HealthCheckRequest *req = (const void *)request;
+    Grpc__Health__V1__HealthCheckResponse reply = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+    bool known = !req->service[0] || strcmp(req->service, "sungka.v1.Register") == 0 ||
+                 strcmp(req->service, "sungka.v1.Board") == 0;
+    if (!known) {
+        rpc_call_finish(call, RPC_NOT_FOUND, "unknown service");
+        return;
+    }
+    reply.status = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+    rpc_call_reply(call, &reply.base);
+}
+
+/* -------------------------------------------------------------------- loop */
+
+int board_create(const board_config *cfg_in, board_service **out, int *port, char *err,
+                 size_t errlen)
+{
+    board_service *svc = calloc(1, sizeof *svc);
+    if (!svc) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    svc->cfg = *cfg_in;
+    board_config_defaults(&svc->cfg);
+
+    rpc_server_options opts = {0};
+    /* Let agents ping the transport every few seconds without a strike, and
+     * ping idle connections ourselves to find half-open ones. */
+    opts.keepalive.time_ms = 10000;
+    opts.keepalive.timeout_ms = 5000;
+    opts.keepalive.min_recv_ping_ms = 5000;
+    opts.max_message_bytes = 1 << 20;
+    opts.max_streams_per_conn = 64;
+    opts.outbox_limit = 4096;
+    static const char *const board_streams[] = {"Subscribe", NULL};
+
+    if (rpc_server_create(svc->cfg.listen, &opts, &svc->server, port) != 0) {
+        snprintf(err, errlen, "cannot listen on %s (address in use or invalid?)",
+                 svc->cfg.listen);
+        goto fail_free;
+    }
+    if (rpc_server_add_service(svc->server, &sungka__v1__register__descriptor, NULL,
+                               register_handler, svc) != 0 ||
+        rpc_server_add_service(svc->server, &sungka__v1__board__descriptor, board_streams,
+                               board_handler, svc) != 0 ||
+        rpc_server_add_service(svc->server, &grpc__health__v1__health__descriptor, NULL,
+                               health_handler, svc) != 0 ||
+        rpc_server_start(svc->server) != 0) {
+        snprintf(err, errlen, "cannot start the RPC server");
+        goto fail_server;
+    }
+    if (svc->cfg.advertise) {
+        snprintf(svc->endpoint, sizeof svc->endpoint, "%s", svc->cfg.advertise);
+    } else {
+        /* host part of the listen address with the bound port */
+        const char *colon = strrchr(svc->cfg.listen, ':');
+        int hostlen = colon ? (int)(colon - svc->cfg.listen) : (int)strlen(svc->cfg.listen);
+        snprintf(svc->endpoint, sizeof svc->endpoint, "%.*s:%d", hostlen, svc->cfg.listen,
+                 *port);
+    }
+    svc->next_ping_ms = board_now_ms() + svc->cfg.ping_interval_ms;
+    *out = svc;
+    return 0;
+
+fail_server:
+    rpc_server_destroy(svc->server);
+fail_free:
+    free(svc);
+    return -1;
+}
+
+static void run_timers(board_service *svc)
+{
+    int64_t now = board_now_ms();
+    if (now < svc->next_ping_ms)
+        return;
+    svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
+    for (int i = svc->n_rooms - 1; i >= 0; i--) {
+        room *r = svc->rooms[i];
+        room_tick(r, now);
+        bool stale_empty = r->status == ROOM_WAITING && r->n_people == 0 &&
+                           now - r->created_ms > EMPTY_GAME_TTL_MS;
+        if (room_is_idle(r) || stale_empty) {
+            board_log(svc, "game %s removed (%s)", r->id, stale_empty ? "nobody joined" : "over");
+            remove_room(svc, i);
+        }
+    }
+}
+
+int board_run(board_service *svc)
+{
+    while (!svc->stop) {
+        int64_t wait = svc->next_ping_ms - board_now_ms();
+        if (wait < 0)
+            wait = 0;
+        if (wait > LOOP_SLICE_MS)
+            wait = LOOP_SLICE_MS;
+        rpc_server_poll(svc->server, (int)wait);
+        run_timers(svc);
+    }
+    board_log(svc, "shutting down");
+    for (int i = 0; i < svc->n_rooms; i++)
+        room_close_streams(svc->rooms[i]);
+    /* Let the final statuses go out before the server cancels what is left. */
+    int64_t until = board_now_ms() + 200;
+    while (board_now_ms() < until && rpc_server_poll(svc->server, 50) == 0) {
+    }
+    rpc_server_destroy(svc->server);
+    svc->server = NULL;
+    return 0;
+}
+
+void board_request_stop(board_service *svc)
+{
+    svc->stop = 1;
+}
+
+void board_destroy(board_service *svc)
+{
+    if (!svc)
+        return;
+    if (svc->server)
+        rpc_server_destroy(svc->server);
+    while (svc->n_rooms > 0)
+        remove_room(svc, svc->n_rooms - 1);
+    free(svc->rooms);
+    free(svc);
+}

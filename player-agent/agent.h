@@ -1,0 +1,169 @@
+/*
+ * agent.h — the player agent: one seat (or an observer's chair) at a game on
+ * a board service, and the queue that feeds its view.
+ *
+ * Threads (seed 000: "a main waiting loop, and a message queue"):
+ *   - the rpc client thread receives events and replies, answers pings at
+ *     once, turns everything else into agent_msg values and queues them;
+ *   - the view thread (the caller of everything below except where noted)
+ *     waits on agent_fd(), takes messages with agent_next(), and sends
+ *     commands with agent_move() / agent_chat() / agent_leave().
+ * agent_next() applies each message to the agent's model before returning
+ * it, so the model (agent_model()) is touched by the view thread only.
+ *
+ * No protobuf or gRPC type appears here: views see plain data.
+ */
+#ifndef SUNGKA_AGENT_H
+#define SUNGKA_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "games.h"
+
+#define AGENT_NAME_BYTES 129
+#define AGENT_TEXT_BYTES 512
+#define AGENT_MAX_PEOPLE 64
+
+typedef struct agent agent;
+
+typedef struct agent_config {
+    const char *server;        /* "host:port" */
+    const char *name;
+    const char *new_kind;      /* create a game of this kind, or NULL */
+    const char *options[GAME_MAX_OPTIONS];   /* "cups=7" ... for new_kind */
+    int n_options;
+    const char *title;         /* for a new game, may be NULL */
+    const char *game_id;       /* join this game, or NULL (with new_kind) */
+    bool observe;
+    int call_timeout_ms;       /* deadline of each command (default 5000) */
+} agent_config;
+
+typedef enum agent_status {
+    AGENT_GAME_WAITING = 1,
+    AGENT_GAME_RUNNING = 2,
+    AGENT_GAME_FINISHED = 3,
+    AGENT_GAME_ABANDONED = 4,
+} agent_status;
+
+typedef struct agent_person {
+    char name[AGENT_NAME_BYTES];
+    int seat;                  /* -1 observer */
+    bool departed;
+    int rtt_ms;                /* -1 unknown */
+} agent_person;
+
+/* What the agent knows of its game, kept up to date from the events. */
+typedef struct agent_model {
+    char game_id[32];
+    char title[96];
+    const game_kind *kind;
+    game_options opts;
+    game_state state;          /* the board as the service reported it */
+    bool have_state;
+    int my_seat;               /* -1 observer */
+    agent_status status;
+    char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
+    agent_person people[AGENT_MAX_PEOPLE];
+    int n_people;
+    int winners[GAME_MAX_SEATS];
+    int n_winners;
+    int scores[GAME_MAX_SEATS];
+    char end_reason[AGENT_TEXT_BYTES];
+    uint64_t last_seq;         /* last logged event seen */
+    int mismatches;            /* boards that disagreed with our own replay */
+} agent_model;
+
+typedef enum agent_msg_kind {
+    AGENT_MSG_SNAPSHOT,        /* the whole state (model reloaded) */
+    AGENT_MSG_JOINED,          /* name, seat */
+    AGENT_MSG_LEFT,            /* name, seat */
+    AGENT_MSG_DEPARTED,        /* name, seat, text = reason */
+    AGENT_MSG_STARTED,         /* seat = first */
+    AGENT_MSG_TURN,            /* seat = to move; passed[] */
+    AGENT_MSG_MOVED,           /* seat, move, steps[], passed[], extra_turn */
+    AGENT_MSG_CHAT,            /* name, seat, text */
+    AGENT_MSG_GAME_OVER,       /* text = reason; model has winners and scores */
+    AGENT_MSG_NOTICE,          /* text */
+    AGENT_MSG_PINGS,           /* round-trip times updated in the model */
+    AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence */
+    AGENT_MSG_DISCONNECTED,    /* the event stream ended: text = why */
+} agent_msg_kind;
+
+typedef struct agent_msg {
+    agent_msg_kind kind;
+    uint64_t seq;
+    int seat;
+    int move;
+    char name[AGENT_NAME_BYTES];
+    char text[AGENT_TEXT_BYTES];
+    bool extra_turn;
+    bool mismatch;             /* MOVED: our own replay of the move disagrees with
+                                * the service's board (seed 000: "error checking
+                                * for rogue servers"); text says where */
+    int n_passed;
+    int passed[GAME_MAX_SEATS];
+    int n_steps;               /* MOVED: cell changes for animation */
+    game_step *steps;          /* owned by the message */
+    /* The data the model is updated from (all owned by the message). */
+    int n_cells;               /* SNAPSHOT, STARTED, MOVED: the board after */
+    int *cells;
+    int to_move;
+    int n_scores;              /* GAME_OVER */
+    int scores[GAME_MAX_SEATS];
+    int n_winners;
+    int winners[GAME_MAX_SEATS];
+    bool abandoned;
+    int n_people;              /* SNAPSHOT, PINGS: everyone, with round trips */
+    agent_person *people;
+    /* SNAPSHOT only */
+    char game_id[32];
+    char title[96];
+    char kind_name[32];
+    game_options opts;
+    agent_status status;
+    char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
+    int my_seat;
+} agent_msg;
+
+/* Process-wide setup and teardown of the RPC layer: once, on the main
+ * thread, before the first agent_start and after the last agent_destroy. */
+void agent_library_init(void);
+void agent_library_shutdown(void);
+
+/* Connect, create/join the game (blocking, with a deadline) and start the
+ * event stream. Returns 0 and *out, or -1 with a sentence in err. */
+int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen);
+
+/* Readable whenever messages are waiting (poll it, or add it to a GTK loop). */
+int agent_fd(const agent *ag);
+
+/* Take the next message (NULL when none), after applying it to the model.
+ * Free it with agent_msg_free. */
+agent_msg *agent_next(agent *ag);
+void agent_msg_free(agent_msg *msg);
+
+const agent_model *agent_model_get(const agent *ag);
+
+/* The id of the game joined (known as soon as agent_start returns). */
+const char *agent_game_id(const agent *ag);
+
+/* Commands; they return at once. A refusal comes back as AGENT_MSG_REFUSED.
+ * -1 only when the command could not even be sent. */
+int agent_move(agent *ag, int move);
+int agent_chat(agent *ag, const char *text);
+
+/* Leave the game (blocking, with a deadline) — a seated player's leaving
+ * ends a running game. */
+int agent_leave(agent *ag);
+
+/* Stop the stream and free everything. Do not use the agent afterwards. */
+void agent_destroy(agent *ag);
+
+/* The name a seat goes by in the model ("seat 2" while open). */
+const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t len);
+
+/* Lines for --help: the kinds and their options. */
+void agent_print_kinds(void *file);
+
+#endif /* SUNGKA_AGENT_H */

@@ -1,0 +1,111 @@
+/*
+ * local_board.c — running sungka-board as a child of the player agent.
+ * Its standard output is read until the "listening on HOST:PORT" line, which
+ * tells the port it bound (port 0 lets the system choose).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "local_board.h"
+
+#define START_TIMEOUT_MS 10000
+
+/* sungka-board in the same directory as this program. */
+static void board_path(const char *argv0, char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+    } else {
+        snprintf(self, sizeof self, "%s", argv0);
+    }
+    char *slash = strrchr(self, '/');
+    if (slash)
+        snprintf(out, len, "%.*s/sungka-board", (int)(slash - self), self);
+    else
+        snprintf(out, len, "sungka-board");
+}
+
+int local_board_start(const char *argv0, const char *listen, local_board *lb, char *err,
+                      size_t errlen)
+{
+    char path[PATH_MAX];
+    board_path(argv0, path, sizeof path);
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* never outlive the agent */
+        if (getppid() != parent)
+            _exit(1);
+        dup2(pipefd[1], STDOUT_FILENO);
+        execl(path, "sungka-board", "--quiet", "--listen", listen, (char *)NULL);
+        fprintf(stderr, "sungka-player: cannot run %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    close(pipefd[1]);
+    lb->pid = pid;
+
+    /* Read its first line, bounded in time. */
+    char line[256];
+    size_t used = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long elapsed = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+        struct pollfd pfd = {.fd = pipefd[0], .events = POLLIN};
+        if (elapsed >= START_TIMEOUT_MS || poll(&pfd, 1, (int)(START_TIMEOUT_MS - elapsed)) <= 0)
+            break;
+        ssize_t n = read(pipefd[0], line + used, sizeof line - 1 - used);
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        line[used] = '\0';
+        if (strchr(line, '\n') || used == sizeof line - 1)
+            break;
+    }
+    close(pipefd[0]);
+    line[used] = '\0';
+    const char *colon = strrchr(line, ':');
+    int port = colon ? atoi(colon + 1) : 0;
+    if (!strstr(line, "listening on") || port <= 0) {
+        snprintf(err, errlen, "the board service did not start (%s --listen %s)", path, listen);
+        local_board_stop(lb);
+        return -1;
+    }
+    snprintf(lb->address, sizeof lb->address, "127.0.0.1:%d", port);
+    return 0;
+}
+
+void local_board_stop(local_board *lb)
+{
+    if (lb->pid <= 0)
+        return;
+    kill(lb->pid, SIGTERM);
+    int status;
+    while (waitpid(lb->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    lb->pid = 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * local_board.h — start a board service as a child process (the agent's
+ * "private service", and the host's service in the README's play command).
+ * The child is the sungka-board program next to this executable; it dies
+ * with the agent (PR_SET_PDEATHSIG) and is stopped by local_board_stop.
+ */
+#ifndef SUNGKA_LOCAL_BOARD_H
+#define SUNGKA_LOCAL_BOARD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct local_board {
+    pid_t pid;
+    char address[128];     /* "127.0.0.1:PORT": where to connect to it */
+} local_board;
+
+/* Start `sungka-board --listen listen` and wait (bounded) for its
+ * "listening on" line. Returns 0, or -1 with a sentence in err. */
+int local_board_start(const char *argv0, const char *listen, local_board *lb, char *err,
+                      size_t errlen);
+/* SIGTERM, then wait for it. */
+void local_board_stop(local_board *lb);
+
+#endif /* SUNGKA_LOCAL_BOARD_H */

@@ -1,0 +1,149 @@
+/*
+ * main.c — `sungka-player`: join a game on a board service (or host one) and
+ * play it through a view.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "local_board.h"
+#include "view.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: sungka-player [OPTION]...\n"
+            "Play or watch a Sungka game through a view.\n"
+            "\n"
+            "  -s, --server HOST:PORT  the board service to use; without it a private one\n"
+            "                          is started on loopback for this game\n"
+            "      --serve ADDR        start a board service listening on ADDR (e.g.\n"
+            "                          0.0.0.0:7070) so others can join, and play on it\n"
+            "  -n, --name NAME         your name, 1..32 characters (default: $USER)\n"
+            "  -N, --new KIND          create a new game of KIND and join it\n"
+            "  -o, --option NAME=VALUE an option of the new game (repeatable), e.g. cups=7\n"
+            "  -t, --title TEXT        a title for the new game\n"
+            "  -g, --game ID           join the existing game ID\n"
+            "      --observe           watch instead of taking a seat\n"
+            "      --view NAME         the view to use (default text)\n"
+            "  -h, --help              show this help and exit\n"
+            "\n"
+            "Game kinds and their options:\n");
+    agent_print_kinds(out);
+    fprintf(out, "\nViews:\n");
+    for (int i = 0; i < view_count(); i++)
+        fprintf(out, "  %-10s %s\n", view_at(i)->name, view_at(i)->summary);
+    fprintf(out,
+            "\nExamples:\n"
+            "  sungka-player --serve 0.0.0.0:7070 --name alice --new sungka\n"
+            "  sungka-player --server HOST:7070 --name bob --game 1\n"
+            "  sungka-player --server HOST:7070 --name carol --game 1 --observe\n");
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW };
+    static const struct option longopts[] = {
+        {"server", required_argument, NULL, 's'},
+        {"serve", required_argument, NULL, OPT_SERVE},
+        {"name", required_argument, NULL, 'n'},
+        {"new", required_argument, NULL, 'N'},
+        {"option", required_argument, NULL, 'o'},
+        {"title", required_argument, NULL, 't'},
+        {"game", required_argument, NULL, 'g'},
+        {"observe", no_argument, NULL, OPT_OBSERVE},
+        {"view", required_argument, NULL, OPT_VIEW},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    agent_config cfg = {0};
+    const char *serve = NULL, *view_name = "text";
+    int c;
+    while ((c = getopt_long(argc, argv, "s:n:N:o:t:g:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's': cfg.server = optarg; break;
+        case OPT_SERVE: serve = optarg; break;
+        case 'n': cfg.name = optarg; break;
+        case 'N': cfg.new_kind = optarg; break;
+        case 'o':
+            if (cfg.n_options == GAME_MAX_OPTIONS) {
+                fprintf(stderr, "sungka-player: at most %d --option\n", GAME_MAX_OPTIONS);
+                return 2;
+            }
+            cfg.options[cfg.n_options++] = optarg;
+            break;
+        case 't': cfg.title = optarg; break;
+        case 'g': cfg.game_id = optarg; break;
+        case OPT_OBSERVE: cfg.observe = true; break;
+        case OPT_VIEW: view_name = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sungka-player: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return 2;
+    }
+    if (!cfg.name)
+        cfg.name = getenv("USER");
+    if (!cfg.name || !*cfg.name) {
+        fprintf(stderr, "sungka-player: say who you are with --name NAME\n");
+        return 2;
+    }
+    if (!cfg.new_kind == !cfg.game_id) {
+        fprintf(stderr, "sungka-player: give exactly one of --new KIND or --game ID\n");
+        return 2;
+    }
+    if (cfg.server && serve) {
+        fprintf(stderr, "sungka-player: --server and --serve exclude each other\n");
+        return 2;
+    }
+    if (cfg.game_id && !cfg.server && !serve) {
+        fprintf(stderr, "sungka-player: --game needs --server HOST:PORT\n");
+        return 2;
+    }
+    const view_ops *view = view_find(view_name);
+    if (!view) {
+        fprintf(stderr, "sungka-player: there is no view '%s' (see --help)\n", view_name);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+
+    char err[512];
+    local_board board = {0};
+    if (!cfg.server) {
+        if (local_board_start(argv[0], serve ? serve : "127.0.0.1:0", &board, err,
+                              sizeof err) != 0) {
+            fprintf(stderr, "sungka-player: %s\n", err);
+            return 1;
+        }
+        cfg.server = board.address;
+        if (serve)
+            printf("Hosting a board service on %s.\n", serve);
+    }
+
+    agent_library_init();
+    agent *ag;
+    int status = 1;
+    if (agent_start(&cfg, &ag, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-player: %s\n", err);
+    } else {
+        if (cfg.new_kind && (serve || board.pid == 0)) {
+            const char *port = serve && strrchr(serve, ':') ? strrchr(serve, ':') + 1 : NULL;
+            printf("Created game %s. Others join with:\n"
+                   "  sungka-player --server %s%s --name NAME --game %s\n",
+                   agent_game_id(ag), port ? "THIS-HOST:" : "", port ? port : cfg.server,
+                   agent_game_id(ag));
+            fflush(stdout);
+        }
+        view_io io = {.in = stdin, .out = stdout};
+        status = view->run(ag, &io);
+        agent_destroy(ag);
+    }
+    agent_library_shutdown();
+    local_board_stop(&board);
+    return status;
+}

@@ -1,0 +1,331 @@
+/*
+ * text_view.c — the text view's loop: poll() on the agent's queue fd and on
+ * standard input, print each event as a line (and the board after every
+ * change), and turn each input line into a command.
+ *
+ * Input is read with read(2) into our own buffer, not stdio, so poll() never
+ * sleeps on lines stdio has already buffered (pipes deliver many at once).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "text_draw.h"
+#include "text_view.h"
+
+#define LINE_MAX_BYTES 1024
+
+typedef struct text_view {
+    agent *ag;
+    FILE *out;
+    int in_fd;
+    char line[LINE_MAX_BYTES + 1];
+    size_t line_len;
+    bool discarding;           /* the current input line was too long */
+    bool done;
+    int exit_status;
+} text_view;
+
+static const agent_model *model(const text_view *tv)
+{
+    return agent_model_get(tv->ag);
+}
+
+static const char *seat_name(const text_view *tv, int seat, char *buf, size_t len)
+{
+    return agent_seat_name(model(tv), seat, buf, len);
+}
+
+static void print_help(text_view *tv)
+{
+    fprintf(tv->out,
+            "Commands:\n"
+            "  N           play cup (or cell) number N\n"
+            "  chat TEXT   say TEXT to everyone in the game\n"
+            "  board       draw the board again\n"
+            "  who         list the players and observers, with ping times\n"
+            "  help        this list\n"
+            "  quit        leave the game (a player leaving a running game ends it)\n");
+}
+
+static void print_turn(text_view *tv)
+{
+    const agent_model *m = model(tv);
+    char buf[40];
+    if (m->status != AGENT_GAME_RUNNING || !m->have_state)
+        return;
+    int to_move = game_to_move(&m->state);
+    if (to_move < 0)
+        return;
+    if (to_move == m->my_seat) {
+        if (m->state.layout == GAME_LAYOUT_MANCALA)
+            fprintf(tv->out, "Your turn: choose a cup 0..%d.\n", m->state.cups - 1);
+        else
+            fprintf(tv->out, "Your turn: choose a cell.\n");
+    } else {
+        fprintf(tv->out, "Waiting for %s to move.\n", seat_name(tv, to_move, buf, sizeof buf));
+    }
+}
+
+static void print_scores(text_view *tv, const int *scores, int n)
+{
+    char buf[40];
+    fprintf(tv->out, "Scores:");
+    for (int s = 0; s < n; s++)
+        fprintf(tv->out, "%s %s %d", s ? "," : "", seat_name(tv, s, buf, sizeof buf), scores[s]);
+    fputc('\n', tv->out);
+}
+
+static void show_snapshot(text_view *tv)
+{
+    const agent_model *m = model(tv);
+    fprintf(tv->out, "Game %s: %s", m->game_id, m->title);
+    if (m->kind) {
+        fprintf(tv->out, " (%s", m->kind->name);
+        for (int i = 0; i < m->kind->n_options; i++)
+            fprintf(tv->out, " %s=%d", m->kind->options[i].name, m->opts.value[i]);
+        fputc(')', tv->out);
+    }
+    fputc('\n', tv->out);
+    if (m->my_seat >= 0)
+        fprintf(tv->out, "You are %s, seat %d.\n", m->seat_name[m->my_seat], m->my_seat);
+    else
+        fprintf(tv->out, "You are observing.\n");
+    text_draw_people(tv->out, m);
+    if (m->status == AGENT_GAME_WAITING)
+        fprintf(tv->out, "Waiting for players to join.\n");
+    text_draw_board(tv->out, m);
+    if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
+        fprintf(tv->out, "This game is over: %s\n", m->end_reason);
+    print_turn(tv);
+}
+
+static void show_move(text_view *tv, const agent_msg *msg)
+{
+    const agent_model *m = model(tv);
+    char buf[40];
+    const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? "cup" : "cell";
+    fprintf(tv->out, "%s played %s %d.\n", seat_name(tv, msg->seat, buf, sizeof buf), what,
+            msg->move);
+    if (msg->mismatch)
+        fprintf(tv->out, "WARNING: %s\n", msg->text);
+    text_draw_board(tv->out, m);
+    if (msg->extra_turn)
+        fprintf(tv->out, "%s moves again.\n", seat_name(tv, msg->seat, buf, sizeof buf));
+}
+
+static void show_game_over(text_view *tv, const agent_msg *msg)
+{
+    const agent_model *m = model(tv);
+    char buf[40];
+    fprintf(tv->out, "Game over: %s.\n", msg->text);
+    if (!msg->abandoned) {
+        print_scores(tv, msg->scores, msg->n_scores);
+        if (msg->n_winners == 0) {
+            fprintf(tv->out, "Nobody wins: a draw.\n");
+        } else {
+            fprintf(tv->out, "Winner%s:", msg->n_winners > 1 ? "s" : "");
+            for (int i = 0; i < msg->n_winners; i++)
+                fprintf(tv->out, "%s %s", i ? "," : "",
+                        seat_name(tv, msg->winners[i], buf, sizeof buf));
+            fputc('\n', tv->out);
+        }
+    }
+    if (m->my_seat >= 0 || m->n_people)
+        fprintf(tv->out, "Type quit to leave.\n");
+}
+
+static void handle(text_view *tv, const agent_msg *msg)
+{
+    char buf[40];
+    FILE *out = tv->out;
+    switch (msg->kind) {
+    case AGENT_MSG_SNAPSHOT:
+        show_snapshot(tv);
+        break;
+    case AGENT_MSG_JOINED:
+        if (msg->seat >= 0)
+            fprintf(out, "%s joined, seat %d.\n", msg->name, msg->seat);
+        else
+            fprintf(out, "%s is watching.\n", msg->name);
+        break;
+    case AGENT_MSG_LEFT:
+        fprintf(out, "%s left.\n", msg->name);
+        break;
+    case AGENT_MSG_DEPARTED:
+        fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
+        break;
+    case AGENT_MSG_STARTED:
+        fprintf(out, "The game starts; %s moves first.\n", seat_name(tv, msg->seat, buf, sizeof buf));
+        text_draw_board(out, model(tv));
+        break;
+    case AGENT_MSG_TURN:
+        for (int i = 0; i < msg->n_passed; i++)
+            fprintf(out, "%s passes: no stones to play.\n",
+                    seat_name(tv, msg->passed[i], buf, sizeof buf));
+        print_turn(tv);
+        break;
+    case AGENT_MSG_MOVED:
+        show_move(tv, msg);
+        break;
+    case AGENT_MSG_CHAT:
+        fprintf(out, "[chat] %s: %s\n", msg->name, msg->text);
+        break;
+    case AGENT_MSG_GAME_OVER:
+        show_game_over(tv, msg);
+        break;
+    case AGENT_MSG_NOTICE:
+        fprintf(out, "Notice: %s\n", msg->text);
+        break;
+    case AGENT_MSG_PINGS:
+        break;     /* shown by `who` */
+    case AGENT_MSG_REFUSED:
+        fprintf(out, "Refused: %s\n", msg->text);
+        break;
+    case AGENT_MSG_DISCONNECTED: {
+        agent_status st = model(tv)->status;
+        bool over = st == AGENT_GAME_FINISHED || st == AGENT_GAME_ABANDONED;
+        fprintf(out, "Disconnected from the board service (%s).\n", msg->text);
+        tv->done = true;
+        tv->exit_status = over ? 0 : 1;
+        break;
+    }
+    }
+}
+
+/* ---------------------------------------------------------------- commands */
+
+static void command(text_view *tv, char *line)
+{
+    while (isspace((unsigned char)*line))
+        line++;
+    size_t len = strlen(line);
+    while (len && isspace((unsigned char)line[len - 1]))
+        line[--len] = '\0';
+    if (!len)
+        return;
+
+    char *rest = line;
+    while (*rest && !isspace((unsigned char)*rest))
+        rest++;
+    if (*rest) {
+        *rest++ = '\0';
+        while (isspace((unsigned char)*rest))
+            rest++;
+    }
+
+    if (isdigit((unsigned char)line[0]) || line[0] == '-') {
+        char *end;
+        errno = 0;
+        long n = strtol(line, &end, 10);
+        if (*end || errno || n < -1000000 || n > 1000000) {
+            fprintf(tv->out, "Not a number: '%s'. Type help for commands.\n", line);
+            return;
+        }
+        if (agent_move(tv->ag, (int)n) != 0)
+            fprintf(tv->out, "Could not send the move.\n");
+    } else if (strcmp(line, "chat") == 0 || strcmp(line, "say") == 0) {
+        if (!*rest)
+            fprintf(tv->out, "Usage: chat TEXT\n");
+        else if (agent_chat(tv->ag, rest) != 0)
+            fprintf(tv->out, "Could not send the message.\n");
+    } else if (strcmp(line, "board") == 0) {
+        text_draw_board(tv->out, model(tv));
+        print_turn(tv);
+    } else if (strcmp(line, "who") == 0) {
+        text_draw_people(tv->out, model(tv));
+    } else if (strcmp(line, "help") == 0 || strcmp(line, "?") == 0) {
+        print_help(tv);
+    } else if (strcmp(line, "quit") == 0 || strcmp(line, "exit") == 0) {
+        tv->done = true;
+    } else {
+        fprintf(tv->out, "Unknown command '%s'. Type help for commands.\n", line);
+    }
+}
+
+/* Split what arrived on stdin into lines; returns false at end of input. */
+static bool read_input(text_view *tv)
+{
+    char chunk[512];
+    ssize_t n = read(tv->in_fd, chunk, sizeof chunk);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN;
+    if (n == 0) {
+        if (tv->line_len && !tv->discarding) {
+            tv->line[tv->line_len] = '\0';
+            command(tv, tv->line);
+        }
+        return false;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        char c = chunk[i];
+        if (c == '\n') {
+            if (tv->discarding)
+                fprintf(tv->out, "That line was too long (over %d bytes); ignored.\n",
+                        LINE_MAX_BYTES);
+            else {
+                tv->line[tv->line_len] = '\0';
+                command(tv, tv->line);
+            }
+            tv->line_len = 0;
+            tv->discarding = false;
+        } else if (tv->line_len < LINE_MAX_BYTES) {
+            tv->line[tv->line_len++] = c;
+        } else {
+            tv->discarding = true;
+        }
+    }
+    return true;
+}
+
+static int run(agent *ag, const view_io *io)
+{
+    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in)};
+    bool input_open = true;
+    fprintf(tv.out, "Connected. Type help for commands.\n");
+    fflush(tv.out);
+    while (!tv.done) {
+        struct pollfd fds[2] = {
+            {.fd = agent_fd(ag), .events = POLLIN},
+            {.fd = input_open ? tv.in_fd : -1, .events = POLLIN},
+        };
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (fds[0].revents & POLLIN) {
+            agent_msg *msg;
+            while (!tv.done && (msg = agent_next(ag)) != NULL) {
+                handle(&tv, msg);
+                agent_msg_free(msg);
+            }
+        }
+        if (!tv.done && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            if (!read_input(&tv)) {
+                input_open = false;
+                tv.done = true;      /* end of input: leave like `quit` */
+            }
+        }
+        fflush(tv.out);
+    }
+    if (tv.exit_status == 0) {
+        agent_status st = model(&tv)->status;
+        if (agent_leave(ag) == 0)
+            fprintf(tv.out, "You left game %s.\n", model(&tv)->game_id);
+        else if (st != AGENT_GAME_FINISHED && st != AGENT_GAME_ABANDONED)
+            fprintf(tv.out, "Could not tell the service that you left.\n");
+    }
+    fflush(tv.out);
+    return tv.exit_status;
+}
+
+const view_ops view_text = {
+    .name = "text",
+    .summary = "a line-oriented view for a terminal or a pipe",
+    .run = run,
+};

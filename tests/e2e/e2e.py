@@ -1,0 +1,358 @@
+#!/usr/bin/python3
+"""e2e.py — end-to-end tests of the board service and the player agent.
+
+Real sungka-board and sungka-player processes on loopback, driven through the
+text view's pipes as a person at a terminal would drive them.
+Usage: e2e.py BINDIR TEST   (ctest runs one process per test)
+"""
+import os
+import re
+import signal
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Autoplayer, Env, Failure, check, main  # noqa: E402
+import wire  # noqa: E402
+
+
+def final_report(agent):
+    """The lines after 'Game over:' up to the winners line."""
+    agent.cursor = 0
+    agent.expect(r"^Game over:")
+    scores = agent.expect(r"^Scores:").string
+    result = agent.expect(r"^(Winners?:|Nobody wins)").string
+    return scores, result
+
+
+def moves_seen(agent):
+    return [l for l in agent.lines if re.match(r"^\S+ played cup \d+\.$", l)]
+
+
+def two_players(bindir):
+    """Two agents play a whole game; both see the same final scores, and an
+    observer that joined before the start sees every move in the same order."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        m = alice.expect(r"Created game (\d+)")
+        game = m.group(1)
+        alice.expect(r"^You are alice, seat 0\.")
+        carol = env.player("carol", "--server", board.address, "--game", game, "--observe")
+        carol.expect(r"^You are observing\.")
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        bob.expect(r"^You are bob, seat 1\.")
+        alice.expect(r"^bob joined, seat 1\.")
+        Autoplayer(env, [alice, bob], cups=6, seed=7).play_to_end()
+        carol.expect(r"^Game over:")
+        a, b, c = final_report(alice), final_report(bob), final_report(carol)
+        check(a == b == c, f"final reports differ:\n{a}\n{b}\n{c}")
+        check(moves_seen(alice) == moves_seen(bob) == moves_seen(carol),
+              "agents saw different move sequences")
+        check(len(moves_seen(alice)) > 5, "suspiciously short game")
+        scores = [int(x) for x in re.findall(r"\d+", a[0])]
+        check(sum(scores) == 2 * 6 * 7, f"stones not conserved in the final scores: {a[0]}")
+        for who in (alice, bob, carol):
+            check(not any(l.startswith("WARNING") for l in who.lines),
+                  f"{who.name} found the service's board wrong\n" + who.dump())
+        for who in (alice, bob, carol):
+            who.send("quit")
+            check(who.wait_exit() == 0, f"{who.name} exited with an error\n" + who.dump())
+
+
+def late_observer(bindir):
+    """An observer arriving mid-game gets the whole state at once."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "sungka",
+                           "--option", "cups=4", "--option", "stones=3")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        bob.expect(r"^You are bob, seat 1\.")
+        alice.expect(r"^Your turn")
+        alice.send("0")
+        bob.expect(r"^alice played cup 0\.")
+        dave = env.player("dave", "--server", board.address, "--game", game, "--observe")
+        dave.expect(r"^You are observing\.")
+        dave.expect(r"seat 0: alice")
+        dave.expect(r"seat 1: bob")
+        # alice's cup 0 sows cups 1..3 (4 4 4); cup 3 was not empty, so its 4
+        # stones relay: alice's home, then bob's cups 0..2, ending there.
+        # alice's row (nearest an observer): 0 4 4 0, home 1; bob's: 4 4 4 3.
+        dave.expect(r"^\s+\[\s+3\]\[\s+4\]\[\s+4\]\[\s+4\]")
+        dave.expect(r"^\[\s+0\]\s+\[\s+1\]")
+        dave.expect(r"^\s+\[\s+0\]\[\s+4\]\[\s+4\]\[\s+0\]")
+        for p in (alice, bob, dave):
+            p.send("quit")
+        for p in (alice, bob, dave):
+            p.wait_exit()
+
+
+def three_players(bindir):
+    """A 3-player game runs to its end; all three agree on the result."""
+    with Env(bindir) as env:
+        board = env.board()
+        opts = ["--option", "players=3", "--option", "cups=4", "--option", "stones=3"]
+        p0 = env.player("ann", "--server", board.address, "--new", "sungka", *opts)
+        game = p0.expect(r"Created game (\d+)").group(1)
+        p1 = env.player("ben", "--server", board.address, "--game", game)
+        p1.expect(r"^You are ben, seat 1\.")
+        p2 = env.player("cat", "--server", board.address, "--game", game)
+        p2.expect(r"^You are cat, seat 2\.")
+        Autoplayer(env, [p0, p1, p2], cups=4, seed=3).play_to_end()
+        r = [final_report(p) for p in (p0, p1, p2)]
+        check(r[0] == r[1] == r[2], f"final reports differ: {r}")
+        scores = [int(x) for x in re.findall(r"\d+", r[0][0])]
+        check(sum(scores) == 3 * 4 * 3, f"stones not conserved: {r[0][0]}")
+        for p in (p0, p1, p2):
+            p.send("quit")
+            p.wait_exit()
+
+
+def refusals(bindir):
+    """An observer's move and an out-of-turn move are refused clearly; so are
+    an out-of-range cup and an empty one; chat reaches everyone."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        alice.send("2")
+        alice.expect(r"^Refused: the game has not started \(waiting for 1 more player\)")
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        obs = env.player("olga", "--server", board.address, "--game", game, "--observe")
+        obs.expect(r"^You are observing\.")
+        alice.expect(r"^Your turn")
+        obs.send("1")
+        obs.expect(r"^Refused: observers cannot move")
+        bob.expect(r"^Waiting for alice to move\.")
+        bob.send("1")
+        bob.expect(r"^Refused: it is alice's turn")
+        alice.send("9")
+        alice.expect(r"^Refused: cup 9 is out of range 0\.\.5")
+        alice.send("6")
+        alice.expect(r"^Refused: .*home")
+        alice.send("1")          # 7 stones from cup 1: ends in bob's row
+        bob.expect(r"^alice played cup 1\.")
+        bob.expect(r"^Your turn")
+        alice.send("1")
+        alice.expect(r"^Refused: it is bob's turn")
+        bob.send("chat good luck")
+        for p in (alice, bob, obs):
+            p.expect(r"^\[chat\] bob: good luck")
+        alice.send("nonsense")
+        alice.expect(r"^Unknown command 'nonsense'")
+        alice.send("who")
+        alice.expect(r"seat 1: bob")
+        for p in (alice, bob, obs):
+            p.send("quit")
+            p.wait_exit()
+
+
+def sigkill_noticed(bindir):
+    """Killing an agent with SIGKILL is noticed by the others within the ping
+    timeout, and a running game ends with no winner."""
+    with Env(bindir) as env:
+        board = env.board("--ping-interval", "1", "--ping-timeout", "3")
+        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        obs = env.player("olga", "--server", board.address, "--game", game, "--observe")
+        obs.expect(r"^You are observing\.")
+        alice.expect(r"^Your turn")
+        bob.p.send_signal(signal.SIGKILL)
+        bob.p.wait(5)
+        started = time.monotonic()
+        alice.expect(r"^bob departed: ", timeout=10)
+        obs.expect(r"^bob departed: ", timeout=10)
+        elapsed = time.monotonic() - started
+        check(elapsed < 10, f"departure noticed after {elapsed:.1f}s")
+        alice.expect(r"^Game over: bob went away; the game ends with no winner")
+        for p in (alice, obs):
+            p.send("quit")
+            p.wait_exit()
+
+
+def frozen_agent(bindir):
+    """An agent that stops answering (SIGSTOP: the connection stays open) is
+    found by the missed pings."""
+    with Env(bindir) as env:
+        board = env.board("--ping-interval", "1", "--ping-timeout", "3")
+        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^Your turn")
+        bob.p.send_signal(signal.SIGSTOP)
+        try:
+            alice.expect(r"^bob departed: no answer to pings", timeout=15)
+        finally:
+            bob.p.send_signal(signal.SIGCONT)
+        alice.send("quit")
+        alice.wait_exit()
+
+
+def bad_input(bindir):
+    """Garbage bytes and malformed messages on the port get errors, never a
+    crash; the service keeps serving afterwards."""
+    with Env(bindir) as env:
+        board = env.board()
+        for junk in (b"\x00" * 64, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", os.urandom(4096),
+                     b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + os.urandom(512)):
+            s = socket.create_connection(("127.0.0.1", board.port), timeout=5)
+            try:
+                s.sendall(junk)
+                s.settimeout(1)
+                try:
+                    s.recv(4096)
+                except (socket.timeout, ConnectionResetError):
+                    pass
+            finally:
+                s.close()
+        client = wire.Client(board.address)
+        try:
+            code, text = client.raw("/sungka.v1.Register/JoinGame", b"\xff\xff\xff\xff")
+            check(code == "INVALID_ARGUMENT", f"malformed JoinGame gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Register/NoSuchThing", b"")
+            check(code == "UNIMPLEMENTED", f"unknown method gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 3)))
+            check(code == "UNAUTHENTICATED", f"tokenless Move gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 3)),
+                                    token="0" * 32)
+            check(code == "UNAUTHENTICATED", f"wrong token gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Register/CreateGame",
+                                    wire.message((1, "sungka"), (2, wire.message((1, "cups"),
+                                                                                 (2, 40)))))
+            check(code == "INVALID_ARGUMENT" and "cups" in text,
+                  f"bad option gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Register/CreateGame", wire.message((1, "chess")))
+            check(code == "INVALID_ARGUMENT" and "chess" in text, f"bad kind gave {code}: {text}")
+            code, reply = client.raw("/sungka.v1.Register/CreateGame",
+                                     wire.message((1, "sungka")))
+            check(code == "OK", f"CreateGame failed: {code} {reply}")
+            game_id = wire.first_string(wire.first_message(reply, 1), 1)
+            code, text = client.raw("/sungka.v1.Register/JoinGame",
+                                    wire.message((1, game_id), (2, "x" * 100000)))
+            check(code == "INVALID_ARGUMENT" and "name" in text, f"huge name gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Register/JoinGame",
+                                    wire.message((1, game_id), (2, "a\x07b")))
+            check(code == "INVALID_ARGUMENT", f"control character name gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Register/JoinGame",
+                                    wire.message((1, "nope"), (2, "zed")))
+            check(code == "NOT_FOUND", f"unknown game gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Register/ListGames", b"x" * (2 << 20))
+            check(code == "RESOURCE_EXHAUSTED", f"oversized request gave {code}: {text}")
+            code, reply = client.raw("/grpc.health.v1.Health/Check", b"")
+            check(code == "OK" and reply == wire.message((1, 1)), f"health gave {code} {reply}")
+        finally:
+            client.close()
+        # Still serving: a real agent can create and join a game.
+        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        alice.expect(r"^You are alice, seat 0\.")
+        alice.send("quit")
+        alice.wait_exit()
+        check(board.p.poll() is None, "the board service died\n" + board.dump())
+
+
+def vanishing_client(bindir):
+    """Clients that vanish mid-call or mid-stream do not disturb the service."""
+    with Env(bindir) as env:
+        board = env.board()
+        for _ in range(5):
+            alice = env.player("alice", "--server", board.address, "--new", "sungka")
+            alice.expect(r"^You are alice, seat 0\.")
+            alice.p.send_signal(signal.SIGKILL)
+            alice.p.wait(5)
+        board.expect_stderr(r"alice departed", timeout=15, count=5)
+        bob = env.player("bob", "--server", board.address, "--new", "sungka")
+        bob.expect(r"^You are bob, seat 0\.")
+        bob.send("quit")
+        bob.wait_exit()
+        check(board.p.poll() is None, "the board service died\n" + board.dump())
+
+
+def clean_shutdown(bindir):
+    """SIGTERM stops the service promptly with agents connected; they are told."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        alice.expect(r"^You are alice, seat 0\.")
+        board.p.send_signal(signal.SIGTERM)
+        check(board.wait_exit(10) == 0, "the service did not exit cleanly\n" + board.dump())
+        alice.expect(r"^Disconnected from the board service")
+        check(alice.wait_exit() != 0, "an interrupted game should exit non-zero")
+
+
+def private_service(bindir):
+    """Without --server the agent starts its own service on loopback and stops
+    it when it leaves; --help works on both programs."""
+    with Env(bindir) as env:
+        for prog in ("sungka-board", "sungka-player"):
+            h = env.player("help", "--help") if prog == "sungka-player" else None
+            if h is None:
+                from harness import Proc
+                h = Proc(prog, [os.path.join(bindir, prog), "--help"])
+                env.procs.append(h)
+            h.expect(r"^Usage: " + prog)
+            check(h.wait_exit() == 0, f"{prog} --help failed")
+        solo = env.player("solo", "--new", "sungka", "--option", "cups=3")
+        solo.expect(r"^You are solo, seat 0\.")
+        solo.expect(r"seat 1: seat 1\s+\(open\)")
+        solo.send("quit")
+        check(solo.wait_exit() == 0, "solo did not exit cleanly\n" + solo.dump())
+        bad = env.player("x", "--new", "sungka", "--option", "cups=99")
+        check(bad.wait_exit() != 0, "a bad option must fail")
+        check(any("cups" in l for l in bad.err_lines), "the error must name the option")
+
+
+def terminal(bindir):
+    """The text view in a real terminal (tmux): it draws, takes keys, plays."""
+    import shutil
+    import subprocess
+    tmux = shutil.which("tmux")
+    check(tmux is not None, "tmux is not installed")
+    sock = f"sungka-e2e-{os.getpid()}"
+
+    def tm(*args):
+        return subprocess.run([tmux, "-L", sock, *args], check=True, capture_output=True,
+                              text=True, timeout=10).stdout
+
+    def screen_has(pattern, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = tm("capture-pane", "-p", "-t", "t")
+            if re.search(pattern, screen, re.M):
+                return screen
+            time.sleep(0.1)
+        raise Failure(f"the terminal never showed /{pattern}/:\n{screen}")
+
+    with Env(bindir) as env:
+        board = env.board()
+        player = os.path.join(bindir, "sungka-player")
+        try:
+            tm("new-session", "-d", "-s", "t", "-x", "120", "-y", "40",
+               f"{player} --server {board.address} --name alice --new sungka; sleep 30")
+            screen_has(r"You are alice, seat 0")
+            screen_has(r"^\s+0\s+1\s+2\s+3\s+4\s+5\s+-> alice \(you\)")
+            bob = env.player("bob", "--server", board.address, "--game", "1")
+            bob.expect(r"^You are bob")
+            screen_has(r"Your turn: choose a cup 0\.\.5")
+            tm("send-keys", "-t", "t", "1", "Enter")
+            bob.expect(r"^alice played cup 1\.")
+            screen_has(r"alice played cup 1")
+            tm("send-keys", "-t", "t", "chat hi bob", "Enter")
+            bob.expect(r"^\[chat\] alice: hi bob")
+            tm("send-keys", "-t", "t", "quit", "Enter")
+            bob.expect(r"^alice left\.")
+            screen_has(r"You left game 1")
+            bob.send("quit")
+            bob.wait_exit()
+        finally:
+            subprocess.run([tmux, "-L", sock, "kill-server"], capture_output=True, timeout=10)
+
+
+TESTS = {f.__name__: f for f in (two_players, late_observer, three_players, refusals,
+                                  sigkill_noticed, frozen_agent, bad_input, vanishing_client,
+                                  clean_shutdown, private_service, terminal)}
+
+if __name__ == "__main__":
+    sys.exit(main(TESTS))

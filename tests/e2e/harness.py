@@ -1,0 +1,230 @@
+"""harness.py — start and drive real Sungka processes for end-to-end tests.
+
+Everything runs on loopback with ports the system picks. Every process a test
+starts is registered and stopped when the test ends, passed or failed. Reads
+are bounded in time, so a bug gives a failure with the output so far, never a
+hang.
+"""
+import os
+import queue
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+DEFAULT_WAIT = 30.0
+
+
+class Failure(Exception):
+    pass
+
+
+class Proc:
+    """A child process whose stdout lines are collected by a thread."""
+
+    def __init__(self, name, argv, stdin=True):
+        self.name = name
+        self.argv = argv
+        self.p = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self.lines = []            # every stdout line so far
+        self.cursor = 0            # next line expect() looks at
+        self.err_lines = []
+        self.cond = threading.Condition()
+        self.closed = False
+        threading.Thread(target=self._pump, args=(self.p.stdout, self.lines, True),
+                         daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.p.stderr, self.err_lines, False),
+                         daemon=True).start()
+
+    def _pump(self, stream, into, is_stdout):
+        for line in stream:
+            with self.cond:
+                into.append(line.rstrip("\n"))
+                self.cond.notify_all()
+        if is_stdout:
+            with self.cond:
+                self.closed = True
+                self.cond.notify_all()
+
+    def send(self, line):
+        try:
+            self.p.stdin.write(line + "\n")
+            self.p.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise Failure(f"{self.name}: cannot write '{line}': it has exited\n" + self.dump())
+
+    def close_stdin(self):
+        try:
+            self.p.stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass
+
+    def next_line(self, timeout):
+        """The next unread stdout line, or None on timeout / end of output."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while self.cursor >= len(self.lines):
+                left = deadline - time.monotonic()
+                if self.closed or left <= 0:
+                    return None
+                self.cond.wait(left)
+            line = self.lines[self.cursor]
+            self.cursor += 1
+            return line
+
+    def expect(self, pattern, timeout=DEFAULT_WAIT):
+        """Skip lines until one matches `pattern` (a regex); return the match."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            line = self.next_line(max(left, 0))
+            if line is None:
+                raise Failure(f"{self.name}: no line matching /{pattern}/ within {timeout}s\n"
+                              + self.dump())
+            m = rx.search(line)
+            if m:
+                return m
+
+    def expect_stderr(self, pattern, timeout=DEFAULT_WAIT, count=1):
+        """Wait until `count` stderr lines (the service's log) match `pattern`."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while sum(1 for l in self.err_lines if rx.search(l)) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Failure(f"{self.name}: {count} stderr line(s) matching /{pattern}/ "
+                                  f"not seen within {timeout}s\n" + self.dump())
+                self.cond.wait(min(left, 0.2))
+
+    def wait_exit(self, timeout=DEFAULT_WAIT):
+        try:
+            return self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{self.name}: did not exit within {timeout}s\n" + self.dump())
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(5)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+
+    def dump(self):
+        with self.cond:
+            out = "\n".join(f"  | {l}" for l in self.lines[-60:])
+            err = "\n".join(f"  ! {l}" for l in self.err_lines[-20:])
+        return f"--- {self.name} stdout (last lines):\n{out}\n--- {self.name} stderr:\n{err}"
+
+
+class Env:
+    """One test's processes; use as a context manager."""
+
+    def __init__(self, bindir):
+        self.bindir = bindir
+        self.procs = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.stop()
+        return False
+
+    def board(self, *extra):
+        argv = [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0", *extra]
+        b = Proc("board", argv, stdin=False)
+        self.procs.append(b)
+        m = b.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
+        b.port = int(m.group(1))
+        b.address = f"127.0.0.1:{b.port}"
+        return b
+
+    def player(self, name, *args):
+        argv = [os.path.join(self.bindir, "sungka-player"), "--name", name, *args]
+        p = Proc(name, argv)
+        self.procs.append(p)
+        return p
+
+    def dump_all(self):
+        return "\n".join(p.dump() for p in self.procs)
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+class Autoplayer:
+    """Plays for several agents: whenever one says it is its turn, try cups in
+    a random order until one is accepted. Records what each agent printed."""
+
+    def __init__(self, env, agents, cups, seed=1):
+        self.env = env
+        self.agents = agents
+        self.cups = cups
+        self.rng = random.Random(seed)
+
+    def play_to_end(self, timeout=120.0):
+        pending = {a.name: [] for a in self.agents}   # cups left to try this turn
+        over = set()
+        deadline = time.monotonic() + timeout
+        while len(over) < len(self.agents):
+            if time.monotonic() > deadline:
+                raise Failure("the game did not end in time\n" + self.env.dump_all())
+            progressed = False
+            for a in self.agents:
+                if a.name in over:
+                    continue
+                line = a.next_line(0.01)
+                if line is None:
+                    if a.closed:
+                        raise Failure(f"{a.name} exited during the game\n" + a.dump())
+                    continue
+                progressed = True
+                if line.startswith("Your turn"):
+                    pending[a.name] = self.rng.sample(range(self.cups), self.cups)
+                    a.send(str(pending[a.name].pop()))
+                elif line.startswith("Refused:"):
+                    check("empty" in line,
+                          f"{a.name}: unexpected refusal: {line}\n" + a.dump())
+                    check(pending[a.name], f"{a.name}: no cup accepted\n" + a.dump())
+                    a.send(str(pending[a.name].pop()))
+                elif line.startswith("Game over:"):
+                    over.add(a.name)
+            if not progressed:
+                time.sleep(0.005)
+
+    @staticmethod
+    def lines_after(agent, prefix):
+        return [l for l in agent.lines if l.startswith(prefix)]
+
+
+def main(tests):
+    """Run the test named on the command line: e2e.py BINDIR TEST."""
+    if len(sys.argv) != 3 or sys.argv[2] not in tests:
+        print(f"usage: {sys.argv[0]} BINDIR {{{'|'.join(tests)}}}", file=sys.stderr)
+        return 2
+    bindir, name = sys.argv[1], sys.argv[2]
+    started = time.monotonic()
+    try:
+        tests[name](bindir)
+    except Failure as f:
+        print(f"FAIL {name}: {f}")
+        return 1
+    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
+    return 0

@@ -1,0 +1,84 @@
+"""wire.py — a second, independent client: stock Python gRPC (Debian's
+python3-grpcio) with a tiny hand-written protobuf encoder, so tests can send
+exactly the bytes they want, malformed ones included."""
+import grpc
+
+
+def _varint(n):
+    out = bytearray()
+    n &= (1 << 64) - 1
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def message(*fields):
+    """Encode (field_number, value) pairs: int -> varint, str/bytes -> length-delimited."""
+    out = bytearray()
+    for num, value in fields:
+        if isinstance(value, bool) or isinstance(value, int):
+            out += _varint(num << 3) + _varint(int(value))
+        else:
+            data = value.encode() if isinstance(value, str) else value
+            out += _varint(num << 3 | 2) + _varint(len(data)) + data
+    return bytes(out)
+
+
+def _read_varint(buf, i):
+    shift = n = 0
+    while True:
+        b = buf[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, i
+
+
+def fields(buf):
+    """Decode a message into a list of (field_number, value)."""
+    i, out = 0, []
+    while i < len(buf):
+        key, i = _read_varint(buf, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = _read_varint(buf, i)
+        elif wt == 2:
+            ln, i = _read_varint(buf, i)
+            v, i = bytes(buf[i:i + ln]), i + ln
+        else:
+            raise ValueError(f"wire type {wt} not handled")
+        out.append((num, v))
+    return out
+
+
+def first_message(buf, num):
+    return next(v for n, v in fields(buf) if n == num)
+
+
+def first_string(buf, num):
+    return first_message(buf, num).decode()
+
+
+class Client:
+    def __init__(self, address):
+        self.channel = grpc.insecure_channel(address)
+
+    def raw(self, method, payload, token=None, timeout=10):
+        """Call a unary method with raw bytes; returns (code name, reply bytes or text)."""
+        call = self.channel.unary_unary(method, request_serializer=None,
+                                        response_deserializer=None)
+        md = [("authorization", f"Bearer {token}")] if token else None
+        try:
+            reply = call(payload, timeout=timeout, metadata=md)
+            return "OK", reply
+        except grpc.RpcError as e:
+            return e.code().name, e.details() or ""
+
+    def close(self):
+        self.channel.close()

@@ -295,5 +295,7 @@ int game_load(game_state *st, const int *cells, int n_cells, int to_move, bool o
         st->cells[i] = (int16_t)cells[i];
     st->to_move = (int8_t)to_move;
     st->over = over;
+    if (st->kind->loaded)
+        st->kind->loaded(st);
     return GAME_OK;
 }

@@ -31,6 +31,7 @@ extern "C" {
 #define GAME_MAX_MOVES   4096
 #define GAME_ERR_LEN     160      /* enough for any error sentence */
 #define GAME_RELAY_LIMIT 100000   /* RULES.md: stones sown in one turn */
+#define GAME_PRIV_WORDS  16       /* kind-private words in a state (reversi 16x16: 2 x 256 bits) */
 
 /* Errors: 0 is success, negatives say what was wrong. */
 typedef enum game_error {
@@ -77,6 +78,9 @@ typedef struct game_state {
     uint16_t cups;            /* mancala: cups per seat */
     uint16_t size, dims;      /* grid: side and dimensions */
     uint16_t n_cells;
+    /* A kind's own fast representation (bitboards, counters), kept in step
+     * with cells[] by the kind; meaningless to everyone else. */
+    uint64_t priv[GAME_PRIV_WORDS];
     int16_t cells[GAME_MAX_CELLS];
 } game_state;
 
@@ -123,6 +127,8 @@ struct game_kind {
     int (*legal_moves)(const game_state *st, int *moves, int max);
     /* Per-seat scores into scores[0..seats-1]. */
     void (*scores)(const game_state *st, int *scores);
+    /* Optional (may be NULL): rebuild priv[] from cells[] after game_load. */
+    void (*loaded)(game_state *st);
 };
 
 /* --- the registry of kinds --- */

@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="gcc make cmake pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler \
-libcmocka-dev libsqlite3-dev python3 python3-grpcio tmux"
+libcmocka-dev libsqlite3-dev python3 python3-grpcio tmux valgrind"
 
 install_missing() {
     missing=""

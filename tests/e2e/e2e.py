@@ -149,6 +149,89 @@ def refusals(bindir):
             p.wait_exit()
 
 
+def _raw_game(client, n_players=2):
+    """Create a sungka game and seat alice and bob; returns (id, [tokens])."""
+    code, reply = client.raw("/sungka.v1.Register/CreateGame", wire.message((1, "sungka")))
+    check(code == "OK", f"CreateGame: {code} {reply}")
+    game_id = wire.first_string(wire.first_message(reply, 1), 1)
+    tokens = []
+    for name in ("alice", "bob")[:n_players]:
+        code, ref = client.raw("/sungka.v1.Register/JoinGame",
+                               wire.message((1, game_id), (2, name)))
+        check(code == "OK", f"JoinGame {name}: {code} {ref}")
+        tokens.append(wire.get(ref, 3).decode())
+    return game_id, tokens
+
+
+def _event_kind(ev):
+    """The oneof body field number of an Event (10 snapshot .. 20 notice)."""
+    return next(n for n, _ in wire.fields(ev) if n >= 10)
+
+
+def resubscribe(bindir):
+    """Every event has a sequence number; subscribing after N replays exactly
+    the events after N, in order, then continues live; GetBoard is rotated so
+    the caller's row comes first."""
+    with Env(bindir) as env:
+        board = env.board()
+        client = wire.Client(board.address)
+        try:
+            game_id, (alice, bob) = _raw_game(client)
+            for token, cup in ((alice, 1), (bob, 2)):   # two plain moves
+                code, reply = client.raw("/sungka.v1.Board/Move", wire.message((1, cup)),
+                                         token=token)
+                check(code == "OK", f"Move: {code} {reply}")
+            # A fresh subscription: a snapshot that says where the log stands.
+            first = client.stream("/sungka.v1.Board/Subscribe", b"", token=bob)
+            snap = next(first)
+            check(_event_kind(snap) == 10, "the first event must be a snapshot")
+            last = wire.get(wire.get(snap, 10), 5)
+            check(last >= 6, f"snapshot last_seq {last} is too small")
+            # Replay from 2 (a new subscription replaces the first one; closing
+            # the only one would make bob a departed player): events 3..last,
+            # numbered, in order.
+            replay = client.stream("/sungka.v1.Board/Subscribe", wire.message((1, 2)),
+                                   token=bob)
+            seqs = []
+            for ev in replay:
+                seqs.append(wire.get(ev, 1))
+                if seqs[-1] == last:
+                    break
+            check(seqs == list(range(3, last + 1)), f"replayed {seqs}, wanted 3..{last}")
+            # ...and it goes on live: alice's next move arrives as event last+1.
+            code, reply = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)), token=alice)
+            check(code == "OK", f"Move: {code} {reply}")
+            ev = next(replay)
+            while wire.get(ev, 1, 0) == 0:      # skip pings (seq 0)
+                ev = next(replay)
+            check(wire.get(ev, 1) == last + 1 and _event_kind(ev) == 16,
+                  f"expected MoveMade #{last + 1}, got {wire.fields(ev)}")
+            try:
+                for _ in first:
+                    pass
+                check(False, "the replaced subscription must end")
+            except Exception as e:     # grpc.RpcError
+                check(e.code().name == "ABORTED", f"replaced stream ended with {e}")
+            bad = client.stream("/sungka.v1.Board/Subscribe", wire.message((1, 999)), token=bob)
+            try:
+                next(bad)
+                check(False, "subscribing past the end of the log must fail")
+            except Exception as e:
+                check(e.code().name == "OUT_OF_RANGE", f"past the end gave {e}")
+            # GetBoard: alice sees her row first, bob his.
+            code, a = client.raw("/sungka.v1.Board/GetBoard", b"", token=alice)
+            code2, b = client.raw("/sungka.v1.Board/GetBoard", b"", token=bob)
+            check(code == code2 == "OK", f"GetBoard: {code} {code2}")
+            cells_a = wire.repeated(wire.get(a, 1), 1)
+            cells_b = wire.repeated(wire.get(b, 1), 1)
+            check(len(cells_a) == 14 and cells_b == cells_a[7:] + cells_a[:7],
+                  f"boards not rotated: {cells_a} / {cells_b}")
+            check(wire.get(b, 2, 0) == 1, "bob's board must say it is rotated to seat 1")
+            replay.cancel()
+        finally:
+            client.close()
+
+
 def sigkill_noticed(bindir):
     """Killing an agent with SIGKILL is noticed by the others within the ping
     timeout, and a running game ends with no winner."""
@@ -352,7 +435,7 @@ def terminal(bindir):
 
 TESTS = {f.__name__: f for f in (two_players, late_observer, three_players, refusals,
                                   sigkill_noticed, frozen_agent, bad_input, vanishing_client,
-                                  clean_shutdown, private_service, terminal)}
+                                  clean_shutdown, private_service, terminal, resubscribe)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

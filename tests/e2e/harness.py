@@ -16,6 +16,10 @@ import threading
 import time
 
 DEFAULT_WAIT = 30.0
+SANITIZER = re.compile(r"ERROR: (Address|Leak)Sanitizer|runtime error:|"
+                       r"are definitely lost|Invalid (read|write)|uninitialised")
+# SUNGKA_E2E_WRAPPER="valgrind --leak-check=full ..." runs every process under it.
+WRAPPER = os.environ.get("SUNGKA_E2E_WRAPPER", "").split()
 
 
 class Failure(Exception):
@@ -118,10 +122,12 @@ class Proc:
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGTERM)
             try:
-                self.p.wait(5)
+                self.p.wait(10)
             except subprocess.TimeoutExpired:
                 self.p.kill()
                 self.p.wait()
+        with self.cond:                      # let the readers drain the pipes
+            self.cond.wait_for(lambda: self.closed, timeout=5)
 
     def dump(self):
         with self.cond:
@@ -140,13 +146,19 @@ class Env:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         for p in self.procs:
             p.stop()
+        # Sanitizer builds report on stderr: any report fails the test.
+        bad = [p for p in self.procs
+               if any(SANITIZER.search(l) for l in p.err_lines)]
+        if bad and exc_type is None:
+            raise Failure("sanitizer report:\n" + "\n".join(p.dump() for p in bad))
         return False
 
     def board(self, *extra):
-        argv = [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0", *extra]
+        argv = WRAPPER + [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
+                          *extra]
         b = Proc("board", argv, stdin=False)
         self.procs.append(b)
         m = b.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
@@ -155,7 +167,7 @@ class Env:
         return b
 
     def player(self, name, *args):
-        argv = [os.path.join(self.bindir, "sungka-player"), "--name", name, *args]
+        argv = WRAPPER + [os.path.join(self.bindir, "sungka-player"), "--name", name, *args]
         p = Proc(name, argv)
         self.procs.append(p)
         return p

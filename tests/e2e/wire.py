@@ -57,6 +57,28 @@ def fields(buf):
     return out
 
 
+def get(buf, num, default=None):
+    """The last value of field `num` (proto3: the last one wins), or default."""
+    found = [v for n, v in fields(buf) if n == num]
+    return found[-1] if found else default
+
+
+def repeated(buf, num):
+    """Every value of field `num`; packed varints are unpacked."""
+    out = []
+    for n, v in fields(buf):
+        if n != num:
+            continue
+        if isinstance(v, bytes):
+            i = 0
+            while i < len(v):
+                x, i = _read_varint(v, i)
+                out.append(x)
+        else:
+            out.append(v)
+    return out
+
+
 def first_message(buf, num):
     return next(v for n, v in fields(buf) if n == num)
 
@@ -79,6 +101,14 @@ class Client:
             return "OK", reply
         except grpc.RpcError as e:
             return e.code().name, e.details() or ""
+
+    def stream(self, method, payload, token=None, timeout=10):
+        """Open a server stream; returns an iterator of raw reply messages
+        (call .cancel() on it to stop)."""
+        call = self.channel.unary_stream(method, request_serializer=None,
+                                         response_deserializer=None)
+        md = [("authorization", f"Bearer {token}")] if token else None
+        return call(payload, timeout=timeout, metadata=md)
 
     def close(self):
         self.channel.close()

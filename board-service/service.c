@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "board_internal.h"
@@ -177,6 +178,14 @@ static void create_game(board_service *svc, rpc_call *call,
             rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
             return;
         }
+    }
+    /* RULES.md: where a kind lets the service choose the first player
+     * ("first=-1", congklak), the choice is random. */
+    if (game_option(kind, &opts, "first", 0) == -1) {
+        unsigned char coin = 0;
+        if (getrandom(&coin, 1, 0) != 1)
+            coin = (unsigned char)board_now_ms();
+        game_options_set(kind, &opts, "first", coin & 1, err, sizeof err);
     }
     if (strlen(req->title) > BOARD_TITLE_MAX) {
         snprintf(err, sizeof err, "a title must be at most %d bytes", BOARD_TITLE_MAX);

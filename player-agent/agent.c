@@ -4,6 +4,7 @@
  * the view as agent_msg values through a message queue. The model the view
  * draws from is updated on the view thread, as each message is taken.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,25 @@ struct agent {
     char game_id[32];
     int seat;
     agent_model model;
+    /* Each subscription has a generation; messages of an older one are
+     * dropped, so a resubscription (after a mismatch) starts clean. */
+    pthread_mutex_t gen_lock;
+    unsigned stream_gen;
 };
+
+/* What a stream's callbacks get as `user`: freed when the stream ends. */
+typedef struct stream_ctx {
+    agent *ag;
+    unsigned gen;
+} stream_ctx;
+
+static unsigned current_gen(agent *ag)
+{
+    pthread_mutex_lock(&ag->gen_lock);
+    unsigned gen = ag->stream_gen;
+    pthread_mutex_unlock(&ag->gen_lock);
+    return gen;
+}
 
 enum { REG_LIST, REG_CREATE, REG_JOIN };
 enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE };
@@ -65,6 +84,13 @@ static void push(agent *ag, agent_msg *m)
 {
     if (m && msgq_push(ag->queue, m) != 0)
         agent_msg_free(m);
+}
+
+static void push_gen(agent *ag, agent_msg *m, unsigned gen)
+{
+    if (m)
+        m->stream_gen = gen;
+    push(ag, m);
 }
 
 static void push_text(agent *ag, agent_msg_kind kind, const char *text)
@@ -249,7 +275,8 @@ static void ping_answered(const rpc_status *st, ProtobufCMessage *reply, void *u
 
 static void on_event(ProtobufCMessage *msg, void *user)
 {
-    agent *ag = user;
+    stream_ctx *ctx = user;
+    agent *ag = ctx->ag;
     Sungka__V1__Event *ev = (Sungka__V1__Event *)msg;
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_PING) {
         /* Answer at once, here: a busy view must not look like a lost player. */
@@ -261,19 +288,46 @@ static void on_event(ProtobufCMessage *msg, void *user)
         agent_msg *m = msg_new(AGENT_MSG_PINGS);
         if (m)
             copy_people(m, ev->ping->participants, ev->ping->n_participants);
-        push(ag, m);
+        push_gen(ag, m, ctx->gen);
     } else {
-        push(ag, event_msg(ev));
+        push_gen(ag, event_msg(ev), ctx->gen);
     }
     protobuf_c_message_free_unpacked(msg, NULL);
 }
 
 static void on_stream_end(const rpc_status *st, void *user)
 {
-    agent *ag = user;
-    char text[AGENT_TEXT_BYTES];
-    snprintf(text, sizeof text, "%s: %s", rpc_code_name(st->code), st->message);
-    push_text(ag, AGENT_MSG_DISCONNECTED, text);
+    stream_ctx *ctx = user;
+    agent *ag = ctx->ag;
+    if (ctx->gen == current_gen(ag)) {   /* a replaced stream's end is expected */
+        agent_msg *m = msg_new(AGENT_MSG_DISCONNECTED);
+        if (m)
+            snprintf(m->text, sizeof m->text, "%s: %s", rpc_code_name(st->code), st->message);
+        push_gen(ag, m, ctx->gen);
+    }
+    free(ctx);
+}
+
+/* Open a new subscription (after_seq 0: a fresh snapshot), replacing any
+ * earlier one; its messages are the only ones kept from now on. */
+static int subscribe(agent *ag)
+{
+    stream_ctx *ctx = malloc(sizeof *ctx);
+    if (!ctx)
+        return -1;
+    pthread_mutex_lock(&ag->gen_lock);
+    ctx->ag = ag;
+    ctx->gen = ++ag->stream_gen;
+    pthread_mutex_unlock(&ag->gen_lock);
+    Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+    rpc_method m = board_method(BRD_SUBSCRIBE);
+    rpc_stream *stream;
+    if (rpc_client_stream(ag->client, &m, &sub.base, ag->token, on_event, on_stream_end, ctx,
+                          &stream) != 0) {
+        free(ctx);
+        return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ start */
@@ -362,6 +416,7 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         ag->cfg.call_timeout_ms = 5000;
     ag->model.my_seat = -1;
     ag->model.status = AGENT_GAME_WAITING;
+    pthread_mutex_init(&ag->gen_lock, NULL);
     if (!(ag->queue = msgq_create())) {
         snprintf(err, errlen, "cannot create the message queue");
         goto fail_agent;
@@ -381,12 +436,9 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     }
     if (join_game(ag, err, errlen) != 0)
         goto fail_client;
+    ag->model.my_seat = ag->seat;      /* known before the snapshot arrives */
 
-    Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
-    rpc_method m = board_method(BRD_SUBSCRIBE);
-    rpc_stream *stream;
-    if (rpc_client_stream(ag->client, &m, &sub.base, ag->token, on_event, on_stream_end, ag,
-                          &stream) != 0) {
+    if (subscribe(ag) != 0) {
         snprintf(err, errlen, "cannot subscribe to game %s", ag->game_id);
         goto fail_client;
     }
@@ -398,6 +450,7 @@ fail_client:
 fail_queue:
     msgq_destroy(ag->queue, free_item);
 fail_agent:
+    pthread_mutex_destroy(&ag->gen_lock);
     free(ag);
     return -1;
 }
@@ -555,9 +608,22 @@ static void apply(agent_model *md, agent_msg *m)
 
 agent_msg *agent_next(agent *ag)
 {
-    agent_msg *m = msgq_pop(ag->queue);
-    if (m)
-        apply(&ag->model, m);
+    agent_msg *m;
+    while ((m = msgq_pop(ag->queue)) != NULL) {
+        if (m->stream_gen == 0 || m->stream_gen == current_gen(ag))
+            break;
+        agent_msg_free(m);      /* from a subscription since replaced */
+    }
+    if (!m)
+        return NULL;
+    apply(&ag->model, m);
+    if (m->mismatch) {
+        /* Our replay disagrees with the service: trust neither the model
+         * nor the rest of this stream; start over from a fresh snapshot. */
+        if (subscribe(ag) == 0)
+            snprintf(m->text + strlen(m->text), sizeof m->text - strlen(m->text),
+                     "; resynchronising from a fresh snapshot");
+    }
     return m;
 }
 
@@ -578,6 +644,38 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
         protobuf_c_message_free_unpacked(reply, NULL);
     if (st->code != RPC_OK)
         push_text(ag, AGENT_MSG_REFUSED, st->message[0] ? st->message : rpc_code_name(st->code));
+}
+
+int agent_check_move(const agent *ag, int move, char *why, size_t len)
+{
+    const agent_model *md = &ag->model;
+    char buf[40];
+    if (md->my_seat < 0) {
+        snprintf(why, len, "observers cannot move");
+        return -1;
+    }
+    if (md->status == AGENT_GAME_WAITING) {
+        snprintf(why, len, "the game has not started");
+        return -1;
+    }
+    if (md->status != AGENT_GAME_RUNNING || !md->have_state) {
+        snprintf(why, len, "the game is over");
+        return -1;
+    }
+    int to_move = game_to_move(&md->state);
+    if (to_move != md->my_seat) {
+        snprintf(why, len, "it is %s's turn", agent_seat_name(md, to_move, buf, sizeof buf));
+        return -1;
+    }
+    return game_check(&md->state, md->my_seat, move, why, len) == GAME_OK ? 0 : -1;
+}
+
+int agent_legal_moves(const agent *ag, int *moves, int max)
+{
+    const agent_model *md = &ag->model;
+    if (!md->have_state || md->status != AGENT_GAME_RUNNING)
+        return 0;
+    return game_legal_moves(&md->state, moves, max);
 }
 
 int agent_move(agent *ag, int move)
@@ -619,6 +717,7 @@ void agent_destroy(agent *ag)
      * onto the queue after this. */
     rpc_client_destroy(ag->client);
     msgq_destroy(ag->queue, free_item);
+    pthread_mutex_destroy(&ag->gen_lock);
     free(ag);
 }
 

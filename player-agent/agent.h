@@ -81,7 +81,8 @@ typedef enum agent_msg_kind {
     AGENT_MSG_DEPARTED,        /* name, seat, text = reason */
     AGENT_MSG_STARTED,         /* seat = first */
     AGENT_MSG_TURN,            /* seat = to move; passed[] */
-    AGENT_MSG_MOVED,           /* seat, move, steps[], passed[], extra_turn */
+    AGENT_MSG_MOVED,           /* seat, move, steps[], passed[], extra_turn; on a
+                                * mismatch the agent resubscribes by itself */
     AGENT_MSG_CHAT,            /* name, seat, text */
     AGENT_MSG_GAME_OVER,       /* text = reason; model has winners and scores */
     AGENT_MSG_NOTICE,          /* text */
@@ -124,6 +125,7 @@ typedef struct agent_msg {
     agent_status status;
     char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
     int my_seat;
+    unsigned stream_gen;       /* private: which subscription it came from */
 } agent_msg;
 
 /* Process-wide setup and teardown of the RPC layer: once, on the main
@@ -147,6 +149,13 @@ const agent_model *agent_model_get(const agent *ag);
 
 /* The id of the game joined (known as soon as agent_start returns). */
 const char *agent_game_id(const agent *ag);
+
+/* Would the service accept this move from us now? 0, or -1 with the reason
+ * (the same rules engine the service runs; seed 004's client-side check). */
+int agent_check_move(const agent *ag, int move, char *why, size_t len);
+
+/* The legal moves of the seat to move (for hints); 0 when none or not running. */
+int agent_legal_moves(const agent *ag, int *moves, int max);
 
 /* Commands; they return at once. A refusal comes back as AGENT_MSG_REFUSED.
  * -1 only when the command could not even be sent. */

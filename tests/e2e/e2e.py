@@ -44,7 +44,7 @@ def two_players(bindir):
         bob = env.player("bob", "--server", board.address, "--game", game)
         bob.expect(r"^You are bob, seat 1\.")
         alice.expect(r"^bob joined, seat 1\.")
-        Autoplayer(env, [alice, bob], cups=6, seed=7).play_to_end()
+        Autoplayer(env, [alice, bob], seed=7).play_to_end()
         carol.expect(r"^Game over:")
         a, b, c = final_report(alice), final_report(bob), final_report(carol)
         check(a == b == c, f"final reports differ:\n{a}\n{b}\n{c}")
@@ -100,7 +100,7 @@ def three_players(bindir):
         p1.expect(r"^You are ben, seat 1\.")
         p2 = env.player("cat", "--server", board.address, "--game", game)
         p2.expect(r"^You are cat, seat 2\.")
-        Autoplayer(env, [p0, p1, p2], cups=4, seed=3).play_to_end()
+        Autoplayer(env, [p0, p1, p2], seed=3).play_to_end()
         r = [final_report(p) for p in (p0, p1, p2)]
         check(r[0] == r[1] == r[2], f"final reports differ: {r}")
         scores = [int(x) for x in re.findall(r"\d+", r[0][0])]
@@ -111,18 +111,19 @@ def three_players(bindir):
 
 
 def refusals(bindir):
-    """An observer's move and an out-of-turn move are refused clearly; so are
-    an out-of-range cup and an empty one; chat reaches everyone."""
+    """The agent refuses moves it knows are illegal, saying why, without
+    sending them; chat reaches everyone; unknown commands are explained."""
     with Env(bindir) as env:
         board = env.board()
         alice = env.player("alice", "--server", board.address, "--new", "sungka")
         game = alice.expect(r"Created game (\d+)").group(1)
+        alice.expect(r"^You are alice, seat 0\.")
         alice.send("2")
-        alice.expect(r"^Refused: the game has not started \(waiting for 1 more player\)")
+        alice.expect(r"^Refused: the game has not started \(checked here, not sent\)")
         bob = env.player("bob", "--server", board.address, "--game", game)
         obs = env.player("olga", "--server", board.address, "--game", game, "--observe")
         obs.expect(r"^You are observing\.")
-        alice.expect(r"^Your turn")
+        alice.expect(r"^Your turn: choose a cup 0\.\.5\. Legal: 0 1 2 3 4 5$")
         obs.send("1")
         obs.expect(r"^Refused: observers cannot move")
         bob.expect(r"^Waiting for alice to move\.")
@@ -147,6 +148,68 @@ def refusals(bindir):
         for p in (alice, bob, obs):
             p.send("quit")
             p.wait_exit()
+
+
+def service_refusals(bindir):
+    """The service itself refuses what the agent would not send: an
+    observer's move, an out-of-turn move, an out-of-range or empty cup, a move
+    before the start, too much chat — each with its status code and sentence."""
+    with Env(bindir) as env:
+        board = env.board()
+        client = wire.Client(board.address)
+        try:
+            code, reply = client.raw("/sungka.v1.Register/CreateGame",
+                                     wire.message((1, "sungka"),
+                                                  (2, wire.message((1, "stones"), (2, 1)))))
+            game_id = wire.first_string(wire.first_message(reply, 1), 1)
+
+            def join(name, observe=False):
+                code, ref = client.raw("/sungka.v1.Register/JoinGame",
+                                       wire.message((1, game_id), (2, name), (3, observe)))
+                check(code == "OK", f"JoinGame {name}: {code} {ref}")
+                return wire.get(ref, 3).decode()
+
+            def move(token, cup):
+                return client.raw("/sungka.v1.Board/Move", wire.message((1, cup)), token=token)
+
+            alice = join("alice")
+            code, text = move(alice, 0)
+            check(code == "FAILED_PRECONDITION" and "not started" in text, f"{code}: {text}")
+            code, text = client.raw("/sungka.v1.Register/JoinGame",
+                                    wire.message((1, game_id), (2, " alice ")))
+            check(code == "ALREADY_EXISTS", f"a taken name gave {code}: {text}")
+            bob = join("bob")
+            olga = join("olga", observe=True)
+            code, text = client.raw("/sungka.v1.Register/JoinGame",
+                                    wire.message((1, game_id), (2, "zed")))
+            check(code == "FAILED_PRECONDITION" and "started" in text, f"{code}: {text}")
+            code, text = move(olga, 0)
+            check(code == "PERMISSION_DENIED" and text == "observers cannot move", f"{code}: {text}")
+            code, text = move(bob, 0)
+            check(code == "FAILED_PRECONDITION" and text == "it is alice's turn", f"{code}: {text}")
+            code, text = move(alice, 9)
+            check(code == "INVALID_ARGUMENT" and text == "cup 9 is out of range 0..5",
+                  f"{code}: {text}")
+            code, text = move(alice, -1)
+            check(code == "INVALID_ARGUMENT", f"cup -1 gave {code}: {text}")
+            code, text = move(alice, 5)   # one stone: cup 5 -> home, move again
+            check(code == "OK", f"{code}: {text}")
+            code, text = move(alice, 5)
+            check(code == "FAILED_PRECONDITION" and text == "cup 5 is empty", f"{code}: {text}")
+            for i in range(5):
+                code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, f"hi {i}")),
+                                        token=bob)
+                check(code == "OK", f"chat {i}: {code} {text}")
+            code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, "spam")), token=bob)
+            check(code == "RESOURCE_EXHAUSTED", f"chat flood gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, "x" * 501)),
+                                    token=alice)
+            check(code == "INVALID_ARGUMENT", f"a long chat gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, "")), token=alice)
+            check(code == "INVALID_ARGUMENT", f"an empty chat gave {code}: {text}")
+        finally:
+            client.close()
+        check(board.p.poll() is None, "the board service died\n" + board.dump())
 
 
 def _raw_game(client, n_players=2):
@@ -230,6 +293,66 @@ def resubscribe(bindir):
             replay.cancel()
         finally:
             client.close()
+
+
+def rogue_service(bindir):
+    """Seed 000's "error checking for rogue servers": a fake service (stock
+    Python gRPC) reports a move with a board our rules disagree with; the
+    agent warns and resubscribes for a fresh snapshot."""
+    from concurrent import futures
+    import threading
+    import grpc
+
+    subscriptions = []
+    stop = threading.Event()
+    cells = ([7] * 6 + [0]) * 2
+    seats = [wire.message((1, s), (2, n)) for s, n in ((0, "alice"), (1, "bob"))]
+    summary = wire.message((1, "1"), (2, "sungka"), (4, "rogue"), (5, 2), *((6, x) for x in seats),
+                           (8, 6))
+
+    def snapshot(last_seq):
+        board = wire.message((1, wire.packed(cells)), (3, wire.packed([0, 0])))
+        snap = wire.message((1, summary), (2, board), (4, wire.message((1, "alice"))),
+                            (5, last_seq))
+        return wire.message((10, snap))
+
+    def subscribe(request, context):
+        subscriptions.append(request)
+        yield snapshot(1)
+        if len(subscriptions) == 1:
+            # alice's cup 0 really gives 0 8 8 8 8 8 | 1 | 8 ...; claim nothing moved.
+            wrong = wire.message((1, wire.packed(cells)), (2, 1))
+            yield wire.message((1, 2), (16, wire.message((1, 0), (2, 0), (5, wrong))))
+        while not stop.is_set() and context.is_active():
+            time.sleep(0.05)
+
+    def join(request, context):
+        return wire.message((1, "rogue"), (2, "1"), (3, "f" * 32), (4, 0), (5, summary))
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server.add_generic_rpc_handlers([
+        grpc.method_handlers_generic_handler("sungka.v1.Register", {
+            "JoinGame": grpc.unary_unary_rpc_method_handler(join)}),
+        grpc.method_handlers_generic_handler("sungka.v1.Board", {
+            "Subscribe": grpc.unary_stream_rpc_method_handler(subscribe),
+            "Leave": grpc.unary_unary_rpc_method_handler(lambda r, c: b""),
+            "Ping": grpc.unary_unary_rpc_method_handler(lambda r, c: b"")}),
+    ])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with Env(bindir) as env:
+            alice = env.player("alice", "--server", f"127.0.0.1:{port}", "--game", "1")
+            alice.expect(r"^You are alice, seat 0\.")
+            alice.expect(r"^WARNING: the service's board differs from ours at cell 0 "
+                         r"\(7, expected 0\); resynchronising from a fresh snapshot")
+            alice.expect(r"^Game 1: rogue")          # the fresh snapshot, drawn again
+            check(len(subscriptions) == 2, f"{len(subscriptions)} subscriptions, wanted 2")
+            alice.send("quit")
+            alice.wait_exit()
+    finally:
+        stop.set()
+        server.stop(0)
 
 
 def sigkill_noticed(bindir):
@@ -435,7 +558,8 @@ def terminal(bindir):
 
 TESTS = {f.__name__: f for f in (two_players, late_observer, three_players, refusals,
                                   sigkill_noticed, frozen_agent, bad_input, vanishing_client,
-                                  clean_shutdown, private_service, terminal, resubscribe)}
+                                  clean_shutdown, private_service, terminal, resubscribe,
+                                  service_refusals, rogue_service)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

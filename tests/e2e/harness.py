@@ -182,17 +182,15 @@ def check(cond, msg):
 
 
 class Autoplayer:
-    """Plays for several agents: whenever one says it is its turn, try cups in
-    a random order until one is accepted. Records what each agent printed."""
+    """Plays for several agents: whenever one says it is its turn, it types
+    one of the legal moves the view lists (chosen at random, seeded)."""
 
-    def __init__(self, env, agents, cups, seed=1):
+    def __init__(self, env, agents, seed=1):
         self.env = env
         self.agents = agents
-        self.cups = cups
         self.rng = random.Random(seed)
 
     def play_to_end(self, timeout=120.0):
-        pending = {a.name: [] for a in self.agents}   # cups left to try this turn
         over = set()
         deadline = time.monotonic() + timeout
         while len(over) < len(self.agents):
@@ -209,21 +207,15 @@ class Autoplayer:
                     continue
                 progressed = True
                 if line.startswith("Your turn"):
-                    pending[a.name] = self.rng.sample(range(self.cups), self.cups)
-                    a.send(str(pending[a.name].pop()))
+                    m = re.search(r"Legal: (.+)$", line)
+                    check(m, f"{a.name}: no legal moves listed: {line}")
+                    a.send(self.rng.choice(m.group(1).split()))
                 elif line.startswith("Refused:"):
-                    check("empty" in line,
-                          f"{a.name}: unexpected refusal: {line}\n" + a.dump())
-                    check(pending[a.name], f"{a.name}: no cup accepted\n" + a.dump())
-                    a.send(str(pending[a.name].pop()))
+                    raise Failure(f"{a.name}: a legal move was refused: {line}\n" + a.dump())
                 elif line.startswith("Game over:"):
                     over.add(a.name)
             if not progressed:
                 time.sleep(0.005)
-
-    @staticmethod
-    def lines_after(agent, prefix):
-        return [l for l in agent.lines if l.startswith(prefix)]
 
 
 def main(tests):

@@ -29,6 +29,11 @@ def message(*fields):
     return bytes(out)
 
 
+def packed(values):
+    """A packed repeated varint field's payload (pass it as a bytes value)."""
+    return b"".join(_varint(v) for v in values)
+
+
 def _read_varint(buf, i):
     shift = n = 0
     while True:

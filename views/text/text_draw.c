@@ -7,7 +7,10 @@
  * so sowing runs counter-clockwise on screen as on the board. With more seats
  * each row is a line, the viewer's row last (nearest the prompt).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "text_draw.h"
 
@@ -59,21 +62,91 @@ static void draw_rows(FILE *out, const agent_model *m, int me)
     }
 }
 
-static void draw_grid(FILE *out, const agent_model *m)
+/* Seat symbols on grid boards: seat 0 is X (black in reversi), seat 1 O. */
+static const char seat_symbol[] = "XO#@";
+
+static char cell_symbol(int value)
+{
+    return value > 0 && value <= (int)sizeof seat_symbol - 1 ? seat_symbol[value - 1] : '.';
+}
+
+static bool is_legal(const int *legal, int n, int cell)
+{
+    for (int i = 0; i < n; i++)
+        if (legal[i] == cell)
+            return true;
+    return false;
+}
+
+/* Reversi: letters for columns, numbers for rows, legal cells marked '*'. */
+static void draw_reversi(FILE *out, const agent_model *m, const int *legal, int n_legal)
 {
     const game_state *st = &m->state;
-    static const char symbols[] = ".XO#@*+";
-    int n = game_cell_count(st);
-    int side = st->size ? st->size : 1;
-    for (int i = 0; i < n; i++) {
-        int v = game_cell(st, i);
-        fprintf(out, " %c", v >= 0 && v < (int)sizeof symbols - 1 ? symbols[v] : '?');
-        if ((i + 1) % side == 0)
+    int size = st->size;
+    fprintf(out, "    ");
+    for (int x = 0; x < size; x++)
+        fprintf(out, " %c", 'a' + x);
+    fputc('\n', out);
+    for (int y = 0; y < size; y++) {
+        fprintf(out, "  %2d", y + 1);
+        for (int x = 0; x < size; x++) {
+            int cell = y * size + x;
+            int v = game_cell(st, cell);
+            fprintf(out, " %c", v ? cell_symbol(v) : is_legal(legal, n_legal, cell) ? '*' : '.');
+        }
+        fprintf(out, "  %2d\n", y + 1);
+    }
+    int scores[GAME_MAX_SEATS];
+    game_scores(st, scores);
+    char b0[40], b1[40];
+    fprintf(out, "  X %s (black) %d, O %s (white) %d; * marks a legal move\n",
+            agent_seat_name(m, 0, b0, sizeof b0), scores[0],
+            agent_seat_name(m, 1, b1, sizeof b1), scores[1]);
+}
+
+/* Tic-tac-toe in d dimensions as 2D slices: x across, y down; slices for z
+ * side by side; rows of slices for w. Empty cells show their number, which
+ * is what the player types. */
+static void draw_tictactoe(FILE *out, const agent_model *m)
+{
+    const game_state *st = &m->state;
+    int n = st->size, d = st->dims;
+    int width = 1;
+    for (int top = game_cell_count(st) - 1; top >= 10; top /= 10)
+        width++;
+    int zs = d >= 3 ? n : 1, ws = d >= 4 ? n : 1;
+    for (int w = 0; w < ws; w++) {
+        if (d >= 3) {
+            for (int z = 0; z < zs; z++) {
+                char label[32];
+                if (d == 4)
+                    snprintf(label, sizeof label, "z=%d w=%d", z, w);
+                else
+                    snprintf(label, sizeof label, "z=%d", z);
+                fprintf(out, "  %-*s", n * (width + 1), label);
+            }
             fputc('\n', out);
+        }
+        for (int y = 0; y < n; y++) {
+            for (int z = 0; z < zs; z++) {
+                fprintf(out, " ");
+                for (int x = 0; x < n; x++) {
+                    int cell = x + n * (y + n * (z + n * w));
+                    int v = game_cell(st, cell);
+                    if (v)
+                        fprintf(out, " %*c", width, cell_symbol(v));
+                    else
+                        fprintf(out, " %*d", width, cell);
+                }
+                fprintf(out, " ");
+            }
+            fputc('\n', out);
+        }
+        fputc('\n', out);
     }
 }
 
-void text_draw_board(FILE *out, const agent_model *m)
+void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_legal)
 {
     if (!m->have_state) {
         fprintf(out, "(no board yet)\n");
@@ -86,8 +159,64 @@ void text_draw_board(FILE *out, const agent_model *m)
         draw_two_seats(out, m, me);
     else if (st->layout == GAME_LAYOUT_MANCALA)
         draw_rows(out, m, me);
+    else if (strcmp(st->kind->name, "reversi") == 0)
+        draw_reversi(out, m, legal, n_legal);
     else
-        draw_grid(out, m);
+        draw_tictactoe(out, m);
+}
+
+void text_format_move(const agent_model *m, int move, char *buf, size_t len)
+{
+    const game_state *st = &m->state;
+    if (m->have_state && st->layout == GAME_LAYOUT_GRID && strcmp(st->kind->name, "reversi") == 0 &&
+        move >= 0 && move < game_cell_count(st))
+        snprintf(buf, len, "%c%d", 'a' + move % st->size, move / st->size + 1);
+    else
+        snprintf(buf, len, "%d", move);
+}
+
+int text_parse_move(const agent_model *m, const char *text, int *move)
+{
+    const game_state *st = &m->state;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end != text && *end == '\0' && v >= -1000000 && v <= 1000000) {
+        *move = (int)v;
+        return 0;
+    }
+    if (!m->have_state || st->layout != GAME_LAYOUT_GRID)
+        return -1;
+    if (strcmp(st->kind->name, "reversi") == 0) {
+        /* "d3": column letter, row number from 1 */
+        char col = text[0] | 0x20;
+        long row = strtol(text + 1, &end, 10);
+        if (col < 'a' || col >= 'a' + st->size || end == text + 1 || *end || row < 1 ||
+            row > st->size)
+            return -1;
+        *move = (int)((row - 1) * st->size + (col - 'a'));
+        return 0;
+    }
+    /* tic-tac-toe: "x,y[,z[,w]]" coordinates */
+    int coord[4], k = 0;
+    const char *p = text;
+    while (k < 4) {
+        long c = strtol(p, &end, 10);
+        if (end == p || c < 0 || c >= st->size)
+            return -1;
+        coord[k++] = (int)c;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+    if (k != st->dims)
+        return -1;
+    int cell = 0;
+    for (int i = k - 1; i >= 0; i--)
+        cell = cell * st->size + coord[i];
+    *move = cell;
+    return 0;
 }
 
 void text_draw_people(FILE *out, const agent_model *m)

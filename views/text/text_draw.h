@@ -8,8 +8,17 @@
 
 #include "agent.h"
 
-/* The board from the viewer's side (observers: seat 0's side). */
-void text_draw_board(FILE *out, const agent_model *m);
+/* The board from the viewer's side (observers: seat 0's side); `legal`
+ * (may be NULL with n_legal 0) are the mover's legal moves, marked where the
+ * drawing has room for it. */
+void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_legal);
+
+/* A move as the player types it: a cup or cell number, or "d3" in reversi. */
+void text_format_move(const agent_model *m, int move, char *buf, size_t len);
+
+/* Parse what the player typed: a number, "d3" (reversi) or "x,y,z"
+ * (tic-tac-toe coordinates). 0 and *move, or -1 when it is not a move. */
+int text_parse_move(const agent_model *m, const char *text, int *move);
 /* Seats with names, round-trip times and the seat to move, then observers. */
 void text_draw_people(FILE *out, const agent_model *m);
 

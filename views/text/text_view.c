@@ -44,13 +44,25 @@ static void print_help(text_view *tv)
 {
     fprintf(tv->out,
             "Commands:\n"
-            "  N           play cup (or cell) number N\n"
+            "  N           play cup (or cell) number N; in reversi also a cell like d3,\n"
+            "              in tic-tac-toe also coordinates like 1,2,0\n"
             "  chat TEXT   say TEXT to everyone in the game\n"
             "  board       draw the board again\n"
             "  who         list the players and observers, with ping times\n"
             "  help        this list\n"
             "  quit        leave the game (a player leaving a running game ends it)\n");
 }
+
+/* The board, with the mover's legal cells marked where the drawing can. */
+static void draw(text_view *tv)
+{
+    int legal[GAME_MAX_MOVES];
+    int n = agent_legal_moves(tv->ag, legal, GAME_MAX_MOVES);
+    text_draw_board(tv->out, model(tv), legal, n);
+}
+
+/* Hint lists longer than this are left out (a 4D board has 256 cells). */
+#define HINT_MAX 64
 
 static void print_turn(text_view *tv)
 {
@@ -61,14 +73,28 @@ static void print_turn(text_view *tv)
     int to_move = game_to_move(&m->state);
     if (to_move < 0)
         return;
-    if (to_move == m->my_seat) {
-        if (m->state.layout == GAME_LAYOUT_MANCALA)
-            fprintf(tv->out, "Your turn: choose a cup 0..%d.\n", m->state.cups - 1);
-        else
-            fprintf(tv->out, "Your turn: choose a cell.\n");
-    } else {
+    if (to_move != m->my_seat) {
         fprintf(tv->out, "Waiting for %s to move.\n", seat_name(tv, to_move, buf, sizeof buf));
+        return;
     }
+    int legal[GAME_MAX_MOVES];
+    int n = agent_legal_moves(tv->ag, legal, GAME_MAX_MOVES);
+    if (m->state.layout == GAME_LAYOUT_MANCALA)
+        fprintf(tv->out, "Your turn: choose a cup 0..%d.", m->state.cups - 1);
+    else if (strcmp(m->kind->name, "reversi") == 0)
+        fprintf(tv->out, "Your turn (%s): choose a cell such as d3.",
+                m->my_seat == 0 ? "X, black" : "O, white");
+    else
+        fprintf(tv->out, "Your turn (%c): choose an empty cell by number or x,y,... .",
+                "XO#@"[m->my_seat & 3]);
+    if (n <= HINT_MAX) {
+        fprintf(tv->out, " Legal:");
+        for (int i = 0; i < n; i++) {
+            text_format_move(m, legal[i], buf, sizeof buf);
+            fprintf(tv->out, " %s", buf);
+        }
+    }
+    fputc('\n', tv->out);
 }
 
 static void print_scores(text_view *tv, const int *scores, int n)
@@ -98,7 +124,7 @@ static void show_snapshot(text_view *tv)
     text_draw_people(tv->out, m);
     if (m->status == AGENT_GAME_WAITING)
         fprintf(tv->out, "Waiting for players to join.\n");
-    text_draw_board(tv->out, m);
+    draw(tv);
     if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
         fprintf(tv->out, "This game is over: %s\n", m->end_reason);
     print_turn(tv);
@@ -108,12 +134,14 @@ static void show_move(text_view *tv, const agent_msg *msg)
 {
     const agent_model *m = model(tv);
     char buf[40];
+    char move[16];
     const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? "cup" : "cell";
-    fprintf(tv->out, "%s played %s %d.\n", seat_name(tv, msg->seat, buf, sizeof buf), what,
-            msg->move);
+    text_format_move(m, msg->move, move, sizeof move);
+    fprintf(tv->out, "%s played %s %s.\n", seat_name(tv, msg->seat, buf, sizeof buf), what,
+            move);
     if (msg->mismatch)
         fprintf(tv->out, "WARNING: %s\n", msg->text);
-    text_draw_board(tv->out, m);
+    draw(tv);
     if (msg->extra_turn)
         fprintf(tv->out, "%s moves again.\n", seat_name(tv, msg->seat, buf, sizeof buf));
 }
@@ -161,7 +189,7 @@ static void handle(text_view *tv, const agent_msg *msg)
         break;
     case AGENT_MSG_STARTED:
         fprintf(out, "The game starts; %s moves first.\n", seat_name(tv, msg->seat, buf, sizeof buf));
-        text_draw_board(out, model(tv));
+        draw(tv);
         break;
     case AGENT_MSG_TURN:
         for (int i = 0; i < msg->n_passed; i++)
@@ -218,15 +246,12 @@ static void command(text_view *tv, char *line)
             rest++;
     }
 
-    if (isdigit((unsigned char)line[0]) || line[0] == '-') {
-        char *end;
-        errno = 0;
-        long n = strtol(line, &end, 10);
-        if (*end || errno || n < -1000000 || n > 1000000) {
-            fprintf(tv->out, "Not a number: '%s'. Type help for commands.\n", line);
-            return;
-        }
-        if (agent_move(tv->ag, (int)n) != 0)
+    int move;
+    if (text_parse_move(model(tv), line, &move) == 0) {
+        char why[GAME_ERR_LEN];
+        if (agent_check_move(tv->ag, move, why, sizeof why) != 0)
+            fprintf(tv->out, "Refused: %s (checked here, not sent).\n", why);
+        else if (agent_move(tv->ag, move) != 0)
             fprintf(tv->out, "Could not send the move.\n");
     } else if (strcmp(line, "chat") == 0 || strcmp(line, "say") == 0) {
         if (!*rest)
@@ -234,7 +259,7 @@ static void command(text_view *tv, char *line)
         else if (agent_chat(tv->ag, rest) != 0)
             fprintf(tv->out, "Could not send the message.\n");
     } else if (strcmp(line, "board") == 0) {
-        text_draw_board(tv->out, model(tv));
+        draw(tv);
         print_turn(tv);
     } else if (strcmp(line, "who") == 0) {
         text_draw_people(tv->out, model(tv));

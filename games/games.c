@@ -117,6 +117,8 @@ static int options_validate(const game_kind *kind, const game_options *opts, cha
             return fail_out_of_range(spec, text, err, errlen);
         }
     }
+    if (kind->check_options)
+        return kind->check_options(opts, err, errlen);
     return GAME_OK;
 }
 
@@ -130,10 +132,18 @@ static int options_set_at(const game_kind *kind, game_options *opts, int i, int 
         return fail_out_of_range(spec, text, err, errlen);
     }
     /* opts that do not belong to this kind (e.g. zeroed) start from the
-     * defaults, so that setting one option never leaves others at 0. */
-    if (opts->n != kind->n_options)
-        game_options_default(kind, opts);
-    opts->value[i] = value;
+     * defaults, so that setting one option never leaves others at 0. The
+     * change is made on a copy so that a refusal leaves opts unchanged. */
+    game_options next = *opts;
+    if (next.n != kind->n_options)
+        game_options_default(kind, &next);
+    next.value[i] = value;
+    if (kind->check_options) {
+        int rc = kind->check_options(&next, err, errlen);
+        if (rc != GAME_OK)
+            return rc;
+    }
+    *opts = next;
     return GAME_OK;
 }
 

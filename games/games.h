@@ -127,8 +127,15 @@ struct game_kind {
     int (*legal_moves)(const game_state *st, int *moves, int max);
     /* Per-seat scores into scores[0..seats-1]. */
     void (*scores)(const game_state *st, int *scores);
-    /* Optional (may be NULL): rebuild priv[] from cells[] after game_load. */
+    /* Optional (may be NULL): rebuild priv[] from cells[] after game_load,
+     * which has set cells, to_move and over before calling it. */
     void (*loaded)(game_state *st);
+    /* Optional (may be NULL): rules on option values beyond each spec's
+     * min..max (reversi: size must be even). Called by game_options_set /
+     * game_options_parse with the options as they would be after the change
+     * (so judge each value on its own: options are set one at a time) and by
+     * game_new; GAME_OK, or GAME_E_OPTION with a sentence naming the option. */
+    int (*check_options)(const game_options *opts, char *err, size_t errlen);
 };
 
 /* --- the registry of kinds --- */

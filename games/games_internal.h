@@ -20,7 +20,11 @@ extern "C" {
  * plus the file in games/CMakeLists.txt.
  */
 #define GAME_KIND_LIST(X) \
-    X(game_sungka_kind)
+    X(game_sungka_kind) \
+    X(game_congklak_kind) \
+    X(game_kalah_kind) \
+    X(game_reversi_kind) \
+    X(game_tictactoe_kind)
 
 #define GAME_KIND_DECLARE(k) extern const game_kind k;
 GAME_KIND_LIST(GAME_KIND_DECLARE)
@@ -79,6 +83,17 @@ static inline void game__passed(game_result *res, int seat)
  * Returns the number of stones sown (dropped) in this turn.
  */
 long game__sungka_apply(game_state *st, int move, game_result *res, long limit);
+
+/* The congklak move with the relay guard as a parameter, as for sungka:
+ * congklak's apply calls it with GAME_RELAY_LIMIT, tests with small limits.
+ * The move must have passed check. Returns the number of pebbles sown. */
+long game__congklak_apply(game_state *st, int move, game_result *res, long limit);
+
+/* Tic-tac-toe's table of lines for side n (3..8) and d dimensions (2..4), for
+ * tests: the number of lines (-1 outside those ranges), and the n cells of
+ * line i into cells[] (GAME_OK, or GAME_E_RANGE for no such line). */
+int game__tictactoe_line_count(int n, int d);
+int game__tictactoe_line(int n, int d, int i, int *cells);
 
 #ifdef __cplusplus
 }

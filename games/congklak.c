@@ -1,0 +1,231 @@
+/*
+ * congklak.c — the `congklak` kind: Indonesian congklak / dakon for 2 seats,
+ * exactly as RULES.md §2 (sungka's ring with 2 seats, own store sown and the
+ * opponent's skipped; relay from ANY non-empty pit on either side; capture
+ * only in an own empty pit; the game ends as soon as either row is empty and
+ * each seat's remaining pebbles go to its own store).
+ *
+ * Cells as for every mancala kind (games.h): seat s's pit c is cell
+ * s*(cups+1)+c, its store s*(cups+1)+cups. The opposite of the mover's pit i
+ * is the opponent's pit cups-1-i (the seed's getCrossPos).
+ *
+ * Decisions where RULES.md is silent (also in the report to the lead):
+ *  - `first` -1 means "the board service picks the first seat at random". The
+ *    engine is deterministic: it never draws a random number, so with
+ *    first = -1 it starts with seat 0; the service resolves -1 to 0 or 1 (at
+ *    random) before it creates the game, and the stored options say who began.
+ *  - "The game ends as soon as either player has no pebbles in their pits" is
+ *    checked when a sowing ends (the turn ends, or the mover earned an extra
+ *    turn), as in the seed's state diagram (ifDone); a row emptied for a
+ *    moment in the middle of a relay does not end the game.
+ *  - The end sweep records, seat 0 first, a step for every non-empty pit
+ *    (-> 0) and then one for that seat's store (-> its new count) if it grew.
+ *  - An extra turn earned by the move that ends the game is not reported:
+ *    extra_turn = false, next = -1.
+ *  - Passing cannot happen: a seat to move always has pebbles, since the game
+ *    ends the moment either row is empty. n_passed is always 0.
+ *  - A capture records three steps like sungka: the landing pit -> 0, the
+ *    opposite pit -> 0 (even when it was already empty), the store.
+ *    result.captured counts only the opponent's pebbles taken.
+ *  - The origin pit, emptied when the move picks it up, counts as empty if a
+ *    later lap ends in it (so the last pebble there is a capture).
+ *  - The relay guard: a relay that would start once more than `limit`
+ *    (GAME_RELAY_LIMIT) pebbles were sown this turn does not start; the last
+ *    pebble stays where it lies and the turn ends (relay_limit_hit). Every
+ *    lap passes the mover's store, which keeps its pebble, so a turn always
+ *    ends by itself; but a loaded position with thousands of pebbles can sow
+ *    far more than the limit, so the guard is real (tests reach it).
+ */
+#include "games_internal.h"
+
+enum { OPT_CUPS, OPT_STONES, OPT_FIRST };
+
+static const game_option_spec congklak_options[] = {
+    [OPT_CUPS] = {"cups", 3, 12, 7, "pits per seat, not counting the store"},
+    [OPT_STONES] = {"stones", 1, 20, 7, "pebbles in each pit at the start"},
+    [OPT_FIRST] = {"first", -1, 1, -1,
+                   "-1: the board service picks the first player at random; 0 or 1 fixes it"},
+};
+
+static int congklak_init(game_state *st, const game_options *opts)
+{
+    int cups = opts->value[OPT_CUPS];
+    int stones = opts->value[OPT_STONES];
+    st->seats = 2;
+    st->cups = (uint16_t)cups;
+    st->n_cells = (uint16_t)(2 * (cups + 1));
+    for (int s = 0; s < 2; s++) {
+        for (int c = 0; c < cups; c++)
+            st->cells[game_mancala_cup(st, s, c)] = (int16_t)stones;
+        st->cells[game_mancala_home(st, s)] = 0;
+    }
+    /* -1 is resolved by the board service before the game is created (see
+     * the head of this file); the engine itself starts with seat 0. */
+    st->to_move = (int8_t)(opts->value[OPT_FIRST] == 1 ? 1 : 0);
+    st->over = false;
+    return GAME_OK;
+}
+
+static bool row_empty(const game_state *st, int seat)
+{
+    const int16_t *row = &st->cells[game_mancala_cup(st, seat, 0)];
+    for (int c = 0; c < st->cups; c++)
+        if (row[c] > 0)
+            return false;
+    return true;
+}
+
+static int congklak_check(const game_state *st, int move, char *err, size_t errlen)
+{
+    int cups = st->cups;
+    if (move == cups)
+        return game__fail(GAME_E_HOME, err, errlen,
+                          "the home pot cannot be played; choose a pit 0..%d", cups - 1);
+    if (move < 0 || move > cups)
+        return game__fail(GAME_E_RANGE, err, errlen, "pit %d is out of range 0..%d", move,
+                          cups - 1);
+    if (st->cells[game_mancala_cup(st, st->to_move, move)] == 0)
+        return game__fail(GAME_E_EMPTY, err, errlen, "pit %d is empty", move);
+    return GAME_OK;
+}
+
+/* Each seat's pebbles left in its pits go to its own store: the game is
+ * over. */
+static void sweep(game_state *st, game_result *res)
+{
+    for (int s = 0; s < 2; s++) {
+        int home = game_mancala_home(st, s);
+        int moved = 0;
+        for (int c = 0; c < st->cups; c++) {
+            int cell = game_mancala_cup(st, s, c);
+            if (st->cells[cell] > 0) {
+                moved += st->cells[cell];
+                st->cells[cell] = 0;
+                game__step(res, cell, 0);
+            }
+        }
+        if (moved > 0) {
+            st->cells[home] = (int16_t)(st->cells[home] + moved);
+            game__step(res, home, st->cells[home]);
+        }
+    }
+    st->to_move = -1;
+    st->over = true;
+    if (res) {
+        res->next = -1;
+        res->extra_turn = false;
+    }
+}
+
+long game__congklak_apply(game_state *st, int move, game_result *res, long limit)
+{
+    game__result_clear(res);
+    const int mover = st->to_move;
+    const int cups = st->cups;
+    const int n = st->n_cells;
+    const int home = game_mancala_home(st, mover);
+    const int other_home = game_mancala_home(st, 1 - mover);
+    const int row0 = game_mancala_cup(st, mover, 0);
+    long sown = 0;
+    bool again = false;
+
+    /* Callers check first; this only keeps an unchecked call through the
+     * table from looping on an empty hand or writing outside the row. */
+    if (st->over || move < 0 || move >= cups || st->cells[row0 + move] == 0)
+        return 0;
+
+    int pos = row0 + move;
+    int hand = st->cells[pos];
+    st->cells[pos] = 0;
+    game__step(res, pos, 0);
+
+    for (;;) {
+        bool was_empty = false;
+        while (hand > 0) {
+            do
+                pos = pos + 1 == n ? 0 : pos + 1;
+            while (pos == other_home);
+            was_empty = st->cells[pos] == 0;
+            st->cells[pos]++;
+            game__step(res, pos, st->cells[pos]);
+            hand--;
+            sown++;
+        }
+
+        if (pos == home) {
+            again = true; /* rule 1: the mover moves again */
+            break;
+        }
+        if (!was_empty) {
+            /* Rule 2: relay from any non-empty pit, unless this turn already
+             * sowed too much. */
+            if (sown > limit) {
+                if (res)
+                    res->relay_limit_hit = true;
+                break;
+            }
+            hand = st->cells[pos];
+            st->cells[pos] = 0;
+            game__step(res, pos, 0);
+            continue;
+        }
+        if (pos >= row0 && pos < row0 + cups) {
+            /* Rule 3: capture the pebble and the opposite pit. */
+            int opp = game_mancala_cup(st, 1 - mover, cups - 1 - (pos - row0));
+            int taken = st->cells[opp];
+            st->cells[pos] = 0;
+            st->cells[opp] = 0;
+            st->cells[home] = (int16_t)(st->cells[home] + 1 + taken);
+            game__step(res, pos, 0);
+            game__step(res, opp, 0);
+            game__step(res, home, st->cells[home]);
+            if (res)
+                res->captured = taken;
+        }
+        break; /* rule 3 done, or rule 4: the opponent's empty pit */
+    }
+
+    if (row_empty(st, 0) || row_empty(st, 1)) {
+        sweep(st, res);
+        return sown;
+    }
+    st->to_move = (int8_t)(again ? mover : 1 - mover);
+    if (res) {
+        res->next = st->to_move;
+        res->extra_turn = again;
+    }
+    return sown;
+}
+
+static void congklak_apply(game_state *st, int move, game_result *res)
+{
+    game__congklak_apply(st, move, res, GAME_RELAY_LIMIT);
+}
+
+static int congklak_legal_moves(const game_state *st, int *moves, int max)
+{
+    int count = 0;
+    for (int c = 0; c < st->cups && count < max; c++)
+        if (st->cells[game_mancala_cup(st, st->to_move, c)] > 0)
+            moves[count++] = c;
+    return count;
+}
+
+static void congklak_scores(const game_state *st, int *scores)
+{
+    for (int s = 0; s < 2; s++)
+        scores[s] = st->cells[game_mancala_home(st, s)];
+}
+
+const game_kind game_congklak_kind = {
+    .name = "congklak",
+    .title = "Congklak (Indonesian mancala)",
+    .layout = GAME_LAYOUT_MANCALA,
+    .n_options = (int)(sizeof congklak_options / sizeof congklak_options[0]),
+    .options = congklak_options,
+    .init = congklak_init,
+    .check = congklak_check,
+    .apply = congklak_apply,
+    .legal_moves = congklak_legal_moves,
+    .scores = congklak_scores,
+};

@@ -1,0 +1,187 @@
+/*
+ * kalah.c — the `kalah` kind: Kalah, the common mancala, 2 seats, exactly as
+ * RULES.md §3 (sowing as in congklak but a single lap with no relay; last
+ * seed in the own store: move again; last seed in an own empty pit with a
+ * non-empty opposite pit: both go to the store; the game ends as soon as
+ * either row is empty and each seat adds its own remaining seeds to its own
+ * store). Seat 0 moves first.
+ *
+ * Cells as for every mancala kind (games.h): seat s's pit c is cell
+ * s*(cups+1)+c, its store s*(cups+1)+cups; the opposite of the mover's pit i
+ * is the opponent's pit cups-1-i.
+ *
+ * Decisions where RULES.md is silent (also in the report to the lead):
+ *  - The last seed in an own empty pit whose opposite pit is empty just stays
+ *    there: no capture, no step beyond the sowing, the turn ends.
+ *  - The origin pit, emptied when the move picks it up, counts as empty if
+ *    the sowing laps the board and ends in it (13+ seeds with 6 pits).
+ *  - A capture records three steps: the landing pit -> 0, the opposite pit
+ *    -> 0, the store -> its new count; result.captured is the opponent's
+ *    seeds taken (not the capturing seed).
+ *  - The end sweep records, seat 0 first, a step for every non-empty pit
+ *    (-> 0) and then one for that seat's store if it grew. It is checked after
+ *    every move, extra turn or not; an extra turn earned by the move that
+ *    ends the game is not reported (extra_turn = false, next = -1).
+ *  - Passing cannot happen: a seat to move always has seeds, since the game
+ *    ends the moment either row is empty. n_passed is always 0.
+ */
+#include "games_internal.h"
+
+enum { OPT_CUPS, OPT_STONES };
+
+static const game_option_spec kalah_options[] = {
+    [OPT_CUPS] = {"cups", 3, 8, 6, "pits per seat, not counting the store"},
+    [OPT_STONES] = {"stones", 1, 10, 4, "seeds in each pit at the start"},
+};
+
+static int kalah_init(game_state *st, const game_options *opts)
+{
+    int cups = opts->value[OPT_CUPS];
+    int stones = opts->value[OPT_STONES];
+    st->seats = 2;
+    st->cups = (uint16_t)cups;
+    st->n_cells = (uint16_t)(2 * (cups + 1));
+    for (int s = 0; s < 2; s++) {
+        for (int c = 0; c < cups; c++)
+            st->cells[game_mancala_cup(st, s, c)] = (int16_t)stones;
+        st->cells[game_mancala_home(st, s)] = 0;
+    }
+    st->to_move = 0;
+    st->over = false;
+    return GAME_OK;
+}
+
+static bool row_empty(const game_state *st, int seat)
+{
+    const int16_t *row = &st->cells[game_mancala_cup(st, seat, 0)];
+    for (int c = 0; c < st->cups; c++)
+        if (row[c] > 0)
+            return false;
+    return true;
+}
+
+static int kalah_check(const game_state *st, int move, char *err, size_t errlen)
+{
+    int cups = st->cups;
+    if (move == cups)
+        return game__fail(GAME_E_HOME, err, errlen,
+                          "the store cannot be played; choose a pit 0..%d", cups - 1);
+    if (move < 0 || move > cups)
+        return game__fail(GAME_E_RANGE, err, errlen, "pit %d is out of range 0..%d", move,
+                          cups - 1);
+    if (st->cells[game_mancala_cup(st, st->to_move, move)] == 0)
+        return game__fail(GAME_E_EMPTY, err, errlen, "pit %d is empty", move);
+    return GAME_OK;
+}
+
+/* Each seat's seeds left in its pits go to its own store: the game is over. */
+static void sweep(game_state *st, game_result *res)
+{
+    for (int s = 0; s < 2; s++) {
+        int home = game_mancala_home(st, s);
+        int moved = 0;
+        for (int c = 0; c < st->cups; c++) {
+            int cell = game_mancala_cup(st, s, c);
+            if (st->cells[cell] > 0) {
+                moved += st->cells[cell];
+                st->cells[cell] = 0;
+                game__step(res, cell, 0);
+            }
+        }
+        if (moved > 0) {
+            st->cells[home] = (int16_t)(st->cells[home] + moved);
+            game__step(res, home, st->cells[home]);
+        }
+    }
+    st->to_move = -1;
+    st->over = true;
+    if (res) {
+        res->next = -1;
+        res->extra_turn = false;
+    }
+}
+
+static void kalah_apply(game_state *st, int move, game_result *res)
+{
+    game__result_clear(res);
+    const int mover = st->to_move;
+    const int cups = st->cups;
+    const int n = st->n_cells;
+    const int home = game_mancala_home(st, mover);
+    const int other_home = game_mancala_home(st, 1 - mover);
+    const int row0 = game_mancala_cup(st, mover, 0);
+
+    /* Callers check first; this only keeps an unchecked call through the
+     * table from writing outside the row. */
+    if (st->over || move < 0 || move >= cups || st->cells[row0 + move] == 0)
+        return;
+
+    int pos = row0 + move;
+    int hand = st->cells[pos];
+    st->cells[pos] = 0;
+    game__step(res, pos, 0);
+    while (hand > 0) {
+        do
+            pos = pos + 1 == n ? 0 : pos + 1;
+        while (pos == other_home);
+        st->cells[pos]++;
+        game__step(res, pos, st->cells[pos]);
+        hand--;
+    }
+
+    bool again = pos == home;
+    if (pos >= row0 && pos < row0 + cups && st->cells[pos] == 1) {
+        /* The last seed fell into an own empty pit: capture, if the opposite
+         * pit has seeds. */
+        int opp = game_mancala_cup(st, 1 - mover, cups - 1 - (pos - row0));
+        int taken = st->cells[opp];
+        if (taken > 0) {
+            st->cells[pos] = 0;
+            st->cells[opp] = 0;
+            st->cells[home] = (int16_t)(st->cells[home] + 1 + taken);
+            game__step(res, pos, 0);
+            game__step(res, opp, 0);
+            game__step(res, home, st->cells[home]);
+            if (res)
+                res->captured = taken;
+        }
+    }
+
+    if (row_empty(st, 0) || row_empty(st, 1)) {
+        sweep(st, res);
+        return;
+    }
+    st->to_move = (int8_t)(again ? mover : 1 - mover);
+    if (res) {
+        res->next = st->to_move;
+        res->extra_turn = again;
+    }
+}
+
+static int kalah_legal_moves(const game_state *st, int *moves, int max)
+{
+    int count = 0;
+    for (int c = 0; c < st->cups && count < max; c++)
+        if (st->cells[game_mancala_cup(st, st->to_move, c)] > 0)
+            moves[count++] = c;
+    return count;
+}
+
+static void kalah_scores(const game_state *st, int *scores)
+{
+    for (int s = 0; s < 2; s++)
+        scores[s] = st->cells[game_mancala_home(st, s)];
+}
+
+const game_kind game_kalah_kind = {
+    .name = "kalah",
+    .title = "Kalah (the common mancala)",
+    .layout = GAME_LAYOUT_MANCALA,
+    .n_options = (int)(sizeof kalah_options / sizeof kalah_options[0]),
+    .options = kalah_options,
+    .init = kalah_init,
+    .check = kalah_check,
+    .apply = kalah_apply,
+    .legal_moves = kalah_legal_moves,
+    .scores = kalah_scores,
+};

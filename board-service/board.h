@@ -16,6 +16,7 @@ typedef struct board_config {
     const char *advertise;     /* endpoint put in board references (NULL: the bound address) */
     int ping_interval_ms;      /* default 2000 */
     int ping_timeout_ms;       /* default 10000 */
+    int grace_ms;              /* a departed player's seat is kept this long (default 60000) */
     int max_games;             /* default 1000 */
     int verbose;               /* log every request to the log stream */
     FILE *log;                 /* where to log (default stderr) */

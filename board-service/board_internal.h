@@ -39,10 +39,13 @@ typedef struct room room;
 /* A player or observer of one game, found by its token. */
 typedef struct participant {
     room *room;
+    unsigned id;               /* unique in its room: private events name it */
     char name[BOARD_NAME_BYTES];
     char token[BOARD_TOKEN_HEX + 1];
     int seat;                  /* -1 for an observer */
-    bool departed;
+    bool departed;             /* went away; the seat is kept until depart_deadline_ms */
+    int64_t depart_deadline_ms;
+    bool ready;
     rpc_call *stream;          /* the open Subscribe call, or NULL */
     int64_t last_seen_ms;      /* join, subscribe or last ping answer */
     uint64_t ping_nonce;       /* outstanding ping, 0 when none */
@@ -55,6 +58,7 @@ typedef struct participant {
 /* One logged event, packed once and replayed to late subscribers. */
 typedef struct logged_event {
     uint64_t seq;
+    unsigned only_for[2];      /* private: the two participant ids who may see it; 0: all */
     size_t len;
     uint8_t *data;
 } logged_event;
@@ -67,8 +71,10 @@ struct room {
     game_options opts;
     game_state state;
     room_status status;
+    bool autostart;            /* start when the seats fill, without "ready" */
+    unsigned next_person_id;
     int64_t created_ms;
-    char end_reason[BOARD_NAME_BYTES + 64];
+    char end_reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
     participant *people[BOARD_MAX_PARTICIPANTS];
     int n_people;
     participant *seat_holder[GAME_MAX_SEATS];   /* NULL while open or after leaving */
@@ -97,7 +103,7 @@ void board_log(board_service *svc, const char *fmt, ...)
 
 /* --- room.c --- */
 room *room_create(board_service *svc, const char *id, const game_kind *kind,
-                  const game_options *opts, const char *title);
+                  const game_options *opts, const char *title, bool autostart);
 void room_free(room *r);
 int room_seats_taken(const room *r);
 participant *room_find_name(const room *r, const char *name);
@@ -109,12 +115,22 @@ int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
                    char *err, size_t errlen);
 int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
               char *err, size_t errlen);
-int room_chat(room *r, participant *p, const char *text, rpc_code *code,
+/* To everyone, or privately to the participant named `to` (non-empty). */
+int room_chat(room *r, participant *p, const char *text, const char *to, rpc_code *code,
               char *err, size_t errlen);
-/* Mark departed (stream closed or pings missed) / gone for good (Leave). */
+int room_ready(room *r, participant *p, bool ready, rpc_code *code, char *err, size_t errlen);
+/* Observer takes seat `seat` (-1: the first open one) / player stands up;
+ * before the game starts only. */
+int room_sit(room *r, participant *p, int seat, rpc_code *code, char *err, size_t errlen);
+int room_stand(room *r, participant *p, rpc_code *code, char *err, size_t errlen);
+/* An open seat and not started: a player may join. */
+bool room_has_open_seat(const room *r);
+/* Mark departed (stream closed or pings missed): a seated player keeps the
+ * seat for the grace period; / gone for good (Leave: a seated player quitting
+ * a running game ends it as abandoned). */
 void room_depart(room *r, participant *p, const char *why);
 void room_leave(room *r, participant *p);
-/* Send pings and notice missed ones. */
+/* Send pings, notice missed ones, end grace periods that ran out. */
 void room_tick(room *r, int64_t now);
 /* True when nobody is connected to a game that is over: it can go. */
 bool room_is_idle(const room *r);

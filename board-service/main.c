@@ -35,6 +35,8 @@ static void usage(FILE *out)
             "      --ping-interval SEC   seconds between pings to each player (default 2)\n"
             "      --ping-timeout SEC    unanswered seconds before a player is departed\n"
             "                            (default 10)\n"
+            "      --grace SEC           seconds a departed player's seat is kept for their\n"
+            "                            return before the game is abandoned (default 60)\n"
             "      --max-games N         most games hosted at once (default 1000)\n"
             "  -q, --quiet               do not log games and players to stderr\n"
             "  -h, --help                show this help and exit\n"
@@ -59,12 +61,13 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_MAX_GAMES };
+    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
         {"ping-interval", required_argument, NULL, OPT_PING_INTERVAL},
         {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
+        {"grace", required_argument, NULL, OPT_GRACE},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -89,6 +92,11 @@ int main(int argc, char **argv)
             if (parse_count("--ping-timeout", optarg, 3600, &seconds) != 0)
                 return 2;
             cfg.ping_timeout_ms = seconds * 1000;
+            break;
+        case OPT_GRACE:
+            if (parse_count("--grace", optarg, 86400, &seconds) != 0)
+                return 2;
+            cfg.grace_ms = seconds * 1000;
             break;
         case OPT_MAX_GAMES:
             if (parse_count("--max-games", optarg, 1000000, &cfg.max_games) != 0)

@@ -17,7 +17,7 @@
 static void stream_done(rpc_call *call, bool client_gone, void *user);
 
 room *room_create(board_service *svc, const char *id, const game_kind *kind,
-                  const game_options *opts, const char *title)
+                  const game_options *opts, const char *title, bool autostart)
 {
     room *r = calloc(1, sizeof *r);
     if (!r)
@@ -33,6 +33,7 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
     r->kind = kind;
     r->opts = *opts;
     r->status = ROOM_WAITING;
+    r->autostart = autostart;
     return r;
 }
 
@@ -114,8 +115,14 @@ static void send_event(participant *p, const Sungka__V1__Event *ev)
     }
 }
 
-/* Number, log and broadcast one event. */
-static void append_event(room *r, Sungka__V1__Event *ev)
+static bool may_see(const participant *p, const logged_event *le)
+{
+    return !le->only_for[0] || p->id == le->only_for[0] || p->id == le->only_for[1];
+}
+
+/* Number, log and broadcast one event; a private one (a, b participant ids,
+ * non-zero) only to those two, now and on every replay. */
+static void append_event_for(room *r, Sungka__V1__Event *ev, unsigned a, unsigned b)
 {
     if (r->log_len == r->log_cap) {
         size_t cap = r->log_cap ? r->log_cap * 2 : 64;
@@ -131,6 +138,8 @@ static void append_event(room *r, Sungka__V1__Event *ev)
     ev->time_ms = board_wall_ms();
     logged_event *le = &r->log[r->log_len];
     le->seq = ev->seq;
+    le->only_for[0] = a;
+    le->only_for[1] = b;
     le->len = protobuf_c_message_get_packed_size(&ev->base);
     le->data = malloc(le->len ? le->len : 1);
     if (!le->data) {
@@ -142,7 +151,47 @@ static void append_event(room *r, Sungka__V1__Event *ev)
     /* A participant may be cut off (and its stream detached) while we loop;
      * it stays in the list, so plain indexing is safe. */
     for (int i = 0; i < r->n_people; i++)
-        send_event(r->people[i], ev);
+        if (may_see(r->people[i], le))
+            send_event(r->people[i], ev);
+}
+
+static void append_event(room *r, Sungka__V1__Event *ev)
+{
+    append_event_for(r, ev, 0, 0);
+}
+
+/* Announce one participant's change (joined, left, ready, returned...). */
+static void announce_who(room *r, const participant *p, Sungka__V1__Event__BodyCase body)
+{
+    Sungka__V1__Participant who;
+    wire_participant(p, &who);
+    Sungka__V1__PlayerJoined joined = SUNGKA__V1__PLAYER_JOINED__INIT;
+    Sungka__V1__PlayerLeft left = SUNGKA__V1__PLAYER_LEFT__INIT;
+    Sungka__V1__PlayerReturned returned = SUNGKA__V1__PLAYER_RETURNED__INIT;
+    Sungka__V1__ReadyChanged ready = SUNGKA__V1__READY_CHANGED__INIT;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = body;
+    switch (body) {
+    case SUNGKA__V1__EVENT__BODY_PLAYER_JOINED:
+        joined.who = &who;
+        ev.player_joined = &joined;
+        break;
+    case SUNGKA__V1__EVENT__BODY_PLAYER_LEFT:
+        left.who = &who;
+        ev.player_left = &left;
+        break;
+    case SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED:
+        returned.who = &who;
+        ev.player_returned = &returned;
+        break;
+    case SUNGKA__V1__EVENT__BODY_READY_CHANGED:
+        ready.who = &who;
+        ev.ready_changed = &ready;
+        break;
+    default:
+        return;
+    }
+    append_event(r, &ev);
 }
 
 static void announce_turn(room *r, const int8_t *passed, int n_passed)
@@ -186,6 +235,22 @@ static void end_game(room *r, bool abandoned, const char *reason)
     ev.game_over = &over;
     append_event(r, &ev);
     board_log(r->svc, "game %s over: %s", r->id, reason);
+}
+
+static void start_game(room *r);
+
+/* Start when every seat is taken by a present player and each said ready
+ * (or at once, for a game created with autostart). */
+static void maybe_start(room *r)
+{
+    if (r->status != ROOM_WAITING)
+        return;
+    for (int s = 0; s < game_seats(&r->state); s++) {
+        const participant *p = r->seat_holder[s];
+        if (!p || p->departed || !(p->ready || r->autostart))
+            return;
+    }
+    start_game(r);
 }
 
 static void start_game(room *r)
@@ -257,6 +322,7 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
         return NULL;
     }
     p->room = r;
+    p->id = ++r->next_person_id;
     snprintf(p->name, sizeof p->name, "%s", name);
     make_token(p->token);
     p->seat = seat;
@@ -268,19 +334,10 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
         snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
     }
 
-    Sungka__V1__Participant who;
-    wire_participant(p, &who);
-    Sungka__V1__PlayerJoined joined = SUNGKA__V1__PLAYER_JOINED__INIT;
-    joined.who = &who;
-    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
-    ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_JOINED;
-    ev.player_joined = &joined;
-    append_event(r, &ev);
+    announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_JOINED);
     board_log(r->svc, "game %s: %s joined as %s", r->id, name,
               seat >= 0 ? "a player" : "an observer");
-
-    if (seat >= 0 && room_seats_taken(r) == game_seats(&r->state))
-        start_game(r);
+    maybe_start(r);
     return p;
 }
 
@@ -327,17 +384,28 @@ int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
     p->stream = call;
     p->last_seen_ms = board_now_ms();
     rpc_call_on_done(call, stream_done, p);
-    if (after_seq == 0) {
+    /* A snapshot stands for the whole log so far; otherwise replay it. */
+    size_t replay_from = r->log_len;
+    if (after_seq == 0)
         send_snapshot(r, p);
-        return 0;
-    }
-    for (size_t i = after_seq; i < r->log_len; i++) {
+    else
+        replay_from = after_seq;
+    for (size_t i = replay_from; i < r->log_len; i++) {
+        if (!may_see(p, &r->log[i]))
+            continue;
         ProtobufCMessage *ev = protobuf_c_message_unpack(&sungka__v1__event__descriptor, NULL,
                                                          r->log[i].len, r->log[i].data);
         if (!ev)
             continue;       /* cannot happen: we packed it ourselves */
         rpc_call_send(call, ev);
         protobuf_c_message_free_unpacked(ev, NULL);
+    }
+    if (p->departed) {      /* back within the grace: the seat is theirs again */
+        p->departed = false;
+        p->depart_deadline_ms = 0;
+        board_log(r->svc, "game %s: %s is back", r->id, p->name);
+        announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED);
+        maybe_start(r);
     }
     return 0;
 }
@@ -443,14 +511,17 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
     if (game_is_over(&r->state)) {
         int winners[GAME_MAX_SEATS];
         int n = game_winners(&r->state, winners);
-        char reason[128];
+        /* "alice wins", "alice and bob share the win", "a, b and c share..." */
+        char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
+        size_t used = 0;
+        for (int i = 0; i < n; i++)
+            used += (size_t)snprintf(reason + used, sizeof reason - used, "%s%s",
+                                     i == 0 ? "" : i == n - 1 ? " and " : ", ",
+                                     seat_label(r, winners[i], label, sizeof label));
         if (n == 0)
             snprintf(reason, sizeof reason, "the game ended in a draw");
-        else if (n == 1)
-            snprintf(reason, sizeof reason, "%s wins",
-                     seat_label(r, winners[0], label, sizeof label));
         else
-            snprintf(reason, sizeof reason, "%d players share the win", n);
+            snprintf(reason + used, sizeof reason - used, n == 1 ? " wins" : " share the win");
         end_game(r, false, reason);
     } else {
         announce_turn(r, res->passed, res->n_passed);
@@ -478,9 +549,23 @@ static bool text_is_clean(const char *s)
     return true;
 }
 
-int room_chat(room *r, participant *p, const char *text, rpc_code *code, char *err,
-              size_t errlen)
+int room_chat(room *r, participant *p, const char *text, const char *to, rpc_code *code,
+              char *err, size_t errlen)
 {
+    participant *target = NULL;
+    if (to && *to) {
+        target = room_find_name(r, to);
+        if (!target) {
+            *code = RPC_NOT_FOUND;
+            snprintf(err, errlen, "nobody called '%.32s' is in this game", to);
+            return -1;
+        }
+        if (target == p) {
+            *code = RPC_INVALID_ARGUMENT;
+            snprintf(err, errlen, "a private message needs someone else to read it");
+            return -1;
+        }
+    }
     size_t len = strlen(text);
     if (len == 0 || len > BOARD_CHAT_MAX) {
         *code = RPC_INVALID_ARGUMENT;
@@ -509,37 +594,32 @@ int room_chat(room *r, participant *p, const char *text, rpc_code *code, char *e
     chat.from = p->name;
     chat.seat = p->seat;
     chat.text = (char *)text;
+    chat.to = target ? target->name : (char *)"";
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_CHAT;
     ev.chat = &chat;
-    append_event(r, &ev);
+    append_event_for(r, &ev, target ? p->id : 0, target ? target->id : 0);
     return 0;
 }
 
 /* ------------------------------------------------------ departure, leaving */
 
-static void announce_gone(room *r, participant *p, bool departed, const char *why)
+static void announce_departed(room *r, participant *p, const char *why, int grace_s)
 {
     Sungka__V1__Participant who;
     wire_participant(p, &who);
-    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     Sungka__V1__PlayerDeparted dep = SUNGKA__V1__PLAYER_DEPARTED__INIT;
-    Sungka__V1__PlayerLeft left = SUNGKA__V1__PLAYER_LEFT__INIT;
-    if (departed) {
-        dep.who = &who;
-        dep.reason = (char *)why;
-        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED;
-        ev.player_departed = &dep;
-    } else {
-        left.who = &who;
-        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_LEFT;
-        ev.player_left = &left;
-    }
+    dep.who = &who;
+    dep.reason = (char *)why;
+    dep.grace_s = grace_s;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED;
+    ev.player_departed = &dep;
     append_event(r, &ev);
 }
 
-/* A seated player is gone: before the start their seat opens again; during
- * the game it ends with no winner (seed 000). */
+/* A seated player is gone for good: before the start the seat opens again;
+ * during the game it ends with no winner (seed 000). */
 static void seat_gone(room *r, participant *p, const char *how)
 {
     if (p->seat < 0)
@@ -547,23 +627,32 @@ static void seat_gone(room *r, participant *p, const char *how)
     if (r->status == ROOM_WAITING) {
         r->seat_name[p->seat][0] = '\0';
     } else if (r->status == ROOM_RUNNING) {
-        char reason[BOARD_NAME_BYTES + 64];
+        char reason[BOARD_NAME_BYTES + 128];
         snprintf(reason, sizeof reason, "%s %s; the game ends with no winner", p->name, how);
         end_game(r, true, reason);
     }
+}
+
+static bool game_open(const room *r)
+{
+    return r->status == ROOM_WAITING || r->status == ROOM_RUNNING;
 }
 
 void room_depart(room *r, participant *p, const char *why)
 {
     if (p->departed)
         return;
-    p->departed = true;
     detach_stream(p, RPC_UNAVAILABLE, why);
     board_log(r->svc, "game %s: %s departed (%s)", r->id, p->name, why);
-    announce_gone(r, p, true, why);
-    seat_gone(r, p, "went away");
-    /* Observers, and players whose seat is open again, have nothing to come
-     * back to; players of a game that has ended keep their name on the seat. */
+    p->departed = true;
+    if (p->seat >= 0 && game_open(r)) {
+        /* Keep the seat: the player may come back with their token. */
+        p->depart_deadline_ms = board_now_ms() + r->svc->cfg.grace_ms;
+        announce_departed(r, p, why, r->svc->cfg.grace_ms / 1000);
+        return;
+    }
+    /* Observers, and players of a game that is over, have nothing to keep. */
+    announce_departed(r, p, why, 0);
     remove_participant(r, p);
 }
 
@@ -572,9 +661,121 @@ void room_leave(room *r, participant *p)
     detach_stream(p, RPC_OK, "you left the game");
     p->departed = true;   /* no pings or events for it from now on */
     board_log(r->svc, "game %s: %s left", r->id, p->name);
-    announce_gone(r, p, false, "left");
-    seat_gone(r, p, "left");
+    announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_LEFT);
+    seat_gone(r, p, "quit");
     remove_participant(r, p);
+}
+
+/* The grace ran out: the seat is lost. */
+static void grace_over(room *r, participant *p)
+{
+    char how[64];
+    snprintf(how, sizeof how, "did not come back within %d s", r->svc->cfg.grace_ms / 1000);
+    board_log(r->svc, "game %s: %s %s", r->id, p->name, how);
+    announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_LEFT);
+    seat_gone(r, p, how);
+    remove_participant(r, p);
+}
+
+/* ----------------------------------------------------------- ready, seats */
+
+static int only_before_start(const room *r, rpc_code *code, char *err, size_t errlen)
+{
+    if (r->status == ROOM_WAITING)
+        return 0;
+    *code = RPC_FAILED_PRECONDITION;
+    snprintf(err, errlen, "the game has %s", r->status == ROOM_RUNNING ? "started" : "ended");
+    return -1;
+}
+
+int room_ready(room *r, participant *p, bool ready, rpc_code *code, char *err, size_t errlen)
+{
+    if (p->seat < 0) {
+        *code = RPC_PERMISSION_DENIED;
+        snprintf(err, errlen, "observers have nothing to be ready for; sit down first");
+        return -1;
+    }
+    if (only_before_start(r, code, err, errlen) != 0)
+        return -1;
+    if (p->ready != ready) {
+        p->ready = ready;
+        announce_who(r, p, SUNGKA__V1__EVENT__BODY_READY_CHANGED);
+        maybe_start(r);
+    }
+    return 0;
+}
+
+bool room_has_open_seat(const room *r)
+{
+    return r->status == ROOM_WAITING && room_seats_taken(r) < game_seats(&r->state);
+}
+
+static void announce_seat(room *r, participant *p, int from_seat)
+{
+    Sungka__V1__Participant who;
+    wire_participant(p, &who);
+    Sungka__V1__SeatChanged changed = SUNGKA__V1__SEAT_CHANGED__INIT;
+    changed.who = &who;
+    changed.from_seat = from_seat;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_SEAT_CHANGED;
+    ev.seat_changed = &changed;
+    append_event(r, &ev);
+}
+
+int room_sit(room *r, participant *p, int seat, rpc_code *code, char *err, size_t errlen)
+{
+    int seats = game_seats(&r->state);
+    if (p->seat >= 0) {
+        *code = RPC_FAILED_PRECONDITION;
+        snprintf(err, errlen, "you already have seat %d; stand up first", p->seat);
+        return -1;
+    }
+    if (only_before_start(r, code, err, errlen) != 0)
+        return -1;
+    if (seat < -1 || seat >= seats) {
+        *code = RPC_INVALID_ARGUMENT;
+        snprintf(err, errlen, "seat %d is out of range 0..%d", seat, seats - 1);
+        return -1;
+    }
+    for (int s = 0; s < seats && seat < 0; s++)
+        if (!r->seat_name[s][0])
+            seat = s;
+    if (seat < 0) {
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "every seat is taken");
+        return -1;
+    }
+    if (r->seat_name[seat][0]) {
+        *code = RPC_FAILED_PRECONDITION;
+        snprintf(err, errlen, "seat %d is taken by %s", seat, r->seat_name[seat]);
+        return -1;
+    }
+    p->seat = seat;
+    p->ready = false;
+    r->seat_holder[seat] = p;
+    snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", p->name);
+    announce_seat(r, p, -1);
+    maybe_start(r);
+    return 0;
+}
+
+int room_stand(room *r, participant *p, rpc_code *code, char *err, size_t errlen)
+{
+    if (p->seat < 0) {
+        *code = RPC_FAILED_PRECONDITION;
+        snprintf(err, errlen, "you are not sitting");
+        return -1;
+    }
+    if (only_before_start(r, code, err, errlen) != 0)
+        return -1;
+    int from = p->seat;
+    r->seat_holder[from] = NULL;
+    r->seat_name[from][0] = '\0';
+    p->seat = -1;
+    p->ready = false;
+    announce_seat(r, p, from);
+    return 0;
 }
 
 /* ------------------------------------------------------------------- pings */
@@ -608,6 +809,11 @@ void room_tick(room *r, int64_t now)
     /* Departure may remove people: walk backwards so removal is safe. */
     for (int i = r->n_people - 1; i >= 0; i--) {
         participant *p = r->people[i];
+        if (p->departed) {
+            if (now >= p->depart_deadline_ms)
+                grace_over(r, p);
+            continue;
+        }
         if (now - p->last_seen_ms > svc->cfg.ping_timeout_ms) {
             char why[96];
             snprintf(why, sizeof why, "no answer to pings for %d s",

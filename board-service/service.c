@@ -59,6 +59,8 @@ void board_config_defaults(board_config *cfg)
         cfg->ping_interval_ms = 2000;
     if (cfg->ping_timeout_ms <= 0)
         cfg->ping_timeout_ms = 10000;
+    if (cfg->grace_ms <= 0)
+        cfg->grace_ms = 60000;
     if (cfg->max_games <= 0)
         cfg->max_games = 1000;
     if (!cfg->log)
@@ -143,6 +145,8 @@ static void list_games(board_service *svc, rpc_call *call,
         room *r = svc->rooms[i];
         if (req->kind[0] && strcmp(req->kind, r->kind->name) != 0)
             continue;
+        if (req->status && (int)req->status != (int)r->status)
+            continue;
         wire_summary(r, &sums[n]);
         ptrs[n] = &sums[n];
         n++;
@@ -156,52 +160,50 @@ static void list_games(board_service *svc, rpc_call *call,
     free(ptrs);
 }
 
-static void create_game(board_service *svc, rpc_call *call,
-                        const Sungka__V1__CreateGameRequest *req)
+/* Make a game from a kind name and options (validated, with sentences). */
+static room *new_room(board_service *svc, const char *kind_name, Sungka__V1__GameOption **options,
+                      size_t n_options, const char *title_in, bool autostart, rpc_code *code,
+                      char *err, size_t errlen)
 {
-    char err[256];
-    const game_kind *kind = game_kind_find(req->kind);
+    *code = RPC_INVALID_ARGUMENT;
+    const game_kind *kind = game_kind_find(kind_name);
     if (!kind) {
-        int len = snprintf(err, sizeof err, "unknown game kind '%.32s' (kinds:", req->kind);
-        for (int i = 0; i < game_kind_count() && len < (int)sizeof err; i++)
-            len += snprintf(err + len, sizeof err - (size_t)len, " %s", game_kind_at(i)->name);
-        if (len < (int)sizeof err)
-            snprintf(err + len, sizeof err - (size_t)len, ")");
-        rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
-        return;
+        int len = snprintf(err, errlen, "unknown game kind '%.32s' (kinds:", kind_name);
+        for (int i = 0; i < game_kind_count() && len < (int)errlen; i++)
+            len += snprintf(err + len, errlen - (size_t)len, " %s", game_kind_at(i)->name);
+        if (len < (int)errlen)
+            snprintf(err + len, errlen - (size_t)len, ")");
+        return NULL;
     }
     game_options opts;
     game_options_default(kind, &opts);
-    for (size_t i = 0; i < req->n_options; i++) {
-        if (game_options_set(kind, &opts, req->options[i]->name, req->options[i]->value, err,
-                             sizeof err) != GAME_OK) {
-            rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
-            return;
-        }
-    }
+    for (size_t i = 0; i < n_options; i++)
+        if (game_options_set(kind, &opts, options[i]->name, options[i]->value, err, errlen) !=
+            GAME_OK)
+            return NULL;
     /* RULES.md: where a kind lets the service choose the first player
      * ("first=-1", congklak), the choice is random. */
     if (game_option(kind, &opts, "first", 0) == -1) {
         unsigned char coin = 0;
         if (getrandom(&coin, 1, 0) != 1)
             coin = (unsigned char)board_now_ms();
-        game_options_set(kind, &opts, "first", coin & 1, err, sizeof err);
+        game_options_set(kind, &opts, "first", coin & 1, err, errlen);
     }
-    if (strlen(req->title) > BOARD_TITLE_MAX) {
-        snprintf(err, sizeof err, "a title must be at most %d bytes", BOARD_TITLE_MAX);
-        rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
-        return;
+    if (strlen(title_in) > BOARD_TITLE_MAX) {
+        snprintf(err, errlen, "a title must be at most %d bytes", BOARD_TITLE_MAX);
+        return NULL;
     }
+    *code = RPC_RESOURCE_EXHAUSTED;
     if (svc->n_rooms >= svc->cfg.max_games) {
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "the service hosts too many games");
-        return;
+        snprintf(err, errlen, "the service hosts too many games");
+        return NULL;
     }
     if (svc->n_rooms == svc->rooms_cap) {
         int cap = svc->rooms_cap ? svc->rooms_cap * 2 : 16;
         room **grown = realloc(svc->rooms, (size_t)cap * sizeof *grown);
         if (!grown) {
-            rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-            return;
+            snprintf(err, errlen, "out of memory");
+            return NULL;
         }
         svc->rooms = grown;
         svc->rooms_cap = cap;
@@ -209,16 +211,30 @@ static void create_game(board_service *svc, rpc_call *call,
     char id[BOARD_ID_LEN];
     snprintf(id, sizeof id, "%u", ++svc->next_id);
     char title[BOARD_TITLE_MAX + 1];
-    snprintf(title, sizeof title, "%s", req->title[0] ? req->title : kind->title);
-    room *r = room_create(svc, id, kind, &opts, title);
+    snprintf(title, sizeof title, "%s", title_in[0] ? title_in : kind->title);
+    room *r = room_create(svc, id, kind, &opts, title, autostart);
     if (!r) {
-        rpc_call_finish(call, RPC_INVALID_ARGUMENT, "these options do not make a game");
-        return;
+        *code = RPC_INVALID_ARGUMENT;
+        snprintf(err, errlen, "these options do not make a game");
+        return NULL;
     }
     r->created_ms = board_now_ms();
     svc->rooms[svc->n_rooms++] = r;
     board_log(svc, "game %s created: %s", id, kind->name);
+    return r;
+}
 
+static void create_game(board_service *svc, rpc_call *call,
+                        const Sungka__V1__CreateGameRequest *req)
+{
+    char err[256];
+    rpc_code code;
+    room *r = new_room(svc, req->kind, req->options, req->n_options, req->title, req->autostart,
+                       &code, err, sizeof err);
+    if (!r) {
+        rpc_call_finish(call, code, err);
+        return;
+    }
     Sungka__V1__CreateGameReply reply = SUNGKA__V1__CREATE_GAME_REPLY__INIT;
     Sungka__V1__GameSummary summary;
     wire_summary(r, &summary);
@@ -231,17 +247,30 @@ static void join_game(board_service *svc, rpc_call *call,
                       const Sungka__V1__JoinGameRequest *req)
 {
     char err[256], name[BOARD_NAME_BYTES];
-    room *r = find_room(svc, req->game_id);
-    if (!r) {
-        snprintf(err, sizeof err, "there is no game '%.32s'", req->game_id);
-        rpc_call_finish(call, RPC_NOT_FOUND, err);
-        return;
-    }
+    rpc_code code = RPC_OK;
     if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
         rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
         return;
     }
-    rpc_code code = RPC_OK;
+    room *r = NULL;
+    if (req->any_of_kind[0]) {
+        /* The lobby's "any open game of kind K", made when there is none. */
+        for (int i = 0; i < svc->n_rooms && !r; i++)
+            if (strcmp(svc->rooms[i]->kind->name, req->any_of_kind) == 0 &&
+                room_has_open_seat(svc->rooms[i]) && !room_find_name(svc->rooms[i], name))
+                r = svc->rooms[i];
+        if (!r)
+            r = new_room(svc, req->any_of_kind, req->options, req->n_options, "", false, &code,
+                         err, sizeof err);
+        if (!r) {
+            rpc_call_finish(call, code, err);
+            return;
+        }
+    } else if (!(r = find_room(svc, req->game_id))) {
+        snprintf(err, sizeof err, "there is no game '%.32s'", req->game_id);
+        rpc_call_finish(call, RPC_NOT_FOUND, err);
+        return;
+    }
     participant *p = room_join(r, name, req->observe, &code, err, sizeof err);
     if (!p) {
         rpc_call_finish(call, code, err);
@@ -280,7 +309,8 @@ static void register_handler(rpc_call *call, unsigned method, const ProtobufCMes
 
 /* ------------------------------------------------------------------- Board */
 
-enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE };
+enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE, BRD_READY,
+       BRD_SIT, BRD_STAND };
 
 static void reply_ack(rpc_call *call)
 {
@@ -336,12 +366,34 @@ static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessag
     }
     case BRD_CHAT: {
         const Sungka__V1__ChatRequest *req = (const void *)request;
-        if (room_chat(r, p, req->text, &code, err, sizeof err) != 0)
+        if (room_chat(r, p, req->text, req->to, &code, err, sizeof err) != 0)
             rpc_call_finish(call, code, err);
         else
             reply_ack(call);
         break;
     }
+    case BRD_READY: {
+        const Sungka__V1__ReadyRequest *req = (const void *)request;
+        if (room_ready(r, p, req->ready, &code, err, sizeof err) != 0)
+            rpc_call_finish(call, code, err);
+        else
+            reply_ack(call);
+        break;
+    }
+    case BRD_SIT: {
+        const Sungka__V1__SitRequest *req = (const void *)request;
+        if (room_sit(r, p, req->seat, &code, err, sizeof err) != 0)
+            rpc_call_finish(call, code, err);
+        else
+            reply_ack(call);
+        break;
+    }
+    case BRD_STAND:
+        if (room_stand(r, p, &code, err, sizeof err) != 0)
+            rpc_call_finish(call, code, err);
+        else
+            reply_ack(call);
+        break;
     case BRD_PING: {
         const Sungka__V1__PingReply *req = (const void *)request;
         int64_t now = board_now_ms();

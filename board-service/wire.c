@@ -26,6 +26,7 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
     out->title = (char *)r->title;
     out->status = status_to_wire[r->status];
     out->cups = r->state.layout == GAME_LAYOUT_MANCALA ? r->state.cups : 0;
+    out->autostart = r->autostart;
 
     /* One allocation each for the pointer arrays and the structs they point to. */
     out->n_options = (size_t)r->kind->n_options;
@@ -48,6 +49,11 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
         seat[i].name = (char *)r->seat_name[i];
         seat[i].departed = p ? p->departed : false;
         seat[i].rtt_ms = p ? p->rtt_ms : -1;
+        seat[i].ready = p ? p->ready : false;
+        if (p && p->departed) {
+            int64_t left = p->depart_deadline_ms - board_now_ms();
+            seat[i].grace_left_s = left > 0 ? (int32_t)((left + 999) / 1000) : 0;
+        }
         out->seats[i] = &seat[i];
     }
 
@@ -109,4 +115,5 @@ void wire_participant(const participant *p, Sungka__V1__Participant *out)
     out->seat = p->seat;
     out->departed = p->departed;
     out->rtt_ms = p->rtt_ms;
+    out->ready = p->ready;
 }

@@ -1,49 +1,66 @@
 /*
- * agent.c — the player agent: joins a game, listens to its event stream on
- * the rpc client thread, answers pings there, and hands everything else to
- * the view as agent_msg values through a message queue. The model the view
- * draws from is updated on the view thread, as each message is taken.
+ * agent.c — the player agent's core: the connection, the seats it holds (one,
+ * two in hot seat, or an observer's chair), their event streams and their
+ * reconnection, the lobby calls and the game commands.
+ *
+ * Each seat we hold has its own subscription (the service pings every seat on
+ * its own stream); the first seat's events feed the view, the second's only
+ * answer pings. Every subscription has a generation number: messages and
+ * stream ends of a subscription that has since been replaced are dropped,
+ * so leaving a game, resynchronising or reconnecting never mixes streams.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "agent.h"
+#include "agent_internal.h"
 #include "msgq.h"
 #include "rpc.h"
-#include "sungka/v1/sungka.pb-c.h"
+#include "token_store.h"
+
+#define MAX_HELD 2
+#define RETRY_FIRST_MS 250
+#define RETRY_MAX_MS 5000
+
+/* A seat (or observer's chair) we hold, and the state of its stream. */
+typedef struct holder {
+    int seat;                  /* -1 observer */
+    char name[AGENT_NAME_BYTES];
+    char token[80];
+    unsigned gen;              /* current subscription; 0: none */
+    uint64_t received_seq;     /* last logged event received */
+    int attempts;              /* reconnect attempts since the stream dropped */
+    int64_t lost_ms;           /* when it dropped; 0 while fine */
+    int64_t retry_ms;          /* next attempt due; 0: none */
+} holder;
 
 struct agent {
     agent_config cfg;
     rpc_client *client;
     msgq *queue;
-    char token[80];
+    agent_model model;         /* view thread only */
+
+    pthread_mutex_t lock;      /* everything below */
+    pthread_cond_t wake;       /* the reconnect thread's alarm clock */
+    pthread_t reconnector;
+    bool stopping;
     char game_id[32];
-    int seat;
-    agent_model model;
-    /* Each subscription has a generation; messages of an older one are
-     * dropped, so a resubscription (after a mismatch) starts clean. */
-    pthread_mutex_t gen_lock;
-    unsigned stream_gen;
+    holder held[MAX_HELD];
+    int n_held;
+    unsigned next_gen;
 };
 
-/* What a stream's callbacks get as `user`: freed when the stream ends. */
 typedef struct stream_ctx {
     agent *ag;
+    int holder;
     unsigned gen;
 } stream_ctx;
 
-static unsigned current_gen(agent *ag)
-{
-    pthread_mutex_lock(&ag->gen_lock);
-    unsigned gen = ag->stream_gen;
-    pthread_mutex_unlock(&ag->gen_lock);
-    return gen;
-}
-
 enum { REG_LIST, REG_CREATE, REG_JOIN };
-enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE };
+enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE, BRD_READY,
+       BRD_SIT, BRD_STAND };
 
 static rpc_method register_method(unsigned index)
 {
@@ -55,15 +72,14 @@ static rpc_method board_method(unsigned index)
     return (rpc_method){&sungka__v1__board__descriptor, index, index == BRD_SUBSCRIBE};
 }
 
-/* ------------------------------------------------------------ messages */
-
-static agent_msg *msg_new(agent_msg_kind kind)
+static int64_t now_ms(void)
 {
-    agent_msg *m = calloc(1, sizeof *m);
-    if (m)
-        m->kind = kind;
-    return m;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+/* ------------------------------------------------------------- messages */
 
 void agent_msg_free(agent_msg *msg)
 {
@@ -86,184 +102,52 @@ static void push(agent *ag, agent_msg *m)
         agent_msg_free(m);
 }
 
-static void push_gen(agent *ag, agent_msg *m, unsigned gen)
-{
-    if (m)
-        m->stream_gen = gen;
-    push(ag, m);
-}
-
 static void push_text(agent *ag, agent_msg_kind kind, const char *text)
 {
-    agent_msg *m = msg_new(kind);
+    agent_msg *m = agent__msg_new(kind);
     if (!m)
         return;
     snprintf(m->text, sizeof m->text, "%s", text);
     push(ag, m);
 }
 
-static void copy_board(agent_msg *m, const Sungka__V1__BoardState *b)
-{
-    if (!b)
-        return;
-    m->cells = calloc(b->n_cells + 1, sizeof *m->cells);
-    if (!m->cells)
-        return;
-    m->n_cells = (int)b->n_cells;
-    for (size_t i = 0; i < b->n_cells; i++)
-        m->cells[i] = b->cells[i];
-    m->to_move = b->to_move;
-}
+/* -------------------------------------------------------------- streams */
 
-static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
+static void on_event(ProtobufCMessage *msg, void *user);
+static void on_stream_end(const rpc_status *st, void *user);
+
+/* Open a subscription for held[index] after `after_seq` (0: a fresh
+ * snapshot), replacing its earlier one. Not with the lock held: rpc calls
+ * and our callbacks both take locks. */
+static int subscribe(agent *ag, int index, uint64_t after_seq)
 {
-    if (n > AGENT_MAX_PEOPLE)
-        n = AGENT_MAX_PEOPLE;
-    m->people = calloc(n + 1, sizeof *m->people);
-    if (!m->people)
-        return;
-    m->n_people = (int)n;
-    for (size_t i = 0; i < n; i++) {
-        snprintf(m->people[i].name, sizeof m->people[i].name, "%s", who[i]->name);
-        m->people[i].seat = who[i]->seat;
-        m->people[i].departed = who[i]->departed;
-        m->people[i].rtt_ms = who[i]->rtt_ms;
+    stream_ctx *ctx = malloc(sizeof *ctx);
+    if (!ctx)
+        return -1;
+    char token[80];
+    pthread_mutex_lock(&ag->lock);
+    if (index >= ag->n_held) {
+        pthread_mutex_unlock(&ag->lock);
+        free(ctx);
+        return -1;
     }
-}
+    ctx->ag = ag;
+    ctx->holder = index;
+    ctx->gen = ag->held[index].gen = ++ag->next_gen;
+    snprintf(token, sizeof token, "%s", ag->held[index].token);
+    pthread_mutex_unlock(&ag->lock);
 
-static void copy_who(agent_msg *m, const Sungka__V1__Participant *who)
-{
-    if (!who)
-        return;
-    snprintf(m->name, sizeof m->name, "%s", who->name);
-    m->seat = who->seat;
-}
-
-static void copy_seats(const int32_t *seats, size_t n, int *out, int *count)
-{
-    if (n > GAME_MAX_SEATS)
-        n = GAME_MAX_SEATS;
-    for (size_t i = 0; i < n; i++)
-        out[i] = seats[i];
-    *count = (int)n;
-}
-
-static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
-{
-    agent_msg *m = msg_new(AGENT_MSG_SNAPSHOT);
-    if (!m || !s->game)
-        return m;
-    const Sungka__V1__GameSummary *g = s->game;
-    snprintf(m->game_id, sizeof m->game_id, "%s", g->game_id);
-    snprintf(m->title, sizeof m->title, "%s", g->title);
-    snprintf(m->kind_name, sizeof m->kind_name, "%s", g->kind);
-    const game_kind *kind = game_kind_find(g->kind);
-    if (kind) {
-        game_options_default(kind, &m->opts);
-        char err[GAME_ERR_LEN];
-        for (size_t i = 0; i < g->n_options; i++)
-            game_options_set(kind, &m->opts, g->options[i]->name, g->options[i]->value, err,
-                             sizeof err);
+    Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+    sub.after_seq = after_seq;
+    rpc_method m = board_method(BRD_SUBSCRIBE);
+    rpc_stream *stream;
+    if (rpc_client_stream(ag->client, &m, &sub.base, token, on_event, on_stream_end, ctx,
+                          &stream) != 0) {
+        free(ctx);
+        return -1;
     }
-    m->status = g->status >= 1 && g->status <= 4 ? (agent_status)g->status : AGENT_GAME_WAITING;
-    for (size_t i = 0; i < g->n_seats && i < GAME_MAX_SEATS; i++)
-        snprintf(m->seat_name[i], sizeof m->seat_name[i], "%s", g->seats[i]->name);
-    m->my_seat = s->your_seat;
-    m->seq = s->last_seq;
-    copy_board(m, s->board);
-    copy_people(m, s->participants, s->n_participants);
-    return m;
+    return 0;
 }
-
-static agent_msg *move_msg(const Sungka__V1__MoveMade *mv)
-{
-    agent_msg *m = msg_new(AGENT_MSG_MOVED);
-    if (!m)
-        return NULL;
-    m->seat = mv->seat;
-    m->move = mv->move;
-    m->extra_turn = mv->extra_turn;
-    copy_seats(mv->passed, mv->n_passed, m->passed, &m->n_passed);
-    copy_board(m, mv->board);
-    if (mv->n_steps) {
-        m->steps = calloc(mv->n_steps, sizeof *m->steps);
-        if (m->steps) {
-            m->n_steps = (int)mv->n_steps;
-            for (size_t i = 0; i < mv->n_steps; i++) {
-                m->steps[i].cell = (int16_t)mv->steps[i]->cell;
-                m->steps[i].value = (int16_t)mv->steps[i]->value;
-            }
-        }
-    }
-    return m;
-}
-
-/* Turn one event into a message for the view (client thread). */
-static agent_msg *event_msg(const Sungka__V1__Event *ev)
-{
-    agent_msg *m = NULL;
-    switch (ev->body_case) {
-    case SUNGKA__V1__EVENT__BODY_SNAPSHOT:
-        return snapshot_msg(ev->snapshot);
-    case SUNGKA__V1__EVENT__BODY_PLAYER_JOINED:
-        if ((m = msg_new(AGENT_MSG_JOINED)))
-            copy_who(m, ev->player_joined->who);
-        break;
-    case SUNGKA__V1__EVENT__BODY_PLAYER_LEFT:
-        if ((m = msg_new(AGENT_MSG_LEFT)))
-            copy_who(m, ev->player_left->who);
-        break;
-    case SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED:
-        if ((m = msg_new(AGENT_MSG_DEPARTED))) {
-            copy_who(m, ev->player_departed->who);
-            snprintf(m->text, sizeof m->text, "%s", ev->player_departed->reason);
-        }
-        break;
-    case SUNGKA__V1__EVENT__BODY_GAME_STARTED:
-        if ((m = msg_new(AGENT_MSG_STARTED))) {
-            m->seat = ev->game_started->first;
-            copy_board(m, ev->game_started->board);
-        }
-        break;
-    case SUNGKA__V1__EVENT__BODY_TURN_CHANGED:
-        if ((m = msg_new(AGENT_MSG_TURN))) {
-            m->seat = ev->turn_changed->seat;
-            copy_seats(ev->turn_changed->passed, ev->turn_changed->n_passed, m->passed,
-                       &m->n_passed);
-        }
-        break;
-    case SUNGKA__V1__EVENT__BODY_MOVE_MADE:
-        m = move_msg(ev->move_made);
-        break;
-    case SUNGKA__V1__EVENT__BODY_CHAT:
-        if ((m = msg_new(AGENT_MSG_CHAT))) {
-            snprintf(m->name, sizeof m->name, "%s", ev->chat->from);
-            m->seat = ev->chat->seat;
-            snprintf(m->text, sizeof m->text, "%s", ev->chat->text);
-        }
-        break;
-    case SUNGKA__V1__EVENT__BODY_GAME_OVER:
-        if ((m = msg_new(AGENT_MSG_GAME_OVER))) {
-            const Sungka__V1__GameOver *o = ev->game_over;
-            copy_seats(o->winners, o->n_winners, m->winners, &m->n_winners);
-            copy_seats(o->scores, o->n_scores, m->scores, &m->n_scores);
-            m->abandoned = o->abandoned;
-            snprintf(m->text, sizeof m->text, "%s", o->reason);
-        }
-        break;
-    case SUNGKA__V1__EVENT__BODY_NOTICE:
-        if ((m = msg_new(AGENT_MSG_NOTICE)))
-            snprintf(m->text, sizeof m->text, "%s", ev->notice->text);
-        break;
-    default:
-        break;   /* a newer service's event we do not know: ignore it */
-    }
-    if (m && ev->seq)
-        m->seq = ev->seq;
-    return m;
-}
-
-/* --------------------------------------------------------- stream, pings */
 
 static void ping_answered(const rpc_status *st, ProtobufCMessage *reply, void *user)
 {
@@ -278,19 +162,59 @@ static void on_event(ProtobufCMessage *msg, void *user)
     stream_ctx *ctx = user;
     agent *ag = ctx->ag;
     Sungka__V1__Event *ev = (Sungka__V1__Event *)msg;
+    char token[80], name[AGENT_NAME_BYTES];
+    bool reconnected = false;
+    uint64_t resumed_after = 0;
+
+    pthread_mutex_lock(&ag->lock);
+    holder *h = ctx->holder < ag->n_held ? &ag->held[ctx->holder] : NULL;
+    if (!h || h->gen != ctx->gen) {          /* a replaced subscription */
+        pthread_mutex_unlock(&ag->lock);
+        protobuf_c_message_free_unpacked(msg, NULL);
+        return;
+    }
+    if (h->attempts > 0) {
+        reconnected = true;
+        resumed_after = h->received_seq;
+        h->attempts = 0;
+        h->lost_ms = h->retry_ms = 0;
+    }
+    if (ev->seq > h->received_seq)
+        h->received_seq = ev->seq;
+    if (ev->body_case == SUNGKA__V1__EVENT__BODY_SNAPSHOT && ev->snapshot->last_seq > h->received_seq)
+        h->received_seq = ev->snapshot->last_seq;
+    snprintf(token, sizeof token, "%s", h->token);
+    snprintf(name, sizeof name, "%s", h->name);
+    pthread_mutex_unlock(&ag->lock);
+
+    if (reconnected && ctx->holder == 0) {
+        agent_msg *m = agent__msg_new(AGENT_MSG_RECONNECTED);
+        if (m) {
+            m->seq = resumed_after;
+            snprintf(m->text, sizeof m->text, "back at the board service; resuming after event %llu",
+                     (unsigned long long)resumed_after);
+        }
+        push(ag, m);
+    }
+    agent_msg *out = NULL;
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_PING) {
         /* Answer at once, here: a busy view must not look like a lost player. */
         Sungka__V1__PingReply pong = SUNGKA__V1__PING_REPLY__INIT;
         pong.nonce = ev->ping->nonce;
         rpc_method ping = board_method(BRD_PING);
-        rpc_client_call(ag->client, &ping, &pong.base, ag->token, ag->cfg.call_timeout_ms,
+        rpc_client_call(ag->client, &ping, &pong.base, token, ag->cfg.call_timeout_ms,
                         ping_answered, NULL);
-        agent_msg *m = msg_new(AGENT_MSG_PINGS);
-        if (m)
-            copy_people(m, ev->ping->participants, ev->ping->n_participants);
-        push_gen(ag, m, ctx->gen);
-    } else {
-        push_gen(ag, event_msg(ev), ctx->gen);
+        if (ctx->holder == 0)
+            out = agent__pings_msg(ev->ping);
+    } else if (ctx->holder == 0 ||
+               (ev->body_case == SUNGKA__V1__EVENT__BODY_CHAT && strcmp(ev->chat->to, name) == 0)) {
+        /* the second seat's stream only adds what was said to it alone */
+        out = agent__event_msg(ev);
+    }
+    if (out) {
+        out->stream_gen = ctx->gen;
+        out->holder = ctx->holder;
+        push(ag, out);
     }
     protobuf_c_message_free_unpacked(msg, NULL);
 }
@@ -299,100 +223,367 @@ static void on_stream_end(const rpc_status *st, void *user)
 {
     stream_ctx *ctx = user;
     agent *ag = ctx->ag;
-    if (ctx->gen == current_gen(ag)) {   /* a replaced stream's end is expected */
-        agent_msg *m = msg_new(AGENT_MSG_DISCONNECTED);
-        if (m)
-            snprintf(m->text, sizeof m->text, "%s: %s", rpc_code_name(st->code), st->message);
-        push_gen(ag, m, ctx->gen);
+    char text[AGENT_TEXT_BYTES];
+    agent_msg_kind kind = AGENT_MSG_RECONNECTING;
+
+    pthread_mutex_lock(&ag->lock);
+    holder *h = ctx->holder < ag->n_held ? &ag->held[ctx->holder] : NULL;
+    if (ag->stopping || !h || h->gen != ctx->gen) {   /* expected: we replaced or left it */
+        pthread_mutex_unlock(&ag->lock);
+        free(ctx);
+        return;
     }
+    int64_t now = now_ms();
+    if (st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) {
+        kind = AGENT_MSG_DISCONNECTED;
+        snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, st->message);
+    } else if (st->code == RPC_ABORTED) {
+        kind = AGENT_MSG_DISCONNECTED;
+        snprintf(text, sizeof text, "another agent took over the seat of %s", h->name);
+    } else if (st->code == RPC_OK) {
+        kind = AGENT_MSG_DISCONNECTED;
+        snprintf(text, sizeof text, "the service closed the stream: %s", st->message);
+    } else {
+        if (!h->lost_ms)
+            h->lost_ms = now;
+        if (now - h->lost_ms > ag->cfg.reconnect_for_ms) {
+            kind = AGENT_MSG_DISCONNECTED;
+            snprintf(text, sizeof text, "%s: %s (gave up after %d s)", rpc_code_name(st->code),
+                     st->message, ag->cfg.reconnect_for_ms / 1000);
+        } else {
+            int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
+            if (delay > RETRY_MAX_MS)
+                delay = RETRY_MAX_MS;
+            h->attempts++;
+            h->retry_ms = now + delay;
+            snprintf(text, sizeof text, "connection lost (%s: %s); trying again in %.1f s",
+                     rpc_code_name(st->code), st->message, delay / 1000.0);
+            pthread_cond_signal(&ag->wake);
+        }
+    }
+    if (kind == AGENT_MSG_DISCONNECTED)
+        h->gen = 0;          /* nothing more from this seat */
+    bool primary = ctx->holder == 0;
+    pthread_mutex_unlock(&ag->lock);
+    if (primary || kind == AGENT_MSG_DISCONNECTED)
+        push_text(ag, kind, text);
     free(ctx);
 }
 
-/* Open a new subscription (after_seq 0: a fresh snapshot), replacing any
- * earlier one; its messages are the only ones kept from now on. */
-static int subscribe(agent *ag)
+/* The reconnect thread: resubscribe each seat whose stream dropped, after
+ * the last event it received, when its back-off is over. */
+static void *reconnect_loop(void *arg)
 {
-    stream_ctx *ctx = malloc(sizeof *ctx);
-    if (!ctx)
-        return -1;
-    pthread_mutex_lock(&ag->gen_lock);
-    ctx->ag = ag;
-    ctx->gen = ++ag->stream_gen;
-    pthread_mutex_unlock(&ag->gen_lock);
-    Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
-    rpc_method m = board_method(BRD_SUBSCRIBE);
-    rpc_stream *stream;
-    if (rpc_client_stream(ag->client, &m, &sub.base, ag->token, on_event, on_stream_end, ctx,
-                          &stream) != 0) {
-        free(ctx);
-        return -1;
+    agent *ag = arg;
+    pthread_mutex_lock(&ag->lock);
+    while (!ag->stopping) {
+        int64_t now = now_ms(), next = 0;
+        int due = -1;
+        for (int i = 0; i < ag->n_held; i++) {
+            int64_t at = ag->held[i].retry_ms;
+            if (!at)
+                continue;
+            if (at <= now && due < 0)
+                due = i;
+            else if (!next || at < next)
+                next = at;
+        }
+        if (due >= 0) {
+            uint64_t after = ag->held[due].received_seq;
+            ag->held[due].retry_ms = 0;
+            pthread_mutex_unlock(&ag->lock);
+            subscribe(ag, due, after);
+            pthread_mutex_lock(&ag->lock);
+            continue;
+        }
+        if (next) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            int64_t wait = next - now;
+            until.tv_sec += wait / 1000;
+            until.tv_nsec += (wait % 1000) * 1000000;
+            if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&ag->wake, &ag->lock, &until);
+        } else {
+            pthread_cond_wait(&ag->wake, &ag->lock);
+        }
     }
-    return 0;
+    pthread_mutex_unlock(&ag->lock);
+    return NULL;
 }
 
-/* ------------------------------------------------------------------ start */
+/* ---------------------------------------------------------------- lobby */
 
-static int create_game(agent *ag, char *err, size_t errlen)
+static int call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
+                     const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
+                     const char *what)
 {
-    const game_kind *kind = game_kind_find(ag->cfg.new_kind);
-    if (!kind) {
-        snprintf(err, errlen, "unknown game kind '%s' (see --help)", ag->cfg.new_kind);
-        return -1;
-    }
-    /* Check the options here too, for an early and precise error. */
-    game_options opts;
-    game_options_default(kind, &opts);
-    for (int i = 0; i < ag->cfg.n_options; i++)
-        if (game_options_parse(kind, &opts, ag->cfg.options[i], err, errlen) != GAME_OK)
-            return -1;
-    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
-    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
+    rpc_status st;
+    if (rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st) ==
+        0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", what, st.message[0] ? st.message : rpc_code_name(st.code));
+    return -1;
+}
+
+static void options_to_wire(const game_kind *kind, const game_options *opts,
+                            Sungka__V1__GameOption *option, Sungka__V1__GameOption **optp)
+{
     for (int i = 0; i < kind->n_options; i++) {
         sungka__v1__game_option__init(&option[i]);
         option[i].name = (char *)kind->options[i].name;
-        option[i].value = opts.value[i];
+        option[i].value = opts->value[i];
         optp[i] = &option[i];
     }
-    Sungka__V1__CreateGameRequest req = SUNGKA__V1__CREATE_GAME_REQUEST__INIT;
-    req.kind = (char *)kind->name;
-    req.n_options = (size_t)kind->n_options;
-    req.options = optp;
-    req.title = (char *)(ag->cfg.title ? ag->cfg.title : "");
-    rpc_method m = register_method(REG_CREATE);
+}
+
+/* Check "name=value" options locally, for an early and precise error. */
+static const game_kind *parse_kind(const char *kind_name, const char *const *options, int n,
+                                   game_options *opts, char *err, size_t errlen)
+{
+    const game_kind *kind = game_kind_find(kind_name);
+    if (!kind) {
+        int len = snprintf(err, errlen, "unknown game kind '%s' (kinds:", kind_name);
+        for (int i = 0; i < game_kind_count() && len < (int)errlen; i++)
+            len += snprintf(err + len, errlen - (size_t)len, " %s", game_kind_at(i)->name);
+        if (len < (int)errlen)
+            snprintf(err + len, errlen - (size_t)len, ")");
+        return NULL;
+    }
+    game_options_default(kind, opts);
+    for (int i = 0; i < n; i++)
+        if (game_options_parse(kind, opts, options[i], err, errlen) != GAME_OK)
+            return NULL;
+    return kind;
+}
+
+/* Join game_id (or any game of any_kind) as `name`; fills *h and game_id. */
+static int join_one(agent *ag, const char *game_id, const char *any_kind,
+                    const game_kind *kind, const game_options *opts, const char *name,
+                    bool observe, holder *h, char *joined_id, char *err, size_t errlen)
+{
+    Sungka__V1__JoinGameRequest req = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;
+    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
+    req.game_id = (char *)(game_id ? game_id : "");
+    req.name = (char *)name;
+    req.observe = observe;
+    if (any_kind) {
+        req.any_of_kind = (char *)any_kind;
+        options_to_wire(kind, opts, option, optp);
+        req.n_options = (size_t)kind->n_options;
+        req.options = optp;
+    }
+    rpc_method m = register_method(REG_JOIN);
     ProtobufCMessage *reply = NULL;
-    rpc_status st;
-    if (rpc_client_call_sync(ag->client, &m, &req.base, NULL, ag->cfg.call_timeout_ms, &reply,
-                             &st) != 0) {
-        snprintf(err, errlen, "cannot create the game at %s: %s", ag->cfg.server, st.message);
+    char what[160];
+    snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
+             game_id ? game_id : any_kind, name);
+    if (call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, what) != 0)
+        return -1;
+    Sungka__V1__BoardRef *ref = (Sungka__V1__BoardRef *)reply;
+    memset(h, 0, sizeof *h);
+    h->seat = ref->seat;
+    snprintf(h->name, sizeof h->name, "%s", name);
+    snprintf(h->token, sizeof h->token, "%s", ref->token);
+    snprintf(joined_id, 32, "%s", ref->game_id);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    token_store_put(ag->cfg.state_dir, ag->cfg.server, joined_id, name, h->seat, h->token);
+    return 0;
+}
+
+/* A saved token still good for this game? (GetBoard answers only its holder.) */
+static int resume_one(agent *ag, const char *game_id, const char *name, holder *h)
+{
+    char token[80];
+    int seat;
+    if (token_store_find(ag->cfg.state_dir, ag->cfg.server, game_id, name, token, sizeof token,
+                         &seat) != 0)
+        return -1;
+    Sungka__V1__GetBoardRequest req = SUNGKA__V1__GET_BOARD_REQUEST__INIT;
+    rpc_method m = board_method(BRD_GET_BOARD);
+    ProtobufCMessage *reply = NULL;
+    char err[256];
+    if (call_sync(ag, &m, &req.base, token, &reply, err, sizeof err, "resume") != 0) {
+        token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, name);
         return -1;
     }
-    Sungka__V1__CreateGameReply *created = (Sungka__V1__CreateGameReply *)reply;
-    snprintf(ag->game_id, sizeof ag->game_id, "%s", created->game ? created->game->game_id : "");
+    protobuf_c_message_free_unpacked(reply, NULL);
+    memset(h, 0, sizeof *h);
+    h->seat = seat;
+    snprintf(h->name, sizeof h->name, "%s", name);
+    snprintf(h->token, sizeof h->token, "%s", token);
+    return 0;
+}
+
+static void send_ready(agent *ag, const char *token, bool ready);
+
+/* We hold these seats of game_id now: remember them and subscribe. */
+static void enter_game(agent *ag, const char *game_id, const holder *held, int n, bool ready)
+{
+    pthread_mutex_lock(&ag->lock);
+    snprintf(ag->game_id, sizeof ag->game_id, "%s", game_id);
+    for (int i = 0; i < n; i++)
+        ag->held[i] = held[i];
+    ag->n_held = n;
+    pthread_mutex_unlock(&ag->lock);
+
+    agent_model *md = &ag->model;
+    snprintf(md->my_name, sizeof md->my_name, "%s", held[0].name);
+    md->my_seat = held[0].seat;
+    md->hot_seat = n > 1 ? held[1].seat : -1;
+    snprintf(md->game_id, sizeof md->game_id, "%s", game_id);
+    for (int i = 0; i < n; i++)
+        subscribe(ag, i, 0);
+    if (ready)
+        for (int i = 0; i < n; i++)
+            if (held[i].seat >= 0)
+                send_ready(ag, held[i].token, true);
+}
+
+/* Leave every seat we hold (blocking); forget their saved tokens. */
+static int leave_game(agent *ag)
+{
+    holder held[MAX_HELD];
+    char game_id[32];
+    pthread_mutex_lock(&ag->lock);
+    int n = ag->n_held;
+    memcpy(held, ag->held, sizeof held);
+    snprintf(game_id, sizeof game_id, "%s", ag->game_id);
+    ag->n_held = 0;            /* our streams' ends and events are stale now */
+    for (int i = 0; i < MAX_HELD; i++) {
+        ag->held[i].gen = 0;
+        ag->held[i].retry_ms = 0;
+    }
+    pthread_mutex_unlock(&ag->lock);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        Sungka__V1__LeaveRequest req = SUNGKA__V1__LEAVE_REQUEST__INIT;
+        rpc_method m = board_method(BRD_LEAVE);
+        ProtobufCMessage *reply = NULL;
+        char err[256];
+        if (call_sync(ag, &m, &req.base, held[i].token, &reply, err, sizeof err, "leave") != 0)
+            rc = -1;
+        if (reply)
+            protobuf_c_message_free_unpacked(reply, NULL);
+        token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, held[i].name);
+    }
+    agent_model *md = &ag->model;
+    md->have_state = false;
+    md->game_id[0] = '\0';
+    md->n_people = 0;
+    return rc;
+}
+
+/* Sit at a game: by id, any of a kind, or a new one (kind with options). */
+static int go_to_game(agent *ag, const char *game_id, const char *any_kind, const char *new_kind,
+                      const char *const *options, int n_options, bool observe, char *err,
+                      size_t errlen)
+{
+    game_options opts;
+    const game_kind *kind = NULL;
+    const char *kind_name = new_kind ? new_kind : any_kind;
+    if (kind_name && !(kind = parse_kind(kind_name, options, n_options, &opts, err, errlen)))
+        return -1;
+    char id[32] = "";
+    if (game_id)
+        snprintf(id, sizeof id, "%s", game_id);
+    if (new_kind) {
+        Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+        Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
+        options_to_wire(kind, &opts, option, optp);
+        Sungka__V1__CreateGameRequest req = SUNGKA__V1__CREATE_GAME_REQUEST__INIT;
+        req.kind = (char *)kind->name;
+        req.n_options = (size_t)kind->n_options;
+        req.options = optp;
+        req.title = (char *)(ag->cfg.title ? ag->cfg.title : "");
+        req.autostart = ag->cfg.autostart;
+        rpc_method m = register_method(REG_CREATE);
+        ProtobufCMessage *reply = NULL;
+        if (call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
+            0)
+            return -1;
+        Sungka__V1__CreateGameReply *created = (Sungka__V1__CreateGameReply *)reply;
+        snprintf(id, sizeof id, "%s", created->game ? created->game->game_id : "");
+        protobuf_c_message_free_unpacked(reply, NULL);
+        game_id = id;
+        any_kind = NULL;
+    }
+    if (agent_in_game(ag))
+        leave_game(ag);
+
+    const char *names[MAX_HELD] = {ag->cfg.name, ag->cfg.hot_seat};
+    int n = ag->cfg.hot_seat && !observe ? 2 : 1;
+    holder held[MAX_HELD];
+    bool resumed = false;
+    for (int i = 0; i < n; i++) {
+        if (game_id && !new_kind && resume_one(ag, game_id, names[i], &held[i]) == 0) {
+            resumed = true;
+            continue;
+        }
+        /* the hot seat's second player goes to the game the first one got */
+        const char *target = i > 0 ? id : game_id;
+        if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i], observe,
+                     &held[i], id, err, errlen) != 0) {
+            if (i > 0) {        /* give the first seat back */
+                enter_game(ag, id, held, i, false);
+                leave_game(ag);
+            }
+            return -1;
+        }
+    }
+    enter_game(ag, id, held, n, ag->cfg.ready && !resumed);
+    return 0;
+}
+
+int agent_list_games(agent *ag, const char *kind, agent_status status, agent_game_info **out,
+                     int *n, char *err, size_t errlen)
+{
+    Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
+    req.kind = (char *)(kind ? kind : "");
+    req.status = (Sungka__V1__GameStatus)status;   /* same numbers */
+    rpc_method m = register_method(REG_LIST);
+    ProtobufCMessage *reply = NULL;
+    if (call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot list the games") != 0)
+        return -1;
+    Sungka__V1__ListGamesReply *list = (Sungka__V1__ListGamesReply *)reply;
+    *out = calloc(list->n_games + 1, sizeof **out);
+    if (!*out) {
+        protobuf_c_message_free_unpacked(reply, NULL);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < list->n_games; i++)
+        agent__game_info(list->games[i], &(*out)[i]);
+    *n = (int)list->n_games;
     protobuf_c_message_free_unpacked(reply, NULL);
     return 0;
 }
 
-static int join_game(agent *ag, char *err, size_t errlen)
+int agent_new_game(agent *ag, const char *kind, const char *const *options, int n_options,
+                   char *err, size_t errlen)
 {
-    Sungka__V1__JoinGameRequest req = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;
-    req.game_id = ag->game_id;
-    req.name = (char *)ag->cfg.name;
-    req.observe = ag->cfg.observe;
-    rpc_method m = register_method(REG_JOIN);
-    ProtobufCMessage *reply = NULL;
-    rpc_status st;
-    if (rpc_client_call_sync(ag->client, &m, &req.base, NULL, ag->cfg.call_timeout_ms, &reply,
-                             &st) != 0) {
-        snprintf(err, errlen, "cannot join game %s at %s: %s", ag->game_id, ag->cfg.server,
-                 st.message);
-        return -1;
-    }
-    Sungka__V1__BoardRef *ref = (Sungka__V1__BoardRef *)reply;
-    snprintf(ag->token, sizeof ag->token, "%s", ref->token);
-    ag->seat = ref->seat;
-    protobuf_c_message_free_unpacked(reply, NULL);
-    return 0;
+    return go_to_game(ag, NULL, NULL, kind, options, n_options, false, err, errlen);
 }
+
+int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen)
+{
+    return go_to_game(ag, game_id, NULL, NULL, NULL, 0, observe, err, errlen);
+}
+
+bool agent_in_game(const agent *ag)
+{
+    agent *mut = (agent *)ag;          /* the lock, not the data, changes */
+    pthread_mutex_lock(&mut->lock);
+    bool in = ag->n_held > 0;
+    pthread_mutex_unlock(&mut->lock);
+    return in;
+}
+
+/* ---------------------------------------------------------- life cycle */
 
 void agent_library_init(void)
 {
@@ -414,9 +605,13 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     ag->cfg = *cfg;
     if (ag->cfg.call_timeout_ms <= 0)
         ag->cfg.call_timeout_ms = 5000;
+    if (ag->cfg.reconnect_for_ms <= 0)
+        ag->cfg.reconnect_for_ms = 90000;
     ag->model.my_seat = -1;
+    ag->model.hot_seat = -1;
     ag->model.status = AGENT_GAME_WAITING;
-    pthread_mutex_init(&ag->gen_lock, NULL);
+    pthread_mutex_init(&ag->lock, NULL);
+    pthread_cond_init(&ag->wake, NULL);
     if (!(ag->queue = msgq_create())) {
         snprintf(err, errlen, "cannot create the message queue");
         goto fail_agent;
@@ -428,19 +623,15 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open a channel to '%s'", cfg->server);
         goto fail_queue;
     }
-    if (cfg->new_kind) {
-        if (create_game(ag, err, errlen) != 0)
-            goto fail_client;
-    } else {
-        snprintf(ag->game_id, sizeof ag->game_id, "%s", cfg->game_id ? cfg->game_id : "");
+    if (pthread_create(&ag->reconnector, NULL, reconnect_loop, ag) != 0) {
+        snprintf(err, errlen, "cannot start the reconnect thread");
+        goto fail_client;
     }
-    if (join_game(ag, err, errlen) != 0)
-        goto fail_client;
-    ag->model.my_seat = ag->seat;      /* known before the snapshot arrives */
-
-    if (subscribe(ag) != 0) {
-        snprintf(err, errlen, "cannot subscribe to game %s", ag->game_id);
-        goto fail_client;
+    if ((cfg->new_kind || cfg->any_kind || cfg->game_id) &&
+        go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options, cfg->n_options,
+                   cfg->observe, err, errlen) != 0) {
+        agent_destroy(ag);
+        return -1;
     }
     *out = ag;
     return 0;
@@ -450,9 +641,28 @@ fail_client:
 fail_queue:
     msgq_destroy(ag->queue, free_item);
 fail_agent:
-    pthread_mutex_destroy(&ag->gen_lock);
+    pthread_cond_destroy(&ag->wake);
+    pthread_mutex_destroy(&ag->lock);
     free(ag);
     return -1;
+}
+
+void agent_destroy(agent *ag)
+{
+    if (!ag)
+        return;
+    pthread_mutex_lock(&ag->lock);
+    ag->stopping = true;
+    pthread_cond_signal(&ag->wake);
+    pthread_mutex_unlock(&ag->lock);
+    pthread_join(ag->reconnector, NULL);
+    /* Cancels the streams and waits for every callback, so nothing pushes
+     * onto the queue after this. */
+    rpc_client_destroy(ag->client);
+    msgq_destroy(ag->queue, free_item);
+    pthread_cond_destroy(&ag->wake);
+    pthread_mutex_destroy(&ag->lock);
+    free(ag);
 }
 
 int agent_fd(const agent *ag)
@@ -467,160 +677,29 @@ const agent_model *agent_model_get(const agent *ag)
 
 const char *agent_game_id(const agent *ag)
 {
-    return ag->game_id;
-}
-
-/* ------------------------------------------------------------- the model */
-
-static void set_people(agent_model *md, const agent_person *people, int n)
-{
-    md->n_people = n < AGENT_MAX_PEOPLE ? n : AGENT_MAX_PEOPLE;
-    memcpy(md->people, people, (size_t)md->n_people * sizeof *people);
-}
-
-static void remove_person(agent_model *md, const char *name)
-{
-    for (int i = 0; i < md->n_people; i++) {
-        if (strcmp(md->people[i].name, name) == 0) {
-            md->people[i] = md->people[--md->n_people];
-            return;
-        }
-    }
-}
-
-static void load_board(agent_model *md, const agent_msg *m)
-{
-    if (!md->have_state || !m->cells)
-        return;
-    game_load(&md->state, m->cells, m->n_cells, m->to_move,
-              m->to_move < 0 && md->status != AGENT_GAME_WAITING);
-}
-
-static void set_turn(agent_model *md, int seat)
-{
-    if (!md->have_state)
-        return;
-    int cells[GAME_MAX_CELLS];
-    int n = game_cell_count(&md->state);
-    for (int i = 0; i < n; i++)
-        cells[i] = game_cell(&md->state, i);
-    game_load(&md->state, cells, n, seat, false);
-}
-
-/* Replay the move with our own rules and compare with the service's board. */
-static void check_move(agent_model *md, agent_msg *m)
-{
-    if (!md->have_state || !m->cells)
-        return;
-    game_state mine = md->state;
-    char why[GAME_ERR_LEN];
-    if (game_play(&mine, m->seat, m->move, NULL, why, sizeof why) != GAME_OK) {
-        m->mismatch = true;
-        snprintf(m->text, sizeof m->text, "the service accepted a move our rules refuse: %s",
-                 why);
-    } else if (m->n_cells != game_cell_count(&mine)) {
-        m->mismatch = true;
-        snprintf(m->text, sizeof m->text, "the service sent %d cells, expected %d", m->n_cells,
-                 game_cell_count(&mine));
-    } else {
-        for (int i = 0; i < m->n_cells; i++) {
-            if (m->cells[i] != game_cell(&mine, i)) {
-                m->mismatch = true;
-                snprintf(m->text, sizeof m->text,
-                         "the service's board differs from ours at cell %d (%d, expected %d)",
-                         i, m->cells[i], game_cell(&mine, i));
-                break;
-            }
-        }
-    }
-    if (m->mismatch)
-        md->mismatches++;
-}
-
-static void apply_snapshot(agent_model *md, const agent_msg *m)
-{
-    memset(md, 0, sizeof *md);
-    snprintf(md->game_id, sizeof md->game_id, "%s", m->game_id);
-    snprintf(md->title, sizeof md->title, "%s", m->title);
-    md->kind = game_kind_find(m->kind_name);
-    md->opts = m->opts;
-    md->my_seat = m->my_seat;
-    md->status = m->status;
-    memcpy(md->seat_name, m->seat_name, sizeof md->seat_name);
-    set_people(md, m->people, m->n_people);
-    md->last_seq = m->seq;
-    char err[GAME_ERR_LEN];
-    md->have_state = md->kind &&
-                     game_new(&md->state, md->kind, &md->opts, err, sizeof err) == GAME_OK;
-    load_board(md, m);
-}
-
-static void apply(agent_model *md, agent_msg *m)
-{
-    switch (m->kind) {
-    case AGENT_MSG_SNAPSHOT:
-        apply_snapshot(md, m);
-        return;
-    case AGENT_MSG_JOINED:
-        if (md->n_people < AGENT_MAX_PEOPLE) {
-            agent_person *p = &md->people[md->n_people++];
-            memset(p, 0, sizeof *p);
-            snprintf(p->name, sizeof p->name, "%s", m->name);
-            p->seat = m->seat;
-            p->rtt_ms = -1;
-        }
-        if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
-            snprintf(md->seat_name[m->seat], sizeof md->seat_name[m->seat], "%s", m->name);
-        break;
-    case AGENT_MSG_LEFT:
-    case AGENT_MSG_DEPARTED:
-        remove_person(md, m->name);
-        if (md->status == AGENT_GAME_WAITING && m->seat >= 0 && m->seat < GAME_MAX_SEATS)
-            md->seat_name[m->seat][0] = '\0';
-        break;
-    case AGENT_MSG_STARTED:
-        md->status = AGENT_GAME_RUNNING;
-        load_board(md, m);
-        break;
-    case AGENT_MSG_TURN:
-        set_turn(md, m->seat);
-        break;
-    case AGENT_MSG_MOVED:
-        check_move(md, m);
-        load_board(md, m);
-        break;
-    case AGENT_MSG_GAME_OVER:
-        md->status = m->abandoned ? AGENT_GAME_ABANDONED : AGENT_GAME_FINISHED;
-        md->n_winners = m->n_winners;
-        memcpy(md->winners, m->winners, sizeof md->winners);
-        memcpy(md->scores, m->scores, sizeof md->scores);
-        snprintf(md->end_reason, sizeof md->end_reason, "%s", m->text);
-        break;
-    case AGENT_MSG_PINGS:
-        set_people(md, m->people, m->n_people);
-        break;
-    default:
-        break;
-    }
-    if (m->seq > md->last_seq)
-        md->last_seq = m->seq;
+    return ag->model.game_id;
 }
 
 agent_msg *agent_next(agent *ag)
 {
     agent_msg *m;
     while ((m = msgq_pop(ag->queue)) != NULL) {
-        if (m->stream_gen == 0 || m->stream_gen == current_gen(ag))
+        if (m->stream_gen == 0)
+            break;                        /* not from a stream: always current */
+        pthread_mutex_lock(&ag->lock);
+        bool current = m->holder < ag->n_held && ag->held[m->holder].gen == m->stream_gen;
+        pthread_mutex_unlock(&ag->lock);
+        if (current)
             break;
-        agent_msg_free(m);      /* from a subscription since replaced */
+        agent_msg_free(m);                /* from a subscription since replaced */
     }
     if (!m)
         return NULL;
-    apply(&ag->model, m);
+    agent__model_apply(&ag->model, m);
     if (m->mismatch) {
         /* Our replay disagrees with the service: trust neither the model
          * nor the rest of this stream; start over from a fresh snapshot. */
-        if (subscribe(ag) == 0)
+        if (subscribe(ag, 0, 0) == 0)
             snprintf(m->text + strlen(m->text), sizeof m->text - strlen(m->text),
                      "; resynchronising from a fresh snapshot");
     }
@@ -635,7 +714,7 @@ const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t le
     return buf;
 }
 
-/* --------------------------------------------------------------- commands */
+/* ------------------------------------------------------------- commands */
 
 static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *user)
 {
@@ -644,6 +723,36 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
         protobuf_c_message_free_unpacked(reply, NULL);
     if (st->code != RPC_OK)
         push_text(ag, AGENT_MSG_REFUSED, st->message[0] ? st->message : rpc_code_name(st->code));
+}
+
+/* The token of the seat we hold that is `seat` (any seat: -2), else NULL. */
+static bool token_of(agent *ag, int seat, char *token, size_t len)
+{
+    bool found = false;
+    pthread_mutex_lock(&ag->lock);
+    for (int i = 0; i < ag->n_held && !found; i++) {
+        if (seat == -2 || ag->held[i].seat == seat) {
+            snprintf(token, len, "%s", ag->held[i].token);
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&ag->lock);
+    return found;
+}
+
+static int command(agent *ag, unsigned method, const ProtobufCMessage *req, int seat)
+{
+    char token[80];
+    if (!token_of(ag, seat, token, sizeof token))
+        return -1;
+    rpc_method m = board_method(method);
+    return rpc_client_call(ag->client, &m, req, token, ag->cfg.call_timeout_ms, command_done, ag);
+}
+
+bool agent_holds_seat(const agent *ag, int seat)
+{
+    const agent_model *md = &ag->model;
+    return seat >= 0 && (seat == md->my_seat || seat == md->hot_seat);
 }
 
 int agent_check_move(const agent *ag, int move, char *why, size_t len)
@@ -663,11 +772,11 @@ int agent_check_move(const agent *ag, int move, char *why, size_t len)
         return -1;
     }
     int to_move = game_to_move(&md->state);
-    if (to_move != md->my_seat) {
+    if (!agent_holds_seat(ag, to_move)) {
         snprintf(why, len, "it is %s's turn", agent_seat_name(md, to_move, buf, sizeof buf));
         return -1;
     }
-    return game_check(&md->state, md->my_seat, move, why, len) == GAME_OK ? 0 : -1;
+    return game_check(&md->state, to_move, move, why, len) == GAME_OK ? 0 : -1;
 }
 
 int agent_legal_moves(const agent *ag, int *moves, int max)
@@ -682,43 +791,65 @@ int agent_move(agent *ag, int move)
 {
     Sungka__V1__MoveRequest req = SUNGKA__V1__MOVE_REQUEST__INIT;
     req.move = move;
-    rpc_method m = board_method(BRD_MOVE);
-    return rpc_client_call(ag->client, &m, &req.base, ag->token, ag->cfg.call_timeout_ms,
-                           command_done, ag);
+    /* hot seat: move for whichever of our seats is to move */
+    int to_move = ag->model.have_state ? game_to_move(&ag->model.state) : -1;
+    int seat = agent_holds_seat(ag, to_move) ? to_move : ag->model.my_seat;
+    return command(ag, BRD_MOVE, &req.base, seat);
 }
 
 int agent_chat(agent *ag, const char *text)
 {
+    return agent_tell(ag, NULL, text);
+}
+
+int agent_tell(agent *ag, const char *to, const char *text)
+{
     Sungka__V1__ChatRequest req = SUNGKA__V1__CHAT_REQUEST__INIT;
     req.text = (char *)text;
-    rpc_method m = board_method(BRD_CHAT);
-    return rpc_client_call(ag->client, &m, &req.base, ag->token, ag->cfg.call_timeout_ms,
-                           command_done, ag);
+    req.to = (char *)(to ? to : "");
+    return command(ag, BRD_CHAT, &req.base, -2);
+}
+
+static void send_ready(agent *ag, const char *token, bool ready)
+{
+    Sungka__V1__ReadyRequest req = SUNGKA__V1__READY_REQUEST__INIT;
+    req.ready = ready;
+    rpc_method m = board_method(BRD_READY);
+    rpc_client_call(ag->client, &m, &req.base, token, ag->cfg.call_timeout_ms, command_done, ag);
+}
+
+int agent_ready(agent *ag, bool ready)
+{
+    holder held[MAX_HELD];
+    pthread_mutex_lock(&ag->lock);
+    int n = ag->n_held;
+    memcpy(held, ag->held, sizeof held);
+    pthread_mutex_unlock(&ag->lock);
+    if (!n)
+        return -1;
+    for (int i = 0; i < n; i++)
+        send_ready(ag, held[i].token, ready);
+    return 0;
+}
+
+int agent_sit(agent *ag, int seat)
+{
+    Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
+    req.seat = seat;
+    return command(ag, BRD_SIT, &req.base, -2);
+}
+
+int agent_stand(agent *ag)
+{
+    Sungka__V1__StandRequest req = SUNGKA__V1__STAND_REQUEST__INIT;
+    return command(ag, BRD_STAND, &req.base, -2);
 }
 
 int agent_leave(agent *ag)
 {
-    Sungka__V1__LeaveRequest req = SUNGKA__V1__LEAVE_REQUEST__INIT;
-    rpc_method m = board_method(BRD_LEAVE);
-    ProtobufCMessage *reply = NULL;
-    rpc_status st;
-    int rc = rpc_client_call_sync(ag->client, &m, &req.base, ag->token, ag->cfg.call_timeout_ms,
-                                  &reply, &st);
-    if (reply)
-        protobuf_c_message_free_unpacked(reply, NULL);
-    return rc;
-}
-
-void agent_destroy(agent *ag)
-{
-    if (!ag)
-        return;
-    /* Cancels the stream and waits for every callback, so nothing pushes
-     * onto the queue after this. */
-    rpc_client_destroy(ag->client);
-    msgq_destroy(ag->queue, free_item);
-    pthread_mutex_destroy(&ag->gen_lock);
-    free(ag);
+    if (!agent_in_game(ag))
+        return 0;
+    return leave_game(ag);
 }
 
 void agent_print_kinds(void *file)

@@ -1,13 +1,17 @@
 /*
- * agent.h — the player agent: one seat (or an observer's chair) at a game on
- * a board service, and the queue that feeds its view.
+ * agent.h — the player agent: a connection to a board service, at most one
+ * game at a time (one seat, two in hot seat, or an observer's chair), and the
+ * queue that feeds its view.
  *
  * Threads (seed 000: "a main waiting loop, and a message queue"):
  *   - the rpc client thread receives events and replies, answers pings at
  *     once, turns everything else into agent_msg values and queues them;
+ *   - a reconnect thread resubscribes, with back-off, when a stream drops;
  *   - the view thread (the caller of everything below except where noted)
  *     waits on agent_fd(), takes messages with agent_next(), and sends
- *     commands with agent_move() / agent_chat() / agent_leave().
+ *     commands. Lobby calls (list, new, join, leave) block briefly, with a
+ *     deadline; game commands return at once and a refusal comes back as a
+ *     message.
  * agent_next() applies each message to the agent's model before returning
  * it, so the model (agent_model()) is touched by the view thread only.
  *
@@ -30,13 +34,21 @@ typedef struct agent agent;
 typedef struct agent_config {
     const char *server;        /* "host:port" */
     const char *name;
-    const char *new_kind;      /* create a game of this kind, or NULL */
-    const char *options[GAME_MAX_OPTIONS];   /* "cups=7" ... for new_kind */
+    /* What to do at start; all NULL: stay in the lobby. */
+    const char *new_kind;      /* create a game of this kind */
+    const char *any_kind;      /* join any open game of this kind (made if none) */
+    const char *game_id;       /* join this game */
+    const char *options[GAME_MAX_OPTIONS];   /* "cups=7" ... for new_kind / any_kind */
     int n_options;
     const char *title;         /* for a new game, may be NULL */
-    const char *game_id;       /* join this game, or NULL (with new_kind) */
     bool observe;
+    bool autostart;            /* a new game starts when full, without "ready" */
+    bool ready;                /* say ready as soon as seated */
+    const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
     int call_timeout_ms;       /* deadline of each command (default 5000) */
+    int reconnect_for_ms;      /* keep trying to come back this long (default 90000) */
+    const char *state_dir;     /* where seat tokens are kept between runs (NULL: the
+                                * XDG state directory; "" to keep none) */
 } agent_config;
 
 typedef enum agent_status {
@@ -50,8 +62,23 @@ typedef struct agent_person {
     char name[AGENT_NAME_BYTES];
     int seat;                  /* -1 observer */
     bool departed;
+    bool ready;
     int rtt_ms;                /* -1 unknown */
 } agent_person;
+
+/* One game in the lobby's list. */
+typedef struct agent_game_info {
+    char id[32];
+    char kind[32];
+    char title[96];
+    char options[128];         /* "cups=6 stones=7" */
+    agent_status status;
+    int n_seats;
+    char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];   /* "" while open */
+    bool seat_ready[GAME_MAX_SEATS];
+    bool seat_departed[GAME_MAX_SEATS];
+    int observers;
+} agent_game_info;
 
 /* What the agent knows of its game, kept up to date from the events. */
 typedef struct agent_model {
@@ -61,7 +88,9 @@ typedef struct agent_model {
     game_options opts;
     game_state state;          /* the board as the service reported it */
     bool have_state;
+    char my_name[AGENT_NAME_BYTES];
     int my_seat;               /* -1 observer */
+    int hot_seat;              /* our second seat in hot seat, else -1 */
     agent_status status;
     char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
     agent_person people[AGENT_MAX_PEOPLE];
@@ -88,7 +117,12 @@ typedef enum agent_msg_kind {
     AGENT_MSG_NOTICE,          /* text */
     AGENT_MSG_PINGS,           /* round-trip times updated in the model */
     AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence */
-    AGENT_MSG_DISCONNECTED,    /* the event stream ended: text = why */
+    AGENT_MSG_DISCONNECTED,    /* gone for good: text = why */
+    AGENT_MSG_RETURNED,        /* name, seat: a departed player is back */
+    AGENT_MSG_READY,           /* name, seat, ready */
+    AGENT_MSG_SEAT,            /* name, seat (-1: stood up), from_seat */
+    AGENT_MSG_RECONNECTING,    /* our stream dropped; text = why and when we retry */
+    AGENT_MSG_RECONNECTED,     /* back, resumed after event seq */
 } agent_msg_kind;
 
 typedef struct agent_msg {
@@ -98,6 +132,10 @@ typedef struct agent_msg {
     int move;
     char name[AGENT_NAME_BYTES];
     char text[AGENT_TEXT_BYTES];
+    char to[AGENT_NAME_BYTES];  /* CHAT: the addressee of a private message, or "" */
+    int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */
+    int from_seat;             /* SEAT */
+    bool ready;                /* READY */
     bool extra_turn;
     bool mismatch;             /* MOVED: our own replay of the move disagrees with
                                 * the service's board (seed 000: "error checking
@@ -126,6 +164,7 @@ typedef struct agent_msg {
     char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
     int my_seat;
     unsigned stream_gen;       /* private: which subscription it came from */
+    int holder;                /* private: which of our seats' streams */
 } agent_msg;
 
 /* Process-wide setup and teardown of the RPC layer: once, on the main
@@ -133,8 +172,12 @@ typedef struct agent_msg {
 void agent_library_init(void);
 void agent_library_shutdown(void);
 
-/* Connect, create/join the game (blocking, with a deadline) and start the
- * event stream. Returns 0 and *out, or -1 with a sentence in err. */
+/* Connect, then do what cfg says: create, join any, or join a game by id
+ * (blocking, with a deadline) and start its event stream — first trying a
+ * seat token saved by an earlier run for this server, game and name, so a
+ * player whose agent died picks up where they left off (seed 004). With
+ * none of those, stay in the lobby. Returns 0 and *out, or -1 with a
+ * sentence in err. */
 int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen);
 
 /* Readable whenever messages are waiting (poll it, or add it to a GTK loop). */
@@ -150,6 +193,20 @@ const agent_model *agent_model_get(const agent *ag);
 /* The id of the game joined (known as soon as agent_start returns). */
 const char *agent_game_id(const agent *ag);
 
+/* True while the agent is at a game. */
+bool agent_in_game(const agent *ag);
+
+/* Lobby (blocking, with the call deadline; 0, or -1 with a sentence):
+ * the games on the service (kind NULL, status 0: all; free *out with
+ * free()); make a
+ * new game and sit at it (hot seat and ready as configured); join one by id.
+ * New and join leave the current game first. */
+int agent_list_games(agent *ag, const char *kind, agent_status status, agent_game_info **out,
+                     int *n, char *err, size_t errlen);
+int agent_new_game(agent *ag, const char *kind, const char *const *options, int n_options,
+                   char *err, size_t errlen);
+int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen);
+
 /* Would the service accept this move from us now? 0, or -1 with the reason
  * (the same rules engine the service runs; seed 004's client-side check). */
 int agent_check_move(const agent *ag, int move, char *why, size_t len);
@@ -161,10 +218,17 @@ int agent_legal_moves(const agent *ag, int *moves, int max);
  * -1 only when the command could not even be sent. */
 int agent_move(agent *ag, int move);
 int agent_chat(agent *ag, const char *text);
+int agent_tell(agent *ag, const char *to, const char *text);
+int agent_ready(agent *ag, bool ready);      /* for every seat we hold */
+int agent_sit(agent *ag, int seat);          /* -1: any open seat */
+int agent_stand(agent *ag);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
- * ends a running game. */
+ * ends a running game. Forgets the saved seat token. */
 int agent_leave(agent *ag);
+
+/* Is the seat to move one we hold? (hot seat: either of two) */
+bool agent_holds_seat(const agent *ag, int seat);
 
 /* Stop the stream and free everything. Do not use the agent afterwards. */
 void agent_destroy(agent *ag);

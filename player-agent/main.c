@@ -24,10 +24,19 @@ static void usage(FILE *out)
             "                          0.0.0.0:7070) so others can join, and play on it\n"
             "  -n, --name NAME         your name, 1..32 characters (default: $USER)\n"
             "  -N, --new KIND          create a new game of KIND and join it\n"
+            "  -a, --any KIND          join any game of KIND with an open seat (or a new one)\n"
             "  -o, --option NAME=VALUE an option of the new game (repeatable), e.g. cups=7\n"
             "  -t, --title TEXT        a title for the new game\n"
-            "  -g, --game ID           join the existing game ID\n"
+            "      --autostart         the new game starts when full, without \"ready\"\n"
+            "  -g, --game ID           join the existing game ID (again, after a crash: the\n"
+            "                          seat is taken back with the token saved last time)\n"
             "      --observe           watch instead of taking a seat\n"
+            "      --ready             say ready as soon as seated\n"
+            "      --hot-seat NAME     also take a seat for NAME: two players, one screen\n"
+            "      --reconnect-for SEC keep trying to get back this long after the\n"
+            "                          connection drops (default 90)\n"
+            "      --state-dir DIR     where seat tokens are saved (default\n"
+            "                          $XDG_STATE_HOME/sungka; \"\" to save none)\n"
             "      --view NAME         the view to use (default text)\n"
             "  -h, --help              show this help and exit\n"
             "\n"
@@ -37,6 +46,7 @@ static void usage(FILE *out)
     for (int i = 0; i < view_count(); i++)
         fprintf(out, "  %-10s %s\n", view_at(i)->name, view_at(i)->summary);
     fprintf(out,
+            "\nWithout --new, --any or --game you start in the lobby (type help there).\n"
             "\nExamples:\n"
             "  sungka-player --serve 0.0.0.0:7070 --name alice --new sungka\n"
             "  sungka-player --server HOST:7070 --name bob --game 1\n"
@@ -45,12 +55,19 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW };
+    enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_READY, OPT_HOT_SEAT,
+           OPT_RECONNECT_FOR, OPT_STATE_DIR };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
         {"name", required_argument, NULL, 'n'},
         {"new", required_argument, NULL, 'N'},
+        {"any", required_argument, NULL, 'a'},
+        {"autostart", no_argument, NULL, OPT_AUTOSTART},
+        {"ready", no_argument, NULL, OPT_READY},
+        {"hot-seat", required_argument, NULL, OPT_HOT_SEAT},
+        {"reconnect-for", required_argument, NULL, OPT_RECONNECT_FOR},
+        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
         {"option", required_argument, NULL, 'o'},
         {"title", required_argument, NULL, 't'},
         {"game", required_argument, NULL, 'g'},
@@ -62,12 +79,27 @@ int main(int argc, char **argv)
     agent_config cfg = {0};
     const char *serve = NULL, *view_name = "text";
     int c;
-    while ((c = getopt_long(argc, argv, "s:n:N:o:t:g:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:n:N:a:o:t:g:h", longopts, NULL)) != -1) {
         switch (c) {
         case 's': cfg.server = optarg; break;
         case OPT_SERVE: serve = optarg; break;
         case 'n': cfg.name = optarg; break;
         case 'N': cfg.new_kind = optarg; break;
+        case 'a': cfg.any_kind = optarg; break;
+        case OPT_AUTOSTART: cfg.autostart = true; break;
+        case OPT_READY: cfg.ready = true; break;
+        case OPT_HOT_SEAT: cfg.hot_seat = optarg; break;
+        case OPT_STATE_DIR: cfg.state_dir = optarg; break;
+        case OPT_RECONNECT_FOR: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 86400) {
+                fprintf(stderr, "sungka-player: --reconnect-for must be 1..86400 seconds\n");
+                return 2;
+            }
+            cfg.reconnect_for_ms = (int)v * 1000;
+            break;
+        }
         case 'o':
             if (cfg.n_options == GAME_MAX_OPTIONS) {
                 fprintf(stderr, "sungka-player: at most %d --option\n", GAME_MAX_OPTIONS);
@@ -93,8 +125,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: say who you are with --name NAME\n");
         return 2;
     }
-    if (!cfg.new_kind == !cfg.game_id) {
-        fprintf(stderr, "sungka-player: give exactly one of --new KIND or --game ID\n");
+    if ((cfg.new_kind != NULL) + (cfg.game_id != NULL) + (cfg.any_kind != NULL) > 1) {
+        fprintf(stderr, "sungka-player: give at most one of --new, --any and --game\n");
+        return 2;
+    }
+    if (cfg.hot_seat && cfg.observe) {
+        fprintf(stderr, "sungka-player: --hot-seat takes seats; it cannot --observe\n");
         return 2;
     }
     if (cfg.server && serve) {

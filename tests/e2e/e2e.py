@@ -27,7 +27,7 @@ def final_report(agent):
 
 
 def moves_seen(agent):
-    return [l for l in agent.lines if re.match(r"^\S+ played cup \d+\.$", l)]
+    return [l for l in agent.lines if re.match(r"^\S+ played (cup|cell) \S+\.$", l)]
 
 
 def two_players(bindir):
@@ -57,8 +57,63 @@ def two_players(bindir):
             check(not any(l.startswith("WARNING") for l in who.lines),
                   f"{who.name} found the service's board wrong\n" + who.dump())
         for who in (alice, bob, carol):
-            who.send("quit")
-            check(who.wait_exit() == 0, f"{who.name} exited with an error\n" + who.dump())
+            check(who.quit() == 0, f"{who.name} exited with an error\n" + who.dump())
+
+
+def _whole_game(bindir, kind, options, names=("alice", "bob"), seed=1):
+    """Players play `kind` to its end with an observer watching from before
+    the start; all agree on the result and on every move, and nobody's own
+    replay of the moves disagrees with the service."""
+    opts = [x for o in options for x in ("--option", o)]
+    with Env(bindir) as env:
+        board = env.board()
+        first = env.player(names[0], "--server", board.address, "--new", kind, *opts)
+        game = first.expect(r"Created game (\d+)").group(1)
+        watcher = env.player("watcher", "--server", board.address, "--game", game, "--observe")
+        watcher.expect(r"^You are observing\.")
+        players = [first] + [env.player(n, "--server", board.address, "--game", game)
+                             for n in names[1:]]
+        Autoplayer(env, players, seed=seed).play_to_end()
+        watcher.expect(r"^Game over:")
+        everyone = players + [watcher]
+        ends = {p.name: [l for l in p.lines if l.startswith(("Game over:", "Scores:",
+                                                             "Winner", "Nobody wins"))]
+                for p in everyone}
+        check(len({tuple(v) for v in ends.values()}) == 1, f"results differ: {ends}")
+        seqs = {tuple(moves_seen(p)) for p in everyone}
+        check(len(seqs) == 1, "the agents saw different moves")
+        check(len(moves_seen(first)) >= 5, "suspiciously short game")
+        for p in everyone:
+            check(not any(l.startswith("WARNING") for l in p.lines),
+                  f"{p.name} found the service's board wrong\n" + p.dump())
+        for p in everyone:
+            p.quit()
+
+
+def whole_congklak(bindir):
+    _whole_game(bindir, "congklak", ["first=1"], seed=3)
+
+
+def whole_kalah(bindir):
+    _whole_game(bindir, "kalah", [], seed=4)
+
+
+def whole_reversi(bindir):
+    _whole_game(bindir, "reversi", [], seed=5)
+
+
+def whole_tictactoe(bindir):
+    _whole_game(bindir, "tictactoe", ["size=3", "dims=2"], seed=6)
+
+
+def tictactoe_4_players(bindir):
+    _whole_game(bindir, "tictactoe", ["size=4", "dims=3", "players=4"],
+                names=("ann", "ben", "cat", "dan"), seed=7)
+
+
+def sungka_4_players(bindir):
+    _whole_game(bindir, "sungka", ["players=4", "cups=4", "stones=3"],
+                names=("ann", "ben", "cat", "dan"), seed=8)
 
 
 def late_observer(bindir):
@@ -84,9 +139,7 @@ def late_observer(bindir):
         dave.expect(r"^\[\s+0\]\s+\[\s+1\]")
         dave.expect(r"^\s+\[\s+0\]\[\s+4\]\[\s+4\]\[\s+0\]")
         for p in (alice, bob, dave):
-            p.send("quit")
-        for p in (alice, bob, dave):
-            p.wait_exit()
+            p.quit()
 
 
 def three_players(bindir):
@@ -106,8 +159,7 @@ def three_players(bindir):
         scores = [int(x) for x in re.findall(r"\d+", r[0][0])]
         check(sum(scores) == 3 * 4 * 3, f"stones not conserved: {r[0][0]}")
         for p in (p0, p1, p2):
-            p.send("quit")
-            p.wait_exit()
+            p.quit()
 
 
 def refusals(bindir):
@@ -146,8 +198,7 @@ def refusals(bindir):
         alice.send("who")
         alice.expect(r"seat 1: bob")
         for p in (alice, bob, obs):
-            p.send("quit")
-            p.wait_exit()
+            p.quit()
 
 
 def service_refusals(bindir):
@@ -180,6 +231,16 @@ def service_refusals(bindir):
             check(code == "ALREADY_EXISTS", f"a taken name gave {code}: {text}")
             bob = join("bob")
             olga = join("olga", observe=True)
+            code, text = move(alice, 0)     # seats full, nobody ready yet
+            check(code == "FAILED_PRECONDITION" and "not started" in text, f"{code}: {text}")
+            code, text = client.raw("/sungka.v1.Board/Ready", wire.message((1, True)), token=olga)
+            check(code == "PERMISSION_DENIED", f"an observer's ready gave {code}: {text}")
+            for token in (alice, bob):
+                code, text = client.raw("/sungka.v1.Board/Ready", wire.message((1, True)),
+                                        token=token)
+                check(code == "OK", f"Ready: {code} {text}")
+            code, text = client.raw("/sungka.v1.Board/Sit", wire.message((1, 1)), token=olga)
+            check(code == "FAILED_PRECONDITION" and "started" in text, f"late sit gave {code}: {text}")
             code, text = client.raw("/sungka.v1.Register/JoinGame",
                                     wire.message((1, game_id), (2, "zed")))
             check(code == "FAILED_PRECONDITION" and "started" in text, f"{code}: {text}")
@@ -223,6 +284,9 @@ def _raw_game(client, n_players=2):
                                wire.message((1, game_id), (2, name)))
         check(code == "OK", f"JoinGame {name}: {code} {ref}")
         tokens.append(wire.get(ref, 3).decode())
+    for token in tokens:
+        code, text = client.raw("/sungka.v1.Board/Ready", wire.message((1, True)), token=token)
+        check(code == "OK", f"Ready: {code} {text}")
     return game_id, tokens
 
 
@@ -336,6 +400,7 @@ def rogue_service(bindir):
         grpc.method_handlers_generic_handler("sungka.v1.Board", {
             "Subscribe": grpc.unary_stream_rpc_method_handler(subscribe),
             "Leave": grpc.unary_unary_rpc_method_handler(lambda r, c: b""),
+            "Ready": grpc.unary_unary_rpc_method_handler(lambda r, c: b""),
             "Ping": grpc.unary_unary_rpc_method_handler(lambda r, c: b"")}),
     ])
     port = server.add_insecure_port("127.0.0.1:0")
@@ -348,18 +413,18 @@ def rogue_service(bindir):
                          r"\(7, expected 0\); resynchronising from a fresh snapshot")
             alice.expect(r"^Game 1: rogue")          # the fresh snapshot, drawn again
             check(len(subscriptions) == 2, f"{len(subscriptions)} subscriptions, wanted 2")
-            alice.send("quit")
-            alice.wait_exit()
+            alice.quit()
     finally:
         stop.set()
         server.stop(0)
 
 
 def sigkill_noticed(bindir):
-    """Killing an agent with SIGKILL is noticed by the others within the ping
-    timeout, and a running game ends with no winner."""
+    """Killing an agent with SIGKILL is noticed by the others at once (its
+    connection closes); its seat is kept for the grace, then the running
+    game ends as abandoned, with no winner."""
     with Env(bindir) as env:
-        board = env.board("--ping-interval", "1", "--ping-timeout", "3")
+        board = env.board("--ping-interval", "1", "--ping-timeout", "3", "--grace", "2")
         alice = env.player("alice", "--server", board.address, "--new", "sungka")
         game = alice.expect(r"Created game (\d+)").group(1)
         bob = env.player("bob", "--server", board.address, "--game", game)
@@ -369,32 +434,235 @@ def sigkill_noticed(bindir):
         bob.p.send_signal(signal.SIGKILL)
         bob.p.wait(5)
         started = time.monotonic()
-        alice.expect(r"^bob departed: ", timeout=10)
+        alice.expect(r"^bob departed: .*The seat is kept for 2 s\.", timeout=10)
         obs.expect(r"^bob departed: ", timeout=10)
         elapsed = time.monotonic() - started
         check(elapsed < 10, f"departure noticed after {elapsed:.1f}s")
-        alice.expect(r"^Game over: bob went away; the game ends with no winner")
         for p in (alice, obs):
-            p.send("quit")
-            p.wait_exit()
+            p.expect(r"^Game over: bob did not come back within 2 s; the game ends with no winner")
+        for p in (alice, obs):
+            p.quit()
 
 
-def frozen_agent(bindir):
-    """An agent that stops answering (SIGSTOP: the connection stays open) is
-    found by the missed pings."""
+def frozen_and_back(bindir):
+    """An agent that stops answering (SIGSTOP: its connection stays open) is
+    found by the missed pings; when it wakes within the grace it reconnects
+    with its token, resumes after the last event it saw, and the game goes
+    on with nothing lost."""
     with Env(bindir) as env:
-        board = env.board("--ping-interval", "1", "--ping-timeout", "3")
+        board = env.board("--ping-interval", "1", "--ping-timeout", "3", "--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "sungka",
+                           "--option", "stones=2")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^Your turn")
+        alice.send("chat before")
+        bob.expect(r"^\[chat\] alice: before")
+        bob.p.send_signal(signal.SIGSTOP)
+        try:
+            alice.expect(r"^bob departed: no answer to pings.*kept for 60 s", timeout=15)
+            alice.send("chat while you were away")   # logged: bob must get it on return
+            alice.send("0")                            # 2 stones: cups 1, 2: bob's turn next
+            alice.expect(r"^alice played cup 0\.")
+        finally:
+            bob.p.send_signal(signal.SIGCONT)
+        bob.expect(r"^Reconnecting: ", timeout=15)
+        alice.expect(r"^bob is back\.", timeout=15)
+        bob.expect(r"^\[chat\] alice: while you were away")
+        bob.expect(r"^alice played cup 0\.")
+        Autoplayer(env, [alice, bob], seed=5).play_to_end()
+        a, b = final_report(alice), final_report(bob)
+        check(a == b, f"final reports differ: {a} {b}")
+        check(moves_seen(alice) == moves_seen(bob), "the two saw different moves")
+        for p in (alice, bob):
+            p.quit()
+
+
+def killed_and_back(bindir):
+    """A player whose agent is killed starts it again with the same game and
+    name: the saved token takes the seat back and the game goes on."""
+    with Env(bindir) as env:
+        board = env.board("--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "sungka",
+                           "--option", "cups=3", "--option", "stones=2")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        bob.expect(r"^Waiting for alice to move\.")
+        bob.p.send_signal(signal.SIGKILL)
+        bob.p.wait(5)
+        alice.expect(r"^bob departed: ")
+        alice.send("0")
+        alice.expect(r"^alice played cup 0\.")
+        bob2 = env.player("bob", "--server", board.address, "--game", game, ready=False)
+        bob2.expect(r"^You are bob, seat 1\.")
+        alice.expect(r"^bob is back\.")
+        Autoplayer(env, [alice, bob2], seed=2).play_to_end()
+        check(final_report(alice) == final_report(bob2), "final reports differ")
+        for p in (alice, bob2):
+            p.quit()
+
+
+def grace_runs_out(bindir):
+    """A player who does not come back within the grace: the game is
+    abandoned, and the lobby lists it so."""
+    with Env(bindir) as env:
+        board = env.board("--grace", "1")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        bob.expect(r"^Waiting for alice to move\.")
+        bob.p.send_signal(signal.SIGKILL)
+        alice.expect(r"^Game over: bob did not come back within 1 s; the game ends with no winner")
+        alice.send("games")
+        alice.expect(rf"^Game {game}: .*abandoned")
+        alice.quit()
+
+
+def lobby(bindir):
+    """The lobby: list and filter games; create with options from the view;
+    join by id; ready and start; sit and stand; any open game of a kind."""
+    with Env(bindir) as env:
+        board = env.board()
+        ann = env.player("ann", "--server", board.address, ready=False)
+        ann.expect(r"^You are in the lobby")
+        ann.send("games")
+        ann.expect(r"^No games\. Start one with: new KIND")
+        ann.send("new kalah cups=4 stones=3")
+        ann.expect(r"^Created game (\d+)\.")
+        ann.expect(r"^You are ann, seat 0\.")
+        ann.send("new chess")
+        ann.expect(r"^unknown game kind 'chess'")
+        ann.send("new kalah cups=40")
+        ann.expect(r"cups must be 3\.\.8, not 40")
+        ben = env.player("ben", "--server", board.address, ready=False)
+        ben.send("games kalah")
+        ben.expect(r"^Game 1: .*\(kalah cups=4 stones=3\), waiting; seats: \[ann\] \[open\]; 0 watching")
+        ben.send("games sungka")
+        ben.expect(r"^No games of sungka")
+        ben.send("games running")
+        ben.expect(r"^No running games\.")
+        ben.send("waiting games kalah")
+        ben.expect(r"^Unknown command 'waiting'")
+        ben.send("games waiting kalah")
+        ben.expect(r"^Game 1: .*waiting")
+        ben.send("watch 1")
+        ben.expect(r"^You are observing\.")
+        ann.expect(r"^ben is watching\.")
+        ben.send("sit 0")
+        ben.expect(r"^Refused: seat 0 is taken by ann")
+        ben.send("sit")
+        ann.expect(r"^ben sits down at seat 1\.")
+        ben.expect(r"^ben sits down at seat 1\.")
+        ann.send("ready")
+        ben.expect(r"^ann is ready\.")
+        ben.send("stand")
+        ann.expect(r"^ben stands up from seat 1 and watches\.")
+        ben.send("sit 1")
+        ben.send("ready")
+        ann.expect(r"^ben is ready\.")
+        ann.expect(r"^The game starts; ann moves first\.")
+        ben.send("stand")
+        ben.expect(r"^Refused: the game has started")
+        ann.send("who")
+        ann.expect(r"seat 1: ben")
+        # --any: the first joins a game of kalah with an open seat or makes one.
+        cy = env.player("cy", "--server", board.address, "--any", "sungka")
+        cy.expect(r"^You are cy, seat 0\.")
+        di = env.player("di", "--server", board.address, "--any", "sungka")
+        di.expect(r"^You are di, seat 1\.")
+        cy.expect(r"^The game starts")
+        for p in (ann, ben, cy, di):
+            p.quit()
+
+
+def private_chat(bindir):
+    """tell NAME TEXT reaches only NAME (and is kept for NAME's return), not
+    the others, not a late observer; chat to all reaches everyone."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        olga = env.player("olga", "--server", board.address, "--game", game, "--observe")
+        olga.expect(r"^You are observing\.")
+        alice.send("tell bob psst, bob")
+        bob.expect(r"^\[alice to bob\] psst, bob")
+        alice.expect(r"^\[alice to bob\] psst, bob")
+        alice.send("tell nobody hello")
+        alice.expect(r"^Refused: nobody called 'nobody' is in this game")
+        alice.send("chat to all")
+        for p in (alice, bob, olga):
+            p.expect(r"^\[chat\] alice: to all")
+        late = env.player("lena", "--server", board.address, "--game", game, "--observe")
+        late.expect(r"^You are observing\.")
+        late.send("chat hi")
+        alice.expect(r"^\[chat\] lena: hi")
+        for p in (olga, late):
+            check(not any("psst" in l for l in p.lines), f"{p.name} saw a private message")
+        for p in (alice, bob, olga, late):
+            p.quit()
+
+
+def two_winners(bindir):
+    """Several winners are announced as such: a 3-player game (found by
+    search with the rules engine) where two seats tie at the top."""
+    with Env(bindir) as env:
+        board = env.board()
+        opts = ["--option", "players=3", "--option", "cups=3", "--option", "stones=1"]
+        ann = env.player("ann", "--server", board.address, "--new", "sungka", *opts)
+        game = ann.expect(r"Created game (\d+)").group(1)
+        ben = env.player("ben", "--server", board.address, "--game", game)
+        cat = env.player("cat", "--server", board.address, "--game", game)
+        players = [ann, ben, cat]
+        # seat:cup, in order; ends with homes 4, 4, 1.
+        script = [(0, 2), (0, 0), (0, 2), (1, 1), (2, 0), (0, 0), (1, 0)]
+        for seat, cup in script:
+            players[seat].expect(r"^Your turn")
+            players[seat].send(str(cup))
+            players[seat].expect(rf"^\S+ played cup {cup}\.")
+        for p in players:
+            p.expect(r"^Game over: ann and ben share the win\.")
+            p.expect(r"^Scores: ann 4, ben 4, cat 1$")
+            p.expect(r"^Winners: ann, ben$")
+        for p in players:
+            p.quit()
+
+
+def hot_seat(bindir):
+    """Hot seat (seed 003): one agent holds both seats and always moves for
+    the seat whose turn it is; a whole game plays to its end."""
+    with Env(bindir) as env:
+        board = env.board()
+        duo = env.player("ann", "--server", board.address, "--new", "sungka", "--hot-seat", "ben",
+                         "--option", "cups=4", "--option", "stones=3")
+        duo.expect(r"^You are ann, seat 0, and ben, seat 1 \(hot seat\)\.")
+        duo.expect(r"^The game starts")
+        Autoplayer(env, [duo], seed=11).play_to_end()
+        moves = moves_seen(duo)
+        check(any(l.startswith("ann ") for l in moves) and any(l.startswith("ben ") for l in moves),
+              "both seats must have moved")
+        check(duo.quit() == 0, "hot seat did not exit cleanly")
+
+
+def quit_confirms(bindir):
+    """A player quitting a running game is asked first; the second quit
+    ends the game at once as abandoned (seed 000)."""
+    with Env(bindir) as env:
+        board = env.board()
         alice = env.player("alice", "--server", board.address, "--new", "sungka")
         game = alice.expect(r"Created game (\d+)").group(1)
         bob = env.player("bob", "--server", board.address, "--game", game)
         alice.expect(r"^Your turn")
-        bob.p.send_signal(signal.SIGSTOP)
-        try:
-            alice.expect(r"^bob departed: no answer to pings", timeout=15)
-        finally:
-            bob.p.send_signal(signal.SIGCONT)
         alice.send("quit")
-        alice.wait_exit()
+        alice.expect(r"^Leaving now ends the game for everyone")
+        alice.send("who")                 # anything else disarms the question
+        alice.send("quit")
+        alice.expect(r"^Leaving now ends the game for everyone")
+        alice.send("quit")
+        check(alice.wait_exit() == 0, "alice did not exit")
+        bob.expect(r"^alice left\.")
+        bob.expect(r"^Game over: alice quit; the game ends with no winner")
+        bob.quit()
 
 
 def bad_input(bindir):
@@ -454,8 +722,7 @@ def bad_input(bindir):
         # Still serving: a real agent can create and join a game.
         alice = env.player("alice", "--server", board.address, "--new", "sungka")
         alice.expect(r"^You are alice, seat 0\.")
-        alice.send("quit")
-        alice.wait_exit()
+        alice.quit()
         check(board.p.poll() is None, "the board service died\n" + board.dump())
 
 
@@ -471,20 +738,22 @@ def vanishing_client(bindir):
         board.expect_stderr(r"alice departed", timeout=15, count=5)
         bob = env.player("bob", "--server", board.address, "--new", "sungka")
         bob.expect(r"^You are bob, seat 0\.")
-        bob.send("quit")
-        bob.wait_exit()
+        bob.quit()
         check(board.p.poll() is None, "the board service died\n" + board.dump())
 
 
 def clean_shutdown(bindir):
-    """SIGTERM stops the service promptly with agents connected; they are told."""
+    """SIGTERM stops the service promptly with agents connected; they try to
+    reconnect for as long as they were told to, then say so and exit."""
     with Env(bindir) as env:
         board = env.board()
-        alice = env.player("alice", "--server", board.address, "--new", "sungka")
+        alice = env.player("alice", "--server", board.address, "--new", "sungka",
+                           "--reconnect-for", "1")
         alice.expect(r"^You are alice, seat 0\.")
         board.p.send_signal(signal.SIGTERM)
         check(board.wait_exit(10) == 0, "the service did not exit cleanly\n" + board.dump())
-        alice.expect(r"^Disconnected from the board service")
+        alice.expect(r"^Reconnecting: connection lost")
+        alice.expect(r"^Disconnected from the board service .*gave up after 1 s")
         check(alice.wait_exit() != 0, "an interrupted game should exit non-zero")
 
 
@@ -503,8 +772,7 @@ def private_service(bindir):
         solo = env.player("solo", "--new", "sungka", "--option", "cups=3")
         solo.expect(r"^You are solo, seat 0\.")
         solo.expect(r"seat 1: seat 1\s+\(open\)")
-        solo.send("quit")
-        check(solo.wait_exit() == 0, "solo did not exit cleanly\n" + solo.dump())
+        check(solo.quit() == 0, "solo did not exit cleanly\n" + solo.dump())
         bad = env.player("x", "--new", "sungka", "--option", "cups=99")
         check(bad.wait_exit() != 0, "a bad option must fail")
         check(any("cups" in l for l in bad.err_lines), "the error must name the option")
@@ -536,7 +804,8 @@ def terminal(bindir):
         player = os.path.join(bindir, "sungka-player")
         try:
             tm("new-session", "-d", "-s", "t", "-x", "120", "-y", "40",
-               f"{player} --server {board.address} --name alice --new sungka; sleep 30")
+               f"{player} --server {board.address} --name alice --new sungka --ready "
+               f"--state-dir {env.state_dir}; sleep 30")
             screen_has(r"You are alice, seat 0")
             screen_has(r"^\s+0\s+1\s+2\s+3\s+4\s+5\s+-> alice \(you\)")
             bob = env.player("bob", "--server", board.address, "--game", "1")
@@ -548,18 +817,21 @@ def terminal(bindir):
             tm("send-keys", "-t", "t", "chat hi bob", "Enter")
             bob.expect(r"^\[chat\] alice: hi bob")
             tm("send-keys", "-t", "t", "quit", "Enter")
+            screen_has(r"Leaving now ends the game for everyone")
+            tm("send-keys", "-t", "t", "quit", "Enter")
             bob.expect(r"^alice left\.")
             screen_has(r"You left game 1")
-            bob.send("quit")
-            bob.wait_exit()
+            bob.quit()
         finally:
             subprocess.run([tmux, "-L", sock, "kill-server"], capture_output=True, timeout=10)
 
 
-TESTS = {f.__name__: f for f in (two_players, late_observer, three_players, refusals,
-                                  sigkill_noticed, frozen_agent, bad_input, vanishing_client,
-                                  clean_shutdown, private_service, terminal, resubscribe,
-                                  service_refusals, rogue_service)}
+TESTS = {f.__name__: f for f in (
+    two_players, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
+    tictactoe_4_players, sungka_4_players, late_observer, three_players, refusals, service_refusals, resubscribe,
+    rogue_service, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
+    private_chat, two_winners, hot_seat, quit_confirms, bad_input, vanishing_client, clean_shutdown,
+    private_service, terminal)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

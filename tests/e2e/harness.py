@@ -9,9 +9,11 @@ import os
 import queue
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -112,6 +114,16 @@ class Proc:
                                   f"not seen within {timeout}s\n" + self.dump())
                 self.cond.wait(min(left, 0.2))
 
+    def quit(self):
+        """Type quit (twice when the view asks to confirm) and wait for the exit."""
+        self.send("quit")
+        deadline = time.monotonic() + DEFAULT_WAIT
+        while self.p.poll() is None and time.monotonic() < deadline:
+            line = self.next_line(0.1)
+            if line and line.startswith("Leaving now ends the game"):
+                self.send("quit")
+        return self.wait_exit()
+
     def wait_exit(self, timeout=DEFAULT_WAIT):
         try:
             return self.p.wait(timeout)
@@ -142,6 +154,8 @@ class Env:
     def __init__(self, bindir):
         self.bindir = bindir
         self.procs = []
+        # Saved seat tokens go to a directory of this test's own.
+        self.state_dir = tempfile.mkdtemp(prefix="sungka-e2e-")
 
     def __enter__(self):
         return self
@@ -149,6 +163,7 @@ class Env:
     def __exit__(self, exc_type, exc, tb):
         for p in self.procs:
             p.stop()
+        shutil.rmtree(self.state_dir, ignore_errors=True)
         # Sanitizer builds report on stderr: any report fails the test.
         bad = [p for p in self.procs
                if any(SANITIZER.search(l) for l in p.err_lines)]
@@ -166,8 +181,12 @@ class Env:
         b.address = f"127.0.0.1:{b.port}"
         return b
 
-    def player(self, name, *args):
-        argv = WRAPPER + [os.path.join(self.bindir, "sungka-player"), "--name", name, *args]
+    def player(self, name, *args, ready=True):
+        """An agent with the text view; seated players say ready at once
+        unless ready=False."""
+        extra = ["--state-dir", self.state_dir] + (["--ready"] if ready else [])
+        argv = WRAPPER + [os.path.join(self.bindir, "sungka-player"), "--name", name, *extra,
+                          *args]
         p = Proc(name, argv)
         self.procs.append(p)
         return p
@@ -206,7 +225,7 @@ class Autoplayer:
                         raise Failure(f"{a.name} exited during the game\n" + a.dump())
                     continue
                 progressed = True
-                if line.startswith("Your turn"):
+                if re.match(r"^(\S+: )?Your turn", line):
                     m = re.search(r"Legal: (.+)$", line)
                     check(m, f"{a.name}: no legal moves listed: {line}")
                     a.send(self.rng.choice(m.group(1).split()))

@@ -26,6 +26,7 @@ typedef struct text_view {
     char line[LINE_MAX_BYTES + 1];
     size_t line_len;
     bool discarding;           /* the current input line was too long */
+    bool quit_armed;           /* "quit" once in a running game: ask again */
     bool done;
     int exit_status;
 } text_view;
@@ -47,10 +48,17 @@ static void print_help(text_view *tv)
             "  N           play cup (or cell) number N; in reversi also a cell like d3,\n"
             "              in tic-tac-toe also coordinates like 1,2,0\n"
             "  chat TEXT   say TEXT to everyone in the game\n"
+            "  tell NAME TEXT  say TEXT to NAME only\n"
+            "  ready       say you are ready to start (unready: not ready)\n"
+            "  sit [N]     take seat N (or any open seat) before the start\n"
+            "  stand       give up your seat and watch, before the start\n"
             "  board       draw the board again\n"
             "  who         list the players and observers, with ping times\n"
+            "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
+            "  new KIND [NAME=VALUE...]  create a game and sit at it\n"
+            "  join ID     join game ID as a player; watch ID to observe it\n"
             "  help        this list\n"
-            "  quit        leave the game (a player leaving a running game ends it)\n");
+            "  quit        leave (a player leaving a running game ends it for everyone)\n");
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */
@@ -73,20 +81,22 @@ static void print_turn(text_view *tv)
     int to_move = game_to_move(&m->state);
     if (to_move < 0)
         return;
-    if (to_move != m->my_seat) {
+    if (!agent_holds_seat(tv->ag, to_move)) {
         fprintf(tv->out, "Waiting for %s to move.\n", seat_name(tv, to_move, buf, sizeof buf));
         return;
     }
     int legal[GAME_MAX_MOVES];
     int n = agent_legal_moves(tv->ag, legal, GAME_MAX_MOVES);
+    if (m->hot_seat >= 0)       /* hot seat: say whose hands are on the board */
+        fprintf(tv->out, "%s: ", seat_name(tv, to_move, buf, sizeof buf));
     if (m->state.layout == GAME_LAYOUT_MANCALA)
         fprintf(tv->out, "Your turn: choose a cup 0..%d.", m->state.cups - 1);
     else if (strcmp(m->kind->name, "reversi") == 0)
-        fprintf(tv->out, "Your turn (%s): choose a cell such as d3.",
-                m->my_seat == 0 ? "X, black" : "O, white");
+        fprintf(tv->out, "Your turn (%s): choose a cell by letter and number.",
+                to_move == 0 ? "X, black" : "O, white");
     else
         fprintf(tv->out, "Your turn (%c): choose an empty cell by number or x,y,... .",
-                "XO#@"[m->my_seat & 3]);
+                "XO#@"[to_move & 3]);
     if (n <= HINT_MAX) {
         fprintf(tv->out, " Legal:");
         for (int i = 0; i < n; i++) {
@@ -117,13 +127,17 @@ static void show_snapshot(text_view *tv)
         fputc(')', tv->out);
     }
     fputc('\n', tv->out);
-    if (m->my_seat >= 0)
+    if (m->my_seat >= 0 && m->hot_seat >= 0)
+        fprintf(tv->out, "You are %s, seat %d, and %s, seat %d (hot seat).\n",
+                m->seat_name[m->my_seat], m->my_seat, m->seat_name[m->hot_seat], m->hot_seat);
+    else if (m->my_seat >= 0)
         fprintf(tv->out, "You are %s, seat %d.\n", m->seat_name[m->my_seat], m->my_seat);
     else
         fprintf(tv->out, "You are observing.\n");
     text_draw_people(tv->out, m);
     if (m->status == AGENT_GAME_WAITING)
-        fprintf(tv->out, "Waiting for players to join.\n");
+        fprintf(tv->out, "Waiting for every seat to be taken and every player ready%s.\n",
+                m->my_seat >= 0 ? " (type ready)" : "");
     draw(tv);
     if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
         fprintf(tv->out, "This game is over: %s\n", m->end_reason);
@@ -185,7 +199,29 @@ static void handle(text_view *tv, const agent_msg *msg)
         fprintf(out, "%s left.\n", msg->name);
         break;
     case AGENT_MSG_DEPARTED:
-        fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
+        if (msg->grace_s > 0)
+            fprintf(out, "%s departed: %s. The seat is kept for %d s.\n", msg->name, msg->text,
+                    msg->grace_s);
+        else
+            fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
+        break;
+    case AGENT_MSG_RETURNED:
+        fprintf(out, "%s is back.\n", msg->name);
+        break;
+    case AGENT_MSG_READY:
+        fprintf(out, "%s is %sready.\n", msg->name, msg->ready ? "" : "not ");
+        break;
+    case AGENT_MSG_SEAT:
+        if (msg->seat >= 0)
+            fprintf(out, "%s sits down at seat %d.\n", msg->name, msg->seat);
+        else
+            fprintf(out, "%s stands up from seat %d and watches.\n", msg->name, msg->from_seat);
+        break;
+    case AGENT_MSG_RECONNECTING:
+        fprintf(out, "Reconnecting: %s\n", msg->text);
+        break;
+    case AGENT_MSG_RECONNECTED:
+        fprintf(out, "Reconnected: %s.\n", msg->text);
         break;
     case AGENT_MSG_STARTED:
         fprintf(out, "The game starts; %s moves first.\n", seat_name(tv, msg->seat, buf, sizeof buf));
@@ -201,7 +237,10 @@ static void handle(text_view *tv, const agent_msg *msg)
         show_move(tv, msg);
         break;
     case AGENT_MSG_CHAT:
-        fprintf(out, "[chat] %s: %s\n", msg->name, msg->text);
+        if (msg->to[0])
+            fprintf(out, "[%s to %s] %s\n", msg->name, msg->to, msg->text);
+        else
+            fprintf(out, "[chat] %s: %s\n", msg->name, msg->text);
         break;
     case AGENT_MSG_GAME_OVER:
         show_game_over(tv, msg);
@@ -226,6 +265,105 @@ static void handle(text_view *tv, const agent_msg *msg)
 }
 
 /* ---------------------------------------------------------------- commands */
+
+static bool playing_running_game(const text_view *tv)
+{
+    const agent_model *m = model(tv);
+    return agent_in_game(tv->ag) && m->my_seat >= 0 && m->status == AGENT_GAME_RUNNING;
+}
+
+/* Quitting a running game as a player ends it for everyone: ask first. */
+static void request_quit(text_view *tv)
+{
+    if (playing_running_game(tv) && !tv->quit_armed) {
+        fprintf(tv->out, "Leaving now ends the game for everyone, with no winner. "
+                         "Type quit again to leave.\n");
+        tv->quit_armed = true;
+        return;
+    }
+    tv->done = true;
+}
+
+/* New and join leave the current game: not in the middle of one. */
+static bool may_switch(text_view *tv)
+{
+    if (!playing_running_game(tv))
+        return true;
+    fprintf(tv->out, "You are playing game %s; finish it or quit first.\n", model(tv)->game_id);
+    return false;
+}
+
+static const char *status_word(agent_status st)
+{
+    switch (st) {
+    case AGENT_GAME_WAITING: return "waiting";
+    case AGENT_GAME_RUNNING: return "running";
+    case AGENT_GAME_FINISHED: return "finished";
+    case AGENT_GAME_ABANDONED: return "abandoned";
+    }
+    return "?";
+}
+
+/* games [KIND] [STATE]: either word may come first. */
+static void list_games(text_view *tv, char *rest)
+{
+    const char *kind = NULL;
+    agent_status status = 0;
+    for (char *w = strtok(rest, " \t"); w; w = strtok(NULL, " \t")) {
+        agent_status st = 0;
+        for (int s = AGENT_GAME_WAITING; s <= AGENT_GAME_ABANDONED; s++)
+            if (strcmp(w, status_word(s)) == 0)
+                st = s;
+        if (st)
+            status = st;
+        else
+            kind = w;
+    }
+    agent_game_info *games;
+    int n;
+    char err[512];
+    if (agent_list_games(tv->ag, kind, status, &games, &n, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    if (n == 0)
+        fprintf(tv->out, "No %s%sgames%s%s. Start one with: new KIND\n",
+                status ? status_word(status) : "", status ? " " : "", kind ? " of " : "",
+                kind ? kind : "");
+    for (int i = 0; i < n; i++) {
+        const agent_game_info *g = &games[i];
+        fprintf(tv->out, "Game %s: %s (%s %s), %s; seats:", g->id, g->title, g->kind, g->options,
+                status_word(g->status));
+        for (int s = 0; s < g->n_seats; s++) {
+            if (!g->seat_name[s][0])
+                fprintf(tv->out, " [open]");
+            else
+                fprintf(tv->out, " [%s%s%s]", g->seat_name[s], g->seat_ready[s] ? ", ready" : "",
+                        g->seat_departed[s] ? ", departed" : "");
+        }
+        fprintf(tv->out, "; %d watching\n", g->observers);
+    }
+    free(games);
+}
+
+static void new_game(text_view *tv, char *rest)
+{
+    const char *words[1 + GAME_MAX_OPTIONS];
+    int n = 0;
+    for (char *w = strtok(rest, " \t"); w && n < 1 + GAME_MAX_OPTIONS; w = strtok(NULL, " \t"))
+        words[n++] = w;
+    if (n == 0) {
+        fprintf(tv->out, "Usage: new KIND [NAME=VALUE...], e.g. new sungka cups=7\n");
+        return;
+    }
+    if (!may_switch(tv))
+        return;
+    char err[512];
+    if (agent_new_game(tv->ag, words[0], words + 1, n - 1, err, sizeof err) != 0)
+        fprintf(tv->out, "%s\n", err);
+    else
+        fprintf(tv->out, "Created game %s.\n", agent_game_id(tv->ag));
+}
 
 static void command(text_view *tv, char *line)
 {
@@ -257,19 +395,58 @@ static void command(text_view *tv, char *line)
         if (!*rest)
             fprintf(tv->out, "Usage: chat TEXT\n");
         else if (agent_chat(tv->ag, rest) != 0)
-            fprintf(tv->out, "Could not send the message.\n");
+            fprintf(tv->out, "You are not in a game.\n");
+    } else if (strcmp(line, "tell") == 0) {
+        char *text = rest;
+        while (*text && !isspace((unsigned char)*text))
+            text++;
+        if (*text)
+            *text++ = '\0';
+        while (isspace((unsigned char)*text))
+            text++;
+        if (!*rest || !*text)
+            fprintf(tv->out, "Usage: tell NAME TEXT\n");
+        else if (agent_tell(tv->ag, rest, text) != 0)
+            fprintf(tv->out, "You are not in a game.\n");
+    } else if (strcmp(line, "ready") == 0 || strcmp(line, "unready") == 0) {
+        if (agent_ready(tv->ag, line[0] == 'r') != 0)
+            fprintf(tv->out, "You are not in a game.\n");
+    } else if (strcmp(line, "sit") == 0) {
+        char *end;
+        long seat = *rest ? strtol(rest, &end, 10) : -1;
+        if (*rest && (*end || seat < 0 || seat >= GAME_MAX_SEATS))
+            fprintf(tv->out, "Usage: sit [SEAT-NUMBER]\n");
+        else if (agent_sit(tv->ag, (int)seat) != 0)
+            fprintf(tv->out, "You are not in a game.\n");
+    } else if (strcmp(line, "stand") == 0) {
+        if (agent_stand(tv->ag) != 0)
+            fprintf(tv->out, "You are not in a game.\n");
     } else if (strcmp(line, "board") == 0) {
         draw(tv);
         print_turn(tv);
     } else if (strcmp(line, "who") == 0) {
         text_draw_people(tv->out, model(tv));
+    } else if (strcmp(line, "games") == 0) {
+        list_games(tv, rest);
+    } else if (strcmp(line, "new") == 0) {
+        new_game(tv, rest);
+    } else if (strcmp(line, "join") == 0 || strcmp(line, "watch") == 0) {
+        char err[512];
+        if (!*rest)
+            fprintf(tv->out, "Usage: %s GAME-ID\n", line);
+        else if (!may_switch(tv))
+            ;
+        else if (agent_join_game(tv->ag, rest, line[0] == 'w', err, sizeof err) != 0)
+            fprintf(tv->out, "%s\n", err);
     } else if (strcmp(line, "help") == 0 || strcmp(line, "?") == 0) {
         print_help(tv);
     } else if (strcmp(line, "quit") == 0 || strcmp(line, "exit") == 0) {
-        tv->done = true;
+        request_quit(tv);
     } else {
         fprintf(tv->out, "Unknown command '%s'. Type help for commands.\n", line);
     }
+    if (strcmp(line, "quit") != 0 && strcmp(line, "exit") != 0)
+        tv->quit_armed = false;
 }
 
 /* Split what arrived on stdin into lines; returns false at end of input. */
@@ -312,6 +489,9 @@ static int run(agent *ag, const view_io *io)
     text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in)};
     bool input_open = true;
     fprintf(tv.out, "Connected. Type help for commands.\n");
+    if (!agent_in_game(ag))
+        fprintf(tv.out, "You are in the lobby: games lists the games, new KIND starts one, "
+                        "join ID joins one.\n");
     fflush(tv.out);
     while (!tv.done) {
         struct pollfd fds[2] = {
@@ -340,8 +520,11 @@ static int run(agent *ag, const view_io *io)
     }
     if (tv.exit_status == 0) {
         agent_status st = model(&tv)->status;
-        if (agent_leave(ag) == 0)
-            fprintf(tv.out, "You left game %s.\n", model(&tv)->game_id);
+        char game_id[32];
+        snprintf(game_id, sizeof game_id, "%s", agent_game_id(ag));
+        bool was_in = agent_in_game(ag);
+        if (agent_leave(ag) == 0 && was_in)
+            fprintf(tv.out, "You left game %s.\n", game_id);
         else if (st != AGENT_GAME_FINISHED && st != AGENT_GAME_ABANDONED)
             fprintf(tv.out, "Could not tell the service that you left.\n");
     }

@@ -1,0 +1,27 @@
+/*
+ * agent_internal.h — what the agent's files share: turning protobuf events
+ * into agent_msg values (agent_wire.c, on the rpc client thread) and applying
+ * them to the model (agent_model.c, on the view thread).
+ */
+#ifndef SUNGKA_AGENT_INTERNAL_H
+#define SUNGKA_AGENT_INTERNAL_H
+
+#include "agent.h"
+#include "sungka/v1/sungka.pb-c.h"
+
+agent_msg *agent__msg_new(agent_msg_kind kind);
+
+/* The message for one event, or NULL for pings and kinds we do not know. */
+agent_msg *agent__event_msg(const Sungka__V1__Event *ev);
+
+/* Everyone and their round trips, from a ping. */
+agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping);
+
+/* A lobby entry from a game summary. */
+void agent__game_info(const Sungka__V1__GameSummary *g, agent_game_info *out);
+
+/* Update the model from one message (view thread); a MOVED message whose
+ * board disagrees with our own replay gets mismatch = true and a sentence. */
+void agent__model_apply(agent_model *md, agent_msg *m);
+
+#endif /* SUNGKA_AGENT_INTERNAL_H */

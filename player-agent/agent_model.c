@@ -1,0 +1,191 @@
+/*
+ * agent_model.c — the agent's picture of its game, updated from each message
+ * on the view thread. Every move is replayed with our own rules engine and
+ * compared with the board the service sent (seed 000: "error checking for
+ * rogue servers").
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent_internal.h"
+
+static void set_people(agent_model *md, const agent_person *people, int n)
+{
+    md->n_people = n < AGENT_MAX_PEOPLE ? n : AGENT_MAX_PEOPLE;
+    memcpy(md->people, people, (size_t)md->n_people * sizeof *people);
+}
+
+static void remove_person(agent_model *md, const char *name)
+{
+    for (int i = 0; i < md->n_people; i++) {
+        if (strcmp(md->people[i].name, name) == 0) {
+            md->people[i] = md->people[--md->n_people];
+            return;
+        }
+    }
+}
+
+static void load_board(agent_model *md, const agent_msg *m)
+{
+    if (!md->have_state || !m->cells)
+        return;
+    game_load(&md->state, m->cells, m->n_cells, m->to_move,
+              m->to_move < 0 && md->status != AGENT_GAME_WAITING);
+}
+
+static void set_turn(agent_model *md, int seat)
+{
+    if (!md->have_state)
+        return;
+    int cells[GAME_MAX_CELLS];
+    int n = game_cell_count(&md->state);
+    for (int i = 0; i < n; i++)
+        cells[i] = game_cell(&md->state, i);
+    game_load(&md->state, cells, n, seat, false);
+}
+
+/* Replay the move with our own rules and compare with the service's board. */
+static void check_move(agent_model *md, agent_msg *m)
+{
+    if (!md->have_state || !m->cells)
+        return;
+    game_state mine = md->state;
+    char why[GAME_ERR_LEN];
+    if (game_play(&mine, m->seat, m->move, NULL, why, sizeof why) != GAME_OK) {
+        m->mismatch = true;
+        snprintf(m->text, sizeof m->text, "the service accepted a move our rules refuse: %s",
+                 why);
+    } else if (m->n_cells != game_cell_count(&mine)) {
+        m->mismatch = true;
+        snprintf(m->text, sizeof m->text, "the service sent %d cells, expected %d", m->n_cells,
+                 game_cell_count(&mine));
+    } else {
+        for (int i = 0; i < m->n_cells; i++) {
+            if (m->cells[i] != game_cell(&mine, i)) {
+                m->mismatch = true;
+                snprintf(m->text, sizeof m->text,
+                         "the service's board differs from ours at cell %d (%d, expected %d)",
+                         i, m->cells[i], game_cell(&mine, i));
+                break;
+            }
+        }
+    }
+    if (m->mismatch)
+        md->mismatches++;
+}
+
+static agent_person *find_person(agent_model *md, const char *name)
+{
+    for (int i = 0; i < md->n_people; i++)
+        if (strcmp(md->people[i].name, name) == 0)
+            return &md->people[i];
+    return NULL;
+}
+
+static void apply_snapshot(agent_model *md, const agent_msg *m)
+{
+    /* Who we are survives the reset: the snapshot only knows one seat. */
+    char my_name[AGENT_NAME_BYTES];
+    int hot_seat = md->hot_seat;
+    snprintf(my_name, sizeof my_name, "%s", md->my_name);
+    memset(md, 0, sizeof *md);
+    snprintf(md->my_name, sizeof md->my_name, "%s", my_name);
+    md->hot_seat = hot_seat;
+    snprintf(md->game_id, sizeof md->game_id, "%s", m->game_id);
+    snprintf(md->title, sizeof md->title, "%s", m->title);
+    md->kind = game_kind_find(m->kind_name);
+    md->opts = m->opts;
+    md->my_seat = m->my_seat;
+    md->status = m->status;
+    memcpy(md->seat_name, m->seat_name, sizeof md->seat_name);
+    set_people(md, m->people, m->n_people);
+    md->last_seq = m->seq;
+    char err[GAME_ERR_LEN];
+    md->have_state = md->kind &&
+                     game_new(&md->state, md->kind, &md->opts, err, sizeof err) == GAME_OK;
+    load_board(md, m);
+}
+
+void agent__model_apply(agent_model *md, agent_msg *m)
+{
+    switch (m->kind) {
+    case AGENT_MSG_SNAPSHOT:
+        apply_snapshot(md, m);
+        return;
+    case AGENT_MSG_JOINED:
+        if (md->n_people < AGENT_MAX_PEOPLE) {
+            agent_person *p = &md->people[md->n_people++];
+            memset(p, 0, sizeof *p);
+            snprintf(p->name, sizeof p->name, "%s", m->name);
+            p->seat = m->seat;
+            p->rtt_ms = -1;
+        }
+        if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
+            snprintf(md->seat_name[m->seat], sizeof md->seat_name[m->seat], "%s", m->name);
+        break;
+    case AGENT_MSG_DEPARTED:
+        if (m->grace_s > 0) {      /* the seat is kept for a while */
+            agent_person *p = find_person(md, m->name);
+            if (p)
+                p->departed = true;
+            break;
+        }
+        __attribute__((fallthrough));   /* no grace: gone for good, as LEFT */
+    case AGENT_MSG_LEFT:
+        remove_person(md, m->name);
+        if (md->status == AGENT_GAME_WAITING && m->seat >= 0 && m->seat < GAME_MAX_SEATS)
+            md->seat_name[m->seat][0] = '\0';
+        break;
+    case AGENT_MSG_RETURNED: {
+        agent_person *p = find_person(md, m->name);
+        if (p)
+            p->departed = false;
+        break;
+    }
+    case AGENT_MSG_READY: {
+        agent_person *p = find_person(md, m->name);
+        if (p)
+            p->ready = m->ready;
+        break;
+    }
+    case AGENT_MSG_SEAT: {
+        agent_person *p = find_person(md, m->name);
+        if (p) {
+            p->seat = m->seat;
+            p->ready = false;
+        }
+        if (m->from_seat >= 0 && m->from_seat < GAME_MAX_SEATS)
+            md->seat_name[m->from_seat][0] = '\0';
+        if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
+            snprintf(md->seat_name[m->seat], sizeof md->seat_name[m->seat], "%s", m->name);
+        if (strcmp(m->name, md->my_name) == 0)
+            md->my_seat = m->seat;
+        break;
+    }
+    case AGENT_MSG_STARTED:
+        md->status = AGENT_GAME_RUNNING;
+        load_board(md, m);
+        break;
+    case AGENT_MSG_TURN:
+        set_turn(md, m->seat);
+        break;
+    case AGENT_MSG_MOVED:
+        check_move(md, m);
+        load_board(md, m);
+        break;
+    case AGENT_MSG_GAME_OVER:
+        md->status = m->abandoned ? AGENT_GAME_ABANDONED : AGENT_GAME_FINISHED;
+        md->n_winners = m->n_winners;
+        memcpy(md->winners, m->winners, sizeof md->winners);
+        memcpy(md->scores, m->scores, sizeof md->scores);
+        snprintf(md->end_reason, sizeof md->end_reason, "%s", m->text);
+        break;
+    case AGENT_MSG_PINGS:
+        set_people(md, m->people, m->n_people);
+        break;
+    default:
+        break;
+    }
+    if (m->seq > md->last_seq)
+        md->last_seq = m->seq;
+}

@@ -1,0 +1,226 @@
+/*
+ * agent_wire.c — protobuf events to agent_msg values, on the rpc client
+ * thread. Everything is copied: a message owns its data and the protobuf
+ * tree is freed by the caller right after.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_internal.h"
+
+agent_msg *agent__msg_new(agent_msg_kind kind)
+{
+    agent_msg *m = calloc(1, sizeof *m);
+    if (m)
+        m->kind = kind;
+    return m;
+}
+
+static void copy_board(agent_msg *m, const Sungka__V1__BoardState *b)
+{
+    if (!b)
+        return;
+    m->cells = calloc(b->n_cells + 1, sizeof *m->cells);
+    if (!m->cells)
+        return;
+    m->n_cells = (int)b->n_cells;
+    for (size_t i = 0; i < b->n_cells; i++)
+        m->cells[i] = b->cells[i];
+    m->to_move = b->to_move;
+}
+
+static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
+{
+    if (n > AGENT_MAX_PEOPLE)
+        n = AGENT_MAX_PEOPLE;
+    m->people = calloc(n + 1, sizeof *m->people);
+    if (!m->people)
+        return;
+    m->n_people = (int)n;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(m->people[i].name, sizeof m->people[i].name, "%s", who[i]->name);
+        m->people[i].seat = who[i]->seat;
+        m->people[i].departed = who[i]->departed;
+        m->people[i].rtt_ms = who[i]->rtt_ms;
+        m->people[i].ready = who[i]->ready;
+    }
+}
+
+static void copy_who(agent_msg *m, const Sungka__V1__Participant *who)
+{
+    if (!who)
+        return;
+    snprintf(m->name, sizeof m->name, "%s", who->name);
+    m->seat = who->seat;
+    m->ready = who->ready;
+}
+
+static void copy_seats(const int32_t *seats, size_t n, int *out, int *count)
+{
+    if (n > GAME_MAX_SEATS)
+        n = GAME_MAX_SEATS;
+    for (size_t i = 0; i < n; i++)
+        out[i] = seats[i];
+    *count = (int)n;
+}
+
+static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
+{
+    agent_msg *m = agent__msg_new(AGENT_MSG_SNAPSHOT);
+    if (!m || !s->game)
+        return m;
+    const Sungka__V1__GameSummary *g = s->game;
+    snprintf(m->game_id, sizeof m->game_id, "%s", g->game_id);
+    snprintf(m->title, sizeof m->title, "%s", g->title);
+    snprintf(m->kind_name, sizeof m->kind_name, "%s", g->kind);
+    const game_kind *kind = game_kind_find(g->kind);
+    if (kind) {
+        game_options_default(kind, &m->opts);
+        char err[GAME_ERR_LEN];
+        for (size_t i = 0; i < g->n_options; i++)
+            game_options_set(kind, &m->opts, g->options[i]->name, g->options[i]->value, err,
+                             sizeof err);
+    }
+    m->status = g->status >= 1 && g->status <= 4 ? (agent_status)g->status : AGENT_GAME_WAITING;
+    for (size_t i = 0; i < g->n_seats && i < GAME_MAX_SEATS; i++)
+        snprintf(m->seat_name[i], sizeof m->seat_name[i], "%s", g->seats[i]->name);
+    m->my_seat = s->your_seat;
+    m->seq = s->last_seq;
+    copy_board(m, s->board);
+    copy_people(m, s->participants, s->n_participants);
+    return m;
+}
+
+static agent_msg *move_msg(const Sungka__V1__MoveMade *mv)
+{
+    agent_msg *m = agent__msg_new(AGENT_MSG_MOVED);
+    if (!m)
+        return NULL;
+    m->seat = mv->seat;
+    m->move = mv->move;
+    m->extra_turn = mv->extra_turn;
+    copy_seats(mv->passed, mv->n_passed, m->passed, &m->n_passed);
+    copy_board(m, mv->board);
+    if (mv->n_steps) {
+        m->steps = calloc(mv->n_steps, sizeof *m->steps);
+        if (m->steps) {
+            m->n_steps = (int)mv->n_steps;
+            for (size_t i = 0; i < mv->n_steps; i++) {
+                m->steps[i].cell = (int16_t)mv->steps[i]->cell;
+                m->steps[i].value = (int16_t)mv->steps[i]->value;
+            }
+        }
+    }
+    return m;
+}
+
+/* Turn one event into a message for the view (client thread). */
+agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
+{
+    agent_msg *m = NULL;
+    switch (ev->body_case) {
+    case SUNGKA__V1__EVENT__BODY_SNAPSHOT:
+        return snapshot_msg(ev->snapshot);
+    case SUNGKA__V1__EVENT__BODY_PLAYER_JOINED:
+        if ((m = agent__msg_new(AGENT_MSG_JOINED)))
+            copy_who(m, ev->player_joined->who);
+        break;
+    case SUNGKA__V1__EVENT__BODY_PLAYER_LEFT:
+        if ((m = agent__msg_new(AGENT_MSG_LEFT)))
+            copy_who(m, ev->player_left->who);
+        break;
+    case SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED:
+        if ((m = agent__msg_new(AGENT_MSG_DEPARTED))) {
+            copy_who(m, ev->player_departed->who);
+            snprintf(m->text, sizeof m->text, "%s", ev->player_departed->reason);
+            m->grace_s = ev->player_departed->grace_s;
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED:
+        if ((m = agent__msg_new(AGENT_MSG_RETURNED)))
+            copy_who(m, ev->player_returned->who);
+        break;
+    case SUNGKA__V1__EVENT__BODY_READY_CHANGED:
+        if ((m = agent__msg_new(AGENT_MSG_READY)))
+            copy_who(m, ev->ready_changed->who);
+        break;
+    case SUNGKA__V1__EVENT__BODY_SEAT_CHANGED:
+        if ((m = agent__msg_new(AGENT_MSG_SEAT))) {
+            copy_who(m, ev->seat_changed->who);
+            m->from_seat = ev->seat_changed->from_seat;
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_GAME_STARTED:
+        if ((m = agent__msg_new(AGENT_MSG_STARTED))) {
+            m->seat = ev->game_started->first;
+            copy_board(m, ev->game_started->board);
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_TURN_CHANGED:
+        if ((m = agent__msg_new(AGENT_MSG_TURN))) {
+            m->seat = ev->turn_changed->seat;
+            copy_seats(ev->turn_changed->passed, ev->turn_changed->n_passed, m->passed,
+                       &m->n_passed);
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_MOVE_MADE:
+        m = move_msg(ev->move_made);
+        break;
+    case SUNGKA__V1__EVENT__BODY_CHAT:
+        if ((m = agent__msg_new(AGENT_MSG_CHAT))) {
+            snprintf(m->name, sizeof m->name, "%s", ev->chat->from);
+            m->seat = ev->chat->seat;
+            snprintf(m->text, sizeof m->text, "%s", ev->chat->text);
+            snprintf(m->to, sizeof m->to, "%s", ev->chat->to);
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_GAME_OVER:
+        if ((m = agent__msg_new(AGENT_MSG_GAME_OVER))) {
+            const Sungka__V1__GameOver *o = ev->game_over;
+            copy_seats(o->winners, o->n_winners, m->winners, &m->n_winners);
+            copy_seats(o->scores, o->n_scores, m->scores, &m->n_scores);
+            m->abandoned = o->abandoned;
+            snprintf(m->text, sizeof m->text, "%s", o->reason);
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_NOTICE:
+        if ((m = agent__msg_new(AGENT_MSG_NOTICE)))
+            snprintf(m->text, sizeof m->text, "%s", ev->notice->text);
+        break;
+    default:
+        break;   /* a newer service's event we do not know: ignore it */
+    }
+    if (m && ev->seq)
+        m->seq = ev->seq;
+    return m;
+}
+
+
+agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping)
+{
+    agent_msg *m = agent__msg_new(AGENT_MSG_PINGS);
+    if (m)
+        copy_people(m, ping->participants, ping->n_participants);
+    return m;
+}
+
+void agent__game_info(const Sungka__V1__GameSummary *g, agent_game_info *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->id, sizeof out->id, "%s", g->game_id);
+    snprintf(out->kind, sizeof out->kind, "%s", g->kind);
+    snprintf(out->title, sizeof out->title, "%s", g->title);
+    size_t used = 0;
+    for (size_t i = 0; i < g->n_options && used < sizeof out->options; i++)
+        used += (size_t)snprintf(out->options + used, sizeof out->options - used, "%s%s=%d",
+                                 i ? " " : "", g->options[i]->name, g->options[i]->value);
+    out->status = g->status >= 1 && g->status <= 4 ? (agent_status)g->status : AGENT_GAME_WAITING;
+    out->n_seats = g->n_seats < GAME_MAX_SEATS ? (int)g->n_seats : GAME_MAX_SEATS;
+    for (int i = 0; i < out->n_seats; i++) {
+        snprintf(out->seat_name[i], sizeof out->seat_name[i], "%s", g->seats[i]->name);
+        out->seat_ready[i] = g->seats[i]->ready;
+        out->seat_departed[i] = g->seats[i]->departed;
+    }
+    out->observers = g->observers;
+}

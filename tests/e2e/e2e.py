@@ -585,6 +585,7 @@ def private_chat(bindir):
         bob = env.player("bob", "--server", board.address, "--game", game)
         olga = env.player("olga", "--server", board.address, "--game", game, "--observe")
         olga.expect(r"^You are observing\.")
+        bob.expect(r"^You are bob, seat 1\.")
         alice.send("tell bob psst, bob")
         bob.expect(r"^\[alice to bob\] psst, bob")
         alice.expect(r"^\[alice to bob\] psst, bob")
@@ -612,6 +613,7 @@ def two_winners(bindir):
         ann = env.player("ann", "--server", board.address, "--new", "sungka", *opts)
         game = ann.expect(r"Created game (\d+)").group(1)
         ben = env.player("ben", "--server", board.address, "--game", game)
+        ben.expect(r"^You are ben, seat 1\.")       # seats go in join order
         cat = env.player("cat", "--server", board.address, "--game", game)
         players = [ann, ben, cat]
         # seat:cup, in order; ends with homes 4, 4, 1.

@@ -1,0 +1,256 @@
+/*
+ * eval_reversi.c — what the search knows about reversi: hashing, evaluation,
+ * move ordering and the count of empty cells for exact endgame solving
+ * (search_internal.h).
+ *
+ * It reads the kind's bitboards (reversi.c): priv[0..3] black, priv[4..7]
+ * white, priv[8..11] the legal moves of the seat to move; bit i = cell i.
+ *
+ * Hash: the bitboards mixed word by word (search_mix64 of each, with a
+ * different constant per colour and word) and xored — a Zobrist hash whose
+ * key of a whole word is computed instead of looked up.
+ *
+ * Evaluation (root's point of view; about 8 points per disc-equivalent):
+ *  - mobility: moves of each side. The seat to move's come from priv; the
+ *    other's are found here with shift-and-mask fills on boards of up to 8x8.
+ *    Larger boards use only the mover's moves, as a tempo term;
+ *  - corners (+40), and the X- and C-squares next to an empty corner (-15,
+ *    -6): they hand that corner to the opponent;
+ *  - stable discs (+10): runs of one colour along an edge from a corner it
+ *    owns, and every disc of a full edge (an edge disc can only be flipped
+ *    along its edge);
+ *  - parity: with an odd number of empty cells the seat to move expects the
+ *    last move (+6);
+ *  - discs themselves only late (x1 after half the board is full, x4 in the
+ *    last quarter), since early on fewer discs tend to mean more mobility.
+ * Endgame: search.c solves to the end (exact disc difference) when the empty
+ * cells are few enough for the level (moves_left).
+ */
+#include "search_internal.h"
+
+#include <pthread.h>
+
+#define RVW 4 /* words per bitboard */
+
+static inline int pop(uint64_t x)
+{
+    return __builtin_popcountll(x);
+}
+
+static inline int pop4(const uint64_t *b, int words)
+{
+    int c = 0;
+    for (int w = 0; w < words; w++)
+        c += pop(b[w]);
+    return c;
+}
+
+static inline int words_of(int n)
+{
+    return (n * n + 63) / 64;
+}
+
+/* Direction masks of one-word boards (4x4, 6x6, 8x8): the cells a disc may
+ * land on after a shift, so nothing wraps round an edge. */
+typedef struct rv_masks {
+    uint64_t board, not_first_col, not_last_col;
+} rv_masks;
+
+static rv_masks masks[3];
+static pthread_once_t masks_once = PTHREAD_ONCE_INIT;
+
+static void masks_build(void)
+{
+    for (int g = 0; g < 3; g++) {
+        int n = 4 + 2 * g;
+        rv_masks *m = &masks[g];
+        m->board = m->not_first_col = m->not_last_col = 0;
+        for (int y = 0; y < n; y++)
+            for (int x = 0; x < n; x++) {
+                uint64_t bit = 1ull << (y * n + x);
+                m->board |= bit;
+                if (x != 0)
+                    m->not_first_col |= bit;
+                if (x != n - 1)
+                    m->not_last_col |= bit;
+            }
+    }
+}
+
+/* Legal moves of P against O on a one-word board of side n. */
+static uint64_t moves_1w(uint64_t P, uint64_t O, int n)
+{
+    pthread_once(&masks_once, masks_build);
+    const rv_masks *m = &masks[(n - 4) / 2];
+    const uint64_t empty = m->board & ~(P | O);
+    /* Shift left by s (towards higher cells) landing on mask_l; right
+     * landing on mask_r: E/W, S/N, SE/NW, SW/NE. */
+    const int shift[4] = {1, n, n + 1, n - 1};
+    const uint64_t mask_l[4] = {m->not_first_col, m->board, m->not_first_col, m->not_last_col};
+    const uint64_t mask_r[4] = {m->not_last_col, m->board, m->not_last_col, m->not_first_col};
+    uint64_t moves = 0;
+    for (int k = 0; k < 4; k++) {
+        int s = shift[k];
+        uint64_t ol = O & mask_l[k], orr = O & mask_r[k];
+        uint64_t l = (P << s) & ol, r = (P >> s) & orr;
+        for (int i = 0; i < n - 3; i++) {
+            l |= (l << s) & ol;
+            r |= (r >> s) & orr;
+        }
+        moves |= (((l << s) & mask_l[k]) | ((r >> s) & mask_r[k])) & empty;
+    }
+    return moves;
+}
+
+static uint64_t reversi_hash(const game_search *s, const game_state *parent,
+                             uint64_t parent_hash, int move, const game_state *st)
+{
+    (void)s, (void)parent, (void)parent_hash, (void)move;
+    uint64_t h = 0;
+    int words = words_of(st->size);
+    for (int w = 0; w < words; w++) {
+        h ^= search_mix64(st->priv[w] ^ (0x1111000000000000ull + (uint64_t)w));
+        h ^= search_mix64(st->priv[RVW + w] ^ (0x2222000000000000ull + (uint64_t)w));
+    }
+    return h;
+}
+
+static inline void mark(uint64_t *b, int i)
+{
+    b[i >> 6] |= 1ull << (i & 63);
+}
+
+/* Stable discs of both colours found from the edges into stable[RVW]. */
+static void edge_stable(const game_state *st, uint64_t *stable)
+{
+    const int n = st->size;
+    const int16_t *c = st->cells;
+    for (int w = 0; w < RVW; w++)
+        stable[w] = 0;
+    /* The four edges as (start, step): top, bottom, left, right. */
+    const int start[4] = {0, (n - 1) * n, 0, n - 1};
+    const int step[4] = {1, 1, n, n};
+    for (int e = 0; e < 4; e++) {
+        int a = start[e], d = step[e], full = 1;
+        for (int k = 0; k < n; k++)
+            if (c[a + k * d] == 0) {
+                full = 0;
+                break;
+            }
+        if (full) {
+            for (int k = 0; k < n; k++)
+                mark(stable, a + k * d);
+            continue;
+        }
+        /* Runs from each end that holds a disc. */
+        int v = c[a];
+        for (int k = 0; v && k < n && c[a + k * d] == v; k++)
+            mark(stable, a + k * d);
+        int b = a + (n - 1) * d;
+        v = c[b];
+        for (int k = 0; v && k < n && c[b - k * d] == v; k++)
+            mark(stable, b - k * d);
+    }
+}
+
+static int reversi_evaluate(game_search *s, const game_state *st, int ply, bool *proven)
+{
+    (void)ply, (void)proven;
+    const int n = st->size, r = s->root, words = words_of(n);
+    const int mover = st->to_move;
+    const uint64_t *mine = &st->priv[r * RVW], *theirs = &st->priv[(1 - r) * RVW];
+    const int16_t *c = st->cells;
+    const int my_discs = pop4(mine, words), their_discs = pop4(theirs, words);
+    const int empties = n * n - my_discs - their_discs;
+    const int sign_to_move = mover == r ? 1 : -1;
+    int v = 0;
+
+    /* Mobility. */
+    int mob_mover = pop4(&st->priv[2 * RVW], words);
+    if (words == 1) {
+        int mob_other = pop(moves_1w(st->priv[(1 - mover) * RVW], st->priv[mover * RVW], n));
+        v += 8 * sign_to_move * (mob_mover - mob_other);
+    } else {
+        v += 4 * sign_to_move * mob_mover;
+    }
+
+    /* Corners and the squares next to them. */
+    const int corner[4][2] = {{0, 0}, {n - 1, 0}, {0, n - 1}, {n - 1, n - 1}};
+    const int root_v = r + 1;
+    for (int k = 0; k < 4; k++) {
+        int x = corner[k][0], y = corner[k][1];
+        int dx = x == 0 ? 1 : -1, dy = y == 0 ? 1 : -1;
+        int cv = c[y * n + x];
+        if (cv) {
+            v += cv == root_v ? 40 : -40;
+            continue;
+        }
+        int xs = c[(y + dy) * n + x + dx];
+        if (xs)
+            v += xs == root_v ? -15 : 15;
+        int c1 = c[y * n + x + dx], c2 = c[(y + dy) * n + x];
+        if (c1)
+            v += c1 == root_v ? -6 : 6;
+        if (c2)
+            v += c2 == root_v ? -6 : 6;
+    }
+
+    /* Stability. */
+    uint64_t stable[RVW];
+    edge_stable(st, stable);
+    int st_mine = 0, st_theirs = 0;
+    for (int w = 0; w < words; w++) {
+        st_mine += pop(stable[w] & mine[w]);
+        st_theirs += pop(stable[w] & theirs[w]);
+    }
+    v += 10 * (st_mine - st_theirs);
+
+    /* Parity and discs. */
+    if (empties & 1)
+        v += 6 * sign_to_move;
+    if (empties * 4 < n * n)
+        v += 4 * (my_discs - their_discs);
+    else if (empties * 2 < n * n)
+        v += my_discs - their_discs;
+    return v;
+}
+
+/* Corners first, then edges, then the inside, then the C- and X-squares of
+ * an empty corner. */
+static int reversi_order(game_search *s, const game_state *st, int *moves, int64_t *keys, int n)
+{
+    (void)s;
+    const int size = st->size, last = size - 1;
+    for (int i = 0; i < n; i++) {
+        int m = moves[i], x = m % size, y = m / size;
+        bool ex = x == 0 || x == last, ey = y == 0 || y == last;
+        int64_t key = 2;
+        if (ex && ey) {
+            key = 5;
+        } else {
+            /* Next to a corner? (x, y within 1 of it.) */
+            int cx = x <= 1 ? 0 : x >= last - 1 ? last : -1;
+            int cy = y <= 1 ? 0 : y >= last - 1 ? last : -1;
+            if (cx >= 0 && cy >= 0 && st->cells[cy * size + cx] == 0)
+                key = ex || ey ? 1 : 0;
+            else if (ex || ey)
+                key = 3;
+        }
+        keys[i] = key;
+    }
+    return n;
+}
+
+static int reversi_moves_left(const game_state *st)
+{
+    int words = words_of(st->size);
+    return st->size * st->size - pop4(&st->priv[0], words) - pop4(&st->priv[RVW], words);
+}
+
+const search_eval search_eval_reversi = {
+    .kind = &game_reversi_kind,
+    .hash = reversi_hash,
+    .evaluate = reversi_evaluate,
+    .order = reversi_order,
+    .moves_left = reversi_moves_left,
+};

@@ -1,0 +1,518 @@
+/*
+ * search.c — the game-tree search of search.h: iterative deepening over an
+ * alpha-beta search with a transposition table, for any kind of games.h.
+ *
+ * Who is on which side. A search is from the point of view of one seat, the
+ * root (the bot). Every seat is on a team: the root's team 0, everyone else
+ * team 1. With two seats that is plain two-player negamax. A node's value is
+ * from the point of view of the team to move there, and a child is negated
+ * only if the team to move changes: after an extra turn (mancala) or an
+ * opponent's pass (reversi) the same seat moves again and the same side goes
+ * on maximising — the tree is a minimax over "who is to move", not over
+ * strict alternation.
+ *
+ * More than two seats: the paranoid reduction (Sturtevant & Korf 2000) —
+ * every other seat is assumed to play against the root. We chose it over
+ * max-n because it is a two-sided game again, so alpha-beta prunes as deeply
+ * as in two-player games (max-n can only prune shallowly, as each seat
+ * maximises its own component of a score vector), which buys several plies
+ * in the same time; it is also simpler and shares every line of code with
+ * the two-seat search. Its known weakness is pessimism (it expects a
+ * coalition that rarely exists), which costs little against the casual or
+ * random players a bot meets; Sturtevant's comparisons (2002) found the
+ * extra depth usually worth more than max-n's optimism at equal time.
+ *
+ * Transposition table. A bucket of two 16-byte entries: the first keeps the
+ * deepest (or newest-search) result, the second is always replaced. The key
+ * is the kind's board hash (search_internal.h: Zobrist keys of (cell, value);
+ * tic-tac-toe updates it incrementally, mancala kinds recompute it from their
+ * few cells with cached keys, reversi mixes its bitboards), xor a key for the
+ * seat to move, xor a salt of the kind and its options (and of the root seat
+ * when there are more than two seats, since paranoid values depend on it).
+ * Each entry also says whether its value used a heuristic leaf; one that did
+ * not is a proven value and is used at any remaining depth.
+ *
+ * Move ordering: the table's move first, then the kind's keys (eval_*.c:
+ * extra turns, corners, line threats), then the history heuristic (cut-offs
+ * per seat and move, weighted by depth squared). Principal variation search
+ * (null windows after the first move) on top.
+ *
+ * Time: a monotonic deadline checked every 64 nodes and the stop flag at
+ * every node; an interrupted iteration still counts if its first root move
+ * (the previous best) was searched, since any move it then preferred was
+ * searched fully. A new iteration is not started past half the budget.
+ */
+#include "search_internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* --- levels --- */
+
+typedef struct search_level {
+    int depth;        /* iteration cap, plies */
+    int random_pct;   /* chance of a random legal move instead */
+    int endgame;      /* solve to the end at or below this many moves left */
+} search_level;
+
+static const search_level levels[11] = {
+    [1] = {0, 100, 0},  [2] = {1, 50, 0},   [3] = {2, 25, 0},
+    [4] = {3, 10, 0},   [5] = {4, 0, 0},    [6] = {6, 0, 0},
+    [7] = {8, 0, 8},    [8] = {12, 0, 10},  [9] = {20, 0, 12},
+    [10] = {SEARCH_FULL_DEPTH, 0, 14},
+};
+
+/* --- the transposition table --- */
+
+enum { TT_LOWER = 1, TT_UPPER = 2, TT_EXACT = 3, TT_HEURISTIC = 4 };
+
+struct tt_entry {
+    uint64_t key;
+    int32_t score;    /* ply-independent (see to_tt) */
+    int16_t move;     /* -1: none */
+    uint8_t depth;
+    uint8_t flags;    /* bound (2 bits), TT_HEURISTIC, age << 3 */
+};
+
+#define TT_DEFAULT_BYTES ((size_t)16 << 20)
+#define TT_MIN_BYTES ((size_t)64 << 10)
+
+/* Win and loss scores carry the ply they were found at; the table stores
+ * them relative to the node instead, so that a hit at another ply is right. */
+static inline int to_tt(int v, int ply)
+{
+    return v > SEARCH_WIN / 2 ? v + ply : v < -SEARCH_WIN / 2 ? v - ply : v;
+}
+
+static inline int from_tt(int v, int ply)
+{
+    return v > SEARCH_WIN / 2 ? v - ply : v < -SEARCH_WIN / 2 ? v + ply : v;
+}
+
+static tt_entry *tt_probe(game_search *s, uint64_t key)
+{
+    tt_entry *b = &s->tt[(key & s->tt_mask) * 2];
+    if (b[0].key == key && b[0].flags != 0)
+        return &b[0];
+    if (b[1].key == key && b[1].flags != 0)
+        return &b[1];
+    return NULL;
+}
+
+static void tt_store(game_search *s, uint64_t key, int score, int move, int depth, int bound,
+                     bool heuristic)
+{
+    tt_entry *b = &s->tt[(key & s->tt_mask) * 2];
+    uint8_t age = (uint8_t)(s->age & 31);
+    tt_entry *e;
+    if (b[0].key == key || b[0].flags == 0 || (b[0].flags >> 3) != age || b[0].depth <= depth)
+        e = &b[0];
+    else
+        e = &b[1];
+    e->key = key;
+    e->score = score;
+    e->move = (int16_t)move;
+    e->depth = (uint8_t)(depth > 255 ? 255 : depth);
+    e->flags = (uint8_t)(bound | (heuristic ? TT_HEURISTIC : 0) | (age << 3));
+}
+
+/* --- time --- */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline bool must_stop(game_search *s)
+{
+    if (s->aborted)
+        return true;
+    if ((s->stop && *s->stop) || ((s->nodes & 63) == 0 && now_ns() >= s->deadline_ns))
+        s->aborted = true;
+    return s->aborted;
+}
+
+/* --- a fallback evaluation for a kind without its own --- */
+
+static uint64_t generic_hash(const game_search *s, const game_state *parent,
+                             uint64_t parent_hash, int move, const game_state *st)
+{
+    (void)s, (void)parent, (void)parent_hash, (void)move;
+    uint64_t h = 0;
+    for (int i = 0; i < st->n_cells; i++)
+        if (st->cells[i])
+            h ^= search_zkey(i, st->cells[i]);
+    return h;
+}
+
+static int generic_evaluate(game_search *s, const game_state *st, int ply, bool *proven)
+{
+    (void)ply, (void)proven;
+    int sc[GAME_MAX_SEATS], best = INT_MIN;
+    st->kind->scores(st, sc);
+    for (int i = 0; i < st->seats; i++)
+        if (i != s->root && sc[i] > best)
+            best = sc[i];
+    return 16 * (sc[s->root] - best);
+}
+
+static int generic_order(game_search *s, const game_state *st, int *moves, int64_t *keys, int n)
+{
+    (void)s, (void)st, (void)moves;
+    for (int i = 0; i < n; i++)
+        keys[i] = 0;
+    return n;
+}
+
+static const search_eval search_eval_generic = {
+    .kind = NULL,
+    .hash = generic_hash,
+    .evaluate = generic_evaluate,
+    .order = generic_order,
+};
+
+static const search_eval *const evals[] = {
+    &search_eval_sungka, &search_eval_congklak, &search_eval_kalah,
+    &search_eval_reversi, &search_eval_tictactoe,
+};
+
+static const search_eval *eval_of(const game_kind *kind)
+{
+    for (size_t i = 0; i < sizeof evals / sizeof evals[0]; i++)
+        if (evals[i]->kind == kind)
+            return evals[i];
+    return &search_eval_generic;
+}
+
+/* --- the search --- */
+
+static inline int team_of(const game_search *s, int seat)
+{
+    return seat != s->root;
+}
+
+static inline uint64_t side_key(int seat)
+{
+    return search_mix64(0xa5a5000000000000ull + (uint64_t)seat);
+}
+
+/* The value of a finished game for the root. */
+static int terminal_value(const game_search *s, const game_state *st, int ply)
+{
+    int sc[GAME_MAX_SEATS], best = INT_MIN;
+    st->kind->scores(st, sc);
+    for (int i = 0; i < st->seats; i++)
+        if (i != s->root && sc[i] > best)
+            best = sc[i];
+    return search_decided(sc[s->root] - best, ply);
+}
+
+static int search(game_search *s, int ply, int depth, int alpha, int beta, uint64_t bhash);
+
+/* The value of the child at `ply` for `team` (the team that moved into it). */
+static int child_value(game_search *s, int ply, int depth, int alpha, int beta, int team,
+                       uint64_t bhash)
+{
+    const game_state *c = &s->plies[ply].st;
+    if (c->over) {
+        s->nodes++;
+        int v = terminal_value(s, c, ply);
+        return team == 0 ? v : -v;
+    }
+    if (team_of(s, c->to_move) == team)
+        return search(s, ply, depth, alpha, beta, bhash);
+    return -search(s, ply, depth, -beta, -alpha, bhash);
+}
+
+static int leaf_value(game_search *s, const game_state *st, int ply, int team)
+{
+    bool proven = false;
+    int v = s->ev->evaluate(s, st, ply, &proven);
+    if (!proven)
+        s->horizon++;
+    return team == 0 ? v : -v;
+}
+
+/* Negamax from the point of view of the team to move at plies[ply]. */
+static int search(game_search *s, int ply, int depth, int alpha, int beta, uint64_t bhash)
+{
+    search_ply *P = &s->plies[ply];
+    const game_state *st = &P->st;
+    const int mover = st->to_move, team = team_of(s, mover);
+    s->nodes++;
+    if (must_stop(s))
+        return 0;
+    if (depth <= 0 || ply >= SEARCH_MAX_PLY)
+        return leaf_value(s, st, ply, team);
+
+    const uint64_t key = bhash ^ side_key(mover) ^ s->salt;
+    int tt_move = -1;
+    tt_entry *e = tt_probe(s, key);
+    if (e) {
+        tt_move = e->move;
+        bool heuristic = (e->flags & TT_HEURISTIC) != 0;
+        if (ply > 0 && (e->depth >= depth || !heuristic)) {
+            int v = from_tt(e->score, ply);
+            int bound = e->flags & 3;
+            if (bound == TT_EXACT || (bound == TT_LOWER && v >= beta) ||
+                (bound == TT_UPPER && v <= alpha)) {
+                if (heuristic)
+                    s->horizon++;
+                return v;
+            }
+        }
+    }
+
+    /* At the root the previous iteration's best goes first even if its
+     * table entry was replaced: a partial iteration relies on it. */
+    if (ply == 0 && s->root_pv >= 0)
+        tt_move = s->root_pv;
+    int n = st->kind->legal_moves(st, P->moves, GAME_MAX_MOVES);
+    if (n == 0) /* only in a loaded position taken as given */
+        return leaf_value(s, st, ply, team);
+    n = s->ev->order(s, st, P->moves, P->keys, n);
+    const int32_t *hist = s->history[mover];
+    for (int i = 0; i < n; i++) {
+        int m = P->moves[i];
+        P->keys[i] = m == tt_move ? INT64_MAX : (P->keys[i] << 24) + hist[m];
+    }
+
+    const int alpha0 = alpha;
+    const long long horizon0 = s->horizon;
+    int best = -SEARCH_INF, best_move = P->moves[0];
+    search_ply *C = &s->plies[ply + 1];
+    for (int i = 0; i < n; i++) {
+        /* Selection: the best remaining key to position i. Cut-offs usually
+         * come early, so this beats sorting the whole list. */
+        int j = i;
+        for (int k = i + 1; k < n; k++)
+            if (P->keys[k] > P->keys[j])
+                j = k;
+        if (j != i) {
+            int tm = P->moves[i];
+            P->moves[i] = P->moves[j];
+            P->moves[j] = tm;
+            int64_t tk = P->keys[i];
+            P->keys[i] = P->keys[j];
+            P->keys[j] = tk;
+        }
+        const int m = P->moves[i];
+        memcpy(&C->st, st, s->copy);
+        st->kind->apply(&C->st, m, NULL);
+        uint64_t ch = s->ev->hash(s, st, bhash, m, &C->st);
+        if (s->ev->make)
+            s->ev->make(s, st, m);
+        int v;
+        if (i == 0) {
+            v = child_value(s, ply + 1, depth - 1, alpha, beta, team, ch);
+        } else {
+            v = child_value(s, ply + 1, depth - 1, alpha, alpha + 1, team, ch);
+            if (v > alpha && v < beta && !s->aborted)
+                v = child_value(s, ply + 1, depth - 1, alpha, beta, team, ch);
+        }
+        if (s->ev->unmake)
+            s->ev->unmake(s, st, m);
+        if (s->aborted)
+            return 0;
+        if (v > best) {
+            best = v;
+            best_move = m;
+            if (ply == 0) {
+                s->root_best = m;
+                s->root_score = v;
+                s->root_done = true;
+            }
+            if (v > alpha)
+                alpha = v;
+            if (alpha >= beta) {
+                if (s->history[mover][m] < (1 << 23))
+                    s->history[mover][m] += depth * depth;
+                break;
+            }
+        }
+    }
+    int bound = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
+    tt_store(s, key, to_tt(best, ply), best_move, depth, bound, s->horizon != horizon0);
+    return best;
+}
+
+/* --- the public interface --- */
+
+game_search *game_search_new(size_t tt_bytes)
+{
+    if (tt_bytes == 0)
+        tt_bytes = TT_DEFAULT_BYTES;
+    if (tt_bytes < TT_MIN_BYTES)
+        tt_bytes = TT_MIN_BYTES;
+    size_t buckets = 1;
+    while (buckets * 2 * 2 * sizeof(tt_entry) <= tt_bytes)
+        buckets *= 2;
+
+    game_search *s = calloc(1, sizeof *s);
+    if (!s)
+        goto fail;
+    s->tt = calloc(buckets * 2, sizeof *s->tt);
+    if (!s->tt)
+        goto fail_tt;
+    s->tt_mask = buckets - 1;
+    s->plies = calloc(SEARCH_MAX_PLY + 1, sizeof *s->plies);
+    if (!s->plies)
+        goto fail_plies;
+    s->history = calloc(GAME_MAX_SEATS, sizeof *s->history);
+    if (!s->history)
+        goto fail_history;
+    s->ttt = calloc(1, sizeof *s->ttt);
+    if (!s->ttt)
+        goto fail_ttt;
+    for (int c = 0; c < SEARCH_ZCELLS; c++)
+        for (int v = 0; v < SEARCH_ZCOUNTS; v++)
+            s->zcache[c][v] = search_zkey(c, v);
+    return s;
+
+fail_ttt:
+    free(s->history);
+fail_history:
+    free(s->plies);
+fail_plies:
+    free(s->tt);
+fail_tt:
+    free(s);
+fail:
+    return NULL;
+}
+
+void game_search_free(game_search *s)
+{
+    if (!s)
+        return;
+    free(s->ttt);
+    free(s->history);
+    free(s->plies);
+    free(s->tt);
+    free(s);
+}
+
+static uint64_t options_salt(const game_state *st)
+{
+    uint64_t h = search_mix64((uint64_t)(uintptr_t)st->kind);
+    for (int i = 0; i < st->opts.n && i < GAME_MAX_OPTIONS; i++)
+        h = search_mix64(h ^ (uint64_t)(uint32_t)st->opts.value[i]);
+    return search_mix64(h ^ st->n_cells);
+}
+
+/* The root move the kind's ordering likes best (or the table's move): the
+ * answer when no iteration gets anywhere. */
+static int fallback_move(game_search *s, uint64_t key)
+{
+    search_ply *P = &s->plies[0];
+    const game_state *st = &P->st;
+    int n = st->kind->legal_moves(st, P->moves, GAME_MAX_MOVES);
+    tt_entry *e = tt_probe(s, key);
+    for (int i = 0; e && i < n; i++)
+        if (P->moves[i] == e->move)
+            return e->move;
+    n = s->ev->order(s, st, P->moves, P->keys, n);
+    int j = 0;
+    for (int i = 1; i < n; i++)
+        if (P->keys[i] > P->keys[j])
+            j = i;
+    return P->moves[j];
+}
+
+int game_search_best(game_search *s, const game_state *st, const game_search_limits *lim,
+                     game_search_result *out)
+{
+    if (!s || !st || !st->kind || !out || st->over || st->to_move < 0 ||
+        st->to_move >= st->seats)
+        return -1;
+    game_search_limits deflim = {.level = 10, .time_ms = 1000};
+    if (!lim)
+        lim = &deflim;
+    const int level = lim->level < 1 ? 1 : lim->level > 10 ? 10 : lim->level;
+    const search_level *L = &levels[level];
+    const int64_t start = now_ns();
+    const int time_ms = lim->time_ms > 0 ? lim->time_ms : 1000;
+
+    /* Whole copy once, so that the unused tail of the cells is defined;
+     * the search then copies only the used part. */
+    search_ply *R = &s->plies[0];
+    R->st = *st;
+    int n = st->kind->legal_moves(&R->st, R->moves, GAME_MAX_MOVES);
+    if (n <= 0)
+        return -1;
+
+    s->ev = eval_of(st->kind);
+    s->root = st->to_move;
+    s->seats = st->seats;
+    s->salt = options_salt(st) ^ (st->seats > 2 ? search_mix64(0x7007 + (uint64_t)s->root) : 0);
+    s->copy = offsetof(game_state, cells) + (size_t)st->n_cells * sizeof st->cells[0];
+    s->nodes = 0;
+    s->horizon = 0;
+    s->stop = lim->stop;
+    s->aborted = false;
+    s->deadline_ns = start + (int64_t)time_ms * 1000000;
+    s->age++;
+    for (int i = 0; i < GAME_MAX_SEATS; i++)
+        for (int m = 0; m < GAME_MAX_MOVES; m++)
+            s->history[i][m] /= 2;
+    if (s->ev->prepare)
+        s->ev->prepare(s, &R->st);
+    const uint64_t root_hash = s->ev->hash(s, NULL, 0, -1, &R->st);
+
+    /* Low levels: sometimes (level 1: always) a random legal move. */
+    uint64_t rng = search_mix64(lim->seed ^ root_hash);
+    if ((int)(rng % 100) < L->random_pct) {
+        uint64_t r2 = search_mix64(rng);
+        *out = (game_search_result){.move = R->moves[r2 % (uint64_t)n]};
+        return 0;
+    }
+
+    int cap = L->depth;
+    int hard_cap = lim->max_depth > 0 ? lim->max_depth : SEARCH_FULL_DEPTH;
+    if (hard_cap > SEARCH_FULL_DEPTH)
+        hard_cap = SEARCH_FULL_DEPTH;
+    if (cap > hard_cap)
+        cap = hard_cap;
+    bool endgame = L->endgame > 0 && s->ev->moves_left &&
+                   s->ev->moves_left(&R->st) <= L->endgame;
+
+    const uint64_t root_key = root_hash ^ side_key(s->root) ^ s->salt;
+    game_search_result res = {.move = fallback_move(s, root_key)};
+    /* A forced move needs no thought: search only to report its value,
+     * with a twentieth of the budget. */
+    if (n == 1)
+        s->deadline_ns = start + (int64_t)time_ms * 50000;
+
+    const int limit = endgame ? hard_cap : cap;
+    s->root_pv = -1;
+    for (int depth = 1; depth <= limit;) {
+        s->horizon = 0;
+        s->root_done = false;
+        int v = search(s, 0, depth, -SEARCH_INF, SEARCH_INF, root_hash);
+        if (s->aborted) {
+            if (s->root_done) {
+                res.move = s->root_best;
+                res.score = s->root_score;
+            }
+            break;
+        }
+        res.move = s->root_pv = s->root_best;
+        res.score = v;
+        res.depth = depth;
+        if (s->horizon == 0 || v > SEARCH_WIN / 2 || v < -SEARCH_WIN / 2) {
+            res.exact = true;
+            break;
+        }
+        if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2)
+            break;
+        /* Endgame: after a few cheap iterations, straight to the end. */
+        depth = endgame && depth >= 4 ? limit : depth + 1;
+    }
+    res.nodes = s->nodes;
+    *out = res;
+    return 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * search.h — the bot's brain: game-tree search over the rules engines of
+ * games.h, for every kind and any number of seats.
+ *
+ * Two seats: negamax alpha-beta with iterative deepening, a transposition
+ * table (Zobrist hashing) and move ordering; a seat that moves again (an
+ * extra turn, an opponent's pass) keeps its side instead of alternating.
+ * More seats: the "paranoid" reduction — the bot's seat against a coalition
+ * of all the others — searched with the same alpha-beta (search.c says why
+ * not max-n). Each kind has its own evaluation (eval_mancala.c,
+ * eval_reversi.c, eval_tictactoe.c).
+ *
+ * Pure code like the rest of games/: no I/O and no threads of its own. The
+ * only allocation is in game_search_new; a search allocates nothing. One
+ * game_search may be used by one thread at a time (it holds the table and
+ * the scratch of a search); distinct objects are independent. The caller
+ * owns the object and frees it with game_search_free. The state passed to
+ * game_search_best is only read.
+ *
+ * Levels (limits.level, clamped to 1..10) — the depth cap and the chance of
+ * playing a random legal move instead of the searched one:
+ *   level  1: a random legal move (seeded by limits.seed)
+ *   level  2: depth 1, 50% random     level  6: depth 6
+ *   level  3: depth 2, 25% random     level  7: depth 8,  reversi endgame solved at <= 8 empties
+ *   level  4: depth 3, 10% random     level  8: depth 12, ... <= 10 empties
+ *   level  5: depth 4                 level  9: depth 20, ... <= 12 empties
+ *                                     level 10: no depth cap, ... <= 14 empties
+ * A ply is one move: an extra turn or a pass costs a ply like any other.
+ * The time budget always applies as well; max_depth, when set, caps further.
+ */
+#ifndef SUNGKA_GAMES_SEARCH_H
+#define SUNGKA_GAMES_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "games.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The transposition table and the scratch of one searcher; reuse it across
+ * the moves of a game (and across games: positions of different kinds or
+ * options never share entries). */
+typedef struct game_search game_search;
+
+/* A searcher with a table of about tt_bytes (0: 16 MiB; rounded down to a
+ * power of two entries, at least 64 KiB). NULL when memory is short. */
+game_search *game_search_new(size_t tt_bytes);
+
+/* Frees everything game_search_new allocated; NULL is fine. */
+void game_search_free(game_search *s);
+
+typedef struct game_search_limits {
+    int level;                 /* 1..10: 1 near-random, 10 strongest (see above) */
+    int time_ms;               /* budget for this move (<= 0: 1000) */
+    int max_depth;             /* 0: no limit other than time/level */
+    const volatile int *stop;  /* may be NULL; when *stop becomes non-zero the
+                                  search returns promptly with the best move
+                                  found so far (another thread may set it) */
+    uint64_t seed;             /* for the randomness of low levels (reproducible tests) */
+} game_search_limits;
+
+typedef struct game_search_result {
+    int move;                  /* always a legal move of the seat to move */
+    int depth;                 /* deepest completed iteration (0: none completed) */
+    long long nodes;           /* positions visited */
+    int score;                 /* from the mover's point of view: beyond
+                                  +-GAME_SEARCH_WIN/2 a proven win/loss */
+    bool exact;                /* the game-theoretic value (win, draw or loss)
+                                  was proven (in mancala a win may be proven
+                                  before its final margin is known) */
+} game_search_result;
+
+/* Scores beyond +-GAME_SEARCH_WIN/2 are proven wins / losses. */
+#define GAME_SEARCH_WIN (1 << 28)
+
+/*
+ * Choose a move for the seat to move in st. lim NULL means level 10 with a
+ * budget of 1000 ms. Returns 0 with *out filled, or -1 (out untouched) when
+ * the game is over, the mover has no legal move, or an argument is NULL.
+ */
+int game_search_best(game_search *s, const game_state *st, const game_search_limits *lim,
+                     game_search_result *out /* OUT */);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUNGKA_GAMES_SEARCH_H */

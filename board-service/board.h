@@ -18,6 +18,9 @@ typedef struct board_config {
     int ping_timeout_ms;       /* default 10000 */
     int grace_ms;              /* a departed player's seat is kept this long (default 60000) */
     int max_games;             /* default 1000 */
+    int bot_think_ms;          /* time per move of service-run bots (default 1000) */
+    const char *db;            /* the store: a file, ":memory:", "" for none;
+                                * NULL: the user's data directory */
     int verbose;               /* log every request to the log stream */
     FILE *log;                 /* where to log (default stderr) */
 } board_config;

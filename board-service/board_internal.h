@@ -10,11 +10,13 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "board.h"
 #include "games.h"
 #include "rpc.h"
+#include "store.h"
 #include "sungka/v1/sungka.pb-c.h"
 
 #define BOARD_NAME_MAX     32        /* characters of a player name */
@@ -72,6 +74,9 @@ struct room {
     game_state state;
     room_status status;
     bool autostart;            /* start when the seats fill, without "ready" */
+    bool holding;              /* a move is being made durable: events wait to be sent */
+    bool store_failed;         /* a store write failed during that move */
+    int n_moves;               /* moves played, for the store's ply numbers */
     unsigned next_person_id;
     int64_t created_ms;
     char end_reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
@@ -86,6 +91,7 @@ struct room {
 struct board_service {
     board_config cfg;
     rpc_server *server;
+    store *store;              /* statistics, history, recovery; NULL: none */
     char endpoint[128];
     volatile sig_atomic_t stop;
     room **rooms;
@@ -93,6 +99,9 @@ struct board_service {
     unsigned next_id;
     uint64_t next_nonce;
     int64_t next_ping_ms;
+    int port;                  /* bound */
+    pid_t *bot_pids;           /* bots.c: children still running */
+    int n_bots, bots_cap;
 };
 
 /* --- service.c --- */
@@ -136,6 +145,26 @@ void room_tick(room *r, int64_t now);
 bool room_is_idle(const room *r);
 /* Close every stream (shutdown). */
 void room_close_streams(room *r);
+/* A recovered room tells its log that the service came back. */
+void room_announce_restart(room *r);
+
+/* --- history.c: Register calls that read the store --- */
+void history_player_stats(board_service *svc, rpc_call *call,
+                          const Sungka__V1__GetPlayerStatsRequest *req);
+void history_leaderboard(board_service *svc, rpc_call *call,
+                         const Sungka__V1__LeaderboardRequest *req);
+void history_list_matches(board_service *svc, rpc_call *call,
+                          const Sungka__V1__ListMatchesRequest *req);
+void history_get_match(board_service *svc, rpc_call *call,
+                       const Sungka__V1__GetMatchRequest *req);
+
+/* --- recovery.c: rebuild the unfinished games from the store at start --- */
+int board_recover(board_service *svc, char *err, size_t errlen);
+
+/* --- bots.c: service-run computer players (sungka-player --view bot) --- */
+int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, size_t errlen);
+void board_bots_reap(board_service *svc);
+void board_bots_stop(board_service *svc);
 
 /* --- wire.c: protobuf builders; every returned message is freed with wire_free --- */
 void wire_summary(const room *r, Sungka__V1__GameSummary *out);

@@ -38,6 +38,11 @@ static void usage(FILE *out)
             "      --grace SEC           seconds a departed player's seat is kept for their\n"
             "                            return before the game is abandoned (default 60)\n"
             "      --max-games N         most games hosted at once (default 1000)\n"
+            "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
+            "      --db PATH             the SQLite database of statistics, history and\n"
+            "                            unfinished games (default\n"
+            "                            $XDG_DATA_HOME/sungka/sungka.db; :memory: keeps\n"
+            "                            nothing; \"\" disables it)\n"
             "  -q, --quiet               do not log games and players to stderr\n"
             "  -h, --help                show this help and exit\n"
             "\n"
@@ -61,13 +66,16 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES };
+    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES,
+           OPT_BOT_THINK, OPT_DB };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
         {"ping-interval", required_argument, NULL, OPT_PING_INTERVAL},
         {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
         {"grace", required_argument, NULL, OPT_GRACE},
+        {"bot-think", required_argument, NULL, OPT_BOT_THINK},
+        {"db", required_argument, NULL, OPT_DB},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -97,6 +105,13 @@ int main(int argc, char **argv)
             if (parse_count("--grace", optarg, 86400, &seconds) != 0)
                 return 2;
             cfg.grace_ms = seconds * 1000;
+            break;
+        case OPT_DB:
+            cfg.db = optarg;
+            break;
+        case OPT_BOT_THINK:
+            if (parse_count("--bot-think", optarg, 600000, &cfg.bot_think_ms) != 0)
+                return 2;
             break;
         case OPT_MAX_GAMES:
             if (parse_count("--max-games", optarg, 1000000, &cfg.max_games) != 0)

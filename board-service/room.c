@@ -47,8 +47,12 @@ static void detach_stream(participant *p, rpc_code code, const char *why)
     p->stream = NULL;
 }
 
+/* Take a participant out of the room (and of the store: it is gone for good). */
 static void remove_participant(room *r, participant *p)
 {
+    if (r->svc->store && store_participant_remove(r->svc->store, r->id, p->id) != 0)
+        board_log(r->svc, "game %s: cannot forget %s: %s", r->id, p->name,
+                  store_last_error(r->svc->store));
     detach_stream(p, RPC_OK, "you left the game");
     if (p->seat >= 0 && r->seat_holder[p->seat] == p)
         r->seat_holder[p->seat] = NULL;
@@ -61,10 +65,13 @@ static void remove_participant(room *r, participant *p)
     free(p);
 }
 
+/* Free the room's memory only: what is stored stays (a restart recovers it). */
 void room_free(room *r)
 {
-    while (r->n_people > 0)
-        remove_participant(r, r->people[0]);
+    for (int i = 0; i < r->n_people; i++) {
+        detach_stream(r->people[i], RPC_UNAVAILABLE, "the game is closing");
+        free(r->people[i]);
+    }
     for (size_t i = 0; i < r->log_len; i++)
         free(r->log[i].data);
     free(r->log);
@@ -98,21 +105,24 @@ static const char *seat_label(const room *r, int seat, char *buf, size_t len)
 
 /* ------------------------------------------------------------------ events */
 
+/* rc of a send: -2 means the subscriber is too slow to drain its outbox:
+ * cut it off; it can resubscribe from the last sequence number it saw. */
+static void check_sent(participant *p, int rc, uint64_t seq)
+{
+    if (rc != -2)
+        return;
+    char why[96];
+    snprintf(why, sizeof why, "too far behind; resubscribe after seq %llu",
+             (unsigned long long)(seq ? seq - 1 : 0));
+    board_log(p->room->svc, "game %s: cutting off slow subscriber %s", p->room->id, p->name);
+    detach_stream(p, RPC_RESOURCE_EXHAUSTED, why);
+}
+
+/* An event outside the log (a ping) to one participant. */
 static void send_event(participant *p, const Sungka__V1__Event *ev)
 {
-    if (!p->stream)
-        return;
-    int rc = rpc_call_send(p->stream, &ev->base);
-    if (rc == -2) {
-        /* Too slow to drain its outbox: cut it off; it can resubscribe from
-         * the last sequence number it saw and miss nothing. */
-        char why[96];
-        snprintf(why, sizeof why, "too far behind; resubscribe after seq %llu",
-                 (unsigned long long)(ev->seq ? ev->seq - 1 : 0));
-        board_log(p->room->svc, "game %s: cutting off slow subscriber %s", p->room->id,
-                  p->name);
-        detach_stream(p, RPC_RESOURCE_EXHAUSTED, why);
-    }
+    if (p->stream)
+        check_sent(p, rpc_call_send(p->stream, &ev->base), ev->seq);
 }
 
 static bool may_see(const participant *p, const logged_event *le)
@@ -120,8 +130,24 @@ static bool may_see(const participant *p, const logged_event *le)
     return !le->only_for[0] || p->id == le->only_for[0] || p->id == le->only_for[1];
 }
 
-/* Number, log and broadcast one event; a private one (a, b participant ids,
- * non-zero) only to those two, now and on every replay. */
+/* Send log entries from..log_len-1 to everyone allowed to see them. A
+ * participant may be cut off (its stream detached) while we loop; it stays
+ * in the list, so plain indexing is safe. */
+static void broadcast(room *r, size_t from)
+{
+    for (size_t e = from; e < r->log_len; e++) {
+        const logged_event *le = &r->log[e];
+        for (int i = 0; i < r->n_people; i++) {
+            participant *p = r->people[i];
+            if (p->stream && may_see(p, le))
+                check_sent(p, rpc_call_send_packed(p->stream, le->data, le->len), le->seq);
+        }
+    }
+}
+
+/* Number, log, store and broadcast one event; a private one (a, b
+ * participant ids, non-zero) only to those two, now and on every replay.
+ * While a move is being made durable (r->holding) nothing is sent yet. */
 static void append_event_for(room *r, Sungka__V1__Event *ev, unsigned a, unsigned b)
 {
     if (r->log_len == r->log_cap) {
@@ -129,6 +155,7 @@ static void append_event_for(room *r, Sungka__V1__Event *ev, unsigned a, unsigne
         logged_event *grown = realloc(r->log, cap * sizeof *grown);
         if (!grown) {
             board_log(r->svc, "game %s: out of memory for the event log", r->id);
+            r->store_failed = true;
             return;
         }
         r->log = grown;
@@ -144,15 +171,29 @@ static void append_event_for(room *r, Sungka__V1__Event *ev, unsigned a, unsigne
     le->data = malloc(le->len ? le->len : 1);
     if (!le->data) {
         board_log(r->svc, "game %s: out of memory for the event log", r->id);
+        r->store_failed = true;
         return;
     }
     protobuf_c_message_pack(&ev->base, le->data);
+    if (r->svc->store && store_event_append(r->svc->store, r->id, le->seq, ev->time_ms, a, b,
+                                            le->data, le->len) != 0) {
+        board_log(r->svc, "game %s: cannot store event %llu: %s", r->id,
+                  (unsigned long long)le->seq, store_last_error(r->svc->store));
+        r->store_failed = true;
+    }
     r->log_len++;
-    /* A participant may be cut off (and its stream detached) while we loop;
-     * it stays in the list, so plain indexing is safe. */
-    for (int i = 0; i < r->n_people; i++)
-        if (may_see(r->people[i], le))
-            send_event(r->people[i], ev);
+    if (!r->holding)
+        broadcast(r, r->log_len - 1);
+}
+
+/* Record a participant as it now is (for recovery after a crash). */
+static void store_person(room *r, const participant *p)
+{
+    if (r->svc->store &&
+        store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
+                              p->ready) != 0)
+        board_log(r->svc, "game %s: cannot store %s: %s", r->id, p->name,
+                  store_last_error(r->svc->store));
 }
 
 static void append_event(room *r, Sungka__V1__Event *ev)
@@ -235,6 +276,18 @@ static void end_game(room *r, bool abandoned, const char *reason)
     ev.game_over = &over;
     append_event(r, &ev);
     board_log(r->svc, "game %s over: %s", r->id, reason);
+    if (r->svc->store) {
+        /* The result and everyone's statistics, in one transaction. */
+        const char *names[GAME_MAX_SEATS];
+        for (int i = 0; i < game_seats(&r->state); i++)
+            names[i] = r->seat_name[i];
+        if (store_game_finish(r->svc->store, r->id, r->status, reason, game_seats(&r->state),
+                              names, scores, winners, n_winners, board_wall_ms()) != 0) {
+            board_log(r->svc, "game %s: cannot store the result: %s", r->id,
+                      store_last_error(r->svc->store));
+            r->store_failed = true;
+        }
+    }
 }
 
 static void start_game(room *r);
@@ -268,6 +321,10 @@ static void start_game(room *r)
     wire_board_clear(&board);
     announce_turn(r, NULL, 0);
     board_log(r->svc, "game %s started", r->id);
+    if (r->svc->store &&
+        store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_wall_ms()) != 0)
+        board_log(r->svc, "game %s: cannot store its start: %s", r->id,
+                  store_last_error(r->svc->store));
 }
 
 /* -------------------------------------------------------------------- join */
@@ -334,6 +391,7 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
         snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
     }
 
+    store_person(r, p);
     announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_JOINED);
     board_log(r->svc, "game %s: %s joined as %s", r->id, name,
               seat >= 0 ? "a player" : "an observer");
@@ -497,7 +555,7 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
         return -1;
     }
     char why[GAME_ERR_LEN];
-    int rc = game_play(&r->state, p->seat, move, res, why, sizeof why);
+    int rc = game_check(&r->state, p->seat, move, why, sizeof why);
     if (rc != GAME_OK) {
         *code = (rc == GAME_E_RANGE || rc == GAME_E_HOME) ? RPC_INVALID_ARGUMENT
                                                           : RPC_FAILED_PRECONDITION;
@@ -506,8 +564,29 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
         free(res);
         return -1;
     }
+    /* Make the move durable before anyone hears of it: its events, the move
+     * and (at the end) the result are one transaction; only once it is
+     * committed are the events sent. If it cannot be stored, it is undone
+     * and the mover is told: nothing is acknowledged that was not stored. */
+    game_state *before = malloc(sizeof *before);
+    if (!before) {
+        free(res);
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    *before = r->state;
+    size_t log_before = r->log_len;
+    room_status status_before = r->status;
+    store *db = r->svc->store;
+    r->holding = true;
+    r->store_failed = db && store_begin(db) != 0;
+
+    game_play(&r->state, p->seat, move, res, NULL, 0);
     announce_move(r, p->seat, move, res);
     *seq = r->log_len;
+    if (db && store_move_append(db, r->id, r->n_moves + 1, p->seat, move, board_wall_ms()) != 0)
+        r->store_failed = true;
     if (game_is_over(&r->state)) {
         int winners[GAME_MAX_SEATS];
         int n = game_winners(&r->state, winners);
@@ -527,6 +606,28 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
         announce_turn(r, res->passed, res->n_passed);
     }
     free(res);
+    r->holding = false;
+    if (r->store_failed || (db && store_commit(db) != 0)) {
+        const char *why_store = db ? store_last_error(db) : "out of memory";
+        if (db)
+            store_rollback(db);
+        board_log(r->svc, "game %s: move %d by %s not stored, undone: %s", r->id, move,
+                  p->name, why_store);
+        for (size_t i = log_before; i < r->log_len; i++)
+            free(r->log[i].data);
+        r->log_len = log_before;
+        r->state = *before;
+        r->status = status_before;
+        r->store_failed = false;
+        free(before);
+        *code = RPC_UNAVAILABLE;
+        snprintf(err, errlen, "the move could not be stored, so it was not played (%s)",
+                 why_store);
+        return -1;
+    }
+    free(before);
+    r->n_moves++;
+    broadcast(r, log_before);
     return 0;
 }
 
@@ -699,6 +800,7 @@ int room_ready(room *r, participant *p, bool ready, rpc_code *code, char *err, s
         return -1;
     if (p->ready != ready) {
         p->ready = ready;
+        store_person(r, p);
         announce_who(r, p, SUNGKA__V1__EVENT__BODY_READY_CHANGED);
         maybe_start(r);
     }
@@ -755,6 +857,7 @@ int room_sit(room *r, participant *p, int seat, rpc_code *code, char *err, size_
     p->ready = false;
     r->seat_holder[seat] = p;
     snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", p->name);
+    store_person(r, p);
     announce_seat(r, p, -1);
     maybe_start(r);
     return 0;
@@ -774,6 +877,7 @@ int room_stand(room *r, participant *p, rpc_code *code, char *err, size_t errlen
     r->seat_name[from][0] = '\0';
     p->seat = -1;
     p->ready = false;
+    store_person(r, p);
     announce_seat(r, p, from);
     return 0;
 }
@@ -840,4 +944,18 @@ void room_close_streams(room *r)
 {
     for (int i = 0; i < r->n_people; i++)
         detach_stream(r->people[i], RPC_UNAVAILABLE, "the board service is shutting down");
+}
+
+void room_announce_restart(room *r)
+{
+    char text[128];
+    snprintf(text, sizeof text,
+             "the board service restarted; everyone has %d s to come back",
+             r->svc->cfg.grace_ms / 1000);
+    Sungka__V1__Notice notice = SUNGKA__V1__NOTICE__INIT;
+    notice.text = text;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_NOTICE;
+    ev.notice = &notice;
+    append_event(r, &ev);
 }

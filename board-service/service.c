@@ -63,6 +63,8 @@ void board_config_defaults(board_config *cfg)
         cfg->grace_ms = 60000;
     if (cfg->max_games <= 0)
         cfg->max_games = 1000;
+    if (cfg->bot_think_ms <= 0)
+        cfg->bot_think_ms = 1000;
     if (!cfg->log)
         cfg->log = stderr;
 }
@@ -126,7 +128,7 @@ static int clean_name(const char *in, char *out, size_t outlen, char *err, size_
 
 /* ---------------------------------------------------------------- Register */
 
-enum { REG_LIST, REG_CREATE, REG_JOIN };
+enum { REG_LIST, REG_CREATE, REG_JOIN, REG_STATS, REG_LEADERBOARD, REG_MATCHES, REG_MATCH };
 
 static void list_games(board_service *svc, rpc_call *call,
                        const Sungka__V1__ListGamesRequest *req)
@@ -158,6 +160,26 @@ static void list_games(board_service *svc, rpc_call *call,
         wire_summary_clear(&sums[i]);
     free(sums);
     free(ptrs);
+}
+
+/* Record a new game in the store (its moves and result follow as it goes). */
+static int store_room(board_service *svc, const room *r)
+{
+    store_game_info g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.id, sizeof g.id, "%s", r->id);
+    snprintf(g.kind, sizeof g.kind, "%s", r->kind->name);
+    snprintf(g.title, sizeof g.title, "%s", r->title);
+    g.n_options = r->kind->n_options;
+    for (int i = 0; i < g.n_options && i < STORE_MAX_OPTIONS; i++) {
+        snprintf(g.options[i].name, sizeof g.options[i].name, "%s", r->kind->options[i].name);
+        g.options[i].value = r->opts.value[i];
+    }
+    g.autostart = r->autostart;
+    g.seats = game_seats(&r->state);
+    g.status = ROOM_WAITING;
+    g.created_ms = board_wall_ms();
+    return store_game_create(svc->store, &g);
 }
 
 /* Make a game from a kind name and options (validated, with sentences). */
@@ -219,6 +241,12 @@ static room *new_room(board_service *svc, const char *kind_name, Sungka__V1__Gam
         return NULL;
     }
     r->created_ms = board_now_ms();
+    if (svc->store && store_room(svc, r) != 0) {
+        *code = RPC_UNAVAILABLE;
+        snprintf(err, errlen, "cannot store the new game: %s", store_last_error(svc->store));
+        room_free(r);
+        return NULL;
+    }
     svc->rooms[svc->n_rooms++] = r;
     board_log(svc, "game %s created: %s", id, kind->name);
     return r;
@@ -229,11 +257,28 @@ static void create_game(board_service *svc, rpc_call *call,
 {
     char err[256];
     rpc_code code;
+    if (req->bots < 0 || req->bot_level < 0 || req->bot_level > 10) {
+        rpc_call_finish(call, RPC_INVALID_ARGUMENT, "bots must be 0 or more, bot_level 1..10");
+        return;
+    }
     room *r = new_room(svc, req->kind, req->options, req->n_options, req->title, req->autostart,
                        &code, err, sizeof err);
     if (!r) {
         rpc_call_finish(call, code, err);
         return;
+    }
+    if (req->bots > 0) {
+        if (req->bots >= game_seats(&r->state)) {
+            snprintf(err, sizeof err, "bots can fill at most %d of the %d seats",
+                     game_seats(&r->state) - 1, game_seats(&r->state));
+            rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+            return;     /* the empty game goes away by itself */
+        }
+        if (board_bots_spawn(svc, r, req->bots, req->bot_level ? req->bot_level : 5, err,
+                             sizeof err) != 0) {
+            rpc_call_finish(call, RPC_FAILED_PRECONDITION, err);
+            return;
+        }
     }
     Sungka__V1__CreateGameReply reply = SUNGKA__V1__CREATE_GAME_REPLY__INIT;
     Sungka__V1__GameSummary summary;
@@ -301,6 +346,18 @@ static void register_handler(rpc_call *call, unsigned method, const ProtobufCMes
         break;
     case REG_JOIN:
         join_game(svc, call, (const Sungka__V1__JoinGameRequest *)request);
+        break;
+    case REG_STATS:
+        history_player_stats(svc, call, (const Sungka__V1__GetPlayerStatsRequest *)request);
+        break;
+    case REG_LEADERBOARD:
+        history_leaderboard(svc, call, (const Sungka__V1__LeaderboardRequest *)request);
+        break;
+    case REG_MATCHES:
+        history_list_matches(svc, call, (const Sungka__V1__ListMatchesRequest *)request);
+        break;
+    case REG_MATCH:
+        history_get_match(svc, call, (const Sungka__V1__GetMatchRequest *)request);
         break;
     default:
         rpc_call_finish(call, RPC_UNIMPLEMENTED, "no such method");
@@ -446,6 +503,19 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     svc->cfg = *cfg_in;
     board_config_defaults(&svc->cfg);
 
+    if (!svc->cfg.db || svc->cfg.db[0]) {
+        char path[1024];
+        if (!svc->cfg.db && store_default_path(path, sizeof path) != 0) {
+            snprintf(err, errlen, "cannot make the data directory for %s (use --db PATH)",
+                     path);
+            goto fail_free;
+        }
+        if (store_open(svc->cfg.db ? svc->cfg.db : path, &svc->store, err, errlen) != 0)
+            goto fail_free;
+        if (board_recover(svc, err, errlen) != 0)
+            goto fail_store;
+    }
+
     rpc_server_options opts = {0};
     /* Let agents ping the transport every few seconds without a strike, and
      * ping idle connections ourselves to find half-open ones. */
@@ -482,11 +552,17 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                  *port);
     }
     svc->next_ping_ms = board_now_ms() + svc->cfg.ping_interval_ms;
+    svc->port = *port;
     *out = svc;
     return 0;
 
 fail_server:
     rpc_server_destroy(svc->server);
+fail_store:
+    while (svc->n_rooms > 0)
+        remove_room(svc, svc->n_rooms - 1);
+    free(svc->rooms);
+    store_close(svc->store);
 fail_free:
     free(svc);
     return -1;
@@ -498,6 +574,7 @@ static void run_timers(board_service *svc)
     if (now < svc->next_ping_ms)
         return;
     svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
+    board_bots_reap(svc);
     for (int i = svc->n_rooms - 1; i >= 0; i--) {
         room *r = svc->rooms[i];
         room_tick(r, now);
@@ -522,6 +599,7 @@ int board_run(board_service *svc)
         run_timers(svc);
     }
     board_log(svc, "shutting down");
+    board_bots_stop(svc);
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i]);
     /* Let the final statuses go out before the server cancels what is left. */
@@ -544,8 +622,10 @@ void board_destroy(board_service *svc)
         return;
     if (svc->server)
         rpc_server_destroy(svc->server);
+    board_bots_stop(svc);
     while (svc->n_rooms > 0)
         remove_room(svc, svc->n_rooms - 1);
     free(svc->rooms);
+    store_close(svc->store);
     free(svc);
 }

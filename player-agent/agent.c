@@ -62,7 +62,7 @@ enum { REG_LIST, REG_CREATE, REG_JOIN };
 enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE, BRD_READY,
        BRD_SIT, BRD_STAND };
 
-static rpc_method register_method(unsigned index)
+rpc_method agent__register_method(unsigned index)
 {
     return (rpc_method){&sungka__v1__register__descriptor, index, false};
 }
@@ -317,7 +317,7 @@ static void *reconnect_loop(void *arg)
 
 /* ---------------------------------------------------------------- lobby */
 
-static int call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
+int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what)
 {
@@ -377,12 +377,12 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
         req.n_options = (size_t)kind->n_options;
         req.options = optp;
     }
-    rpc_method m = register_method(REG_JOIN);
+    rpc_method m = agent__register_method(REG_JOIN);
     ProtobufCMessage *reply = NULL;
     char what[160];
     snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
              game_id ? game_id : any_kind, name);
-    if (call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, what) != 0)
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, what) != 0)
         return -1;
     Sungka__V1__BoardRef *ref = (Sungka__V1__BoardRef *)reply;
     memset(h, 0, sizeof *h);
@@ -407,7 +407,7 @@ static int resume_one(agent *ag, const char *game_id, const char *name, holder *
     rpc_method m = board_method(BRD_GET_BOARD);
     ProtobufCMessage *reply = NULL;
     char err[256];
-    if (call_sync(ag, &m, &req.base, token, &reply, err, sizeof err, "resume") != 0) {
+    if (agent__call_sync(ag, &m, &req.base, token, &reply, err, sizeof err, "resume") != 0) {
         token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, name);
         return -1;
     }
@@ -465,7 +465,7 @@ static int leave_game(agent *ag)
         rpc_method m = board_method(BRD_LEAVE);
         ProtobufCMessage *reply = NULL;
         char err[256];
-        if (call_sync(ag, &m, &req.base, held[i].token, &reply, err, sizeof err, "leave") != 0)
+        if (agent__call_sync(ag, &m, &req.base, held[i].token, &reply, err, sizeof err, "leave") != 0)
             rc = -1;
         if (reply)
             protobuf_c_message_free_unpacked(reply, NULL);
@@ -478,15 +478,45 @@ static int leave_game(agent *ag)
     return rc;
 }
 
+/* --seat N: we joined as an observer; take that seat now (blocking). */
+static int observe_then_sit(agent *ag, holder *h, char *err, size_t errlen)
+{
+    Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
+    req.seat = ag->cfg.seat;
+    rpc_method m = board_method(BRD_SIT);
+    ProtobufCMessage *reply = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "cannot take seat %d", ag->cfg.seat);
+    if (agent__call_sync(ag, &m, &req.base, h->token, &reply, err, errlen, what) != 0)
+        return -1;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    h->seat = ag->cfg.seat;
+    return 0;
+}
+
 /* Sit at a game: by id, any of a kind, or a new one (kind with options). */
 static int go_to_game(agent *ag, const char *game_id, const char *any_kind, const char *new_kind,
                       const char *const *options, int n_options, bool observe, char *err,
                       size_t errlen)
 {
+    /* "bots=N" and "bot-level=N" ride along with a new game's options (the
+     * text view's `new kalah bots=1`); they are not rules options. */
+    const char *rules_options[GAME_MAX_OPTIONS + 2];
+    int n_rules = 0;
+    int bots = ag->cfg.bots, bot_level = ag->cfg.bot_level;
+    for (int i = 0; i < n_options; i++) {
+        if (strncmp(options[i], "bots=", 5) == 0)
+            bots = atoi(options[i] + 5);
+        else if (strncmp(options[i], "bot-level=", 10) == 0)
+            bot_level = atoi(options[i] + 10);
+        else if (n_rules < GAME_MAX_OPTIONS + 2)
+            rules_options[n_rules++] = options[i];
+    }
     game_options opts;
     const game_kind *kind = NULL;
     const char *kind_name = new_kind ? new_kind : any_kind;
-    if (kind_name && !(kind = parse_kind(kind_name, options, n_options, &opts, err, errlen)))
+    if (kind_name &&
+        !(kind = parse_kind(kind_name, rules_options, n_rules, &opts, err, errlen)))
         return -1;
     char id[32] = "";
     if (game_id)
@@ -501,9 +531,11 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         req.options = optp;
         req.title = (char *)(ag->cfg.title ? ag->cfg.title : "");
         req.autostart = ag->cfg.autostart;
-        rpc_method m = register_method(REG_CREATE);
+        req.bots = bots;
+        req.bot_level = bot_level;
+        rpc_method m = agent__register_method(REG_CREATE);
         ProtobufCMessage *reply = NULL;
-        if (call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
+        if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
             0)
             return -1;
         Sungka__V1__CreateGameReply *created = (Sungka__V1__CreateGameReply *)reply;
@@ -526,7 +558,8 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         }
         /* the hot seat's second player goes to the game the first one got */
         const char *target = i > 0 ? id : game_id;
-        if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i], observe,
+        bool watch = observe || (i == 0 && ag->cfg.take_seat);
+        if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i], watch,
                      &held[i], id, err, errlen) != 0) {
             if (i > 0) {        /* give the first seat back */
                 enter_game(ag, id, held, i, false);
@@ -534,6 +567,11 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
             }
             return -1;
         }
+    }
+    if (ag->cfg.take_seat && !resumed && observe_then_sit(ag, &held[0], err, errlen) != 0) {
+        enter_game(ag, id, held, 1, false);
+        leave_game(ag);
+        return -1;
     }
     enter_game(ag, id, held, n, ag->cfg.ready && !resumed);
     return 0;
@@ -545,9 +583,9 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
     Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
     req.kind = (char *)(kind ? kind : "");
     req.status = (Sungka__V1__GameStatus)status;   /* same numbers */
-    rpc_method m = register_method(REG_LIST);
+    rpc_method m = agent__register_method(REG_LIST);
     ProtobufCMessage *reply = NULL;
-    if (call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot list the games") != 0)
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot list the games") != 0)
         return -1;
     Sungka__V1__ListGamesReply *list = (Sungka__V1__ListGamesReply *)reply;
     *out = calloc(list->n_games + 1, sizeof **out);
@@ -673,6 +711,11 @@ int agent_fd(const agent *ag)
 const agent_model *agent_model_get(const agent *ag)
 {
     return &ag->model;
+}
+
+const char *agent_name(const agent *ag)
+{
+    return ag->cfg.name;
 }
 
 const char *agent_game_id(const agent *ag)

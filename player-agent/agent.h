@@ -42,7 +42,11 @@ typedef struct agent_config {
     int n_options;
     const char *title;         /* for a new game, may be NULL */
     bool observe;
+    bool take_seat;            /* join (by id) at this seat rather than the first open one */
+    int seat;
     bool autostart;            /* a new game starts when full, without "ready" */
+    int bots;                  /* seats of a new game the service fills with bots */
+    int bot_level;             /* their level, 1..10 (0: 5) */
     bool ready;                /* say ready as soon as seated */
     const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
     int call_timeout_ms;       /* deadline of each command (default 5000) */
@@ -190,6 +194,9 @@ void agent_msg_free(agent_msg *msg);
 
 const agent_model *agent_model_get(const agent *ag);
 
+/* The name we play under (--name). */
+const char *agent_name(const agent *ag);
+
 /* The id of the game joined (known as soon as agent_start returns). */
 const char *agent_game_id(const agent *ag);
 
@@ -206,6 +213,40 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
 int agent_new_game(agent *ag, const char *kind, const char *const *options, int n_options,
                    char *err, size_t errlen);
 int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen);
+
+/* --- statistics and history (blocking, with the call deadline) --- */
+
+typedef struct agent_stats {
+    char name[AGENT_NAME_BYTES];
+    int played, wins, losses, draws, streak, best_streak;
+} agent_stats;
+
+typedef struct agent_match {
+    char id[32];
+    const game_kind *kind;     /* NULL: a kind this agent does not know */
+    char kind_name[32];
+    game_options opts;
+    char title[96];
+    agent_status status;       /* finished or abandoned */
+    int n_seats;
+    char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
+    int scores[GAME_MAX_SEATS];
+    int winners[GAME_MAX_SEATS];
+    int n_winners;
+    char reason[AGENT_TEXT_BYTES];
+    int64_t started_ms, ended_ms;   /* wall clock, ms since the epoch */
+    int n_moves;
+} agent_match;
+
+int agent_player_stats(agent *ag, const char *name, agent_stats *out, char *err, size_t errlen);
+/* Free *out with free(). */
+int agent_leaderboard(agent *ag, int limit, agent_stats **out, int *n, char *err, size_t errlen);
+/* Past matches, newest first (player, kind: NULL for any); free *out. */
+int agent_list_matches(agent *ag, const char *player, const char *kind, agent_match **out,
+                       int *n, char *err, size_t errlen);
+/* One match with its moves in order: seats[i] played moves[i]; free both. */
+int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, int **moves,
+                    char *err, size_t errlen);
 
 /* Would the service accept this move from us now? 0, or -1 with the reason
  * (the same rules engine the service runs; seed 004's client-side check). */

@@ -7,7 +7,16 @@
 #define SUNGKA_AGENT_INTERNAL_H
 
 #include "agent.h"
+#include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
+
+/* A blocking call with the agent's deadline; -1 with "what: reason" in err. */
+int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
+                     const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
+                     const char *what);
+rpc_method agent__register_method(unsigned index);
+enum { AGENT_REG_LIST, AGENT_REG_CREATE, AGENT_REG_JOIN, AGENT_REG_STATS, AGENT_REG_LEADERBOARD,
+       AGENT_REG_MATCHES, AGENT_REG_MATCH };
 
 agent_msg *agent__msg_new(agent_msg_kind kind);
 

@@ -12,6 +12,19 @@
 #include "local_board.h"
 #include "view.h"
 
+/* A whole number in min..max, or a message and -1. */
+static int parse_int(const char *opt, const char *s, int min, int max, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < min || v > max) {
+        fprintf(stderr, "sungka-player: %s must be %d..%d, not '%s'\n", opt, min, max, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -31,8 +44,13 @@ static void usage(FILE *out)
             "  -g, --game ID           join the existing game ID (again, after a crash: the\n"
             "                          seat is taken back with the token saved last time)\n"
             "      --observe           watch instead of taking a seat\n"
+            "      --seat N            with --game: take seat N rather than the first open\n"
             "      --ready             say ready as soon as seated\n"
             "      --hot-seat NAME     also take a seat for NAME: two players, one screen\n"
+            "      --bots N            the service fills N seats of the new game with bots\n"
+            "      --bot-level N       their strength, 1..10 (default 5)\n"
+            "      --level N           with --view bot: this bot's strength (default 5)\n"
+            "      --think MS          with --view bot: time per move (default 1000)\n"
             "      --reconnect-for SEC keep trying to get back this long after the\n"
             "                          connection drops (default 90)\n"
             "      --state-dir DIR     where seat tokens are saved (default\n"
@@ -56,7 +74,8 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_READY, OPT_HOT_SEAT,
-           OPT_RECONNECT_FOR, OPT_STATE_DIR };
+           OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
+           OPT_SEAT };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -68,6 +87,11 @@ int main(int argc, char **argv)
         {"hot-seat", required_argument, NULL, OPT_HOT_SEAT},
         {"reconnect-for", required_argument, NULL, OPT_RECONNECT_FOR},
         {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+        {"bots", required_argument, NULL, OPT_BOTS},
+        {"bot-level", required_argument, NULL, OPT_BOT_LEVEL},
+        {"level", required_argument, NULL, OPT_LEVEL},
+        {"think", required_argument, NULL, OPT_THINK},
+        {"seat", required_argument, NULL, OPT_SEAT},
         {"option", required_argument, NULL, 'o'},
         {"title", required_argument, NULL, 't'},
         {"game", required_argument, NULL, 'g'},
@@ -77,6 +101,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     agent_config cfg = {0};
+    view_io io = {.in = stdin, .out = stdout};
     const char *serve = NULL, *view_name = "text";
     int c;
     while ((c = getopt_long(argc, argv, "s:n:N:a:o:t:g:h", longopts, NULL)) != -1) {
@@ -90,6 +115,27 @@ int main(int argc, char **argv)
         case OPT_READY: cfg.ready = true; break;
         case OPT_HOT_SEAT: cfg.hot_seat = optarg; break;
         case OPT_STATE_DIR: cfg.state_dir = optarg; break;
+        case OPT_BOTS:
+            if (parse_int("--bots", optarg, 0, GAME_MAX_SEATS - 1, &cfg.bots) != 0)
+                return 2;
+            break;
+        case OPT_BOT_LEVEL:
+            if (parse_int("--bot-level", optarg, 1, 10, &cfg.bot_level) != 0)
+                return 2;
+            break;
+        case OPT_LEVEL:
+            if (parse_int("--level", optarg, 1, 10, &io.level) != 0)
+                return 2;
+            break;
+        case OPT_SEAT:
+            if (parse_int("--seat", optarg, 0, GAME_MAX_SEATS - 1, &cfg.seat) != 0)
+                return 2;
+            cfg.take_seat = true;
+            break;
+        case OPT_THINK:
+            if (parse_int("--think", optarg, 1, 600000, &io.think_ms) != 0)
+                return 2;
+            break;
         case OPT_RECONNECT_FOR: {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -175,7 +221,6 @@ int main(int argc, char **argv)
                    agent_game_id(ag));
             fflush(stdout);
         }
-        view_io io = {.in = stdin, .out = stdout};
         status = view->run(ag, &io);
         agent_destroy(ag);
     }

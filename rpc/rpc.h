@@ -204,6 +204,10 @@ int rpc_call_reply(rpc_call *call, const ProtobufCMessage *reply);
  */
 int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg);
 
+/* As rpc_call_send, for a message already serialized (the service packs each
+ * event once for its log and sends those bytes to every subscriber). */
+int rpc_call_send_packed(rpc_call *call, const void *data, size_t len);
+
 /* Messages queued but not yet sent (including the one in flight). */
 size_t rpc_call_outbox_len(const rpc_call *call);
 

@@ -746,16 +746,17 @@ const char *rpc_call_peer(const rpc_call *call)
     return call->peer ? call->peer : "";
 }
 
-static int enqueue(rpc_call *c, const ProtobufCMessage *msg)
+/* Queue a serialized message; takes the byte buffer (destroyed on failure). */
+static int enqueue(rpc_call *c, grpc_byte_buffer *bb)
 {
-    struct outmsg *m = malloc(sizeof *m);
-    if (!m)
+    if (!bb)
         return -1;
-    m->bb = rpc__pack(msg);
-    if (!m->bb) {
-        free(m);
+    struct outmsg *m = malloc(sizeof *m);
+    if (!m) {
+        grpc_byte_buffer_destroy(bb);
         return -1;
     }
+    m->bb = bb;
     m->next = NULL;
     if (c->tail)
         c->tail->next = m;
@@ -775,7 +776,7 @@ int rpc_call_reply(rpc_call *call, const ProtobufCMessage *reply)
         call->fin_details = grpc_slice_from_static_string("");
         return -1;
     }
-    if (enqueue(call, reply) != 0) {
+    if (enqueue(call, rpc__pack(reply)) != 0) {
         finish_internal(call, RPC_INTERNAL, "out of memory");
         return -1;
     }
@@ -789,7 +790,19 @@ int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg)
         return -1;
     if (rpc_call_outbox_len(call) >= call->srv->outbox_limit)
         return -2;
-    if (enqueue(call, msg) != 0)
+    if (enqueue(call, rpc__pack(msg)) != 0)
+        return -1;
+    pump(call);
+    return 0;
+}
+
+int rpc_call_send_packed(rpc_call *call, const void *data, size_t len)
+{
+    if (call->finishing || call->over || call->gone)
+        return -1;
+    if (rpc_call_outbox_len(call) >= call->srv->outbox_limit)
+        return -2;
+    if (enqueue(call, rpc__pack_raw(data, len)) != 0)
         return -1;
     pump(call);
     return 0;

@@ -1,6 +1,5 @@
 /*
- * view.h — the one interface every view implements (text now; GTK and the
- * bot later). A view owns the thread that calls view_run: it waits on the
+ * view.h — the one interface every view implements (text, GTK, bot). A view owns the thread that calls view_run: it waits on the
  * agent's queue fd and its own input, draws from the agent's model, and sends
  * the user's commands through the agent. Views never touch gRPC.
  */
@@ -14,6 +13,8 @@
 typedef struct view_io {
     FILE *in;      /* commands, one per line (text view) */
     FILE *out;     /* drawing and messages */
+    int level;     /* bot: 1..10 (default 5) */
+    int think_ms;  /* bot: time budget per move (default 1000) */
 } view_io;
 
 typedef struct view_ops {

@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include "view.h"
+#include "bot/bot_view.h"
 #include "text/text_view.h"
 
 static const view_ops *const views[] = {
     &view_text,
+    &view_bot,
 };
 
 int view_count(void)

@@ -116,6 +116,178 @@ def sungka_4_players(bindir):
                 names=("ann", "ben", "cat", "dan"), seed=8)
 
 
+def _bot_game(bindir, kind, options, levels):
+    """Two bot views of the given levels play a whole game; each prints one
+    result line and exits 0, and an observer sees the same end."""
+    opts = [x for o in options for x in ("--option", o)]
+    with Env(bindir) as env:
+        board = env.board()
+        one = env.player("bot-a", "--server", board.address, "--new", kind, *opts,
+                         "--view", "bot", "--level", str(levels[0]), "--think", "30")
+        board.expect_stderr(r"game 1: bot-a joined", timeout=15)
+        watcher = env.player("watcher", "--server", board.address, "--game", "1", "--observe")
+        watcher.expect(r"^You are observing\.")
+        two = env.player("bot-b", "--server", board.address, "--game", "1",
+                         "--view", "bot", "--level", str(levels[1]), "--think", "30")
+        results = [b.expect(r"^Result: (.*)$", timeout=150).group(1) for b in (one, two)]
+        check(results[0] == results[1], f"the bots disagree: {results}")
+        for b in (one, two):
+            check(b.wait_exit() == 0, f"{b.name} exited with an error\n" + b.dump())
+            check(not any("illegal" in l or "refused" in l for l in b.err_lines),
+                  f"{b.name} tried an illegal move\n" + b.dump())
+        over = watcher.expect(r"^Game over: (.*)\.$").group(1)
+        check(results[0].startswith(over), f"the watcher saw '{over}', the bots '{results[0]}'")
+        watcher.quit()
+
+
+def bots_sungka(bindir):
+    _bot_game(bindir, "sungka", ["cups=5", "stones=4"], (1, 10))
+
+
+def bots_congklak(bindir):
+    _bot_game(bindir, "congklak", ["cups=5", "stones=4"], (2, 9))
+
+
+def bots_kalah(bindir):
+    _bot_game(bindir, "kalah", [], (3, 8))
+
+
+def bots_reversi(bindir):
+    _bot_game(bindir, "reversi", ["size=6"], (4, 7))
+
+
+def bots_tictactoe(bindir):
+    _bot_game(bindir, "tictactoe", ["size=4", "dims=3"], (5, 6))
+
+
+def service_bots(bindir):
+    """--bots N: the service seats its own computer players; a person plays
+    kalah against one, and three-player sungka with two, to the end."""
+    with Env(bindir) as env:
+        board = env.board("--bot-think", "20")
+        me = env.player("me", "--server", board.address, "--new", "kalah", "--bots", "1")
+        me.expect(r"^You are me, seat 0\.")
+        me.expect(r"^bot-1 sits down at seat 1\.|bot-1 joined", timeout=20)
+        Autoplayer(env, [me], seed=9).play_to_end()
+        me.expect(r"^Scores: me \d+, bot-1 \d+")
+        me.send("new sungka players=3 cups=3 stones=2 bots=2 bot-level=3")
+        me.expect(r"^Created game (\d+)\.")
+        me.expect(r"^The game starts", timeout=20)
+        Autoplayer(env, [me], seed=10).play_to_end()
+        me.expect(r"^Scores: me \d+, bot-1 \d+, bot-2 \d+")
+        me.send("new kalah bots=2")
+        me.expect(r"^cannot create the game: bots can fill at most 1 of the 2 seats")
+        check(me.quit() == 0, "me did not exit cleanly")
+    # The bots were the service's children: stopping it stopped them.
+
+
+def stats_and_history(bindir):
+    """Statistics after a win, a loss and an abandoned game; the history lists
+    the match and the replay steps through exactly the moves that were played."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "kalah",
+                           "--option", "cups=4", "--option", "stones=2")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        bob.expect(r"^You are bob, seat 1\.")
+        Autoplayer(env, [alice, bob], seed=12).play_to_end()
+        result = alice.expect(r"^(Winners?: .*|Nobody wins.*)$").group(1)
+        played = moves_seen(alice)
+        # an abandoned game: counts for nobody
+        alice.send("new sungka")
+        alice.expect(r"^Created game (\d+)\.")
+        carol = env.player("carol", "--server", board.address, "--game", str(int(game) + 1))
+        carol.expect(r"^Your turn|^Waiting for alice")
+        carol.quit()
+        alice.expect(r"^Game over: carol quit")
+        alice.send("stats")
+        st = alice.expect(r"^alice: (\d+) played, (\d+) won, (\d+) lost, (\d+) drawn")
+        check(st.group(1) == "1", f"alice played {st.group(1)}, wanted 1 (abandoned games do not count)")
+        bob.send("stats carol")
+        bob.expect(r"^carol: 0 played, 0 won, 0 lost, 0 drawn; streak 0, best 0\.")
+        won = {"Winner: alice": ("1", "0"), "Winner: bob": ("0", "1")}.get(result, ("0", "0"))
+        check((st.group(2), st.group(3)) == won, f"alice's record {st.groups()} after '{result}'")
+        bob.send("leaderboard")
+        bob.expect(r"^ 1\. ")
+        bob.send(f"history alice kalah")
+        bob.expect(rf"^Match {game}: kalah, {len(played)} moves: alice \d+, bob \d+")
+        bob.send(f"replay {game}")
+        bob.expect(rf"^Replaying match {game}")
+        for i, line in enumerate(played, 1):
+            bob.send("next")
+            who, cup = re.match(r"^(\S+) played cup (\d+)\.$", line).groups()
+            bob.expect(rf"^Move {i} of {len(played)}: {who} played {cup}\.")
+        bob.expect(r"^End: ")
+        bob.send("next")
+        bob.expect(r"^Already at the end of the match\.")
+        bob.send("prev")
+        bob.expect(rf"^Move {len(played) - 1} of {len(played)}")
+        bob.send("stop")
+        bob.expect(r"^Replay stopped\.")
+        for p in (alice, bob):
+            p.quit()
+
+
+def crash_recovery(bindir):
+    """SIGKILL the service mid-game and start it again on the same database
+    and port: the game is back with its seats, the agents reconnect by
+    themselves, nothing is lost, and the game finishes; the recorded moves
+    are exactly the moves everyone saw."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "crash.db")
+        board = env.board("--db", db, "--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        watcher = env.player("watcher", "--server", board.address, "--game", game, "--observe")
+        watcher.expect(r"^You are observing\.")
+        auto = Autoplayer(env, [alice, bob], seed=13)
+        auto.play_moves(6)
+        deadline = time.monotonic() + 30
+        while len(moves_seen(watcher)) < 6:      # the sixth move is stored and sent
+            check(time.monotonic() < deadline, "the moves did not arrive\n" + watcher.dump())
+            watcher.next_line(0.1)
+        board.p.send_signal(signal.SIGKILL)
+        board.p.wait(5)
+        for p in (alice, bob, watcher):      # (the players' lines are left for the Autoplayer)
+            p.wait_for(r"^Reconnecting: ", timeout=15)
+        board2 = env.board("--db", db, "--grace", "60", port=board.port)
+        board2.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+        for p in (alice, bob, watcher):
+            p.wait_for(r"^Reconnected: ", timeout=20)
+        watcher.expect(r"^Notice: the board service restarted")
+        auto.play_to_end()
+        watcher.expect(r"^Game over:")
+        ends = {p.name: [l for l in p.lines if l.startswith(("Game over:", "Scores:"))]
+                for p in (alice, bob, watcher)}
+        check(len({tuple(v) for v in ends.values()}) == 1, f"results differ: {ends}")
+        seen = moves_seen(watcher)
+        check(seen == moves_seen(alice) == moves_seen(bob), "the agents saw different moves")
+        alice.send(f"replay {game}")
+        alice.expect(r"^Replaying match")
+        alice.send("end")
+        alice.expect(rf"^Move {len(seen)} of {len(seen)}: ")
+        for p in (alice, bob, watcher):
+            p.quit()
+
+
+def bad_database(bindir):
+    """A corrupt or unwritable database file is a clear error at start-up."""
+    with Env(bindir) as env:
+        junk = os.path.join(env.state_dir, "junk.db")
+        with open(junk, "wb") as f:
+            f.write(os.urandom(8192))
+        from harness import Proc
+        for path in (junk, os.path.join(junk, "inside-a-file.db")):
+            p = Proc("board", [os.path.join(bindir, "sungka-board"), "--listen", "127.0.0.1:0",
+                               "--db", path], stdin=False, env=env.env)
+            env.procs.append(p)
+            check(p.wait_exit() == 1, f"sungka-board started on {path}\n" + p.dump())
+            p.stop()
+            check(any(path in l for l in p.err_lines), "the error must name the file\n" + p.dump())
+
+
 def late_observer(bindir):
     """An observer arriving mid-game gets the whole state at once."""
     with Env(bindir) as env:
@@ -829,7 +1001,8 @@ def terminal(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    two_players, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
+    two_players, bots_sungka, bots_congklak, bots_kalah, bots_reversi, bots_tictactoe,
+    service_bots, stats_and_history, crash_recovery, bad_database, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
     tictactoe_4_players, sungka_4_players, late_observer, three_players, refusals, service_refusals, resubscribe,
     rogue_service, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
     private_chat, two_winners, hot_seat, quit_confirms, bad_input, vanishing_client, clean_shutdown,

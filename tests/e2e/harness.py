@@ -31,11 +31,12 @@ class Failure(Exception):
 class Proc:
     """A child process whose stdout lines are collected by a thread."""
 
-    def __init__(self, name, argv, stdin=True):
+    def __init__(self, name, argv, stdin=True, env=None):
         self.name = name
         self.argv = argv
         self.p = subprocess.Popen(
             argv,
+            env=env,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -102,6 +103,19 @@ class Proc:
             if m:
                 return m
 
+    def wait_for(self, pattern, timeout=DEFAULT_WAIT):
+        """Wait until some stdout line matches, without moving the cursor that
+        expect() and the Autoplayer read from."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not any(rx.search(l) for l in self.lines):
+                left = deadline - time.monotonic()
+                if left <= 0 or self.closed:
+                    raise Failure(f"{self.name}: no line matching /{pattern}/ within "
+                                  f"{timeout}s\n" + self.dump())
+                self.cond.wait(min(left, 0.2))
+
     def expect_stderr(self, pattern, timeout=DEFAULT_WAIT, count=1):
         """Wait until `count` stderr lines (the service's log) match `pattern`."""
         rx = re.compile(pattern)
@@ -154,8 +168,12 @@ class Env:
     def __init__(self, bindir):
         self.bindir = bindir
         self.procs = []
-        # Saved seat tokens go to a directory of this test's own.
+        # Saved seat tokens, databases and settings go to a directory of this
+        # test's own, never the user's.
         self.state_dir = tempfile.mkdtemp(prefix="sungka-e2e-")
+        self.env = dict(os.environ, XDG_DATA_HOME=os.path.join(self.state_dir, "data"),
+                        XDG_STATE_HOME=os.path.join(self.state_dir, "state"),
+                        XDG_CONFIG_HOME=os.path.join(self.state_dir, "config"))
 
     def __enter__(self):
         return self
@@ -171,10 +189,10 @@ class Env:
             raise Failure("sanitizer report:\n" + "\n".join(p.dump() for p in bad))
         return False
 
-    def board(self, *extra):
-        argv = WRAPPER + [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
-                          *extra]
-        b = Proc("board", argv, stdin=False)
+    def board(self, *extra, port=0):
+        argv = WRAPPER + [os.path.join(self.bindir, "sungka-board"), "--listen",
+                          f"127.0.0.1:{port}", *extra]
+        b = Proc("board", argv, stdin=False, env=self.env)
         self.procs.append(b)
         m = b.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
         b.port = int(m.group(1))
@@ -187,7 +205,7 @@ class Env:
         extra = ["--state-dir", self.state_dir] + (["--ready"] if ready else [])
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-player"), "--name", name, *extra,
                           *args]
-        p = Proc(name, argv)
+        p = Proc(name, argv, env=self.env)
         self.procs.append(p)
         return p
 
@@ -209,10 +227,15 @@ class Autoplayer:
         self.agents = agents
         self.rng = random.Random(seed)
 
-    def play_to_end(self, timeout=120.0):
+    def play_moves(self, n, timeout=60.0):
+        """Play until n moves have been sent (then stop, mid-game)."""
+        self.play_to_end(timeout, stop_after=n)
+
+    def play_to_end(self, timeout=120.0, stop_after=None):
         over = set()
+        sent = 0
         deadline = time.monotonic() + timeout
-        while len(over) < len(self.agents):
+        while len(over) < len(self.agents) and (stop_after is None or sent < stop_after):
             if time.monotonic() > deadline:
                 raise Failure("the game did not end in time\n" + self.env.dump_all())
             progressed = False
@@ -229,6 +252,7 @@ class Autoplayer:
                     m = re.search(r"Legal: (.+)$", line)
                     check(m, f"{a.name}: no legal moves listed: {line}")
                     a.send(self.rng.choice(m.group(1).split()))
+                    sent += 1
                 elif line.startswith("Refused:"):
                     raise Failure(f"{a.name}: a legal move was refused: {line}\n" + a.dump())
                 elif line.startswith("Game over:"):

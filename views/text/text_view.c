@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "text_draw.h"
+#include "text_replay.h"
 #include "text_view.h"
 
 #define LINE_MAX_BYTES 1024
@@ -27,6 +28,7 @@ typedef struct text_view {
     size_t line_len;
     bool discarding;           /* the current input line was too long */
     bool quit_armed;           /* "quit" once in a running game: ask again */
+    text_replay replay;        /* a recorded match being stepped through */
     bool done;
     int exit_status;
 } text_view;
@@ -57,6 +59,10 @@ static void print_help(text_view *tv)
             "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
             "  new KIND [NAME=VALUE...]  create a game and sit at it\n"
             "  join ID     join game ID as a player; watch ID to observe it\n"
+            "  stats [NAME]  a player's statistics (yours by default)\n"
+            "  leaderboard the players with the most wins\n"
+            "  history [NAME] [KIND]  past matches\n"
+            "  replay ID   step through a past match (next, prev, start, end, stop)\n"
             "  help        this list\n"
             "  quit        leave (a player leaving a running game ends it for everyone)\n");
 }
@@ -346,6 +352,68 @@ static void list_games(text_view *tv, char *rest)
     free(games);
 }
 
+static void show_stats(text_view *tv, const char *name)
+{
+    agent_stats st;
+    char err[512];
+    if (!name || !*name) {
+        fprintf(tv->out, "Usage: stats NAME\n");
+        return;
+    }
+    if (agent_player_stats(tv->ag, name, &st, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    fprintf(tv->out, "%s: %d played, %d won, %d lost, %d drawn; streak %d, best %d.\n", st.name,
+            st.played, st.wins, st.losses, st.draws, st.streak, st.best_streak);
+}
+
+static void show_leaderboard(text_view *tv)
+{
+    agent_stats *rows;
+    int n;
+    char err[512];
+    if (agent_leaderboard(tv->ag, 10, &rows, &n, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    if (n == 0)
+        fprintf(tv->out, "Nobody has finished a game yet.\n");
+    for (int i = 0; i < n; i++)
+        fprintf(tv->out, "%2d. %-20s %3d won, %3d lost, %3d drawn, best streak %d\n", i + 1,
+                rows[i].name, rows[i].wins, rows[i].losses, rows[i].draws, rows[i].best_streak);
+    free(rows);
+}
+
+/* history [NAME] [KIND]: a word that names a kind filters by kind. */
+static void show_history(text_view *tv, char *rest)
+{
+    const char *player = NULL, *kind = NULL;
+    for (char *w = strtok(rest, " \t"); w; w = strtok(NULL, " \t")) {
+        if (game_kind_find(w))
+            kind = w;
+        else
+            player = w;
+    }
+    agent_match *rows;
+    int n;
+    char err[512];
+    if (agent_list_matches(tv->ag, player, kind, &rows, &n, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    if (n == 0)
+        fprintf(tv->out, "No matches yet.\n");
+    for (int i = 0; i < n; i++) {
+        const agent_match *m = &rows[i];
+        fprintf(tv->out, "Match %s: %s, %d moves:", m->id, m->kind_name, m->n_moves);
+        for (int s = 0; s < m->n_seats; s++)
+            fprintf(tv->out, "%s %s %d", s ? "," : "", m->seat_name[s], m->scores[s]);
+        fprintf(tv->out, " — %s.\n", m->reason);
+    }
+    free(rows);
+}
+
 static void new_game(text_view *tv, char *rest)
 {
     const char *words[1 + GAME_MAX_OPTIONS];
@@ -373,6 +441,9 @@ static void command(text_view *tv, char *line)
     while (len && isspace((unsigned char)line[len - 1]))
         line[--len] = '\0';
     if (!len)
+        return;
+
+    if (text_replay_command(&tv->replay, line, tv->out))
         return;
 
     char *rest = line;
@@ -438,6 +509,17 @@ static void command(text_view *tv, char *line)
             ;
         else if (agent_join_game(tv->ag, rest, line[0] == 'w', err, sizeof err) != 0)
             fprintf(tv->out, "%s\n", err);
+    } else if (strcmp(line, "stats") == 0) {
+        show_stats(tv, *rest ? rest : agent_name(tv->ag));
+    } else if (strcmp(line, "leaderboard") == 0) {
+        show_leaderboard(tv);
+    } else if (strcmp(line, "history") == 0) {
+        show_history(tv, rest);
+    } else if (strcmp(line, "replay") == 0) {
+        if (!*rest)
+            fprintf(tv->out, "Usage: replay MATCH-ID (history lists them)\n");
+        else
+            text_replay_start(&tv->replay, tv->ag, rest, tv->out);
     } else if (strcmp(line, "help") == 0 || strcmp(line, "?") == 0) {
         print_help(tv);
     } else if (strcmp(line, "quit") == 0 || strcmp(line, "exit") == 0) {
@@ -518,6 +600,7 @@ static int run(agent *ag, const view_io *io)
         }
         fflush(tv.out);
     }
+    text_replay_stop(&tv.replay);
     if (tv.exit_status == 0) {
         agent_status st = model(&tv)->status;
         char game_id[32];

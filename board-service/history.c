@@ -1,0 +1,189 @@
+/*
+ * history.c — the Register calls that read the store: one player's
+ * statistics, the leaderboard, the list of past matches and one match with
+ * every move (for replay). Runs on the event-loop thread like the rest.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board_internal.h"
+
+static bool have_store(board_service *svc, rpc_call *call)
+{
+    if (svc->store)
+        return true;
+    rpc_call_finish(call, RPC_FAILED_PRECONDITION, "this board service keeps no history");
+    return false;
+}
+
+static void stats_to_wire(const store_stats *st, Sungka__V1__PlayerStats *out)
+{
+    sungka__v1__player_stats__init(out);
+    out->name = (char *)st->name;
+    out->played = st->played;
+    out->wins = st->wins;
+    out->losses = st->losses;
+    out->draws = st->draws;
+    out->streak = st->streak;
+    out->best_streak = st->best_streak;
+}
+
+void history_player_stats(board_service *svc, rpc_call *call,
+                          const Sungka__V1__GetPlayerStatsRequest *req)
+{
+    if (!have_store(svc, call))
+        return;
+    if (!req->name[0] || strlen(req->name) > BOARD_NAME_BYTES - 1) {
+        rpc_call_finish(call, RPC_INVALID_ARGUMENT, "give a player's name (1..32 characters)");
+        return;
+    }
+    store_stats st;
+    if (store_player_stats(svc->store, req->name, &st) != 0) {
+        rpc_call_finish(call, RPC_INTERNAL, store_last_error(svc->store));
+        return;
+    }
+    Sungka__V1__PlayerStats reply;
+    stats_to_wire(&st, &reply);
+    rpc_call_reply(call, &reply.base);
+}
+
+void history_leaderboard(board_service *svc, rpc_call *call,
+                         const Sungka__V1__LeaderboardRequest *req)
+{
+    if (!have_store(svc, call))
+        return;
+    int limit = req->limit > 0 && req->limit <= 100 ? req->limit : 10;
+    store_stats rows[100];
+    Sungka__V1__PlayerStats wire[100], *ptrs[100];
+    int n = 0;
+    if (store_leaderboard(svc->store, limit, rows, &n) != 0) {
+        rpc_call_finish(call, RPC_INTERNAL, store_last_error(svc->store));
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        stats_to_wire(&rows[i], &wire[i]);
+        ptrs[i] = &wire[i];
+    }
+    Sungka__V1__LeaderboardReply reply = SUNGKA__V1__LEADERBOARD_REPLY__INIT;
+    reply.n_players = (size_t)n;
+    reply.players = ptrs;
+    rpc_call_reply(call, &reply.base);
+}
+
+/* Fill a MatchSummary; its arrays live in `space` (freed by summary_clear). */
+typedef struct summary_space {
+    Sungka__V1__GameOption options[STORE_MAX_OPTIONS];
+    Sungka__V1__GameOption *option_ptrs[STORE_MAX_OPTIONS];
+    char *seats[STORE_MAX_SEATS];
+    int32_t scores[STORE_MAX_SEATS];
+    int32_t winners[STORE_MAX_SEATS];
+} summary_space;
+
+static void summary_to_wire(const store_match_summary *m, summary_space *sp,
+                            Sungka__V1__MatchSummary *out)
+{
+    sungka__v1__match_summary__init(out);
+    out->game_id = (char *)m->game.id;
+    out->kind = (char *)m->game.kind;
+    out->title = (char *)m->game.title;
+    out->status = (Sungka__V1__GameStatus)m->game.status;
+    out->reason = (char *)m->game.reason;
+    out->started_ms = m->game.started_ms;
+    out->ended_ms = m->game.ended_ms;
+    out->moves = m->n_moves;
+    for (int i = 0; i < m->game.n_options; i++) {
+        sungka__v1__game_option__init(&sp->options[i]);
+        sp->options[i].name = (char *)m->game.options[i].name;
+        sp->options[i].value = m->game.options[i].value;
+        sp->option_ptrs[i] = &sp->options[i];
+    }
+    out->n_options = (size_t)m->game.n_options;
+    out->options = sp->option_ptrs;
+    for (int i = 0; i < m->n_seats; i++) {
+        sp->seats[i] = (char *)m->seat_names[i];
+        sp->scores[i] = m->scores[i];
+    }
+    out->n_seats = out->n_scores = (size_t)m->n_seats;
+    out->seats = sp->seats;
+    out->scores = sp->scores;
+    for (int i = 0; i < m->n_winners; i++)
+        sp->winners[i] = m->winners[i];
+    out->n_winners = (size_t)m->n_winners;
+    out->winners = sp->winners;
+}
+
+void history_list_matches(board_service *svc, rpc_call *call,
+                          const Sungka__V1__ListMatchesRequest *req)
+{
+    if (!have_store(svc, call))
+        return;
+    int limit = req->limit > 0 && req->limit <= 200 ? req->limit : 20;
+    store_match_summary *rows = NULL;
+    int n = 0;
+    if (store_matches(svc->store, req->player[0] ? req->player : NULL,
+                      req->kind[0] ? req->kind : NULL, limit, &rows, &n) != 0) {
+        rpc_call_finish(call, RPC_INTERNAL, store_last_error(svc->store));
+        return;
+    }
+    summary_space *space = calloc((size_t)n + 1, sizeof *space);
+    Sungka__V1__MatchSummary *wire = calloc((size_t)n + 1, sizeof *wire);
+    Sungka__V1__MatchSummary **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
+    if (!space || !wire || !ptrs) {
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+    } else {
+        for (int i = 0; i < n; i++) {
+            summary_to_wire(&rows[i], &space[i], &wire[i]);
+            ptrs[i] = &wire[i];
+        }
+        Sungka__V1__ListMatchesReply reply = SUNGKA__V1__LIST_MATCHES_REPLY__INIT;
+        reply.n_matches = (size_t)n;
+        reply.matches = ptrs;
+        rpc_call_reply(call, &reply.base);
+    }
+    free(space);
+    free(wire);
+    free(ptrs);
+    free(rows);
+}
+
+void history_get_match(board_service *svc, rpc_call *call, const Sungka__V1__GetMatchRequest *req)
+{
+    if (!have_store(svc, call))
+        return;
+    store_match_summary m;
+    store_move *moves = NULL;
+    int n = 0;
+    int rc = store_match(svc->store, req->game_id, &m, &moves, &n);
+    if (rc != 0) {
+        char err[96];
+        snprintf(err, sizeof err, "there is no match '%.32s'", req->game_id);
+        rpc_call_finish(call, rc == STORE_NOT_FOUND ? RPC_NOT_FOUND : RPC_INTERNAL,
+                        rc == STORE_NOT_FOUND ? err : store_last_error(svc->store));
+        return;
+    }
+    summary_space space;
+    Sungka__V1__MatchSummary summary;
+    summary_to_wire(&m, &space, &summary);
+    Sungka__V1__MatchMove *wire = calloc((size_t)n + 1, sizeof *wire);
+    Sungka__V1__MatchMove **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
+    if (!wire || !ptrs) {
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+    } else {
+        for (int i = 0; i < n; i++) {
+            sungka__v1__match_move__init(&wire[i]);
+            wire[i].seat = moves[i].seat;
+            wire[i].move = moves[i].move;
+            wire[i].time_ms = moves[i].time_ms;
+            ptrs[i] = &wire[i];
+        }
+        Sungka__V1__Match reply = SUNGKA__V1__MATCH__INIT;
+        reply.summary = &summary;
+        reply.n_moves = (size_t)n;
+        reply.moves = ptrs;
+        rpc_call_reply(call, &reply.base);
+    }
+    free(wire);
+    free(ptrs);
+    free(moves);
+}

@@ -1,0 +1,178 @@
+/*
+ * recovery.c — bringing back, after a crash or a restart, every game that was
+ * waiting or running: its options, its participants with their seat tokens,
+ * and its whole event log, from the store. The position is rebuilt by
+ * replaying the logged moves through the rules engine (the log is the truth;
+ * nothing else about the board is stored). Everyone starts out departed, with
+ * the full grace to come back: agents reconnect by themselves with their
+ * tokens and resume after the last event they saw.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board_internal.h"
+
+typedef struct recovering {
+    board_service *svc;
+    room *current;             /* the game whose participants and events arrive */
+    int games, failed;
+} recovering;
+
+static room *add_room(board_service *svc, const store_game_info *g)
+{
+    const game_kind *kind = game_kind_find(g->kind);
+    if (!kind)
+        return NULL;
+    game_options opts;
+    game_options_default(kind, &opts);
+    char err[GAME_ERR_LEN];
+    for (int i = 0; i < g->n_options; i++)
+        if (game_options_set(kind, &opts, g->options[i].name, g->options[i].value, err,
+                             sizeof err) != GAME_OK)
+            return NULL;
+    if (svc->n_rooms == svc->rooms_cap) {
+        int cap = svc->rooms_cap ? svc->rooms_cap * 2 : 16;
+        room **grown = realloc(svc->rooms, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        svc->rooms = grown;
+        svc->rooms_cap = cap;
+    }
+    room *r = room_create(svc, g->id, kind, &opts, g->title, g->autostart);
+    if (!r)
+        return NULL;
+    r->created_ms = board_now_ms();
+    svc->rooms[svc->n_rooms++] = r;
+    return r;
+}
+
+static void on_game(void *user, const store_game_info *g)
+{
+    recovering *rc = user;
+    rc->current = add_room(rc->svc, g);
+    if (rc->current)
+        rc->games++;
+    else
+        rc->failed++;
+}
+
+static void on_participant(void *user, const char *game_id, unsigned person_id,
+                           const char *name, int seat, const char *token, bool ready)
+{
+    recovering *rc = user;
+    room *r = rc->current;
+    if (!r || strcmp(r->id, game_id) != 0 || r->n_people >= BOARD_MAX_PARTICIPANTS)
+        return;
+    if (seat >= game_seats(&r->state) || strlen(token) != BOARD_TOKEN_HEX)
+        return;
+    participant *p = calloc(1, sizeof *p);
+    if (!p)
+        return;
+    p->room = r;
+    p->id = person_id;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->token, sizeof p->token, "%s", token);
+    p->seat = seat;
+    p->ready = ready;
+    p->rtt_ms = -1;
+    p->departed = true;
+    p->depart_deadline_ms = board_now_ms() + rc->svc->cfg.grace_ms;
+    p->last_seen_ms = board_now_ms();
+    r->people[r->n_people++] = p;
+    if (person_id > r->next_person_id)
+        r->next_person_id = person_id;
+    if (seat >= 0) {
+        r->seat_holder[seat] = p;
+        snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
+    }
+}
+
+static int keep_event(room *r, uint64_t seq, unsigned a, unsigned b, const void *data,
+                      size_t len)
+{
+    if (seq != r->log_len + 1)
+        return -1;            /* a gap: the log is not whole */
+    if (r->log_len == r->log_cap) {
+        size_t cap = r->log_cap ? r->log_cap * 2 : 64;
+        logged_event *grown = realloc(r->log, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        r->log = grown;
+        r->log_cap = cap;
+    }
+    logged_event *le = &r->log[r->log_len];
+    le->seq = seq;
+    le->only_for[0] = a;
+    le->only_for[1] = b;
+    le->len = len;
+    le->data = malloc(len ? len : 1);
+    if (!le->data)
+        return -1;
+    memcpy(le->data, data, len);
+    r->log_len++;
+    return 0;
+}
+
+/* Replay one logged event onto the room's position and status. */
+static int replay(room *r, const void *data, size_t len)
+{
+    Sungka__V1__Event *ev = (Sungka__V1__Event *)protobuf_c_message_unpack(
+        &sungka__v1__event__descriptor, NULL, len, data);
+    if (!ev)
+        return -1;
+    int rc = 0;
+    if (ev->body_case == SUNGKA__V1__EVENT__BODY_GAME_STARTED) {
+        r->status = ROOM_RUNNING;
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
+        char err[GAME_ERR_LEN];
+        rc = game_play(&r->state, ev->move_made->seat, ev->move_made->move, NULL, err,
+                       sizeof err) == GAME_OK ? 0 : -1;
+        r->n_moves++;
+    }
+    protobuf_c_message_free_unpacked(&ev->base, NULL);
+    return rc;
+}
+
+static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
+                     unsigned a, unsigned b, const void *data, size_t len)
+{
+    (void)time_ms;
+    recovering *rc = user;
+    room *r = rc->current;
+    if (!r || strcmp(r->id, game_id) != 0)
+        return;
+    if (keep_event(r, seq, a, b, data, len) != 0 || replay(r, data, len) != 0) {
+        board_log(rc->svc, "game %s: its stored log is damaged at event %llu; not recovered",
+                  game_id, (unsigned long long)seq);
+        r->status = ROOM_ABANDONED;      /* dropped below */
+    }
+}
+
+int board_recover(board_service *svc, char *err, size_t errlen)
+{
+    recovering rc = {.svc = svc};
+    store_recovery_cb cb = {on_game, on_participant, on_event};
+    unsigned max_id = 0;
+    if (store_recover(svc->store, &cb, &rc, &max_id) != 0) {
+        snprintf(err, errlen, "cannot read the unfinished games: %s",
+                 store_last_error(svc->store));
+        return -1;
+    }
+    svc->next_id = max_id;
+    for (int i = svc->n_rooms - 1; i >= 0; i--) {
+        room *r = svc->rooms[i];
+        if (r->status == ROOM_ABANDONED) {
+            room_free(r);
+            svc->rooms[i] = svc->rooms[--svc->n_rooms];
+            rc.games--;
+            rc.failed++;
+            continue;
+        }
+        room_announce_restart(r);
+    }
+    if (rc.games || rc.failed)
+        board_log(svc, "recovered %d unfinished game%s%s", rc.games, rc.games == 1 ? "" : "s",
+                  rc.failed ? " (some could not be)" : "");
+    return 0;
+}

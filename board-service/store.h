@@ -1,0 +1,252 @@
+/*
+ * store.h — the board service's persistence: games, participants, the event
+ * log, moves, results and players' statistics.
+ *
+ * A small interface so that a shared database can replace the embedded one
+ * when several board services serve one community; store_sqlite.c is the
+ * embedded default (one SQLite file). Nothing here knows protobuf or gRPC:
+ * event payloads are opaque byte blobs, everything else is plain C.
+ *
+ * Threads and ownership
+ *   One store object belongs to one thread — the service's event-loop thread.
+ *   No function may be called on the same store from two threads. Every call
+ *   blocks: it runs one or a few SQLite statements (microseconds), and a
+ *   commit writes to the WAL file (see Durability). Two store objects (two
+ *   opens) used on different threads are independent.
+ *   Every pointer argument is borrowed for the duration of the call; the store
+ *   keeps no caller pointer. Strings and arrays the store returns through OUT
+ *   parameters are copied into caller memory, except where a function says
+ *   "caller frees", in which case the caller releases it with free().
+ *
+ * Errors
+ *   Functions return 0 on success and -1 on failure (STORE_NOT_FOUND = 1 where
+ *   a lookup may find nothing). After -1, store_last_error() gives one
+ *   sentence saying what failed: bad input ("the game id is empty") or the
+ *   database's own message ("... : disk I/O error"). A failed write leaves the
+ *   database as it was before the call (a failed call inside store_begin ...
+ *   store_commit leaves the rest of the open transaction intact; the caller
+ *   decides whether to roll it back).
+ *
+ * Durability (SQLite: WAL mode, synchronous = NORMAL)
+ *   A write that returned 0 outside a transaction, or a store_commit that
+ *   returned 0, survives the process being killed (SIGKILL, a crash): with
+ *   WAL the commit is in the WAL file in the kernel's page cache before the
+ *   call returns. It may be lost on power loss or a kernel crash (the last
+ *   commits since the last checkpoint's fsync), but the file is never
+ *   corrupted. synchronous = FULL would also survive power loss at the price
+ *   of one fsync per move (milliseconds on most disks, which would stall the
+ *   event loop); the requirement is to survive a crashed or killed service,
+ *   so NORMAL is the choice.
+ */
+#ifndef SUNGKA_STORE_H
+#define SUNGKA_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_NOT_FOUND 1
+
+#define STORE_ID_BYTES     16    /* game id, with its NUL */
+#define STORE_KIND_BYTES   32    /* game kind name ("sungka") */
+#define STORE_TITLE_BYTES  96
+#define STORE_NAME_BYTES   129   /* player name: 32 characters of UTF-8 */
+#define STORE_TOKEN_BYTES  65    /* seat token (the service uses 32 hex digits) */
+#define STORE_REASON_BYTES 1024  /* why a game ended */
+#define STORE_MAX_OPTIONS  8
+#define STORE_MAX_SEATS    6
+
+/* Game status, the same numbers as the service's room_status. */
+enum {
+    STORE_WAITING = 1,
+    STORE_RUNNING = 2,
+    STORE_FINISHED = 3,      /* ended by the rules: counts for statistics */
+    STORE_ABANDONED = 4,     /* a player left: kept in history, no statistics */
+};
+
+typedef struct store store;
+
+/* --- Opening ------------------------------------------------------------ */
+
+/* Open (or create) the database at path — a file path, or ":memory:" for a
+ * private database that vanishes on close (tests). Creates the schema or
+ * migrates an older one to the current version, and checks the file is
+ * writable (a write lock is taken once at open). On failure *out is NULL and
+ * err holds one sentence naming the path and the reason, e.g.
+ * "cannot open the database /x/y.db: file is not a database" or
+ * "cannot open the database /x/file/y.db: Not a directory".
+ *   path   IN   borrowed
+ *   out    OUT  the new store; release with store_close
+ *   err    OUT  errlen bytes, NUL-terminated (may be NULL when errlen is 0) */
+int store_open(const char *path, store **out, char *err, size_t errlen);
+
+/* Finish statements, roll back an open transaction, close. NULL is ignored. */
+void store_close(store *s);
+
+/* The sentence describing the last failure on s ("" when none yet). Owned by
+ * s, valid until the next call on s. */
+const char *store_last_error(const store *s);
+
+/* The default database path: $XDG_DATA_HOME/sungka/sungka.db when
+ * XDG_DATA_HOME is set and absolute, else ~/.local/share/sungka/sungka.db.
+ * Creates the missing directories with mode 0700. Returns -1 with errno set
+ * when HOME is unknown (ENOENT), the path does not fit in len bytes
+ * (ENAMETOOLONG) or a directory cannot be made (mkdir's errno); then out
+ * holds the path that was attempted, when it fits. */
+int store_default_path(char *out, size_t len);
+
+/* --- Games -------------------------------------------------------------- */
+
+typedef struct store_option {
+    char name[32];           /* the kind's option name ("cups") */
+    int value;
+} store_option;
+
+typedef struct store_game_info {
+    char id[STORE_ID_BYTES];       /* unique; the service uses decimal numbers */
+    char kind[STORE_KIND_BYTES];
+    char title[STORE_TITLE_BYTES];
+    int n_options;                 /* 0..STORE_MAX_OPTIONS */
+    store_option options[STORE_MAX_OPTIONS];   /* in the kind's order */
+    bool autostart;
+    int seats;                     /* 1..STORE_MAX_SEATS */
+    int status;                    /* STORE_WAITING .. STORE_ABANDONED */
+    int64_t created_ms;            /* wall clock, ms since the epoch */
+    int64_t started_ms;            /* 0 until it starts */
+    int64_t ended_ms;              /* 0 until it ends */
+    char reason[STORE_REASON_BYTES];   /* why it ended; "" until then */
+} store_game_info;
+
+/* Record a new game (its id must not exist yet). started_ms, ended_ms and
+ * reason are stored as given (normally 0, 0, ""). */
+int store_game_create(store *s, const store_game_info *g);
+
+/* Set a game's status: STORE_RUNNING also records started_ms = when_ms;
+ * STORE_WAITING changes nothing else. Use store_game_finish to end a game:
+ * this refuses STORE_FINISHED and STORE_ABANDONED, an unknown id, and a game
+ * that has ended. */
+int store_game_status(store *s, const char *id, int status, int64_t when_ms);
+
+/* --- Participants (for recovery after a crash) --------------------------- */
+
+/* Insert or update participant person_id of game_id (seat -1: observer). */
+int store_participant_put(store *s, const char *game_id, unsigned person_id,
+                          const char *name, int seat, const char *token, bool ready);
+/* Forget one participant (gone for good). Removing an unknown one is not an
+ * error. */
+int store_participant_remove(store *s, const char *game_id, unsigned person_id);
+
+/* --- The event log and moves --------------------------------------------- */
+
+/* Append one packed event of game_id. Write it before the event is sent: a
+ * -1 means it is not stored and the caller should refuse the action.
+ * seq must be new for the game (a repeated seq is -1); only_for_a/b are the
+ * two participant ids a private event is for (0, 0: public).
+ *   data  IN  len bytes, copied (may be NULL when len is 0) */
+int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time_ms,
+                       unsigned only_for_a, unsigned only_for_b,
+                       const void *data, size_t len);
+
+/* Append move number ply (0, 1, ... in order; a repeated ply is -1) of game_id:
+ * seat moved `move` at time_ms. For history and replay. */
+int store_move_append(store *s, const char *game_id, int ply, int seat, int move,
+                      int64_t time_ms);
+
+/* Group writes into one atomic, durable commit (one per accepted move:
+ * begin, event append(s), move append, commit). Transactions do not nest:
+ * store_begin while one is open is -1. If store_commit fails, the whole
+ * transaction is rolled back and nothing of it is stored. store_rollback
+ * with no transaction open is a no-op returning 0. */
+int store_begin(store *s);
+int store_commit(store *s);
+int store_rollback(store *s);
+
+/* --- The end of a game --------------------------------------------------- */
+
+/* End game_id, in one transaction (or inside the caller's open one): status
+ * STORE_FINISHED or STORE_ABANDONED, reason, end time, each seat's name and
+ * final score, the winners; and, for STORE_FINISHED only, the statistics of
+ * every seated player: each winner a win (streak + 1, best = max), every other
+ * seat a loss (streak 0), or everyone a draw when n_winners is 0 (streak
+ * unchanged); played + 1 in every case. A seat whose name is "" counts for
+ * nobody. An abandoned game changes no statistics. The participants' rows
+ * (and so their tokens) are deleted: an ended game is never recovered.
+ * -1 for an unknown game, one that has already ended (so statistics are never
+ * counted twice), n_seats not the game's seat count, a winner out of range or
+ * repeated, or a name repeated among the seats.
+ *   seat_names  IN  n_seats strings
+ *   scores      IN  n_seats values (NULL: all 0)
+ *   winners     IN  n_winners seat numbers (may be NULL when n_winners is 0) */
+int store_game_finish(store *s, const char *game_id, int status, const char *reason,
+                      int n_seats, const char *const *seat_names, const int *scores,
+                      const int *winners, int n_winners, int64_t ended_ms);
+
+/* --- Statistics ----------------------------------------------------------- */
+
+typedef struct store_stats {
+    char name[STORE_NAME_BYTES];
+    int played, wins, losses, draws;
+    int streak;                    /* current win streak */
+    int best_streak;
+} store_stats;
+
+/* One player's statistics; a name never seen gives all zeros and returns 0. */
+int store_player_stats(store *s, const char *name, store_stats *out);
+
+/* Up to limit (> 0) players into out[limit], by wins (most first), then best
+ * streak (longest first), then name (bytewise). *n gets the count. */
+int store_leaderboard(store *s, int limit, store_stats *out, int *n);
+
+/* --- History -------------------------------------------------------------- */
+
+typedef struct store_match_summary {
+    store_game_info game;
+    int n_seats;                   /* 0 until the game has ended */
+    char seat_names[STORE_MAX_SEATS][STORE_NAME_BYTES];
+    int scores[STORE_MAX_SEATS];
+    int winners[STORE_MAX_SEATS];  /* seat numbers, ascending */
+    int n_winners;                 /* 0: a draw, or abandoned */
+    int n_moves;
+} store_match_summary;
+
+/* Ended games (finished and abandoned), newest end first, at most limit (> 0).
+ *   player  IN  only games where this name held a seat; NULL: any
+ *   kind    IN  only games of this kind; NULL: any
+ *   out     OUT array of *n summaries, caller frees (NULL when *n is 0) */
+int store_matches(store *s, const char *player, const char *kind, int limit,
+                  store_match_summary **out, int *n);
+
+typedef struct store_move {
+    int ply, seat, move;
+    int64_t time_ms;
+} store_move;
+
+/* One game (any status) and its moves in ply order. Returns STORE_NOT_FOUND
+ * (1) when there is no such game, with *moves NULL and *n_moves 0.
+ *   moves  OUT array of *n_moves moves, caller frees (NULL when none) */
+int store_match(store *s, const char *game_id, store_match_summary *out,
+                store_move **moves, int *n_moves);
+
+/* --- Recovery ------------------------------------------------------------- */
+
+/* Callbacks of store_recover. Every pointer passed to them is valid only
+ * during the call (copy what you keep). They must not call functions on the
+ * same store. A NULL callback is skipped. */
+typedef struct store_recovery_cb {
+    void (*game)(void *user, const store_game_info *g);
+    void (*participant)(void *user, const char *game_id, unsigned person_id,
+                        const char *name, int seat, const char *token, bool ready);
+    void (*event)(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
+                  unsigned only_for_a, unsigned only_for_b, const void *data, size_t len);
+} store_recovery_cb;
+
+/* Every game still waiting or running, oldest first: for each, game(), then
+ * participant() for each participant by person id, then event() for each
+ * event by seq — the bytes exactly as appended. *max_game_id gets the highest
+ * decimal game id ever stored, ended games included (0 when none), so that
+ * new ids do not collide. Returns -1 if a read fails (callbacks may have run
+ * for part of the data; the caller should give up). */
+int store_recover(store *s, const store_recovery_cb *cb, void *user,
+                  unsigned *max_game_id);
+
+#endif /* SUNGKA_STORE_H */

@@ -1,0 +1,1179 @@
+/*
+ * store_sqlite.c — the store (store.h) on an embedded SQLite file.
+ *
+ * One connection per store, used by one thread. Every statement is prepared
+ * once, on first use, and kept in the store (stmt_sql[] below is the whole of
+ * the SQL the store runs after opening); each call binds, steps and resets.
+ * The schema is built by migrations[]: step v brings a database from version
+ * v - 1 to v, and PRAGMA user_version records where a file stands, so a file
+ * written by an older service is brought up to date on open and one written
+ * by a newer service is refused rather than misread.
+ *
+ * Durability is WAL with synchronous = NORMAL: a commit survives the process
+ * being killed, not necessarily power loss (see store.h for why).
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* "SNGK": marks a file as ours, so a stranger's database is not migrated. */
+#define STORE_APPLICATION_ID 0x534e474b
+
+/* ------------------------------------------------------------------------
+ * Schema: one entry per version. Never edit a released step; add a new one.
+ * ------------------------------------------------------------------------ */
+
+static const char *const migrations[] = {
+    /* 1: the first schema. */
+    "CREATE TABLE games ("
+    "  id         TEXT PRIMARY KEY NOT NULL,"
+    "  kind       TEXT NOT NULL,"
+    "  title      TEXT NOT NULL,"
+    "  autostart  INTEGER NOT NULL,"
+    "  seats      INTEGER NOT NULL,"
+    "  status     INTEGER NOT NULL CHECK (status BETWEEN 1 AND 4),"
+    "  created_ms INTEGER NOT NULL,"
+    "  started_ms INTEGER NOT NULL DEFAULT 0,"
+    "  ended_ms   INTEGER NOT NULL DEFAULT 0,"
+    "  reason     TEXT NOT NULL DEFAULT '');"
+    /* recovery reads the unfinished games; history the ended ones by end */
+    "CREATE INDEX games_by_status ON games(status);"
+    "CREATE INDEX games_ended ON games(ended_ms) WHERE status >= 3;"
+    "CREATE INDEX games_ended_by_kind ON games(kind, ended_ms) WHERE status >= 3;"
+    "CREATE TABLE game_options ("
+    "  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  pos     INTEGER NOT NULL,"
+    "  name    TEXT NOT NULL,"
+    "  value   INTEGER NOT NULL,"
+    "  PRIMARY KEY (game_id, pos)) WITHOUT ROWID;"
+    "CREATE TABLE participants ("
+    "  game_id   TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  person_id INTEGER NOT NULL,"
+    "  name      TEXT NOT NULL,"
+    "  seat      INTEGER NOT NULL,"
+    "  token     TEXT NOT NULL,"
+    "  ready     INTEGER NOT NULL,"
+    "  PRIMARY KEY (game_id, person_id)) WITHOUT ROWID;"
+    /* a rowid table: payloads may be too big for a WITHOUT ROWID b-tree */
+    "CREATE TABLE events ("
+    "  game_id    TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  seq        INTEGER NOT NULL,"
+    "  time_ms    INTEGER NOT NULL,"
+    "  only_for_a INTEGER NOT NULL,"
+    "  only_for_b INTEGER NOT NULL,"
+    "  data       BLOB NOT NULL,"
+    "  PRIMARY KEY (game_id, seq));"
+    "CREATE TABLE moves ("
+    "  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  ply     INTEGER NOT NULL,"
+    "  seat    INTEGER NOT NULL,"
+    "  move    INTEGER NOT NULL,"
+    "  time_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY (game_id, ply)) WITHOUT ROWID;"
+    "CREATE TABLE results ("
+    "  game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  seat    INTEGER NOT NULL,"
+    "  name    TEXT NOT NULL,"
+    "  score   INTEGER NOT NULL,"
+    "  winner  INTEGER NOT NULL,"
+    "  PRIMARY KEY (game_id, seat)) WITHOUT ROWID;"
+    "CREATE INDEX results_by_name ON results(name, game_id);"
+    "CREATE TABLE players ("
+    "  name        TEXT PRIMARY KEY NOT NULL,"
+    "  played      INTEGER NOT NULL,"
+    "  wins        INTEGER NOT NULL,"
+    "  losses      INTEGER NOT NULL,"
+    "  draws       INTEGER NOT NULL,"
+    "  streak      INTEGER NOT NULL,"
+    "  best_streak INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX players_by_rank ON players(wins DESC, best_streak DESC, name);",
+};
+#define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+
+/* ------------------------------------------------------------------------
+ * Statements, prepared on first use and kept.
+ * ------------------------------------------------------------------------ */
+
+enum stmt_id {
+    ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+    ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
+    ST_GAME_INSERT, ST_OPTION_INSERT, ST_GAME_STATUS,
+    ST_PART_PUT, ST_PART_DELETE,
+    ST_EVENT_INSERT, ST_MOVE_INSERT,
+    ST_GAME_STATE, ST_GAME_END, ST_RESULT_INSERT, ST_STATS_ADD, ST_PARTS_CLEAR,
+    ST_STATS_GET, ST_LEADERBOARD,
+    ST_MATCHES, ST_GAME_GET, ST_OPTIONS_GET, ST_RESULTS_GET, ST_MOVES_GET,
+    ST_RECOVER_GAMES, ST_RECOVER_PARTS, ST_RECOVER_EVENTS, ST_MAX_ID,
+    ST_COUNT
+};
+
+/* The columns read_game() expects, in order; the last is the move count. */
+#define GAME_COLUMNS \
+    "id, kind, title, autostart, seats, status, created_ms, started_ms, ended_ms, reason, " \
+    "(SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_SAVEPOINT] = "SAVEPOINT store_op",
+    [ST_RELEASE] = "RELEASE store_op",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO store_op",
+    [ST_GAME_INSERT] =
+        "INSERT INTO games (id, kind, title, autostart, seats, status, created_ms,"
+        " started_ms, ended_ms, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_OPTION_INSERT] =
+        "INSERT INTO game_options (game_id, pos, name, value) VALUES (?1, ?2, ?3, ?4)",
+    [ST_GAME_STATUS] =
+        "UPDATE games SET status = ?2,"
+        " started_ms = CASE WHEN ?2 = 2 THEN ?3 ELSE started_ms END"
+        " WHERE id = ?1 AND status < 3",
+    [ST_PART_PUT] =
+        "INSERT INTO participants (game_id, person_id, name, seat, token, ready)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        " ON CONFLICT (game_id, person_id) DO UPDATE SET name = excluded.name,"
+        " seat = excluded.seat, token = excluded.token, ready = excluded.ready",
+    [ST_PART_DELETE] = "DELETE FROM participants WHERE game_id = ?1 AND person_id = ?2",
+    [ST_EVENT_INSERT] =
+        "INSERT INTO events (game_id, seq, time_ms, only_for_a, only_for_b, data)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_MOVE_INSERT] =
+        "INSERT INTO moves (game_id, ply, seat, move, time_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_GAME_STATE] = "SELECT status, seats FROM games WHERE id = ?1",
+    [ST_GAME_END] = "UPDATE games SET status = ?2, reason = ?3, ended_ms = ?4 WHERE id = ?1",
+    [ST_RESULT_INSERT] =
+        "INSERT INTO results (game_id, seat, name, score, winner) VALUES (?1, ?2, ?3, ?4, ?5)",
+    /* ?2: 1 win, 2 loss, 3 draw. In DO UPDATE the bare column names are the
+     * row's values before the update, so both SETs see the old streak. */
+    [ST_STATS_ADD] =
+        "INSERT INTO players (name, played, wins, losses, draws, streak, best_streak)"
+        " VALUES (?1, 1, ?2 = 1, ?2 = 2, ?2 = 3, ?2 = 1, ?2 = 1)"
+        " ON CONFLICT (name) DO UPDATE SET played = played + 1,"
+        " wins = wins + excluded.wins, losses = losses + excluded.losses,"
+        " draws = draws + excluded.draws,"
+        " streak = CASE ?2 WHEN 1 THEN streak + 1 WHEN 2 THEN 0 ELSE streak END,"
+        " best_streak = max(best_streak, CASE ?2 WHEN 1 THEN streak + 1 ELSE 0 END)",
+    [ST_PARTS_CLEAR] = "DELETE FROM participants WHERE game_id = ?1",
+    [ST_STATS_GET] =
+        "SELECT name, played, wins, losses, draws, streak, best_streak"
+        " FROM players WHERE name = ?1",
+    [ST_LEADERBOARD] =
+        "SELECT name, played, wins, losses, draws, streak, best_streak FROM players"
+        " ORDER BY wins DESC, best_streak DESC, name LIMIT ?1",
+    [ST_MATCHES] =
+        "SELECT " GAME_COLUMNS " FROM games g WHERE status >= 3"
+        " AND (?1 IS NULL OR kind = ?1)"
+        " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM results r"
+        "                            WHERE r.game_id = g.id AND r.name = ?2))"
+        " ORDER BY ended_ms DESC, g.rowid DESC LIMIT ?3",
+    [ST_GAME_GET] = "SELECT " GAME_COLUMNS " FROM games g WHERE id = ?1",
+    [ST_OPTIONS_GET] = "SELECT name, value FROM game_options WHERE game_id = ?1 ORDER BY pos",
+    [ST_RESULTS_GET] =
+        "SELECT seat, name, score, winner FROM results WHERE game_id = ?1 ORDER BY seat",
+    [ST_MOVES_GET] =
+        "SELECT ply, seat, move, time_ms FROM moves WHERE game_id = ?1 ORDER BY ply",
+    [ST_RECOVER_GAMES] =
+        "SELECT " GAME_COLUMNS " FROM games g WHERE status IN (1, 2) ORDER BY g.rowid",
+    [ST_RECOVER_PARTS] =
+        "SELECT person_id, name, seat, token, ready FROM participants"
+        " WHERE game_id = ?1 ORDER BY person_id",
+    [ST_RECOVER_EVENTS] =
+        "SELECT seq, time_ms, only_for_a, only_for_b, data FROM events"
+        " WHERE game_id = ?1 ORDER BY seq",
+    /* decimal ids only: at most 10 digits, so the cast cannot overflow */
+    [ST_MAX_ID] =
+        "SELECT max(CAST(id AS INTEGER)) FROM games"
+        " WHERE id <> '' AND id NOT GLOB '*[^0-9]*' AND length(id) <= 10",
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *stmt[ST_COUNT];
+    char err[512];
+};
+
+/* ------------------------------------------------------------------------
+ * Errors and statement helpers
+ * ------------------------------------------------------------------------ */
+
+static int failf(store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int failf(store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* "what: the database's message" */
+static int fail_db(store *s, const char *what)
+{
+    return failf(s, "%s: %s", what, sqlite3_errmsg(s->db));
+}
+
+const char *store_last_error(const store *s)
+{
+    return s ? s->err : "no store";
+}
+
+/* The cached statement id, prepared on first use; NULL (and the error set)
+ * if it does not prepare. */
+static sqlite3_stmt *stmt(store *s, enum stmt_id id)
+{
+    if (!s->stmt[id] &&
+        sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                           &s->stmt[id], NULL) != SQLITE_OK) {
+        fail_db(s, "cannot prepare a statement");
+        s->stmt[id] = NULL;
+    }
+    return s->stmt[id];
+}
+
+/* Make a statement ready for its next use and let go of its read lock. */
+static void finish(sqlite3_stmt *st)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+/* Step a statement that returns no rows, then reset it. */
+static int run(store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    int res = rc == SQLITE_DONE ? 0 : fail_db(s, what);
+    finish(st);
+    return res;
+}
+
+/* Run a statement that takes no parameters. */
+static int run_id(store *s, enum stmt_id id, const char *what)
+{
+    sqlite3_stmt *st = stmt(s, id);
+    return st ? run(s, st, what) : -1;
+}
+
+static void col_text(sqlite3_stmt *st, int col, char *out, size_t size)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(out, size, "%s", t ? (const char *)t : "");
+}
+
+/* A string argument: present, shorter than `bytes` with its NUL, and (unless
+ * empty_ok) not empty. */
+static int check_str(store *s, const char *v, size_t bytes, const char *what, bool empty_ok)
+{
+    if (!v)
+        return failf(s, "the %s is missing", what);
+    if (strnlen(v, bytes) >= bytes)
+        return failf(s, "the %s is longer than %zu bytes", what, bytes - 1);
+    if (!empty_ok && !v[0])
+        return failf(s, "the %s is empty", what);
+    return 0;
+}
+
+/* A group of writes as one unit that nests inside the caller's transaction:
+ * outside one, the savepoint is the transaction and its release commits. */
+static int op_begin(store *s)
+{
+    return run_id(s, ST_SAVEPOINT, "cannot start a write");
+}
+
+static int op_end(store *s, int res)
+{
+    if (res == 0 && run_id(s, ST_RELEASE, "cannot commit") == 0)
+        return 0;
+    /* Undo everything since the savepoint (a failed release included), and
+     * keep the first error's sentence: the undo's own failure matters less. */
+    char keep[sizeof s->err];
+    memcpy(keep, s->err, sizeof keep);
+    run_id(s, ST_ROLLBACK_TO, "cannot undo a failed write");
+    run_id(s, ST_RELEASE, "cannot undo a failed write");
+    memcpy(s->err, keep, sizeof keep);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * Opening
+ * ------------------------------------------------------------------------ */
+
+static int exec_sql(store *s, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        failf(s, "%s: %s", what, msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* One integer from a query without parameters (a pragma, a count). */
+static int query_int(store *s, const char *sql, int *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail_db(s, "cannot read the database");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int(st, 0);
+    else
+        fail_db(s, "cannot read the database");
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Bring the schema to SCHEMA_VERSION, inside the caller's write transaction. */
+static int migrate(store *s)
+{
+    int version, app_id, n_objects;
+    if (query_int(s, "PRAGMA user_version", &version) < 0 ||
+        query_int(s, "PRAGMA application_id", &app_id) < 0 ||
+        query_int(s, "SELECT count(*) FROM sqlite_schema", &n_objects) < 0)
+        return -1;
+    if ((app_id != 0 && app_id != STORE_APPLICATION_ID) ||
+        (app_id == 0 && n_objects > 0))
+        return failf(s, "it is a database of another program, not Sungka's");
+    if (version > SCHEMA_VERSION)
+        return failf(s, "it was written by a newer Sungka (schema version %d; this "
+                        "program knows up to %d)", version, SCHEMA_VERSION);
+    for (int v = version + 1; v <= SCHEMA_VERSION; v++) {
+        char what[64], set[64];
+        snprintf(what, sizeof what, "cannot build schema version %d", v);
+        snprintf(set, sizeof set, "PRAGMA user_version = %d", v);
+        if (exec_sql(s, migrations[v - 1], what) < 0 || exec_sql(s, set, what) < 0)
+            return -1;
+    }
+    if (app_id == 0) {
+        char set[64];
+        snprintf(set, sizeof set, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+        if (exec_sql(s, set, "cannot mark the database") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Create a missing database file with mode 0600 (it holds seat tokens);
+ * SQLite gives its -wal and -shm files the same mode. */
+static int create_private(const char *path, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+static int configure(store *s, const char *path)
+{
+    int rc = sqlite3_open_v2(path, &s->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             NULL);
+    if (rc != SQLITE_OK) {
+        int sys = s->db ? sqlite3_system_errno(s->db) : 0;
+        if ((rc & 0xff) == SQLITE_CANTOPEN && sys)
+            return failf(s, "%s", strerror(sys));
+        return failf(s, "%s", s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    /* Another process holding the write lock (a second service on the same
+     * file, a backup) is waited for this long, then the write fails. */
+    sqlite3_busy_timeout(s->db, 1000);
+
+    /* The first statement reads the file: a file that is not a database
+     * fails here ("file is not a database"). */
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK)
+        return failf(s, "%s", sqlite3_errmsg(s->db));
+    rc = sqlite3_step(st);
+    char mode[16] = "";
+    if (rc == SQLITE_ROW)
+        col_text(st, 0, mode, sizeof mode);
+    else
+        failf(s, "%s", sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return -1;
+    if (strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)
+        return failf(s, "cannot use write-ahead logging (journal mode is %s)", mode);
+
+    if (exec_sql(s, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
+                 "cannot configure the database") < 0)
+        return -1;
+    /* Take the write lock once: an unwritable file or directory shows here,
+     * at startup, rather than on the first move. */
+    if (exec_sql(s, "BEGIN IMMEDIATE", "cannot write") < 0)
+        return -1;
+    if (migrate(s) < 0 || exec_sql(s, "COMMIT", "cannot write") < 0) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+int store_open(const char *path, store **out, char *err, size_t errlen)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !path || !path[0]) {
+        if (errlen)
+            snprintf(err, errlen, "cannot open the database: %s",
+                     !out ? "no place for the store" : "the path is empty");
+        return -1;
+    }
+    store *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (errlen)
+            snprintf(err, errlen, "cannot open the database %s: out of memory", path);
+        return -1;
+    }
+    if (strcmp(path, ":memory:") != 0 && access(path, F_OK) != 0 &&
+        create_private(path, s->err, sizeof s->err) < 0)
+        goto fail;
+    if (configure(s, path) < 0)
+        goto fail;
+    *out = s;
+    return 0;
+
+fail:
+    if (errlen)
+        snprintf(err, errlen, "cannot open the database %s: %s", path, s->err);
+    sqlite3_close(s->db);
+    free(s);
+    return -1;
+}
+
+void store_close(store *s)
+{
+    if (!s)
+        return;
+    if (s->db && !sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(s->stmt[i]);
+    sqlite3_close(s->db);
+    free(s);
+}
+
+/* mkdir -p with mode 0700 for what it creates. */
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        int rc = mkdir(path, 0700);
+        int e = errno;
+        struct stat sb;
+        if (rc != 0 && e == EEXIST && (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+            rc = -1;
+            e = ENOTDIR;
+        } else if (rc != 0 && e == EEXIST) {
+            rc = 0;
+        }
+        *p = c;
+        if (rc != 0) {
+            errno = e;
+            return -1;
+        }
+        if (c == '\0')
+            return 0;
+    }
+}
+
+int store_default_path(char *out, size_t len)
+{
+    if (!out || len == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    out[0] = '\0';
+    char dir[PATH_MAX];
+    const char *xdg = getenv("XDG_DATA_HOME");
+    int n;
+    if (xdg && xdg[0] == '/') {
+        n = snprintf(dir, sizeof dir, "%s/sungka", xdg);
+    } else {
+        const char *home = getenv("HOME");
+        struct passwd pw, *found = NULL;
+        char buf[4096];
+        if ((!home || !home[0]) && getpwuid_r(getuid(), &pw, buf, sizeof buf, &found) == 0 &&
+            found)
+            home = found->pw_dir;
+        if (!home || !home[0]) {
+            errno = ENOENT;
+            return -1;
+        }
+        n = snprintf(dir, sizeof dir, "%s/.local/share/sungka", home);
+    }
+    if (n < 0 || (size_t)n >= sizeof dir) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    n = snprintf(out, len, "%s/sungka.db", dir);
+    if (n < 0 || (size_t)n >= len) {
+        out[0] = '\0';
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return make_dirs(dir);
+}
+
+/* ------------------------------------------------------------------------
+ * Games and participants
+ * ------------------------------------------------------------------------ */
+
+static int check_game(store *s, const store_game_info *g)
+{
+    if (!g)
+        return failf(s, "the game is missing");
+    if (check_str(s, g->id, sizeof g->id, "game id", false) < 0 ||
+        check_str(s, g->kind, sizeof g->kind, "game kind", false) < 0 ||
+        check_str(s, g->title, sizeof g->title, "game title", true) < 0 ||
+        check_str(s, g->reason, sizeof g->reason, "end reason", true) < 0)
+        return -1;
+    if (g->n_options < 0 || g->n_options > STORE_MAX_OPTIONS)
+        return failf(s, "game %s has %d options; at most %d are kept", g->id, g->n_options,
+                     STORE_MAX_OPTIONS);
+    for (int i = 0; i < g->n_options; i++)
+        if (check_str(s, g->options[i].name, sizeof g->options[i].name, "option name",
+                      false) < 0)
+            return -1;
+    if (g->seats < 1 || g->seats > STORE_MAX_SEATS)
+        return failf(s, "game %s has %d seats; 1 to %d are possible", g->id, g->seats,
+                     STORE_MAX_SEATS);
+    if (g->status < STORE_WAITING || g->status > STORE_ABANDONED)
+        return failf(s, "game %s has an unknown status %d", g->id, g->status);
+    return 0;
+}
+
+static int insert_game(store *s, const store_game_info *g)
+{
+    sqlite3_stmt *st = stmt(s, ST_GAME_INSERT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, g->kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, g->title, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, g->autostart);
+    sqlite3_bind_int(st, 5, g->seats);
+    sqlite3_bind_int(st, 6, g->status);
+    sqlite3_bind_int64(st, 7, g->created_ms);
+    sqlite3_bind_int64(st, 8, g->started_ms);
+    sqlite3_bind_int64(st, 9, g->ended_ms);
+    sqlite3_bind_text(st, 10, g->reason, -1, SQLITE_STATIC);
+    char what[64];
+    snprintf(what, sizeof what, "cannot store game %s", g->id);
+    if (run(s, st, what) < 0)
+        return -1;
+    for (int i = 0; i < g->n_options; i++) {
+        if (!(st = stmt(s, ST_OPTION_INSERT)))
+            return -1;
+        sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, i);
+        sqlite3_bind_text(st, 3, g->options[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 4, g->options[i].value);
+        if (run(s, st, what) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int store_game_create(store *s, const store_game_info *g)
+{
+    if (check_game(s, g) < 0 || op_begin(s) < 0)
+        return -1;
+    return op_end(s, insert_game(s, g));
+}
+
+int store_game_status(store *s, const char *id, int status, int64_t when_ms)
+{
+    if (check_str(s, id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (status != STORE_WAITING && status != STORE_RUNNING)
+        return failf(s, "status %d cannot be set on game %s (end a game with "
+                        "store_game_finish)", status, id);
+    sqlite3_stmt *st = stmt(s, ST_GAME_STATUS);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, status);
+    sqlite3_bind_int64(st, 3, when_ms);
+    char what[64];
+    snprintf(what, sizeof what, "cannot set the status of game %s", id);
+    if (run(s, st, what) < 0)
+        return -1;
+    if (sqlite3_changes(s->db) == 0)
+        return failf(s, "%s: no such game, or it has ended", what);
+    return 0;
+}
+
+int store_participant_put(store *s, const char *game_id, unsigned person_id,
+                          const char *name, int seat, const char *token, bool ready)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0 ||
+        check_str(s, name, STORE_NAME_BYTES, "participant name", false) < 0 ||
+        check_str(s, token, STORE_TOKEN_BYTES, "seat token", true) < 0)
+        return -1;
+    if (seat < -1 || seat >= STORE_MAX_SEATS)
+        return failf(s, "seat %d is out of range", seat);
+    sqlite3_stmt *st = stmt(s, ST_PART_PUT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, person_id);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, seat);
+    sqlite3_bind_text(st, 5, token, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, ready);
+    char what[96];
+    snprintf(what, sizeof what, "cannot store participant %u of game %s", person_id, game_id);
+    return run(s, st, what);
+}
+
+int store_participant_remove(store *s, const char *game_id, unsigned person_id)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    sqlite3_stmt *st = stmt(s, ST_PART_DELETE);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, person_id);
+    char what[96];
+    snprintf(what, sizeof what, "cannot remove participant %u of game %s", person_id, game_id);
+    return run(s, st, what);
+}
+
+/* ------------------------------------------------------------------------
+ * Events, moves, transactions
+ * ------------------------------------------------------------------------ */
+
+int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time_ms,
+                       unsigned only_for_a, unsigned only_for_b,
+                       const void *data, size_t len)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (seq > INT64_MAX)
+        return failf(s, "event sequence number %llu is too large",
+                     (unsigned long long)seq);
+    if ((!data && len) || len > INT_MAX)
+        return failf(s, "event %llu of game %s has no data or too much (%zu bytes)",
+                     (unsigned long long)seq, game_id, len);
+    sqlite3_stmt *st = stmt(s, ST_EVENT_INSERT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)seq);
+    sqlite3_bind_int64(st, 3, time_ms);
+    sqlite3_bind_int64(st, 4, only_for_a);
+    sqlite3_bind_int64(st, 5, only_for_b);
+    /* A NULL pointer would bind SQL NULL; an empty event is an empty blob. */
+    if (len)
+        sqlite3_bind_blob(st, 6, data, (int)len, SQLITE_STATIC);
+    else
+        sqlite3_bind_zeroblob(st, 6, 0);
+    char what[96];
+    snprintf(what, sizeof what, "cannot store event %llu of game %s",
+             (unsigned long long)seq, game_id);
+    return run(s, st, what);
+}
+
+int store_move_append(store *s, const char *game_id, int ply, int seat, int move,
+                      int64_t time_ms)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (ply < 0 || seat < 0 || seat >= STORE_MAX_SEATS)
+        return failf(s, "move %d of game %s by seat %d is out of range", ply, game_id, seat);
+    sqlite3_stmt *st = stmt(s, ST_MOVE_INSERT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, ply);
+    sqlite3_bind_int(st, 3, seat);
+    sqlite3_bind_int(st, 4, move);
+    sqlite3_bind_int64(st, 5, time_ms);
+    char what[96];
+    snprintf(what, sizeof what, "cannot store move %d of game %s", ply, game_id);
+    return run(s, st, what);
+}
+
+int store_begin(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        return failf(s, "cannot begin a transaction: one is already open");
+    return run_id(s, ST_BEGIN, "cannot begin a transaction");
+}
+
+int store_commit(store *s)
+{
+    if (sqlite3_get_autocommit(s->db))
+        return failf(s, "cannot commit: no transaction is open");
+    if (run_id(s, ST_COMMIT, "cannot commit") == 0)
+        return 0;
+    /* A failed COMMIT may leave the transaction open (busy): end it, so the
+     * promise "nothing of it is stored" holds and the next begin works. */
+    if (!sqlite3_get_autocommit(s->db)) {
+        char keep[sizeof s->err];
+        memcpy(keep, s->err, sizeof keep);
+        run_id(s, ST_ROLLBACK, "cannot roll back");
+        memcpy(s->err, keep, sizeof keep);
+    }
+    return -1;
+}
+
+int store_rollback(store *s)
+{
+    if (sqlite3_get_autocommit(s->db))
+        return 0;
+    return run_id(s, ST_ROLLBACK, "cannot roll back");
+}
+
+/* ------------------------------------------------------------------------
+ * The end of a game
+ * ------------------------------------------------------------------------ */
+
+enum outcome { OUT_WIN = 1, OUT_LOSS = 2, OUT_DRAW = 3 };
+
+static int finish_game(store *s, const char *id, int status, const char *reason, int n_seats,
+                       const char *const *names, const int *scores, const bool *won,
+                       int n_winners, int64_t ended_ms)
+{
+    char what[64];
+    snprintf(what, sizeof what, "cannot end game %s", id);
+
+    sqlite3_stmt *st = stmt(s, ST_GAME_STATE);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int old_status = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    int seats = rc == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        fail_db(s, what);
+    finish(st);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? failf(s, "%s: no such game", what) : -1;
+    if (old_status >= STORE_FINISHED)
+        return failf(s, "%s: it has already ended", what);
+    if (seats != n_seats)
+        return failf(s, "%s: it has %d seats, not %d", what, seats, n_seats);
+
+    if (!(st = stmt(s, ST_GAME_END)))
+        return -1;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, status);
+    sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, ended_ms);
+    if (run(s, st, what) < 0)
+        return -1;
+
+    for (int i = 0; i < n_seats; i++) {
+        if (!(st = stmt(s, ST_RESULT_INSERT)))
+            return -1;
+        sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, i);
+        sqlite3_bind_text(st, 3, names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 4, scores ? scores[i] : 0);
+        sqlite3_bind_int(st, 5, won[i]);
+        if (run(s, st, what) < 0)
+            return -1;
+    }
+
+    for (int i = 0; status == STORE_FINISHED && i < n_seats; i++) {
+        if (!names[i][0])
+            continue;
+        if (!(st = stmt(s, ST_STATS_ADD)))
+            return -1;
+        sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, n_winners == 0 ? OUT_DRAW : won[i] ? OUT_WIN : OUT_LOSS);
+        if (run(s, st, what) < 0)
+            return -1;
+    }
+
+    if (!(st = stmt(s, ST_PARTS_CLEAR)))
+        return -1;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    return run(s, st, what);
+}
+
+int store_game_finish(store *s, const char *game_id, int status, const char *reason,
+                      int n_seats, const char *const *seat_names, const int *scores,
+                      const int *winners, int n_winners, int64_t ended_ms)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (!reason)
+        reason = "";
+    if (check_str(s, reason, STORE_REASON_BYTES, "end reason", true) < 0)
+        return -1;
+    if (status != STORE_FINISHED && status != STORE_ABANDONED)
+        return failf(s, "game %s cannot end with status %d", game_id, status);
+    if (n_seats < 1 || n_seats > STORE_MAX_SEATS || !seat_names)
+        return failf(s, "game %s cannot end with %d seats", game_id, n_seats);
+    if (n_winners < 0 || n_winners > n_seats || (n_winners && !winners))
+        return failf(s, "game %s cannot end with %d winners", game_id, n_winners);
+    const char *names[STORE_MAX_SEATS];
+    for (int i = 0; i < n_seats; i++) {
+        names[i] = seat_names[i] ? seat_names[i] : "";
+        if (check_str(s, names[i], STORE_NAME_BYTES, "seat name", true) < 0)
+            return -1;
+        for (int j = 0; j < i && names[i][0]; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                return failf(s, "game %s cannot end: '%s' holds seats %d and %d", game_id,
+                             names[i], j, i);
+    }
+    bool won[STORE_MAX_SEATS] = { false };
+    for (int i = 0; i < n_winners; i++) {
+        if (winners[i] < 0 || winners[i] >= n_seats || won[winners[i]])
+            return failf(s, "game %s cannot end: winner seat %d is out of range or "
+                            "repeated", game_id, winners[i]);
+        won[winners[i]] = true;
+    }
+    if (op_begin(s) < 0)
+        return -1;
+    return op_end(s, finish_game(s, game_id, status, reason, n_seats, names, scores, won,
+                                 n_winners, ended_ms));
+}
+
+/* ------------------------------------------------------------------------
+ * Statistics
+ * ------------------------------------------------------------------------ */
+
+static void read_stats(sqlite3_stmt *st, store_stats *out)
+{
+    col_text(st, 0, out->name, sizeof out->name);
+    out->played = sqlite3_column_int(st, 1);
+    out->wins = sqlite3_column_int(st, 2);
+    out->losses = sqlite3_column_int(st, 3);
+    out->draws = sqlite3_column_int(st, 4);
+    out->streak = sqlite3_column_int(st, 5);
+    out->best_streak = sqlite3_column_int(st, 6);
+}
+
+int store_player_stats(store *s, const char *name, store_stats *out)
+{
+    if (check_str(s, name, STORE_NAME_BYTES, "player name", false) < 0)
+        return -1;
+    if (!out)
+        return failf(s, "no place for the statistics");
+    sqlite3_stmt *st = stmt(s, ST_STATS_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int res = 0;
+    if (rc == SQLITE_ROW) {
+        read_stats(st, out);
+    } else if (rc == SQLITE_DONE) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->name, sizeof out->name, "%s", name);
+    } else {
+        res = fail_db(s, "cannot read a player's statistics");
+    }
+    finish(st);
+    return res;
+}
+
+int store_leaderboard(store *s, int limit, store_stats *out, int *n)
+{
+    if (!n || (limit > 0 && !out) || limit <= 0)
+        return failf(s, "the leaderboard needs a limit above 0 and a place for it");
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, ST_LEADERBOARD);
+    if (!st)
+        return -1;
+    sqlite3_bind_int(st, 1, limit);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < limit)
+        read_stats(st, &out[(*n)++]);
+    int res = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail_db(s, "cannot read the leaderboard");
+    finish(st);
+    return res;
+}
+
+/* ------------------------------------------------------------------------
+ * History
+ * ------------------------------------------------------------------------ */
+
+/* A row of GAME_COLUMNS; the options are read separately. */
+static void read_game(sqlite3_stmt *st, store_game_info *g, int *n_moves)
+{
+    memset(g, 0, sizeof *g);
+    col_text(st, 0, g->id, sizeof g->id);
+    col_text(st, 1, g->kind, sizeof g->kind);
+    col_text(st, 2, g->title, sizeof g->title);
+    g->autostart = sqlite3_column_int(st, 3) != 0;
+    g->seats = sqlite3_column_int(st, 4);
+    g->status = sqlite3_column_int(st, 5);
+    g->created_ms = sqlite3_column_int64(st, 6);
+    g->started_ms = sqlite3_column_int64(st, 7);
+    g->ended_ms = sqlite3_column_int64(st, 8);
+    col_text(st, 9, g->reason, sizeof g->reason);
+    if (n_moves)
+        *n_moves = sqlite3_column_int(st, 10);
+}
+
+static int read_options(store *s, store_game_info *g)
+{
+    sqlite3_stmt *st = stmt(s, ST_OPTIONS_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
+    int rc;
+    g->n_options = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && g->n_options < STORE_MAX_OPTIONS) {
+        store_option *o = &g->options[g->n_options++];
+        col_text(st, 0, o->name, sizeof o->name);
+        o->value = sqlite3_column_int(st, 1);
+    }
+    int res = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail_db(s, "cannot read game options");
+    finish(st);
+    return res;
+}
+
+static int read_results(store *s, store_match_summary *m)
+{
+    sqlite3_stmt *st = stmt(s, ST_RESULTS_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, m->game.id, -1, SQLITE_STATIC);
+    int rc;
+    m->n_seats = m->n_winners = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int seat = sqlite3_column_int(st, 0);
+        if (seat < 0 || seat >= STORE_MAX_SEATS)
+            continue;
+        col_text(st, 1, m->seat_names[seat], sizeof m->seat_names[seat]);
+        m->scores[seat] = sqlite3_column_int(st, 2);
+        if (sqlite3_column_int(st, 3))
+            m->winners[m->n_winners++] = seat;
+        if (seat + 1 > m->n_seats)
+            m->n_seats = seat + 1;
+    }
+    int res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read game results");
+    finish(st);
+    return res;
+}
+
+/* Options and results of a summary whose game row has been read. */
+static int complete_summary(store *s, store_match_summary *m)
+{
+    return read_options(s, &m->game) < 0 || read_results(s, m) < 0 ? -1 : 0;
+}
+
+int store_matches(store *s, const char *player, const char *kind, int limit,
+                  store_match_summary **out, int *n)
+{
+    if (!out || !n || limit <= 0)
+        return failf(s, "the match history needs a limit above 0 and a place for it");
+    *out = NULL;
+    *n = 0;
+    if ((player && check_str(s, player, STORE_NAME_BYTES, "player name", false) < 0) ||
+        (kind && check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0))
+        return -1;
+    sqlite3_stmt *st = stmt(s, ST_MATCHES);
+    if (!st)
+        return -1;
+    if (kind)
+        sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+    if (player)
+        sqlite3_bind_text(st, 2, player, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, limit);
+
+    store_match_summary *list = NULL;
+    int count = 0, cap = 0, rc, res = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int grown_cap = cap ? cap * 2 : 16;
+            if (grown_cap > limit)
+                grown_cap = limit;
+            store_match_summary *grown = realloc(list, (size_t)grown_cap * sizeof *grown);
+            if (!grown) {
+                res = failf(s, "cannot read the match history: out of memory");
+                break;
+            }
+            list = grown;
+            cap = grown_cap;
+        }
+        store_match_summary *m = &list[count++];
+        memset(m, 0, sizeof *m);
+        read_game(st, &m->game, &m->n_moves);
+        if (complete_summary(s, m) < 0) {
+            res = -1;
+            break;
+        }
+    }
+    if (res == 0 && rc != SQLITE_DONE)
+        res = fail_db(s, "cannot read the match history");
+    finish(st);
+    if (res < 0) {
+        free(list);
+        return -1;
+    }
+    *out = list;
+    *n = count;
+    return 0;
+}
+
+static int read_moves(store *s, const char *id, store_move **moves, int *n_moves)
+{
+    sqlite3_stmt *st = stmt(s, ST_MOVES_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    store_move *list = NULL;
+    int count = 0, cap = 0, rc, res = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int grown_cap = cap ? cap * 2 : 64;
+            store_move *grown = realloc(list, (size_t)grown_cap * sizeof *grown);
+            if (!grown) {
+                res = failf(s, "cannot read the moves of game %s: out of memory", id);
+                break;
+            }
+            list = grown;
+            cap = grown_cap;
+        }
+        store_move *m = &list[count++];
+        m->ply = sqlite3_column_int(st, 0);
+        m->seat = sqlite3_column_int(st, 1);
+        m->move = sqlite3_column_int(st, 2);
+        m->time_ms = sqlite3_column_int64(st, 3);
+    }
+    if (res == 0 && rc != SQLITE_DONE)
+        res = fail_db(s, "cannot read the moves of a game");
+    finish(st);
+    if (res < 0) {
+        free(list);
+        return -1;
+    }
+    *moves = list;
+    *n_moves = count;
+    return 0;
+}
+
+int store_match(store *s, const char *game_id, store_match_summary *out,
+                store_move **moves, int *n_moves)
+{
+    if (!out || !moves || !n_moves)
+        return failf(s, "no place for the match");
+    *moves = NULL;
+    *n_moves = 0;
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    sqlite3_stmt *st = stmt(s, ST_GAME_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    memset(out, 0, sizeof *out);
+    if (rc == SQLITE_ROW)
+        read_game(st, &out->game, &out->n_moves);
+    else if (rc != SQLITE_DONE)
+        fail_db(s, "cannot read a game");
+    finish(st);
+    if (rc == SQLITE_DONE) {
+        failf(s, "there is no game %s", game_id);
+        return STORE_NOT_FOUND;
+    }
+    if (rc != SQLITE_ROW || complete_summary(s, out) < 0)
+        return -1;
+    return read_moves(s, game_id, moves, n_moves);
+}
+
+/* ------------------------------------------------------------------------
+ * Recovery
+ * ------------------------------------------------------------------------ */
+
+static int recover_game(store *s, const store_recovery_cb *cb, void *user,
+                        const store_game_info *g)
+{
+    if (cb->game)
+        cb->game(user, g);
+    sqlite3_stmt *st = stmt(s, ST_RECOVER_PARTS);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!cb->participant)
+            continue;
+        char name[STORE_NAME_BYTES], token[STORE_TOKEN_BYTES];
+        col_text(st, 1, name, sizeof name);
+        col_text(st, 3, token, sizeof token);
+        cb->participant(user, g->id, (unsigned)sqlite3_column_int64(st, 0), name,
+                        sqlite3_column_int(st, 2), token, sqlite3_column_int(st, 4) != 0);
+    }
+    int res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read participants");
+    finish(st);
+    if (res < 0 || !(st = stmt(s, ST_RECOVER_EVENTS)))
+        return -1;
+    sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!cb->event)
+            continue;
+        const void *data = sqlite3_column_blob(st, 4);
+        size_t len = (size_t)sqlite3_column_bytes(st, 4);
+        cb->event(user, g->id, (uint64_t)sqlite3_column_int64(st, 0),
+                  sqlite3_column_int64(st, 1), (unsigned)sqlite3_column_int64(st, 2),
+                  (unsigned)sqlite3_column_int64(st, 3), data, len);
+    }
+    res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read the event log");
+    finish(st);
+    return res;
+}
+
+int store_recover(store *s, const store_recovery_cb *cb, void *user, unsigned *max_game_id)
+{
+    static const store_recovery_cb none;
+    if (!cb)
+        cb = &none;
+    if (max_game_id) {
+        sqlite3_stmt *st = stmt(s, ST_MAX_ID);
+        if (!st)
+            return -1;
+        int rc = sqlite3_step(st);
+        int64_t max = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        if (rc != SQLITE_ROW)
+            fail_db(s, "cannot read the game ids");
+        finish(st);
+        if (rc != SQLITE_ROW)
+            return -1;
+        *max_game_id = max > (int64_t)UINT_MAX ? UINT_MAX : (unsigned)max;
+    }
+    /* The outer statement stays open while the inner ones run: one read
+     * transaction, so the games and their logs are one consistent picture. */
+    sqlite3_stmt *games = stmt(s, ST_RECOVER_GAMES);
+    if (!games)
+        return -1;
+    int rc, res = 0;
+    while ((rc = sqlite3_step(games)) == SQLITE_ROW) {
+        store_game_info g;
+        read_game(games, &g, NULL);
+        if (read_options(s, &g) < 0 || recover_game(s, cb, user, &g) < 0) {
+            res = -1;
+            break;
+        }
+    }
+    if (res == 0 && rc != SQLITE_DONE)
+        res = fail_db(s, "cannot read the unfinished games");
+    finish(games);
+    return res;
+}

@@ -1,0 +1,133 @@
+/*
+ * agent_history.c — the agent's side of statistics and match history: plain
+ * calls to the service's Register, turned into plain structures for views.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_internal.h"
+
+static void stats_from_wire(const Sungka__V1__PlayerStats *w, agent_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", w->name);
+    out->played = w->played;
+    out->wins = w->wins;
+    out->losses = w->losses;
+    out->draws = w->draws;
+    out->streak = w->streak;
+    out->best_streak = w->best_streak;
+}
+
+static void match_from_wire(const Sungka__V1__MatchSummary *w, agent_match *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->id, sizeof out->id, "%s", w->game_id);
+    snprintf(out->kind_name, sizeof out->kind_name, "%s", w->kind);
+    snprintf(out->title, sizeof out->title, "%s", w->title);
+    snprintf(out->reason, sizeof out->reason, "%s", w->reason);
+    out->kind = game_kind_find(w->kind);
+    if (out->kind) {
+        char err[GAME_ERR_LEN];
+        game_options_default(out->kind, &out->opts);
+        for (size_t i = 0; i < w->n_options; i++)
+            game_options_set(out->kind, &out->opts, w->options[i]->name, w->options[i]->value,
+                             err, sizeof err);
+    }
+    out->status = w->status >= 1 && w->status <= 4 ? (agent_status)w->status
+                                                   : AGENT_GAME_FINISHED;
+    out->n_seats = w->n_seats < GAME_MAX_SEATS ? (int)w->n_seats : GAME_MAX_SEATS;
+    for (int i = 0; i < out->n_seats; i++) {
+        snprintf(out->seat_name[i], sizeof out->seat_name[i], "%s", w->seats[i]);
+        out->scores[i] = i < (int)w->n_scores ? w->scores[i] : 0;
+    }
+    out->n_winners = w->n_winners < GAME_MAX_SEATS ? (int)w->n_winners : GAME_MAX_SEATS;
+    for (int i = 0; i < out->n_winners; i++)
+        out->winners[i] = w->winners[i];
+    out->started_ms = w->started_ms;
+    out->ended_ms = w->ended_ms;
+    out->n_moves = w->moves;
+}
+
+int agent_player_stats(agent *ag, const char *name, agent_stats *out, char *err, size_t errlen)
+{
+    Sungka__V1__GetPlayerStatsRequest req = SUNGKA__V1__GET_PLAYER_STATS_REQUEST__INIT;
+    req.name = (char *)name;
+    rpc_method m = agent__register_method(AGENT_REG_STATS);
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no statistics") != 0)
+        return -1;
+    stats_from_wire((Sungka__V1__PlayerStats *)reply, out);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+int agent_leaderboard(agent *ag, int limit, agent_stats **out, int *n, char *err, size_t errlen)
+{
+    Sungka__V1__LeaderboardRequest req = SUNGKA__V1__LEADERBOARD_REQUEST__INIT;
+    req.limit = limit;
+    rpc_method m = agent__register_method(AGENT_REG_LEADERBOARD);
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no leaderboard") != 0)
+        return -1;
+    Sungka__V1__LeaderboardReply *board = (Sungka__V1__LeaderboardReply *)reply;
+    *out = calloc(board->n_players + 1, sizeof **out);
+    *n = *out ? (int)board->n_players : 0;
+    for (int i = 0; i < *n; i++)
+        stats_from_wire(board->players[i], &(*out)[i]);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return *out ? 0 : -1;
+}
+
+int agent_list_matches(agent *ag, const char *player, const char *kind, agent_match **out,
+                       int *n, char *err, size_t errlen)
+{
+    Sungka__V1__ListMatchesRequest req = SUNGKA__V1__LIST_MATCHES_REQUEST__INIT;
+    req.player = (char *)(player ? player : "");
+    req.kind = (char *)(kind ? kind : "");
+    rpc_method m = agent__register_method(AGENT_REG_MATCHES);
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no history") != 0)
+        return -1;
+    Sungka__V1__ListMatchesReply *list = (Sungka__V1__ListMatchesReply *)reply;
+    *out = calloc(list->n_matches + 1, sizeof **out);
+    *n = *out ? (int)list->n_matches : 0;
+    for (int i = 0; i < *n; i++)
+        match_from_wire(list->matches[i], &(*out)[i]);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return *out ? 0 : -1;
+}
+
+int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, int **moves,
+                    char *err, size_t errlen)
+{
+    Sungka__V1__GetMatchRequest req = SUNGKA__V1__GET_MATCH_REQUEST__INIT;
+    req.game_id = (char *)id;
+    rpc_method m = agent__register_method(AGENT_REG_MATCH);
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no such match") != 0)
+        return -1;
+    Sungka__V1__Match *match = (Sungka__V1__Match *)reply;
+    if (match->summary)
+        match_from_wire(match->summary, out);
+    else
+        memset(out, 0, sizeof *out);
+    size_t n = match->n_moves;
+    *seats = calloc(n + 1, sizeof **seats);
+    *moves = calloc(n + 1, sizeof **moves);
+    if (!*seats || !*moves) {
+        free(*seats);
+        free(*moves);
+        protobuf_c_message_free_unpacked(reply, NULL);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        (*seats)[i] = match->moves[i]->seat;
+        (*moves)[i] = match->moves[i]->move;
+    }
+    out->n_moves = (int)n;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}

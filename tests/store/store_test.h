@@ -1,0 +1,86 @@
+/*
+ * store_test.h — helpers shared by the store's tests: a scratch directory
+ * removed at the end, and a game record filled with plausible values.
+ */
+#ifndef SUNGKA_STORE_TEST_H
+#define SUNGKA_STORE_TEST_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <sys/stat.h>
+
+#include "store.h"
+
+/* mkdtemp under $TMPDIR (or /tmp); the path goes into dir[256]. */
+static inline void scratch_dir(char dir[256])
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, 256, "%s/sungka-store-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    assert_non_null(mkdtemp(dir));
+}
+
+static inline int remove_entry(const char *path, const struct stat *sb, int flag,
+                               struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (flag == FTW_DP)
+        chmod(path, 0700);   /* a directory a test made read-only */
+    return remove(path);
+}
+
+/* rm -r of a scratch directory. */
+static inline void scratch_remove(const char *dir)
+{
+    char top[256];
+    snprintf(top, sizeof top, "%s", dir);
+    chmod(top, 0700);
+    assert_int_equal(nftw(top, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+static inline store *open_memory(void)
+{
+    store *s = NULL;
+    char err[256] = "";
+    int rc = store_open(":memory:", &s, err, sizeof err);
+    if (rc != 0)
+        fail_msg("store_open(:memory:): %s", err);
+    assert_non_null(s);
+    return s;
+}
+
+/* A game `id` of `kind` with `seats` seats, created and stored. */
+static inline void make_game(store *s, const char *id, const char *kind, int seats)
+{
+    store_game_info g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.id, sizeof g.id, "%s", id);
+    snprintf(g.kind, sizeof g.kind, "%s", kind);
+    snprintf(g.title, sizeof g.title, "%s game %s", kind, id);
+    g.n_options = 2;
+    snprintf(g.options[0].name, sizeof g.options[0].name, "cups");
+    g.options[0].value = 7;
+    snprintf(g.options[1].name, sizeof g.options[1].name, "stones");
+    g.options[1].value = 5;
+    g.autostart = true;
+    g.seats = seats;
+    g.status = STORE_WAITING;
+    g.created_ms = 1700000000000 + atoi(id);
+    if (store_game_create(s, &g) != 0)
+        fail_msg("store_game_create(%s): %s", id, store_last_error(s));
+}
+
+#define assert_ok(s, call) \
+    do { \
+        if ((call) != 0) \
+            fail_msg("%s: %s", #call, store_last_error(s)); \
+    } while (0)
+
+#endif /* SUNGKA_STORE_TEST_H */

@@ -1,0 +1,224 @@
+/*
+ * test_store_history.c — the match history: games created, played move by
+ * move and ended come back from store_matches (newest first, filtered by
+ * player and by kind) and store_match (every field, the moves in order).
+ */
+#include "store_test.h"
+
+/* Game id with seats names[], n_moves moves (seat i % seats plays 100 + i at
+ * 10 * i ms), ended at end_ms: won by seat `winner`, or abandoned when -1. */
+static void played_game(store *s, const char *id, const char *kind, int seats,
+                        const char *const *names, int n_moves, int winner, int64_t end_ms)
+{
+    make_game(s, id, kind, seats);
+    for (int i = 0; i < seats; i++)
+        assert_ok(s, store_participant_put(s, id, (unsigned)i + 1, names[i], i, "tok", true));
+    assert_ok(s, store_game_status(s, id, STORE_RUNNING, end_ms - 1000));
+    for (int i = 0; i < n_moves; i++) {
+        assert_ok(s, store_begin(s));
+        assert_ok(s, store_event_append(s, id, (uint64_t)i + 1, 10 * i, 0, 0, "ev", 2));
+        assert_ok(s, store_move_append(s, id, i, i % seats, 100 + i, 10 * i));
+        assert_ok(s, store_commit(s));
+    }
+    int scores[6] = { 0 };
+    for (int i = 0; i < seats; i++)
+        scores[i] = 10 * (i + 1);
+    int w[1] = { winner };
+    assert_ok(s, store_game_finish(s, id, winner < 0 ? STORE_ABANDONED : STORE_FINISHED,
+                                   winner < 0 ? "ben left and did not come back" : "by the rules",
+                                   seats, names, scores, w, winner < 0 ? 0 : 1, end_ms));
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    const char *ab[2] = { "ana", "ben" };
+    const char *bc[2] = { "ben", "cy" };
+    const char *abcd[4] = { "ana", "ben", "cy", "dee" };
+    played_game(s, "1", "sungka", 2, ab, 5, 1, 10000);
+    played_game(s, "2", "kalah", 2, bc, 3, 0, 30000);
+    played_game(s, "3", "sungka", 2, ab, 4, -1, 20000);       /* abandoned */
+    played_game(s, "4", "congklak", 4, abcd, 8, 2, 40000);
+    make_game(s, "5", "sungka", 2);                            /* still waiting */
+    assert_ok(s, store_participant_put(s, "5", 1, "ana", 0, "tok", false));
+
+    store_match_summary *list;
+    int n;
+    assert_ok(s, store_matches(s, NULL, NULL, 10, &list, &n));
+    assert_int_equal(n, 4);                                    /* no waiting game */
+    assert_string_equal(list[0].game.id, "4");                 /* newest end first */
+    assert_string_equal(list[1].game.id, "2");
+    assert_string_equal(list[2].game.id, "3");
+    assert_string_equal(list[3].game.id, "1");
+
+    const store_match_summary *m = &list[0];
+    assert_string_equal(m->game.kind, "congklak");
+    assert_string_equal(m->game.title, "congklak game 4");
+    assert_int_equal(m->game.status, STORE_FINISHED);
+    assert_int_equal(m->game.seats, 4);
+    assert_true(m->game.autostart);
+    assert_int_equal(m->game.created_ms, 1700000000004);
+    assert_int_equal(m->game.started_ms, 39000);
+    assert_int_equal(m->game.ended_ms, 40000);
+    assert_string_equal(m->game.reason, "by the rules");
+    assert_int_equal(m->game.n_options, 2);
+    assert_string_equal(m->game.options[0].name, "cups");
+    assert_int_equal(m->game.options[0].value, 7);
+    assert_string_equal(m->game.options[1].name, "stones");
+    assert_int_equal(m->game.options[1].value, 5);
+    assert_int_equal(m->n_seats, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(m->seat_names[i], abcd[i]);
+        assert_int_equal(m->scores[i], 10 * (i + 1));
+    }
+    assert_int_equal(m->n_winners, 1);
+    assert_int_equal(m->winners[0], 2);
+    assert_int_equal(m->n_moves, 8);
+
+    m = &list[2];
+    assert_int_equal(m->game.status, STORE_ABANDONED);
+    assert_string_equal(m->game.reason, "ben left and did not come back");
+    assert_int_equal(m->n_winners, 0);
+    assert_int_equal(m->n_moves, 4);
+    free(list);
+
+    /* Filters. */
+    assert_ok(s, store_matches(s, "cy", NULL, 10, &list, &n));
+    assert_int_equal(n, 2);
+    assert_string_equal(list[0].game.id, "4");
+    assert_string_equal(list[1].game.id, "2");
+    free(list);
+    assert_ok(s, store_matches(s, NULL, "sungka", 10, &list, &n));
+    assert_int_equal(n, 2);
+    assert_string_equal(list[0].game.id, "3");
+    assert_string_equal(list[1].game.id, "1");
+    free(list);
+    assert_ok(s, store_matches(s, "ana", "sungka", 1, &list, &n));
+    assert_int_equal(n, 1);
+    assert_string_equal(list[0].game.id, "3");
+    free(list);
+    assert_ok(s, store_matches(s, "cy", "sungka", 10, &list, &n));
+    assert_int_equal(n, 0);
+    assert_null(list);
+    assert_ok(s, store_matches(s, "nobody", NULL, 10, &list, &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(store_matches(s, NULL, NULL, 0, &list, &n), -1);
+
+    /* One match with its moves, in order. */
+    store_match_summary one;
+    store_move *moves;
+    int n_moves;
+    assert_ok(s, store_match(s, "4", &one, &moves, &n_moves));
+    assert_int_equal(n_moves, 8);
+    assert_int_equal(one.n_moves, 8);
+    assert_string_equal(one.seat_names[3], "dee");
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(moves[i].ply, i);
+        assert_int_equal(moves[i].seat, i % 4);
+        assert_int_equal(moves[i].move, 100 + i);
+        assert_int_equal(moves[i].time_ms, 10 * i);
+    }
+    free(moves);
+
+    /* A game still waiting: found, no seats recorded yet, no moves. */
+    assert_ok(s, store_match(s, "5", &one, &moves, &n_moves));
+    assert_int_equal(one.game.status, STORE_WAITING);
+    assert_int_equal(one.n_seats, 0);
+    assert_int_equal(n_moves, 0);
+    assert_null(moves);
+
+    /* Not found is 1, not an error. */
+    assert_int_equal(store_match(s, "99", &one, &moves, &n_moves), STORE_NOT_FOUND);
+    assert_null(moves);
+    assert_int_equal(n_moves, 0);
+    store_close(s);
+}
+
+/* Moves inserted out of order come back by ply; a repeated ply is refused. */
+static void test_move_order(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    make_game(s, "1", "sungka", 2);
+    int plies[] = { 3, 0, 2, 1 };
+    int by_ply[] = { 5, 2, 9, 1 };            /* the move played at each ply */
+    for (int i = 0; i < 4; i++)
+        assert_ok(s, store_move_append(s, "1", plies[i], plies[i] % 2, by_ply[plies[i]], i));
+    assert_int_equal(store_move_append(s, "1", 2, 0, 9, 9), -1);
+    assert_non_null(strstr(store_last_error(s), "move 2 of game 1"));
+    assert_int_equal(store_move_append(s, "1", -1, 0, 9, 9), -1);
+    assert_int_equal(store_move_append(s, "1", 4, 6, 9, 9), -1);
+    /* An unknown game: the foreign key refuses it. */
+    assert_int_equal(store_move_append(s, "2", 0, 0, 1, 1), -1);
+    assert_non_null(strstr(store_last_error(s), "FOREIGN KEY"));
+
+    store_match_summary m;
+    store_move *moves;
+    int n;
+    assert_ok(s, store_match(s, "1", &m, &moves, &n));
+    assert_int_equal(n, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(moves[i].ply, i);
+        assert_int_equal(moves[i].move, by_ply[i]);
+        assert_int_equal(moves[i].seat, i % 2);
+    }
+    free(moves);
+    store_close(s);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    store_game_info g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(store_game_create(s, &g), -1);             /* empty id */
+    assert_non_null(strstr(store_last_error(s), "game id is empty"));
+    snprintf(g.id, sizeof g.id, "1");
+    snprintf(g.kind, sizeof g.kind, "sungka");
+    g.seats = 2;
+    g.status = STORE_WAITING;
+    g.n_options = 9;
+    assert_int_equal(store_game_create(s, &g), -1);
+    g.n_options = 0;
+    g.seats = 7;
+    assert_int_equal(store_game_create(s, &g), -1);
+    g.seats = 2;
+    g.status = 5;
+    assert_int_equal(store_game_create(s, &g), -1);
+    g.status = STORE_WAITING;
+    memset(g.title, 't', sizeof g.title);                       /* not terminated */
+    assert_int_equal(store_game_create(s, &g), -1);
+    assert_non_null(strstr(store_last_error(s), "title is longer"));
+    g.title[0] = '\0';
+    assert_ok(s, store_game_create(s, &g));
+
+    char long_name[200];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    assert_int_equal(store_participant_put(s, "1", 1, long_name, 0, "t", false), -1);
+    assert_int_equal(store_participant_put(s, "1", 1, NULL, 0, "t", false), -1);
+    assert_int_equal(store_participant_put(s, NULL, 1, "ana", 0, "t", false), -1);
+    assert_int_equal(store_participant_put(s, "1", 1, "ana", 6, "t", false), -1);
+    assert_int_equal(store_participant_put(s, "0123456789abcdef", 1, "ana", 0, "t", false), -1);
+    assert_int_equal(store_event_append(s, "1", 1, 0, 0, 0, NULL, 5), -1);
+    assert_int_equal(store_event_append(s, "1", UINT64_MAX, 0, 0, 0, "x", 1), -1);
+    assert_int_equal(store_game_status(s, "1", STORE_FINISHED, 0), -1);
+    assert_int_equal(store_game_status(s, "nope", STORE_RUNNING, 0), -1);
+    assert_non_null(strstr(store_last_error(s), "no such game"));
+    store_stats st;
+    assert_int_equal(store_player_stats(s, "", &st), -1);
+    assert_int_equal(store_player_stats(s, long_name, &st), -1);
+    store_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_move_order),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

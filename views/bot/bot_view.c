@@ -1,0 +1,189 @@
+/*
+ * bot_view.c — the bot view. The view thread waits on the agent's queue; when
+ * one of our seats is to move it hands a copy of the position to a search
+ * thread (games/search.h) and goes back to waiting. The search thread posts
+ * its move through an eventfd; the view thread sends it only if the position
+ * has not changed meanwhile (a service event can always come first). When the
+ * game ends the search is stopped through its flag and joined, and the view
+ * prints one line: the winners and the scores.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "bot_view.h"
+#include "search.h"
+
+typedef struct bot {
+    agent *ag;
+    FILE *out;
+    int level, think_ms;
+    game_search *search;
+    int done_fd;               /* eventfd: the search thread finished */
+    pthread_t thread;
+    bool thinking;
+    volatile int stop;         /* set to end a search early */
+    game_state position;       /* what the search thread works on */
+    unsigned version;          /* counts the events that change the position */
+    unsigned position_version; /* `version` when the search started */
+    int best;                  /* the search thread's answer (-1: none) */
+    bool sent;                 /* a move is on its way for position sent_version */
+    unsigned sent_version;
+    unsigned long moves;
+} bot;
+
+static void *think(void *arg)
+{
+    bot *b = arg;
+    game_search_limits lim = {
+        .level = b->level,
+        .time_ms = b->think_ms,
+        .stop = &b->stop,
+        .seed = (uint64_t)b->moves * 2654435761u + 1,
+    };
+    game_search_result res;
+    b->best = game_search_best(b->search, &b->position, &lim, &res) == 0 ? res.move : -1;
+    uint64_t one = 1;
+    ssize_t w = write(b->done_fd, &one, sizeof one);
+    (void)w;
+    return NULL;
+}
+
+static void finish_thinking(bot *b)
+{
+    if (!b->thinking)
+        return;
+    b->stop = 1;
+    pthread_join(b->thread, NULL);
+    uint64_t count;
+    ssize_t r = read(b->done_fd, &count, sizeof count);
+    (void)r;
+    b->thinking = false;
+}
+
+/* Our seat to move and nothing in hand: start thinking. */
+static void maybe_think(bot *b)
+{
+    const agent_model *m = agent_model_get(b->ag);
+    if (b->thinking || m->status != AGENT_GAME_RUNNING || !m->have_state)
+        return;
+    if (!agent_holds_seat(b->ag, game_to_move(&m->state)))
+        return;
+    if (b->sent && b->sent_version == b->version)
+        return;                       /* our move is on its way: wait for its event */
+    b->position = m->state;
+    b->position_version = b->version;
+    b->stop = 0;
+    b->best = -1;
+    if (pthread_create(&b->thread, NULL, think, b) == 0)
+        b->thinking = true;
+}
+
+/* The search is back: play its move if the position is still the same. */
+static void search_done(bot *b)
+{
+    uint64_t count;
+    ssize_t r = read(b->done_fd, &count, sizeof count);
+    (void)r;
+    pthread_join(b->thread, NULL);
+    b->thinking = false;
+    if (b->best < 0 || b->version != b->position_version)
+        return;                       /* stale: think again on the new position */
+    char why[GAME_ERR_LEN];
+    if (agent_check_move(b->ag, b->best, why, sizeof why) != 0) {
+        fprintf(stderr, "bot: the search chose an illegal move %d: %s\n", b->best, why);
+        return;
+    }
+    if (agent_move(b->ag, b->best) == 0) {
+        b->sent = true;
+        b->sent_version = b->version;
+    }
+    b->moves++;
+}
+
+static void print_result(bot *b, const agent_msg *msg)
+{
+    const agent_model *m = agent_model_get(b->ag);
+    char buf[40];
+    fprintf(b->out, "Result: %s.", msg->text);
+    if (!msg->abandoned) {
+        fprintf(b->out, " Scores:");
+        for (int s = 0; s < msg->n_scores; s++)
+            fprintf(b->out, "%s %s %d", s ? "," : "", agent_seat_name(m, s, buf, sizeof buf),
+                    msg->scores[s]);
+        fprintf(b->out, ".");
+    }
+    fputc('\n', b->out);
+    fflush(b->out);
+}
+
+static int run(agent *ag, const view_io *io)
+{
+    if (!agent_in_game(ag)) {
+        fprintf(stderr, "sungka-player: the bot needs a game: give --new, --any or --game\n");
+        return 2;
+    }
+    bot b = {
+        .ag = ag,
+        .out = io->out,
+        .level = io->level > 0 ? io->level : 5,
+        .think_ms = io->think_ms > 0 ? io->think_ms : 1000,
+    };
+    b.search = game_search_new(0);
+    b.done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (!b.search || b.done_fd < 0) {
+        fprintf(stderr, "sungka-player: the bot cannot start: out of memory\n");
+        game_search_free(b.search);
+        return 1;
+    }
+    int status = -1;
+    while (status < 0) {
+        struct pollfd fds[2] = {{.fd = agent_fd(ag), .events = POLLIN},
+                                {.fd = b.done_fd, .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            status = 1;
+            break;
+        }
+        if (fds[1].revents & POLLIN)
+            search_done(&b);
+        agent_msg *msg;
+        while (status < 0 && (msg = agent_next(ag)) != NULL) {
+            /* Turn and ping events do not change the position; these do. */
+            if (msg->kind == AGENT_MSG_MOVED || msg->kind == AGENT_MSG_STARTED ||
+                msg->kind == AGENT_MSG_SNAPSHOT)
+                b.version++;
+            if (msg->kind == AGENT_MSG_GAME_OVER) {
+                print_result(&b, msg);
+                status = 0;
+            } else if (msg->kind == AGENT_MSG_DISCONNECTED) {
+                fprintf(b.out, "Disconnected: %s\n", msg->text);
+                status = 1;
+            } else if (msg->kind == AGENT_MSG_REFUSED) {
+                fprintf(stderr, "bot: refused: %s\n", msg->text);
+                b.sent = false;       /* think again (a refusal should not happen) */
+            }
+            agent_msg_free(msg);
+        }
+        if (status < 0)
+            maybe_think(&b);
+    }
+    finish_thinking(&b);
+    close(b.done_fd);
+    game_search_free(b.search);
+    agent_leave(ag);
+    return status;
+}
+
+const view_ops view_bot = {
+    .name = "bot",
+    .summary = "a computer player (--level 1..10, --think MS per move)",
+    .run = run,
+};

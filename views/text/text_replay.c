@@ -1,0 +1,116 @@
+/*
+ * text_replay.c — replaying a recorded match move by move. The position at
+ * step k is rebuilt by playing the first k recorded moves through the rules
+ * engine from the start, so going back is as exact as going forward.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "text_draw.h"
+#include "text_replay.h"
+
+/* The position after the first `step` moves; -1 if a recorded move is refused. */
+static int position_at(text_replay *rp, int step, FILE *out)
+{
+    agent_model *m = &rp->model;
+    char err[GAME_ERR_LEN];
+    if (game_new(&m->state, rp->match.kind, &rp->match.opts, err, sizeof err) != GAME_OK) {
+        fprintf(out, "Cannot replay: %s\n", err);
+        return -1;
+    }
+    for (int i = 0; i < step; i++) {
+        if (game_play(&m->state, rp->seats[i], rp->moves[i], NULL, err, sizeof err) != GAME_OK) {
+            fprintf(out, "Cannot replay move %d: %s\n", i + 1, err);
+            return -1;
+        }
+    }
+    rp->step = step;
+    return 0;
+}
+
+static void show(text_replay *rp, FILE *out)
+{
+    const agent_model *m = &rp->model;
+    char buf[40], move[16];
+    if (rp->step > 0) {
+        text_format_move(m, rp->moves[rp->step - 1], move, sizeof move);
+        fprintf(out, "Move %d of %d: %s played %s.\n", rp->step, rp->match.n_moves,
+                agent_seat_name(m, rp->seats[rp->step - 1], buf, sizeof buf), move);
+    } else {
+        fprintf(out, "Start of match %s (%d moves).\n", rp->match.id, rp->match.n_moves);
+    }
+    text_draw_board(out, m, NULL, 0);
+    if (rp->step == rp->match.n_moves)
+        fprintf(out, "End: %s.\n", rp->match.reason);
+    fprintf(out, "Replay: next, prev, start, end, or stop.\n");
+}
+
+int text_replay_start(text_replay *rp, agent *ag, const char *id, FILE *out)
+{
+    char err[512];
+    text_replay_stop(rp);
+    if (agent_get_match(ag, id, &rp->match, &rp->seats, &rp->moves, err, sizeof err) != 0) {
+        fprintf(out, "%s\n", err);
+        return -1;
+    }
+    if (!rp->match.kind) {
+        fprintf(out, "Cannot replay a game of kind '%s'.\n", rp->match.kind_name);
+        text_replay_stop(rp);
+        return -1;
+    }
+    memset(&rp->model, 0, sizeof rp->model);
+    rp->model.kind = rp->match.kind;
+    rp->model.opts = rp->match.opts;
+    rp->model.have_state = true;
+    rp->model.my_seat = -1;
+    rp->model.hot_seat = -1;
+    rp->model.status = AGENT_GAME_RUNNING;
+    for (int i = 0; i < rp->match.n_seats; i++)
+        snprintf(rp->model.seat_name[i], sizeof rp->model.seat_name[i], "%s",
+                 rp->match.seat_name[i]);
+    if (position_at(rp, 0, out) != 0) {
+        text_replay_stop(rp);
+        return -1;
+    }
+    rp->active = true;
+    fprintf(out, "Replaying match %s: %s, %s.\n", rp->match.id, rp->match.title,
+            rp->match.reason);
+    show(rp, out);
+    return 0;
+}
+
+bool text_replay_command(text_replay *rp, const char *cmd, FILE *out)
+{
+    if (!rp->active)
+        return false;
+    int target;
+    if (strcmp(cmd, "next") == 0 || strcmp(cmd, "n") == 0)
+        target = rp->step + 1;
+    else if (strcmp(cmd, "prev") == 0 || strcmp(cmd, "p") == 0)
+        target = rp->step - 1;
+    else if (strcmp(cmd, "start") == 0)
+        target = 0;
+    else if (strcmp(cmd, "end") == 0)
+        target = rp->match.n_moves;
+    else if (strcmp(cmd, "stop") == 0) {
+        text_replay_stop(rp);
+        fprintf(out, "Replay stopped.\n");
+        return true;
+    } else
+        return false;
+    if (target < 0 || target > rp->match.n_moves) {
+        fprintf(out, "%s of the match.\n", target < 0 ? "Already at the start" : "Already at the end");
+        return true;
+    }
+    if (position_at(rp, target, out) == 0)
+        show(rp, out);
+    return true;
+}
+
+void text_replay_stop(text_replay *rp)
+{
+    free(rp->seats);
+    free(rp->moves);
+    rp->seats = rp->moves = NULL;
+    rp->active = false;
+}

@@ -6,10 +6,16 @@
 #include "view.h"
 #include "bot/bot_view.h"
 #include "text/text_view.h"
+#ifdef SUNGKA_HAVE_GTK
+#include "gtk/gtk_view.h"
+#endif
 
 static const view_ops *const views[] = {
     &view_text,
     &view_bot,
+#ifdef SUNGKA_HAVE_GTK
+    &view_gtk,
+#endif
 };
 
 int view_count(void)

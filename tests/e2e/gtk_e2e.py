@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+"""gtk_e2e.py — the GTK view end to end, as a person at a desktop would use it.
+
+A real sungka-board on loopback; alice plays through the GTK view on a
+virtual X display (xvfb-run, GSK_RENDERER=cairo), bob through the text view
+on pipes. The GTK view is driven through its hidden test hook
+(SUNGKA_GTK_SCRIPT: a file the view follows, see views/gtk/gtk_script.c),
+whose clicks and keys go through the same hit testing and key handling as
+the pointer and keyboard. What alice does is checked on bob's side ("alice
+played cup 2."), and screenshots — the window rendered by GTK itself and the
+whole X screen taken with ImageMagick's import — are saved for people to
+look at and checked not to be blank.
+
+Usage: gtk_e2e.py BINDIR SHOTDIR TEST. Exit 77 (skipped) when xvfb-run is
+missing. Every process started (board, agents, Xvfb) is stopped at the end,
+passed or failed.
+"""
+import os
+import queue
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+WAIT = 30.0
+
+
+class Failure(Exception):
+    pass
+
+
+class Proc:
+    """A child (in its own process group) whose stdout lines a thread collects."""
+
+    def __init__(self, name, argv, env, stdin=True):
+        self.name = name
+        self.p = subprocess.Popen(argv, env=env, text=True, bufsize=1,
+                                  stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  start_new_session=True)
+        self.lines = queue.Queue()
+        self.seen = []
+        self.err = []
+        threading.Thread(target=self._pump, args=(self.p.stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.p.stderr, False), daemon=True).start()
+
+    def _pump(self, stream, out):
+        for line in stream:
+            line = line.rstrip("\n")
+            if out:
+                self.seen.append(line)
+                self.lines.put(line)
+            else:
+                self.err.append(line)
+        if out:
+            self.lines.put(None)
+
+    def line(self, timeout):
+        """The next stdout line, or None on timeout or end of output."""
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def expect(self, pattern, timeout=WAIT):
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            line = self.line(max(left, 0.01)) if left > 0 else None
+            if line is None:
+                raise Failure(f"{self.name}: no line matching /{pattern}/ within {timeout}s\n"
+                              + self.dump())
+            m = rx.search(line)
+            if m:
+                return m
+
+    def send(self, text):
+        try:
+            self.p.stdin.write(text + "\n")
+            self.p.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise Failure(f"{self.name}: cannot write '{text}': it has exited\n" + self.dump())
+
+    def stop(self):
+        """SIGTERM to the whole group (xvfb-run, Xvfb and the agent), then SIGKILL."""
+        if self.p.poll() is None:
+            try:
+                os.killpg(self.p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.p.pid, signal.SIGKILL)   # stragglers of the group
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.p.poll() is None:
+            self.p.wait()
+
+    def dump(self):
+        out = "\n".join(f"  | {l}" for l in self.seen[-50:])
+        err = "\n".join(f"  ! {l}" for l in self.err[-20:])
+        return f"--- {self.name} stdout (last lines):\n{out}\n--- {self.name} stderr:\n{err}"
+
+
+class Gtk(Proc):
+    """alice's GTK view under xvfb-run, with its script file."""
+
+    def __init__(self, bindir, tmp, env, args):
+        self.script = os.path.join(tmp, "gtk-script")
+        open(self.script, "w").close()
+        env = dict(env, GSK_RENDERER="cairo", SUNGKA_GTK_SCRIPT=self.script,
+                   NO_AT_BRIDGE="1")
+        # The shell inside the xvfb-run session tells us its display, so
+        # import can take the whole screen from outside.
+        argv = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", "sh", "-c",
+                'echo "xvfb: $DISPLAY $XAUTHORITY"; exec "$@"', "sh",
+                os.path.join(bindir, "sungka-player"), *args, "--view", "gtk"]
+        super().__init__("alice (gtk)", argv, env, stdin=False)
+        m = self.expect(r"^xvfb: (\S+) (\S+)", timeout=20)
+        self.display, self.xauthority = m.group(1), m.group(2)
+
+    def do(self, action, answer=None, timeout=WAIT):
+        """Append an action; wait for its acknowledgement (and return the
+        match of `answer`, a regex for a line before it, if given)."""
+        with open(self.script, "a") as f:
+            f.write(action + "\n")
+        got = None
+        rx = re.compile(answer) if answer else None
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            line = self.line(left) if left > 0 else None
+            if line is None:
+                raise Failure(f"gtk: no answer to '{action}' within {timeout}s\n" + self.dump())
+            if line.startswith("script: error"):
+                raise Failure(f"gtk: '{action}': {line}\n" + self.dump())
+            if rx and not got:
+                got = rx.search(line)
+            if line == f"script: ok {action}":
+                if rx and not got:
+                    raise Failure(f"gtk: '{action}' answered without /{answer}/\n" + self.dump())
+                return got
+
+    def root_shot(self, path):
+        env = dict(os.environ, DISPLAY=self.display, XAUTHORITY=self.xauthority)
+        r = subprocess.run(["import", "-window", "root", path], env=env, timeout=30,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Failure(f"import failed: {r.stderr}")
+
+
+def seen(p, pattern, timeout=WAIT):
+    """A line matching `pattern` among all p has printed so far (waiting
+    for it if need be), whoever read it first."""
+    rx = re.compile(pattern)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in list(p.seen):
+            m = rx.search(line)
+            if m:
+                return m
+        p.line(0.1)
+    raise Failure(f"{p.name}: no line matching /{pattern}/ within {timeout}s\n" + p.dump())
+
+
+def colours(path):
+    r = subprocess.run(["convert", path, "-format", "%k", "info:"], capture_output=True,
+                       text=True, timeout=30)
+    if r.returncode != 0:
+        raise Failure(f"convert {path}: {r.stderr}")
+    return int(r.stdout.strip())
+
+
+def check_shot(path, at_least=20):
+    if not os.path.exists(path):
+        raise Failure(f"no screenshot at {path}")
+    n = colours(path)
+    if n <= at_least:
+        raise Failure(f"{path} looks blank: only {n} colours")
+    print(f"screenshot {path}: {n} colours")
+
+
+class Session:
+    """The processes of one test; stops them all on the way out."""
+
+    def __init__(self, bindir, shotdir):
+        self.bindir = bindir
+        self.shotdir = shotdir
+        os.makedirs(shotdir, exist_ok=True)
+        self.tmp = tempfile.mkdtemp(prefix="sungka-gtk-e2e-")
+        self.env = dict(os.environ, XDG_DATA_HOME=os.path.join(self.tmp, "data"),
+                        XDG_STATE_HOME=os.path.join(self.tmp, "state"),
+                        XDG_CONFIG_HOME=os.path.join(self.tmp, "config"))
+        self.procs = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for p in reversed(self.procs):
+            p.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        return False
+
+    def board(self):
+        b = Proc("board", [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
+                           "--db", ":memory:"], self.env, stdin=False)
+        self.procs.append(b)
+        b.address = b.expect(r"listening on (127\.0\.0\.1:\d+)", timeout=15).group(1)
+        return b
+
+    def gtk(self, *args):
+        g = Gtk(self.bindir, self.tmp, self.env,
+                ["--state-dir", os.path.join(self.tmp, "tokens"), *args])
+        self.procs.append(g)
+        return g
+
+    def text(self, name, *args):
+        p = Proc(name, [os.path.join(self.bindir, "sungka-player"), "--name", name,
+                        "--state-dir", os.path.join(self.tmp, "tokens"), *args], self.env)
+        self.procs.append(p)
+        return p
+
+    def shot(self, g, name):
+        """Both screenshots: the window as GTK renders it, and the X screen."""
+        own = os.path.join(self.shotdir, f"{name}.png")
+        root = os.path.join(self.shotdir, f"{name}-screen.png")
+        for p in (own, root):
+            if os.path.exists(p):
+                os.remove(p)
+        g.do(f"shot {own}")
+        g.root_shot(root)
+        check_shot(own)
+        check_shot(root)
+
+
+def play_game(g, bob, rng, keyboard_every=2, max_alice=None, fmt=str, mancala=False):
+    """alice (GTK) and bob (text) play; alice by clicks, every
+    `keyboard_every`-th move by keys. Each of alice's moves must reach bob as
+    the move she chose. Returns the number of alice's moves."""
+    alice_moves = 0
+    pending = None            # the move alice just made, to be seen by bob
+    g_waiting = False
+    over = False
+    deadline = time.monotonic() + 120
+    while True:
+        if time.monotonic() > deadline:
+            raise Failure("the game did not progress in time\n" + g.dump() + "\n" + bob.dump())
+        if max_alice is not None and alice_moves >= max_alice and pending is None:
+            return alice_moves
+        # bob's side: answer his turns, collect what he saw
+        line = bob.line(0.02)
+        while line is not None:
+            m = re.match(r"^alice played (cup|cell) (\S+)\.", line)
+            if m:
+                if pending is None or m.group(2) != fmt(pending):
+                    raise Failure(f"bob saw '{line}', alice chose {pending}\n" + bob.dump())
+                pending = None
+            elif re.match(r"^Your turn", line):
+                legal = re.search(r"Legal: (.+)$", line)
+                if not legal:
+                    raise Failure(f"bob: no legal moves listed: {line}")
+                bob.send(rng.choice(legal.group(1).split()))
+            elif line.startswith("Refused:"):
+                raise Failure(f"bob: a move was refused: {line}\n" + bob.dump())
+            elif line.startswith("Game over:"):
+                over = True
+            line = bob.line(0.0) if not bob.lines.empty() else None
+        if over and pending is None:
+            return alice_moves
+        # alice's side: when the view says it is her turn, play
+        if pending is None and not over and (max_alice is None or alice_moves < max_alice):
+            with open(g.script, "a") as f:
+                if not g_waiting:
+                    f.write("wait-turn\n")
+                    g_waiting = True
+            line = g.line(0.02)
+            while line is not None:
+                if line.startswith("script: error"):
+                    raise Failure(f"gtk: {line}\n" + g.dump())
+                m = re.match(r"^script: turn legal (.+)$", line)
+                if m:
+                    g_waiting = False
+                    legal = [int(x) for x in m.group(1).split()]
+                    alice_moves += 1
+                    if keyboard_every and alice_moves % keyboard_every == 0:
+                        # Escape drops the cursor; the first arrow puts it on
+                        # the first legal move, Right goes on to the nearest
+                        # legal one to its right (along the row in mancala)
+                        g.do("key Escape")
+                        first = g.do("key Right", r"^script: cursor (-?\d+) move (-?\d+)")
+                        if int(first.group(2)) != legal[0]:
+                            raise Failure(f"the cursor started on {first.group(0)}, "
+                                          f"not the first legal move {legal[0]}")
+                        step = g.do("key Right", r"^script: cursor (-?\d+) move (-?\d+)")
+                        pending = int(step.group(2))
+                        if pending not in legal:
+                            raise Failure(f"the cursor went to an illegal move: {step.group(0)}")
+                        if mancala and pending != (legal[1] if len(legal) > 1 else legal[0]):
+                            raise Failure(f"Right went to {pending}, legal were {legal}")
+                        g.do("key Return")
+                    else:
+                        pending = rng.choice(legal)
+                        hov = g.do(f"click-move {pending}", r"^script: hover (-?\d+)")
+                        if int(hov.group(1)) < 0:
+                            raise Failure(f"the legal cup/cell of move {pending} was not "
+                                          "highlighted under the pointer\n" + g.dump())
+                    break
+                line = g.line(0.0) if not g.lines.empty() else None
+
+
+def test_play_kalah(bindir, shotdir):
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah", "--ready")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid)
+        bob.expect(r"^You are bob")
+        # chat both ways before the start: to everyone from the entry, and
+        # privately from bob
+        g.do("wait-log bob joined")
+        g.do("chat hello from the desktop")
+        bob.expect(r"^\[chat\] alice: hello from the desktop")
+        bob.send("tell alice psst")
+        g.do("wait-log [bob to alice] psst")
+        bob.send("ready")
+        bob.expect(r"The game starts")
+        rng = random.Random(7)
+        n = play_game(g, bob, rng, max_alice=3, mancala=True)
+        s.shot(g, "gtk_kalah_midgame")
+        n += play_game(g, bob, rng, mancala=True)
+        over = g.do("wait-over", r"^script: over (.*)$").group(1)
+        bob_result = seen(bob, r"^(Winners?: .*|Nobody wins.*)$").group(1)
+        if over == "draw":
+            if not bob_result.startswith("Nobody"):
+                raise Failure(f"gtk says draw, bob says {bob_result}")
+        else:
+            want = sorted(over.replace("winners ", "").split())
+            got = sorted(x.strip() for x in bob_result.split(":", 1)[1].split(","))
+            if want != got:
+                raise Failure(f"winners differ: gtk {want}, bob {got}")
+        anims = g.do("anims", r"^script: anims (\d+) frames (\d+)")
+        if int(anims.group(1)) < 2 or int(anims.group(2)) < int(anims.group(1)):
+            raise Failure(f"moves were not animated step by step: {anims.group(0)}")
+        status = g.do("status", r"^script: status (.*)$").group(1)
+        if not status.startswith("Game over"):
+            raise Failure(f"status line after the end: {status}")
+        s.shot(g, "gtk_kalah_over")
+        print(f"alice played {n} moves through the GTK view; result: {over}")
+        g.do("quit")
+        rc = g.p.wait(20)
+        if rc != 0:
+            raise Failure(f"the GTK view exited with {rc}\n" + g.dump())
+
+
+def test_lobby(bindir, shotdir):
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        bob = s.text("bob", "--server", board.address, "--new", "tictactoe",
+                     "-o", "size=3", "-o", "dims=2", "--ready")
+        gid = bob.expect(r"Created game (\S+)\.").group(1)
+        # no --new/--game: the view opens its games dialog
+        g = s.gtk("--server", board.address, "--name", "alice", "--ready")
+        g.expect(r"^script: started")
+        s.shot(g, "gtk_lobby")
+        g.do("lobby-refresh")
+        g.do(f"lobby-join {gid}")
+        bob.expect(r"^alice joined, seat 1")
+        bob.expect(r"The game starts")
+        play_game(g, bob, random.Random(3), keyboard_every=3)
+        g.do("wait-over", r"^script: over")
+        s.shot(g, "gtk_tictactoe_over")
+        # leave, then create a reversi game from the dialog: its kind and
+        # options are remembered in the settings file
+        g.do("button leave")
+        rid = g.do("lobby-new reversi size=6", r"^script: created (\S+)").group(1)
+        ini = os.path.join(s.tmp, "config", "sungka", "gtk.ini")
+        text = open(ini).read() if os.path.exists(ini) else ""
+        if "kind=reversi" not in text or "size=6" not in text:
+            raise Failure(f"the settings were not remembered in {ini}:\n{text}")
+        carol = s.text("carol", "--server", board.address, "--game", rid, "--ready")
+        carol.expect(r"The game starts")
+        play_game(g, carol, random.Random(5), max_alice=3,
+                  fmt=lambda m: f"{chr(ord('a') + m % 6)}{m // 6 + 1}")
+        s.shot(g, "gtk_reversi")
+        g.do("quit")
+
+
+TESTS = {"play_kalah": test_play_kalah, "lobby": test_lobby}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
+        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
+        return 2
+    for tool in ("xvfb-run", "import", "convert"):
+        if not shutil.which(tool):
+            print(f"SKIP: {tool} is not installed (xvfb, imagemagick)")
+            return 77
+    bindir, shotdir, name = sys.argv[1:]
+    started = time.monotonic()
+    try:
+        TESTS[name](bindir, shotdir)
+    except Failure as f:
+        print(f"FAIL {name}: {f}")
+        return 1
+    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

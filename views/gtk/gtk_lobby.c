@@ -1,0 +1,430 @@
+/*
+ * gtk_lobby.c — the games dialog of the GTK view: the games on the board
+ * service (Refresh), join one as a player or observer, or create one of a
+ * kind chosen from a drop-down with its options as spin buttons.
+ *
+ * This is the "connect dialog" of the design, without the connecting: the
+ * server address and the player's name are given on the command line
+ * (sungka-player --server HOST:PORT --name NAME), and the agent is already
+ * connected before any view starts. What it remembers between runs is the
+ * kind and the options last used to create a game, in
+ * $XDG_CONFIG_HOME/sungka/gtk.ini (GKeyFile):
+ *     [new-game]
+ *     kind=kalah
+ *     [kalah]
+ *     cups=6
+ *     stones=4
+ * Lobby calls block briefly (the agent's call deadline), on this thread.
+ */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gtk_view_internal.h"
+
+struct globby {
+    gview *v;
+    GtkWidget *window;
+    GtkWidget *list;           /* GtkListBox of games; each row has data "id" */
+    GtkWidget *kind;           /* GtkDropDown of kinds */
+    GtkWidget *options;        /* GtkGrid of name / spin button */
+    GtkWidget *spins[GAME_MAX_OPTIONS];
+    GtkWidget *error;
+    char last_error[512];
+};
+
+static const char *status_word(agent_status st)
+{
+    switch (st) {
+    case AGENT_GAME_WAITING: return _("waiting");
+    case AGENT_GAME_RUNNING: return _("running");
+    case AGENT_GAME_FINISHED: return _("finished");
+    case AGENT_GAME_ABANDONED: return _("abandoned");
+    }
+    return "?";
+}
+
+static void set_error(globby *lb, const char *text)
+{
+    snprintf(lb->last_error, sizeof lb->last_error, "%s", text ? text : "");
+    gtk_label_set_text(GTK_LABEL(lb->error), lb->last_error);
+}
+
+const char *globby_error(const globby *lb)
+{
+    return lb->last_error;
+}
+
+/* ------------------------------------------------------------ settings */
+
+static char *settings_path(void)
+{
+    return g_build_filename(g_get_user_config_dir(), "sungka", "gtk.ini", NULL);
+}
+
+static GKeyFile *settings_load(void)
+{
+    GKeyFile *kf = g_key_file_new();
+    char *path = settings_path();
+    g_key_file_load_from_file(kf, path, G_KEY_FILE_KEEP_COMMENTS, NULL);   /* none yet: fine */
+    g_free(path);
+    return kf;
+}
+
+static void settings_save(globby *lb, const game_kind *kind, const game_options *opts)
+{
+    GKeyFile *kf = settings_load();
+    g_key_file_set_string(kf, "new-game", "kind", kind->name);
+    for (int i = 0; i < kind->n_options; i++)
+        g_key_file_set_integer(kf, kind->name, kind->options[i].name, opts->value[i]);
+    char *path = settings_path();
+    char *dir = g_path_get_dirname(path);
+    GError *err = NULL;
+    if (g_mkdir_with_parents(dir, 0700) != 0 || !g_key_file_save_to_file(kf, path, &err)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, _("Could not remember the settings in %s: %s"), path,
+                 err ? err->message : g_strerror(errno));
+        gview_log(lb->v, "%s", msg);
+        g_clear_error(&err);
+    }
+    g_free(dir);
+    g_free(path);
+    g_key_file_free(kf);
+}
+
+/* ------------------------------------------------------------ options */
+
+static const game_kind *chosen_kind(const globby *lb)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(lb->kind));
+    return i == GTK_INVALID_LIST_POSITION ? NULL : game_kind_at((int)i);
+}
+
+/* One spin button per option of the kind, at the remembered value or the
+ * default. */
+static void build_options(globby *lb)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(lb->options)) != NULL)
+        gtk_grid_remove(GTK_GRID(lb->options), child);
+    memset(lb->spins, 0, sizeof lb->spins);
+    const game_kind *kind = chosen_kind(lb);
+    if (!kind)
+        return;
+    GKeyFile *kf = settings_load();
+    for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++) {
+        const game_option_spec *spec = &kind->options[i];
+        GError *err = NULL;
+        int value = g_key_file_get_integer(kf, kind->name, spec->name, &err);
+        if (err) {
+            value = spec->def;
+            g_clear_error(&err);
+        }
+        if (value < spec->min || value > spec->max)
+            value = spec->def;
+        GtkWidget *label = gtk_label_new(spec->name);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        GtkWidget *spin = gtk_spin_button_new_with_range(spec->min, spec->max, 1);
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), value);
+        gtk_widget_set_tooltip_text(spin, spec->help);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       spec->name, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                       spec->help, -1);
+        GtkWidget *help = gtk_label_new(spec->help);
+        gtk_label_set_xalign(GTK_LABEL(help), 0);
+        gtk_label_set_wrap(GTK_LABEL(help), TRUE);
+        gtk_widget_add_css_class(help, "dim-label");
+        gtk_grid_attach(GTK_GRID(lb->options), label, 0, i, 1, 1);
+        gtk_grid_attach(GTK_GRID(lb->options), spin, 1, i, 1, 1);
+        gtk_grid_attach(GTK_GRID(lb->options), help, 2, i, 1, 1);
+        lb->spins[i] = spin;
+    }
+    g_key_file_free(kf);
+}
+
+static void on_kind(GObject *o, GParamSpec *p, gpointer data)
+{
+    (void)o;
+    (void)p;
+    build_options(data);
+}
+
+/* ------------------------------------------------------------ games */
+
+static void clear_list(globby *lb)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(lb->list)) != NULL)
+        gtk_list_box_remove(GTK_LIST_BOX(lb->list), child);
+}
+
+int globby_refresh(globby *lb)
+{
+    agent_game_info *games = NULL;
+    int n = 0;
+    char err[512];
+    clear_list(lb);
+    if (agent_list_games(lb->v->ag, NULL, 0, &games, &n, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    set_error(lb, n == 0 ? _("No games yet: create one below.") : "");
+    for (int i = 0; i < n; i++) {
+        const agent_game_info *g = &games[i];
+        GString *s = g_string_new(NULL);
+        g_string_append_printf(s, _("Game %s: %s (%s %s), %s; seats:"), g->id, g->title, g->kind,
+                               g->options, status_word(g->status));
+        for (int seat = 0; seat < g->n_seats; seat++) {
+            if (!g->seat_name[seat][0])
+                g_string_append_printf(s, " [%s]", _("open"));
+            else
+                g_string_append_printf(s, " [%s%s%s]", g->seat_name[seat],
+                                       g->seat_ready[seat] ? _(", ready") : "",
+                                       g->seat_departed[seat] ? _(", departed") : "");
+        }
+        g_string_append_printf(s, _("; %d watching"), g->observers);
+        GtkWidget *label = gtk_label_new(s->str);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+        GtkWidget *row = gtk_list_box_row_new();
+        gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+        g_object_set_data_full(G_OBJECT(row), "id", g_strdup(g->id), g_free);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       s->str, -1);
+        gtk_list_box_append(GTK_LIST_BOX(lb->list), row);
+        g_string_free(s, TRUE);
+    }
+    free(games);
+    return 0;
+}
+
+static void joined(globby *lb)
+{
+    gtk_widget_set_visible(lb->window, FALSE);
+    gview_joined(lb->v);
+}
+
+int globby_join(globby *lb, const char *game_id, bool observe)
+{
+    char err[512];
+    if (agent_join_game(lb->v->ag, game_id, observe, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    set_error(lb, "");
+    joined(lb);
+    return 0;
+}
+
+/* Create a game of `kind` with the spin buttons' options, overridden by any
+ * "name=value" in assignments (the script hook uses those). */
+int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
+{
+    char err[512];
+    const game_kind *kind = kind_name ? game_kind_find(kind_name) : chosen_kind(lb);
+    if (!kind) {
+        snprintf(err, sizeof err, _("There is no game kind '%s'."), kind_name);
+        set_error(lb, err);
+        return -1;
+    }
+    if (kind != chosen_kind(lb)) {      /* show the kind being created */
+        for (int i = 0; i < game_kind_count(); i++)
+            if (game_kind_at(i) == kind)
+                gtk_drop_down_set_selected(GTK_DROP_DOWN(lb->kind), (guint)i);
+    }
+    game_options opts;
+    game_options_default(kind, &opts);
+    for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++)
+        if (lb->spins[i])
+            opts.value[i] = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->spins[i]));
+    for (int i = 0; i < n; i++)
+        if (game_options_parse(kind, &opts, assignments[i], err, sizeof err) != GAME_OK) {
+            set_error(lb, err);
+            return -1;
+        }
+    char texts[GAME_MAX_OPTIONS][48];
+    const char *argv[GAME_MAX_OPTIONS];
+    for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++) {
+        snprintf(texts[i], sizeof texts[i], "%s=%d", kind->options[i].name, opts.value[i]);
+        argv[i] = texts[i];
+    }
+    if (agent_new_game(lb->v->ag, kind->name, argv, kind->n_options, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    settings_save(lb, kind, &opts);
+    gview_log(lb->v, _("Created game %s."), agent_game_id(lb->v->ag));
+    set_error(lb, "");
+    joined(lb);
+    return 0;
+}
+
+static const char *selected_id(globby *lb)
+{
+    GtkListBoxRow *row = gtk_list_box_get_selected_row(GTK_LIST_BOX(lb->list));
+    return row ? g_object_get_data(G_OBJECT(row), "id") : NULL;
+}
+
+static void on_refresh(GtkButton *b, gpointer data)
+{
+    (void)b;
+    globby_refresh(data);
+}
+
+static void join_selected(globby *lb, bool observe)
+{
+    const char *id = selected_id(lb);
+    if (!id) {
+        set_error(lb, _("Choose a game in the list first."));
+        return;
+    }
+    char copy[32];
+    snprintf(copy, sizeof copy, "%s", id);   /* the row goes on refresh */
+    globby_join(lb, copy, observe);
+}
+
+static void on_join(GtkButton *b, gpointer data)
+{
+    (void)b;
+    join_selected(data, false);
+}
+
+static void on_observe(GtkButton *b, gpointer data)
+{
+    (void)b;
+    join_selected(data, true);
+}
+
+static void on_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
+{
+    (void)box;
+    (void)row;
+    join_selected(data, false);
+}
+
+static void on_create(GtkButton *b, gpointer data)
+{
+    (void)b;
+    globby_create(data, NULL, NULL, 0);
+}
+
+static GtkWidget *button(const char *label, const char *accessible)
+{
+    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
+                                   -1);
+    return b;
+}
+
+globby *globby_new(gview *v)
+{
+    globby *lb = g_new0(globby, 1);
+    lb->v = v;
+    lb->window = gtk_window_new();
+    gtk_window_set_title(GTK_WINDOW(lb->window), _("Sungka \u2014 games"));
+    gtk_window_set_transient_for(GTK_WINDOW(lb->window), GTK_WINDOW(v->window));
+    gtk_window_set_modal(GTK_WINDOW(lb->window), TRUE);
+    gtk_window_set_default_size(GTK_WINDOW(lb->window), 620, 520);
+    gtk_window_set_hide_on_close(GTK_WINDOW(lb->window), TRUE);   /* kept for next time */
+
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+    gtk_widget_set_margin_start(box, 12);
+    gtk_widget_set_margin_end(box, 12);
+    gtk_widget_set_margin_top(box, 12);
+    gtk_widget_set_margin_bottom(box, 12);
+
+    char *hello = g_strdup_printf(_("Connected to the board service as %s."),
+                                  agent_name(v->ag));
+    GtkWidget *intro = gtk_label_new(hello);
+    g_free(hello);
+    gtk_label_set_xalign(GTK_LABEL(intro), 0);
+    gtk_box_append(GTK_BOX(box), intro);
+
+    GtkWidget *games_head = gtk_label_new(NULL);
+    char *m = g_markup_printf_escaped("<b>%s</b>", _("Games"));
+    gtk_label_set_markup(GTK_LABEL(games_head), m);
+    g_free(m);
+    gtk_label_set_xalign(GTK_LABEL(games_head), 0);
+    gtk_box_append(GTK_BOX(box), games_head);
+    lb->list = gtk_list_box_new();
+    gtk_list_box_set_selection_mode(GTK_LIST_BOX(lb->list), GTK_SELECTION_SINGLE);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->list), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Games on the board service"), -1);
+    g_signal_connect(lb->list, "row-activated", G_CALLBACK(on_row_activated), lb);
+    GtkWidget *scroll = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), lb->list);
+    gtk_widget_set_vexpand(scroll, TRUE);
+    gtk_widget_set_size_request(scroll, -1, 160);
+    gtk_box_append(GTK_BOX(box), scroll);
+
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    GtkWidget *refresh = button(_("_Refresh"), _("Refresh the list of games"));
+    GtkWidget *join = button(_("_Join"), _("Join the chosen game as a player"));
+    GtkWidget *observe = button(_("_Watch"), _("Watch the chosen game"));
+    g_signal_connect(refresh, "clicked", G_CALLBACK(on_refresh), lb);
+    g_signal_connect(join, "clicked", G_CALLBACK(on_join), lb);
+    g_signal_connect(observe, "clicked", G_CALLBACK(on_observe), lb);
+    gtk_box_append(GTK_BOX(row), refresh);
+    gtk_box_append(GTK_BOX(row), join);
+    gtk_box_append(GTK_BOX(row), observe);
+    gtk_box_append(GTK_BOX(box), row);
+
+    GtkWidget *new_head = gtk_label_new(NULL);
+    m = g_markup_printf_escaped("<b>%s</b>", _("New game"));
+    gtk_label_set_markup(GTK_LABEL(new_head), m);
+    g_free(m);
+    gtk_label_set_xalign(GTK_LABEL(new_head), 0);
+    gtk_box_append(GTK_BOX(box), new_head);
+    const char *titles[64 + 1];
+    int nk = game_kind_count() < 64 ? game_kind_count() : 64;
+    for (int i = 0; i < nk; i++)
+        titles[i] = game_kind_at(i)->title;
+    titles[nk] = NULL;
+    lb->kind = gtk_drop_down_new_from_strings(titles);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->kind), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Kind of game"), -1);
+    /* the kind used last time */
+    GKeyFile *kf = settings_load();
+    char *last = g_key_file_get_string(kf, "new-game", "kind", NULL);
+    for (int i = 0; last && i < nk; i++)
+        if (strcmp(game_kind_at(i)->name, last) == 0)
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(lb->kind), (guint)i);
+    g_free(last);
+    g_key_file_free(kf);
+    g_signal_connect(lb->kind, "notify::selected", G_CALLBACK(on_kind), lb);
+    gtk_box_append(GTK_BOX(box), lb->kind);
+    lb->options = gtk_grid_new();
+    gtk_grid_set_row_spacing(GTK_GRID(lb->options), 4);
+    gtk_grid_set_column_spacing(GTK_GRID(lb->options), 8);
+    gtk_box_append(GTK_BOX(box), lb->options);
+    build_options(lb);
+    GtkWidget *create = button(_("_Create and sit down"), _("Create the new game and sit at it"));
+    gtk_widget_set_halign(create, GTK_ALIGN_START);
+    g_signal_connect(create, "clicked", G_CALLBACK(on_create), lb);
+    gtk_box_append(GTK_BOX(box), create);
+
+    lb->error = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(lb->error), 0);
+    gtk_label_set_wrap(GTK_LABEL(lb->error), TRUE);
+    gtk_widget_add_css_class(lb->error, "error");
+    gtk_box_append(GTK_BOX(box), lb->error);
+
+    gtk_window_set_child(GTK_WINDOW(lb->window), box);
+    return lb;
+}
+
+void globby_show(globby *lb)
+{
+    globby_refresh(lb);
+    gtk_window_present(GTK_WINDOW(lb->window));
+}
+
+void globby_free(globby *lb)
+{
+    if (!lb)
+        return;
+    gtk_window_destroy(GTK_WINDOW(lb->window));
+    g_free(lb);
+}

@@ -1,0 +1,335 @@
+/*
+ * gtk_script.c — a hidden hook for the end-to-end tests: with
+ * SUNGKA_GTK_SCRIPT=FILE the view follows FILE (a test appends lines to it
+ * as it goes) and does what each line says, as a user would, through the
+ * same code paths as the pointer and keyboard (hit testing included). It
+ * answers on standard output with lines starting "script: ".
+ *
+ *   click X Y            a click at (X, Y) on the board
+ *   motion X Y           the pointer moves to (X, Y)
+ *   click-move M         a click at the centre of the cup or cell of move M
+ *   key NAME             a key press (a GDK key name: Right, Return, ...)
+ *   shot PATH            the window rendered to a PNG file
+ *   chat TEXT            type TEXT into the chat entry and press Enter
+ *   recipient NAME       choose the chat recipient (Everyone, or a name)
+ *   button NAME          press ready | sit | stand | leave | games
+ *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
+ *   status               print the status line
+ *   anims                print how many moves were animated, in how many frames
+ *   wait-turn            wait until it is our turn (board at rest); print the
+ *                        legal moves ("turn none" once the game is over)
+ *   wait-over            wait for the end of the game; print the winners
+ *   wait-log TEXT        wait until TEXT appears in the event and chat log
+ *   quit                 leave, as closing the window after confirming
+ * Each line is acknowledged with "script: ok LINE" (or "script: error ...").
+ * Nothing here runs unless the variable is set.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gtk_view_internal.h"
+
+#define TICK_MS 50
+
+struct gscript {
+    gview *v;
+    int fd;
+    guint src;
+    GString *pending;          /* bytes read, not yet a whole line */
+    char *waiting;             /* a wait-* line not yet satisfied */
+    GdkPaintable *window_image;     /* the window as last drawn */
+    int shot_tries;
+    bool shot_armed;           /* a redraw was asked for; shoot on a later tick */
+};
+
+static void say(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("script: ", stdout);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+    va_end(ap);
+}
+
+/* The window rendered by GTK to a PNG: 1 done, 0 failed (said why), -1
+ * nothing drawn yet (try again on a later tick, after a frame). */
+static int shot(gscript *sc, const char *path)
+{
+    GtkWidget *w = sc->v->window;
+    int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
+    if (width <= 0 || height <= 0) {
+        say("error the window has no size (%dx%d)", width, height);
+        return 0;
+    }
+    if (!sc->shot_armed) {     /* let a frame show what came before this line */
+        sc->shot_armed = true;
+        gtk_widget_queue_draw(sc->v->area);
+        return -1;
+    }
+    GtkSnapshot *s = gtk_snapshot_new();
+    gdk_paintable_snapshot(sc->window_image, s, width, height);
+    GskRenderNode *node = gtk_snapshot_free_to_node(s);
+    bool ok = false;
+    if (!node) {
+        gtk_widget_queue_draw(w);
+        if (++sc->shot_tries < 40)
+            return -1;
+        say("error the window was not drawn");
+    } else {
+        GskRenderer *r = gtk_native_get_renderer(gtk_widget_get_native(w));
+        graphene_rect_t bounds = GRAPHENE_RECT_INIT(0, 0, (float)width, (float)height);
+        GdkTexture *t = r ? gsk_renderer_render_texture(r, node, &bounds) : NULL;
+        if (!t)
+            say("error the renderer made no texture");
+        else if (!(ok = gdk_texture_save_to_png(t, path)))
+            say("error could not write %s", path);
+        if (t)
+            g_object_unref(t);
+        gsk_render_node_unref(node);
+    }
+    sc->shot_tries = 0;
+    sc->shot_armed = false;
+    return ok;
+}
+
+static bool log_contains(gview *v, const char *text)
+{
+    GtkTextBuffer *buf = gtk_text_view_get_buffer(GTK_TEXT_VIEW(v->log));
+    GtkTextIter a, b;
+    gtk_text_buffer_get_bounds(buf, &a, &b);
+    char *all = gtk_text_buffer_get_text(buf, &a, &b, FALSE);
+    bool found = strstr(all, text) != NULL;
+    g_free(all);
+    return found;
+}
+
+/* A wait-* line: true (and the answer printed) once it is satisfied. */
+static bool try_wait(gscript *sc, const char *line)
+{
+    gview *v = sc->v;
+    const agent_model *m = gview_model(v);
+    if (strcmp(line, "wait-turn") == 0) {
+        int moves[GAME_MAX_MOVES];
+        if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED) {
+            say("turn none: the game is over");
+            return true;
+        }
+        if (!gview_my_turn(v) || gview_animating(v))
+            return false;
+        int n = gview_legal(v, moves, GAME_MAX_MOVES);
+        if (n == 0)
+            return false;          /* a move of ours is still on its way */
+        GString *s = g_string_new("turn legal");
+        for (int i = 0; i < n; i++)
+            g_string_append_printf(s, " %d", moves[i]);
+        say("%s", s->str);
+        g_string_free(s, TRUE);
+        return true;
+    }
+    if (strcmp(line, "wait-over") == 0) {
+        if (gview_animating(v) ||
+            (m->status != AGENT_GAME_FINISHED && m->status != AGENT_GAME_ABANDONED))
+            return false;
+        if (m->status == AGENT_GAME_ABANDONED) {
+            say("over abandoned");
+            return true;
+        }
+        GString *s = g_string_new(m->n_winners ? "over winners" : "over draw");
+        char buf[64];
+        for (int i = 0; i < m->n_winners; i++)
+            g_string_append_printf(s, " %s", agent_seat_name(m, m->winners[i], buf, sizeof buf));
+        say("%s", s->str);
+        g_string_free(s, TRUE);
+        return true;
+    }
+    if (g_str_has_prefix(line, "wait-log "))
+        return log_contains(v, line + 9);
+    say("error unknown wait '%s'", line);
+    return true;
+}
+
+static GtkWidget *named_button(gview *v, const char *name)
+{
+    if (strcmp(name, "ready") == 0) return v->btn_ready;
+    if (strcmp(name, "sit") == 0) return v->btn_sit;
+    if (strcmp(name, "stand") == 0) return v->btn_stand;
+    if (strcmp(name, "leave") == 0) return v->btn_leave;
+    if (strcmp(name, "games") == 0) return v->btn_games;
+    return NULL;
+}
+
+/* Do one line; false when it is a wait that must be tried again later. */
+static bool act(gscript *sc, char *line)
+{
+    gview *v = sc->v;
+    const agent_model *m = gview_model(v);
+    double x, y;
+    int a;
+    char word[64];
+    if (g_str_has_prefix(line, "wait-"))
+        return try_wait(sc, line) ? (say("ok %s", line), true) : false;
+    if (sscanf(line, "click %lf %lf", &x, &y) == 2) {
+        gview_motion(v, x, y);
+        gview_click(v, x, y);
+    } else if (sscanf(line, "motion %lf %lf", &x, &y) == 2) {
+        gview_motion(v, x, y);
+    } else if (sscanf(line, "click-move %d", &a) == 1) {
+        int seat = m->have_state ? game_to_move(&m->state) : -1;
+        geo_layout L;
+        geo_rect r;
+        gview_layout(v, &L);
+        int cell = m->have_state ? geo_move_cell(&m->state, seat, a) : -1;
+        if (cell < 0 || geo_cell_rect(&L, cell, &r) != 0) {
+            say("error no cell for move %d", a);
+            return true;
+        }
+        x = r.x + r.w / 2;
+        y = r.y + r.h / 2;
+        gview_motion(v, x, y);
+        say("hover %d", v->hover);
+        gview_click(v, x, y);
+        say("clicked %.1f %.1f", x, y);
+    } else if (sscanf(line, "key %63s", word) == 1) {
+        guint kv = gdk_keyval_from_name(word);
+        if (kv == GDK_KEY_VoidSymbol || !gview_key(v, kv)) {
+            say("error key %s not used", word);
+            return true;
+        }
+        int move = m->have_state && v->cursor >= 0
+                       ? geo_cell_move(&m->state, game_to_move(&m->state), v->cursor)
+                       : -1;
+        say("cursor %d move %d", v->cursor, move);
+    } else if (g_str_has_prefix(line, "shot ")) {
+        int rc = shot(sc, line + 5);
+        if (rc < 0)
+            return false;          /* again on the next tick */
+        if (rc == 0)
+            return true;           /* shot() said why */
+    } else if (g_str_has_prefix(line, "chat ")) {
+        gtk_editable_set_text(GTK_EDITABLE(v->entry), line + 5);
+        g_signal_emit_by_name(v->entry, "activate");
+    } else if (g_str_has_prefix(line, "recipient ")) {
+        guint n = g_list_model_get_n_items(G_LIST_MODEL(v->recipients)), i;
+        for (i = 0; i < n; i++)
+            if (strcmp(gtk_string_list_get_string(v->recipients, i), line + 10) == 0)
+                break;
+        if (i == n) {
+            say("error no recipient %s", line + 10);
+            return true;
+        }
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(v->recipient), i);
+    } else if (sscanf(line, "button %63s", word) == 1) {
+        GtkWidget *btn = named_button(v, word);
+        if (!btn || !gtk_widget_is_sensitive(btn)) {
+            say("error button %s is not there or not usable now", word);
+            return true;
+        }
+        g_signal_emit_by_name(btn, "clicked");
+    } else if (strcmp(line, "lobby-refresh") == 0 || g_str_has_prefix(line, "lobby-join ") ||
+               g_str_has_prefix(line, "lobby-watch ") || g_str_has_prefix(line, "lobby-new ")) {
+        int rc;
+        if (strcmp(line, "lobby-refresh") == 0)
+            rc = globby_refresh(v->lobby);
+        else if (g_str_has_prefix(line, "lobby-new ")) {
+            char **w = g_strsplit(line + 10, " ", -1);
+            rc = globby_create(v->lobby, w[0], w + 1, (int)g_strv_length(w) - 1);
+            g_strfreev(w);
+        } else
+            rc = globby_join(v->lobby, strchr(line, ' ') + 1, line[6] == 'w');
+        if (rc != 0) {
+            say("error lobby: %s", globby_error(v->lobby));
+            return true;
+        }
+        if (g_str_has_prefix(line, "lobby-new "))
+            say("created %s", agent_game_id(v->ag));
+    } else if (strcmp(line, "status") == 0) {
+        char *s = g_strdup(gtk_label_get_text(GTK_LABEL(v->status)));
+        g_strdelimit(s, "\n", '/');
+        say("status %s", s);
+        g_free(s);
+    } else if (strcmp(line, "anims") == 0) {
+        say("anims %d frames %d", v->anims_done, v->anim_frames);
+    } else if (strcmp(line, "quit") == 0) {
+        say("ok quit");
+        v->quitting = true;
+        gview_quit(v);
+        return true;
+    } else {
+        say("error unknown line '%s'", line);
+        return true;
+    }
+    say("ok %s", line);
+    return true;
+}
+
+static gboolean tick(gpointer data)
+{
+    gscript *sc = data;
+    gview *v = sc->v;
+    if (!gtk_widget_get_mapped(v->window) || gtk_widget_get_width(v->area) <= 0)
+        return G_SOURCE_CONTINUE;       /* not on screen yet */
+    if (sc->waiting) {
+        if (!act(sc, sc->waiting))
+            return G_SOURCE_CONTINUE;
+        g_free(sc->waiting);
+        sc->waiting = NULL;
+    }
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(sc->fd, chunk, sizeof chunk)) > 0)
+        g_string_append_len(sc->pending, chunk, n);
+    char *nl;
+    while (!v->quitting && (nl = memchr(sc->pending->str, '\n', sc->pending->len)) != NULL) {
+        size_t len = (size_t)(nl - sc->pending->str);
+        char *line = g_strndup(sc->pending->str, len);
+        g_string_erase(sc->pending, 0, (gssize)len + 1);
+        g_strstrip(line);
+        if (!*line) {
+            g_free(line);
+            continue;
+        }
+        if (!act(sc, line)) {
+            sc->waiting = line;          /* try again on the next tick */
+            return G_SOURCE_CONTINUE;
+        }
+        g_free(line);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+gscript *gscript_start(gview *v, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        fprintf(stderr, "sungka-player: SUNGKA_GTK_SCRIPT %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    gscript *sc = g_new0(gscript, 1);
+    sc->v = v;
+    sc->fd = fd;
+    sc->pending = g_string_new(NULL);
+    sc->window_image = gtk_widget_paintable_new(v->window);
+    sc->src = g_timeout_add(TICK_MS, tick, sc);
+    say("started");
+    return sc;
+}
+
+void gscript_free(gscript *sc)
+{
+    if (!sc)
+        return;
+    g_source_remove(sc->src);
+    close(sc->fd);
+    g_string_free(sc->pending, TRUE);
+    g_object_unref(sc->window_image);
+    g_free(sc->waiting);
+    g_free(sc);
+}

@@ -6,12 +6,16 @@
 set -eu
 cd "$(dirname "$0")"
 
+# What building and playing needs (GTK 4 for the optional --view gtk) ...
 PACKAGES="gcc make cmake pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler \
-libcmocka-dev libsqlite3-dev python3 python3-grpcio tmux valgrind"
+libcmocka-dev libsqlite3-dev libgtk-4-dev"
+# ... and what the tests use besides: an independent gRPC client, a terminal,
+# valgrind, and a virtual display with screenshots for the GTK view.
+TEST_PACKAGES="python3 python3-grpcio tmux valgrind xvfb xauth imagemagick"
 
 install_missing() {
     missing=""
-    for p in $PACKAGES; do
+    for p in $PACKAGES ${1:-}; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
             || missing="$missing $p"
     done
@@ -23,7 +27,7 @@ install_missing() {
     fi
     echo "Installing:$missing"
     apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+    DEBIAN_FRONTEND=noninteractive apt-get install -y $missing
 }
 
 build() {
@@ -37,13 +41,13 @@ play)
     install_missing
     build
     if [ $# -eq 0 ]; then
-        # Host a game others can join on port 7070, and play it here.
-        set -- --serve 0.0.0.0:7070 --name "${USER:-host}" --new sungka
+        # A game of sungka against the computer, on a private board service.
+        set -- --name "${USER:-player}" --new sungka --bots 1 --ready
     fi
     exec build/bin/sungka-player "$@"
     ;;
 test)
-    install_missing
+    install_missing "$TEST_PACKAGES"
     build
     cd build
     exec ctest --output-on-failure -j 2

@@ -31,6 +31,7 @@ struct globby {
     GtkWidget *kind;           /* GtkDropDown of kinds */
     GtkWidget *options;        /* GtkGrid of name / spin button */
     GtkWidget *spins[GAME_MAX_OPTIONS];
+    GtkWidget *bots;           /* computer players the service seats (0..) */
     GtkWidget *error;
     char last_error[512];
 };
@@ -110,6 +111,7 @@ static void build_options(globby *lb)
     while ((child = gtk_widget_get_first_child(lb->options)) != NULL)
         gtk_grid_remove(GTK_GRID(lb->options), child);
     memset(lb->spins, 0, sizeof lb->spins);
+    lb->bots = NULL;           /* destroyed with the grid's other children */
     const game_kind *kind = chosen_kind(lb);
     if (!kind)
         return;
@@ -142,6 +144,19 @@ static void build_options(globby *lb)
         lb->spins[i] = spin;
     }
     g_key_file_free(kf);
+    /* Not a rules option: seats the service fills with its own bots. */
+    GtkWidget *label = gtk_label_new(_("computer players"));
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    lb->bots = gtk_spin_button_new_with_range(0, GAME_MAX_SEATS - 1, 1);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->bots), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("computer players"), -1);
+    GtkWidget *help = gtk_label_new(_("seats the board service fills with bots"));
+    gtk_label_set_xalign(GTK_LABEL(help), 0);
+    gtk_widget_add_css_class(help, "dim-label");
+    int row = kind->n_options;
+    gtk_grid_attach(GTK_GRID(lb->options), label, 0, row, 1, 1);
+    gtk_grid_attach(GTK_GRID(lb->options), lb->bots, 1, row, 1, 1);
+    gtk_grid_attach(GTK_GRID(lb->options), help, 2, row, 1, 1);
 }
 
 static void on_kind(GObject *o, GParamSpec *p, gpointer data)
@@ -244,13 +259,21 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
             set_error(lb, err);
             return -1;
         }
-    char texts[GAME_MAX_OPTIONS][48];
-    const char *argv[GAME_MAX_OPTIONS];
+    char texts[GAME_MAX_OPTIONS + 1][48];
+    const char *argv[GAME_MAX_OPTIONS + 1];
+    int argc = 0;
     for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++) {
-        snprintf(texts[i], sizeof texts[i], "%s=%d", kind->options[i].name, opts.value[i]);
-        argv[i] = texts[i];
+        snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name, opts.value[i]);
+        argv[argc] = texts[argc];
+        argc++;
     }
-    if (agent_new_game(lb->v->ag, kind->name, argv, kind->n_options, err, sizeof err) != 0) {
+    int bots = lb->bots ? gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->bots)) : 0;
+    if (bots > 0) {
+        snprintf(texts[argc], sizeof texts[argc], "bots=%d", bots);
+        argv[argc] = texts[argc];
+        argc++;
+    }
+    if (agent_new_game(lb->v->ag, kind->name, argv, argc, err, sizeof err) != 0) {
         set_error(lb, err);
         return -1;
     }

@@ -7,13 +7,18 @@
  * check, a unary call that does no work, through the same rpc layer.
  * Prints p50/p99/mean in microseconds.
  *
- * Usage: sungka-bench-move [MOVES]   (default 5000)
+ * The service stores every move durably before it is announced; DB is the
+ * SQLite file it uses (default: a fresh file in /tmp, removed afterwards;
+ * ":memory:" to leave the disk out, "" for no store at all).
+ *
+ * Usage: sungka-bench-move [MOVES [DB]]   (default 5000)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "board.h"
 #include "games.h"
@@ -79,18 +84,35 @@ static void new_game(rpc_client *cli, char tokens[2][64])
         snprintf(tokens[i], 64, "%s", ((Sungka__V1__BoardRef *)reply)->token);
         protobuf_c_message_free_unpacked(reply, NULL);
     }
+    rpc_method ready = {&sungka__v1__board__descriptor, 6, false};
+    for (int i = 0; i < 2; i++) {
+        Sungka__V1__ReadyRequest rr = SUNGKA__V1__READY_REQUEST__INIT;
+        rr.ready = 1;
+        if (rpc_client_call_sync(cli, &ready, &rr.base, tokens[i], 5000, &reply, &st) != 0)
+            die("Ready", &st);
+        protobuf_c_message_free_unpacked(reply, NULL);
+    }
 }
 
 int main(int argc, char **argv)
 {
     int moves = argc > 1 ? atoi(argv[1]) : 5000;
     if (moves <= 0) {
-        fprintf(stderr, "usage: %s [MOVES]\n", argv[0]);
+        fprintf(stderr, "usage: %s [MOVES [DB]]\n", argv[0]);
         return 2;
     }
+    char dir[] = "/tmp/sungka-bench-XXXXXX", db[64] = "";
+    const char *db_path = argc > 2 ? argv[2] : NULL;
+    if (!db_path) {
+        if (!mkdtemp(dir))
+            return 1;
+        snprintf(db, sizeof db, "%s/bench.db", dir);
+        db_path = db;
+    }
+    printf("store: %s\n", db_path[0] ? db_path : "(none)");
     rpc_init();
     FILE *quiet = fopen("/dev/null", "w");
-    board_config cfg = {.listen = "127.0.0.1:0", .log = quiet,
+    board_config cfg = {.listen = "127.0.0.1:0", .log = quiet, .db = db_path,
                         .ping_timeout_ms = 3600 * 1000};
     board_service *svc;
     int port;
@@ -156,5 +178,14 @@ int main(int argc, char **argv)
     board_destroy(svc);
     rpc_shutdown();
     fclose(quiet);
+    if (db[0]) {              /* the temporary database and its WAL files */
+        char path[96];
+        const char *suffix[] = {"", "-wal", "-shm"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s%s", db, suffix[i]);
+            unlink(path);
+        }
+        rmdir(dir);
+    }
     return 0;
 }

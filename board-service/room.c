@@ -533,8 +533,12 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
     if (r->status == ROOM_WAITING) {
         int missing = game_seats(&r->state) - room_seats_taken(r);
         *code = RPC_FAILED_PRECONDITION;
-        snprintf(err, errlen, "the game has not started (waiting for %d more player%s)",
-                 missing, missing == 1 ? "" : "s");
+        if (missing > 0)
+            snprintf(err, errlen, "the game has not started (waiting for %d more player%s)",
+                     missing, missing == 1 ? "" : "s");
+        else
+            snprintf(err, errlen, "the game has not started (waiting for everyone to be "
+                                  "ready)");
         return -1;
     }
     if (r->status != ROOM_RUNNING) {

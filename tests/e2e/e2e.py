@@ -404,7 +404,8 @@ def service_refusals(bindir):
             bob = join("bob")
             olga = join("olga", observe=True)
             code, text = move(alice, 0)     # seats full, nobody ready yet
-            check(code == "FAILED_PRECONDITION" and "not started" in text, f"{code}: {text}")
+            check(code == "FAILED_PRECONDITION" and text ==
+                  "the game has not started (waiting for everyone to be ready)", f"{code}: {text}")
             code, text = client.raw("/sungka.v1.Board/Ready", wire.message((1, True)), token=olga)
             check(code == "PERMISSION_DENIED", f"an observer's ready gave {code}: {text}")
             for token in (alice, bob):

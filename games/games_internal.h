@@ -75,6 +75,17 @@ static inline void game__passed(game_result *res, int seat)
         res->passed[res->n_passed++] = (int8_t)seat;
 }
 
+/* mancala.c: what sungka, congklak and kalah share. `cup` and `home` are the
+ * kind's own words for error sentences ("pit", "the store"). The sweep puts
+ * every seat's remaining stones into its own home and ends the game. */
+void game__mancala_setup(game_state *st, int seats, int cups, int stones);
+bool game__mancala_row_empty(const game_state *st, int seat);
+int game__mancala_check(const game_state *st, int move, const char *cup, const char *home,
+                        char *err, size_t errlen);
+void game__mancala_sweep(game_state *st, game_result *res);
+int game__mancala_legal_moves(const game_state *st, int *moves, int max);
+void game__mancala_scores(const game_state *st, int *scores);
+
 /*
  * The sungka move with the relay guard as a parameter: sungka's apply calls it
  * with GAME_RELAY_LIMIT; tests call it with small limits. A relay that would

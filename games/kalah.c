@@ -36,69 +36,13 @@ static const game_option_spec kalah_options[] = {
 
 static int kalah_init(game_state *st, const game_options *opts)
 {
-    int cups = opts->value[OPT_CUPS];
-    int stones = opts->value[OPT_STONES];
-    st->seats = 2;
-    st->cups = (uint16_t)cups;
-    st->n_cells = (uint16_t)(2 * (cups + 1));
-    for (int s = 0; s < 2; s++) {
-        for (int c = 0; c < cups; c++)
-            st->cells[game_mancala_cup(st, s, c)] = (int16_t)stones;
-        st->cells[game_mancala_home(st, s)] = 0;
-    }
-    st->to_move = 0;
-    st->over = false;
+    game__mancala_setup(st, 2, opts->value[OPT_CUPS], opts->value[OPT_STONES]);
     return GAME_OK;
-}
-
-static bool row_empty(const game_state *st, int seat)
-{
-    const int16_t *row = &st->cells[game_mancala_cup(st, seat, 0)];
-    for (int c = 0; c < st->cups; c++)
-        if (row[c] > 0)
-            return false;
-    return true;
 }
 
 static int kalah_check(const game_state *st, int move, char *err, size_t errlen)
 {
-    int cups = st->cups;
-    if (move == cups)
-        return game__fail(GAME_E_HOME, err, errlen,
-                          "the store cannot be played; choose a pit 0..%d", cups - 1);
-    if (move < 0 || move > cups)
-        return game__fail(GAME_E_RANGE, err, errlen, "pit %d is out of range 0..%d", move,
-                          cups - 1);
-    if (st->cells[game_mancala_cup(st, st->to_move, move)] == 0)
-        return game__fail(GAME_E_EMPTY, err, errlen, "pit %d is empty", move);
-    return GAME_OK;
-}
-
-/* Each seat's seeds left in its pits go to its own store: the game is over. */
-static void sweep(game_state *st, game_result *res)
-{
-    for (int s = 0; s < 2; s++) {
-        int home = game_mancala_home(st, s);
-        int moved = 0;
-        for (int c = 0; c < st->cups; c++) {
-            int cell = game_mancala_cup(st, s, c);
-            if (st->cells[cell] > 0) {
-                moved += st->cells[cell];
-                st->cells[cell] = 0;
-                game__step(res, cell, 0);
-            }
-        }
-        if (moved > 0) {
-            st->cells[home] = (int16_t)(st->cells[home] + moved);
-            game__step(res, home, st->cells[home]);
-        }
-    }
-    st->to_move = -1;
-    st->over = true;
-    if (res) {
-        res->next = -1;
-        res->extra_turn = false;
-    }
+    return game__mancala_check(st, move, "pit", "the store", err, errlen);
 }
 
 static void kalah_apply(game_state *st, int move, game_result *res)
@@ -147,8 +91,8 @@ static void kalah_apply(game_state *st, int move, game_result *res)
         }
     }
 
-    if (row_empty(st, 0) || row_empty(st, 1)) {
-        sweep(st, res);
+    if (game__mancala_row_empty(st, 0) || game__mancala_row_empty(st, 1)) {
+        game__mancala_sweep(st, res);
         return;
     }
     st->to_move = (int8_t)(again ? mover : 1 - mover);
@@ -156,21 +100,6 @@ static void kalah_apply(game_state *st, int move, game_result *res)
         res->next = st->to_move;
         res->extra_turn = again;
     }
-}
-
-static int kalah_legal_moves(const game_state *st, int *moves, int max)
-{
-    int count = 0;
-    for (int c = 0; c < st->cups && count < max; c++)
-        if (st->cells[game_mancala_cup(st, st->to_move, c)] > 0)
-            moves[count++] = c;
-    return count;
-}
-
-static void kalah_scores(const game_state *st, int *scores)
-{
-    for (int s = 0; s < 2; s++)
-        scores[s] = st->cells[game_mancala_home(st, s)];
 }
 
 const game_kind game_kalah_kind = {
@@ -182,6 +111,6 @@ const game_kind game_kalah_kind = {
     .init = kalah_init,
     .check = kalah_check,
     .apply = kalah_apply,
-    .legal_moves = kalah_legal_moves,
-    .scores = kalah_scores,
+    .legal_moves = game__mancala_legal_moves,
+    .scores = game__mancala_scores,
 };

@@ -33,43 +33,14 @@ static const game_option_spec sungka_options[] = {
 
 static int sungka_init(game_state *st, const game_options *opts)
 {
-    int seats = opts->value[OPT_PLAYERS];
-    int cups = opts->value[OPT_CUPS];
-    int stones = opts->value[OPT_STONES];
-    st->seats = (uint8_t)seats;
-    st->cups = (uint16_t)cups;
-    st->n_cells = (uint16_t)(seats * (cups + 1));
-    for (int s = 0; s < seats; s++) {
-        for (int c = 0; c < cups; c++)
-            st->cells[game_mancala_cup(st, s, c)] = (int16_t)stones;
-        st->cells[game_mancala_home(st, s)] = 0;
-    }
-    st->to_move = 0;
-    st->over = false;
+    game__mancala_setup(st, opts->value[OPT_PLAYERS], opts->value[OPT_CUPS],
+                        opts->value[OPT_STONES]);
     return GAME_OK;
-}
-
-static bool row_empty(const game_state *st, int seat)
-{
-    const int16_t *row = &st->cells[game_mancala_cup(st, seat, 0)];
-    for (int c = 0; c < st->cups; c++)
-        if (row[c] > 0)
-            return false;
-    return true;
 }
 
 static int sungka_check(const game_state *st, int move, char *err, size_t errlen)
 {
-    int cups = st->cups;
-    if (move == cups)
-        return game__fail(GAME_E_HOME, err, errlen,
-                          "the home cannot be played; choose a cup 0..%d", cups - 1);
-    if (move < 0 || move > cups)
-        return game__fail(GAME_E_RANGE, err, errlen, "cup %d is out of range 0..%d", move,
-                          cups - 1);
-    if (st->cells[game_mancala_cup(st, st->to_move, move)] == 0)
-        return game__fail(GAME_E_EMPTY, err, errlen, "cup %d is empty", move);
-    return GAME_OK;
+    return game__mancala_check(st, move, "cup", "the home", err, errlen);
 }
 
 /* The turn is over: find who moves next, starting with `first` (the seat
@@ -80,7 +51,7 @@ static void hand_over(game_state *st, int first, game_result *res)
 {
     for (int k = 0; k < st->seats; k++) {
         int s = (first + k) % st->seats;
-        if (!row_empty(st, s)) {
+        if (!game__mancala_row_empty(st, s)) {
             st->to_move = (int8_t)s;
             if (res)
                 res->next = (int8_t)s;
@@ -132,7 +103,7 @@ long game__sungka_apply(game_state *st, int move, game_result *res, long limit)
 
         if (pos == home) {
             /* Rule 2: the mover moves again, if they can. */
-            if (!row_empty(st, mover)) {
+            if (!game__mancala_row_empty(st, mover)) {
                 if (res) {
                     res->extra_turn = true;
                     res->next = (int8_t)mover;
@@ -180,21 +151,6 @@ static void sungka_apply(game_state *st, int move, game_result *res)
     game__sungka_apply(st, move, res, GAME_RELAY_LIMIT);
 }
 
-static int sungka_legal_moves(const game_state *st, int *moves, int max)
-{
-    int count = 0;
-    for (int c = 0; c < st->cups && count < max; c++)
-        if (st->cells[game_mancala_cup(st, st->to_move, c)] > 0)
-            moves[count++] = c;
-    return count;
-}
-
-static void sungka_scores(const game_state *st, int *scores)
-{
-    for (int s = 0; s < st->seats; s++)
-        scores[s] = st->cells[game_mancala_home(st, s)];
-}
-
 const game_kind game_sungka_kind = {
     .name = "sungka",
     .title = "Sungka (Filipino mancala)",
@@ -204,6 +160,6 @@ const game_kind game_sungka_kind = {
     .init = sungka_init,
     .check = sungka_check,
     .apply = sungka_apply,
-    .legal_moves = sungka_legal_moves,
-    .scores = sungka_scores,
+    .legal_moves = game__mancala_legal_moves,
+    .scores = game__mancala_scores,
 };

@@ -272,6 +272,41 @@ def crash_recovery(bindir):
             p.quit()
 
 
+def store_refuses(bindir):
+    """Nothing is acknowledged that was not stored: while another program
+    holds the database's write lock a move is refused with a clear error and
+    nobody hears of it; once the lock is gone the same move goes through."""
+    import sqlite3
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "locked.db")
+        board = env.board("--db", db)
+        alice = env.player("alice", "--server", board.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^Your turn")
+        lock = sqlite3.connect(db, timeout=0.1, isolation_level=None)
+        try:
+            lock.execute("BEGIN EXCLUSIVE")
+            alice.send("2")
+            alice.expect(r"^Refused: the move could not be stored, so it was not played")
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        check(not any("played cup" in l for l in bob.lines), "bob heard of an unstored move")
+        alice.send("2")
+        bob.expect(r"^alice played cup 2\.")
+        alice.send("history")
+        for p in (alice, bob):
+            p.quit()
+        # The stored game has exactly the one move that was played.
+        con = sqlite3.connect(db)
+        try:
+            n = con.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game,)).fetchone()[0]
+        finally:
+            con.close()
+        check(n == 1, f"{n} moves stored, wanted 1")
+
+
 def bad_database(bindir):
     """A corrupt or unwritable database file is a clear error at start-up."""
     with Env(bindir) as env:
@@ -1003,7 +1038,7 @@ def terminal(bindir):
 
 TESTS = {f.__name__: f for f in (
     two_players, bots_sungka, bots_congklak, bots_kalah, bots_reversi, bots_tictactoe,
-    service_bots, stats_and_history, crash_recovery, bad_database, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
+    service_bots, stats_and_history, crash_recovery, store_refuses, bad_database, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
     tictactoe_4_players, sungka_4_players, late_observer, three_players, refusals, service_refusals, resubscribe,
     rogue_service, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
     private_chat, two_winners, hot_seat, quit_confirms, bad_input, vanishing_client, clean_shutdown,

@@ -19,6 +19,9 @@ typedef struct board_config {
     int grace_ms;              /* a departed player's seat is kept this long (default 60000) */
     int max_games;             /* default 1000 */
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
+    const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
+    const char *tls_key;       /* its private key */
+    const char *tls_client_ca; /* require client certificates signed by this CA */
     const char *db;            /* the store: a file, ":memory:", "" for none;
                                 * NULL: the user's data directory */
     int verbose;               /* log every request to the log stream */

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@ static void usage(FILE *out)
             "                            return before the game is abandoned (default 60)\n"
             "      --max-games N         most games hosted at once (default 1000)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
+            "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
+            "      --tls-key FILE        ...and its private key\n"
+            "      --tls-client-ca FILE  also require client certificates signed by this CA\n"
             "      --db PATH             the SQLite database of statistics, history and\n"
             "                            unfinished games (default\n"
             "                            $XDG_DATA_HOME/sungka/sungka.db; :memory: keeps\n"
@@ -67,7 +71,7 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 int main(int argc, char **argv)
 {
     enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES,
-           OPT_BOT_THINK, OPT_DB };
+           OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -76,6 +80,9 @@ int main(int argc, char **argv)
         {"grace", required_argument, NULL, OPT_GRACE},
         {"bot-think", required_argument, NULL, OPT_BOT_THINK},
         {"db", required_argument, NULL, OPT_DB},
+        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+        {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -108,6 +115,15 @@ int main(int argc, char **argv)
             break;
         case OPT_DB:
             cfg.db = optarg;
+            break;
+        case OPT_TLS_CERT:
+            cfg.tls_cert = optarg;
+            break;
+        case OPT_TLS_KEY:
+            cfg.tls_key = optarg;
+            break;
+        case OPT_TLS_CLIENT_CA:
+            cfg.tls_client_ca = optarg;
             break;
         case OPT_BOT_THINK:
             if (parse_count("--bot-think", optarg, 600000, &cfg.bot_think_ms) != 0)
@@ -160,8 +176,16 @@ int main(int argc, char **argv)
     const char *listen = cfg.listen ? cfg.listen : "127.0.0.1:7070";
     const char *colon = strrchr(listen, ':');
     int hostlen = colon ? (int)(colon - listen) : (int)strlen(listen);
-    printf("sungka-board listening on %.*s:%d\n", hostlen, listen, port);
+    printf("sungka-board listening on %.*s:%d%s\n", hostlen, listen, port,
+           cfg.tls_cert ? " (TLS)" : "");
     fflush(stdout);
+    bool loopback = strncmp(listen, "127.", 4) == 0 || strncmp(listen, "localhost:", 10) == 0 ||
+                    strncmp(listen, "[::1]", 5) == 0;
+    if (!cfg.tls_cert && !loopback)
+        fprintf(stderr, "sungka-board: warning: serving in plaintext on %s: anyone on the "
+                        "network can read the games and steal seat tokens; use --tls-cert "
+                        "and --tls-key\n",
+                listen);
 
     board_run(svc);
     running = NULL;

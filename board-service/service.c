@@ -7,12 +7,14 @@
  * deadline at the next timer (pings, departures), so timers need no thread.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "board_internal.h"
 #include "grpc/health/v1/health.pb-c.h"
@@ -517,6 +519,23 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     }
 
     rpc_server_options opts = {0};
+    const char *tls_files[][2] = {{"--tls-cert", svc->cfg.tls_cert},
+                                  {"--tls-key", svc->cfg.tls_key},
+                                  {"--tls-client-ca", svc->cfg.tls_client_ca}};
+    for (size_t i = 0; i < sizeof tls_files / sizeof tls_files[0]; i++) {
+        if (tls_files[i][1] && access(tls_files[i][1], R_OK) != 0) {
+            snprintf(err, errlen, "cannot read %s %s: %s", tls_files[i][0], tls_files[i][1],
+                     strerror(errno));
+            goto fail_store;
+        }
+    }
+    if (!svc->cfg.tls_cert != !svc->cfg.tls_key) {
+        snprintf(err, errlen, "TLS needs both --tls-cert and --tls-key");
+        goto fail_store;
+    }
+    opts.tls.cert = svc->cfg.tls_cert;
+    opts.tls.key = svc->cfg.tls_key;
+    opts.tls.ca = svc->cfg.tls_client_ca;
     /* Let agents ping the transport every few seconds without a strike, and
      * ping idle connections ourselves to find half-open ones. */
     opts.keepalive.time_ms = 10000;
@@ -528,8 +547,10 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     static const char *const board_streams[] = {"Subscribe", NULL};
 
     if (rpc_server_create(svc->cfg.listen, &opts, &svc->server, port) != 0) {
-        snprintf(err, errlen, "cannot listen on %s (address in use or invalid?)",
-                 svc->cfg.listen);
+        snprintf(err, errlen, "cannot listen on %s (%s)", svc->cfg.listen,
+                 svc->cfg.tls_cert ? "address in use or invalid, or the TLS files are not a "
+                                     "matching PEM certificate and key"
+                                   : "address in use or invalid?");
         goto fail_free;
     }
     if (rpc_server_add_service(svc->server, &sungka__v1__register__descriptor, NULL,

@@ -325,7 +325,17 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
     if (rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st) ==
         0)
         return 0;
-    snprintf(err, errlen, "%s: %s", what, st.message[0] ? st.message : rpc_code_name(st.code));
+    /* Name the likely cause of the two classic TLS mistakes. */
+    const char *hint = "";
+    if (st.code == RPC_UNAVAILABLE && strstr(st.message, "certificate verify failed"))
+        hint = " (the service's certificate is not signed by the --tls-ca given)";
+    else if (st.code == RPC_UNAVAILABLE && (strstr(st.message, "hostname") ||
+                                            strstr(st.message, "Peer name")))
+        hint = " (the service's certificate does not name this host; see --tls-name)";
+    else if (st.code == RPC_UNAVAILABLE && !ag->cfg.tls && strstr(st.message, "Socket closed"))
+        hint = " (if the service uses TLS, give --tls-ca)";
+    snprintf(err, errlen, "%s: %s%s", what, st.message[0] ? st.message : rpc_code_name(st.code),
+             hint);
     return -1;
 }
 
@@ -655,6 +665,11 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         goto fail_agent;
     }
     rpc_client_options copts = {0};
+    copts.use_tls = cfg->tls;
+    copts.tls.ca = cfg->tls_ca;
+    copts.tls.cert = cfg->tls_cert;
+    copts.tls.key = cfg->tls_key;
+    copts.tls_server_name = cfg->tls_name;
     copts.keepalive.time_ms = 10000;     /* no faster than the service permits (5 s) */
     copts.keepalive.timeout_ms = 5000;
     if (rpc_client_create(cfg->server, &copts, &ag->client) != 0) {

@@ -33,6 +33,11 @@ typedef struct agent agent;
 
 typedef struct agent_config {
     const char *server;        /* "host:port" */
+    bool tls;                  /* TLS, verifying the service's certificate */
+    const char *tls_ca;        /* the CA it must chain to (NULL: system roots) */
+    const char *tls_cert;      /* a client certificate, when the service asks */
+    const char *tls_key;
+    const char *tls_name;      /* the name on the service's certificate, if not the host */
     const char *name;
     /* What to do at start; all NULL: stay in the lobby. */
     const char *new_kind;      /* create a game of this kind */

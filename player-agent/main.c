@@ -56,6 +56,12 @@ static void usage(FILE *out)
             "      --state-dir DIR     where seat tokens are saved (default\n"
             "                          $XDG_STATE_HOME/sungka; \"\" to save none)\n"
             "      --view NAME         the view to use (default text)\n"
+            "      --tls-ca FILE       use TLS; the service's certificate must chain to\n"
+            "                          this CA (PEM)\n"
+            "      --tls-cert FILE     use TLS with this client certificate...\n"
+            "      --tls-key FILE      ...and its key, for services that require one\n"
+            "      --tls-name NAME     the name on the service's certificate, when it is not\n"
+            "                          the host in --server\n"
             "  -h, --help              show this help and exit\n"
             "\n"
             "Game kinds and their options:\n");
@@ -75,7 +81,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
-           OPT_SEAT };
+           OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -92,6 +98,10 @@ int main(int argc, char **argv)
         {"level", required_argument, NULL, OPT_LEVEL},
         {"think", required_argument, NULL, OPT_THINK},
         {"seat", required_argument, NULL, OPT_SEAT},
+        {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+        {"tls-name", required_argument, NULL, OPT_TLS_NAME},
         {"option", required_argument, NULL, 'o'},
         {"title", required_argument, NULL, 't'},
         {"game", required_argument, NULL, 'g'},
@@ -127,6 +137,10 @@ int main(int argc, char **argv)
             if (parse_int("--level", optarg, 1, 10, &io.level) != 0)
                 return 2;
             break;
+        case OPT_TLS_CA: cfg.tls = true; cfg.tls_ca = optarg; break;
+        case OPT_TLS_CERT: cfg.tls = true; cfg.tls_cert = optarg; break;
+        case OPT_TLS_KEY: cfg.tls = true; cfg.tls_key = optarg; break;
+        case OPT_TLS_NAME: cfg.tls = true; cfg.tls_name = optarg; break;
         case OPT_SEAT:
             if (parse_int("--seat", optarg, 0, GAME_MAX_SEATS - 1, &cfg.seat) != 0)
                 return 2;
@@ -207,6 +221,25 @@ int main(int argc, char **argv)
             printf("Hosting a board service on %s.\n", serve);
     }
 
+    if (cfg.tls) {
+        const char *files[][2] = {{"--tls-ca", cfg.tls_ca}, {"--tls-cert", cfg.tls_cert},
+                                  {"--tls-key", cfg.tls_key}};
+        for (int i = 0; i < 3; i++) {
+            FILE *f = files[i][1] ? fopen(files[i][1], "r") : NULL;
+            if (files[i][1] && !f) {
+                fprintf(stderr, "sungka-player: cannot read %s %s\n", files[i][0], files[i][1]);
+                local_board_stop(&board);
+                return 2;
+            }
+            if (f)
+                fclose(f);
+        }
+    } else if (strncmp(cfg.server, "127.", 4) != 0 && strncmp(cfg.server, "localhost:", 10) != 0 &&
+               strncmp(cfg.server, "[::1]", 5) != 0) {
+        fprintf(stderr, "sungka-player: warning: talking to %s in plaintext; anyone on the "
+                        "network can read the game and your seat token (use --tls-ca)\n",
+                cfg.server);
+    }
     agent_library_init();
     agent *ag;
     int status = 1;

@@ -117,7 +117,18 @@ typedef void (*rpc_handler)(rpc_call *call, unsigned method_index,
  */
 typedef void (*rpc_done_cb)(rpc_call *call, bool client_gone, void *user);
 
+/* TLS from PEM files; NULL fields are absent. */
+typedef struct rpc_tls_files {
+    const char *cert;      /* our certificate chain (a server needs one for TLS;
+                            * a client may present one) */
+    const char *key;       /* its private key */
+    const char *ca;        /* server: CA of client certificates, which are then
+                            * required; client: CA the server's certificate must
+                            * chain to (NULL: the system's roots) */
+} rpc_tls_files;
+
 typedef struct rpc_server_options {
+    rpc_tls_files tls;            /* TLS when tls.cert is set; else plaintext */
     rpc_keepalive keepalive;
     int max_message_bytes;        /* default 1 MiB, both directions */
     int max_streams_per_conn;     /* default 64 */
@@ -127,7 +138,8 @@ typedef struct rpc_server_options {
 /*
  * Create a server listening on `addr` ("127.0.0.1:0" picks a free port).
  * On success returns 0, stores the server in *out and the bound port in *port.
- * `opts` may be NULL for the defaults. Plaintext only for now.
+ * `opts` may be NULL for the defaults (plaintext). Fails (-1) when a TLS file
+ * cannot be read.
  */
 int rpc_server_create(const char *addr, const rpc_server_options *opts,
                       rpc_server **out, int *port);
@@ -226,6 +238,10 @@ typedef struct rpc_client rpc_client;
 typedef struct rpc_stream rpc_stream;   /* an outgoing server-streaming call */
 
 typedef struct rpc_client_options {
+    bool use_tls;                 /* TLS (verifying the server) rather than plaintext */
+    rpc_tls_files tls;            /* ca: the roots; cert/key: a client certificate */
+    const char *tls_server_name;  /* the name the server's certificate must carry,
+                                   * when it is not the target's host */
     rpc_keepalive keepalive;      /* time_ms must not be below the server's min_recv_ping_ms */
     int max_message_bytes;        /* default 1 MiB */
     int connect_timeout_ms;       /* default 5000 */

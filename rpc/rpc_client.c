@@ -246,6 +246,29 @@ static void *client_thread(void *arg)
 /* Client lifetime                                                          */
 /* ------------------------------------------------------------------------ */
 
+/* Plaintext, or TLS verifying the server against the CA file (or the
+ * system's roots), optionally with our own certificate. NULL when a file
+ * cannot be read. */
+static grpc_channel_credentials *tls_credentials(const rpc_client_options *o)
+{
+    if (!o->use_tls)
+        return grpc_insecure_credentials_create();
+    char *ca = o->tls.ca ? rpc__read_file(o->tls.ca) : NULL;
+    char *cert = o->tls.cert ? rpc__read_file(o->tls.cert) : NULL;
+    char *key = o->tls.key ? rpc__read_file(o->tls.key) : NULL;
+    grpc_channel_credentials *creds = NULL;
+    if ((ca || !o->tls.ca) && (cert || !o->tls.cert) && (key || !o->tls.key)) {
+        grpc_ssl_pem_key_cert_pair pair = {key, cert};
+        creds = grpc_ssl_credentials_create(ca, cert && key ? &pair : NULL, NULL, NULL);
+    } else {
+        gpr_log(GPR_ERROR, "rpc: cannot read the TLS CA, certificate or key file");
+    }
+    free(ca);
+    free(cert);
+    free(key);
+    return creds;
+}
+
 int rpc_client_create(const char *target, const rpc_client_options *opts,
                       rpc_client **out)
 {
@@ -282,13 +305,21 @@ int rpc_client_create(const char *target, const rpc_client_options *opts,
         /* Our own connection per client, not one shared process-wide with
          * every channel to the same target: clients stay independent. */
         int_arg(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1),
+        /* Only when a name is given: the last entry is dropped otherwise. */
+        {GRPC_ARG_STRING, GRPC_SSL_TARGET_NAME_OVERRIDE_ARG,
+         {.string = (char *)o.tls_server_name}},
     };
-    grpc_channel_args cargs = {sizeof args / sizeof args[0], args};
+    size_t n_args = sizeof args / sizeof args[0] - (o.tls_server_name ? 0 : 1);
+    grpc_channel_args cargs = {n_args, args};
 
-    rpc_client *cli = calloc(1, sizeof *cli);
-    if (!cli)
+    grpc_channel_credentials *creds = tls_credentials(&o);
+    if (!creds)
         return -1;
-    grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+    rpc_client *cli = calloc(1, sizeof *cli);
+    if (!cli) {
+        grpc_channel_credentials_release(creds);
+        return -1;
+    }
     cli->ch = grpc_channel_create(target, creds, &cargs);
     grpc_channel_credentials_release(creds);
     if (!cli->ch)

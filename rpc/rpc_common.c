@@ -174,3 +174,30 @@ int rpc__parse_bearer(const char *value, size_t n, char *buf, size_t len)
     }
     return (int)tl;
 }
+
+char *rpc__read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap + 1);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            char *grown = cap < (1u << 20) ? realloc(buf, cap * 2 + 1) : NULL;
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}

@@ -35,6 +35,10 @@ typedef struct rpc__tag {
  * memory. */
 grpc_byte_buffer *rpc__pack(const ProtobufCMessage *msg);
 
+/* A whole (small, < 1 MiB) file as a NUL-terminated string; NULL when it
+ * cannot be read. The caller frees it. */
+char *rpc__read_file(const char *path);
+
 /* Same, for bytes that are already serialized (or deliberately not). */
 grpc_byte_buffer *rpc__pack_raw(const void *data, size_t len);
 

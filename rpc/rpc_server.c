@@ -208,7 +208,30 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
         goto fail_cq;
     grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
 
-    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+    grpc_server_credentials *creds = NULL;
+    if (o.tls.cert) {
+        char *cert = rpc__read_file(o.tls.cert);
+        char *key = o.tls.key ? rpc__read_file(o.tls.key) : NULL;
+        char *ca = o.tls.ca ? rpc__read_file(o.tls.ca) : NULL;
+        if (cert && key && (ca || !o.tls.ca)) {
+            grpc_ssl_pem_key_cert_pair pair = {key, cert};
+            /* With a client CA, clients must present a certificate it signed. */
+            creds = grpc_ssl_server_credentials_create_ex(
+                ca, &pair, 1,
+                ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                   : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+                NULL);
+        }
+        free(cert);
+        free(key);
+        free(ca);
+        if (!creds) {
+            gpr_log(GPR_ERROR, "rpc: cannot use the TLS certificate, key or CA files");
+            goto fail_server;
+        }
+    } else {
+        creds = grpc_insecure_server_credentials_create();
+    }
     int bound = grpc_server_add_http2_port(srv->server, addr, creds);
     grpc_server_credentials_release(creds);
     if (bound == 0) {

@@ -307,6 +307,81 @@ def store_refuses(bindir):
         check(n == 1, f"{n} moves stored, wanted 1")
 
 
+def _make_certs(d):
+    """A throwaway CA, a service certificate for 127.0.0.1 / localhost signed
+    by it, one for 'otherhost' only, a client certificate, and a second CA."""
+    import subprocess
+
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=30)
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=Sungka Test CA")
+    run("req", "-x509", *ec, "-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "2",
+        "-subj", "/CN=Another CA")
+    for name, san in (("server", "DNS:localhost,IP:127.0.0.1"), ("elsewhere", "DNS:otherhost"),
+                      ("client", "DNS:alice")):
+        run("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}")
+        with open(os.path.join(d, f"{name}.ext"), "w") as f:
+            f.write(f"subjectAltName={san}\n")
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext")
+    return {n: os.path.join(d, n) for n in os.listdir(d)}
+
+
+def tls(bindir):
+    """TLS with a certificate made at test time: players and observers play
+    through it; a wrong CA, a wrong host name and plaintext are refused with
+    a clear error; client certificates when the service requires them."""
+    import shutil
+    check(shutil.which("openssl"), "openssl is not installed")
+    with Env(bindir) as env:
+        c = _make_certs(env.state_dir)
+        board = env.board("--tls-cert", c["server.pem"], "--tls-key", c["server.key"])
+        check("(TLS)" in board.lines[0], "the service must say it serves TLS")
+        alice = env.player("alice", "--server", board.address, "--tls-ca", c["ca.pem"],
+                           "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", f"localhost:{board.port}", "--tls-ca", c["ca.pem"],
+                         "--game", game)
+        bob.expect(r"^You are bob, seat 1\.")
+        alice.expect(r"^Your turn")
+        alice.send("1")
+        bob.expect(r"^alice played cup 1\.")
+        for args, says in (
+                (["--tls-ca", c["other-ca.pem"]], "not signed by the --tls-ca given"),
+                ([], "if the service uses TLS, give --tls-ca")):
+            eve = env.player("eve", "--server", board.address, *args, "--game", game,
+                             "--observe")
+            check(eve.wait_exit() != 0, "eve must not get in\n" + eve.dump())
+            check(any(says in l for l in eve.err_lines), f"eve's error must say '{says}'\n"
+                  + eve.dump())
+        for p in (alice, bob):
+            p.quit()
+        # A certificate for another name: refused, unless told that name.
+        other = env.board("--tls-cert", c["elsewhere.pem"], "--tls-key", c["elsewhere.key"])
+        eve = env.player("eve", "--server", other.address, "--tls-ca", c["ca.pem"],
+                         "--new", "kalah")
+        check(eve.wait_exit() != 0, "a certificate for otherhost must not pass for 127.0.0.1")
+        check(any("certificate" in l or "name" in l for l in eve.err_lines), eve.dump())
+        ok = env.player("olga", "--server", other.address, "--tls-ca", c["ca.pem"],
+                        "--tls-name", "otherhost", "--new", "kalah")
+        ok.expect(r"^You are olga, seat 0\.")
+        ok.quit()
+        # Client certificates required: with one you play, without you do not.
+        strict = env.board("--tls-cert", c["server.pem"], "--tls-key", c["server.key"],
+                           "--tls-client-ca", c["ca.pem"])
+        anon = env.player("anon", "--server", strict.address, "--tls-ca", c["ca.pem"],
+                          "--new", "kalah")
+        check(anon.wait_exit() != 0, "no client certificate must be refused")
+        known = env.player("alice", "--server", strict.address, "--tls-ca", c["ca.pem"],
+                           "--tls-cert", c["client.pem"], "--tls-key", c["client.key"],
+                           "--new", "kalah")
+        known.expect(r"^You are alice, seat 0\.")
+        known.quit()
+
+
 def bad_database(bindir):
     """A corrupt or unwritable database file is a clear error at start-up."""
     with Env(bindir) as env:
@@ -1038,7 +1113,7 @@ def terminal(bindir):
 
 TESTS = {f.__name__: f for f in (
     two_players, bots_sungka, bots_congklak, bots_kalah, bots_reversi, bots_tictactoe,
-    service_bots, stats_and_history, crash_recovery, store_refuses, bad_database, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
+    service_bots, stats_and_history, crash_recovery, store_refuses, bad_database, tls, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
     tictactoe_4_players, sungka_4_players, late_observer, three_players, refusals, service_refusals, resubscribe,
     rogue_service, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
     private_chat, two_winners, hot_seat, quit_confirms, bad_input, vanishing_client, clean_shutdown,

@@ -81,19 +81,31 @@ static room *find_room(board_service *svc, const char *id)
     return NULL;
 }
 
-/* The participant holding `token`, in any game. Tokens are 128-bit random,
- * so a plain scan compares against secrets only; games are few per service. */
+/* Compare two tokens of BOARD_TOKEN_HEX characters in constant time, so the
+ * time taken says nothing about how much of a guess was right. */
+static bool tokens_equal(const char *a, const char *b)
+{
+    unsigned char diff = 0;
+    for (int i = 0; i < BOARD_TOKEN_HEX; i++)
+        diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+/* The participant holding `token`, in any game: the token alone names the
+ * game and the seat, so it can act nowhere else. Every token is compared
+ * (no early exit on a match of a prefix); games are few per service. */
 static participant *find_token(board_service *svc, const char *token)
 {
     if (strlen(token) != BOARD_TOKEN_HEX)
         return NULL;
+    participant *found = NULL;
     for (int i = 0; i < svc->n_rooms; i++) {
         room *r = svc->rooms[i];
         for (int j = 0; j < r->n_people; j++)
-            if (strcmp(r->people[j]->token, token) == 0)
-                return r->people[j];
+            if (tokens_equal(r->people[j]->token, token))
+                found = r->people[j];
     }
-    return NULL;
+    return found;
 }
 
 static void remove_room(board_service *svc, int index)

@@ -702,6 +702,64 @@ def rogue_service(bindir):
         server.stop(0)
 
 
+def capabilities(bindir):
+    """Seat tokens are capabilities: a token acts only for its own seat of its
+    own game; an observer's token cannot move; forged, truncated or missing
+    tokens are refused; a name cannot be taken over while its owner is away."""
+    with Env(bindir) as env:
+        board = env.board("--grace", "60")
+        client = wire.Client(board.address)
+        try:
+            game1, (alice, bob) = _raw_game(client)
+            game2, (carol, dan) = _raw_game(client)
+            kalah = wire.message((1, "kalah"))
+
+            def get_board(token):
+                code, reply = client.raw("/sungka.v1.Board/GetBoard", b"", token=token)
+                check(code == "OK", f"GetBoard: {code} {reply}")
+                return wire.repeated(wire.get(reply, 1), 1)
+
+            # Each token sees and acts on its own game only.
+            before = get_board(carol)
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)), token=alice)
+            check(code == "OK", f"alice's move: {code} {text}")
+            check(get_board(carol) == before, "alice's token moved in carol's game")
+            check(get_board(alice) != before, "alice's move did not land in her own game")
+            # Game 2's second seat cannot move for its first (the names are
+            # alice and bob there too: the token, not the name, is the seat).
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)), token=dan)
+            check(code == "FAILED_PRECONDITION" and text == "it is alice's turn",
+                  f"game 2's bob moving out of turn: {code} {text}")
+            # An observer's token cannot move.
+            code, ref = client.raw("/sungka.v1.Register/JoinGame",
+                                   wire.message((1, game1), (2, "olga"), (3, True)))
+            olga = wire.get(ref, 3).decode()
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)), token=olga)
+            check(code == "PERMISSION_DENIED", f"observer's move: {code} {text}")
+            # Forged, truncated, lengthened, missing: all UNAUTHENTICATED.
+            forged = alice[:-1] + ("0" if alice[-1] != "0" else "1")
+            for token in (forged, alice[:16], alice + "00", "x" * 32, None):
+                code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)),
+                                        token=token)
+                check(code == "UNAUTHENTICATED", f"token {token!r} gave {code}: {text}")
+            code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, "hi")),
+                                    token=alice.upper())
+            check(code == "UNAUTHENTICATED", f"an upper-cased token gave {code}: {text}")
+        finally:
+            client.close()
+        # A name cannot be taken over while its owner is away.
+        alice_p = env.player("alice", "--server", board.address, "--new", "sungka")
+        game3 = alice_p.expect(r"Created game (\d+)").group(1)
+        alice_p.expect(r"^You are alice, seat 0\.")
+        alice_p.p.send_signal(signal.SIGKILL)
+        alice_p.p.wait(5)
+        board.expect_stderr(r"alice departed", timeout=15)
+        thief = env.player("alice", "--server", board.address, "--game", game3,
+                           "--state-dir", "")     # no saved token: a stranger
+        check(thief.wait_exit() != 0, "someone else took alice's name")
+        check(any("taken" in l for l in thief.err_lines), thief.dump())
+
+
 def sigkill_noticed(bindir):
     """Killing an agent with SIGKILL is noticed by the others at once (its
     connection closes); its seat is kept for the grace, then the running
@@ -1115,7 +1173,7 @@ TESTS = {f.__name__: f for f in (
     two_players, bots_sungka, bots_congklak, bots_kalah, bots_reversi, bots_tictactoe,
     service_bots, stats_and_history, crash_recovery, store_refuses, bad_database, tls, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
     tictactoe_4_players, sungka_4_players, late_observer, three_players, refusals, service_refusals, resubscribe,
-    rogue_service, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
+    rogue_service, capabilities, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
     private_chat, two_winners, hot_seat, quit_confirms, bad_input, vanishing_client, clean_shutdown,
     private_service, terminal)}
 

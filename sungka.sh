@@ -11,7 +11,8 @@ PACKAGES="gcc make cmake pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-com
 libcmocka-dev libsqlite3-dev libgtk-4-dev"
 # ... and what the tests use besides: an independent gRPC client, a terminal,
 # valgrind, and a virtual display with screenshots for the GTK view.
-TEST_PACKAGES="python3 python3-grpcio tmux valgrind xvfb xauth imagemagick openssl"
+TEST_PACKAGES="python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc tmux valgrind xvfb \
+xauth imagemagick openssl"
 
 install_missing() {
     missing=""

@@ -18,6 +18,12 @@ typedef struct board_config {
     int ping_timeout_ms;       /* default 10000 */
     int grace_ms;              /* a departed player's seat is kept this long (default 60000) */
     int max_games;             /* default 1000 */
+    int max_games_per_client;  /* open games one client address may create (default 100) */
+    int max_message_bytes;     /* largest request or event (default 1 MiB) */
+    int max_streams;           /* concurrent calls per connection (default 64) */
+    int chat_length;           /* bytes of one chat line (default 500) */
+    int chat_rate;             /* chat lines per seat per 5 s (default 5) */
+    int move_rate;             /* moves per seat per second (default 200) */
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */

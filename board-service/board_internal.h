@@ -23,9 +23,7 @@
 #define BOARD_NAME_BYTES   (BOARD_NAME_MAX * 4 + 1)
 #define BOARD_TOKEN_HEX    32        /* 128-bit token as hex */
 #define BOARD_ID_LEN       16
-#define BOARD_CHAT_MAX     500       /* bytes of one chat line */
-#define BOARD_CHAT_BURST   5         /* chat lines allowed per window */
-#define BOARD_CHAT_WINDOW_MS 5000
+#define BOARD_CHAT_WINDOW_MS 5000    /* the chat rate's window (config: chat_rate) */
 #define BOARD_TITLE_MAX    80
 #define BOARD_MAX_PARTICIPANTS 64    /* per game, players and observers */
 
@@ -55,6 +53,8 @@ typedef struct participant {
     int rtt_ms;                /* -1 until the first answer */
     int64_t chat_window_start_ms;
     int chat_in_window;
+    int64_t move_window_start_ms;
+    int moves_in_window;
 } participant;
 
 /* One logged event, packed once and replayed to late subscribers. */
@@ -79,6 +79,7 @@ struct room {
     int n_moves;               /* moves played, for the store's ply numbers */
     unsigned next_person_id;
     int64_t created_ms;
+    char creator[64];          /* host of the client that created it (the per-client cap) */
     char end_reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
     participant *people[BOARD_MAX_PARTICIPANTS];
     int n_people;

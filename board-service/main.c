@@ -39,6 +39,14 @@ static void usage(FILE *out)
             "      --grace SEC           seconds a departed player's seat is kept for their\n"
             "                            return before the game is abandoned (default 60)\n"
             "      --max-games N         most games hosted at once (default 1000)\n"
+            "      --max-games-per-client N  open games one client address may create\n"
+            "                            (default 100)\n"
+            "      --max-message BYTES   largest request or event (default 1048576)\n"
+            "      --max-streams N       concurrent calls per connection (default 64)\n"
+            "      --chat-length BYTES   longest chat line (default 500); names are 1..32\n"
+            "                            characters\n"
+            "      --chat-rate N         chat lines per player per 5 seconds (default 5)\n"
+            "      --move-rate N         moves per seat per second (default 200)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
@@ -71,7 +79,9 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 int main(int argc, char **argv)
 {
     enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES,
-           OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA };
+           OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
+           OPT_MAX_PER_CLIENT, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
+           OPT_MOVE_RATE };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -80,6 +90,12 @@ int main(int argc, char **argv)
         {"grace", required_argument, NULL, OPT_GRACE},
         {"bot-think", required_argument, NULL, OPT_BOT_THINK},
         {"db", required_argument, NULL, OPT_DB},
+        {"max-games-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
+        {"max-message", required_argument, NULL, OPT_MAX_MESSAGE},
+        {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+        {"chat-length", required_argument, NULL, OPT_CHAT_LENGTH},
+        {"chat-rate", required_argument, NULL, OPT_CHAT_RATE},
+        {"move-rate", required_argument, NULL, OPT_MOVE_RATE},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
@@ -115,6 +131,30 @@ int main(int argc, char **argv)
             break;
         case OPT_DB:
             cfg.db = optarg;
+            break;
+        case OPT_MAX_PER_CLIENT:
+            if (parse_count("--max-games-per-client", optarg, 1000000, &cfg.max_games_per_client))
+                return 2;
+            break;
+        case OPT_MAX_MESSAGE:
+            if (parse_count("--max-message", optarg, 64 << 20, &cfg.max_message_bytes) != 0)
+                return 2;
+            break;
+        case OPT_MAX_STREAMS:
+            if (parse_count("--max-streams", optarg, 100000, &cfg.max_streams) != 0)
+                return 2;
+            break;
+        case OPT_CHAT_LENGTH:
+            if (parse_count("--chat-length", optarg, 65536, &cfg.chat_length) != 0)
+                return 2;
+            break;
+        case OPT_CHAT_RATE:
+            if (parse_count("--chat-rate", optarg, 100000, &cfg.chat_rate) != 0)
+                return 2;
+            break;
+        case OPT_MOVE_RATE:
+            if (parse_count("--move-rate", optarg, 1000000, &cfg.move_rate) != 0)
+                return 2;
             break;
         case OPT_TLS_CERT:
             cfg.tls_cert = optarg;

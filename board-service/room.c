@@ -546,6 +546,18 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
         snprintf(err, errlen, "the game is over");
         return -1;
     }
+    /* Rate: a seat sending moves faster than anyone plays is a script gone
+     * wrong or an attack; refuse the excess, within a one-second window. */
+    int64_t now = board_now_ms();
+    if (now - p->move_window_start_ms >= 1000) {
+        p->move_window_start_ms = now;
+        p->moves_in_window = 0;
+    }
+    if (++p->moves_in_window > r->svc->cfg.move_rate) {
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "too many moves: at most %d a second", r->svc->cfg.move_rate);
+        return -1;
+    }
     int to_move = game_to_move(&r->state);
     if (to_move != p->seat) {
         *code = RPC_FAILED_PRECONDITION;
@@ -672,9 +684,10 @@ int room_chat(room *r, participant *p, const char *text, const char *to, rpc_cod
         }
     }
     size_t len = strlen(text);
-    if (len == 0 || len > BOARD_CHAT_MAX) {
+    const board_config *cfg = &r->svc->cfg;
+    if (len == 0 || len > (size_t)cfg->chat_length) {
         *code = RPC_INVALID_ARGUMENT;
-        snprintf(err, errlen, "a chat message must be 1..%d bytes, not %zu", BOARD_CHAT_MAX,
+        snprintf(err, errlen, "a chat message must be 1..%d bytes, not %zu", cfg->chat_length,
                  len);
         return -1;
     }
@@ -688,10 +701,10 @@ int room_chat(room *r, participant *p, const char *text, const char *to, rpc_cod
         p->chat_window_start_ms = now;
         p->chat_in_window = 0;
     }
-    if (p->chat_in_window >= BOARD_CHAT_BURST) {
+    if (p->chat_in_window >= cfg->chat_rate) {
         *code = RPC_RESOURCE_EXHAUSTED;
         snprintf(err, errlen, "too many messages: at most %d every %d seconds",
-                 BOARD_CHAT_BURST, BOARD_CHAT_WINDOW_MS / 1000);
+                 cfg->chat_rate, BOARD_CHAT_WINDOW_MS / 1000);
         return -1;
     }
     p->chat_in_window++;

@@ -65,6 +65,18 @@ void board_config_defaults(board_config *cfg)
         cfg->grace_ms = 60000;
     if (cfg->max_games <= 0)
         cfg->max_games = 1000;
+    if (cfg->max_games_per_client <= 0)
+        cfg->max_games_per_client = 100;
+    if (cfg->max_message_bytes <= 0)
+        cfg->max_message_bytes = 1 << 20;
+    if (cfg->max_streams <= 0)
+        cfg->max_streams = 64;
+    if (cfg->chat_length <= 0)
+        cfg->chat_length = 500;
+    if (cfg->chat_rate <= 0)
+        cfg->chat_rate = 5;
+    if (cfg->move_rate <= 0)
+        cfg->move_rate = 200;
     if (cfg->bot_think_ms <= 0)
         cfg->bot_think_ms = 1000;
     if (!cfg->log)
@@ -197,10 +209,34 @@ static int store_room(board_service *svc, const room *r)
 }
 
 /* Make a game from a kind name and options (validated, with sentences). */
-static room *new_room(board_service *svc, const char *kind_name, Sungka__V1__GameOption **options,
-                      size_t n_options, const char *title_in, bool autostart, rpc_code *code,
-                      char *err, size_t errlen)
+/* The host part of a peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"). */
+static void peer_host(rpc_call *call, char *out, size_t len)
 {
+    snprintf(out, len, "%s", rpc_call_peer(call));
+    char *colon = strrchr(out, ':');
+    if (colon && colon != strchr(out, ':'))
+        *colon = '\0';
+}
+
+/* Make a game from a kind name and options (validated, with sentences) for
+ * the client `call` came from, within the per-client cap of open games. */
+static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
+                      Sungka__V1__GameOption **options, size_t n_options, const char *title_in,
+                      bool autostart, rpc_code *code, char *err, size_t errlen)
+{
+    char creator[64];
+    peer_host(call, creator, sizeof creator);
+    int open = 0;
+    for (int i = 0; i < svc->n_rooms; i++) {
+        const room *o = svc->rooms[i];
+        open += (o->status == ROOM_WAITING || o->status == ROOM_RUNNING) &&
+                strcmp(o->creator, creator) == 0;
+    }
+    if (open >= svc->cfg.max_games_per_client) {
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "this client already has %d open games (the limit)", open);
+        return NULL;
+    }
     *code = RPC_INVALID_ARGUMENT;
     const game_kind *kind = game_kind_find(kind_name);
     if (!kind) {
@@ -255,6 +291,7 @@ static room *new_room(board_service *svc, const char *kind_name, Sungka__V1__Gam
         return NULL;
     }
     r->created_ms = board_now_ms();
+    snprintf(r->creator, sizeof r->creator, "%s", creator);
     if (svc->store && store_room(svc, r) != 0) {
         *code = RPC_UNAVAILABLE;
         snprintf(err, errlen, "cannot store the new game: %s", store_last_error(svc->store));
@@ -275,7 +312,7 @@ static void create_game(board_service *svc, rpc_call *call,
         rpc_call_finish(call, RPC_INVALID_ARGUMENT, "bots must be 0 or more, bot_level 1..10");
         return;
     }
-    room *r = new_room(svc, req->kind, req->options, req->n_options, req->title, req->autostart,
+    room *r = new_room(svc, call, req->kind, req->options, req->n_options, req->title, req->autostart,
                        &code, err, sizeof err);
     if (!r) {
         rpc_call_finish(call, code, err);
@@ -319,7 +356,7 @@ static void join_game(board_service *svc, rpc_call *call,
                 room_has_open_seat(svc->rooms[i]) && !room_find_name(svc->rooms[i], name))
                 r = svc->rooms[i];
         if (!r)
-            r = new_room(svc, req->any_of_kind, req->options, req->n_options, "", false, &code,
+            r = new_room(svc, call, req->any_of_kind, req->options, req->n_options, "", false, &code,
                          err, sizeof err);
         if (!r) {
             rpc_call_finish(call, code, err);
@@ -553,8 +590,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     opts.keepalive.time_ms = 10000;
     opts.keepalive.timeout_ms = 5000;
     opts.keepalive.min_recv_ping_ms = 5000;
-    opts.max_message_bytes = 1 << 20;
-    opts.max_streams_per_conn = 64;
+    opts.max_message_bytes = svc->cfg.max_message_bytes;
+    opts.max_streams_per_conn = svc->cfg.max_streams;
     opts.outbox_limit = 4096;
     static const char *const board_streams[] = {"Subscribe", NULL};
 

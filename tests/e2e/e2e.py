@@ -760,6 +760,52 @@ def capabilities(bindir):
         check(any("taken" in l for l in thief.err_lines), thief.dump())
 
 
+def limits(bindir):
+    """Every limit has a flag and a clear error: open games per client, chat
+    length and rate, move rate per seat, message size; --help lists them."""
+    with Env(bindir) as env:
+        board = env.board("--max-games-per-client", "2", "--chat-length", "10", "--chat-rate",
+                          "2", "--move-rate", "1", "--max-message", "2048")
+        client = wire.Client(board.address)
+        try:
+            game_id, (alice, bob) = _raw_game(client)
+            code, reply = client.raw("/sungka.v1.Register/CreateGame", wire.message((1, "kalah")))
+            check(code == "OK", f"a second game: {code} {reply}")
+            code, text = client.raw("/sungka.v1.Register/CreateGame", wire.message((1, "kalah")))
+            check(code == "RESOURCE_EXHAUSTED" and "already has 2 open games" in text,
+                  f"a third game: {code} {text}")
+            code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, "x" * 11)),
+                                    token=alice)
+            check(code == "INVALID_ARGUMENT" and "1..10 bytes" in text, f"long chat: {code} {text}")
+            for i in range(2):
+                code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, "hi")),
+                                        token=alice)
+                check(code == "OK", f"chat {i}: {code} {text}")
+            code, text = client.raw("/sungka.v1.Board/Chat", wire.message((1, "hi")), token=alice)
+            check(code == "RESOURCE_EXHAUSTED" and "at most 2 every 5 seconds" in text,
+                  f"chat flood: {code} {text}")
+            # One move a second: whatever the turn, the second and third moves
+            # within the same second are over the rate (checked before the turn).
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)), token=alice)
+            check(code == "OK", f"the first move: {code} {text}")
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 1)), token=alice)
+            code2, text2 = client.raw("/sungka.v1.Board/Move", wire.message((1, 2)), token=alice)
+            check("RESOURCE_EXHAUSTED" in (code, code2) and "at most 1 a second" in text + text2,
+                  f"move flood: {code} {text} / {code2} {text2}")
+            code, text = client.raw("/sungka.v1.Register/ListGames", b"\x0a\x80\x20" + b"k" * 4096)
+            check(code == "RESOURCE_EXHAUSTED", f"a 4 KiB request over a 2 KiB limit: {code} {text}")
+        finally:
+            client.close()
+        from harness import Proc
+        h = Proc("help", [os.path.join(bindir, "sungka-board"), "--help"], stdin=False)
+        env.procs.append(h)
+        h.wait_exit()
+        text = "\n".join(h.lines)
+        for flag in ("--max-games", "--max-games-per-client", "--max-message", "--max-streams",
+                     "--chat-length", "--chat-rate", "--move-rate", "--grace", "--ping-timeout"):
+            check(flag in text, f"--help does not mention {flag}")
+
+
 def sigkill_noticed(bindir):
     """Killing an agent with SIGKILL is noticed by the others at once (its
     connection closes); its seat is kept for the grace, then the running
@@ -1173,7 +1219,7 @@ TESTS = {f.__name__: f for f in (
     two_players, bots_sungka, bots_congklak, bots_kalah, bots_reversi, bots_tictactoe,
     service_bots, stats_and_history, crash_recovery, store_refuses, bad_database, tls, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
     tictactoe_4_players, sungka_4_players, late_observer, three_players, refusals, service_refusals, resubscribe,
-    rogue_service, capabilities, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
+    rogue_service, capabilities, limits, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
     private_chat, two_winners, hot_seat, quit_confirms, bad_input, vanishing_client, clean_shutdown,
     private_service, terminal)}
 

@@ -472,7 +472,7 @@ def _full_game(board, channel, channels, streams):
 
     # Pings were answered, so nobody departed.
     for s in streams:
-        s.wait_pings(1, timeout=WAIT)
+        s.wait_pings(2, timeout=WAIT)
         check(not s.of("player_departed"), f"{s.name} saw departures: {s.of('player_departed')}")
 
     # The lobby's history has the match, move by move (--db :memory:).

@@ -1,7 +1,8 @@
 #!/bin/sh
 # sungka.sh — the two commands of the README.
 #   ./sungka.sh play [PLAYER-OPTIONS]   install what is missing, build, and play
-#   ./sungka.sh test                    install what is missing, build, run every test
+#   ./sungka.sh test                    install what is missing, build, run every test,
+#                                       then again in a sanitizer build
 # Installing needs root (apt-get); building and playing do not.
 set -eu
 cd "$(dirname "$0")"
@@ -50,8 +51,13 @@ play)
 test)
     install_missing "$TEST_PACKAGES"
     build
-    cd build
-    exec ctest --output-on-failure -j 2
+    (cd build && ctest --output-on-failure -j 2)
+    # The same tests again built with the address and undefined-behaviour
+    # sanitizers (valgrind cannot run sanitized programs; the soak is long).
+    cmake -S . -B build-asan -DSUNGKA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+    cmake --build build-asan -j "$(nproc)"
+    cd build-asan
+    exec ctest --output-on-failure -j 2 -LE "valgrind|soak"
     ;;
 *)
     echo "usage: ./sungka.sh play [sungka-player options] | ./sungka.sh test" >&2

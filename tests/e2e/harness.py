@@ -171,7 +171,9 @@ class Env:
         # Saved seat tokens, databases and settings go to a directory of this
         # test's own, never the user's.
         self.state_dir = tempfile.mkdtemp(prefix="sungka-e2e-")
-        self.env = dict(os.environ, XDG_DATA_HOME=os.path.join(self.state_dir, "data"),
+        supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lsan.supp")
+        self.env = dict(os.environ, LSAN_OPTIONS=f"suppressions={os.path.normpath(supp)}",
+                        XDG_DATA_HOME=os.path.join(self.state_dir, "data"),
                         XDG_STATE_HOME=os.path.join(self.state_dir, "state"),
                         XDG_CONFIG_HOME=os.path.join(self.state_dir, "config"))
 

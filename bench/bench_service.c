@@ -1,0 +1,1521 @@
+/*
+ * bench_service.c — sungka-bench: the board service against the gRPC floor
+ * (not a test; never run by ctest).
+ *
+ * In one run it starts real board services (in this process, each loop on its
+ * own thread) and a bare echo service built on the same rpc layer, and
+ * measures:
+ *   move     Move call -> the mover's own MoveMade event on its subscription,
+ *            beside the echo unary round trip (Say);
+ *   fanout   Move call(s) -> the last of N observers has the MoveMade, beside
+ *            the echo server pushing one message to N open streams;
+ *   tput     moves per second across G concurrent games played by scripted
+ *            agents (async Move calls chosen by a local rules engine);
+ *   durable  the move round trip with the store on a file, ":memory:" and off;
+ *   memory   resident memory of a child `sungka-board` per idle game and per
+ *            connected observer (/proc/PID/status VmRSS).
+ * Prints a table and writes it as JSON (default bench-results.json).
+ *
+ * Usage: sungka-bench [--quick] [--json FILE] [--only LIST] [--board PATH]
+ * See PERFORMANCE.md for what each figure means.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_echo.pb-c.h"
+#include "board.h"
+#include "games.h"
+#include "grpc/health/v1/health.pb-c.h"
+#include "rpc.h"
+#include "sungka/v1/sungka.pb-c.h"
+
+#define STREAMS_PER_CLIENT 50     /* the server allows 64 streams per connection */
+#define CALLS_PER_CLIENT   50     /* outstanding unary calls per connection */
+#define OBSERVERS_PER_GAME 60     /* BOARD_MAX_PARTICIPANTS (64) minus 2 players, minus slack */
+#define PUSH_BODY          128    /* echo push payload: about a MoveMade event */
+#define WAIT_MS            20000  /* any single wait; longer means something broke */
+
+/* ------------------------------------------------------------------ basics */
+
+static bool quick;
+static FILE *quiet;
+static char tmpdir[64];
+static pid_t child_pid;
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec d = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&d, &d) != 0 && errno == EINTR) {
+    }
+}
+
+static void remove_db(const char *path)
+{
+    const char *suffix[] = {"", "-wal", "-shm", "-journal"};
+    char p[256];
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s%s", path, suffix[i]);
+        unlink(p);
+    }
+}
+
+/* atexit: whatever happened, leave no child and no temp files behind. */
+static void cleanup(void)
+{
+    if (child_pid > 0) {
+        kill(child_pid, SIGKILL);
+        waitpid(child_pid, NULL, 0);
+        child_pid = 0;
+    }
+    if (tmpdir[0]) {
+        char db[96];
+        snprintf(db, sizeof db, "%s/bench.db", tmpdir);
+        remove_db(db);
+        rmdir(tmpdir);
+        tmpdir[0] = 0;
+    }
+}
+
+static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "sungka-bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(1);   /* cleanup() runs */
+}
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int64_t now_ns(void);
+static int64_t t_begin;
+
+static void progress(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "  [%5.1f s] ", (double)(now_ns() - t_begin) / 1e9);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+/* ----------------------------------------------------------------- waiting */
+
+/* Callbacks (client threads) change atomics, then call wake_main(); the main
+ * thread checks its condition under the same mutex, so no wake is lost. */
+static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wcv = PTHREAD_COND_INITIALIZER;
+
+static void wake_main(void)
+{
+    pthread_mutex_lock(&wmu);
+    pthread_cond_broadcast(&wcv);
+    pthread_mutex_unlock(&wmu);
+}
+
+/* Wait until *a >= ta and (b NULL or *b >= tb). */
+static void wait_counts(atomic_int *a, int ta, atomic_int *b, int tb, const char *what)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += WAIT_MS / 1000;
+    pthread_mutex_lock(&wmu);
+    while (atomic_load(a) < ta || (b && atomic_load(b) < tb)) {
+        if (pthread_cond_timedwait(&wcv, &wmu, &dl) == ETIMEDOUT &&
+            (atomic_load(a) < ta || (b && atomic_load(b) < tb))) {
+            pthread_mutex_unlock(&wmu);
+            fatal("timed out waiting for %s (%d of %d; %d of %d)", what, atomic_load(a), ta,
+                  b ? atomic_load(b) : 0, tb);
+        }
+    }
+    pthread_mutex_unlock(&wmu);
+}
+
+/* ------------------------------------------------------------------- stats */
+
+typedef struct stats {
+    int n;
+    double p50, p99, mean, max;   /* microseconds */
+} stats;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static stats summarize(double *us, int n)
+{
+    stats s = {0};
+    if (n <= 0)
+        return s;
+    qsort(us, (size_t)n, sizeof *us, cmp_double);
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += us[i];
+    int i99 = (int)(n * 0.99 + 0.5) - 1;   /* nearest rank */
+    s.n = n;
+    s.p50 = us[(n - 1) / 2];
+    s.p99 = us[i99 < 0 ? 0 : i99 >= n ? n - 1 : i99];
+    s.mean = sum / n;
+    s.max = us[n - 1];
+    return s;
+}
+
+/* ------------------------------------------------------------------ report */
+
+typedef struct row {
+    const char *section;
+    char name[64];
+    char param[24];
+    bool latency;             /* stats in s (and f); else value + unit */
+    stats s;
+    bool has_floor;
+    stats f;
+    double value;
+    const char *unit;
+    char note[200];
+} row;
+
+static row rows[64];
+static int n_rows;
+
+static row *add_row(const char *section, const char *name, const char *param)
+{
+    if (n_rows == (int)(sizeof rows / sizeof rows[0]))
+        fatal("too many rows");
+    row *r = &rows[n_rows++];
+    memset(r, 0, sizeof *r);
+    r->section = section;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->param, sizeof r->param, "%s", param);
+    return r;
+}
+
+static void print_table(FILE *out)
+{
+    fprintf(out, "\n%-8s %-34s %-14s %10s %10s %10s | %10s %10s | %6s\n", "section", "metric",
+            "param", "p50", "p99", "mean", "floor p50", "floor p99", "x p50");
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        if (r->latency) {
+            fprintf(out, "%-8s %-34s %-14s %10.1f %10.1f %10.1f", r->section, r->name, r->param,
+                    r->s.p50, r->s.p99, r->s.mean);
+            if (r->has_floor)
+                fprintf(out, " | %10.1f %10.1f | %6.2f", r->f.p50, r->f.p99,
+                        r->f.p50 > 0 ? r->s.p50 / r->f.p50 : 0);
+            else
+                fprintf(out, " | %10s %10s | %6s", "", "", "");
+        } else {
+            char v[40];
+            snprintf(v, sizeof v, "%.0f %s", r->value, r->unit);
+            fprintf(out, "%-8s %-34s %-14s %32s | %10s %10s | %6s", r->section, r->name,
+                    r->param, v, "", "", "");
+        }
+        fprintf(out, "\n");
+        if (r->note[0])
+            fprintf(out, "%-8s   %s\n", "", r->note);
+    }
+    fprintf(out, "(latencies in microseconds; p99 is the nearest-rank 99th percentile)\n");
+}
+
+static void json_stats(FILE *f, const char *key, const stats *s)
+{
+    fprintf(f, "\"%s\": {\"n\": %d, \"p50_us\": %.1f, \"p99_us\": %.1f, \"mean_us\": %.1f, "
+               "\"max_us\": %.1f}",
+            key, s->n, s->p50, s->p99, s->mean, s->max);
+}
+
+/* Strings here are our own ASCII; escape quotes and backslashes anyway. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct goal_t {
+    const char *what;
+    double measured, goal;
+    const char *unit;
+    bool higher_is_better;
+    bool measured_ok;
+} goal_t;
+
+static goal_t targets[8];
+static int n_targets;
+
+static void add_target(const char *what, double measured, double goal, const char *unit,
+                       bool higher)
+{
+    targets[n_targets++] = (goal_t){what, measured, goal, unit, higher, true};
+}
+
+static bool target_met(const goal_t *t)
+{
+    return t->higher_is_better ? t->measured >= t->goal : t->measured <= t->goal;
+}
+
+static void print_targets(FILE *out)
+{
+    fprintf(out, "\ntargets:\n");
+    for (int i = 0; i < n_targets; i++) {
+        const goal_t *t = &targets[i];
+        fprintf(out, "  %-52s %10.2f %-8s (goal %s %.2f)  %s\n", t->what, t->measured, t->unit,
+                t->higher_is_better ? ">=" : "<=", t->goal, target_met(t) ? "MET" : "MISSED");
+    }
+}
+
+static int write_json(const char *path, double seconds)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    time_t now = time(NULL);
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "{\n  \"benchmark\": \"sungka-bench\",\n  \"mode\": \"%s\",\n  \"time\": \"%s\",\n"
+               "  \"cpus\": %ld,\n  \"seconds\": %.1f,\n  \"rows\": [\n",
+            quick ? "quick" : "full", when, sysconf(_SC_NPROCESSORS_ONLN), seconds);
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        fprintf(f, "    {\"section\": ");
+        json_str(f, r->section);
+        fprintf(f, ", \"metric\": ");
+        json_str(f, r->name);
+        fprintf(f, ", \"param\": ");
+        json_str(f, r->param);
+        fprintf(f, ", ");
+        if (r->latency) {
+            json_stats(f, "service", &r->s);
+            if (r->has_floor) {
+                fprintf(f, ", ");
+                json_stats(f, "floor", &r->f);
+                fprintf(f, ", \"ratio_p50\": %.3f", r->f.p50 > 0 ? r->s.p50 / r->f.p50 : 0);
+            }
+        } else {
+            fprintf(f, "\"value\": %.1f, \"unit\": ", r->value);
+            json_str(f, r->unit);
+        }
+        fprintf(f, ", \"note\": ");
+        json_str(f, r->note);
+        fprintf(f, "}%s\n", i + 1 < n_rows ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"targets\": [\n");
+    for (int i = 0; i < n_targets; i++) {
+        const goal_t *t = &targets[i];
+        fprintf(f, "    {\"target\": ");
+        json_str(f, t->what);
+        fprintf(f, ", \"measured\": %.2f, \"goal\": %.2f, \"unit\": ", t->measured, t->goal);
+        json_str(f, t->unit);
+        fprintf(f, ", \"met\": %s}%s\n", target_met(t) ? "true" : "false",
+                i + 1 < n_targets ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    return fclose(f);
+}
+
+/* ---------------------------------------------------------------- methods */
+
+static const rpc_method M_CREATE = {&sungka__v1__register__descriptor, 1, false};
+static const rpc_method M_JOIN = {&sungka__v1__register__descriptor, 2, false};
+static const rpc_method M_SUBSCRIBE = {&sungka__v1__board__descriptor, 0, true};
+static const rpc_method M_MOVE = {&sungka__v1__board__descriptor, 2, false};
+static const rpc_method M_READY = {&sungka__v1__board__descriptor, 6, false};
+static const rpc_method M_HEALTH = {&grpc__health__v1__health__descriptor, 0, false};
+static const rpc_method E_SAY = {&sungkabench__echo__descriptor, 0, false};
+static const rpc_method E_WATCH = {&sungkabench__echo__descriptor, 1, true};
+static const rpc_method E_PUSH = {&sungkabench__echo__descriptor, 2, false};
+
+/* ------------------------------------------------------------ echo server */
+
+typedef struct echo_server {
+    rpc_server *srv;
+    char target[32];
+    pthread_t thread;
+    atomic_bool stop;
+    rpc_call **watch;          /* poll thread only */
+    int n_watch, cap_watch;
+    uint8_t payload[PUSH_BODY];
+} echo_server;
+
+static void echo_done(rpc_call *call, bool client_gone, void *user)
+{
+    (void)client_gone;
+    echo_server *es = user;
+    for (int i = 0; i < es->n_watch; i++) {
+        if (es->watch[i] == call) {
+            es->watch[i] = es->watch[--es->n_watch];
+            return;
+        }
+    }
+}
+
+static void echo_handler(rpc_call *call, unsigned method, const ProtobufCMessage *request,
+                         void *user)
+{
+    echo_server *es = user;
+    const Sungkabench__Msg *req = (const Sungkabench__Msg *)request;
+    Sungkabench__Msg out = SUNGKABENCH__MSG__INIT;
+    switch (method) {
+    case 0:   /* Say */
+        rpc_call_reply(call, request);
+        break;
+    case 1:   /* Watch */
+        if (es->n_watch == es->cap_watch) {
+            int cap = es->cap_watch ? es->cap_watch * 2 : 256;
+            rpc_call **grown = realloc(es->watch, (size_t)cap * sizeof *grown);
+            if (!grown) {
+                rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+                return;
+            }
+            es->watch = grown;
+            es->cap_watch = cap;
+        }
+        es->watch[es->n_watch++] = call;
+        rpc_call_on_done(call, echo_done, es);
+        rpc_call_send(call, &out.base);   /* hello: seq 0 */
+        break;
+    case 2: { /* Push: pack once, send the bytes to everyone (as the board does) */
+        uint8_t buf[PUSH_BODY + 64];
+        out.seq = req->seq;
+        out.body.data = es->payload;
+        out.body.len = sizeof es->payload;
+        size_t len = protobuf_c_message_pack(&out.base, buf);
+        for (int i = 0; i < es->n_watch; i++)
+            rpc_call_send_packed(es->watch[i], buf, len);
+        Sungkabench__Msg ack = SUNGKABENCH__MSG__INIT;
+        rpc_call_reply(call, &ack.base);
+        break;
+    }
+    default:
+        rpc_call_finish(call, RPC_UNIMPLEMENTED, "no such method");
+    }
+}
+
+static void *echo_thread(void *arg)
+{
+    echo_server *es = arg;
+    while (!atomic_load(&es->stop))
+        rpc_server_poll(es->srv, 50);
+    rpc_server_destroy(es->srv);
+    return NULL;
+}
+
+static void echo_start(echo_server *es)
+{
+    static const char *const streaming[] = {"Watch", NULL};
+    memset(es, 0, sizeof *es);
+    memset(es->payload, 'x', sizeof es->payload);
+    rpc_server_options opts = {0};
+    opts.max_streams_per_conn = 64;   /* as the board service */
+    opts.outbox_limit = 4096;
+    int port;
+    if (rpc_server_create("127.0.0.1:0", &opts, &es->srv, &port) != 0 ||
+        rpc_server_add_service(es->srv, &sungkabench__echo__descriptor, streaming,
+                               echo_handler, es) != 0 ||
+        rpc_server_start(es->srv) != 0)
+        fatal("cannot start the echo server");
+    snprintf(es->target, sizeof es->target, "127.0.0.1:%d", port);
+    pthread_create(&es->thread, NULL, echo_thread, es);
+    pthread_setname_np(es->thread, "echo-loop");
+}
+
+static void echo_stop(echo_server *es)
+{
+    atomic_store(&es->stop, true);   /* seen within one 50 ms poll */
+    pthread_join(es->thread, NULL);
+    free(es->watch);
+}
+
+/* ---------------------------------------------------------- board service */
+
+typedef struct board_inst {
+    board_service *svc;
+    pthread_t thread;
+    char target[32];
+} board_inst;
+
+static void *board_thread(void *arg)
+{
+    board_run(arg);
+    return NULL;
+}
+
+static const char *db_file(void)
+{
+    static char path[96];
+    snprintf(path, sizeof path, "%s/bench.db", tmpdir);
+    return path;
+}
+
+/* db: a path, ":memory:" or "" (no store). A file store starts empty. */
+static void board_start(board_inst *b, const char *db)
+{
+    if (db[0] && strcmp(db, ":memory:") != 0)
+        remove_db(db);
+    board_config cfg = {0};
+    cfg.listen = "127.0.0.1:0";
+    cfg.db = db;
+    cfg.log = quiet;
+    cfg.ping_timeout_ms = 3600 * 1000;   /* scripted agents do not answer pings */
+    cfg.max_games = 1000000;
+    cfg.max_games_per_client = 1000000;   /* every game here comes from 127.0.0.1 */
+    cfg.move_rate = 1000000;              /* scripted agents move faster than people */
+    char err[256];
+    int port;
+    if (board_create(&cfg, &b->svc, &port, err, sizeof err) != 0)
+        fatal("board service: %s", err);
+    snprintf(b->target, sizeof b->target, "127.0.0.1:%d", port);
+    pthread_create(&b->thread, NULL, board_thread, b->svc);
+    pthread_setname_np(b->thread, "board-loop");
+}
+
+static void board_stop(board_inst *b)
+{
+    board_request_stop(b->svc);
+    pthread_join(b->thread, NULL);
+    board_destroy(b->svc);
+    b->svc = NULL;
+}
+
+/* ----------------------------------------------------------------- clients */
+
+typedef struct pool {
+    rpc_client **c;
+    int n;
+} pool;
+
+static void pool_open(pool *p, const char *target, int n)
+{
+    p->n = n < 1 ? 1 : n;
+    p->c = calloc((size_t)p->n, sizeof *p->c);
+    for (int i = 0; i < p->n; i++)
+        if (rpc_client_create(target, NULL, &p->c[i]) != 0)
+            fatal("cannot create client %d", i);
+}
+
+static void pool_close(pool *p)
+{
+    for (int i = 0; i < p->n; i++)
+        rpc_client_destroy(p->c[i]);
+    free(p->c);
+    p->c = NULL;
+    p->n = 0;
+}
+
+static ProtobufCMessage *call_sync(rpc_client *cli, const rpc_method *m,
+                                   const ProtobufCMessage *req, const char *token,
+                                   const char *what)
+{
+    ProtobufCMessage *reply;
+    rpc_status st;
+    if (rpc_client_call_sync(cli, m, req, token, WAIT_MS, &reply, &st) != 0)
+        fatal("%s: %s %s", what, rpc_code_name(st.code), st.message);
+    return reply;
+}
+
+static void create_game(rpc_client *cli, char id[32])
+{
+    Sungka__V1__CreateGameRequest req = SUNGKA__V1__CREATE_GAME_REQUEST__INIT;
+    req.kind = "sungka";
+    ProtobufCMessage *reply = call_sync(cli, &M_CREATE, &req.base, NULL, "CreateGame");
+    snprintf(id, 32, "%s", ((Sungka__V1__CreateGameReply *)reply)->game->game_id);
+    protobuf_c_message_free_unpacked(reply, NULL);
+}
+
+static void join_game(rpc_client *cli, const char *id, const char *name, bool observe,
+                      char token[64])
+{
+    Sungka__V1__JoinGameRequest req = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;
+    req.game_id = (char *)id;
+    req.name = (char *)name;
+    req.observe = observe;
+    ProtobufCMessage *reply = call_sync(cli, &M_JOIN, &req.base, NULL, "JoinGame");
+    snprintf(token, 64, "%s", ((Sungka__V1__BoardRef *)reply)->token);
+    protobuf_c_message_free_unpacked(reply, NULL);
+}
+
+static void set_ready(rpc_client *cli, const char *token)
+{
+    Sungka__V1__ReadyRequest req = SUNGKA__V1__READY_REQUEST__INIT;
+    req.ready = 1;
+    protobuf_c_message_free_unpacked(call_sync(cli, &M_READY, &req.base, token, "Ready"),
+                                     NULL);
+}
+
+/* ------------------------------------------------- stream and reply sinks */
+
+enum { SUB_OBSERVER, SUB_PLAYER };
+typedef struct sub {
+    int kind;
+    int seat;
+    rpc_stream *stream;
+    bool ended;                   /* under smu: end_cb ran, the stream is gone */
+} sub;
+
+static pthread_mutex_t smu = PTHREAD_MUTEX_INITIALIZER;
+
+static atomic_int g_hello;        /* snapshots (board) or hellos (echo) seen */
+static atomic_int g_recv;         /* fan-out: this round's messages seen */
+static atomic_int g_expect;       /* fan-out: how many make the round complete */
+static atomic_llong g_t_last;     /* when the last of them arrived */
+static atomic_int g_own;          /* move: the mover saw its own MoveMade */
+static atomic_llong g_t_own;
+static atomic_int g_replies;      /* unary replies */
+static atomic_llong g_t_reply;
+static atomic_int g_errors;
+static atomic_ullong g_seq;       /* echo fan-out: this round's sequence number */
+static atomic_size_t g_event_bytes;
+
+static void arrived(void)
+{
+    if (atomic_fetch_add(&g_recv, 1) + 1 == atomic_load(&g_expect)) {
+        atomic_store(&g_t_last, now_ns());
+        wake_main();
+    }
+}
+
+static void board_msg(ProtobufCMessage *msg, void *user)
+{
+    const sub *s = user;
+    const Sungka__V1__Event *ev = (const Sungka__V1__Event *)msg;
+    if (ev->body_case == SUNGKA__V1__EVENT__BODY_SNAPSHOT) {
+        atomic_fetch_add(&g_hello, 1);
+        wake_main();
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
+        if (s->kind == SUB_OBSERVER) {
+            arrived();
+        } else if (ev->move_made->seat == s->seat) {
+            atomic_store(&g_t_own, now_ns());
+            if (!atomic_load(&g_event_bytes))
+                atomic_store(&g_event_bytes, protobuf_c_message_get_packed_size(msg));
+            atomic_store(&g_own, 1);
+            wake_main();
+        }
+    }
+    protobuf_c_message_free_unpacked(msg, NULL);
+}
+
+static void echo_msg(ProtobufCMessage *msg, void *user)
+{
+    (void)user;
+    const Sungkabench__Msg *m = (const Sungkabench__Msg *)msg;
+    if (m->seq == 0) {
+        atomic_fetch_add(&g_hello, 1);
+        wake_main();
+    } else if (m->seq == atomic_load(&g_seq)) {
+        arrived();
+    }
+    protobuf_c_message_free_unpacked(msg, NULL);
+}
+
+static void stream_end(const rpc_status *status, void *user)
+{
+    sub *s = user;
+    if (s) {
+        pthread_mutex_lock(&smu);
+        s->ended = true;
+        pthread_mutex_unlock(&smu);
+    }
+    if (status->code != RPC_OK && status->code != RPC_CANCELLED &&
+        status->code != RPC_UNAVAILABLE)
+        fprintf(stderr, "sungka-bench: stream ended: %s %s\n", rpc_code_name(status->code),
+                status->message);
+}
+
+static void reply_cb(const rpc_status *st, ProtobufCMessage *reply, void *user)
+{
+    (void)user;
+    if (st->code != RPC_OK) {
+        atomic_fetch_add(&g_errors, 1);
+        fprintf(stderr, "sungka-bench: call failed: %s %s\n", rpc_code_name(st->code),
+                st->message);
+    } else {
+        protobuf_c_message_free_unpacked(reply, NULL);
+    }
+    atomic_store(&g_t_reply, now_ns());
+    atomic_fetch_add(&g_replies, 1);
+    wake_main();
+}
+
+static void reset_counters(void)
+{
+    atomic_store(&g_hello, 0);
+    atomic_store(&g_recv, 0);
+    atomic_store(&g_expect, INT_MAX);
+    atomic_store(&g_own, 0);
+    atomic_store(&g_replies, 0);
+    atomic_store(&g_errors, 0);
+}
+
+static void check_errors(const char *what)
+{
+    if (atomic_load(&g_errors))
+        fatal("%s: %d calls failed", what, atomic_load(&g_errors));
+}
+
+/* ------------------------------------------------------------ move choice */
+
+static int pick_move(const game_state *g, int salt)
+{
+    int legal[GAME_MAX_MOVES];
+    int n = game_legal_moves(g, legal, GAME_MAX_MOVES);
+    return legal[(unsigned)salt % (unsigned)n];
+}
+
+/* For fan-out rounds the same games must last: prefer the move that leaves
+ * the most stones in the cups (and does not end the game). */
+static int pick_lasting(const game_state *g, int salt)
+{
+    int legal[GAME_MAX_MOVES];
+    int n = game_legal_moves(g, legal, GAME_MAX_MOVES);
+    int best = legal[0], best_v = INT_MIN;
+    int seat = game_to_move(g);
+    static game_state t;   /* main thread only; 8 KiB */
+    for (int i = 0; i < n; i++) {
+        t = *g;
+        game_play(&t, seat, legal[i], NULL, NULL, 0);
+        int v = -1;
+        if (!game_is_over(&t)) {
+            v = 0;
+            for (int c = 0; c < game_cell_count(&t); c++)
+                v += game_cell(&t, c);
+            for (int s = 0; s < game_seats(&t); s++)
+                v -= game_cell(&t, game_mancala_home(&t, s));
+            v = v * 8 + (int)((unsigned)(salt + i * 5) % 8u);
+        }
+        if (v > best_v) {
+            best_v = v;
+            best = legal[i];
+        }
+    }
+    return best;
+}
+
+static void new_local_game(game_state *g)
+{
+    char err[GAME_ERR_LEN];
+    if (game_new(g, game_kind_find("sungka"), NULL, err, sizeof err) != 0)
+        fatal("game_new: %s", err);
+}
+
+/* ---------------------------------------------------------- move round trip */
+
+/* Unary echo: async call, the main thread waits for the callback (the same
+ * hand-off as the move measurement below). */
+static stats bench_echo_rtt(const char *target, int calls)
+{
+    pool p;
+    pool_open(&p, target, 1);
+    int warm = calls / 10 + 10;
+    double *us = calloc((size_t)calls, sizeof *us);
+    Sungkabench__Msg req = SUNGKABENCH__MSG__INIT;
+    req.text = "ping";
+    reset_counters();
+    for (int i = 0; i < warm + calls; i++) {
+        int64_t t0 = now_ns();
+        if (rpc_client_call(p.c[0], &E_SAY, &req.base, NULL, WAIT_MS, reply_cb, NULL) != 0)
+            fatal("Say: cannot start");
+        wait_counts(&g_replies, i + 1, NULL, 0, "Say reply");
+        if (i >= warm)
+            us[i - warm] = (double)(atomic_load(&g_t_reply) - t0) / 1e3;
+    }
+    check_errors("Say");
+    pool_close(&p);
+    stats s = summarize(us, calls);
+    free(us);
+    return s;
+}
+
+/* Two players, each its own client (connection) and subscription; moves
+ * alternate as the rules say; each move is timed from the call to the
+ * mover's own MoveMade event (and, separately, to the Move reply). */
+static void bench_move_rtt(const char *target, int moves, stats *ev_out, stats *reply_out,
+                           int *games_out)
+{
+    pool p;
+    pool_open(&p, target, 2);
+    int warm = moves / 10 + 10, played = 0, games = 0;
+    double *ev_us = calloc((size_t)moves, sizeof *ev_us);
+    double *rep_us = calloc((size_t)moves, sizeof *rep_us);
+    sub **keep = NULL;   /* every game's two sinks: streams of finished games stay open */
+    game_state *g = malloc(sizeof *g);
+    reset_counters();
+    while (played < warm + moves) {
+        char id[32], token[2][64];
+        create_game(p.c[0], id);
+        games++;
+        join_game(p.c[0], id, "alice", false, token[0]);
+        join_game(p.c[1], id, "bob", false, token[1]);
+        sub *s = calloc(2, sizeof *s);
+        keep = realloc(keep, (size_t)games * sizeof *keep);
+        keep[games - 1] = s;
+        int hello = atomic_load(&g_hello);
+        for (int i = 0; i < 2; i++) {
+            s[i] = (sub){SUB_PLAYER, i, NULL, false};
+            Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+            pthread_mutex_lock(&smu);   /* s[i].stream is set before end_cb can look */
+            if (rpc_client_stream(p.c[i], &M_SUBSCRIBE, &sr.base, token[i], board_msg,
+                                  stream_end, &s[i], &s[i].stream) != 0)
+                fatal("Subscribe: cannot start");
+            pthread_mutex_unlock(&smu);
+        }
+        wait_counts(&g_hello, hello + 2, NULL, 0, "snapshots");
+        set_ready(p.c[0], token[0]);
+        set_ready(p.c[1], token[1]);
+        new_local_game(g);
+        while (!game_is_over(g) && played < warm + moves) {
+            int seat = game_to_move(g);
+            int cup = pick_move(g, played * 7);
+            Sungka__V1__MoveRequest mr = SUNGKA__V1__MOVE_REQUEST__INIT;
+            mr.move = cup;
+            atomic_store(&g_own, 0);
+            int replies = atomic_load(&g_replies);
+            int64_t t0 = now_ns();
+            if (rpc_client_call(p.c[seat], &M_MOVE, &mr.base, token[seat], WAIT_MS, reply_cb,
+                                NULL) != 0)
+                fatal("Move: cannot start");
+            wait_counts(&g_own, 1, &g_replies, replies + 1, "the mover's event");
+            check_errors("Move");
+            if (played >= warm) {
+                ev_us[played - warm] = (double)(atomic_load(&g_t_own) - t0) / 1e3;
+                rep_us[played - warm] = (double)(atomic_load(&g_t_reply) - t0) / 1e3;
+            }
+            played++;
+            game_play(g, seat, cup, NULL, NULL, 0);
+        }
+        /* A connection carries at most 64 streams: close this game's. */
+        pthread_mutex_lock(&smu);
+        for (int i = 0; i < 2; i++)
+            if (!s[i].ended)
+                rpc_stream_cancel(s[i].stream);
+        pthread_mutex_unlock(&smu);
+    }
+    pool_close(&p);   /* end callbacks have run: the sinks may go */
+    for (int i = 0; i < games; i++)
+        free(keep[i]);
+    free(keep);
+    free(g);
+    *ev_out = summarize(ev_us, moves);
+    *reply_out = summarize(rep_us, moves);
+    *games_out = games;
+    free(ev_us);
+    free(rep_us);
+}
+
+/* ---------------------------------------------------------------- fan-out */
+
+static stats bench_echo_fanout(const char *target, int n, int rounds)
+{
+    pool obs, pusher;
+    pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
+    pool_open(&pusher, target, 1);
+    reset_counters();
+    atomic_store(&g_seq, 0);
+    Sungkabench__Msg req = SUNGKABENCH__MSG__INIT;
+    for (int i = 0; i < n; i++) {
+        rpc_stream *st;
+        if (rpc_client_stream(obs.c[i / STREAMS_PER_CLIENT], &E_WATCH, &req.base, NULL,
+                              echo_msg, stream_end, NULL, &st) != 0)
+            fatal("Watch: cannot start");
+    }
+    wait_counts(&g_hello, n, NULL, 0, "echo watchers");
+    double *us = calloc((size_t)rounds, sizeof *us);
+    for (int r = 0; r < rounds + 1; r++) {   /* round 0 warms up */
+        atomic_store(&g_recv, 0);
+        atomic_store(&g_expect, n);
+        atomic_store(&g_seq, (unsigned long long)r + 1);
+        req.seq = (uint64_t)r + 1;
+        int replies = atomic_load(&g_replies);
+        int64_t t0 = now_ns();
+        if (rpc_client_call(pusher.c[0], &E_PUSH, &req.base, NULL, WAIT_MS, reply_cb, NULL) != 0)
+            fatal("Push: cannot start");
+        wait_counts(&g_recv, n, &g_replies, replies + 1, "echo fan-out");
+        if (r > 0)
+            us[r - 1] = (double)(atomic_load(&g_t_last) - t0) / 1e3;
+    }
+    check_errors("Push");
+    pool_close(&pusher);
+    pool_close(&obs);
+    stats s = summarize(us, rounds);
+    free(us);
+    return s;
+}
+
+typedef struct fgame {
+    char id[32];
+    char token[2][64];
+    rpc_client *cli;
+    game_state st;
+    int move;
+} fgame;
+
+/* N observers over ceil(N / 60) games (the per-game cap); each round makes
+ * one move in every game, all sent back to back, and lasts until the last
+ * observer has its MoveMade. */
+static stats bench_board_fanout(const char *target, int n, int rounds, int *games_out,
+                                int *rounds_out)
+{
+    int k = (n + OBSERVERS_PER_GAME - 1) / OBSERVERS_PER_GAME;
+    pool movers, obs;
+    pool_open(&movers, target, (k + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
+    pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
+    fgame *gs = calloc((size_t)k, sizeof *gs);
+    sub *subs = calloc((size_t)n, sizeof *subs);
+    reset_counters();
+    int o = 0;
+    for (int gi = 0; gi < k; gi++) {
+        fgame *g = &gs[gi];
+        g->cli = movers.c[gi % movers.n];
+        create_game(g->cli, g->id);
+        join_game(g->cli, g->id, "alice", false, g->token[0]);
+        join_game(g->cli, g->id, "bob", false, g->token[1]);
+        int here = n / k + (gi < n % k);
+        for (int j = 0; j < here; j++, o++) {
+            char name[16], token[64];
+            snprintf(name, sizeof name, "obs%d", j);
+            join_game(g->cli, g->id, name, true, token);
+            subs[o] = (sub){SUB_OBSERVER, -1, NULL, false};
+            Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+            rpc_stream *st;
+            if (rpc_client_stream(obs.c[o / STREAMS_PER_CLIENT], &M_SUBSCRIBE, &sr.base, token,
+                                  board_msg, stream_end, &subs[o], &st) != 0)
+                fatal("Subscribe: cannot start");
+        }
+    }
+    wait_counts(&g_hello, n, NULL, 0, "observer snapshots");
+    for (int gi = 0; gi < k; gi++) {
+        set_ready(gs[gi].cli, gs[gi].token[0]);
+        set_ready(gs[gi].cli, gs[gi].token[1]);
+        new_local_game(&gs[gi].st);
+    }
+    sleep_ms(100);   /* let the start events drain */
+    double *us = calloc((size_t)rounds, sizeof *us);
+    int done = 0;
+    for (int r = 0; r < rounds + 1; r++) {   /* round 0 warms up */
+        bool over = false;
+        for (int gi = 0; gi < k; gi++) {
+            if (game_is_over(&gs[gi].st))
+                over = true;
+            else
+                gs[gi].move = pick_lasting(&gs[gi].st, r + gi);
+        }
+        if (over)
+            break;   /* a game ended: report the rounds made so far */
+        atomic_store(&g_recv, 0);
+        atomic_store(&g_expect, n);
+        int replies = atomic_load(&g_replies);
+        int64_t t0 = now_ns();
+        for (int gi = 0; gi < k; gi++) {
+            fgame *g = &gs[gi];
+            Sungka__V1__MoveRequest mr = SUNGKA__V1__MOVE_REQUEST__INIT;
+            mr.move = g->move;
+            if (rpc_client_call(g->cli, &M_MOVE, &mr.base, g->token[game_to_move(&g->st)],
+                                WAIT_MS, reply_cb, NULL) != 0)
+                fatal("Move: cannot start");
+        }
+        wait_counts(&g_recv, n, &g_replies, replies + k, "observer events");
+        check_errors("Move (fan-out)");
+        if (r > 0)
+            us[done++] = (double)(atomic_load(&g_t_last) - t0) / 1e3;
+        for (int gi = 0; gi < k; gi++)
+            game_play(&gs[gi].st, game_to_move(&gs[gi].st), gs[gi].move, NULL, NULL, 0);
+    }
+    pool_close(&obs);
+    pool_close(&movers);
+    free(subs);
+    free(gs);
+    stats s = summarize(us, done);
+    free(us);
+    *games_out = k;
+    *rounds_out = done;
+    return s;
+}
+
+/* ------------------------------------------------------------- throughput */
+
+typedef struct tgame {
+    int idx;
+    rpc_client *cli;
+    char token[2][64];
+    int pending, seat, moves;
+    bool failed;
+    game_state st;
+} tgame;
+
+static atomic_long tp_moves;
+static atomic_int tp_stop;
+static atomic_int tp_busy;         /* games with a Move in flight */
+static tgame **tp_idle;            /* games that stopped, for the main thread (wmu) */
+static int tp_n_idle;
+
+static void tp_next(tgame *g);
+
+static void tp_park(tgame *g)
+{
+    atomic_fetch_sub(&tp_busy, 1);
+    pthread_mutex_lock(&wmu);
+    tp_idle[tp_n_idle++] = g;
+    pthread_cond_broadcast(&wcv);
+    pthread_mutex_unlock(&wmu);
+}
+
+static void tp_reply(const rpc_status *st, ProtobufCMessage *reply, void *user)
+{
+    tgame *g = user;
+    if (st->code != RPC_OK) {
+        fprintf(stderr, "sungka-bench: Move failed: %s %s\n", rpc_code_name(st->code),
+                st->message);
+        g->failed = true;
+        tp_park(g);
+        return;
+    }
+    protobuf_c_message_free_unpacked(reply, NULL);
+    game_play(&g->st, g->seat, g->pending, NULL, NULL, 0);
+    g->moves++;
+    atomic_fetch_add(&tp_moves, 1);
+    if (game_is_over(&g->st) || atomic_load(&tp_stop))
+        tp_park(g);
+    else
+        tp_next(g);
+}
+
+/* On the main thread for a game's first move, then on its client's thread. */
+static void tp_next(tgame *g)
+{
+    g->seat = game_to_move(&g->st);
+    g->pending = pick_move(&g->st, g->moves * 7 + g->idx);
+    Sungka__V1__MoveRequest mr = SUNGKA__V1__MOVE_REQUEST__INIT;
+    mr.move = g->pending;
+    if (rpc_client_call(g->cli, &M_MOVE, &mr.base, g->token[g->seat], WAIT_MS, tp_reply, g) !=
+        0) {
+        g->failed = true;
+        tp_park(g);
+    }
+}
+
+static void tp_setup(tgame *g)
+{
+    char id[32];
+    create_game(g->cli, id);
+    join_game(g->cli, id, "alice", false, g->token[0]);
+    join_game(g->cli, id, "bob", false, g->token[1]);
+    set_ready(g->cli, g->token[0]);
+    set_ready(g->cli, g->token[1]);
+    new_local_game(&g->st);
+    g->moves = 0;
+}
+
+/* G games with one Move in flight each; a finished game is replaced by a new
+ * one (set up by the main thread, inside the measured time). */
+static double bench_throughput(const char *target, int n_games, int ms, int *started_out)
+{
+    pool p;
+    pool_open(&p, target, (n_games + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
+    tgame *gs = calloc((size_t)n_games, sizeof *gs);
+    tp_idle = calloc((size_t)n_games, sizeof *tp_idle);
+    tp_n_idle = 0;
+    atomic_store(&tp_moves, 0);
+    atomic_store(&tp_stop, 0);
+    atomic_store(&tp_busy, 0);
+    int started = n_games;
+    for (int i = 0; i < n_games; i++) {
+        gs[i].idx = i;
+        gs[i].cli = p.c[i % p.n];
+        tp_setup(&gs[i]);
+    }
+    int64_t t0 = now_ns(), end = t0 + (int64_t)ms * 1000000;
+    for (int i = 0; i < n_games; i++) {
+        atomic_fetch_add(&tp_busy, 1);
+        tp_next(&gs[i]);
+    }
+    tgame **todo = calloc((size_t)n_games, sizeof *todo);
+    int failed = 0;
+    for (;;) {
+        int64_t now = now_ns();
+        if (now >= end)
+            break;
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 20 * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&wmu);
+        if (tp_n_idle == 0)
+            pthread_cond_timedwait(&wcv, &wmu, &dl);
+        int n = tp_n_idle;
+        memcpy(todo, tp_idle, (size_t)n * sizeof *todo);
+        tp_n_idle = 0;
+        pthread_mutex_unlock(&wmu);
+        for (int i = 0; i < n; i++) {
+            tgame *g = todo[i];
+            if (g->failed) {
+                failed++;
+                continue;
+            }
+            tp_setup(g);
+            started++;
+            atomic_fetch_add(&tp_busy, 1);
+            tp_next(g);
+        }
+    }
+    long moves = atomic_load(&tp_moves);
+    double secs = (double)(now_ns() - t0) / 1e9;
+    atomic_store(&tp_stop, 1);
+    /* Wait for the calls in flight to land (each game parks itself). */
+    for (int spins = 0; atomic_load(&tp_busy) > 0; spins++) {
+        if (spins > WAIT_MS / 10)
+            fatal("throughput: %d games never finished their last move",
+                  atomic_load(&tp_busy));
+        sleep_ms(10);
+    }
+    pool_close(&p);
+    free(todo);
+    free(tp_idle);
+    tp_idle = NULL;
+    free(gs);
+    if (failed)
+        fatal("throughput: %d games failed a move", failed);
+    *started_out = started;
+    return moves / secs;
+}
+
+/* ----------------------------------------------------------------- memory */
+
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+/* Start `sungka-board` as a child and return the port it printed. */
+static int spawn_board(const char *path)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        fatal("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        fatal("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execl(path, path, "--listen", "127.0.0.1:0", "--db", ":memory:", "--quiet",
+              "--ping-timeout", "3600", "--max-games", "1000000",
+              "--max-games-per-client", "1000000", (char *)NULL);
+        _exit(127);
+    }
+    child_pid = pid;
+    close(fds[1]);
+    FILE *in = fdopen(fds[0], "r");
+    char line[256] = "";
+    if (!in || !fgets(line, sizeof line, in))
+        fatal("%s did not start (build it, or name it with --board)", path);
+    fclose(in);
+    const char *colon = strrchr(line, ':');
+    int port = colon ? atoi(colon + 1) : 0;
+    if (port <= 0)
+        fatal("cannot read the port from \"%s\"", line);
+    return port;
+}
+
+static void stop_child(void)
+{
+    kill(child_pid, SIGTERM);
+    for (int i = 0; i < 500; i++) {
+        if (waitpid(child_pid, NULL, WNOHANG) == child_pid) {
+            child_pid = 0;
+            return;
+        }
+        sleep_ms(10);
+    }
+    kill(child_pid, SIGKILL);
+    waitpid(child_pid, NULL, 0);
+    child_pid = 0;
+}
+
+static long settled_rss(pid_t pid)
+{
+    sleep_ms(300);
+    return rss_kib(pid);
+}
+
+static void bench_memory(const char *board_path, int n_idle, int n_obs)
+{
+    int port = spawn_board(board_path);
+    char target[32];
+    snprintf(target, sizeof target, "127.0.0.1:%d", port);
+    pool lobby, obs;
+    pool_open(&lobby, target, 1);
+    Grpc__Health__V1__HealthCheckRequest hr = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+    protobuf_c_message_free_unpacked(call_sync(lobby.c[0], &M_HEALTH, &hr.base, NULL, "Health"),
+                                     NULL);
+    char id[32], token[64];
+    for (int i = 0; i < 20; i++) {   /* warm the allocator and the store */
+        create_game(lobby.c[0], id);
+        join_game(lobby.c[0], id, "alice", false, token);
+        join_game(lobby.c[0], id, "bob", false, token);
+    }
+    long base = settled_rss(child_pid);
+
+    for (int i = 0; i < n_idle; i++) {
+        create_game(lobby.c[0], id);
+        join_game(lobby.c[0], id, "alice", false, token);
+        join_game(lobby.c[0], id, "bob", false, token);
+    }
+    long with_games = settled_rss(child_pid);
+
+    int k = (n_obs + OBSERVERS_PER_GAME - 1) / OBSERVERS_PER_GAME;
+    char (*ids)[32] = calloc((size_t)k, sizeof *ids);
+    for (int i = 0; i < k; i++)
+        create_game(lobby.c[0], ids[i]);
+    pool_open(&obs, target, (n_obs + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
+    reset_counters();
+    /* The observers' connections (one per 50 streams) count as theirs. */
+    long before_obs = settled_rss(child_pid);
+    sub *subs = calloc((size_t)n_obs, sizeof *subs);
+    for (int i = 0; i < n_obs; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "obs%d", i % OBSERVERS_PER_GAME);
+        join_game(lobby.c[0], ids[i / OBSERVERS_PER_GAME], name, true, token);
+        subs[i] = (sub){SUB_OBSERVER, -1, NULL, false};
+        Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+        rpc_stream *st;
+        if (rpc_client_stream(obs.c[i / STREAMS_PER_CLIENT], &M_SUBSCRIBE, &sr.base, token,
+                              board_msg, stream_end, &subs[i], &st) != 0)
+            fatal("Subscribe: cannot start");
+    }
+    wait_counts(&g_hello, n_obs, NULL, 0, "observer snapshots (memory)");
+    long with_obs = settled_rss(child_pid);
+    pool_close(&obs);
+    pool_close(&lobby);
+    stop_child();
+    free(subs);
+    free(ids);
+
+    char param[24];
+    snprintf(param, sizeof param, "%d games", n_idle);
+    row *r = add_row("memory", "service RSS per idle game", param);
+    r->value = (double)(with_games - base) * 1024.0 / n_idle;
+    r->unit = "B";
+    snprintf(r->note, sizeof r->note,
+             "child sungka-board --db :memory:; game created, both seats joined, no streams "
+             "(VmRSS %ld -> %ld KiB)", base, with_games);
+    snprintf(param, sizeof param, "%d observers", n_obs);
+    r = add_row("memory", "service RSS per connected observer", param);
+    r->value = (double)(with_obs - before_obs) * 1024.0 / n_obs;
+    r->unit = "B";
+    snprintf(r->note, sizeof r->note,
+             "joined + Subscribe stream open, %d per connection, %d per game "
+             "(VmRSS %ld -> %ld KiB)", STREAMS_PER_CLIENT, OBSERVERS_PER_GAME, before_obs,
+             with_obs);
+    add_target("service memory per connected observer (KiB)", r->value / 1024.0, 64, "KiB",
+               false);
+}
+
+/* ------------------------------------------------------------------- main */
+
+enum { S_MOVE = 1, S_FANOUT = 2, S_TPUT = 4, S_DURABLE = 8, S_MEMORY = 16, S_ALL = 31 };
+
+static int parse_only(const char *list)
+{
+    static const struct { const char *name; int bit; } names[] = {
+        {"move", S_MOVE}, {"fanout", S_FANOUT}, {"tput", S_TPUT},
+        {"durable", S_DURABLE}, {"memory", S_MEMORY},
+    };
+    int mask = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strcmp(tok, names[i].name) == 0)
+                found = names[i].bit;
+        if (!found)
+            return -1;
+        mask |= found;
+    }
+    return mask;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: sungka-bench [OPTION]...\n"
+            "Benchmark the board service against a bare echo service on the same rpc layer.\n"
+            "\n"
+            "  -q, --quick        a short run (under 30 s): fewer samples, shorter windows,\n"
+            "                     no fan-out to 5,000 observers\n"
+            "  -o, --json FILE    write the results as JSON here (default bench-results.json)\n"
+            "      --only LIST    sections to run, comma-separated: move,fanout,tput,durable,memory\n"
+            "      --board PATH   the sungka-board program for the memory section\n"
+            "                     (default: next to this program)\n"
+            "  -h, --help         show this help and exit\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"quick", no_argument, NULL, 'q'},
+        {"json", required_argument, NULL, 'o'},
+        {"only", required_argument, NULL, 'O'},
+        {"board", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *json = "bench-results.json";
+    char board_path[PATH_MAX] = "";
+    int mask = S_ALL, c;
+    while ((c = getopt_long(argc, argv, "qo:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'q':
+            quick = true;
+            break;
+        case 'o':
+            json = optarg;
+            break;
+        case 'O':
+            mask = parse_only(optarg);
+            if (mask <= 0) {
+                fprintf(stderr, "sungka-bench: unknown section in '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'b':
+            snprintf(board_path, sizeof board_path, "%s", optarg);
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        usage(stderr);
+        return 2;
+    }
+    if (!board_path[0]) {
+        char self[PATH_MAX];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len > 0) {
+            self[len] = 0;
+            char *slash = strrchr(self, '/');
+            if (slash)
+                *slash = 0;
+            snprintf(board_path, sizeof board_path, "%.*s/sungka-board", PATH_MAX - 16, self);
+        }
+    }
+
+    /* Thousands of streams over a few hundred connections: raise the fd cap. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sungka-bench-svc-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        fatal("mkdtemp: %s", strerror(errno));
+    atexit(cleanup);
+    quiet = fopen("/dev/null", "w");
+    rpc_init();
+    int64_t t_start = now_ns();
+    t_begin = t_start;
+
+    int calls = quick ? 1000 : 5000;
+    int rounds = quick ? 10 : 30;
+    int tput_ms = quick ? 1000 : 3000;
+    const int fan_n[] = {10, 60, 100, 1000, 5000};
+    const int tput_g[] = {1, 10, 100, 1000};
+    char param[24], note[200];
+    echo_server es;
+    bool echo = mask & (S_MOVE | S_FANOUT | S_DURABLE);
+    if (echo)
+        echo_start(&es);
+    fprintf(stderr, "sungka-bench (%s): board service vs bare echo, %ld CPUs\n",
+            quick ? "quick" : "full", sysconf(_SC_NPROCESSORS_ONLN));
+
+    stats echo_rtt = {0}, move_file = {0};
+    if (mask & (S_MOVE | S_DURABLE)) {
+        progress("echo unary round trip (%d calls)", calls);
+        echo_rtt = bench_echo_rtt(es.target, calls);
+    }
+    if (mask & S_MOVE) {
+        progress("move round trip, store on a file (%d moves)", calls);
+        board_inst b;
+        board_start(&b, db_file());
+        stats ev, rep;
+        int games;
+        bench_move_rtt(b.target, calls, &ev, &rep, &games);
+        board_stop(&b);
+        move_file = ev;
+        row *r = add_row("move", "Move -> mover's own event", "file store");
+        r->latency = true;
+        r->s = ev;
+        r->has_floor = true;
+        r->f = echo_rtt;
+        snprintf(r->note, sizeof r->note,
+                 "floor: echo unary Say; %d moves over %d games; MoveMade event %zu bytes",
+                 ev.n, games, atomic_load(&g_event_bytes));
+        r = add_row("move", "Move -> Move reply", "file store");
+        r->latency = true;
+        r->s = rep;
+        r->has_floor = true;
+        r->f = echo_rtt;
+        add_target("move round trip p50 / echo p50 (file store)", ev.p50 / echo_rtt.p50, 1.5,
+                   "x", false);
+    }
+    if (mask & S_FANOUT) {
+        for (size_t i = 0; i < sizeof fan_n / sizeof fan_n[0]; i++) {
+            int n = fan_n[i], games, done;
+            if (quick && n > 1000)
+                continue;   /* 5,000 observers take ~15 s to set up: full run only */
+            int rr = n >= 5000 && !quick ? 20 : rounds;
+            progress("fan-out to %d observers (%d rounds)", n, rr);
+            stats floor_s = bench_echo_fanout(es.target, n, rr);
+            board_inst b;
+            board_start(&b, db_file());
+            stats s = bench_board_fanout(b.target, n, rr, &games, &done);
+            board_stop(&b);
+            snprintf(param, sizeof param, "N=%d", n);
+            row *r = add_row("fanout", "Move -> last observer's event", param);
+            r->latency = true;
+            r->s = s;
+            r->has_floor = true;
+            r->f = floor_s;
+            if (games == 1)
+                snprintf(note, sizeof note, "one game, one move per round; %d rounds", done);
+            else
+                snprintf(note, sizeof note,
+                         "%d games x <=%d observers (per-game cap), one move in each per "
+                         "round; %d rounds", games, OBSERVERS_PER_GAME, done);
+            snprintf(r->note, sizeof r->note, "%s", note);
+            if (n == 1000)
+                add_target("fan-out to 1,000 observers p99 (ms)", s.p99 / 1000, 20, "ms",
+                           false);
+        }
+    }
+    if (mask & S_TPUT) {
+        for (size_t i = 0; i < sizeof tput_g / sizeof tput_g[0]; i++) {
+            int g = tput_g[i], started;
+            progress("throughput, %d concurrent games (%d ms)", g, tput_ms);
+            board_inst b;
+            board_start(&b, db_file());
+            double mps = bench_throughput(b.target, g, tput_ms, &started);
+            board_stop(&b);
+            snprintf(param, sizeof param, "%d games", g);
+            row *r = add_row("tput", "moves per second (file store)", param);
+            r->value = mps;
+            r->unit = "moves/s";
+            snprintf(r->note, sizeof r->note,
+                     "%d games played in %.1f s, one Move in flight per game; mean move "
+                     "latency ~%.0f us (G / rate)", started, tput_ms / 1000.0, g / mps * 1e6);
+            if (g == 100)
+                add_target("moves per second across 100 games (file store)", mps, 20000,
+                           "moves/s", true);
+        }
+    }
+    if (mask & S_DURABLE) {
+        const char *dbs[] = {":memory:", ""};
+        const char *label[] = {"memory store", "no store"};
+        if (!(mask & S_MOVE)) {
+            progress("move round trip, store on a file (%d moves)", calls);
+            board_inst b;
+            board_start(&b, db_file());
+            stats rep;
+            int games;
+            bench_move_rtt(b.target, calls, &move_file, &rep, &games);
+            board_stop(&b);
+        }
+        for (int i = 0; i < 2; i++) {
+            progress("move round trip, %s (%d moves)", label[i], calls);
+            board_inst b;
+            board_start(&b, dbs[i]);
+            stats ev, rep;
+            int games;
+            bench_move_rtt(b.target, calls, &ev, &rep, &games);
+            board_stop(&b);
+            row *r = add_row("durable", "Move -> mover's own event", label[i]);
+            r->latency = true;
+            r->s = ev;
+            r->has_floor = true;
+            r->f = echo_rtt;
+            snprintf(r->note, sizeof r->note,
+                     "file store costs %+.1f us at p50 over this (%+.1f us mean)",
+                     move_file.p50 - ev.p50, move_file.mean - ev.mean);
+        }
+        progress("throughput, 100 games, memory store (%d ms)", tput_ms);
+        board_inst b;
+        board_start(&b, ":memory:");
+        int started;
+        double mps = bench_throughput(b.target, 100, tput_ms, &started);
+        board_stop(&b);
+        row *r = add_row("durable", "moves per second (memory store)", "100 games");
+        r->value = mps;
+        r->unit = "moves/s";
+        snprintf(r->note, sizeof r->note, "compare tput / 100 games (file store)");
+    }
+    if (echo)
+        echo_stop(&es);
+    if (mask & S_MEMORY) {
+        int n_idle = quick ? 300 : 1000, n_obs = quick ? 600 : 3000;
+        progress("memory: child %s, %d idle games, %d observers", board_path, n_idle, n_obs);
+        bench_memory(board_path, n_idle, n_obs);
+    }
+    double secs = (double)(now_ns() - t_start) / 1e9;
+
+    printf("sungka-bench (%s), %ld CPUs, loopback, %.0f s\n", quick ? "quick" : "full",
+           sysconf(_SC_NPROCESSORS_ONLN), secs);
+    print_table(stdout);
+    print_targets(stdout);
+    if (write_json(json, secs) != 0)
+        fprintf(stderr, "sungka-bench: cannot write %s: %s\n", json, strerror(errno));
+    else
+        printf("\nresults written to %s\n", json);
+    rpc_shutdown();
+    fclose(quiet);
+    return 0;
+}

@@ -89,10 +89,24 @@ struct room {
     size_t log_len, log_cap;
 };
 
+/* tokens.c: seat token -> participant, for every game of the service. */
+typedef struct token_index {
+    participant **slots;       /* cap entries, NULL when free */
+    size_t cap, n;
+    uint64_t key;              /* random: slots reveal nothing about tokens */
+} token_index;
+int token_index_init(token_index *ix);
+void token_index_free(token_index *ix);
+int token_index_add(token_index *ix, participant *p);
+void token_index_remove(token_index *ix, participant *p);
+participant *token_index_find(const token_index *ix, const char *token);
+bool board_tokens_equal(const char *a, const char *b);
+
 struct board_service {
     board_config cfg;
     rpc_server *server;
     store *store;              /* statistics, history, recovery; NULL: none */
+    token_index tokens;        /* every participant of every game, by token */
     char endpoint[128];
     volatile sig_atomic_t stop;
     room **rooms;

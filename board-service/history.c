@@ -9,6 +9,22 @@
 
 #include "board_internal.h"
 
+/* A caller's string that the store would refuse: the caller's mistake, so
+ * INVALID_ARGUMENT with a sentence, not an INTERNAL fault of the service. */
+static bool fits(rpc_call *call, const char *what, const char *value, size_t max, bool may_be_empty)
+{
+    size_t len = strlen(value);
+    if ((len || may_be_empty) && len <= max)
+        return true;
+    char err[96];
+    if (!len)
+        snprintf(err, sizeof err, "give a %s", what);
+    else
+        snprintf(err, sizeof err, "a %s is at most %zu bytes, not %zu", what, max, len);
+    rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+    return false;
+}
+
 static bool have_store(board_service *svc, rpc_call *call)
 {
     if (svc->store)
@@ -116,7 +132,9 @@ static void summary_to_wire(const store_match_summary *m, summary_space *sp,
 void history_list_matches(board_service *svc, rpc_call *call,
                           const Sungka__V1__ListMatchesRequest *req)
 {
-    if (!have_store(svc, call))
+    if (!have_store(svc, call) ||
+        !fits(call, "player name", req->player, STORE_NAME_BYTES - 1, true) ||
+        !fits(call, "game kind", req->kind, STORE_KIND_BYTES - 1, true))
         return;
     int limit = req->limit > 0 && req->limit <= 200 ? req->limit : 20;
     store_match_summary *rows = NULL;
@@ -149,7 +167,7 @@ void history_list_matches(board_service *svc, rpc_call *call,
 
 void history_get_match(board_service *svc, rpc_call *call, const Sungka__V1__GetMatchRequest *req)
 {
-    if (!have_store(svc, call))
+    if (!have_store(svc, call) || !fits(call, "match id", req->game_id, STORE_ID_BYTES - 1, false))
         return;
     store_match_summary m;
     store_move *moves = NULL;

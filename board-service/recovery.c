@@ -79,6 +79,10 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
     p->departed = true;
     p->depart_deadline_ms = board_now_ms() + rc->svc->cfg.grace_ms;
     p->last_seen_ms = board_now_ms();
+    if (token_index_add(&rc->svc->tokens, p) != 0) {
+        free(p);
+        return;
+    }
     r->people[r->n_people++] = p;
     if (person_id > r->next_person_id)
         r->next_person_id = person_id;

@@ -54,6 +54,7 @@ static void remove_participant(room *r, participant *p)
         board_log(r->svc, "game %s: cannot forget %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
     detach_stream(p, RPC_OK, "you left the game");
+    token_index_remove(&r->svc->tokens, p);
     if (p->seat >= 0 && r->seat_holder[p->seat] == p)
         r->seat_holder[p->seat] = NULL;
     for (int i = 0; i < r->n_people; i++) {
@@ -70,6 +71,7 @@ void room_free(room *r)
 {
     for (int i = 0; i < r->n_people; i++) {
         detach_stream(r->people[i], RPC_UNAVAILABLE, "the game is closing");
+        token_index_remove(&r->svc->tokens, r->people[i]);
         free(r->people[i]);
     }
     for (size_t i = 0; i < r->log_len; i++)
@@ -382,6 +384,12 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
     p->id = ++r->next_person_id;
     snprintf(p->name, sizeof p->name, "%s", name);
     make_token(p->token);
+    if (token_index_add(&r->svc->tokens, p) != 0) {
+        free(p);
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     p->seat = seat;
     p->rtt_ms = -1;
     p->last_seen_ms = board_now_ms();

@@ -93,31 +93,11 @@ static room *find_room(board_service *svc, const char *id)
     return NULL;
 }
 
-/* Compare two tokens of BOARD_TOKEN_HEX characters in constant time, so the
- * time taken says nothing about how much of a guess was right. */
-static bool tokens_equal(const char *a, const char *b)
-{
-    unsigned char diff = 0;
-    for (int i = 0; i < BOARD_TOKEN_HEX; i++)
-        diff |= (unsigned char)(a[i] ^ b[i]);
-    return diff == 0;
-}
-
 /* The participant holding `token`, in any game: the token alone names the
- * game and the seat, so it can act nowhere else. Every token is compared
- * (no early exit on a match of a prefix); games are few per service. */
+ * game and the seat, so it can act nowhere else. */
 static participant *find_token(board_service *svc, const char *token)
 {
-    if (strlen(token) != BOARD_TOKEN_HEX)
-        return NULL;
-    participant *found = NULL;
-    for (int i = 0; i < svc->n_rooms; i++) {
-        room *r = svc->rooms[i];
-        for (int j = 0; j < r->n_people; j++)
-            if (tokens_equal(r->people[j]->token, token))
-                found = r->people[j];
-    }
-    return found;
+    return token_index_find(&svc->tokens, token);
 }
 
 static void remove_room(board_service *svc, int index)
@@ -553,6 +533,11 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     }
     svc->cfg = *cfg_in;
     board_config_defaults(&svc->cfg);
+    if (token_index_init(&svc->tokens) != 0) {
+        snprintf(err, errlen, "out of memory");
+        free(svc);
+        return -1;
+    }
 
     if (!svc->cfg.db || svc->cfg.db[0]) {
         char path[1024];
@@ -634,6 +619,7 @@ fail_store:
     free(svc->rooms);
     store_close(svc->store);
 fail_free:
+    token_index_free(&svc->tokens);
     free(svc);
     return -1;
 }
@@ -697,5 +683,6 @@ void board_destroy(board_service *svc)
         remove_room(svc, svc->n_rooms - 1);
     free(svc->rooms);
     store_close(svc->store);
+    token_index_free(&svc->tokens);
     free(svc);
 }

@@ -14,6 +14,39 @@
 
 #include "games_internal.h"
 
+/* xorshift64*: a small, fast generator that gives the same games everywhere;
+ * each test keeps its own state (and seed). */
+static inline uint32_t test_rand(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return (uint32_t)((*state * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+/* A mancala seat's row is empty (written here, not taken from the engine,
+ * so the tests check the engine against their own reading of the board). */
+static inline bool test_row_empty(const game_state *st, int seat)
+{
+    for (int c = 0; c < st->cups; c++)
+        if (game_cell(st, game_mancala_cup(st, seat, c)) != 0)
+            return false;
+    return true;
+}
+
+/* The end of a two-seat mancala game: every stone home, and the winner (or
+ * draw) follows from the stores. */
+static inline void assert_two_seat_end(const game_state *st, int total)
+{
+    int sc[GAME_MAX_SEATS], w[GAME_MAX_SEATS];
+    game_scores(st, sc);
+    assert_int_equal(sc[0] + sc[1], total);
+    int nw = game_winners(st, w);
+    assert_int_equal(nw, sc[0] == sc[1] ? 0 : 1);
+    if (nw == 1)
+        assert_int_equal(w[0], sc[0] > sc[1] ? 0 : 1);
+}
+
 static inline void new_sungka(game_state *st, int players, int cups, int stones)
 {
     const game_kind *k = game_kind_find("sungka");

@@ -464,18 +464,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
 static uint32_t next_rand(void)
 {
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (uint32_t)((rng * 0x2545f4914f6cdd1dULL) >> 32);
-}
-
-static bool row_empty(const game_state *st, int seat)
-{
-    for (int c = 0; c < st->cups; c++)
-        if (game_cell(st, game_mancala_cup(st, seat, c)) != 0)
-            return false;
-    return true;
+    return test_rand(&rng);
 }
 
 /* Every game in normal play so far ends well within this many moves (the
@@ -497,8 +486,8 @@ static int play_random_game(int cups, int stones, int first)
     while (!game_is_over(&st)) {
         assert_true(n_moves < MAX_GAME_MOVES);
         int seat = game_to_move(&st);
-        assert_false(row_empty(&st, 0));
-        assert_false(row_empty(&st, 1));
+        assert_false(test_row_empty(&st, 0));
+        assert_false(test_row_empty(&st, 1));
         int n = game_legal_moves(&st, moves, GAME_MAX_MOVES);
         assert_true(n > 0);
         int move = moves[next_rand() % (uint32_t)n];
@@ -533,19 +522,13 @@ static int play_random_game(int cups, int stones, int first)
         assert_int_equal(r.n_passed, 0);
         assert_int_equal(r.next, game_to_move(&st));
         if (game_is_over(&st)) {
-            assert_true(row_empty(&st, 0) && row_empty(&st, 1));
+            assert_true(test_row_empty(&st, 0) && test_row_empty(&st, 1));
             assert_false(r.extra_turn);
         } else {
             assert_int_equal(r.next, r.extra_turn ? seat : 1 - seat);
         }
     }
-    int sc[GAME_MAX_SEATS], w[GAME_MAX_SEATS];
-    game_scores(&st, sc);
-    assert_int_equal(sc[0] + sc[1], total);
-    int nw = game_winners(&st, w);
-    assert_int_equal(nw, sc[0] == sc[1] ? 0 : 1);
-    if (nw == 1)
-        assert_int_equal(w[0], sc[0] > sc[1] ? 0 : 1);
+    assert_two_seat_end(&st, total);
     return n_moves;
 }
 

@@ -14,19 +14,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint32_t next_rand(void)
 {
-    /* xorshift64*: small, fast and the same everywhere. */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (uint32_t)((rng * 0x2545f4914f6cdd1dULL) >> 32);
-}
-
-static bool row_empty(const game_state *st, int seat)
-{
-    for (int c = 0; c < st->cups; c++)
-        if (game_cell(st, game_mancala_cup(st, seat, c)) != 0)
-            return false;
-    return true;
+    return test_rand(&rng);
 }
 
 static void check_move(const game_state *before, const game_state *after, int mover,
@@ -61,13 +49,13 @@ static void check_move(const game_state *before, const game_state *after, int mo
 
     assert_int_equal(r->next, game_to_move(after));
     for (int i = 0; i < r->n_passed; i++)
-        assert_true(row_empty(after, r->passed[i]));
+        assert_true(test_row_empty(after, r->passed[i]));
     if (game_is_over(after)) {
         assert_int_equal(r->next, -1);
         for (int s = 0; s < game_seats(after); s++)
-            assert_true(row_empty(after, s));
+            assert_true(test_row_empty(after, s));
     } else {
-        assert_false(row_empty(after, r->next));
+        assert_false(test_row_empty(after, r->next));
         if (r->extra_turn)
             assert_int_equal(r->next, mover);
         /* Seats strictly between the mover and the next seat all passed. */

@@ -199,6 +199,10 @@ void agent_msg_free(agent_msg *msg);
 
 const agent_model *agent_model_get(const agent *ag);
 
+/* A move as players name it: the cup or cell number, or "d3" in reversi
+ * (column letter, row number from 1). Every view writes moves this way. */
+void agent_format_move(const agent_model *m, int move, char *buf, size_t len);
+
 /* The name we play under (--name). */
 const char *agent_name(const agent *ag);
 

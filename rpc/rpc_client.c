@@ -73,20 +73,6 @@ struct rpc_client {
     bool closing;
 };
 
-static grpc_arg int_arg(const char *key, int value)
-{
-    grpc_arg a;
-    memset(&a, 0, sizeof a);
-    a.type = GRPC_ARG_INTEGER;
-    a.key = (char *)key;          /* gRPC copies args; it never writes keys */
-    a.value.integer = value;
-    return a;
-}
-
-static int or_default(int v, int def)
-{
-    return v > 0 ? v : def;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Completion handling (client thread)                                      */
@@ -278,8 +264,8 @@ int rpc_client_create(const char *target, const rpc_client_options *opts,
         o = *opts;
     *out = NULL;
 
-    int max_msg = or_default(o.max_message_bytes, RPC__DEFAULT_MAX_MESSAGE_BYTES);
-    int connect_ms = or_default(o.connect_timeout_ms, RPC__DEFAULT_CONNECT_TIMEOUT_MS);
+    int max_msg = rpc__or_default(o.max_message_bytes, RPC__DEFAULT_MAX_MESSAGE_BYTES);
+    int connect_ms = rpc__or_default(o.connect_timeout_ms, RPC__DEFAULT_CONNECT_TIMEOUT_MS);
     /*
      * Keepalive: ping after time_ms without activity while a call is open
      * (a long-lived event stream counts), and keep pinging even when no data
@@ -290,21 +276,21 @@ int rpc_client_create(const char *target, const rpc_client_options *opts,
      * answers with GOAWAY "too many pings".
      */
     grpc_arg args[] = {
-        int_arg(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, max_msg),
-        int_arg(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, max_msg),
-        int_arg(GRPC_ARG_KEEPALIVE_TIME_MS,
-                or_default(o.keepalive.time_ms, RPC__DEFAULT_KEEPALIVE_TIME_MS)),
-        int_arg(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
-                or_default(o.keepalive.timeout_ms, RPC__DEFAULT_KEEPALIVE_TIMEOUT_MS)),
-        int_arg(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0),
-        int_arg(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0),
-        int_arg(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, connect_ms),
-        int_arg(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, connect_ms < 1000 ? connect_ms : 1000),
-        int_arg(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+        rpc__int_arg(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, max_msg),
+        rpc__int_arg(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, max_msg),
+        rpc__int_arg(GRPC_ARG_KEEPALIVE_TIME_MS,
+                rpc__or_default(o.keepalive.time_ms, RPC__DEFAULT_KEEPALIVE_TIME_MS)),
+        rpc__int_arg(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                rpc__or_default(o.keepalive.timeout_ms, RPC__DEFAULT_KEEPALIVE_TIMEOUT_MS)),
+        rpc__int_arg(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0),
+        rpc__int_arg(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0),
+        rpc__int_arg(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, connect_ms),
+        rpc__int_arg(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, connect_ms < 1000 ? connect_ms : 1000),
+        rpc__int_arg(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
                 connect_ms > MAX_BACKOFF_MS ? connect_ms : MAX_BACKOFF_MS),
         /* Our own connection per client, not one shared process-wide with
          * every channel to the same target: clients stay independent. */
-        int_arg(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1),
+        rpc__int_arg(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1),
         /* Only when a name is given: the last entry is dropped otherwise. */
         {GRPC_ARG_STRING, GRPC_SSL_TARGET_NAME_OVERRIDE_ARG,
          {.string = (char *)o.tls_server_name}},

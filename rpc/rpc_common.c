@@ -201,3 +201,18 @@ char *rpc__read_file(const char *path)
         buf[len] = '\0';
     return buf;
 }
+
+grpc_arg rpc__int_arg(const char *key, int value)
+{
+    grpc_arg a;
+    memset(&a, 0, sizeof a);
+    a.type = GRPC_ARG_INTEGER;
+    a.key = (char *)key;          /* gRPC copies args; it never writes keys */
+    a.value.integer = value;
+    return a;
+}
+
+int rpc__or_default(int v, int def)
+{
+    return v > 0 ? v : def;
+}

@@ -35,6 +35,10 @@ typedef struct rpc__tag {
  * memory. */
 grpc_byte_buffer *rpc__pack(const ProtobufCMessage *msg);
 
+/* An integer channel argument, and "v if positive, else def" for options. */
+grpc_arg rpc__int_arg(const char *key, int value);
+int rpc__or_default(int v, int def);
+
 /* A whole (small, < 1 MiB) file as a NUL-terminated string; NULL when it
  * cannot be read. The caller frees it. */
 char *rpc__read_file(const char *path);

@@ -133,20 +133,6 @@ static void tag_init(rpc__tag *t, int kind, void *obj)
     t->obj = obj;
 }
 
-static grpc_arg int_arg(const char *key, int value)
-{
-    grpc_arg a;
-    memset(&a, 0, sizeof a);
-    a.type = GRPC_ARG_INTEGER;
-    a.key = (char *)key;          /* gRPC copies args; it never writes keys */
-    a.value.integer = value;
-    return a;
-}
-
-static int or_default(int v, int def)
-{
-    return v > 0 ? v : def;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
@@ -173,7 +159,7 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
         grpc_metadata_array_init(&srv->slots[i].md);
     }
 
-    int max_msg = or_default(o.max_message_bytes, RPC__DEFAULT_MAX_MESSAGE_BYTES);
+    int max_msg = rpc__or_default(o.max_message_bytes, RPC__DEFAULT_MAX_MESSAGE_BYTES);
     /*
      * Keepalive: the server pings every connection that has been idle for
      * time_ms, even with no call open, and never stops pinging for lack of
@@ -184,19 +170,19 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
      * closed with "too many pings".
      */
     grpc_arg args[] = {
-        int_arg(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, max_msg),
-        int_arg(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, max_msg),
-        int_arg(GRPC_ARG_MAX_CONCURRENT_STREAMS,
-                or_default(o.max_streams_per_conn, RPC__DEFAULT_MAX_STREAMS)),
-        int_arg(GRPC_ARG_KEEPALIVE_TIME_MS,
-                or_default(o.keepalive.time_ms, RPC__DEFAULT_KEEPALIVE_TIME_MS)),
-        int_arg(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
-                or_default(o.keepalive.timeout_ms, RPC__DEFAULT_KEEPALIVE_TIMEOUT_MS)),
-        int_arg(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1),
-        int_arg(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
-                or_default(o.keepalive.min_recv_ping_ms, RPC__DEFAULT_MIN_RECV_PING_MS)),
-        int_arg(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0),
-        int_arg(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2),
+        rpc__int_arg(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, max_msg),
+        rpc__int_arg(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, max_msg),
+        rpc__int_arg(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                rpc__or_default(o.max_streams_per_conn, RPC__DEFAULT_MAX_STREAMS)),
+        rpc__int_arg(GRPC_ARG_KEEPALIVE_TIME_MS,
+                rpc__or_default(o.keepalive.time_ms, RPC__DEFAULT_KEEPALIVE_TIME_MS)),
+        rpc__int_arg(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                rpc__or_default(o.keepalive.timeout_ms, RPC__DEFAULT_KEEPALIVE_TIMEOUT_MS)),
+        rpc__int_arg(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1),
+        rpc__int_arg(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                rpc__or_default(o.keepalive.min_recv_ping_ms, RPC__DEFAULT_MIN_RECV_PING_MS)),
+        rpc__int_arg(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0),
+        rpc__int_arg(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2),
     };
     grpc_channel_args cargs = {sizeof args / sizeof args[0], args};
 

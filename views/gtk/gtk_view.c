@@ -40,19 +40,6 @@ static const char *seat_name(const gview *v, int seat, char *buf, size_t len)
     return agent_seat_name(gview_model(v), seat, buf, len);
 }
 
-/* A move as people name it: a cup or cell number, "d3" in reversi (as
- * the text view and its players write it). */
-static const char *move_name(const agent_model *m, int move, char *buf, size_t len)
-{
-    const game_state *st = &m->state;
-    if (m->have_state && st->layout == GAME_LAYOUT_GRID && strcmp(st->kind->name, "reversi") == 0 &&
-        move >= 0 && move < game_cell_count(st))
-        snprintf(buf, len, "%c%d", 'a' + move % st->size, move / st->size + 1);
-    else
-        snprintf(buf, len, "%d", move);
-    return buf;
-}
-
 static const agent_person *find_person(const agent_model *m, const char *name)
 {
     for (int i = 0; i < m->n_people; i++)
@@ -650,9 +637,9 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_MOVED: {
         const agent_model *m = gview_model(v);
         char mv[16];
+        agent_format_move(m, msg->move, mv, sizeof mv);
         gview_log(v, _("%s played %s %s."), seat_name(v, msg->seat, buf, sizeof buf),
-                  m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"),
-                  move_name(m, msg->move, mv, sizeof mv));
+                  m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), mv);
         if (msg->mismatch)
             gview_log(v, _("WARNING: %s"), msg->text);
         if (msg->extra_turn)

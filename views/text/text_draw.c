@@ -165,16 +165,6 @@ void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_le
         draw_tictactoe(out, m);
 }
 
-void text_format_move(const agent_model *m, int move, char *buf, size_t len)
-{
-    const game_state *st = &m->state;
-    if (m->have_state && st->layout == GAME_LAYOUT_GRID && strcmp(st->kind->name, "reversi") == 0 &&
-        move >= 0 && move < game_cell_count(st))
-        snprintf(buf, len, "%c%d", 'a' + move % st->size, move / st->size + 1);
-    else
-        snprintf(buf, len, "%d", move);
-}
-
 int text_parse_move(const agent_model *m, const char *text, int *move)
 {
     const game_state *st = &m->state;

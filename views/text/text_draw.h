@@ -13,9 +13,6 @@
  * drawing has room for it. */
 void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_legal);
 
-/* A move as the player types it: a cup or cell number, or "d3" in reversi. */
-void text_format_move(const agent_model *m, int move, char *buf, size_t len);
-
 /* Parse what the player typed: a number, "d3" (reversi) or "x,y,z"
  * (tic-tac-toe coordinates). 0 and *move, or -1 when it is not a move. */
 int text_parse_move(const agent_model *m, const char *text, int *move);

@@ -33,7 +33,7 @@ static void show(text_replay *rp, FILE *out)
     const agent_model *m = &rp->model;
     char buf[40], move[16];
     if (rp->step > 0) {
-        text_format_move(m, rp->moves[rp->step - 1], move, sizeof move);
+        agent_format_move(m, rp->moves[rp->step - 1], move, sizeof move);
         fprintf(out, "Move %d of %d: %s played %s.\n", rp->step, rp->match.n_moves,
                 agent_seat_name(m, rp->seats[rp->step - 1], buf, sizeof buf), move);
     } else {

@@ -106,7 +106,7 @@ static void print_turn(text_view *tv)
     if (n <= HINT_MAX) {
         fprintf(tv->out, " Legal:");
         for (int i = 0; i < n; i++) {
-            text_format_move(m, legal[i], buf, sizeof buf);
+            agent_format_move(m, legal[i], buf, sizeof buf);
             fprintf(tv->out, " %s", buf);
         }
     }
@@ -156,7 +156,7 @@ static void show_move(text_view *tv, const agent_msg *msg)
     char buf[40];
     char move[16];
     const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? "cup" : "cell";
-    text_format_move(m, msg->move, move, sizeof move);
+    agent_format_move(m, msg->move, move, sizeof move);
     fprintf(tv->out, "%s played %s %s.\n", seat_name(tv, msg->seat, buf, sizeof buf), what,
             move);
     if (msg->mismatch)

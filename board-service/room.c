@@ -237,21 +237,6 @@ static void announce_who(room *r, const participant *p, Sungka__V1__Event__BodyC
     append_event(r, &ev);
 }
 
-static void announce_turn(room *r, const int8_t *passed, int n_passed)
-{
-    Sungka__V1__TurnChanged turn = SUNGKA__V1__TURN_CHANGED__INIT;
-    int32_t passed32[GAME_MAX_SEATS];
-    for (int i = 0; i < n_passed; i++)
-        passed32[i] = passed[i];
-    turn.seat = game_to_move(&r->state);
-    turn.n_passed = (size_t)n_passed;
-    turn.passed = passed32;
-    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
-    ev.body_case = SUNGKA__V1__EVENT__BODY_TURN_CHANGED;
-    ev.turn_changed = &turn;
-    append_event(r, &ev);
-}
-
 /* The game ended: by the rules (abandoned = false) or because a player left. */
 static void end_game(room *r, bool abandoned, const char *reason)
 {
@@ -321,7 +306,6 @@ static void start_game(room *r)
     ev.game_started = &started;
     append_event(r, &ev);
     wire_board_clear(&board);
-    announce_turn(r, NULL, 0);
     board_log(r->svc, "game %s started", r->id);
     if (r->svc->store &&
         store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_wall_ms()) != 0)
@@ -520,6 +504,11 @@ static void announce_move(room *r, int seat, int move, const game_result *res)
     made.n_passed = (size_t)res->n_passed;
     made.passed = passed;
     made.captured = res->captured;
+    /* The turn rides in the move (no TurnChanged): one event per move. */
+    Sungka__V1__TurnChanged turn = SUNGKA__V1__TURN_CHANGED__INIT;
+    turn.seat = game_to_move(&r->state);
+    if (!game_is_over(&r->state))
+        made.turn = &turn;
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_MOVE_MADE;
     ev.move_made = &made;
@@ -626,8 +615,6 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
         else
             snprintf(reason + used, sizeof reason - used, n == 1 ? " wins" : " share the win");
         end_game(r, false, reason);
-    } else {
-        announce_turn(r, res->passed, res->n_passed);
     }
     free(res);
     r->holding = false;

@@ -211,10 +211,14 @@ static void on_event(ProtobufCMessage *msg, void *user)
         /* the second seat's stream only adds what was said to it alone */
         out = agent__event_msg(ev);
     }
-    if (out) {
-        out->stream_gen = ctx->gen;
-        out->holder = ctx->holder;
-        push(ag, out);
+    /* A start or a move also says whose turn it is: the view hears that as
+     * its own message, right after. */
+    agent_msg *turn = out ? agent__turn_msg(ev) : NULL;
+    agent_msg *batch[2] = {out, turn};
+    for (int i = 0; i < 2 && batch[i]; i++) {
+        batch[i]->stream_gen = ctx->gen;
+        batch[i]->holder = ctx->holder;
+        push(ag, batch[i]);
     }
     protobuf_c_message_free_unpacked(msg, NULL);
 }

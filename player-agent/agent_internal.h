@@ -24,6 +24,9 @@ agent_msg *agent__msg_new(agent_msg_kind kind);
 agent_msg *agent__event_msg(const Sungka__V1__Event *ev);
 
 /* Everyone and their round trips, from a ping. */
+/* The TURN that follows a GameStarted or a MoveMade (the turn rides in
+ * those events), or NULL: another event, or a move that ended the game. */
+agent_msg *agent__turn_msg(const Sungka__V1__Event *ev);
 agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping);
 
 /* A lobby entry from a game summary. */

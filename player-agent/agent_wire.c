@@ -196,6 +196,27 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
     return m;
 }
 
+agent_msg *agent__turn_msg(const Sungka__V1__Event *ev)
+{
+    int seat;
+    const Sungka__V1__MoveMade *mv = NULL;
+    if (ev->body_case == SUNGKA__V1__EVENT__BODY_GAME_STARTED) {
+        seat = ev->game_started->first;
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE && ev->move_made->turn) {
+        mv = ev->move_made;
+        seat = mv->turn->seat;
+    } else {
+        return NULL;
+    }
+    agent_msg *m = agent__msg_new(AGENT_MSG_TURN);
+    if (!m)
+        return NULL;
+    m->seat = seat;
+    if (mv)
+        copy_seats(mv->passed, mv->n_passed, m->passed, &m->n_passed);
+    m->seq = ev->seq;
+    return m;
+}
 
 agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping)
 {

@@ -19,6 +19,7 @@ typedef struct board_config {
     int grace_ms;              /* a departed player's seat is kept this long (default 60000) */
     int max_games;             /* default 1000 */
     int max_games_per_client;  /* open games one client address may create (default 100) */
+    int max_participants;      /* players and observers in one game (default 1000) */
     int max_message_bytes;     /* largest request or event (default 1 MiB) */
     int max_streams;           /* concurrent calls per connection (default 64) */
     int chat_length;           /* bytes of one chat line (default 500) */

@@ -25,7 +25,8 @@
 #define BOARD_ID_LEN       16
 #define BOARD_CHAT_WINDOW_MS 5000    /* the chat rate's window (config: chat_rate) */
 #define BOARD_TITLE_MAX    80
-#define BOARD_MAX_PARTICIPANTS 64    /* per game, players and observers */
+#define BOARD_LISTED_PEOPLE 64       /* named in a snapshot or a ping: the players,
+                                      * then the first observers (the rest are counted) */
 
 typedef enum room_status {
     ROOM_WAITING = 1,
@@ -81,8 +82,8 @@ struct room {
     int64_t created_ms;
     char creator[64];          /* host of the client that created it (the per-client cap) */
     char end_reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
-    participant *people[BOARD_MAX_PARTICIPANTS];
-    int n_people;
+    participant **people;      /* players and observers (cfg.max_participants at most) */
+    int n_people, people_cap;
     participant *seat_holder[GAME_MAX_SEATS];   /* NULL while open or after leaving */
     char seat_name[GAME_MAX_SEATS][BOARD_NAME_BYTES]; /* kept after the game ends */
     logged_event *log;
@@ -131,6 +132,8 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
 void room_free(room *r);
 int room_seats_taken(const room *r);
 participant *room_find_name(const room *r, const char *name);
+/* Take p into r->people (growing it); 0, or -1 when out of memory. */
+int room_add_person(room *r, participant *p);
 /* Add a participant (seat chosen as the first open one) and announce it. */
 participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
                        char *err, size_t errlen);

@@ -41,6 +41,7 @@ static void usage(FILE *out)
             "      --max-games N         most games hosted at once (default 1000)\n"
             "      --max-games-per-client N  open games one client address may create\n"
             "                            (default 100)\n"
+            "      --max-participants N  players and observers in one game (default 1000)\n"
             "      --max-message BYTES   largest request or event (default 1048576)\n"
             "      --max-streams N       concurrent calls per connection (default 64)\n"
             "      --chat-length BYTES   longest chat line (default 500); names are 1..32\n"
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES,
            OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
-           OPT_MAX_PER_CLIENT, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
+           OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
            OPT_MOVE_RATE };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
         {"bot-think", required_argument, NULL, OPT_BOT_THINK},
         {"db", required_argument, NULL, OPT_DB},
         {"max-games-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
+        {"max-participants", required_argument, NULL, OPT_MAX_PARTICIPANTS},
         {"max-message", required_argument, NULL, OPT_MAX_MESSAGE},
         {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
         {"chat-length", required_argument, NULL, OPT_CHAT_LENGTH},
@@ -134,6 +136,10 @@ int main(int argc, char **argv)
             break;
         case OPT_MAX_PER_CLIENT:
             if (parse_count("--max-games-per-client", optarg, 1000000, &cfg.max_games_per_client))
+                return 2;
+            break;
+        case OPT_MAX_PARTICIPANTS:
+            if (parse_count("--max-participants", optarg, 1000000, &cfg.max_participants) != 0)
                 return 2;
             break;
         case OPT_MAX_MESSAGE:

@@ -62,7 +62,7 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
 {
     recovering *rc = user;
     room *r = rc->current;
-    if (!r || strcmp(r->id, game_id) != 0 || r->n_people >= BOARD_MAX_PARTICIPANTS)
+    if (!r || strcmp(r->id, game_id) != 0)
         return;
     if (seat >= game_seats(&r->state) || strlen(token) != BOARD_TOKEN_HEX)
         return;
@@ -79,11 +79,16 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
     p->departed = true;
     p->depart_deadline_ms = board_now_ms() + rc->svc->cfg.grace_ms;
     p->last_seen_ms = board_now_ms();
-    if (token_index_add(&rc->svc->tokens, p) != 0) {
+    /* No cap here: whoever the game had before the restart comes back. */
+    if (room_add_person(r, p) != 0) {
         free(p);
         return;
     }
-    r->people[r->n_people++] = p;
+    if (token_index_add(&rc->svc->tokens, p) != 0) {
+        r->n_people--;
+        free(p);
+        return;
+    }
     if (person_id > r->next_person_id)
         r->next_person_id = person_id;
     if (seat >= 0) {

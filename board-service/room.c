@@ -74,10 +74,46 @@ void room_free(room *r)
         token_index_remove(&r->svc->tokens, r->people[i]);
         free(r->people[i]);
     }
+    free(r->people);
     for (size_t i = 0; i < r->log_len; i++)
         free(r->log[i].data);
     free(r->log);
     free(r);
+}
+
+int room_add_person(room *r, participant *p)
+{
+    if (r->n_people == r->people_cap) {
+        int cap = r->people_cap ? r->people_cap * 2 : 8;
+        participant **grown = realloc(r->people, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        r->people = grown;
+        r->people_cap = cap;
+    }
+    r->people[r->n_people++] = p;
+    return 0;
+}
+
+/* Who a snapshot or a ping names: every seated player, then the first
+ * observers, BOARD_LISTED_PEOPLE at most, so neither grows with a crowd (the
+ * game's summary counts the observers). Returns how many, filled into
+ * who/whop. */
+static int list_people(const room *r, Sungka__V1__Participant *who,
+                       Sungka__V1__Participant **whop)
+{
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < r->n_people && n < BOARD_LISTED_PEOPLE; i++) {
+            const participant *p = r->people[i];
+            if ((pass == 0) != (p->seat >= 0))
+                continue;
+            wire_participant(p, &who[n]);
+            whop[n] = &who[n];
+            n++;
+        }
+    }
+    return n;
 }
 
 int room_seats_taken(const room *r)
@@ -118,13 +154,6 @@ static void check_sent(participant *p, int rc, uint64_t seq)
              (unsigned long long)(seq ? seq - 1 : 0));
     board_log(p->room->svc, "game %s: cutting off slow subscriber %s", p->room->id, p->name);
     detach_stream(p, RPC_RESOURCE_EXHAUSTED, why);
-}
-
-/* An event outside the log (a ping) to one participant. */
-static void send_event(participant *p, const Sungka__V1__Event *ev)
-{
-    if (p->stream)
-        check_sent(p, rpc_call_send(p->stream, &ev->base), ev->seq);
 }
 
 static bool may_see(const participant *p, const logged_event *le)
@@ -336,9 +365,10 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
         snprintf(err, errlen, "the name '%s' is taken in game %s", name, r->id);
         return NULL;
     }
-    if (r->n_people >= BOARD_MAX_PARTICIPANTS) {
+    if (r->n_people >= r->svc->cfg.max_participants) {
         *code = RPC_RESOURCE_EXHAUSTED;
-        snprintf(err, errlen, "game %s has no room for more participants", r->id);
+        snprintf(err, errlen, "game %s has no room for more participants (at most %d)", r->id,
+                 r->svc->cfg.max_participants);
         return NULL;
     }
     int seat = -1;
@@ -368,7 +398,14 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
     p->id = ++r->next_person_id;
     snprintf(p->name, sizeof p->name, "%s", name);
     make_token(p->token);
+    if (room_add_person(r, p) != 0) {
+        free(p);
+        *code = RPC_RESOURCE_EXHAUSTED;
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     if (token_index_add(&r->svc->tokens, p) != 0) {
+        r->n_people--;
         free(p);
         *code = RPC_RESOURCE_EXHAUSTED;
         snprintf(err, errlen, "out of memory");
@@ -377,7 +414,6 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
     p->seat = seat;
     p->rtt_ms = -1;
     p->last_seen_ms = board_now_ms();
-    r->people[r->n_people++] = p;
     if (seat >= 0) {
         r->seat_holder[seat] = p;
         snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
@@ -398,18 +434,14 @@ static void send_snapshot(room *r, participant *p)
     Sungka__V1__Snapshot snap = SUNGKA__V1__SNAPSHOT__INIT;
     Sungka__V1__GameSummary summary;
     Sungka__V1__BoardState board;
-    Sungka__V1__Participant who[BOARD_MAX_PARTICIPANTS];
-    Sungka__V1__Participant *whop[BOARD_MAX_PARTICIPANTS];
+    Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
+    Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
     wire_summary(r, &summary);
     wire_board(&r->state, -1, &board);
-    for (int i = 0; i < r->n_people; i++) {
-        wire_participant(r->people[i], &who[i]);
-        whop[i] = &who[i];
-    }
     snap.game = &summary;
     snap.board = &board;
     snap.your_seat = p->seat;
-    snap.n_participants = (size_t)r->n_people;
+    snap.n_participants = (size_t)list_people(r, who, whop);
     snap.participants = whop;
     snap.last_seq = r->log_len;
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
@@ -896,27 +928,36 @@ int room_stand(room *r, participant *p, rpc_code *code, char *err, size_t errlen
 
 /* ------------------------------------------------------------------- pings */
 
-static void send_ping(room *r, participant *p, uint64_t nonce, int64_t now)
+/* One ping for everyone in the room, packed once: the same nonce for all
+ * (the reply's token says who answered) and the listed people's round trips. */
+static void send_pings(room *r, uint64_t nonce, int64_t now)
 {
-    Sungka__V1__Participant who[BOARD_MAX_PARTICIPANTS];
-    Sungka__V1__Participant *whop[BOARD_MAX_PARTICIPANTS];
-    for (int i = 0; i < r->n_people; i++) {
-        wire_participant(r->people[i], &who[i]);
-        whop[i] = &who[i];
-    }
+    Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
+    Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
     Sungka__V1__PingRequest ping = SUNGKA__V1__PING_REQUEST__INIT;
     ping.nonce = nonce;
-    ping.n_participants = (size_t)r->n_people;
+    ping.n_participants = (size_t)list_people(r, who, whop);
     ping.participants = whop;
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_PING;
     ev.ping = &ping;
     ev.time_ms = board_wall_ms();
-    if (p->ping_nonce == 0) {   /* time the oldest unanswered ping */
-        p->ping_nonce = nonce;
-        p->ping_sent_ms = now;
+    size_t len = protobuf_c_message_get_packed_size(&ev.base);
+    uint8_t *data = malloc(len ? len : 1);
+    if (!data)
+        return;             /* the next tick pings again */
+    protobuf_c_message_pack(&ev.base, data);
+    for (int i = 0; i < r->n_people; i++) {
+        participant *p = r->people[i];
+        if (!p->stream || p->departed)
+            continue;
+        if (p->ping_nonce == 0) {   /* time the oldest unanswered ping */
+            p->ping_nonce = nonce;
+            p->ping_sent_ms = now;
+        }
+        check_sent(p, rpc_call_send_packed(p->stream, data, len), r->log_len + 1);
     }
-    send_event(p, &ev);
+    free(data);
 }
 
 void room_tick(room *r, int64_t now)
@@ -935,11 +976,9 @@ void room_tick(room *r, int64_t now)
             snprintf(why, sizeof why, "no answer to pings for %d s",
                      svc->cfg.ping_timeout_ms / 1000);
             room_depart(r, p, why);
-            continue;
         }
-        if (p->stream)
-            send_ping(r, p, ++svc->next_nonce, now);
     }
+    send_pings(r, ++svc->next_nonce, now);
 }
 
 bool room_is_idle(const room *r)

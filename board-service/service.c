@@ -67,6 +67,8 @@ void board_config_defaults(board_config *cfg)
         cfg->max_games = 1000;
     if (cfg->max_games_per_client <= 0)
         cfg->max_games_per_client = 100;
+    if (cfg->max_participants <= 0)
+        cfg->max_participants = 1000;
     if (cfg->max_message_bytes <= 0)
         cfg->max_message_bytes = 1 << 20;
     if (cfg->max_streams <= 0)

@@ -801,9 +801,76 @@ def limits(bindir):
         env.procs.append(h)
         h.wait_exit()
         text = "\n".join(h.lines)
-        for flag in ("--max-games", "--max-games-per-client", "--max-message", "--max-streams",
+        for flag in ("--max-games", "--max-games-per-client", "--max-participants",
+                     "--max-message", "--max-streams",
                      "--chat-length", "--chat-rate", "--move-rate", "--grace", "--ping-timeout"):
             check(flag in text, f"--help does not mention {flag}")
+
+
+def crowd(bindir):
+    """A game holds more people than a snapshot or a ping names: up to
+    --max-participants, then a clear refusal. Each observer's snapshot and
+    pings name the players first and at most 64 people (the summary counts
+    the observers), and every observer gets the move, which carries the turn
+    (one event per move)."""
+    n_obs = 98
+    with Env(bindir) as env:
+        board = env.board("--max-participants", str(n_obs + 2), "--max-streams", "256",
+                          "--ping-interval", "1")
+        client = wire.Client(board.address)
+        streams = []
+        try:
+            game_id, (alice, bob) = _raw_game(client)
+            tokens = []
+            for i in range(n_obs):
+                code, ref = client.raw("/sungka.v1.Register/JoinGame",
+                                       wire.message((1, game_id), (2, f"o{i}"), (3, True)))
+                check(code == "OK", f"observer {i}: {code} {ref}")
+                tokens.append(wire.get(ref, 3).decode())
+            code, text = client.raw("/sungka.v1.Register/JoinGame",
+                                    wire.message((1, game_id), (2, "late"), (3, True)))
+            check(code == "RESOURCE_EXHAUSTED" and "at most 100" in text,
+                  f"one more than --max-participants: {code} {text}")
+            for token in tokens:
+                streams.append(client.stream("/sungka.v1.Board/Subscribe", b"", token=token,
+                                             timeout=30))
+            for i, st in enumerate(streams):
+                ev = next(st)
+                snap = wire.first_message(ev, 10)
+                people = [wire.fields(p) for n, p in wire.fields(snap) if n == 4]
+                check(len(people) == 64, f"observer {i}'s snapshot names {len(people)} people")
+                seats = [dict(p).get(2, 0) for p in people[:2]]
+                check(seats == [0, 1], f"the snapshot does not name the players first: {seats}")
+                summary = wire.first_message(snap, 1)
+                check(wire.get(summary, 7) == n_obs,
+                      f"the summary counts {wire.get(summary, 7)} observers")
+            mover = alice
+            code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)), token=alice)
+            if code != "OK":
+                mover = bob
+                code, text = client.raw("/sungka.v1.Board/Move", wire.message((1, 0)), token=bob)
+            check(code == "OK", f"the first move: {code} {text}")
+            move_seq = wire.get(text, 1)
+            pings = []
+            for i, st in enumerate(streams):
+                while _event_kind(ev := next(st)) != 16:
+                    if _event_kind(ev) == 19:
+                        pings.append(wire.first_message(ev, 19))
+                check(wire.get(ev, 1) == move_seq, f"observer {i}: the move is event "
+                      f"#{wire.get(ev, 1)}, the reply said #{move_seq}")
+                made = wire.first_message(ev, 16)
+                check(any(n == 9 for n, _ in wire.fields(made)),
+                      f"observer {i}: the move does not say whose turn it is")
+            while not pings:     # pings come every second
+                if _event_kind(ev := next(streams[0])) == 19:
+                    pings.append(wire.first_message(ev, 19))
+            for ping in pings:
+                named = [n for n, _ in wire.fields(ping) if n == 2]
+                check(len(named) == 64, f"a ping names {len(named)} people")
+        finally:
+            for st in streams:
+                st.cancel()
+            client.close()
 
 
 def sigkill_noticed(bindir):
@@ -1219,7 +1286,7 @@ TESTS = {f.__name__: f for f in (
     two_players, bots_sungka, bots_congklak, bots_kalah, bots_reversi, bots_tictactoe,
     service_bots, stats_and_history, crash_recovery, store_refuses, bad_database, tls, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe,
     tictactoe_4_players, sungka_4_players, late_observer, three_players, refusals, service_refusals, resubscribe,
-    rogue_service, capabilities, limits, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
+    rogue_service, capabilities, limits, crowd, sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, lobby,
     private_chat, two_winners, hot_seat, quit_confirms, bad_input, vanishing_client, clean_shutdown,
     private_service, terminal)}
 

@@ -75,7 +75,7 @@ struct room {
     game_state state;
     room_status status;
     bool autostart;            /* start when the seats fill, without "ready" */
-    bool holding;              /* a move is being made durable: events wait to be sent */
+    bool holding;              /* a move waits for its commit: so do its events */
     bool store_failed;         /* a store write failed during that move */
     int n_moves;               /* moves played, for the store's ply numbers */
     unsigned next_person_id;
@@ -116,6 +116,9 @@ struct board_service {
     uint64_t next_nonce;
     int64_t next_ping_ms;
     int port;                  /* bound */
+    struct pending_move *pending;  /* room.c: moves of this loop turn, not yet committed */
+    int n_pending, pending_cap;
+    bool batch_failed;         /* one of them could not be written: undo them all */
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
 };
@@ -140,8 +143,17 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
 /* Attach a Subscribe call: replay from after_seq (0: a snapshot) then live. */
 int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
                    char *err, size_t errlen);
-int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
+/* Play a move. 0: it is played and waits for room_commit_moves, which sends
+ * its events and answers `call` (with its event's seq, or UNAVAILABLE if it
+ * could not be stored and was undone); -1: refused, with code and err, and
+ * the caller answers `call`. */
+int room_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
               char *err, size_t errlen);
+/* Commit the moves played since the last call in one transaction, then send
+ * their events and answer their calls. The loop calls it at the end of every
+ * turn, and before anything else reads or writes a game or the store, so
+ * nothing sees a move that is not stored. */
+void room_commit_moves(board_service *svc);
 /* To everyone, or privately to the participant named `to` (non-empty). */
 int room_chat(room *r, participant *p, const char *text, const char *to, rpc_code *code,
               char *err, size_t errlen);

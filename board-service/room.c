@@ -499,6 +499,7 @@ static void stream_done(rpc_call *call, bool client_gone, void *user)
     if (p->stream != call)
         return;
     p->stream = NULL;
+    room_commit_moves(p->room->svc);
     room_depart(p->room, p, "the connection closed");
 }
 
@@ -550,8 +551,11 @@ static void announce_move(room *r, int seat, int move, const game_result *res)
     free(stepp);
 }
 
-int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
-              char *err, size_t errlen)
+static int play_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
+                     char *err, size_t errlen);
+
+int room_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code, char *err,
+              size_t errlen)
 {
     char label[32];
     if (p->seat < 0) {
@@ -593,12 +597,6 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
         snprintf(err, errlen, "it is %s's turn", seat_label(r, to_move, label, sizeof label));
         return -1;
     }
-    game_result *res = malloc(sizeof *res);
-    if (!res) {
-        *code = RPC_RESOURCE_EXHAUSTED;
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
     char why[GAME_ERR_LEN];
     int rc = game_check(&r->state, p->seat, move, why, sizeof why);
     if (rc != GAME_OK) {
@@ -606,37 +604,98 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
                                                           : RPC_FAILED_PRECONDITION;
         snprintf(err, errlen, "%s", why);
         board_log(r->svc, "game %s: refused move %d by %s: %s", r->id, move, p->name, why);
-        free(res);
         return -1;
     }
-    /* Make the move durable before anyone hears of it: its events, the move
-     * and (at the end) the result are one transaction; only once it is
-     * committed are the events sent. If it cannot be stored, it is undone
-     * and the mover is told: nothing is acknowledged that was not stored. */
-    game_state *before = malloc(sizeof *before);
-    if (!before) {
+    return play_move(r, p, move, call, code, err, errlen);
+}
+
+/* ----------------------------------------------------------- durable moves */
+
+/* Moves are made durable in batches: the first move of a loop turn opens a
+ * transaction, every move of the turn writes into it, and room_commit_moves
+ * commits once at the end of the turn; only then are the moves' events sent
+ * and their calls answered. If the commit fails, every move of the batch is
+ * undone and its mover told: nothing is acknowledged that was not stored. */
+struct pending_move {
+    room *room;
+    rpc_call *call;            /* the Move call; NULL once its client left */
+    uint64_t seq;              /* its MoveMade event */
+    size_t log_before;         /* the room's log, state and status before it */
+    game_state before;
+    room_status status_before;
+    int move;
+    char mover[BOARD_NAME_BYTES];
+};
+
+/* A pending Move's client went away: there is no one to answer. */
+static void pending_call_done(rpc_call *call, bool client_gone, void *user)
+{
+    board_service *svc = user;
+    (void)client_gone;
+    for (int i = 0; i < svc->n_pending; i++)
+        if (svc->pending[i].call == call)
+            svc->pending[i].call = NULL;
+}
+
+static struct pending_move *pending_add(board_service *svc)
+{
+    if (svc->n_pending == svc->pending_cap) {
+        int cap = svc->pending_cap ? svc->pending_cap * 2 : 16;
+        struct pending_move *grown = realloc(svc->pending, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        svc->pending = grown;
+        svc->pending_cap = cap;
+    }
+    return &svc->pending[svc->n_pending++];
+}
+
+static int play_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
+                     char *err, size_t errlen)
+{
+    board_service *svc = r->svc;
+    store *db = svc->store;
+    if (r->holding)            /* this game's last move is not committed yet */
+        room_commit_moves(svc);
+    game_result *res = malloc(sizeof *res);
+    struct pending_move *pm = res ? pending_add(svc) : NULL;
+    if (!pm) {
         free(res);
         *code = RPC_RESOURCE_EXHAUSTED;
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    *before = r->state;
-    size_t log_before = r->log_len;
-    room_status status_before = r->status;
-    store *db = r->svc->store;
+    if (db && svc->n_pending == 1 && store_begin(db) != 0) {
+        svc->n_pending--;
+        free(res);
+        *code = RPC_UNAVAILABLE;
+        snprintf(err, errlen, "the move could not be stored, so it was not played (%s)",
+                 store_last_error(db));
+        return -1;
+    }
+    pm->room = r;
+    pm->call = call;
+    pm->log_before = r->log_len;
+    pm->before = r->state;
+    pm->status_before = r->status;
+    pm->move = move;
+    snprintf(pm->mover, sizeof pm->mover, "%s", p->name);
+    rpc_call_on_done(call, pending_call_done, svc);
     r->holding = true;
-    r->store_failed = db && store_begin(db) != 0;
+    r->store_failed = false;
 
     game_play(&r->state, p->seat, move, res, NULL, 0);
     announce_move(r, p->seat, move, res);
-    *seq = r->log_len;
+    pm->seq = r->log_len;
     if (db && store_move_append(db, r->id, r->n_moves + 1, p->seat, move, board_wall_ms()) != 0)
         r->store_failed = true;
+    r->n_moves++;
     if (game_is_over(&r->state)) {
         int winners[GAME_MAX_SEATS];
         int n = game_winners(&r->state, winners);
         /* "alice wins", "alice and bob share the win", "a, b and c share..." */
         char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
+        char label[32];
         size_t used = 0;
         for (int i = 0; i < n; i++)
             used += (size_t)snprintf(reason + used, sizeof reason - used, "%s%s",
@@ -649,29 +708,58 @@ int room_move(room *r, participant *p, int move, uint64_t *seq, rpc_code *code,
         end_game(r, false, reason);
     }
     free(res);
-    r->holding = false;
-    if (r->store_failed || (db && store_commit(db) != 0)) {
-        const char *why_store = db ? store_last_error(db) : "out of memory";
+    if (r->store_failed) {     /* the transaction is spoilt: give up the batch now */
+        svc->batch_failed = true;
+        room_commit_moves(svc);
+    }
+    return 0;
+}
+
+void room_commit_moves(board_service *svc)
+{
+    if (svc->n_pending == 0)
+        return;
+    store *db = svc->store;
+    const char *why = NULL;
+    if (svc->batch_failed || (db && store_commit(db) != 0)) {
+        why = db ? store_last_error(db) : "out of memory";
         if (db)
             store_rollback(db);
-        board_log(r->svc, "game %s: move %d by %s not stored, undone: %s", r->id, move,
-                  p->name, why_store);
-        for (size_t i = log_before; i < r->log_len; i++)
-            free(r->log[i].data);
-        r->log_len = log_before;
-        r->state = *before;
-        r->status = status_before;
-        r->store_failed = false;
-        free(before);
-        *code = RPC_UNAVAILABLE;
-        snprintf(err, errlen, "the move could not be stored, so it was not played (%s)",
-                 why_store);
-        return -1;
     }
-    free(before);
-    r->n_moves++;
-    broadcast(r, log_before);
-    return 0;
+    /* Undo newest first, so each game gets back the state before its move. */
+    for (int k = 0; k < svc->n_pending; k++) {
+        struct pending_move *pm = &svc->pending[why ? svc->n_pending - 1 - k : k];
+        room *r = pm->room;
+        r->holding = false;
+        if (pm->call)
+            rpc_call_on_done(pm->call, NULL, NULL);
+        if (why) {
+            board_log(svc, "game %s: move %d by %s not stored, undone: %s", r->id, pm->move,
+                      pm->mover, why);
+            for (size_t i = pm->log_before; i < r->log_len; i++)
+                free(r->log[i].data);
+            r->log_len = pm->log_before;
+            r->state = pm->before;
+            r->status = pm->status_before;
+            r->n_moves--;
+            r->store_failed = false;
+            if (pm->call) {
+                char err[256];
+                snprintf(err, sizeof err,
+                         "the move could not be stored, so it was not played (%s)", why);
+                rpc_call_finish(pm->call, RPC_UNAVAILABLE, err);
+            }
+        } else {
+            broadcast(r, pm->log_before);
+            if (pm->call) {
+                Sungka__V1__MoveReply reply = SUNGKA__V1__MOVE_REPLY__INIT;
+                reply.seq = pm->seq;
+                rpc_call_reply(pm->call, &reply.base);
+            }
+        }
+    }
+    svc->n_pending = 0;
+    svc->batch_failed = false;
 }
 
 /* -------------------------------------------------------------------- chat */

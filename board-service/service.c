@@ -370,6 +370,7 @@ static void register_handler(rpc_call *call, unsigned method, const ProtobufCMes
                              void *user)
 {
     board_service *svc = user;
+    room_commit_moves(svc);        /* what follows sees only stored moves */
     switch (method) {
     case REG_LIST:
         list_games(svc, call, (const Sungka__V1__ListGamesRequest *)request);
@@ -424,6 +425,8 @@ static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessag
     }
     room *r = p->room;
     rpc_code code = RPC_OK;
+    if (method != BRD_MOVE && method != BRD_PING)
+        room_commit_moves(svc);    /* what follows sees only stored moves */
 
     switch (method) {
     case BRD_SUBSCRIBE: {
@@ -444,14 +447,8 @@ static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessag
     }
     case BRD_MOVE: {
         const Sungka__V1__MoveRequest *req = (const void *)request;
-        uint64_t seq = 0;
-        if (room_move(r, p, req->move, &seq, &code, err, sizeof err) != 0) {
+        if (room_move(r, p, req->move, call, &code, err, sizeof err) != 0)
             rpc_call_finish(call, code, err);
-            break;
-        }
-        Sungka__V1__MoveReply reply = SUNGKA__V1__MOVE_REPLY__INIT;
-        reply.seq = seq;
-        rpc_call_reply(call, &reply.base);
         break;
     }
     case BRD_CHAT: {
@@ -654,16 +651,18 @@ int board_run(board_service *svc)
         if (wait > LOOP_SLICE_MS)
             wait = LOOP_SLICE_MS;
         rpc_server_poll(svc->server, (int)wait);
+        room_commit_moves(svc);    /* one commit for the moves of this turn */
         run_timers(svc);
     }
+    room_commit_moves(svc);
     board_log(svc, "shutting down");
     board_bots_stop(svc);
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i]);
     /* Let the final statuses go out before the server cancels what is left. */
     int64_t until = board_now_ms() + 200;
-    while (board_now_ms() < until && rpc_server_poll(svc->server, 50) == 0) {
-    }
+    while (board_now_ms() < until && rpc_server_poll(svc->server, 50) == 0)
+        room_commit_moves(svc);
     rpc_server_destroy(svc->server);
     svc->server = NULL;
     return 0;
@@ -681,9 +680,11 @@ void board_destroy(board_service *svc)
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_bots_stop(svc);
+    room_commit_moves(svc);
     while (svc->n_rooms > 0)
         remove_room(svc, svc->n_rooms - 1);
     free(svc->rooms);
+    free(svc->pending);
     store_close(svc->store);
     token_index_free(&svc->tokens);
     free(svc);

@@ -45,7 +45,8 @@
 
 #define STREAMS_PER_CLIENT 50     /* the server allows 64 streams per connection */
 #define CALLS_PER_CLIENT   50     /* outstanding unary calls per connection */
-#define OBSERVERS_PER_GAME 60     /* BOARD_MAX_PARTICIPANTS (64) minus 2 players, minus slack */
+#define OBSERVERS_PER_GAME 60     /* the memory section's crowds (fan-out: one game) */
+#define MAX_OBSERVERS      6000   /* the services' --max-participants: one game holds N */
 #define PUSH_BODY          128    /* echo push payload: about a MoveMade event */
 #define WAIT_MS            20000  /* any single wait; longer means something broke */
 
@@ -490,6 +491,7 @@ static void board_start(board_inst *b, const char *db)
     cfg.max_games = 1000000;
     cfg.max_games_per_client = 1000000;   /* every game here comes from 127.0.0.1 */
     cfg.move_rate = 1000000;              /* scripted agents move faster than people */
+    cfg.max_participants = MAX_OBSERVERS;
     char err[256];
     int port;
     if (board_create(&cfg, &b->svc, &port, err, sizeof err) != 0)
@@ -879,13 +881,13 @@ typedef struct fgame {
     int move;
 } fgame;
 
-/* N observers over ceil(N / 60) games (the per-game cap); each round makes
- * one move in every game, all sent back to back, and lasts until the last
- * observer has its MoveMade. */
+/* N observers of one game; each round makes one move and lasts until the
+ * last observer has its MoveMade. (The code can spread N over k games, one
+ * move in each per round, back to back; k is 1.) */
 static stats bench_board_fanout(const char *target, int n, int rounds, int *games_out,
                                 int *rounds_out)
 {
-    int k = (n + OBSERVERS_PER_GAME - 1) / OBSERVERS_PER_GAME;
+    int k = 1;
     pool movers, obs;
     pool_open(&movers, target, (k + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
     pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
@@ -1109,6 +1111,66 @@ static double bench_throughput(const char *target, int n_games, int ms, int *sta
         fatal("throughput: %d games failed a move", failed);
     *started_out = started;
     return moves / secs;
+}
+
+/* The floor for throughput: the same number of echo Say calls kept in
+ * flight over the same number of connections, each reply sending the next. */
+static atomic_long et_calls;
+static atomic_int et_stop, et_busy;
+
+typedef struct et_slot {
+    rpc_client *cli;
+} et_slot;
+
+static void et_next(et_slot *e);
+
+static void et_reply(const rpc_status *st, ProtobufCMessage *reply, void *user)
+{
+    et_slot *e = user;
+    if (reply)
+        protobuf_c_message_free_unpacked(reply, NULL);
+    if (st->code != RPC_OK)
+        fatal("Say (throughput): %s %s", rpc_code_name(st->code), st->message);
+    atomic_fetch_add(&et_calls, 1);
+    if (atomic_load(&et_stop))
+        atomic_fetch_sub(&et_busy, 1);
+    else
+        et_next(e);
+}
+
+static void et_next(et_slot *e)
+{
+    Sungkabench__Msg req = SUNGKABENCH__MSG__INIT;
+    req.text = "move";
+    if (rpc_client_call(e->cli, &E_SAY, &req.base, NULL, WAIT_MS, et_reply, e) != 0)
+        fatal("Say (throughput): cannot start");
+}
+
+static double bench_echo_throughput(const char *target, int n_inflight, int ms)
+{
+    pool p;
+    pool_open(&p, target, (n_inflight + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
+    et_slot *slots = calloc((size_t)n_inflight, sizeof *slots);
+    atomic_store(&et_calls, 0);
+    atomic_store(&et_stop, 0);
+    atomic_store(&et_busy, n_inflight);
+    int64_t t0 = now_ns();
+    for (int i = 0; i < n_inflight; i++) {
+        slots[i].cli = p.c[i % p.n];
+        et_next(&slots[i]);
+    }
+    sleep_ms(ms);
+    long calls = atomic_load(&et_calls);
+    double secs = (double)(now_ns() - t0) / 1e9;
+    atomic_store(&et_stop, 1);
+    for (int spins = 0; atomic_load(&et_busy) > 0; spins++) {
+        if (spins > WAIT_MS / 10)
+            fatal("echo throughput: calls never finished");
+        sleep_ms(10);
+    }
+    pool_close(&p);
+    free(slots);
+    return calls / secs;
 }
 
 /* ----------------------------------------------------------------- memory */
@@ -1372,7 +1434,7 @@ int main(int argc, char **argv)
     const int tput_g[] = {1, 10, 100, 1000};
     char param[24], note[200];
     echo_server es;
-    bool echo = mask & (S_MOVE | S_FANOUT | S_DURABLE);
+    bool echo = mask & (S_MOVE | S_FANOUT | S_DURABLE | S_TPUT);
     if (echo)
         echo_start(&es);
     fprintf(stderr, "sungka-bench (%s): board service vs bare echo, %ld CPUs\n",
@@ -1426,12 +1488,8 @@ int main(int argc, char **argv)
             r->s = s;
             r->has_floor = true;
             r->f = floor_s;
-            if (games == 1)
-                snprintf(note, sizeof note, "one game, one move per round; %d rounds", done);
-            else
-                snprintf(note, sizeof note,
-                         "%d games x <=%d observers (per-game cap), one move in each per "
-                         "round; %d rounds", games, OBSERVERS_PER_GAME, done);
+            snprintf(note, sizeof note, "%d game%s, one move per round; %d rounds", games,
+                     games == 1 ? "" : "s", done);
             snprintf(r->note, sizeof r->note, "%s", note);
             if (n == 1000)
                 add_target("fan-out to 1,000 observers p99 (ms)", s.p99 / 1000, 20, "ms",
@@ -1457,6 +1515,14 @@ int main(int argc, char **argv)
                 add_target("moves per second across 100 games (file store)", mps, 20000,
                            "moves/s", true);
         }
+        progress("throughput floor: echo Say, 100 calls in flight (%d ms)", tput_ms);
+        double floor = bench_echo_throughput(es.target, 100, tput_ms);
+        row *r = add_row("tput", "echo Say calls per second (floor)", "100 in flight");
+        r->value = floor;
+        r->unit = "calls/s";
+        snprintf(r->note, sizeof r->note,
+                 "the bare unary call with as many in flight over as many connections as "
+                 "the 100-game row: no service can beat it on this machine");
     }
     if (mask & S_DURABLE) {
         const char *dbs[] = {":memory:", ""};

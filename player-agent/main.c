@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,112 @@ static int parse_int(const char *opt, const char *s, int min, int max, int *out)
         return -1;
     }
     *out = (int)v;
+    return 0;
+}
+
+/* What starting the agent needs besides its configuration, and what main
+ * stops at the end: the private board service. */
+typedef struct player_start {
+    const char *argv0;
+    const char *serve;         /* --serve ADDR, or NULL */
+    local_board board;         /* pid 0 while none runs */
+    bool library_ready;        /* agent_library_init done */
+    int fail_status;           /* the exit status when starting failed */
+    /* a launcher's copies of the view's choices (the agent keeps pointers) */
+    char server[256];
+    char name[AGENT_NAME_BYTES];
+    agent *ag;                 /* the agent a launcher started */
+} player_start;
+
+/* Start the agent as cfg says, on a board service of our own when cfg has
+ * no server; with the TLS files checked and plaintext off this machine
+ * warned about. 0 and *out, or -1 with a sentence in err and
+ * ps->fail_status, nothing left running. */
+static int start_agent(player_start *ps, const agent_config *cfg, agent **out, char *err,
+                       size_t errlen)
+{
+    agent_config c = *cfg;
+    ps->fail_status = 1;
+    if (!c.server) {
+        if (local_board_start(ps->argv0, ps->serve ? ps->serve : "127.0.0.1:0", &ps->board, err,
+                              errlen) != 0)
+            return -1;
+        c.server = ps->board.address;
+        if (ps->serve)
+            printf("Hosting a board service on %s.\n", ps->serve);
+    }
+    if (c.tls) {
+        const char *files[][2] = {{"--tls-ca", c.tls_ca}, {"--tls-cert", c.tls_cert},
+                                  {"--tls-key", c.tls_key}};
+        for (int i = 0; i < 3; i++) {
+            FILE *f = files[i][1] ? fopen(files[i][1], "r") : NULL;
+            if (files[i][1] && !f) {
+                snprintf(err, errlen, "cannot read %s %s", files[i][0], files[i][1]);
+                ps->fail_status = 2;
+                local_board_stop(&ps->board);
+                return -1;
+            }
+            if (f)
+                fclose(f);
+        }
+    } else if (strncmp(c.server, "127.", 4) != 0 && strncmp(c.server, "localhost:", 10) != 0 &&
+               strncmp(c.server, "[::1]", 5) != 0) {
+        fprintf(stderr, "sungka-player: warning: talking to %s in plaintext; anyone on the "
+                        "network can read the game and your seat token (use --tls-ca)\n",
+                c.server);
+    }
+    if (!ps->library_ready) {  /* once; the first time after the fork above */
+        agent_library_init();
+        ps->library_ready = true;
+    }
+    if (agent_start(&c, out, err, errlen) != 0) {
+        local_board_stop(&ps->board);
+        return -1;
+    }
+    if (c.new_kind && (ps->serve || ps->board.pid == 0)) {
+        const char *port =
+            ps->serve && strrchr(ps->serve, ':') ? strrchr(ps->serve, ':') + 1 : NULL;
+        printf("Created game %s. Others join with:\n"
+               "  sungka-player --server %s%s --name NAME --game %s\n",
+               agent_game_id(*out), port ? "THIS-HOST:" : "", port ? port : c.server,
+               agent_game_id(*out));
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* view_launcher.start: the view's server ("" or NULL: a private service)
+ * and name, then a first call to the service, so that a wrong address is
+ * said while the user can still correct it (an agent in the lobby would
+ * otherwise meet the service only at the user's first command). */
+static int launcher_start(view_launcher *l, agent **out, char *err, size_t errlen)
+{
+    player_start *ps = l->priv;
+    agent_config *cfg = l->cfg;
+    if (ps->ag) {
+        snprintf(err, errlen, "already connected");
+        return -1;
+    }
+    snprintf(ps->server, sizeof ps->server, "%s", cfg->server ? cfg->server : "");
+    snprintf(ps->name, sizeof ps->name, "%s", cfg->name ? cfg->name : "");
+    cfg->server = ps->server[0] ? ps->server : NULL;
+    cfg->name = ps->name;
+    if (!ps->name[0]) {
+        snprintf(err, errlen, "say who you are: a name is needed");
+        return -1;
+    }
+    if (start_agent(ps, cfg, out, err, errlen) != 0)
+        return -1;
+    agent_game_info *games = NULL;
+    int n = 0;
+    if (agent_list_games(*out, NULL, 0, &games, &n, err, errlen) != 0) {
+        agent_destroy(*out);
+        local_board_stop(&ps->board);
+        *out = NULL;
+        return -1;
+    }
+    free(games);
+    ps->ag = *out;
     return 0;
 }
 
@@ -70,7 +177,10 @@ static void usage(FILE *out)
     for (int i = 0; i < view_count(); i++)
         fprintf(out, "  %-10s %s\n", view_at(i)->name, view_at(i)->summary);
     fprintf(out,
-            "\nWithout --new, --any or --game you start in the lobby (type help there).\n"
+            "\nWithout --new, --any or --game you start in the lobby (type help there; the\n"
+            "gtk view opens its games dialog). With none of these and no --server or\n"
+            "--serve either, the gtk view first asks where to connect and under which\n"
+            "name (an empty address plays on a private service on this computer).\n"
             "\nExamples:\n"
             "  sungka-player --serve 0.0.0.0:7070 --name alice --new sungka\n"
             "  sungka-player --server HOST:7070 --name bob --game 1\n"
@@ -179,9 +289,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: unexpected argument '%s' (see --help)\n", argv[optind]);
         return 2;
     }
-    if (!cfg.name)
+    const view_ops *view = view_find(view_name);
+    if (!view) {
+        fprintf(stderr, "sungka-player: there is no view '%s' (see --help)\n", view_name);
+        return 2;
+    }
+    /* When the command line already says where and what, the view goes
+     * straight to the board; otherwise a view that can ask, asks. */
+    bool ask_where = view->run_connect && !cfg.server && !serve && !cfg.new_kind &&
+                     !cfg.any_kind && !cfg.game_id;
+    if (!cfg.name && !ask_where)   /* a view that asks remembers the name */
         cfg.name = getenv("USER");
-    if (!cfg.name || !*cfg.name) {
+    if ((!cfg.name || !*cfg.name) && !ask_where) {
         fprintf(stderr, "sungka-player: say who you are with --name NAME\n");
         return 2;
     }
@@ -201,63 +320,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: --game needs --server HOST:PORT\n");
         return 2;
     }
-    const view_ops *view = view_find(view_name);
-    if (!view) {
-        fprintf(stderr, "sungka-player: there is no view '%s' (see --help)\n", view_name);
-        return 2;
-    }
     signal(SIGPIPE, SIG_IGN);
 
+    player_start ps = {.argv0 = argv[0], .serve = serve};
     char err[512];
-    local_board board = {0};
-    if (!cfg.server) {
-        if (local_board_start(argv[0], serve ? serve : "127.0.0.1:0", &board, err,
-                              sizeof err) != 0) {
-            fprintf(stderr, "sungka-player: %s\n", err);
-            return 1;
-        }
-        cfg.server = board.address;
-        if (serve)
-            printf("Hosting a board service on %s.\n", serve);
-    }
-
-    if (cfg.tls) {
-        const char *files[][2] = {{"--tls-ca", cfg.tls_ca}, {"--tls-cert", cfg.tls_cert},
-                                  {"--tls-key", cfg.tls_key}};
-        for (int i = 0; i < 3; i++) {
-            FILE *f = files[i][1] ? fopen(files[i][1], "r") : NULL;
-            if (files[i][1] && !f) {
-                fprintf(stderr, "sungka-player: cannot read %s %s\n", files[i][0], files[i][1]);
-                local_board_stop(&board);
-                return 2;
-            }
-            if (f)
-                fclose(f);
-        }
-    } else if (strncmp(cfg.server, "127.", 4) != 0 && strncmp(cfg.server, "localhost:", 10) != 0 &&
-               strncmp(cfg.server, "[::1]", 5) != 0) {
-        fprintf(stderr, "sungka-player: warning: talking to %s in plaintext; anyone on the "
-                        "network can read the game and your seat token (use --tls-ca)\n",
-                cfg.server);
-    }
-    agent_library_init();
     agent *ag;
-    int status = 1;
-    if (agent_start(&cfg, &ag, err, sizeof err) != 0) {
+    int status;
+    if (ask_where) {
+        view_launcher launcher = {.cfg = &cfg, .start = launcher_start, .priv = &ps};
+        status = view->run_connect(&launcher, &io);
+        if (ps.ag)
+            agent_destroy(ps.ag);
+    } else if (start_agent(&ps, &cfg, &ag, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-player: %s\n", err);
+        status = ps.fail_status;
     } else {
-        if (cfg.new_kind && (serve || board.pid == 0)) {
-            const char *port = serve && strrchr(serve, ':') ? strrchr(serve, ':') + 1 : NULL;
-            printf("Created game %s. Others join with:\n"
-                   "  sungka-player --server %s%s --name NAME --game %s\n",
-                   agent_game_id(ag), port ? "THIS-HOST:" : "", port ? port : cfg.server,
-                   agent_game_id(ag));
-            fflush(stdout);
-        }
         status = view->run(ag, &io);
         agent_destroy(ag);
     }
-    agent_library_shutdown();
-    local_board_stop(&board);
+    if (ps.library_ready)
+        agent_library_shutdown();
+    local_board_stop(&ps.board);
     return status;
 }

@@ -17,12 +17,33 @@ typedef struct view_io {
     int think_ms;  /* bot: time budget per move (default 1000) */
 } view_io;
 
+/* How a view that asks the user where to connect starts the agent itself,
+ * with main.c's start-up: a private board service when cfg->server is
+ * NULL, the TLS file checks, the plaintext warning. */
+typedef struct view_launcher view_launcher;
+struct view_launcher {
+    agent_config *cfg;         /* from the command line; the view may set server
+                                * (NULL or "": a private service on this machine)
+                                * and name before calling start; start copies
+                                * them, so they need only last for the call */
+    /* 0 and *out, or -1 and a sentence in err; may be called again after
+     * a failure (which leaves nothing running), not after a success. It
+     * blocks, with the agent's call deadline, until the service answered.
+     * The agent (and any private service) stay owned by main. */
+    int (*start)(view_launcher *l, agent **out, char *err, size_t errlen);
+    void *priv;                /* main.c's */
+};
+
 typedef struct view_ops {
     const char *name;          /* "text" */
     const char *summary;       /* one line for --help */
     /* Run until the user quits or the game connection ends; returns the
      * process exit status (0: normal). The agent stays owned by the caller. */
     int (*run)(agent *ag, const view_io *io);
+    /* Optional. Run with no agent yet: ask the user where and who, start the
+     * agent through l, then play as run does. Used when the command line
+     * says neither where (--server, --serve) nor what (--new, --any, --game). */
+    int (*run_connect)(view_launcher *l, const view_io *io);
 } view_ops;
 
 /* NULL when there is no view of that name. */

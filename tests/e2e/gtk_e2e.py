@@ -21,6 +21,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -211,16 +212,19 @@ class Session:
         shutil.rmtree(self.tmp, ignore_errors=True)
         return False
 
-    def board(self):
+    def board(self, *extra):
         b = Proc("board", [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
-                           "--db", ":memory:"], self.env, stdin=False)
+                           "--db", ":memory:", *extra], self.env, stdin=False)
         self.procs.append(b)
         b.address = b.expect(r"listening on (127\.0\.0\.1:\d+)", timeout=15).group(1)
         return b
 
-    def gtk(self, *args):
-        g = Gtk(self.bindir, self.tmp, self.env,
-                ["--state-dir", os.path.join(self.tmp, "tokens"), *args])
+    def gtk(self, *args, state_dir=None):
+        """The GTK view; its seat tokens go where the text players' do,
+        unless state_dir says otherwise ("" keeps none)."""
+        if state_dir is None:
+            state_dir = os.path.join(self.tmp, "tokens")
+        g = Gtk(self.bindir, self.tmp, self.env, ["--state-dir", state_dir, *args])
         self.procs.append(g)
         return g
 
@@ -241,6 +245,14 @@ class Session:
         g.root_shot(root)
         check_shot(own)
         check_shot(root)
+
+    def shot_of(self, g, window, name):
+        """One of the view's other windows as GTK renders it."""
+        path = os.path.join(self.shotdir, f"{name}.png")
+        if os.path.exists(path):
+            os.remove(path)
+        g.do(f"shot-of {window} {path}")
+        check_shot(path)
 
 
 def play_game(g, bob, rng, keyboard_every=2, max_alice=None, fmt=str, mancala=False):
@@ -396,7 +408,217 @@ def test_lobby(bindir, shotdir):
         g.do("quit")
 
 
-TESTS = {"play_kalah": test_play_kalah, "lobby": test_lobby}
+def free_port():
+    """A loopback port nobody listens on (the system's choice, released)."""
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        return sk.getsockname()[1]
+
+
+def finish(g):
+    """Quit the view as the user would; it must exit with status 0."""
+    g.do("quit")
+    rc = g.p.wait(20)
+    if rc != 0:
+        raise Failure(f"the GTK view exited with {rc}\n" + g.dump())
+
+
+def test_connect(bindir, shotdir):
+    """No --server, --new or --game: the view asks where and who. A wrong
+    address first (its error shown, nothing crashes), then the right one; a
+    game made in the games dialog, and a text-view player joins and plays
+    it. The answers are remembered for the next run, whose dialog closed
+    at once quits with status 0; an empty address starts a private
+    service."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk(state_dir="")
+        g.expect(r"^script: started")
+        g.do("connect-fields", r"^script: fields server= name=")
+        wrong = f"127.0.0.1:{free_port()}"
+        g.do(f"connect {wrong} alice")
+        why = g.do("wait-connect", r"^script: connect-failed (.+)$").group(1)
+        if not why.startswith("Could not connect"):
+            raise Failure(f"the dialog's error: {why}")
+        s.shot_of(g, "connect", "gtk_connect_error")
+        g.do(f"connect {board.address} alice")
+        g.do("wait-connect", r"^script: connected alice$")
+        gid = g.do("lobby-new kalah cups=3 stones=2", r"^script: created (\S+)").group(1)
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^You are bob")
+        g.do("wait-log bob joined")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        n = play_game(g, bob, random.Random(11), mancala=True)
+        g.do("wait-over", r"^script: over")
+        s.shot(g, "gtk_connect_played")
+        print(f"alice connected through the dialog and played {n} moves against bob")
+        ini = os.path.join(s.tmp, "config", "sungka", "gtk.ini")
+        text = open(ini).read() if os.path.exists(ini) else ""
+        if "[connect]" not in text or f"server={board.address}" not in text \
+                or "name=alice" not in text:
+            raise Failure(f"the connect dialog's answers were not remembered:\n{text}")
+        finish(g)
+        # the next run: the same answers come back; closing the dialog quits
+        g2 = s.gtk(state_dir="")
+        g2.expect(r"^script: started")
+        g2.do("connect-fields", rf"^script: fields server={re.escape(board.address)} name=alice$")
+        g2.do("connect-close")
+        rc = g2.p.wait(20)
+        if rc != 0:
+            raise Failure(f"closing the connect dialog: exit status {rc}\n" + g2.dump())
+        # and an empty address plays on a board service of the view's own
+        g3 = s.gtk(state_dir="")
+        g3.expect(r"^script: started")
+        g3.do("connect - carol")
+        g3.do("wait-connect", r"^script: connected carol$")
+        g3.do("lobby-new tictactoe size=3 dims=2", r"^script: created 1$")
+        g3.do("status", r"^script: status Waiting for every seat")
+        finish(g3)
+
+
+def test_hot_seat(bindir, shotdir):
+    """--hot-seat bob on a private service: both seats of a tic-tac-toe
+    game are played in the one window, by clicks and by keys, to the end."""
+    with Session(bindir, shotdir) as s:
+        g = s.gtk("--name", "alice", "--hot-seat", "bob", "--new", "tictactoe",
+                  "-o", "size=3", "-o", "dims=2", "--ready")
+        g.expect(r"^script: started")
+        rng = random.Random(4)
+        movers = set()
+        n = 0
+        while True:
+            turn = g.do("wait-turn", r"^script: turn (.*)$").group(1)
+            if turn.startswith("none"):
+                break
+            status = g.do("status", r"^script: status (\S+)'s turn: ").group(1)
+            movers.add(status)
+            legal = [int(x) for x in turn.split()[1:]]
+            n += 1
+            if n % 2:
+                hov = g.do(f"click-move {rng.choice(legal)}", r"^script: hover (-?\d+)")
+                if int(hov.group(1)) < 0:
+                    raise Failure("a legal cell was not highlighted under the pointer")
+            else:
+                g.do("key Escape")
+                g.do("key Right")
+                g.do("key Return")
+        over = g.do("wait-over", r"^script: over (.*)$").group(1)
+        if movers != {"alice", "bob"}:
+            raise Failure(f"the moves were not made for both seats: {movers}")
+        people = g.do("people", r"^script: people (.*)$").group(1)
+        if people.count("(you)") != 2:
+            raise Failure(f"both seats should be ours: {people}")
+        s.shot(g, "gtk_hot_seat_over")
+        print(f"{n} moves in one window; result: {over}")
+        finish(g)
+
+
+def test_sit_stand(bindir, shotdir):
+    """Watch a game from the games dialog, sit down, stand up again: bob,
+    at the game in the text view, sees each step."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        bob = s.text("bob", "--server", board.address, "--new", "kalah")
+        gid = bob.expect(r"Created game (\S+)\.").group(1)
+        g = s.gtk("--server", board.address, "--name", "alice")
+        g.expect(r"^script: started")
+        g.do("lobby-refresh")
+        g.do(f"lobby-watch {gid}")
+        bob.expect(r"^alice is watching\.")
+        g.do("wait-log You are watching.")
+        g.do("button sit")
+        bob.expect(r"^alice sits down at seat 1\.")
+        g.do("wait-log alice sits down at seat 1.")
+        g.do("people", r"^script: people .*alice \(you\)")
+        s.shot(g, "gtk_seated")
+        g.do("button stand")
+        bob.expect(r"^alice stands up from seat 1 and watches\.")
+        g.do("wait-log alice stands up")
+        g.do("people", r"^script: people .*alice, watching")
+        finish(g)
+
+
+def test_grace(bindir, shotdir):
+    """bob's agent is killed on his turn: the service keeps his seat for
+    the grace, and alice's players pane counts it down every second, as
+    does her status line; bob starts again, takes his seat back with the
+    saved token, and the countdown is gone."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--ping-interval", "1", "--ping-timeout", "3", "--grace", "30")
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "tictactoe",
+                  "-o", "size=3", "-o", "dims=2", "--ready")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        first = bob.expect(r"The game starts; (\S+) moves first").group(1)
+        g.do("wait-log The game starts")
+        if first == "alice":
+            legal = g.do("wait-turn", r"^script: turn legal (.+)$").group(1).split()
+            g.do(f"click-move {legal[0]}")
+            bob.expect(r"^alice played cell")
+            g.do("wait-log alice played cell")
+        bob.expect(r"^Your turn")
+        bob.p.send_signal(signal.SIGKILL)
+        bob.p.wait(5)
+        g.do("wait-people seat kept")
+        left = int(g.do("people", r"bob .*away \u2014 seat kept (\d+) s").group(1))
+        if not 20 <= left <= 30:
+            raise Failure(f"the countdown starts at {left} s for a 30 s grace")
+        g.do(f"wait-people seat kept {left - 1} s", timeout=5)   # it ticks
+        g.do("status", r"^script: status Waiting for bob, who is away \u2014 seat kept \d+ s")
+        s.shot(g, "gtk_grace_countdown")
+        bob2 = s.text("bob", "--server", board.address, "--game", gid)
+        bob2.expect(r"^You are bob")
+        g.do("wait-log bob is back.")
+        g.do("wait-people-gone seat kept", timeout=5)
+        g.do("status", r"^script: status Waiting for bob to move\.")
+        finish(g)
+
+
+def test_history(bindir, shotdir):
+    """A tic-tac-toe match played by two bots, then alice's History: her own
+    matches (none), everyone's, by kind; the replay stepped by buttons and
+    keys to the end, where the line says the result."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--bot-think", "20")
+        carl = s.text("carl", "--server", board.address, "--view", "bot", "--think", "20",
+                      "--new", "tictactoe", "-o", "size=3", "-o", "dims=2", "--bots", "1",
+                      "--ready")
+        gid = carl.expect(r"Created game (\S+)\.").group(1)
+        if carl.p.wait(30) != 0:
+            raise Failure("the bot's game did not finish\n" + carl.dump())
+        g = s.gtk("--server", board.address, "--name", "alice")
+        g.expect(r"^script: started")
+        g.do("button history")
+        g.do("history-list", r"^script: history 0$")
+        g.do("history-everyone on")
+        g.do("history-list", r"^script: history 1$")
+        row = g.do("history-list", rf"^script: match Match {gid}: tictactoe, .*, (\d+) moves/"
+                                   r"(.*) \u2014 (.*)$")
+        n, result = int(row.group(1)), row.group(3)
+        g.do("history-kind kalah")
+        g.do("history-list", r"^script: history 0$")
+        g.do("history-kind tictactoe")
+        g.do("history-list", r"^script: history 1$")
+        s.shot_of(g, "history", "gtk_history")
+        g.do(f"history-replay {gid}")
+        g.do("replay-line", rf"^script: replay move 0 of {n}: ")
+        g.do("replay forward", rf"^script: replay move 1 of {n}: (carl|bot-1) played cell \d+$")
+        g.do("replay-key Right", rf"^script: replay move 2 of {n}: ")
+        g.do("replay-key Left", rf"^script: replay move 1 of {n}: ")
+        g.do("replay end", rf"^script: replay move {n} of {n}: .*/The end: {re.escape(result)}\.$")
+        g.do("replay-key Home", rf"^script: replay move 0 of {n}: ")
+        g.do("replay-key End")
+        g.do(f"wait-replay move {n} of {n}")
+        s.shot_of(g, "replay", "gtk_replay_end")
+        print(f"replayed match {gid}: {n} moves, {result}")
+        finish(g)
+
+
+TESTS = {"play_kalah": test_play_kalah, "lobby": test_lobby, "connect": test_connect,
+         "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
+         "history": test_history}
 
 
 def main():

@@ -3,12 +3,10 @@
  * service (Refresh), join one as a player or observer, or create one of a
  * kind chosen from a drop-down with its options as spin buttons.
  *
- * This is the "connect dialog" of the design, without the connecting: the
- * server address and the player's name are given on the command line
- * (sungka-player --server HOST:PORT --name NAME), and the agent is already
- * connected before any view starts. What it remembers between runs is the
- * kind and the options last used to create a game, in
- * $XDG_CONFIG_HOME/sungka/gtk.ini (GKeyFile):
+ * It opens once the agent is connected: at start when the command line
+ * named a service but no game, or after the connect dialog (gtk_connect.c).
+ * What it remembers between runs (gtk_prefs.c) is the kind and the options
+ * last used to create a game:
  *     [new-game]
  *     kind=kalah
  *     [kalah]
@@ -16,8 +14,6 @@
  *     stones=4
  * Lobby calls block briefly (the agent's call deadline), on this thread.
  */
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,38 +56,15 @@ const char *globby_error(const globby *lb)
 
 /* ------------------------------------------------------------ settings */
 
-static char *settings_path(void)
-{
-    return g_build_filename(g_get_user_config_dir(), "sungka", "gtk.ini", NULL);
-}
-
-static GKeyFile *settings_load(void)
-{
-    GKeyFile *kf = g_key_file_new();
-    char *path = settings_path();
-    g_key_file_load_from_file(kf, path, G_KEY_FILE_KEEP_COMMENTS, NULL);   /* none yet: fine */
-    g_free(path);
-    return kf;
-}
-
 static void settings_save(globby *lb, const game_kind *kind, const game_options *opts)
 {
-    GKeyFile *kf = settings_load();
+    GKeyFile *kf = gprefs_load();
     g_key_file_set_string(kf, "new-game", "kind", kind->name);
     for (int i = 0; i < kind->n_options; i++)
         g_key_file_set_integer(kf, kind->name, kind->options[i].name, opts->value[i]);
-    char *path = settings_path();
-    char *dir = g_path_get_dirname(path);
-    GError *err = NULL;
-    if (g_mkdir_with_parents(dir, 0700) != 0 || !g_key_file_save_to_file(kf, path, &err)) {
-        char msg[512];
-        snprintf(msg, sizeof msg, _("Could not remember the settings in %s: %s"), path,
-                 err ? err->message : g_strerror(errno));
-        gview_log(lb->v, "%s", msg);
-        g_clear_error(&err);
-    }
-    g_free(dir);
-    g_free(path);
+    char err[512];
+    if (gprefs_save(kf, err, sizeof err) != 0)
+        gview_log(lb->v, "%s", err);
     g_key_file_free(kf);
 }
 
@@ -115,7 +88,7 @@ static void build_options(globby *lb)
     const game_kind *kind = chosen_kind(lb);
     if (!kind)
         return;
-    GKeyFile *kf = settings_load();
+    GKeyFile *kf = gprefs_load();
     for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++) {
         const game_option_spec *spec = &kind->options[i];
         GError *err = NULL;
@@ -409,7 +382,7 @@ globby *globby_new(gview *v)
     gtk_accessible_update_property(GTK_ACCESSIBLE(lb->kind), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    _("Kind of game"), -1);
     /* the kind used last time */
-    GKeyFile *kf = settings_load();
+    GKeyFile *kf = gprefs_load();
     char *last = g_key_file_get_string(kf, "new-game", "kind", NULL);
     for (int i = 0; last && i < nk; i++)
         if (strcmp(game_kind_at(i)->name, last) == 0)
@@ -450,4 +423,9 @@ void globby_free(globby *lb)
         return;
     gtk_window_destroy(GTK_WINDOW(lb->window));
     g_free(lb);
+}
+
+GtkWidget *globby_window(const globby *lb)
+{
+    return lb->window;
 }

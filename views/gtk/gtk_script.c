@@ -10,10 +10,28 @@
  *   click-move M         a click at the centre of the cup or cell of move M
  *   key NAME             a key press (a GDK key name: Right, Return, ...)
  *   shot PATH            the window rendered to a PNG file
+ *   shot-of WINDOW PATH  the same for main | connect | lobby | history | replay
  *   chat TEXT            type TEXT into the chat entry and press Enter
  *   recipient NAME       choose the chat recipient (Everyone, or a name)
- *   button NAME          press ready | sit | stand | leave | games
+ *   button NAME          press ready | sit | stand | leave | games | history
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
+ *   connect SERVER NAME  fill in the connect dialog (SERVER "-": leave it
+ *                        empty, this computer) and press Connect
+ *   wait-connect         wait for that attempt; print "connected NAME" or
+ *                        "connect-failed" and the sentence the dialog shows
+ *   connect-fields       print the dialog's fields ("fields server=S name=N")
+ *   connect-close        close the connect dialog as its window button would
+ *   people               print the players pane
+ *   wait-people TEXT     wait until TEXT is in the players pane
+ *   wait-people-gone TEXT    wait until it is not
+ *   history-everyone on|off, history-kind KIND|any   the history's filters
+ *   history-list         print the matches listed ("match ..." lines, after
+ *                        "history N")
+ *   history-replay ID    open the replay of match ID
+ *   replay start|back|forward|end    press the replay window's button
+ *   replay-key NAME      a key press in the replay window (Left, End, ...)
+ *   replay-line          print the replay's line ("replay move 3 of 9: ...")
+ *   wait-replay TEXT     wait until the replay's line contains TEXT
  *   status               print the status line
  *   anims                print how many moves were animated, in how many frames
  *   wait-turn            wait until it is our turn (board at rest); print the
@@ -42,7 +60,7 @@ struct gscript {
     guint src;
     GString *pending;          /* bytes read, not yet a whole line */
     char *waiting;             /* a wait-* line not yet satisfied */
-    GdkPaintable *window_image;     /* the window as last drawn */
+    GdkPaintable *shot_image;  /* the window being shot, as last drawn */
     int shot_tries;
     bool shot_armed;           /* a redraw was asked for; shoot on a later tick */
 };
@@ -59,23 +77,44 @@ static void say(const char *fmt, ...)
     va_end(ap);
 }
 
-/* The window rendered by GTK to a PNG: 1 done, 0 failed (said why), -1
- * nothing drawn yet (try again on a later tick, after a frame). */
-static int shot(gscript *sc, const char *path)
+/* One of the view's windows by name, or NULL when it is not open. */
+static GtkWidget *named_window(gview *v, const char *name)
 {
-    GtkWidget *w = sc->v->window;
+    if (strcmp(name, "main") == 0) return v->window;
+    if (strcmp(name, "connect") == 0) return v->connect ? gconnect_window(v->connect) : NULL;
+    if (strcmp(name, "lobby") == 0) return v->lobby ? globby_window(v->lobby) : NULL;
+    if (strcmp(name, "history") == 0) return v->history ? ghistory_window(v->history) : NULL;
+    if (strcmp(name, "replay") == 0) return v->replay ? greplay_window(v->replay) : NULL;
+    return NULL;
+}
+
+static void shot_done(gscript *sc)
+{
+    g_clear_object(&sc->shot_image);
+    sc->shot_tries = 0;
+    sc->shot_armed = false;
+}
+
+/* Window w rendered by GTK to a PNG: 1 done, 0 failed (said why), -1
+ * nothing drawn yet (try again on a later tick, after a frame). */
+static int shot(gscript *sc, GtkWidget *w, const char *path)
+{
     int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
-    if (width <= 0 || height <= 0) {
+    if (width <= 0 || height <= 0 || !gtk_widget_get_mapped(w)) {
+        if (++sc->shot_tries < 40)
+            return -1;             /* a window just opened: give it a moment */
         say("error the window has no size (%dx%d)", width, height);
+        shot_done(sc);
         return 0;
     }
     if (!sc->shot_armed) {     /* let a frame show what came before this line */
         sc->shot_armed = true;
-        gtk_widget_queue_draw(sc->v->area);
+        sc->shot_image = gtk_widget_paintable_new(w);
+        gtk_widget_queue_draw(w);
         return -1;
     }
     GtkSnapshot *s = gtk_snapshot_new();
-    gdk_paintable_snapshot(sc->window_image, s, width, height);
+    gdk_paintable_snapshot(sc->shot_image, s, width, height);
     GskRenderNode *node = gtk_snapshot_free_to_node(s);
     bool ok = false;
     if (!node) {
@@ -95,8 +134,7 @@ static int shot(gscript *sc, const char *path)
             g_object_unref(t);
         gsk_render_node_unref(node);
     }
-    sc->shot_tries = 0;
-    sc->shot_armed = false;
+    shot_done(sc);
     return ok;
 }
 
@@ -152,6 +190,25 @@ static bool try_wait(gscript *sc, const char *line)
     }
     if (g_str_has_prefix(line, "wait-log "))
         return log_contains(v, line + 9);
+    if (g_str_has_prefix(line, "wait-people "))
+        return strstr(gtk_label_get_text(GTK_LABEL(v->people)), line + 12) != NULL;
+    if (g_str_has_prefix(line, "wait-people-gone "))
+        return strstr(gtk_label_get_text(GTK_LABEL(v->people)), line + 17) == NULL;
+    if (g_str_has_prefix(line, "wait-replay "))
+        return v->replay && strstr(greplay_line(v->replay), line + 12) != NULL;
+    if (strcmp(line, "wait-connect") == 0) {
+        if (!v->connect) {
+            say("error there is no connect dialog");
+            return true;
+        }
+        if (gconnect_busy(v->connect))
+            return false;
+        if (gconnect_done(v->connect))
+            say("connected %s", agent_name(v->ag));
+        else
+            say("connect-failed %s", gconnect_error(v->connect));
+        return true;
+    }
     say("error unknown wait '%s'", line);
     return true;
 }
@@ -163,7 +220,116 @@ static GtkWidget *named_button(gview *v, const char *name)
     if (strcmp(name, "stand") == 0) return v->btn_stand;
     if (strcmp(name, "leave") == 0) return v->btn_leave;
     if (strcmp(name, "games") == 0) return v->btn_games;
+    if (strcmp(name, "history") == 0) return v->btn_history;
     return NULL;
+}
+
+/* A multi-line text on one line, for the answers. */
+static void say_flat(const char *what, const char *text)
+{
+    char *flat = g_strdup(text);
+    g_strdelimit(flat, "\n", '/');
+    say("%s %s", what, flat);
+    g_free(flat);
+}
+
+/* Press a button as the user would: only when it is there and usable. */
+static bool press(GtkWidget *btn, const char *name)
+{
+    if (!btn || !gtk_widget_is_sensitive(btn)) {
+        say("error button %s is not there or not usable now", name);
+        return false;
+    }
+    g_signal_emit_by_name(btn, "clicked");
+    return true;
+}
+
+/* The connect dialog's lines; false when `line` is none of them. */
+static bool act_connect(gscript *sc, const char *line)
+{
+    gview *v = sc->v;
+    if (!g_str_has_prefix(line, "connect"))
+        return false;
+    if (!v->connect) {
+        say("error there is no connect dialog");
+        return true;
+    }
+    char server[256];
+    int used = 0;
+    if (g_str_has_prefix(line, "connect ") &&
+        sscanf(line, "connect %255s %n", server, &used) == 1 && used > 0) {
+        gconnect_submit(v->connect, strcmp(server, "-") == 0 ? "" : server, line + used);
+    } else if (strcmp(line, "connect-fields") == 0) {
+        say("fields server=%s name=%s", gconnect_server(v->connect), gconnect_name(v->connect));
+    } else if (strcmp(line, "connect-close") == 0) {
+        say("ok %s", line);    /* said first: the view may be gone right after */
+        gtk_window_close(GTK_WINDOW(gconnect_window(v->connect)));
+        return true;
+    } else {
+        say("error unknown line '%s'", line);
+        return true;
+    }
+    say("ok %s", line);
+    return true;
+}
+
+/* The history dialog's and the replay window's lines; false when `line`
+ * is none of them. */
+static bool act_history(gscript *sc, const char *line)
+{
+    gview *v = sc->v;
+    char word[64];
+    int rc = 0;
+    if (g_str_has_prefix(line, "history-")) {
+        if (!v->history) {
+            say("error the history dialog has not been opened");
+            return true;
+        }
+        if (sscanf(line, "history-everyone %63s", word) == 1) {
+            ghistory_set_everyone(v->history, strcmp(word, "on") == 0);
+        } else if (sscanf(line, "history-kind %63s", word) == 1) {
+            rc = ghistory_set_kind(v->history, strcmp(word, "any") == 0 ? NULL : word);
+        } else if (strcmp(line, "history-list") == 0) {
+            say("history %d", ghistory_count(v->history));
+            for (int i = 0; i < ghistory_count(v->history); i++)
+                say_flat("match", ghistory_row(v->history, i));
+        } else if (sscanf(line, "history-replay %63s", word) == 1) {
+            rc = ghistory_replay(v->history, word);
+        } else {
+            say("error unknown line '%s'", line);
+            return true;
+        }
+        if (rc != 0) {
+            say("error history: %s", ghistory_error(v->history));
+            return true;
+        }
+    } else if (g_str_has_prefix(line, "replay")) {
+        if (!v->replay) {
+            say("error no replay is open");
+            return true;
+        }
+        if (strcmp(line, "replay-line") == 0) {
+            say_flat("replay", greplay_line(v->replay));
+        } else if (sscanf(line, "replay-key %63s", word) == 1) {
+            guint kv = gdk_keyval_from_name(word);
+            if (kv == GDK_KEY_VoidSymbol || !greplay_key(v->replay, kv)) {
+                say("error key %s not used", word);
+                return true;
+            }
+            say_flat("replay", greplay_line(v->replay));
+        } else if (sscanf(line, "replay %63s", word) == 1) {
+            if (!press(greplay_button(v->replay, word), word))
+                return true;
+            say_flat("replay", greplay_line(v->replay));
+        } else {
+            say("error unknown line '%s'", line);
+            return true;
+        }
+    } else {
+        return false;
+    }
+    say("ok %s", line);
+    return true;
 }
 
 /* Do one line; false when it is a wait that must be tried again later. */
@@ -176,6 +342,8 @@ static bool act(gscript *sc, char *line)
     char word[64];
     if (g_str_has_prefix(line, "wait-"))
         return try_wait(sc, line) ? (say("ok %s", line), true) : false;
+    if (act_connect(sc, line) || act_history(sc, line))
+        return true;
     if (sscanf(line, "click %lf %lf", &x, &y) == 2) {
         gview_motion(v, x, y);
         gview_click(v, x, y);
@@ -207,8 +375,18 @@ static bool act(gscript *sc, char *line)
                        ? geo_cell_move(&m->state, game_to_move(&m->state), v->cursor)
                        : -1;
         say("cursor %d move %d", v->cursor, move);
-    } else if (g_str_has_prefix(line, "shot ")) {
-        int rc = shot(sc, line + 5);
+    } else if (g_str_has_prefix(line, "shot ") || g_str_has_prefix(line, "shot-of ")) {
+        GtkWidget *w = v->window;
+        const char *path = line + 5;
+        if (sscanf(line, "shot-of %63s", word) == 1) {
+            w = named_window(v, word);
+            path = line + 8 + strlen(word) + 1;
+        }
+        if (!w) {
+            say("error no window '%s' is open", word);
+            return true;
+        }
+        int rc = shot(sc, w, path);
         if (rc < 0)
             return false;          /* again on the next tick */
         if (rc == 0)
@@ -227,15 +405,15 @@ static bool act(gscript *sc, char *line)
         }
         gtk_drop_down_set_selected(GTK_DROP_DOWN(v->recipient), i);
     } else if (sscanf(line, "button %63s", word) == 1) {
-        GtkWidget *btn = named_button(v, word);
-        if (!btn || !gtk_widget_is_sensitive(btn)) {
-            say("error button %s is not there or not usable now", word);
+        if (!press(named_button(v, word), word))
             return true;
-        }
-        g_signal_emit_by_name(btn, "clicked");
     } else if (strcmp(line, "lobby-refresh") == 0 || g_str_has_prefix(line, "lobby-join ") ||
                g_str_has_prefix(line, "lobby-watch ") || g_str_has_prefix(line, "lobby-new ")) {
         int rc;
+        if (!v->lobby) {
+            say("error not connected: there is no games dialog yet");
+            return true;
+        }
         if (strcmp(line, "lobby-refresh") == 0)
             rc = globby_refresh(v->lobby);
         else if (g_str_has_prefix(line, "lobby-new ")) {
@@ -251,10 +429,9 @@ static bool act(gscript *sc, char *line)
         if (g_str_has_prefix(line, "lobby-new "))
             say("created %s", agent_game_id(v->ag));
     } else if (strcmp(line, "status") == 0) {
-        char *s = g_strdup(gtk_label_get_text(GTK_LABEL(v->status)));
-        g_strdelimit(s, "\n", '/');
-        say("status %s", s);
-        g_free(s);
+        say_flat("status", gtk_label_get_text(GTK_LABEL(v->status)));
+    } else if (strcmp(line, "people") == 0) {
+        say_flat("people", gtk_label_get_text(GTK_LABEL(v->people)));
     } else if (strcmp(line, "anims") == 0) {
         say("anims %d frames %d", v->anims_done, v->anim_frames);
     } else if (strcmp(line, "quit") == 0) {
@@ -316,7 +493,6 @@ gscript *gscript_start(gview *v, const char *path)
     sc->v = v;
     sc->fd = fd;
     sc->pending = g_string_new(NULL);
-    sc->window_image = gtk_widget_paintable_new(v->window);
     sc->src = g_timeout_add(TICK_MS, tick, sc);
     say("started");
     return sc;
@@ -329,7 +505,7 @@ void gscript_free(gscript *sc)
     g_source_remove(sc->src);
     close(sc->fd);
     g_string_free(sc->pending, TRUE);
-    g_object_unref(sc->window_image);
+    g_clear_object(&sc->shot_image);
     g_free(sc->waiting);
     g_free(sc);
 }

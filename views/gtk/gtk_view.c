@@ -11,10 +11,14 @@
  * shows `shown`, a copy of the cells the move's steps are applied to one by
  * one.
  *
- * The server address and the player's name come from the command line: the
- * agent is already connected when a view starts, so the "connect" part of
- * the connect dialog is the lobby (gtk_lobby.c), shown when the command line
- * did not say which game to play.
+ * run() gets an agent already connected (the command line said where);
+ * run_connect() starts with none, shows the connect dialog (gtk_connect.c)
+ * over the window, and takes the agent it starts; until then v->ag is NULL
+ * and the window shows an empty, idle board. Either way the games dialog
+ * (gtk_lobby.c) opens when there is no game yet.
+ *
+ * A departed player's seat is kept for a grace the service announces; the
+ * players pane and the status line count it down once a second.
  */
 #include <glib-unix.h>
 #include <locale.h>
@@ -32,7 +36,15 @@
 
 const agent_model *gview_model(const gview *v)
 {
-    return agent_model_get(v->ag);
+    /* before connecting: nobody seated, nothing on the board */
+    static const agent_model no_agent = {.my_seat = -1, .hot_seat = -1,
+                                         .status = AGENT_GAME_WAITING};
+    return v->ag ? agent_model_get(v->ag) : &no_agent;
+}
+
+bool gview_in_game(const gview *v)
+{
+    return v->ag && agent_in_game(v->ag);
 }
 
 static const char *seat_name(const gview *v, int seat, char *buf, size_t len)
@@ -64,7 +76,7 @@ static bool game_over(const agent_model *m)
 static bool playing_running_game(const gview *v)
 {
     const agent_model *m = gview_model(v);
-    return agent_in_game(v->ag) && m->my_seat >= 0 && m->status == AGENT_GAME_RUNNING;
+    return gview_in_game(v) && m->my_seat >= 0 && m->status == AGENT_GAME_RUNNING;
 }
 
 bool gview_animating(const gview *v)
@@ -75,7 +87,7 @@ bool gview_animating(const gview *v)
 bool gview_my_turn(const gview *v)
 {
     const agent_model *m = gview_model(v);
-    if (!agent_in_game(v->ag) || m->status != AGENT_GAME_RUNNING || !m->have_state)
+    if (!gview_in_game(v) || m->status != AGENT_GAME_RUNNING || !m->have_state)
         return false;
     int to_move = game_to_move(&m->state);
     return to_move >= 0 && agent_holds_seat(v->ag, to_move);
@@ -262,6 +274,71 @@ static void draw_board(GtkDrawingArea *area, cairo_t *cr, int width, int height,
     board_draw(cr, &L, &look, width, height);
 }
 
+/* ------------------------------------------------------------ away */
+
+/* Seconds left of a departed player's kept seat, or -1 when we are not
+ * counting for them (not departed, or departed for good). */
+static int away_seconds(const gview *v, const char *name)
+{
+    for (int i = 0; i < v->n_away; i++) {
+        if (strcmp(v->away[i].name, name) != 0)
+            continue;
+        gint64 left = v->away[i].until_us - g_get_monotonic_time();
+        return left > 0 ? (int)((left + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC) : 0;
+    }
+    return -1;
+}
+
+static void update_status(gview *v);
+static void update_people(gview *v);
+
+static gboolean away_tick(gpointer data)
+{
+    gview *v = data;
+    update_status(v);
+    update_people(v);
+    if (v->n_away > 0)
+        return G_SOURCE_CONTINUE;
+    v->away_tick = 0;
+    return G_SOURCE_REMOVE;
+}
+
+static void away_forget(gview *v, const char *name)
+{
+    for (int i = 0; i < v->n_away; i++)
+        if (strcmp(v->away[i].name, name) == 0)
+            v->away[i--] = v->away[--v->n_away];
+}
+
+static void away_forget_all(gview *v)
+{
+    v->n_away = 0;
+}
+
+/* Count down `grace_s` seconds for `name`, ticking while anyone is away. */
+static void away_start(gview *v, const char *name, int grace_s)
+{
+    away_forget(v, name);
+    if (v->n_away == AGENT_MAX_PEOPLE)
+        return;
+    gview_away *a = &v->away[v->n_away++];
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->until_us = g_get_monotonic_time() + (gint64)grace_s * G_USEC_PER_SEC;
+    if (!v->away_tick)
+        v->away_tick = g_timeout_add(1000, away_tick, v);
+}
+
+/* After a snapshot: keep counting only for those still departed. */
+static void away_prune(gview *v)
+{
+    const agent_model *m = gview_model(v);
+    for (int i = 0; i < v->n_away; i++) {
+        const agent_person *p = find_person(m, v->away[i].name);
+        if (!p || !p->departed)
+            v->away[i--] = v->away[--v->n_away];
+    }
+}
+
 /* ------------------------------------------------------------ panes */
 
 static void append_winners(const gview *v, GString *s)
@@ -285,7 +362,9 @@ static void update_status(gview *v)
     const agent_model *m = gview_model(v);
     char buf[64];
     GString *s = g_string_new(NULL);
-    if (!agent_in_game(v->ag)) {
+    if (!v->ag) {
+        g_string_append(s, _("Not connected yet: say where to play in the connect dialog."));
+    } else if (!agent_in_game(v->ag)) {
         g_string_append(s, _("Not at a game. Press Games\u2026 to list, create or join one."));
     } else if (m->status == AGENT_GAME_FINISHED) {
         g_string_append(s, _("Game over: "));
@@ -309,8 +388,13 @@ static void update_status(gview *v)
             else
                 g_string_append(s, _("click a highlighted cell (or arrows and Enter)."));
         } else {
-            g_string_append_printf(s, _("Waiting for %s to move."),
-                                   seat_name(v, to_move, buf, sizeof buf));
+            const char *name = seat_name(v, to_move, buf, sizeof buf);
+            int left = away_seconds(v, name);
+            if (left >= 0)
+                g_string_append_printf(s, _("Waiting for %s, who is away \u2014 seat kept %d s."),
+                                       name, left);
+            else
+                g_string_append_printf(s, _("Waiting for %s to move."), name);
         }
     }
     if (v->flash[0])
@@ -319,7 +403,7 @@ static void update_status(gview *v)
     g_string_free(s, TRUE);
 
     /* the banner: prominent while the game is over */
-    if (agent_in_game(v->ag) && game_over(m)) {
+    if (gview_in_game(v) && game_over(m)) {
         GString *b = g_string_new(NULL);
         if (m->status == AGENT_GAME_FINISHED) {
             g_string_append(b, _("Game over \u2014 "));
@@ -366,11 +450,17 @@ static void update_people(gview *v)
         else if (!p)
             g_string_append_printf(s, " <i>%s</i>", _("gone"));
         else {
-            if (p->departed)
+            int left = p->departed ? away_seconds(v, p->name) : -1;
+            if (left >= 0) {
+                char *away = g_strdup_printf(_("away \u2014 seat kept %d s"), left);
+                g_string_append_printf(s, " <span foreground='#b00000'>%s</span>", away);
+                g_free(away);
+            } else if (p->departed) {
                 g_string_append_printf(s, " <span foreground='#b00000'>%s</span>",
                                        _("departed, may return"));
-            else if (p->rtt_ms >= 0)
+            } else if (p->rtt_ms >= 0) {
                 g_string_append_printf(s, _(" \u00B7 %d ms"), p->rtt_ms);
+            }
             if (m->status == AGENT_GAME_WAITING)
                 g_string_append_printf(s, " \u00B7 %s", p->ready ? _("ready") : _("not ready"));
         }
@@ -427,7 +517,7 @@ static void update_recipients(gview *v)
 static void update_buttons(gview *v)
 {
     const agent_model *m = gview_model(v);
-    bool in = agent_in_game(v->ag);
+    bool in = gview_in_game(v);
     bool waiting = in && m->status == AGENT_GAME_WAITING;
     const agent_person *me = find_person(m, m->my_name);
     bool ready = me && me->ready;
@@ -437,7 +527,8 @@ static void update_buttons(gview *v)
     gtk_widget_set_sensitive(v->btn_sit, waiting && m->my_seat < 0);
     gtk_widget_set_sensitive(v->btn_stand, waiting && m->my_seat >= 0);
     gtk_widget_set_sensitive(v->btn_leave, in);
-    gtk_widget_set_sensitive(v->btn_games, !playing_running_game(v));
+    gtk_widget_set_sensitive(v->btn_games, v->ag && !playing_running_game(v));
+    gtk_widget_set_sensitive(v->btn_history, v->ag != NULL);
     gtk_widget_set_sensitive(v->entry, in);
     gtk_widget_set_sensitive(v->recipient, in);
 }
@@ -475,7 +566,7 @@ static void update_title(gview *v)
 {
     const agent_model *m = gview_model(v);
     char *t;
-    if (agent_in_game(v->ag) && m->kind)
+    if (gview_in_game(v) && m->kind)
         t = g_strdup_printf(_("Sungka \u2014 game %s: %s (%s)"), m->game_id, m->title,
                             m->kind->name);
     else
@@ -594,6 +685,7 @@ static void handle(gview *v, const agent_msg *msg)
             gview_log(v, _("You are watching."));
         if (game_over(m))
             gview_log(v, _("This game is over: %s."), m->end_reason);
+        away_prune(v);
         break;
     }
     case AGENT_MSG_JOINED:
@@ -604,16 +696,21 @@ static void handle(gview *v, const agent_msg *msg)
         break;
     case AGENT_MSG_LEFT:
         gview_log(v, _("%s left."), msg->name);
+        away_forget(v, msg->name);
         break;
     case AGENT_MSG_DEPARTED:
-        if (msg->grace_s > 0)
+        if (msg->grace_s > 0) {
             gview_log(v, _("%s departed: %s. The seat is kept for %d s."), msg->name, msg->text,
                       msg->grace_s);
-        else
+            away_start(v, msg->name, msg->grace_s);
+        } else {
             gview_log(v, _("%s departed: %s."), msg->name, msg->text);
+            away_forget(v, msg->name);
+        }
         break;
     case AGENT_MSG_RETURNED:
         gview_log(v, _("%s is back."), msg->name);
+        away_forget(v, msg->name);
         break;
     case AGENT_MSG_READY:
         gview_log(v, msg->ready ? _("%s is ready.") : _("%s is not ready."), msg->name);
@@ -656,6 +753,7 @@ static void handle(gview *v, const agent_msg *msg)
             gview_log(v, "%s: %s", msg->name, msg->text);
         break;
     case AGENT_MSG_GAME_OVER:
+        away_forget_all(v);
         show_game_over(v, msg);
         break;
     case AGENT_MSG_NOTICE:
@@ -960,6 +1058,7 @@ static void do_leave(gview *v)
     snprintf(id, sizeof id, "%s", agent_game_id(v->ag));
     anim_jump(v);
     close_over_dialog(v);
+    away_forget_all(v);
     if (agent_leave(v->ag) == 0)
         gview_log(v, _("You left game %s."), id);
     else
@@ -988,6 +1087,15 @@ static void on_games(GtkButton *b, gpointer data)
     globby_show(v->lobby);
 }
 
+static void on_history(GtkButton *b, gpointer data)
+{
+    (void)b;
+    gview *v = data;
+    if (!v->history)
+        v->history = ghistory_new(v);
+    ghistory_show(v->history);
+}
+
 void gview_quit(gview *v)
 {
     v->quitting = true;
@@ -1010,6 +1118,7 @@ static gboolean on_close_request(GtkWindow *w, gpointer data)
 void gview_joined(gview *v)
 {
     anim_jump(v);
+    away_forget_all(v);
     v->last_cell = v->hover = v->cursor = -1;
     v->move_pending = false;
     v->flash[0] = '\0';
@@ -1079,16 +1188,19 @@ static void build(gview *v)
     v->btn_stand = labelled_button(_("S_tand"), _("Give up your seat and watch"));
     v->btn_leave = labelled_button(_("_Leave"), _("Leave this game"));
     v->btn_games = labelled_button(_("_Games\u2026"), _("List, create or join games"));
+    v->btn_history = labelled_button(_("_History\u2026"), _("Past matches and their replays"));
     g_signal_connect(v->btn_ready, "clicked", G_CALLBACK(on_ready), v);
     g_signal_connect(v->btn_sit, "clicked", G_CALLBACK(on_sit), v);
     g_signal_connect(v->btn_stand, "clicked", G_CALLBACK(on_stand), v);
     g_signal_connect(v->btn_leave, "clicked", G_CALLBACK(on_leave_clicked), v);
     g_signal_connect(v->btn_games, "clicked", G_CALLBACK(on_games), v);
+    g_signal_connect(v->btn_history, "clicked", G_CALLBACK(on_history), v);
     gtk_box_append(GTK_BOX(buttons), v->btn_ready);
     gtk_box_append(GTK_BOX(buttons), v->btn_sit);
     gtk_box_append(GTK_BOX(buttons), v->btn_stand);
     gtk_box_append(GTK_BOX(buttons), v->btn_leave);
     gtk_box_append(GTK_BOX(buttons), v->btn_games);
+    gtk_box_append(GTK_BOX(buttons), v->btn_history);
 
     gtk_box_append(GTK_BOX(left), v->banner);
     gtk_box_append(GTK_BOX(left), v->status);
@@ -1148,28 +1260,41 @@ static void build(gview *v)
     gtk_paned_set_position(GTK_PANED(paned), 640);
 }
 
-static int run(agent *ag, const view_io *io)
+/* GTK up and the window shown, with no agent yet; NULL without a display. */
+static gview *open_window(void)
 {
-    (void)io;
     setlocale(LC_ALL, "");
     textdomain("sungka");
     if (!gtk_init_check()) {
         fprintf(stderr, "sungka-player: the GTK view cannot open a display (is DISPLAY set?)\n");
-        return 1;
+        return NULL;
     }
     gview *v = g_new0(gview, 1);
-    v->ag = ag;
     v->last_cell = v->hover = v->cursor = -1;
     v->loop = g_main_loop_new(NULL, FALSE);
     build(v);
-    v->lobby = globby_new(v);
-    v->agent_watch = g_unix_fd_add(agent_fd(ag), G_IO_IN, on_agent, v);
     sync_shown(v);
     gview_refresh(v);
     gtk_window_present(GTK_WINDOW(v->window));
     gtk_widget_grab_focus(v->area);
+    return v;
+}
+
+void gview_connected(gview *v, agent *ag)
+{
+    v->ag = ag;
+    v->agent_watch = g_unix_fd_add(agent_fd(ag), G_IO_IN, on_agent, v);
+    v->lobby = globby_new(v);
+    sync_shown(v);
+    gview_refresh(v);
     if (!agent_in_game(ag))     /* nothing said on the command line: the lobby */
         globby_show(v->lobby);
+}
+
+/* Follow the test script, if any, run until the user quits, and take
+ * everything down; the exit status. */
+static int run_window(gview *v)
+{
     const char *script = getenv("SUNGKA_GTK_SCRIPT");
     if (script && *script)
         v->script = gscript_start(v, script);
@@ -1177,11 +1302,17 @@ static int run(agent *ag, const view_io *io)
     g_main_loop_run(v->loop);
 
     gscript_free(v->script);
-    if (v->exit_status == 0)
-        agent_leave(ag);        /* as the text view does on quit */
+    if (v->exit_status == 0 && v->ag)
+        agent_leave(v->ag);     /* as the text view does on quit */
     anim_jump(v);
-    g_source_remove(v->agent_watch);
+    if (v->agent_watch)
+        g_source_remove(v->agent_watch);
+    if (v->away_tick)
+        g_source_remove(v->away_tick);
+    greplay_free(v->replay);
+    ghistory_free(v->history);
     globby_free(v->lobby);
+    gconnect_free(v->connect);
     close_over_dialog(v);
     gtk_window_destroy(GTK_WINDOW(v->window));
     while (g_main_context_iteration(NULL, FALSE))
@@ -1192,8 +1323,30 @@ static int run(agent *ag, const view_io *io)
     return status;
 }
 
+static int run(agent *ag, const view_io *io)
+{
+    (void)io;
+    gview *v = open_window();
+    if (!v)
+        return 1;
+    gview_connected(v, ag);
+    return run_window(v);
+}
+
+static int run_connect(view_launcher *l, const view_io *io)
+{
+    (void)io;
+    gview *v = open_window();
+    if (!v)
+        return 1;
+    v->launcher = l;
+    v->connect = gconnect_new(v);
+    return run_window(v);
+}
+
 const view_ops view_gtk = {
     .name = "gtk",
-    .summary = "a GTK 4 window: click to move, chat, players and a games dialog",
+    .summary = "a GTK 4 window: click to move, chat, games, history and replays",
     .run = run,
+    .run_connect = run_connect,
 };

@@ -1,7 +1,10 @@
 /*
- * gtk_view_internal.h — what the GTK view's modules (gtk_view.c, the lobby
- * dialog gtk_lobby.c and the test hook gtk_script.c) share. Everything here
- * runs on the view thread, inside GLib's main loop.
+ * gtk_view_internal.h — what the GTK view's modules share: the main window
+ * (gtk_view.c), the connect dialog (gtk_connect.c), the games dialog
+ * (gtk_lobby.c), the match history and its replay window (gtk_history.c,
+ * gtk_replay.c), the remembered settings (gtk_prefs.c) and the test hook
+ * (gtk_script.c). Everything here runs on the view thread, inside GLib's
+ * main loop.
  */
 #ifndef SUNGKA_GTK_VIEW_INTERNAL_H
 #define SUNGKA_GTK_VIEW_INTERNAL_H
@@ -12,15 +15,26 @@
 
 #include "agent.h"
 #include "gtk_geometry.h"
+#include "view.h"
 
 #define _(s) gettext(s)
 #define N_(s) (s)
 
 typedef struct globby globby;
+typedef struct gconnect gconnect;
+typedef struct ghistory ghistory;
+typedef struct greplay greplay;
 typedef struct gscript gscript;
 
+/* A departed player whose seat is kept, and until when (g_get_monotonic_time). */
+typedef struct gview_away {
+    char name[AGENT_NAME_BYTES];
+    gint64 until_us;
+} gview_away;
+
 typedef struct gview {
-    agent *ag;
+    agent *ag;                 /* NULL until the connect dialog has started it */
+    view_launcher *launcher;   /* run_connect's way to start the agent, else NULL */
     GMainLoop *loop;
     guint agent_watch;         /* g_unix_fd_add on agent_fd() */
     int exit_status;
@@ -36,7 +50,7 @@ typedef struct gview {
     GtkWidget *entry;          /* chat input */
     GtkWidget *recipient;      /* GtkDropDown: Everyone, or one name */
     GtkStringList *recipients; /* its model */
-    GtkWidget *btn_ready, *btn_sit, *btn_stand, *btn_leave, *btn_games;
+    GtkWidget *btn_ready, *btn_sit, *btn_stand, *btn_leave, *btn_games, *btn_history;
     GtkWidget *over_dialog;    /* the game-over window while shown */
 
     /* what the board shows: a copy of the cells that lags the model while
@@ -53,11 +67,23 @@ typedef struct gview {
     bool move_pending;         /* a move was sent; wait for its answer */
     char flash[AGENT_TEXT_BYTES];   /* a passing remark under the status */
 
-    globby *lobby;
+    gview_away away[AGENT_MAX_PEOPLE];  /* seats kept for departed players */
+    int n_away;
+    guint away_tick;           /* the countdown's 1 s timer while anyone is away */
+
+    gconnect *connect;         /* the connect dialog (run_connect only) */
+    globby *lobby;             /* the games dialog, once connected */
+    ghistory *history;         /* the history dialog, once asked for */
+    greplay *replay;           /* the replay window while open */
     gscript *script;
 } gview;
 
+/* The agent's model (an empty one while not connected). */
 const agent_model *gview_model(const gview *v);
+/* Connected and at a game? */
+bool gview_in_game(const gview *v);
+/* The connect dialog started the agent: watch it and open the games dialog. */
+void gview_connected(gview *v, agent *ag);
 /* Refresh every pane from the model and redraw the board. */
 void gview_refresh(gview *v);
 /* Append a line to the event and chat log. */
@@ -79,6 +105,27 @@ void gview_joined(gview *v);
 /* Stop the main loop (after the user confirmed, where needed). */
 void gview_quit(gview *v);
 
+/* gtk_prefs.c: the settings file. gprefs_load never fails (an empty key
+ * file when there is none); free it with g_key_file_free. gprefs_save: 0,
+ * or -1 with a sentence in err. */
+GKeyFile *gprefs_load(void);
+int gprefs_save(GKeyFile *kf, char *err, size_t errlen);
+
+/* gtk_connect.c: the connect dialog, shown over the main window by
+ * gconnect_new; it starts the agent through v->launcher and hands it to
+ * gview_connected. Closing it before that quits. */
+gconnect *gconnect_new(gview *v);
+void gconnect_free(gconnect *c);
+/* For the script hook: fill in the fields and press Connect (server "" is
+ * this computer); the attempt finishes on a later turn of the main loop. */
+void gconnect_submit(gconnect *c, const char *server, const char *name);
+bool gconnect_busy(const gconnect *c);
+bool gconnect_done(const gconnect *c);          /* connected */
+const char *gconnect_error(const gconnect *c);  /* shown in the dialog, or "" */
+const char *gconnect_server(const gconnect *c); /* the fields as they are */
+const char *gconnect_name(const gconnect *c);
+GtkWidget *gconnect_window(const gconnect *c);
+
 /* gtk_lobby.c: the games dialog. */
 globby *globby_new(gview *v);
 void globby_show(globby *lb);
@@ -88,6 +135,40 @@ int globby_refresh(globby *lb);
 int globby_join(globby *lb, const char *game_id, bool observe);
 int globby_create(globby *lb, const char *kind, char **assignments, int n);
 const char *globby_error(const globby *lb);
+
+GtkWidget *globby_window(const globby *lb);
+
+/* gtk_history.c: past matches (agent_list_matches): ours, or everyone's,
+ * of any kind or one; choosing one opens its replay. */
+ghistory *ghistory_new(gview *v);
+void ghistory_show(ghistory *h);          /* refresh the list and present it */
+void ghistory_free(ghistory *h);
+/* For the script hook, as the user would. 0 or -1 (ghistory_error says). */
+int ghistory_refresh(ghistory *h);
+void ghistory_set_everyone(ghistory *h, bool everyone);
+int ghistory_set_kind(ghistory *h, const char *kind);   /* NULL: any kind */
+int ghistory_replay(ghistory *h, const char *match_id);
+int ghistory_count(const ghistory *h);
+const char *ghistory_row(const ghistory *h, int i);     /* the row's text */
+const char *ghistory_error(const ghistory *h);
+GtkWidget *ghistory_window(const ghistory *h);
+
+/* gtk_replay.c: one recorded match, stepped through in a window of its own
+ * with the board drawn as in the main window. greplay_open fetches it
+ * (agent_get_match) and shows the start: the window or NULL with a sentence
+ * in err. It sets v->replay, replacing any replay open before, and clears
+ * it when the window closes. */
+greplay *greplay_open(gview *v, const char *match_id, char *err, size_t errlen);
+void greplay_free(greplay *r);
+/* Go to the position after `step` moves (clamped to the match). */
+void greplay_go(greplay *r, int step);
+/* Start / Back / Forward / End by key: Home, Left, Right, End. */
+bool greplay_key(greplay *r, guint keyval);
+/* Its buttons by name, for the script hook: start, back, forward, end. */
+GtkWidget *greplay_button(const greplay *r, const char *name);
+/* The line under the board: "move 5 of 42: alice played cup 3". */
+const char *greplay_line(const greplay *r);
+GtkWidget *greplay_window(const greplay *r);
 
 /* gtk_script.c: the hidden test hook (SUNGKA_GTK_SCRIPT). */
 gscript *gscript_start(gview *v, const char *path);

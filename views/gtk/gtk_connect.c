@@ -188,18 +188,12 @@ gconnect *gconnect_new(gview *v)
 {
     gconnect *c = g_new0(gconnect, 1);
     c->v = v;
-    c->window = gtk_window_new();
-    gtk_window_set_title(GTK_WINDOW(c->window), _("Sungka \u2014 connect"));
-    gtk_window_set_transient_for(GTK_WINDOW(c->window), GTK_WINDOW(v->window));
+    c->window = gview_dialog(v, _("Sungka \u2014 connect"));
     gtk_window_set_modal(GTK_WINDOW(c->window), TRUE);
     gtk_window_set_default_size(GTK_WINDOW(c->window), 440, -1);
     g_signal_connect(c->window, "close-request", G_CALLBACK(on_close_request), c);
 
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-    gtk_widget_set_margin_start(box, 18);
-    gtk_widget_set_margin_end(box, 18);
-    gtk_widget_set_margin_top(box, 18);
-    gtk_widget_set_margin_bottom(box, 18);
+    GtkWidget *box = gview_padded_column(8, 18);
 
     GtkWidget *grid = gtk_grid_new();
     gtk_grid_set_row_spacing(GTK_GRID(grid), 6);

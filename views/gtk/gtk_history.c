@@ -238,17 +238,11 @@ ghistory *ghistory_new(gview *v)
     ghistory *h = g_new0(ghistory, 1);
     h->v = v;
     h->rows = g_ptr_array_new_with_free_func(g_free);
-    h->window = gtk_window_new();
-    gtk_window_set_title(GTK_WINDOW(h->window), _("Sungka \u2014 match history"));
-    gtk_window_set_transient_for(GTK_WINDOW(h->window), GTK_WINDOW(v->window));
+    h->window = gview_dialog(v, _("Sungka \u2014 match history"));
     gtk_window_set_default_size(GTK_WINDOW(h->window), 560, 480);
     gtk_window_set_hide_on_close(GTK_WINDOW(h->window), TRUE);   /* kept for next time */
 
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-    gtk_widget_set_margin_start(box, 12);
-    gtk_widget_set_margin_end(box, 12);
-    gtk_widget_set_margin_top(box, 12);
-    gtk_widget_set_margin_bottom(box, 12);
+    GtkWidget *box = gview_padded_column(8, 12);
     gtk_box_append(GTK_BOX(box), filters(h));
 
     h->list = gtk_list_box_new();

@@ -318,18 +318,12 @@ globby *globby_new(gview *v)
 {
     globby *lb = g_new0(globby, 1);
     lb->v = v;
-    lb->window = gtk_window_new();
-    gtk_window_set_title(GTK_WINDOW(lb->window), _("Sungka \u2014 games"));
-    gtk_window_set_transient_for(GTK_WINDOW(lb->window), GTK_WINDOW(v->window));
+    lb->window = gview_dialog(v, _("Sungka \u2014 games"));
     gtk_window_set_modal(GTK_WINDOW(lb->window), TRUE);
     gtk_window_set_default_size(GTK_WINDOW(lb->window), 620, 520);
     gtk_window_set_hide_on_close(GTK_WINDOW(lb->window), TRUE);   /* kept for next time */
 
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-    gtk_widget_set_margin_start(box, 12);
-    gtk_widget_set_margin_end(box, 12);
-    gtk_widget_set_margin_top(box, 12);
-    gtk_widget_set_margin_bottom(box, 12);
+    GtkWidget *box = gview_padded_column(8, 12);
 
     char *hello = g_strdup_printf(_("Connected to the board service as %s."),
                                   agent_name(v->ag));

@@ -228,11 +228,7 @@ static void build(greplay *r)
     gtk_window_set_default_size(GTK_WINDOW(r->window), 720, 520);
     g_signal_connect(r->window, "close-request", G_CALLBACK(on_close_request), r);
 
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    gtk_widget_set_margin_start(box, 8);
-    gtk_widget_set_margin_end(box, 8);
-    gtk_widget_set_margin_top(box, 8);
-    gtk_widget_set_margin_bottom(box, 8);
+    GtkWidget *box = gview_padded_column(6, 8);
     gtk_box_append(GTK_BOX(box), heading(r));
 
     r->area = gtk_drawing_area_new();

@@ -142,6 +142,26 @@ void gview_layout(const gview *v, geo_layout *L)
                     gtk_widget_get_width(v->area), gtk_widget_get_height(v->area));
 }
 
+/* --------------------------------------------------------- small parts */
+
+GtkWidget *gview_dialog(gview *v, const char *title)
+{
+    GtkWidget *w = gtk_window_new();
+    gtk_window_set_title(GTK_WINDOW(w), title);
+    gtk_window_set_transient_for(GTK_WINDOW(w), GTK_WINDOW(v->window));
+    return w;
+}
+
+GtkWidget *gview_padded_column(int spacing, int margin)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, spacing);
+    gtk_widget_set_margin_start(box, margin);
+    gtk_widget_set_margin_end(box, margin);
+    gtk_widget_set_margin_top(box, margin);
+    gtk_widget_set_margin_bottom(box, margin);
+    return box;
+}
+
 /* ------------------------------------------------------------ the log */
 
 void gview_log(gview *v, const char *fmt, ...)
@@ -631,15 +651,9 @@ static void show_game_over(gview *v, const agent_msg *msg)
     gview_log(v, "%s", s->str);
 
     close_over_dialog(v);
-    GtkWidget *d = gtk_window_new();
-    gtk_window_set_title(GTK_WINDOW(d), _("Game over"));
-    gtk_window_set_transient_for(GTK_WINDOW(d), GTK_WINDOW(v->window));
+    GtkWidget *d = gview_dialog(v, _("Game over"));
     gtk_window_set_default_size(GTK_WINDOW(d), 320, -1);
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-    gtk_widget_set_margin_start(box, 18);
-    gtk_widget_set_margin_end(box, 18);
-    gtk_widget_set_margin_top(box, 18);
-    gtk_widget_set_margin_bottom(box, 18);
+    GtkWidget *box = gview_padded_column(12, 18);
     GtkWidget *head = gtk_label_new(NULL);
     GString *h = g_string_new(NULL);
     if (m->status == AGENT_GAME_FINISHED)
@@ -1025,16 +1039,10 @@ static void on_ask_no(GtkButton *b, gpointer data)
 
 static void ask(gview *v, const char *question, const char *yes, answer_fn fn)
 {
-    GtkWidget *d = gtk_window_new();
-    gtk_window_set_title(GTK_WINDOW(d), _("Sungka"));
-    gtk_window_set_transient_for(GTK_WINDOW(d), GTK_WINDOW(v->window));
+    GtkWidget *d = gview_dialog(v, _("Sungka"));
     gtk_window_set_modal(GTK_WINDOW(d), TRUE);
     g_object_set_data(G_OBJECT(d), "answer", (gpointer)fn);
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-    gtk_widget_set_margin_start(box, 18);
-    gtk_widget_set_margin_end(box, 18);
-    gtk_widget_set_margin_top(box, 18);
-    gtk_widget_set_margin_bottom(box, 18);
+    GtkWidget *box = gview_padded_column(12, 18);
     GtkWidget *label = gtk_label_new(question);
     gtk_label_set_wrap(GTK_LABEL(label), TRUE);
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -1146,11 +1154,7 @@ static void build(gview *v)
     gtk_window_set_child(GTK_WINDOW(v->window), paned);
 
     /* left: banner, status, board, buttons */
-    GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    gtk_widget_set_margin_start(left, 8);
-    gtk_widget_set_margin_end(left, 8);
-    gtk_widget_set_margin_top(left, 8);
-    gtk_widget_set_margin_bottom(left, 8);
+    GtkWidget *left = gview_padded_column(6, 8);
     v->banner = gtk_label_new(NULL);
     gtk_widget_set_visible(v->banner, FALSE);
     gtk_accessible_update_property(GTK_ACCESSIBLE(v->banner), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -1208,11 +1212,7 @@ static void build(gview *v)
     gtk_box_append(GTK_BOX(left), buttons);
 
     /* right: players, log, chat entry */
-    GtkWidget *right = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    gtk_widget_set_margin_start(right, 8);
-    gtk_widget_set_margin_end(right, 8);
-    gtk_widget_set_margin_top(right, 8);
-    gtk_widget_set_margin_bottom(right, 8);
+    GtkWidget *right = gview_padded_column(6, 8);
     gtk_widget_set_size_request(right, 260, -1);
     v->people = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(v->people), 0);

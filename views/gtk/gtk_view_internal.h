@@ -88,6 +88,10 @@ void gview_connected(gview *v, agent *ag);
 void gview_refresh(gview *v);
 /* Append a line to the event and chat log. */
 void gview_log(gview *v, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* A window over the main one (dialogs: games, history, questions). */
+GtkWidget *gview_dialog(gview *v, const char *title);
+/* A vertical box with `margin` pixels on every side: a dialog's or pane's body. */
+GtkWidget *gview_padded_column(int spacing, int margin);
 /* Pointer and keyboard, in the board's coordinates (also used by the
  * script hook, so tests go through the same hit testing as the user). */
 void gview_motion(gview *v, double x, double y);

@@ -257,6 +257,13 @@ int agent_list_matches(agent *ag, const char *player, const char *kind, agent_ma
 int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, int **moves,
                     char *err, size_t errlen);
 
+/* The position after the first `step` moves of a match from agent_get_match,
+ * replayed through the rules engine from the start (so going back is as
+ * exact as going forward). 0, or -1 with a sentence when the kind is unknown
+ * or a recorded move is refused ("move 3: ..."; a newer engine's match). */
+int agent_match_position(const agent_match *m, const int *seats, const int *moves, int step,
+                         game_state *out, char *err, size_t errlen);
+
 /* Would the service accept this move from us now? 0, or -1 with the reason
  * (the same rules engine the service runs; seed 004's client-side check). */
 int agent_check_move(const agent *ag, int move, char *why, size_t len);

@@ -131,3 +131,24 @@ int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, in
     protobuf_c_message_free_unpacked(reply, NULL);
     return 0;
 }
+
+int agent_match_position(const agent_match *m, const int *seats, const int *moves, int step,
+                         game_state *out, char *err, size_t errlen)
+{
+    char why[GAME_ERR_LEN];
+    if (!m->kind) {
+        snprintf(err, errlen, "this agent does not know the game kind '%s'", m->kind_name);
+        return -1;
+    }
+    if (game_new(out, m->kind, &m->opts, why, sizeof why) != GAME_OK) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    for (int i = 0; i < step; i++) {
+        if (game_play(out, seats[i], moves[i], NULL, why, sizeof why) != GAME_OK) {
+            snprintf(err, errlen, "move %d: %s", i + 1, why);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -35,16 +35,11 @@ struct greplay {
  * sentence when a recorded move is refused (a match from a newer engine). */
 static int position_at(const greplay *r, int step, game_state *out, char *err, size_t errlen)
 {
-    char why[GAME_ERR_LEN];
-    if (game_new(out, r->match.kind, &r->match.opts, why, sizeof why) != GAME_OK) {
+    char why[AGENT_TEXT_BYTES];
+    if (agent_match_position(&r->match, r->seats, r->moves, step, out, why, sizeof why) != 0) {
         snprintf(err, errlen, _("Cannot replay: %s"), why);
         return -1;
     }
-    for (int i = 0; i < step; i++)
-        if (game_play(out, r->seats[i], r->moves[i], NULL, why, sizeof why) != GAME_OK) {
-            snprintf(err, errlen, _("Cannot replay move %d: %s"), i + 1, why);
-            return -1;
-        }
     return 0;
 }
 

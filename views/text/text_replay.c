@@ -13,16 +13,11 @@
 static int position_at(text_replay *rp, int step, FILE *out)
 {
     agent_model *m = &rp->model;
-    char err[GAME_ERR_LEN];
-    if (game_new(&m->state, rp->match.kind, &rp->match.opts, err, sizeof err) != GAME_OK) {
+    char err[AGENT_TEXT_BYTES];
+    if (agent_match_position(&rp->match, rp->seats, rp->moves, step, &m->state, err,
+                             sizeof err) != 0) {
         fprintf(out, "Cannot replay: %s\n", err);
         return -1;
-    }
-    for (int i = 0; i < step; i++) {
-        if (game_play(&m->state, rp->seats[i], rp->moves[i], NULL, err, sizeof err) != GAME_OK) {
-            fprintf(out, "Cannot replay move %d: %s\n", i + 1, err);
-            return -1;
-        }
     }
     rp->step = step;
     return 0;

@@ -161,18 +161,25 @@ static bool may_see(const participant *p, const logged_event *le)
     return !le->only_for[0] || p->id == le->only_for[0] || p->id == le->only_for[1];
 }
 
-/* Send log entries from..log_len-1 to everyone allowed to see them. A
+static void send_logged(participant *p, const logged_event *le)
+{
+    if (p->stream && may_see(p, le))
+        check_sent(p, rpc_call_send_packed(p->stream, le->data, le->len), le->seq);
+}
+
+/* Send log entries from..log_len-1 to everyone allowed to see them, `first`
+ * (the mover, or NULL) before the others: the one who acted hears soonest. A
  * participant may be cut off (its stream detached) while we loop; it stays
  * in the list, so plain indexing is safe. */
-static void broadcast(room *r, size_t from)
+static void broadcast(room *r, size_t from, participant *first)
 {
     for (size_t e = from; e < r->log_len; e++) {
         const logged_event *le = &r->log[e];
-        for (int i = 0; i < r->n_people; i++) {
-            participant *p = r->people[i];
-            if (p->stream && may_see(p, le))
-                check_sent(p, rpc_call_send_packed(p->stream, le->data, le->len), le->seq);
-        }
+        if (first)
+            send_logged(first, le);
+        for (int i = 0; i < r->n_people; i++)
+            if (r->people[i] != first)
+                send_logged(r->people[i], le);
     }
 }
 
@@ -214,7 +221,7 @@ static void append_event_for(room *r, Sungka__V1__Event *ev, unsigned a, unsigne
     }
     r->log_len++;
     if (!r->holding)
-        broadcast(r, r->log_len - 1);
+        broadcast(r, r->log_len - 1, NULL);
 }
 
 /* Record a participant as it now is (for recovery after a crash). */
@@ -624,7 +631,7 @@ struct pending_move {
     game_state before;
     room_status status_before;
     int move;
-    char mover[BOARD_NAME_BYTES];
+    participant *mover;        /* stays: anything that could remove it commits first */
 };
 
 /* A pending Move's client went away: there is no one to answer. */
@@ -679,7 +686,7 @@ static int play_move(room *r, participant *p, int move, rpc_call *call, rpc_code
     pm->before = r->state;
     pm->status_before = r->status;
     pm->move = move;
-    snprintf(pm->mover, sizeof pm->mover, "%s", p->name);
+    pm->mover = p;
     rpc_call_on_done(call, pending_call_done, svc);
     r->holding = true;
     r->store_failed = false;
@@ -735,7 +742,7 @@ void room_commit_moves(board_service *svc)
             rpc_call_on_done(pm->call, NULL, NULL);
         if (why) {
             board_log(svc, "game %s: move %d by %s not stored, undone: %s", r->id, pm->move,
-                      pm->mover, why);
+                      pm->mover->name, why);
             for (size_t i = pm->log_before; i < r->log_len; i++)
                 free(r->log[i].data);
             r->log_len = pm->log_before;
@@ -750,7 +757,7 @@ void room_commit_moves(board_service *svc)
                 rpc_call_finish(pm->call, RPC_UNAVAILABLE, err);
             }
         } else {
-            broadcast(r, pm->log_before);
+            broadcast(r, pm->log_before, pm->mover);
             if (pm->call) {
                 Sungka__V1__MoveReply reply = SUNGKA__V1__MOVE_REPLY__INIT;
                 reply.seq = pm->seq;

@@ -8,6 +8,7 @@
  * cell under the pointer that is a legal move is highlighted (the view
  * decides that and passes it in `hover`).
  */
+#include <libintl.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
@@ -116,8 +117,8 @@ static const char *seat_label(const board_look *look, int seat, char *buf, size_
     char tmp[32];
     const char *name = agent_seat_name(look->m, seat, tmp, sizeof tmp);
     bool you = seat == look->m->my_seat || seat == look->m->hot_seat;
-    snprintf(buf, len, "%s%s%s", seat == look->to_move ? "\u25B6 " : "", name,
-             you ? " (you)" : "");
+    snprintf(buf, len, "%s%s%s%s", seat == look->to_move ? "\u25B6 " : "", name,
+             you ? " " : "", you ? gettext("(you)") : "");
     return buf;
 }
 

@@ -199,8 +199,14 @@ void board_bots_stop(board_service *svc);
 /* --- wire.c: protobuf builders; every returned message is freed with wire_free --- */
 void wire_summary(const room *r, Sungka__V1__GameSummary *out);
 void wire_summary_clear(Sungka__V1__GameSummary *s);
-void wire_board(const game_state *st, int rotate_to, Sungka__V1__BoardState *out);
-void wire_board_clear(Sungka__V1__BoardState *b);
+/* A board message with room for its arrays, so building one allocates
+ * nothing (it lives on the caller's stack; use .msg). */
+typedef struct wire_board_msg {
+    Sungka__V1__BoardState msg;
+    int32_t cells[GAME_MAX_CELLS];
+    int32_t scores[GAME_MAX_SEATS];
+} wire_board_msg;
+void wire_board(const game_state *st, int rotate_to, wire_board_msg *out);
 void wire_participant(const participant *p, Sungka__V1__Participant *out);
 
 #endif /* SUNGKA_BOARD_INTERNAL_H */

@@ -333,15 +333,14 @@ static void start_game(room *r)
 {
     r->status = ROOM_RUNNING;
     Sungka__V1__GameStarted started = SUNGKA__V1__GAME_STARTED__INIT;
-    Sungka__V1__BoardState board;
+    wire_board_msg board;
     wire_board(&r->state, -1, &board);
     started.first = game_to_move(&r->state);
-    started.board = &board;
+    started.board = &board.msg;
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_GAME_STARTED;
     ev.game_started = &started;
     append_event(r, &ev);
-    wire_board_clear(&board);
     board_log(r->svc, "game %s started", r->id);
     if (r->svc->store &&
         store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_wall_ms()) != 0)
@@ -440,13 +439,13 @@ static void send_snapshot(room *r, participant *p)
 {
     Sungka__V1__Snapshot snap = SUNGKA__V1__SNAPSHOT__INIT;
     Sungka__V1__GameSummary summary;
-    Sungka__V1__BoardState board;
+    wire_board_msg board;
     Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
     Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
     wire_summary(r, &summary);
     wire_board(&r->state, -1, &board);
     snap.game = &summary;
-    snap.board = &board;
+    snap.board = &board.msg;
     snap.your_seat = p->seat;
     snap.n_participants = (size_t)list_people(r, who, whop);
     snap.participants = whop;
@@ -457,7 +456,6 @@ static void send_snapshot(room *r, participant *p)
     ev.time_ms = board_wall_ms();
     rpc_call_send(p->stream, &ev.base);
     wire_summary_clear(&summary);
-    wire_board_clear(&board);
 }
 
 int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
@@ -515,29 +513,24 @@ static void stream_done(rpc_call *call, bool client_gone, void *user)
 static void announce_move(room *r, int seat, int move, const game_result *res)
 {
     Sungka__V1__MoveMade made = SUNGKA__V1__MOVE_MADE__INIT;
-    Sungka__V1__BoardState board;
-    Sungka__V1__Step *steps = calloc((size_t)res->n_steps + 1, sizeof *steps);
-    Sungka__V1__Step **stepp = calloc((size_t)res->n_steps + 1, sizeof *stepp);
+    /* Built on the stack: a move allocates nothing but its log entry. */
+    wire_board_msg board;
+    Sungka__V1__Step steps[GAME_MAX_STEPS];
+    Sungka__V1__Step *stepp[GAME_MAX_STEPS];
     int32_t passed[GAME_MAX_SEATS];
-    if (!steps || !stepp) {
-        free(steps);
-        free(stepp);
-        steps = NULL;
-        stepp = NULL;
-    }
     made.seat = seat;
     made.move = move;
-    for (int i = 0; steps && i < res->n_steps; i++) {
+    for (int i = 0; i < res->n_steps; i++) {
         sungka__v1__step__init(&steps[i]);
         steps[i].cell = res->steps[i].cell;
         steps[i].value = res->steps[i].value;
         stepp[i] = &steps[i];
     }
-    made.n_steps = steps ? (size_t)res->n_steps : 0;
+    made.n_steps = (size_t)res->n_steps;
     made.steps = stepp;
-    made.steps_truncated = res->truncated || !steps;
+    made.steps_truncated = res->truncated;
     wire_board(&r->state, -1, &board);
-    made.board = &board;
+    made.board = &board.msg;
     made.extra_turn = res->extra_turn;
     for (int i = 0; i < res->n_passed; i++)
         passed[i] = res->passed[i];
@@ -553,9 +546,6 @@ static void announce_move(room *r, int seat, int move, const game_result *res)
     ev.body_case = SUNGKA__V1__EVENT__BODY_MOVE_MADE;
     ev.move_made = &made;
     append_event(r, &ev);
-    wire_board_clear(&board);
-    free(steps);
-    free(stepp);
 }
 
 static int play_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
@@ -664,17 +654,14 @@ static int play_move(room *r, participant *p, int move, rpc_call *call, rpc_code
     store *db = svc->store;
     if (r->holding)            /* this game's last move is not committed yet */
         room_commit_moves(svc);
-    game_result *res = malloc(sizeof *res);
-    struct pending_move *pm = res ? pending_add(svc) : NULL;
+    struct pending_move *pm = pending_add(svc);
     if (!pm) {
-        free(res);
         *code = RPC_RESOURCE_EXHAUSTED;
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (db && svc->n_pending == 1 && store_begin(db) != 0) {
         svc->n_pending--;
-        free(res);
         *code = RPC_UNAVAILABLE;
         snprintf(err, errlen, "the move could not be stored, so it was not played (%s)",
                  store_last_error(db));
@@ -691,8 +678,9 @@ static int play_move(room *r, participant *p, int move, rpc_call *call, rpc_code
     r->holding = true;
     r->store_failed = false;
 
-    game_play(&r->state, p->seat, move, res, NULL, 0);
-    announce_move(r, p->seat, move, res);
+    game_result res;
+    game_play(&r->state, p->seat, move, &res, NULL, 0);
+    announce_move(r, p->seat, move, &res);
     pm->seq = r->log_len;
     if (db && store_move_append(db, r->id, r->n_moves + 1, p->seat, move, board_wall_ms()) != 0)
         r->store_failed = true;
@@ -714,7 +702,6 @@ static int play_move(room *r, participant *p, int move, rpc_call *call, rpc_code
             snprintf(reason + used, sizeof reason - used, n == 1 ? " wins" : " share the win");
         end_game(r, false, reason);
     }
-    free(res);
     if (r->store_failed) {     /* the transaction is spoilt: give up the batch now */
         svc->batch_failed = true;
         room_commit_moves(svc);

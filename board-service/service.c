@@ -437,12 +437,11 @@ static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessag
     }
     case BRD_GET_BOARD: {
         Sungka__V1__GetBoardReply reply = SUNGKA__V1__GET_BOARD_REPLY__INIT;
-        Sungka__V1__BoardState board;
+        wire_board_msg board;
         wire_board(&r->state, p->seat, &board);
-        reply.board = &board;
+        reply.board = &board.msg;
         reply.rotation = p->seat < 0 ? 0 : p->seat;
         rpc_call_reply(call, &reply.base);
-        wire_board_clear(&board);
         break;
     }
     case BRD_MOVE: {

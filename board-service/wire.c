@@ -78,34 +78,26 @@ void wire_summary_clear(Sungka__V1__GameSummary *s)
 
 /* rotate_to >= 0 rotates a mancala board so that seat's row comes first
  * (seed 000: "row 0 always belongs to the player calling getBoard"). */
-void wire_board(const game_state *st, int rotate_to, Sungka__V1__BoardState *out)
+void wire_board(const game_state *st, int rotate_to, wire_board_msg *out)
 {
     int n = game_cell_count(st);
     int seats = game_seats(st);
-    sungka__v1__board_state__init(out);
-    out->n_cells = (size_t)n;
-    out->cells = calloc((size_t)n, sizeof *out->cells);
+    Sungka__V1__BoardState *b = &out->msg;
+    sungka__v1__board_state__init(b);
     int shift = 0;
     if (rotate_to > 0 && st->layout == GAME_LAYOUT_MANCALA)
         shift = rotate_to * (st->cups + 1);
     for (int i = 0; i < n; i++)
         out->cells[i] = game_cell(st, (i + shift) % n);
-    out->to_move = game_to_move(st);
-    out->n_scores = (size_t)seats;
-    out->scores = calloc((size_t)seats, sizeof *out->scores);
+    b->n_cells = (size_t)n;
+    b->cells = out->cells;
+    b->to_move = game_to_move(st);
     int scores[GAME_MAX_SEATS];
     game_scores(st, scores);
     for (int i = 0; i < seats; i++)
         out->scores[i] = scores[i];
-}
-
-void wire_board_clear(Sungka__V1__BoardState *b)
-{
-    free(b->cells);
-    free(b->scores);
-    b->cells = NULL;
-    b->scores = NULL;
-    b->n_cells = b->n_scores = 0;
+    b->n_scores = (size_t)seats;
+    b->scores = out->scores;
 }
 
 void wire_participant(const participant *p, Sungka__V1__Participant *out)

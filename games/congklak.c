@@ -116,28 +116,11 @@ long game__congklak_apply(game_state *st, int move, game_result *res, long limit
         if (pos >= row0 && pos < row0 + cups) {
             /* Rule 3: capture the pebble and the opposite pit. */
             int opp = game_mancala_cup(st, 1 - mover, cups - 1 - (pos - row0));
-            int taken = st->cells[opp];
-            st->cells[pos] = 0;
-            st->cells[opp] = 0;
-            st->cells[home] = (int16_t)(st->cells[home] + 1 + taken);
-            game__step(res, pos, 0);
-            game__step(res, opp, 0);
-            game__step(res, home, st->cells[home]);
-            if (res)
-                res->captured = taken;
+            game__mancala_capture(st, pos, opp, home, res);
         }
         break; /* rule 3 done, or rule 4: the opponent's empty pit */
     }
-
-    if (game__mancala_row_empty(st, 0) || game__mancala_row_empty(st, 1)) {
-        game__mancala_sweep(st, res);
-        return sown;
-    }
-    st->to_move = (int8_t)(again ? mover : 1 - mover);
-    if (res) {
-        res->next = st->to_move;
-        res->extra_turn = again;
-    }
+    game__mancala_two_seat_turn(st, mover, again, res);
     return sown;
 }
 

@@ -83,6 +83,12 @@ bool game__mancala_row_empty(const game_state *st, int seat);
 int game__mancala_check(const game_state *st, int move, const char *cup, const char *home,
                         char *err, size_t errlen);
 void game__mancala_sweep(game_state *st, game_result *res);
+/* The last stone at `pos` takes itself and the opposite pit `opp` into
+ * `home` (kalah and congklak). */
+void game__mancala_capture(game_state *st, int pos, int opp, int home, game_result *res);
+/* The end of a two-seat sowing: a row is empty, so sweep and end; or the
+ * turn passes (stays with the mover after an extra turn). */
+void game__mancala_two_seat_turn(game_state *st, int mover, bool again, game_result *res);
 int game__mancala_legal_moves(const game_state *st, int *moves, int max);
 void game__mancala_scores(const game_state *st, int *scores);
 

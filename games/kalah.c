@@ -78,28 +78,10 @@ static void kalah_apply(game_state *st, int move, game_result *res)
         /* The last seed fell into an own empty pit: capture, if the opposite
          * pit has seeds. */
         int opp = game_mancala_cup(st, 1 - mover, cups - 1 - (pos - row0));
-        int taken = st->cells[opp];
-        if (taken > 0) {
-            st->cells[pos] = 0;
-            st->cells[opp] = 0;
-            st->cells[home] = (int16_t)(st->cells[home] + 1 + taken);
-            game__step(res, pos, 0);
-            game__step(res, opp, 0);
-            game__step(res, home, st->cells[home]);
-            if (res)
-                res->captured = taken;
-        }
+        if (st->cells[opp] > 0)
+            game__mancala_capture(st, pos, opp, home, res);
     }
-
-    if (game__mancala_row_empty(st, 0) || game__mancala_row_empty(st, 1)) {
-        game__mancala_sweep(st, res);
-        return;
-    }
-    st->to_move = (int8_t)(again ? mover : 1 - mover);
-    if (res) {
-        res->next = st->to_move;
-        res->extra_turn = again;
-    }
+    game__mancala_two_seat_turn(st, mover, again, res);
 }
 
 const game_kind game_kalah_kind = {

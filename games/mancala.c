@@ -84,3 +84,29 @@ void game__mancala_scores(const game_state *st, int *scores)
     for (int s = 0; s < st->seats; s++)
         scores[s] = st->cells[game_mancala_home(st, s)];
 }
+
+void game__mancala_capture(game_state *st, int pos, int opp, int home, game_result *res)
+{
+    int taken = st->cells[opp];
+    st->cells[pos] = 0;
+    st->cells[opp] = 0;
+    st->cells[home] = (int16_t)(st->cells[home] + 1 + taken);
+    game__step(res, pos, 0);
+    game__step(res, opp, 0);
+    game__step(res, home, st->cells[home]);
+    if (res)
+        res->captured = taken;
+}
+
+void game__mancala_two_seat_turn(game_state *st, int mover, bool again, game_result *res)
+{
+    if (game__mancala_row_empty(st, 0) || game__mancala_row_empty(st, 1)) {
+        game__mancala_sweep(st, res);
+        return;
+    }
+    st->to_move = (int8_t)(again ? mover : 1 - mover);
+    if (res) {
+        res->next = st->to_move;
+        res->extra_turn = again;
+    }
+}

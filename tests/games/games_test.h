@@ -47,6 +47,22 @@ static inline void assert_two_seat_end(const game_state *st, int total)
         assert_int_equal(w[0], sc[0] > sc[1] ? 0 : 1);
 }
 
+/* After seat `seat` moved in a two-seat mancala game (no relay limit, no
+ * passes): the result's turn agrees with the state, a finished game has
+ * both rows empty, and the turn passes unless the move earned another. */
+static inline void assert_two_seat_turn(const game_state *st, const game_result *r, int seat)
+{
+    assert_false(r->relay_limit_hit);
+    assert_int_equal(r->n_passed, 0);
+    assert_int_equal(r->next, game_to_move(st));
+    if (game_is_over(st)) {
+        assert_true(test_row_empty(st, 0) && test_row_empty(st, 1));
+        assert_false(r->extra_turn);
+    } else {
+        assert_int_equal(r->next, r->extra_turn ? seat : 1 - seat);
+    }
+}
+
 static inline void new_sungka(game_state *st, int players, int cups, int stones)
 {
     const game_kind *k = game_kind_find("sungka");

@@ -518,15 +518,7 @@ static int play_random_game(int cups, int stones, int first)
         for (int s = 0; s < 2; s++)
             assert_true(game_cell(&st, game_mancala_home(&st, s)) >=
                         game_cell(&before, game_mancala_home(&before, s)));
-        assert_false(r.relay_limit_hit);
-        assert_int_equal(r.n_passed, 0);
-        assert_int_equal(r.next, game_to_move(&st));
-        if (game_is_over(&st)) {
-            assert_true(test_row_empty(&st, 0) && test_row_empty(&st, 1));
-            assert_false(r.extra_turn);
-        } else {
-            assert_int_equal(r.next, r.extra_turn ? seat : 1 - seat);
-        }
+        assert_two_seat_turn(&st, &r, seat);
     }
     assert_two_seat_end(&st, total);
     return n_moves;

@@ -568,10 +568,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
 static uint32_t next_rand(void)
 {
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (uint32_t)((rng * 0x2545f4914f6cdd1dULL) >> 32);
+    return test_rand(&rng);
 }
 
 static int chebyshev(int a, int b, int n)

@@ -63,6 +63,39 @@ static inline void assert_two_seat_turn(const game_state *st, const game_result 
     }
 }
 
+/* One option's range and the sentences for just below and just above it. */
+typedef struct option_bounds {
+    const char *name;
+    int min, max;
+    const char *below, *above;
+} option_bounds;
+
+/* Each option refuses min - 1 and max + 1 with its sentence, leaving the
+ * options as they were, and takes min and max (read back as set). */
+static inline void assert_option_bounds(const game_kind *k, const option_bounds *cases,
+                                        size_t n)
+{
+    char err[GAME_ERR_LEN];
+    for (size_t i = 0; i < n; i++) {
+        game_options o;
+        game_options_default(k, &o);
+        game_options before = o;
+        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min - 1, err, sizeof err),
+                         GAME_E_OPTION);
+        assert_string_equal(err, cases[i].below);
+        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max + 1, err, sizeof err),
+                         GAME_E_OPTION);
+        assert_string_equal(err, cases[i].above);
+        assert_memory_equal(&before, &o, sizeof o);
+        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min, err, sizeof err),
+                         GAME_OK);
+        assert_int_equal(game_option(k, &o, cases[i].name, -1), cases[i].min);
+        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max, err, sizeof err),
+                         GAME_OK);
+        assert_int_equal(game_option(k, &o, cases[i].name, -1), cases[i].max);
+    }
+}
+
 static inline void new_sungka(game_state *st, int players, int cups, int stones)
 {
     const game_kind *k = game_kind_find("sungka");

@@ -424,30 +424,12 @@ static void test_options(void **state)
     assert_int_equal(game_option(k, &o, "stones", 0), 7);
     assert_int_equal(game_option(k, &o, "first", 0), -1);
     assert_int_equal(k->layout, GAME_LAYOUT_MANCALA);
-    static const struct {
-        const char *name;
-        int min, max;
-        const char *below, *above;
-    } cases[] = {
+    static const option_bounds cases[] = {
         {"cups", 3, 12, "cups must be 3..12, not 2", "cups must be 3..12, not 13"},
         {"stones", 1, 20, "stones must be 1..20, not 0", "stones must be 1..20, not 21"},
         {"first", -1, 1, "first must be -1..1, not -2", "first must be -1..1, not 2"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        game_options_default(k, &o);
-        game_options before = o;
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min - 1, err, sizeof err),
-                         GAME_E_OPTION);
-        assert_string_equal(err, cases[i].below);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max + 1, err, sizeof err),
-                         GAME_E_OPTION);
-        assert_string_equal(err, cases[i].above);
-        assert_memory_equal(&before, &o, sizeof o);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min, err, sizeof err),
-                         GAME_OK);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max, err, sizeof err),
-                         GAME_OK);
-    }
+    assert_option_bounds(k, cases, sizeof cases / sizeof cases[0]);
     game_options_default(k, &o);
     assert_int_equal(game_options_parse(k, &o, "players=3", err, sizeof err), GAME_E_OPTION);
     assert_string_equal(err, "congklak has no option 'players' (options: cups, stones, first)");

@@ -285,29 +285,11 @@ static void test_options(void **state)
     assert_int_equal(o.n, 2);
     assert_int_equal(game_option(k, &o, "cups", 0), 6);
     assert_int_equal(game_option(k, &o, "stones", 0), 4);
-    static const struct {
-        const char *name;
-        int min, max;
-        const char *below, *above;
-    } cases[] = {
+    static const option_bounds cases[] = {
         {"cups", 3, 8, "cups must be 3..8, not 2", "cups must be 3..8, not 9"},
         {"stones", 1, 10, "stones must be 1..10, not 0", "stones must be 1..10, not 11"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        game_options_default(k, &o);
-        game_options before = o;
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min - 1, err, sizeof err),
-                         GAME_E_OPTION);
-        assert_string_equal(err, cases[i].below);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max + 1, err, sizeof err),
-                         GAME_E_OPTION);
-        assert_string_equal(err, cases[i].above);
-        assert_memory_equal(&before, &o, sizeof o);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min, err, sizeof err),
-                         GAME_OK);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max, err, sizeof err),
-                         GAME_OK);
-    }
+    assert_option_bounds(k, cases, sizeof cases / sizeof cases[0]);
     assert_int_equal(game_options_parse(k, &o, "first=1", err, sizeof err), GAME_E_OPTION);
     assert_string_equal(err, "kalah has no option 'first' (options: cups, stones)");
     game_state st;

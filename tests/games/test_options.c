@@ -72,33 +72,12 @@ static void test_set_ranges(void **state)
     const game_kind *k = sungka();
     game_options o;
     char err[GAME_ERR_LEN];
-    static const struct {
-        const char *name;
-        int min, max;
-        const char *below, *above;
-    } cases[] = {
+    static const option_bounds cases[] = {
         {"players", 2, 6, "players must be 2..6, not 1", "players must be 2..6, not 7"},
         {"cups", 3, 12, "cups must be 3..12, not 2", "cups must be 3..12, not 13"},
         {"stones", 1, 20, "stones must be 1..20, not 0", "stones must be 1..20, not 21"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        game_options_default(k, &o);
-        game_options before = o;
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min - 1, err, sizeof err),
-                         GAME_E_OPTION);
-        assert_string_equal(err, cases[i].below);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max + 1, err, sizeof err),
-                         GAME_E_OPTION);
-        assert_string_equal(err, cases[i].above);
-        assert_memory_equal(&before, &o, sizeof o);
-
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].min, err, sizeof err),
-                         GAME_OK);
-        assert_int_equal(game_option(k, &o, cases[i].name, -1), cases[i].min);
-        assert_int_equal(game_options_set(k, &o, cases[i].name, cases[i].max, err, sizeof err),
-                         GAME_OK);
-        assert_int_equal(game_option(k, &o, cases[i].name, -1), cases[i].max);
-    }
+    assert_option_bounds(k, cases, sizeof cases / sizeof cases[0]);
     game_options_default(k, &o);
     assert_int_equal(game_options_set(k, &o, "cups", 40, err, sizeof err), GAME_E_OPTION);
     assert_string_equal(err, "cups must be 3..12, not 40");

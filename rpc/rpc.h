@@ -130,7 +130,10 @@ typedef struct rpc_tls_files {
 typedef struct rpc_server_options {
     rpc_tls_files tls;            /* TLS when tls.cert is set; else plaintext */
     rpc_keepalive keepalive;
-    int max_message_bytes;        /* default 1 MiB, both directions */
+    int max_message_bytes;        /* default 1 MiB, both directions... */
+    int max_receive_bytes;        /* ...except requests, when set: gRPC refuses a
+                                   * larger one with RESOURCE_EXHAUSTED before any
+                                   * handler runs (it has been read in by then) */
     int max_streams_per_conn;     /* default 64 */
     size_t outbox_limit;          /* queued stream messages per call (default 1024) */
 } rpc_server_options;
@@ -317,6 +320,27 @@ int rpc_client_stream(rpc_client *cli, const rpc_method *method,
  * as the stream ends for any reason. From the client thread, inside a
  * callback of this stream, it is always safe.) */
 void rpc_stream_cancel(rpc_stream *stream);
+
+/* ------------------------------------------------------------------------ */
+/* Text in messages                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* protobuf-c does not check that `string` fields hold UTF-8, and every other
+ * language's protobuf runtime refuses a message where one does not. The
+ * server refuses such a request itself (INVALID_ARGUMENT, naming the field)
+ * before any handler sees it. Both functions walk nested messages, repeated
+ * fields and the set member of each oneof. Any thread; msg is the caller's. */
+
+/* 0 when every string of msg is strict UTF-8; -1 with the first bad field
+ * ("sungka.v1.ChatRequest.text") in where. */
+int rpc_message_check_utf8(const ProtobufCMessage *msg, char *where, size_t len);
+
+/* Replace every string of msg that is not safe to show (invalid UTF-8,
+ * control, bidi or invisible characters; common/text.h) with its escaped
+ * form, in place. msg must come from protobuf_c_message_unpack with the
+ * default allocator (its strings are malloc'ed). Returns how many strings
+ * changed, or -1 when out of memory (msg is still whole and freeable). */
+int rpc_message_escape_text(ProtobufCMessage *msg);
 
 #ifdef __cplusplus
 }

@@ -170,7 +170,8 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
      * closed with "too many pings".
      */
     grpc_arg args[] = {
-        rpc__int_arg(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, max_msg),
+        rpc__int_arg(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
+                rpc__or_default(o.max_receive_bytes, max_msg)),
         rpc__int_arg(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, max_msg),
         rpc__int_arg(GRPC_ARG_MAX_CONCURRENT_STREAMS,
                 rpc__or_default(o.max_streams_per_conn, RPC__DEFAULT_MAX_STREAMS)),
@@ -542,13 +543,16 @@ static void on_recv(rpc_call *c, bool success)
     grpc_byte_buffer *bb = c->recv_bb;
     c->recv_bb = NULL;
     if (success && !c->gone) {
-        char msg[256];
+        char msg[256], field[128];
         const ProtobufCMethodDescriptor *m = &c->svc->desc->methods[c->method_index];
         if (!bb) {
             path_message(c, "missing request for", msg, sizeof msg);
             finish_internal(c, RPC_INVALID_ARGUMENT, msg);
         } else if (!(c->request = rpc__unpack(m->input, bb))) {
             path_message(c, "malformed request for", msg, sizeof msg);
+            finish_internal(c, RPC_INVALID_ARGUMENT, msg);
+        } else if (rpc_message_check_utf8(c->request, field, sizeof field) != 0) {
+            snprintf(msg, sizeof msg, "%s is not valid UTF-8", field);
             finish_internal(c, RPC_INVALID_ARGUMENT, msg);
         } else {
             c->svc->handler(c, c->method_index, c->request, c->svc->user);

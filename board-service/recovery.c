@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "board_internal.h"
+#include "text.h"
 
 typedef struct recovering {
     board_service *svc;
@@ -39,7 +40,9 @@ static room *add_room(board_service *svc, const store_game_info *g)
         svc->rooms = grown;
         svc->rooms_cap = cap;
     }
-    room *r = room_create(svc, g->id, kind, &opts, g->title, g->autostart);
+    char title[BOARD_TITLE_MAX + 1];
+    text_escape(g->title, title, sizeof title);
+    room *r = room_create(svc, g->id, kind, &opts, title, g->autostart);
     if (!r)
         return NULL;
     r->created_ms = board_now_ms();
@@ -71,7 +74,7 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
         return;
     p->room = r;
     p->id = person_id;
-    snprintf(p->name, sizeof p->name, "%s", name);
+    text_escape(name, p->name, sizeof p->name);   /* stored before names were checked? */
     snprintf(p->token, sizeof p->token, "%s", token);
     p->seat = seat;
     p->ready = ready;
@@ -93,12 +96,15 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
         r->next_person_id = person_id;
     if (seat >= 0) {
         r->seat_holder[seat] = p;
-        snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
+        snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", p->name);
     }
 }
 
-static int keep_event(room *r, uint64_t seq, unsigned a, unsigned b, const void *data,
-                      size_t len)
+/* Keep one stored event in the room's log, as it will be served. An event
+ * stored before text was checked may hold invalid UTF-8 or control
+ * characters: it is served escaped (stock protobuf clients refuse invalid
+ * UTF-8, so serving it raw would break every one of them on each replay). */
+static int keep_event(room *r, uint64_t seq, unsigned a, unsigned b, Sungka__V1__Event *ev)
 {
     if (seq != r->log_len + 1)
         return -1;            /* a gap: the log is not whole */
@@ -110,37 +116,37 @@ static int keep_event(room *r, uint64_t seq, unsigned a, unsigned b, const void 
         r->log = grown;
         r->log_cap = cap;
     }
+    int escaped = rpc_message_escape_text(&ev->base);
+    if (escaped < 0)
+        return -1;
+    if (escaped > 0)
+        board_log(r->svc, "game %s: event %llu holds text that is not safe to show; it is "
+                  "served escaped", r->id, (unsigned long long)seq);
     logged_event *le = &r->log[r->log_len];
     le->seq = seq;
     le->only_for[0] = a;
     le->only_for[1] = b;
-    le->len = len;
-    le->data = malloc(len ? len : 1);
+    le->len = protobuf_c_message_get_packed_size(&ev->base);
+    le->data = malloc(le->len ? le->len : 1);
     if (!le->data)
         return -1;
-    memcpy(le->data, data, len);
+    protobuf_c_message_pack(&ev->base, le->data);
     r->log_len++;
     return 0;
 }
 
 /* Replay one logged event onto the room's position and status. */
-static int replay(room *r, const void *data, size_t len)
+static int replay(room *r, const Sungka__V1__Event *ev)
 {
-    Sungka__V1__Event *ev = (Sungka__V1__Event *)protobuf_c_message_unpack(
-        &sungka__v1__event__descriptor, NULL, len, data);
-    if (!ev)
-        return -1;
-    int rc = 0;
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_GAME_STARTED) {
         r->status = ROOM_RUNNING;
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
         char err[GAME_ERR_LEN];
-        rc = game_play(&r->state, ev->move_made->seat, ev->move_made->move, NULL, err,
-                       sizeof err) == GAME_OK ? 0 : -1;
         r->n_moves++;
+        return game_play(&r->state, ev->move_made->seat, ev->move_made->move, NULL, err,
+                         sizeof err) == GAME_OK ? 0 : -1;
     }
-    protobuf_c_message_free_unpacked(&ev->base, NULL);
-    return rc;
+    return 0;
 }
 
 static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
@@ -151,11 +157,15 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
     room *r = rc->current;
     if (!r || strcmp(r->id, game_id) != 0)
         return;
-    if (keep_event(r, seq, a, b, data, len) != 0 || replay(r, data, len) != 0) {
+    Sungka__V1__Event *ev = (Sungka__V1__Event *)protobuf_c_message_unpack(
+        &sungka__v1__event__descriptor, NULL, len, data);
+    if (!ev || keep_event(r, seq, a, b, ev) != 0 || replay(r, ev) != 0) {
         board_log(rc->svc, "game %s: its stored log is damaged at event %llu; not recovered",
                   game_id, (unsigned long long)seq);
         r->status = ROOM_ABANDONED;      /* dropped below */
     }
+    if (ev)
+        protobuf_c_message_free_unpacked(&ev->base, NULL);
 }
 
 int board_recover(board_service *svc, char *err, size_t errlen)

@@ -492,6 +492,9 @@ static void board_start(board_inst *b, const char *db)
     cfg.max_games_per_client = 1000000;   /* every game here comes from 127.0.0.1 */
     cfg.move_rate = 1000000;              /* scripted agents move faster than people */
     cfg.max_participants = MAX_OBSERVERS;
+    cfg.max_client_streams = 1000000;     /* ... and so does every observer */
+    cfg.max_client_observers = 1000000;
+    cfg.client_join_rate = 1000000;
     char err[256];
     int port;
     if (board_create(&cfg, &b->svc, &port, err, sizeof err) != 0)
@@ -1205,7 +1208,9 @@ static int spawn_board(const char *path)
         close(fds[1]);
         execl(path, path, "--listen", "127.0.0.1:0", "--db", ":memory:", "--quiet",
               "--ping-timeout", "3600", "--max-games", "1000000",
-              "--max-games-per-client", "1000000", (char *)NULL);
+              "--max-games-per-client", "1000000", "--max-participants", "100000",
+              "--max-client-streams", "1000000", "--max-client-observers", "1000000",
+              "--client-join-rate", "1000000", (char *)NULL);
         _exit(127);
     }
     child_pid = pid;

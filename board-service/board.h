@@ -20,10 +20,16 @@ typedef struct board_config {
     int max_games;             /* default 1000 */
     int max_games_per_client;  /* open games one client address may create (default 100) */
     int max_participants;      /* players and observers in one game (default 1000) */
-    int max_message_bytes;     /* largest request or event (default 1 MiB) */
+    int max_message_bytes;     /* largest reply or event (default 1 MiB) */
     int max_streams;           /* concurrent calls per connection (default 64) */
     int chat_length;           /* bytes of one chat line (default 500) */
     int chat_rate;             /* chat lines per seat per 5 s (default 5) */
+    /* Per client address, whatever names it uses: */
+    int max_client_streams;    /* open event streams (default 256) */
+    int max_client_observers;  /* observer seats, in all games together (default 256) */
+    int client_join_rate;      /* joins per second (default 20) */
+    int client_chat_rate;      /* chat lines per 5 s (default 20) */
+    int max_request_bytes;     /* largest request accepted (default 64 KiB) */
     int move_rate;             /* moves per seat per second (default 200) */
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */

@@ -37,6 +37,25 @@ typedef enum room_status {
 
 typedef struct room room;
 
+#define BOARD_HOST_BYTES 64          /* "ipv6:[...]" host part of a peer */
+
+/* clients.c: one client address, what it holds and its rate windows. */
+typedef struct board_client {
+    struct board_client *next;   /* hash chain */
+    char host[BOARD_HOST_BYTES];
+    int streams;                 /* open event streams */
+    int observers;               /* observer seats held, in every game */
+    int64_t join_window_ms;      /* joins in the current one-second window */
+    int joins;
+    int64_t chat_window_ms;      /* chat lines in the current chat window */
+    int chats;
+} board_client;
+
+typedef struct client_table {
+    board_client **buckets;      /* cap chains (a power of two) */
+    size_t cap, n;
+} client_table;
+
 /* A player or observer of one game, found by its token. */
 typedef struct participant {
     room *room;
@@ -48,6 +67,8 @@ typedef struct participant {
     int64_t depart_deadline_ms;
     bool ready;
     rpc_call *stream;          /* the open Subscribe call, or NULL */
+    board_client *stream_from; /* the address it counts against while open */
+    board_client *watch_from;  /* an observer: the address whose seat it holds */
     int64_t last_seen_ms;      /* join, subscribe or last ping answer */
     uint64_t ping_nonce;       /* outstanding ping, 0 when none */
     int64_t ping_sent_ms;
@@ -108,6 +129,7 @@ struct board_service {
     rpc_server *server;
     store *store;              /* statistics, history, recovery; NULL: none */
     token_index tokens;        /* every participant of every game, by token */
+    client_table clients;      /* per address: streams, observer seats, rates */
     char endpoint[128];
     volatile sig_atomic_t stop;
     room **rooms;
@@ -128,6 +150,26 @@ int64_t board_now_ms(void);              /* monotonic */
 int64_t board_wall_ms(void);             /* since the epoch, for event stamps */
 void board_log(board_service *svc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A client's string, cut to fit buf (at a character boundary) and escaped,
+ * for echoing in an error sentence; returns buf. */
+const char *board_echo(const char *in, char *buf, size_t len);
+
+/* --- clients.c: limits per client address --- */
+/* The host part of call's peer ("ipv4:10.0.0.7"). */
+void board_peer_host(rpc_call *call, char *out, size_t len);
+/* The entry of call's address (made when new); NULL when out of memory. */
+board_client *board_client_of(board_service *svc, rpc_call *call);
+/* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may c join now (counted
+ * against its join rate), as an observer when observe? may it chat (counted)?
+ * may it open one more event stream? */
+int board_client_may_join(board_service *svc, board_client *c, bool observe, char *err,
+                          size_t errlen);
+int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen);
+int board_client_may_stream(board_service *svc, const board_client *c, char *err,
+                            size_t errlen);
+/* Free the entries that hold nothing and have no open rate window. */
+void board_clients_sweep(board_service *svc, int64_t now);
+void board_clients_free(board_service *svc);
 
 /* --- room.c --- */
 room *room_create(board_service *svc, const char *id, const game_kind *kind,
@@ -138,11 +180,12 @@ participant *room_find_name(const room *r, const char *name);
 /* Take p into r->people (growing it); 0, or -1 when out of memory. */
 int room_add_person(room *r, participant *p);
 /* Add a participant (seat chosen as the first open one) and announce it. */
-participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
-                       char *err, size_t errlen);
-/* Attach a Subscribe call: replay from after_seq (0: a snapshot) then live. */
-int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
-                   char *err, size_t errlen);
+participant *room_join(room *r, const char *name, bool observe, board_client *from,
+                       rpc_code *code, char *err, size_t errlen);
+/* Attach a Subscribe call from client `from`: replay from after_seq (0: a
+ * snapshot) then live. */
+int room_subscribe(room *r, participant *p, rpc_call *call, board_client *from,
+                   uint64_t after_seq, rpc_code *code, char *err, size_t errlen);
 /* Play a move. 0: it is played and waits for room_commit_moves, which sends
  * its events and answers `call` (with its event's seq, or UNAVAILABLE if it
  * could not be stored and was undone); -1: refused, with code and err, and
@@ -155,8 +198,8 @@ int room_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
  * nothing sees a move that is not stored. */
 void room_commit_moves(board_service *svc);
 /* To everyone, or privately to the participant named `to` (non-empty). */
-int room_chat(room *r, participant *p, const char *text, const char *to, rpc_code *code,
-              char *err, size_t errlen);
+int room_chat(room *r, participant *p, board_client *from, const char *text, const char *to,
+              rpc_code *code, char *err, size_t errlen);
 int room_ready(room *r, participant *p, bool ready, rpc_code *code, char *err, size_t errlen);
 /* Observer takes seat `seat` (-1: the first open one) / player stands up;
  * before the game starts only. */

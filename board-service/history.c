@@ -175,7 +175,9 @@ void history_get_match(board_service *svc, rpc_call *call, const Sungka__V1__Get
     int rc = store_match(svc->store, req->game_id, &m, &moves, &n);
     if (rc != 0) {
         char err[96];
-        snprintf(err, sizeof err, "there is no match '%.32s'", req->game_id);
+        char echo[48];
+        snprintf(err, sizeof err, "there is no match '%s'",
+                 board_echo(req->game_id, echo, sizeof echo));
         rpc_call_finish(call, rc == STORE_NOT_FOUND ? RPC_NOT_FOUND : RPC_INTERNAL,
                         rc == STORE_NOT_FOUND ? err : store_last_error(svc->store));
         return;

@@ -42,12 +42,18 @@ static void usage(FILE *out)
             "      --max-games-per-client N  open games one client address may create\n"
             "                            (default 100)\n"
             "      --max-participants N  players and observers in one game (default 1000)\n"
-            "      --max-message BYTES   largest request or event (default 1048576)\n"
+            "      --max-message BYTES   largest reply or event (default 1048576)\n"
+            "      --max-request BYTES   largest request (default 65536)\n"
             "      --max-streams N       concurrent calls per connection (default 64)\n"
             "      --chat-length BYTES   longest chat line (default 500); names are 1..32\n"
             "                            characters\n"
             "      --chat-rate N         chat lines per player per 5 seconds (default 5)\n"
             "      --move-rate N         moves per seat per second (default 200)\n"
+            "  Limits per client address, whatever names it uses:\n"
+            "      --max-client-streams N    open event streams (default 256)\n"
+            "      --max-client-observers N  observer seats in all games (default 256)\n"
+            "      --client-join-rate N      joins per second (default 20)\n"
+            "      --client-chat-rate N      chat lines per 5 seconds (default 20)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
@@ -82,7 +88,8 @@ int main(int argc, char **argv)
     enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES,
            OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
-           OPT_MOVE_RATE };
+           OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
+           OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -98,6 +105,11 @@ int main(int argc, char **argv)
         {"chat-length", required_argument, NULL, OPT_CHAT_LENGTH},
         {"chat-rate", required_argument, NULL, OPT_CHAT_RATE},
         {"move-rate", required_argument, NULL, OPT_MOVE_RATE},
+        {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
+        {"max-client-streams", required_argument, NULL, OPT_CLIENT_STREAMS},
+        {"max-client-observers", required_argument, NULL, OPT_CLIENT_OBSERVERS},
+        {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
+        {"client-chat-rate", required_argument, NULL, OPT_CLIENT_CHAT_RATE},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
@@ -160,6 +172,27 @@ int main(int argc, char **argv)
             break;
         case OPT_MOVE_RATE:
             if (parse_count("--move-rate", optarg, 1000000, &cfg.move_rate) != 0)
+                return 2;
+            break;
+        case OPT_MAX_REQUEST:
+            if (parse_count("--max-request", optarg, 64 << 20, &cfg.max_request_bytes) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_STREAMS:
+            if (parse_count("--max-client-streams", optarg, 1000000, &cfg.max_client_streams))
+                return 2;
+            break;
+        case OPT_CLIENT_OBSERVERS:
+            if (parse_count("--max-client-observers", optarg, 1000000,
+                            &cfg.max_client_observers))
+                return 2;
+            break;
+        case OPT_CLIENT_JOIN_RATE:
+            if (parse_count("--client-join-rate", optarg, 1000000, &cfg.client_join_rate))
+                return 2;
+            break;
+        case OPT_CLIENT_CHAT_RATE:
+            if (parse_count("--client-chat-rate", optarg, 1000000, &cfg.client_chat_rate))
                 return 2;
             break;
         case OPT_TLS_CERT:

@@ -13,6 +13,7 @@
 #include <sys/random.h>
 
 #include "board_internal.h"
+#include "text.h"
 
 static void stream_done(rpc_call *call, bool client_gone, void *user);
 
@@ -37,6 +38,23 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
     return r;
 }
 
+/* The participant's stream is gone: its address may open another. */
+static void forget_stream(participant *p)
+{
+    p->stream = NULL;
+    if (p->stream_from)
+        p->stream_from->streams--;
+    p->stream_from = NULL;
+}
+
+/* An observer's seat no longer counts against the address that took it. */
+static void release_watch(participant *p)
+{
+    if (p->watch_from)
+        p->watch_from->observers--;
+    p->watch_from = NULL;
+}
+
 /* Stop listening to a stream's end: the participant is going away first. */
 static void detach_stream(participant *p, rpc_code code, const char *why)
 {
@@ -44,7 +62,7 @@ static void detach_stream(participant *p, rpc_code code, const char *why)
         return;
     rpc_call_on_done(p->stream, NULL, NULL);
     rpc_call_finish(p->stream, code, why);
-    p->stream = NULL;
+    forget_stream(p);
 }
 
 /* Take a participant out of the room (and of the store: it is gone for good). */
@@ -54,6 +72,7 @@ static void remove_participant(room *r, participant *p)
         board_log(r->svc, "game %s: cannot forget %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
     detach_stream(p, RPC_OK, "you left the game");
+    release_watch(p);
     token_index_remove(&r->svc->tokens, p);
     if (p->seat >= 0 && r->seat_holder[p->seat] == p)
         r->seat_holder[p->seat] = NULL;
@@ -71,6 +90,7 @@ void room_free(room *r)
 {
     for (int i = 0; i < r->n_people; i++) {
         detach_stream(r->people[i], RPC_UNAVAILABLE, "the game is closing");
+        release_watch(r->people[i]);
         token_index_remove(&r->svc->tokens, r->people[i]);
         free(r->people[i]);
     }
@@ -363,8 +383,8 @@ static void make_token(char out[BOARD_TOKEN_HEX + 1])
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
-participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
-                       char *err, size_t errlen)
+participant *room_join(room *r, const char *name, bool observe, board_client *from,
+                       rpc_code *code, char *err, size_t errlen)
 {
     if (room_find_name(r, name)) {
         *code = RPC_ALREADY_EXISTS;
@@ -423,10 +443,17 @@ participant *room_join(room *r, const char *name, bool observe, rpc_code *code,
     if (seat >= 0) {
         r->seat_holder[seat] = p;
         snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
+    } else {
+        p->watch_from = from;
+        from->observers++;
     }
 
     store_person(r, p);
-    announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_JOINED);
+    /* Players' arrivals are events; observers' are not (pings count them):
+     * a crowd must not make each arrival cost every watcher a message, nor
+     * grow the log with comings and goings. */
+    if (seat >= 0)
+        announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_JOINED);
     board_log(r->svc, "game %s: %s joined as %s", r->id, name,
               seat >= 0 ? "a player" : "an observer");
     maybe_start(r);
@@ -458,17 +485,26 @@ static void send_snapshot(room *r, participant *p)
     wire_summary_clear(&summary);
 }
 
-int room_subscribe(room *r, participant *p, rpc_call *call, uint64_t after_seq,
-                   char *err, size_t errlen)
+int room_subscribe(room *r, participant *p, rpc_call *call, board_client *from,
+                   uint64_t after_seq, rpc_code *code, char *err, size_t errlen)
 {
     if (after_seq > r->log_len) {
+        *code = RPC_OUT_OF_RANGE;
         snprintf(err, errlen, "game %s has no event %llu yet (last is %zu)", r->id,
                  (unsigned long long)after_seq, r->log_len);
+        return -1;
+    }
+    /* A stream that replaces this participant's own from the same address
+     * costs that address nothing more. */
+    if (p->stream_from != from && board_client_may_stream(r->svc, from, err, errlen) != 0) {
+        *code = RPC_RESOURCE_EXHAUSTED;
         return -1;
     }
     /* One stream per participant: a new subscription replaces the old one. */
     detach_stream(p, RPC_ABORTED, "replaced by a newer subscription");
     p->stream = call;
+    p->stream_from = from;
+    from->streams++;
     p->last_seen_ms = board_now_ms();
     rpc_call_on_done(call, stream_done, p);
     /* A snapshot stands for the whole log so far; otherwise replay it. */
@@ -503,7 +539,7 @@ static void stream_done(rpc_call *call, bool client_gone, void *user)
     (void)client_gone;
     if (p->stream != call)
         return;
-    p->stream = NULL;
+    forget_stream(p);
     room_commit_moves(p->room->svc);
     room_depart(p->room, p, "the connection closed");
 }
@@ -758,32 +794,17 @@ void room_commit_moves(board_service *svc)
 
 /* -------------------------------------------------------------------- chat */
 
-/* Printable UTF-8, no control characters. */
-static bool text_is_clean(const char *s)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    while (*u) {
-        int extra = *u < 0x80 ? 0 : (*u & 0xe0) == 0xc0 ? 1 : (*u & 0xf0) == 0xe0 ? 2
-                  : (*u & 0xf8) == 0xf0 ? 3 : -1;
-        if (extra < 0 || (*u < 0x20) || *u == 0x7f)
-            return false;
-        u++;
-        for (int i = 0; i < extra; i++, u++)
-            if ((*u & 0xc0) != 0x80)
-                return false;
-    }
-    return true;
-}
-
-int room_chat(room *r, participant *p, const char *text, const char *to, rpc_code *code,
-              char *err, size_t errlen)
+int room_chat(room *r, participant *p, board_client *from, const char *text, const char *to,
+              rpc_code *code, char *err, size_t errlen)
 {
     participant *target = NULL;
     if (to && *to) {
         target = room_find_name(r, to);
         if (!target) {
             *code = RPC_NOT_FOUND;
-            snprintf(err, errlen, "nobody called '%.32s' is in this game", to);
+            char echo[48];
+            snprintf(err, errlen, "nobody called '%s' is in this game",
+                     board_echo(to, echo, sizeof echo));
             return -1;
         }
         if (target == p) {
@@ -800,9 +821,10 @@ int room_chat(room *r, participant *p, const char *text, const char *to, rpc_cod
                  len);
         return -1;
     }
-    if (!text_is_clean(text)) {
+    char why[64];
+    if (text_check(text, why, sizeof why) != 0) {
         *code = RPC_INVALID_ARGUMENT;
-        snprintf(err, errlen, "a chat message must be printable UTF-8 text");
+        snprintf(err, errlen, "the message %s", why);
         return -1;
     }
     int64_t now = board_now_ms();
@@ -814,6 +836,10 @@ int room_chat(room *r, participant *p, const char *text, const char *to, rpc_cod
         *code = RPC_RESOURCE_EXHAUSTED;
         snprintf(err, errlen, "too many messages: at most %d every %d seconds",
                  cfg->chat_rate, BOARD_CHAT_WINDOW_MS / 1000);
+        return -1;
+    }
+    if (board_client_may_chat(r->svc, from, err, errlen) != 0) {
+        *code = RPC_RESOURCE_EXHAUSTED;
         return -1;
     }
     p->chat_in_window++;
@@ -878,8 +904,10 @@ void room_depart(room *r, participant *p, const char *why)
         announce_departed(r, p, why, r->svc->cfg.grace_ms / 1000);
         return;
     }
-    /* Observers, and players of a game that is over, have nothing to keep. */
-    announce_departed(r, p, why, 0);
+    /* Observers, and players of a game that is over, have nothing to keep
+     * (and observers' departures are not events: pings count them). */
+    if (p->seat >= 0)
+        announce_departed(r, p, why, 0);
     remove_participant(r, p);
 }
 
@@ -888,7 +916,8 @@ void room_leave(room *r, participant *p)
     detach_stream(p, RPC_OK, "you left the game");
     p->departed = true;   /* no pings or events for it from now on */
     board_log(r->svc, "game %s: %s left", r->id, p->name);
-    announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_LEFT);
+    if (p->seat >= 0)
+        announce_who(r, p, SUNGKA__V1__EVENT__BODY_PLAYER_LEFT);
     seat_gone(r, p, "quit");
     remove_participant(r, p);
 }
@@ -981,6 +1010,7 @@ int room_sit(room *r, participant *p, int seat, rpc_code *code, char *err, size_
     }
     p->seat = seat;
     p->ready = false;
+    release_watch(p);
     r->seat_holder[seat] = p;
     snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", p->name);
     store_person(r, p);
@@ -1020,6 +1050,8 @@ static void send_pings(room *r, uint64_t nonce, int64_t now)
     ping.nonce = nonce;
     ping.n_participants = (size_t)list_people(r, who, whop);
     ping.participants = whop;
+    for (int i = 0; i < r->n_people; i++)
+        ping.observers += r->people[i]->seat < 0;
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_PING;
     ev.ping = &ping;

@@ -18,6 +18,7 @@
 
 #include "board_internal.h"
 #include "grpc/health/v1/health.pb-c.h"
+#include "text.h"
 
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
@@ -53,6 +54,12 @@ void board_log(board_service *svc, const char *fmt, ...)
     fflush(out);
 }
 
+const char *board_echo(const char *in, char *buf, size_t len)
+{
+    text_escape(in, buf, len);
+    return buf;
+}
+
 void board_config_defaults(board_config *cfg)
 {
     if (!cfg->listen)
@@ -71,6 +78,16 @@ void board_config_defaults(board_config *cfg)
         cfg->max_participants = 1000;
     if (cfg->max_message_bytes <= 0)
         cfg->max_message_bytes = 1 << 20;
+    if (cfg->max_request_bytes <= 0)
+        cfg->max_request_bytes = 64 << 10;
+    if (cfg->max_client_streams <= 0)
+        cfg->max_client_streams = 256;
+    if (cfg->max_client_observers <= 0)
+        cfg->max_client_observers = 256;
+    if (cfg->client_join_rate <= 0)
+        cfg->client_join_rate = 20;
+    if (cfg->client_chat_rate <= 0)
+        cfg->client_chat_rate = 20;
     if (cfg->max_streams <= 0)
         cfg->max_streams = 64;
     if (cfg->chat_length <= 0)
@@ -108,29 +125,30 @@ static void remove_room(board_service *svc, int index)
     svc->rooms[index] = svc->rooms[--svc->n_rooms];
 }
 
-/* Trim and check a player name: 1..32 printable characters (UTF-8 allowed). */
+/* Trim and check a player name: 1..32 printable characters. */
 static int clean_name(const char *in, char *out, size_t outlen, char *err, size_t errlen)
 {
-    while (*in == ' ' || *in == '\t')
+    while (*in == ' ')
         in++;
     size_t len = strlen(in);
-    while (len > 0 && (in[len - 1] == ' ' || in[len - 1] == '\t'))
+    while (len > 0 && in[len - 1] == ' ')
         len--;
-    size_t chars = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c < 0x20 || c == 0x7f) {
-            snprintf(err, errlen, "a name may not contain control characters");
-            return -1;
-        }
-        chars += (c & 0xc0) != 0x80;    /* count UTF-8 lead bytes only */
-    }
-    if (chars == 0 || chars > BOARD_NAME_MAX || len >= outlen) {
+    char why[64];
+    if (len >= outlen) {
         snprintf(err, errlen, "a name must be 1..%d characters", BOARD_NAME_MAX);
         return -1;
     }
     memcpy(out, in, len);
     out[len] = '\0';
+    if (text_check(out, why, sizeof why) != 0) {
+        snprintf(err, errlen, "the name %s", why);
+        return -1;
+    }
+    size_t chars = text_chars(out);
+    if (chars == 0 || chars > BOARD_NAME_MAX) {
+        snprintf(err, errlen, "a name must be 1..%d characters", BOARD_NAME_MAX);
+        return -1;
+    }
     return 0;
 }
 
@@ -190,14 +208,30 @@ static int store_room(board_service *svc, const room *r)
     return store_game_create(svc->store, &g);
 }
 
-/* Make a game from a kind name and options (validated, with sentences). */
-/* The host part of a peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"). */
-static void peer_host(rpc_call *call, char *out, size_t len)
+/* A request's options over the kind's defaults: each at most once, so a
+ * request cannot pile up thousands of them or say two things of one. */
+static int read_options(const game_kind *kind, Sungka__V1__GameOption **options, size_t n,
+                        game_options *opts, char *err, size_t errlen)
 {
-    snprintf(out, len, "%s", rpc_call_peer(call));
-    char *colon = strrchr(out, ':');
-    if (colon && colon != strchr(out, ':'))
-        *colon = '\0';
+    game_options_default(kind, opts);
+    if (n > (size_t)kind->n_options) {
+        snprintf(err, errlen, "%s takes at most %d options, not %zu", kind->name,
+                 kind->n_options, n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char name[48];
+        board_echo(options[i]->name, name, sizeof name);
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(options[i]->name, options[j]->name) == 0) {
+                snprintf(err, errlen, "the option '%s' is given twice", name);
+                return -1;
+            }
+        }
+        if (game_options_set(kind, opts, name, options[i]->value, err, errlen) != GAME_OK)
+            return -1;
+    }
+    return 0;
 }
 
 /* Make a game from a kind name and options (validated, with sentences) for
@@ -206,8 +240,8 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
                       Sungka__V1__GameOption **options, size_t n_options, const char *title_in,
                       bool autostart, rpc_code *code, char *err, size_t errlen)
 {
-    char creator[64];
-    peer_host(call, creator, sizeof creator);
+    char creator[BOARD_HOST_BYTES];
+    board_peer_host(call, creator, sizeof creator);
     int open = 0;
     for (int i = 0; i < svc->n_rooms; i++) {
         const room *o = svc->rooms[i];
@@ -222,7 +256,9 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
     *code = RPC_INVALID_ARGUMENT;
     const game_kind *kind = game_kind_find(kind_name);
     if (!kind) {
-        int len = snprintf(err, errlen, "unknown game kind '%.32s' (kinds:", kind_name);
+        char echo[48];
+        int len = snprintf(err, errlen, "unknown game kind '%s' (kinds:",
+                           board_echo(kind_name, echo, sizeof echo));
         for (int i = 0; i < game_kind_count() && len < (int)errlen; i++)
             len += snprintf(err + len, errlen - (size_t)len, " %s", game_kind_at(i)->name);
         if (len < (int)errlen)
@@ -230,11 +266,8 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
         return NULL;
     }
     game_options opts;
-    game_options_default(kind, &opts);
-    for (size_t i = 0; i < n_options; i++)
-        if (game_options_set(kind, &opts, options[i]->name, options[i]->value, err, errlen) !=
-            GAME_OK)
-            return NULL;
+    if (read_options(kind, options, n_options, &opts, err, errlen) != 0)
+        return NULL;
     /* RULES.md: where a kind lets the service choose the first player
      * ("first=-1", congklak), the choice is random. */
     if (game_option(kind, &opts, "first", 0) == -1) {
@@ -243,8 +276,13 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
             coin = (unsigned char)board_now_ms();
         game_options_set(kind, &opts, "first", coin & 1, err, errlen);
     }
+    char why[64];
     if (strlen(title_in) > BOARD_TITLE_MAX) {
         snprintf(err, errlen, "a title must be at most %d bytes", BOARD_TITLE_MAX);
+        return NULL;
+    }
+    if (text_check(title_in, why, sizeof why) != 0) {
+        snprintf(err, errlen, "the title %s", why);
         return NULL;
     }
     *code = RPC_RESOURCE_EXHAUSTED;
@@ -330,6 +368,15 @@ static void join_game(board_service *svc, rpc_call *call,
         rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
         return;
     }
+    board_client *from = board_client_of(svc, call);
+    if (!from) {
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
+    if (board_client_may_join(svc, from, req->observe, err, sizeof err) != 0) {
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, err);
+        return;
+    }
     room *r = NULL;
     if (req->any_of_kind[0]) {
         /* The lobby's "any open game of kind K", made when there is none. */
@@ -345,11 +392,13 @@ static void join_game(board_service *svc, rpc_call *call,
             return;
         }
     } else if (!(r = find_room(svc, req->game_id))) {
-        snprintf(err, sizeof err, "there is no game '%.32s'", req->game_id);
+        char echo[48];
+        snprintf(err, sizeof err, "there is no game '%s'",
+                 board_echo(req->game_id, echo, sizeof echo));
         rpc_call_finish(call, RPC_NOT_FOUND, err);
         return;
     }
-    participant *p = room_join(r, name, req->observe, &code, err, sizeof err);
+    participant *p = room_join(r, name, req->observe, from, &code, err, sizeof err);
     if (!p) {
         rpc_call_finish(call, code, err);
         return;
@@ -425,14 +474,20 @@ static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessag
     }
     room *r = p->room;
     rpc_code code = RPC_OK;
+    board_client *from = NULL;
+    if ((method == BRD_SUBSCRIBE || method == BRD_CHAT) &&
+        !(from = board_client_of(svc, call))) {
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
     if (method != BRD_MOVE && method != BRD_PING)
         room_commit_moves(svc);    /* what follows sees only stored moves */
 
     switch (method) {
     case BRD_SUBSCRIBE: {
         const Sungka__V1__SubscribeRequest *req = (const void *)request;
-        if (room_subscribe(r, p, call, req->after_seq, err, sizeof err) != 0)
-            rpc_call_finish(call, RPC_OUT_OF_RANGE, err);
+        if (room_subscribe(r, p, call, from, req->after_seq, &code, err, sizeof err) != 0)
+            rpc_call_finish(call, code, err);
         break;
     }
     case BRD_GET_BOARD: {
@@ -452,7 +507,7 @@ static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessag
     }
     case BRD_CHAT: {
         const Sungka__V1__ChatRequest *req = (const void *)request;
-        if (room_chat(r, p, req->text, req->to, &code, err, sizeof err) != 0)
+        if (room_chat(r, p, from, req->text, req->to, &code, err, sizeof err) != 0)
             rpc_call_finish(call, code, err);
         else
             reply_ack(call);
@@ -574,6 +629,9 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     opts.keepalive.timeout_ms = 5000;
     opts.keepalive.min_recv_ping_ms = 5000;
     opts.max_message_bytes = svc->cfg.max_message_bytes;
+    /* Our requests are small (the largest, CreateGame, is a few hundred
+     * bytes); a tight cap bounds what one request can make us buffer. */
+    opts.max_receive_bytes = svc->cfg.max_request_bytes;
     opts.max_streams_per_conn = svc->cfg.max_streams;
     opts.outbox_limit = 4096;
     static const char *const board_streams[] = {"Subscribe", NULL};
@@ -629,6 +687,7 @@ static void run_timers(board_service *svc)
         return;
     svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
     board_bots_reap(svc);
+    board_clients_sweep(svc, now);
     for (int i = svc->n_rooms - 1; i >= 0; i--) {
         room *r = svc->rooms[i];
         room_tick(r, now);
@@ -682,6 +741,7 @@ void board_destroy(board_service *svc)
     room_commit_moves(svc);
     while (svc->n_rooms > 0)
         remove_room(svc, svc->n_rooms - 1);
+    board_clients_free(svc);     /* after the rooms: their people point here */
     free(svc->rooms);
     free(svc->pending);
     store_close(svc->store);

@@ -765,7 +765,7 @@ def limits(bindir):
     length and rate, move rate per seat, message size; --help lists them."""
     with Env(bindir) as env:
         board = env.board("--max-games-per-client", "2", "--chat-length", "10", "--chat-rate",
-                          "2", "--move-rate", "1", "--max-message", "2048")
+                          "2", "--move-rate", "1", "--max-request", "2048")
         client = wire.Client(board.address)
         try:
             game_id, (alice, bob) = _raw_game(client)
@@ -802,7 +802,9 @@ def limits(bindir):
         h.wait_exit()
         text = "\n".join(h.lines)
         for flag in ("--max-games", "--max-games-per-client", "--max-participants",
-                     "--max-message", "--max-streams",
+                     "--max-message", "--max-request", "--max-streams",
+                     "--max-client-streams", "--max-client-observers", "--client-join-rate",
+                     "--client-chat-rate",
                      "--chat-length", "--chat-rate", "--move-rate", "--grace", "--ping-timeout"):
             check(flag in text, f"--help does not mention {flag}")
 
@@ -816,7 +818,7 @@ def crowd(bindir):
     n_obs = 98
     with Env(bindir) as env:
         board = env.board("--max-participants", str(n_obs + 2), "--max-streams", "256",
-                          "--ping-interval", "1")
+                          "--ping-interval", "1", "--client-join-rate", "1000")
         client = wire.Client(board.address)
         streams = []
         try:
@@ -1161,8 +1163,12 @@ def bad_input(bindir):
             check(code == "OK", f"CreateGame failed: {code} {reply}")
             game_id = wire.first_string(wire.first_message(reply, 1), 1)
             code, text = client.raw("/sungka.v1.Register/JoinGame",
+                                    wire.message((1, game_id), (2, "x" * 1000)))
+            check(code == "INVALID_ARGUMENT" and "name" in text, f"long name gave {code}: {text}")
+            # Past --max-request (64 KiB), gRPC itself refuses the request.
+            code, text = client.raw("/sungka.v1.Register/JoinGame",
                                     wire.message((1, game_id), (2, "x" * 100000)))
-            check(code == "INVALID_ARGUMENT" and "name" in text, f"huge name gave {code}: {text}")
+            check(code == "RESOURCE_EXHAUSTED", f"huge name gave {code}: {text}")
             code, text = client.raw("/sungka.v1.Register/JoinGame",
                                     wire.message((1, game_id), (2, "a\x07b")))
             check(code == "INVALID_ARGUMENT", f"control character name gave {code}: {text}")

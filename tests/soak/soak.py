@@ -162,7 +162,10 @@ class Soak:
         err = os.path.join(self.tmp, "board.err")
         argv = [os.path.join(self.a.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
                 "--db", os.path.join(self.tmp, "soak.db"), "--grace", "60",
-                "--ping-timeout", "30", "--max-games-per-client", "100000"]
+                "--ping-timeout", "30", "--max-games-per-client", "100000",
+                # every agent here is on loopback: one address for them all
+                "--max-client-streams", "100000", "--max-client-observers", "100000",
+                "--client-join-rate", "100000"]
         with open(out, "w") as o, open(err, "w") as e:
             self.board = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=o, stderr=e,
                                           env=self.env, start_new_session=True)

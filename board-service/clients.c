@@ -1,0 +1,167 @@
+/*
+ * clients.c — what each client address holds and how fast it acts, so that
+ * limits hold per address and not only per identity: names and observer
+ * chairs are free, addresses are not (board_internal.h, "clients.c").
+ *
+ * An address's entry lives while it holds a stream or an observer chair, or
+ * while one of its rate windows is open; the timer sweep frees the rest, so
+ * the table is as large as the set of recently active addresses. Chained
+ * hashing keeps each entry where it is, so participants can point at it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board_internal.h"
+
+#define JOIN_WINDOW_MS 1000
+
+static uint64_t hash_host(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;      /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The host part of a peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"):
+ * one person's many connections come from many ports, not many hosts. */
+void board_peer_host(rpc_call *call, char *out, size_t len)
+{
+    snprintf(out, len, "%s", rpc_call_peer(call));
+    char *colon = strrchr(out, ':');
+    if (colon && colon != strchr(out, ':'))
+        *colon = '\0';
+}
+
+static int grow(client_table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    board_client **buckets = calloc(cap, sizeof *buckets);
+    if (!buckets)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        for (board_client *c = t->buckets[i], *next; c; c = next) {
+            next = c->next;
+            size_t b = hash_host(c->host) & (cap - 1);
+            c->next = buckets[b];
+            buckets[b] = c;
+        }
+    }
+    free(t->buckets);
+    t->buckets = buckets;
+    t->cap = cap;
+    return 0;
+}
+
+board_client *board_client_of(board_service *svc, rpc_call *call)
+{
+    client_table *t = &svc->clients;
+    char host[BOARD_HOST_BYTES];
+    board_peer_host(call, host, sizeof host);
+    if (t->cap) {
+        for (board_client *c = t->buckets[hash_host(host) & (t->cap - 1)]; c; c = c->next)
+            if (strcmp(c->host, host) == 0)
+                return c;
+    }
+    if (t->n >= t->cap && grow(t) != 0)
+        return NULL;
+    board_client *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    snprintf(c->host, sizeof c->host, "%s", host);
+    size_t b = hash_host(host) & (t->cap - 1);
+    c->next = t->buckets[b];
+    t->buckets[b] = c;
+    t->n++;
+    return c;
+}
+
+static bool idle(const board_client *c, int64_t now)
+{
+    return c->streams == 0 && c->observers == 0 &&
+           now - c->join_window_ms >= JOIN_WINDOW_MS &&
+           now - c->chat_window_ms >= BOARD_CHAT_WINDOW_MS;
+}
+
+void board_clients_sweep(board_service *svc, int64_t now)
+{
+    client_table *t = &svc->clients;
+    for (size_t i = 0; i < t->cap; i++) {
+        for (board_client **at = &t->buckets[i]; *at;) {
+            board_client *c = *at;
+            if (idle(c, now)) {
+                *at = c->next;
+                free(c);
+                t->n--;
+            } else {
+                at = &c->next;
+            }
+        }
+    }
+}
+
+void board_clients_free(board_service *svc)
+{
+    client_table *t = &svc->clients;
+    for (size_t i = 0; i < t->cap; i++) {
+        for (board_client *c = t->buckets[i], *next; c; c = next) {
+            next = c->next;
+            free(c);
+        }
+    }
+    free(t->buckets);
+    memset(t, 0, sizeof *t);
+}
+
+/* A rate window: at most `limit` events per `window_ms`. */
+static bool window_admits(int64_t *start, int *count, int limit, int window_ms, int64_t now)
+{
+    if (now - *start >= window_ms) {
+        *start = now;
+        *count = 0;
+    }
+    if (*count >= limit)
+        return false;
+    (*count)++;
+    return true;
+}
+
+int board_client_may_join(board_service *svc, board_client *c, bool observe, char *err,
+                          size_t errlen)
+{
+    const board_config *cfg = &svc->cfg;
+    if (observe && c->observers >= cfg->max_client_observers) {
+        snprintf(err, errlen, "your address already watches with %d observer seats (at most %d)",
+                 c->observers, cfg->max_client_observers);
+        return -1;
+    }
+    if (!window_admits(&c->join_window_ms, &c->joins, cfg->client_join_rate, JOIN_WINDOW_MS,
+                       board_now_ms())) {
+        snprintf(err, errlen, "too many joins from your address: at most %d a second",
+                 cfg->client_join_rate);
+        return -1;
+    }
+    return 0;
+}
+
+int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen)
+{
+    int limit = svc->cfg.client_chat_rate;
+    if (window_admits(&c->chat_window_ms, &c->chats, limit, BOARD_CHAT_WINDOW_MS,
+                      board_now_ms()))
+        return 0;
+    snprintf(err, errlen, "too many messages from your address: at most %d every %d seconds",
+             limit, BOARD_CHAT_WINDOW_MS / 1000);
+    return -1;
+}
+
+int board_client_may_stream(board_service *svc, const board_client *c, char *err,
+                            size_t errlen)
+{
+    if (c->streams < svc->cfg.max_client_streams)
+        return 0;
+    snprintf(err, errlen, "your address already has %d open event streams (at most %d)",
+             c->streams, svc->cfg.max_client_streams);
+    return -1;
+}

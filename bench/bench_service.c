@@ -233,7 +233,7 @@ static void print_table(FILE *out)
                 fprintf(out, " | %10s %10s | %6s", "", "", "");
         } else {
             char v[40];
-            snprintf(v, sizeof v, "%.0f %s", r->value, r->unit);
+            snprintf(v, sizeof v, r->value < 10 ? "%.2f %s" : "%.0f %s", r->value, r->unit);
             fprintf(out, "%-8s %-34s %-14s %32s | %10s %10s | %6s", r->section, r->name,
                     r->param, v, "", "", "");
         }
@@ -271,7 +271,7 @@ typedef struct goal_t {
     bool measured_ok;
 } goal_t;
 
-static goal_t targets[8];
+static goal_t targets[16];
 static int n_targets;
 
 static void add_target(const char *what, double measured, double goal, const char *unit,
@@ -1193,8 +1193,8 @@ static long rss_kib(pid_t pid)
     return kib;
 }
 
-/* Start `sungka-board` as a child and return the port it printed. */
-static int spawn_board(const char *path)
+/* Start `sungka-board` on the store db as a child; return the port it printed. */
+static int spawn_board(const char *path, const char *db)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -1206,7 +1206,7 @@ static int spawn_board(const char *path)
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
-        execl(path, path, "--listen", "127.0.0.1:0", "--db", ":memory:", "--quiet",
+        execl(path, path, "--listen", "127.0.0.1:0", "--db", db, "--quiet",
               "--ping-timeout", "3600", "--max-games", "1000000",
               "--max-games-per-client", "1000000", "--max-participants", "100000",
               "--max-client-streams", "1000000", "--max-client-observers", "1000000",
@@ -1250,7 +1250,7 @@ static long settled_rss(pid_t pid)
 
 static void bench_memory(const char *board_path, int n_idle, int n_obs)
 {
-    int port = spawn_board(board_path);
+    int port = spawn_board(board_path, ":memory:");
     char target[32];
     snprintf(target, sizeof target, "127.0.0.1:%d", port);
     pool lobby, obs;
@@ -1321,15 +1321,105 @@ static void bench_memory(const char *board_path, int n_idle, int n_obs)
                false);
 }
 
+/* Open n observers' streams on the service at target, `per_game` observers
+ * to a game, 50 streams to a connection; returns the service's RSS with all
+ * open, then closes every connection at once and returns when a health
+ * check got through the departures (*close_ms after the close). */
+static long crowd_round(const char *target, rpc_client *lobby, int n, int per_game,
+                        double *close_ms)
+{
+    int k = (n + per_game - 1) / per_game;
+    char (*ids)[32] = calloc((size_t)k, sizeof *ids);
+    sub *subs = calloc((size_t)n, sizeof *subs);
+    char token[64];
+    for (int i = 0; i < k; i++)
+        create_game(lobby, ids[i]);
+    pool obs;
+    pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
+    reset_counters();
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "obs%d", i % per_game);
+        join_game(lobby, ids[i / per_game], name, true, token);
+        subs[i] = (sub){SUB_OBSERVER, -1, NULL, false};
+        Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+        rpc_stream *st;
+        if (rpc_client_stream(obs.c[i / STREAMS_PER_CLIENT], &M_SUBSCRIBE, &sr.base, token,
+                              board_msg, stream_end, &subs[i], &st) != 0)
+            fatal("Subscribe: cannot start");
+    }
+    wait_counts(&g_hello, n, NULL, 0, "observer snapshots (streams)");
+    long during = settled_rss(child_pid);
+    int64_t t_close = now_ns();
+    pool_close(&obs);
+    Grpc__Health__V1__HealthCheckRequest hr = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+    protobuf_c_message_free_unpacked(call_sync(lobby, &M_HEALTH, &hr.base, NULL, "Health"),
+                                     NULL);
+    *close_ms = (double)(now_ns() - t_close) / 1e6;
+    free(subs);
+    free(ids);
+    return during;
+}
+
+/* The service's memory before, during and after n streams, all closed at
+ * once: what the departures cost, and whether the memory comes back.
+ * "Before" follows one round of the same size, so what a service pays once
+ * and keeps bounded (SQLite's page cache, 2 MiB of 1 KiB pages and their
+ * headers; gRPC's threads) is not counted as kept; the ratio to the RSS at
+ * start is shown too. */
+static void bench_streams(const char *board_path, int n, int per_game)
+{
+    /* A file store, as a service keeps: in ":memory:" the participants'
+     * rows would stay in this process as the database's free pages. */
+    remove_db(db_file());
+    int port = spawn_board(board_path, db_file());
+    char target[32];
+    snprintf(target, sizeof target, "127.0.0.1:%d", port);
+    pool lobby;
+    pool_open(&lobby, target, 1);
+    double warm_ms, close_ms;
+    long cold = rss_kib(child_pid);
+    crowd_round(target, lobby.c[0], n, per_game, &warm_ms);
+    sleep_ms(2500);     /* past a ping tick: the sweep and the trim run there */
+    long before = rss_kib(child_pid);
+    long during = crowd_round(target, lobby.c[0], n, per_game, &close_ms);
+    sleep_ms(2500);
+    long after = rss_kib(child_pid);
+    pool_close(&lobby);
+    stop_child();
+    remove_db(db_file());
+
+    char param[32];
+    snprintf(param, sizeof param, "%d streams", n);
+    row *r = add_row("streams", "service RSS after they all closed / at start", param);
+    r->value = (double)after / (double)cold;
+    r->unit = "x";
+    snprintf(r->note, sizeof r->note, "the first round fills SQLite's page cache (bounded)");
+    r = add_row("streams", "service RSS after they all closed / before", param);
+    r->value = (double)after / (double)before;
+    r->unit = "x";
+    snprintf(r->note, sizeof r->note,
+             "VmRSS at start %ld KiB, before %ld KiB, with %d streams open %ld KiB, after "
+             "%ld KiB; file store; %d observers to a game, %d streams to a connection; health answered "
+             "%.0f ms after the close",
+             cold, before, n, during, after, per_game, STREAMS_PER_CLIENT, close_ms);
+    static char what[2][64];      /* targets keep the pointer */
+    static int n_what;
+    char *w = what[n_what++ % 2];
+    snprintf(w, sizeof what[0], "RSS after %d streams closed / before", n);
+    add_target(w, r->value, 1.10, "x", false);
+}
+
 /* ------------------------------------------------------------------- main */
 
-enum { S_MOVE = 1, S_FANOUT = 2, S_TPUT = 4, S_DURABLE = 8, S_MEMORY = 16, S_ALL = 31 };
+enum { S_MOVE = 1, S_FANOUT = 2, S_TPUT = 4, S_DURABLE = 8, S_MEMORY = 16, S_STREAMS = 32,
+       S_ALL = 63 };
 
 static int parse_only(const char *list)
 {
     static const struct { const char *name; int bit; } names[] = {
         {"move", S_MOVE}, {"fanout", S_FANOUT}, {"tput", S_TPUT},
-        {"durable", S_DURABLE}, {"memory", S_MEMORY},
+        {"durable", S_DURABLE}, {"memory", S_MEMORY}, {"streams", S_STREAMS},
     };
     int mask = 0;
     char buf[128];
@@ -1355,8 +1445,10 @@ static void usage(FILE *out)
             "  -q, --quick        a short run (under 30 s): fewer samples, shorter windows,\n"
             "                     no fan-out to 5,000 observers\n"
             "  -o, --json FILE    write the results as JSON here (default bench-results.json)\n"
-            "      --only LIST    sections to run, comma-separated: move,fanout,tput,durable,memory\n"
-            "      --board PATH   the sungka-board program for the memory section\n"
+            "      --only LIST    sections to run, comma-separated: move,fanout,tput,durable,\n"
+            "                     memory,streams\n"
+            "      --board PATH   the sungka-board program for the memory and streams\n"
+            "                     sections\n"
             "                     (default: next to this program)\n"
             "  -h, --help         show this help and exit\n");
 }
@@ -1575,6 +1667,13 @@ int main(int argc, char **argv)
         int n_idle = quick ? 300 : 1000, n_obs = quick ? 600 : 3000;
         progress("memory: child %s, %d idle games, %d observers", board_path, n_idle, n_obs);
         bench_memory(board_path, n_idle, n_obs);
+    }
+    if (mask & S_STREAMS) {
+        int sizes[] = {2000, 10000};
+        for (int i = 0; i < (quick ? 1 : 2); i++) {
+            progress("streams: child %s, %d streams, 1,000 to a game", board_path, sizes[i]);
+            bench_streams(board_path, sizes[i], 1000);
+        }
     }
     double secs = (double)(now_ns() - t_start) / 1e9;
 

@@ -141,6 +141,7 @@ struct board_service {
     struct pending_move *pending;  /* room.c: moves of this loop turn, not yet committed */
     int n_pending, pending_cap;
     bool batch_failed;         /* one of them could not be written: undo them all */
+    int released;              /* participants and games freed since the last trim */
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
 };

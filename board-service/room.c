@@ -83,6 +83,7 @@ static void remove_participant(room *r, participant *p)
         }
     }
     free(p);
+    r->svc->released++;
 }
 
 /* Free the room's memory only: what is stored stays (a restart recovers it). */
@@ -98,6 +99,7 @@ void room_free(room *r)
     for (size_t i = 0; i < r->log_len; i++)
         free(r->log[i].data);
     free(r->log);
+    r->svc->released += r->n_people + 1;
     free(r);
 }
 

@@ -177,6 +177,11 @@ static void service_start(void)
     cfg.db = ":memory:";
     cfg.log = quiet_log;
     cfg.max_games = MAX_GAMES;
+    /* One fuzzing client joins far faster than people: the limits per
+     * address are tested end to end (tests/e2e/test_abuse.py). */
+    cfg.client_join_rate = 1000000;
+    cfg.max_client_observers = 1000000;
+    cfg.max_client_streams = 1000000;
     char err[256] = "";
     int port = 0;
     FUZZ_CHECK(board_create(&cfg, &svc, &port, err, sizeof err) == 0, "board_create: %s", err);

@@ -64,8 +64,8 @@ static void die(const char *what, const rpc_status *st)
 /* Create a game and seat two players; returns their tokens. */
 static void new_game(rpc_client *cli, char tokens[2][64])
 {
-    rpc_method create = {&sungka__v1__register__descriptor, 1, false};
-    rpc_method join = {&sungka__v1__register__descriptor, 2, false};
+    rpc_method create = rpc_method_named(&sungka__v1__register__descriptor, "CreateGame", false);
+    rpc_method join = rpc_method_named(&sungka__v1__register__descriptor, "JoinGame", false);
     Sungka__V1__CreateGameRequest req = SUNGKA__V1__CREATE_GAME_REQUEST__INIT;
     req.kind = "sungka";
     ProtobufCMessage *reply;
@@ -84,7 +84,7 @@ static void new_game(rpc_client *cli, char tokens[2][64])
         snprintf(tokens[i], 64, "%s", ((Sungka__V1__BoardRef *)reply)->token);
         protobuf_c_message_free_unpacked(reply, NULL);
     }
-    rpc_method ready = {&sungka__v1__board__descriptor, 6, false};
+    rpc_method ready = rpc_method_named(&sungka__v1__board__descriptor, "Ready", false);
     for (int i = 0; i < 2; i++) {
         Sungka__V1__ReadyRequest rr = SUNGKA__V1__READY_REQUEST__INIT;
         rr.ready = 1;
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
         return 1;
 
     double *lat = calloc((size_t)moves, sizeof *lat);
-    rpc_method health = {&grpc__health__v1__health__descriptor, 0, false};
+    rpc_method health = rpc_method_named(&grpc__health__v1__health__descriptor, "Check", false);
     rpc_status st;
     ProtobufCMessage *reply;
     for (int i = 0; i < moves; i++) {
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
            "mean");
     report("empty unary (health check)", lat, moves);
 
-    rpc_method move = {&sungka__v1__board__descriptor, 2, false};
+    rpc_method move = rpc_method_named(&sungka__v1__board__descriptor, "Move", false);
     game_state game;
     char tokens[2][64];
     int played = 0, games = 0;

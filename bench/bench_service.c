@@ -346,15 +346,22 @@ static int write_json(const char *path, double seconds)
 
 /* ---------------------------------------------------------------- methods */
 
-static const rpc_method M_CREATE = {&sungka__v1__register__descriptor, 1, false};
-static const rpc_method M_JOIN = {&sungka__v1__register__descriptor, 2, false};
-static const rpc_method M_SUBSCRIBE = {&sungka__v1__board__descriptor, 0, true};
-static const rpc_method M_MOVE = {&sungka__v1__board__descriptor, 2, false};
-static const rpc_method M_READY = {&sungka__v1__board__descriptor, 6, false};
-static const rpc_method M_HEALTH = {&grpc__health__v1__health__descriptor, 0, false};
-static const rpc_method E_SAY = {&sungkabench__echo__descriptor, 0, false};
-static const rpc_method E_WATCH = {&sungkabench__echo__descriptor, 1, true};
-static const rpc_method E_PUSH = {&sungkabench__echo__descriptor, 2, false};
+static rpc_method M_CREATE, M_JOIN, M_SUBSCRIBE, M_MOVE, M_READY, M_HEALTH, E_SAY, E_WATCH,
+    E_PUSH;
+
+/* By name, so a reordered .proto cannot route a call to the wrong method. */
+static void find_methods(void)
+{
+    M_CREATE = rpc_method_named(&sungka__v1__register__descriptor, "CreateGame", false);
+    M_JOIN = rpc_method_named(&sungka__v1__register__descriptor, "JoinGame", false);
+    M_SUBSCRIBE = rpc_method_named(&sungka__v1__board__descriptor, "Subscribe", true);
+    M_MOVE = rpc_method_named(&sungka__v1__board__descriptor, "Move", false);
+    M_READY = rpc_method_named(&sungka__v1__board__descriptor, "Ready", false);
+    M_HEALTH = rpc_method_named(&grpc__health__v1__health__descriptor, "Check", false);
+    E_SAY = rpc_method_named(&sungkabench__echo__descriptor, "Say", false);
+    E_WATCH = rpc_method_named(&sungkabench__echo__descriptor, "Watch", true);
+    E_PUSH = rpc_method_named(&sungkabench__echo__descriptor, "Push", false);
+}
 
 /* ------------------------------------------------------------ echo server */
 
@@ -1521,6 +1528,7 @@ int main(int argc, char **argv)
     atexit(cleanup);
     quiet = fopen("/dev/null", "w");
     rpc_init();
+    find_methods();
     int64_t t_start = now_ns();
     t_begin = t_start;
 

@@ -194,9 +194,10 @@ int room_subscribe(room *r, participant *p, rpc_call *call, board_client *from,
 int room_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
               char *err, size_t errlen);
 /* Commit the moves played since the last call in one transaction, then send
- * their events and answer their calls. The loop calls it at the end of every
- * turn, and before anything else reads or writes a game or the store, so
- * nothing sees a move that is not stored. */
+ * their events and answer their calls. It is the rpc server's turn hook
+ * (service.c, end_turn): it runs at the end of every loop turn and before
+ * every handler but Move's and Ping's, and every done callback, so nothing
+ * sees a move that is not stored. */
 void room_commit_moves(board_service *svc);
 /* To everyone, or privately to the participant named `to` (non-empty). */
 int room_chat(room *r, participant *p, board_client *from, const char *text, const char *to,
@@ -222,15 +223,11 @@ void room_close_streams(room *r);
 /* A recovered room tells its log that the service came back. */
 void room_announce_restart(room *r);
 
-/* --- history.c: Register calls that read the store --- */
-void history_player_stats(board_service *svc, rpc_call *call,
-                          const Sungka__V1__GetPlayerStatsRequest *req);
-void history_leaderboard(board_service *svc, rpc_call *call,
-                         const Sungka__V1__LeaderboardRequest *req);
-void history_list_matches(board_service *svc, rpc_call *call,
-                          const Sungka__V1__ListMatchesRequest *req);
-void history_get_match(board_service *svc, rpc_call *call,
-                       const Sungka__V1__GetMatchRequest *req);
+/* --- history.c: Register calls that read the store (rpc_method_handler) --- */
+void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void *svc);
+void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *svc);
+void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void *svc);
+void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *svc);
 
 /* --- recovery.c: rebuild the unfinished games from the store at start --- */
 int board_recover(board_service *svc, char *err, size_t errlen);

@@ -45,9 +45,10 @@ static void stats_to_wire(const store_stats *st, Sungka__V1__PlayerStats *out)
     out->best_streak = st->best_streak;
 }
 
-void history_player_stats(board_service *svc, rpc_call *call,
-                          const Sungka__V1__GetPlayerStatsRequest *req)
+void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
+    board_service *svc = user;
+    const Sungka__V1__GetPlayerStatsRequest *req = (const void *)request;
     if (!have_store(svc, call))
         return;
     if (!req->name[0] || strlen(req->name) > BOARD_NAME_BYTES - 1) {
@@ -64,9 +65,10 @@ void history_player_stats(board_service *svc, rpc_call *call,
     rpc_call_reply(call, &reply.base);
 }
 
-void history_leaderboard(board_service *svc, rpc_call *call,
-                         const Sungka__V1__LeaderboardRequest *req)
+void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
+    board_service *svc = user;
+    const Sungka__V1__LeaderboardRequest *req = (const void *)request;
     if (!have_store(svc, call))
         return;
     int limit = req->limit > 0 && req->limit <= 100 ? req->limit : 10;
@@ -129,9 +131,10 @@ static void summary_to_wire(const store_match_summary *m, summary_space *sp,
     out->winners = sp->winners;
 }
 
-void history_list_matches(board_service *svc, rpc_call *call,
-                          const Sungka__V1__ListMatchesRequest *req)
+void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
+    board_service *svc = user;
+    const Sungka__V1__ListMatchesRequest *req = (const void *)request;
     if (!have_store(svc, call) ||
         !fits(call, "player name", req->player, STORE_NAME_BYTES - 1, true) ||
         !fits(call, "game kind", req->kind, STORE_KIND_BYTES - 1, true))
@@ -165,8 +168,10 @@ void history_list_matches(board_service *svc, rpc_call *call,
     free(rows);
 }
 
-void history_get_match(board_service *svc, rpc_call *call, const Sungka__V1__GetMatchRequest *req)
+void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
+    board_service *svc = user;
+    const Sungka__V1__GetMatchRequest *req = (const void *)request;
     if (!have_store(svc, call) || !fits(call, "match id", req->game_id, STORE_ID_BYTES - 1, false))
         return;
     store_match_summary m;

@@ -542,7 +542,6 @@ static void stream_done(rpc_call *call, bool client_gone, void *user)
     if (p->stream != call)
         return;
     forget_stream(p);
-    room_commit_moves(p->room->svc);
     room_depart(p->room, p, "the connection closed");
 }
 

@@ -156,11 +156,10 @@ static int clean_name(const char *in, char *out, size_t outlen, char *err, size_
 
 /* ---------------------------------------------------------------- Register */
 
-enum { REG_LIST, REG_CREATE, REG_JOIN, REG_STATS, REG_LEADERBOARD, REG_MATCHES, REG_MATCH };
-
-static void list_games(board_service *svc, rpc_call *call,
-                       const Sungka__V1__ListGamesRequest *req)
+static void list_games(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
+    board_service *svc = user;
+    const Sungka__V1__ListGamesRequest *req = (const void *)request;
     Sungka__V1__ListGamesReply reply = SUNGKA__V1__LIST_GAMES_REPLY__INIT;
     Sungka__V1__GameSummary *sums = calloc((size_t)svc->n_rooms + 1, sizeof *sums);
     Sungka__V1__GameSummary **ptrs = calloc((size_t)svc->n_rooms + 1, sizeof *ptrs);
@@ -325,9 +324,10 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
     return r;
 }
 
-static void create_game(board_service *svc, rpc_call *call,
-                        const Sungka__V1__CreateGameRequest *req)
+static void create_game(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
+    board_service *svc = user;
+    const Sungka__V1__CreateGameRequest *req = (const void *)request;
     char err[256];
     rpc_code code;
     if (req->bots < 0 || req->bot_level < 0 || req->bot_level > 10) {
@@ -361,9 +361,10 @@ static void create_game(board_service *svc, rpc_call *call,
     wire_summary_clear(&summary);
 }
 
-static void join_game(board_service *svc, rpc_call *call,
-                      const Sungka__V1__JoinGameRequest *req)
+static void join_game(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
+    board_service *svc = user;
+    const Sungka__V1__JoinGameRequest *req = (const void *)request;
     char err[256], name[BOARD_NAME_BYTES];
     rpc_code code = RPC_OK;
     if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
@@ -417,152 +418,180 @@ static void join_game(board_service *svc, rpc_call *call,
     wire_summary_clear(&summary);
 }
 
-static void register_handler(rpc_call *call, unsigned method, const ProtobufCMessage *request,
-                             void *user)
-{
-    board_service *svc = user;
-    room_commit_moves(svc);        /* what follows sees only stored moves */
-    switch (method) {
-    case REG_LIST:
-        list_games(svc, call, (const Sungka__V1__ListGamesRequest *)request);
-        break;
-    case REG_CREATE:
-        create_game(svc, call, (const Sungka__V1__CreateGameRequest *)request);
-        break;
-    case REG_JOIN:
-        join_game(svc, call, (const Sungka__V1__JoinGameRequest *)request);
-        break;
-    case REG_STATS:
-        history_player_stats(svc, call, (const Sungka__V1__GetPlayerStatsRequest *)request);
-        break;
-    case REG_LEADERBOARD:
-        history_leaderboard(svc, call, (const Sungka__V1__LeaderboardRequest *)request);
-        break;
-    case REG_MATCHES:
-        history_list_matches(svc, call, (const Sungka__V1__ListMatchesRequest *)request);
-        break;
-    case REG_MATCH:
-        history_get_match(svc, call, (const Sungka__V1__GetMatchRequest *)request);
-        break;
-    default:
-        rpc_call_finish(call, RPC_UNIMPLEMENTED, "no such method");
-    }
-}
+static const rpc_method_entry register_methods[] = {
+    {"ListGames", list_games, false, false},
+    {"CreateGame", create_game, false, false},
+    {"JoinGame", join_game, false, false},
+    {"GetPlayerStats", history_player_stats, false, false},
+    {"Leaderboard", history_leaderboard, false, false},
+    {"ListMatches", history_list_matches, false, false},
+    {"GetMatch", history_get_match, false, false},
+};
 
 /* ------------------------------------------------------------------- Board */
 
-enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE, BRD_READY,
-       BRD_SIT, BRD_STAND };
-
-static void reply_ack(rpc_call *call)
+/* Every Board call names its game and seat by the caller's token: the
+ * participant it names, or NULL once the call is answered UNAUTHENTICATED. */
+static participant *caller(board_service *svc, rpc_call *call)
 {
+    char token[BOARD_TOKEN_HEX + 8];
+    participant *p = NULL;
+    if (rpc_call_bearer(call, token, sizeof token) >= 0)
+        p = find_token(svc, token);
+    if (!p)
+        rpc_call_finish(call, RPC_UNAUTHENTICATED,
+                        "missing or unknown seat token (send authorization: Bearer <token>)");
+    return p;
+}
+
+/* The client address a call counts against, or NULL once it is answered. */
+static board_client *client_of(board_service *svc, rpc_call *call)
+{
+    board_client *c = board_client_of(svc, call);
+    if (!c)
+        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+    return c;
+}
+
+/* Answer a room function's result: an empty Ack, or its refusal. */
+static void answer(rpc_call *call, int rc, rpc_code code, const char *err)
+{
+    if (rc != 0) {
+        rpc_call_finish(call, code, err);
+        return;
+    }
     Sungka__V1__Ack ack = SUNGKA__V1__ACK__INIT;
     rpc_call_reply(call, &ack.base);
 }
 
-static void board_handler(rpc_call *call, unsigned method, const ProtobufCMessage *request,
-                          void *user)
+static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
-    board_service *svc = user;
-    char token[BOARD_TOKEN_HEX + 8];
+    const Sungka__V1__SubscribeRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    board_client *from = p ? client_of(svc, call) : NULL;
     char err[256];
-    participant *p = NULL;
-    if (rpc_call_bearer(call, token, sizeof token) >= 0)
-        p = find_token(svc, token);
-    if (!p) {
-        rpc_call_finish(call, RPC_UNAUTHENTICATED,
-                        "missing or unknown seat token (send authorization: Bearer <token>)");
-        return;
-    }
-    room *r = p->room;
-    rpc_code code = RPC_OK;
-    board_client *from = NULL;
-    if ((method == BRD_SUBSCRIBE || method == BRD_CHAT) &&
-        !(from = board_client_of(svc, call))) {
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-        return;
-    }
-    if (method != BRD_MOVE && method != BRD_PING)
-        room_commit_moves(svc);    /* what follows sees only stored moves */
-
-    switch (method) {
-    case BRD_SUBSCRIBE: {
-        const Sungka__V1__SubscribeRequest *req = (const void *)request;
-        if (room_subscribe(r, p, call, from, req->after_seq, &code, err, sizeof err) != 0)
-            rpc_call_finish(call, code, err);
-        break;
-    }
-    case BRD_GET_BOARD: {
-        Sungka__V1__GetBoardReply reply = SUNGKA__V1__GET_BOARD_REPLY__INIT;
-        wire_board_msg board;
-        wire_board(&r->state, p->seat, &board);
-        reply.board = &board.msg;
-        reply.rotation = p->seat < 0 ? 0 : p->seat;
-        rpc_call_reply(call, &reply.base);
-        break;
-    }
-    case BRD_MOVE: {
-        const Sungka__V1__MoveRequest *req = (const void *)request;
-        if (room_move(r, p, req->move, call, &code, err, sizeof err) != 0)
-            rpc_call_finish(call, code, err);
-        break;
-    }
-    case BRD_CHAT: {
-        const Sungka__V1__ChatRequest *req = (const void *)request;
-        if (room_chat(r, p, from, req->text, req->to, &code, err, sizeof err) != 0)
-            rpc_call_finish(call, code, err);
-        else
-            reply_ack(call);
-        break;
-    }
-    case BRD_READY: {
-        const Sungka__V1__ReadyRequest *req = (const void *)request;
-        if (room_ready(r, p, req->ready, &code, err, sizeof err) != 0)
-            rpc_call_finish(call, code, err);
-        else
-            reply_ack(call);
-        break;
-    }
-    case BRD_SIT: {
-        const Sungka__V1__SitRequest *req = (const void *)request;
-        if (room_sit(r, p, req->seat, &code, err, sizeof err) != 0)
-            rpc_call_finish(call, code, err);
-        else
-            reply_ack(call);
-        break;
-    }
-    case BRD_STAND:
-        if (room_stand(r, p, &code, err, sizeof err) != 0)
-            rpc_call_finish(call, code, err);
-        else
-            reply_ack(call);
-        break;
-    case BRD_PING: {
-        const Sungka__V1__PingReply *req = (const void *)request;
-        int64_t now = board_now_ms();
-        p->last_seen_ms = now;
-        if (req->nonce != 0 && req->nonce == p->ping_nonce) {
-            p->rtt_ms = (int)(now - p->ping_sent_ms);
-            p->ping_nonce = 0;
-        }
-        reply_ack(call);
-        break;
-    }
-    case BRD_LEAVE:
-        reply_ack(call);      /* answer first: leaving frees the participant */
-        room_leave(r, p);
-        break;
-    default:
-        rpc_call_finish(call, RPC_UNIMPLEMENTED, "no such method");
-    }
+    rpc_code code;
+    if (from && room_subscribe(p->room, p, call, from, req->after_seq, &code, err,
+                               sizeof err) != 0)
+        rpc_call_finish(call, code, err);
 }
+
+static void get_board(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    participant *p = caller(svc, call);
+    if (!p)
+        return;
+    Sungka__V1__GetBoardReply reply = SUNGKA__V1__GET_BOARD_REPLY__INIT;
+    wire_board_msg board;
+    wire_board(&p->room->state, p->seat, &board);
+    reply.board = &board.msg;
+    reply.rotation = p->seat < 0 ? 0 : p->seat;
+    rpc_call_reply(call, &reply.base);
+}
+
+/* Batched: the turn hook commits the turn's moves together. */
+static void move(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__MoveRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    rpc_code code;
+    if (p && room_move(p->room, p, req->move, call, &code, err, sizeof err) != 0)
+        rpc_call_finish(call, code, err);
+}
+
+static void chat(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__ChatRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    board_client *from = p ? client_of(svc, call) : NULL;
+    char err[256];
+    rpc_code code = RPC_OK;
+    if (!from)
+        return;
+    int rc = room_chat(p->room, p, from, req->text, req->to, &code, err, sizeof err);
+    answer(call, rc, code, err);
+}
+
+static void ready(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__ReadyRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    rpc_code code = RPC_OK;
+    if (!p)
+        return;
+    int rc = room_ready(p->room, p, req->ready, &code, err, sizeof err);
+    answer(call, rc, code, err);
+}
+
+static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__SitRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    rpc_code code = RPC_OK;
+    if (!p)
+        return;
+    int rc = room_sit(p->room, p, req->seat, &code, err, sizeof err);
+    answer(call, rc, code, err);
+}
+
+static void stand(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    rpc_code code = RPC_OK;
+    if (!p)
+        return;
+    int rc = room_stand(p->room, p, &code, err, sizeof err);
+    answer(call, rc, code, err);
+}
+
+/* Batched: a ping answer touches no game state worth a commit. */
+static void ping(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__PingReply *req = (const void *)request;
+    participant *p = caller(svc, call);
+    if (!p)
+        return;
+    int64_t now = board_now_ms();
+    p->last_seen_ms = now;
+    if (req->nonce != 0 && req->nonce == p->ping_nonce) {
+        p->rtt_ms = (int)(now - p->ping_sent_ms);
+        p->ping_nonce = 0;
+    }
+    answer(call, 0, RPC_OK, NULL);
+}
+
+static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    participant *p = caller(svc, call);
+    if (!p)
+        return;
+    answer(call, 0, RPC_OK, NULL);      /* answer first: leaving frees the participant */
+    room_leave(p->room, p);
+}
+
+static const rpc_method_entry board_methods[] = {
+    {"Subscribe", subscribe, true, false},
+    {"GetBoard", get_board, false, false},
+    {"Move", move, false, true},
+    {"Chat", chat, false, false},
+    {"Ping", ping, false, true},
+    {"Leave", leave, false, false},
+    {"Ready", ready, false, false},
+    {"Sit", sit, false, false},
+    {"Stand", stand, false, false},
+};
 
 /* ------------------------------------------------------------------ Health */
 
-static void health_handler(rpc_call *call, unsigned method, const ProtobufCMessage *request,
-                           void *user)
+static void health_check(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
-    (void)method;
     (void)user;
     const Grpc__Health__V1__HealthCheckRequest *req = (const void *)request;
     Grpc__Health__V1__HealthCheckResponse reply = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
@@ -574,6 +603,19 @@ static void health_handler(rpc_call *call, unsigned method, const ProtobufCMessa
     }
     reply.status = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
     rpc_call_reply(call, &reply.base);
+}
+
+static const rpc_method_entry health_methods[] = {
+    {"Check", health_check, false, false},
+};
+
+#define N_ENTRIES(a) (sizeof (a) / sizeof (a)[0])
+
+/* The turn hook: whatever a turn's handlers left pending is stored before
+ * anything else reads a game or answers a client. */
+static void end_turn(void *svc)
+{
+    room_commit_moves(svc);
 }
 
 /* -------------------------------------------------------------------- loop */
@@ -636,7 +678,6 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     opts.max_receive_bytes = svc->cfg.max_request_bytes;
     opts.max_streams_per_conn = svc->cfg.max_streams;
     opts.outbox_limit = 4096;
-    static const char *const board_streams[] = {"Subscribe", NULL};
 
     if (rpc_server_create(svc->cfg.listen, &opts, &svc->server, port) != 0) {
         snprintf(err, errlen, "cannot listen on %s (%s)", svc->cfg.listen,
@@ -645,12 +686,13 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                    : "address in use or invalid?");
         goto fail_free;
     }
-    if (rpc_server_add_service(svc->server, &sungka__v1__register__descriptor, NULL,
-                               register_handler, svc) != 0 ||
-        rpc_server_add_service(svc->server, &sungka__v1__board__descriptor, board_streams,
-                               board_handler, svc) != 0 ||
-        rpc_server_add_service(svc->server, &grpc__health__v1__health__descriptor, NULL,
-                               health_handler, svc) != 0 ||
+    rpc_server_set_turn_hook(svc->server, end_turn, svc);
+    if (rpc_server_add_methods(svc->server, &sungka__v1__register__descriptor,
+                               register_methods, N_ENTRIES(register_methods), svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__board__descriptor, board_methods,
+                               N_ENTRIES(board_methods), svc) != 0 ||
+        rpc_server_add_methods(svc->server, &grpc__health__v1__health__descriptor,
+                               health_methods, N_ENTRIES(health_methods), svc) != 0 ||
         rpc_server_start(svc->server) != 0) {
         snprintf(err, errlen, "cannot start the RPC server");
         goto fail_server;
@@ -717,19 +759,17 @@ int board_run(board_service *svc)
             wait = 0;
         if (wait > LOOP_SLICE_MS)
             wait = LOOP_SLICE_MS;
-        rpc_server_poll(svc->server, (int)wait);
-        room_commit_moves(svc);    /* one commit for the moves of this turn */
+        rpc_server_poll(svc->server, (int)wait);   /* ends with end_turn */
         run_timers(svc);
     }
-    room_commit_moves(svc);
     board_log(svc, "shutting down");
     board_bots_stop(svc);
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i]);
     /* Let the final statuses go out before the server cancels what is left. */
     int64_t until = board_now_ms() + 200;
-    while (board_now_ms() < until && rpc_server_poll(svc->server, 50) == 0)
-        room_commit_moves(svc);
+    while (board_now_ms() < until && rpc_server_poll(svc->server, 50) == 0) {
+    }
     rpc_server_destroy(svc->server);
     svc->server = NULL;
     return 0;
@@ -747,7 +787,6 @@ void board_destroy(board_service *svc)
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_bots_stop(svc);
-    room_commit_moves(svc);
     while (svc->n_rooms > 0)
         remove_room(svc, svc->n_rooms - 1);
     board_clients_free(svc);     /* after the rooms: their people point here */

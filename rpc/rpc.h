@@ -82,6 +82,13 @@ typedef struct rpc_method {
     bool server_streaming;
 } rpc_method;
 
+/* The method called `name` of `service`, found by its name rather than its
+ * place in the .proto. A name the descriptor lacks means the program does
+ * not match its own .proto: that is reported on stderr and the process
+ * aborts at the first use, which every test reaches. */
+rpc_method rpc_method_named(const ProtobufCServiceDescriptor *service, const char *name,
+                            bool server_streaming);
+
 /* ------------------------------------------------------------------------ */
 /* Server                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -157,6 +164,35 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
 int rpc_server_add_service(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
                            const char *const *streaming, rpc_handler handler,
                            void *user);
+
+/*
+ * The same, with one entry per method found by its name, so the handlers
+ * follow the names in the .proto and not the order of its methods. Every
+ * method of `svc` must have exactly one entry and every entry must name a
+ * method: otherwise -1, with the missing or unknown name logged, so a
+ * renamed, added or reordered method fails at start-up instead of routing
+ * calls to the wrong handler. `entries` must outlive the server.
+ */
+typedef void (*rpc_method_handler)(rpc_call *call, const ProtobufCMessage *request,
+                                   void *user);
+typedef struct rpc_method_entry {
+    const char *name;              /* "Subscribe", as in the .proto */
+    rpc_method_handler handler;
+    bool server_streaming;
+    bool batched;                  /* the turn hook does not run before it */
+} rpc_method_entry;
+int rpc_server_add_methods(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                           const rpc_method_entry *entries, size_t n_entries, void *user);
+
+/*
+ * The turn hook (Redis's beforeSleep): runs on the polling thread at the end
+ * of every rpc_server_poll() that handled a completion, and also before each
+ * handler (except those of `batched` entries) and each done callback. Work a
+ * turn's handlers leave pending (the board service's moves, written in one
+ * transaction) is finished there, in one place, before anything else reads
+ * or answers: no handler can forget it. Set before rpc_server_start().
+ */
+void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user);
 
 int rpc_server_start(rpc_server *srv);
 

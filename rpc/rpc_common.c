@@ -216,3 +216,16 @@ int rpc__or_default(int v, int def)
 {
     return v > 0 ? v : def;
 }
+
+rpc_method rpc_method_named(const ProtobufCServiceDescriptor *service, const char *name,
+                            bool server_streaming)
+{
+    const ProtobufCMethodDescriptor *m =
+        protobuf_c_service_descriptor_get_method_by_name(service, name);
+    if (!m) {
+        fprintf(stderr, "rpc: %s has no method %s: this program does not match its .proto\n",
+                service->name, name);
+        abort();
+    }
+    return (rpc_method){service, (unsigned)(m - service->methods), server_streaming};
+}

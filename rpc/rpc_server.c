@@ -59,7 +59,8 @@ enum tag_kind {
 struct service {
     const ProtobufCServiceDescriptor *desc;
     bool *streaming;              /* one flag per method, by index */
-    rpc_handler handler;
+    rpc_handler handler;          /* one handler for every method, or... */
+    const rpc_method_entry **by_index;   /* ...one entry per method, by index */
     void *user;
 };
 
@@ -87,6 +88,8 @@ struct rpc_server {
     bool started;
     bool shutting_down;
     bool shutdown_seen;
+    void (*turn_hook)(void *);    /* rpc_server_set_turn_hook */
+    void *turn_user;
     rpc_call *calls;              /* every live call, for shutdown */
     size_t live_calls;
     atomic_bool wake;             /* the only field other threads touch */
@@ -248,6 +251,18 @@ fail_srv:
     return -1;
 }
 
+/* Takes `added`'s arrays when it returns 0. */
+static int add_service(rpc_server *srv, struct service added)
+{
+    struct service *grown = realloc(srv->services,
+                                    (srv->n_services + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    srv->services = grown;
+    srv->services[srv->n_services++] = added;
+    return 0;
+}
+
 int rpc_server_add_service(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
                            const char *const *streaming, rpc_handler handler,
                            void *user)
@@ -270,15 +285,45 @@ int rpc_server_add_service(rpc_server *srv, const ProtobufCServiceDescriptor *sv
         }
         flags[i] = true;
     }
-    struct service *grown = realloc(srv->services,
-                                    (srv->n_services + 1) * sizeof *grown);
-    if (!grown) {
-        free(flags);
+    if (add_service(srv, (struct service){svc, flags, handler, NULL, user}) == 0)
+        return 0;
+    free(flags);
+    return -1;
+}
+
+int rpc_server_add_methods(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                           const rpc_method_entry *entries, size_t n_entries, void *user)
+{
+    if (!srv || !svc || srv->started)
         return -1;
+    size_t n = svc->n_methods ? svc->n_methods : 1;
+    bool *flags = calloc(n, sizeof *flags);
+    const rpc_method_entry **by_index = calloc(n, sizeof *by_index);
+    if (!flags || !by_index)
+        goto fail;
+    for (size_t e = 0; e < n_entries; e++) {
+        const ProtobufCMethodDescriptor *m =
+            protobuf_c_service_descriptor_get_method_by_name(svc, entries[e].name);
+        if (!m || by_index[m - svc->methods] || !entries[e].handler) {
+            gpr_log(GPR_ERROR, "rpc: %s has no method %s (or it is given twice)", svc->name,
+                    entries[e].name);
+            goto fail;
+        }
+        by_index[m - svc->methods] = &entries[e];
+        flags[m - svc->methods] = entries[e].server_streaming;
     }
-    srv->services = grown;
-    srv->services[srv->n_services++] = (struct service){svc, flags, handler, user};
-    return 0;
+    for (unsigned i = 0; i < svc->n_methods; i++) {
+        if (!by_index[i]) {
+            gpr_log(GPR_ERROR, "rpc: no handler for %s.%s", svc->name, svc->methods[i].name);
+            goto fail;
+        }
+    }
+    if (add_service(srv, (struct service){svc, flags, NULL, by_index, user}) == 0)
+        return 0;
+fail:
+    free(flags);
+    free(by_index);
+    return -1;
 }
 
 static void arm_slot(rpc_server *srv, struct request_slot *slot)
@@ -418,6 +463,18 @@ static void free_call(rpc_call *c)
     free(c);
 }
 
+static void run_turn_hook(rpc_server *srv)
+{
+    if (srv->turn_hook)
+        srv->turn_hook(srv->turn_user);
+}
+
+void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user)
+{
+    srv->turn_hook = hook;
+    srv->turn_user = user;
+}
+
 /* Release the call once it is over on the wire and every batch is back. */
 static void maybe_release(rpc_call *c)
 {
@@ -425,8 +482,10 @@ static void maybe_release(rpc_call *c)
         return;
     c->over = true;
     bool client_gone = c->cancelled && !c->status_ok && !c->srv->shutting_down;
-    if (c->done)
+    if (c->done) {
+        run_turn_hook(c->srv);
         c->done(c, client_gone, c->done_user);
+    }
     free_call(c);
 }
 
@@ -554,7 +613,13 @@ static void on_recv(rpc_call *c, bool success)
         } else if (rpc_message_check_utf8(c->request, field, sizeof field) != 0) {
             snprintf(msg, sizeof msg, "%s is not valid UTF-8", field);
             finish_internal(c, RPC_INVALID_ARGUMENT, msg);
+        } else if (c->svc->by_index) {
+            const rpc_method_entry *e = c->svc->by_index[c->method_index];
+            if (!e->batched)
+                run_turn_hook(c->srv);
+            e->handler(c, c->request, c->svc->user);
         } else {
+            run_turn_hook(c->srv);
             c->svc->handler(c, c->method_index, c->request, c->svc->user);
         }
     }
@@ -650,6 +715,7 @@ int rpc_server_poll(rpc_server *srv, int timeout_ms)
                     break;
                 handle_event(srv, &ev);
             }
+            run_turn_hook(srv);
             return 0;
         }
         if (timeout_ms == 0 ||
@@ -701,8 +767,10 @@ void rpc_server_destroy(rpc_server *srv)
         grpc_call_details_destroy(&srv->slots[i].details);
         grpc_metadata_array_destroy(&srv->slots[i].md);
     }
-    for (size_t s = 0; s < srv->n_services; s++)
+    for (size_t s = 0; s < srv->n_services; s++) {
         free(srv->services[s].streaming);
+        free(srv->services[s].by_index);
+    }
     free(srv->services);
     free(srv);
 }

@@ -89,7 +89,7 @@ static rpc_client *cli;
 static long inputs_since_start;
 static bool strict;               /* FUZZ_STRICT=1: no known bug is let through */
 
-static const rpc_method health_check = {&grpc__health__v1__health__descriptor, 0, false};
+static rpc_method health_check, reg_create, reg_join;     /* build_methods */
 
 /* The seed game of the current input. */
 static struct {
@@ -206,6 +206,9 @@ static void build_methods(void)
 {
     if (n_methods > 0)
         return;
+    health_check = rpc_method_named(&grpc__health__v1__health__descriptor, "Check", false);
+    reg_create = rpc_method_named(&sungka__v1__register__descriptor, "CreateGame", false);
+    reg_join = rpc_method_named(&sungka__v1__register__descriptor, "JoinGame", false);
     static char names[N_METHODS_MAX][64];
     const ProtobufCServiceDescriptor *services[] = {&sungka__v1__register__descriptor,
                                                     &sungka__v1__board__descriptor};
@@ -265,8 +268,6 @@ static rpc_code sync_call(const rpc_method *m, const ProtobufCMessage *req, cons
     return st->code;
 }
 
-static const rpc_method reg_create = {&sungka__v1__register__descriptor, 1, false};
-static const rpc_method reg_join = {&sungka__v1__register__descriptor, 2, false};
 
 static rpc_code join(const char *name, bool observe, char *token, size_t len)
 {

@@ -144,6 +144,7 @@ class Stream:
         self.token = token
         self.events = []          # every event but pings, in arrival order
         self.pings = 0            # pings answered
+        self.watching = []        # each ping's count of observers, in order
         self.bad = []             # contract violations seen by the reader
         self.error = None         # the RpcError that ended the stream, if any
         self.done = False
@@ -164,6 +165,7 @@ class Stream:
                                        metadata=auth(self.token), timeout=CALL_TIMEOUT)
                         with self.cond:
                             self.pings += 1
+                            self.watching.append(ev.ping.observers)
                             self.cond.notify_all()
                     except grpc.RpcError as e:
                         self.bad.append(f"Ping({ev.ping.nonce}) failed: {e.code().name} "
@@ -181,6 +183,18 @@ class Stream:
             with self.cond:
                 self.done = True
                 self.cond.notify_all()
+
+    def wait_watching(self, n, timeout=WAIT):
+        """Wait for a ping, newer than any seen so far, that counts n observers."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            seen = len(self.watching)
+            while n not in self.watching[seen:]:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.done:
+                    raise Failure(f"{self.name}: no ping counting {n} watching within "
+                                  f"{timeout}s (pings said {self.watching[-5:]})")
+                self.cond.wait(min(left, 0.5))
 
     def wait(self, pred, what, timeout=WAIT):
         """The first event matching pred, waiting up to timeout seconds."""
@@ -479,13 +493,19 @@ def _full_game(board, channel, channels, streams):
           f"GetMatch moves {[(m.seat, m.move) for m in match.moves]}, played {played}")
 
     # Everyone leaves; each one's stream ends cleanly, and those still there
-    # hear of it.
+    # hear of it: of a player by an event, of an observer by the count of
+    # watchers in the pings (observers' comings and goings are not events).
+    for s in (by_name["alice"], by_name["bob"]):
+        s.wait_watching(1)
     for i, name in enumerate(("olga", "bob", "alice")):
         bstub.Leave(pb.LeaveRequest(), metadata=auth(tok[name]), timeout=CALL_TIMEOUT)
         by_name[name].wait_end(WAIT)
         for other in ("olga", "bob", "alice")[i + 1:]:
-            by_name[other].wait(lambda ev: ev.WhichOneof("body") == "player_left" and
-                                ev.player_left.who.name == name, f"{name} leaving")
+            if name == "olga":
+                by_name[other].wait_watching(0)
+            else:
+                by_name[other].wait(lambda ev: ev.WhichOneof("body") == "player_left" and
+                                    ev.player_left.who.name == name, f"{name} leaving")
     expect_refusal("GetBoard with a token after Leave", grpc.StatusCode.UNAUTHENTICATED,
                    bstub.GetBoard, pb.GetBoardRequest(), metadata=auth(tok["alice"]))
 

@@ -6,7 +6,9 @@
  */
 #include "rpc_test_util.h"
 
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -138,6 +140,110 @@ static void test_create_and_register_errors(void **state)
     rpc_server_destroy(srv);
 }
 
+/* Methods by name: the handlers follow the names, whatever their order in
+ * the table; a table that misses a method or names one the service lacks is
+ * refused; the turn hook runs before unbatched handlers and after a poll. */
+static int hook_runs, hook_runs_seen_by_say, said;
+
+static void count_hook(void *user)
+{
+    (void)user;
+    hook_runs++;
+}
+
+static void say_by_name(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)user;
+    const Rpctest__Req *req = (const Rpctest__Req *)request;
+    hook_runs_seen_by_say = hook_runs;
+    said++;
+    Rpctest__Rep rep = RPCTEST__REP__INIT;
+    rep.text = req->text;
+    rep.seq = 42;
+    rpc_call_reply(call, &rep.base);
+}
+
+static void never(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    rpc_call_finish(call, RPC_INTERNAL, "the wrong handler ran");
+}
+
+struct say_thread {
+    const char *target;
+    rpc_code code;
+    int seq;
+    atomic_bool done;
+};
+
+static void *say_once(void *arg)
+{
+    struct say_thread *t = arg;
+    rpc_client *cli = NULL;
+    assert_int_equal(rpc_client_create(t->target, NULL, &cli), 0);
+    Rpctest__Req req = RPCTEST__REQ__INIT;
+    req.text = "hello";
+    ProtobufCMessage *reply = NULL;
+    rpc_status st;
+    rpc_client_call_sync(cli, &m_say, &req.base, NULL, 5000, &reply, &st);
+    t->code = st.code;
+    if (reply) {
+        t->seq = ((Rpctest__Rep *)reply)->seq;
+        protobuf_c_message_free_unpacked(reply, NULL);
+    }
+    rpc_client_destroy(cli);
+    atomic_store(&t->done, true);
+    return NULL;
+}
+
+static void test_methods_by_name(void **state)
+{
+    (void)state;
+    rpc_server *srv = NULL;
+    int port = 0;
+    assert_int_equal(rpc_server_create("127.0.0.1:0", NULL, &srv, &port), 0);
+    const rpc_method_entry missing[] = {{"Say", say_by_name, false, false},
+                                        {"Count", never, true, false}};
+    assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, missing, 2, NULL),
+                     -1);
+    const rpc_method_entry unknown[] = {{"Say", say_by_name, false, false},
+                                        {"Count", never, true, false},
+                                        {"Hang", never, false, false},
+                                        {"Cuont", never, true, false}};
+    assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, unknown, 4, NULL),
+                     -1);
+    const rpc_method_entry twice[] = {{"Say", say_by_name, false, false},
+                                      {"Say", never, false, false},
+                                      {"Hang", never, false, false}};
+    assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, twice, 3, NULL),
+                     -1);
+    /* Not in the .proto's order. */
+    static const rpc_method_entry reordered[] = {{"Hang", never, false, true},
+                                                 {"Count", never, true, false},
+                                                 {"Say", say_by_name, false, false}};
+    assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, reordered, 3,
+                                            NULL), 0);
+    rpc_server_set_turn_hook(srv, count_hook, NULL);
+    assert_int_equal(rpc_server_start(srv), 0);
+
+    char target[32];
+    snprintf(target, sizeof target, "127.0.0.1:%d", port);
+    struct say_thread t = {.target = target};
+    atomic_init(&t.done, false);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, say_once, &t), 0);
+    for (int i = 0; i < 1000 && !atomic_load(&t.done); i++)
+        rpc_server_poll(srv, 10);
+    pthread_join(thread, NULL);
+    assert_int_equal(t.code, RPC_OK);
+    assert_int_equal(t.seq, 42);
+    assert_int_equal(said, 1);
+    assert_true(hook_runs_seen_by_say >= 1);     /* before the handler */
+    assert_true(hook_runs > hook_runs_seen_by_say);   /* and at the end of the turn */
+    rpc_server_destroy(srv);
+}
+
 static void test_bearer_parser(void **state)
 {
     (void)state;
@@ -199,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_poll_timeout),
         cmocka_unit_test(test_destroy_with_streams_open),
         cmocka_unit_test(test_create_and_register_errors),
+        cmocka_unit_test(test_methods_by_name),
         cmocka_unit_test(test_bearer_parser),
         cmocka_unit_test(test_code_names_and_status),
     };

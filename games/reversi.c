@@ -1,7 +1,8 @@
 /*
  * reversi.c — the `reversi` kind: Reversi / Othello on an even board of 4..16
  * (RULES.md §4). Cell y*size+x holds 0 (empty), 1 (black, seat 0) or 2
- * (white, seat 1); black moves first from the centred start.
+ * (white, seat 1); black moves first from the centred start of standard
+ * Othello (d4 and e5 white).
  *
  * Speed matters here (the bot searches millions of positions), so the kind
  * keeps bitboards in st->priv, bit i = cell i (boards of 4x4..8x8 use the
@@ -326,10 +327,12 @@ static int reversi_init(game_state *st, const game_options *opts)
     st->size = (uint16_t)n;
     st->dims = 2;
     st->n_cells = (uint16_t)(n * n);
-    st->cells[(c - 1) * n + (c - 1)] = 1; /* (x,y) = (c-1,c-1) black */
-    st->cells[c * n + (c - 1)] = 2;       /* (c-1,c) white */
-    st->cells[c * n + c] = 1;             /* (c,c) black */
-    st->cells[(c - 1) * n + c] = 2;       /* (c,c-1) white */
+    /* Standard Othello (docs/rules.md §4): d4 and e5 white, d5 and e4
+     * black, so black's first moves are d3, c4, f5 and e6. */
+    st->cells[(c - 1) * n + (c - 1)] = 2; /* (x,y) = (c-1,c-1), d4: white */
+    st->cells[c * n + c] = 2;             /* (c,c), e5: white */
+    st->cells[c * n + (c - 1)] = 1;       /* (c-1,c), d5: black */
+    st->cells[(c - 1) * n + c] = 1;       /* (c,c-1), e4: black */
     st->to_move = 0;
     st->over = false;
     reversi_loaded(st);

@@ -152,13 +152,14 @@ static void test_start(void **state)
     assert_int_equal(st.size, 8);
     assert_int_equal(st.layout, GAME_LAYOUT_GRID);
     assert_int_equal(game_to_move(&st), 0);
-    /* (3,3) black, (3,4) white, (4,4) black, (4,3) white as (x,y). */
-    assert_int_equal(game_cell(&st, 27), 1);
-    assert_int_equal(game_cell(&st, 35), 2);
-    assert_int_equal(game_cell(&st, 36), 1);
-    assert_int_equal(game_cell(&st, 28), 2);
+    /* Standard Othello: d4 = (3,3) and e5 = (4,4) white, d5 = (3,4) and
+     * e4 = (4,3) black, as (x,y); black's first moves are d3, c4, f5, e6. */
+    assert_int_equal(game_cell(&st, 27), 2);
+    assert_int_equal(game_cell(&st, 36), 2);
+    assert_int_equal(game_cell(&st, 35), 1);
+    assert_int_equal(game_cell(&st, 28), 1);
     assert_int_equal(board_total(&st), 1 + 2 + 1 + 2);
-    static const int four[] = {20, 29, 34, 43};
+    static const int four[] = {19, 26, 37, 44};
     assert_moves(&st, four, 4);
     int scores[GAME_MAX_SEATS], winners[GAME_MAX_SEATS];
     game_scores(&st, scores);
@@ -173,17 +174,18 @@ static void test_start(void **state)
     assert_int_equal(game_new(&st2, reversi(), NULL, err, sizeof err), GAME_OK);
     assert_memory_equal(&st, &st2, sizeof st);
 
-    /* Black 20 = (4,2) flips 28 = (4,3); white's one disc (3,4) then has
-     * three moves: 19, 21, 37. */
+    /* Black d3 = 19 flips d4 = 27; white's one disc e5 then has three
+     * moves: c3 = 18, e3 = 20, c5 = 34 (the openings' "perpendicular",
+     * "diagonal" and "parallel"). */
     game_result r;
-    play_ok(&st, 0, 20, &r);
-    static const int steps[] = {20, 1, 28, 1};
+    play_ok(&st, 0, 19, &r);
+    static const int steps[] = {19, 1, 27, 1};
     assert_steps(&r, steps, 2);
     assert_int_equal(r.captured, 1);
     assert_int_equal(r.next, 1);
     assert_int_equal(r.n_passed, 0);
     assert_false(r.extra_turn);
-    static const int white[] = {19, 21, 37};
+    static const int white[] = {18, 20, 34};
     assert_moves(&st, white, 3);
 }
 
@@ -197,12 +199,12 @@ static void test_sizes(void **state)
         new_reversi(&st, n);
         int c = n / 2;
         assert_int_equal(game_cell_count(&st), n * n);
-        assert_int_equal(game_cell(&st, (c - 1) * n + c - 1), 1);
-        assert_int_equal(game_cell(&st, c * n + c - 1), 2);
-        assert_int_equal(game_cell(&st, c * n + c), 1);
-        assert_int_equal(game_cell(&st, (c - 1) * n + c), 2);
+        assert_int_equal(game_cell(&st, (c - 1) * n + c - 1), 2);
+        assert_int_equal(game_cell(&st, c * n + c - 1), 1);
+        assert_int_equal(game_cell(&st, c * n + c), 2);
+        assert_int_equal(game_cell(&st, (c - 1) * n + c), 1);
         assert_int_equal(discs(&st, 0), n * n - 4);
-        int want[4] = {(c - 2) * n + c, (c - 1) * n + c + 1, c * n + c - 2, (c + 1) * n + c - 1};
+        int want[4] = {(c - 2) * n + c - 1, (c - 1) * n + c - 2, c * n + c + 1, (c + 1) * n + c};
         assert_moves(&st, want, 4);
         assert_bitboards(&st);
     }
@@ -210,7 +212,7 @@ static void test_sizes(void **state)
     /* 16x16: the corners and the last cell are numbered y*16+x. */
     game_state st;
     new_reversi(&st, 16);
-    static const int w16[] = {104, 121, 134, 151};
+    static const int w16[] = {103, 118, 137, 152};
     assert_moves(&st, w16, 4);
     char err[GAME_ERR_LEN];
     assert_int_equal(game_check(&st, 0, 256, err, sizeof err), GAME_E_RANGE);
@@ -460,8 +462,8 @@ static void test_errors(void **state)
         {0, 27, GAME_E_OCCUPIED, "cell 27 is taken"},
         {0, 28, GAME_E_OCCUPIED, "cell 28 is taken"},
         {0, 0, GAME_E_ILLEGAL, "cell 0 flips nothing"},
-        {0, 19, GAME_E_ILLEGAL, "cell 19 flips nothing"}, /* next to white, no bracket */
-        {0, 21, GAME_E_ILLEGAL, "cell 21 flips nothing"}, /* diagonal to white only */
+        {0, 20, GAME_E_ILLEGAL, "cell 20 flips nothing"}, /* next to white, no bracket */
+        {0, 45, GAME_E_ILLEGAL, "cell 45 flips nothing"}, /* diagonal to white only */
         {1, 20, GAME_E_TURN, "it is seat 0's turn"},
         {2, 20, GAME_E_TURN, "it is seat 0's turn"},
     };
@@ -475,7 +477,7 @@ static void test_errors(void **state)
         assert_memory_equal(&st, &copy, sizeof st);
     }
     /* White's start moves are not black's. */
-    assert_int_equal(game_check(&st, 0, 37, err, sizeof err), GAME_E_ILLEGAL);
+    assert_int_equal(game_check(&st, 0, 43, err, sizeof err), GAME_E_ILLEGAL);
 }
 
 static void test_options(void **state)

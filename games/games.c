@@ -309,3 +309,40 @@ int game_load(game_state *st, const int *cells, int n_cells, int to_move, bool o
         st->kind->loaded(st);
     return GAME_OK;
 }
+
+/* --- naming and drawing --- */
+
+void game_format_move(const game_state *st, int move, char *buf, size_t len)
+{
+    if (st->kind->format_move && move >= 0 && move < st->n_cells)
+        st->kind->format_move(st, move, buf, len);
+    else
+        snprintf(buf, len, "%d", move);
+}
+
+int game_parse_move(const game_state *st, const char *text, int *move)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end != text && *end == '\0' && !errno && v >= INT_MIN && v <= INT_MAX) {
+        *move = (int)v;
+        return 0;
+    }
+    return st->kind->parse_move ? st->kind->parse_move(st, text, move) : -1;
+}
+
+char game_seat_mark(const game_state *st, int seat)
+{
+    const char *marks = st->kind->marks;
+    if (!marks || seat < 0 || (size_t)seat >= strlen(marks))
+        return '?';
+    return marks[seat];
+}
+
+const char *game_seat_colour(const game_state *st, int seat)
+{
+    if (!st->kind->colours || seat < 0 || seat >= st->seats)
+        return NULL;
+    return st->kind->colours[seat];
+}

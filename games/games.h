@@ -51,6 +51,15 @@ typedef enum game_layout {
     GAME_LAYOUT_GRID = 1,
 } game_layout;
 
+/* Which picture a view draws for a kind: views choose by this, never by a
+ * kind's name, so a new kind that looks like an old one needs no view code. */
+typedef enum game_drawing {
+    GAME_DRAW_MANCALA = 0,    /* cups in rows, a home at each row's end */
+    GAME_DRAW_DISCS = 1,      /* one square board of discs; columns a.. from the
+                               * left, rows 1.. from the top (reversi) */
+    GAME_DRAW_SLICES = 2,     /* a d-dimensional grid as 2D slices of marks */
+} game_drawing;
+
 /* One option a kind accepts, with its range and default. */
 typedef struct game_option_spec {
     const char *name;         /* "players", "cups", ... */
@@ -136,6 +145,17 @@ struct game_kind {
      * (so judge each value on its own: options are set one at a time) and by
      * game_new; GAME_OK, or GAME_E_OPTION with a sentence naming the option. */
     int (*check_options)(const game_options *opts, char *err, size_t errlen);
+
+    /* --- what views ask about a kind --- */
+    game_drawing drawing;
+    const char *marks;                /* grid kinds: one mark per seat ("XO") */
+    const char *const *colours;       /* optional: each seat's colour name, or NULL */
+    /* Optional: a move as players write it ("d3"); NULL: its number. Called
+     * with a move in 0..n_cells-1 only. */
+    void (*format_move)(const game_state *st, int move, char *buf, size_t len);
+    /* Optional: read a move as players write it (besides a plain number,
+     * which game_parse_move reads for every kind); 0 and *move, or -1. */
+    int (*parse_move)(const game_state *st, const char *text, int *move);
 };
 
 /* --- the registry of kinds --- */
@@ -198,6 +218,24 @@ void game_scores(const game_state *st, int scores[GAME_MAX_SEATS]);
  * every seat equal, or a full tic-tac-toe board with no line — has no winner
  * and returns 0; so does a game still running. */
 int game_winners(const game_state *st, int seats[GAME_MAX_SEATS]);
+
+/* --- naming and drawing, for views --- */
+
+/* A move as players write it: a cup or cell number, "d3" in reversi. */
+void game_format_move(const game_state *st, int move, char *buf, size_t len);
+
+/* A move as a player typed it: a number for every kind, or the kind's own
+ * notation ("d3"; tic-tac-toe "x,y,z"). 0 and *move, or -1 when it is
+ * neither (a number out of range is still a number: game_check says so). */
+int game_parse_move(const game_state *st, const char *text, int *move);
+
+static inline game_drawing game_draw_style(const game_state *st) { return st->kind->drawing; }
+
+/* The mark a grid kind draws for seat ('X', 'O', ...), or '?' when it has none. */
+char game_seat_mark(const game_state *st, int seat);
+
+/* A seat's colour name ("black"), or NULL when the kind has no colours. */
+const char *game_seat_colour(const game_state *st, int seat);
 
 /* Mancala helpers: cell of seat's cup / home. */
 static inline int game_mancala_cup(const game_state *st, int seat, int cup)

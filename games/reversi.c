@@ -37,6 +37,8 @@
 #include "games_internal.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { OPT_SIZE };
@@ -451,6 +453,26 @@ static void reversi_scores(const game_state *st, int *scores)
     }
 }
 
+/* Algebraic notation: the column's letter, the row's number from 1 ("d3"). */
+static void reversi_format_move(const game_state *st, int move, char *buf, size_t len)
+{
+    snprintf(buf, len, "%c%d", 'a' + move % st->size, move / st->size + 1);
+}
+
+static int reversi_parse_move(const game_state *st, const char *text, int *move)
+{
+    char col = (char)(text[0] | 0x20);
+    char *end;
+    long row = strtol(text + 1, &end, 10);
+    if (col < 'a' || col >= 'a' + st->size || end == text + 1 || *end || row < 1 ||
+        row > st->size)
+        return -1;
+    *move = (int)((row - 1) * st->size + (col - 'a'));
+    return 0;
+}
+
+static const char *const reversi_colours[] = {"black", "white"};
+
 const game_kind game_reversi_kind = {
     .name = "reversi",
     .title = "Reversi (Othello)",
@@ -464,4 +486,9 @@ const game_kind game_reversi_kind = {
     .scores = reversi_scores,
     .loaded = reversi_loaded,
     .check_options = reversi_check_options,
+    .drawing = GAME_DRAW_DISCS,
+    .marks = "XO",
+    .colours = reversi_colours,
+    .format_move = reversi_format_move,
+    .parse_move = reversi_parse_move,
 };

@@ -27,6 +27,8 @@
  */
 #include "games_internal.h"
 
+#include <stdlib.h>
+
 #include <pthread.h>
 
 enum { OPT_SIZE, OPT_DIMS, OPT_PLAYERS };
@@ -274,6 +276,33 @@ static void tictactoe_scores(const game_state *st, int *scores)
         scores[s] = st->priv[1] == (uint64_t)(s + 1);
 }
 
+/* Coordinates "x,y[,z[,w]]", one per dimension, x first: cell
+ * x + y*size + z*size^2 + w*size^3. */
+static int tictactoe_parse_move(const game_state *st, const char *text, int *move)
+{
+    int coord[4], k = 0;
+    const char *p = text;
+    while (k < 4) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p || c < 0 || c >= st->size)
+            return -1;
+        coord[k++] = (int)c;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+    if (k != st->dims)
+        return -1;
+    int cell = 0;
+    for (int i = k - 1; i >= 0; i--)
+        cell = cell * st->size + coord[i];
+    *move = cell;
+    return 0;
+}
+
 const game_kind game_tictactoe_kind = {
     .name = "tictactoe",
     .title = "Tic-tac-toe in 2 to 4 dimensions",
@@ -286,4 +315,7 @@ const game_kind game_tictactoe_kind = {
     .legal_moves = tictactoe_legal_moves,
     .scores = tictactoe_scores,
     .loaded = tictactoe_loaded,
+    .drawing = GAME_DRAW_SLICES,
+    .marks = "XO#@",
+    .parse_move = tictactoe_parse_move,
 };

@@ -15,7 +15,7 @@
 #define SUNGKA_GAMES_SEARCH_INTERNAL_H
 
 #include "search.h"
-#include "games_internal.h"
+#include "../games_internal.h"
 
 #define SEARCH_WIN GAME_SEARCH_WIN
 #define SEARCH_INF (SEARCH_WIN + (1 << 26))

@@ -451,7 +451,15 @@ class Soak:
                       "bots still running after their games ended: " +
                       ", ".join(b["name"] for b in self.bots if b["proc"].poll() is None))
                 await asyncio.sleep(0.2)
-            await asyncio.sleep(2.0)        # let the service drop the finished games
+            # The service drops a finished game at its next tick once nobody
+            # is connected: wait until the lobby lists none of ours.
+            while True:
+                reply = await self.unary(control, "/sungka.v1.Register/ListGames", b"")
+                if not wire.fields(reply):
+                    break
+                check(time.monotonic() < deadline + 60,
+                      f"the finished games are still listed: {len(wire.fields(reply))}")
+                await asyncio.sleep(0.1)
             self.rss_end, self.rss_peak = rss_kib(self.board.pid)
             self.board_cpu = cpu_s(self.board.pid)
             sampler.cancel()

@@ -1,7 +1,12 @@
 /*
  * board_internal.h — the board service's own structures, shared by its files:
- * service.c (rpc glue, the loop, timers), room.c (one game: seats, log,
- * subscribers) and wire.c (building protobuf messages).
+ * service.c (the loop, timers), room.c (one game: seats, log, subscribers),
+ * clients.c (limits per address), tokens.c, recovery.c and bots.c.
+ *
+ * Nothing here names gRPC or protobuf: the room reaches the outside through
+ * room_io and packs its events with wire.c's plain-value packers, so it can
+ * be tested without a server (tests/board). board_rpc.h adds what the RPC
+ * side needs.
  *
  * Everything here belongs to the event-loop thread; no locks.
  */
@@ -15,9 +20,7 @@
 
 #include "board.h"
 #include "games.h"
-#include "rpc.h"
 #include "store.h"
-#include "sungka/v1/sungka.pb-c.h"
 
 #define BOARD_NAME_MAX     32        /* characters of a player name */
 #define BOARD_NAME_BYTES   (BOARD_NAME_MAX * 4 + 1)
@@ -66,7 +69,7 @@ typedef struct participant {
     bool departed;             /* went away; the seat is kept until depart_deadline_ms */
     int64_t depart_deadline_ms;
     bool ready;
-    rpc_call *stream;          /* the open Subscribe call, or NULL */
+    void *stream;              /* the open event stream (room_io's), or NULL */
     board_client *stream_from; /* the address it counts against while open */
     board_client *watch_from;  /* an observer: the address whose seat it holds */
     int64_t last_seen_ms;      /* join, subscribe or last ping answer */
@@ -124,9 +127,44 @@ void token_index_remove(token_index *ix, participant *p);
 participant *token_index_find(const token_index *ix, const char *token);
 bool board_tokens_equal(const char *a, const char *b);
 
+/* What a room's functions return: 0, or what kind of refusal it was (the
+ * service maps each to a gRPC status; the sentence is in err). */
+typedef enum room_rc {
+    ROOM_OK = 0,
+    ROOM_E_INVALID = -1,       /* a bad argument: out of range, malformed */
+    ROOM_E_NOT_FOUND = -2,     /* nobody, or nothing, by that name */
+    ROOM_E_TAKEN = -3,         /* the name is taken */
+    ROOM_E_DENIED = -4,        /* not allowed for this participant (observers move) */
+    ROOM_E_LIMIT = -5,         /* a limit: full, too many, too fast */
+    ROOM_E_STATE = -6,         /* not now: not started, over, not your turn */
+    ROOM_E_RANGE = -7,         /* past the end of the log */
+    ROOM_E_STORE = -8,         /* could not be stored, so it did not happen */
+    ROOM_E_GONE = -9,          /* a stream or call that is over (a status, not a refusal) */
+    ROOM_E_REPLACED = -10,     /* a stream replaced by a newer subscription */
+    ROOM_E_CLOSING = -11,      /* the service or the game is closing */
+} room_rc;
+
+/*
+ * How rooms reach the outside. The service wires these to rpc calls; the
+ * room tests record what would have been sent. `stream` and `reply` are the
+ * service's handles (its Subscribe and Move calls), opaque to the room.
+ */
+typedef struct room_io {
+    /* Queue one packed event on a stream: 0; -1 when it is gone; -2 when its
+     * outbox is full (the room then cuts it off with finish). */
+    int (*send)(void *stream, const void *data, size_t len);
+    /* End a stream with a status (ROOM_OK: the normal end). The room has
+     * forgotten it by then: room_stream_ended is not called for it. */
+    void (*finish)(void *stream, room_rc rc, const char *why);
+    /* Answer a Move call once it is stored: the seq of its MoveMade, or a
+     * refusal (ROOM_E_STORE) with a sentence. */
+    void (*move_done)(void *reply, room_rc rc, uint64_t seq, const char *why);
+} room_io;
+
 struct board_service {
     board_config cfg;
-    rpc_server *server;
+    room_io io;                /* service.c: over rpc calls (tests: recorders) */
+    struct rpc_server *server; /* service.c only */
     store *store;              /* statistics, history, recovery; NULL: none */
     token_index tokens;        /* every participant of every game, by token */
     client_table clients;      /* per address: streams, observer seats, rates */
@@ -156,10 +194,9 @@ void board_log(board_service *svc, const char *fmt, ...)
 const char *board_echo(const char *in, char *buf, size_t len);
 
 /* --- clients.c: limits per client address --- */
-/* The host part of call's peer ("ipv4:10.0.0.7"). */
-void board_peer_host(rpc_call *call, char *out, size_t len);
-/* The entry of call's address (made when new); NULL when out of memory. */
-board_client *board_client_of(board_service *svc, rpc_call *call);
+/* The entry of a client's address ("ipv4:10.0.0.7"), made when new; NULL
+ * when out of memory. */
+board_client *board_client_find(board_service *svc, const char *host);
 /* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may c join now (counted
  * against its join rate), as an observer when observe? may it chat (counted)?
  * may it open one more event stream? */
@@ -172,7 +209,8 @@ int board_client_may_stream(board_service *svc, const board_client *c, char *err
 void board_clients_sweep(board_service *svc, int64_t now);
 void board_clients_free(board_service *svc);
 
-/* --- room.c --- */
+/* --- room.c: one game. Functions that can refuse return ROOM_OK or a
+ * room_rc with a sentence in err (errlen bytes). --- */
 room *room_create(board_service *svc, const char *id, const game_kind *kind,
                   const game_options *opts, const char *title, bool autostart);
 void room_free(room *r);
@@ -180,19 +218,23 @@ int room_seats_taken(const room *r);
 participant *room_find_name(const room *r, const char *name);
 /* Take p into r->people (growing it); 0, or -1 when out of memory. */
 int room_add_person(room *r, participant *p);
-/* Add a participant (seat chosen as the first open one) and announce it. */
-participant *room_join(room *r, const char *name, bool observe, board_client *from,
-                       rpc_code *code, char *err, size_t errlen);
-/* Attach a Subscribe call from client `from`: replay from after_seq (0: a
- * snapshot) then live. */
-int room_subscribe(room *r, participant *p, rpc_call *call, board_client *from,
-                   uint64_t after_seq, rpc_code *code, char *err, size_t errlen);
-/* Play a move. 0: it is played and waits for room_commit_moves, which sends
- * its events and answers `call` (with its event's seq, or UNAVAILABLE if it
- * could not be stored and was undone); -1: refused, with code and err, and
- * the caller answers `call`. */
-int room_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
-              char *err, size_t errlen);
+/* Add a participant (seat chosen as the first open one) on behalf of client
+ * `from`, and announce a player (observers are counted, not announced). */
+room_rc room_join(room *r, const char *name, bool observe, board_client *from,
+                  participant **out, char *err, size_t errlen);
+/* Attach event stream `stream` (room_io's handle) from client `from`:
+ * replay from after_seq (0: a snapshot first) then live. */
+room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
+                       uint64_t after_seq, char *err, size_t errlen);
+/* The service saw p's stream end (client gone, or shutdown). */
+void room_stream_ended(participant *p, void *stream);
+/* Play a move. ROOM_OK: it is played and waits for room_commit_moves,
+ * which sends its events and answers `reply` through io.move_done (with its
+ * event's seq, or ROOM_E_STORE if it could not be stored and was undone).
+ * Otherwise refused, and the caller answers `reply` itself. */
+room_rc room_move(room *r, participant *p, int move, void *reply, char *err, size_t errlen);
+/* The client of a pending move's `reply` went away: nobody to answer. */
+void room_move_abandoned(board_service *svc, void *reply);
 /* Commit the moves played since the last call in one transaction, then send
  * their events and answer their calls. It is the rpc server's turn hook
  * (service.c, end_turn): it runs at the end of every loop turn and before
@@ -200,13 +242,16 @@ int room_move(room *r, participant *p, int move, rpc_call *call, rpc_code *code,
  * sees a move that is not stored. */
 void room_commit_moves(board_service *svc);
 /* To everyone, or privately to the participant named `to` (non-empty). */
-int room_chat(room *r, participant *p, board_client *from, const char *text, const char *to,
-              rpc_code *code, char *err, size_t errlen);
-int room_ready(room *r, participant *p, bool ready, rpc_code *code, char *err, size_t errlen);
+room_rc room_chat(room *r, participant *p, board_client *from, const char *text,
+                  const char *to, char *err, size_t errlen);
+room_rc room_ready(room *r, participant *p, bool ready, char *err, size_t errlen);
 /* Observer takes seat `seat` (-1: the first open one) / player stands up;
  * before the game starts only. */
-int room_sit(room *r, participant *p, int seat, rpc_code *code, char *err, size_t errlen);
-int room_stand(room *r, participant *p, rpc_code *code, char *err, size_t errlen);
+room_rc room_sit(room *r, participant *p, int seat, char *err, size_t errlen);
+room_rc room_stand(room *r, participant *p, char *err, size_t errlen);
+/* A ping answer: p is alive; nonce times its round trip when it is the one
+ * outstanding. */
+void room_pong(participant *p, uint64_t nonce);
 /* An open seat and not started: a player may join. */
 bool room_has_open_seat(const room *r);
 /* Mark departed (stream closed or pings missed): a seated player keeps the
@@ -223,12 +268,6 @@ void room_close_streams(room *r);
 /* A recovered room tells its log that the service came back. */
 void room_announce_restart(room *r);
 
-/* --- history.c: Register calls that read the store (rpc_method_handler) --- */
-void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void *svc);
-void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *svc);
-void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void *svc);
-void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *svc);
-
 /* --- recovery.c: rebuild the unfinished games from the store at start --- */
 int board_recover(board_service *svc, char *err, size_t errlen);
 
@@ -237,17 +276,45 @@ int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, s
 void board_bots_reap(board_service *svc);
 void board_bots_stop(board_service *svc);
 
-/* --- wire.c: protobuf builders; every returned message is freed with wire_free --- */
-void wire_summary(const room *r, Sungka__V1__GameSummary *out);
-void wire_summary_clear(Sungka__V1__GameSummary *s);
-/* A board message with room for its arrays, so building one allocates
- * nothing (it lives on the caller's stack; use .msg). */
-typedef struct wire_board_msg {
-    Sungka__V1__BoardState msg;
-    int32_t cells[GAME_MAX_CELLS];
-    int32_t scores[GAME_MAX_SEATS];
-} wire_board_msg;
-void wire_board(const game_state *st, int rotate_to, wire_board_msg *out);
-void wire_participant(const participant *p, Sungka__V1__Participant *out);
+/* --- wire.c: the room's events as plain values, packed for the log and the
+ * streams (the room never sees protobuf) --- */
+typedef enum room_event_kind {
+    ROOM_EV_JOINED,            /* who */
+    ROOM_EV_LEFT,              /* who */
+    ROOM_EV_DEPARTED,          /* who, text (why), grace_s (0: gone) */
+    ROOM_EV_RETURNED,          /* who */
+    ROOM_EV_READY,             /* who (who->ready is the new state) */
+    ROOM_EV_SEAT,              /* who (who->seat is the new one, -1: stood up), from_seat */
+    ROOM_EV_STARTED,           /* state */
+    ROOM_EV_MOVED,             /* seat, move, result, state (after) */
+    ROOM_EV_CHAT,              /* who (the sender), to (private: the addressee), text */
+    ROOM_EV_OVER,              /* state, text (reason), abandoned, winners */
+    ROOM_EV_NOTICE,            /* text */
+} room_event_kind;
+
+typedef struct room_event {
+    room_event_kind kind;
+    uint64_t seq;
+    int64_t time_ms;
+    const participant *who;
+    const participant *to;
+    const char *text;
+    int grace_s;
+    int from_seat;
+    const game_state *state;
+    int seat, move;
+    const game_result *result;
+    bool abandoned;
+    int n_winners;
+    const int *winners;
+} room_event;
+
+/* Each returns the packed bytes (malloc'ed; the caller frees) and their
+ * length in *len, or NULL when out of memory. */
+uint8_t *wire_pack_event(const room_event *ev, size_t *len);
+/* The whole state as p is to see it first on a fresh subscription. */
+uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len);
+/* One ping for everyone in r: nonce, the listed people, how many watch. */
+uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len);
 
 #endif /* SUNGKA_BOARD_INTERNAL_H */

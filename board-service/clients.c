@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "board_internal.h"
+#include "board_rpc.h"
 
 #define JOIN_WINDOW_MS 1000
 
@@ -56,9 +56,14 @@ static int grow(client_table *t)
 
 board_client *board_client_of(board_service *svc, rpc_call *call)
 {
-    client_table *t = &svc->clients;
     char host[BOARD_HOST_BYTES];
     board_peer_host(call, host, sizeof host);
+    return board_client_find(svc, host);
+}
+
+board_client *board_client_find(board_service *svc, const char *host)
+{
+    client_table *t = &svc->clients;
     if (t->cap) {
         for (board_client *c = t->buckets[hash_host(host) & (t->cap - 1)]; c; c = c->next)
             if (strcmp(c->host, host) == 0)

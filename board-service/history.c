@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "board_internal.h"
+#include "board_rpc.h"
 
 /* A caller's string that the store would refuse: the caller's mistake, so
  * INVALID_ARGUMENT with a sentence, not an INTERNAL fault of the service. */

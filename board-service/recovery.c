@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "board_internal.h"
+#include "board_rpc.h"
 #include "text.h"
 
 typedef struct recovering {

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "board_internal.h"
+#include "board_rpc.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "text.h"
 
@@ -153,6 +153,67 @@ static int clean_name(const char *in, char *out, size_t outlen, char *err, size_
     }
     return 0;
 }
+
+/* ------------------------------------------------- the rooms' way out: rpc */
+
+/* The gRPC status of a room's refusal (or of a stream's end). */
+static rpc_code rpc_code_of(room_rc rc)
+{
+    switch (rc) {
+    case ROOM_OK: return RPC_OK;
+    case ROOM_E_INVALID: return RPC_INVALID_ARGUMENT;
+    case ROOM_E_NOT_FOUND: return RPC_NOT_FOUND;
+    case ROOM_E_TAKEN: return RPC_ALREADY_EXISTS;
+    case ROOM_E_DENIED: return RPC_PERMISSION_DENIED;
+    case ROOM_E_LIMIT: return RPC_RESOURCE_EXHAUSTED;
+    case ROOM_E_STATE: return RPC_FAILED_PRECONDITION;
+    case ROOM_E_RANGE: return RPC_OUT_OF_RANGE;
+    case ROOM_E_STORE: return RPC_UNAVAILABLE;
+    case ROOM_E_GONE: return RPC_UNAVAILABLE;
+    case ROOM_E_REPLACED: return RPC_ABORTED;
+    case ROOM_E_CLOSING: return RPC_UNAVAILABLE;
+    }
+    return RPC_INTERNAL;
+}
+
+/* A Subscribe call ended (client gone, or shutdown): tell its room. */
+static void stream_done(rpc_call *call, bool client_gone, void *user)
+{
+    (void)client_gone;
+    room_stream_ended(user, call);
+}
+
+/* A pending Move's client went away before its commit. */
+static void move_gone(rpc_call *call, bool client_gone, void *svc)
+{
+    (void)client_gone;
+    room_move_abandoned(svc, call);
+}
+
+static int io_send(void *stream, const void *data, size_t len)
+{
+    return rpc_call_send_packed(stream, data, len);
+}
+
+static void io_finish(void *stream, room_rc rc, const char *why)
+{
+    rpc_call_on_done(stream, NULL, NULL);     /* the room has let it go */
+    rpc_call_finish(stream, rpc_code_of(rc), why);
+}
+
+static void io_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
+{
+    rpc_call_on_done(reply, NULL, NULL);
+    if (rc != ROOM_OK) {
+        rpc_call_finish(reply, rpc_code_of(rc), why);
+        return;
+    }
+    Sungka__V1__MoveReply answer = SUNGKA__V1__MOVE_REPLY__INIT;
+    answer.seq = seq;
+    rpc_call_reply(reply, &answer.base);
+}
+
+static const room_io rpc_io = {io_send, io_finish, io_move_done};
 
 /* ---------------------------------------------------------------- Register */
 
@@ -401,9 +462,10 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         rpc_call_finish(call, RPC_NOT_FOUND, err);
         return;
     }
-    participant *p = room_join(r, name, req->observe, from, &code, err, sizeof err);
-    if (!p) {
-        rpc_call_finish(call, code, err);
+    participant *p;
+    room_rc rc = room_join(r, name, req->observe, from, &p, err, sizeof err);
+    if (rc != ROOM_OK) {
+        rpc_call_finish(call, rpc_code_of(rc), err);
         return;
     }
     Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
@@ -454,10 +516,10 @@ static board_client *client_of(board_service *svc, rpc_call *call)
 }
 
 /* Answer a room function's result: an empty Ack, or its refusal. */
-static void answer(rpc_call *call, int rc, rpc_code code, const char *err)
+static void answer(rpc_call *call, room_rc rc, const char *err)
 {
-    if (rc != 0) {
-        rpc_call_finish(call, code, err);
+    if (rc != ROOM_OK) {
+        rpc_call_finish(call, rpc_code_of(rc), err);
         return;
     }
     Sungka__V1__Ack ack = SUNGKA__V1__ACK__INIT;
@@ -470,10 +532,16 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc
     participant *p = caller(svc, call);
     board_client *from = p ? client_of(svc, call) : NULL;
     char err[256];
-    rpc_code code;
-    if (from && room_subscribe(p->room, p, call, from, req->after_seq, &code, err,
-                               sizeof err) != 0)
-        rpc_call_finish(call, code, err);
+    if (!from)
+        return;
+    /* Watch its end first: the room may cut it off (io_finish) before it
+     * returns, which unhooks this again. */
+    rpc_call_on_done(call, stream_done, p);
+    room_rc rc = room_subscribe(p->room, p, call, from, req->after_seq, err, sizeof err);
+    if (rc != ROOM_OK) {
+        rpc_call_on_done(call, NULL, NULL);
+        rpc_call_finish(call, rpc_code_of(rc), err);
+    }
 }
 
 static void get_board(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -496,9 +564,14 @@ static void move(rpc_call *call, const ProtobufCMessage *request, void *svc)
     const Sungka__V1__MoveRequest *req = (const void *)request;
     participant *p = caller(svc, call);
     char err[256];
-    rpc_code code;
-    if (p && room_move(p->room, p, req->move, call, &code, err, sizeof err) != 0)
-        rpc_call_finish(call, code, err);
+    if (!p)
+        return;
+    rpc_call_on_done(call, move_gone, svc);     /* io_move_done unhooks it */
+    room_rc rc = room_move(p->room, p, req->move, call, err, sizeof err);
+    if (rc != ROOM_OK) {
+        rpc_call_on_done(call, NULL, NULL);
+        rpc_call_finish(call, rpc_code_of(rc), err);
+    }
 }
 
 static void chat(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -507,11 +580,10 @@ static void chat(rpc_call *call, const ProtobufCMessage *request, void *svc)
     participant *p = caller(svc, call);
     board_client *from = p ? client_of(svc, call) : NULL;
     char err[256];
-    rpc_code code = RPC_OK;
     if (!from)
         return;
-    int rc = room_chat(p->room, p, from, req->text, req->to, &code, err, sizeof err);
-    answer(call, rc, code, err);
+    room_rc rc = room_chat(p->room, p, from, req->text, req->to, err, sizeof err);
+    answer(call, rc, err);
 }
 
 static void ready(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -519,11 +591,10 @@ static void ready(rpc_call *call, const ProtobufCMessage *request, void *svc)
     const Sungka__V1__ReadyRequest *req = (const void *)request;
     participant *p = caller(svc, call);
     char err[256];
-    rpc_code code = RPC_OK;
     if (!p)
         return;
-    int rc = room_ready(p->room, p, req->ready, &code, err, sizeof err);
-    answer(call, rc, code, err);
+    room_rc rc = room_ready(p->room, p, req->ready, err, sizeof err);
+    answer(call, rc, err);
 }
 
 static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -531,11 +602,10 @@ static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
     const Sungka__V1__SitRequest *req = (const void *)request;
     participant *p = caller(svc, call);
     char err[256];
-    rpc_code code = RPC_OK;
     if (!p)
         return;
-    int rc = room_sit(p->room, p, req->seat, &code, err, sizeof err);
-    answer(call, rc, code, err);
+    room_rc rc = room_sit(p->room, p, req->seat, err, sizeof err);
+    answer(call, rc, err);
 }
 
 static void stand(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -543,11 +613,10 @@ static void stand(rpc_call *call, const ProtobufCMessage *request, void *svc)
     (void)request;
     participant *p = caller(svc, call);
     char err[256];
-    rpc_code code = RPC_OK;
     if (!p)
         return;
-    int rc = room_stand(p->room, p, &code, err, sizeof err);
-    answer(call, rc, code, err);
+    room_rc rc = room_stand(p->room, p, err, sizeof err);
+    answer(call, rc, err);
 }
 
 /* Batched: a ping answer touches no game state worth a commit. */
@@ -557,13 +626,8 @@ static void ping(rpc_call *call, const ProtobufCMessage *request, void *svc)
     participant *p = caller(svc, call);
     if (!p)
         return;
-    int64_t now = board_now_ms();
-    p->last_seen_ms = now;
-    if (req->nonce != 0 && req->nonce == p->ping_nonce) {
-        p->rtt_ms = (int)(now - p->ping_sent_ms);
-        p->ping_nonce = 0;
-    }
-    answer(call, 0, RPC_OK, NULL);
+    room_pong(p, req->nonce);
+    answer(call, ROOM_OK, NULL);
 }
 
 static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -572,7 +636,7 @@ static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
     participant *p = caller(svc, call);
     if (!p)
         return;
-    answer(call, 0, RPC_OK, NULL);      /* answer first: leaving frees the participant */
+    answer(call, ROOM_OK, NULL);      /* answer first: leaving frees the participant */
     room_leave(p->room, p);
 }
 
@@ -629,6 +693,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         return -1;
     }
     svc->cfg = *cfg_in;
+    svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
     if (token_index_init(&svc->tokens) != 0) {
         snprintf(err, errlen, "out of memory");

@@ -3,12 +3,14 @@
  * structures. Builders fill a caller's message in place and allocate only the
  * repeated parts; the matching *_clear frees those. Strings point into the
  * service's structures (never freed here), so a built message must be packed
- * or sent before the structures change.
+ * or sent before the structures change. The room's events arrive here as
+ * plain room_event values and leave as the packed bytes of its log: this is
+ * the one file that turns the room into protobuf.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "board_internal.h"
+#include "board_rpc.h"
 
 static const Sungka__V1__GameStatus status_to_wire[] = {
     [ROOM_WAITING] = SUNGKA__V1__GAME_STATUS__GAME_STATUS_WAITING,
@@ -108,4 +110,218 @@ void wire_participant(const participant *p, Sungka__V1__Participant *out)
     out->departed = p->departed;
     out->rtt_ms = p->rtt_ms;
     out->ready = p->ready;
+}
+
+/* ------------------------------------------------------ the room's events */
+
+/* Who a snapshot or a ping names: every seated player, then the first
+ * observers, BOARD_LISTED_PEOPLE at most, so neither grows with a crowd (the
+ * game's summary counts the observers). Returns how many, filled into
+ * who/whop. */
+static int list_people(const room *r, Sungka__V1__Participant *who,
+                       Sungka__V1__Participant **whop)
+{
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < r->n_people && n < BOARD_LISTED_PEOPLE; i++) {
+            const participant *p = r->people[i];
+            if ((pass == 0) != (p->seat >= 0))
+                continue;
+            wire_participant(p, &who[n]);
+            whop[n] = &who[n];
+            n++;
+        }
+    }
+    return n;
+}
+
+static uint8_t *pack(const Sungka__V1__Event *ev, size_t *len)
+{
+    *len = protobuf_c_message_get_packed_size(&ev->base);
+    uint8_t *data = malloc(*len ? *len : 1);
+    if (data)
+        protobuf_c_message_pack(&ev->base, data);
+    return data;
+}
+
+/* Built on the stack: packing a move allocates nothing but its bytes. */
+static uint8_t *pack_move(Sungka__V1__Event *ev, const room_event *re, size_t *len)
+{
+    const game_result *res = re->result;
+    Sungka__V1__MoveMade made = SUNGKA__V1__MOVE_MADE__INIT;
+    wire_board_msg board;
+    Sungka__V1__Step steps[GAME_MAX_STEPS];
+    Sungka__V1__Step *stepp[GAME_MAX_STEPS];
+    int32_t passed[GAME_MAX_SEATS];
+    made.seat = re->seat;
+    made.move = re->move;
+    for (int i = 0; i < res->n_steps; i++) {
+        sungka__v1__step__init(&steps[i]);
+        steps[i].cell = res->steps[i].cell;
+        steps[i].value = res->steps[i].value;
+        stepp[i] = &steps[i];
+    }
+    made.n_steps = (size_t)res->n_steps;
+    made.steps = stepp;
+    made.steps_truncated = res->truncated;
+    wire_board(re->state, -1, &board);
+    made.board = &board.msg;
+    made.extra_turn = res->extra_turn;
+    for (int i = 0; i < res->n_passed; i++)
+        passed[i] = res->passed[i];
+    made.n_passed = (size_t)res->n_passed;
+    made.passed = passed;
+    made.captured = res->captured;
+    /* The turn rides in the move (no TurnChanged): one event per move. */
+    Sungka__V1__TurnChanged turn = SUNGKA__V1__TURN_CHANGED__INIT;
+    turn.seat = game_to_move(re->state);
+    if (!game_is_over(re->state))
+        made.turn = &turn;
+    ev->body_case = SUNGKA__V1__EVENT__BODY_MOVE_MADE;
+    ev->move_made = &made;
+    return pack(ev, len);
+}
+
+static uint8_t *pack_over(Sungka__V1__Event *ev, const room_event *re, size_t *len)
+{
+    int seats = game_seats(re->state);
+    int scores[GAME_MAX_SEATS];
+    int32_t winners32[GAME_MAX_SEATS], scores32[GAME_MAX_SEATS];
+    game_scores(re->state, scores);
+    for (int i = 0; i < re->n_winners; i++)
+        winners32[i] = re->winners[i];
+    for (int i = 0; i < seats; i++)
+        scores32[i] = scores[i];
+    Sungka__V1__GameOver over = SUNGKA__V1__GAME_OVER__INIT;
+    over.n_winners = (size_t)re->n_winners;
+    over.winners = winners32;
+    over.n_scores = (size_t)seats;
+    over.scores = scores32;
+    over.reason = (char *)re->text;
+    over.abandoned = re->abandoned;
+    ev->body_case = SUNGKA__V1__EVENT__BODY_GAME_OVER;
+    ev->game_over = &over;
+    return pack(ev, len);
+}
+
+uint8_t *wire_pack_event(const room_event *re, size_t *len)
+{
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.seq = re->seq;
+    ev.time_ms = re->time_ms;
+    Sungka__V1__Participant who;
+    if (re->who)
+        wire_participant(re->who, &who);
+    /* Each body holds `who` first, so one of each suffices. */
+    Sungka__V1__PlayerJoined joined = SUNGKA__V1__PLAYER_JOINED__INIT;
+    Sungka__V1__PlayerLeft left = SUNGKA__V1__PLAYER_LEFT__INIT;
+    Sungka__V1__PlayerReturned returned = SUNGKA__V1__PLAYER_RETURNED__INIT;
+    Sungka__V1__ReadyChanged ready = SUNGKA__V1__READY_CHANGED__INIT;
+    Sungka__V1__PlayerDeparted departed = SUNGKA__V1__PLAYER_DEPARTED__INIT;
+    Sungka__V1__SeatChanged seat = SUNGKA__V1__SEAT_CHANGED__INIT;
+    Sungka__V1__GameStarted started = SUNGKA__V1__GAME_STARTED__INIT;
+    Sungka__V1__ChatMessage chat = SUNGKA__V1__CHAT_MESSAGE__INIT;
+    Sungka__V1__Notice notice = SUNGKA__V1__NOTICE__INIT;
+    wire_board_msg board;
+    switch (re->kind) {
+    case ROOM_EV_JOINED:
+        joined.who = &who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_JOINED;
+        ev.player_joined = &joined;
+        break;
+    case ROOM_EV_LEFT:
+        left.who = &who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_LEFT;
+        ev.player_left = &left;
+        break;
+    case ROOM_EV_RETURNED:
+        returned.who = &who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED;
+        ev.player_returned = &returned;
+        break;
+    case ROOM_EV_READY:
+        ready.who = &who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_READY_CHANGED;
+        ev.ready_changed = &ready;
+        break;
+    case ROOM_EV_DEPARTED:
+        departed.who = &who;
+        departed.reason = (char *)re->text;
+        departed.grace_s = re->grace_s;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED;
+        ev.player_departed = &departed;
+        break;
+    case ROOM_EV_SEAT:
+        seat.who = &who;
+        seat.from_seat = re->from_seat;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_SEAT_CHANGED;
+        ev.seat_changed = &seat;
+        break;
+    case ROOM_EV_STARTED:
+        wire_board(re->state, -1, &board);
+        started.first = game_to_move(re->state);
+        started.board = &board.msg;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_GAME_STARTED;
+        ev.game_started = &started;
+        break;
+    case ROOM_EV_MOVED:
+        return pack_move(&ev, re, len);
+    case ROOM_EV_OVER:
+        return pack_over(&ev, re, len);
+    case ROOM_EV_CHAT:
+        chat.from = (char *)re->who->name;
+        chat.seat = re->who->seat;
+        chat.text = (char *)re->text;
+        chat.to = re->to ? (char *)re->to->name : (char *)"";
+        ev.body_case = SUNGKA__V1__EVENT__BODY_CHAT;
+        ev.chat = &chat;
+        break;
+    case ROOM_EV_NOTICE:
+        notice.text = (char *)re->text;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_NOTICE;
+        ev.notice = &notice;
+        break;
+    }
+    return pack(&ev, len);
+}
+
+uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len)
+{
+    Sungka__V1__Snapshot snap = SUNGKA__V1__SNAPSHOT__INIT;
+    Sungka__V1__GameSummary summary;
+    wire_board_msg board;
+    Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
+    Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
+    wire_summary(r, &summary);
+    wire_board(&r->state, -1, &board);
+    snap.game = &summary;
+    snap.board = &board.msg;
+    snap.your_seat = p->seat;
+    snap.n_participants = (size_t)list_people(r, who, whop);
+    snap.participants = whop;
+    snap.last_seq = r->log_len;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_SNAPSHOT;
+    ev.snapshot = &snap;
+    ev.time_ms = board_wall_ms();
+    uint8_t *data = pack(&ev, len);
+    wire_summary_clear(&summary);
+    return data;
+}
+
+uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len)
+{
+    Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
+    Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
+    Sungka__V1__PingRequest ping = SUNGKA__V1__PING_REQUEST__INIT;
+    ping.nonce = nonce;
+    ping.n_participants = (size_t)list_people(r, who, whop);
+    ping.participants = whop;
+    for (int i = 0; i < r->n_people; i++)
+        ping.observers += r->people[i]->seat < 0;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.body_case = SUNGKA__V1__EVENT__BODY_PING;
+    ev.ping = &ping;
+    ev.time_ms = board_wall_ms();
+    return pack(&ev, len);
 }

@@ -1,0 +1,493 @@
+/*
+ * test_room.c — the heart of the board service without a server: a room
+ * driven directly, with recorders standing in for its streams and its Move
+ * calls (room_io). Joins and seats, ready and the start, moves and their
+ * one commit, departures and the grace, chat limits, slow subscribers, and
+ * recovery from the store. No sockets, no threads.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "board_internal.h"
+#include "sungka/v1/sungka.pb-c.h"
+
+/* ------------------------------------------------------------ recorders */
+
+#define MAX_SEEN 256
+
+/* One subscriber's stream: what it was sent, in order, and how it ended. */
+typedef struct fake_stream {
+    int n;
+    Sungka__V1__Event *seen[MAX_SEEN];
+    int order[MAX_SEEN];       /* when, across every stream */
+    bool full;                 /* answer sends with "outbox full" */
+    bool finished;
+    room_rc end_rc;
+    char why[256];
+} fake_stream;
+
+typedef struct fake_reply {
+    bool done;
+    room_rc rc;
+    uint64_t seq;
+} fake_reply;
+
+static int clock_sends;
+
+static int rec_send(void *stream, const void *data, size_t len)
+{
+    fake_stream *s = stream;
+    assert_false(s->finished);
+    if (s->full)
+        return -2;
+    assert_true(s->n < MAX_SEEN);
+    s->seen[s->n] = (Sungka__V1__Event *)protobuf_c_message_unpack(
+        &sungka__v1__event__descriptor, NULL, len, data);
+    assert_non_null(s->seen[s->n]);
+    s->order[s->n++] = ++clock_sends;
+    return 0;
+}
+
+static void rec_finish(void *stream, room_rc rc, const char *why)
+{
+    fake_stream *s = stream;
+    assert_false(s->finished);
+    s->finished = true;
+    s->end_rc = rc;
+    snprintf(s->why, sizeof s->why, "%s", why);
+}
+
+static void rec_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
+{
+    (void)why;
+    fake_reply *r = reply;
+    assert_false(r->done);
+    r->done = true;
+    r->rc = rc;
+    r->seq = seq;
+}
+
+static void stream_clear(fake_stream *s)
+{
+    for (int i = 0; i < s->n; i++)
+        protobuf_c_message_free_unpacked(&s->seen[i]->base, NULL);
+    memset(s, 0, sizeof *s);
+}
+
+/* The body of the k-th event the stream got (negative k: from the end). */
+static Sungka__V1__Event__BodyCase kind_at(const fake_stream *s, int k)
+{
+    if (k < 0)
+        k += s->n;
+    assert_true(k >= 0 && k < s->n);
+    return s->seen[k]->body_case;
+}
+
+/* The last logged event the stream got (pings are outside the log). */
+static const Sungka__V1__Event *last_logged(const fake_stream *s)
+{
+    for (int i = s->n - 1; i >= 0; i--)
+        if (s->seen[i]->seq != 0)
+            return s->seen[i];
+    fail_msg("no logged event");
+    return NULL;
+}
+
+/* How many events of a kind the stream got. */
+static int count(const fake_stream *s, Sungka__V1__Event__BodyCase kind)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        n += s->seen[i]->body_case == kind;
+    return n;
+}
+
+/* ------------------------------------------------------------- fixtures */
+
+typedef struct world {
+    board_service *svc;
+    room *r;
+    board_client *here;         /* every client of these tests shares one address */
+} world;
+
+static board_service *service_new(store *db)
+{
+    board_service *svc = calloc(1, sizeof *svc);
+    assert_non_null(svc);
+    board_config_defaults(&svc->cfg);
+    svc->cfg.log = fopen("/dev/null", "w");
+    svc->io = (room_io){rec_send, rec_finish, rec_move_done};
+    svc->store = db;
+    assert_int_equal(token_index_init(&svc->tokens), 0);
+    return svc;
+}
+
+static void service_free(board_service *svc)
+{
+    for (int i = 0; i < svc->n_rooms; i++)
+        room_free(svc->rooms[i]);
+    free(svc->rooms);
+    free(svc->pending);
+    board_clients_free(svc);
+    token_index_free(&svc->tokens);
+    fclose(svc->cfg.log);
+    free(svc);
+}
+
+/* A kalah room (6 cups, 4 stones) in the service's registry. */
+static room *add_room(board_service *svc, const char *id)
+{
+    const game_kind *kalah = game_kind_find("kalah");
+    game_options opts;
+    game_options_default(kalah, &opts);
+    room *r = room_create(svc, id, kalah, &opts, "a test", false);
+    assert_non_null(r);
+    svc->rooms = realloc(svc->rooms, (size_t)(svc->n_rooms + 1) * sizeof *svc->rooms);
+    svc->rooms[svc->n_rooms++] = r;
+    return r;
+}
+
+static int setup(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    w->svc = service_new(NULL);
+    w->r = add_room(w->svc, "1");
+    w->here = board_client_find(w->svc, "ipv4:192.0.2.7");
+    *state = w;
+    clock_sends = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    world *w = *state;
+    service_free(w->svc);
+    free(w);
+    return 0;
+}
+
+/* End every stream of the test's rooms while the recorders still exist. */
+static void close_all(board_service *svc)
+{
+    for (int i = 0; i < svc->n_rooms; i++)
+        room_close_streams(svc->rooms[i]);
+}
+
+static participant *join(world *w, const char *name, bool observe)
+{
+    participant *p = NULL;
+    char err[256];
+    room_rc rc = room_join(w->r, name, observe, w->here, &p, err, sizeof err);
+    if (rc != ROOM_OK)
+        fail_msg("joining %s: %d %s", name, rc, err);
+    return p;
+}
+
+static void subscribe(world *w, participant *p, fake_stream *s, uint64_t after)
+{
+    char err[256];
+    room_rc rc = room_subscribe(w->r, p, s, w->here, after, err, sizeof err);
+    if (rc != ROOM_OK)
+        fail_msg("subscribing %s: %d %s", p->name, rc, err);
+}
+
+/* alice (seat 0) and bob (seat 1) seated, subscribed and ready: started. */
+static void start_two(world *w, participant **a, participant **b, fake_stream *sa,
+                      fake_stream *sb)
+{
+    char err[256];
+    *a = join(w, "alice", false);
+    *b = join(w, "bob", false);
+    subscribe(w, *a, sa, 0);
+    subscribe(w, *b, sb, 0);
+    assert_int_equal(room_ready(w->r, *a, true, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_ready(w->r, *b, true, err, sizeof err), ROOM_OK);
+    assert_int_equal(w->r->status, ROOM_RUNNING);
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void joins_and_seats(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *p = NULL;
+    participant *alice = join(w, "alice", false);
+    participant *bob = join(w, "bob", false);
+    assert_int_equal(alice->seat, 0);
+    assert_int_equal(bob->seat, 1);
+    assert_int_equal(room_join(w->r, "carol", false, w->here, &p, err, sizeof err),
+                     ROOM_E_LIMIT);
+    assert_string_equal(err, "game 1 is full");
+    assert_int_equal(room_join(w->r, "alice", true, w->here, &p, err, sizeof err),
+                     ROOM_E_TAKEN);
+    assert_null(p);
+
+    fake_stream sa = {0};
+    subscribe(w, alice, &sa, 0);
+    assert_int_equal(sa.n, 1);
+    assert_int_equal(kind_at(&sa, 0), SUNGKA__V1__EVENT__BODY_SNAPSHOT);
+    assert_int_equal(sa.seen[0]->snapshot->last_seq, 2);     /* two players joined */
+
+    /* Observers are counted, not announced. */
+    participant *carol = join(w, "carol", true);
+    assert_int_equal(carol->seat, -1);
+    assert_int_equal(w->here->observers, 1);
+    assert_int_equal(sa.n, 1);
+    assert_int_equal(w->r->log_len, 2);
+
+    /* Sitting and standing are players' changes: they are events. */
+    assert_int_equal(room_stand(w->r, bob, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_sit(w->r, carol, 1, err, sizeof err), ROOM_OK);
+    assert_int_equal(w->here->observers, 0);        /* carol's watching seat is given back */
+    assert_int_equal(count(&sa, SUNGKA__V1__EVENT__BODY_SEAT_CHANGED), 2);
+    assert_int_equal(room_ready(w->r, bob, true, err, sizeof err), ROOM_E_DENIED);
+    close_all(w->svc);
+    stream_clear(&sa);
+}
+
+static void a_move_waits_for_its_commit(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, &alice, &bob, &sa, &sb);
+    assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_GAME_STARTED);
+
+    fake_reply out_of_turn = {0}, off_board = {0}, good = {0};
+    assert_int_equal(room_move(w->r, bob, 2, &out_of_turn, err, sizeof err), ROOM_E_STATE);
+    assert_string_equal(err, "it is alice's turn");
+    assert_int_equal(room_move(w->r, alice, 9, &off_board, err, sizeof err), ROOM_E_INVALID);
+
+    int before_a = sa.n, before_b = sb.n;
+    assert_int_equal(room_move(w->r, alice, 2, &good, err, sizeof err), ROOM_OK);
+    /* Played, but nobody hears of it, nor is it answered, before the commit. */
+    assert_int_equal(sa.n, before_a);
+    assert_int_equal(sb.n, before_b);
+    assert_false(good.done);
+    room_commit_moves(w->svc);
+    assert_true(good.done);
+    assert_int_equal(good.rc, ROOM_OK);
+    assert_int_equal(sa.n, before_a + 1);
+    assert_int_equal(sb.n, before_b + 1);
+    Sungka__V1__Event *moved = sa.seen[sa.n - 1];
+    assert_int_equal(moved->body_case, SUNGKA__V1__EVENT__BODY_MOVE_MADE);
+    assert_int_equal(good.seq, moved->seq);
+    assert_int_equal(moved->move_made->move, 2);
+    assert_non_null(moved->move_made->turn);      /* the turn rides in the move */
+    /* The mover hears first. */
+    assert_true(sa.order[sa.n - 1] < sb.order[sb.n - 1]);
+    /* The abandoned-call path: a mover that left before the commit. */
+    fake_reply gone = {0};
+    int to_move = game_to_move(&w->r->state);
+    participant *mover = to_move == 0 ? alice : bob;
+    int legal[GAME_MAX_MOVES];
+    assert_true(game_legal_moves(&w->r->state, legal, GAME_MAX_MOVES) > 0);
+    assert_int_equal(room_move(w->r, mover, legal[0], &gone, err, sizeof err), ROOM_OK);
+    room_move_abandoned(w->svc, &gone);
+    room_commit_moves(w->svc);
+    assert_false(gone.done);
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+}
+
+static void departure_grace_and_return(void **state)
+{
+    world *w = *state;
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0}, sa2 = {0};
+    start_two(w, &alice, &bob, &sa, &sb);
+
+    room_stream_ended(alice, &sa);            /* her connection closed */
+    assert_true(alice->departed);
+    assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED);
+    assert_string_equal(sb.seen[sb.n - 1]->player_departed->reason, "the connection closed");
+    assert_int_equal(sb.seen[sb.n - 1]->player_departed->grace_s, 60);
+
+    /* Back within the grace, resuming after the last event she saw. */
+    uint64_t last = sa.seen[sa.n - 1]->seq;
+    subscribe(w, alice, &sa2, last);
+    assert_false(alice->departed);
+    assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED);
+    assert_int_equal(sa2.seen[0]->seq, last + 1);   /* the departure she missed */
+
+    /* Gone again, and past the grace: the game ends with no winner (bob,
+     * whose pings the clock jump skips, is not to miss them). */
+    w->svc->cfg.ping_timeout_ms = 10 * w->svc->cfg.grace_ms;
+    room_stream_ended(alice, &sa2);
+    room_tick(w->r, board_now_ms() + w->svc->cfg.grace_ms + 1);
+    assert_int_equal(w->r->status, ROOM_ABANDONED);
+    const Sungka__V1__Event *over = last_logged(&sb);
+    assert_int_equal(over->body_case, SUNGKA__V1__EVENT__BODY_GAME_OVER);
+    assert_true(over->game_over->abandoned);
+    assert_non_null(strstr(over->game_over->reason, "did not come back"));
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sa2);
+    stream_clear(&sb);
+}
+
+static void leaving_ends_a_running_game(void **state)
+{
+    world *w = *state;
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, &alice, &bob, &sa, &sb);
+    room_leave(w->r, alice);
+    assert_true(sa.finished);
+    assert_int_equal(sa.end_rc, ROOM_OK);
+    assert_int_equal(w->r->status, ROOM_ABANDONED);
+    assert_int_equal(kind_at(&sb, -2), SUNGKA__V1__EVENT__BODY_PLAYER_LEFT);
+    assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_GAME_OVER);
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+}
+
+static void chat_limits(void **state)
+{
+    world *w = *state;
+    char err[256];
+    w->svc->cfg.chat_rate = 2;
+    w->svc->cfg.client_chat_rate = 3;
+    participant *alice = join(w, "alice", false);
+    participant *bob = join(w, "bob", false);
+    participant *olga = join(w, "olga", true);
+    fake_stream sa = {0}, sb = {0}, so = {0};
+    subscribe(w, alice, &sa, 0);
+    subscribe(w, bob, &sb, 0);
+    subscribe(w, olga, &so, 0);
+
+    assert_int_equal(room_chat(w->r, alice, w->here, "a\x1b]0;x", "", err, sizeof err),
+                     ROOM_E_INVALID);
+    assert_string_equal(err, "the message contains a control character (U+001B)");
+    assert_int_equal(room_chat(w->r, alice, w->here, "hi", "nobody", err, sizeof err),
+                     ROOM_E_NOT_FOUND);
+    assert_int_equal(room_chat(w->r, alice, w->here, "psst", "bob", err, sizeof err), ROOM_OK);
+    assert_int_equal(count(&sb, SUNGKA__V1__EVENT__BODY_CHAT), 1);
+    assert_int_equal(count(&so, SUNGKA__V1__EVENT__BODY_CHAT), 0);   /* private */
+    assert_int_equal(room_chat(w->r, alice, w->here, "hello", "", err, sizeof err), ROOM_OK);
+    /* alice's own limit (2 in the window)... */
+    assert_int_equal(room_chat(w->r, alice, w->here, "again", "", err, sizeof err),
+                     ROOM_E_LIMIT);
+    assert_string_equal(err, "too many messages: at most 2 every 5 seconds");
+    /* ...and the address's (3), whoever speaks. */
+    assert_int_equal(room_chat(w->r, olga, w->here, "me too", "", err, sizeof err), ROOM_OK);
+    assert_int_equal(room_chat(w->r, bob, w->here, "and me", "", err, sizeof err),
+                     ROOM_E_LIMIT);
+    assert_string_equal(err, "too many messages from your address: at most 3 every 5 seconds");
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+    stream_clear(&so);
+}
+
+static void slow_subscriber_cut_off(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *alice = join(w, "alice", false);
+    participant *olga = join(w, "olga", true);
+    fake_stream sa = {0}, so = {0};
+    subscribe(w, alice, &sa, 0);
+    subscribe(w, olga, &so, 0);
+    assert_int_equal(w->here->streams, 2);
+    so.full = true;
+    assert_int_equal(room_chat(w->r, alice, w->here, "hello", "", err, sizeof err), ROOM_OK);
+    assert_true(so.finished);
+    assert_int_equal(so.end_rc, ROOM_E_LIMIT);
+    assert_string_equal(so.why, "too far behind; resubscribe after seq 1");
+    assert_null(olga->stream);
+    assert_int_equal(w->here->streams, 1);      /* the address's count comes back */
+    /* A stream limit per address holds for subscriptions. */
+    w->svc->cfg.max_client_streams = 1;
+    fake_stream so2 = {0};
+    assert_int_equal(room_subscribe(w->r, olga, &so2, w->here, 0, err, sizeof err),
+                     ROOM_E_LIMIT);
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&so);
+}
+
+static void recovery_from_the_store(void **state)
+{
+    (void)state;
+    char err[256];
+    store *db = NULL;
+    assert_int_equal(store_open(":memory:", &db, err, sizeof err), 0);
+    world w = {.svc = service_new(db)};
+    store_game_info g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.id, sizeof g.id, "7");
+    snprintf(g.kind, sizeof g.kind, "kalah");
+    g.seats = 2;
+    g.status = 1;
+    const game_kind *kalah = game_kind_find("kalah");
+    g.n_options = kalah->n_options;
+    for (int i = 0; i < g.n_options; i++) {
+        snprintf(g.options[i].name, sizeof g.options[i].name, "%s", kalah->options[i].name);
+        g.options[i].value = kalah->options[i].def;
+    }
+    assert_int_equal(store_game_create(db, &g), 0);
+    w.r = add_room(w.svc, "7");
+    w.here = board_client_find(w.svc, "ipv4:192.0.2.7");
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    start_two(&w, &alice, &bob, &sa, &sb);
+    fake_reply replies[4] = {{0}};
+    for (int i = 0; i < 4 && !game_is_over(&w.r->state); i++) {
+        int legal[GAME_MAX_MOVES];
+        int n = game_legal_moves(&w.r->state, legal, GAME_MAX_MOVES);
+        participant *mover = game_to_move(&w.r->state) == 0 ? alice : bob;
+        assert_int_equal(room_move(w.r, mover, legal[n - 1], &replies[i], err, sizeof err),
+                         ROOM_OK);
+        room_commit_moves(w.svc);
+        assert_int_equal(replies[i].rc, ROOM_OK);
+    }
+    game_state played = w.r->state;
+    size_t log_len = w.r->log_len;
+    char token[BOARD_TOKEN_HEX + 1];
+    snprintf(token, sizeof token, "%s", bob->token);
+
+    /* A second service on the same store: the game, its log, its seats. */
+    board_service *again = service_new(db);
+    assert_int_equal(board_recover(again, err, sizeof err), 0);
+    assert_int_equal(again->n_rooms, 1);
+    room *back = again->rooms[0];
+    assert_string_equal(back->id, "7");
+    assert_int_equal(back->status, ROOM_RUNNING);
+    assert_int_equal(back->log_len, log_len + 1);     /* and a notice of the restart */
+    assert_memory_equal(back->state.cells, played.cells, sizeof played.cells);
+    participant *bob_again = token_index_find(&again->tokens, token);
+    assert_non_null(bob_again);
+    assert_true(bob_again->departed);                 /* until his agent comes back */
+    close_all(w.svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+    service_free(again);
+    service_free(w.svc);
+    store_close(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(joins_and_seats, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_move_waits_for_its_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(departure_grace_and_return, setup, teardown),
+        cmocka_unit_test_setup_teardown(leaving_ends_a_running_game, setup, teardown),
+        cmocka_unit_test_setup_teardown(chat_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(slow_subscriber_cut_off, setup, teardown),
+        cmocka_unit_test(recovery_from_the_store),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

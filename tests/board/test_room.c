@@ -28,6 +28,7 @@ typedef struct fake_stream {
     Sungka__V1__Event *seen[MAX_SEEN];
     int order[MAX_SEEN];       /* when, across every stream */
     bool full;                 /* answer sends with "outbox full" */
+    int room;                  /* > 0: the outbox fills after this many */
     bool finished;
     room_rc end_rc;
     char why[256];
@@ -45,7 +46,7 @@ static int rec_send(void *stream, const void *data, size_t len)
 {
     fake_stream *s = stream;
     assert_false(s->finished);
-    if (s->full)
+    if (s->full || (s->room > 0 && s->n >= s->room))
         return -2;
     assert_true(s->n < MAX_SEEN);
     s->seen[s->n] = (Sungka__V1__Event *)protobuf_c_message_unpack(
@@ -418,6 +419,29 @@ static void slow_subscriber_cut_off(void **state)
     stream_clear(&so);
 }
 
+/* A replay that does not fit a stream's outbox cuts it off, saying where to
+ * resume, rather than dropping the events that did not fit. */
+static void replay_past_the_outbox(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *alice = join(w, "alice", false);
+    participant *olga = join(w, "olga", true);
+    for (int i = 0; i < 4; i++) {
+        w->svc->cfg.chat_rate = w->svc->cfg.client_chat_rate = 100;
+        assert_int_equal(room_chat(w->r, alice, w->here, "hello", "", err, sizeof err),
+                         ROOM_OK);
+    }
+    fake_stream so = {.room = 3};
+    subscribe(w, olga, &so, 1);              /* events 2..5 into room for 3 */
+    assert_int_equal(so.n, 3);
+    assert_true(so.finished);
+    assert_int_equal(so.end_rc, ROOM_E_LIMIT);
+    assert_string_equal(so.why, "too far behind; resubscribe after seq 4");
+    close_all(w->svc);
+    stream_clear(&so);
+}
+
 static void recovery_from_the_store(void **state)
 {
     (void)state;
@@ -487,6 +511,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(leaving_ends_a_running_game, setup, teardown),
         cmocka_unit_test_setup_teardown(chat_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(slow_subscriber_cut_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(replay_past_the_outbox, setup, teardown),
         cmocka_unit_test(recovery_from_the_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,48 @@
+/*
+ * room_internal.h — what the files of one room share and nothing else sees
+ * (libuv's uv__ convention: room__ is internal). room.c: a game's life,
+ * seats and chat; room_log.c: the event log and its streams; room_moves.c:
+ * moves and their commit; room_presence.c: departures, grace and pings.
+ * Loop thread only.
+ */
+#ifndef SUNGKA_ROOM_INTERNAL_H
+#define SUNGKA_ROOM_INTERNAL_H
+
+#include "board_internal.h"
+
+/* --- room_log.c --- */
+/* The participant's stream is gone (the address's count comes back). */
+void room__forget_stream(participant *p);
+/* An observer's seat no longer counts against the address that took it. */
+void room__release_watch(participant *p);
+/* End p's stream with a status, forgetting it first. */
+void room__detach_stream(participant *p, room_rc rc, const char *why);
+/* After a send: an outbox too full (rc -2) cuts the subscriber off, telling
+ * it to resubscribe after seq - 1. */
+void room__check_sent(participant *p, int rc, uint64_t seq);
+void room__send_logged(participant *p, const logged_event *le);
+/* Send log entries from..log_len-1 to everyone allowed, `first` (the mover,
+ * or NULL) before the others. */
+void room__broadcast(room *r, size_t from, participant *first);
+/* Number, log, store and (unless a move is held for its commit) send one
+ * event; a private one (participant ids a, b non-zero) only to those two. */
+void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b);
+void room__append_event(room *r, room_event *ev);
+/* Announce one participant's change (joined, left, ready, returned). */
+void room__announce_who(room *r, const participant *p, room_event_kind kind);
+/* Record a participant as it now is (for recovery after a crash). */
+void room__store_person(room *r, const participant *p);
+
+/* --- room.c --- */
+/* "alice" for a seat, or "seat 2" while it is open. */
+const char *room__seat_label(const room *r, int seat, char *buf, size_t len);
+/* The game ended: by the rules (abandoned false) or because a player left. */
+void room__end_game(room *r, bool abandoned, const char *reason);
+/* Start when every seat is taken by a present player who said ready. */
+void room__maybe_start(room *r);
+
+/* --- room_presence.c --- */
+/* Take a participant out of the room, the store and the token index. */
+void room__remove_participant(room *r, participant *p);
+
+#endif /* SUNGKA_ROOM_INTERNAL_H */

@@ -1,0 +1,168 @@
+/*
+ * room_presence.c — who is still there: departures (a closed stream, missed
+ * pings), the grace a departed player's seat is kept for, leaving for good,
+ * and the pings that time each person's round trip.
+ * Loop thread only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "room_internal.h"
+
+/* Take a participant out of the room (and of the store: it is gone for good). */
+void room__remove_participant(room *r, participant *p)
+{
+    if (r->svc->store && store_participant_remove(r->svc->store, r->id, p->id) != 0)
+        board_log(r->svc, "game %s: cannot forget %s: %s", r->id, p->name,
+                  store_last_error(r->svc->store));
+    room__detach_stream(p, ROOM_OK, "you left the game");
+    room__release_watch(p);
+    token_index_remove(&r->svc->tokens, p);
+    if (p->seat >= 0 && r->seat_holder[p->seat] == p)
+        r->seat_holder[p->seat] = NULL;
+    for (int i = 0; i < r->n_people; i++) {
+        if (r->people[i] == p) {
+            r->people[i] = r->people[--r->n_people];
+            break;
+        }
+    }
+    free(p);
+    r->svc->released++;
+}
+
+/* ------------------------------------------------------ departure, leaving */
+
+static void announce_departed(room *r, participant *p, const char *why, int grace_s)
+{
+    room_event ev = {.kind = ROOM_EV_DEPARTED, .who = p, .text = why, .grace_s = grace_s};
+    room__append_event(r, &ev);
+}
+
+/* A seated player is gone for good: before the start the seat opens again;
+ * during the game it ends with no winner (seed 000). */
+static void seat_gone(room *r, participant *p, const char *how)
+{
+    if (p->seat < 0)
+        return;
+    if (r->status == ROOM_WAITING) {
+        r->seat_name[p->seat][0] = '\0';
+    } else if (r->status == ROOM_RUNNING) {
+        char reason[BOARD_NAME_BYTES + 128];
+        snprintf(reason, sizeof reason, "%s %s; the game ends with no winner", p->name, how);
+        room__end_game(r, true, reason);
+    }
+}
+
+static bool game_open(const room *r)
+{
+    return r->status == ROOM_WAITING || r->status == ROOM_RUNNING;
+}
+
+void room_depart(room *r, participant *p, const char *why)
+{
+    if (p->departed)
+        return;
+    room__detach_stream(p, ROOM_E_GONE, why);
+    board_log(r->svc, "game %s: %s departed (%s)", r->id, p->name, why);
+    p->departed = true;
+    if (p->seat >= 0 && game_open(r)) {
+        /* Keep the seat: the player may come back with their token. */
+        p->depart_deadline_ms = board_now_ms() + r->svc->cfg.grace_ms;
+        announce_departed(r, p, why, r->svc->cfg.grace_ms / 1000);
+        return;
+    }
+    /* Observers, and players of a game that is over, have nothing to keep
+     * (and observers' departures are not events: pings count them). */
+    if (p->seat >= 0)
+        announce_departed(r, p, why, 0);
+    room__remove_participant(r, p);
+}
+
+void room_leave(room *r, participant *p)
+{
+    room__detach_stream(p, ROOM_OK, "you left the game");
+    p->departed = true;   /* no pings or events for it from now on */
+    board_log(r->svc, "game %s: %s left", r->id, p->name);
+    if (p->seat >= 0)
+        room__announce_who(r, p, ROOM_EV_LEFT);
+    seat_gone(r, p, "quit");
+    room__remove_participant(r, p);
+}
+
+/* The grace ran out: the seat is lost. */
+static void grace_over(room *r, participant *p)
+{
+    char how[64];
+    snprintf(how, sizeof how, "did not come back within %d s", r->svc->cfg.grace_ms / 1000);
+    board_log(r->svc, "game %s: %s %s", r->id, p->name, how);
+    room__announce_who(r, p, ROOM_EV_LEFT);
+    seat_gone(r, p, how);
+    room__remove_participant(r, p);
+}
+
+/* ------------------------------------------------------------------- pings */
+
+/* One ping for everyone in the room, packed once: the same nonce for all
+ * (the reply's token says who answered), the listed people's round trips and
+ * how many watch. */
+static void send_pings(room *r, uint64_t nonce, int64_t now)
+{
+    size_t len;
+    uint8_t *data = wire_pack_ping(r, nonce, &len);
+    if (!data)
+        return;             /* the next tick pings again */
+    for (int i = 0; i < r->n_people; i++) {
+        participant *p = r->people[i];
+        if (!p->stream || p->departed)
+            continue;
+        if (p->ping_nonce == 0) {   /* time the oldest unanswered ping */
+            p->ping_nonce = nonce;
+            p->ping_sent_ms = now;
+        }
+        room__check_sent(p, r->svc->io.send(p->stream, data, len), r->log_len + 1);
+    }
+    free(data);
+}
+
+void room_pong(participant *p, uint64_t nonce)
+{
+    int64_t now = board_now_ms();
+    p->last_seen_ms = now;
+    if (nonce != 0 && nonce == p->ping_nonce) {
+        p->rtt_ms = (int)(now - p->ping_sent_ms);
+        p->ping_nonce = 0;
+    }
+}
+
+void room_tick(room *r, int64_t now)
+{
+    board_service *svc = r->svc;
+    /* Departure may remove people: walk backwards so removal is safe. */
+    for (int i = r->n_people - 1; i >= 0; i--) {
+        participant *p = r->people[i];
+        if (p->departed) {
+            if (now >= p->depart_deadline_ms)
+                grace_over(r, p);
+            continue;
+        }
+        if (now - p->last_seen_ms > svc->cfg.ping_timeout_ms) {
+            char why[96];
+            snprintf(why, sizeof why, "no answer to pings for %d s",
+                     svc->cfg.ping_timeout_ms / 1000);
+            room_depart(r, p, why);
+        }
+    }
+    send_pings(r, ++svc->next_nonce, now);
+}
+
+bool room_is_idle(const room *r)
+{
+    if (r->status == ROOM_WAITING || r->status == ROOM_RUNNING)
+        return false;
+    for (int i = 0; i < r->n_people; i++)
+        if (r->people[i]->stream)
+            return false;
+    return true;
+}
+

@@ -19,7 +19,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: sungka-perft KIND DEPTH [OPTION=VALUE ...]\n"
+            "Usage: sungka-perft KIND DEPTH [OPTION=VALUE ...]\n"
             "Counts the move sequences of 1..DEPTH moves (DEPTH 1..%d) from the start\n"
             "position of KIND and prints \"DEPTH COUNT\" lines; an extra turn is a move of\n"
             "its own and so is every forced pass. The elapsed time goes to stderr.\n"

@@ -174,8 +174,11 @@ def check_unit(prefix, exec_path, tmp):
                              "ExecStart=" + os.path.join(prefix, "bin", "sungka-board")))
     # --man=no: there is no man page on this system's MANPATH; check_man has
     # checked the one Documentation= names.
+    # Only what it says about our unit counts: a container's own units may
+    # draw remarks of their own.
     r = run(["systemd-analyze", "verify", "--man=no", copy], cwd=tmp)
-    check(r.returncode == 0 and not r.stderr.strip(),
+    ours = [l for l in (r.stdout + r.stderr).splitlines() if "sungka-board" in l]
+    check(r.returncode == 0 and not ours,
           f"systemd-analyze verify ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     r = run(["systemd-analyze", "security", "--offline=yes", "--threshold=20", copy], cwd=tmp)
     m = re.search(r"Overall exposure level for sungka-board.service: (\S+)", r.stdout)

@@ -125,7 +125,8 @@ def check_programs(prefix, version, home):
     # Without --server the installed agent starts the sungka-board beside it,
     # whose database lands under XDG_DATA_HOME.
     env.update(HOME=home, XDG_DATA_HOME=os.path.join(home, "data"),
-               XDG_STATE_HOME=os.path.join(home, "state"), XDG_CONFIG_HOME=os.path.join(home, "cfg"))
+               XDG_STATE_HOME=os.path.join(home, "state"),
+               XDG_CONFIG_HOME=os.path.join(home, "cfg"))
     r = run([os.path.join(bindir, "sungka-player"), "--name", "installed", "--new", "kalah",
              "--state-dir", ""], input="quit\n", env=env, timeout=60)
     check(r.returncode == 0 and "Connected" in r.stdout,

@@ -7,13 +7,20 @@
 set -eu
 cd "$(dirname "$0")"
 
+# The Debian packages come from one list, packaging/debian-packages.txt, which
+# the .deb's dependencies are checked against too: its lines are
+# "SECTION PACKAGE # why".
+packages() {
+    sed -n "s/^$1[[:space:]]\{1,\}\([^[:space:]#]\{1,\}\).*/\1/p" packaging/debian-packages.txt \
+        | tr '\n' ' '
+}
 # What building and playing needs (GTK 4 for the optional --view gtk) ...
-PACKAGES="gcc make cmake pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler \
-libcmocka-dev libsqlite3-dev libgtk-4-dev"
+PACKAGES=$(packages build)
 # ... and what the tests use besides: an independent gRPC client, a terminal,
-# valgrind, and a virtual display with screenshots for the GTK view.
-TEST_PACKAGES="python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc tmux valgrind xvfb \
-xauth imagemagick openssl"
+# valgrind, a virtual display with screenshots for the GTK view, and the
+# tools that check the .deb, the systemd unit, the desktop entry and the
+# completions.
+TEST_PACKAGES=$(packages test)
 
 install_missing() {
     missing=""
@@ -53,11 +60,12 @@ test)
     build
     (cd build && ctest --output-on-failure -j 2)
     # The same tests again built with the address and undefined-behaviour
-    # sanitizers (valgrind cannot run sanitized programs; the soak is long).
+    # sanitizers (valgrind cannot run sanitized programs; the soak is long;
+    # nobody installs a sanitized build).
     cmake -S . -B build-asan -DSUNGKA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
     cmake --build build-asan -j "$(nproc)"
     cd build-asan
-    exec ctest --output-on-failure -j 2 -LE "valgrind|soak"
+    exec ctest --output-on-failure -j 2 -LE "valgrind|soak|install"
     ;;
 *)
     echo "usage: ./sungka.sh play [sungka-player options] | ./sungka.sh test" >&2

@@ -42,6 +42,7 @@
 #include "grpc/health/v1/health.pb-c.h"
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
+#include "version.h"
 
 #define STREAMS_PER_CLIENT 50     /* the server allows 64 streams per connection */
 #define CALLS_PER_CLIENT   50     /* outstanding unary calls per connection */
@@ -1457,7 +1458,8 @@ static void usage(FILE *out)
             "      --board PATH   the sungka-board program for the memory and streams\n"
             "                     sections\n"
             "                     (default: next to this program)\n"
-            "  -h, --help         show this help and exit\n");
+            "  -h, --help         show this help and exit\n"
+            "      --version      show the version and exit\n");
 }
 
 int main(int argc, char **argv)
@@ -1468,6 +1470,7 @@ int main(int argc, char **argv)
         {"only", required_argument, NULL, 'O'},
         {"board", required_argument, NULL, 'b'},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
     };
     const char *json = "bench-results.json";
@@ -1493,6 +1496,9 @@ int main(int argc, char **argv)
             break;
         case 'h':
             usage(stdout);
+            return 0;
+        case 'V':
+            printf("sungka-bench %s\n", SUNGKA_VERSION);
             return 0;
         default:
             usage(stderr);

@@ -14,6 +14,7 @@
 
 #include "board.h"
 #include "rpc.h"
+#include "version.h"
 
 static board_service *running;
 
@@ -32,7 +33,8 @@ static void usage(FILE *out)
             "\n"
             "  -l, --listen ADDR         address to listen on (default 127.0.0.1:7070;\n"
             "                            0.0.0.0:7070 for other machines; port 0 picks one)\n"
-            "      --advertise HOST:PORT endpoint written into board references\n"
+            "      --advertise HOST:PORT\n"
+            "                            endpoint written into board references\n"
             "      --ping-interval SEC   seconds between pings to each player (default 2)\n"
             "      --ping-timeout SEC    unanswered seconds before a player is departed\n"
             "                            (default 10)\n"
@@ -64,6 +66,7 @@ static void usage(FILE *out)
             "                            nothing; \"\" disables it)\n"
             "  -q, --quiet               do not log games and players to stderr\n"
             "  -h, --help                show this help and exit\n"
+            "      --version             show the version and exit\n"
             "\n"
             "On start it prints \"sungka-board listening on HOST:PORT\" on standard output.\n");
 }
@@ -116,6 +119,7 @@ int main(int argc, char **argv)
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
     };
     board_config cfg = {0};
@@ -217,6 +221,9 @@ int main(int argc, char **argv)
             break;
         case 'h':
             usage(stdout);
+            return 0;
+        case 'V':
+            printf("sungka-board %s\n", SUNGKA_VERSION);
             return 0;
         default:
             usage(stderr);

@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "local_board.h"
+#include "version.h"
 #include "view.h"
 
 /* A whole number in min..max, or a message and -1. */
@@ -170,6 +171,7 @@ static void usage(FILE *out)
             "      --tls-name NAME     the name on the service's certificate, when it is not\n"
             "                          the host in --server\n"
             "  -h, --help              show this help and exit\n"
+            "      --version           show the version and exit\n"
             "\n"
             "Game kinds and their options:\n");
     agent_print_kinds(out);
@@ -218,6 +220,7 @@ int main(int argc, char **argv)
         {"observe", no_argument, NULL, OPT_OBSERVE},
         {"view", required_argument, NULL, OPT_VIEW},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
     };
     agent_config cfg = {0};
@@ -282,6 +285,7 @@ int main(int argc, char **argv)
         case OPT_OBSERVE: cfg.observe = true; break;
         case OPT_VIEW: view_name = optarg; break;
         case 'h': usage(stdout); return 0;
+        case 'V': printf("sungka-player %s\n", SUNGKA_VERSION); return 0;
         default: usage(stderr); return 2;
         }
     }

@@ -8,6 +8,7 @@
  * published tables and an independent count, and to time them.
  */
 #include "perft.h"
+#include "version.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,10 +19,12 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: sungka-perft KIND DEPTH [OPTION=VALUE ...]\n"
+            "Usage: sungka-perft KIND DEPTH [OPTION=VALUE ...]\n"
             "Counts the move sequences of 1..DEPTH moves (DEPTH 1..%d) from the start\n"
             "position of KIND and prints \"DEPTH COUNT\" lines; an extra turn is a move of\n"
             "its own and so is every forced pass. The elapsed time goes to stderr.\n"
+            "\n  -h, --help     show this help and exit\n"
+            "      --version  show the version and exit\n"
             "\nkinds and their options (range, default):\n",
             GAME_PERFT_MAX_DEPTH);
     for (int i = 0; i < game_kind_count(); i++) {
@@ -45,11 +48,16 @@ static int bad(const char *fmt, const char *what)
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
         }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("sungka-perft %s\n", SUNGKA_VERSION);
+            return 0;
+        }
+    }
     if (argc < 3) {
         usage(stderr);
         return 2;

@@ -1269,6 +1269,7 @@ static gview *open_window(void)
         fprintf(stderr, "sungka-player: the GTK view cannot open a display (is DISPLAY set?)\n");
         return NULL;
     }
+    gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
     gview *v = g_new0(gview, 1);
     v->last_cell = v->hover = v->cursor = -1;
     v->loop = g_main_loop_new(NULL, FALSE);

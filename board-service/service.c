@@ -330,7 +330,7 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
     game_options opts;
     if (read_options(kind, options, n_options, &opts, err, errlen) != 0)
         return NULL;
-    /* RULES.md: where a kind lets the service choose the first player
+    /* docs/rules.md: where a kind lets the service choose the first player
      * ("first=-1", congklak), the choice is random. */
     if (game_option(kind, &opts, "first", 0) == -1) {
         unsigned char coin = 0;

@@ -1,6 +1,6 @@
 /*
  * congklak.c — the `congklak` kind: Indonesian congklak / dakon for 2 seats,
- * exactly as RULES.md §2 (sungka's ring with 2 seats, own store sown and the
+ * exactly as docs/rules.md §2 (sungka's ring with 2 seats, own store sown and the
  * opponent's skipped; relay from ANY non-empty pit on either side; capture
  * only in an own empty pit; the game ends as soon as either row is empty and
  * each seat's remaining pebbles go to its own store).
@@ -9,7 +9,7 @@
  * s*(cups+1)+c, its store s*(cups+1)+cups. The opposite of the mover's pit i
  * is the opponent's pit cups-1-i (the seed's getCrossPos).
  *
- * Decisions where RULES.md is silent (also in the report to the lead):
+ * Decisions where docs/rules.md is silent (also in the report to the lead):
  *  - `first` -1 means "the board service picks the first seat at random". The
  *    engine is deterministic: it never draws a random number, so with
  *    first = -1 it starts with seat 0; the service resolves -1 to 0 or 1 (at

@@ -9,7 +9,7 @@
  * Numbering. Seats are 0..seats-1 in the game's own numbering. A move is an
  * int whose meaning depends on the kind's layout:
  *   GAME_LAYOUT_MANCALA: the cup number 0..cups-1 counted from the mover's left;
- *   GAME_LAYOUT_GRID:    a cell index (see RULES.md for each kind).
+ *   GAME_LAYOUT_GRID:    a cell index (see docs/rules.md for each kind).
  * Cells (game_cell) are the whole board: for mancala kinds, seat s's cup c is
  * cell s*(cups+1)+c and its home is cell s*(cups+1)+cups, and the value is a
  * stone count; for grid kinds the value is 0 (empty) or seat+1.
@@ -30,7 +30,7 @@ extern "C" {
 #define GAME_MAX_CELLS   4096     /* tic-tac-toe 8^4 */
 #define GAME_MAX_MOVES   4096
 #define GAME_ERR_LEN     160      /* enough for any error sentence */
-#define GAME_RELAY_LIMIT 100000   /* RULES.md: stones sown in one turn */
+#define GAME_RELAY_LIMIT 100000   /* docs/rules.md: stones sown in one turn */
 #define GAME_PRIV_WORDS  16       /* kind-private words in a state (reversi 16x16: 2 x 256 bits) */
 
 /* Errors: 0 is success, negatives say what was wrong. */
@@ -116,7 +116,7 @@ typedef struct game_result {
     int captured;             /* stones or discs taken by this move (sungka:
                                  the opposing cup's stones, not the capturing
                                  stone itself) */
-    bool relay_limit_hit;     /* RULES.md guard against endless turns */
+    bool relay_limit_hit;     /* docs/rules.md guard against endless turns */
 } game_result;
 
 /* The table each kind fills in. */

@@ -2,7 +2,7 @@
  * games_internal.h — what the files of games/ share with each other and with
  * tests/games, but not with the rest of the system: the list of kinds, the
  * error-sentence helper, step recording, and the sungka sower with its relay
- * limit as a parameter (so the guard of RULES.md can be tested with a small
+ * limit as a parameter (so the guard of docs/rules.md can be tested with a small
  * limit). Other modules include games.h only.
  */
 #ifndef SUNGKA_GAMES_INTERNAL_H

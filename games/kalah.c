@@ -1,6 +1,6 @@
 /*
  * kalah.c — the `kalah` kind: Kalah, the common mancala, 2 seats, exactly as
- * RULES.md §3 (sowing as in congklak but a single lap with no relay; last
+ * docs/rules.md §3 (sowing as in congklak but a single lap with no relay; last
  * seed in the own store: move again; last seed in an own empty pit with a
  * non-empty opposite pit: both go to the store; the game ends as soon as
  * either row is empty and each seat adds its own remaining seeds to its own
@@ -10,7 +10,7 @@
  * s*(cups+1)+c, its store s*(cups+1)+cups; the opposite of the mover's pit i
  * is the opponent's pit cups-1-i.
  *
- * Decisions where RULES.md is silent (also in the report to the lead):
+ * Decisions where docs/rules.md is silent (also in the report to the lead):
  *  - The last seed in an own empty pit whose opposite pit is empty just stays
  *    there: no capture, no step beyond the sowing, the turn ends.
  *  - The origin pit, emptied when the move picks it up, counts as empty if

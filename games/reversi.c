@@ -1,6 +1,6 @@
 /*
  * reversi.c — the `reversi` kind: Reversi / Othello on an even board of 4..16
- * (RULES.md §4). Cell y*size+x holds 0 (empty), 1 (black, seat 0) or 2
+ * (docs/rules.md §4). Cell y*size+x holds 0 (empty), 1 (black, seat 0) or 2
  * (white, seat 1); black moves first from the centred start of standard
  * Othello (d4 and e5 white).
  *
@@ -22,7 +22,7 @@
  * over four words with the carries between words. cells[] is kept in step:
  * a move writes only the cells it changes.
  *
- * Decisions where RULES.md is silent (also in the report to the lead):
+ * Decisions where docs/rules.md is silent (also in the report to the lead):
  *  - When the opponent has no move but the mover has, the mover moves again:
  *    result.next is the mover, extra_turn stays false (nothing was earned)
  *    and the opponent is recorded in result.passed. When neither can move the

@@ -1,11 +1,11 @@
 /*
  * sungka.c — the `sungka` kind: Filipino sungka for 2..6 seats, exactly as
- * RULES.md §1 (ring sowing, own home sown and other homes skipped, extra turn
+ * docs/rules.md §1 (ring sowing, own home sown and other homes skipped, extra turn
  * in the own home, relay from an own non-empty cup, capture from the NEXT
  * seat's opposing cup, seats with empty rows pass, the game ends when every
  * stone is home).
  *
- * Decisions where RULES.md is silent (also in the report to the lead):
+ * Decisions where docs/rules.md is silent (also in the report to the lead):
  *  - An extra turn earned by a mover whose row is then empty cannot be used:
  *    the mover passes (recorded first in result.passed, extra_turn = false)
  *    and the turn goes on to the next seats as after any other ending.

@@ -1,5 +1,5 @@
 /*
- * tictactoe.c — the `tictactoe` kind: n-dimensional tic-tac-toe (RULES.md
+ * tictactoe.c — the `tictactoe` kind: n-dimensional tic-tac-toe (docs/rules.md
  * §5) on a board of side n (3..8) in d dimensions (2..4) for 2..4 seats.
  * Cell index = sum of coordinate_i * n^i; a cell holds 0 or seat+1.
  *
@@ -17,7 +17,7 @@
  * n^d), priv[1] is the winner's seat+1 or 0; both are rebuilt after
  * game_load.
  *
- * Decisions where RULES.md is silent (also in the report to the lead):
+ * Decisions where docs/rules.md is silent (also in the report to the lead):
  *  - The game ends at the first completed line even if other seats could
  *    still move; that seat is the only winner (score 1, every other seat 0).
  *    A full board without a line is a draw: every score 0, no winner.

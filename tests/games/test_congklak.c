@@ -1,5 +1,5 @@
 /*
- * test_congklak.c — hand-worked congklak positions (RULES.md §2), every cell
+ * test_congklak.c — hand-worked congklak positions (docs/rules.md §2), every cell
  * and step worked out in the comments and asserted; the error contract of
  * the seed; the options; the relay guard with small limits and with a big
  * loaded position; and random games (seeded) checking after every move that

@@ -1,5 +1,5 @@
 /*
- * test_kalah.c — hand-worked Kalah positions (RULES.md §3), every cell and
+ * test_kalah.c — hand-worked Kalah positions (docs/rules.md §3), every cell and
  * step worked out in the comments and asserted; errors; options; and random
  * games (seeded) checking after every move that seeds are conserved, the
  * steps replay to the new board, and the turn and end rules hold.

@@ -1,5 +1,5 @@
 /*
- * test_sungka.c — hand-worked sungka positions (RULES.md §1): every cup of
+ * test_sungka.c — hand-worked sungka positions (docs/rules.md §1): every cup of
  * the board and every step of the result is worked out in the comments and
  * asserted. Layouts used below:
  *   2 players, 6 cups: seat 0 cups = cells 0..5, home 6; seat 1 cups 7..12, home 13.

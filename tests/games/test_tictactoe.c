@@ -120,7 +120,7 @@ static void test_line_counts(void **state)
     (void)state;
     assert_int_equal(game__tictactoe_line_count(3, 2), 8);
     assert_int_equal(game__tictactoe_line_count(4, 3), 76);
-    /* RULES.md §5 says 272 for 4^4, but its own formula gives
+    /* docs/rules.md §5 says 272 for 4^4, but its own formula gives
      * (6^4 - 4^4)/2 = 520 there; 272 is 3^4's count, (5^4 - 3^4)/2. */
     assert_int_equal(game__tictactoe_line_count(4, 4), 520);
     assert_int_equal(game__tictactoe_line_count(3, 4), 272);

@@ -1,6 +1,6 @@
 /*
  * test_store_stats.c — the end of a game and players' statistics: wins,
- * losses, draws, streaks (RULES.md: a win adds one, a loss resets to zero, a
+ * losses, draws, streaks (docs/rules.md: a win adds one, a loss resets to zero, a
  * draw leaves it), several winners each credited, abandoned games counting
  * for nobody, an ended game never counted twice, the leaderboard's order.
  */

@@ -120,8 +120,8 @@ static void test_line_counts(void **state)
     (void)state;
     assert_int_equal(game__tictactoe_line_count(3, 2), 8);
     assert_int_equal(game__tictactoe_line_count(4, 3), 76);
-    /* docs/rules.md §5 says 272 for 4^4, but its own formula gives
-     * (6^4 - 4^4)/2 = 520 there; 272 is 3^4's count, (5^4 - 3^4)/2. */
+    /* docs/rules.md §5: ((n+2)^d - n^d)/2, so 520 for 4^4 (the seed's 272
+     * is 3^4's count, (5^4 - 3^4)/2). */
     assert_int_equal(game__tictactoe_line_count(4, 4), 520);
     assert_int_equal(game__tictactoe_line_count(3, 4), 272);
     assert_int_equal(game__tictactoe_line_count(3, 3), 49);

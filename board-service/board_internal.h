@@ -188,6 +188,12 @@ void history_list_matches(board_service *svc, rpc_call *call,
 void history_get_match(board_service *svc, rpc_call *call,
                        const Sungka__V1__GetMatchRequest *req);
 
+/* --- listen.c --- */
+/* After rpc_server_create refused addr: one sentence saying why ("cannot
+ * listen on ADDR: the address is in use (...)"), found with a bind() of our
+ * own. */
+void board_listen_problem(const char *addr, bool tls, char *err, size_t errlen);
+
 /* --- recovery.c: rebuild the unfinished games from the store at start --- */
 int board_recover(board_service *svc, char *err, size_t errlen);
 

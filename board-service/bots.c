@@ -97,7 +97,7 @@ int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, s
             }
             execl(path, "sungka-player", "--server", server, "--name", name, "--game", r->id,
                   "--seat", seat, "--view", "bot", "--level", lvl, "--think", think, "--ready", "--state-dir", "",
-                  (char *)NULL);
+                  svc->cfg.grpc_log ? "--verbose" : (char *)NULL, (char *)NULL);
             fprintf(stderr, "sungka-board: cannot run %s: %s\n", path, strerror(errno));
             _exit(127);
         }

@@ -57,6 +57,7 @@ static void usage(FILE *out)
             "                            $XDG_DATA_HOME/sungka/sungka.db; :memory: keeps\n"
             "                            nothing; \"\" disables it)\n"
             "  -q, --quiet               do not log games and players to stderr\n"
+            "  -v, --verbose             also show gRPC's own log lines on stderr\n"
             "  -h, --help                show this help and exit\n"
             "\n"
             "On start it prints \"sungka-board listening on HOST:PORT\" on standard output.\n");
@@ -103,12 +104,13 @@ int main(int argc, char **argv)
         {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     board_config cfg = {0};
     int seconds, quiet = 0, c;
-    while ((c = getopt_long(argc, argv, "l:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:qvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'l':
             cfg.listen = optarg;
@@ -182,6 +184,9 @@ int main(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'v':
+            cfg.grpc_log = true;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -201,6 +206,7 @@ int main(int argc, char **argv)
         cfg.log = devnull;
     }
 
+    rpc_set_verbose(cfg.grpc_log);
     rpc_init();
     board_service *svc;
     int port;

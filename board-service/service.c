@@ -579,11 +579,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     static const char *const board_streams[] = {"Subscribe", NULL};
 
     if (rpc_server_create(svc->cfg.listen, &opts, &svc->server, port) != 0) {
-        snprintf(err, errlen, "cannot listen on %s (%s)", svc->cfg.listen,
-                 svc->cfg.tls_cert ? "address in use or invalid, or the TLS files are not a "
-                                     "matching PEM certificate and key"
-                                   : "address in use or invalid?");
-        goto fail_free;
+        board_listen_problem(svc->cfg.listen, svc->cfg.tls_cert != NULL, err, errlen);
+        goto fail_store;
     }
     if (rpc_server_add_service(svc->server, &sungka__v1__register__descriptor, NULL,
                                register_handler, svc) != 0 ||

@@ -637,6 +637,11 @@ bool agent_in_game(const agent *ag)
 
 /* ---------------------------------------------------------- life cycle */
 
+void agent_library_verbose(bool verbose)
+{
+    rpc_set_verbose(verbose);
+}
+
 void agent_library_init(void)
 {
     rpc_init();

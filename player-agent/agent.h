@@ -180,6 +180,9 @@ typedef struct agent_msg {
  * thread, before the first agent_start and after the last agent_destroy. */
 void agent_library_init(void);
 void agent_library_shutdown(void);
+/* Before agent_library_init: show gRPC's own log lines on stderr (true) or
+ * only our sentences (false, what people should see; see rpc_set_verbose). */
+void agent_library_verbose(bool verbose);
 
 /* Connect, then do what cfg says: create, join any, or join a game by id
  * (blocking, with a deadline) and start its event stream — first trying a

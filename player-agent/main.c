@@ -163,6 +163,8 @@ static void usage(FILE *out)
             "      --state-dir DIR     where seat tokens are saved (default\n"
             "                          $XDG_STATE_HOME/sungka; \"\" to save none)\n"
             "      --view NAME         the view to use (default text)\n"
+            "  -v, --verbose           also show gRPC's own log lines on stderr (and the\n"
+            "                          private service's)\n"
             "      --tls-ca FILE       use TLS; the service's certificate must chain to\n"
             "                          this CA (PEM)\n"
             "      --tls-cert FILE     use TLS with this client certificate...\n"
@@ -217,14 +219,16 @@ int main(int argc, char **argv)
         {"game", required_argument, NULL, 'g'},
         {"observe", no_argument, NULL, OPT_OBSERVE},
         {"view", required_argument, NULL, OPT_VIEW},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     agent_config cfg = {0};
     view_io io = {.in = stdin, .out = stdout};
     const char *serve = NULL, *view_name = "text";
+    bool verbose = false;
     int c;
-    while ((c = getopt_long(argc, argv, "s:n:N:a:o:t:g:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:n:N:a:o:t:g:vh", longopts, NULL)) != -1) {
         switch (c) {
         case 's': cfg.server = optarg; break;
         case OPT_SERVE: serve = optarg; break;
@@ -281,6 +285,7 @@ int main(int argc, char **argv)
         case 'g': cfg.game_id = optarg; break;
         case OPT_OBSERVE: cfg.observe = true; break;
         case OPT_VIEW: view_name = optarg; break;
+        case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -322,7 +327,8 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
 
-    player_start ps = {.argv0 = argv[0], .serve = serve};
+    player_start ps = {.argv0 = argv[0], .serve = serve, .board.verbose = verbose};
+    agent_library_verbose(verbose);
     char err[512];
     agent *ag;
     int status;

@@ -75,6 +75,10 @@ typedef struct store store;
  * err holds one sentence naming the path and the reason, e.g.
  * "cannot open the database /x/y.db: file is not a database" or
  * "cannot open the database /x/file/y.db: Not a directory".
+ * A file is used by one store at a time, in any process: the store holds an
+ * exclusive lock on it (flock) until store_close, and another open fails
+ * with "the database /x/y.db is in use by another sungka-board". (SQLite's
+ * own locks are separate: other programs may still read the file.)
  *   path   IN   borrowed
  *   out    OUT  the new store; release with store_close
  *   err    OUT  errlen bytes, NUL-terminated (may be NULL when errlen is 0) */

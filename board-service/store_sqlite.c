@@ -17,12 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -199,6 +201,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct store {
     sqlite3 *db;
     sqlite3_stmt *stmt[ST_COUNT];
+    int lock_fd;               /* holds the flock() on the file; -1: none (":memory:") */
+    dev_t dev;                 /* the locked file, while in open_files */
+    ino_t ino;
+    store *next_open;
+    bool err_whole;            /* opening: err is the whole sentence, not a reason */
     char err[512];
 };
 
@@ -398,6 +405,68 @@ static int create_private(const char *path, char *why, size_t whylen)
     return 0;
 }
 
+/* Two services on one file would both recover the same games and write
+ * them: the first to open the file holds an exclusive flock() on it until
+ * store_close, and the others are refused. On the database file itself
+ * rather than a PATH.lock beside it, so that the lock goes with the file
+ * whatever path names it (a symlink, another spelling of the directory)
+ * and no stray file is left. It does not meet SQLite's own locks, which
+ * are fcntl() byte ranges (independent of flock() on Linux), so the
+ * sqlite3 program and other readers still work. But closing any
+ * descriptor of a file drops all of the process's fcntl() locks on it,
+ * SQLite's too: so the descriptor is closed only after sqlite3_close, and
+ * a file this process already has open is refused before a descriptor is
+ * opened (open_files). O_CLOEXEC keeps the lock out of the service's bots. */
+static pthread_mutex_t open_files_lock = PTHREAD_MUTEX_INITIALIZER;
+static store *open_files;      /* the stores holding a lock, by next_open */
+
+static int lock_file(store *s, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return failf(s, "%s", strerror(errno));
+    pthread_mutex_lock(&open_files_lock);
+    bool ours = false;
+    for (const store *o = open_files; o && !ours; o = o->next_open)
+        ours = o->dev == sb.st_dev && o->ino == sb.st_ino;
+    int e = EWOULDBLOCK;
+    if (!ours) {
+        s->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+        e = s->lock_fd < 0 ? errno : flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+    }
+    if (e == 0) {
+        s->dev = sb.st_dev;
+        s->ino = sb.st_ino;
+        s->next_open = open_files;
+        open_files = s;
+    }
+    pthread_mutex_unlock(&open_files_lock);
+    if (e == 0)
+        return 0;
+    if (e == EWOULDBLOCK) {
+        s->err_whole = true;
+        return failf(s, "the database %s is in use by another sungka-board", path);
+    }
+    return failf(s, "cannot lock it: %s", strerror(e));
+}
+
+/* Let go of the lock, after SQLite has closed the file. */
+static void unlock_file(store *s)
+{
+    if (s->lock_fd < 0)
+        return;
+    pthread_mutex_lock(&open_files_lock);
+    for (store **o = &open_files; *o; o = &(*o)->next_open) {
+        if (*o == s) {
+            *o = s->next_open;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&open_files_lock);
+    close(s->lock_fd);
+    s->lock_fd = -1;
+}
+
 static int configure(store *s, const char *path)
 {
     int rc = sqlite3_open_v2(path, &s->db,
@@ -467,8 +536,11 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
             snprintf(err, errlen, "cannot open the database %s: out of memory", path);
         return -1;
     }
-    if (strcmp(path, ":memory:") != 0 && access(path, F_OK) != 0 &&
-        create_private(path, s->err, sizeof s->err) < 0)
+    s->lock_fd = -1;
+    bool file = strcmp(path, ":memory:") != 0;
+    if (file && access(path, F_OK) != 0 && create_private(path, s->err, sizeof s->err) < 0)
+        goto fail;
+    if (file && lock_file(s, path) < 0)
         goto fail;
     if (configure(s, path) < 0)
         goto fail;
@@ -476,9 +548,12 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
     return 0;
 
 fail:
-    if (errlen)
+    if (errlen && s->err_whole)
+        snprintf(err, errlen, "%s", s->err);
+    else if (errlen)
         snprintf(err, errlen, "cannot open the database %s: %s", path, s->err);
     sqlite3_close(s->db);
+    unlock_file(s);
     free(s);
     return -1;
 }
@@ -492,6 +567,7 @@ void store_close(store *s)
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->stmt[i]);
     sqlite3_close(s->db);
+    unlock_file(s);
     free(s);
 }
 

@@ -8,11 +8,16 @@ bots come back with their games after a restart.
 Usage: test_operations.py BINDIR TEST   (ctest runs one process per test)
 """
 import os
+import random
 import re
+import shutil
+import signal
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Env, Proc, check, main  # noqa: E402
+from harness import Autoplayer, Env, Failure, Proc, check, main  # noqa: E402
 
 # A line from gRPC's own logger rather than one of our sentences.
 GRPC_LINE = re.compile(r"chttp2|\.cc:\d+|^E\d{4}")
@@ -75,7 +80,30 @@ def used_port(bindir):
         first.expect_stderr(r"cy joined", timeout=10)
 
 
-TESTS = {f.__name__: f for f in (used_port,)}
+def database_lock(bindir):
+    """Two services never share a database, whatever their ports: the second
+    refuses, naming the file; once the first has stopped, the file is free."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "shared.db")
+        first = env.board("--db", db)
+        second = _run(env, bindir, "sungka-board", "--listen", "127.0.0.1:0", "--db", db)
+        check(second.rc == 1, f"a second service opened {db} (status {second.rc})\n"
+                              + second.dump())
+        check(second.err_lines == [f"sungka-board: the database {db} is in use by another "
+                                   f"sungka-board"], "wanted one sentence naming the file\n"
+              + second.dump())
+        alice = env.player("alice", "--server", first.address, "--new", "kalah")
+        alice.expect(r"^You are alice, seat 0\.")
+        alice.quit()
+        first.stop()
+        check(first.p.returncode == 0, "the first service did not stop cleanly\n" + first.dump())
+        again = env.board("--db", db)
+        bob = env.player("bob", "--server", again.address, "--new", "kalah")
+        bob.expect(r"^You are bob, seat 0\.")
+        bob.quit()
+
+
+TESTS = {f.__name__: f for f in (used_port, database_lock)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

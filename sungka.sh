@@ -11,9 +11,10 @@ cd "$(dirname "$0")"
 PACKAGES="gcc make cmake pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler \
 libcmocka-dev libsqlite3-dev libgtk-4-dev"
 # ... and what the tests use besides: an independent gRPC client, a terminal,
-# valgrind, and a virtual display with screenshots for the GTK view.
+# valgrind, a virtual display with screenshots for the GTK view, and the
+# sqlite3 program (the README's recovery of a damaged database).
 TEST_PACKAGES="python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc tmux valgrind xvfb \
-xauth imagemagick openssl"
+xauth imagemagick openssl sqlite3"
 
 install_missing() {
     missing=""

@@ -79,10 +79,26 @@ typedef struct store store;
  * exclusive lock on it (flock) until store_close, and another open fails
  * with "the database /x/y.db is in use by another sungka-board". (SQLite's
  * own locks are separate: other programs may still read the file.)
+ * The file is checked (PRAGMA quick_check, which reads it whole) and a
+ * damaged one refused with one sentence saying what to do: "the database
+ * /x/y.db is damaged (Page 27: ...); see what is wrong with 'sungka-board
+ * --db /x/y.db --check', save what can be saved with 'sqlite3 /x/y.db
+ * .recover | sqlite3 /x/y.db.recovered' and start with --db
+ * /x/y.db.recovered".
  *   path   IN   borrowed
  *   out    OUT  the new store; release with store_close
  *   err    OUT  errlen bytes, NUL-terminated (may be NULL when errlen is 0) */
 int store_open(const char *path, store **out, char *err, size_t errlen);
+
+/* SQLite's full check (PRAGMA integrity_check) of the database at path,
+ * read-only: nothing is created, migrated or locked, so the file of a running
+ * service can be checked too. Returns 0 when it is sound; 1 when it is
+ * damaged, after calling problem() once for each problem SQLite reports (a
+ * file that cannot be read as a database at all has one: the reason); -1
+ * when it cannot be opened or checked, with one sentence in err.
+ *   problem  IN  called with a borrowed line of text; user is passed along */
+int store_check(const char *path, void (*problem)(void *user, const char *text), void *user,
+                char *err, size_t errlen);
 
 /* Finish statements, roll back an open transaction, close. NULL is ignored. */
 void store_close(store *s);

@@ -206,7 +206,7 @@ struct store {
     ino_t ino;
     store *next_open;
     bool err_whole;            /* opening: err is the whole sentence, not a reason */
-    char err[512];
+    char err[1024];
 };
 
 /* ------------------------------------------------------------------------
@@ -467,6 +467,62 @@ static void unlock_file(store *s)
     s->lock_fd = -1;
 }
 
+/* The sentence for a damaged file: what is wrong, and what to do about it
+ * (README.md, "If the database is damaged"). */
+static int fail_damaged(store *s, const char *path, const char *problem)
+{
+    s->err_whole = true;
+    return failf(s, "the database %s is damaged (%s); see what is wrong with 'sungka-board "
+                    "--db %s --check', save what can be saved with 'sqlite3 %s .recover | "
+                    "sqlite3 %s.recovered' and start with --db %s.recovered",
+                 path, problem, path, path, path, path);
+}
+
+/* Run an integrity pragma and hand each problem it reports to problem():
+ * one per line of its rows, less "ok" and the "*** in database main ***"
+ * heading. 0: sound; 1: damaged (a file that cannot even be read as a
+ * database is damaged too, its error the one problem); -1: another
+ * failure, in s->err. */
+static int run_check(store *s, const char *pragma,
+                     void (*problem)(void *user, const char *text), void *user)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, pragma, -1, &st, NULL);
+    int damaged = 0;
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+            break;
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        for (const char *line = text; line && *line;) {
+            size_t n = strcspn(line, "\n");
+            char one[512];
+            snprintf(one, sizeof one, "%.*s", (int)n, line);
+            if (strcmp(one, "ok") != 0 && strncmp(one, "*** in database", 15) != 0) {
+                damaged = 1;
+                problem(user, one);
+            }
+            line += n + (line[n] == '\n');
+        }
+    }
+    int code = rc & 0xff;
+    if (rc != SQLITE_DONE && (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)) {
+        damaged = 1;
+        problem(user, sqlite3_errmsg(s->db));
+    } else if (rc != SQLITE_DONE) {
+        fail_db(s, "cannot check the database");
+        damaged = -1;
+    }
+    sqlite3_finalize(st);
+    return damaged;
+}
+
+static void first_problem(void *user, const char *text)
+{
+    char *first = user;
+    if (!first[0])
+        snprintf(first, 256, "%s", text);
+}
+
 static int configure(store *s, const char *path)
 {
     int rc = sqlite3_open_v2(path, &s->db,
@@ -509,6 +565,16 @@ static int configure(store *s, const char *path)
     if (exec_sql(s, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
                  "cannot configure the database") < 0)
         return -1;
+    /* A damaged file is refused here rather than used until a read or a
+     * write meets the damage (and the games on it with it). quick_check
+     * reads every page once, so opening costs time in proportion to the
+     * file; the index cross-checks of integrity_check (--check) are left
+     * for when someone asks. */
+    char problem[256] = "";
+    int damaged = strcmp(path, ":memory:") == 0
+                      ? 0 : run_check(s, "PRAGMA quick_check", first_problem, problem);
+    if (damaged != 0)
+        return damaged < 0 ? -1 : fail_damaged(s, path, problem);
     /* Take the write lock once: an unwritable file or directory shows here,
      * at startup, rather than on the first move. */
     if (exec_sql(s, "BEGIN IMMEDIATE", "cannot write") < 0)
@@ -569,6 +635,26 @@ void store_close(store *s)
     sqlite3_close(s->db);
     unlock_file(s);
     free(s);
+}
+
+int store_check(const char *path, void (*problem)(void *user, const char *text), void *user,
+                char *err, size_t errlen)
+{
+    store s = {.lock_fd = -1};
+    /* Read-only, and no lock: nothing is created or migrated, and the
+     * database of a running service can be checked. */
+    int rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    int res = -1;
+    if (rc != SQLITE_OK) {
+        int sys = s.db ? sqlite3_system_errno(s.db) : 0;
+        snprintf(err, errlen, "cannot open the database %s: %s", path,
+                 (rc & 0xff) == SQLITE_CANTOPEN && sys ? strerror(sys)
+                 : s.db ? sqlite3_errmsg(s.db) : sqlite3_errstr(rc));
+    } else if ((res = run_check(&s, "PRAGMA integrity_check", problem, user)) < 0) {
+        snprintf(err, errlen, "cannot check the database %s: %s", path, s.err);
+    }
+    sqlite3_close(s.db);
+    return res;
 }
 
 /* mkdir -p with mode 0700 for what it creates. */

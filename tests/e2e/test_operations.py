@@ -103,7 +103,116 @@ def database_lock(bindir):
         bob.quit()
 
 
-TESTS = {f.__name__: f for f in (used_port, database_lock)}
+def _play_games(env, board, n):
+    """n whole kalah games of 'me' against a service bot."""
+    me = env.player("me", "--server", board.address, "--new", "kalah", "--bots", "1")
+    for i in range(n):
+        if i:
+            me.send("new kalah bots=1")
+        me.expect(r"^You are me, seat 0\.")
+        Autoplayer(env, [me], seed=40 + i).play_to_end()
+        me.expect(r"^Scores: me \d+, bot-1 \d+")
+    check(me.quit() == 0, "me did not exit cleanly\n" + me.dump())
+
+
+# The sqlite3 program of the recovery step (SUNGKA_TEST_SQLITE3 names another
+# build, e.g. one made from SQLite's source where the system's cannot recover).
+SQLITE3 = os.environ.get("SUNGKA_TEST_SQLITE3", "sqlite3")
+
+
+def _recover_supported():
+    """Whether the sqlite3 program has a working .recover: it needs the
+    sqlite_dbpage table, which some builds (Debian 12's) leave out."""
+    if not shutil.which(SQLITE3):
+        return False
+    r = subprocess.run([SQLITE3, ":memory:", "SELECT count(*) FROM sqlite_dbpage"],
+                       capture_output=True, text=True, timeout=30)
+    return r.returncode == 0
+
+
+def _schema_pages(path):
+    """The highest page of SQLite's own schema table, or None when this
+    SQLite has no dbstat table to tell."""
+    import sqlite3
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT max(pageno) FROM dbstat WHERE name = 'sqlite_schema'"
+                           ).fetchone()[0]
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+
+
+def damaged_database(bindir):
+    """4 KiB of noise in the middle of a database with a few played games:
+    the service refuses to start with a sentence saying what to do, --check
+    lists the damage (status 1, without taking a port), and the documented
+    recovery gives a file the service starts on."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "games.db")
+        board = env.board("--db", db, "--bot-think", "20")
+        _play_games(env, board, 8)
+        board.stop()
+        check(board.p.returncode == 0, "the service did not stop cleanly\n" + board.dump())
+        check(not os.path.exists(db + "-wal") or os.path.getsize(db + "-wal") == 0,
+              "the last close left a write-ahead log: the damage would be hidden by it")
+        size = os.path.getsize(db)
+        check(size >= 16 * 1024, f"the database is only {size} bytes: too small to damage "
+                                 "in the middle")
+        sound = db + ".sound"
+        shutil.copyfile(db, sound)
+        middle = size // 2 // 1024 * 1024
+        # In the games' pages, as in the attack, not SQLite's schema (which
+        # nothing could read, integrity_check included).
+        schema = _schema_pages(db)
+        check(schema is None or schema * 1024 <= middle, f"the middle of the file "
+              f"(byte {middle}) is SQLite's schema, which ends on page {schema}")
+        with open(db, "r+b") as f:
+            f.seek(middle)
+            f.write(random.Random(7).randbytes(4096))
+
+        refused = _run(env, bindir, "sungka-board", "--listen", "127.0.0.1:0", "--db", db)
+        check(refused.rc == 1, f"the service started on a damaged database (status "
+                               f"{refused.rc})\n" + refused.dump())
+        check(len(refused.err_lines) == 1, "wanted one sentence\n" + refused.dump())
+        said = refused.err_lines[0]
+        for part in (f"the database {db} is damaged", f"sungka-board --db {db} --check",
+                     f"sqlite3 {db} .recover | sqlite3 {db}.recovered",
+                     f"--db {db}.recovered"):
+            check(part in said, f"the sentence lacks '{part}':\n  {said}")
+
+        checked = _run(env, bindir, "sungka-board", "--db", db, "--check")
+        check(checked.rc == 1, "--check did not report the damage\n" + checked.dump())
+        check(checked.lines and all(l.startswith(f"{db}: ") for l in checked.lines)
+              and f"{db}: ok" not in checked.lines, "--check output\n" + checked.dump())
+        check(any(re.match(rf"{re.escape(db)}: Page \d+: ", l) for l in checked.lines),
+              "--check names no damaged page\n" + checked.dump())
+        check(not any("listening" in l for l in checked.lines), "--check started a service")
+        ok = _run(env, bindir, "sungka-board", "--db", sound, "--check")
+        check(ok.rc == 0 and ok.lines == [f"{sound}: ok"], "--check of a sound file\n"
+              + ok.dump())
+
+        if not _recover_supported():
+            print(f"note: {SQLITE3} has no working .recover (no sqlite_dbpage table); "
+                  "the recovery step was not run")
+            return
+        recovered = db + ".recovered"
+        subprocess.run(f"'{SQLITE3}' '{db}' .recover | '{SQLITE3}' '{recovered}'", shell=True,
+                       check=True, timeout=60)
+        good = _run(env, bindir, "sungka-board", "--db", recovered, "--check")
+        check(good.rc == 0, "the recovered file is not sound\n" + good.dump())
+        back = env.board("--db", recovered)
+        history = env.player("carol", "--server", back.address)
+        history.send("history me")
+        history.expect(r"^Match \d+: kalah, \d+ moves: me \d+, bot-1 \d+")
+        history.quit()
+        alice = env.player("alice", "--server", back.address, "--new", "kalah")
+        alice.expect(r"^You are alice, seat 0\.")
+        alice.quit()
+
+
+TESTS = {f.__name__: f for f in (used_port, database_lock, damaged_database)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -56,6 +56,8 @@ typedef struct participant {
     int chat_in_window;
     int64_t move_window_start_ms;
     int moves_in_window;
+    int bot_level;             /* one of the service's own bots (bots.c), at this
+                                * level 1..10; 0: a person */
 } participant;
 
 /* One logged event, packed once and replayed to late subscribers. */
@@ -198,7 +200,11 @@ void board_listen_problem(const char *addr, bool tls, char *err, size_t errlen);
 int board_recover(board_service *svc, char *err, size_t errlen);
 
 /* --- bots.c: service-run computer players (sungka-player --view bot) --- */
+/* Seat n bots of `level` in r's last seats, remember them in the store, and
+ * start their children. */
 int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, size_t errlen);
+/* Start again the children of the recovered games' bots; once serving. */
+void board_bots_recover(board_service *svc);
 void board_bots_reap(board_service *svc);
 void board_bots_stop(board_service *svc);
 

@@ -155,6 +155,11 @@ int store_participant_put(store *s, const char *game_id, unsigned person_id,
 /* Forget one participant (gone for good). Removing an unknown one is not an
  * error. */
 int store_participant_remove(store *s, const char *game_id, unsigned person_id);
+/* Mark participant person_id of game_id (already put) as one of the
+ * service's own bots, playing at level 1..10 (0: a person again), so that
+ * recovery starts it again. store_participant_put keeps the mark. -1 for a
+ * level out of range or an unknown participant. */
+int store_participant_bot(store *s, const char *game_id, unsigned person_id, int level);
 
 /* --- The event log and moves --------------------------------------------- */
 
@@ -258,11 +263,13 @@ typedef struct store_recovery_cb {
                         const char *name, int seat, const char *token, bool ready);
     void (*event)(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
                   unsigned only_for_a, unsigned only_for_b, const void *data, size_t len);
+    /* right after participant() for one marked a bot (store_participant_bot) */
+    void (*bot)(void *user, const char *game_id, unsigned person_id, int level);
 } store_recovery_cb;
 
 /* Every game still waiting or running, oldest first: for each, game(), then
- * participant() for each participant by person id, then event() for each
- * event by seq — the bytes exactly as appended. *max_game_id gets the highest
+ * participant() (and bot()) for each participant by person id, then event()
+ * for each event by seq — the bytes exactly as appended. *max_game_id gets the highest
  * decimal game id ever stored, ended games included (0 when none), so that
  * new ids do not collide. Returns -1 if a read fails (callbacks may have run
  * for part of the data; the caller should give up). */

@@ -99,6 +99,9 @@ static const char *const migrations[] = {
     "  streak      INTEGER NOT NULL,"
     "  best_streak INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE INDEX players_by_rank ON players(wins DESC, best_streak DESC, name);",
+    /* 2: which participants are the service's own bots, and their level, so
+     * that a restart starts them again (0: a person). */
+    "ALTER TABLE participants ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -110,7 +113,7 @@ enum stmt_id {
     ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
     ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
     ST_GAME_INSERT, ST_OPTION_INSERT, ST_GAME_STATUS,
-    ST_PART_PUT, ST_PART_DELETE,
+    ST_PART_PUT, ST_PART_DELETE, ST_PART_BOT,
     ST_EVENT_INSERT, ST_MOVE_INSERT,
     ST_GAME_STATE, ST_GAME_END, ST_RESULT_INSERT, ST_STATS_ADD, ST_PARTS_CLEAR,
     ST_STATS_GET, ST_LEADERBOARD,
@@ -146,6 +149,8 @@ static const char *const stmt_sql[ST_COUNT] = {
         " ON CONFLICT (game_id, person_id) DO UPDATE SET name = excluded.name,"
         " seat = excluded.seat, token = excluded.token, ready = excluded.ready",
     [ST_PART_DELETE] = "DELETE FROM participants WHERE game_id = ?1 AND person_id = ?2",
+    [ST_PART_BOT] =
+        "UPDATE participants SET bot_level = ?3 WHERE game_id = ?1 AND person_id = ?2",
     [ST_EVENT_INSERT] =
         "INSERT INTO events (game_id, seq, time_ms, only_for_a, only_for_b, data)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -187,7 +192,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_RECOVER_GAMES] =
         "SELECT " GAME_COLUMNS " FROM games g WHERE status IN (1, 2) ORDER BY g.rowid",
     [ST_RECOVER_PARTS] =
-        "SELECT person_id, name, seat, token, ready FROM participants"
+        "SELECT person_id, name, seat, token, ready, bot_level FROM participants"
         " WHERE game_id = ?1 ORDER BY person_id",
     [ST_RECOVER_EVENTS] =
         "SELECT seq, time_ms, only_for_a, only_for_b, data FROM events"
@@ -844,6 +849,25 @@ int store_participant_remove(store *s, const char *game_id, unsigned person_id)
     return run_f(s, st, "cannot remove participant %u of game %s", person_id, game_id);
 }
 
+int store_participant_bot(store *s, const char *game_id, unsigned person_id, int level)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (level < 0 || level > 10)
+        return failf(s, "a bot's level is 1..10 (0: a person), not %d", level);
+    sqlite3_stmt *st = stmt(s, ST_PART_BOT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, person_id);
+    sqlite3_bind_int(st, 3, level);
+    if (run_f(s, st, "cannot mark participant %u of game %s", person_id, game_id) < 0)
+        return -1;
+    if (sqlite3_changes(s->db) == 0)
+        return failf(s, "game %s has no participant %u", game_id, person_id);
+    return 0;
+}
+
 /* ------------------------------------------------------------------------
  * Events, moves, transactions
  * ------------------------------------------------------------------------ */
@@ -1294,13 +1318,17 @@ static int recover_game(store *s, const store_recovery_cb *cb, void *user,
     sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!cb->participant)
-            continue;
-        char name[STORE_NAME_BYTES], token[STORE_TOKEN_BYTES];
-        col_text(st, 1, name, sizeof name);
-        col_text(st, 3, token, sizeof token);
-        cb->participant(user, g->id, (unsigned)sqlite3_column_int64(st, 0), name,
-                        sqlite3_column_int(st, 2), token, sqlite3_column_int(st, 4) != 0);
+        unsigned person = (unsigned)sqlite3_column_int64(st, 0);
+        if (cb->participant) {
+            char name[STORE_NAME_BYTES], token[STORE_TOKEN_BYTES];
+            col_text(st, 1, name, sizeof name);
+            col_text(st, 3, token, sizeof token);
+            cb->participant(user, g->id, person, name, sqlite3_column_int(st, 2), token,
+                            sqlite3_column_int(st, 4) != 0);
+        }
+        int bot_level = sqlite3_column_int(st, 5);
+        if (cb->bot && bot_level > 0)
+            cb->bot(user, g->id, person, bot_level);
     }
     int res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read participants");
     finish(st);

@@ -58,6 +58,9 @@ typedef struct agent_config {
     int reconnect_for_ms;      /* keep trying to come back this long (default 90000) */
     const char *state_dir;     /* where seat tokens are kept between runs (NULL: the
                                 * XDG state directory; "" to keep none) */
+    const char *seat_token;    /* with game_id: take back the seat this token holds,
+                                * as with a saved token, or fail (never join anew);
+                                * how sungka-board hands its bots their seats */
 } agent_config;
 
 typedef enum agent_status {

@@ -603,6 +603,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     }
     svc->next_ping_ms = board_now_ms() + svc->cfg.ping_interval_ms;
     svc->port = *port;
+    board_bots_recover(svc);       /* they connect to the port just bound */
     *out = svc;
     return 0;
 

@@ -212,7 +212,74 @@ def damaged_database(bindir):
         alice.quit()
 
 
-TESTS = {f.__name__: f for f in (used_port, database_lock, damaged_database)}
+def _await_turn(agent, timeout=60):
+    """Wait until the agent has said it is its turn since the line the
+    Autoplayer answered last (that line is left for the Autoplayer)."""
+    deadline = time.monotonic() + timeout
+    with agent.cond:
+        while not any(l.startswith("Your turn") for l in agent.lines[agent.cursor:]):
+            left = deadline - time.monotonic()
+            check(left > 0 and not agent.closed, "it never became our turn\n" + agent.dump())
+            agent.cond.wait(min(left, 0.2))
+
+
+def bots_come_back(bindir):
+    """A game against a service bot survives two SIGKILLs of the service:
+    restarted on the same database, the bot takes its old seat back at the
+    same level and moves again, the person's agent reconnects by itself,
+    and the game is played to its end."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "bots.db")
+        args = ("--db", db, "--grace", "30", "--bot-think", "20")
+        board = env.board(*args)
+        me = env.player("me", "--server", board.address, "--new", "kalah",
+                        "--bots", "1", "--bot-level", "3")
+        me.expect(r"^You are me, seat 0\.")
+        board.expect_stderr(r"bot bot-1 \(level 3\) started", timeout=15)
+        # Its seat token is handed over privately, not on the command line.
+        pid = next(re.search(r"bot bot-1 .* pid (\d+)", l).group(1) for l in board.err_lines
+                   if "bot bot-1" in l)
+        deadline = time.monotonic() + 15
+        while True:                          # until the child has become sungka-player
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().decode().split("\0")
+            if "--token-fd" in argv or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        check("--token-fd" in argv and not any(re.search(r"[0-9a-f]{32}", a) for a in argv),
+              f"the bot's command line: {argv}")
+        auto = Autoplayer(env, [me], seed=21)
+        auto.play_moves(2)
+        port = board.port
+        for restart in (1, 2):
+            # Killed on our turn, so no move of the bot's is on its way.
+            _await_turn(me)
+            board.p.send_signal(signal.SIGKILL)
+            board.p.wait(5)
+            me.wait_for(r"^Reconnecting: ", timeout=15)
+            mark = len(me.lines)
+            board = env.board(*args, port=port)
+            board.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+            board.expect_stderr(r"bot bot-1 \(level 3\) started", timeout=15)
+            me.wait_for(r"^Reconnected: ", timeout=30)
+            board.expect_stderr(r"bot-1 is back", timeout=30)
+            # The bot moves again: when it is its turn now, or after ours.
+            deadline = time.monotonic() + 60
+            while not any(re.match(r"^bot-1 played cup \d+\.", l) for l in me.lines[mark:]):
+                check(time.monotonic() < deadline, f"bot-1 did not move after restart "
+                                                   f"{restart}\n" + env.dump_all())
+                check(not any(l.startswith("Game over:") for l in me.lines[mark:]),
+                      "the game ended before the bot moved again\n" + me.dump())
+                auto.play_moves(1, timeout=60)
+        auto.play_to_end(timeout=180)
+        over = [l for l in me.lines if l.startswith("Game over:")]
+        check(over and "did not come back" not in over[0], f"the game ended: {over}\n"
+              + me.dump())
+        me.expect(r"^Scores: me \d+, bot-1 \d+")
+        check(me.quit() == 0, "me did not exit cleanly\n" + me.dump())
+
+
+TESTS = {f.__name__: f for f in (used_port, database_lock, damaged_database, bots_come_back)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Autoplayer, Env, Failure, Proc, check, main  # noqa: E402
+from harness import Autoplayer, Env, Proc, check, main  # noqa: E402
 
 # A line from gRPC's own logger rather than one of our sentences.
 GRPC_LINE = re.compile(r"chttp2|\.cc:\d+|^E\d{4}")

@@ -362,7 +362,9 @@ def tls(bindir):
         for p in (alice, bob):
             p.quit()
         # A certificate for another name: refused, unless told that name.
-        other = env.board("--tls-cert", c["elsewhere.pem"], "--tls-key", c["elsewhere.key"])
+        # (Each further service has a database of its own: one file, one service.)
+        other = env.board("--tls-cert", c["elsewhere.pem"], "--tls-key", c["elsewhere.key"],
+                          "--db", ":memory:")
         eve = env.player("eve", "--server", other.address, "--tls-ca", c["ca.pem"],
                          "--new", "kalah")
         check(eve.wait_exit() != 0, "a certificate for otherhost must not pass for 127.0.0.1")
@@ -373,7 +375,7 @@ def tls(bindir):
         ok.quit()
         # Client certificates required: with one you play, without you do not.
         strict = env.board("--tls-cert", c["server.pem"], "--tls-key", c["server.key"],
-                           "--tls-client-ca", c["ca.pem"])
+                           "--tls-client-ca", c["ca.pem"], "--db", ":memory:")
         anon = env.player("anon", "--server", strict.address, "--tls-ca", c["ca.pem"],
                           "--new", "kalah")
         check(anon.wait_exit() != 0, "no client certificate must be refused")

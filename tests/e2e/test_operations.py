@@ -223,6 +223,17 @@ def _await_turn(agent, timeout=60):
             agent.cond.wait(min(left, 0.2))
 
 
+def _await_line(agent, start, pattern, timeout=30):
+    """Wait until a line from index `start` on matches (the cursor stays)."""
+    rx = re.compile(pattern)
+    deadline = time.monotonic() + timeout
+    with agent.cond:
+        while not any(rx.search(l) for l in agent.lines[start:]):
+            left = deadline - time.monotonic()
+            check(left > 0 and not agent.closed, f"no line /{pattern}/\n" + agent.dump())
+            agent.cond.wait(min(left, 0.2))
+
+
 def bots_come_back(bindir):
     """A game against a service bot survives two SIGKILLs of the service:
     restarted on the same database, the bot takes its old seat back at the
@@ -254,14 +265,17 @@ def bots_come_back(bindir):
         for restart in (1, 2):
             # Killed on our turn, so no move of the bot's is on its way.
             _await_turn(me)
+            mark = len(me.lines)
             board.p.send_signal(signal.SIGKILL)
             board.p.wait(5)
-            me.wait_for(r"^Reconnecting: ", timeout=15)
-            mark = len(me.lines)
+            _await_line(me, mark, r"^Reconnecting: ", timeout=15)
             board = env.board(*args, port=port)
             board.expect_stderr(r"recovered 1 unfinished game", timeout=15)
             board.expect_stderr(r"bot bot-1 \(level 3\) started", timeout=15)
-            me.wait_for(r"^Reconnected: ", timeout=30)
+            # Both back before we move: a move sent while the agent is still
+            # reconnecting would be refused.
+            _await_line(me, mark, r"^Reconnected: ", timeout=30)
+            board.expect_stderr(r"me is back", timeout=30)
             board.expect_stderr(r"bot-1 is back", timeout=30)
             # The bot moves again: when it is its turn now, or after ours.
             deadline = time.monotonic() + 60

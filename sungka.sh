@@ -17,8 +17,9 @@ packages() {
 # What building and playing needs (GTK 4 for the optional --view gtk) ...
 PACKAGES=$(packages build)
 # ... and what the tests use besides: an independent gRPC client, a terminal,
-# valgrind, a virtual display with screenshots for the GTK view, and the
-# tools that check the .deb, the systemd unit, the desktop entry and the
+# valgrind, a virtual display with screenshots for the GTK view, the sqlite3
+# program (the README's recovery of a damaged database), and the tools that
+# check the .deb, the systemd unit, the desktop entry and the
 # completions.
 TEST_PACKAGES=$(packages test)
 

@@ -9,6 +9,7 @@
 #ifndef SUNGKA_BOARD_H
 #define SUNGKA_BOARD_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef struct board_config {
@@ -38,6 +39,8 @@ typedef struct board_config {
     const char *db;            /* the store: a file, ":memory:", "" for none;
                                 * NULL: the user's data directory */
     int verbose;               /* log every request to the log stream */
+    bool grpc_log;             /* gRPC's own log lines on stderr (--verbose; see
+                                * rpc_set_verbose): the service's bots get it too */
     FILE *log;                 /* where to log (default stderr) */
 } board_config;
 

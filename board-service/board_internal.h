@@ -80,6 +80,8 @@ typedef struct participant {
     int chat_in_window;
     int64_t move_window_start_ms;
     int moves_in_window;
+    int bot_level;             /* one of the service's own bots (bots.c), at this
+                                * level 1..10; 0: a person */
 } participant;
 
 /* One logged event, packed once and replayed to late subscribers. */
@@ -219,7 +221,8 @@ participant *room_find_name(const room *r, const char *name);
 /* Take p into r->people (growing it); 0, or -1 when out of memory. */
 int room_add_person(room *r, participant *p);
 /* Add a participant (seat chosen as the first open one) on behalf of client
- * `from`, and announce a player (observers are counted, not announced). */
+ * `from` (NULL: the service's own, a bot), and announce a player (observers
+ * are counted, not announced). */
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen);
 /* Attach event stream `stream` (room_io's handle) from client `from`:
@@ -268,11 +271,21 @@ void room_close_streams(room *r);
 /* A recovered room tells its log that the service came back. */
 void room_announce_restart(room *r);
 
+/* --- listen.c --- */
+/* After rpc_server_create refused addr: one sentence saying why ("cannot
+ * listen on ADDR: the address is in use (...)"), found with a bind() of our
+ * own. */
+void board_listen_problem(const char *addr, bool tls, char *err, size_t errlen);
+
 /* --- recovery.c: rebuild the unfinished games from the store at start --- */
 int board_recover(board_service *svc, char *err, size_t errlen);
 
 /* --- bots.c: service-run computer players (sungka-player --view bot) --- */
+/* Seat n bots of `level` in r's last seats, remember them in the store, and
+ * start their children. */
 int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, size_t errlen);
+/* Start again the children of the recovered games' bots; once serving. */
+void board_bots_recover(board_service *svc);
 void board_bots_reap(board_service *svc);
 void board_bots_stop(board_service *svc);
 

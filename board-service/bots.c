@@ -1,9 +1,15 @@
 /*
  * bots.c — computer players the service seats itself (`--bots N` at
- * creation). Each is a sungka-player child with the bot view that joins over
- * loopback exactly like a person would, at one of the game's last seats so
- * the people who asked for the game keep the first ones. Children die with
- * the service (PR_SET_PDEATHSIG) and are reaped from the event loop.
+ * creation). The service seats each bot itself, at one of the game's last
+ * seats so the people who asked for the game keep the first ones, and
+ * remembers it in the store with its level; then a sungka-player child with
+ * the bot view takes that seat over loopback like a person taking their
+ * seat back, with the seat token handed to it through a pipe (a command
+ * line is for everyone to read in ps). After a restart, recovery marks the
+ * same participants and board_bots_recover starts their children again the
+ * same way, so a game against the service's bots survives the service.
+ * Children die with the service (PR_SET_PDEATHSIG) and are reaped from the
+ * event loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,51 +70,119 @@ static int remember(board_service *svc, pid_t pid)
     return 0;
 }
 
-int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, size_t errlen)
+/* The descriptor on which a child reads its seat token. */
+#define TOKEN_FD 3
+
+/* Start the child that plays p's seat, handing it p's token on TOKEN_FD. */
+static int start_child(board_service *svc, room *r, const participant *p, char *err,
+                       size_t errlen)
 {
-    char path[PATH_MAX], server[160];
+    char path[PATH_MAX], server[160], seat[16], lvl[16], think[16];
     if (player_path(path, sizeof path) != 0) {
         snprintf(err, errlen, "cannot seat bots: sungka-player is not installed next to "
                               "sungka-board");
         return -1;
     }
     own_address(svc, server, sizeof server);
+    snprintf(seat, sizeof seat, "%d", p->seat);
+    snprintf(lvl, sizeof lvl, "%d", p->bot_level);
+    snprintf(think, sizeof think, "%d", svc->cfg.bot_think_ms);
+    /* The token goes into the pipe before the fork: it is far below the
+     * pipe's capacity, and the child reads it whenever it starts. */
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "cannot seat bots: %s", strerror(errno));
+        return -1;
+    }
+    char line[BOARD_TOKEN_HEX + 2];
+    int len = snprintf(line, sizeof line, "%s\n", p->token);
+    if (write(pipefd[1], line, (size_t)len) != len) {
+        snprintf(err, errlen, "cannot seat bots: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return -1;
+    }
+    close(pipefd[1]);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot seat bots: %s", strerror(errno));
+        close(pipefd[0]);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            dup2(devnull, STDOUT_FILENO);
+        }
+        /* dup2 clears close-on-exec on the copy; a pipe already at
+         * TOKEN_FD keeps its own flag, so clear that by hand. */
+        if (pipefd[0] == TOKEN_FD ? fcntl(TOKEN_FD, F_SETFD, 0) != 0
+                                  : dup2(pipefd[0], TOKEN_FD) != TOKEN_FD)
+            _exit(127);
+        execl(path, "sungka-player", "--server", server, "--name", p->name, "--game", r->id,
+              "--seat", seat, "--token-fd", "3", "--view", "bot", "--level", lvl, "--think",
+              think, "--state-dir", "", svc->cfg.grpc_log ? "--verbose" : (char *)NULL,
+              (char *)NULL);
+        fprintf(stderr, "sungka-board: cannot run %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    close(pipefd[0]);
+    if (remember(svc, pid) != 0) {
+        kill(pid, SIGTERM);
+        snprintf(err, errlen, "cannot seat bots: out of memory");
+        return -1;
+    }
+    board_log(svc, "game %s: bot %s (level %d) started, pid %d", r->id, p->name, p->bot_level,
+              (int)pid);
+    return 0;
+}
+
+int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    if (player_path(path, sizeof path) != 0) {
+        snprintf(err, errlen, "cannot seat bots: sungka-player is not installed next to "
+                              "sungka-board");
+        return -1;
+    }
     int seats = game_seats(&r->state);
     for (int i = 0; i < n; i++) {
-        char name[32], seat[16], lvl[16], think[16];
-        snprintf(think, sizeof think, "%d", svc->cfg.bot_think_ms);
+        char name[32];
         snprintf(name, sizeof name, "bot-%d", i + 1);
-        snprintf(seat, sizeof seat, "%d", seats - n + i);
-        snprintf(lvl, sizeof lvl, "%d", level);
-        pid_t parent = getpid();
-        pid_t pid = fork();
-        if (pid < 0) {
-            snprintf(err, errlen, "cannot seat bots: %s", strerror(errno));
+        participant *p;
+        /* The service's own: joined on no client's account (from NULL). */
+        if (room_join(r, name, true, NULL, &p, err, errlen) != ROOM_OK)
+            return -1;
+        p->bot_level = level;
+        if (svc->store && store_participant_bot(svc->store, r->id, p->id, level) != 0)
+            board_log(svc, "game %s: cannot remember that %s is a bot (%s); it will not come "
+                           "back after a restart", r->id, name, store_last_error(svc->store));
+        if (room_sit(r, p, seats - n + i, err, errlen) != ROOM_OK ||
+            room_ready(r, p, true, err, errlen) != ROOM_OK ||
+            start_child(svc, r, p, err, errlen) != 0) {
+            room_leave(r, p);
             return -1;
         }
-        if (pid == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGTERM);
-            if (getppid() != parent)
-                _exit(1);
-            int devnull = open("/dev/null", O_RDWR);
-            if (devnull >= 0) {
-                dup2(devnull, STDIN_FILENO);
-                dup2(devnull, STDOUT_FILENO);
-            }
-            execl(path, "sungka-player", "--server", server, "--name", name, "--game", r->id,
-                  "--seat", seat, "--view", "bot", "--level", lvl, "--think", think, "--ready", "--state-dir", "",
-                  (char *)NULL);
-            fprintf(stderr, "sungka-board: cannot run %s: %s\n", path, strerror(errno));
-            _exit(127);
-        }
-        if (remember(svc, pid) != 0) {
-            kill(pid, SIGTERM);
-            snprintf(err, errlen, "cannot seat bots: out of memory");
-            return -1;
-        }
-        board_log(svc, "game %s: bot %s (level %d) started, pid %d", r->id, name, level, (int)pid);
     }
     return 0;
+}
+
+void board_bots_recover(board_service *svc)
+{
+    char err[256];
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        for (int k = 0; k < r->n_people; k++) {
+            participant *p = r->people[k];
+            if (p->bot_level > 0 && p->seat >= 0 && start_child(svc, r, p, err, sizeof err) != 0)
+                board_log(svc, "game %s: %s: %s", r->id, p->name, err);
+        }
+    }
 }
 
 void board_bots_reap(board_service *svc)

@@ -14,6 +14,7 @@
 
 #include "board.h"
 #include "rpc.h"
+#include "store.h"
 #include "version.h"
 
 static board_service *running;
@@ -64,7 +65,11 @@ static void usage(FILE *out)
             "                            unfinished games (default\n"
             "                            $XDG_DATA_HOME/sungka/sungka.db; :memory: keeps\n"
             "                            nothing; \"\" disables it)\n"
+            "      --check               check the database (SQLite's integrity_check) and\n"
+            "                            exit: prints \"PATH: ok\" (status 0) or the\n"
+            "                            problems (status 1); no service is started\n"
             "  -q, --quiet               do not log games and players to stderr\n"
+            "  -v, --verbose             also show gRPC's own log lines on stderr\n"
             "  -h, --help                show this help and exit\n"
             "      --version             show the version and exit\n"
             "\n"
@@ -86,13 +91,41 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
     return 0;
 }
 
+static void print_problem(void *user, const char *text)
+{
+    printf("%s: %s\n", (const char *)user, text);
+}
+
+/* --check: the database's own check, without a service (and its port).
+ * The exit status: 0 sound, 1 damaged or unreadable, 2 no file given. */
+static int check_database(const char *db)
+{
+    char path[1024], err[1024];
+    if (db && (!db[0] || strcmp(db, ":memory:") == 0)) {
+        fprintf(stderr, "sungka-board: --check needs a database file (--db PATH)\n");
+        return 2;
+    }
+    if (!db && store_default_path(path, sizeof path) != 0) {
+        fprintf(stderr, "sungka-board: cannot find the default database %s (use --db PATH)\n",
+                path);
+        return 1;
+    }
+    const char *file = db ? db : path;
+    int rc = store_check(file, print_problem, (void *)file, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "sungka-board: %s\n", err);
+    else if (rc == 0)
+        printf("%s: ok\n", file);
+    return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES,
            OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
-           OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE };
+           OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -117,14 +150,16 @@ int main(int argc, char **argv)
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
+        {"check", no_argument, NULL, OPT_CHECK},
         {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
     };
     board_config cfg = {0};
-    int seconds, quiet = 0, c;
-    while ((c = getopt_long(argc, argv, "l:qh", longopts, NULL)) != -1) {
+    int seconds, quiet = 0, check = 0, c;
+    while ((c = getopt_long(argc, argv, "l:qvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'l':
             cfg.listen = optarg;
@@ -219,6 +254,12 @@ int main(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'v':
+            cfg.grpc_log = true;
+            break;
+        case OPT_CHECK:
+            check = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -235,16 +276,19 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (check)
+        return check_database(cfg.db);
     FILE *devnull = NULL;
     if (quiet) {
         devnull = fopen("/dev/null", "w");
         cfg.log = devnull;
     }
 
+    rpc_set_verbose(cfg.grpc_log);
     rpc_init();
     board_service *svc;
     int port;
-    char err[256];
+    char err[1024];
     if (board_create(&cfg, &svc, &port, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-board: %s\n", err);
         rpc_shutdown();

@@ -5,7 +5,8 @@
  * replaying the logged moves through the rules engine (the log is the truth;
  * nothing else about the board is stored). Everyone starts out departed, with
  * the full grace to come back: agents reconnect by themselves with their
- * tokens and resume after the last event they saw.
+ * tokens and resume after the last event they saw, and the service's own
+ * bots are marked so that board_bots_recover starts them again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,18 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
     }
 }
 
+/* One of the service's own bots: board_bots_recover starts it again. */
+static void on_bot(void *user, const char *game_id, unsigned person_id, int level)
+{
+    recovering *rc = user;
+    room *r = rc->current;
+    if (!r || strcmp(r->id, game_id) != 0)
+        return;
+    for (int i = r->n_people - 1; i >= 0; i--)
+        if (r->people[i]->id == person_id)
+            r->people[i]->bot_level = level;
+}
+
 /* Keep one stored event in the room's log, as it will be served. An event
  * stored before text was checked may hold invalid UTF-8 or control
  * characters: it is served escaped (stock protobuf clients refuse invalid
@@ -171,7 +184,7 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
 int board_recover(board_service *svc, char *err, size_t errlen)
 {
     recovering rc = {.svc = svc};
-    store_recovery_cb cb = {on_game, on_participant, on_event};
+    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot};
     unsigned max_id = 0;
     if (store_recover(svc->store, &cb, &rc, &max_id) != 0) {
         snprintf(err, errlen, "cannot read the unfinished games: %s",

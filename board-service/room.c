@@ -223,7 +223,7 @@ room_rc room_join(room *r, const char *name, bool observe, board_client *from,
     if (seat >= 0) {
         r->seat_holder[seat] = p;
         snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", name);
-    } else {
+    } else if (from) {
         p->watch_from = from;
         from->observers++;
     }

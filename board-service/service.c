@@ -745,11 +745,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     opts.outbox_limit = 4096;
 
     if (rpc_server_create(svc->cfg.listen, &opts, &svc->server, port) != 0) {
-        snprintf(err, errlen, "cannot listen on %s (%s)", svc->cfg.listen,
-                 svc->cfg.tls_cert ? "address in use or invalid, or the TLS files are not a "
-                                     "matching PEM certificate and key"
-                                   : "address in use or invalid?");
-        goto fail_free;
+        board_listen_problem(svc->cfg.listen, svc->cfg.tls_cert != NULL, err, errlen);
+        goto fail_store;
     }
     rpc_server_set_turn_hook(svc->server, end_turn, svc);
     if (rpc_server_add_methods(svc->server, &sungka__v1__register__descriptor,
@@ -773,6 +770,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     }
     svc->next_ping_ms = board_now_ms() + svc->cfg.ping_interval_ms;
     svc->port = *port;
+    board_bots_recover(svc);       /* they connect to the port just bound */
     *out = svc;
     return 0;
 

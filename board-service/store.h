@@ -75,10 +75,30 @@ typedef struct store store;
  * err holds one sentence naming the path and the reason, e.g.
  * "cannot open the database /x/y.db: file is not a database" or
  * "cannot open the database /x/file/y.db: Not a directory".
+ * A file is used by one store at a time, in any process: the store holds an
+ * exclusive lock on it (flock) until store_close, and another open fails
+ * with "the database /x/y.db is in use by another sungka-board". (SQLite's
+ * own locks are separate: other programs may still read the file.)
+ * The file is checked (PRAGMA quick_check, which reads it whole) and a
+ * damaged one refused with one sentence saying what to do: "the database
+ * /x/y.db is damaged (Page 27: ...); see what is wrong with 'sungka-board
+ * --db /x/y.db --check', save what can be saved with 'sqlite3 /x/y.db
+ * .recover | sqlite3 /x/y.db.recovered' and start with --db
+ * /x/y.db.recovered".
  *   path   IN   borrowed
  *   out    OUT  the new store; release with store_close
  *   err    OUT  errlen bytes, NUL-terminated (may be NULL when errlen is 0) */
 int store_open(const char *path, store **out, char *err, size_t errlen);
+
+/* SQLite's full check (PRAGMA integrity_check) of the database at path,
+ * read-only: nothing is created, migrated or locked, so the file of a running
+ * service can be checked too. Returns 0 when it is sound; 1 when it is
+ * damaged, after calling problem() once for each problem SQLite reports (a
+ * file that cannot be read as a database at all has one: the reason); -1
+ * when it cannot be opened or checked, with one sentence in err.
+ *   problem  IN  called with a borrowed line of text; user is passed along */
+int store_check(const char *path, void (*problem)(void *user, const char *text), void *user,
+                char *err, size_t errlen);
 
 /* Finish statements, roll back an open transaction, close. NULL is ignored. */
 void store_close(store *s);
@@ -135,6 +155,11 @@ int store_participant_put(store *s, const char *game_id, unsigned person_id,
 /* Forget one participant (gone for good). Removing an unknown one is not an
  * error. */
 int store_participant_remove(store *s, const char *game_id, unsigned person_id);
+/* Mark participant person_id of game_id (already put) as one of the
+ * service's own bots, playing at level 1..10 (0: a person again), so that
+ * recovery starts it again. store_participant_put keeps the mark. -1 for a
+ * level out of range or an unknown participant. */
+int store_participant_bot(store *s, const char *game_id, unsigned person_id, int level);
 
 /* --- The event log and moves --------------------------------------------- */
 
@@ -238,11 +263,13 @@ typedef struct store_recovery_cb {
                         const char *name, int seat, const char *token, bool ready);
     void (*event)(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
                   unsigned only_for_a, unsigned only_for_b, const void *data, size_t len);
+    /* right after participant() for one marked a bot (store_participant_bot) */
+    void (*bot)(void *user, const char *game_id, unsigned person_id, int level);
 } store_recovery_cb;
 
 /* Every game still waiting or running, oldest first: for each, game(), then
- * participant() for each participant by person id, then event() for each
- * event by seq — the bytes exactly as appended. *max_game_id gets the highest
+ * participant() (and bot()) for each participant by person id, then event()
+ * for each event by seq — the bytes exactly as appended. *max_game_id gets the highest
  * decimal game id ever stored, ended games included (0 when none), so that
  * new ids do not collide. Returns -1 if a read fails (callbacks may have run
  * for part of the data; the caller should give up). */

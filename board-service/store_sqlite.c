@@ -17,12 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,6 +99,9 @@ static const char *const migrations[] = {
     "  streak      INTEGER NOT NULL,"
     "  best_streak INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE INDEX players_by_rank ON players(wins DESC, best_streak DESC, name);",
+    /* 2: which participants are the service's own bots, and their level, so
+     * that a restart starts them again (0: a person). */
+    "ALTER TABLE participants ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -108,7 +113,7 @@ enum stmt_id {
     ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
     ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
     ST_GAME_INSERT, ST_OPTION_INSERT, ST_GAME_STATUS,
-    ST_PART_PUT, ST_PART_DELETE,
+    ST_PART_PUT, ST_PART_DELETE, ST_PART_BOT,
     ST_EVENT_INSERT, ST_MOVE_INSERT,
     ST_GAME_STATE, ST_GAME_END, ST_RESULT_INSERT, ST_STATS_ADD, ST_PARTS_CLEAR,
     ST_STATS_GET, ST_LEADERBOARD,
@@ -144,6 +149,8 @@ static const char *const stmt_sql[ST_COUNT] = {
         " ON CONFLICT (game_id, person_id) DO UPDATE SET name = excluded.name,"
         " seat = excluded.seat, token = excluded.token, ready = excluded.ready",
     [ST_PART_DELETE] = "DELETE FROM participants WHERE game_id = ?1 AND person_id = ?2",
+    [ST_PART_BOT] =
+        "UPDATE participants SET bot_level = ?3 WHERE game_id = ?1 AND person_id = ?2",
     [ST_EVENT_INSERT] =
         "INSERT INTO events (game_id, seq, time_ms, only_for_a, only_for_b, data)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -185,7 +192,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_RECOVER_GAMES] =
         "SELECT " GAME_COLUMNS " FROM games g WHERE status IN (1, 2) ORDER BY g.rowid",
     [ST_RECOVER_PARTS] =
-        "SELECT person_id, name, seat, token, ready FROM participants"
+        "SELECT person_id, name, seat, token, ready, bot_level FROM participants"
         " WHERE game_id = ?1 ORDER BY person_id",
     [ST_RECOVER_EVENTS] =
         "SELECT seq, time_ms, only_for_a, only_for_b, data FROM events"
@@ -199,7 +206,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct store {
     sqlite3 *db;
     sqlite3_stmt *stmt[ST_COUNT];
-    char err[512];
+    int lock_fd;               /* holds the flock() on the file; -1: none (":memory:") */
+    dev_t dev;                 /* the locked file, while in open_files */
+    ino_t ino;
+    store *next_open;
+    bool err_whole;            /* opening: err is the whole sentence, not a reason */
+    char err[1024];
 };
 
 /* ------------------------------------------------------------------------
@@ -398,6 +410,124 @@ static int create_private(const char *path, char *why, size_t whylen)
     return 0;
 }
 
+/* Two services on one file would both recover the same games and write
+ * them: the first to open the file holds an exclusive flock() on it until
+ * store_close, and the others are refused. On the database file itself
+ * rather than a PATH.lock beside it, so that the lock goes with the file
+ * whatever path names it (a symlink, another spelling of the directory)
+ * and no stray file is left. It does not meet SQLite's own locks, which
+ * are fcntl() byte ranges (independent of flock() on Linux), so the
+ * sqlite3 program and other readers still work. But closing any
+ * descriptor of a file drops all of the process's fcntl() locks on it,
+ * SQLite's too: so the descriptor is closed only after sqlite3_close, and
+ * a file this process already has open is refused before a descriptor is
+ * opened (open_files). O_CLOEXEC keeps the lock out of the service's bots. */
+static pthread_mutex_t open_files_lock = PTHREAD_MUTEX_INITIALIZER;
+static store *open_files;      /* the stores holding a lock, by next_open */
+
+static int lock_file(store *s, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return failf(s, "%s", strerror(errno));
+    pthread_mutex_lock(&open_files_lock);
+    bool ours = false;
+    for (const store *o = open_files; o && !ours; o = o->next_open)
+        ours = o->dev == sb.st_dev && o->ino == sb.st_ino;
+    int e = EWOULDBLOCK;
+    if (!ours) {
+        s->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+        e = s->lock_fd < 0 ? errno : flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+    }
+    if (e == 0) {
+        s->dev = sb.st_dev;
+        s->ino = sb.st_ino;
+        s->next_open = open_files;
+        open_files = s;
+    }
+    pthread_mutex_unlock(&open_files_lock);
+    if (e == 0)
+        return 0;
+    if (e == EWOULDBLOCK) {
+        s->err_whole = true;
+        return failf(s, "the database %s is in use by another sungka-board", path);
+    }
+    return failf(s, "cannot lock it: %s", strerror(e));
+}
+
+/* Let go of the lock, after SQLite has closed the file. */
+static void unlock_file(store *s)
+{
+    if (s->lock_fd < 0)
+        return;
+    pthread_mutex_lock(&open_files_lock);
+    for (store **o = &open_files; *o; o = &(*o)->next_open) {
+        if (*o == s) {
+            *o = s->next_open;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&open_files_lock);
+    close(s->lock_fd);
+    s->lock_fd = -1;
+}
+
+/* The sentence for a damaged file: what is wrong, and what to do about it
+ * (README.md, "If the database is damaged"). */
+static int fail_damaged(store *s, const char *path, const char *problem)
+{
+    s->err_whole = true;
+    return failf(s, "the database %s is damaged (%s); see what is wrong with 'sungka-board "
+                    "--db %s --check', save what can be saved with 'sqlite3 %s .recover | "
+                    "sqlite3 %s.recovered' and start with --db %s.recovered",
+                 path, problem, path, path, path, path);
+}
+
+/* Run an integrity pragma and hand each problem it reports to problem():
+ * one per line of its rows, less "ok" and the "*** in database main ***"
+ * heading. 0: sound; 1: damaged (a file that cannot even be read as a
+ * database is damaged too, its error the one problem); -1: another
+ * failure, in s->err. */
+static int run_check(store *s, const char *pragma,
+                     void (*problem)(void *user, const char *text), void *user)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, pragma, -1, &st, NULL);
+    int damaged = 0;
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+            break;
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        for (const char *line = text; line && *line;) {
+            size_t n = strcspn(line, "\n");
+            char one[512];
+            snprintf(one, sizeof one, "%.*s", (int)n, line);
+            if (strcmp(one, "ok") != 0 && strncmp(one, "*** in database", 15) != 0) {
+                damaged = 1;
+                problem(user, one);
+            }
+            line += n + (line[n] == '\n');
+        }
+    }
+    int code = rc & 0xff;
+    if (rc != SQLITE_DONE && (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)) {
+        damaged = 1;
+        problem(user, sqlite3_errmsg(s->db));
+    } else if (rc != SQLITE_DONE) {
+        fail_db(s, "cannot check the database");
+        damaged = -1;
+    }
+    sqlite3_finalize(st);
+    return damaged;
+}
+
+static void first_problem(void *user, const char *text)
+{
+    char *first = user;
+    if (!first[0])
+        snprintf(first, 256, "%s", text);
+}
+
 static int configure(store *s, const char *path)
 {
     int rc = sqlite3_open_v2(path, &s->db,
@@ -440,6 +570,16 @@ static int configure(store *s, const char *path)
     if (exec_sql(s, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
                  "cannot configure the database") < 0)
         return -1;
+    /* A damaged file is refused here rather than used until a read or a
+     * write meets the damage (and the games on it with it). quick_check
+     * reads every page once, so opening costs time in proportion to the
+     * file; the index cross-checks of integrity_check (--check) are left
+     * for when someone asks. */
+    char problem[256] = "";
+    int damaged = strcmp(path, ":memory:") == 0
+                      ? 0 : run_check(s, "PRAGMA quick_check", first_problem, problem);
+    if (damaged != 0)
+        return damaged < 0 ? -1 : fail_damaged(s, path, problem);
     /* Take the write lock once: an unwritable file or directory shows here,
      * at startup, rather than on the first move. */
     if (exec_sql(s, "BEGIN IMMEDIATE", "cannot write") < 0)
@@ -467,8 +607,11 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
             snprintf(err, errlen, "cannot open the database %s: out of memory", path);
         return -1;
     }
-    if (strcmp(path, ":memory:") != 0 && access(path, F_OK) != 0 &&
-        create_private(path, s->err, sizeof s->err) < 0)
+    s->lock_fd = -1;
+    bool file = strcmp(path, ":memory:") != 0;
+    if (file && access(path, F_OK) != 0 && create_private(path, s->err, sizeof s->err) < 0)
+        goto fail;
+    if (file && lock_file(s, path) < 0)
         goto fail;
     if (configure(s, path) < 0)
         goto fail;
@@ -476,9 +619,12 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
     return 0;
 
 fail:
-    if (errlen)
+    if (errlen && s->err_whole)
+        snprintf(err, errlen, "%s", s->err);
+    else if (errlen)
         snprintf(err, errlen, "cannot open the database %s: %s", path, s->err);
     sqlite3_close(s->db);
+    unlock_file(s);
     free(s);
     return -1;
 }
@@ -492,7 +638,28 @@ void store_close(store *s)
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->stmt[i]);
     sqlite3_close(s->db);
+    unlock_file(s);
     free(s);
+}
+
+int store_check(const char *path, void (*problem)(void *user, const char *text), void *user,
+                char *err, size_t errlen)
+{
+    store s = {.lock_fd = -1};
+    /* Read-only, and no lock: nothing is created or migrated, and the
+     * database of a running service can be checked. */
+    int rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    int res = -1;
+    if (rc != SQLITE_OK) {
+        int sys = s.db ? sqlite3_system_errno(s.db) : 0;
+        snprintf(err, errlen, "cannot open the database %s: %s", path,
+                 (rc & 0xff) == SQLITE_CANTOPEN && sys ? strerror(sys)
+                 : s.db ? sqlite3_errmsg(s.db) : sqlite3_errstr(rc));
+    } else if ((res = run_check(&s, "PRAGMA integrity_check", problem, user)) < 0) {
+        snprintf(err, errlen, "cannot check the database %s: %s", path, s.err);
+    }
+    sqlite3_close(s.db);
+    return res;
 }
 
 /* mkdir -p with mode 0700 for what it creates. */
@@ -680,6 +847,25 @@ int store_participant_remove(store *s, const char *game_id, unsigned person_id)
     sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, person_id);
     return run_f(s, st, "cannot remove participant %u of game %s", person_id, game_id);
+}
+
+int store_participant_bot(store *s, const char *game_id, unsigned person_id, int level)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (level < 0 || level > 10)
+        return failf(s, "a bot's level is 1..10 (0: a person), not %d", level);
+    sqlite3_stmt *st = stmt(s, ST_PART_BOT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, person_id);
+    sqlite3_bind_int(st, 3, level);
+    if (run_f(s, st, "cannot mark participant %u of game %s", person_id, game_id) < 0)
+        return -1;
+    if (sqlite3_changes(s->db) == 0)
+        return failf(s, "game %s has no participant %u", game_id, person_id);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -1132,13 +1318,17 @@ static int recover_game(store *s, const store_recovery_cb *cb, void *user,
     sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!cb->participant)
-            continue;
-        char name[STORE_NAME_BYTES], token[STORE_TOKEN_BYTES];
-        col_text(st, 1, name, sizeof name);
-        col_text(st, 3, token, sizeof token);
-        cb->participant(user, g->id, (unsigned)sqlite3_column_int64(st, 0), name,
-                        sqlite3_column_int(st, 2), token, sqlite3_column_int(st, 4) != 0);
+        unsigned person = (unsigned)sqlite3_column_int64(st, 0);
+        if (cb->participant) {
+            char name[STORE_NAME_BYTES], token[STORE_TOKEN_BYTES];
+            col_text(st, 1, name, sizeof name);
+            col_text(st, 3, token, sizeof token);
+            cb->participant(user, g->id, person, name, sqlite3_column_int(st, 2), token,
+                            sqlite3_column_int(st, 4) != 0);
+        }
+        int bot_level = sqlite3_column_int(st, 5);
+        if (cb->bot && bot_level > 0)
+            cb->bot(user, g->id, person, bot_level);
     }
     int res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read participants");
     finish(st);

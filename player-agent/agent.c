@@ -409,20 +409,25 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     return 0;
 }
 
-/* A saved token still good for this game? (GetBoard answers only its holder.) */
-static int resume_one(agent *ag, const char *game_id, const char *name, holder *h)
+/* A saved token (or the one given, `given`) still good for this game?
+ * (GetBoard answers only its holder.) */
+static int resume_one(agent *ag, const char *game_id, const char *name, const char *given,
+                      holder *h)
 {
     char token[80];
-    int seat;
-    if (token_store_find(ag->cfg.state_dir, ag->cfg.server, game_id, name, token, sizeof token,
-                         &seat) != 0)
+    int seat = ag->cfg.take_seat ? ag->cfg.seat : -1;   /* the snapshot says for sure */
+    if (given)
+        snprintf(token, sizeof token, "%s", given);
+    else if (token_store_find(ag->cfg.state_dir, ag->cfg.server, game_id, name, token,
+                              sizeof token, &seat) != 0)
         return -1;
     Sungka__V1__GetBoardRequest req = SUNGKA__V1__GET_BOARD_REQUEST__INIT;
     rpc_method m = board_method(BRD_GET_BOARD);
     ProtobufCMessage *reply = NULL;
     char err[256];
     if (agent__call_sync(ag, &m, &req.base, token, &reply, err, sizeof err, "resume") != 0) {
-        token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, name);
+        if (!given)
+            token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, name);
         return -1;
     }
     protobuf_c_message_free_unpacked(reply, NULL);
@@ -566,9 +571,15 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     holder held[MAX_HELD];
     bool resumed = false;
     for (int i = 0; i < n; i++) {
-        if (game_id && !new_kind && resume_one(ag, game_id, names[i], &held[i]) == 0) {
+        const char *given = i == 0 ? ag->cfg.seat_token : NULL;
+        if (game_id && !new_kind && resume_one(ag, game_id, names[i], given, &held[i]) == 0) {
             resumed = true;
             continue;
+        }
+        if (given) {
+            snprintf(err, errlen, "the seat token given does not hold a seat of game %s",
+                     game_id ? game_id : "(none: --game is needed)");
+            return -1;
         }
         /* the hot seat's second player goes to the game the first one got */
         const char *target = i > 0 ? id : game_id;
@@ -636,6 +647,11 @@ bool agent_in_game(const agent *ag)
 }
 
 /* ---------------------------------------------------------- life cycle */
+
+void agent_library_verbose(bool verbose)
+{
+    rpc_set_verbose(verbose);
+}
 
 void agent_library_init(void)
 {

@@ -58,6 +58,9 @@ typedef struct agent_config {
     int reconnect_for_ms;      /* keep trying to come back this long (default 90000) */
     const char *state_dir;     /* where seat tokens are kept between runs (NULL: the
                                 * XDG state directory; "" to keep none) */
+    const char *seat_token;    /* with game_id: take back the seat this token holds,
+                                * as with a saved token, or fail (never join anew);
+                                * how sungka-board hands its bots their seats */
 } agent_config;
 
 typedef enum agent_status {
@@ -180,6 +183,9 @@ typedef struct agent_msg {
  * thread, before the first agent_start and after the last agent_destroy. */
 void agent_library_init(void);
 void agent_library_shutdown(void);
+/* Before agent_library_init: show gRPC's own log lines on stderr (true) or
+ * only our sentences (false, what people should see; see rpc_set_verbose). */
+void agent_library_verbose(bool verbose);
 
 /* Connect, then do what cfg says: create, join any, or join a game by id
  * (blocking, with a deadline) and start its event stream — first trying a

@@ -60,7 +60,8 @@ int local_board_start(const char *argv0, const char *listen, local_board *lb, ch
         if (getppid() != parent)
             _exit(1);
         dup2(pipefd[1], STDOUT_FILENO);
-        execl(path, "sungka-board", "--quiet", "--listen", listen, (char *)NULL);
+        execl(path, "sungka-board", "--quiet", "--listen", listen,
+              lb->verbose ? "--verbose" : (char *)NULL, (char *)NULL);
         fprintf(stderr, "sungka-player: cannot run %s: %s\n", path, strerror(errno));
         _exit(127);
     }

@@ -7,12 +7,14 @@
 #ifndef SUNGKA_LOCAL_BOARD_H
 #define SUNGKA_LOCAL_BOARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 typedef struct local_board {
     pid_t pid;
     char address[128];     /* "127.0.0.1:PORT": where to connect to it */
+    bool verbose;          /* IN: start it with --verbose (gRPC's log lines) */
 } local_board;
 
 /* Start `sungka-board --listen listen` and wait (bounded) for its

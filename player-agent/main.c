@@ -2,12 +2,14 @@
  * main.c — `sungka-player`: join a game on a board service (or host one) and
  * play it through a view.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "local_board.h"
@@ -24,6 +26,33 @@ static int parse_int(const char *opt, const char *s, int min, int max, int *out)
         return -1;
     }
     *out = (int)v;
+    return 0;
+}
+
+/* --token-fd N: one line from descriptor N (then closed), the seat token a
+ * program that starts us (sungka-board, for its bots) hands over without
+ * putting it on a command line, which anyone may read in ps. */
+static int read_token(const char *arg, char *out, size_t len)
+{
+    int fd;
+    if (parse_int("--token-fd", arg, 0, 1 << 20, &fd) != 0)
+        return -1;
+    size_t used = 0;
+    while (used < len - 1 && !memchr(out, '\n', used)) {
+        ssize_t n = read(fd, out + used, len - 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+    }
+    close(fd);
+    out[used] = '\0';
+    out[strcspn(out, "\r\n")] = '\0';
+    if (!out[0]) {
+        fprintf(stderr, "sungka-player: no seat token could be read from descriptor %d\n", fd);
+        return -1;
+    }
     return 0;
 }
 
@@ -153,6 +182,9 @@ static void usage(FILE *out)
             "                          seat is taken back with the token saved last time)\n"
             "      --observe           watch instead of taking a seat\n"
             "      --seat N            with --game: take seat N rather than the first open\n"
+            "      --token-fd N        with --game: take back the seat whose token is read\n"
+            "                          from file descriptor N (for programs that start\n"
+            "                          players; a token on a command line is public)\n"
             "      --ready             say ready as soon as seated\n"
             "      --hot-seat NAME     also take a seat for NAME: two players, one screen\n"
             "      --bots N            the service fills N seats of the new game with bots\n"
@@ -164,6 +196,8 @@ static void usage(FILE *out)
             "      --state-dir DIR     where seat tokens are saved (default\n"
             "                          $XDG_STATE_HOME/sungka; \"\" to save none)\n"
             "      --view NAME         the view to use (default text)\n"
+            "  -v, --verbose           also show gRPC's own log lines on stderr (and the\n"
+            "                          private service's)\n"
             "      --tls-ca FILE       use TLS; the service's certificate must chain to\n"
             "                          this CA (PEM)\n"
             "      --tls-cert FILE     use TLS with this client certificate...\n"
@@ -193,7 +227,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
-           OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME };
+           OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -210,6 +244,7 @@ int main(int argc, char **argv)
         {"level", required_argument, NULL, OPT_LEVEL},
         {"think", required_argument, NULL, OPT_THINK},
         {"seat", required_argument, NULL, OPT_SEAT},
+        {"token-fd", required_argument, NULL, OPT_TOKEN_FD},
         {"tls-ca", required_argument, NULL, OPT_TLS_CA},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -219,6 +254,7 @@ int main(int argc, char **argv)
         {"game", required_argument, NULL, 'g'},
         {"observe", no_argument, NULL, OPT_OBSERVE},
         {"view", required_argument, NULL, OPT_VIEW},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
@@ -226,8 +262,10 @@ int main(int argc, char **argv)
     agent_config cfg = {0};
     view_io io = {.in = stdin, .out = stdout};
     const char *serve = NULL, *view_name = "text";
+    bool verbose = false;
+    static char seat_token[128];
     int c;
-    while ((c = getopt_long(argc, argv, "s:n:N:a:o:t:g:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:n:N:a:o:t:g:vh", longopts, NULL)) != -1) {
         switch (c) {
         case 's': cfg.server = optarg; break;
         case OPT_SERVE: serve = optarg; break;
@@ -259,6 +297,11 @@ int main(int argc, char **argv)
                 return 2;
             cfg.take_seat = true;
             break;
+        case OPT_TOKEN_FD:
+            if (read_token(optarg, seat_token, sizeof seat_token) != 0)
+                return 2;
+            cfg.seat_token = seat_token;
+            break;
         case OPT_THINK:
             if (parse_int("--think", optarg, 1, 600000, &io.think_ms) != 0)
                 return 2;
@@ -284,6 +327,7 @@ int main(int argc, char **argv)
         case 'g': cfg.game_id = optarg; break;
         case OPT_OBSERVE: cfg.observe = true; break;
         case OPT_VIEW: view_name = optarg; break;
+        case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("sungka-player %s\n", SUNGKA_VERSION); return 0;
         default: usage(stderr); return 2;
@@ -320,13 +364,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: --server and --serve exclude each other\n");
         return 2;
     }
+    if (cfg.seat_token && !cfg.game_id) {
+        fprintf(stderr, "sungka-player: --token-fd needs --game ID\n");
+        return 2;
+    }
     if (cfg.game_id && !cfg.server && !serve) {
         fprintf(stderr, "sungka-player: --game needs --server HOST:PORT\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
 
-    player_start ps = {.argv0 = argv[0], .serve = serve};
+    player_start ps = {.argv0 = argv[0], .serve = serve, .board.verbose = verbose};
+    agent_library_verbose(verbose);
     char err[512];
     agent *ag;
     int status;

@@ -68,6 +68,14 @@ const char *rpc_code_name(rpc_code code);
 void rpc_init(void);
 void rpc_shutdown(void);
 
+/* gRPC's own log lines ("E1123 ... chttp2_server.cc:1045] ...") are for
+ * whoever debugs gRPC; users should see the program's sentences only. With
+ * verbose false they are dropped (all but the one gRPC writes before it
+ * aborts on a failed assertion); with true they go to stderr in gRPC's own
+ * format, at its own level (errors; GRPC_VERBOSITY=debug shows more), as
+ * when this is never called. Process-wide; call it before rpc_init(). */
+void rpc_set_verbose(bool verbose);
+
 /* Keepalive and limits. Zero fields take the defaults noted. */
 typedef struct rpc_keepalive {
     int time_ms;              /* ping an idle connection after this (default 10000) */
@@ -149,7 +157,10 @@ typedef struct rpc_server_options {
  * Create a server listening on `addr` ("127.0.0.1:0" picks a free port).
  * On success returns 0, stores the server in *out and the bound port in *port.
  * `opts` may be NULL for the defaults (plaintext). Fails (-1) when a TLS file
- * cannot be read.
+ * cannot be read, or the address cannot be bound: in use (SO_REUSEPORT is
+ * off, so a port another server holds is refused), invalid, or not this
+ * machine's. gRPC only logs which; a caller that wants to say why probes
+ * the address itself.
  */
 int rpc_server_create(const char *addr, const rpc_server_options *opts,
                       rpc_server **out, int *port);

@@ -14,6 +14,22 @@
 
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/slice.h>
+#include <grpc/support/log.h>
+
+/* Not verbose: keep only the reason gRPC gives before it aborts, so that a
+ * crash still says why. */
+static void quiet_log(gpr_log_func_args *args)
+{
+    if (strncmp(args->message, "assertion failed", 16) == 0)
+        fprintf(stderr, "gRPC: %s (%s:%d)\n", args->message, args->file, args->line);
+}
+
+void rpc_set_verbose(bool verbose)
+{
+    if (!verbose)    /* verbose: GRPC_VERBOSITY, read by rpc_init, decides */
+        gpr_set_log_verbosity(GPR_LOG_SEVERITY_ERROR);
+    gpr_set_log_function(verbose ? NULL : quiet_log);   /* NULL: gRPC's default */
+}
 
 void rpc_init(void)
 {

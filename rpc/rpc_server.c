@@ -187,6 +187,9 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
                 rpc__or_default(o.keepalive.min_recv_ping_ms, RPC__DEFAULT_MIN_RECV_PING_MS)),
         rpc__int_arg(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0),
         rpc__int_arg(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2),
+        /* One server per port: with SO_REUSEPORT (gRPC's default) a second
+         * one on a port in use starts, and the kernel splits clients. */
+        rpc__int_arg(GRPC_ARG_ALLOW_REUSEPORT, 0),
     };
     grpc_channel_args cargs = {sizeof args / sizeof args[0], args};
 

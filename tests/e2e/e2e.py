@@ -167,7 +167,9 @@ def service_bots(bindir):
         board = env.board("--bot-think", "20")
         me = env.player("me", "--server", board.address, "--new", "kalah", "--bots", "1")
         me.expect(r"^You are me, seat 0\.")
-        me.expect(r"^bot-1 sits down at seat 1\.|bot-1 joined", timeout=20)
+        # The service seats its bots as it creates the game: the snapshot
+        # already shows them.
+        me.expect(r"^bot-1 sits down at seat 1\.|bot-1 joined|^  seat 1: bot-1 ", timeout=20)
         Autoplayer(env, [me], seed=9).play_to_end()
         me.expect(r"^Scores: me \d+, bot-1 \d+")
         me.send("new sungka players=3 cups=3 stones=2 bots=2 bot-level=3")
@@ -360,7 +362,9 @@ def tls(bindir):
         for p in (alice, bob):
             p.quit()
         # A certificate for another name: refused, unless told that name.
-        other = env.board("--tls-cert", c["elsewhere.pem"], "--tls-key", c["elsewhere.key"])
+        # (Each further service has a database of its own: one file, one service.)
+        other = env.board("--tls-cert", c["elsewhere.pem"], "--tls-key", c["elsewhere.key"],
+                          "--db", ":memory:")
         eve = env.player("eve", "--server", other.address, "--tls-ca", c["ca.pem"],
                          "--new", "kalah")
         check(eve.wait_exit() != 0, "a certificate for otherhost must not pass for 127.0.0.1")
@@ -371,7 +375,7 @@ def tls(bindir):
         ok.quit()
         # Client certificates required: with one you play, without you do not.
         strict = env.board("--tls-cert", c["server.pem"], "--tls-key", c["server.key"],
-                           "--tls-client-ca", c["ca.pem"])
+                           "--tls-client-ca", c["ca.pem"], "--db", ":memory:")
         anon = env.player("anon", "--server", strict.address, "--tls-ca", c["ca.pem"],
                           "--new", "kalah")
         check(anon.wait_exit() != 0, "no client certificate must be refused")

@@ -13,12 +13,12 @@
  * being killed, not necessarily power loss (see store.h for why).
  */
 #include "store.h"
+#include "xdg.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -662,33 +662,6 @@ int store_check(const char *path, void (*problem)(void *user, const char *text),
     return res;
 }
 
-/* mkdir -p with mode 0700 for what it creates. */
-static int make_dirs(char *path)
-{
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        int rc = mkdir(path, 0700);
-        int e = errno;
-        struct stat sb;
-        if (rc != 0 && e == EEXIST && (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-            rc = -1;
-            e = ENOTDIR;
-        } else if (rc != 0 && e == EEXIST) {
-            rc = 0;
-        }
-        *p = c;
-        if (rc != 0) {
-            errno = e;
-            return -1;
-        }
-        if (c == '\0')
-            return 0;
-    }
-}
-
 int store_default_path(char *out, size_t len)
 {
     if (!out || len == 0) {
@@ -697,34 +670,15 @@ int store_default_path(char *out, size_t len)
     }
     out[0] = '\0';
     char dir[PATH_MAX];
-    const char *xdg = getenv("XDG_DATA_HOME");
-    int n;
-    if (xdg && xdg[0] == '/') {
-        n = snprintf(dir, sizeof dir, "%s/sungka", xdg);
-    } else {
-        const char *home = getenv("HOME");
-        struct passwd pw, *found = NULL;
-        char buf[4096];
-        if ((!home || !home[0]) && getpwuid_r(getuid(), &pw, buf, sizeof buf, &found) == 0 &&
-            found)
-            home = found->pw_dir;
-        if (!home || !home[0]) {
-            errno = ENOENT;
-            return -1;
-        }
-        n = snprintf(dir, sizeof dir, "%s/.local/share/sungka", home);
-    }
-    if (n < 0 || (size_t)n >= sizeof dir) {
-        errno = ENAMETOOLONG;
+    if (xdg_sungka_dir(XDG_DATA, true, dir, sizeof dir) != 0)
         return -1;
-    }
-    n = snprintf(out, len, "%s/sungka.db", dir);
+    int n = snprintf(out, len, "%s/sungka.db", dir);
     if (n < 0 || (size_t)n >= len) {
         out[0] = '\0';
         errno = ENAMETOOLONG;
         return -1;
     }
-    return make_dirs(dir);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------

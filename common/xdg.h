@@ -1,0 +1,43 @@
+/*
+ * xdg.h — where Sungka keeps its files, by the XDG Base Directory rules, and
+ * how it makes private directories and secret files.
+ *
+ * $XDG_DATA_HOME/sungka (statistics: the service's database), $XDG_STATE_HOME
+ * /sungka (seat tokens), $XDG_CONFIG_HOME/sungka (settings), $XDG_CACHE_HOME
+ * /sungka; each falls back to its default under $HOME (~/.local/share,
+ * ~/.local/state, ~/.config, ~/.cache) when unset, empty or relative (the
+ * specification ignores relative paths), and to the password database's home
+ * when $HOME is unset.
+ *
+ * Directories Sungka makes are 0700 and secret files 0600, whatever the
+ * umask: nothing here changes the process umask, which is shared by every
+ * thread. Any thread; no state.
+ */
+#ifndef SUNGKA_XDG_H
+#define SUNGKA_XDG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum xdg_kind {
+    XDG_DATA,
+    XDG_STATE,
+    XDG_CONFIG,
+    XDG_CACHE,
+} xdg_kind;
+
+/* Sungka's directory of `kind` into out (len bytes), made with its missing
+ * parents when create. 0, or -1 with errno (ENOENT: no home; ENAMETOOLONG;
+ * or mkdir's). */
+int xdg_sungka_dir(xdg_kind kind, bool create, char *out /* OUT */, size_t len);
+
+/* mkdir -p: make path and its missing parents, each 0700. 0, or -1 with
+ * errno; an existing directory is fine. */
+int xdg_make_dirs(const char *path);
+
+/* Create `path` for writing a secret: mode 0600 whatever the umask, failing
+ * when it exists (O_EXCL: never write through a file or link someone else
+ * put there), close-on-exec. The descriptor, or -1 with errno. */
+int xdg_create_private(const char *path);
+
+#endif /* SUNGKA_XDG_H */

@@ -238,22 +238,24 @@ static void on_stream_end(const rpc_status *st, void *user)
         return;
     }
     int64_t now = now_ms();
+    char said[sizeof st->message];
+    agent__text(said, sizeof said, st->message);
     if (st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) {
         kind = AGENT_MSG_DISCONNECTED;
-        snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, st->message);
+        snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, said);
     } else if (st->code == RPC_ABORTED) {
         kind = AGENT_MSG_DISCONNECTED;
         snprintf(text, sizeof text, "another agent took over the seat of %s", h->name);
     } else if (st->code == RPC_OK) {
         kind = AGENT_MSG_DISCONNECTED;
-        snprintf(text, sizeof text, "the service closed the stream: %s", st->message);
+        snprintf(text, sizeof text, "the service closed the stream: %s", said);
     } else {
         if (!h->lost_ms)
             h->lost_ms = now;
         if (now - h->lost_ms > ag->cfg.reconnect_for_ms) {
             kind = AGENT_MSG_DISCONNECTED;
             snprintf(text, sizeof text, "%s: %s (gave up after %d s)", rpc_code_name(st->code),
-                     st->message, ag->cfg.reconnect_for_ms / 1000);
+                     said, ag->cfg.reconnect_for_ms / 1000);
         } else {
             int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
             if (delay > RETRY_MAX_MS)
@@ -261,7 +263,7 @@ static void on_stream_end(const rpc_status *st, void *user)
             h->attempts++;
             h->retry_ms = now + delay;
             snprintf(text, sizeof text, "connection lost (%s: %s); trying again in %.1f s",
-                     rpc_code_name(st->code), st->message, delay / 1000.0);
+                     rpc_code_name(st->code), said, delay / 1000.0);
             pthread_cond_signal(&ag->wake);
         }
     }
@@ -338,8 +340,9 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
         hint = " (the service's certificate does not name this host; see --tls-name)";
     else if (st.code == RPC_UNAVAILABLE && !ag->cfg.tls && strstr(st.message, "Socket closed"))
         hint = " (if the service uses TLS, give --tls-ca)";
-    snprintf(err, errlen, "%s: %s%s", what, st.message[0] ? st.message : rpc_code_name(st.code),
-             hint);
+    char said[sizeof st.message];
+    agent__text(said, sizeof said, st.message[0] ? st.message : rpc_code_name(st.code));
+    snprintf(err, errlen, "%s: %s%s", what, said, hint);
     return -1;
 }
 
@@ -403,7 +406,7 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     h->seat = ref->seat;
     snprintf(h->name, sizeof h->name, "%s", name);
     snprintf(h->token, sizeof h->token, "%s", ref->token);
-    snprintf(joined_id, 32, "%s", ref->game_id);
+    agent__text(joined_id, 32, ref->game_id);
     protobuf_c_message_free_unpacked(reply, NULL);
     token_store_put(ag->cfg.state_dir, ag->cfg.server, joined_id, name, h->seat, h->token);
     return 0;
@@ -553,7 +556,7 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
             0)
             return -1;
         Sungka__V1__CreateGameReply *created = (Sungka__V1__CreateGameReply *)reply;
-        snprintf(id, sizeof id, "%s", created->game ? created->game->game_id : "");
+        agent__text(id, sizeof id, created->game ? created->game->game_id : "");
         protobuf_c_message_free_unpacked(reply, NULL);
         game_id = id;
         any_kind = NULL;
@@ -793,8 +796,11 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
     agent *ag = user;
     if (reply)
         protobuf_c_message_free_unpacked(reply, NULL);
-    if (st->code != RPC_OK)
-        push_text(ag, AGENT_MSG_REFUSED, st->message[0] ? st->message : rpc_code_name(st->code));
+    if (st->code != RPC_OK) {
+        char said[sizeof st->message];
+        agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
+        push_text(ag, AGENT_MSG_REFUSED, said);
+    }
 }
 
 /* The token of the seat we hold that is `seat` (any seat: -2), else NULL. */

@@ -16,6 +16,13 @@
  * it, so the model (agent_model()) is touched by the view thread only.
  *
  * No protobuf or gRPC type appears here: views see plain data.
+ *
+ * Every string the agent hands a view (in agent_msg, agent_model,
+ * agent_person, the lobby's, statistics' and history's structures, and the
+ * err sentences) is strict UTF-8 with nothing unprintable: whatever the
+ * service sent was escaped where it entered the agent (common/text.h's
+ * text_escape: "\u{1B}" for ESC, U+FFFD for a bad byte), so it is safe to
+ * print to a terminal or put in a label as it is, whatever the service is.
  */
 #ifndef SUNGKA_AGENT_H
 #define SUNGKA_AGENT_H

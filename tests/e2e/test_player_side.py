@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+"""test_player_side.py — the player's side of what an outside attack test
+found: an agent must say what it knows, in words, and show nothing a
+hostile service sends as anything but text.
+
+Real sungka-board and sungka-player processes on loopback (or a fake service
+written with stock Python gRPC where the real one cannot misbehave), driven
+through the text view's pipes.
+Usage: test_player_side.py BINDIR TEST   (ctest runs one process per test)
+"""
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Env, Failure, Proc, check, main  # noqa: E402
+import wire  # noqa: E402
+
+
+# ------------------------------------------------------------ fake services
+
+class FakeService:
+    """A board service written with stock Python gRPC that says whatever a
+    test wants, as raw protobuf bytes: handlers by "Service/Method" name,
+    and a queue of events the subscription sends after its snapshot."""
+
+    def __init__(self, unary, snapshot):
+        from concurrent import futures
+        import grpc
+        self.events = queue.Queue()
+        self.stop = threading.Event()
+        self.snapshot = snapshot
+
+        def subscribe(request, context):
+            yield wire.message((1, 1), (10, self.snapshot))
+            while not self.stop.is_set() and context.is_active():
+                try:
+                    yield self.events.get(timeout=0.05)
+                except queue.Empty:
+                    pass
+
+        handlers = {}
+        for name, fn in unary.items():
+            svc, method = name.split("/")
+            handlers.setdefault(svc, {})[method] = grpc.unary_unary_rpc_method_handler(fn)
+        handlers.setdefault("Board", {})["Subscribe"] = \
+            grpc.unary_stream_rpc_method_handler(subscribe)
+        for method in ("Ping", "Leave"):
+            handlers["Board"].setdefault(method,
+                                         grpc.unary_unary_rpc_method_handler(lambda r, c: b""))
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        self.server.add_generic_rpc_handlers([
+            grpc.method_handlers_generic_handler(f"sungka.v1.{svc}", methods)
+            for svc, methods in handlers.items()])
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.address = f"127.0.0.1:{self.port}"
+        self.server.start()
+
+    def send(self, seq, field, body):
+        """One event: seq (0 for pings), its oneof field number, its body."""
+        self.events.put(wire.message((1, seq), (field, body)) if seq else
+                        wire.message((field, body)))
+
+    def close(self):
+        self.stop.set()
+        self.server.stop(0)
+
+
+def _participant(name, seat, ready=False, departed=False, rtt=5):
+    return wire.message((1, name), (2, seat), (3, departed), (4, rtt), (5, ready))
+
+
+def _kalah_summary(title, names, status=2, observers=0, options=(("cups", 6), ("stones", 4))):
+    seats = [wire.message((1, s), (2, n), (4, 5)) for s, n in enumerate(names)]
+    return wire.message((1, "1"), (2, "kalah"), *((3, wire.message((1, k), (2, v)))
+                                                    for k, v in options),
+                        (4, title), (5, status), *((6, x) for x in seats), (7, observers),
+                        (8, 6))
+
+
+def _kalah_snapshot(summary, people, your_seat=0, last_seq=1):
+    cells = ([4] * 6 + [0]) * 2
+    board = wire.message((1, wire.packed(cells)), (2, your_seat), (3, wire.packed([0, 0])))
+    return wire.message((1, summary), (2, board), (3, your_seat), *((4, p) for p in people),
+                        (5, last_seq))
+
+
+class RawProc(Proc):
+    """A Proc that keeps its stdout as bytes too, so a test can look at
+    exactly what a terminal would have been sent."""
+
+    def __init__(self, name, argv, env=None):
+        self.name = name
+        self.argv = argv
+        self.p = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.raw = bytearray()
+        self.lines, self.err_lines = [], []
+        self.cursor = 0
+        self.cond = threading.Condition()
+        self.closed = False
+        threading.Thread(target=self._pump_raw, args=(self.p.stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump_raw, args=(self.p.stderr, False), daemon=True).start()
+
+    def _pump_raw(self, stream, is_stdout):
+        for line in stream:
+            with self.cond:
+                if is_stdout:
+                    self.raw += line
+                text = line.decode("utf-8", "replace").rstrip("\n")
+                (self.lines if is_stdout else self.err_lines).append(text)
+                self.cond.notify_all()
+        if is_stdout:
+            with self.cond:
+                self.closed = True
+                self.cond.notify_all()
+
+    def send(self, line):
+        try:
+            self.p.stdin.write(line.encode() + b"\n")
+            self.p.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise Failure(f"{self.name}: cannot write '{line}': it has exited\n" + self.dump())
+
+
+# What a hostile service puts in every string: a terminal's title and a
+# clear screen (ESC and OSC, BEL), a C1 CSI, a bidi override, a zero-width
+# space, and bytes that are not UTF-8.
+EVIL = "\x1b]0;PWNED\x07\x1b[2J\u009b31m\u202e\u200b".encode() + b"\xff\xc0\x9b"
+SHOWN = (r"\u{1B}]0;PWNED\u{7}\u{1B}[2J\u{9B}31m\u{202E}\u{200B}"
+         "\ufffd\ufffd\ufffd")
+
+
+def evil(text):
+    """text with the hostile bytes in the middle, as protobuf string bytes."""
+    return text.encode() + EVIL + b"!"
+
+
+def shown(text):
+    """How the agent must show evil(text)."""
+    return re.escape(text + SHOWN + "!")
+
+
+def hostile_service(bindir):
+    """A hostile service puts terminal control sequences, C1 controls, bidi
+    overrides, zero-width characters and invalid UTF-8 in every string it
+    sends: game titles, names, options, chat, reasons, notices, statistics,
+    history and its error sentences. The text view shows each escaped, and
+    what reaches its terminal is valid UTF-8 with no ESC, no C1 control and
+    no bidi override."""
+    import grpc
+    boss = evil("boss")
+    summary = _kalah_summary(evil("title"), ["alice", boss], observers=1)
+    snap = _kalah_snapshot(summary, [_participant("alice", 0), _participant(boss, 1),
+                                     _participant(evil("eve"), -1)])
+    lobby_game = wire.message((1, "1"), (2, "kalah"), (3, wire.message((1, evil("opt")), (2, 6))),
+                              (4, evil("lobby")), (5, 1),
+                              (6, wire.message((1, 0), (2, evil("seated")))), (6, wire.message((1, 1))))
+    stats = wire.message((1, evil("champ")), (2, 3), (3, 2), (4, 1))
+    match = wire.message((1, "7"), (2, "kalah"), (4, evil("old")), (5, 3), (6, evil("ann")),
+                         (6, "ben"), (7, wire.packed([30, 18])), (8, wire.packed([0])),
+                         (9, evil("reason")), (12, 1))
+
+    def refuse(code):
+        def fn(request, context):
+            context.abort(code, "no: \x1b]0;PWNED\x07\x1b[2J\u009b31m\u202e\u200b!")
+        return fn
+
+    def player_stats(request, context):
+        if wire.get(request, 1) == b"nobody":
+            refuse(grpc.StatusCode.NOT_FOUND)(request, context)
+        return stats
+
+    fake = FakeService({
+        "Register/ListGames": lambda r, c: wire.message((1, lobby_game)),
+        "Register/GetPlayerStats": player_stats,
+        "Register/Leaderboard": lambda r, c: wire.message((1, stats)),
+        "Register/ListMatches": lambda r, c: wire.message((1, match)),
+        "Register/GetMatch": lambda r, c: wire.message((1, match), (2, wire.message((1, 0),
+                                                                                   (2, 0)))),
+        "Register/JoinGame": lambda r, c: wire.message((1, "x"), (2, "1"), (3, "f" * 32),
+                                                       (4, 0), (5, summary)),
+        "Board/Ready": refuse(grpc.StatusCode.FAILED_PRECONDITION),
+        "Board/Chat": refuse(grpc.StatusCode.RESOURCE_EXHAUSTED),
+    }, snap)
+    try:
+        with Env(bindir) as env:
+            argv = [os.path.join(bindir, "sungka-player"), "--name", "alice",
+                    "--state-dir", env.state_dir, "--server", fake.address]
+            alice = RawProc("alice", argv, env=env.env)
+            env.procs.append(alice)
+            alice.expect(r"^Connected\.")
+            alice.send("games")
+            alice.expect(rf"^Game 1: {shown('lobby')} \(kalah {shown('opt')}=6\), waiting; "
+                         rf"seats: \[{shown('seated')}\] \[open\]")
+            alice.send("stats champ")
+            alice.expect(rf"^{shown('champ')}: 3 played, 2 won")
+            alice.send("stats nobody")
+            alice.expect(r"^no statistics: no: \\u\{1B\}\]0;PWNED\\u\{7\}")
+            alice.send("leaderboard")
+            alice.expect(rf"^ 1\. {shown('champ')}")
+            alice.send("history")
+            alice.expect(rf"^Match 7: kalah, 1 moves: {shown('ann')} 30, ben 18 \u2014 "
+                         rf"{shown('reason')}\.")
+            alice.send("replay 7")
+            alice.expect(rf"^Replaying match 7: {shown('old')}, {shown('reason')}\.")
+            alice.send("stop")
+            alice.send("join 1")
+            alice.expect(rf"^Game 1: {shown('title')} \(kalah")
+            alice.expect(rf"^  seat 1: {shown('boss')}")
+            fake.send(2, 17, wire.message((1, boss), (2, 1), (3, evil("chat"))))
+            alice.expect(rf"^\[chat\] {shown('boss')}: {shown('chat')}")
+            fake.send(3, 20, wire.message((1, evil("notice"))))
+            alice.expect(rf"^Notice: {shown('notice')}")
+            fake.send(4, 13, wire.message((1, _participant(boss, 1)), (2, evil("gone")),
+                                          (3, 30)))
+            alice.expect(rf"^{shown('boss')} departed: {shown('gone')}\. The seat is kept")
+            alice.send("chat hello")
+            alice.expect(r"^Refused: no: \\u\{1B\}\]0;PWNED\\u\{7\}\\u\{1B\}\[2J\\u\{9B\}31m"
+                         r"\\u\{202E\}\\u\{200B\}!")
+            fake.send(5, 18, wire.message((1, wire.packed([0])), (2, wire.packed([30, 18])),
+                                          (3, evil("over"))))
+            alice.expect(rf"^Game over: {shown('over')}\.")
+            alice.quit()
+            out = bytes(alice.raw)
+            try:
+                text = out.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise Failure(f"the view wrote invalid UTF-8: {e}\n" + alice.dump())
+            bad = sorted({f"U+{ord(ch):04X}" for ch in text
+                          if ch == "\x1b" or "\x80" <= ch <= "\x9f" or ch in "\u202e\u200b"
+                          or ch == "\x07"})
+            check(not bad, f"the view wrote {', '.join(bad)} to its terminal\n" + alice.dump())
+    finally:
+        fake.close()
+
+
+TESTS = {f.__name__: f for f in (
+    hostile_service,)}
+
+if __name__ == "__main__":
+    sys.exit(main(TESTS))

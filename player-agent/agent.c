@@ -50,6 +50,9 @@ struct agent {
     holder held[MAX_HELD];
     int n_held;
     unsigned next_gen;
+
+    /* view thread only */
+    bool ready_pending[MAX_HELD];   /* --ready: say it for held[i] once seated */
 };
 
 typedef struct stream_ctx {
@@ -438,7 +441,11 @@ static int resume_one(agent *ag, const char *game_id, const char *name, holder *
 
 static void send_ready(agent *ag, const char *token, bool ready);
 
-/* We hold these seats of game_id now: remember them and subscribe. */
+/* We hold these seats of game_id now: remember them and subscribe. With
+ * `ready`, each says ready once the snapshot shows it seated in a game
+ * still waiting (ready_if_seated): a seat taken back with a saved token as
+ * well as a new one, since the player may not have been ready when their
+ * agent died, and not before, since a running game refuses it. */
 static void enter_game(agent *ag, const char *game_id, const holder *held, int n, bool ready)
 {
     pthread_mutex_lock(&ag->lock);
@@ -453,12 +460,40 @@ static void enter_game(agent *ag, const char *game_id, const holder *held, int n
     md->my_seat = held[0].seat;
     md->hot_seat = n > 1 ? held[1].seat : -1;
     snprintf(md->game_id, sizeof md->game_id, "%s", game_id);
+    for (int i = 0; i < MAX_HELD; i++)
+        ag->ready_pending[i] = ready && i < n;
     for (int i = 0; i < n; i++)
         subscribe(ag, i, 0);
-    if (ready)
-        for (int i = 0; i < n; i++)
-            if (held[i].seat >= 0)
-                send_ready(ag, held[i].token, true);
+}
+
+/* --ready: say it for each seat we hold once the model shows it seated in a
+ * game still waiting (an observer's chair waits for a seat); once each. */
+static void ready_if_seated(agent *ag)
+{
+    const agent_model *md = &ag->model;
+    int seats[MAX_HELD] = {md->my_seat, md->hot_seat};
+    for (int i = 0; i < MAX_HELD; i++) {
+        if (!ag->ready_pending[i])
+            continue;
+        if (md->status != AGENT_GAME_WAITING) {
+            ag->ready_pending[i] = false;     /* too late: it started or ended */
+            continue;
+        }
+        if (seats[i] < 0)
+            continue;
+        ag->ready_pending[i] = false;
+        bool ready = false;
+        for (int k = 0; k < md->n_people; k++)
+            if (md->people[k].seat == seats[i])
+                ready = md->people[k].ready;
+        char token[80] = "";
+        pthread_mutex_lock(&ag->lock);
+        if (i < ag->n_held)
+            snprintf(token, sizeof token, "%s", ag->held[i].token);
+        pthread_mutex_unlock(&ag->lock);
+        if (!ready && token[0])
+            send_ready(ag, token, true);
+    }
 }
 
 /* Leave every seat we hold (blocking); forget their saved tokens. */
@@ -471,6 +506,7 @@ static int leave_game(agent *ag)
     memcpy(held, ag->held, sizeof held);
     snprintf(game_id, sizeof game_id, "%s", ag->game_id);
     ag->n_held = 0;            /* our streams' ends and events are stale now */
+    memset(ag->ready_pending, 0, sizeof ag->ready_pending);
     for (int i = 0; i < MAX_HELD; i++) {
         ag->held[i].gen = 0;
         ag->held[i].retry_ms = 0;
@@ -590,7 +626,7 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         leave_game(ag);
         return -1;
     }
-    enter_game(ag, id, held, n, ag->cfg.ready && !resumed);
+    enter_game(ag, id, held, n, ag->cfg.ready);
     return 0;
 }
 
@@ -761,6 +797,8 @@ agent_msg *agent_next(agent *ag)
     if (!m)
         return NULL;
     agent__model_apply(&ag->model, m);
+    if (m->kind == AGENT_MSG_SNAPSHOT || m->kind == AGENT_MSG_SEAT)
+        ready_if_seated(ag);
     if (m->mismatch) {
         /* Our replay disagrees with the service: trust neither the model
          * nor the rest of this stream; start over from a fresh snapshot. */

@@ -59,7 +59,8 @@ typedef struct agent_config {
     bool autostart;            /* a new game starts when full, without "ready" */
     int bots;                  /* seats of a new game the service fills with bots */
     int bot_level;             /* their level, 1..10 (0: 5) */
-    bool ready;                /* say ready as soon as seated */
+    bool ready;                /* say ready as soon as seated (also when a saved seat
+                                * is taken back, or an observer sits down) */
     const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
     int call_timeout_ms;       /* deadline of each command (default 5000) */
     int reconnect_for_ms;      /* keep trying to come back this long (default 90000) */

@@ -152,7 +152,8 @@ static void usage(FILE *out)
             "                          seat is taken back with the token saved last time)\n"
             "      --observe           watch instead of taking a seat\n"
             "      --seat N            with --game: take seat N rather than the first open\n"
-            "      --ready             say ready as soon as seated\n"
+            "      --ready             say ready as soon as seated (also on taking a seat\n"
+            "                          back; the bot view always does)\n"
             "      --hot-seat NAME     also take a seat for NAME: two players, one screen\n"
             "      --bots N            the service fills N seats of the new game with bots\n"
             "      --bot-level N       their strength, 1..10 (default 5)\n"
@@ -294,6 +295,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: there is no view '%s' (see --help)\n", view_name);
         return 2;
     }
+    if (view->auto_ready)      /* nobody there to type ready */
+        cfg.ready = true;
     /* When the command line already says where and what, the view goes
      * straight to the board; otherwise a view that can ask, asks. */
     bool ask_where = view->run_connect && !cfg.server && !serve && !cfg.new_kind &&

@@ -23,6 +23,50 @@ from harness import Env, Failure, Proc, check, main  # noqa: E402
 import wire  # noqa: E402
 
 
+def bot_says_ready(bindir):
+    """--view bot without --ready: the bot has no input, so its seat says
+    ready by itself and the game is played to the end."""
+    with Env(bindir) as env:
+        board = env.board("--bot-think", "20")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah",
+                           "--option", "cups=3", "--option", "stones=2")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        env.player("robo", "--server", board.address, "--game", game, "--view", "bot",
+                   "--think", "20", ready=False)
+        alice.expect(r"^robo joined, seat 1\.")
+        alice.expect(r"^robo is ready\.", timeout=15)
+        alice.expect(r"^The game starts")
+        while True:      # alice plays her first legal move; the bot answers
+            line = alice.expect(r"^(Your turn.*Legal: (.+)|Game over:.*)$").group(0)
+            if line.startswith("Game over"):
+                break
+            alice.send(re.search(r"Legal: (\S+)", line).group(1))
+        check(alice.quit() == 0, "alice did not exit cleanly\n" + alice.dump())
+
+
+def ready_on_resume(bindir):
+    """A player who was not ready when their agent died comes back with
+    --ready: the seat taken back with the saved token says ready, and the
+    game starts."""
+    with Env(bindir) as env:
+        board = env.board("--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        alice.expect(r"^alice is ready\.")
+        bob = env.player("bob", "--server", board.address, "--game", game, ready=False)
+        bob.expect(r"^You are bob, seat 1\.")
+        bob.p.send_signal(signal.SIGKILL)
+        bob.p.wait(5)
+        alice.expect(r"^bob departed: ")
+        bob2 = env.player("bob", "--server", board.address, "--game", game)   # --ready
+        bob2.expect(r"^You are bob, seat 1\.")
+        alice.expect(r"^bob is back\.")
+        alice.expect(r"^bob is ready\.", timeout=15)
+        alice.expect(r"^The game starts")
+        for p in (alice, bob2):
+            p.quit()
+
+
 # ------------------------------------------------------------ fake services
 
 class FakeService:
@@ -242,7 +286,7 @@ def hostile_service(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    hostile_service,)}
+    bot_says_ready, ready_on_resume, hostile_service,)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -781,6 +781,24 @@ const char *agent_game_id(const agent *ag)
     return ag->model.game_id;
 }
 
+/* The seat a holder of ours sits at now, as the service says (a snapshot's
+ * your_seat, or a seat change by name): the token for moving is looked up
+ * by seat, so an observer who sat down must be found at the new one. */
+static void note_seat(agent *ag, const agent_msg *m)
+{
+    pthread_mutex_lock(&ag->lock);
+    for (int i = 0; i < ag->n_held; i++) {
+        bool ours = m->kind == AGENT_MSG_SNAPSHOT ? i == m->holder
+                                                  : strcmp(ag->held[i].name, m->name) == 0;
+        if (!ours)
+            continue;
+        ag->held[i].seat = m->kind == AGENT_MSG_SNAPSHOT ? m->my_seat : m->seat;
+        if (i == 1)
+            ag->model.hot_seat = ag->held[i].seat;
+    }
+    pthread_mutex_unlock(&ag->lock);
+}
+
 agent_msg *agent_next(agent *ag)
 {
     agent_msg *m;
@@ -797,8 +815,10 @@ agent_msg *agent_next(agent *ag)
     if (!m)
         return NULL;
     agent__model_apply(&ag->model, m);
-    if (m->kind == AGENT_MSG_SNAPSHOT || m->kind == AGENT_MSG_SEAT)
+    if (m->kind == AGENT_MSG_SNAPSHOT || m->kind == AGENT_MSG_SEAT) {
+        note_seat(ag, m);
         ready_if_seated(ag);
+    }
     if (m->mismatch) {
         /* Our replay disagrees with the service: trust neither the model
          * nor the rest of this stream; start over from a fresh snapshot. */

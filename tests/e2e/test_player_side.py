@@ -23,6 +23,15 @@ from harness import Env, Failure, Proc, check, main  # noqa: E402
 import wire  # noqa: E402
 
 
+def play_until_waiting(player, other):
+    """player plays its first legal move until it is `other`'s turn."""
+    while True:
+        line = player.expect(r"^(Your turn.*Legal: (.+)|Waiting for \S+ to move\.)$").group(0)
+        if line.startswith("Waiting"):
+            return
+        player.send(re.search(r"Legal: (\S+)", line).group(1))
+
+
 def bot_says_ready(bindir):
     """--view bot without --ready: the bot has no input, so its seat says
     ready by itself and the game is played to the end."""
@@ -64,6 +73,29 @@ def ready_on_resume(bindir):
         alice.expect(r"^bob is ready\.", timeout=15)
         alice.expect(r"^The game starts")
         for p in (alice, bob2):
+            p.quit()
+
+
+def sit_then_move(bindir):
+    """An observer who sits down (sit) plays from that seat: the agent finds
+    the seat's token at the new seat, so the move is sent."""
+    with Env(bindir) as env:
+        board = env.board()
+        ann = env.player("ann", "--server", board.address, "--new", "kalah")
+        game = ann.expect(r"Created game (\d+)").group(1)
+        ben = env.player("ben", "--server", board.address, "--game", game, "--observe",
+                         ready=False)
+        ben.expect(r"^You are observing\.")
+        ben.send("sit")
+        ben.expect(r"^ben sits down at seat 1\.")
+        ben.send("ready")
+        ann.expect(r"^The game starts")
+        play_until_waiting(ann, ben)
+        move = ben.expect(r"^Your turn.*Legal: (\S+)").group(1)
+        ben.send(move)
+        ann.expect(rf"^ben played cup {move}\.")
+        check(not any("Could not send" in l for l in ben.lines), ben.dump())
+        for p in (ann, ben):
             p.quit()
 
 
@@ -286,7 +318,7 @@ def hostile_service(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    bot_says_ready, ready_on_resume, hostile_service,)}
+    bot_says_ready, ready_on_resume, sit_then_move, hostile_service,)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

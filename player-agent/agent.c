@@ -326,6 +326,57 @@ static void *reconnect_loop(void *arg)
 
 /* ---------------------------------------------------------------- lobby */
 
+/* gRPC's own sentences for a call that never reached the service, and what
+ * they mean to a player, most specific first: with TLS (tls) and without. */
+static const struct {
+    const char *says;
+    const char *plain, *tls;
+} unreachable_causes[] = {
+    {"certificate verify failed", NULL,
+     "its certificate is not signed by the --tls-ca given"},
+    {"Peer name", NULL, "its certificate does not name this host (see --tls-name)"},
+    {"hostname", NULL, "its certificate does not name this host (see --tls-name)"},
+    {"Connection refused", "nothing is listening there (connection refused)", NULL},
+    {"DNS resolution failed", "no host of that name is known", NULL},
+    {"Network is unreachable", "the network cannot reach that address", NULL},
+    {"No route to host", "the network cannot reach that address", NULL},
+    {"timed out", "no answer: the connection timed out", NULL},
+    {"Timeout occurred", "no answer: the connection timed out", NULL},
+    {"http2 header with status", "something answers there, but it is not a board service",
+     NULL},
+    {"empty address list", "the connection could not be set up",
+     "the TLS settings cannot be used (see --tls-ca, --tls-cert and --tls-key)"},
+    {"Socket closed", "it closed the connection at once (if the service uses TLS, give --tls-ca)",
+     "it closed the connection during the TLS handshake (does it use TLS? does it want a "
+     "client certificate, --tls-cert and --tls-key?)"},
+    {"Connection reset", "it closed the connection at once (if the service uses TLS, give "
+     "--tls-ca)", "it closed the connection during the TLS handshake"},
+    {"andshake", "the connection could not be set up", "the TLS handshake failed"},
+    {"failed to connect", "the connection failed", NULL},
+};
+
+/* When st says the call never reached the service, what that means in
+ * words (into out) and true; false when st is the service's own answer. */
+static bool unreachable(const agent *ag, const rpc_status *st, char *out, size_t len)
+{
+    if (st->code == RPC_DEADLINE_EXCEEDED) {
+        snprintf(out, len, "no answer within %d s", (ag->cfg.call_timeout_ms + 999) / 1000);
+        return true;
+    }
+    if (st->code != RPC_UNAVAILABLE && st->code != RPC_UNKNOWN && st->code != RPC_INTERNAL)
+        return false;
+    size_t n = sizeof unreachable_causes / sizeof unreachable_causes[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *words = ag->cfg.tls && unreachable_causes[i].tls ? unreachable_causes[i].tls
+                                                                      : unreachable_causes[i].plain;
+        if (words && strstr(st->message, unreachable_causes[i].says)) {
+            snprintf(out, len, "%s", words);
+            return true;
+        }
+    }
+    return false;
+}
+
 int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what)
@@ -334,18 +385,13 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
     if (rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st) ==
         0)
         return 0;
-    /* Name the likely cause of the two classic TLS mistakes. */
-    const char *hint = "";
-    if (st.code == RPC_UNAVAILABLE && strstr(st.message, "certificate verify failed"))
-        hint = " (the service's certificate is not signed by the --tls-ca given)";
-    else if (st.code == RPC_UNAVAILABLE && (strstr(st.message, "hostname") ||
-                                            strstr(st.message, "Peer name")))
-        hint = " (the service's certificate does not name this host; see --tls-name)";
-    else if (st.code == RPC_UNAVAILABLE && !ag->cfg.tls && strstr(st.message, "Socket closed"))
-        hint = " (if the service uses TLS, give --tls-ca)";
-    char said[sizeof st.message];
-    agent__text(said, sizeof said, st.message[0] ? st.message : rpc_code_name(st.code));
-    snprintf(err, errlen, "%s: %s%s", what, said, hint);
+    char words[AGENT_TEXT_BYTES];
+    if (unreachable(ag, &st, words, sizeof words)) {
+        snprintf(err, errlen, "cannot reach the board service at %s: %s", ag->cfg.server, words);
+    } else {
+        agent__text(words, sizeof words, st.message[0] ? st.message : rpc_code_name(st.code));
+        snprintf(err, errlen, "%s: %s", what, words);
+    }
     return -1;
 }
 
@@ -686,8 +732,41 @@ void agent_library_shutdown(void)
     rpc_shutdown();
 }
 
+/* "HOST:PORT", with an IPv6 host in brackets; a gRPC target with a scheme
+ * ("unix:PATH", "dns:///HOST:PORT") is left to gRPC. Said here, because
+ * gRPC would try to resolve almost anything and fail in its own words. */
+static bool address_ok(const char *s)
+{
+    if (strncmp(s, "unix:", 5) == 0)
+        return s[5] != '\0';
+    if (strstr(s, ":///"))
+        return true;
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s || !colon[1] || strlen(colon + 1) > 5)
+        return false;
+    for (const char *c = colon + 1; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    long port = strtol(colon + 1, NULL, 10);
+    if (port < 1 || port > 65535)
+        return false;
+    if (s[0] == '[')
+        return colon[-1] == ']' && colon - s > 2;
+    for (const char *c = s; c < colon; c++)
+        if (*c == ':' || *c == '[' || *c == ']' || (unsigned char)*c <= ' ')
+            return false;
+    return true;
+}
+
 int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
 {
+    if (!cfg->server || !address_ok(cfg->server)) {
+        snprintf(err, errlen,
+                 "cannot reach the board service at '%s': that is not an address; write "
+                 "HOST:PORT, e.g. games.example.org:7070",
+                 cfg->server ? cfg->server : "");
+        return -1;
+    }
     agent *ag = calloc(1, sizeof *ag);
     if (!ag) {
         snprintf(err, errlen, "out of memory");
@@ -723,11 +802,23 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the reconnect thread");
         goto fail_client;
     }
-    if ((cfg->new_kind || cfg->any_kind || cfg->game_id) &&
-        go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options, cfg->n_options,
-                   cfg->observe, err, errlen) != 0) {
-        agent_destroy(ag);
-        return -1;
+    if (cfg->new_kind || cfg->any_kind || cfg->game_id) {
+        if (go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options,
+                       cfg->n_options, cfg->observe, err, errlen) != 0) {
+            agent_destroy(ag);
+            return -1;
+        }
+    } else {
+        /* The lobby: gRPC connects lazily, so only a call shows whether a
+         * service answers there; make one now rather than at the user's
+         * first command, and never say "connected" to nobody. */
+        agent_game_info *games = NULL;
+        int n = 0;
+        if (agent_list_games(ag, NULL, 0, &games, &n, err, errlen) != 0) {
+            agent_destroy(ag);
+            return -1;
+        }
+        free(games);
     }
     *out = ag;
     return 0;
@@ -855,8 +946,12 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
     if (reply)
         protobuf_c_message_free_unpacked(reply, NULL);
     if (st->code != RPC_OK) {
-        char said[sizeof st->message];
-        agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
+        char said[AGENT_TEXT_BYTES], words[200];
+        if (unreachable(ag, st, words, sizeof words))
+            snprintf(said, sizeof said, "cannot reach the board service at %.200s: %s",
+                     ag->cfg.server, words);
+        else
+            agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
         push_text(ag, AGENT_MSG_REFUSED, said);
     }
 }

@@ -193,8 +193,10 @@ void agent_library_shutdown(void);
  * (blocking, with a deadline) and start its event stream — first trying a
  * seat token saved by an earlier run for this server, game and name, so a
  * player whose agent died picks up where they left off (seed 004). With
- * none of those, stay in the lobby. Returns 0 and *out, or -1 with a
- * sentence in err. */
+ * none of those, stay in the lobby, after one call (the game list) has
+ * shown that the service answers. Returns 0 and *out, or -1 with a
+ * sentence in err ("cannot reach the board service at HOST:PORT: nothing
+ * is listening there (connection refused)"). */
 int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen);
 
 /* Readable whenever messages are waiting (poll it, or add it to a GTK loop). */

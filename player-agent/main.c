@@ -98,9 +98,8 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
 }
 
 /* view_launcher.start: the view's server ("" or NULL: a private service)
- * and name, then a first call to the service, so that a wrong address is
- * said while the user can still correct it (an agent in the lobby would
- * otherwise meet the service only at the user's first command). */
+ * and name; agent_start makes a first call to the service, so that a wrong
+ * address is said while the user can still correct it. */
 static int launcher_start(view_launcher *l, agent **out, char *err, size_t errlen)
 {
     player_start *ps = l->priv;
@@ -119,15 +118,6 @@ static int launcher_start(view_launcher *l, agent **out, char *err, size_t errle
     }
     if (start_agent(ps, cfg, out, err, errlen) != 0)
         return -1;
-    agent_game_info *games = NULL;
-    int n = 0;
-    if (agent_list_games(*out, NULL, 0, &games, &n, err, errlen) != 0) {
-        agent_destroy(*out);
-        local_board_stop(&ps->board);
-        *out = NULL;
-        return -1;
-    }
-    free(games);
     ps->ag = *out;
     return 0;
 }

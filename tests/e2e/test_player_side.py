@@ -23,6 +23,13 @@ from harness import Env, Failure, Proc, check, main  # noqa: E402
 import wire  # noqa: E402
 
 
+def free_port():
+    """A loopback port nobody listens on (the system's choice, released)."""
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        return sk.getsockname()[1]
+
+
 def play_until_waiting(player, other):
     """player plays its first legal move until it is `other`'s turn."""
     while True:
@@ -97,6 +104,43 @@ def sit_then_move(bindir):
         check(not any("Could not send" in l for l in ben.lines), ben.dump())
         for p in (ann, ben):
             p.quit()
+
+
+def lobby_unreachable(bindir):
+    """The lobby says "Connected." only once a service answered: nothing
+    listening, a frozen service and a malformed address are each a sentence
+    in words and a non-zero exit."""
+    with Env(bindir) as env:
+        nobody = f"127.0.0.1:{free_port()}"
+        board = env.board()
+        board.p.send_signal(signal.SIGSTOP)      # accepts connections, answers nothing
+        try:
+            cases = ((nobody, rf"^sungka-player: cannot reach the board service at "
+                              rf"{re.escape(nobody)}: nothing is listening there"),
+                     (board.address, rf"^sungka-player: cannot reach the board service at "
+                                     rf"{re.escape(board.address)}: no answer"),
+                     ("127.0.0.1", r"^sungka-player: cannot reach the board service at "
+                                   r"'127\.0\.0\.1': that is not an address; write HOST:PORT"))
+            for address, says in cases:
+                p = env.player("x", "--server", address, ready=False)
+                p.close_stdin()
+                rc = p.wait_exit()
+                with p.cond:
+                    p.cond.wait_for(lambda: p.closed, timeout=5)
+                check(rc != 0, f"{address}: exit status 0\n" + p.dump())
+                check(not any("Connected" in l for l in p.lines),
+                      f"{address}: said connected to nobody\n" + p.dump())
+                check(any(re.search(says, l) for l in p.err_lines),
+                      f"{address}: the error must match /{says}/\n" + p.dump())
+                check(not any(re.search(r"UNAVAILABLE|failed to connect|ipv4:|DNS resolution", l)
+                              for l in p.err_lines), f"gRPC's raw words shown\n" + p.dump())
+        finally:
+            board.p.send_signal(signal.SIGCONT)
+        ok = env.player("y", "--server", board.address, ready=False)
+        ok.expect(r"^Connected\.")
+        check(ok.quit() == 0, "a lobby that answers: exit status not 0\n" + ok.dump())
+        check(not any("Could not tell" in l for l in ok.lines),
+              "leaving the lobby is no failure\n" + ok.dump())
 
 
 # ------------------------------------------------------------ fake services
@@ -318,7 +362,7 @@ def hostile_service(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    bot_says_ready, ready_on_resume, sit_then_move, hostile_service,)}
+    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, hostile_service,)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -606,7 +606,9 @@ static int run(agent *ag, const view_io *io)
         char game_id[32];
         snprintf(game_id, sizeof game_id, "%s", agent_game_id(ag));
         bool was_in = agent_in_game(ag);
-        if (agent_leave(ag) == 0 && was_in)
+        if (!was_in)
+            ;                  /* from the lobby: there is nothing to leave */
+        else if (agent_leave(ag) == 0)
             fprintf(tv.out, "You left game %s.\n", game_id);
         else if (st != AGENT_GAME_FINISHED && st != AGENT_GAME_ABANDONED)
             fprintf(tv.out, "Could not tell the service that you left.\n");

@@ -300,6 +300,13 @@ bool agent_holds_seat(const agent *ag, int seat);
 /* Stop the stream and free everything. Do not use the agent afterwards. */
 void agent_destroy(agent *ag);
 
+/* Check the TLS files of cfg before connecting (any thread; agent_start
+ * does not, so its caller can give a bad file its own exit status): each
+ * is readable PEM (a CA certificate, a certificate, an
+ * unencrypted private key), --tls-cert and --tls-key come together and are
+ * a matching pair. 0, or -1 with a sentence naming the files in err. */
+int agent_check_tls(const agent_config *cfg, char *err, size_t errlen);
+
 /* The name a seat goes by in the model ("seat 2" while open). */
 const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t len);
 

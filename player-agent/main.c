@@ -58,18 +58,10 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
             printf("Hosting a board service on %s.\n", ps->serve);
     }
     if (c.tls) {
-        const char *files[][2] = {{"--tls-ca", c.tls_ca}, {"--tls-cert", c.tls_cert},
-                                  {"--tls-key", c.tls_key}};
-        for (int i = 0; i < 3; i++) {
-            FILE *f = files[i][1] ? fopen(files[i][1], "r") : NULL;
-            if (files[i][1] && !f) {
-                snprintf(err, errlen, "cannot read %s %s", files[i][0], files[i][1]);
-                ps->fail_status = 2;
-                local_board_stop(&ps->board);
-                return -1;
-            }
-            if (f)
-                fclose(f);
+        if (agent_check_tls(&c, err, errlen) != 0) {   /* before "Connected.", in words */
+            ps->fail_status = 2;
+            local_board_stop(&ps->board);
+            return -1;
         }
     } else if (strncmp(c.server, "127.", 4) != 0 && strncmp(c.server, "localhost:", 10) != 0 &&
                strncmp(c.server, "[::1]", 5) != 0) {
@@ -157,7 +149,8 @@ static void usage(FILE *out)
             "      --tls-ca FILE       use TLS; the service's certificate must chain to\n"
             "                          this CA (PEM)\n"
             "      --tls-cert FILE     use TLS with this client certificate...\n"
-            "      --tls-key FILE      ...and its key, for services that require one\n"
+            "      --tls-key FILE      ...and its key (unencrypted PEM; checked to match the\n"
+            "                          certificate), for services that require one\n"
             "      --tls-name NAME     the name on the service's certificate, when it is not\n"
             "                          the host in --server\n"
             "  -h, --help              show this help and exit\n"

@@ -143,6 +143,63 @@ def lobby_unreachable(bindir):
               "leaving the lobby is no failure\n" + ok.dump())
 
 
+def _make_certs(d):
+    """A CA, a service certificate for 127.0.0.1, and two client
+    certificates with their keys (client, other), all made at test time."""
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=30)
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=Sungka Test CA")
+    for name in ("server", "client", "other"):
+        run("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}")
+        with open(os.path.join(d, f"{name}.ext"), "w") as f:
+            f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext")
+    return {n: os.path.join(d, n) for n in os.listdir(d)}
+
+
+def tls_mismatch(bindir):
+    """A client certificate with another certificate's key, or a file that
+    is not what it should be, is said in words naming the files, before
+    anything says "Connected."; the right pair connects."""
+    import shutil
+    check(shutil.which("openssl"), "openssl is not installed")
+    with Env(bindir) as env:
+        c = _make_certs(env.state_dir)
+        board = env.board("--tls-cert", c["server.pem"], "--tls-key", c["server.key"],
+                          "--tls-client-ca", c["ca.pem"])
+        tls = ["--server", board.address, "--tls-ca", c["ca.pem"]]
+        cases = (
+            (["--tls-cert", c["client.pem"], "--tls-key", c["other.key"]],
+             rf"--tls-cert {re.escape(c['client.pem'])} and --tls-key "
+             rf"{re.escape(c['other.key'])} are not a matching pair"),
+            (["--tls-cert", c["client.pem"], "--tls-key", c["client.pem"]],
+             rf"--tls-key {re.escape(c['client.pem'])} is not a PEM private key"),
+            (["--tls-cert", c["client.key"], "--tls-key", c["client.key"]],
+             rf"--tls-cert {re.escape(c['client.key'])} is not a PEM certificate"),
+            (["--tls-cert", c["client.pem"]], r"--tls-cert and --tls-key go together"),
+        )
+        for game in ([], ["--new", "kalah"]):
+            for args, says in cases:
+                p = env.player("alice", *tls, *args, *game, ready=False)
+                p.close_stdin()
+                rc = p.wait_exit()
+                with p.cond:
+                    p.cond.wait_for(lambda: p.closed, timeout=5)
+                check(rc != 0, f"{args}: exit status 0\n" + p.dump())
+                check(not any("Connected" in l for l in p.lines),
+                      f"{args}: said connected\n" + p.dump())
+                check(any(re.search(says, l) for l in p.err_lines),
+                      f"{args}: the error must match /{says}/\n" + p.dump())
+        ok = env.player("alice", *tls, "--tls-cert", c["client.pem"], "--tls-key",
+                        c["client.key"], ready=False)
+        ok.expect(r"^Connected\.")
+        check(ok.quit() == 0, "the matching pair: exit status not 0\n" + ok.dump())
+
+
 # ------------------------------------------------------------ fake services
 
 class FakeService:
@@ -362,7 +419,7 @@ def hostile_service(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, hostile_service,)}
+    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, hostile_service,)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

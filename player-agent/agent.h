@@ -110,8 +110,10 @@ typedef struct agent_model {
     int hot_seat;              /* our second seat in hot seat, else -1 */
     agent_status status;
     char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
-    agent_person people[AGENT_MAX_PEOPLE];
+    agent_person people[AGENT_MAX_PEOPLE];  /* the players, then the first observers */
     int n_people;
+    int n_observers;           /* how many are watching (may exceed those listed in
+                                * people: a crowd is counted, not named) */
     int winners[GAME_MAX_SEATS];
     int n_winners;
     int scores[GAME_MAX_SEATS];
@@ -132,7 +134,8 @@ typedef enum agent_msg_kind {
     AGENT_MSG_CHAT,            /* name, seat, text */
     AGENT_MSG_GAME_OVER,       /* text = reason; model has winners and scores */
     AGENT_MSG_NOTICE,          /* text */
-    AGENT_MSG_PINGS,           /* round-trip times updated in the model */
+    AGENT_MSG_PINGS,           /* round-trip times and the number watching updated
+                                * in the model */
     AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence */
     AGENT_MSG_DISCONNECTED,    /* gone for good: text = why */
     AGENT_MSG_RETURNED,        /* name, seat: a departed player is back */
@@ -172,6 +175,8 @@ typedef struct agent_msg {
     bool abandoned;
     int n_people;              /* SNAPSHOT, PINGS: everyone, with round trips */
     agent_person *people;
+    int observers;             /* SNAPSHOT, PINGS: how many watch, as the service
+                                * counts them */
     /* SNAPSHOT only */
     char game_id[32];
     char title[96];

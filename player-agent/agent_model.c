@@ -15,6 +15,25 @@ static void set_people(agent_model *md, const agent_person *people, int n)
     memcpy(md->people, people, (size_t)md->n_people * sizeof *people);
 }
 
+/* How many watch: the service's count, but never fewer than it named (a
+ * service from before the count sent none: 0). */
+static void set_observers(agent_model *md, int counted)
+{
+    int listed = 0;
+    for (int i = 0; i < md->n_people; i++)
+        listed += md->people[i].seat < 0;
+    md->n_observers = counted > listed ? counted : listed;
+}
+
+/* One more (+1) or fewer (-1) watching, from an event of a service that
+ * still announces observers one by one, or a seat taken or given up. */
+static void count_observer(agent_model *md, int delta)
+{
+    md->n_observers += delta;
+    if (md->n_observers < 0)
+        md->n_observers = 0;
+}
+
 static void remove_person(agent_model *md, const char *name)
 {
     for (int i = 0; i < md->n_people; i++) {
@@ -99,6 +118,7 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     md->status = m->status;
     memcpy(md->seat_name, m->seat_name, sizeof md->seat_name);
     set_people(md, m->people, m->n_people);
+    set_observers(md, m->observers);
     md->last_seq = m->seq;
     char err[GAME_ERR_LEN];
     md->have_state = md->kind &&
@@ -120,6 +140,8 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             p->seat = m->seat;
             p->rtt_ms = -1;
         }
+        if (m->seat < 0)
+            count_observer(md, +1);
         if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
             snprintf(md->seat_name[m->seat], sizeof md->seat_name[m->seat], "%s", m->name);
         break;
@@ -133,6 +155,8 @@ void agent__model_apply(agent_model *md, agent_msg *m)
         __attribute__((fallthrough));   /* no grace: gone for good, as LEFT */
     case AGENT_MSG_LEFT:
         remove_person(md, m->name);
+        if (m->seat < 0)
+            count_observer(md, -1);
         if (md->status == AGENT_GAME_WAITING && m->seat >= 0 && m->seat < GAME_MAX_SEATS)
             md->seat_name[m->seat][0] = '\0';
         break;
@@ -154,6 +178,8 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             p->seat = m->seat;
             p->ready = false;
         }
+        if ((m->from_seat < 0) != (m->seat < 0))    /* sat down, or stood up to watch */
+            count_observer(md, m->seat < 0 ? +1 : -1);
         if (m->from_seat >= 0 && m->from_seat < GAME_MAX_SEATS)
             md->seat_name[m->from_seat][0] = '\0';
         if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
@@ -182,6 +208,7 @@ void agent__model_apply(agent_model *md, agent_msg *m)
         break;
     case AGENT_MSG_PINGS:
         set_people(md, m->people, m->n_people);
+        set_observers(md, m->observers);
         break;
     default:
         break;

@@ -94,6 +94,7 @@ static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
     m->status = g->status >= 1 && g->status <= 4 ? (agent_status)g->status : AGENT_GAME_WAITING;
     for (size_t i = 0; i < g->n_seats && i < GAME_MAX_SEATS; i++)
         agent__text(m->seat_name[i], sizeof m->seat_name[i], g->seats[i]->name);
+    m->observers = g->observers;
     m->my_seat = s->your_seat;
     m->seq = s->last_seq;
     copy_board(m, s->board);
@@ -230,8 +231,10 @@ agent_msg *agent__turn_msg(const Sungka__V1__Event *ev)
 agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping)
 {
     agent_msg *m = agent__msg_new(AGENT_MSG_PINGS);
-    if (m)
+    if (m) {
         copy_people(m, ping->participants, ping->n_participants);
+        m->observers = ping->observers;
+    }
     return m;
 }
 

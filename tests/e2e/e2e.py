@@ -1001,7 +1001,7 @@ def lobby(bindir):
         ben.expect(r"^Game 1: .*waiting")
         ben.send("watch 1")
         ben.expect(r"^You are observing\.")
-        ann.expect(r"^ben is watching\.")
+        ann.expect(r"^1 person is watching\.")   # observers are counted, not named
         ben.send("sit 0")
         ben.expect(r"^Refused: seat 0 is taken by ann")
         ben.send("sit")

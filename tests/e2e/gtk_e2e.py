@@ -525,7 +525,7 @@ def test_sit_stand(bindir, shotdir):
         g.expect(r"^script: started")
         g.do("lobby-refresh")
         g.do(f"lobby-watch {gid}")
-        bob.expect(r"^alice is watching\.")
+        bob.expect(r"^1 person is watching\.")   # observers are counted, not named
         g.do("wait-log You are watching.")
         g.do("button sit")
         bob.expect(r"^alice sits down at seat 1\.")
@@ -535,7 +535,7 @@ def test_sit_stand(bindir, shotdir):
         g.do("button stand")
         bob.expect(r"^alice stands up from seat 1 and watches\.")
         g.do("wait-log alice stands up")
-        g.do("people", r"^script: people .*alice, watching")
+        g.do("people", r"^script: people .*1 watching: alice")
         finish(g)
 
 
@@ -616,9 +616,31 @@ def test_history(bindir, shotdir):
         finish(g)
 
 
+def test_watching(bindir, shotdir):
+    """Observers are counted in the players pane ("2 watching: ..."), and
+    the log says how many watch when that changes."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--ping-interval", "1")
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        carol = s.text("carol", "--server", board.address, "--game", gid, "--observe")
+        carol.expect(r"^You are observing")
+        dave = s.text("dave", "--server", board.address, "--game", gid, "--observe")
+        dave.expect(r"^You are observing")
+        g.do("wait-people 2 watching:")
+        g.do("wait-log 2 people are watching.")
+        g.do("people", r"^script: people .*2 watching: (carol, dave|dave, carol)")
+        s.shot(g, "gtk_watching")
+        dave.send("quit")
+        g.do("wait-people 1 watching: carol")
+        g.do("wait-log 1 person is watching.")
+        finish(g)
+
+
 TESTS = {"play_kalah": test_play_kalah, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
-         "history": test_history}
+         "history": test_history, "watching": test_watching}
 
 
 def main():

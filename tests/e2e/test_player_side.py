@@ -391,10 +391,17 @@ def hostile_service(bindir):
             alice.send("join 1")
             alice.expect(rf"^Game 1: {shown('title')} \(kalah")
             alice.expect(rf"^  seat 1: {shown('boss')}")
+            alice.expect(rf"^  1 watching: {shown('eve')}")
             fake.send(2, 17, wire.message((1, boss), (2, 1), (3, evil("chat"))))
             alice.expect(rf"^\[chat\] {shown('boss')}: {shown('chat')}")
             fake.send(3, 20, wire.message((1, evil("notice"))))
             alice.expect(rf"^Notice: {shown('notice')}")
+            fake.send(0, 19, wire.message((1, 9), (2, _participant("alice", 0)),
+                                          (2, _participant(boss, 1)),
+                                          (2, _participant(evil("mallory"), -1)), (3, 2)))
+            alice.expect(r"^2 people are watching\.")
+            alice.send("who")
+            alice.expect(rf"^  2 watching: {shown('mallory')}, \u2026")
             fake.send(4, 13, wire.message((1, _participant(boss, 1)), (2, evil("gone")),
                                           (3, 30)))
             alice.expect(rf"^{shown('boss')} departed: {shown('gone')}\. The seat is kept")
@@ -418,8 +425,67 @@ def hostile_service(bindir):
         fake.close()
 
 
+def watch_count(bindir):
+    """Observers are counted, not announced one by one: a player sees one
+    line when the number watching changes, and who names them after the
+    count."""
+    with Env(bindir) as env:
+        board = env.board("--ping-interval", "1")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        ben = env.player("ben", "--server", board.address, "--game", game, "--observe")
+        ben.expect(r"^You are observing\.")
+        alice.expect(r"^1 person is watching\.")
+        cy = env.player("cy", "--server", board.address, "--game", game, "--observe")
+        cy.expect(r"^You are observing\.")
+        alice.expect(r"^2 people are watching\.")
+        alice.send("who")
+        alice.expect(r"^  2 watching: (ben, cy|cy, ben)$")
+        check(not any(re.search(r"^(ben|cy) is watching", l) for l in alice.lines),
+              "observers announced one by one\n" + alice.dump())
+        ben.quit()
+        alice.expect(r"^1 person is watching\.")
+        cy.quit()
+        alice.expect(r"^Nobody is watching\.")
+        alice.quit()
+
+
+def watch_count_from_pings(bindir):
+    """A service that no longer announces observers (the count rides on its
+    pings, with only the first few named): the player's view says how many
+    watch, from the count, not from the names."""
+    summary = _kalah_summary("crowd", ["alice", "bob"])
+    snap = _kalah_snapshot(summary, [_participant("alice", 0), _participant("bob", 1)])
+    fake = FakeService({"Register/JoinGame": lambda r, c: wire.message(
+        (1, "x"), (2, "1"), (3, "f" * 32), (4, 0), (5, summary))}, snap)
+
+    def ping(observers, *named):
+        fake.send(0, 19, wire.message((1, 7), (2, _participant("alice", 0)),
+                                      (2, _participant("bob", 1)),
+                                      *((2, _participant(n, -1)) for n in named),
+                                      (3, observers)))
+    try:
+        with Env(bindir) as env:
+            alice = env.player("alice", "--server", fake.address, "--game", "1")
+            alice.expect(r"^You are alice, seat 0\.")
+            ping(3, "carol")
+            alice.expect(r"^3 people are watching\.")
+            alice.send("who")
+            alice.expect(r"^  3 watching: carol, \u2026$")
+            ping(3, "carol")                     # no change, no line
+            ping(1, "carol")
+            alice.expect(r"^1 person is watching\.")
+            ping(0)
+            alice.expect(r"^Nobody is watching\.")
+            check(sum(1 for l in alice.lines if "watching." in l) == 3,
+                  "one line per change\n" + alice.dump())
+            alice.quit()
+    finally:
+        fake.close()
+
+
 TESTS = {f.__name__: f for f in (
-    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, hostile_service,)}
+    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, hostile_service, watch_count, watch_count_from_pings,)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

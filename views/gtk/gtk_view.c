@@ -486,16 +486,22 @@ static void update_people(gview *v)
         }
         g_string_append_c(s, '\n');
     }
-    for (int i = 0; i < m->n_people; i++) {
-        const agent_person *p = &m->people[i];
-        if (p->seat >= 0)
-            continue;
-        char *name = g_markup_escape_text(p->name, -1);
-        g_string_append_printf(s, _("%s, watching"), name);
-        g_free(name);
-        if (p->rtt_ms >= 0)
-            g_string_append_printf(s, _(" \u00B7 %d ms"), p->rtt_ms);
+    /* A crowd is counted, and only its first few named. */
+    if (m->n_observers > 0) {
+        GString *names = g_string_new(NULL);
+        int named = 0;
+        for (int i = 0; i < m->n_people; i++) {
+            if (m->people[i].seat >= 0)
+                continue;
+            char *name = g_markup_escape_text(m->people[i].name, -1);
+            g_string_append_printf(names, "%s%s", named++ ? ", " : "", name);
+            g_free(name);
+        }
+        if (named < m->n_observers)
+            g_string_append(names, named ? ", \u2026" : "\u2026");
+        g_string_append_printf(s, _("%d watching: %s"), m->n_observers, names->str);
         g_string_append_c(s, '\n');
+        g_string_free(names, TRUE);
     }
     if (s->len && s->str[s->len - 1] == '\n')
         g_string_truncate(s, s->len - 1);
@@ -703,13 +709,13 @@ static void handle(gview *v, const agent_msg *msg)
         break;
     }
     case AGENT_MSG_JOINED:
+        /* observers are counted, not named (see the end of this function) */
         if (msg->seat >= 0)
             gview_log(v, _("%s joined, seat %d."), msg->name, msg->seat);
-        else
-            gview_log(v, _("%s is watching."), msg->name);
         break;
     case AGENT_MSG_LEFT:
-        gview_log(v, _("%s left."), msg->name);
+        if (msg->seat >= 0)
+            gview_log(v, _("%s left."), msg->name);
         away_forget(v, msg->name);
         break;
     case AGENT_MSG_DEPARTED:
@@ -718,7 +724,8 @@ static void handle(gview *v, const agent_msg *msg)
                       msg->grace_s);
             away_start(v, msg->name, msg->grace_s);
         } else {
-            gview_log(v, _("%s departed: %s."), msg->name, msg->text);
+            if (msg->seat >= 0)
+                gview_log(v, _("%s departed: %s."), msg->name, msg->text);
             away_forget(v, msg->name);
         }
         break;
@@ -791,6 +798,20 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_RECONNECTED:
         gview_log(v, _("Reconnected: %s."), msg->text);
         break;
+    }
+    /* Observers come and go without a line each; one line says how many
+     * watch whenever that changes. */
+    int watching = gview_model(v)->n_observers;
+    if (msg->kind == AGENT_MSG_SNAPSHOT)
+        v->watching = watching;
+    else if (v->watching >= 0 && watching != v->watching && gview_in_game(v)) {
+        if (watching <= 0)
+            gview_log(v, _("Nobody is watching."));
+        else
+            gview_log(v, ngettext("%d person is watching.", "%d people are watching.",
+                                  (unsigned long)watching),
+                      watching);
+        v->watching = watching;
     }
     if (!gview_animating(v))
         sync_shown(v);
@@ -1271,6 +1292,7 @@ static gview *open_window(void)
     }
     gview *v = g_new0(gview, 1);
     v->last_cell = v->hover = v->cursor = -1;
+    v->watching = -1;
     v->loop = g_main_loop_new(NULL, FALSE);
     build(v);
     sync_shown(v);

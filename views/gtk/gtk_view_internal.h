@@ -66,6 +66,7 @@ typedef struct gview {
     int cursor;                /* the keyboard cursor, -1 */
     bool move_pending;         /* a move was sent; wait for its answer */
     char flash[AGENT_TEXT_BYTES];   /* a passing remark under the status */
+    int watching;              /* how many watch, as last logged; -1 before a game */
 
     gview_away away[AGENT_MAX_PEOPLE];  /* seats kept for departed players */
     int n_away;

@@ -231,13 +231,25 @@ void text_draw_people(FILE *out, const agent_model *m)
             fprintf(out, "  <- to move");
         fputc('\n', out);
     }
-    for (int i = 0; i < m->n_people; i++) {
-        const agent_person *p = &m->people[i];
-        if (p->seat >= 0)
-            continue;
-        fprintf(out, "  observer: %s", p->name);
-        if (p->rtt_ms >= 0)
-            fprintf(out, " %d ms", p->rtt_ms);
+    /* A crowd is counted, and only its first few named. */
+    if (m->n_observers > 0) {
+        int named = 0;
+        fprintf(out, "  %d watching:", m->n_observers);
+        for (int i = 0; i < m->n_people; i++)
+            if (m->people[i].seat < 0)
+                fprintf(out, "%s %s", named++ ? "," : "", m->people[i].name);
+        if (named < m->n_observers)
+            fprintf(out, "%s \u2026", named ? "," : "");
         fputc('\n', out);
     }
+}
+
+void text_say_watching(FILE *out, int n)
+{
+    if (n <= 0)
+        fprintf(out, "Nobody is watching.\n");
+    else if (n == 1)
+        fprintf(out, "1 person is watching.\n");
+    else
+        fprintf(out, "%d people are watching.\n", n);
 }

@@ -29,6 +29,7 @@ typedef struct text_view {
     bool discarding;           /* the current input line was too long */
     bool quit_armed;           /* "quit" once in a running game: ask again */
     text_replay replay;        /* a recorded match being stepped through */
+    int watching;              /* how many watch, as last said; -1 before a snapshot */
     bool done;
     int exit_status;
 } text_view;
@@ -55,7 +56,7 @@ static void print_help(text_view *tv)
             "  sit [N]     take seat N (or any open seat) before the start\n"
             "  stand       give up your seat and watch, before the start\n"
             "  board       draw the board again\n"
-            "  who         list the players and observers, with ping times\n"
+            "  who         the players, with ping times, and how many are watching\n"
             "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
             "  new KIND [NAME=VALUE...]  create a game and sit at it\n"
             "  join ID     join game ID as a player; watch ID to observe it\n"
@@ -196,19 +197,19 @@ static void handle(text_view *tv, const agent_msg *msg)
         show_snapshot(tv);
         break;
     case AGENT_MSG_JOINED:
+        /* observers are counted, not named (see the end of this function) */
         if (msg->seat >= 0)
             fprintf(out, "%s joined, seat %d.\n", msg->name, msg->seat);
-        else
-            fprintf(out, "%s is watching.\n", msg->name);
         break;
     case AGENT_MSG_LEFT:
-        fprintf(out, "%s left.\n", msg->name);
+        if (msg->seat >= 0)
+            fprintf(out, "%s left.\n", msg->name);
         break;
     case AGENT_MSG_DEPARTED:
         if (msg->grace_s > 0)
             fprintf(out, "%s departed: %s. The seat is kept for %d s.\n", msg->name, msg->text,
                     msg->grace_s);
-        else
+        else if (msg->seat >= 0)
             fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
         break;
     case AGENT_MSG_RETURNED:
@@ -267,6 +268,15 @@ static void handle(text_view *tv, const agent_msg *msg)
         tv->exit_status = over ? 0 : 1;
         break;
     }
+    }
+    /* Observers come and go without a line each (a crowd would flood the
+     * screen); one line says how many watch whenever that changes. */
+    int watching = model(tv)->n_observers;
+    if (msg->kind == AGENT_MSG_SNAPSHOT)
+        tv->watching = watching;       /* shown with the players */
+    else if (tv->watching >= 0 && watching != tv->watching && agent_in_game(tv->ag)) {
+        text_say_watching(out, watching);
+        tv->watching = watching;
     }
 }
 
@@ -568,7 +578,7 @@ static bool read_input(text_view *tv)
 
 static int run(agent *ag, const view_io *io)
 {
-    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in)};
+    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in), .watching = -1};
     bool input_open = true;
     fprintf(tv.out, "Connected. Type help for commands.\n");
     if (!agent_in_game(ag))

@@ -77,9 +77,7 @@ static rpc_method board_method(unsigned index)
 
 static int64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return agent_now_ms();
 }
 
 /* ------------------------------------------------------------- messages */

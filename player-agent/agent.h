@@ -81,6 +81,9 @@ typedef struct agent_person {
     bool departed;
     bool ready;
     int rtt_ms;                /* -1 unknown */
+    int64_t away_until_ms;     /* departed with the seat kept: when the grace the
+                                * service announced ends (agent_now_ms's clock);
+                                * 0 when not counting (see agent_away_seconds) */
 } agent_person;
 
 /* One game in the lobby's list. */
@@ -184,6 +187,8 @@ typedef struct agent_msg {
     game_options opts;
     agent_status status;
     char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
+    int seat_grace_s[GAME_MAX_SEATS];   /* a departed player's seconds left to come
+                                         * back, per seat (0: none) */
     int my_seat;
     unsigned stream_gen;       /* private: which subscription it came from */
     int holder;                /* private: which of our seats' streams */
@@ -304,6 +309,16 @@ bool agent_holds_seat(const agent *ag, int seat);
 
 /* Stop the stream and free everything. Do not use the agent afterwards. */
 void agent_destroy(agent *ag);
+
+/* Milliseconds on the agent's clock (monotonic), the clock of
+ * agent_person.away_until_ms. */
+int64_t agent_now_ms(void);
+
+/* Seconds left (rounded up, 0 once over) of the seat kept for p, a departed
+ * player, counted from the grace the departure event or the snapshot
+ * announced; -1 when p is not away (or the service never said for how
+ * long). Every view counts down with this, so all show the same number. */
+int agent_away_seconds(const agent_person *p);
 
 /* Check the TLS files of cfg before connecting (any thread; agent_start
  * does not, so its caller can give a bad file its own exit status): each

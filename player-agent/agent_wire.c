@@ -92,10 +92,12 @@ static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
                              sizeof err);
     }
     m->status = g->status >= 1 && g->status <= 4 ? (agent_status)g->status : AGENT_GAME_WAITING;
-    for (size_t i = 0; i < g->n_seats && i < GAME_MAX_SEATS; i++)
+    for (size_t i = 0; i < g->n_seats && i < GAME_MAX_SEATS; i++) {
         agent__text(m->seat_name[i], sizeof m->seat_name[i], g->seats[i]->name);
-    m->observers = g->observers;
+        m->seat_grace_s[i] = g->seats[i]->departed ? g->seats[i]->grace_left_s : 0;
+    }
     m->my_seat = s->your_seat;
+    m->observers = g->observers;
     m->seq = s->last_seq;
     copy_board(m, s->board);
     copy_people(m, s->participants, s->n_participants);

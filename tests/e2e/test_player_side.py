@@ -200,6 +200,46 @@ def tls_mismatch(bindir):
         check(ok.quit() == 0, "the matching pair: exit status not 0\n" + ok.dump())
 
 
+def away_countdown(bindir):
+    """A player whose agent dies on their turn: the others see "away — seat
+    kept N s" in who and in the line that says whom we wait for, N counting
+    down from the grace the service announced, then that they are back."""
+    with Env(bindir) as env:
+        board = env.board("--ping-interval", "1", "--ping-timeout", "3", "--grace", "30")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah",
+                           "--option", "cups=3", "--option", "stones=2")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^The game starts")
+        play_until_waiting(alice, bob)
+        bob.p.send_signal(signal.SIGKILL)
+        bob.p.wait(5)
+        alice.expect(r"^bob departed: .*The seat is kept for 30 s\.")
+        first = int(alice.expect(r"^Waiting for bob, who is away \u2014 seat kept (\d+) s\.$")
+                    .group(1))
+        check(25 <= first <= 30, f"the countdown starts at {first} s for a 30 s grace")
+        deadline = time.monotonic() + 10
+        seen = []
+        while not seen or seen[-1] >= first:       # who, until the number went down
+            check(time.monotonic() < deadline, f"who does not count down: {seen}\n"
+                  + alice.dump())
+            alice.send("who")
+            seen.append(int(alice.expect(r"^  seat 1: bob\s+away \u2014 seat kept (\d+) s")
+                            .group(1)))
+            if seen[-1] >= first:
+                time.sleep(0.2)
+        check(not any(re.search(r"seat 1: bob\s+\d+ ms", l) for l in alice.lines),
+              "who shows the departed player's old round trip\n" + alice.dump())
+        bob2 = env.player("bob", "--server", board.address, "--game", game)
+        bob2.expect(r"^You are bob, seat 1\.")
+        alice.expect(r"^bob is back\.")
+        alice.expect(r"^Waiting for bob to move\.")
+        alice.send("who")
+        alice.expect(r"^  seat 1: bob\s+(\d+ ms)?\s*(<- to move)?$")
+        for p in (alice, bob2):
+            p.quit()
+
+
 # ------------------------------------------------------------ fake services
 
 class FakeService:
@@ -485,7 +525,7 @@ def watch_count_from_pings(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, hostile_service, watch_count, watch_count_from_pings,)}
+    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, away_countdown, hostile_service, watch_count, watch_count_from_pings,)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

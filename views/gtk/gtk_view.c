@@ -18,7 +18,8 @@
  * (gtk_lobby.c) opens when there is no game yet.
  *
  * A departed player's seat is kept for a grace the service announces; the
- * players pane and the status line count it down once a second.
+ * players pane and the status line count it down once a second, from the
+ * agent's model (agent_away_seconds), as the text view does.
  */
 #include <glib-unix.h>
 #include <locale.h>
@@ -300,13 +301,17 @@ static void draw_board(GtkDrawingArea *area, cairo_t *cr, int width, int height,
  * counting for them (not departed, or departed for good). */
 static int away_seconds(const gview *v, const char *name)
 {
-    for (int i = 0; i < v->n_away; i++) {
-        if (strcmp(v->away[i].name, name) != 0)
-            continue;
-        gint64 left = v->away[i].until_us - g_get_monotonic_time();
-        return left > 0 ? (int)((left + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC) : 0;
-    }
-    return -1;
+    const agent_person *p = find_person(gview_model(v), name);
+    return p ? agent_away_seconds(p) : -1;
+}
+
+static bool anyone_away(const gview *v)
+{
+    const agent_model *m = gview_model(v);
+    for (int i = 0; i < m->n_people; i++)
+        if (agent_away_seconds(&m->people[i]) > 0)
+            return true;
+    return false;
 }
 
 static void update_status(gview *v);
@@ -317,46 +322,17 @@ static gboolean away_tick(gpointer data)
     gview *v = data;
     update_status(v);
     update_people(v);
-    if (v->n_away > 0)
+    if (anyone_away(v))
         return G_SOURCE_CONTINUE;
     v->away_tick = 0;
     return G_SOURCE_REMOVE;
 }
 
-static void away_forget(gview *v, const char *name)
+/* Tick once a second while anyone's seat is being kept. */
+static void away_watch(gview *v)
 {
-    for (int i = 0; i < v->n_away; i++)
-        if (strcmp(v->away[i].name, name) == 0)
-            v->away[i--] = v->away[--v->n_away];
-}
-
-static void away_forget_all(gview *v)
-{
-    v->n_away = 0;
-}
-
-/* Count down `grace_s` seconds for `name`, ticking while anyone is away. */
-static void away_start(gview *v, const char *name, int grace_s)
-{
-    away_forget(v, name);
-    if (v->n_away == AGENT_MAX_PEOPLE)
-        return;
-    gview_away *a = &v->away[v->n_away++];
-    snprintf(a->name, sizeof a->name, "%s", name);
-    a->until_us = g_get_monotonic_time() + (gint64)grace_s * G_USEC_PER_SEC;
-    if (!v->away_tick)
+    if (!v->away_tick && anyone_away(v))
         v->away_tick = g_timeout_add(1000, away_tick, v);
-}
-
-/* After a snapshot: keep counting only for those still departed. */
-static void away_prune(gview *v)
-{
-    const agent_model *m = gview_model(v);
-    for (int i = 0; i < v->n_away; i++) {
-        const agent_person *p = find_person(m, v->away[i].name);
-        if (!p || !p->departed)
-            v->away[i--] = v->away[--v->n_away];
-    }
 }
 
 /* ------------------------------------------------------------ panes */
@@ -705,7 +681,6 @@ static void handle(gview *v, const agent_msg *msg)
             gview_log(v, _("You are watching."));
         if (game_over(m))
             gview_log(v, _("This game is over: %s."), m->end_reason);
-        away_prune(v);
         break;
     }
     case AGENT_MSG_JOINED:
@@ -716,22 +691,16 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_LEFT:
         if (msg->seat >= 0)
             gview_log(v, _("%s left."), msg->name);
-        away_forget(v, msg->name);
         break;
     case AGENT_MSG_DEPARTED:
-        if (msg->grace_s > 0) {
+        if (msg->grace_s > 0)
             gview_log(v, _("%s departed: %s. The seat is kept for %d s."), msg->name, msg->text,
                       msg->grace_s);
-            away_start(v, msg->name, msg->grace_s);
-        } else {
-            if (msg->seat >= 0)
-                gview_log(v, _("%s departed: %s."), msg->name, msg->text);
-            away_forget(v, msg->name);
-        }
+        else if (msg->seat >= 0)
+            gview_log(v, _("%s departed: %s."), msg->name, msg->text);
         break;
     case AGENT_MSG_RETURNED:
         gview_log(v, _("%s is back."), msg->name);
-        away_forget(v, msg->name);
         break;
     case AGENT_MSG_READY:
         gview_log(v, msg->ready ? _("%s is ready.") : _("%s is not ready."), msg->name);
@@ -774,7 +743,6 @@ static void handle(gview *v, const agent_msg *msg)
             gview_log(v, "%s: %s", msg->name, msg->text);
         break;
     case AGENT_MSG_GAME_OVER:
-        away_forget_all(v);
         show_game_over(v, msg);
         break;
     case AGENT_MSG_NOTICE:
@@ -845,6 +813,7 @@ static void play(gview *v, int move)
         v->move_pending = true;
         v->hover = -1;
     }
+    away_watch(v);
     gview_refresh(v);
 }
 
@@ -1087,7 +1056,6 @@ static void do_leave(gview *v)
     snprintf(id, sizeof id, "%s", agent_game_id(v->ag));
     anim_jump(v);
     close_over_dialog(v);
-    away_forget_all(v);
     if (agent_leave(v->ag) == 0)
         gview_log(v, _("You left game %s."), id);
     else
@@ -1147,7 +1115,6 @@ static gboolean on_close_request(GtkWindow *w, gpointer data)
 void gview_joined(gview *v)
 {
     anim_jump(v);
-    away_forget_all(v);
     v->last_cell = v->hover = v->cursor = -1;
     v->move_pending = false;
     v->flash[0] = '\0';

@@ -219,10 +219,17 @@ void text_draw_people(FILE *out, const agent_model *m)
             if (m->people[i].seat == s)
                 p = &m->people[i];
         fprintf(out, "  seat %d: %-16s", s, agent_seat_name(m, s, buf, sizeof buf));
+        /* We are here, whatever a snapshot taken as we came back says. */
+        bool gone = p && p->departed && s != m->my_seat && s != m->hot_seat;
+        int away = gone ? agent_away_seconds(p) : -1;
         if (!m->seat_name[s][0])
             fprintf(out, " (open)");
         else if (!p)
             fprintf(out, " (gone)");
+        else if (away >= 0)     /* a round trip of someone gone means nothing */
+            fprintf(out, " away \u2014 seat kept %d s", away);
+        else if (gone)
+            fprintf(out, " away");
         else if (p->rtt_ms >= 0)
             fprintf(out, " %d ms", p->rtt_ms);
         if (s == m->my_seat)

@@ -56,7 +56,8 @@ static void print_help(text_view *tv)
             "  sit [N]     take seat N (or any open seat) before the start\n"
             "  stand       give up your seat and watch, before the start\n"
             "  board       draw the board again\n"
-            "  who         the players, with ping times, and how many are watching\n"
+            "  who         the players, with ping times (or how long an away player's\n"
+            "              seat is kept), and how many are watching\n"
             "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
             "  new KIND [NAME=VALUE...]  create a game and sit at it\n"
             "  join ID     join game ID as a player; watch ID to observe it\n"
@@ -79,17 +80,40 @@ static void draw(text_view *tv)
 /* Hint lists longer than this are left out (a 4D board has 256 cells). */
 #define HINT_MAX 64
 
+static const agent_person *seat_person(const agent_model *m, int seat)
+{
+    for (int i = 0; i < m->n_people; i++)
+        if (m->people[i].seat == seat)
+            return &m->people[i];
+    return NULL;
+}
+
+/* The seat to move, while the game runs; -1 otherwise. */
+static int seat_to_move(const text_view *tv)
+{
+    const agent_model *m = model(tv);
+    if (m->status != AGENT_GAME_RUNNING || !m->have_state)
+        return -1;
+    return game_to_move(&m->state);
+}
+
 static void print_turn(text_view *tv)
 {
     const agent_model *m = model(tv);
     char buf[40];
-    if (m->status != AGENT_GAME_RUNNING || !m->have_state)
-        return;
-    int to_move = game_to_move(&m->state);
+    int to_move = seat_to_move(tv);
     if (to_move < 0)
         return;
     if (!agent_holds_seat(tv->ag, to_move)) {
-        fprintf(tv->out, "Waiting for %s to move.\n", seat_name(tv, to_move, buf, sizeof buf));
+        const char *name = seat_name(tv, to_move, buf, sizeof buf);
+        const agent_person *p = seat_person(m, to_move);
+        int left = p ? agent_away_seconds(p) : -1;
+        if (left >= 0)
+            fprintf(tv->out, "Waiting for %s, who is away \u2014 seat kept %d s.\n", name, left);
+        else if (p && p->departed)
+            fprintf(tv->out, "Waiting for %s, who is away.\n", name);
+        else
+            fprintf(tv->out, "Waiting for %s to move.\n", name);
         return;
     }
     int legal[GAME_MAX_MOVES];
@@ -188,6 +212,13 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, "Type quit to leave.\n");
 }
 
+/* After someone else left or came back: whom we wait for, if it is them. */
+static void print_turn_if_theirs(text_view *tv, int seat)
+{
+    if (seat >= 0 && seat == seat_to_move(tv) && !agent_holds_seat(tv->ag, seat))
+        print_turn(tv);
+}
+
 static void handle(text_view *tv, const agent_msg *msg)
 {
     char buf[40];
@@ -211,9 +242,11 @@ static void handle(text_view *tv, const agent_msg *msg)
                     msg->grace_s);
         else if (msg->seat >= 0)
             fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
+        print_turn_if_theirs(tv, msg->seat);
         break;
     case AGENT_MSG_RETURNED:
         fprintf(out, "%s is back.\n", msg->name);
+        print_turn_if_theirs(tv, msg->seat);
         break;
     case AGENT_MSG_READY:
         fprintf(out, "%s is %sready.\n", msg->name, msg->ready ? "" : "not ");

@@ -23,6 +23,7 @@
 #define MAX_HELD 2
 #define RETRY_FIRST_MS 250
 #define RETRY_MAX_MS 5000
+#define PROGRESS_MS 10000      /* "still trying" at most this often */
 
 /* A seat (or observer's chair) we hold, and the state of its stream. */
 typedef struct holder {
@@ -33,6 +34,7 @@ typedef struct holder {
     uint64_t received_seq;     /* last logged event received */
     int attempts;              /* reconnect attempts since the stream dropped */
     int64_t lost_ms;           /* when it dropped; 0 while fine */
+    int64_t said_ms;           /* when the view last heard we are trying */
     int64_t retry_ms;          /* next attempt due; 0: none */
 } holder;
 
@@ -192,8 +194,7 @@ static void on_event(ProtobufCMessage *msg, void *user)
         agent_msg *m = agent__msg_new(AGENT_MSG_RECONNECTED);
         if (m) {
             m->seq = resumed_after;
-            snprintf(m->text, sizeof m->text, "back at the board service; resuming after event %llu",
-                     (unsigned long long)resumed_after);
+            snprintf(m->text, sizeof m->text, "reconnected to %s", ag->cfg.server);
         }
         push(ag, m);
     }
@@ -241,6 +242,7 @@ static void on_stream_end(const rpc_status *st, void *user)
     int64_t now = now_ms();
     char said[sizeof st->message];
     agent__text(said, sizeof said, st->message);
+    text[0] = '\0';
     if (st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) {
         kind = AGENT_MSG_DISCONNECTED;
         snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, said);
@@ -251,20 +253,30 @@ static void on_stream_end(const rpc_status *st, void *user)
         kind = AGENT_MSG_DISCONNECTED;
         snprintf(text, sizeof text, "the service closed the stream: %s", said);
     } else {
-        if (!h->lost_ms)
-            h->lost_ms = now;
+        /* Every failed attempt ends here. The view hears of it once, then
+         * now and then, in words: gRPC's own sentence for each attempt
+         * ("failed to connect to all addresses; last error: ...") says
+         * nothing a player can act on. */
+        int for_s = ag->cfg.reconnect_for_ms / 1000;
+        if (!h->lost_ms) {
+            h->lost_ms = h->said_ms = now;
+            snprintf(text, sizeof text, "lost the connection to %s; trying again for %d s\u2026",
+                     ag->cfg.server, for_s);
+        }
         if (now - h->lost_ms > ag->cfg.reconnect_for_ms) {
             kind = AGENT_MSG_DISCONNECTED;
-            snprintf(text, sizeof text, "%s: %s (gave up after %d s)", rpc_code_name(st->code),
-                     said, ag->cfg.reconnect_for_ms / 1000);
+            snprintf(text, sizeof text, "could not reconnect within %d s; giving up", for_s);
         } else {
             int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
             if (delay > RETRY_MAX_MS)
                 delay = RETRY_MAX_MS;
             h->attempts++;
             h->retry_ms = now + delay;
-            snprintf(text, sizeof text, "connection lost (%s: %s); trying again in %.1f s",
-                     rpc_code_name(st->code), said, delay / 1000.0);
+            if (!text[0] && now - h->said_ms >= PROGRESS_MS) {
+                h->said_ms = now;
+                snprintf(text, sizeof text, "still trying (%d s)\u2026",
+                         (int)((now - h->lost_ms) / 1000));
+            }
             pthread_cond_signal(&ag->wake);
         }
     }
@@ -272,7 +284,7 @@ static void on_stream_end(const rpc_status *st, void *user)
         h->gen = 0;          /* nothing more from this seat */
     bool primary = ctx->holder == 0;
     pthread_mutex_unlock(&ag->lock);
-    if (primary || kind == AGENT_MSG_DISCONNECTED)
+    if (text[0] && (primary || kind == AGENT_MSG_DISCONNECTED))
         push_text(ag, kind, text);
     free(ctx);
 }

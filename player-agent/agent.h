@@ -144,8 +144,12 @@ typedef enum agent_msg_kind {
     AGENT_MSG_RETURNED,        /* name, seat: a departed player is back */
     AGENT_MSG_READY,           /* name, seat, ready */
     AGENT_MSG_SEAT,            /* name, seat (-1: stood up), from_seat */
-    AGENT_MSG_RECONNECTING,    /* our stream dropped; text = why and when we retry */
-    AGENT_MSG_RECONNECTED,     /* back, resumed after event seq */
+    AGENT_MSG_RECONNECTING,    /* our stream dropped: text says so in words, once
+                                * ("lost the connection to HOST:PORT; trying again
+                                * for 90 s…"), then at most every 10 s while we
+                                * keep trying ("still trying (20 s)…") */
+    AGENT_MSG_RECONNECTED,     /* back, resumed after event seq; text "reconnected
+                                * to HOST:PORT" */
 } agent_msg_kind;
 
 typedef struct agent_msg {

@@ -240,6 +240,47 @@ def away_countdown(bindir):
             p.quit()
 
 
+def reconnect_in_words(bindir):
+    """The service dies: each agent says once, in words, that it lost the
+    connection and for how long it will try; at most one short line every
+    ~10 s while it tries; then that it is back, or that it gave up."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "game.db")
+        board = env.board("--db", db, "--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah",
+                           "--reconnect-for", "60")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game,
+                         "--reconnect-for", "3")
+        alice.expect(r"^The game starts")
+        bob.expect(r"^The game starts")
+        board.p.send_signal(signal.SIGKILL)
+        board.p.wait(5)
+        lost = time.monotonic()
+        addr = re.escape(board.address)
+        alice.expect(rf"^Lost the connection to {addr}; trying again for 60 s\u2026$",
+                     timeout=15)
+        start = alice.cursor - 1
+        bob.expect(rf"^Lost the connection to {addr}; trying again for 3 s\u2026$", timeout=15)
+        bob.expect(r"^Disconnected from the board service \(could not reconnect within 3 s; "
+                   r"giving up\)\.$", timeout=20)
+        check(bob.wait_exit() != 0, "a player who gave up must exit non-zero\n" + bob.dump())
+        alice.expect(r"^Still trying \(\d+ s\)\u2026$", timeout=20)
+        board2 = env.board("--db", db, "--grace", "60", port=board.port)
+        board2.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+        alice.expect(rf"^Reconnected to {addr}\.$", timeout=30)
+        away = time.monotonic() - lost
+        said = alice.lines[start:alice.cursor]
+        check(not any(re.search(r"UNAVAILABLE|failed to connect|ipv4:|Connection refused|"
+                                r"DEADLINE|Socket closed", l) for l in said + bob.lines),
+              "gRPC's raw words shown:\n" + "\n".join(said))
+        tries = [l for l in said if l.startswith("Still trying")]
+        check(1 <= len(tries) <= away / 9 + 1,
+              f"{len(tries)} progress lines in {away:.0f} s:\n" + "\n".join(said))
+        check(len(said) == len(tries) + 2, "other lines while reconnecting:\n" + "\n".join(said))
+        alice.quit()
+
+
 # ------------------------------------------------------------ fake services
 
 class FakeService:
@@ -525,7 +566,7 @@ def watch_count_from_pings(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, away_countdown, hostile_service, watch_count, watch_count_from_pings,)}
+    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, away_countdown, reconnect_in_words, hostile_service, watch_count, watch_count_from_pings,)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -393,6 +393,8 @@ static void update_status(gview *v)
                 g_string_append_printf(s, _("Waiting for %s to move."), name);
         }
     }
+    if (v->connection[0])
+        g_string_append_printf(s, "\n%s", v->connection);
     if (v->flash[0])
         g_string_append_printf(s, "\n%s", v->flash);
     gtk_label_set_text(GTK_LABEL(v->status), s->str);
@@ -663,6 +665,16 @@ static void show_game_over(gview *v, const agent_msg *msg)
 
 /* ------------------------------------------------------------ messages */
 
+/* An agent's sentence fragment ("lost the connection to ...") with a
+ * capital and an ending, into buf. */
+static void sentence(char *buf, size_t len, const char *text, const char *end)
+{
+    g_strlcpy(buf, text, len);
+    g_strlcat(buf, end, len);
+    if (buf[0] >= 'a' && buf[0] <= 'z')
+        buf[0] = (char)(buf[0] - 'a' + 'A');
+}
+
 static void handle(gview *v, const agent_msg *msg)
 {
     char buf[64];
@@ -757,14 +769,18 @@ static void handle(gview *v, const agent_msg *msg)
         break;
     case AGENT_MSG_DISCONNECTED:
         gview_log(v, _("Disconnected from the board service (%s)."), msg->text);
+        v->connection[0] = '\0';
         snprintf(v->flash, sizeof v->flash, _("Disconnected: %s"), msg->text);
         v->exit_status = game_over(gview_model(v)) ? 0 : 1;
         break;
-    case AGENT_MSG_RECONNECTING:
-        gview_log(v, _("Reconnecting: %s"), msg->text);
+    case AGENT_MSG_RECONNECTING:   /* the agent's words, once and then every 10 s */
+        sentence(v->connection, sizeof v->connection, msg->text, "");
+        gview_log(v, "%s", v->connection);
         break;
     case AGENT_MSG_RECONNECTED:
-        gview_log(v, _("Reconnected: %s."), msg->text);
+        v->connection[0] = '\0';
+        sentence(v->flash, sizeof v->flash, msg->text, ".");
+        gview_log(v, "%s", v->flash);
         break;
     }
     /* Observers come and go without a line each; one line says how many
@@ -795,6 +811,7 @@ static gboolean on_agent(gint fd, GIOCondition cond, gpointer data)
         handle(v, msg);
         agent_msg_free(msg);
     }
+    away_watch(v);
     gview_refresh(v);
     return G_SOURCE_CONTINUE;
 }
@@ -813,7 +830,6 @@ static void play(gview *v, int move)
         v->move_pending = true;
         v->hover = -1;
     }
-    away_watch(v);
     gview_refresh(v);
 }
 
@@ -1061,6 +1077,7 @@ static void do_leave(gview *v)
     else
         gview_log(v, _("Could not tell the service that you left."));
     v->flash[0] = '\0';
+    v->connection[0] = '\0';      /* that game's stream is over */
     sync_shown(v);
     gview_refresh(v);
     globby_show(v->lobby);
@@ -1118,6 +1135,7 @@ void gview_joined(gview *v)
     v->last_cell = v->hover = v->cursor = -1;
     v->move_pending = false;
     v->flash[0] = '\0';
+    v->connection[0] = '\0';
     sync_shown(v);
     gview_refresh(v);
 }

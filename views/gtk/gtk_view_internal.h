@@ -60,6 +60,8 @@ typedef struct gview {
     int cursor;                /* the keyboard cursor, -1 */
     bool move_pending;         /* a move was sent; wait for its answer */
     char flash[AGENT_TEXT_BYTES];   /* a passing remark under the status */
+    char connection[AGENT_TEXT_BYTES];  /* while the connection is being
+                                         * retried, what the agent last said */
     int watching;              /* how many watch, as last logged; -1 before a game */
 
     guint away_tick;           /* the countdown's 1 s timer while anyone is away

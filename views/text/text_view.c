@@ -212,6 +212,15 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, "Type quit to leave.\n");
 }
 
+/* An agent's sentence fragment ("lost the connection to ...") as a line. */
+static void print_sentence(FILE *out, const char *text, const char *end)
+{
+    if (*text >= 'a' && *text <= 'z')
+        fprintf(out, "%c%s%s\n", *text - 'a' + 'A', text + 1, end);
+    else
+        fprintf(out, "%s%s\n", text, end);
+}
+
 /* After someone else left or came back: whom we wait for, if it is them. */
 static void print_turn_if_theirs(text_view *tv, int seat)
 {
@@ -258,10 +267,10 @@ static void handle(text_view *tv, const agent_msg *msg)
             fprintf(out, "%s stands up from seat %d and watches.\n", msg->name, msg->from_seat);
         break;
     case AGENT_MSG_RECONNECTING:
-        fprintf(out, "Reconnecting: %s\n", msg->text);
+        print_sentence(out, msg->text, "");
         break;
     case AGENT_MSG_RECONNECTED:
-        fprintf(out, "Reconnected: %s.\n", msg->text);
+        print_sentence(out, msg->text, ".");
         break;
     case AGENT_MSG_STARTED:
         fprintf(out, "The game starts; %s moves first.\n", seat_name(tv, msg->seat, buf, sizeof buf));

@@ -281,6 +281,33 @@ def reconnect_in_words(bindir):
         alice.quit()
 
 
+def redraw_after_reconnect(bindir):
+    """After the service is killed and started again on the same database,
+    the reconnected text view draws the board again, by itself."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "game.db")
+        board = env.board("--db", db, "--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^The game starts")
+        alice.expect(r"^Your turn")
+        bob.expect(r"^Waiting for alice to move\.")
+        board.p.send_signal(signal.SIGKILL)
+        board.p.wait(5)
+        board2 = env.board("--db", db, "--grace", "60", port=board.port)
+        board2.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+        for p, turn in ((alice, r"^Your turn"), (bob, r"^Waiting for alice to move\.")):
+            p.expect(r"^Reconnected", timeout=30)
+            # nobody moved: only the reconnection can have drawn these
+            p.expect(rf"-> {p.name} \(you\)$", timeout=10)
+            p.expect(turn, timeout=10)
+        alice.send("0")
+        bob.expect(r"^alice played cup 0\.")
+        for p in (alice, bob):
+            p.quit()
+
+
 # ------------------------------------------------------------ fake services
 
 class FakeService:
@@ -566,7 +593,9 @@ def watch_count_from_pings(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, away_countdown, reconnect_in_words, hostile_service, watch_count, watch_count_from_pings,)}
+    bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, away_countdown,
+    reconnect_in_words, redraw_after_reconnect, hostile_service, watch_count,
+    watch_count_from_pings)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

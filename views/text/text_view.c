@@ -30,6 +30,8 @@ typedef struct text_view {
     bool quit_armed;           /* "quit" once in a running game: ask again */
     text_replay replay;        /* a recorded match being stepped through */
     int watching;              /* how many watch, as last said; -1 before a snapshot */
+    bool redraw;               /* reconnected: draw the board once the events
+                                * missed meanwhile are in, unless one of them did */
     bool done;
     int exit_status;
 } text_view;
@@ -232,6 +234,9 @@ static void handle(text_view *tv, const agent_msg *msg)
 {
     char buf[40];
     FILE *out = tv->out;
+    if (msg->kind == AGENT_MSG_SNAPSHOT || msg->kind == AGENT_MSG_MOVED ||
+        msg->kind == AGENT_MSG_STARTED)
+        tv->redraw = false;            /* these draw the board themselves */
     switch (msg->kind) {
     case AGENT_MSG_SNAPSHOT:
         show_snapshot(tv);
@@ -270,7 +275,11 @@ static void handle(text_view *tv, const agent_msg *msg)
         print_sentence(out, msg->text, "");
         break;
     case AGENT_MSG_RECONNECTED:
+        /* Whatever was on the screen may be long gone: draw it all again,
+         * but after the events missed meanwhile (they follow at once), so
+         * as not to show a stale board (see run). */
         print_sentence(out, msg->text, ".");
+        tv->redraw = true;
         break;
     case AGENT_MSG_STARTED:
         fprintf(out, "The game starts; %s moves first.\n", seat_name(tv, msg->seat, buf, sizeof buf));
@@ -642,6 +651,11 @@ static int run(agent *ag, const view_io *io)
             while (!tv.done && (msg = agent_next(ag)) != NULL) {
                 handle(&tv, msg);
                 agent_msg_free(msg);
+            }
+            if (!tv.done && tv.redraw) {   /* the queue is empty: caught up */
+                tv.redraw = false;
+                draw(&tv);
+                print_turn(&tv);
             }
         }
         if (!tv.done && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {

@@ -26,8 +26,8 @@ int agent_away_seconds(const agent_person *p)
 }
 
 /* Replace the people with a fresh list (a snapshot's or a ping's), keeping
- * the countdown of each one still away: only the departure event said for
- * how long their seat is kept. */
+ * the countdown of each one still away: a ping does not say for how long
+ * their seat is kept (a departure event or a snapshot's seats do). */
 static void set_people(agent_model *md, const agent_person *people, int n)
 {
     agent_person old[AGENT_MAX_PEOPLE];

@@ -448,12 +448,14 @@ static void update_people(gview *v)
         else if (!p)
             g_string_append_printf(s, " <i>%s</i>", _("gone"));
         else {
-            int left = p->departed ? away_seconds(v, p->name) : -1;
+            /* we are here, whatever a snapshot taken as we came back says */
+            bool gone = p->departed && seat != m->my_seat && seat != m->hot_seat;
+            int left = gone ? away_seconds(v, p->name) : -1;
             if (left >= 0) {
                 char *away = g_strdup_printf(_("away \u2014 seat kept %d s"), left);
                 g_string_append_printf(s, " <span foreground='#b00000'>%s</span>", away);
                 g_free(away);
-            } else if (p->departed) {
+            } else if (gone) {
                 g_string_append_printf(s, " <span foreground='#b00000'>%s</span>",
                                        _("departed, may return"));
             } else if (p->rtt_ms >= 0) {

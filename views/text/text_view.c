@@ -256,7 +256,8 @@ static void handle(text_view *tv, const agent_msg *msg)
                     msg->grace_s);
         else if (msg->seat >= 0)
             fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
-        print_turn_if_theirs(tv, msg->seat);
+        if (msg->grace_s > 0)     /* gone for good ends the game: no waiting */
+            print_turn_if_theirs(tv, msg->seat);
         break;
     case AGENT_MSG_RETURNED:
         fprintf(out, "%s is back.\n", msg->name);

@@ -23,6 +23,7 @@
 #define MAX_HELD 2
 #define RETRY_FIRST_MS 250
 #define RETRY_MAX_MS 5000
+#define PROGRESS_MS 10000      /* "still trying" at most this often */
 
 /* A seat (or observer's chair) we hold, and the state of its stream. */
 typedef struct holder {
@@ -33,6 +34,7 @@ typedef struct holder {
     uint64_t received_seq;     /* last logged event received */
     int attempts;              /* reconnect attempts since the stream dropped */
     int64_t lost_ms;           /* when it dropped; 0 while fine */
+    int64_t said_ms;           /* when the view last heard we are trying */
     int64_t retry_ms;          /* next attempt due; 0: none */
 } holder;
 
@@ -50,6 +52,9 @@ struct agent {
     holder held[MAX_HELD];
     int n_held;
     unsigned next_gen;
+
+    /* view thread only */
+    bool ready_pending[MAX_HELD];   /* --ready: say it for held[i] once seated */
 };
 
 typedef struct stream_ctx {
@@ -74,9 +79,7 @@ static rpc_method board_method(unsigned index)
 
 static int64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return agent_now_ms();
 }
 
 /* ------------------------------------------------------------- messages */
@@ -191,8 +194,7 @@ static void on_event(ProtobufCMessage *msg, void *user)
         agent_msg *m = agent__msg_new(AGENT_MSG_RECONNECTED);
         if (m) {
             m->seq = resumed_after;
-            snprintf(m->text, sizeof m->text, "back at the board service; resuming after event %llu",
-                     (unsigned long long)resumed_after);
+            snprintf(m->text, sizeof m->text, "reconnected to %s", ag->cfg.server);
         }
         push(ag, m);
     }
@@ -238,30 +240,43 @@ static void on_stream_end(const rpc_status *st, void *user)
         return;
     }
     int64_t now = now_ms();
+    char said[sizeof st->message];
+    agent__text(said, sizeof said, st->message);
+    text[0] = '\0';
     if (st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) {
         kind = AGENT_MSG_DISCONNECTED;
-        snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, st->message);
+        snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, said);
     } else if (st->code == RPC_ABORTED) {
         kind = AGENT_MSG_DISCONNECTED;
         snprintf(text, sizeof text, "another agent took over the seat of %s", h->name);
     } else if (st->code == RPC_OK) {
         kind = AGENT_MSG_DISCONNECTED;
-        snprintf(text, sizeof text, "the service closed the stream: %s", st->message);
+        snprintf(text, sizeof text, "the service closed the stream: %s", said);
     } else {
-        if (!h->lost_ms)
-            h->lost_ms = now;
+        /* Every failed attempt ends here. The view hears of it once, then
+         * now and then, in words: gRPC's own sentence for each attempt
+         * ("failed to connect to all addresses; last error: ...") says
+         * nothing a player can act on. */
+        int for_s = ag->cfg.reconnect_for_ms / 1000;
+        if (!h->lost_ms) {
+            h->lost_ms = h->said_ms = now;
+            snprintf(text, sizeof text, "lost the connection to %s; trying again for %d s\u2026",
+                     ag->cfg.server, for_s);
+        }
         if (now - h->lost_ms > ag->cfg.reconnect_for_ms) {
             kind = AGENT_MSG_DISCONNECTED;
-            snprintf(text, sizeof text, "%s: %s (gave up after %d s)", rpc_code_name(st->code),
-                     st->message, ag->cfg.reconnect_for_ms / 1000);
+            snprintf(text, sizeof text, "could not reconnect within %d s; giving up", for_s);
         } else {
             int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
             if (delay > RETRY_MAX_MS)
                 delay = RETRY_MAX_MS;
             h->attempts++;
             h->retry_ms = now + delay;
-            snprintf(text, sizeof text, "connection lost (%s: %s); trying again in %.1f s",
-                     rpc_code_name(st->code), st->message, delay / 1000.0);
+            if (!text[0] && now - h->said_ms >= PROGRESS_MS) {
+                h->said_ms = now;
+                snprintf(text, sizeof text, "still trying (%d s)\u2026",
+                         (int)((now - h->lost_ms) / 1000));
+            }
             pthread_cond_signal(&ag->wake);
         }
     }
@@ -269,7 +284,7 @@ static void on_stream_end(const rpc_status *st, void *user)
         h->gen = 0;          /* nothing more from this seat */
     bool primary = ctx->holder == 0;
     pthread_mutex_unlock(&ag->lock);
-    if (primary || kind == AGENT_MSG_DISCONNECTED)
+    if (text[0] && (primary || kind == AGENT_MSG_DISCONNECTED))
         push_text(ag, kind, text);
     free(ctx);
 }
@@ -321,6 +336,57 @@ static void *reconnect_loop(void *arg)
 
 /* ---------------------------------------------------------------- lobby */
 
+/* gRPC's own sentences for a call that never reached the service, and what
+ * they mean to a player, most specific first: with TLS (tls) and without. */
+static const struct {
+    const char *says;
+    const char *plain, *tls;
+} unreachable_causes[] = {
+    {"certificate verify failed", NULL,
+     "its certificate is not signed by the --tls-ca given"},
+    {"Peer name", NULL, "its certificate does not name this host (see --tls-name)"},
+    {"hostname", NULL, "its certificate does not name this host (see --tls-name)"},
+    {"Connection refused", "nothing is listening there (connection refused)", NULL},
+    {"DNS resolution failed", "no host of that name is known", NULL},
+    {"Network is unreachable", "the network cannot reach that address", NULL},
+    {"No route to host", "the network cannot reach that address", NULL},
+    {"timed out", "no answer: the connection timed out", NULL},
+    {"Timeout occurred", "no answer: the connection timed out", NULL},
+    {"http2 header with status", "something answers there, but it is not a board service",
+     NULL},
+    {"empty address list", "the connection could not be set up",
+     "the TLS settings cannot be used (see --tls-ca, --tls-cert and --tls-key)"},
+    {"Socket closed", "it closed the connection at once (if the service uses TLS, give --tls-ca)",
+     "it closed the connection during the TLS handshake (does it use TLS? does it want a "
+     "client certificate, --tls-cert and --tls-key?)"},
+    {"Connection reset", "it closed the connection at once (if the service uses TLS, give "
+     "--tls-ca)", "it closed the connection during the TLS handshake"},
+    {"andshake", "the connection could not be set up", "the TLS handshake failed"},
+    {"failed to connect", "the connection failed", NULL},
+};
+
+/* When st says the call never reached the service, what that means in
+ * words (into out) and true; false when st is the service's own answer. */
+static bool unreachable(const agent *ag, const rpc_status *st, char *out, size_t len)
+{
+    if (st->code == RPC_DEADLINE_EXCEEDED) {
+        snprintf(out, len, "no answer within %d s", (ag->cfg.call_timeout_ms + 999) / 1000);
+        return true;
+    }
+    if (st->code != RPC_UNAVAILABLE && st->code != RPC_UNKNOWN && st->code != RPC_INTERNAL)
+        return false;
+    size_t n = sizeof unreachable_causes / sizeof unreachable_causes[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *words = ag->cfg.tls && unreachable_causes[i].tls ? unreachable_causes[i].tls
+                                                                      : unreachable_causes[i].plain;
+        if (words && strstr(st->message, unreachable_causes[i].says)) {
+            snprintf(out, len, "%s", words);
+            return true;
+        }
+    }
+    return false;
+}
+
 int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what)
@@ -329,17 +395,13 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
     if (rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st) ==
         0)
         return 0;
-    /* Name the likely cause of the two classic TLS mistakes. */
-    const char *hint = "";
-    if (st.code == RPC_UNAVAILABLE && strstr(st.message, "certificate verify failed"))
-        hint = " (the service's certificate is not signed by the --tls-ca given)";
-    else if (st.code == RPC_UNAVAILABLE && (strstr(st.message, "hostname") ||
-                                            strstr(st.message, "Peer name")))
-        hint = " (the service's certificate does not name this host; see --tls-name)";
-    else if (st.code == RPC_UNAVAILABLE && !ag->cfg.tls && strstr(st.message, "Socket closed"))
-        hint = " (if the service uses TLS, give --tls-ca)";
-    snprintf(err, errlen, "%s: %s%s", what, st.message[0] ? st.message : rpc_code_name(st.code),
-             hint);
+    char words[AGENT_TEXT_BYTES];
+    if (unreachable(ag, &st, words, sizeof words)) {
+        snprintf(err, errlen, "cannot reach the board service at %s: %s", ag->cfg.server, words);
+    } else {
+        agent__text(words, sizeof words, st.message[0] ? st.message : rpc_code_name(st.code));
+        snprintf(err, errlen, "%s: %s", what, words);
+    }
     return -1;
 }
 
@@ -403,7 +465,7 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     h->seat = ref->seat;
     snprintf(h->name, sizeof h->name, "%s", name);
     snprintf(h->token, sizeof h->token, "%s", ref->token);
-    snprintf(joined_id, 32, "%s", ref->game_id);
+    agent__text(joined_id, 32, ref->game_id);
     protobuf_c_message_free_unpacked(reply, NULL);
     token_store_put(ag->cfg.state_dir, ag->cfg.server, joined_id, name, h->seat, h->token);
     return 0;
@@ -440,7 +502,11 @@ static int resume_one(agent *ag, const char *game_id, const char *name, const ch
 
 static void send_ready(agent *ag, const char *token, bool ready);
 
-/* We hold these seats of game_id now: remember them and subscribe. */
+/* We hold these seats of game_id now: remember them and subscribe. With
+ * `ready`, each says ready once the snapshot shows it seated in a game
+ * still waiting (ready_if_seated): a seat taken back with a saved token as
+ * well as a new one, since the player may not have been ready when their
+ * agent died, and not before, since a running game refuses it. */
 static void enter_game(agent *ag, const char *game_id, const holder *held, int n, bool ready)
 {
     pthread_mutex_lock(&ag->lock);
@@ -455,12 +521,40 @@ static void enter_game(agent *ag, const char *game_id, const holder *held, int n
     md->my_seat = held[0].seat;
     md->hot_seat = n > 1 ? held[1].seat : -1;
     snprintf(md->game_id, sizeof md->game_id, "%s", game_id);
+    for (int i = 0; i < MAX_HELD; i++)
+        ag->ready_pending[i] = ready && i < n;
     for (int i = 0; i < n; i++)
         subscribe(ag, i, 0);
-    if (ready)
-        for (int i = 0; i < n; i++)
-            if (held[i].seat >= 0)
-                send_ready(ag, held[i].token, true);
+}
+
+/* --ready: say it for each seat we hold once the model shows it seated in a
+ * game still waiting (an observer's chair waits for a seat); once each. */
+static void ready_if_seated(agent *ag)
+{
+    const agent_model *md = &ag->model;
+    int seats[MAX_HELD] = {md->my_seat, md->hot_seat};
+    for (int i = 0; i < MAX_HELD; i++) {
+        if (!ag->ready_pending[i])
+            continue;
+        if (md->status != AGENT_GAME_WAITING) {
+            ag->ready_pending[i] = false;     /* too late: it started or ended */
+            continue;
+        }
+        if (seats[i] < 0)
+            continue;
+        ag->ready_pending[i] = false;
+        bool ready = false;
+        for (int k = 0; k < md->n_people; k++)
+            if (md->people[k].seat == seats[i])
+                ready = md->people[k].ready;
+        char token[80] = "";
+        pthread_mutex_lock(&ag->lock);
+        if (i < ag->n_held)
+            snprintf(token, sizeof token, "%s", ag->held[i].token);
+        pthread_mutex_unlock(&ag->lock);
+        if (!ready && token[0])
+            send_ready(ag, token, true);
+    }
 }
 
 /* Leave every seat we hold (blocking); forget their saved tokens. */
@@ -473,6 +567,7 @@ static int leave_game(agent *ag)
     memcpy(held, ag->held, sizeof held);
     snprintf(game_id, sizeof game_id, "%s", ag->game_id);
     ag->n_held = 0;            /* our streams' ends and events are stale now */
+    memset(ag->ready_pending, 0, sizeof ag->ready_pending);
     for (int i = 0; i < MAX_HELD; i++) {
         ag->held[i].gen = 0;
         ag->held[i].retry_ms = 0;
@@ -558,7 +653,7 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
             0)
             return -1;
         Sungka__V1__CreateGameReply *created = (Sungka__V1__CreateGameReply *)reply;
-        snprintf(id, sizeof id, "%s", created->game ? created->game->game_id : "");
+        agent__text(id, sizeof id, created->game ? created->game->game_id : "");
         protobuf_c_message_free_unpacked(reply, NULL);
         game_id = id;
         any_kind = NULL;
@@ -598,7 +693,7 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         leave_game(ag);
         return -1;
     }
-    enter_game(ag, id, held, n, ag->cfg.ready && !resumed);
+    enter_game(ag, id, held, n, ag->cfg.ready);
     return 0;
 }
 
@@ -663,8 +758,41 @@ void agent_library_shutdown(void)
     rpc_shutdown();
 }
 
+/* "HOST:PORT", with an IPv6 host in brackets; a gRPC target with a scheme
+ * ("unix:PATH", "dns:///HOST:PORT") is left to gRPC. Said here, because
+ * gRPC would try to resolve almost anything and fail in its own words. */
+static bool address_ok(const char *s)
+{
+    if (strncmp(s, "unix:", 5) == 0)
+        return s[5] != '\0';
+    if (strstr(s, ":///"))
+        return true;
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s || !colon[1] || strlen(colon + 1) > 5)
+        return false;
+    for (const char *c = colon + 1; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    long port = strtol(colon + 1, NULL, 10);
+    if (port < 1 || port > 65535)
+        return false;
+    if (s[0] == '[')
+        return colon[-1] == ']' && colon - s > 2;
+    for (const char *c = s; c < colon; c++)
+        if (*c == ':' || *c == '[' || *c == ']' || (unsigned char)*c <= ' ')
+            return false;
+    return true;
+}
+
 int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
 {
+    if (!cfg->server || !address_ok(cfg->server)) {
+        snprintf(err, errlen,
+                 "cannot reach the board service at '%s': that is not an address; write "
+                 "HOST:PORT, e.g. games.example.org:7070",
+                 cfg->server ? cfg->server : "");
+        return -1;
+    }
     agent *ag = calloc(1, sizeof *ag);
     if (!ag) {
         snprintf(err, errlen, "out of memory");
@@ -700,11 +828,23 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the reconnect thread");
         goto fail_client;
     }
-    if ((cfg->new_kind || cfg->any_kind || cfg->game_id) &&
-        go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options, cfg->n_options,
-                   cfg->observe, err, errlen) != 0) {
-        agent_destroy(ag);
-        return -1;
+    if (cfg->new_kind || cfg->any_kind || cfg->game_id) {
+        if (go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options,
+                       cfg->n_options, cfg->observe, err, errlen) != 0) {
+            agent_destroy(ag);
+            return -1;
+        }
+    } else {
+        /* The lobby: gRPC connects lazily, so only a call shows whether a
+         * service answers there; make one now rather than at the user's
+         * first command, and never say "connected" to nobody. */
+        agent_game_info *games = NULL;
+        int n = 0;
+        if (agent_list_games(ag, NULL, 0, &games, &n, err, errlen) != 0) {
+            agent_destroy(ag);
+            return -1;
+        }
+        free(games);
     }
     *out = ag;
     return 0;
@@ -758,6 +898,24 @@ const char *agent_game_id(const agent *ag)
     return ag->model.game_id;
 }
 
+/* The seat a holder of ours sits at now, as the service says (a snapshot's
+ * your_seat, or a seat change by name): the token for moving is looked up
+ * by seat, so an observer who sat down must be found at the new one. */
+static void note_seat(agent *ag, const agent_msg *m)
+{
+    pthread_mutex_lock(&ag->lock);
+    for (int i = 0; i < ag->n_held; i++) {
+        bool ours = m->kind == AGENT_MSG_SNAPSHOT ? i == m->holder
+                                                  : strcmp(ag->held[i].name, m->name) == 0;
+        if (!ours)
+            continue;
+        ag->held[i].seat = m->kind == AGENT_MSG_SNAPSHOT ? m->my_seat : m->seat;
+        if (i == 1)
+            ag->model.hot_seat = ag->held[i].seat;
+    }
+    pthread_mutex_unlock(&ag->lock);
+}
+
 agent_msg *agent_next(agent *ag)
 {
     agent_msg *m;
@@ -774,6 +932,10 @@ agent_msg *agent_next(agent *ag)
     if (!m)
         return NULL;
     agent__model_apply(&ag->model, m);
+    if (m->kind == AGENT_MSG_SNAPSHOT || m->kind == AGENT_MSG_SEAT) {
+        note_seat(ag, m);
+        ready_if_seated(ag);
+    }
     if (m->mismatch) {
         /* Our replay disagrees with the service: trust neither the model
          * nor the rest of this stream; start over from a fresh snapshot. */
@@ -809,8 +971,15 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
     agent *ag = user;
     if (reply)
         protobuf_c_message_free_unpacked(reply, NULL);
-    if (st->code != RPC_OK)
-        push_text(ag, AGENT_MSG_REFUSED, st->message[0] ? st->message : rpc_code_name(st->code));
+    if (st->code != RPC_OK) {
+        char said[AGENT_TEXT_BYTES], words[200];
+        if (unreachable(ag, st, words, sizeof words))
+            snprintf(said, sizeof said, "cannot reach the board service at %.200s: %s",
+                     ag->cfg.server, words);
+        else
+            agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
+        push_text(ag, AGENT_MSG_REFUSED, said);
+    }
 }
 
 /* The token of the seat we hold that is `seat` (any seat: -2), else NULL. */

@@ -16,6 +16,13 @@
  * it, so the model (agent_model()) is touched by the view thread only.
  *
  * No protobuf or gRPC type appears here: views see plain data.
+ *
+ * Every string the agent hands a view (in agent_msg, agent_model,
+ * agent_person, the lobby's, statistics' and history's structures, and the
+ * err sentences) is strict UTF-8 with nothing unprintable: whatever the
+ * service sent was escaped where it entered the agent (common/text.h's
+ * text_escape: "\u{1B}" for ESC, U+FFFD for a bad byte), so it is safe to
+ * print to a terminal or put in a label as it is, whatever the service is.
  */
 #ifndef SUNGKA_AGENT_H
 #define SUNGKA_AGENT_H
@@ -52,7 +59,8 @@ typedef struct agent_config {
     bool autostart;            /* a new game starts when full, without "ready" */
     int bots;                  /* seats of a new game the service fills with bots */
     int bot_level;             /* their level, 1..10 (0: 5) */
-    bool ready;                /* say ready as soon as seated */
+    bool ready;                /* say ready as soon as seated (also when a saved seat
+                                * is taken back, or an observer sits down) */
     const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
     int call_timeout_ms;       /* deadline of each command (default 5000) */
     int reconnect_for_ms;      /* keep trying to come back this long (default 90000) */
@@ -76,6 +84,9 @@ typedef struct agent_person {
     bool departed;
     bool ready;
     int rtt_ms;                /* -1 unknown */
+    int64_t away_until_ms;     /* departed with the seat kept: when the grace the
+                                * service announced ends (agent_now_ms's clock);
+                                * 0 when not counting (see agent_away_seconds) */
 } agent_person;
 
 /* One game in the lobby's list. */
@@ -105,8 +116,10 @@ typedef struct agent_model {
     int hot_seat;              /* our second seat in hot seat, else -1 */
     agent_status status;
     char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
-    agent_person people[AGENT_MAX_PEOPLE];
+    agent_person people[AGENT_MAX_PEOPLE];  /* the players, then the first observers */
     int n_people;
+    int n_observers;           /* how many are watching (may exceed those listed in
+                                * people: a crowd is counted, not named) */
     int winners[GAME_MAX_SEATS];
     int n_winners;
     int scores[GAME_MAX_SEATS];
@@ -127,14 +140,19 @@ typedef enum agent_msg_kind {
     AGENT_MSG_CHAT,            /* name, seat, text */
     AGENT_MSG_GAME_OVER,       /* text = reason; model has winners and scores */
     AGENT_MSG_NOTICE,          /* text */
-    AGENT_MSG_PINGS,           /* round-trip times updated in the model */
+    AGENT_MSG_PINGS,           /* round-trip times and the number watching updated
+                                * in the model */
     AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence */
     AGENT_MSG_DISCONNECTED,    /* gone for good: text = why */
     AGENT_MSG_RETURNED,        /* name, seat: a departed player is back */
     AGENT_MSG_READY,           /* name, seat, ready */
     AGENT_MSG_SEAT,            /* name, seat (-1: stood up), from_seat */
-    AGENT_MSG_RECONNECTING,    /* our stream dropped; text = why and when we retry */
-    AGENT_MSG_RECONNECTED,     /* back, resumed after event seq */
+    AGENT_MSG_RECONNECTING,    /* our stream dropped: text says so in words, once
+                                * ("lost the connection to HOST:PORT; trying again
+                                * for 90 s…"), then at most every 10 s while we
+                                * keep trying ("still trying (20 s)…") */
+    AGENT_MSG_RECONNECTED,     /* back, resumed after event seq; text "reconnected
+                                * to HOST:PORT" */
 } agent_msg_kind;
 
 typedef struct agent_msg {
@@ -167,6 +185,8 @@ typedef struct agent_msg {
     bool abandoned;
     int n_people;              /* SNAPSHOT, PINGS: everyone, with round trips */
     agent_person *people;
+    int observers;             /* SNAPSHOT, PINGS: how many watch, as the service
+                                * counts them */
     /* SNAPSHOT only */
     char game_id[32];
     char title[96];
@@ -174,6 +194,8 @@ typedef struct agent_msg {
     game_options opts;
     agent_status status;
     char seat_name[GAME_MAX_SEATS][AGENT_NAME_BYTES];
+    int seat_grace_s[GAME_MAX_SEATS];   /* a departed player's seconds left to come
+                                         * back, per seat (0: none) */
     int my_seat;
     unsigned stream_gen;       /* private: which subscription it came from */
     int holder;                /* private: which of our seats' streams */
@@ -191,8 +213,10 @@ void agent_library_verbose(bool verbose);
  * (blocking, with a deadline) and start its event stream — first trying a
  * seat token saved by an earlier run for this server, game and name, so a
  * player whose agent died picks up where they left off (seed 004). With
- * none of those, stay in the lobby. Returns 0 and *out, or -1 with a
- * sentence in err. */
+ * none of those, stay in the lobby, after one call (the game list) has
+ * shown that the service answers. Returns 0 and *out, or -1 with a
+ * sentence in err ("cannot reach the board service at HOST:PORT: nothing
+ * is listening there (connection refused)"). */
 int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen);
 
 /* Readable whenever messages are waiting (poll it, or add it to a GTK loop). */
@@ -295,6 +319,23 @@ bool agent_holds_seat(const agent *ag, int seat);
 
 /* Stop the stream and free everything. Do not use the agent afterwards. */
 void agent_destroy(agent *ag);
+
+/* Milliseconds on the agent's clock (monotonic), the clock of
+ * agent_person.away_until_ms. */
+int64_t agent_now_ms(void);
+
+/* Seconds left (rounded up, 0 once over) of the seat kept for p, a departed
+ * player, counted from the grace the departure event or the snapshot
+ * announced; -1 when p is not away (or the service never said for how
+ * long). Every view counts down with this, so all show the same number. */
+int agent_away_seconds(const agent_person *p);
+
+/* Check the TLS files of cfg before connecting (any thread; agent_start
+ * does not, so its caller can give a bad file its own exit status): each
+ * is readable PEM (a CA certificate, a certificate, an
+ * unencrypted private key), --tls-cert and --tls-key come together and are
+ * a matching pair. 0, or -1 with a sentence naming the files in err. */
+int agent_check_tls(const agent_config *cfg, char *err, size_t errlen);
 
 /* The name a seat goes by in the model ("seat 2" while open). */
 const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t len);

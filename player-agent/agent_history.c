@@ -1,6 +1,7 @@
 /*
  * agent_history.c — the agent's side of statistics and match history: plain
- * calls to the service's Register, turned into plain structures for views.
+ * calls to the service's Register, turned into plain structures for views
+ * (every string escaped by agent__text on the way).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 static void stats_from_wire(const Sungka__V1__PlayerStats *w, agent_stats *out)
 {
     memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", w->name);
+    agent__text(out->name, sizeof out->name, w->name);
     out->played = w->played;
     out->wins = w->wins;
     out->losses = w->losses;
@@ -23,10 +24,10 @@ static void stats_from_wire(const Sungka__V1__PlayerStats *w, agent_stats *out)
 static void match_from_wire(const Sungka__V1__MatchSummary *w, agent_match *out)
 {
     memset(out, 0, sizeof *out);
-    snprintf(out->id, sizeof out->id, "%s", w->game_id);
-    snprintf(out->kind_name, sizeof out->kind_name, "%s", w->kind);
-    snprintf(out->title, sizeof out->title, "%s", w->title);
-    snprintf(out->reason, sizeof out->reason, "%s", w->reason);
+    agent__text(out->id, sizeof out->id, w->game_id);
+    agent__text(out->kind_name, sizeof out->kind_name, w->kind);
+    agent__text(out->title, sizeof out->title, w->title);
+    agent__text(out->reason, sizeof out->reason, w->reason);
     out->kind = game_kind_find(w->kind);
     if (out->kind) {
         char err[GAME_ERR_LEN];
@@ -39,7 +40,7 @@ static void match_from_wire(const Sungka__V1__MatchSummary *w, agent_match *out)
                                                    : AGENT_GAME_FINISHED;
     out->n_seats = w->n_seats < GAME_MAX_SEATS ? (int)w->n_seats : GAME_MAX_SEATS;
     for (int i = 0; i < out->n_seats; i++) {
-        snprintf(out->seat_name[i], sizeof out->seat_name[i], "%s", w->seats[i]);
+        agent__text(out->seat_name[i], sizeof out->seat_name[i], w->seats[i]);
         out->scores[i] = i < (int)w->n_scores ? w->scores[i] : 0;
     }
     out->n_winners = w->n_winners < GAME_MAX_SEATS ? (int)w->n_winners : GAME_MAX_SEATS;

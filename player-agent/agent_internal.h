@@ -20,6 +20,12 @@ enum { AGENT_REG_LIST, AGENT_REG_CREATE, AGENT_REG_JOIN, AGENT_REG_STATS, AGENT_
 
 agent_msg *agent__msg_new(agent_msg_kind kind);
 
+/* Copy a string that came from the service into dst (size > 0 bytes),
+ * escaped with text_escape: the one way service text enters the agent, so
+ * a hostile service cannot put control sequences, bidi overrides or invalid
+ * UTF-8 in front of a view. src NULL copies "". */
+void agent__text(char *dst, size_t size, const char *src);
+
 /* The message for one event, or NULL for pings and kinds we do not know. */
 agent_msg *agent__event_msg(const Sungka__V1__Event *ev);
 

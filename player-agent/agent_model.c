@@ -6,13 +6,61 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent_internal.h"
 
+int64_t agent_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int agent_away_seconds(const agent_person *p)
+{
+    if (!p->departed || p->away_until_ms <= 0)
+        return -1;
+    int64_t left = p->away_until_ms - agent_now_ms();
+    return left > 0 ? (int)((left + 999) / 1000) : 0;
+}
+
+/* Replace the people with a fresh list (a snapshot's or a ping's), keeping
+ * the countdown of each one still away: a ping does not say for how long
+ * their seat is kept (a departure event or a snapshot's seats do). */
 static void set_people(agent_model *md, const agent_person *people, int n)
 {
+    agent_person old[AGENT_MAX_PEOPLE];
+    int n_old = md->n_people;
+    memcpy(old, md->people, (size_t)n_old * sizeof *old);
     md->n_people = n < AGENT_MAX_PEOPLE ? n : AGENT_MAX_PEOPLE;
     memcpy(md->people, people, (size_t)md->n_people * sizeof *people);
+    for (int i = 0; i < md->n_people; i++) {
+        agent_person *p = &md->people[i];
+        p->away_until_ms = 0;
+        for (int j = 0; p->departed && j < n_old; j++)
+            if (old[j].departed && strcmp(old[j].name, p->name) == 0)
+                p->away_until_ms = old[j].away_until_ms;
+    }
+}
+
+/* How many watch: the service's count, but never fewer than it named (a
+ * service from before the count sent none: 0). */
+static void set_observers(agent_model *md, int counted)
+{
+    int listed = 0;
+    for (int i = 0; i < md->n_people; i++)
+        listed += md->people[i].seat < 0;
+    md->n_observers = counted > listed ? counted : listed;
+}
+
+/* One more (+1) or fewer (-1) watching, from an event of a service that
+ * still announces observers one by one, or a seat taken or given up. */
+static void count_observer(agent_model *md, int delta)
+{
+    md->n_observers += delta;
+    if (md->n_observers < 0)
+        md->n_observers = 0;
 }
 
 static void remove_person(agent_model *md, const char *name)
@@ -87,8 +135,13 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     /* Who we are survives the reset: the snapshot only knows one seat. */
     char my_name[AGENT_NAME_BYTES];
     int hot_seat = md->hot_seat;
+    agent_person people[AGENT_MAX_PEOPLE];     /* for the countdowns of the away */
+    int n_people = md->n_people;
     snprintf(my_name, sizeof my_name, "%s", md->my_name);
+    memcpy(people, md->people, (size_t)n_people * sizeof *people);
     memset(md, 0, sizeof *md);
+    md->n_people = n_people;
+    memcpy(md->people, people, (size_t)n_people * sizeof *people);
     snprintf(md->my_name, sizeof md->my_name, "%s", my_name);
     md->hot_seat = hot_seat;
     snprintf(md->game_id, sizeof md->game_id, "%s", m->game_id);
@@ -99,6 +152,13 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     md->status = m->status;
     memcpy(md->seat_name, m->seat_name, sizeof md->seat_name);
     set_people(md, m->people, m->n_people);
+    set_observers(md, m->observers);
+    for (int i = 0; i < md->n_people; i++) {   /* the service's count is the fresh one */
+        agent_person *p = &md->people[i];
+        if (p->departed && p->seat >= 0 && p->seat < GAME_MAX_SEATS &&
+            m->seat_grace_s[p->seat] > 0)
+            p->away_until_ms = agent_now_ms() + (int64_t)m->seat_grace_s[p->seat] * 1000;
+    }
     md->last_seq = m->seq;
     char err[GAME_ERR_LEN];
     md->have_state = md->kind &&
@@ -120,26 +180,34 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             p->seat = m->seat;
             p->rtt_ms = -1;
         }
+        if (m->seat < 0)
+            count_observer(md, +1);
         if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
             snprintf(md->seat_name[m->seat], sizeof md->seat_name[m->seat], "%s", m->name);
         break;
     case AGENT_MSG_DEPARTED:
         if (m->grace_s > 0) {      /* the seat is kept for a while */
             agent_person *p = find_person(md, m->name);
-            if (p)
+            if (p) {
                 p->departed = true;
+                p->away_until_ms = agent_now_ms() + (int64_t)m->grace_s * 1000;
+            }
             break;
         }
         __attribute__((fallthrough));   /* no grace: gone for good, as LEFT */
     case AGENT_MSG_LEFT:
         remove_person(md, m->name);
+        if (m->seat < 0)
+            count_observer(md, -1);
         if (md->status == AGENT_GAME_WAITING && m->seat >= 0 && m->seat < GAME_MAX_SEATS)
             md->seat_name[m->seat][0] = '\0';
         break;
     case AGENT_MSG_RETURNED: {
         agent_person *p = find_person(md, m->name);
-        if (p)
+        if (p) {
             p->departed = false;
+            p->away_until_ms = 0;
+        }
         break;
     }
     case AGENT_MSG_READY: {
@@ -154,6 +222,8 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             p->seat = m->seat;
             p->ready = false;
         }
+        if ((m->from_seat < 0) != (m->seat < 0))    /* sat down, or stood up to watch */
+            count_observer(md, m->seat < 0 ? +1 : -1);
         if (m->from_seat >= 0 && m->from_seat < GAME_MAX_SEATS)
             md->seat_name[m->from_seat][0] = '\0';
         if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
@@ -182,6 +252,7 @@ void agent__model_apply(agent_model *md, agent_msg *m)
         break;
     case AGENT_MSG_PINGS:
         set_people(md, m->people, m->n_people);
+        set_observers(md, m->observers);
         break;
     default:
         break;

@@ -1,13 +1,22 @@
 /*
  * agent_wire.c — protobuf events to agent_msg values, on the rpc client
  * thread. Everything is copied: a message owns its data and the protobuf
- * tree is freed by the caller right after.
+ * tree is freed by the caller right after. Every string is copied through
+ * agent__text, so nothing a service says reaches a view unescaped.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent_internal.h"
+#include "text.h"
+
+void agent__text(char *dst, size_t size, const char *src)
+{
+    /* protobuf-c gives "" for an absent string, but a hand-made message
+     * (or a future field) may leave NULL */
+    text_escape(src ? src : "", dst, size);
+}
 
 agent_msg *agent__msg_new(agent_msg_kind kind)
 {
@@ -39,7 +48,7 @@ static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
         return;
     m->n_people = (int)n;
     for (size_t i = 0; i < n; i++) {
-        snprintf(m->people[i].name, sizeof m->people[i].name, "%s", who[i]->name);
+        agent__text(m->people[i].name, sizeof m->people[i].name, who[i]->name);
         m->people[i].seat = who[i]->seat;
         m->people[i].departed = who[i]->departed;
         m->people[i].rtt_ms = who[i]->rtt_ms;
@@ -51,7 +60,7 @@ static void copy_who(agent_msg *m, const Sungka__V1__Participant *who)
 {
     if (!who)
         return;
-    snprintf(m->name, sizeof m->name, "%s", who->name);
+    agent__text(m->name, sizeof m->name, who->name);
     m->seat = who->seat;
     m->ready = who->ready;
 }
@@ -71,9 +80,9 @@ static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
     if (!m || !s->game)
         return m;
     const Sungka__V1__GameSummary *g = s->game;
-    snprintf(m->game_id, sizeof m->game_id, "%s", g->game_id);
-    snprintf(m->title, sizeof m->title, "%s", g->title);
-    snprintf(m->kind_name, sizeof m->kind_name, "%s", g->kind);
+    agent__text(m->game_id, sizeof m->game_id, g->game_id);
+    agent__text(m->title, sizeof m->title, g->title);
+    agent__text(m->kind_name, sizeof m->kind_name, g->kind);
     const game_kind *kind = game_kind_find(g->kind);
     if (kind) {
         game_options_default(kind, &m->opts);
@@ -83,9 +92,12 @@ static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
                              sizeof err);
     }
     m->status = g->status >= 1 && g->status <= 4 ? (agent_status)g->status : AGENT_GAME_WAITING;
-    for (size_t i = 0; i < g->n_seats && i < GAME_MAX_SEATS; i++)
-        snprintf(m->seat_name[i], sizeof m->seat_name[i], "%s", g->seats[i]->name);
+    for (size_t i = 0; i < g->n_seats && i < GAME_MAX_SEATS; i++) {
+        agent__text(m->seat_name[i], sizeof m->seat_name[i], g->seats[i]->name);
+        m->seat_grace_s[i] = g->seats[i]->departed ? g->seats[i]->grace_left_s : 0;
+    }
     m->my_seat = s->your_seat;
+    m->observers = g->observers;
     m->seq = s->last_seq;
     copy_board(m, s->board);
     copy_people(m, s->participants, s->n_participants);
@@ -133,7 +145,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
     case SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED:
         if ((m = agent__msg_new(AGENT_MSG_DEPARTED))) {
             copy_who(m, ev->player_departed->who);
-            snprintf(m->text, sizeof m->text, "%s", ev->player_departed->reason);
+            agent__text(m->text, sizeof m->text, ev->player_departed->reason);
             m->grace_s = ev->player_departed->grace_s;
         }
         break;
@@ -169,10 +181,10 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
         break;
     case SUNGKA__V1__EVENT__BODY_CHAT:
         if ((m = agent__msg_new(AGENT_MSG_CHAT))) {
-            snprintf(m->name, sizeof m->name, "%s", ev->chat->from);
+            agent__text(m->name, sizeof m->name, ev->chat->from);
             m->seat = ev->chat->seat;
-            snprintf(m->text, sizeof m->text, "%s", ev->chat->text);
-            snprintf(m->to, sizeof m->to, "%s", ev->chat->to);
+            agent__text(m->text, sizeof m->text, ev->chat->text);
+            agent__text(m->to, sizeof m->to, ev->chat->to);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_GAME_OVER:
@@ -181,12 +193,12 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
             copy_seats(o->winners, o->n_winners, m->winners, &m->n_winners);
             copy_seats(o->scores, o->n_scores, m->scores, &m->n_scores);
             m->abandoned = o->abandoned;
-            snprintf(m->text, sizeof m->text, "%s", o->reason);
+            agent__text(m->text, sizeof m->text, o->reason);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_NOTICE:
         if ((m = agent__msg_new(AGENT_MSG_NOTICE)))
-            snprintf(m->text, sizeof m->text, "%s", ev->notice->text);
+            agent__text(m->text, sizeof m->text, ev->notice->text);
         break;
     default:
         break;   /* a newer service's event we do not know: ignore it */
@@ -221,25 +233,30 @@ agent_msg *agent__turn_msg(const Sungka__V1__Event *ev)
 agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping)
 {
     agent_msg *m = agent__msg_new(AGENT_MSG_PINGS);
-    if (m)
+    if (m) {
         copy_people(m, ping->participants, ping->n_participants);
+        m->observers = ping->observers;
+    }
     return m;
 }
 
 void agent__game_info(const Sungka__V1__GameSummary *g, agent_game_info *out)
 {
     memset(out, 0, sizeof *out);
-    snprintf(out->id, sizeof out->id, "%s", g->game_id);
-    snprintf(out->kind, sizeof out->kind, "%s", g->kind);
-    snprintf(out->title, sizeof out->title, "%s", g->title);
+    agent__text(out->id, sizeof out->id, g->game_id);
+    agent__text(out->kind, sizeof out->kind, g->kind);
+    agent__text(out->title, sizeof out->title, g->title);
     size_t used = 0;
-    for (size_t i = 0; i < g->n_options && used < sizeof out->options; i++)
+    for (size_t i = 0; i < g->n_options && used < sizeof out->options; i++) {
+        char name[sizeof out->options];
+        agent__text(name, sizeof name, g->options[i]->name);
         used += (size_t)snprintf(out->options + used, sizeof out->options - used, "%s%s=%d",
-                                 i ? " " : "", g->options[i]->name, g->options[i]->value);
+                                 i ? " " : "", name, g->options[i]->value);
+    }
     out->status = g->status >= 1 && g->status <= 4 ? (agent_status)g->status : AGENT_GAME_WAITING;
     out->n_seats = g->n_seats < GAME_MAX_SEATS ? (int)g->n_seats : GAME_MAX_SEATS;
     for (int i = 0; i < out->n_seats; i++) {
-        snprintf(out->seat_name[i], sizeof out->seat_name[i], "%s", g->seats[i]->name);
+        agent__text(out->seat_name[i], sizeof out->seat_name[i], g->seats[i]->name);
         out->seat_ready[i] = g->seats[i]->ready;
         out->seat_departed[i] = g->seats[i]->departed;
     }

@@ -88,18 +88,10 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
             printf("Hosting a board service on %s.\n", ps->serve);
     }
     if (c.tls) {
-        const char *files[][2] = {{"--tls-ca", c.tls_ca}, {"--tls-cert", c.tls_cert},
-                                  {"--tls-key", c.tls_key}};
-        for (int i = 0; i < 3; i++) {
-            FILE *f = files[i][1] ? fopen(files[i][1], "r") : NULL;
-            if (files[i][1] && !f) {
-                snprintf(err, errlen, "cannot read %s %s", files[i][0], files[i][1]);
-                ps->fail_status = 2;
-                local_board_stop(&ps->board);
-                return -1;
-            }
-            if (f)
-                fclose(f);
+        if (agent_check_tls(&c, err, errlen) != 0) {   /* before "Connected.", in words */
+            ps->fail_status = 2;
+            local_board_stop(&ps->board);
+            return -1;
         }
     } else if (strncmp(c.server, "127.", 4) != 0 && strncmp(c.server, "localhost:", 10) != 0 &&
                strncmp(c.server, "[::1]", 5) != 0) {
@@ -128,9 +120,8 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
 }
 
 /* view_launcher.start: the view's server ("" or NULL: a private service)
- * and name, then a first call to the service, so that a wrong address is
- * said while the user can still correct it (an agent in the lobby would
- * otherwise meet the service only at the user's first command). */
+ * and name; agent_start makes a first call to the service, so that a wrong
+ * address is said while the user can still correct it. */
 static int launcher_start(view_launcher *l, agent **out, char *err, size_t errlen)
 {
     player_start *ps = l->priv;
@@ -149,15 +140,6 @@ static int launcher_start(view_launcher *l, agent **out, char *err, size_t errle
     }
     if (start_agent(ps, cfg, out, err, errlen) != 0)
         return -1;
-    agent_game_info *games = NULL;
-    int n = 0;
-    if (agent_list_games(*out, NULL, 0, &games, &n, err, errlen) != 0) {
-        agent_destroy(*out);
-        local_board_stop(&ps->board);
-        *out = NULL;
-        return -1;
-    }
-    free(games);
     ps->ag = *out;
     return 0;
 }
@@ -185,14 +167,16 @@ static void usage(FILE *out)
             "      --token-fd N        with --game: take back the seat whose token is read\n"
             "                          from file descriptor N (for programs that start\n"
             "                          players; a token on a command line is public)\n"
-            "      --ready             say ready as soon as seated\n"
+            "      --ready             say ready as soon as seated (also on taking a seat\n"
+            "                          back; the bot view always does)\n"
             "      --hot-seat NAME     also take a seat for NAME: two players, one screen\n"
             "      --bots N            the service fills N seats of the new game with bots\n"
             "      --bot-level N       their strength, 1..10 (default 5)\n"
             "      --level N           with --view bot: this bot's strength (default 5)\n"
             "      --think MS          with --view bot: time per move (default 1000)\n"
             "      --reconnect-for SEC keep trying to get back this long after the\n"
-            "                          connection drops (default 90)\n"
+            "                          connection drops (default 90); said once, then\n"
+            "                          every 10 s while trying\n"
             "      --state-dir DIR     where seat tokens are saved (default\n"
             "                          $XDG_STATE_HOME/sungka; \"\" to save none)\n"
             "      --view NAME         the view to use (default text)\n"
@@ -201,7 +185,8 @@ static void usage(FILE *out)
             "      --tls-ca FILE       use TLS; the service's certificate must chain to\n"
             "                          this CA (PEM)\n"
             "      --tls-cert FILE     use TLS with this client certificate...\n"
-            "      --tls-key FILE      ...and its key, for services that require one\n"
+            "      --tls-key FILE      ...and its key (unencrypted PEM; checked to match the\n"
+            "                          certificate), for services that require one\n"
             "      --tls-name NAME     the name on the service's certificate, when it is not\n"
             "                          the host in --server\n"
             "  -h, --help              show this help and exit\n"
@@ -342,6 +327,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: there is no view '%s' (see --help)\n", view_name);
         return 2;
     }
+    if (view->auto_ready)      /* nobody there to type ready */
+        cfg.ready = true;
     /* When the command line already says where and what, the view goes
      * straight to the board; otherwise a view that can ask, asks. */
     bool ask_where = view->run_connect && !cfg.server && !serve && !cfg.new_kind &&

@@ -6,6 +6,7 @@
 #ifndef SUNGKA_VIEW_H
 #define SUNGKA_VIEW_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "agent.h"
@@ -44,6 +45,9 @@ typedef struct view_ops {
      * agent through l, then play as run does. Used when the command line
      * says neither where (--server, --serve) nor what (--new, --any, --game). */
     int (*run_connect)(view_launcher *l, const view_io *io);
+    /* A view with nobody to type "ready" (the bot): its seats say ready by
+     * themselves, as with --ready. */
+    bool auto_ready;
 } view_ops;
 
 /* NULL when there is no view of that name. */

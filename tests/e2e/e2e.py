@@ -253,11 +253,11 @@ def crash_recovery(bindir):
         board.p.send_signal(signal.SIGKILL)
         board.p.wait(5)
         for p in (alice, bob, watcher):      # (the players' lines are left for the Autoplayer)
-            p.wait_for(r"^Reconnecting: ", timeout=15)
+            p.wait_for(r"^Lost the connection to ", timeout=15)
         board2 = env.board("--db", db, "--grace", "60", port=board.port)
         board2.expect_stderr(r"recovered 1 unfinished game", timeout=15)
         for p in (alice, bob, watcher):
-            p.wait_for(r"^Reconnected: ", timeout=20)
+            p.wait_for(r"^Reconnected to ", timeout=20)
         watcher.expect(r"^Notice: the board service restarted")
         auto.play_to_end()
         watcher.expect(r"^Game over:")
@@ -928,7 +928,7 @@ def frozen_and_back(bindir):
             alice.expect(r"^alice played cup 0\.")
         finally:
             bob.p.send_signal(signal.SIGCONT)
-        bob.expect(r"^Reconnecting: ", timeout=15)
+        bob.expect(r"^Lost the connection to ", timeout=15)
         alice.expect(r"^bob is back\.", timeout=15)
         bob.expect(r"^\[chat\] alice: while you were away")
         bob.expect(r"^alice played cup 0\.")
@@ -1009,7 +1009,7 @@ def lobby(bindir):
         ben.expect(r"^Game 1: .*waiting")
         ben.send("watch 1")
         ben.expect(r"^You are observing\.")
-        ann.expect(r"^ben is watching\.")
+        ann.expect(r"^1 person is watching\.")   # observers are counted, not named
         ben.send("sit 0")
         ben.expect(r"^Refused: seat 0 is taken by ann")
         ben.send("sit")
@@ -1220,8 +1220,9 @@ def clean_shutdown(bindir):
         alice.expect(r"^You are alice, seat 0\.")
         board.p.send_signal(signal.SIGTERM)
         check(board.wait_exit(10) == 0, "the service did not exit cleanly\n" + board.dump())
-        alice.expect(r"^Reconnecting: connection lost")
-        alice.expect(r"^Disconnected from the board service .*gave up after 1 s")
+        alice.expect(r"^Lost the connection to 127\.0\.0\.1:\d+; trying again for 1 s")
+        alice.expect(r"^Disconnected from the board service \(could not reconnect within 1 s; "
+                     r"giving up\)")
         check(alice.wait_exit() != 0, "an interrupted game should exit non-zero")
 
 

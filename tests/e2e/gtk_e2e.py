@@ -525,7 +525,7 @@ def test_sit_stand(bindir, shotdir):
         g.expect(r"^script: started")
         g.do("lobby-refresh")
         g.do(f"lobby-watch {gid}")
-        bob.expect(r"^alice is watching\.")
+        bob.expect(r"^1 person is watching\.")   # observers are counted, not named
         g.do("wait-log You are watching.")
         g.do("button sit")
         bob.expect(r"^alice sits down at seat 1\.")
@@ -535,7 +535,7 @@ def test_sit_stand(bindir, shotdir):
         g.do("button stand")
         bob.expect(r"^alice stands up from seat 1 and watches\.")
         g.do("wait-log alice stands up")
-        g.do("people", r"^script: people .*alice, watching")
+        g.do("people", r"^script: people .*1 watching: alice")
         finish(g)
 
 
@@ -616,9 +616,78 @@ def test_history(bindir, shotdir):
         finish(g)
 
 
+def status_until(g, pattern, timeout=WAIT):
+    """Ask for the status line until it matches `pattern`; the match."""
+    rx = re.compile(pattern)
+    deadline = time.monotonic() + timeout
+    while True:
+        status = g.do("status", r"^script: status (.*)$").group(1)
+        m = rx.search(status)
+        if m:
+            return m
+        if time.monotonic() > deadline:
+            raise Failure(f"the status line never matched /{pattern}/: {status}\n" + g.dump())
+        time.sleep(0.2)
+
+
+def test_reconnect(bindir, shotdir):
+    """The service is killed mid-game: the status line says, in words, that
+    the connection is lost and for how long the view keeps trying (no raw
+    gRPC error), and then that it is back, once the service is started
+    again on the same database."""
+    with Session(bindir, shotdir) as s:
+        db = os.path.join(s.tmp, "game.db")
+        board = Proc("board", [os.path.join(bindir, "sungka-board"), "--listen", "127.0.0.1:0",
+                               "--db", db, "--grace", "60"], s.env, stdin=False)
+        s.procs.append(board)
+        addr = board.expect(r"listening on (127\.0\.0\.1:\d+)", timeout=15).group(1)
+        g = s.gtk("--server", addr, "--name", "alice", "--new", "kalah", "--ready")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", addr, "--game", gid, "--ready")
+        bob.expect(r"The game starts")
+        g.do("wait-log The game starts")
+        board.p.send_signal(signal.SIGKILL)
+        board.p.wait(5)
+        lost = status_until(g, rf"Lost the connection to {re.escape(addr)}; trying again for "
+                               r"90 s\u2026").string
+        if re.search(r"UNAVAILABLE|failed to connect|ipv4:|Socket closed", lost):
+            raise Failure(f"gRPC's own words in the status line: {lost}")
+        s.shot(g, "gtk_reconnecting")
+        board2 = Proc("board", [os.path.join(bindir, "sungka-board"), "--listen", addr,
+                                "--db", db, "--grace", "60"], s.env, stdin=False)
+        s.procs.append(board2)
+        board2.expect(r"listening on", timeout=15)
+        status_until(g, rf"Reconnected to {re.escape(addr)}\.", timeout=40)
+        g.do("wait-log Reconnected to")
+        finish(g)
+
+
+def test_watching(bindir, shotdir):
+    """Observers are counted in the players pane ("2 watching: ..."), and
+    the log says how many watch when that changes."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--ping-interval", "1")
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        carol = s.text("carol", "--server", board.address, "--game", gid, "--observe")
+        carol.expect(r"^You are observing")
+        dave = s.text("dave", "--server", board.address, "--game", gid, "--observe")
+        dave.expect(r"^You are observing")
+        g.do("wait-people 2 watching:")
+        g.do("wait-log 2 people are watching.")
+        g.do("people", r"^script: people .*2 watching: (carol, dave|dave, carol)")
+        s.shot(g, "gtk_watching")
+        dave.send("quit")
+        g.do("wait-people 1 watching: carol")
+        g.do("wait-log 1 person is watching.")
+        finish(g)
+
+
 TESTS = {"play_kalah": test_play_kalah, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
-         "history": test_history}
+         "history": test_history, "reconnect": test_reconnect, "watching": test_watching}
 
 
 def main():

@@ -222,7 +222,9 @@ def check(cond, msg):
 
 class Autoplayer:
     """Plays for several agents: whenever one says it is its turn, it types
-    one of the legal moves the view lists (chosen at random, seeded)."""
+    one of the legal moves the view lists (chosen at random, seeded) — once:
+    a prompt said again before the move is seen played (a view redraws
+    after reconnecting) is not a second turn."""
 
     def __init__(self, env, agents, seed=1):
         self.env = env
@@ -235,6 +237,7 @@ class Autoplayer:
 
     def play_to_end(self, timeout=120.0, stop_after=None):
         over = set()
+        moving = set()             # agents whose move is sent but not yet seen
         sent = 0
         deadline = time.monotonic() + timeout
         while len(over) < len(self.agents) and (stop_after is None or sent < stop_after):
@@ -250,11 +253,14 @@ class Autoplayer:
                         raise Failure(f"{a.name} exited during the game\n" + a.dump())
                     continue
                 progressed = True
-                if re.match(r"^(\S+: )?Your turn", line):
+                if re.match(r"^(\S+: )?Your turn", line) and a.name not in moving:
                     m = re.search(r"Legal: (.+)$", line)
                     check(m, f"{a.name}: no legal moves listed: {line}")
                     a.send(self.rng.choice(m.group(1).split()))
+                    moving.add(a.name)
                     sent += 1
+                elif re.match(r"^\S+ played (cup|cell) ", line):
+                    moving.discard(a.name)
                 elif line.startswith("Refused:"):
                     raise Failure(f"{a.name}: a legal move was refused: {line}\n" + a.dump())
                 elif line.startswith("Game over:"):

@@ -186,4 +186,5 @@ const view_ops view_bot = {
     .name = "bot",
     .summary = "a computer player (--level 1..10, --think MS per move)",
     .run = run,
+    .auto_ready = true,
 };

@@ -18,7 +18,8 @@
  * (gtk_lobby.c) opens when there is no game yet.
  *
  * A departed player's seat is kept for a grace the service announces; the
- * players pane and the status line count it down once a second.
+ * players pane and the status line count it down once a second, from the
+ * agent's model (agent_away_seconds), as the text view does.
  */
 #include <glib-unix.h>
 #include <locale.h>
@@ -300,13 +301,17 @@ static void draw_board(GtkDrawingArea *area, cairo_t *cr, int width, int height,
  * counting for them (not departed, or departed for good). */
 static int away_seconds(const gview *v, const char *name)
 {
-    for (int i = 0; i < v->n_away; i++) {
-        if (strcmp(v->away[i].name, name) != 0)
-            continue;
-        gint64 left = v->away[i].until_us - g_get_monotonic_time();
-        return left > 0 ? (int)((left + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC) : 0;
-    }
-    return -1;
+    const agent_person *p = find_person(gview_model(v), name);
+    return p ? agent_away_seconds(p) : -1;
+}
+
+static bool anyone_away(const gview *v)
+{
+    const agent_model *m = gview_model(v);
+    for (int i = 0; i < m->n_people; i++)
+        if (agent_away_seconds(&m->people[i]) > 0)
+            return true;
+    return false;
 }
 
 static void update_status(gview *v);
@@ -317,46 +322,17 @@ static gboolean away_tick(gpointer data)
     gview *v = data;
     update_status(v);
     update_people(v);
-    if (v->n_away > 0)
+    if (anyone_away(v))
         return G_SOURCE_CONTINUE;
     v->away_tick = 0;
     return G_SOURCE_REMOVE;
 }
 
-static void away_forget(gview *v, const char *name)
+/* Tick once a second while anyone's seat is being kept. */
+static void away_watch(gview *v)
 {
-    for (int i = 0; i < v->n_away; i++)
-        if (strcmp(v->away[i].name, name) == 0)
-            v->away[i--] = v->away[--v->n_away];
-}
-
-static void away_forget_all(gview *v)
-{
-    v->n_away = 0;
-}
-
-/* Count down `grace_s` seconds for `name`, ticking while anyone is away. */
-static void away_start(gview *v, const char *name, int grace_s)
-{
-    away_forget(v, name);
-    if (v->n_away == AGENT_MAX_PEOPLE)
-        return;
-    gview_away *a = &v->away[v->n_away++];
-    snprintf(a->name, sizeof a->name, "%s", name);
-    a->until_us = g_get_monotonic_time() + (gint64)grace_s * G_USEC_PER_SEC;
-    if (!v->away_tick)
+    if (!v->away_tick && anyone_away(v))
         v->away_tick = g_timeout_add(1000, away_tick, v);
-}
-
-/* After a snapshot: keep counting only for those still departed. */
-static void away_prune(gview *v)
-{
-    const agent_model *m = gview_model(v);
-    for (int i = 0; i < v->n_away; i++) {
-        const agent_person *p = find_person(m, v->away[i].name);
-        if (!p || !p->departed)
-            v->away[i--] = v->away[--v->n_away];
-    }
 }
 
 /* ------------------------------------------------------------ panes */
@@ -417,6 +393,8 @@ static void update_status(gview *v)
                 g_string_append_printf(s, _("Waiting for %s to move."), name);
         }
     }
+    if (v->connection[0])
+        g_string_append_printf(s, "\n%s", v->connection);
     if (v->flash[0])
         g_string_append_printf(s, "\n%s", v->flash);
     gtk_label_set_text(GTK_LABEL(v->status), s->str);
@@ -470,12 +448,14 @@ static void update_people(gview *v)
         else if (!p)
             g_string_append_printf(s, " <i>%s</i>", _("gone"));
         else {
-            int left = p->departed ? away_seconds(v, p->name) : -1;
+            /* we are here, whatever a snapshot taken as we came back says */
+            bool gone = p->departed && seat != m->my_seat && seat != m->hot_seat;
+            int left = gone ? away_seconds(v, p->name) : -1;
             if (left >= 0) {
                 char *away = g_strdup_printf(_("away \u2014 seat kept %d s"), left);
                 g_string_append_printf(s, " <span foreground='#b00000'>%s</span>", away);
                 g_free(away);
-            } else if (p->departed) {
+            } else if (gone) {
                 g_string_append_printf(s, " <span foreground='#b00000'>%s</span>",
                                        _("departed, may return"));
             } else if (p->rtt_ms >= 0) {
@@ -486,16 +466,22 @@ static void update_people(gview *v)
         }
         g_string_append_c(s, '\n');
     }
-    for (int i = 0; i < m->n_people; i++) {
-        const agent_person *p = &m->people[i];
-        if (p->seat >= 0)
-            continue;
-        char *name = g_markup_escape_text(p->name, -1);
-        g_string_append_printf(s, _("%s, watching"), name);
-        g_free(name);
-        if (p->rtt_ms >= 0)
-            g_string_append_printf(s, _(" \u00B7 %d ms"), p->rtt_ms);
+    /* A crowd is counted, and only its first few named. */
+    if (m->n_observers > 0) {
+        GString *names = g_string_new(NULL);
+        int named = 0;
+        for (int i = 0; i < m->n_people; i++) {
+            if (m->people[i].seat >= 0)
+                continue;
+            char *name = g_markup_escape_text(m->people[i].name, -1);
+            g_string_append_printf(names, "%s%s", named++ ? ", " : "", name);
+            g_free(name);
+        }
+        if (named < m->n_observers)
+            g_string_append(names, named ? ", \u2026" : "\u2026");
+        g_string_append_printf(s, _("%d watching: %s"), m->n_observers, names->str);
         g_string_append_c(s, '\n');
+        g_string_free(names, TRUE);
     }
     if (s->len && s->str[s->len - 1] == '\n')
         g_string_truncate(s, s->len - 1);
@@ -681,6 +667,16 @@ static void show_game_over(gview *v, const agent_msg *msg)
 
 /* ------------------------------------------------------------ messages */
 
+/* An agent's sentence fragment ("lost the connection to ...") with a
+ * capital and an ending, into buf. */
+static void sentence(char *buf, size_t len, const char *text, const char *end)
+{
+    g_strlcpy(buf, text, len);
+    g_strlcat(buf, end, len);
+    if (buf[0] >= 'a' && buf[0] <= 'z')
+        buf[0] = (char)(buf[0] - 'a' + 'A');
+}
+
 static void handle(gview *v, const agent_msg *msg)
 {
     char buf[64];
@@ -699,32 +695,26 @@ static void handle(gview *v, const agent_msg *msg)
             gview_log(v, _("You are watching."));
         if (game_over(m))
             gview_log(v, _("This game is over: %s."), m->end_reason);
-        away_prune(v);
         break;
     }
     case AGENT_MSG_JOINED:
+        /* observers are counted, not named (see the end of this function) */
         if (msg->seat >= 0)
             gview_log(v, _("%s joined, seat %d."), msg->name, msg->seat);
-        else
-            gview_log(v, _("%s is watching."), msg->name);
         break;
     case AGENT_MSG_LEFT:
-        gview_log(v, _("%s left."), msg->name);
-        away_forget(v, msg->name);
+        if (msg->seat >= 0)
+            gview_log(v, _("%s left."), msg->name);
         break;
     case AGENT_MSG_DEPARTED:
-        if (msg->grace_s > 0) {
+        if (msg->grace_s > 0)
             gview_log(v, _("%s departed: %s. The seat is kept for %d s."), msg->name, msg->text,
                       msg->grace_s);
-            away_start(v, msg->name, msg->grace_s);
-        } else {
+        else if (msg->seat >= 0)
             gview_log(v, _("%s departed: %s."), msg->name, msg->text);
-            away_forget(v, msg->name);
-        }
         break;
     case AGENT_MSG_RETURNED:
         gview_log(v, _("%s is back."), msg->name);
-        away_forget(v, msg->name);
         break;
     case AGENT_MSG_READY:
         gview_log(v, msg->ready ? _("%s is ready.") : _("%s is not ready."), msg->name);
@@ -767,7 +757,6 @@ static void handle(gview *v, const agent_msg *msg)
             gview_log(v, "%s: %s", msg->name, msg->text);
         break;
     case AGENT_MSG_GAME_OVER:
-        away_forget_all(v);
         show_game_over(v, msg);
         break;
     case AGENT_MSG_NOTICE:
@@ -782,15 +771,33 @@ static void handle(gview *v, const agent_msg *msg)
         break;
     case AGENT_MSG_DISCONNECTED:
         gview_log(v, _("Disconnected from the board service (%s)."), msg->text);
+        v->connection[0] = '\0';
         snprintf(v->flash, sizeof v->flash, _("Disconnected: %s"), msg->text);
         v->exit_status = game_over(gview_model(v)) ? 0 : 1;
         break;
-    case AGENT_MSG_RECONNECTING:
-        gview_log(v, _("Reconnecting: %s"), msg->text);
+    case AGENT_MSG_RECONNECTING:   /* the agent's words, once and then every 10 s */
+        sentence(v->connection, sizeof v->connection, msg->text, "");
+        gview_log(v, "%s", v->connection);
         break;
     case AGENT_MSG_RECONNECTED:
-        gview_log(v, _("Reconnected: %s."), msg->text);
+        v->connection[0] = '\0';
+        sentence(v->flash, sizeof v->flash, msg->text, ".");
+        gview_log(v, "%s", v->flash);
         break;
+    }
+    /* Observers come and go without a line each; one line says how many
+     * watch whenever that changes. */
+    int watching = gview_model(v)->n_observers;
+    if (msg->kind == AGENT_MSG_SNAPSHOT)
+        v->watching = watching;
+    else if (v->watching >= 0 && watching != v->watching && gview_in_game(v)) {
+        if (watching <= 0)
+            gview_log(v, _("Nobody is watching."));
+        else
+            gview_log(v, ngettext("%d person is watching.", "%d people are watching.",
+                                  (unsigned long)watching),
+                      watching);
+        v->watching = watching;
     }
     if (!gview_animating(v))
         sync_shown(v);
@@ -806,6 +813,7 @@ static gboolean on_agent(gint fd, GIOCondition cond, gpointer data)
         handle(v, msg);
         agent_msg_free(msg);
     }
+    away_watch(v);
     gview_refresh(v);
     return G_SOURCE_CONTINUE;
 }
@@ -1066,12 +1074,12 @@ static void do_leave(gview *v)
     snprintf(id, sizeof id, "%s", agent_game_id(v->ag));
     anim_jump(v);
     close_over_dialog(v);
-    away_forget_all(v);
     if (agent_leave(v->ag) == 0)
         gview_log(v, _("You left game %s."), id);
     else
         gview_log(v, _("Could not tell the service that you left."));
     v->flash[0] = '\0';
+    v->connection[0] = '\0';      /* that game's stream is over */
     sync_shown(v);
     gview_refresh(v);
     globby_show(v->lobby);
@@ -1126,10 +1134,10 @@ static gboolean on_close_request(GtkWindow *w, gpointer data)
 void gview_joined(gview *v)
 {
     anim_jump(v);
-    away_forget_all(v);
     v->last_cell = v->hover = v->cursor = -1;
     v->move_pending = false;
     v->flash[0] = '\0';
+    v->connection[0] = '\0';
     sync_shown(v);
     gview_refresh(v);
 }
@@ -1272,6 +1280,7 @@ static gview *open_window(void)
     gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
     gview *v = g_new0(gview, 1);
     v->last_cell = v->hover = v->cursor = -1;
+    v->watching = -1;
     v->loop = g_main_loop_new(NULL, FALSE);
     build(v);
     sync_shown(v);

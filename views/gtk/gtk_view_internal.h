@@ -26,12 +26,6 @@ typedef struct ghistory ghistory;
 typedef struct greplay greplay;
 typedef struct gscript gscript;
 
-/* A departed player whose seat is kept, and until when (g_get_monotonic_time). */
-typedef struct gview_away {
-    char name[AGENT_NAME_BYTES];
-    gint64 until_us;
-} gview_away;
-
 typedef struct gview {
     agent *ag;                 /* NULL until the connect dialog has started it */
     view_launcher *launcher;   /* run_connect's way to start the agent, else NULL */
@@ -66,10 +60,12 @@ typedef struct gview {
     int cursor;                /* the keyboard cursor, -1 */
     bool move_pending;         /* a move was sent; wait for its answer */
     char flash[AGENT_TEXT_BYTES];   /* a passing remark under the status */
+    char connection[AGENT_TEXT_BYTES];  /* while the connection is being
+                                         * retried, what the agent last said */
+    int watching;              /* how many watch, as last logged; -1 before a game */
 
-    gview_away away[AGENT_MAX_PEOPLE];  /* seats kept for departed players */
-    int n_away;
-    guint away_tick;           /* the countdown's 1 s timer while anyone is away */
+    guint away_tick;           /* the countdown's 1 s timer while anyone is away
+                                * (the model says until when: agent_away_seconds) */
 
     gconnect *connect;         /* the connect dialog (run_connect only) */
     globby *lobby;             /* the games dialog, once connected */

@@ -219,10 +219,17 @@ void text_draw_people(FILE *out, const agent_model *m)
             if (m->people[i].seat == s)
                 p = &m->people[i];
         fprintf(out, "  seat %d: %-16s", s, agent_seat_name(m, s, buf, sizeof buf));
+        /* We are here, whatever a snapshot taken as we came back says. */
+        bool gone = p && p->departed && s != m->my_seat && s != m->hot_seat;
+        int away = gone ? agent_away_seconds(p) : -1;
         if (!m->seat_name[s][0])
             fprintf(out, " (open)");
         else if (!p)
             fprintf(out, " (gone)");
+        else if (away >= 0)     /* a round trip of someone gone means nothing */
+            fprintf(out, " away \u2014 seat kept %d s", away);
+        else if (gone)
+            fprintf(out, " away");
         else if (p->rtt_ms >= 0)
             fprintf(out, " %d ms", p->rtt_ms);
         if (s == m->my_seat)
@@ -231,13 +238,25 @@ void text_draw_people(FILE *out, const agent_model *m)
             fprintf(out, "  <- to move");
         fputc('\n', out);
     }
-    for (int i = 0; i < m->n_people; i++) {
-        const agent_person *p = &m->people[i];
-        if (p->seat >= 0)
-            continue;
-        fprintf(out, "  observer: %s", p->name);
-        if (p->rtt_ms >= 0)
-            fprintf(out, " %d ms", p->rtt_ms);
+    /* A crowd is counted, and only its first few named. */
+    if (m->n_observers > 0) {
+        int named = 0;
+        fprintf(out, "  %d watching:", m->n_observers);
+        for (int i = 0; i < m->n_people; i++)
+            if (m->people[i].seat < 0)
+                fprintf(out, "%s %s", named++ ? "," : "", m->people[i].name);
+        if (named < m->n_observers)
+            fprintf(out, "%s \u2026", named ? "," : "");
         fputc('\n', out);
     }
+}
+
+void text_say_watching(FILE *out, int n)
+{
+    if (n <= 0)
+        fprintf(out, "Nobody is watching.\n");
+    else if (n == 1)
+        fprintf(out, "1 person is watching.\n");
+    else
+        fprintf(out, "%d people are watching.\n", n);
 }

@@ -16,7 +16,11 @@ void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_le
 /* Parse what the player typed: a number, "d3" (reversi) or "x,y,z"
  * (tic-tac-toe coordinates). 0 and *move, or -1 when it is not a move. */
 int text_parse_move(const agent_model *m, const char *text, int *move);
-/* Seats with names, round-trip times and the seat to move, then observers. */
+/* Seats with names, round-trip times (or the time an away player's seat is
+ * still kept) and the seat to move, then how many watch ("3 watching:
+ * carol, dave, …"). */
 void text_draw_people(FILE *out, const agent_model *m);
+/* "3 people are watching." (1 person; nobody). */
+void text_say_watching(FILE *out, int n);
 
 #endif /* SUNGKA_TEXT_DRAW_H */

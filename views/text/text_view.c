@@ -29,6 +29,9 @@ typedef struct text_view {
     bool discarding;           /* the current input line was too long */
     bool quit_armed;           /* "quit" once in a running game: ask again */
     text_replay replay;        /* a recorded match being stepped through */
+    int watching;              /* how many watch, as last said; -1 before a snapshot */
+    bool redraw;               /* reconnected: draw the board once the events
+                                * missed meanwhile are in, unless one of them did */
     bool done;
     int exit_status;
 } text_view;
@@ -55,7 +58,8 @@ static void print_help(text_view *tv)
             "  sit [N]     take seat N (or any open seat) before the start\n"
             "  stand       give up your seat and watch, before the start\n"
             "  board       draw the board again\n"
-            "  who         list the players and observers, with ping times\n"
+            "  who         the players, with ping times (or how long an away player's\n"
+            "              seat is kept), and how many are watching\n"
             "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
             "  new KIND [NAME=VALUE...]  create a game and sit at it\n"
             "  join ID     join game ID as a player; watch ID to observe it\n"
@@ -78,17 +82,40 @@ static void draw(text_view *tv)
 /* Hint lists longer than this are left out (a 4D board has 256 cells). */
 #define HINT_MAX 64
 
+static const agent_person *seat_person(const agent_model *m, int seat)
+{
+    for (int i = 0; i < m->n_people; i++)
+        if (m->people[i].seat == seat)
+            return &m->people[i];
+    return NULL;
+}
+
+/* The seat to move, while the game runs; -1 otherwise. */
+static int seat_to_move(const text_view *tv)
+{
+    const agent_model *m = model(tv);
+    if (m->status != AGENT_GAME_RUNNING || !m->have_state)
+        return -1;
+    return game_to_move(&m->state);
+}
+
 static void print_turn(text_view *tv)
 {
     const agent_model *m = model(tv);
     char buf[40];
-    if (m->status != AGENT_GAME_RUNNING || !m->have_state)
-        return;
-    int to_move = game_to_move(&m->state);
+    int to_move = seat_to_move(tv);
     if (to_move < 0)
         return;
     if (!agent_holds_seat(tv->ag, to_move)) {
-        fprintf(tv->out, "Waiting for %s to move.\n", seat_name(tv, to_move, buf, sizeof buf));
+        const char *name = seat_name(tv, to_move, buf, sizeof buf);
+        const agent_person *p = seat_person(m, to_move);
+        int left = p ? agent_away_seconds(p) : -1;
+        if (left >= 0)
+            fprintf(tv->out, "Waiting for %s, who is away \u2014 seat kept %d s.\n", name, left);
+        else if (p && p->departed)
+            fprintf(tv->out, "Waiting for %s, who is away.\n", name);
+        else
+            fprintf(tv->out, "Waiting for %s to move.\n", name);
         return;
     }
     int legal[GAME_MAX_MOVES];
@@ -187,32 +214,54 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, "Type quit to leave.\n");
 }
 
+/* An agent's sentence fragment ("lost the connection to ...") as a line. */
+static void print_sentence(FILE *out, const char *text, const char *end)
+{
+    if (*text >= 'a' && *text <= 'z')
+        fprintf(out, "%c%s%s\n", *text - 'a' + 'A', text + 1, end);
+    else
+        fprintf(out, "%s%s\n", text, end);
+}
+
+/* After someone else left or came back: whom we wait for, if it is them. */
+static void print_turn_if_theirs(text_view *tv, int seat)
+{
+    if (seat >= 0 && seat == seat_to_move(tv) && !agent_holds_seat(tv->ag, seat))
+        print_turn(tv);
+}
+
 static void handle(text_view *tv, const agent_msg *msg)
 {
     char buf[40];
     FILE *out = tv->out;
+    if (msg->kind == AGENT_MSG_SNAPSHOT || msg->kind == AGENT_MSG_MOVED ||
+        msg->kind == AGENT_MSG_STARTED)
+        tv->redraw = false;            /* these draw the board themselves */
     switch (msg->kind) {
     case AGENT_MSG_SNAPSHOT:
         show_snapshot(tv);
         break;
     case AGENT_MSG_JOINED:
+        /* observers are counted, not named (see the end of this function) */
         if (msg->seat >= 0)
             fprintf(out, "%s joined, seat %d.\n", msg->name, msg->seat);
-        else
-            fprintf(out, "%s is watching.\n", msg->name);
         break;
     case AGENT_MSG_LEFT:
-        fprintf(out, "%s left.\n", msg->name);
+        if (msg->seat >= 0)
+            fprintf(out, "%s left.\n", msg->name);
         break;
     case AGENT_MSG_DEPARTED:
         if (msg->grace_s > 0)
             fprintf(out, "%s departed: %s. The seat is kept for %d s.\n", msg->name, msg->text,
                     msg->grace_s);
-        else
+        else if (msg->seat >= 0)
             fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
+        if (msg->grace_s > 0)     /* gone for good ends the game: no waiting */
+            print_turn_if_theirs(tv, msg->seat);
         break;
     case AGENT_MSG_RETURNED:
         fprintf(out, "%s is back.\n", msg->name);
+        print_turn_if_theirs(tv, msg->seat);
         break;
     case AGENT_MSG_READY:
         fprintf(out, "%s is %sready.\n", msg->name, msg->ready ? "" : "not ");
@@ -224,10 +273,14 @@ static void handle(text_view *tv, const agent_msg *msg)
             fprintf(out, "%s stands up from seat %d and watches.\n", msg->name, msg->from_seat);
         break;
     case AGENT_MSG_RECONNECTING:
-        fprintf(out, "Reconnecting: %s\n", msg->text);
+        print_sentence(out, msg->text, "");
         break;
     case AGENT_MSG_RECONNECTED:
-        fprintf(out, "Reconnected: %s.\n", msg->text);
+        /* Whatever was on the screen may be long gone: draw it all again,
+         * but after the events missed meanwhile (they follow at once), so
+         * as not to show a stale board (see run). */
+        print_sentence(out, msg->text, ".");
+        tv->redraw = true;
         break;
     case AGENT_MSG_STARTED:
         fprintf(out, "The game starts; %s moves first.\n", seat_name(tv, msg->seat, buf, sizeof buf));
@@ -267,6 +320,15 @@ static void handle(text_view *tv, const agent_msg *msg)
         tv->exit_status = over ? 0 : 1;
         break;
     }
+    }
+    /* Observers come and go without a line each (a crowd would flood the
+     * screen); one line says how many watch whenever that changes. */
+    int watching = model(tv)->n_observers;
+    if (msg->kind == AGENT_MSG_SNAPSHOT)
+        tv->watching = watching;       /* shown with the players */
+    else if (tv->watching >= 0 && watching != tv->watching && agent_in_game(tv->ag)) {
+        text_say_watching(out, watching);
+        tv->watching = watching;
     }
 }
 
@@ -568,7 +630,7 @@ static bool read_input(text_view *tv)
 
 static int run(agent *ag, const view_io *io)
 {
-    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in)};
+    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in), .watching = -1};
     bool input_open = true;
     fprintf(tv.out, "Connected. Type help for commands.\n");
     if (!agent_in_game(ag))
@@ -591,6 +653,11 @@ static int run(agent *ag, const view_io *io)
                 handle(&tv, msg);
                 agent_msg_free(msg);
             }
+            if (!tv.done && tv.redraw) {   /* the queue is empty: caught up */
+                tv.redraw = false;
+                draw(&tv);
+                print_turn(&tv);
+            }
         }
         if (!tv.done && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
             if (!read_input(&tv)) {
@@ -606,7 +673,9 @@ static int run(agent *ag, const view_io *io)
         char game_id[32];
         snprintf(game_id, sizeof game_id, "%s", agent_game_id(ag));
         bool was_in = agent_in_game(ag);
-        if (agent_leave(ag) == 0 && was_in)
+        if (!was_in)
+            ;                  /* from the lobby: there is nothing to leave */
+        else if (agent_leave(ag) == 0)
             fprintf(tv.out, "You left game %s.\n", game_id);
         else if (st != AGENT_GAME_FINISHED && st != AGENT_GAME_ABANDONED)
             fprintf(tv.out, "Could not tell the service that you left.\n");

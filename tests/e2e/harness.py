@@ -230,6 +230,9 @@ class Autoplayer:
         self.env = env
         self.agents = agents
         self.rng = random.Random(seed)
+        # Agents whose move is sent but not yet seen played, across calls:
+        # play_moves(1) may return between sending a move and seeing it.
+        self.moving = set()
 
     def play_moves(self, n, timeout=60.0):
         """Play until n moves have been sent (then stop, mid-game)."""
@@ -237,7 +240,7 @@ class Autoplayer:
 
     def play_to_end(self, timeout=120.0, stop_after=None):
         over = set()
-        moving = set()             # agents whose move is sent but not yet seen
+        moving = self.moving
         sent = 0
         deadline = time.monotonic() + timeout
         while len(over) < len(self.agents) and (stop_after is None or sent < stop_after):

@@ -268,13 +268,13 @@ def bots_come_back(bindir):
             mark = len(me.lines)
             board.p.send_signal(signal.SIGKILL)
             board.p.wait(5)
-            _await_line(me, mark, r"^Reconnecting: ", timeout=15)
+            _await_line(me, mark, r"^Lost the connection to ", timeout=15)
             board = env.board(*args, port=port)
             board.expect_stderr(r"recovered 1 unfinished game", timeout=15)
             board.expect_stderr(r"bot bot-1 \(level 3\) started", timeout=15)
             # Both back before we move: a move sent while the agent is still
             # reconnecting would be refused.
-            _await_line(me, mark, r"^Reconnected: ", timeout=30)
+            _await_line(me, mark, r"^Reconnected to ", timeout=30)
             board.expect_stderr(r"me is back", timeout=30)
             board.expect_stderr(r"bot-1 is back", timeout=30)
             # The bot moves again: when it is its turn now, or after ours.

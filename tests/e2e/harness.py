@@ -273,7 +273,7 @@ class Autoplayer:
 
 
 def main(tests):
-    """Run the test named on the command line: e2e.py BINDIR TEST."""
+    """Run the test named on the command line: FILE.py BINDIR TEST."""
     if len(sys.argv) != 3 or sys.argv[2] not in tests:
         print(f"usage: {sys.argv[0]} BINDIR {{{'|'.join(tests)}}}", file=sys.stderr)
         return 2

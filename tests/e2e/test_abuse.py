@@ -15,7 +15,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Env, Failure, check, main  # noqa: E402
 import wire  # noqa: E402
-from e2e import _event_kind, _raw_game  # noqa: E402
+from e2e_util import _event_kind, _raw_game  # noqa: E402
 
 REGISTER = "/sungka.v1.Register/"
 BOARD = "/sungka.v1.Board/"

@@ -144,6 +144,8 @@ typedef enum room_rc {
     ROOM_E_GONE = -9,          /* a stream or call that is over (a status, not a refusal) */
     ROOM_E_REPLACED = -10,     /* a stream replaced by a newer subscription */
     ROOM_E_CLOSING = -11,      /* the service or the game is closing */
+    ROOM_E_TURN = -12,         /* not this seat's turn */
+    ROOM_E_FULL = -13,         /* no seat, or no room, left in the game */
 } room_rc;
 
 /*

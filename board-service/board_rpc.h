@@ -13,6 +13,11 @@
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
 
+/* --- service.c --- */
+/* Finish call with an error status, its sentence, and the reason a program
+ * reads (RPC_REASON_KEY) that goes with the status. */
+void board_fail(rpc_call *call, rpc_code code, const char *message);
+
 /* --- clients.c --- */
 /* The host part of call's peer ("ipv4:10.0.0.7"). */
 void board_peer_host(rpc_call *call, char *out, size_t len);

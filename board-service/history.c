@@ -21,7 +21,7 @@ static bool fits(rpc_call *call, const char *what, const char *value, size_t max
         snprintf(err, sizeof err, "give a %s", what);
     else
         snprintf(err, sizeof err, "a %s is at most %zu bytes, not %zu", what, max, len);
-    rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+    board_fail(call, RPC_INVALID_ARGUMENT, err);
     return false;
 }
 
@@ -29,7 +29,7 @@ static bool have_store(board_service *svc, rpc_call *call)
 {
     if (svc->store)
         return true;
-    rpc_call_finish(call, RPC_FAILED_PRECONDITION, "this board service keeps no history");
+    board_fail(call, RPC_FAILED_PRECONDITION, "this board service keeps no history");
     return false;
 }
 
@@ -52,12 +52,12 @@ void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void 
     if (!have_store(svc, call))
         return;
     if (!req->name[0] || strlen(req->name) > BOARD_NAME_BYTES - 1) {
-        rpc_call_finish(call, RPC_INVALID_ARGUMENT, "give a player's name (1..32 characters)");
+        board_fail(call, RPC_INVALID_ARGUMENT, "give a player's name (1..32 characters)");
         return;
     }
     store_stats st;
     if (store_player_stats(svc->store, req->name, &st) != 0) {
-        rpc_call_finish(call, RPC_INTERNAL, store_last_error(svc->store));
+        board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
     }
     Sungka__V1__PlayerStats reply;
@@ -76,7 +76,7 @@ void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *
     Sungka__V1__PlayerStats wire[100], *ptrs[100];
     int n = 0;
     if (store_leaderboard(svc->store, limit, rows, &n) != 0) {
-        rpc_call_finish(call, RPC_INTERNAL, store_last_error(svc->store));
+        board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -144,14 +144,14 @@ void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void 
     int n = 0;
     if (store_matches(svc->store, req->player[0] ? req->player : NULL,
                       req->kind[0] ? req->kind : NULL, limit, &rows, &n) != 0) {
-        rpc_call_finish(call, RPC_INTERNAL, store_last_error(svc->store));
+        board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
     }
     summary_space *space = calloc((size_t)n + 1, sizeof *space);
     Sungka__V1__MatchSummary *wire = calloc((size_t)n + 1, sizeof *wire);
     Sungka__V1__MatchSummary **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
     if (!space || !wire || !ptrs) {
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
     } else {
         for (int i = 0; i < n; i++) {
             summary_to_wire(&rows[i], &space[i], &wire[i]);
@@ -183,7 +183,7 @@ void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *us
         char echo[48];
         snprintf(err, sizeof err, "there is no match '%s'",
                  board_echo(req->game_id, echo, sizeof echo));
-        rpc_call_finish(call, rc == STORE_NOT_FOUND ? RPC_NOT_FOUND : RPC_INTERNAL,
+        board_fail(call, rc == STORE_NOT_FOUND ? RPC_NOT_FOUND : RPC_INTERNAL,
                         rc == STORE_NOT_FOUND ? err : store_last_error(svc->store));
         return;
     }
@@ -193,7 +193,7 @@ void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *us
     Sungka__V1__MatchMove *wire = calloc((size_t)n + 1, sizeof *wire);
     Sungka__V1__MatchMove **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
     if (!wire || !ptrs) {
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
     } else {
         for (int i = 0; i < n; i++) {
             sungka__v1__match_move__init(&wire[i]);

@@ -180,7 +180,7 @@ room_rc room_join(room *r, const char *name, bool observe, board_client *from,
     if (r->n_people >= r->svc->cfg.max_participants) {
         snprintf(err, errlen, "game %s has no room for more participants (at most %d)", r->id,
                  r->svc->cfg.max_participants);
-        return ROOM_E_LIMIT;
+        return ROOM_E_FULL;
     }
     int seat = -1;
     if (!observe) {
@@ -194,7 +194,7 @@ room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                 seat = i;
         if (seat < 0) {
             snprintf(err, errlen, "game %s is full", r->id);
-            return ROOM_E_LIMIT;
+            return ROOM_E_FULL;
         }
     }
     participant *p = calloc(1, sizeof *p);
@@ -297,7 +297,7 @@ room_rc room_sit(room *r, participant *p, int seat, char *err, size_t errlen)
             seat = s;
     if (seat < 0) {
         snprintf(err, errlen, "every seat is taken");
-        return ROOM_E_LIMIT;
+        return ROOM_E_FULL;
     }
     if (r->seat_name[seat][0]) {
         snprintf(err, errlen, "seat %d is taken by %s", seat, r->seat_name[seat]);

@@ -59,7 +59,7 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
     int to_move = game_to_move(&r->state);
     if (to_move != p->seat) {
         snprintf(err, errlen, "it is %s's turn", room__seat_label(r, to_move, label, sizeof label));
-        return ROOM_E_STATE;
+        return ROOM_E_TURN;
     }
     char why[GAME_ERR_LEN];
     int rc = game_check(&r->state, p->seat, move, why, sizeof why);

@@ -20,6 +20,7 @@
 #include "board_rpc.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "text.h"
+#include "version.h"
 
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
@@ -156,24 +157,60 @@ static int clean_name(const char *in, char *out, size_t outlen, char *err, size_
 
 /* ------------------------------------------------- the rooms' way out: rpc */
 
-/* The gRPC status of a room's refusal (or of a stream's end). */
-static rpc_code rpc_code_of(room_rc rc)
+/* The reason a program reads beside a status (RPC_REASON_KEY trailing
+ * metadata; proto: ErrorReason), when nothing more precise is known. */
+static const char *reason_of(rpc_code code)
 {
-    switch (rc) {
-    case ROOM_OK: return RPC_OK;
-    case ROOM_E_INVALID: return RPC_INVALID_ARGUMENT;
-    case ROOM_E_NOT_FOUND: return RPC_NOT_FOUND;
-    case ROOM_E_TAKEN: return RPC_ALREADY_EXISTS;
-    case ROOM_E_DENIED: return RPC_PERMISSION_DENIED;
-    case ROOM_E_LIMIT: return RPC_RESOURCE_EXHAUSTED;
-    case ROOM_E_STATE: return RPC_FAILED_PRECONDITION;
-    case ROOM_E_RANGE: return RPC_OUT_OF_RANGE;
-    case ROOM_E_STORE: return RPC_UNAVAILABLE;
-    case ROOM_E_GONE: return RPC_UNAVAILABLE;
-    case ROOM_E_REPLACED: return RPC_ABORTED;
-    case ROOM_E_CLOSING: return RPC_UNAVAILABLE;
+    switch (code) {
+    case RPC_INVALID_ARGUMENT: return "BAD_REQUEST";
+    case RPC_NOT_FOUND: return "NOT_FOUND";
+    case RPC_ALREADY_EXISTS: return "NAME_TAKEN";
+    case RPC_PERMISSION_DENIED: return "NOT_PERMITTED";
+    case RPC_RESOURCE_EXHAUSTED: return "LIMIT_REACHED";
+    case RPC_FAILED_PRECONDITION: return "WRONG_STATE";
+    case RPC_OUT_OF_RANGE: return "PAST_END_OF_LOG";
+    case RPC_UNAUTHENTICATED: return "UNKNOWN_TOKEN";
+    case RPC_UNAVAILABLE: return "UNAVAILABLE";
+    case RPC_UNIMPLEMENTED: return "UNKNOWN_METHOD";
+    default: return "INTERNAL";
     }
-    return RPC_INTERNAL;
+}
+
+void board_fail(rpc_call *call, rpc_code code, const char *message)
+{
+    rpc_call_finish_reason(call, code, reason_of(code), message);
+}
+
+/* A room's refusal (or a stream's end) as a status and a reason. */
+static const struct {
+    rpc_code code;
+    const char *reason;        /* NULL: reason_of(code) */
+} room_statuses[] = {
+    [-ROOM_OK] = {RPC_OK, NULL},
+    [-ROOM_E_INVALID] = {RPC_INVALID_ARGUMENT, NULL},
+    [-ROOM_E_NOT_FOUND] = {RPC_NOT_FOUND, NULL},
+    [-ROOM_E_TAKEN] = {RPC_ALREADY_EXISTS, NULL},
+    [-ROOM_E_DENIED] = {RPC_PERMISSION_DENIED, NULL},
+    [-ROOM_E_LIMIT] = {RPC_RESOURCE_EXHAUSTED, NULL},
+    [-ROOM_E_STATE] = {RPC_FAILED_PRECONDITION, NULL},
+    [-ROOM_E_RANGE] = {RPC_OUT_OF_RANGE, NULL},
+    [-ROOM_E_STORE] = {RPC_UNAVAILABLE, "NOT_STORED"},
+    [-ROOM_E_GONE] = {RPC_UNAVAILABLE, "DEPARTED"},
+    [-ROOM_E_REPLACED] = {RPC_ABORTED, "REPLACED"},
+    [-ROOM_E_CLOSING] = {RPC_UNAVAILABLE, "SHUTTING_DOWN"},
+    [-ROOM_E_TURN] = {RPC_FAILED_PRECONDITION, "NOT_YOUR_TURN"},
+    [-ROOM_E_FULL] = {RPC_RESOURCE_EXHAUSTED, "GAME_FULL"},
+};
+
+static void refuse(rpc_call *call, room_rc rc, const char *why)
+{
+    rpc_code code = room_statuses[-rc].code;
+    if (code == RPC_OK) {
+        rpc_call_finish(call, RPC_OK, why);
+        return;
+    }
+    const char *reason = room_statuses[-rc].reason;
+    rpc_call_finish_reason(call, code, reason ? reason : reason_of(code), why);
 }
 
 /* A Subscribe call ended (client gone, or shutdown): tell its room. */
@@ -198,14 +235,14 @@ static int io_send(void *stream, const void *data, size_t len)
 static void io_finish(void *stream, room_rc rc, const char *why)
 {
     rpc_call_on_done(stream, NULL, NULL);     /* the room has let it go */
-    rpc_call_finish(stream, rpc_code_of(rc), why);
+    refuse(stream, rc, why);
 }
 
 static void io_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
 {
     rpc_call_on_done(reply, NULL, NULL);
     if (rc != ROOM_OK) {
-        rpc_call_finish(reply, rpc_code_of(rc), why);
+        refuse(reply, rc, why);
         return;
     }
     Sungka__V1__MoveReply answer = SUNGKA__V1__MOVE_REPLY__INIT;
@@ -227,7 +264,7 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     if (!sums || !ptrs) {
         free(sums);
         free(ptrs);
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
         return;
     }
     size_t n = 0;
@@ -242,6 +279,7 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
         n++;
     }
     reply.n_games = n;
+    reply.service_version = (char *)SUNGKA_VERSION;
     reply.games = ptrs;
     rpc_call_reply(call, &reply.base);
     for (size_t i = 0; i < n; i++)
@@ -392,25 +430,25 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
     char err[256];
     rpc_code code;
     if (req->bots < 0 || req->bot_level < 0 || req->bot_level > 10) {
-        rpc_call_finish(call, RPC_INVALID_ARGUMENT, "bots must be 0 or more, bot_level 1..10");
+        board_fail(call, RPC_INVALID_ARGUMENT, "bots must be 0 or more, bot_level 1..10");
         return;
     }
     room *r = new_room(svc, call, req->kind, req->options, req->n_options, req->title, req->autostart,
                        &code, err, sizeof err);
     if (!r) {
-        rpc_call_finish(call, code, err);
+        board_fail(call, code, err);
         return;
     }
     if (req->bots > 0) {
         if (req->bots >= game_seats(&r->state)) {
             snprintf(err, sizeof err, "bots can fill at most %d of the %d seats",
                      game_seats(&r->state) - 1, game_seats(&r->state));
-            rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+            board_fail(call, RPC_INVALID_ARGUMENT, err);
             return;     /* the empty game goes away by itself */
         }
         if (board_bots_spawn(svc, r, req->bots, req->bot_level ? req->bot_level : 5, err,
                              sizeof err) != 0) {
-            rpc_call_finish(call, RPC_FAILED_PRECONDITION, err);
+            board_fail(call, RPC_FAILED_PRECONDITION, err);
             return;
         }
     }
@@ -429,16 +467,16 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     char err[256], name[BOARD_NAME_BYTES];
     rpc_code code = RPC_OK;
     if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
-        rpc_call_finish(call, RPC_INVALID_ARGUMENT, err);
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
         return;
     }
     board_client *from = board_client_of(svc, call);
     if (!from) {
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
         return;
     }
     if (board_client_may_join(svc, from, req->observe, err, sizeof err) != 0) {
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, err);
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, err);
         return;
     }
     room *r = NULL;
@@ -452,20 +490,20 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
             r = new_room(svc, call, req->any_of_kind, req->options, req->n_options, "", false, &code,
                          err, sizeof err);
         if (!r) {
-            rpc_call_finish(call, code, err);
+            board_fail(call, code, err);
             return;
         }
     } else if (!(r = find_room(svc, req->game_id))) {
         char echo[48];
         snprintf(err, sizeof err, "there is no game '%s'",
                  board_echo(req->game_id, echo, sizeof echo));
-        rpc_call_finish(call, RPC_NOT_FOUND, err);
+        board_fail(call, RPC_NOT_FOUND, err);
         return;
     }
     participant *p;
     room_rc rc = room_join(r, name, req->observe, from, &p, err, sizeof err);
     if (rc != ROOM_OK) {
-        rpc_call_finish(call, rpc_code_of(rc), err);
+        refuse(call, rc, err);
         return;
     }
     Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
@@ -501,7 +539,7 @@ static participant *caller(board_service *svc, rpc_call *call)
     if (rpc_call_bearer(call, token, sizeof token) >= 0)
         p = find_token(svc, token);
     if (!p)
-        rpc_call_finish(call, RPC_UNAUTHENTICATED,
+        board_fail(call, RPC_UNAUTHENTICATED,
                         "missing or unknown seat token (send authorization: Bearer <token>)");
     return p;
 }
@@ -511,7 +549,7 @@ static board_client *client_of(board_service *svc, rpc_call *call)
 {
     board_client *c = board_client_of(svc, call);
     if (!c)
-        rpc_call_finish(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
     return c;
 }
 
@@ -519,7 +557,7 @@ static board_client *client_of(board_service *svc, rpc_call *call)
 static void answer(rpc_call *call, room_rc rc, const char *err)
 {
     if (rc != ROOM_OK) {
-        rpc_call_finish(call, rpc_code_of(rc), err);
+        refuse(call, rc, err);
         return;
     }
     Sungka__V1__Ack ack = SUNGKA__V1__ACK__INIT;
@@ -540,7 +578,7 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc
     room_rc rc = room_subscribe(p->room, p, call, from, req->after_seq, err, sizeof err);
     if (rc != ROOM_OK) {
         rpc_call_on_done(call, NULL, NULL);
-        rpc_call_finish(call, rpc_code_of(rc), err);
+        refuse(call, rc, err);
     }
 }
 
@@ -570,7 +608,7 @@ static void move(rpc_call *call, const ProtobufCMessage *request, void *svc)
     room_rc rc = room_move(p->room, p, req->move, call, err, sizeof err);
     if (rc != ROOM_OK) {
         rpc_call_on_done(call, NULL, NULL);
-        rpc_call_finish(call, rpc_code_of(rc), err);
+        refuse(call, rc, err);
     }
 }
 
@@ -662,7 +700,7 @@ static void health_check(rpc_call *call, const ProtobufCMessage *request, void *
     bool known = !req->service[0] || strcmp(req->service, "sungka.v1.Register") == 0 ||
                  strcmp(req->service, "sungka.v1.Board") == 0;
     if (!known) {
-        rpc_call_finish(call, RPC_NOT_FOUND, "unknown service");
+        board_fail(call, RPC_NOT_FOUND, "unknown service");
         return;
     }
     reply.status = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;

@@ -170,11 +170,16 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
         }
         break;
     case SUNGKA__V1__EVENT__BODY_TURN_CHANGED:
+        /* Deprecated in the proto, but logs written before MoveMade carried
+         * the turn still hold it, and a replay of them must read it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
         if ((m = agent__msg_new(AGENT_MSG_TURN))) {
             m->seat = ev->turn_changed->seat;
             copy_seats(ev->turn_changed->passed, ev->turn_changed->n_passed, m->passed,
                        &m->n_passed);
         }
+#pragma GCC diagnostic pop
         break;
     case SUNGKA__V1__EVENT__BODY_MOVE_MADE:
         m = move_msg(ev->move_made);

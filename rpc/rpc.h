@@ -280,6 +280,17 @@ size_t rpc_call_outbox_len(const rpc_call *call);
  */
 int rpc_call_finish(rpc_call *call, rpc_code code, const char *message);
 
+/* The trailing metadata key of an error's reason: a short UPPER_SNAKE_CASE
+ * word a program can act on ("NOT_YOUR_TURN") beside the sentence a person
+ * reads. The server's own refusals (a malformed or non-UTF-8 request, an
+ * unknown method) carry one too. */
+#define RPC_REASON_KEY "sungka-error-reason"
+
+/* As rpc_call_finish, with `reason` (copied; static or not) sent as
+ * RPC_REASON_KEY trailing metadata. */
+int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
+                           const char *message);
+
 /* ------------------------------------------------------------------------ */
 /* Client                                                                   */
 /* ------------------------------------------------------------------------ */

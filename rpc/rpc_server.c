@@ -125,6 +125,8 @@ struct rpc_call {
     bool over;                    /* done callback running or ran */
     rpc_code fin_code;
     grpc_slice fin_details;
+    grpc_metadata fin_reason;     /* RPC_REASON_KEY, when has_reason */
+    bool has_reason;
 
     rpc_done_cb done;
     void *done_user;
@@ -404,7 +406,8 @@ static void pump(rpc_call *c)
     bool with_status = c->finishing && !c->head;
     if (with_status) {
         ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
-        ops[n].data.send_status_from_server.trailing_metadata_count = 0;
+        ops[n].data.send_status_from_server.trailing_metadata_count = c->has_reason ? 1 : 0;
+        ops[n].data.send_status_from_server.trailing_metadata = &c->fin_reason;
         ops[n].data.send_status_from_server.status = (grpc_status_code)c->fin_code;
         ops[n].data.send_status_from_server.status_details = &c->fin_details;
         n++;
@@ -441,6 +444,15 @@ static void finish_internal(rpc_call *c, rpc_code code, const char *message)
     pump(c);
 }
 
+/* Our own refusals say why in words and, for programs, in a reason. */
+static void refuse(rpc_call *c, rpc_code code, const char *reason, const char *message)
+{
+    c->fin_reason.key = grpc_slice_from_static_string(RPC_REASON_KEY);
+    c->fin_reason.value = grpc_slice_from_static_string(reason);
+    c->has_reason = true;
+    finish_internal(c, code, message);
+}
+
 static void free_call(rpc_call *c)
 {
     rpc_server *srv = c->srv;
@@ -459,6 +471,10 @@ static void free_call(rpc_call *c)
         protobuf_c_message_free_unpacked(c->request, NULL);
     if (c->finishing)
         grpc_slice_unref(c->fin_details);
+    if (c->has_reason) {
+        grpc_slice_unref(c->fin_reason.key);
+        grpc_slice_unref(c->fin_reason.value);
+    }
     grpc_metadata_array_destroy(&c->md);
     grpc_call_details_destroy(&c->details);
     gpr_free(c->peer);
@@ -584,7 +600,7 @@ static void on_new_call(rpc_server *srv, struct request_slot *slot)
     if (!c->svc) {
         char msg[256];
         path_message(c, "unknown method", msg, sizeof msg);
-        finish_internal(c, RPC_UNIMPLEMENTED, msg);
+        refuse(c, RPC_UNIMPLEMENTED, "UNKNOWN_METHOD", msg);
         return;
     }
     memset(&op, 0, sizeof op);
@@ -609,13 +625,13 @@ static void on_recv(rpc_call *c, bool success)
         const ProtobufCMethodDescriptor *m = &c->svc->desc->methods[c->method_index];
         if (!bb) {
             path_message(c, "missing request for", msg, sizeof msg);
-            finish_internal(c, RPC_INVALID_ARGUMENT, msg);
+            refuse(c, RPC_INVALID_ARGUMENT, "BAD_REQUEST", msg);
         } else if (!(c->request = rpc__unpack(m->input, bb))) {
             path_message(c, "malformed request for", msg, sizeof msg);
-            finish_internal(c, RPC_INVALID_ARGUMENT, msg);
+            refuse(c, RPC_INVALID_ARGUMENT, "BAD_REQUEST", msg);
         } else if (rpc_message_check_utf8(c->request, field, sizeof field) != 0) {
             snprintf(msg, sizeof msg, "%s is not valid UTF-8", field);
-            finish_internal(c, RPC_INVALID_ARGUMENT, msg);
+            refuse(c, RPC_INVALID_ARGUMENT, "NOT_UTF8", msg);
         } else if (c->svc->by_index) {
             const rpc_method_entry *e = c->svc->by_index[c->method_index];
             if (!e->batched)
@@ -895,6 +911,19 @@ int rpc_call_send_packed(rpc_call *call, const void *data, size_t len)
 size_t rpc_call_outbox_len(const rpc_call *call)
 {
     return call->queued + (call->in_flight ? 1 : 0);
+}
+
+int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
+                           const char *message)
+{
+    if (call->finishing || call->over)
+        return -1;
+    if (reason && !call->gone) {
+        call->fin_reason.key = grpc_slice_from_static_string(RPC_REASON_KEY);
+        call->fin_reason.value = grpc_slice_from_copied_string(reason);
+        call->has_reason = true;
+    }
+    return rpc_call_finish(call, code, message);
 }
 
 int rpc_call_finish(rpc_call *call, rpc_code code, const char *message)

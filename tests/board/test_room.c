@@ -225,7 +225,7 @@ static void joins_and_seats(void **state)
     assert_int_equal(alice->seat, 0);
     assert_int_equal(bob->seat, 1);
     assert_int_equal(room_join(w->r, "carol", false, w->here, &p, err, sizeof err),
-                     ROOM_E_LIMIT);
+                     ROOM_E_FULL);
     assert_string_equal(err, "game 1 is full");
     assert_int_equal(room_join(w->r, "alice", true, w->here, &p, err, sizeof err),
                      ROOM_E_TAKEN);
@@ -264,7 +264,7 @@ static void a_move_waits_for_its_commit(void **state)
     assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_GAME_STARTED);
 
     fake_reply out_of_turn = {0}, off_board = {0}, good = {0};
-    assert_int_equal(room_move(w->r, bob, 2, &out_of_turn, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_move(w->r, bob, 2, &out_of_turn, err, sizeof err), ROOM_E_TURN);
     assert_string_equal(err, "it is alice's turn");
     assert_int_equal(room_move(w->r, alice, 9, &off_board, err, sizeof err), ROOM_E_INVALID);
 

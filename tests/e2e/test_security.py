@@ -569,8 +569,51 @@ def resubscribe(bindir):
             client.close()
 
 
+def error_reasons(bindir):
+    """Every refusal carries a reason a program can act on, as trailing
+    metadata (sungka-error-reason), beside the sentence a person reads."""
+    with Env(bindir) as env:
+        board = env.board()
+        client = wire.Client(board.address)
+        try:
+            game_id, (alice, bob) = _raw_game(client)
+            code, reply = client.raw("/sungka.v1.Register/CreateGame", wire.message((1, "kalah")))
+            check(code == "OK", f"CreateGame: {code} {reply}")
+            waiting = wire.first_string(wire.first_message(reply, 1), 1)
+            for name in ("ann", "ben"):
+                code, ref = client.raw("/sungka.v1.Register/JoinGame",
+                                       wire.message((1, waiting), (2, name)))
+                check(code == "OK", f"JoinGame {name}: {code} {ref}")
+            cases = [
+                ("/sungka.v1.Board/Move", wire.message((1, 2)), bob,
+                 "FAILED_PRECONDITION", "NOT_YOUR_TURN"),
+                ("/sungka.v1.Board/Move", wire.message((1, 99)), alice,
+                 "INVALID_ARGUMENT", "BAD_REQUEST"),
+                ("/sungka.v1.Board/Move", wire.message((1, 2)), "0" * 32,
+                 "UNAUTHENTICATED", "UNKNOWN_TOKEN"),
+                ("/sungka.v1.Board/Chat", wire.message((1, b"\xc0\x9b")), alice,
+                 "INVALID_ARGUMENT", "NOT_UTF8"),
+                ("/sungka.v1.Register/JoinGame", wire.message((1, waiting), (2, "carol")), None,
+                 "RESOURCE_EXHAUSTED", "GAME_FULL"),
+                ("/sungka.v1.Register/JoinGame", wire.message((1, game_id), (2, "carol")), None,
+                 "FAILED_PRECONDITION", "WRONG_STATE"),
+                ("/sungka.v1.Register/JoinGame", wire.message((1, game_id), (2, "alice"), (3, True)),
+                 None, "ALREADY_EXISTS", "NAME_TAKEN"),
+                ("/sungka.v1.Register/JoinGame", wire.message((1, "404"), (2, "dan")), None,
+                 "NOT_FOUND", "NOT_FOUND"),
+                ("/sungka.v1.Register/Nope", b"", None, "UNIMPLEMENTED", "UNKNOWN_METHOD"),
+                ("/sungka.v1.Register/ListGames", b"\xff\xff", None,
+                 "INVALID_ARGUMENT", "BAD_REQUEST"),
+            ]
+            for method, payload, token, code, reason in cases:
+                got = client.reason(method, payload, token=token)
+                check(got[:2] == (code, reason), f"{method}: {got}, wanted {code} {reason}")
+        finally:
+            client.close()
+
+
 TESTS = {f.__name__: f for f in (
-    tls, capabilities, rogue_service, limits, crowd, refusals, service_refusals, bad_input, resubscribe)}
+    tls, capabilities, rogue_service, limits, crowd, refusals, service_refusals, bad_input, resubscribe, error_reasons)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

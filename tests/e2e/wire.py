@@ -107,6 +107,19 @@ class Client:
         except grpc.RpcError as e:
             return e.code().name, e.details() or ""
 
+    def reason(self, method, payload, token=None, timeout=10):
+        """Call a unary method expected to fail; returns (code name, the
+        sungka-error-reason trailing metadata or None, details)."""
+        call = self.channel.unary_unary(method, request_serializer=None,
+                                        response_deserializer=None)
+        md = [("authorization", f"Bearer {token}")] if token else None
+        try:
+            call(payload, timeout=timeout, metadata=md)
+            return "OK", None, ""
+        except grpc.RpcError as e:
+            trailing = dict(e.trailing_metadata() or ())
+            return e.code().name, trailing.get("sungka-error-reason"), e.details() or ""
+
     def stream(self, method, payload, token=None, timeout=10):
         """Open a server stream; returns an iterator of raw reply messages
         (call .cancel() on it to stop)."""

@@ -946,16 +946,6 @@ agent_msg *agent_next(agent *ag)
     return m;
 }
 
-void agent_format_move(const agent_model *m, int move, char *buf, size_t len)
-{
-    const game_state *st = &m->state;
-    if (m->have_state && st->layout == GAME_LAYOUT_GRID && strcmp(st->kind->name, "reversi") == 0 &&
-        move >= 0 && move < game_cell_count(st))
-        snprintf(buf, len, "%c%d", 'a' + move % st->size, move / st->size + 1);
-    else
-        snprintf(buf, len, "%d", move);
-}
-
 const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t len)
 {
     if (seat >= 0 && seat < GAME_MAX_SEATS && m->seat_name[seat][0])

@@ -63,19 +63,7 @@ typedef struct stream_ctx {
     unsigned gen;
 } stream_ctx;
 
-enum { REG_LIST, REG_CREATE, REG_JOIN };
-enum { BRD_SUBSCRIBE, BRD_GET_BOARD, BRD_MOVE, BRD_CHAT, BRD_PING, BRD_LEAVE, BRD_READY,
-       BRD_SIT, BRD_STAND };
-
-rpc_method agent__register_method(unsigned index)
-{
-    return (rpc_method){&sungka__v1__register__descriptor, index, false};
-}
-
-static rpc_method board_method(unsigned index)
-{
-    return (rpc_method){&sungka__v1__board__descriptor, index, index == BRD_SUBSCRIBE};
-}
+agent_methods agent__methods;
 
 static int64_t now_ms(void)
 {
@@ -142,9 +130,8 @@ static int subscribe(agent *ag, int index, uint64_t after_seq)
 
     Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
     sub.after_seq = after_seq;
-    rpc_method m = board_method(BRD_SUBSCRIBE);
     rpc_stream *stream;
-    if (rpc_client_stream(ag->client, &m, &sub.base, token, on_event, on_stream_end, ctx,
+    if (rpc_client_stream(ag->client, &agent__methods.subscribe, &sub.base, token, on_event, on_stream_end, ctx,
                           &stream) != 0) {
         free(ctx);
         return -1;
@@ -203,8 +190,7 @@ static void on_event(ProtobufCMessage *msg, void *user)
         /* Answer at once, here: a busy view must not look like a lost player. */
         Sungka__V1__PingReply pong = SUNGKA__V1__PING_REPLY__INIT;
         pong.nonce = ev->ping->nonce;
-        rpc_method ping = board_method(BRD_PING);
-        rpc_client_call(ag->client, &ping, &pong.base, token, ag->cfg.call_timeout_ms,
+        rpc_client_call(ag->client, &agent__methods.ping, &pong.base, token, ag->cfg.call_timeout_ms,
                         ping_answered, NULL);
         if (ctx->holder == 0)
             out = agent__pings_msg(ev->ping);
@@ -453,7 +439,7 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
         req.n_options = (size_t)kind->n_options;
         req.options = optp;
     }
-    rpc_method m = agent__register_method(REG_JOIN);
+    rpc_method m = agent__methods.join_game;
     ProtobufCMessage *reply = NULL;
     char what[160];
     snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
@@ -484,7 +470,7 @@ static int resume_one(agent *ag, const char *game_id, const char *name, const ch
                               sizeof token, &seat) != 0)
         return -1;
     Sungka__V1__GetBoardRequest req = SUNGKA__V1__GET_BOARD_REQUEST__INIT;
-    rpc_method m = board_method(BRD_GET_BOARD);
+    rpc_method m = agent__methods.get_board;
     ProtobufCMessage *reply = NULL;
     char err[256];
     if (agent__call_sync(ag, &m, &req.base, token, &reply, err, sizeof err, "resume") != 0) {
@@ -576,7 +562,7 @@ static int leave_game(agent *ag)
     int rc = 0;
     for (int i = 0; i < n; i++) {
         Sungka__V1__LeaveRequest req = SUNGKA__V1__LEAVE_REQUEST__INIT;
-        rpc_method m = board_method(BRD_LEAVE);
+        rpc_method m = agent__methods.leave;
         ProtobufCMessage *reply = NULL;
         char err[256];
         if (agent__call_sync(ag, &m, &req.base, held[i].token, &reply, err, sizeof err, "leave") != 0)
@@ -597,7 +583,7 @@ static int observe_then_sit(agent *ag, holder *h, char *err, size_t errlen)
 {
     Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
     req.seat = ag->cfg.seat;
-    rpc_method m = board_method(BRD_SIT);
+    rpc_method m = agent__methods.sit;
     ProtobufCMessage *reply = NULL;
     char what[64];
     snprintf(what, sizeof what, "cannot take seat %d", ag->cfg.seat);
@@ -647,7 +633,7 @@ static int go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         req.autostart = ag->cfg.autostart;
         req.bots = bots;
         req.bot_level = bot_level;
-        rpc_method m = agent__register_method(REG_CREATE);
+        rpc_method m = agent__methods.create_game;
         ProtobufCMessage *reply = NULL;
         if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
             0)
@@ -703,7 +689,7 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
     Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
     req.kind = (char *)(kind ? kind : "");
     req.status = (Sungka__V1__GameStatus)status;   /* same numbers */
-    rpc_method m = agent__register_method(REG_LIST);
+    rpc_method m = agent__methods.list_games;
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot list the games") != 0)
         return -1;
@@ -751,6 +737,26 @@ void agent_library_verbose(bool verbose)
 void agent_library_init(void)
 {
     rpc_init();
+    const ProtobufCServiceDescriptor *reg = &sungka__v1__register__descriptor;
+    const ProtobufCServiceDescriptor *board = &sungka__v1__board__descriptor;
+    agent__methods = (agent_methods){
+        .list_games = rpc_method_named(reg, "ListGames", false),
+        .create_game = rpc_method_named(reg, "CreateGame", false),
+        .join_game = rpc_method_named(reg, "JoinGame", false),
+        .player_stats = rpc_method_named(reg, "GetPlayerStats", false),
+        .leaderboard = rpc_method_named(reg, "Leaderboard", false),
+        .list_matches = rpc_method_named(reg, "ListMatches", false),
+        .get_match = rpc_method_named(reg, "GetMatch", false),
+        .subscribe = rpc_method_named(board, "Subscribe", true),
+        .get_board = rpc_method_named(board, "GetBoard", false),
+        .move = rpc_method_named(board, "Move", false),
+        .chat = rpc_method_named(board, "Chat", false),
+        .ping = rpc_method_named(board, "Ping", false),
+        .leave = rpc_method_named(board, "Leave", false),
+        .ready = rpc_method_named(board, "Ready", false),
+        .sit = rpc_method_named(board, "Sit", false),
+        .stand = rpc_method_named(board, "Stand", false),
+    };
 }
 
 void agent_library_shutdown(void)
@@ -987,13 +993,12 @@ static bool token_of(agent *ag, int seat, char *token, size_t len)
     return found;
 }
 
-static int command(agent *ag, unsigned method, const ProtobufCMessage *req, int seat)
+static int command(agent *ag, const rpc_method *m, const ProtobufCMessage *req, int seat)
 {
     char token[80];
     if (!token_of(ag, seat, token, sizeof token))
         return -1;
-    rpc_method m = board_method(method);
-    return rpc_client_call(ag->client, &m, req, token, ag->cfg.call_timeout_ms, command_done, ag);
+    return rpc_client_call(ag->client, m, req, token, ag->cfg.call_timeout_ms, command_done, ag);
 }
 
 bool agent_holds_seat(const agent *ag, int seat)
@@ -1041,7 +1046,7 @@ int agent_move(agent *ag, int move)
     /* hot seat: move for whichever of our seats is to move */
     int to_move = ag->model.have_state ? game_to_move(&ag->model.state) : -1;
     int seat = agent_holds_seat(ag, to_move) ? to_move : ag->model.my_seat;
-    return command(ag, BRD_MOVE, &req.base, seat);
+    return command(ag, &agent__methods.move, &req.base, seat);
 }
 
 int agent_chat(agent *ag, const char *text)
@@ -1054,14 +1059,14 @@ int agent_tell(agent *ag, const char *to, const char *text)
     Sungka__V1__ChatRequest req = SUNGKA__V1__CHAT_REQUEST__INIT;
     req.text = (char *)text;
     req.to = (char *)(to ? to : "");
-    return command(ag, BRD_CHAT, &req.base, -2);
+    return command(ag, &agent__methods.chat, &req.base, -2);
 }
 
 static void send_ready(agent *ag, const char *token, bool ready)
 {
     Sungka__V1__ReadyRequest req = SUNGKA__V1__READY_REQUEST__INIT;
     req.ready = ready;
-    rpc_method m = board_method(BRD_READY);
+    rpc_method m = agent__methods.ready;
     rpc_client_call(ag->client, &m, &req.base, token, ag->cfg.call_timeout_ms, command_done, ag);
 }
 
@@ -1083,13 +1088,13 @@ int agent_sit(agent *ag, int seat)
 {
     Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
     req.seat = seat;
-    return command(ag, BRD_SIT, &req.base, -2);
+    return command(ag, &agent__methods.sit, &req.base, -2);
 }
 
 int agent_stand(agent *ag)
 {
     Sungka__V1__StandRequest req = SUNGKA__V1__STAND_REQUEST__INIT;
-    return command(ag, BRD_STAND, &req.base, -2);
+    return command(ag, &agent__methods.stand, &req.base, -2);
 }
 
 int agent_leave(agent *ag)

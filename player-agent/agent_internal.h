@@ -14,9 +14,19 @@
 int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what);
-rpc_method agent__register_method(unsigned index);
-enum { AGENT_REG_LIST, AGENT_REG_CREATE, AGENT_REG_JOIN, AGENT_REG_STATS, AGENT_REG_LEADERBOARD,
-       AGENT_REG_MATCHES, AGENT_REG_MATCH };
+
+/* The service methods the agent calls, each found by its name in the .proto
+ * (rpc_method_named) once, by agent_library_init, so that reordering the
+ * .proto cannot send a call to the wrong method; a name the .proto lacks
+ * stops the program there. Read-only afterwards, from any thread. */
+typedef struct agent_methods {
+    /* Register */
+    rpc_method list_games, create_game, join_game, player_stats, leaderboard, list_matches,
+        get_match;
+    /* Board */
+    rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand;
+} agent_methods;
+extern agent_methods agent__methods;
 
 agent_msg *agent__msg_new(agent_msg_kind kind);
 

@@ -51,6 +51,14 @@ int agent_parse_move(const agent_model *m, const char *text, int *move)
     return 0;
 }
 
+const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t len)
+{
+    if (seat >= 0 && seat < GAME_MAX_SEATS && m->seat_name[seat][0])
+        return m->seat_name[seat];
+    snprintf(buf, len, "seat %d", seat);
+    return buf;
+}
+
 /* Replace the people with a fresh list (a snapshot's or a ping's), keeping
  * the countdown of each one still away: a ping does not say for how long
  * their seat is kept (a departure event or a snapshot's seats do). */

@@ -462,10 +462,11 @@ static void reversi_format_move(const game_state *st, int move, char *buf, size_
 static int reversi_parse_move(const game_state *st, const char *text, int *move)
 {
     char col = (char)(text[0] | 0x20);
+    if (col < 'a' || col >= 'a' + st->size)    /* also "": text + 1 would be past its end */
+        return -1;
     char *end;
     long row = strtol(text + 1, &end, 10);
-    if (col < 'a' || col >= 'a' + st->size || end == text + 1 || *end || row < 1 ||
-        row > st->size)
+    if (end == text + 1 || *end || row < 1 || row > st->size)
         return -1;
     *move = (int)((row - 1) * st->size + (col - 'a'));
     return 0;

@@ -229,9 +229,16 @@ void agent_msg_free(agent_msg *msg);
 
 const agent_model *agent_model_get(const agent *ag);
 
-/* A move as players name it: the cup or cell number, or "d3" in reversi
- * (column letter, row number from 1). Every view writes moves this way. */
-void agent_format_move(const agent_model *m, int move, char *buf, size_t len);
+/* A move as players write it, by the kind's own notation (games.h's
+ * game_format_move: the cup or cell number, "d3" in reversi), or its number
+ * while m has no board. Every view writes moves this way. */
+void agent_format_move(const agent_model *m, int move, char *buf /* OUT */, size_t len);
+
+/* A move as a player typed it, by the kind's own notation (game_parse_move:
+ * a number, "d3" in reversi, "x,y,z" in tic-tac-toe), or a plain number
+ * while m has no board (agent_check_move then says why it cannot be played).
+ * 0 and *move, or -1 when the text is not a move. */
+int agent_parse_move(const agent_model *m, const char *text, int *move /* OUT */);
 
 /* The name we play under (--name). */
 const char *agent_name(const agent *ag);

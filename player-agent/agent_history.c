@@ -55,7 +55,7 @@ int agent_player_stats(agent *ag, const char *name, agent_stats *out, char *err,
 {
     Sungka__V1__GetPlayerStatsRequest req = SUNGKA__V1__GET_PLAYER_STATS_REQUEST__INIT;
     req.name = (char *)name;
-    rpc_method m = agent__register_method(AGENT_REG_STATS);
+    rpc_method m = agent__methods.player_stats;
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no statistics") != 0)
         return -1;
@@ -68,7 +68,7 @@ int agent_leaderboard(agent *ag, int limit, agent_stats **out, int *n, char *err
 {
     Sungka__V1__LeaderboardRequest req = SUNGKA__V1__LEADERBOARD_REQUEST__INIT;
     req.limit = limit;
-    rpc_method m = agent__register_method(AGENT_REG_LEADERBOARD);
+    rpc_method m = agent__methods.leaderboard;
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no leaderboard") != 0)
         return -1;
@@ -87,7 +87,7 @@ int agent_list_matches(agent *ag, const char *player, const char *kind, agent_ma
     Sungka__V1__ListMatchesRequest req = SUNGKA__V1__LIST_MATCHES_REQUEST__INIT;
     req.player = (char *)(player ? player : "");
     req.kind = (char *)(kind ? kind : "");
-    rpc_method m = agent__register_method(AGENT_REG_MATCHES);
+    rpc_method m = agent__methods.list_matches;
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no history") != 0)
         return -1;
@@ -105,7 +105,7 @@ int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, in
 {
     Sungka__V1__GetMatchRequest req = SUNGKA__V1__GET_MATCH_REQUEST__INIT;
     req.game_id = (char *)id;
-    rpc_method m = agent__register_method(AGENT_REG_MATCH);
+    rpc_method m = agent__methods.get_match;
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no such match") != 0)
         return -1;

@@ -1,22 +1,127 @@
 /*
- * agent_internal.h — what the agent's files share: turning protobuf events
- * into agent_msg values (agent_wire.c, on the rpc client thread) and applying
- * them to the model (agent_model.c, on the view thread).
+ * agent_internal.h — what the agent's files share, and nobody else sees:
+ *   agent.c           the life cycle, the message queue and agent_next (the
+ *                     view thread's intake), blocking calls in words;
+ *   agent_stream.c    the event streams and the reconnect thread;
+ *   agent_lobby.c     going to a game and leaving it (list, new, join, leave);
+ *   agent_commands.c  the game's commands (move, chat, ready, sit, stand);
+ *   agent_history.c   statistics and match history;
+ *   agent_wire.c      protobuf events into agent_msg values (rpc client thread);
+ *   agent_model.c     the model, updated from each message (view thread).
+ *
+ * Threads. Three touch an agent: the view thread (every public function,
+ * and agent_start before it), gRPC's client thread (stream and call
+ * callbacks: agent_stream.c, command_done) and the reconnect thread
+ * (agent_stream.c). Struct agent's fields say which of them may touch each;
+ * "locked" fields only with `lock` held. The queue is thread-safe. Never
+ * make an rpc call with the lock held: its callbacks take the lock too.
  */
 #ifndef SUNGKA_AGENT_INTERNAL_H
 #define SUNGKA_AGENT_INTERNAL_H
 
+#include <pthread.h>
+
 #include "agent.h"
+#include "msgq.h"
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
 
-/* A blocking call with the agent's deadline; -1 with "what: reason" in err. */
+#define AGENT_MAX_HELD 2       /* one seat, two in hot seat, or one chair */
+#define AGENT_TOKEN_BYTES 80
+
+/* A seat (or observer's chair) we hold, and the state of its stream. */
+typedef struct agent_holder {
+    int seat;                  /* -1 observer */
+    char name[AGENT_NAME_BYTES];
+    char token[AGENT_TOKEN_BYTES];
+    unsigned gen;              /* current subscription; 0: none */
+    uint64_t received_seq;     /* last logged event received */
+    int attempts;              /* reconnect attempts since the stream dropped */
+    int64_t lost_ms;           /* when it dropped; 0 while fine */
+    int64_t said_ms;           /* when the view last heard we are trying */
+    int64_t retry_ms;          /* next attempt due; 0: none */
+} agent_holder;
+
+struct agent {
+    /* read-only after agent_start: any thread */
+    agent_config cfg;
+    rpc_client *client;
+    msgq *queue;               /* thread-safe */
+
+    agent_model model;         /* view thread only */
+    bool ready_pending[AGENT_MAX_HELD];  /* view thread only: --ready, to say for
+                                          * held[i] once seated */
+
+    pthread_mutex_t lock;      /* the locked fields below */
+    pthread_cond_t wake;       /* the reconnect thread's alarm clock */
+    pthread_t reconnector;
+    bool stopping;             /* locked: agent_destroy has begun */
+    char game_id[32];          /* locked */
+    agent_holder held[AGENT_MAX_HELD];   /* locked; held[0] feeds the view */
+    int n_held;                /* locked */
+    unsigned next_gen;         /* locked: the last subscription's generation */
+};
+
+/* The service methods the agent calls, each found by its name in the .proto
+ * (rpc_method_named) once, by agent_library_init, so that reordering the
+ * .proto cannot send a call to the wrong method; a name the .proto lacks
+ * stops the program there. Read-only afterwards, from any thread. */
+typedef struct agent_methods {
+    /* Register */
+    rpc_method list_games, create_game, join_game, player_stats, leaderboard, list_matches,
+        get_match;
+    /* Board */
+    rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand;
+} agent_methods;
+extern agent_methods agent__methods;
+
+/* --- agent.c --- */
+
+/* Queue m for the view (any thread); m NULL does nothing, and m is freed
+ * when the queue cannot take it. */
+void agent__push(agent *ag, agent_msg *m);
+/* Queue a message of `kind` whose text is `text` (any thread). */
+void agent__push_text(agent *ag, agent_msg_kind kind, const char *text);
+
+/* When st says a call never reached the service, what that means to a
+ * player, in words, into out (len bytes), and true; false when st is the
+ * service's own answer. Any thread. */
+bool agent__unreachable(const agent *ag, const rpc_status *st, char *out /* OUT */,
+                        size_t len);
+
+/* A blocking call with the agent's deadline (view thread); -1 with "what:
+ * reason" in err, or "cannot reach the board service at HOST:PORT: ...". */
 int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what);
-rpc_method agent__register_method(unsigned index);
-enum { AGENT_REG_LIST, AGENT_REG_CREATE, AGENT_REG_JOIN, AGENT_REG_STATS, AGENT_REG_LEADERBOARD,
-       AGENT_REG_MATCHES, AGENT_REG_MATCH };
+
+/* --- agent_stream.c --- */
+
+/* Open a subscription for held[index] after event `after_seq` (0: from a
+ * fresh snapshot), replacing its earlier one; 0, or -1 when it cannot be
+ * started. View or reconnect thread, without the lock. */
+int agent__subscribe(agent *ag, int index, uint64_t after_seq);
+/* Start the reconnect thread (agent_start) — 0 or -1 — and stop it, waiting
+ * for it (agent_destroy, before the client goes). */
+int agent__reconnector_start(agent *ag);
+void agent__reconnector_stop(agent *ag);
+
+/* --- agent_lobby.c (view thread) --- */
+
+/* Sit at a game: by id, any of a kind, or a new one (kind with options),
+ * leaving the current one first; 0, or -1 with a sentence in err. */
+int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, const char *new_kind,
+                      const char *const *options, int n_options, bool observe, char *err,
+                      size_t errlen);
+
+/* --- agent_commands.c (view thread) --- */
+
+/* --ready: say it for each seat we hold once the model shows it seated in a
+ * game still waiting; once each (agent_next calls it after a snapshot or a
+ * seat change). */
+void agent__ready_if_seated(agent *ag);
+
+/* --- agent_wire.c (rpc client thread) --- */
 
 agent_msg *agent__msg_new(agent_msg_kind kind);
 
@@ -29,14 +134,16 @@ void agent__text(char *dst, size_t size, const char *src);
 /* The message for one event, or NULL for pings and kinds we do not know. */
 agent_msg *agent__event_msg(const Sungka__V1__Event *ev);
 
-/* Everyone and their round trips, from a ping. */
 /* The TURN that follows a GameStarted or a MoveMade (the turn rides in
  * those events), or NULL: another event, or a move that ended the game. */
 agent_msg *agent__turn_msg(const Sungka__V1__Event *ev);
+/* Everyone and their round trips, from a ping. */
 agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping);
 
 /* A lobby entry from a game summary. */
 void agent__game_info(const Sungka__V1__GameSummary *g, agent_game_info *out);
+
+/* --- agent_model.c (view thread) --- */
 
 /* Update the model from one message (view thread); a MOVED message whose
  * board disagrees with our own replay gets mismatch = true and a sentence. */

@@ -4,7 +4,10 @@
  * compared with the board the service sent (seed 000: "error checking for
  * rogue servers").
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +26,37 @@ int agent_away_seconds(const agent_person *p)
         return -1;
     int64_t left = p->away_until_ms - agent_now_ms();
     return left > 0 ? (int)((left + 999) / 1000) : 0;
+}
+
+/* The kind's notation is in its table (games.h); these only stand in for a
+ * board the model does not have yet. */
+void agent_format_move(const agent_model *m, int move, char *buf, size_t len)
+{
+    if (m->have_state)
+        game_format_move(&m->state, move, buf, len);
+    else
+        snprintf(buf, len, "%d", move);
+}
+
+int agent_parse_move(const agent_model *m, const char *text, int *move)
+{
+    if (m->have_state)
+        return game_parse_move(&m->state, text, move);
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < INT_MIN || v > INT_MAX)
+        return -1;
+    *move = (int)v;
+    return 0;
+}
+
+const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t len)
+{
+    if (seat >= 0 && seat < GAME_MAX_SEATS && m->seat_name[seat][0])
+        return m->seat_name[seat];
+    snprintf(buf, len, "seat %d", seat);
+    return buf;
 }
 
 /* Replace the people with a fresh list (a snapshot's or a ping's), keeping

@@ -2,6 +2,11 @@
  * local_board.c — running sungka-board as a child of the player agent.
  * Its standard output is read until the "listening on HOST:PORT" line, which
  * tells the port it bound (port 0 lets the system choose).
+ *
+ * The child keeps its results in the user's default database, which a
+ * running service holds alone: when another one holds it (another Sungka
+ * game of this user's, now), the child keeps nothing (--db :memory:)
+ * rather than failing to start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,12 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "local_board.h"
+#include "xdg.h"
 
 #define START_TIMEOUT_MS 10000
 
@@ -37,11 +44,47 @@ static void board_path(const char *argv0, char *out, size_t len)
         snprintf(out, len, "sungka-board");
 }
 
+/* Does a running sungka-board hold the user's default database? A service
+ * holds an exclusive flock() on its database file while it runs
+ * (board-service/store.h); try the same lock, without waiting, and let go
+ * of it at once. The path is store_default_path's: sungka.db in the XDG
+ * data directory. A file that is not there, or cannot be opened, is not
+ * held (the service then says what is wrong with it). Trying the lock
+ * holds it for an instant: a service starting on the file in that instant
+ * is refused, as it would be by any other. */
+static bool default_db_in_use(void)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    if (xdg_sungka_dir(XDG_DATA, false, dir, sizeof dir) != 0)
+        return false;
+    snprintf(path, sizeof path, "%s/sungka.db", dir);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);                 /* and with it our lock, if we got it */
+    return held;
+}
+
 int local_board_start(const char *argv0, const char *listen, local_board *lb, char *err,
                       size_t errlen)
 {
     char path[PATH_MAX];
     board_path(argv0, path, sizeof path);
+    lb->memory_db = default_db_in_use();
+    const char *argv[8];
+    int argc = 0;
+    argv[argc++] = "sungka-board";
+    argv[argc++] = "--quiet";
+    argv[argc++] = "--listen";
+    argv[argc++] = listen;
+    if (lb->memory_db) {
+        argv[argc++] = "--db";
+        argv[argc++] = ":memory:";
+    }
+    if (lb->verbose)
+        argv[argc++] = "--verbose";
+    argv[argc] = NULL;
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
@@ -60,8 +103,7 @@ int local_board_start(const char *argv0, const char *listen, local_board *lb, ch
         if (getppid() != parent)
             _exit(1);
         dup2(pipefd[1], STDOUT_FILENO);
-        execl(path, "sungka-board", "--quiet", "--listen", listen,
-              lb->verbose ? "--verbose" : (char *)NULL, (char *)NULL);
+        execv(path, (char *const *)argv);
         fprintf(stderr, "sungka-player: cannot run %s: %s\n", path, strerror(errno));
         _exit(127);
     }

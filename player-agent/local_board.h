@@ -15,10 +15,15 @@ typedef struct local_board {
     pid_t pid;
     char address[128];     /* "127.0.0.1:PORT": where to connect to it */
     bool verbose;          /* IN: start it with --verbose (gRPC's log lines) */
+    bool memory_db;        /* OUT: another service holds the user's default
+                            * database, so this one keeps nothing (--db
+                            * :memory:): its results are lost when it stops */
 } local_board;
 
-/* Start `sungka-board --listen listen` and wait (bounded) for its
- * "listening on" line. Returns 0, or -1 with a sentence in err. */
+/* Start `sungka-board --listen listen` on the user's default database (or,
+ * when another service holds that, on none: see memory_db) and wait
+ * (bounded) for its "listening on" line. Returns 0, or -1 with a sentence
+ * in err. */
 int local_board_start(const char *argv0, const char *listen, local_board *lb, char *err,
                       size_t errlen);
 /* SIGTERM, then wait for it. */

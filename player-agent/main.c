@@ -86,6 +86,9 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
         c.server = ps->board.address;
         if (ps->serve)
             printf("Hosting a board service on %s.\n", ps->serve);
+        if (ps->board.memory_db)
+            printf("This game's result will not be kept: another Sungka game on this computer "
+                   "holds the statistics file.\n");
     }
     if (c.tls) {
         if (agent_check_tls(&c, err, errlen) != 0) {   /* before "Connected.", in words */

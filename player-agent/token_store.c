@@ -2,49 +2,35 @@
  * token_store.c — the saved-token file: one line per seat,
  * "server<TAB>game<TAB>name<TAB>seat<TAB>token". Rewritten whole on every
  * change (it holds a handful of lines), through a temporary file and
- * rename, so a crash never leaves half a file.
+ * rename, so a crash never leaves half a file. Directories and the file
+ * are made private by common/xdg.h, whatever the umask, which is left
+ * alone: it belongs to every thread of the process.
  */
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "token_store.h"
+#include "xdg.h"
 
 #define LINE_BYTES 1024
 
-/* The file's path, creating its directory; -1 when the store is off. */
+/* The file's path, its directory made (0700, with its parents) when
+ * missing; -1 when the store is off or there is nowhere to keep it. */
 static int store_path(const char *dir, char *out, size_t len)
 {
-    char base[512];
+    char base[PATH_MAX];
     if (dir && !*dir)
         return -1;
     if (dir) {
-        snprintf(base, sizeof base, "%s", dir);
-    } else {
-        const char *xdg = getenv("XDG_STATE_HOME");
-        const char *home = getenv("HOME");
-        if (xdg && *xdg)
-            snprintf(base, sizeof base, "%s/sungka", xdg);
-        else if (home && *home)
-            snprintf(base, sizeof base, "%s/.local/state/sungka", home);
-        else
+        if ((size_t)snprintf(base, sizeof base, "%s", dir) >= sizeof base ||
+            xdg_make_dirs(base) != 0)
             return -1;
-    }
-    /* mkdir -p, private to the user */
-    char walk[512];
-    snprintf(walk, sizeof walk, "%s", base);
-    for (char *p = walk + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(walk, 0700);
-            *p = '/';
-        }
-    }
-    if (mkdir(walk, 0700) != 0 && errno != EEXIST)
+    } else if (xdg_sungka_dir(XDG_STATE, true, base, sizeof base) != 0) {
         return -1;
+    }
     if ((size_t)snprintf(out, len, "%s/tokens", base) >= len)
         return -1;
     return 0;
@@ -60,7 +46,7 @@ static int same_key(const char *line, const char *server, const char *game, cons
 int token_store_find(const char *dir, const char *server, const char *game, const char *name,
                      char *token, size_t token_len, int *seat)
 {
-    char path[600], line[LINE_BYTES];
+    char path[PATH_MAX], line[LINE_BYTES];
     if (store_path(dir, path, sizeof path) != 0)
         return -1;
     FILE *f = fopen(path, "r");
@@ -91,15 +77,23 @@ int token_store_find(const char *dir, const char *server, const char *game, cons
 static void rewrite(const char *dir, const char *server, const char *game, const char *name,
                     const char *add)
 {
-    char path[600], tmp[640], line[LINE_BYTES];
+    char path[PATH_MAX], tmp[PATH_MAX + 16], line[LINE_BYTES];
     if (store_path(dir, path, sizeof path) != 0)
         return;
     snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
-    mode_t old = umask(077);
-    FILE *out = fopen(tmp, "w");
-    umask(old);
-    if (!out)
+    /* A stale temporary of this name (a run that died here, under a pid
+     * since reused) would make O_EXCL refuse: remove it first. The new one
+     * is 0600 and never opened through a link. */
+    unlink(tmp);
+    int fd = xdg_create_private(tmp);
+    if (fd < 0)
         return;
+    FILE *out = fdopen(fd, "w");
+    if (!out) {
+        close(fd);
+        unlink(tmp);
+        return;
+    }
     FILE *in = fopen(path, "r");
     if (in) {
         while (fgets(line, sizeof line, in))

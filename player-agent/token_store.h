@@ -4,8 +4,9 @@
  * same server, game and name and take their seat back within the grace.
  *
  * One small text file, readable only by its owner, under the state directory
- * ($XDG_STATE_HOME/sungka, else ~/.local/state/sungka). Not thread-safe;
- * the agent calls it from the view thread only.
+ * (xdg_sungka_dir's XDG_STATE: $XDG_STATE_HOME/sungka, else
+ * ~/.local/state/sungka). Not thread-safe; the agent calls it from the view
+ * thread only.
  */
 #ifndef SUNGKA_TOKEN_STORE_H
 #define SUNGKA_TOKEN_STORE_H

@@ -42,7 +42,8 @@ void geo_layout_init(geo_layout *L, const game_state *st, int viewer, double wid
     L->seats = game_seats(st);
     L->viewer = viewer >= 0 && viewer < L->seats ? viewer : 0;
     L->n_cells = game_cell_count(st);
-    if (st->layout == GAME_LAYOUT_MANCALA) {
+    game_drawing drawing = game_draw_style(st);
+    if (drawing == GAME_DRAW_MANCALA) {
         L->cups = st->cups;
         if (L->seats == 2) {
             L->kind = GEO_MANCALA_TWO;
@@ -54,7 +55,7 @@ void geo_layout_init(geo_layout *L, const game_state *st, int viewer, double wid
             fit(L, width, height, L->cups + 4.25, L->seats);
             L->label = 3 * L->unit;
         }
-    } else if (strcmp(st->kind->name, "reversi") == 0) {
+    } else if (drawing == GAME_DRAW_DISCS) {
         L->kind = GEO_SQUARES;
         L->size = st->size;
         fit(L, width, height, L->size + 1, L->size + 1);   /* half-unit margins */
@@ -176,7 +177,8 @@ int geo_cell_move(const game_state *st, int seat, int cell)
 {
     if (!st || cell < 0 || cell >= game_cell_count(st))
         return -1;
-    if (st->layout == GAME_LAYOUT_MANCALA) {
+    game_drawing drawing = game_draw_style(st);
+    if (drawing == GAME_DRAW_MANCALA) {
         int s = cell / (st->cups + 1), c = cell % (st->cups + 1);
         return s == seat && c < st->cups ? c : -1;
     }
@@ -187,7 +189,8 @@ int geo_move_cell(const game_state *st, int seat, int move)
 {
     if (!st)
         return -1;
-    if (st->layout == GAME_LAYOUT_MANCALA) {
+    game_drawing drawing = game_draw_style(st);
+    if (drawing == GAME_DRAW_MANCALA) {
         if (seat < 0 || seat >= game_seats(st) || move < 0 || move >= st->cups)
             return -1;
         return game_mancala_cup(st, seat, move);

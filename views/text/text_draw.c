@@ -9,8 +9,6 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "text_draw.h"
 
@@ -62,12 +60,10 @@ static void draw_rows(FILE *out, const agent_model *m, int me)
     }
 }
 
-/* Seat symbols on grid boards: seat 0 is X (black in reversi), seat 1 O. */
-static const char seat_symbol[] = "XO#@";
-
-static char cell_symbol(int value)
+/* A grid cell: its seat's mark (value seat+1), or '.' when empty. */
+static char cell_symbol(const game_state *st, int value)
 {
-    return value > 0 && value <= (int)sizeof seat_symbol - 1 ? seat_symbol[value - 1] : '.';
+    return value > 0 ? game_seat_mark(st, value - 1) : '.';
 }
 
 static bool is_legal(const int *legal, int n, int cell)
@@ -78,8 +74,9 @@ static bool is_legal(const int *legal, int n, int cell)
     return false;
 }
 
-/* Reversi: letters for columns, numbers for rows, legal cells marked '*'. */
-static void draw_reversi(FILE *out, const agent_model *m, const int *legal, int n_legal)
+/* Discs on a square board: letters for columns, numbers for rows, legal
+ * cells marked '*'; then each seat's mark, colour and count. */
+static void draw_discs(FILE *out, const agent_model *m, const int *legal, int n_legal)
 {
     const game_state *st = &m->state;
     int size = st->size;
@@ -92,22 +89,29 @@ static void draw_reversi(FILE *out, const agent_model *m, const int *legal, int 
         for (int x = 0; x < size; x++) {
             int cell = y * size + x;
             int v = game_cell(st, cell);
-            fprintf(out, " %c", v ? cell_symbol(v) : is_legal(legal, n_legal, cell) ? '*' : '.');
+            fprintf(out, " %c",
+                    v ? cell_symbol(st, v) : is_legal(legal, n_legal, cell) ? '*' : '.');
         }
         fprintf(out, "  %2d\n", y + 1);
     }
     int scores[GAME_MAX_SEATS];
     game_scores(st, scores);
-    char b0[40], b1[40];
-    fprintf(out, "  X %s (black) %d, O %s (white) %d; * marks a legal move\n",
-            agent_seat_name(m, 0, b0, sizeof b0), scores[0],
-            agent_seat_name(m, 1, b1, sizeof b1), scores[1]);
+    char buf[40];
+    for (int s = 0; s < game_seats(st); s++) {
+        const char *colour = game_seat_colour(st, s);
+        fprintf(out, "%s%c %s", s ? ", " : "  ", game_seat_mark(st, s),
+                agent_seat_name(m, s, buf, sizeof buf));
+        if (colour)
+            fprintf(out, " (%s)", colour);
+        fprintf(out, " %d", scores[s]);
+    }
+    fprintf(out, "; * marks a legal move\n");
 }
 
-/* Tic-tac-toe in d dimensions as 2D slices: x across, y down; slices for z
- * side by side; rows of slices for w. Empty cells show their number, which
- * is what the player types. */
-static void draw_tictactoe(FILE *out, const agent_model *m)
+/* A grid in d dimensions (tic-tac-toe) as 2D slices: x across, y down;
+ * slices for z side by side; rows of slices for w. Empty cells show their
+ * number, which is what the player types. */
+static void draw_slices(FILE *out, const agent_model *m)
 {
     const game_state *st = &m->state;
     int n = st->size, d = st->dims;
@@ -134,7 +138,7 @@ static void draw_tictactoe(FILE *out, const agent_model *m)
                     int cell = x + n * (y + n * (z + n * w));
                     int v = game_cell(st, cell);
                     if (v)
-                        fprintf(out, " %*c", width, cell_symbol(v));
+                        fprintf(out, " %*c", width, cell_symbol(st, v));
                     else
                         fprintf(out, " %*d", width, cell);
                 }
@@ -155,58 +159,20 @@ void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_le
     const game_state *st = &m->state;
     int me = m->my_seat >= 0 ? m->my_seat : 0;   /* observers see seat 0's side */
     fputc('\n', out);
-    if (st->layout == GAME_LAYOUT_MANCALA && game_seats(st) == 2)
-        draw_two_seats(out, m, me);
-    else if (st->layout == GAME_LAYOUT_MANCALA)
-        draw_rows(out, m, me);
-    else if (strcmp(st->kind->name, "reversi") == 0)
-        draw_reversi(out, m, legal, n_legal);
-    else
-        draw_tictactoe(out, m);
-}
-
-int text_parse_move(const agent_model *m, const char *text, int *move)
-{
-    const game_state *st = &m->state;
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end != text && *end == '\0' && v >= -1000000 && v <= 1000000) {
-        *move = (int)v;
-        return 0;
+    switch (game_draw_style(st)) {
+    case GAME_DRAW_MANCALA:
+        if (game_seats(st) == 2)
+            draw_two_seats(out, m, me);
+        else
+            draw_rows(out, m, me);
+        break;
+    case GAME_DRAW_DISCS:
+        draw_discs(out, m, legal, n_legal);
+        break;
+    case GAME_DRAW_SLICES:
+        draw_slices(out, m);
+        break;
     }
-    if (!m->have_state || st->layout != GAME_LAYOUT_GRID)
-        return -1;
-    if (strcmp(st->kind->name, "reversi") == 0) {
-        /* "d3": column letter, row number from 1 */
-        char col = text[0] | 0x20;
-        long row = strtol(text + 1, &end, 10);
-        if (col < 'a' || col >= 'a' + st->size || end == text + 1 || *end || row < 1 ||
-            row > st->size)
-            return -1;
-        *move = (int)((row - 1) * st->size + (col - 'a'));
-        return 0;
-    }
-    /* tic-tac-toe: "x,y[,z[,w]]" coordinates */
-    int coord[4], k = 0;
-    const char *p = text;
-    while (k < 4) {
-        long c = strtol(p, &end, 10);
-        if (end == p || c < 0 || c >= st->size)
-            return -1;
-        coord[k++] = (int)c;
-        if (*end == '\0')
-            break;
-        if (*end != ',')
-            return -1;
-        p = end + 1;
-    }
-    if (k != st->dims)
-        return -1;
-    int cell = 0;
-    for (int i = k - 1; i >= 0; i--)
-        cell = cell * st->size + coord[i];
-    *move = cell;
-    return 0;
 }
 
 void text_draw_people(FILE *out, const agent_model *m)

@@ -13,9 +13,6 @@
  * drawing has room for it. */
 void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_legal);
 
-/* Parse what the player typed: a number, "d3" (reversi) or "x,y,z"
- * (tic-tac-toe coordinates). 0 and *move, or -1 when it is not a move. */
-int text_parse_move(const agent_model *m, const char *text, int *move);
 /* Seats with names, round-trip times (or the time an away player's seat is
  * still kept) and the seat to move, then how many watch ("3 watching:
  * carol, dave, …"). */

@@ -122,14 +122,23 @@ static void print_turn(text_view *tv)
     int n = agent_legal_moves(tv->ag, legal, GAME_MAX_MOVES);
     if (m->hot_seat >= 0)       /* hot seat: say whose hands are on the board */
         fprintf(tv->out, "%s: ", seat_name(tv, to_move, buf, sizeof buf));
-    if (m->state.layout == GAME_LAYOUT_MANCALA)
-        fprintf(tv->out, "Your turn: choose a cup 0..%d.", m->state.cups - 1);
-    else if (strcmp(m->kind->name, "reversi") == 0)
-        fprintf(tv->out, "Your turn (%s): choose a cell by letter and number.",
-                to_move == 0 ? "X, black" : "O, white");
-    else
-        fprintf(tv->out, "Your turn (%c): choose an empty cell by number or x,y,... .",
-                "XO#@"[to_move & 3]);
+    const game_state *st = &m->state;
+    char mark = game_seat_mark(st, to_move);
+    switch (game_draw_style(st)) {
+    case GAME_DRAW_MANCALA:
+        fprintf(tv->out, "Your turn: choose a cup 0..%d.", st->cups - 1);
+        break;
+    case GAME_DRAW_DISCS: {
+        const char *colour = game_seat_colour(st, to_move);
+        char look[40];         /* "X, black" */
+        snprintf(look, sizeof look, "%c%s%s", mark, colour ? ", " : "", colour ? colour : "");
+        fprintf(tv->out, "Your turn (%s): choose a cell by letter and number.", look);
+        break;
+    }
+    case GAME_DRAW_SLICES:
+        fprintf(tv->out, "Your turn (%c): choose an empty cell by number or x,y,... .", mark);
+        break;
+    }
     if (n <= HINT_MAX) {
         fprintf(tv->out, " Legal:");
         for (int i = 0; i < n; i++) {
@@ -518,7 +527,7 @@ static void command(text_view *tv, char *line)
     }
 
     int move;
-    if (text_parse_move(model(tv), line, &move) == 0) {
+    if (agent_parse_move(model(tv), line, &move) == 0) {
         char why[GAME_ERR_LEN];
         if (agent_check_move(tv->ag, move, why, sizeof why) != 0)
             fprintf(tv->out, "Refused: %s (checked here, not sent).\n", why);

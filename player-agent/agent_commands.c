@@ -1,0 +1,179 @@
+/*
+ * agent_commands.c — the game's commands: move, chat, tell, ready, sit,
+ * stand, and the checks a view makes before a move (the same rules engine
+ * the service runs). Commands return at once; a refusal comes back later as
+ * an AGENT_MSG_REFUSED message, in words.
+ *
+ * Threads: the view thread calls everything here; command_done runs on
+ * gRPC's client thread and only queues a message. The seat tokens are read
+ * with ag->lock held; the model is the view thread's.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent_internal.h"
+
+static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *user)
+{
+    agent *ag = user;
+    if (reply)
+        protobuf_c_message_free_unpacked(reply, NULL);
+    if (st->code != RPC_OK) {
+        char said[AGENT_TEXT_BYTES], words[200];
+        if (agent__unreachable(ag, st, words, sizeof words))
+            snprintf(said, sizeof said, "cannot reach the board service at %.200s: %s",
+                     ag->cfg.server, words);
+        else
+            agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
+        agent__push_text(ag, AGENT_MSG_REFUSED, said);
+    }
+}
+
+/* The token of the seat we hold that is `seat` (any seat: -2), else NULL. */
+static bool token_of(agent *ag, int seat, char *token, size_t len)
+{
+    bool found = false;
+    pthread_mutex_lock(&ag->lock);
+    for (int i = 0; i < ag->n_held && !found; i++) {
+        if (seat == -2 || ag->held[i].seat == seat) {
+            snprintf(token, len, "%s", ag->held[i].token);
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&ag->lock);
+    return found;
+}
+
+static int command(agent *ag, const rpc_method *m, const ProtobufCMessage *req, int seat)
+{
+    char token[AGENT_TOKEN_BYTES];
+    if (!token_of(ag, seat, token, sizeof token))
+        return -1;
+    return rpc_client_call(ag->client, m, req, token, ag->cfg.call_timeout_ms, command_done, ag);
+}
+
+bool agent_holds_seat(const agent *ag, int seat)
+{
+    const agent_model *md = &ag->model;
+    return seat >= 0 && (seat == md->my_seat || seat == md->hot_seat);
+}
+
+int agent_check_move(const agent *ag, int move, char *why, size_t len)
+{
+    const agent_model *md = &ag->model;
+    char buf[40];
+    if (md->my_seat < 0) {
+        snprintf(why, len, "observers cannot move");
+        return -1;
+    }
+    if (md->status == AGENT_GAME_WAITING) {
+        snprintf(why, len, "the game has not started");
+        return -1;
+    }
+    if (md->status != AGENT_GAME_RUNNING || !md->have_state) {
+        snprintf(why, len, "the game is over");
+        return -1;
+    }
+    int to_move = game_to_move(&md->state);
+    if (!agent_holds_seat(ag, to_move)) {
+        snprintf(why, len, "it is %s's turn", agent_seat_name(md, to_move, buf, sizeof buf));
+        return -1;
+    }
+    return game_check(&md->state, to_move, move, why, len) == GAME_OK ? 0 : -1;
+}
+
+int agent_legal_moves(const agent *ag, int *moves, int max)
+{
+    const agent_model *md = &ag->model;
+    if (!md->have_state || md->status != AGENT_GAME_RUNNING)
+        return 0;
+    return game_legal_moves(&md->state, moves, max);
+}
+
+int agent_move(agent *ag, int move)
+{
+    Sungka__V1__MoveRequest req = SUNGKA__V1__MOVE_REQUEST__INIT;
+    req.move = move;
+    /* hot seat: move for whichever of our seats is to move */
+    int to_move = ag->model.have_state ? game_to_move(&ag->model.state) : -1;
+    int seat = agent_holds_seat(ag, to_move) ? to_move : ag->model.my_seat;
+    return command(ag, &agent__methods.move, &req.base, seat);
+}
+
+int agent_chat(agent *ag, const char *text)
+{
+    return agent_tell(ag, NULL, text);
+}
+
+int agent_tell(agent *ag, const char *to, const char *text)
+{
+    Sungka__V1__ChatRequest req = SUNGKA__V1__CHAT_REQUEST__INIT;
+    req.text = (char *)text;
+    req.to = (char *)(to ? to : "");
+    return command(ag, &agent__methods.chat, &req.base, -2);
+}
+
+static void send_ready(agent *ag, const char *token, bool ready)
+{
+    Sungka__V1__ReadyRequest req = SUNGKA__V1__READY_REQUEST__INIT;
+    req.ready = ready;
+    rpc_method m = agent__methods.ready;
+    rpc_client_call(ag->client, &m, &req.base, token, ag->cfg.call_timeout_ms, command_done, ag);
+}
+
+/* An observer's chair waits for a seat. */
+void agent__ready_if_seated(agent *ag)
+{
+    const agent_model *md = &ag->model;
+    int seats[AGENT_MAX_HELD] = {md->my_seat, md->hot_seat};
+    for (int i = 0; i < AGENT_MAX_HELD; i++) {
+        if (!ag->ready_pending[i])
+            continue;
+        if (md->status != AGENT_GAME_WAITING) {
+            ag->ready_pending[i] = false;     /* too late: it started or ended */
+            continue;
+        }
+        if (seats[i] < 0)
+            continue;
+        ag->ready_pending[i] = false;
+        bool ready = false;
+        for (int k = 0; k < md->n_people; k++)
+            if (md->people[k].seat == seats[i])
+                ready = md->people[k].ready;
+        char token[AGENT_TOKEN_BYTES] = "";
+        pthread_mutex_lock(&ag->lock);
+        if (i < ag->n_held)
+            snprintf(token, sizeof token, "%s", ag->held[i].token);
+        pthread_mutex_unlock(&ag->lock);
+        if (!ready && token[0])
+            send_ready(ag, token, true);
+    }
+}
+
+int agent_ready(agent *ag, bool ready)
+{
+    agent_holder held[AGENT_MAX_HELD];
+    pthread_mutex_lock(&ag->lock);
+    int n = ag->n_held;
+    memcpy(held, ag->held, sizeof held);
+    pthread_mutex_unlock(&ag->lock);
+    if (!n)
+        return -1;
+    for (int i = 0; i < n; i++)
+        send_ready(ag, held[i].token, ready);
+    return 0;
+}
+
+int agent_sit(agent *ag, int seat)
+{
+    Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
+    req.seat = seat;
+    return command(ag, &agent__methods.sit, &req.base, -2);
+}
+
+int agent_stand(agent *ag)
+{
+    Sungka__V1__StandRequest req = SUNGKA__V1__STAND_REQUEST__INIT;
+    return command(ag, &agent__methods.stand, &req.base, -2);
+}

@@ -1,0 +1,329 @@
+/*
+ * agent_lobby.c — going to a game and leaving it: list the games, make one,
+ * join one (or take a seat back with a saved token), leave. Blocking
+ * Register and Board calls with the agent's deadline, each failure a
+ * sentence for the player.
+ *
+ * Threads: the view thread only (and agent_start, before there is one). It
+ * sets the holders, with ag->lock held, before their streams start; the
+ * model, ready_pending and the token store it touches without the lock,
+ * since no other thread does.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_internal.h"
+#include "token_store.h"
+
+static void options_to_wire(const game_kind *kind, const game_options *opts,
+                            Sungka__V1__GameOption *option, Sungka__V1__GameOption **optp)
+{
+    for (int i = 0; i < kind->n_options; i++) {
+        sungka__v1__game_option__init(&option[i]);
+        option[i].name = (char *)kind->options[i].name;
+        option[i].value = opts->value[i];
+        optp[i] = &option[i];
+    }
+}
+
+/* Check "name=value" options locally, for an early and precise error. */
+static const game_kind *parse_kind(const char *kind_name, const char *const *options, int n,
+                                   game_options *opts, char *err, size_t errlen)
+{
+    const game_kind *kind = game_kind_find(kind_name);
+    if (!kind) {
+        int len = snprintf(err, errlen, "unknown game kind '%s' (kinds:", kind_name);
+        for (int i = 0; i < game_kind_count() && len < (int)errlen; i++)
+            len += snprintf(err + len, errlen - (size_t)len, " %s", game_kind_at(i)->name);
+        if (len < (int)errlen)
+            snprintf(err + len, errlen - (size_t)len, ")");
+        return NULL;
+    }
+    game_options_default(kind, opts);
+    for (int i = 0; i < n; i++)
+        if (game_options_parse(kind, opts, options[i], err, errlen) != GAME_OK)
+            return NULL;
+    return kind;
+}
+
+/* Join game_id (or any game of any_kind) as `name`; fills *h and game_id. */
+static int join_one(agent *ag, const char *game_id, const char *any_kind,
+                    const game_kind *kind, const game_options *opts, const char *name,
+                    bool observe, agent_holder *h, char *joined_id, char *err, size_t errlen)
+{
+    Sungka__V1__JoinGameRequest req = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;
+    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
+    req.game_id = (char *)(game_id ? game_id : "");
+    req.name = (char *)name;
+    req.observe = observe;
+    if (any_kind) {
+        req.any_of_kind = (char *)any_kind;
+        options_to_wire(kind, opts, option, optp);
+        req.n_options = (size_t)kind->n_options;
+        req.options = optp;
+    }
+    rpc_method m = agent__methods.join_game;
+    ProtobufCMessage *reply = NULL;
+    char what[160];
+    snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
+             game_id ? game_id : any_kind, name);
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, what) != 0)
+        return -1;
+    Sungka__V1__BoardRef *ref = (Sungka__V1__BoardRef *)reply;
+    memset(h, 0, sizeof *h);
+    h->seat = ref->seat;
+    snprintf(h->name, sizeof h->name, "%s", name);
+    snprintf(h->token, sizeof h->token, "%s", ref->token);
+    agent__text(joined_id, 32, ref->game_id);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    token_store_put(ag->cfg.state_dir, ag->cfg.server, joined_id, name, h->seat, h->token);
+    return 0;
+}
+
+/* A saved token (or the one given, `given`) still good for this game?
+ * (GetBoard answers only its holder.) */
+static int resume_one(agent *ag, const char *game_id, const char *name, const char *given,
+                      agent_holder *h)
+{
+    char token[AGENT_TOKEN_BYTES];
+    int seat = ag->cfg.take_seat ? ag->cfg.seat : -1;   /* the snapshot says for sure */
+    if (given)
+        snprintf(token, sizeof token, "%s", given);
+    else if (token_store_find(ag->cfg.state_dir, ag->cfg.server, game_id, name, token,
+                              sizeof token, &seat) != 0)
+        return -1;
+    Sungka__V1__GetBoardRequest req = SUNGKA__V1__GET_BOARD_REQUEST__INIT;
+    rpc_method m = agent__methods.get_board;
+    ProtobufCMessage *reply = NULL;
+    char err[256];
+    if (agent__call_sync(ag, &m, &req.base, token, &reply, err, sizeof err, "resume") != 0) {
+        if (!given)
+            token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, name);
+        return -1;
+    }
+    protobuf_c_message_free_unpacked(reply, NULL);
+    memset(h, 0, sizeof *h);
+    h->seat = seat;
+    snprintf(h->name, sizeof h->name, "%s", name);
+    snprintf(h->token, sizeof h->token, "%s", token);
+    return 0;
+}
+
+/* We hold these seats of game_id now: remember them and subscribe. With
+ * `ready`, each says ready once the snapshot shows it seated in a game
+ * still waiting (agent__ready_if_seated): a seat taken back with a saved token as
+ * well as a new one, since the player may not have been ready when their
+ * agent died, and not before, since a running game refuses it. */
+static void enter_game(agent *ag, const char *game_id, const agent_holder *held, int n, bool ready)
+{
+    pthread_mutex_lock(&ag->lock);
+    snprintf(ag->game_id, sizeof ag->game_id, "%s", game_id);
+    for (int i = 0; i < n; i++)
+        ag->held[i] = held[i];
+    ag->n_held = n;
+    pthread_mutex_unlock(&ag->lock);
+
+    agent_model *md = &ag->model;
+    snprintf(md->my_name, sizeof md->my_name, "%s", held[0].name);
+    md->my_seat = held[0].seat;
+    md->hot_seat = n > 1 ? held[1].seat : -1;
+    snprintf(md->game_id, sizeof md->game_id, "%s", game_id);
+    for (int i = 0; i < AGENT_MAX_HELD; i++)
+        ag->ready_pending[i] = ready && i < n;
+    for (int i = 0; i < n; i++)
+        agent__subscribe(ag, i, 0);
+}
+
+/* Leave every seat we hold (blocking); forget their saved tokens. */
+static int leave_game(agent *ag)
+{
+    agent_holder held[AGENT_MAX_HELD];
+    char game_id[32];
+    pthread_mutex_lock(&ag->lock);
+    int n = ag->n_held;
+    memcpy(held, ag->held, sizeof held);
+    snprintf(game_id, sizeof game_id, "%s", ag->game_id);
+    ag->n_held = 0;            /* our streams' ends and events are stale now */
+    memset(ag->ready_pending, 0, sizeof ag->ready_pending);
+    for (int i = 0; i < AGENT_MAX_HELD; i++) {
+        ag->held[i].gen = 0;
+        ag->held[i].retry_ms = 0;
+    }
+    pthread_mutex_unlock(&ag->lock);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        Sungka__V1__LeaveRequest req = SUNGKA__V1__LEAVE_REQUEST__INIT;
+        rpc_method m = agent__methods.leave;
+        ProtobufCMessage *reply = NULL;
+        char err[256];
+        if (agent__call_sync(ag, &m, &req.base, held[i].token, &reply, err, sizeof err, "leave") != 0)
+            rc = -1;
+        if (reply)
+            protobuf_c_message_free_unpacked(reply, NULL);
+        token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, held[i].name);
+    }
+    agent_model *md = &ag->model;
+    md->have_state = false;
+    md->game_id[0] = '\0';
+    md->n_people = 0;
+    return rc;
+}
+
+/* --seat N: we joined as an observer; take that seat now (blocking). */
+static int observe_then_sit(agent *ag, agent_holder *h, char *err, size_t errlen)
+{
+    Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
+    req.seat = ag->cfg.seat;
+    rpc_method m = agent__methods.sit;
+    ProtobufCMessage *reply = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "cannot take seat %d", ag->cfg.seat);
+    if (agent__call_sync(ag, &m, &req.base, h->token, &reply, err, errlen, what) != 0)
+        return -1;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    h->seat = ag->cfg.seat;
+    return 0;
+}
+
+/* Sit at a game: by id, any of a kind, or a new one (kind with options). */
+int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, const char *new_kind,
+                      const char *const *options, int n_options, bool observe, char *err,
+                      size_t errlen)
+{
+    /* "bots=N" and "bot-level=N" ride along with a new game's options (the
+     * text view's `new kalah bots=1`); they are not rules options. */
+    const char *rules_options[GAME_MAX_OPTIONS + 2];
+    int n_rules = 0;
+    int bots = ag->cfg.bots, bot_level = ag->cfg.bot_level;
+    for (int i = 0; i < n_options; i++) {
+        if (strncmp(options[i], "bots=", 5) == 0)
+            bots = atoi(options[i] + 5);
+        else if (strncmp(options[i], "bot-level=", 10) == 0)
+            bot_level = atoi(options[i] + 10);
+        else if (n_rules < GAME_MAX_OPTIONS + 2)
+            rules_options[n_rules++] = options[i];
+    }
+    game_options opts;
+    const game_kind *kind = NULL;
+    const char *kind_name = new_kind ? new_kind : any_kind;
+    if (kind_name &&
+        !(kind = parse_kind(kind_name, rules_options, n_rules, &opts, err, errlen)))
+        return -1;
+    char id[32] = "";
+    if (game_id)
+        snprintf(id, sizeof id, "%s", game_id);
+    if (new_kind) {
+        Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+        Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
+        options_to_wire(kind, &opts, option, optp);
+        Sungka__V1__CreateGameRequest req = SUNGKA__V1__CREATE_GAME_REQUEST__INIT;
+        req.kind = (char *)kind->name;
+        req.n_options = (size_t)kind->n_options;
+        req.options = optp;
+        req.title = (char *)(ag->cfg.title ? ag->cfg.title : "");
+        req.autostart = ag->cfg.autostart;
+        req.bots = bots;
+        req.bot_level = bot_level;
+        rpc_method m = agent__methods.create_game;
+        ProtobufCMessage *reply = NULL;
+        if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
+            0)
+            return -1;
+        Sungka__V1__CreateGameReply *created = (Sungka__V1__CreateGameReply *)reply;
+        agent__text(id, sizeof id, created->game ? created->game->game_id : "");
+        protobuf_c_message_free_unpacked(reply, NULL);
+        game_id = id;
+        any_kind = NULL;
+    }
+    if (agent_in_game(ag))
+        leave_game(ag);
+
+    const char *names[AGENT_MAX_HELD] = {ag->cfg.name, ag->cfg.hot_seat};
+    int n = ag->cfg.hot_seat && !observe ? 2 : 1;
+    agent_holder held[AGENT_MAX_HELD];
+    bool resumed = false;
+    for (int i = 0; i < n; i++) {
+        const char *given = i == 0 ? ag->cfg.seat_token : NULL;
+        if (game_id && !new_kind && resume_one(ag, game_id, names[i], given, &held[i]) == 0) {
+            resumed = true;
+            continue;
+        }
+        if (given) {
+            snprintf(err, errlen, "the seat token given does not hold a seat of game %s",
+                     game_id ? game_id : "(none: --game is needed)");
+            return -1;
+        }
+        /* the hot seat's second player goes to the game the first one got */
+        const char *target = i > 0 ? id : game_id;
+        bool watch = observe || (i == 0 && ag->cfg.take_seat);
+        if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i], watch,
+                     &held[i], id, err, errlen) != 0) {
+            if (i > 0) {        /* give the first seat back */
+                enter_game(ag, id, held, i, false);
+                leave_game(ag);
+            }
+            return -1;
+        }
+    }
+    if (ag->cfg.take_seat && !resumed && observe_then_sit(ag, &held[0], err, errlen) != 0) {
+        enter_game(ag, id, held, 1, false);
+        leave_game(ag);
+        return -1;
+    }
+    enter_game(ag, id, held, n, ag->cfg.ready);
+    return 0;
+}
+
+int agent_list_games(agent *ag, const char *kind, agent_status status, agent_game_info **out,
+                     int *n, char *err, size_t errlen)
+{
+    Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
+    req.kind = (char *)(kind ? kind : "");
+    req.status = (Sungka__V1__GameStatus)status;   /* same numbers */
+    rpc_method m = agent__methods.list_games;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot list the games") != 0)
+        return -1;
+    Sungka__V1__ListGamesReply *list = (Sungka__V1__ListGamesReply *)reply;
+    *out = calloc(list->n_games + 1, sizeof **out);
+    if (!*out) {
+        protobuf_c_message_free_unpacked(reply, NULL);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < list->n_games; i++)
+        agent__game_info(list->games[i], &(*out)[i]);
+    *n = (int)list->n_games;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+int agent_new_game(agent *ag, const char *kind, const char *const *options, int n_options,
+                   char *err, size_t errlen)
+{
+    return agent__go_to_game(ag, NULL, NULL, kind, options, n_options, false, err, errlen);
+}
+
+int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen)
+{
+    return agent__go_to_game(ag, game_id, NULL, NULL, NULL, 0, observe, err, errlen);
+}
+
+bool agent_in_game(const agent *ag)
+{
+    agent *mut = (agent *)ag;          /* the lock, not the data, changes */
+    pthread_mutex_lock(&mut->lock);
+    bool in = ag->n_held > 0;
+    pthread_mutex_unlock(&mut->lock);
+    return in;
+}
+
+int agent_leave(agent *ag)
+{
+    if (!agent_in_game(ag))
+        return 0;
+    return leave_game(ag);
+}

@@ -1,0 +1,265 @@
+/*
+ * agent_stream.c — the event streams of the seats the agent holds, and the
+ * reconnect thread that brings a dropped one back.
+ *
+ * Each seat we hold has its own subscription (the service pings every seat on
+ * its own stream); the first seat's events feed the view, the second's only
+ * answer pings and bring what was said to it alone. Every subscription has a
+ * generation number: messages and stream ends of a subscription that has
+ * since been replaced are dropped (here, and again in agent_next for those
+ * already queued), so leaving a game, resynchronising or reconnecting never
+ * mixes streams.
+ *
+ * Threads: on_event and on_stream_end run on gRPC's client thread,
+ * reconnect_loop on the reconnect thread, agent__subscribe on either that
+ * one or the view thread. All of them read and write the holders only with
+ * ag->lock held, make rpc calls only without it, and reach the view only
+ * through the queue; none touches the model.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent_internal.h"
+
+#define RETRY_FIRST_MS 250
+#define RETRY_MAX_MS 5000
+#define PROGRESS_MS 10000      /* "still trying" at most this often */
+
+/* Which subscription a stream's callbacks belong to (owned by the stream:
+ * freed by on_stream_end, which runs once per stream started). */
+typedef struct stream_ctx {
+    agent *ag;
+    int holder;                /* index into ag->held */
+    unsigned gen;
+} stream_ctx;
+
+static void on_event(ProtobufCMessage *msg, void *user);
+static void on_stream_end(const rpc_status *st, void *user);
+
+/* Not with the lock held: rpc calls and our callbacks both take it. */
+int agent__subscribe(agent *ag, int index, uint64_t after_seq)
+{
+    stream_ctx *ctx = malloc(sizeof *ctx);
+    if (!ctx)
+        return -1;
+    char token[AGENT_TOKEN_BYTES];
+    pthread_mutex_lock(&ag->lock);
+    if (index >= ag->n_held) {
+        pthread_mutex_unlock(&ag->lock);
+        free(ctx);
+        return -1;
+    }
+    ctx->ag = ag;
+    ctx->holder = index;
+    ctx->gen = ag->held[index].gen = ++ag->next_gen;
+    snprintf(token, sizeof token, "%s", ag->held[index].token);
+    pthread_mutex_unlock(&ag->lock);
+
+    Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+    sub.after_seq = after_seq;
+    rpc_stream *stream;
+    if (rpc_client_stream(ag->client, &agent__methods.subscribe, &sub.base, token, on_event,
+                          on_stream_end, ctx, &stream) != 0) {
+        free(ctx);
+        return -1;
+    }
+    return 0;
+}
+
+static void ping_answered(const rpc_status *st, ProtobufCMessage *reply, void *user)
+{
+    (void)st;
+    (void)user;
+    if (reply)
+        protobuf_c_message_free_unpacked(reply, NULL);
+}
+
+static void on_event(ProtobufCMessage *msg, void *user)
+{
+    stream_ctx *ctx = user;
+    agent *ag = ctx->ag;
+    Sungka__V1__Event *ev = (Sungka__V1__Event *)msg;
+    char token[AGENT_TOKEN_BYTES], name[AGENT_NAME_BYTES];
+    bool reconnected = false;
+    uint64_t resumed_after = 0;
+
+    pthread_mutex_lock(&ag->lock);
+    agent_holder *h = ctx->holder < ag->n_held ? &ag->held[ctx->holder] : NULL;
+    if (!h || h->gen != ctx->gen) {          /* a replaced subscription */
+        pthread_mutex_unlock(&ag->lock);
+        protobuf_c_message_free_unpacked(msg, NULL);
+        return;
+    }
+    if (h->attempts > 0) {
+        reconnected = true;
+        resumed_after = h->received_seq;
+        h->attempts = 0;
+        h->lost_ms = h->retry_ms = 0;
+    }
+    if (ev->seq > h->received_seq)
+        h->received_seq = ev->seq;
+    if (ev->body_case == SUNGKA__V1__EVENT__BODY_SNAPSHOT && ev->snapshot->last_seq > h->received_seq)
+        h->received_seq = ev->snapshot->last_seq;
+    snprintf(token, sizeof token, "%s", h->token);
+    snprintf(name, sizeof name, "%s", h->name);
+    pthread_mutex_unlock(&ag->lock);
+
+    if (reconnected && ctx->holder == 0) {
+        agent_msg *m = agent__msg_new(AGENT_MSG_RECONNECTED);
+        if (m) {
+            m->seq = resumed_after;
+            snprintf(m->text, sizeof m->text, "reconnected to %s", ag->cfg.server);
+        }
+        agent__push(ag, m);
+    }
+    agent_msg *out = NULL;
+    if (ev->body_case == SUNGKA__V1__EVENT__BODY_PING) {
+        /* Answer at once, here: a busy view must not look like a lost player. */
+        Sungka__V1__PingReply pong = SUNGKA__V1__PING_REPLY__INIT;
+        pong.nonce = ev->ping->nonce;
+        rpc_client_call(ag->client, &agent__methods.ping, &pong.base, token, ag->cfg.call_timeout_ms,
+                        ping_answered, NULL);
+        if (ctx->holder == 0)
+            out = agent__pings_msg(ev->ping);
+    } else if (ctx->holder == 0 ||
+               (ev->body_case == SUNGKA__V1__EVENT__BODY_CHAT && strcmp(ev->chat->to, name) == 0)) {
+        /* the second seat's stream only adds what was said to it alone */
+        out = agent__event_msg(ev);
+    }
+    /* A start or a move also says whose turn it is: the view hears that as
+     * its own message, right after. */
+    agent_msg *turn = out ? agent__turn_msg(ev) : NULL;
+    agent_msg *batch[2] = {out, turn};
+    for (int i = 0; i < 2 && batch[i]; i++) {
+        batch[i]->stream_gen = ctx->gen;
+        batch[i]->holder = ctx->holder;
+        agent__push(ag, batch[i]);
+    }
+    protobuf_c_message_free_unpacked(msg, NULL);
+}
+
+static void on_stream_end(const rpc_status *st, void *user)
+{
+    stream_ctx *ctx = user;
+    agent *ag = ctx->ag;
+    char text[AGENT_TEXT_BYTES];
+    agent_msg_kind kind = AGENT_MSG_RECONNECTING;
+
+    pthread_mutex_lock(&ag->lock);
+    agent_holder *h = ctx->holder < ag->n_held ? &ag->held[ctx->holder] : NULL;
+    if (ag->stopping || !h || h->gen != ctx->gen) {   /* expected: we replaced or left it */
+        pthread_mutex_unlock(&ag->lock);
+        free(ctx);
+        return;
+    }
+    int64_t now = agent_now_ms();
+    char said[sizeof st->message];
+    agent__text(said, sizeof said, st->message);
+    text[0] = '\0';
+    if (st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) {
+        kind = AGENT_MSG_DISCONNECTED;
+        snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, said);
+    } else if (st->code == RPC_ABORTED) {
+        kind = AGENT_MSG_DISCONNECTED;
+        snprintf(text, sizeof text, "another agent took over the seat of %s", h->name);
+    } else if (st->code == RPC_OK) {
+        kind = AGENT_MSG_DISCONNECTED;
+        snprintf(text, sizeof text, "the service closed the stream: %s", said);
+    } else {
+        /* Every failed attempt ends here. The view hears of it once, then
+         * now and then, in words: gRPC's own sentence for each attempt
+         * ("failed to connect to all addresses; last error: ...") says
+         * nothing a player can act on. */
+        int for_s = ag->cfg.reconnect_for_ms / 1000;
+        if (!h->lost_ms) {
+            h->lost_ms = h->said_ms = now;
+            snprintf(text, sizeof text, "lost the connection to %s; trying again for %d s\u2026",
+                     ag->cfg.server, for_s);
+        }
+        if (now - h->lost_ms > ag->cfg.reconnect_for_ms) {
+            kind = AGENT_MSG_DISCONNECTED;
+            snprintf(text, sizeof text, "could not reconnect within %d s; giving up", for_s);
+        } else {
+            int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
+            if (delay > RETRY_MAX_MS)
+                delay = RETRY_MAX_MS;
+            h->attempts++;
+            h->retry_ms = now + delay;
+            if (!text[0] && now - h->said_ms >= PROGRESS_MS) {
+                h->said_ms = now;
+                snprintf(text, sizeof text, "still trying (%d s)\u2026",
+                         (int)((now - h->lost_ms) / 1000));
+            }
+            pthread_cond_signal(&ag->wake);
+        }
+    }
+    if (kind == AGENT_MSG_DISCONNECTED)
+        h->gen = 0;          /* nothing more from this seat */
+    bool primary = ctx->holder == 0;
+    pthread_mutex_unlock(&ag->lock);
+    if (text[0] && (primary || kind == AGENT_MSG_DISCONNECTED))
+        agent__push_text(ag, kind, text);
+    free(ctx);
+}
+
+/* The reconnect thread: resubscribe each seat whose stream dropped, after
+ * the last event it received, when its back-off is over. */
+static void *reconnect_loop(void *arg)
+{
+    agent *ag = arg;
+    pthread_mutex_lock(&ag->lock);
+    while (!ag->stopping) {
+        int64_t now = agent_now_ms(), next = 0;
+        int due = -1;
+        for (int i = 0; i < ag->n_held; i++) {
+            int64_t at = ag->held[i].retry_ms;
+            if (!at)
+                continue;
+            if (at <= now && due < 0)
+                due = i;
+            else if (!next || at < next)
+                next = at;
+        }
+        if (due >= 0) {
+            uint64_t after = ag->held[due].received_seq;
+            ag->held[due].retry_ms = 0;
+            pthread_mutex_unlock(&ag->lock);
+            agent__subscribe(ag, due, after);
+            pthread_mutex_lock(&ag->lock);
+            continue;
+        }
+        if (next) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            int64_t wait = next - now;
+            until.tv_sec += wait / 1000;
+            until.tv_nsec += (wait % 1000) * 1000000;
+            if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&ag->wake, &ag->lock, &until);
+        } else {
+            pthread_cond_wait(&ag->wake, &ag->lock);
+        }
+    }
+    pthread_mutex_unlock(&ag->lock);
+    return NULL;
+}
+
+int agent__reconnector_start(agent *ag)
+{
+    return pthread_create(&ag->reconnector, NULL, reconnect_loop, ag) == 0 ? 0 : -1;
+}
+
+void agent__reconnector_stop(agent *ag)
+{
+    pthread_mutex_lock(&ag->lock);
+    ag->stopping = true;
+    pthread_cond_signal(&ag->wake);
+    pthread_mutex_unlock(&ag->lock);
+    pthread_join(ag->reconnector, NULL);
+}

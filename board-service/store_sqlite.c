@@ -669,16 +669,7 @@ int store_default_path(char *out, size_t len)
         return -1;
     }
     out[0] = '\0';
-    char dir[PATH_MAX];
-    if (xdg_sungka_dir(XDG_DATA, true, dir, sizeof dir) != 0)
-        return -1;
-    int n = snprintf(out, len, "%s/sungka.db", dir);
-    if (n < 0 || (size_t)n >= len) {
-        out[0] = '\0';
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return 0;
+    return xdg_default_db(true, out, len);
 }
 
 /* ------------------------------------------------------------------------

@@ -48,6 +48,19 @@ int xdg_sungka_dir(xdg_kind kind, bool create, char *out, size_t len)
     return create ? xdg_make_dirs(out) : 0;
 }
 
+int xdg_default_db(bool create, char *out, size_t len)
+{
+    char dir[4096];
+    if (xdg_sungka_dir(XDG_DATA, create, dir, sizeof dir) != 0)
+        return -1;
+    int n = snprintf(out, len, "%s/sungka.db", dir);
+    if (n < 0 || (size_t)n >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
 int xdg_make_dirs(const char *path)
 {
     char walk[4096];

@@ -31,6 +31,10 @@ typedef enum xdg_kind {
  * or mkdir's). */
 int xdg_sungka_dir(xdg_kind kind, bool create, char *out /* OUT */, size_t len);
 
+/* The path of the service's default database: sungka.db in Sungka's data
+ * directory (made when create). 0, or -1 with errno as xdg_sungka_dir. */
+int xdg_default_db(bool create, char *out /* OUT */, size_t len);
+
 /* mkdir -p: make path and its missing parents, each 0700. 0, or -1 with
  * errno; an existing directory is fine. */
 int xdg_make_dirs(const char *path);

@@ -47,17 +47,15 @@ static void board_path(const char *argv0, char *out, size_t len)
 /* Does a running sungka-board hold the user's default database? A service
  * holds an exclusive flock() on its database file while it runs
  * (board-service/store.h); try the same lock, without waiting, and let go
- * of it at once. The path is store_default_path's: sungka.db in the XDG
- * data directory. A file that is not there, or cannot be opened, is not
+ * of it at once. The path is the service's default (xdg_default_db). A file that is not there, or cannot be opened, is not
  * held (the service then says what is wrong with it). Trying the lock
  * holds it for an instant: a service starting on the file in that instant
  * is refused, as it would be by any other. */
 static bool default_db_in_use(void)
 {
-    char dir[PATH_MAX], path[PATH_MAX + 16];
-    if (xdg_sungka_dir(XDG_DATA, false, dir, sizeof dir) != 0)
+    char path[PATH_MAX];
+    if (xdg_default_db(false, path, sizeof path) != 0)
         return false;
-    snprintf(path, sizeof path, "%s/sungka.db", dir);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return false;

@@ -73,7 +73,7 @@ static void new_game(rpc_client *cli, char tokens[2][64])
     if (rpc_client_call_sync(cli, &create, &req.base, NULL, 5000, &reply, &st) != 0)
         die("CreateGame", &st);
     char id[32];
-    snprintf(id, sizeof id, "%s", ((Sungka__V1__CreateGameReply *)reply)->game->game_id);
+    snprintf(id, sizeof id, "%s", ((Sungka__V1__CreateGameResponse *)reply)->game->game_id);
     protobuf_c_message_free_unpacked(reply, NULL);
     for (int i = 0; i < 2; i++) {
         Sungka__V1__JoinGameRequest jr = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;

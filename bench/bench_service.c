@@ -561,7 +561,7 @@ static void create_game(rpc_client *cli, char id[32])
     Sungka__V1__CreateGameRequest req = SUNGKA__V1__CREATE_GAME_REQUEST__INIT;
     req.kind = "sungka";
     ProtobufCMessage *reply = call_sync(cli, &M_CREATE, &req.base, NULL, "CreateGame");
-    snprintf(id, 32, "%s", ((Sungka__V1__CreateGameReply *)reply)->game->game_id);
+    snprintf(id, 32, "%s", ((Sungka__V1__CreateGameResponse *)reply)->game->game_id);
     protobuf_c_message_free_unpacked(reply, NULL);
 }
 

@@ -83,7 +83,7 @@ void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *
         stats_to_wire(&rows[i], &wire[i]);
         ptrs[i] = &wire[i];
     }
-    Sungka__V1__LeaderboardReply reply = SUNGKA__V1__LEADERBOARD_REPLY__INIT;
+    Sungka__V1__LeaderboardResponse reply = SUNGKA__V1__LEADERBOARD_RESPONSE__INIT;
     reply.n_players = (size_t)n;
     reply.players = ptrs;
     rpc_call_reply(call, &reply.base);
@@ -157,7 +157,7 @@ void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void 
             summary_to_wire(&rows[i], &space[i], &wire[i]);
             ptrs[i] = &wire[i];
         }
-        Sungka__V1__ListMatchesReply reply = SUNGKA__V1__LIST_MATCHES_REPLY__INIT;
+        Sungka__V1__ListMatchesResponse reply = SUNGKA__V1__LIST_MATCHES_RESPONSE__INIT;
         reply.n_matches = (size_t)n;
         reply.matches = ptrs;
         rpc_call_reply(call, &reply.base);

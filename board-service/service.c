@@ -245,7 +245,7 @@ static void io_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
         refuse(reply, rc, why);
         return;
     }
-    Sungka__V1__MoveReply answer = SUNGKA__V1__MOVE_REPLY__INIT;
+    Sungka__V1__MoveResponse answer = SUNGKA__V1__MOVE_RESPONSE__INIT;
     answer.seq = seq;
     rpc_call_reply(reply, &answer.base);
 }
@@ -258,7 +258,7 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
 {
     board_service *svc = user;
     const Sungka__V1__ListGamesRequest *req = (const void *)request;
-    Sungka__V1__ListGamesReply reply = SUNGKA__V1__LIST_GAMES_REPLY__INIT;
+    Sungka__V1__ListGamesResponse reply = SUNGKA__V1__LIST_GAMES_RESPONSE__INIT;
     Sungka__V1__GameSummary *sums = calloc((size_t)svc->n_rooms + 1, sizeof *sums);
     Sungka__V1__GameSummary **ptrs = calloc((size_t)svc->n_rooms + 1, sizeof *ptrs);
     if (!sums || !ptrs) {
@@ -452,7 +452,7 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
             return;
         }
     }
-    Sungka__V1__CreateGameReply reply = SUNGKA__V1__CREATE_GAME_REPLY__INIT;
+    Sungka__V1__CreateGameResponse reply = SUNGKA__V1__CREATE_GAME_RESPONSE__INIT;
     Sungka__V1__GameSummary summary;
     wire_summary(r, &summary);
     reply.game = &summary;
@@ -553,15 +553,15 @@ static board_client *client_of(board_service *svc, rpc_call *call)
     return c;
 }
 
-/* Answer a room function's result: an empty Ack, or its refusal. */
-static void answer(rpc_call *call, room_rc rc, const char *err)
+/* Answer a room function's result: the method's (empty) response, or its
+ * refusal. */
+static void answer(rpc_call *call, room_rc rc, const char *err, const ProtobufCMessage *done)
 {
     if (rc != ROOM_OK) {
         refuse(call, rc, err);
         return;
     }
-    Sungka__V1__Ack ack = SUNGKA__V1__ACK__INIT;
-    rpc_call_reply(call, &ack.base);
+    rpc_call_reply(call, done);
 }
 
 static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -588,7 +588,7 @@ static void get_board(rpc_call *call, const ProtobufCMessage *request, void *svc
     participant *p = caller(svc, call);
     if (!p)
         return;
-    Sungka__V1__GetBoardReply reply = SUNGKA__V1__GET_BOARD_REPLY__INIT;
+    Sungka__V1__GetBoardResponse reply = SUNGKA__V1__GET_BOARD_RESPONSE__INIT;
     wire_board_msg board;
     wire_board(&p->room->state, p->seat, &board);
     reply.board = &board.msg;
@@ -621,7 +621,8 @@ static void chat(rpc_call *call, const ProtobufCMessage *request, void *svc)
     if (!from)
         return;
     room_rc rc = room_chat(p->room, p, from, req->text, req->to, err, sizeof err);
-    answer(call, rc, err);
+    Sungka__V1__ChatResponse done = SUNGKA__V1__CHAT_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
 }
 
 static void ready(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -632,7 +633,8 @@ static void ready(rpc_call *call, const ProtobufCMessage *request, void *svc)
     if (!p)
         return;
     room_rc rc = room_ready(p->room, p, req->ready, err, sizeof err);
-    answer(call, rc, err);
+    Sungka__V1__ReadyResponse done = SUNGKA__V1__READY_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
 }
 
 static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -643,7 +645,8 @@ static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
     if (!p)
         return;
     room_rc rc = room_sit(p->room, p, req->seat, err, sizeof err);
-    answer(call, rc, err);
+    Sungka__V1__SitResponse done = SUNGKA__V1__SIT_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
 }
 
 static void stand(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -654,18 +657,20 @@ static void stand(rpc_call *call, const ProtobufCMessage *request, void *svc)
     if (!p)
         return;
     room_rc rc = room_stand(p->room, p, err, sizeof err);
-    answer(call, rc, err);
+    Sungka__V1__StandResponse done = SUNGKA__V1__STAND_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
 }
 
 /* Batched: a ping answer touches no game state worth a commit. */
 static void ping(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
-    const Sungka__V1__PingReply *req = (const void *)request;
+    const Sungka__V1__PingRequest *req = (const void *)request;
     participant *p = caller(svc, call);
     if (!p)
         return;
     room_pong(p, req->nonce);
-    answer(call, ROOM_OK, NULL);
+    Sungka__V1__PingResponse done = SUNGKA__V1__PING_RESPONSE__INIT;
+    answer(call, ROOM_OK, NULL, &done.base);
 }
 
 static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
@@ -674,7 +679,8 @@ static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
     participant *p = caller(svc, call);
     if (!p)
         return;
-    answer(call, ROOM_OK, NULL);      /* answer first: leaving frees the participant */
+    Sungka__V1__LeaveResponse done = SUNGKA__V1__LEAVE_RESPONSE__INIT;
+    answer(call, ROOM_OK, NULL, &done.base);      /* answer first: leaving frees the participant */
     room_leave(p->room, p);
 }
 

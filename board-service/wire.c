@@ -313,7 +313,7 @@ uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len)
 {
     Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
     Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
-    Sungka__V1__PingRequest ping = SUNGKA__V1__PING_REQUEST__INIT;
+    Sungka__V1__PingEvent ping = SUNGKA__V1__PING_EVENT__INIT;
     ping.nonce = nonce;
     ping.n_participants = (size_t)list_people(r, who, whop);
     ping.participants = whop;

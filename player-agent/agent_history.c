@@ -72,7 +72,7 @@ int agent_leaderboard(agent *ag, int limit, agent_stats **out, int *n, char *err
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no leaderboard") != 0)
         return -1;
-    Sungka__V1__LeaderboardReply *board = (Sungka__V1__LeaderboardReply *)reply;
+    Sungka__V1__LeaderboardResponse *board = (Sungka__V1__LeaderboardResponse *)reply;
     *out = calloc(board->n_players + 1, sizeof **out);
     *n = *out ? (int)board->n_players : 0;
     for (int i = 0; i < *n; i++)
@@ -91,7 +91,7 @@ int agent_list_matches(agent *ag, const char *player, const char *kind, agent_ma
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no history") != 0)
         return -1;
-    Sungka__V1__ListMatchesReply *list = (Sungka__V1__ListMatchesReply *)reply;
+    Sungka__V1__ListMatchesResponse *list = (Sungka__V1__ListMatchesResponse *)reply;
     *out = calloc(list->n_matches + 1, sizeof **out);
     *n = *out ? (int)list->n_matches : 0;
     for (int i = 0; i < *n; i++)

@@ -138,7 +138,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev);
  * those events), or NULL: another event, or a move that ended the game. */
 agent_msg *agent__turn_msg(const Sungka__V1__Event *ev);
 /* Everyone and their round trips, from a ping. */
-agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping);
+agent_msg *agent__pings_msg(const Sungka__V1__PingEvent *ping);
 
 /* A lobby entry from a game summary. */
 void agent__game_info(const Sungka__V1__GameSummary *g, agent_game_info *out);

@@ -232,7 +232,7 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
             0)
             return -1;
-        Sungka__V1__CreateGameReply *created = (Sungka__V1__CreateGameReply *)reply;
+        Sungka__V1__CreateGameResponse *created = (Sungka__V1__CreateGameResponse *)reply;
         agent__text(id, sizeof id, created->game ? created->game->game_id : "");
         protobuf_c_message_free_unpacked(reply, NULL);
         game_id = id;
@@ -287,7 +287,7 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot list the games") != 0)
         return -1;
-    Sungka__V1__ListGamesReply *list = (Sungka__V1__ListGamesReply *)reply;
+    Sungka__V1__ListGamesResponse *list = (Sungka__V1__ListGamesResponse *)reply;
     *out = calloc(list->n_games + 1, sizeof **out);
     if (!*out) {
         protobuf_c_message_free_unpacked(reply, NULL);

@@ -118,7 +118,7 @@ static void on_event(ProtobufCMessage *msg, void *user)
     agent_msg *out = NULL;
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_PING) {
         /* Answer at once, here: a busy view must not look like a lost player. */
-        Sungka__V1__PingReply pong = SUNGKA__V1__PING_REPLY__INIT;
+        Sungka__V1__PingRequest pong = SUNGKA__V1__PING_REQUEST__INIT;
         pong.nonce = ev->ping->nonce;
         rpc_client_call(ag->client, &agent__methods.ping, &pong.base, token, ag->cfg.call_timeout_ms,
                         ping_answered, NULL);

@@ -235,7 +235,7 @@ agent_msg *agent__turn_msg(const Sungka__V1__Event *ev)
     return m;
 }
 
-agent_msg *agent__pings_msg(const Sungka__V1__PingRequest *ping)
+agent_msg *agent__pings_msg(const Sungka__V1__PingEvent *ping)
 {
     agent_msg *m = agent__msg_new(AGENT_MSG_PINGS);
     if (m) {

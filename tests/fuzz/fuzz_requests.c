@@ -307,7 +307,7 @@ static void make_seed(uint8_t setup)
         }
         FUZZ_CHECK(code == RPC_OK, "creating the seed game (%s): %s %s", kind->name,
                    rpc_code_name(code), st.message);
-        const Sungka__V1__CreateGameReply *r = (const void *)reply;
+        const Sungka__V1__CreateGameResponse *r = (const void *)reply;
         FUZZ_CHECK(r->game && r->game->game_id[0], "CreateGame reply without a game");
         snprintf(seed.game_id, sizeof seed.game_id, "%s", r->game->game_id);
         protobuf_c_message_free_unpacked(reply, NULL);

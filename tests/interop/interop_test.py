@@ -161,7 +161,7 @@ class Stream:
                     if ev.seq != 0:
                         self.bad.append(f"a ping with seq {ev.seq} (pings are outside the log)")
                     try:
-                        self.stub.Ping(pb.PingReply(nonce=ev.ping.nonce),
+                        self.stub.Ping(pb.PingRequest(nonce=ev.ping.nonce),
                                        metadata=auth(self.token), timeout=CALL_TIMEOUT)
                         with self.cond:
                             self.pings += 1

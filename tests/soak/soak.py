@@ -455,10 +455,11 @@ class Soak:
             # is connected: wait until the lobby lists none of ours.
             while True:
                 reply = await self.unary(control, "/sungka.v1.Register/ListGames", b"")
-                if not wire.fields(reply):
+                listed = [v for n, v in wire.fields(reply) if n == 1]    # games
+                if not listed:
                     break
                 check(time.monotonic() < deadline + 60,
-                      f"the finished games are still listed: {len(wire.fields(reply))}")
+                      f"the finished games are still listed: {len(listed)}")
                 await asyncio.sleep(0.1)
             self.rss_end, self.rss_peak = rss_kib(self.board.pid)
             self.board_cpu = cpu_s(self.board.pid)

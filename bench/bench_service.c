@@ -1186,6 +1186,25 @@ static double bench_echo_throughput(const char *target, int n_inflight, int ms)
 
 /* ----------------------------------------------------------------- memory */
 
+/* n observers, per_game to each of the games ids, each with its Subscribe
+ * stream open on the pool's connections (50 to one); subs[n] are theirs. */
+static void watch_games(rpc_client *lobby, pool *obs, char (*ids)[32], int n, int per_game,
+                        sub *subs)
+{
+    char token[64];
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "obs%d", i % per_game);
+        join_game(lobby, ids[i / per_game], name, true, token);
+        subs[i] = (sub){SUB_OBSERVER, -1, NULL, false};
+        Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+        rpc_stream *st;
+        if (rpc_client_stream(obs->c[i / STREAMS_PER_CLIENT], &M_SUBSCRIBE, &sr.base, token,
+                              board_msg, stream_end, &subs[i], &st) != 0)
+            fatal("Subscribe: cannot start");
+    }
+}
+
 static long rss_kib(pid_t pid)
 {
     char path[64], line[256];
@@ -1290,17 +1309,7 @@ static void bench_memory(const char *board_path, int n_idle, int n_obs)
     /* The observers' connections (one per 50 streams) count as theirs. */
     long before_obs = settled_rss(child_pid);
     sub *subs = calloc((size_t)n_obs, sizeof *subs);
-    for (int i = 0; i < n_obs; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "obs%d", i % OBSERVERS_PER_GAME);
-        join_game(lobby.c[0], ids[i / OBSERVERS_PER_GAME], name, true, token);
-        subs[i] = (sub){SUB_OBSERVER, -1, NULL, false};
-        Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
-        rpc_stream *st;
-        if (rpc_client_stream(obs.c[i / STREAMS_PER_CLIENT], &M_SUBSCRIBE, &sr.base, token,
-                              board_msg, stream_end, &subs[i], &st) != 0)
-            fatal("Subscribe: cannot start");
-    }
+    watch_games(lobby.c[0], &obs, ids, n_obs, OBSERVERS_PER_GAME, subs);
     wait_counts(&g_hello, n_obs, NULL, 0, "observer snapshots (memory)");
     long with_obs = settled_rss(child_pid);
     pool_close(&obs);
@@ -1339,23 +1348,12 @@ static long crowd_round(const char *target, rpc_client *lobby, int n, int per_ga
     int k = (n + per_game - 1) / per_game;
     char (*ids)[32] = calloc((size_t)k, sizeof *ids);
     sub *subs = calloc((size_t)n, sizeof *subs);
-    char token[64];
     for (int i = 0; i < k; i++)
         create_game(lobby, ids[i]);
     pool obs;
     pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
     reset_counters();
-    for (int i = 0; i < n; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "obs%d", i % per_game);
-        join_game(lobby, ids[i / per_game], name, true, token);
-        subs[i] = (sub){SUB_OBSERVER, -1, NULL, false};
-        Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
-        rpc_stream *st;
-        if (rpc_client_stream(obs.c[i / STREAMS_PER_CLIENT], &M_SUBSCRIBE, &sr.base, token,
-                              board_msg, stream_end, &subs[i], &st) != 0)
-            fatal("Subscribe: cannot start");
-    }
+    watch_games(lobby, &obs, ids, n, per_game, subs);
     wait_counts(&g_hello, n, NULL, 0, "observer snapshots (streams)");
     long during = settled_rss(child_pid);
     int64_t t_close = now_ns();

@@ -225,7 +225,7 @@ try sungka-player --any ''
 try sungka-player --view ''
 try sungka-player --new kalah --option ''
 try sungka-board --
-try sungka-player --ver
+try sungka-player --vers
 try sungka-board --listen ''
 """
 
@@ -245,7 +245,7 @@ def check_completion(prefix, gtk):
     check(sorted(opts) == ["cups=", "stones="], f"--new kalah --option completes to {opts}")
     for o in ("--listen", "--db", "--grace", "--help", "--version"):
         check(o in board, f"sungka-board -- does not complete to {o}: {board}")
-    check(ver == ["--version"], f"sungka-player --ver completes to {ver}")
+    check(ver == ["--version"], f"sungka-player --vers completes to {ver}")
     check(listen == [], f"--listen completes to {listen}, not to nothing")
 
 

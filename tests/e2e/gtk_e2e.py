@@ -3,8 +3,9 @@
 
 A real sungka-board on loopback; alice plays through the GTK view on a
 virtual X display (xvfb-run, GSK_RENDERER=cairo), bob through the text view
-on pipes. The GTK view is driven through its hidden test hook
-(SUNGKA_GTK_SCRIPT: a file the view follows, see views/gtk/gtk_script.c),
+on pipes. The GTK view is driven through its test hook (SUNGKA_GTK_SCRIPT: a
+file the view follows, see views/gtk/gtk_script.c), which only the test
+program sungka-player-gtk-test has (the installed sungka-player has none),
 whose clicks and keys go through the same hit testing and key handling as
 the pointer and keyboard. What alice does is checked on bob's side ("alice
 played cup 2."), and screenshots — the window rendered by GTK itself and the
@@ -124,7 +125,7 @@ class Gtk(Proc):
         # import can take the whole screen from outside.
         argv = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", "sh", "-c",
                 'echo "xvfb: $DISPLAY $XAUTHORITY"; exec "$@"', "sh",
-                os.path.join(bindir, "sungka-player"), *args, "--view", "gtk"]
+                os.path.join(bindir, "sungka-player-gtk-test"), *args, "--view", "gtk"]
         super().__init__("alice (gtk)", argv, env, stdin=False)
         m = self.expect(r"^xvfb: (\S+) (\S+)", timeout=20)
         self.display, self.xauthority = m.group(1), m.group(2)

@@ -16,6 +16,9 @@ On the installed tree:
   - exactly the expected files: four programs (no test program), four man
     pages, the unit, the completions, the documents, and with --gtk the
     desktop entry and the icon;
+  - the installed sungka-player has no GTK test hook (views/gtk/gtk_script.c:
+    neither its variable SUNGKA_GTK_SCRIPT, nor the words of its script, nor
+    its functions), all of which the build tree's sungka-player-gtk-test has;
   - the programs run from there without LD_LIBRARY_PATH: `--version` says
     "NAME VERSION", `sungka-player --help` works, and sungka-player without
     --server starts the sungka-board installed beside it;
@@ -104,6 +107,33 @@ def section(source, name):
 
 
 # --- checks of one installed tree ---
+
+# What the GTK view's test hook leaves in a program that has it: its
+# variable and the words of its script, and in an unstripped program its
+# functions defined (sungka-player only refers to them, weakly: NULL there).
+HOOK_TEXT = [b"SUNGKA_GTK_SCRIPT", b"script: ", b"wait-connect"]
+
+
+def hook_marks(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    marks = [m.decode() for m in HOOK_TEXT if m in data]
+    r = run(["nm", "--defined-only", path])   # "no symbols" when stripped
+    marks += sorted(set(re.findall(r"\b(gscript_\w+)$", r.stdout, re.M)))
+    return marks
+
+
+def check_no_hook(prefix, build, gtk):
+    """The test hook is only in the test program, never installed."""
+    found = hook_marks(os.path.join(prefix, "bin", "sungka-player"))
+    check(not found, f"the installed sungka-player has the GTK test hook: {found}")
+    if gtk:   # the marks are the right ones: the test program has them
+        test_prog = os.path.join(build, "bin", "sungka-player-gtk-test")
+        marks = hook_marks(test_prog)
+        check(len(marks) == len(HOOK_TEXT) + 2,
+              f"{test_prog} has only {marks} of the hook's marks: check_no_hook looks for "
+              "the wrong ones")
+
 
 def check_programs(prefix, version, home):
     bindir = os.path.join(prefix, "bin")
@@ -249,7 +279,8 @@ def check_completion(prefix, gtk):
     check(listen == [], f"--listen completes to {listen}, not to nothing")
 
 
-def check_tree(prefix, exec_path, version, gtk, tmp):
+def check_tree(prefix, exec_path, version, gtk, tmp, build):
+    check_no_hook(prefix, build, gtk)
     check_programs(prefix, version, os.path.join(tmp, "home"))
     check_man(prefix, version)
     check_unit(prefix, exec_path, tmp)
@@ -364,7 +395,8 @@ def test_deb(args, tmp):
     check(files == want, f"the .deb holds {sorted(files - want)} besides, and lacks "
                          f"{sorted(want - files)}")
     check_deb_fields(deb, tree, args)
-    check_tree(os.path.join(tree, "usr"), "/usr/bin/sungka-board", args.version, args.gtk, tmp)
+    check_tree(os.path.join(tree, "usr"), "/usr/bin/sungka-board", args.version, args.gtk, tmp,
+               args.build)
 
 
 def test_prefix(args, tmp):
@@ -374,7 +406,8 @@ def test_prefix(args, tmp):
     want = expected_files(args.gtk)
     check(files == want, f"the install holds {sorted(files - want)} besides, and lacks "
                          f"{sorted(want - files)}")
-    check_tree(prefix, os.path.join(prefix, "bin", "sungka-board"), args.version, args.gtk, tmp)
+    check_tree(prefix, os.path.join(prefix, "bin", "sungka-board"), args.version, args.gtk, tmp,
+               args.build)
 
 
 def main():

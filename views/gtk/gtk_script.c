@@ -1,6 +1,8 @@
 /*
- * gtk_script.c — a hidden hook for the end-to-end tests: with
- * SUNGKA_GTK_SCRIPT=FILE the view follows FILE (a test appends lines to it
+ * gtk_script.c — the hook of the end-to-end tests, linked only into the
+ * test program sungka-player-gtk-test (tests/gtk/CMakeLists.txt), never into
+ * the installed sungka-player. With SUNGKA_GTK_SCRIPT=FILE the view follows
+ * FILE (a test appends lines to it
  * as it goes) and does what each line says, as a user would, through the
  * same code paths as the pointer and keyboard (hit testing included). It
  * answers on standard output with lines starting "script: ".
@@ -482,11 +484,14 @@ static gboolean tick(gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
-gscript *gscript_start(gview *v, const char *path)
+gscript *gscript_start(gview *v)
 {
+    const char *path = getenv("SUNGKA_GTK_SCRIPT");
+    if (!path || !*path)
+        return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        fprintf(stderr, "sungka-player: SUNGKA_GTK_SCRIPT %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "sungka-player-gtk-test: SUNGKA_GTK_SCRIPT %s: %s\n", path, strerror(errno));
         return NULL;
     }
     gscript *sc = g_new0(gscript, 1);

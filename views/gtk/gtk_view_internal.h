@@ -223,8 +223,12 @@ GtkWidget *greplay_button(const greplay *r, const char *name);
 const char *greplay_line(const greplay *r);
 GtkWidget *greplay_window(const greplay *r);
 
-/* gtk_script.c: the hidden test hook (SUNGKA_GTK_SCRIPT). */
-gscript *gscript_start(gview *v, const char *path);
-void gscript_free(gscript *s);
+/* gtk_script.c: the test hook, linked only into the test program
+ * sungka-player-gtk-test (tests/gtk), never into the sungka-player that is
+ * installed. Weak: in sungka-player both are NULL, and the view has no hook.
+ * gscript_start follows the file SUNGKA_GTK_SCRIPT names, NULL when the
+ * variable is not set (or the file cannot be opened, said on stderr). */
+gscript *gscript_start(gview *v) __attribute__((weak));
+void gscript_free(gscript *s) __attribute__((weak));
 
 #endif /* SUNGKA_GTK_VIEW_INTERNAL_H */

@@ -43,6 +43,8 @@ import xml.etree.ElementTree as ET
 
 PROGRAMS = ["sungka-board", "sungka-player", "sungka-perft", "sungka-bench"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
+# The GTK view's application id, which names its desktop entry.
+APP_ID = "io.github.sungka.Player"
 TIMEOUT = 120
 
 
@@ -90,7 +92,7 @@ def expected_files(gtk):
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
                                                   "architecture.md")}
     if gtk:
-        files.add("share/applications/sungka-player.desktop")
+        files.add(f"share/applications/{APP_ID}.desktop")
         files.add("share/icons/hicolor/scalable/apps/sungka.svg")
     return files
 
@@ -220,7 +222,7 @@ def check_unit(prefix, exec_path, tmp):
 
 
 def check_desktop(prefix):
-    entry = os.path.join(prefix, "share", "applications", "sungka-player.desktop")
+    entry = os.path.join(prefix, "share", "applications", f"{APP_ID}.desktop")
     r = run(["desktop-file-validate", entry])
     check(r.returncode == 0 and not r.stdout.strip(),
           f"desktop-file-validate:\n{r.stdout}{r.stderr}")

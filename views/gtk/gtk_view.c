@@ -15,9 +15,7 @@
  * (gtk_lobby.c) opens when there is no game yet.
  */
 #include <glib-unix.h>
-#include <locale.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gtk_view.h"
@@ -73,7 +71,7 @@ bool gview_playing(const gview *v)
 void gview_quit(gview *v)
 {
     v->quitting = true;
-    g_main_loop_quit(v->loop);
+    g_application_quit(G_APPLICATION(v->app));
 }
 
 void gview_joined(gview *v)
@@ -87,28 +85,6 @@ void gview_joined(gview *v)
     gview_refresh(v);
 }
 
-/* GTK up and the window shown, with no agent yet; NULL without a display. */
-static gview *open_window(void)
-{
-    setlocale(LC_ALL, "");
-    textdomain("sungka");
-    if (!gtk_init_check()) {
-        fprintf(stderr, "sungka-player: the GTK view cannot open a display (is DISPLAY set?)\n");
-        return NULL;
-    }
-    gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
-    gview *v = g_new0(gview, 1);
-    v->last_cell = v->hover = v->cursor = -1;
-    v->watching = -1;
-    v->loop = g_main_loop_new(NULL, FALSE);
-    gview_build(v);
-    gview_sync_shown(v);
-    gview_refresh(v);
-    gtk_window_present(GTK_WINDOW(v->window));
-    gtk_widget_grab_focus(v->area);
-    return v;
-}
-
 void gview_connected(gview *v, agent *ag)
 {
     v->ag = ag;
@@ -120,15 +96,44 @@ void gview_connected(gview *v, agent *ag)
         globby_show(v->lobby);
 }
 
-/* Follow the test script, if any, run until the user quits, and take
- * everything down; the exit status. */
-static int run_window(gview *v)
+/* The primary instance starts: the window, not shown yet. */
+static void on_startup(GApplication *app, gpointer data)
 {
+    (void)app;
+    gview *v = data;
+    gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
+    gview_build(v);
+    gview_sync_shown(v);
+    gview_refresh(v);
+}
+
+/* Shown: the first time with the agent (or the connect dialog) and the test
+ * hook; again whenever another launch of the view found this one running,
+ * which brings it (and the connect dialog, while it is open) to the front. */
+static void on_activate(GApplication *app, gpointer data)
+{
+    (void)app;
+    gview *v = data;
+    if (v->activations++ > 0) {
+        gtk_window_present(GTK_WINDOW(v->window));
+        if (v->connect)
+            gtk_window_present(GTK_WINDOW(gconnect_window(v->connect)));
+        return;
+    }
+    gtk_window_present(GTK_WINDOW(v->window));
+    gtk_widget_grab_focus(v->area);
+    if (v->given)
+        gview_connected(v, v->given);
+    else
+        v->connect = gconnect_new(v);
+    v->given = NULL;
     if (gscript_start)          /* sungka-player-gtk-test only */
         v->script = gscript_start(v);
+}
 
-    g_main_loop_run(v->loop);
-
+/* Take everything down after the application's main loop has ended. */
+static void take_down(gview *v)
+{
     if (gscript_free)
         gscript_free(v->script);
     if (v->exit_status == 0 && v->ag)
@@ -145,31 +150,56 @@ static int run_window(gview *v)
     gtk_window_destroy(GTK_WINDOW(v->window));
     while (g_main_context_iteration(NULL, FALSE))
         ;
-    g_main_loop_unref(v->loop);
-    int status = v->exit_status;
-    g_free(v);
+}
+
+/* Run the view as a GtkApplication until the user quits; the exit status.
+ * `unique`: one window for every launch on this desktop, as from the
+ * desktop entry — a launch that finds one running only presents it and
+ * returns 0 (through D-Bus; without a session bus every launch has its own
+ * window). */
+static int run_app(gview *v, bool unique)
+{
+    if (!gtk_init_check()) {
+        fprintf(stderr, "sungka-player: %s\n",
+                _("the GTK view cannot open a display (is DISPLAY set?)"));
+        return 1;
+    }
+    v->last_cell = v->hover = v->cursor = -1;
+    v->watching = -1;
+    v->app = gtk_application_new(GVIEW_APP_ID, unique ? G_APPLICATION_DEFAULT_FLAGS
+                                                      : G_APPLICATION_NON_UNIQUE);
+    g_signal_connect(v->app, "startup", G_CALLBACK(on_startup), v);
+    g_signal_connect(v->app, "activate", G_CALLBACK(on_activate), v);
+    int status = g_application_run(G_APPLICATION(v->app), 0, NULL);
+    if (v->window) {            /* the primary instance: startup built it */
+        status = status ? status : v->exit_status;
+        take_down(v);
+    } else if (status == 0) {   /* a remote one: it asked the primary to activate */
+        printf("%s\n", _("Sungka is already open on this desktop: its window is brought to "
+                         "the front."));
+    }
+    g_object_unref(v->app);
     return status;
 }
 
+/* The command line said where and what: the agent is connected, at its
+ * game or in the lobby. Another game, or another seat of the same game
+ * (a friend on the same desktop), is another window: not unique. */
 static int run(agent *ag, const view_io *io)
 {
     (void)io;
-    gview *v = open_window();
-    if (!v)
-        return 1;
-    gview_connected(v, ag);
-    return run_window(v);
+    gview v = {.given = ag};
+    return run_app(&v, false);
 }
 
+/* Nothing said on the command line, as from the desktop entry: the
+ * connect dialog asks where and who, and a second launch presents the
+ * window already open. */
 static int run_connect(view_launcher *l, const view_io *io)
 {
     (void)io;
-    gview *v = open_window();
-    if (!v)
-        return 1;
-    v->launcher = l;
-    v->connect = gconnect_new(v);
-    return run_window(v);
+    gview v = {.launcher = l};
+    return run_app(&v, true);
 }
 
 const view_ops view_gtk = {

@@ -24,6 +24,10 @@
 #define _(s) gettext(s)
 #define N_(s) (s)
 
+/* The GtkApplication's id: the Wayland app id and D-Bus name, which the
+ * desktop entry is named after (packaging/io.github.sungka.Player.desktop). */
+#define GVIEW_APP_ID "io.github.sungka.Player"
+
 typedef struct globby globby;
 typedef struct gconnect gconnect;
 typedef struct ghistory ghistory;
@@ -33,13 +37,16 @@ typedef struct gscript gscript;
 typedef struct gview {
     agent *ag;                 /* NULL until the connect dialog has started it */
     view_launcher *launcher;   /* run_connect's way to start the agent, else NULL */
-    GMainLoop *loop;
+    agent *given;              /* run's agent, until the first activation */
+    GtkApplication *app;
+    int activations;           /* "activate" signals: 1, then one per further
+                                * launch that presented this window */
     guint agent_watch;         /* g_unix_fd_add on agent_fd() */
     int exit_status;
     bool quitting;
 
     /* widgets (owned by the window) */
-    GtkWidget *window;
+    GtkWidget *window;         /* a GtkApplicationWindow: the win.* actions */
     GtkWidget *banner;         /* the game-over line above the board */
     GtkWidget *status;         /* whose turn, or what we wait for */
     GtkWidget *area;           /* the board */
@@ -106,7 +113,7 @@ bool gview_my_turn(const gview *v);
 int gview_legal(const gview *v, int *moves, int max);
 /* After joining or creating a game from the lobby. */
 void gview_joined(gview *v);
-/* Stop the main loop (after the user confirmed, where needed). */
+/* Quit the application (after the user confirmed, where needed). */
 void gview_quit(gview *v);
 
 /* gtk_view.c: small questions to the model, for every part of the window. */

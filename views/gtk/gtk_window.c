@@ -2,10 +2,13 @@
  * gtk_window.c — the main window's widgets and what its buttons do: the
  * board with the status line and banner above it and the Ready / Sit /
  * Stand / Leave / Games / History buttons below; beside it the players, the
- * log and the chat entry. Leaving or closing during a running game asks
+ * log and the chat entry. Every command is an action with an accelerator
+ * (Ctrl+R: ready, Ctrl+H: history, Ctrl+L: chat, Ctrl+Q: quit, ...), shown
+ * in its button's tooltip. Leaving or closing during a running game asks
  * first, since it ends the game for everyone.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "gtk_view_internal.h"
 
@@ -29,27 +32,35 @@ GtkWidget *gview_padded_column(int spacing, int margin)
     return box;
 }
 
-/* ------------------------------------------------------------ buttons */
+/* ------------------------------------------------------------ commands */
 
-static void on_ready(GtkButton *b, gpointer data)
+/* The window's commands are actions — win.NAME on the window, app.quit on
+ * the application — so that a button, an accelerator and the test hook
+ * reach them alike, and a button is usable exactly when its action is
+ * enabled (gview_update_buttons). */
+
+static void act_ready(GSimpleAction *a, GVariant *p, gpointer data)
 {
-    (void)b;
+    (void)a;
+    (void)p;
     gview *v = data;
     const agent_model *m = gview_model(v);
     const agent_person *me = gview_find_person(m, m->my_name);
     agent_ready(v->ag, !(me && me->ready));
 }
 
-static void on_sit(GtkButton *b, gpointer data)
+static void act_sit(GSimpleAction *a, GVariant *p, gpointer data)
 {
-    (void)b;
+    (void)a;
+    (void)p;
     gview *v = data;
     agent_sit(v->ag, -1);
 }
 
-static void on_stand(GtkButton *b, gpointer data)
+static void act_stand(GSimpleAction *a, GVariant *p, gpointer data)
 {
-    (void)b;
+    (void)a;
+    (void)p;
     gview *v = data;
     agent_stand(v->ag);
 }
@@ -112,9 +123,10 @@ static void do_leave(gview *v)
     globby_show(v->lobby);
 }
 
-static void on_leave_clicked(GtkButton *b, gpointer data)
+static void act_leave(GSimpleAction *a, GVariant *p, gpointer data)
 {
-    (void)b;
+    (void)a;
+    (void)p;
     gview *v = data;
     if (gview_playing(v))
         ask(v, _("Leaving now ends the game for everyone, with no winner. Leave?"), _("Leave"),
@@ -123,33 +135,118 @@ static void on_leave_clicked(GtkButton *b, gpointer data)
         do_leave(v);
 }
 
-static void on_games(GtkButton *b, gpointer data)
+static void act_games(GSimpleAction *a, GVariant *p, gpointer data)
 {
-    (void)b;
+    (void)a;
+    (void)p;
     gview *v = data;
     globby_show(v->lobby);
 }
 
-static void on_history(GtkButton *b, gpointer data)
+static void act_history(GSimpleAction *a, GVariant *p, gpointer data)
 {
-    (void)b;
+    (void)a;
+    (void)p;
     gview *v = data;
     if (!v->history)
         v->history = ghistory_new(v);
     ghistory_show(v->history);
 }
 
+/* The chat entry, ready to type into. */
+static void act_chat(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    gtk_widget_grab_focus(v->entry);
+}
+
+/* The board, for the arrow keys and Enter; drawn again. */
+static void act_board(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    gtk_widget_grab_focus(v->area);
+    gtk_widget_queue_draw(v->area);
+}
+
+/* Quitting during a running game ends it for everyone: ask first. */
+static void quit_asking(gview *v)
+{
+    if (gview_playing(v) && !v->quitting)
+        ask(v, _("Closing now ends the game for everyone, with no winner. Quit?"), _("Quit"),
+            gview_quit);
+    else
+        gview_quit(v);
+}
+
+static void act_quit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    quit_asking(data);
+}
+
 static gboolean on_close_request(GtkWindow *w, gpointer data)
 {
     (void)w;
-    gview *v = data;
-    if (gview_playing(v) && !v->quitting) {
-        ask(v, _("Closing now ends the game for everyone, with no winner. Quit?"), _("Quit"),
-            gview_quit);
-        return TRUE;            /* keep the window until answered */
+    quit_asking(data);
+    return TRUE;                /* kept until answered; gtk_view.c destroys it */
+}
+
+static const GActionEntry win_actions[] = {
+    {.name = "ready", .activate = act_ready},
+    {.name = "sit", .activate = act_sit},
+    {.name = "stand", .activate = act_stand},
+    {.name = "leave", .activate = act_leave},
+    {.name = "games", .activate = act_games},
+    {.name = "history", .activate = act_history},
+    {.name = "chat", .activate = act_chat},
+    {.name = "board", .activate = act_board},
+};
+
+static const GActionEntry app_actions[] = {
+    {.name = "quit", .activate = act_quit},
+};
+
+/* The keyboard's way to each command, shown in the buttons' tooltips.
+ * Letters of their names where the usual ones (Ctrl+Q, Ctrl+W: close)
+ * do not apply; the buttons' mnemonics (Alt+R, ...) work as well. */
+static const struct {
+    const char *action;
+    const char *accel;
+} accels[] = {
+    {"app.quit", "<Control>q"},
+    {"win.ready", "<Control>r"},
+    {"win.sit", "<Control>d"},      /* sit down */
+    {"win.stand", "<Control>u"},    /* stand up */
+    {"win.leave", "<Control>w"},
+    {"win.games", "<Control>g"},
+    {"win.history", "<Control>h"},
+    {"win.chat", "<Control>l"},
+    {"win.board", "<Control>b"},
+};
+
+/* "Ctrl+H" for win.history, in the user's words; NULL when it has none.
+ * Free with g_free. */
+static char *accel_label(const char *action)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
+        guint key;
+        GdkModifierType mods;
+        if (strcmp(accels[i].action, action) == 0 &&
+            gtk_accelerator_parse(accels[i].accel, &key, &mods))
+            return gtk_accelerator_get_label(key, mods);
     }
-    gview_quit(v);
-    return TRUE;                /* run() destroys it */
+    return NULL;
+}
+
+static void set_enabled(gview *v, const char *name, bool on)
+{
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(v->window), name);
+    g_simple_action_set_enabled(G_SIMPLE_ACTION(a), on);
 }
 
 void gview_update_buttons(gview *v)
@@ -160,32 +257,54 @@ void gview_update_buttons(gview *v)
     const agent_person *me = gview_find_person(m, m->my_name);
     bool ready = me && me->ready;
     gtk_button_set_label(GTK_BUTTON(v->btn_ready),
-                         waiting && ready ? _("Not ready") : _("Ready"));
-    gtk_widget_set_sensitive(v->btn_ready, waiting && m->my_seat >= 0);
-    gtk_widget_set_sensitive(v->btn_sit, waiting && m->my_seat < 0);
-    gtk_widget_set_sensitive(v->btn_stand, waiting && m->my_seat >= 0);
-    gtk_widget_set_sensitive(v->btn_leave, in);
-    gtk_widget_set_sensitive(v->btn_games, v->ag && !gview_playing(v));
-    gtk_widget_set_sensitive(v->btn_history, v->ag != NULL);
+                         waiting && ready ? _("_Not ready") : _("_Ready"));
+    set_enabled(v, "ready", waiting && m->my_seat >= 0);
+    set_enabled(v, "sit", waiting && m->my_seat < 0);
+    set_enabled(v, "stand", waiting && m->my_seat >= 0);
+    set_enabled(v, "leave", in);
+    set_enabled(v, "games", v->ag && !gview_playing(v));
+    set_enabled(v, "history", v->ag != NULL);
+    set_enabled(v, "chat", in);
     gtk_widget_set_sensitive(v->entry, in);
     gtk_widget_set_sensitive(v->recipient, in);
 }
 
 /* ------------------------------------------------------------ building */
 
-static GtkWidget *labelled_button(const char *label, const char *tip)
+/* A button for a command: its tooltip says what it does and its key. */
+static GtkWidget *command_button(const char *label, const char *tip, const char *action)
 {
     GtkWidget *b = gtk_button_new_with_mnemonic(label);
-    gtk_widget_set_tooltip_text(b, tip);
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(b), action);
+    char *key = accel_label(action);
+    /* TRANSLATORS: a button's tooltip, then its keyboard shortcut ("Ctrl+H") */
+    char *text = key ? g_strdup_printf(_("%s (%s)"), tip, key) : g_strdup(tip);
+    gtk_widget_set_tooltip_text(b, text);
     gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, tip, -1);
+    g_free(text);
+    g_free(key);
     return b;
+}
+
+/* The window's actions and the application's, with their accelerators. */
+static void add_actions(gview *v)
+{
+    g_action_map_add_action_entries(G_ACTION_MAP(v->window), win_actions,
+                                    G_N_ELEMENTS(win_actions), v);
+    g_action_map_add_action_entries(G_ACTION_MAP(v->app), app_actions,
+                                    G_N_ELEMENTS(app_actions), v);
+    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
+        const char *keys[] = {accels[i].accel, NULL};
+        gtk_application_set_accels_for_action(v->app, accels[i].action, keys);
+    }
 }
 
 void gview_build(gview *v)
 {
-    v->window = gtk_window_new();
+    v->window = gtk_application_window_new(v->app);
     gtk_window_set_default_size(GTK_WINDOW(v->window), 960, 640);
     g_signal_connect(v->window, "close-request", G_CALLBACK(on_close_request), v);
+    add_actions(v);
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
     gtk_window_set_child(GTK_WINDOW(v->window), paned);
@@ -214,18 +333,14 @@ void gview_build(gview *v)
     gview_play_attach(v);
 
     GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    v->btn_ready = labelled_button(_("_Ready"), _("Say you are ready to start"));
-    v->btn_sit = labelled_button(_("_Sit"), _("Take an open seat"));
-    v->btn_stand = labelled_button(_("S_tand"), _("Give up your seat and watch"));
-    v->btn_leave = labelled_button(_("_Leave"), _("Leave this game"));
-    v->btn_games = labelled_button(_("_Games\u2026"), _("List, create or join games"));
-    v->btn_history = labelled_button(_("_History\u2026"), _("Past matches and their replays"));
-    g_signal_connect(v->btn_ready, "clicked", G_CALLBACK(on_ready), v);
-    g_signal_connect(v->btn_sit, "clicked", G_CALLBACK(on_sit), v);
-    g_signal_connect(v->btn_stand, "clicked", G_CALLBACK(on_stand), v);
-    g_signal_connect(v->btn_leave, "clicked", G_CALLBACK(on_leave_clicked), v);
-    g_signal_connect(v->btn_games, "clicked", G_CALLBACK(on_games), v);
-    g_signal_connect(v->btn_history, "clicked", G_CALLBACK(on_history), v);
+    v->btn_ready = command_button(_("_Ready"), _("Say you are ready to start"), "win.ready");
+    v->btn_sit = command_button(_("_Sit"), _("Take an open seat"), "win.sit");
+    v->btn_stand = command_button(_("S_tand"), _("Give up your seat and watch"), "win.stand");
+    v->btn_leave = command_button(_("_Leave"), _("Leave this game"), "win.leave");
+    v->btn_games = command_button(_("_Games\u2026"), _("List, create or join games"),
+                                  "win.games");
+    v->btn_history = command_button(_("_History\u2026"), _("Past matches and their replays"),
+                                    "win.history");
     gtk_box_append(GTK_BOX(buttons), v->btn_ready);
     gtk_box_append(GTK_BOX(buttons), v->btn_sit);
     gtk_box_append(GTK_BOX(buttons), v->btn_stand);

@@ -14,15 +14,12 @@
 #define SUNGKA_GTK_VIEW_INTERNAL_H
 
 #include <gtk/gtk.h>
-#include <libintl.h>
 #include <stdbool.h>
 
 #include "agent.h"
 #include "gtk_geometry.h"
 #include "view.h"
-
-#define _(s) gettext(s)
-#define N_(s) (s)
+#include "view_i18n.h"
 
 /* The GtkApplication's id: the Wayland app id and D-Bus name, which the
  * desktop entry is named after (packaging/io.github.sungka.Player.desktop). */

@@ -14,14 +14,15 @@ prefix  `cmake --install BUILD --prefix TMP`, then the checks below on TMP.
 
 On the installed tree:
   - exactly the expected files: four programs (no test program), four man
-    pages, the unit, the completions, the documents, and with --gtk the
-    desktop entry and the icon;
+    pages, the unit, the completions, the documents, the translations of
+    po/LINGUAS, and with --gtk the desktop entry and the icon;
   - the installed sungka-player has no GTK test hook (views/gtk/gtk_script.c:
     neither its variable SUNGKA_GTK_SCRIPT, nor the words of its script, nor
     its functions), all of which the build tree's sungka-player-gtk-test has;
   - the programs run from there without LD_LIBRARY_PATH: `--version` says
     "NAME VERSION", `sungka-player --help` works, and sungka-player without
-    --server starts the sungka-board installed beside it;
+    --server starts the sungka-board installed beside it; under
+    LANGUAGE=fil it speaks Filipino, from the catalogs installed beside it;
   - the man pages are roff pages of the right name and version;
   - `systemd-analyze verify` accepts the unit (for the .deb, a copy whose
     ExecStart points into the tree), `systemd-analyze security` rates its
@@ -83,9 +84,16 @@ def tree_files(root):
     return out
 
 
-def expected_files(gtk):
+def linguas(source):
+    """The languages of po/LINGUAS."""
+    with open(os.path.join(source, "po", "LINGUAS")) as f:
+        return [l.strip() for l in f if l.strip() and not l.startswith("#")]
+
+
+def expected_files(gtk, source):
     """The files of an install, relative to its prefix."""
     files = {f"bin/{p}" for p in PROGRAMS}
+    files |= {f"share/locale/{lang}/LC_MESSAGES/sungka.mo" for lang in linguas(source)}
     files |= {f"share/man/man1/{p}.1.gz" for p in PROGRAMS}
     files.add("lib/systemd/system/sungka-board.service")
     files |= {f"share/bash-completion/completions/{p}" for p in ("sungka-board", "sungka-player")}
@@ -139,7 +147,9 @@ def check_no_hook(prefix, build, gtk):
 
 def check_programs(prefix, version, home):
     bindir = os.path.join(prefix, "bin")
-    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_LIBRARY_PATH", "LANGUAGE", "LC_ALL")}
+    env["LC_MESSAGES"] = "C"       # English, whatever the developer's locale
     for p in PROGRAMS:
         path = os.path.join(bindir, p)
         r = run(["ldd", path], env=env)
@@ -165,6 +175,16 @@ def check_programs(prefix, version, home):
           f"the installed sungka-player did not play ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     check(os.path.exists(os.path.join(home, "data", "sungka", "sungka.db")),
           "the installed sungka-board did not run beside sungka-player (no database)")
+    # The translations are found beside the installed program (not in the
+    # build tree, which a user does not have): in Filipino under LANGUAGE=fil.
+    fil = dict(env, LANGUAGE="fil", LANG="C.UTF-8")
+    fil.pop("LC_ALL", None)
+    fil.pop("LC_MESSAGES", None)
+    r = run([os.path.join(bindir, "sungka-player"), "--name", "installed", "--new", "kalah",
+             "--state-dir", ""], input="quit\n", env=fil, timeout=60)
+    check(r.returncode == 0 and "Nakakonekta. I-type ang help para sa mga utos." in r.stdout,
+          f"the installed sungka-player did not speak Filipino ({r.returncode}):\n{r.stdout}\n"
+          f"{r.stderr}")
 
 
 def check_man(prefix, version):
@@ -393,7 +413,7 @@ def test_deb(args, tmp):
     tree = os.path.join(tmp, "root")
     run_ok(["dpkg", "-x", deb, tree])
     files = tree_files(tree)
-    want = {"usr/" + f for f in expected_files(args.gtk)}
+    want = {"usr/" + f for f in expected_files(args.gtk, args.source)}
     check(files == want, f"the .deb holds {sorted(files - want)} besides, and lacks "
                          f"{sorted(want - files)}")
     check_deb_fields(deb, tree, args)
@@ -405,7 +425,7 @@ def test_prefix(args, tmp):
     prefix = os.path.join(tmp, "prefix")
     run_ok([args.cmake, "--install", args.build, "--prefix", prefix])
     files = tree_files(prefix)
-    want = expected_files(args.gtk)
+    want = expected_files(args.gtk, args.source)
     check(files == want, f"the install holds {sorted(files - want)} besides, and lacks "
                          f"{sorted(want - files)}")
     check_tree(prefix, os.path.join(prefix, "bin", "sungka-board"), args.version, args.gtk, tmp,

@@ -247,6 +247,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
     };
+    view_locale_init();        /* the views' language, before any of them speaks */
     agent_config cfg = {0};
     view_io io = {.in = stdin, .out = stdout};
     const char *serve = NULL, *view_name = "text";

@@ -50,6 +50,10 @@ typedef struct view_ops {
     bool auto_ready;
 } view_ops;
 
+/* The user's locale and the views' translations (view_locale.c): call once,
+ * first thing in main, before any view runs. */
+void view_locale_init(void);
+
 /* NULL when there is no view of that name. */
 const view_ops *view_find(const char *name);
 int view_count(void);

@@ -3,8 +3,9 @@
 
 A real sungka-board on loopback; alice plays through the GTK view on a
 virtual X display (xvfb-run, GSK_RENDERER=cairo), bob through the text view
-on pipes. The GTK view is driven through its hidden test hook
-(SUNGKA_GTK_SCRIPT: a file the view follows, see views/gtk/gtk_script.c),
+on pipes. The GTK view is driven through its test hook (SUNGKA_GTK_SCRIPT: a
+file the view follows, see views/gtk/gtk_script.c), which only the test
+program sungka-player-gtk-test has (the installed sungka-player has none),
 whose clicks and keys go through the same hit testing and key handling as
 the pointer and keyboard. What alice does is checked on bob's side ("alice
 played cup 2."), and screenshots — the window rendered by GTK itself and the
@@ -113,21 +114,43 @@ class Proc:
 
 
 class Gtk(Proc):
-    """alice's GTK view under xvfb-run, with its script file."""
+    """A GTK view of sungka-player-gtk-test with its script file: on a
+    virtual display of its own (xvfb-run; with session_bus, inside a D-Bus
+    session of its own too, dbus-run-session), or beside another view, on
+    its display and session bus."""
 
-    def __init__(self, bindir, tmp, env, args):
-        self.script = os.path.join(tmp, "gtk-script")
+    count = 0
+
+    def __init__(self, bindir, tmp, env, args, session_bus=False, beside=None):
+        Gtk.count += 1
+        self.script = os.path.join(tmp, f"gtk-script-{Gtk.count}")
         open(self.script, "w").close()
         env = dict(env, GSK_RENDERER="cairo", SUNGKA_GTK_SCRIPT=self.script,
                    NO_AT_BRIDGE="1")
-        # The shell inside the xvfb-run session tells us its display, so
-        # import can take the whole screen from outside.
-        argv = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", "sh", "-c",
-                'echo "xvfb: $DISPLAY $XAUTHORITY"; exec "$@"', "sh",
-                os.path.join(bindir, "sungka-player"), *args, "--view", "gtk"]
+        prog = [os.path.join(bindir, "sungka-player-gtk-test"), *args, "--view", "gtk"]
+        if beside:
+            self.display, self.xauthority, self.bus = beside.display, beside.xauthority, beside.bus
+            super().__init__(f"gtk {Gtk.count}", prog, beside.desktop_env(env), stdin=False)
+            return
+        # The shell inside the xvfb-run session tells us its display (and
+        # session bus), so import, xdotool and other programs can use them
+        # from outside.
+        argv = (["dbus-run-session", "--"] if session_bus else []) + [
+            "xvfb-run", "-a", "-s", "-screen 0 1024x768x24", "sh", "-c",
+            'echo "xvfb: $DISPLAY $XAUTHORITY ${DBUS_SESSION_BUS_ADDRESS:-none}"; exec "$@"',
+            "sh", *prog]
         super().__init__("alice (gtk)", argv, env, stdin=False)
-        m = self.expect(r"^xvfb: (\S+) (\S+)", timeout=20)
+        m = self.expect(r"^xvfb: (\S+) (\S+) (\S+)", timeout=20)
         self.display, self.xauthority = m.group(1), m.group(2)
+        self.bus = m.group(3) if session_bus else None
+
+    def desktop_env(self, env=None):
+        """env (default: ours) on this view's display and session bus."""
+        env = dict(env if env is not None else os.environ, DISPLAY=self.display,
+                   XAUTHORITY=self.xauthority)
+        if self.bus:
+            env["DBUS_SESSION_BUS_ADDRESS"] = self.bus
+        return env
 
     def do(self, action, answer=None, timeout=WAIT):
         """Append an action; wait for its acknowledgement (and return the
@@ -152,8 +175,7 @@ class Gtk(Proc):
                 return got
 
     def root_shot(self, path):
-        env = dict(os.environ, DISPLAY=self.display, XAUTHORITY=self.xauthority)
-        r = subprocess.run(["import", "-window", "root", path], env=env, timeout=30,
+        r = subprocess.run(["import", "-window", "root", path], env=self.desktop_env(), timeout=30,
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise Failure(f"import failed: {r.stderr}")
@@ -200,7 +222,15 @@ class Session:
         self.tmp = tempfile.mkdtemp(prefix="sungka-gtk-e2e-")
         self.env = dict(os.environ, XDG_DATA_HOME=os.path.join(self.tmp, "data"),
                         XDG_STATE_HOME=os.path.join(self.tmp, "state"),
-                        XDG_CONFIG_HOME=os.path.join(self.tmp, "config"))
+                        XDG_CONFIG_HOME=os.path.join(self.tmp, "config"),
+                        # No session bus unless a test makes one: a view
+                        # launched without a game is unique on its bus, and
+                        # must not meet the developer's own Sungka there.
+                        DBUS_SESSION_BUS_ADDRESS="unix:path=" + os.path.join(self.tmp, "no-bus"))
+        # The tests read English, whatever the developer's locale.
+        for k in ("LANGUAGE", "LC_ALL"):
+            self.env.pop(k, None)
+        self.env["LC_MESSAGES"] = "C"
         self.procs = []
 
     def __enter__(self):
@@ -219,12 +249,14 @@ class Session:
         b.address = b.expect(r"listening on (127\.0\.0\.1:\d+)", timeout=15).group(1)
         return b
 
-    def gtk(self, *args, state_dir=None):
+    def gtk(self, *args, state_dir=None, env=None, session_bus=False, beside=None):
         """The GTK view; its seat tokens go where the text players' do,
-        unless state_dir says otherwise ("" keeps none)."""
+        unless state_dir says otherwise ("" keeps none). env: variables
+        besides ours (a language); session_bus, beside: see Gtk."""
         if state_dir is None:
             state_dir = os.path.join(self.tmp, "tokens")
-        g = Gtk(self.bindir, self.tmp, self.env, ["--state-dir", state_dir, *args])
+        g = Gtk(self.bindir, self.tmp, dict(self.env, **(env or {})),
+                ["--state-dir", state_dir, *args], session_bus=session_bus, beside=beside)
         self.procs.append(g)
         return g
 
@@ -685,9 +717,158 @@ def test_watching(bindir, shotdir):
         finish(g)
 
 
+def until_ok(g, action, answer=None, timeout=WAIT):
+    """Do `action` until the view answers it without an error (something
+    the desktop does, such as a key press, may take a moment to land)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return g.do(action, answer)
+        except Failure:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def test_single_instance(bindir, shotdir):
+    """The view launched with nothing on its command line (as from the
+    desktop entry) is one window per desktop: a second such launch, on the
+    same session bus, presents the first and exits 0. A launch for a game
+    (--server, --new) opens a window of its own beside it."""
+    if not shutil.which("dbus-run-session"):
+        print("SKIP: dbus-run-session is not installed (dbus-daemon)")
+        raise SystemExit(77)
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk(state_dir="", session_bus=True)
+        g.expect(r"^script: started")
+        g.do("activations", r"^script: activations 1 windows 1$")
+        # the installed program's way: no hook, the desktop entry's command
+        second = Proc("second launch", [os.path.join(bindir, "sungka-player"), "--view", "gtk"],
+                      g.desktop_env(s.env), stdin=False)
+        s.procs.append(second)
+        if second.p.wait(30) != 0:
+            raise Failure("the second launch failed\n" + second.dump())
+        second.expect(r"^Sungka is already open on this desktop")
+        g.do("activations", r"^script: activations 2 windows 1$")
+        g.do("connect-fields", r"^script: fields server= name=")   # the dialog is still up
+        # a game from the command line: a window of its own
+        game = s.gtk("--server", board.address, "--name", "bob", "--new", "kalah", beside=g)
+        game.expect(r"^script: started")
+        game.do("activations", r"^script: activations 1 windows 1$")
+        game.do("wait-log Game 1:")
+        g.do("activations", r"^script: activations 2 windows 1$")
+        finish(game)
+        g.do("connect-close")
+        if g.p.wait(20) != 0:
+            raise Failure("closing the connect dialog did not quit with 0\n" + g.dump())
+        print("a second launch presented the first window; a game opened its own")
+
+
+def test_accelerators(bindir, shotdir):
+    """The window's commands from the keyboard, typed on the X display as
+    a person would (xdotool): Ctrl+L to the chat entry, Ctrl+B back to the
+    board, Ctrl+R ready, Ctrl+H the history, Ctrl+Q quit; each button's
+    tooltip names its key."""
+    if not shutil.which("xdotool"):
+        print("SKIP: xdotool is not installed")
+        raise SystemExit(77)
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid)
+        bob.expect(r"^You are bob")
+        g.do("wait-log bob joined")
+        for button, key in (("ready", "R"), ("sit", "D"), ("stand", "U"), ("leave", "W"),
+                            ("games", "G"), ("history", "H")):
+            g.do(f"tooltip {button}", rf"^script: tooltip .* \(Ctrl\+{key}\)$")
+        g.do("accel app.quit", r"^script: accel <Control>q$")
+        g.do("accel win.chat", r"^script: accel <Control>l$")
+
+        def keys(*args):
+            r = subprocess.run(["xdotool", *args], env=g.desktop_env(), capture_output=True,
+                               text=True, timeout=30)
+            if r.returncode != 0:
+                raise Failure(f"xdotool {' '.join(args)}: {r.stderr}")
+            return r.stdout
+
+        # No window manager on the virtual display: give the window the
+        # keyboard ourselves.
+        wid = keys("search", "--sync", "--name", f"game {gid}").split()[0]
+        keys("windowfocus", "--sync", wid)
+        keys("key", "ctrl+l")
+        until_ok(g, "focus", r"^script: focus chat$", timeout=10)
+        g.do("focus", r"^script: focus chat$")
+        keys("type", "--delay", "20", "typed at the keyboard")
+        keys("key", "Return")
+        bob.expect(r"^\[chat\] alice: typed at the keyboard$")
+        keys("key", "ctrl+b")
+        until_ok(g, "focus", r"^script: focus board$", timeout=10)
+        keys("key", "ctrl+r")
+        bob.expect(r"^alice is ready\.")
+        keys("key", "ctrl+h")
+        until_ok(g, "history-list", r"^script: history \d+$", timeout=10)
+        s.shot_of(g, "history", "gtk_history_by_key")
+        keys("windowfocus", "--sync", wid)
+        keys("key", "ctrl+q")          # waiting for bob: quits without asking
+        rc = g.p.wait(20)
+        if rc != 0:
+            raise Failure(f"Ctrl+Q: the view exited with {rc}\n" + g.dump())
+        bob.expect(r"^alice left\.")
+        print("chat, board, ready, history and quit by their keys")
+
+
+# What the GTK view says in each language: its status line while it waits
+# for bob to be ready, a line of its log, and a button's tooltip.
+LANGUAGE_LINES = {
+    "fil": (r"Hinihintay na maokupa ang lahat ng upuan at maging handa ang lahat ng manlalaro\. "
+            r"Pindutin ang Handa kapag handa ka na\.",
+            "Sumali si bob, upuan 1.",
+            r"Mga nakaraang laban at ang pag-ulit nila \(Ctrl\+H\)"),
+    "id": (r"Menunggu semua kursi terisi dan semua pemain siap\. Tekan Siap jika Anda sudah "
+           r"siap\.",
+           "bob bergabung, kursi 1.",
+           r"Pertandingan sebelumnya dan putar ulangnya \(Ctrl\+H\)"),
+}
+
+
+def language_test(lang):
+    def test(bindir, shotdir):
+        """The GTK view under LANGUAGE=LANG (with a C.UTF-8 locale, as on a
+        machine with no other locale made): its status line, log and
+        tooltips in that language, in a screenshot, while bob's text view
+        stays English; then the game is played in it."""
+        with Session(bindir, shotdir) as s:
+            board = s.board()
+            g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah",
+                      "-o", "cups=4", "-o", "stones=2",
+                      env={"LANGUAGE": lang, "LANG": "C.UTF-8", "LC_MESSAGES": "C.UTF-8"})
+            gid = g.expect(r"Created game (\S+)\.").group(1)
+            g.expect(r"^script: started")
+            bob = s.text("bob", "--server", board.address, "--game", gid)
+            bob.expect(r"^You are bob")
+            status, joined, tooltip = LANGUAGE_LINES[lang]
+            g.do(f"wait-log {joined}")
+            g.do("status", rf"^script: status {status}$")
+            g.do("tooltip history", rf"^script: tooltip {tooltip}$")
+            s.shot(g, f"gtk_{lang}_waiting")
+            g.do("button ready")
+            bob.send("ready")
+            bob.expect(r"The game starts")
+            play_game(g, bob, random.Random(2), mancala=True)
+            g.do("wait-over", r"^script: over")
+            s.shot(g, f"gtk_{lang}_over")
+            finish(g)
+    return test
+
+
 TESTS = {"play_kalah": test_play_kalah, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
-         "history": test_history, "reconnect": test_reconnect, "watching": test_watching}
+         "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
+         "single_instance": test_single_instance, "accelerators": test_accelerators,
+         "filipino": language_test("fil"), "indonesian": language_test("id")}
 
 
 def main():

@@ -176,6 +176,11 @@ class Env:
                         XDG_DATA_HOME=os.path.join(self.state_dir, "data"),
                         XDG_STATE_HOME=os.path.join(self.state_dir, "state"),
                         XDG_CONFIG_HOME=os.path.join(self.state_dir, "config"))
+        # The tests read the views' English, whatever the developer's locale
+        # (tests/i18n gives the views other languages on purpose).
+        for k in ("LANGUAGE", "LC_ALL"):
+            self.env.pop(k, None)
+        self.env["LC_MESSAGES"] = "C"
 
     def __enter__(self):
         return self

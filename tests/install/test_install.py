@@ -14,11 +14,15 @@ prefix  `cmake --install BUILD --prefix TMP`, then the checks below on TMP.
 
 On the installed tree:
   - exactly the expected files: four programs (no test program), four man
-    pages, the unit, the completions, the documents, and with --gtk the
-    desktop entry and the icon;
+    pages, the unit, the completions, the documents, the translations of
+    po/LINGUAS, and with --gtk the desktop entry and the icon;
+  - the installed sungka-player has no GTK test hook (views/gtk/gtk_script.c:
+    neither its variable SUNGKA_GTK_SCRIPT, nor the words of its script, nor
+    its functions), all of which the build tree's sungka-player-gtk-test has;
   - the programs run from there without LD_LIBRARY_PATH: `--version` says
     "NAME VERSION", `sungka-player --help` works, and sungka-player without
-    --server starts the sungka-board installed beside it;
+    --server starts the sungka-board installed beside it; under
+    LANGUAGE=fil it speaks Filipino, from the catalogs installed beside it;
   - the man pages are roff pages of the right name and version;
   - `systemd-analyze verify` accepts the unit (for the .deb, a copy whose
     ExecStart points into the tree), `systemd-analyze security` rates its
@@ -40,6 +44,8 @@ import xml.etree.ElementTree as ET
 
 PROGRAMS = ["sungka-board", "sungka-player", "sungka-perft", "sungka-bench"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
+# The GTK view's application id, which names its desktop entry.
+APP_ID = "io.github.sungka.Player"
 TIMEOUT = 120
 
 
@@ -78,16 +84,23 @@ def tree_files(root):
     return out
 
 
-def expected_files(gtk):
+def linguas(source):
+    """The languages of po/LINGUAS."""
+    with open(os.path.join(source, "po", "LINGUAS")) as f:
+        return [l.strip() for l in f if l.strip() and not l.startswith("#")]
+
+
+def expected_files(gtk, source):
     """The files of an install, relative to its prefix."""
     files = {f"bin/{p}" for p in PROGRAMS}
+    files |= {f"share/locale/{lang}/LC_MESSAGES/sungka.mo" for lang in linguas(source)}
     files |= {f"share/man/man1/{p}.1.gz" for p in PROGRAMS}
     files.add("lib/systemd/system/sungka-board.service")
     files |= {f"share/bash-completion/completions/{p}" for p in ("sungka-board", "sungka-player")}
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
                                                   "architecture.md")}
     if gtk:
-        files.add("share/applications/sungka-player.desktop")
+        files.add(f"share/applications/{APP_ID}.desktop")
         files.add("share/icons/hicolor/scalable/apps/sungka.svg")
     return files
 
@@ -105,9 +118,38 @@ def section(source, name):
 
 # --- checks of one installed tree ---
 
+# What the GTK view's test hook leaves in a program that has it: its
+# variable and the words of its script, and in an unstripped program its
+# functions defined (sungka-player only refers to them, weakly: NULL there).
+HOOK_TEXT = [b"SUNGKA_GTK_SCRIPT", b"script: ", b"wait-connect"]
+
+
+def hook_marks(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    marks = [m.decode() for m in HOOK_TEXT if m in data]
+    r = run(["nm", "--defined-only", path])   # "no symbols" when stripped
+    marks += sorted(set(re.findall(r"\b(gscript_\w+)$", r.stdout, re.M)))
+    return marks
+
+
+def check_no_hook(prefix, build, gtk):
+    """The test hook is only in the test program, never installed."""
+    found = hook_marks(os.path.join(prefix, "bin", "sungka-player"))
+    check(not found, f"the installed sungka-player has the GTK test hook: {found}")
+    if gtk:   # the marks are the right ones: the test program has them
+        test_prog = os.path.join(build, "bin", "sungka-player-gtk-test")
+        marks = hook_marks(test_prog)
+        check(len(marks) == len(HOOK_TEXT) + 2,
+              f"{test_prog} has only {marks} of the hook's marks: check_no_hook looks for "
+              "the wrong ones")
+
+
 def check_programs(prefix, version, home):
     bindir = os.path.join(prefix, "bin")
-    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_LIBRARY_PATH", "LANGUAGE", "LC_ALL")}
+    env["LC_MESSAGES"] = "C"       # English, whatever the developer's locale
     for p in PROGRAMS:
         path = os.path.join(bindir, p)
         r = run(["ldd", path], env=env)
@@ -133,6 +175,16 @@ def check_programs(prefix, version, home):
           f"the installed sungka-player did not play ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     check(os.path.exists(os.path.join(home, "data", "sungka", "sungka.db")),
           "the installed sungka-board did not run beside sungka-player (no database)")
+    # The translations are found beside the installed program (not in the
+    # build tree, which a user does not have): in Filipino under LANGUAGE=fil.
+    fil = dict(env, LANGUAGE="fil", LANG="C.UTF-8")
+    fil.pop("LC_ALL", None)
+    fil.pop("LC_MESSAGES", None)
+    r = run([os.path.join(bindir, "sungka-player"), "--name", "installed", "--new", "kalah",
+             "--state-dir", ""], input="quit\n", env=fil, timeout=60)
+    check(r.returncode == 0 and "Nakakonekta. I-type ang help para sa mga utos." in r.stdout,
+          f"the installed sungka-player did not speak Filipino ({r.returncode}):\n{r.stdout}\n"
+          f"{r.stderr}")
 
 
 def check_man(prefix, version):
@@ -190,7 +242,7 @@ def check_unit(prefix, exec_path, tmp):
 
 
 def check_desktop(prefix):
-    entry = os.path.join(prefix, "share", "applications", "sungka-player.desktop")
+    entry = os.path.join(prefix, "share", "applications", f"{APP_ID}.desktop")
     r = run(["desktop-file-validate", entry])
     check(r.returncode == 0 and not r.stdout.strip(),
           f"desktop-file-validate:\n{r.stdout}{r.stderr}")
@@ -225,7 +277,7 @@ try sungka-player --any ''
 try sungka-player --view ''
 try sungka-player --new kalah --option ''
 try sungka-board --
-try sungka-player --ver
+try sungka-player --vers
 try sungka-board --listen ''
 """
 
@@ -245,11 +297,12 @@ def check_completion(prefix, gtk):
     check(sorted(opts) == ["cups=", "stones="], f"--new kalah --option completes to {opts}")
     for o in ("--listen", "--db", "--grace", "--help", "--version"):
         check(o in board, f"sungka-board -- does not complete to {o}: {board}")
-    check(ver == ["--version"], f"sungka-player --ver completes to {ver}")
+    check(ver == ["--version"], f"sungka-player --vers completes to {ver}")
     check(listen == [], f"--listen completes to {listen}, not to nothing")
 
 
-def check_tree(prefix, exec_path, version, gtk, tmp):
+def check_tree(prefix, exec_path, version, gtk, tmp, build):
+    check_no_hook(prefix, build, gtk)
     check_programs(prefix, version, os.path.join(tmp, "home"))
     check_man(prefix, version)
     check_unit(prefix, exec_path, tmp)
@@ -360,21 +413,23 @@ def test_deb(args, tmp):
     tree = os.path.join(tmp, "root")
     run_ok(["dpkg", "-x", deb, tree])
     files = tree_files(tree)
-    want = {"usr/" + f for f in expected_files(args.gtk)}
+    want = {"usr/" + f for f in expected_files(args.gtk, args.source)}
     check(files == want, f"the .deb holds {sorted(files - want)} besides, and lacks "
                          f"{sorted(want - files)}")
     check_deb_fields(deb, tree, args)
-    check_tree(os.path.join(tree, "usr"), "/usr/bin/sungka-board", args.version, args.gtk, tmp)
+    check_tree(os.path.join(tree, "usr"), "/usr/bin/sungka-board", args.version, args.gtk, tmp,
+               args.build)
 
 
 def test_prefix(args, tmp):
     prefix = os.path.join(tmp, "prefix")
     run_ok([args.cmake, "--install", args.build, "--prefix", prefix])
     files = tree_files(prefix)
-    want = expected_files(args.gtk)
+    want = expected_files(args.gtk, args.source)
     check(files == want, f"the install holds {sorted(files - want)} besides, and lacks "
                          f"{sorted(want - files)}")
-    check_tree(prefix, os.path.join(prefix, "bin", "sungka-board"), args.version, args.gtk, tmp)
+    check_tree(prefix, os.path.join(prefix, "bin", "sungka-board"), args.version, args.gtk, tmp,
+               args.build)
 
 
 def main():

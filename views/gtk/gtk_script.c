@@ -1,6 +1,8 @@
 /*
- * gtk_script.c — a hidden hook for the end-to-end tests: with
- * SUNGKA_GTK_SCRIPT=FILE the view follows FILE (a test appends lines to it
+ * gtk_script.c — the hook of the end-to-end tests, linked only into the
+ * test program sungka-player-gtk-test (tests/gtk/CMakeLists.txt), never into
+ * the installed sungka-player. With SUNGKA_GTK_SCRIPT=FILE the view follows
+ * FILE (a test appends lines to it
  * as it goes) and does what each line says, as a user would, through the
  * same code paths as the pointer and keyboard (hit testing included). It
  * answers on standard output with lines starting "script: ".
@@ -14,6 +16,15 @@
  *   chat TEXT            type TEXT into the chat entry and press Enter
  *   recipient NAME       choose the chat recipient (Everyone, or a name)
  *   button NAME          press ready | sit | stand | leave | games | history
+ *   tooltip NAME         print that button's tooltip ("tooltip TEXT")
+ *   action NAME          activate an action as its accelerator would
+ *                        (win.ready, app.quit, ...); an error when disabled
+ *   accel NAME           print an action's accelerators ("accel <Control>h")
+ *   focus                print where the keyboard focus is: board | chat |
+ *                        another widget's type name
+ *   activations          print "activations N windows W": how often the
+ *                        application was activated (1 + later launches that
+ *                        found it running), and its windows
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
  *   connect SERVER NAME  fill in the connect dialog (SERVER "-": leave it
  *                        empty, this computer) and press Connect
@@ -428,6 +439,47 @@ static bool act(gscript *sc, char *line)
         }
         if (g_str_has_prefix(line, "lobby-new "))
             say("created %s", agent_game_id(v->ag));
+    } else if (sscanf(line, "tooltip %63s", word) == 1) {
+        GtkWidget *b = named_button(v, word);
+        if (!b) {
+            say("error no button %s", word);
+            return true;
+        }
+        say("tooltip %s", gtk_widget_get_tooltip_text(b));
+    } else if (sscanf(line, "action %63s", word) == 1) {
+        GActionGroup *group = g_str_has_prefix(word, "app.") ? G_ACTION_GROUP(v->app)
+                              : g_str_has_prefix(word, "win.") ? G_ACTION_GROUP(v->window)
+                                                               : NULL;
+        const char *name = word + 4;
+        if (!group || !g_action_group_has_action(group, name)) {
+            say("error no action %s", word);
+            return true;
+        }
+        if (!g_action_group_get_action_enabled(group, name)) {
+            say("error action %s is disabled now", word);
+            return true;
+        }
+        if (strcmp(word, "app.quit") == 0)
+            say("ok %s", line);   /* said first: the view may be gone right after */
+        g_action_group_activate_action(group, name, NULL);
+        if (strcmp(word, "app.quit") == 0)
+            return true;
+    } else if (sscanf(line, "accel %63s", word) == 1) {
+        char **keys = gtk_application_get_accels_for_action(v->app, word);
+        char *all = g_strjoinv(" ", keys);
+        say("accel %s", all);
+        g_free(all);
+        g_strfreev(keys);
+    } else if (strcmp(line, "focus") == 0) {
+        GtkWidget *f = gtk_root_get_focus(GTK_ROOT(v->window));
+        say("focus %s", !f ? "none"
+                        : f == v->area ? "board"
+                        : gtk_widget_is_ancestor(f, v->entry) || f == v->entry
+                            ? "chat"
+                            : G_OBJECT_TYPE_NAME(f));
+    } else if (strcmp(line, "activations") == 0) {
+        say("activations %d windows %u", v->activations,
+            g_list_length(gtk_application_get_windows(v->app)));
     } else if (strcmp(line, "status") == 0) {
         say_flat("status", gtk_label_get_text(GTK_LABEL(v->status)));
     } else if (strcmp(line, "people") == 0) {
@@ -482,11 +534,14 @@ static gboolean tick(gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
-gscript *gscript_start(gview *v, const char *path)
+gscript *gscript_start(gview *v)
 {
+    const char *path = getenv("SUNGKA_GTK_SCRIPT");
+    if (!path || !*path)
+        return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        fprintf(stderr, "sungka-player: SUNGKA_GTK_SCRIPT %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "sungka-player-gtk-test: SUNGKA_GTK_SCRIPT %s: %s\n", path, strerror(errno));
         return NULL;
     }
     gscript *sc = g_new0(gscript, 1);

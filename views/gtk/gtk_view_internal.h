@@ -1,24 +1,29 @@
 /*
- * gtk_view_internal.h — what the GTK view's modules share: the main window
- * (gtk_view.c), the connect dialog (gtk_connect.c), the games dialog
- * (gtk_lobby.c), the match history and its replay window (gtk_history.c,
- * gtk_replay.c), the remembered settings (gtk_prefs.c) and the test hook
- * (gtk_script.c). Everything here runs on the view thread, inside GLib's
- * main loop.
+ * gtk_view_internal.h — what the GTK view's modules share. The main window
+ * is six files: its life (gtk_view.c), its widgets and commands
+ * (gtk_window.c), the panes beside the board (gtk_panes.c: status, players,
+ * chat), the board and playing on it (gtk_play.c), the sowing animation
+ * (gtk_anim.c) and the away countdown (gtk_away.c); agent messages become
+ * lines and dialogs in gtk_events.c. Around it: the connect dialog
+ * (gtk_connect.c), the games dialog (gtk_lobby.c), the match history and
+ * its replay window (gtk_history.c, gtk_replay.c), the remembered settings
+ * (gtk_prefs.c) and the test hook (gtk_script.c). Everything here runs on
+ * the view thread, inside GLib's main loop.
  */
 #ifndef SUNGKA_GTK_VIEW_INTERNAL_H
 #define SUNGKA_GTK_VIEW_INTERNAL_H
 
 #include <gtk/gtk.h>
-#include <libintl.h>
 #include <stdbool.h>
 
 #include "agent.h"
 #include "gtk_geometry.h"
 #include "view.h"
+#include "view_i18n.h"
 
-#define _(s) gettext(s)
-#define N_(s) (s)
+/* The GtkApplication's id: the Wayland app id and D-Bus name, which the
+ * desktop entry is named after (packaging/io.github.sungka.Player.desktop). */
+#define GVIEW_APP_ID "io.github.sungka.Player"
 
 typedef struct globby globby;
 typedef struct gconnect gconnect;
@@ -29,13 +34,16 @@ typedef struct gscript gscript;
 typedef struct gview {
     agent *ag;                 /* NULL until the connect dialog has started it */
     view_launcher *launcher;   /* run_connect's way to start the agent, else NULL */
-    GMainLoop *loop;
+    agent *given;              /* run's agent, until the first activation */
+    GtkApplication *app;
+    int activations;           /* "activate" signals: 1, then one per further
+                                * launch that presented this window */
     guint agent_watch;         /* g_unix_fd_add on agent_fd() */
     int exit_status;
     bool quitting;
 
     /* widgets (owned by the window) */
-    GtkWidget *window;
+    GtkWidget *window;         /* a GtkApplicationWindow: the win.* actions */
     GtkWidget *banner;         /* the game-over line above the board */
     GtkWidget *status;         /* whose turn, or what we wait for */
     GtkWidget *area;           /* the board */
@@ -102,8 +110,57 @@ bool gview_my_turn(const gview *v);
 int gview_legal(const gview *v, int *moves, int max);
 /* After joining or creating a game from the lobby. */
 void gview_joined(gview *v);
-/* Stop the main loop (after the user confirmed, where needed). */
+/* Quit the application (after the user confirmed, where needed). */
 void gview_quit(gview *v);
+
+/* gtk_view.c: small questions to the model, for every part of the window. */
+const agent_person *gview_find_person(const agent_model *m, const char *name);
+const agent_person *gview_seat_person(const agent_model *m, int seat);
+const char *gview_seat_name(const gview *v, int seat, char *buf, size_t len);
+bool gview_game_over(const agent_model *m);
+/* Seated at a running game (leaving it would end it for everyone)? */
+bool gview_playing(const gview *v);
+
+/* gtk_window.c: the main window's widgets (into v), and its buttons. */
+void gview_build(gview *v);
+/* Which buttons can be used now, from the model. */
+void gview_update_buttons(gview *v);
+
+/* gtk_panes.c: the status line and banner, the players pane, the chat
+ * recipients, the title and the board's description, from the model
+ * (gview_refresh calls them all); "Game over — winners: ..." into s. */
+void gview_append_winners(const gview *v, GString *s);
+void gview_update_status(gview *v);
+void gview_update_people(gview *v);
+/* The chat entry's "activate": send to everyone, the chosen one, or /tell. */
+void gview_on_chat(GtkEntry *entry, gpointer data);
+
+/* gtk_play.c: the board's drawing function and its pointer and key
+ * controllers, attached to v->area. */
+void gview_play_attach(gview *v);
+/* The legal moves as cells of the board; is `cell` one of them? */
+int gview_legal_cells(const gview *v, int *cells, int max);
+bool gview_cell_is_legal(const gview *v, int cell);
+/* The seat drawn nearest: ours, or seat 0 for observers; in hot seat,
+ * whichever of ours is to move. */
+int gview_viewer_seat(const gview *v);
+
+/* gtk_anim.c: the sowing animation. The board shows v->shown, which lags
+ * the model while a move's steps are applied one by one. */
+void gview_sync_shown(gview *v);                      /* shown = the model's cells */
+void gview_anim_start(gview *v, const agent_msg *msg);    /* a MOVED message */
+void gview_anim_jump(gview *v);    /* stop, every step applied (not synced) */
+void gview_anim_skip(gview *v);    /* stop and show the model's board */
+
+/* gtk_away.c: a departed player's kept seat, counted down once a second. */
+int gview_away_seconds(const gview *v, const char *name);  /* -1: not counting */
+void gview_away_watch(gview *v);   /* start the 1 s tick if anyone is away */
+void gview_away_stop(gview *v);
+
+/* gtk_events.c: agent messages, as lines in the log and the game-over
+ * dialog; gview_on_agent is the queue fd's GLib source function. */
+gboolean gview_on_agent(gint fd, GIOCondition cond, gpointer data);
+void gview_close_over_dialog(gview *v);
 
 /* gtk_prefs.c: the settings file. gprefs_load never fails (an empty key
  * file when there is none); free it with g_key_file_free. gprefs_save: 0,
@@ -170,8 +227,12 @@ GtkWidget *greplay_button(const greplay *r, const char *name);
 const char *greplay_line(const greplay *r);
 GtkWidget *greplay_window(const greplay *r);
 
-/* gtk_script.c: the hidden test hook (SUNGKA_GTK_SCRIPT). */
-gscript *gscript_start(gview *v, const char *path);
-void gscript_free(gscript *s);
+/* gtk_script.c: the test hook, linked only into the test program
+ * sungka-player-gtk-test (tests/gtk), never into the sungka-player that is
+ * installed. Weak: in sungka-player both are NULL, and the view has no hook.
+ * gscript_start follows the file SUNGKA_GTK_SCRIPT names, NULL when the
+ * variable is not set (or the file cannot be opened, said on stderr). */
+gscript *gscript_start(gview *v) __attribute__((weak));
+void gscript_free(gscript *s) __attribute__((weak));
 
 #endif /* SUNGKA_GTK_VIEW_INTERNAL_H */

@@ -11,6 +11,11 @@
 #include <stdio.h>
 
 #include "text_draw.h"
+#include "view_i18n.h"
+
+/* The seats' colour names that games/ gives (game_seat_colour), marked here
+ * for the catalogs: the rules engines know nothing of translation. */
+static const char *const colour_words[] __attribute__((unused)) = {N_("black"), N_("white")};
 
 static void draw_two_seats(FILE *out, const agent_model *m, int me)
 {
@@ -35,7 +40,7 @@ static void draw_two_seats(FILE *out, const agent_model *m, int me)
     for (int c = 0; c < cups; c++)
         fprintf(out, "  %2d  ", c);
     fprintf(out, "   -> %s%s\n", agent_seat_name(m, me, buf, sizeof buf),
-            me == m->my_seat ? " (you)" : "");
+            me == m->my_seat ? _(" (you)") : "");
 }
 
 static void draw_rows(FILE *out, const agent_model *m, int me)
@@ -46,13 +51,13 @@ static void draw_rows(FILE *out, const agent_model *m, int me)
     fprintf(out, "%-18s", "");
     for (int c = 0; c < cups; c++)
         fprintf(out, " %3d ", c);
-    fprintf(out, "  home\n");
+    fprintf(out, _("  home\n"));
     /* The seat after the viewer first, around the ring, the viewer last. */
     for (int k = 1; k <= seats; k++) {
         int s = (me + k) % seats;
         char label[40];
         snprintf(label, sizeof label, "%s%s", agent_seat_name(m, s, buf, sizeof buf),
-                 s == m->my_seat ? " (you)" : "");
+                 s == m->my_seat ? _(" (you)") : "");
         fprintf(out, "%c %-16.16s", s == game_to_move(st) ? '>' : ' ', label);
         for (int c = 0; c < cups; c++)
             fprintf(out, "[%3d]", game_cell(st, game_mancala_cup(st, s, c)));
@@ -102,10 +107,10 @@ static void draw_discs(FILE *out, const agent_model *m, const int *legal, int n_
         fprintf(out, "%s%c %s", s ? ", " : "  ", game_seat_mark(st, s),
                 agent_seat_name(m, s, buf, sizeof buf));
         if (colour)
-            fprintf(out, " (%s)", colour);
+            fprintf(out, " (%s)", _(colour));
         fprintf(out, " %d", scores[s]);
     }
-    fprintf(out, "; * marks a legal move\n");
+    fputs(_("; * marks a legal move\n"), out);
 }
 
 /* A grid in d dimensions (tic-tac-toe) as 2D slices: x across, y down;
@@ -153,7 +158,7 @@ static void draw_slices(FILE *out, const agent_model *m)
 void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_legal)
 {
     if (!m->have_state) {
-        fprintf(out, "(no board yet)\n");
+        fprintf(out, _("(no board yet)\n"));
         return;
     }
     const game_state *st = &m->state;
@@ -184,30 +189,30 @@ void text_draw_people(FILE *out, const agent_model *m)
         for (int i = 0; i < m->n_people; i++)
             if (m->people[i].seat == s)
                 p = &m->people[i];
-        fprintf(out, "  seat %d: %-16s", s, agent_seat_name(m, s, buf, sizeof buf));
+        fprintf(out, _("  seat %d: %-16s"), s, agent_seat_name(m, s, buf, sizeof buf));
         /* We are here, whatever a snapshot taken as we came back says. */
         bool gone = p && p->departed && s != m->my_seat && s != m->hot_seat;
         int away = gone ? agent_away_seconds(p) : -1;
         if (!m->seat_name[s][0])
-            fprintf(out, " (open)");
+            fprintf(out, _(" (open)"));
         else if (!p)
-            fprintf(out, " (gone)");
+            fprintf(out, _(" (gone)"));
         else if (away >= 0)     /* a round trip of someone gone means nothing */
-            fprintf(out, " away \u2014 seat kept %d s", away);
+            fprintf(out, _(" away \u2014 seat kept %d s"), away);
         else if (gone)
-            fprintf(out, " away");
+            fprintf(out, _(" away"));
         else if (p->rtt_ms >= 0)
             fprintf(out, " %d ms", p->rtt_ms);
         if (s == m->my_seat)
-            fprintf(out, " (you)");
+            fprintf(out, _(" (you)"));
         if (m->status == AGENT_GAME_RUNNING && s == game_to_move(&m->state))
-            fprintf(out, "  <- to move");
+            fprintf(out, _("  <- to move"));
         fputc('\n', out);
     }
     /* A crowd is counted, and only its first few named. */
     if (m->n_observers > 0) {
         int named = 0;
-        fprintf(out, "  %d watching:", m->n_observers);
+        fprintf(out, _("  %d watching:"), m->n_observers);
         for (int i = 0; i < m->n_people; i++)
             if (m->people[i].seat < 0)
                 fprintf(out, "%s %s", named++ ? "," : "", m->people[i].name);
@@ -220,9 +225,8 @@ void text_draw_people(FILE *out, const agent_model *m)
 void text_say_watching(FILE *out, int n)
 {
     if (n <= 0)
-        fprintf(out, "Nobody is watching.\n");
-    else if (n == 1)
-        fprintf(out, "1 person is watching.\n");
+        fprintf(out, _("Nobody is watching.\n"));
     else
-        fprintf(out, "%d people are watching.\n", n);
+        fprintf(out, ngettext("%d person is watching.\n", "%d people are watching.\n",
+                              (unsigned long)n), n);
 }

@@ -8,6 +8,7 @@
 
 #include "text_draw.h"
 #include "text_replay.h"
+#include "view_i18n.h"
 
 /* The position after the first `step` moves; -1 if a recorded move is refused. */
 static int position_at(text_replay *rp, int step, FILE *out)
@@ -16,7 +17,7 @@ static int position_at(text_replay *rp, int step, FILE *out)
     char err[AGENT_TEXT_BYTES];
     if (agent_match_position(&rp->match, rp->seats, rp->moves, step, &m->state, err,
                              sizeof err) != 0) {
-        fprintf(out, "Cannot replay: %s\n", err);
+        fprintf(out, _("Cannot replay: %s\n"), err);
         return -1;
     }
     rp->step = step;
@@ -29,15 +30,15 @@ static void show(text_replay *rp, FILE *out)
     char buf[40], move[16];
     if (rp->step > 0) {
         agent_format_move(m, rp->moves[rp->step - 1], move, sizeof move);
-        fprintf(out, "Move %d of %d: %s played %s.\n", rp->step, rp->match.n_moves,
+        fprintf(out, _("Move %d of %d: %s played %s.\n"), rp->step, rp->match.n_moves,
                 agent_seat_name(m, rp->seats[rp->step - 1], buf, sizeof buf), move);
     } else {
-        fprintf(out, "Start of match %s (%d moves).\n", rp->match.id, rp->match.n_moves);
+        fprintf(out, _("Start of match %s (%d moves).\n"), rp->match.id, rp->match.n_moves);
     }
     text_draw_board(out, m, NULL, 0);
     if (rp->step == rp->match.n_moves)
-        fprintf(out, "End: %s.\n", rp->match.reason);
-    fprintf(out, "Replay: next, prev, start, end, or stop.\n");
+        fprintf(out, _("End: %s.\n"), rp->match.reason);
+    fprintf(out, _("Replay: next, prev, start, end, or stop.\n"));
 }
 
 int text_replay_start(text_replay *rp, agent *ag, const char *id, FILE *out)
@@ -49,7 +50,7 @@ int text_replay_start(text_replay *rp, agent *ag, const char *id, FILE *out)
         return -1;
     }
     if (!rp->match.kind) {
-        fprintf(out, "Cannot replay a game of kind '%s'.\n", rp->match.kind_name);
+        fprintf(out, _("Cannot replay a game of kind '%s'.\n"), rp->match.kind_name);
         text_replay_stop(rp);
         return -1;
     }
@@ -68,7 +69,7 @@ int text_replay_start(text_replay *rp, agent *ag, const char *id, FILE *out)
         return -1;
     }
     rp->active = true;
-    fprintf(out, "Replaying match %s: %s, %s.\n", rp->match.id, rp->match.title,
+    fprintf(out, _("Replaying match %s: %s, %s.\n"), rp->match.id, rp->match.title,
             rp->match.reason);
     show(rp, out);
     return 0;
@@ -89,12 +90,13 @@ bool text_replay_command(text_replay *rp, const char *cmd, FILE *out)
         target = rp->match.n_moves;
     else if (strcmp(cmd, "stop") == 0) {
         text_replay_stop(rp);
-        fprintf(out, "Replay stopped.\n");
+        fprintf(out, _("Replay stopped.\n"));
         return true;
     } else
         return false;
     if (target < 0 || target > rp->match.n_moves) {
-        fprintf(out, "%s of the match.\n", target < 0 ? "Already at the start" : "Already at the end");
+        fprintf(out, "%s", target < 0 ? _("Already at the start of the match.\n")
+                                      : _("Already at the end of the match.\n"));
         return true;
     }
     if (position_at(rp, target, out) == 0)

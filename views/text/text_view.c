@@ -17,6 +17,7 @@
 #include "text_draw.h"
 #include "text_replay.h"
 #include "text_view.h"
+#include "view_i18n.h"
 
 #define LINE_MAX_BYTES 1024
 
@@ -49,7 +50,7 @@ static const char *seat_name(const text_view *tv, int seat, char *buf, size_t le
 static void print_help(text_view *tv)
 {
     fprintf(tv->out,
-            "Commands:\n"
+            _("Commands:\n"
             "  N           play cup (or cell) number N; in reversi also a cell like d3,\n"
             "              in tic-tac-toe also coordinates like 1,2,0\n"
             "  chat TEXT   say TEXT to everyone in the game\n"
@@ -68,7 +69,7 @@ static void print_help(text_view *tv)
             "  history [NAME] [KIND]  past matches\n"
             "  replay ID   step through a past match (next, prev, start, end, stop)\n"
             "  help        this list\n"
-            "  quit        leave (a player leaving a running game ends it for everyone)\n");
+            "  quit        leave (a player leaving a running game ends it for everyone)\n"));
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */
@@ -111,11 +112,11 @@ static void print_turn(text_view *tv)
         const agent_person *p = seat_person(m, to_move);
         int left = p ? agent_away_seconds(p) : -1;
         if (left >= 0)
-            fprintf(tv->out, "Waiting for %s, who is away \u2014 seat kept %d s.\n", name, left);
+            fprintf(tv->out, _("Waiting for %s, who is away \u2014 seat kept %d s.\n"), name, left);
         else if (p && p->departed)
-            fprintf(tv->out, "Waiting for %s, who is away.\n", name);
+            fprintf(tv->out, _("Waiting for %s, who is away.\n"), name);
         else
-            fprintf(tv->out, "Waiting for %s to move.\n", name);
+            fprintf(tv->out, _("Waiting for %s to move.\n"), name);
         return;
     }
     int legal[GAME_MAX_MOVES];
@@ -126,21 +127,23 @@ static void print_turn(text_view *tv)
     char mark = game_seat_mark(st, to_move);
     switch (game_draw_style(st)) {
     case GAME_DRAW_MANCALA:
-        fprintf(tv->out, "Your turn: choose a cup 0..%d.", st->cups - 1);
+        fprintf(tv->out, _("Your turn: choose a cup 0..%d."), st->cups - 1);
         break;
     case GAME_DRAW_DISCS: {
+        /* The colour's name comes from games/ untranslated (see colour_words
+         * in text_draw.c, which marks it for the catalogs). */
         const char *colour = game_seat_colour(st, to_move);
-        char look[40];         /* "X, black" */
-        snprintf(look, sizeof look, "%c%s%s", mark, colour ? ", " : "", colour ? colour : "");
-        fprintf(tv->out, "Your turn (%s): choose a cell by letter and number.", look);
+        char look[48];         /* "X, black" */
+        snprintf(look, sizeof look, "%c%s%s", mark, colour ? ", " : "", colour ? _(colour) : "");
+        fprintf(tv->out, _("Your turn (%s): choose a cell by letter and number."), look);
         break;
     }
     case GAME_DRAW_SLICES:
-        fprintf(tv->out, "Your turn (%c): choose an empty cell by number or x,y,... .", mark);
+        fprintf(tv->out, _("Your turn (%c): choose an empty cell by number or x,y,... ."), mark);
         break;
     }
     if (n <= HINT_MAX) {
-        fprintf(tv->out, " Legal:");
+        fprintf(tv->out, _(" Legal:"));
         for (int i = 0; i < n; i++) {
             agent_format_move(m, legal[i], buf, sizeof buf);
             fprintf(tv->out, " %s", buf);
@@ -152,7 +155,7 @@ static void print_turn(text_view *tv)
 static void print_scores(text_view *tv, const int *scores, int n)
 {
     char buf[40];
-    fprintf(tv->out, "Scores:");
+    fprintf(tv->out, _("Scores:"));
     for (int s = 0; s < n; s++)
         fprintf(tv->out, "%s %s %d", s ? "," : "", seat_name(tv, s, buf, sizeof buf), scores[s]);
     fputc('\n', tv->out);
@@ -161,7 +164,7 @@ static void print_scores(text_view *tv, const int *scores, int n)
 static void show_snapshot(text_view *tv)
 {
     const agent_model *m = model(tv);
-    fprintf(tv->out, "Game %s: %s", m->game_id, m->title);
+    fprintf(tv->out, _("Game %s: %s"), m->game_id, m->title);
     if (m->kind) {
         fprintf(tv->out, " (%s", m->kind->name);
         for (int i = 0; i < m->kind->n_options; i++)
@@ -170,19 +173,19 @@ static void show_snapshot(text_view *tv)
     }
     fputc('\n', tv->out);
     if (m->my_seat >= 0 && m->hot_seat >= 0)
-        fprintf(tv->out, "You are %s, seat %d, and %s, seat %d (hot seat).\n",
+        fprintf(tv->out, _("You are %s, seat %d, and %s, seat %d (hot seat).\n"),
                 m->seat_name[m->my_seat], m->my_seat, m->seat_name[m->hot_seat], m->hot_seat);
     else if (m->my_seat >= 0)
-        fprintf(tv->out, "You are %s, seat %d.\n", m->seat_name[m->my_seat], m->my_seat);
+        fprintf(tv->out, _("You are %s, seat %d.\n"), m->seat_name[m->my_seat], m->my_seat);
     else
-        fprintf(tv->out, "You are observing.\n");
+        fprintf(tv->out, _("You are observing.\n"));
     text_draw_people(tv->out, m);
     if (m->status == AGENT_GAME_WAITING)
-        fprintf(tv->out, "Waiting for every seat to be taken and every player ready%s.\n",
-                m->my_seat >= 0 ? " (type ready)" : "");
+        fprintf(tv->out, _("Waiting for every seat to be taken and every player ready%s.\n"),
+                m->my_seat >= 0 ? _(" (type ready)") : "");
     draw(tv);
     if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
-        fprintf(tv->out, "This game is over: %s\n", m->end_reason);
+        fprintf(tv->out, _("This game is over: %s\n"), m->end_reason);
     print_turn(tv);
 }
 
@@ -191,28 +194,28 @@ static void show_move(text_view *tv, const agent_msg *msg)
     const agent_model *m = model(tv);
     char buf[40];
     char move[16];
-    const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? "cup" : "cell";
+    const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell");
     agent_format_move(m, msg->move, move, sizeof move);
-    fprintf(tv->out, "%s played %s %s.\n", seat_name(tv, msg->seat, buf, sizeof buf), what,
+    fprintf(tv->out, _("%s played %s %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf), what,
             move);
     if (msg->mismatch)
-        fprintf(tv->out, "WARNING: %s\n", msg->text);
+        fprintf(tv->out, _("WARNING: %s\n"), msg->text);
     draw(tv);
     if (msg->extra_turn)
-        fprintf(tv->out, "%s moves again.\n", seat_name(tv, msg->seat, buf, sizeof buf));
+        fprintf(tv->out, _("%s moves again.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
 }
 
 static void show_game_over(text_view *tv, const agent_msg *msg)
 {
     const agent_model *m = model(tv);
     char buf[40];
-    fprintf(tv->out, "Game over: %s.\n", msg->text);
+    fprintf(tv->out, _("Game over: %s.\n"), msg->text);
     if (!msg->abandoned) {
         print_scores(tv, msg->scores, msg->n_scores);
         if (msg->n_winners == 0) {
-            fprintf(tv->out, "Nobody wins: a draw.\n");
+            fprintf(tv->out, _("Nobody wins: a draw.\n"));
         } else {
-            fprintf(tv->out, "Winner%s:", msg->n_winners > 1 ? "s" : "");
+            fprintf(tv->out, "%s", ngettext("Winner:", "Winners:", (unsigned long)msg->n_winners));
             for (int i = 0; i < msg->n_winners; i++)
                 fprintf(tv->out, "%s %s", i ? "," : "",
                         seat_name(tv, msg->winners[i], buf, sizeof buf));
@@ -220,7 +223,7 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         }
     }
     if (m->my_seat >= 0 || m->n_people)
-        fprintf(tv->out, "Type quit to leave.\n");
+        fprintf(tv->out, _("Type quit to leave.\n"));
 }
 
 /* An agent's sentence fragment ("lost the connection to ...") as a line. */
@@ -253,33 +256,33 @@ static void handle(text_view *tv, const agent_msg *msg)
     case AGENT_MSG_JOINED:
         /* observers are counted, not named (see the end of this function) */
         if (msg->seat >= 0)
-            fprintf(out, "%s joined, seat %d.\n", msg->name, msg->seat);
+            fprintf(out, _("%s joined, seat %d.\n"), msg->name, msg->seat);
         break;
     case AGENT_MSG_LEFT:
         if (msg->seat >= 0)
-            fprintf(out, "%s left.\n", msg->name);
+            fprintf(out, _("%s left.\n"), msg->name);
         break;
     case AGENT_MSG_DEPARTED:
         if (msg->grace_s > 0)
-            fprintf(out, "%s departed: %s. The seat is kept for %d s.\n", msg->name, msg->text,
+            fprintf(out, _("%s departed: %s. The seat is kept for %d s.\n"), msg->name, msg->text,
                     msg->grace_s);
         else if (msg->seat >= 0)
-            fprintf(out, "%s departed: %s.\n", msg->name, msg->text);
+            fprintf(out, _("%s departed: %s.\n"), msg->name, msg->text);
         if (msg->grace_s > 0)     /* gone for good ends the game: no waiting */
             print_turn_if_theirs(tv, msg->seat);
         break;
     case AGENT_MSG_RETURNED:
-        fprintf(out, "%s is back.\n", msg->name);
+        fprintf(out, _("%s is back.\n"), msg->name);
         print_turn_if_theirs(tv, msg->seat);
         break;
     case AGENT_MSG_READY:
-        fprintf(out, "%s is %sready.\n", msg->name, msg->ready ? "" : "not ");
+        fprintf(out, msg->ready ? _("%s is ready.\n") : _("%s is not ready.\n"), msg->name);
         break;
     case AGENT_MSG_SEAT:
         if (msg->seat >= 0)
-            fprintf(out, "%s sits down at seat %d.\n", msg->name, msg->seat);
+            fprintf(out, _("%s sits down at seat %d.\n"), msg->name, msg->seat);
         else
-            fprintf(out, "%s stands up from seat %d and watches.\n", msg->name, msg->from_seat);
+            fprintf(out, _("%s stands up from seat %d and watches.\n"), msg->name, msg->from_seat);
         break;
     case AGENT_MSG_RECONNECTING:
         print_sentence(out, msg->text, "");
@@ -292,12 +295,12 @@ static void handle(text_view *tv, const agent_msg *msg)
         tv->redraw = true;
         break;
     case AGENT_MSG_STARTED:
-        fprintf(out, "The game starts; %s moves first.\n", seat_name(tv, msg->seat, buf, sizeof buf));
+        fprintf(out, _("The game starts; %s moves first.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
         draw(tv);
         break;
     case AGENT_MSG_TURN:
         for (int i = 0; i < msg->n_passed; i++)
-            fprintf(out, "%s passes: no stones to play.\n",
+            fprintf(out, _("%s passes: no stones to play.\n"),
                     seat_name(tv, msg->passed[i], buf, sizeof buf));
         print_turn(tv);
         break;
@@ -306,25 +309,25 @@ static void handle(text_view *tv, const agent_msg *msg)
         break;
     case AGENT_MSG_CHAT:
         if (msg->to[0])
-            fprintf(out, "[%s to %s] %s\n", msg->name, msg->to, msg->text);
+            fprintf(out, _("[%s to %s] %s\n"), msg->name, msg->to, msg->text);
         else
-            fprintf(out, "[chat] %s: %s\n", msg->name, msg->text);
+            fprintf(out, _("[chat] %s: %s\n"), msg->name, msg->text);
         break;
     case AGENT_MSG_GAME_OVER:
         show_game_over(tv, msg);
         break;
     case AGENT_MSG_NOTICE:
-        fprintf(out, "Notice: %s\n", msg->text);
+        fprintf(out, _("Notice: %s\n"), msg->text);
         break;
     case AGENT_MSG_PINGS:
         break;     /* shown by `who` */
     case AGENT_MSG_REFUSED:
-        fprintf(out, "Refused: %s\n", msg->text);
+        fprintf(out, _("Refused: %s\n"), msg->text);
         break;
     case AGENT_MSG_DISCONNECTED: {
         agent_status st = model(tv)->status;
         bool over = st == AGENT_GAME_FINISHED || st == AGENT_GAME_ABANDONED;
-        fprintf(out, "Disconnected from the board service (%s).\n", msg->text);
+        fprintf(out, _("Disconnected from the board service (%s).\n"), msg->text);
         tv->done = true;
         tv->exit_status = over ? 0 : 1;
         break;
@@ -353,8 +356,8 @@ static bool playing_running_game(const text_view *tv)
 static void request_quit(text_view *tv)
 {
     if (playing_running_game(tv) && !tv->quit_armed) {
-        fprintf(tv->out, "Leaving now ends the game for everyone, with no winner. "
-                         "Type quit again to leave.\n");
+        fprintf(tv->out, _("Leaving now ends the game for everyone, with no winner. "
+                           "Type quit again to leave.\n"));
         tv->quit_armed = true;
         return;
     }
@@ -366,7 +369,7 @@ static bool may_switch(text_view *tv)
 {
     if (!playing_running_game(tv))
         return true;
-    fprintf(tv->out, "You are playing game %s; finish it or quit first.\n", model(tv)->game_id);
+    fprintf(tv->out, _("You are playing game %s; finish it or quit first.\n"), model(tv)->game_id);
     return false;
 }
 
@@ -377,6 +380,19 @@ static const char *status_word(agent_status st)
     case AGENT_GAME_RUNNING: return "running";
     case AGENT_GAME_FINISHED: return "finished";
     case AGENT_GAME_ABANDONED: return "abandoned";
+    }
+    return "?";
+}
+
+/* The same, in the user's language, for showing (the words above are the
+ * ones typed, and stay English). */
+static const char *status_label(agent_status st)
+{
+    switch (st) {
+    case AGENT_GAME_WAITING: return _("waiting");
+    case AGENT_GAME_RUNNING: return _("running");
+    case AGENT_GAME_FINISHED: return _("finished");
+    case AGENT_GAME_ABANDONED: return _("abandoned");
     }
     return "?";
 }
@@ -403,22 +419,27 @@ static void list_games(text_view *tv, char *rest)
         fprintf(tv->out, "%s\n", err);
         return;
     }
-    if (n == 0)
-        fprintf(tv->out, "No %s%sgames%s%s. Start one with: new KIND\n",
-                status ? status_word(status) : "", status ? " " : "", kind ? " of " : "",
-                kind ? kind : "");
+    if (n == 0 && status && kind)
+        fprintf(tv->out, _("No %s games of %s. Start one with: new KIND\n"), status_label(status),
+                kind);
+    else if (n == 0 && status)
+        fprintf(tv->out, _("No %s games. Start one with: new KIND\n"), status_label(status));
+    else if (n == 0 && kind)
+        fprintf(tv->out, _("No games of %s. Start one with: new KIND\n"), kind);
+    else if (n == 0)
+        fprintf(tv->out, _("No games. Start one with: new KIND\n"));
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
-        fprintf(tv->out, "Game %s: %s (%s %s), %s; seats:", g->id, g->title, g->kind, g->options,
-                status_word(g->status));
+        fprintf(tv->out, _("Game %s: %s (%s %s), %s; seats:"), g->id, g->title, g->kind, g->options,
+                status_label(g->status));
         for (int s = 0; s < g->n_seats; s++) {
             if (!g->seat_name[s][0])
-                fprintf(tv->out, " [open]");
+                fprintf(tv->out, _(" [open]"));
             else
-                fprintf(tv->out, " [%s%s%s]", g->seat_name[s], g->seat_ready[s] ? ", ready" : "",
-                        g->seat_departed[s] ? ", departed" : "");
+                fprintf(tv->out, " [%s%s%s]", g->seat_name[s], g->seat_ready[s] ? _(", ready") : "",
+                        g->seat_departed[s] ? _(", departed") : "");
         }
-        fprintf(tv->out, "; %d watching\n", g->observers);
+        fprintf(tv->out, _("; %d watching\n"), g->observers);
     }
     free(games);
 }
@@ -428,14 +449,14 @@ static void show_stats(text_view *tv, const char *name)
     agent_stats st;
     char err[512];
     if (!name || !*name) {
-        fprintf(tv->out, "Usage: stats NAME\n");
+        fprintf(tv->out, _("Usage: stats NAME\n"));
         return;
     }
     if (agent_player_stats(tv->ag, name, &st, err, sizeof err) != 0) {
         fprintf(tv->out, "%s\n", err);
         return;
     }
-    fprintf(tv->out, "%s: %d played, %d won, %d lost, %d drawn; streak %d, best %d.\n", st.name,
+    fprintf(tv->out, _("%s: %d played, %d won, %d lost, %d drawn; streak %d, best %d.\n"), st.name,
             st.played, st.wins, st.losses, st.draws, st.streak, st.best_streak);
 }
 
@@ -449,9 +470,9 @@ static void show_leaderboard(text_view *tv)
         return;
     }
     if (n == 0)
-        fprintf(tv->out, "Nobody has finished a game yet.\n");
+        fprintf(tv->out, _("Nobody has finished a game yet.\n"));
     for (int i = 0; i < n; i++)
-        fprintf(tv->out, "%2d. %-20s %3d won, %3d lost, %3d drawn, best streak %d\n", i + 1,
+        fprintf(tv->out, _("%2d. %-20s %3d won, %3d lost, %3d drawn, best streak %d\n"), i + 1,
                 rows[i].name, rows[i].wins, rows[i].losses, rows[i].draws, rows[i].best_streak);
     free(rows);
 }
@@ -474,10 +495,10 @@ static void show_history(text_view *tv, char *rest)
         return;
     }
     if (n == 0)
-        fprintf(tv->out, "No matches yet.\n");
+        fprintf(tv->out, _("No matches yet.\n"));
     for (int i = 0; i < n; i++) {
         const agent_match *m = &rows[i];
-        fprintf(tv->out, "Match %s: %s, %d moves:", m->id, m->kind_name, m->n_moves);
+        fprintf(tv->out, _("Match %s: %s, %d moves:"), m->id, m->kind_name, m->n_moves);
         for (int s = 0; s < m->n_seats; s++)
             fprintf(tv->out, "%s %s %d", s ? "," : "", m->seat_name[s], m->scores[s]);
         fprintf(tv->out, " — %s.\n", m->reason);
@@ -492,7 +513,7 @@ static void new_game(text_view *tv, char *rest)
     for (char *w = strtok(rest, " \t"); w && n < 1 + GAME_MAX_OPTIONS; w = strtok(NULL, " \t"))
         words[n++] = w;
     if (n == 0) {
-        fprintf(tv->out, "Usage: new KIND [NAME=VALUE...], e.g. new sungka cups=7\n");
+        fprintf(tv->out, _("Usage: new KIND [NAME=VALUE...], e.g. new sungka cups=7\n"));
         return;
     }
     if (!may_switch(tv))
@@ -501,7 +522,7 @@ static void new_game(text_view *tv, char *rest)
     if (agent_new_game(tv->ag, words[0], words + 1, n - 1, err, sizeof err) != 0)
         fprintf(tv->out, "%s\n", err);
     else
-        fprintf(tv->out, "Created game %s.\n", agent_game_id(tv->ag));
+        fprintf(tv->out, _("Created game %s.\n"), agent_game_id(tv->ag));
 }
 
 static void command(text_view *tv, char *line)
@@ -530,14 +551,14 @@ static void command(text_view *tv, char *line)
     if (agent_parse_move(model(tv), line, &move) == 0) {
         char why[GAME_ERR_LEN];
         if (agent_check_move(tv->ag, move, why, sizeof why) != 0)
-            fprintf(tv->out, "Refused: %s (checked here, not sent).\n", why);
+            fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"), why);
         else if (agent_move(tv->ag, move) != 0)
-            fprintf(tv->out, "Could not send the move.\n");
+            fprintf(tv->out, _("Could not send the move.\n"));
     } else if (strcmp(line, "chat") == 0 || strcmp(line, "say") == 0) {
         if (!*rest)
-            fprintf(tv->out, "Usage: chat TEXT\n");
+            fprintf(tv->out, _("Usage: chat TEXT\n"));
         else if (agent_chat(tv->ag, rest) != 0)
-            fprintf(tv->out, "You are not in a game.\n");
+            fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "tell") == 0) {
         char *text = rest;
         while (*text && !isspace((unsigned char)*text))
@@ -547,22 +568,22 @@ static void command(text_view *tv, char *line)
         while (isspace((unsigned char)*text))
             text++;
         if (!*rest || !*text)
-            fprintf(tv->out, "Usage: tell NAME TEXT\n");
+            fprintf(tv->out, _("Usage: tell NAME TEXT\n"));
         else if (agent_tell(tv->ag, rest, text) != 0)
-            fprintf(tv->out, "You are not in a game.\n");
+            fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "ready") == 0 || strcmp(line, "unready") == 0) {
         if (agent_ready(tv->ag, line[0] == 'r') != 0)
-            fprintf(tv->out, "You are not in a game.\n");
+            fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "sit") == 0) {
         char *end;
         long seat = *rest ? strtol(rest, &end, 10) : -1;
         if (*rest && (*end || seat < 0 || seat >= GAME_MAX_SEATS))
-            fprintf(tv->out, "Usage: sit [SEAT-NUMBER]\n");
+            fprintf(tv->out, _("Usage: sit [SEAT-NUMBER]\n"));
         else if (agent_sit(tv->ag, (int)seat) != 0)
-            fprintf(tv->out, "You are not in a game.\n");
+            fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "stand") == 0) {
         if (agent_stand(tv->ag) != 0)
-            fprintf(tv->out, "You are not in a game.\n");
+            fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "board") == 0) {
         draw(tv);
         print_turn(tv);
@@ -575,7 +596,7 @@ static void command(text_view *tv, char *line)
     } else if (strcmp(line, "join") == 0 || strcmp(line, "watch") == 0) {
         char err[512];
         if (!*rest)
-            fprintf(tv->out, "Usage: %s GAME-ID\n", line);
+            fprintf(tv->out, _("Usage: %s GAME-ID\n"), line);
         else if (!may_switch(tv))
             ;
         else if (agent_join_game(tv->ag, rest, line[0] == 'w', err, sizeof err) != 0)
@@ -588,7 +609,7 @@ static void command(text_view *tv, char *line)
         show_history(tv, rest);
     } else if (strcmp(line, "replay") == 0) {
         if (!*rest)
-            fprintf(tv->out, "Usage: replay MATCH-ID (history lists them)\n");
+            fprintf(tv->out, _("Usage: replay MATCH-ID (history lists them)\n"));
         else
             text_replay_start(&tv->replay, tv->ag, rest, tv->out);
     } else if (strcmp(line, "help") == 0 || strcmp(line, "?") == 0) {
@@ -596,7 +617,7 @@ static void command(text_view *tv, char *line)
     } else if (strcmp(line, "quit") == 0 || strcmp(line, "exit") == 0) {
         request_quit(tv);
     } else {
-        fprintf(tv->out, "Unknown command '%s'. Type help for commands.\n", line);
+        fprintf(tv->out, _("Unknown command '%s'. Type help for commands.\n"), line);
     }
     if (strcmp(line, "quit") != 0 && strcmp(line, "exit") != 0)
         tv->quit_armed = false;
@@ -620,7 +641,7 @@ static bool read_input(text_view *tv)
         char c = chunk[i];
         if (c == '\n') {
             if (tv->discarding)
-                fprintf(tv->out, "That line was too long (over %d bytes); ignored.\n",
+                fprintf(tv->out, _("That line was too long (over %d bytes); ignored.\n"),
                         LINE_MAX_BYTES);
             else {
                 tv->line[tv->line_len] = '\0';
@@ -641,10 +662,10 @@ static int run(agent *ag, const view_io *io)
 {
     text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in), .watching = -1};
     bool input_open = true;
-    fprintf(tv.out, "Connected. Type help for commands.\n");
+    fprintf(tv.out, _("Connected. Type help for commands.\n"));
     if (!agent_in_game(ag))
-        fprintf(tv.out, "You are in the lobby: games lists the games, new KIND starts one, "
-                        "join ID joins one.\n");
+        fprintf(tv.out, _("You are in the lobby: games lists the games, new KIND starts one, "
+                          "join ID joins one.\n"));
     fflush(tv.out);
     while (!tv.done) {
         struct pollfd fds[2] = {
@@ -685,9 +706,9 @@ static int run(agent *ag, const view_io *io)
         if (!was_in)
             ;                  /* from the lobby: there is nothing to leave */
         else if (agent_leave(ag) == 0)
-            fprintf(tv.out, "You left game %s.\n", game_id);
+            fprintf(tv.out, _("You left game %s.\n"), game_id);
         else if (st != AGENT_GAME_FINISHED && st != AGENT_GAME_ABANDONED)
-            fprintf(tv.out, "Could not tell the service that you left.\n");
+            fprintf(tv.out, _("Could not tell the service that you left.\n"));
     }
     fflush(tv.out);
     return tv.exit_status;

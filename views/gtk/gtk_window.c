@@ -1,0 +1,403 @@
+/*
+ * gtk_window.c — the main window's widgets and what its buttons do: the
+ * board with the status line and banner above it and the Ready / Sit /
+ * Stand / Leave / Games / History buttons below; beside it the players, the
+ * log and the chat entry. Every command is an action with an accelerator
+ * (Ctrl+R: ready, Ctrl+H: history, Ctrl+L: chat, Ctrl+Q: quit, ...), shown
+ * in its button's tooltip. Leaving or closing during a running game asks
+ * first, since it ends the game for everyone.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gtk_view_internal.h"
+
+/* --------------------------------------------------------- small parts */
+
+GtkWidget *gview_dialog(gview *v, const char *title)
+{
+    GtkWidget *w = gtk_window_new();
+    gtk_window_set_title(GTK_WINDOW(w), title);
+    gtk_window_set_transient_for(GTK_WINDOW(w), GTK_WINDOW(v->window));
+    return w;
+}
+
+GtkWidget *gview_padded_column(int spacing, int margin)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, spacing);
+    gtk_widget_set_margin_start(box, margin);
+    gtk_widget_set_margin_end(box, margin);
+    gtk_widget_set_margin_top(box, margin);
+    gtk_widget_set_margin_bottom(box, margin);
+    return box;
+}
+
+/* ------------------------------------------------------------ commands */
+
+/* The window's commands are actions — win.NAME on the window, app.quit on
+ * the application — so that a button, an accelerator and the test hook
+ * reach them alike, and a button is usable exactly when its action is
+ * enabled (gview_update_buttons). */
+
+static void act_ready(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    const agent_model *m = gview_model(v);
+    const agent_person *me = gview_find_person(m, m->my_name);
+    agent_ready(v->ag, !(me && me->ready));
+}
+
+static void act_sit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_sit(v->ag, -1);
+}
+
+static void act_stand(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_stand(v->ag);
+}
+
+/* A small yes/no question (GtkAlertDialog is newer than GTK 4.8). */
+typedef void (*answer_fn)(gview *v);
+
+static void on_ask_yes(GtkButton *b, gpointer data)
+{
+    GtkWidget *d = gtk_widget_get_ancestor(GTK_WIDGET(b), GTK_TYPE_WINDOW);
+    answer_fn fn = (answer_fn)g_object_get_data(G_OBJECT(d), "answer");
+    gview *v = data;
+    gtk_window_destroy(GTK_WINDOW(d));
+    fn(v);
+}
+
+static void on_ask_no(GtkButton *b, gpointer data)
+{
+    (void)data;
+    gtk_window_destroy(GTK_WINDOW(gtk_widget_get_ancestor(GTK_WIDGET(b), GTK_TYPE_WINDOW)));
+}
+
+static void ask(gview *v, const char *question, const char *yes, answer_fn fn)
+{
+    GtkWidget *d = gview_dialog(v, _("Sungka"));
+    gtk_window_set_modal(GTK_WINDOW(d), TRUE);
+    g_object_set_data(G_OBJECT(d), "answer", (gpointer)fn);
+    GtkWidget *box = gview_padded_column(12, 18);
+    GtkWidget *label = gtk_label_new(question);
+    gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_widget_set_halign(row, GTK_ALIGN_END);
+    GtkWidget *no = gtk_button_new_with_label(_("Cancel"));
+    GtkWidget *ok = gtk_button_new_with_label(yes);
+    gtk_widget_add_css_class(ok, "destructive-action");
+    g_signal_connect(no, "clicked", G_CALLBACK(on_ask_no), v);
+    g_signal_connect(ok, "clicked", G_CALLBACK(on_ask_yes), v);
+    gtk_box_append(GTK_BOX(row), no);
+    gtk_box_append(GTK_BOX(row), ok);
+    gtk_box_append(GTK_BOX(box), label);
+    gtk_box_append(GTK_BOX(box), row);
+    gtk_window_set_child(GTK_WINDOW(d), box);
+    gtk_window_present(GTK_WINDOW(d));
+}
+
+static void do_leave(gview *v)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%s", agent_game_id(v->ag));
+    gview_anim_jump(v);
+    gview_close_over_dialog(v);
+    if (agent_leave(v->ag) == 0)
+        gview_log(v, _("You left game %s."), id);
+    else
+        gview_log(v, _("Could not tell the service that you left."));
+    v->flash[0] = '\0';
+    v->connection[0] = '\0';      /* that game's stream is over */
+    gview_sync_shown(v);
+    gview_refresh(v);
+    globby_show(v->lobby);
+}
+
+static void act_leave(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    if (gview_playing(v))
+        ask(v, _("Leaving now ends the game for everyone, with no winner. Leave?"), _("Leave"),
+            do_leave);
+    else
+        do_leave(v);
+}
+
+static void act_games(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    globby_show(v->lobby);
+}
+
+static void act_history(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    if (!v->history)
+        v->history = ghistory_new(v);
+    ghistory_show(v->history);
+}
+
+/* The chat entry, ready to type into. */
+static void act_chat(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    gtk_widget_grab_focus(v->entry);
+}
+
+/* The board, for the arrow keys and Enter; drawn again. */
+static void act_board(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    gtk_widget_grab_focus(v->area);
+    gtk_widget_queue_draw(v->area);
+}
+
+/* Quitting during a running game ends it for everyone: ask first. */
+static void quit_asking(gview *v)
+{
+    if (gview_playing(v) && !v->quitting)
+        ask(v, _("Closing now ends the game for everyone, with no winner. Quit?"), _("Quit"),
+            gview_quit);
+    else
+        gview_quit(v);
+}
+
+static void act_quit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    quit_asking(data);
+}
+
+static gboolean on_close_request(GtkWindow *w, gpointer data)
+{
+    (void)w;
+    quit_asking(data);
+    return TRUE;                /* kept until answered; gtk_view.c destroys it */
+}
+
+static const GActionEntry win_actions[] = {
+    {.name = "ready", .activate = act_ready},
+    {.name = "sit", .activate = act_sit},
+    {.name = "stand", .activate = act_stand},
+    {.name = "leave", .activate = act_leave},
+    {.name = "games", .activate = act_games},
+    {.name = "history", .activate = act_history},
+    {.name = "chat", .activate = act_chat},
+    {.name = "board", .activate = act_board},
+};
+
+static const GActionEntry app_actions[] = {
+    {.name = "quit", .activate = act_quit},
+};
+
+/* The keyboard's way to each command, shown in the buttons' tooltips.
+ * Letters of their names where the usual ones (Ctrl+Q, Ctrl+W: close)
+ * do not apply; the buttons' mnemonics (Alt+R, ...) work as well. */
+static const struct {
+    const char *action;
+    const char *accel;
+} accels[] = {
+    {"app.quit", "<Control>q"},
+    {"win.ready", "<Control>r"},
+    {"win.sit", "<Control>d"},      /* sit down */
+    {"win.stand", "<Control>u"},    /* stand up */
+    {"win.leave", "<Control>w"},
+    {"win.games", "<Control>g"},
+    {"win.history", "<Control>h"},
+    {"win.chat", "<Control>l"},
+    {"win.board", "<Control>b"},
+};
+
+/* "Ctrl+H" for win.history, in the user's words; NULL when it has none.
+ * Free with g_free. */
+static char *accel_label(const char *action)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
+        guint key;
+        GdkModifierType mods;
+        if (strcmp(accels[i].action, action) == 0 &&
+            gtk_accelerator_parse(accels[i].accel, &key, &mods))
+            return gtk_accelerator_get_label(key, mods);
+    }
+    return NULL;
+}
+
+static void set_enabled(gview *v, const char *name, bool on)
+{
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(v->window), name);
+    g_simple_action_set_enabled(G_SIMPLE_ACTION(a), on);
+}
+
+void gview_update_buttons(gview *v)
+{
+    const agent_model *m = gview_model(v);
+    bool in = gview_in_game(v);
+    bool waiting = in && m->status == AGENT_GAME_WAITING;
+    const agent_person *me = gview_find_person(m, m->my_name);
+    bool ready = me && me->ready;
+    gtk_button_set_label(GTK_BUTTON(v->btn_ready),
+                         waiting && ready ? _("_Not ready") : _("_Ready"));
+    set_enabled(v, "ready", waiting && m->my_seat >= 0);
+    set_enabled(v, "sit", waiting && m->my_seat < 0);
+    set_enabled(v, "stand", waiting && m->my_seat >= 0);
+    set_enabled(v, "leave", in);
+    set_enabled(v, "games", v->ag && !gview_playing(v));
+    set_enabled(v, "history", v->ag != NULL);
+    set_enabled(v, "chat", in);
+    gtk_widget_set_sensitive(v->entry, in);
+    gtk_widget_set_sensitive(v->recipient, in);
+}
+
+/* ------------------------------------------------------------ building */
+
+/* A button for a command: its tooltip says what it does and its key. */
+static GtkWidget *command_button(const char *label, const char *tip, const char *action)
+{
+    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(b), action);
+    char *key = accel_label(action);
+    /* TRANSLATORS: a button's tooltip, then its keyboard shortcut ("Ctrl+H") */
+    char *text = key ? g_strdup_printf(_("%s (%s)"), tip, key) : g_strdup(tip);
+    gtk_widget_set_tooltip_text(b, text);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, tip, -1);
+    g_free(text);
+    g_free(key);
+    return b;
+}
+
+/* The window's actions and the application's, with their accelerators. */
+static void add_actions(gview *v)
+{
+    g_action_map_add_action_entries(G_ACTION_MAP(v->window), win_actions,
+                                    G_N_ELEMENTS(win_actions), v);
+    g_action_map_add_action_entries(G_ACTION_MAP(v->app), app_actions,
+                                    G_N_ELEMENTS(app_actions), v);
+    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
+        const char *keys[] = {accels[i].accel, NULL};
+        gtk_application_set_accels_for_action(v->app, accels[i].action, keys);
+    }
+}
+
+void gview_build(gview *v)
+{
+    v->window = gtk_application_window_new(v->app);
+    gtk_window_set_default_size(GTK_WINDOW(v->window), 960, 640);
+    g_signal_connect(v->window, "close-request", G_CALLBACK(on_close_request), v);
+    add_actions(v);
+
+    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    gtk_window_set_child(GTK_WINDOW(v->window), paned);
+
+    /* left: banner, status, board, buttons */
+    GtkWidget *left = gview_padded_column(6, 8);
+    v->banner = gtk_label_new(NULL);
+    gtk_widget_set_visible(v->banner, FALSE);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->banner), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Result"), -1);
+    v->status = gtk_label_new(NULL);
+    gtk_label_set_wrap(GTK_LABEL(v->status), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(v->status), 0);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->status), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Status"), -1);
+    v->area = gtk_drawing_area_new();
+    gtk_widget_set_hexpand(v->area, TRUE);
+    gtk_widget_set_vexpand(v->area, TRUE);
+    gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(v->area), 240);
+    gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(v->area), 160);
+    gtk_widget_set_focusable(v->area, TRUE);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->area), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Game board: click a highlighted cup or cell to play, "
+                                     "or use the arrow keys and Enter"),
+                                   -1);
+    gview_play_attach(v);
+
+    GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    v->btn_ready = command_button(_("_Ready"), _("Say you are ready to start"), "win.ready");
+    v->btn_sit = command_button(_("_Sit"), _("Take an open seat"), "win.sit");
+    v->btn_stand = command_button(_("S_tand"), _("Give up your seat and watch"), "win.stand");
+    v->btn_leave = command_button(_("_Leave"), _("Leave this game"), "win.leave");
+    v->btn_games = command_button(_("_Games\u2026"), _("List, create or join games"),
+                                  "win.games");
+    v->btn_history = command_button(_("_History\u2026"), _("Past matches and their replays"),
+                                    "win.history");
+    gtk_box_append(GTK_BOX(buttons), v->btn_ready);
+    gtk_box_append(GTK_BOX(buttons), v->btn_sit);
+    gtk_box_append(GTK_BOX(buttons), v->btn_stand);
+    gtk_box_append(GTK_BOX(buttons), v->btn_leave);
+    gtk_box_append(GTK_BOX(buttons), v->btn_games);
+    gtk_box_append(GTK_BOX(buttons), v->btn_history);
+
+    gtk_box_append(GTK_BOX(left), v->banner);
+    gtk_box_append(GTK_BOX(left), v->status);
+    gtk_box_append(GTK_BOX(left), v->area);
+    gtk_box_append(GTK_BOX(left), buttons);
+
+    /* right: players, log, chat entry */
+    GtkWidget *right = gview_padded_column(6, 8);
+    gtk_widget_set_size_request(right, 260, -1);
+    v->people = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(v->people), 0);
+    gtk_label_set_wrap(GTK_LABEL(v->people), TRUE);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->people), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Players"), -1);
+    v->log = gtk_text_view_new();
+    gtk_text_view_set_editable(GTK_TEXT_VIEW(v->log), FALSE);
+    gtk_text_view_set_cursor_visible(GTK_TEXT_VIEW(v->log), FALSE);
+    gtk_text_view_set_wrap_mode(GTK_TEXT_VIEW(v->log), GTK_WRAP_WORD_CHAR);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->log), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Game events and chat"), -1);
+    GtkTextBuffer *tb = gtk_text_view_get_buffer(GTK_TEXT_VIEW(v->log));
+    GtkTextIter end;
+    gtk_text_buffer_get_end_iter(tb, &end);
+    gtk_text_buffer_create_mark(tb, "end", &end, FALSE);
+    GtkWidget *scroll = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), v->log);
+    gtk_widget_set_vexpand(scroll, TRUE);
+
+    GtkWidget *chat = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+    const char *none[] = {NULL};
+    v->recipients = gtk_string_list_new(none);
+    v->recipient = gtk_drop_down_new(G_LIST_MODEL(v->recipients), NULL);
+    gtk_widget_set_tooltip_text(v->recipient, _("Send to everyone, or privately to one person"));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->recipient), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Chat recipient"), -1);
+    v->entry = gtk_entry_new();
+    gtk_widget_set_hexpand(v->entry, TRUE);
+    gtk_entry_set_placeholder_text(GTK_ENTRY(v->entry), _("Chat (/tell NAME text: private)"));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Chat message"), -1);
+    g_signal_connect(v->entry, "activate", G_CALLBACK(gview_on_chat), v);
+    gtk_box_append(GTK_BOX(chat), v->recipient);
+    gtk_box_append(GTK_BOX(chat), v->entry);
+
+    gtk_box_append(GTK_BOX(right), v->people);
+    gtk_box_append(GTK_BOX(right), scroll);
+    gtk_box_append(GTK_BOX(right), chat);
+
+    gtk_paned_set_start_child(GTK_PANED(paned), left);
+    gtk_paned_set_end_child(GTK_PANED(paned), right);
+    gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_position(GTK_PANED(paned), 640);
+}

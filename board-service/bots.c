@@ -23,20 +23,12 @@
 #include <unistd.h>
 
 #include "board_internal.h"
+#include "xdg.h"
 
 /* sungka-player in the same directory as this program. */
 static int player_path(char *out, size_t len)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    if ((size_t)snprintf(out, len, "%s/sungka-player", self) >= len)
+    if (xdg_beside_program("sungka-player", out, len) != 0)
         return -1;
     return access(out, X_OK);
 }

@@ -61,6 +61,21 @@ int xdg_default_db(bool create, char *out, size_t len)
     return 0;
 }
 
+int xdg_beside_program(const char *name, char *out, size_t len)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    int w = snprintf(out, len, "%s/%s", self, name);
+    return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
 int xdg_make_dirs(const char *path)
 {
     char walk[4096];

@@ -35,6 +35,12 @@ int xdg_sungka_dir(xdg_kind kind, bool create, char *out /* OUT */, size_t len);
  * directory (made when create). 0, or -1 with errno as xdg_sungka_dir. */
 int xdg_default_db(bool create, char *out /* OUT */, size_t len);
 
+/* Not XDG, but where files are found all the same: `name` beside the running
+ * program ("sungka-player", "../share/locale"), from /proc/self/exe, into
+ * out. 0, or -1 when the program's own path cannot be read or out is too
+ * small. Nothing is checked to exist. */
+int xdg_beside_program(const char *name, char *out /* OUT */, size_t len);
+
 /* mkdir -p: make path and its missing parents, each 0700. 0, or -1 with
  * errno; an existing directory is fine. */
 int xdg_make_dirs(const char *path);

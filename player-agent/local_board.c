@@ -27,19 +27,15 @@
 
 #define START_TIMEOUT_MS 10000
 
-/* sungka-board in the same directory as this program. */
+/* sungka-board in the same directory as this program (or as argv0 says,
+ * when the program's own path cannot be read). */
 static void board_path(const char *argv0, char *out, size_t len)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-    } else {
-        snprintf(self, sizeof self, "%s", argv0);
-    }
-    char *slash = strrchr(self, '/');
+    if (xdg_beside_program("sungka-board", out, len) == 0)
+        return;
+    const char *slash = strrchr(argv0, '/');
     if (slash)
-        snprintf(out, len, "%.*s/sungka-board", (int)(slash - self), self);
+        snprintf(out, len, "%.*s/sungka-board", (int)(slash - argv0), argv0);
     else
         snprintf(out, len, "sungka-board");
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "view.h"
+#include "xdg.h"
 
 #define TEXT_DOMAIN "sungka"
 
@@ -26,17 +27,8 @@
  * when the program's path cannot be read or that directory is not there. */
 static int locale_dir_beside_program(char *dir, size_t len)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    int w = snprintf(dir, len, "%s/%s", self, SUNGKA_LOCALEDIR_FROM_BINDIR);
-    if (w < 0 || (size_t)w >= len || access(dir, X_OK) != 0)
+    if (xdg_beside_program(SUNGKA_LOCALEDIR_FROM_BINDIR, dir, len) != 0 ||
+        access(dir, X_OK) != 0)
         return -1;
     return 0;
 }

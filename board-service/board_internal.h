@@ -327,6 +327,11 @@ typedef struct room_event {
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their
  * length in *len, or NULL when out of memory. */
 uint8_t *wire_pack_event(const room_event *ev, size_t *len);
+/* The version of the bytes wire_pack_event makes, stored with each event:
+ *   1  up to 0.9: seats where none is possible were int32 fields holding -1
+ *   2  those are SeatNumber messages, absent for none (recovery.c upgrades 1)
+ */
+#define WIRE_EVENT_FORMAT 2
 /* The whole state as p is to see it first on a fresh subscription. */
 uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len);
 /* One ping for everyone in r: nonce, the listed people, how many watch. */

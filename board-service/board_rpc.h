@@ -34,14 +34,30 @@ void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *sv
 /* Fill a summary of r; free its arrays with wire_summary_clear. */
 void wire_summary(const room *r, Sungka__V1__GameSummary *out);
 void wire_summary_clear(Sungka__V1__GameSummary *s);
+/* A seat where "none" is possible: fills *box and returns it for a seat
+ * (>= 0), NULL (the field absent) for none. */
+Sungka__V1__SeatNumber *wire_seat(int seat, Sungka__V1__SeatNumber *box);
+/* --- wire_legacy.c --- */
+/* Bring an event unpacked from a stored log of `format` (WIRE_EVENT_FORMAT
+ * in board_internal.h lists them) to the current one, in place; what it
+ * adds is freed with the message. 0, or -1 when out of memory. */
+int wire_upgrade_event(Sungka__V1__Event *ev, unsigned format);
+
 /* A board message with room for its arrays, so building one allocates
  * nothing (it lives on the caller's stack; use .msg). */
 typedef struct wire_board_msg {
     Sungka__V1__BoardState msg;
+    Sungka__V1__SeatNumber to_move;
     int32_t cells[GAME_MAX_CELLS];
     int32_t scores[GAME_MAX_SEATS];
 } wire_board_msg;
 void wire_board(const game_state *st, int rotate_to, wire_board_msg *out);
-void wire_participant(const participant *p, Sungka__V1__Participant *out);
+/* A participant message with room for its parts, like wire_board_msg. */
+typedef struct wire_participant_msg {
+    Sungka__V1__Participant msg;
+    Sungka__V1__SeatNumber seat;
+    Sungka__V1__RoundTrip rtt;
+} wire_participant_msg;
+void wire_participant(const participant *p, wire_participant_msg *out);
 
 #endif /* SUNGKA_BOARD_RPC_H */

@@ -163,7 +163,7 @@ static int replay(room *r, const Sungka__V1__Event *ev)
 }
 
 static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
-                     unsigned a, unsigned b, const void *data, size_t len)
+                     unsigned a, unsigned b, unsigned format, const void *data, size_t len)
 {
     (void)time_ms;
     recovering *rc = user;
@@ -172,7 +172,8 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
         return;
     Sungka__V1__Event *ev = (Sungka__V1__Event *)protobuf_c_message_unpack(
         &sungka__v1__event__descriptor, NULL, len, data);
-    if (!ev || keep_event(r, seq, a, b, ev) != 0 || replay(r, ev) != 0) {
+    if (!ev || wire_upgrade_event(ev, format) != 0 || keep_event(r, seq, a, b, ev) != 0 ||
+        replay(r, ev) != 0) {
         board_log(rc->svc, "game %s: its stored log is damaged at event %llu; not recovered",
                   game_id, (unsigned long long)seq);
         r->status = ROOM_ABANDONED;      /* dropped below */

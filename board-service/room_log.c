@@ -109,7 +109,7 @@ void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
         return;
     }
     if (r->svc->store && store_event_append(r->svc->store, r->id, le->seq, ev->time_ms, a, b,
-                                            le->data, le->len) != 0) {
+                                            WIRE_EVENT_FORMAT, le->data, le->len) != 0) {
         board_log(r->svc, "game %s: cannot store event %llu: %s", r->id,
                   (unsigned long long)le->seq, store_last_error(r->svc->store));
         r->store_failed = true;

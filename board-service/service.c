@@ -508,11 +508,12 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     }
     Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
     Sungka__V1__GameSummary summary;
+    Sungka__V1__SeatNumber seat;
     wire_summary(r, &summary);
     ref.endpoint = svc->endpoint;
     ref.game_id = r->id;
     ref.token = p->token;
-    ref.seat = p->seat;
+    ref.seat = wire_seat(p->seat, &seat);
     ref.game = &summary;
     rpc_call_reply(call, &ref.base);
     wire_summary_clear(&summary);
@@ -644,7 +645,12 @@ static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
     char err[256];
     if (!p)
         return;
-    room_rc rc = room_sit(p->room, p, req->seat, err, sizeof err);
+    if (req->seat && req->seat->value < 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "the seat must be 0 or more (leave it out for any)");
+        return;
+    }
+    int seat = req->seat ? req->seat->value : -1;   /* -1: any open seat, for the room */
+    room_rc rc = room_sit(p->room, p, seat, err, sizeof err);
     Sungka__V1__SitResponse done = SUNGKA__V1__SIT_RESPONSE__INIT;
     answer(call, rc, err, &done.base);
 }

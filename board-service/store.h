@@ -166,10 +166,14 @@ int store_participant_bot(store *s, const char *game_id, unsigned person_id, int
 /* Append one packed event of game_id. Write it before the event is sent: a
  * -1 means it is not stored and the caller should refuse the action.
  * seq must be new for the game (a repeated seq is -1); only_for_a/b are the
- * two participant ids a private event is for (0, 0: public).
+ * two participant ids a private event is for (0, 0: public). format (>= 1)
+ * is the caller's version of the packed bytes, handed back by recovery so
+ * that a newer caller can read what an older one wrote; rows stored before
+ * the store kept it (schema 2 and older) read as STORE_EVENT_FORMAT_FIRST.
  *   data  IN  len bytes, copied (may be NULL when len is 0) */
+#define STORE_EVENT_FORMAT_FIRST 1
 int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time_ms,
-                       unsigned only_for_a, unsigned only_for_b,
+                       unsigned only_for_a, unsigned only_for_b, unsigned format,
                        const void *data, size_t len);
 
 /* Append move number ply (0, 1, ... in order; a repeated ply is -1) of game_id:
@@ -262,7 +266,8 @@ typedef struct store_recovery_cb {
     void (*participant)(void *user, const char *game_id, unsigned person_id,
                         const char *name, int seat, const char *token, bool ready);
     void (*event)(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
-                  unsigned only_for_a, unsigned only_for_b, const void *data, size_t len);
+                  unsigned only_for_a, unsigned only_for_b, unsigned format,
+                  const void *data, size_t len);
     /* right after participant() for one marked a bot (store_participant_bot) */
     void (*bot)(void *user, const char *game_id, unsigned person_id, int level);
 } store_recovery_cb;

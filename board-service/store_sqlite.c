@@ -102,6 +102,9 @@ static const char *const migrations[] = {
     /* 2: which participants are the service's own bots, and their level, so
      * that a restart starts them again (0: a person). */
     "ALTER TABLE participants ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
+    /* 3: the version of each event's packed bytes (store_event_append), so
+     * that a newer service can read a log an older one wrote. */
+    "ALTER TABLE events ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -152,8 +155,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_PART_BOT] =
         "UPDATE participants SET bot_level = ?3 WHERE game_id = ?1 AND person_id = ?2",
     [ST_EVENT_INSERT] =
-        "INSERT INTO events (game_id, seq, time_ms, only_for_a, only_for_b, data)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO events (game_id, seq, time_ms, only_for_a, only_for_b, data, format)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_MOVE_INSERT] =
         "INSERT INTO moves (game_id, ply, seat, move, time_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_GAME_STATE] = "SELECT status, seats FROM games WHERE id = ?1",
@@ -195,7 +198,7 @@ static const char *const stmt_sql[ST_COUNT] = {
         "SELECT person_id, name, seat, token, ready, bot_level FROM participants"
         " WHERE game_id = ?1 ORDER BY person_id",
     [ST_RECOVER_EVENTS] =
-        "SELECT seq, time_ms, only_for_a, only_for_b, data FROM events"
+        "SELECT seq, time_ms, only_for_a, only_for_b, data, format FROM events"
         " WHERE game_id = ?1 ORDER BY seq",
     /* decimal ids only: at most 10 digits, so the cast cannot overflow */
     [ST_MAX_ID] =
@@ -818,7 +821,7 @@ int store_participant_bot(store *s, const char *game_id, unsigned person_id, int
  * ------------------------------------------------------------------------ */
 
 int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time_ms,
-                       unsigned only_for_a, unsigned only_for_b,
+                       unsigned only_for_a, unsigned only_for_b, unsigned format,
                        const void *data, size_t len)
 {
     if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
@@ -826,6 +829,9 @@ int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time
     if (seq > INT64_MAX)
         return failf(s, "event sequence number %llu is too large",
                      (unsigned long long)seq);
+    if (format < STORE_EVENT_FORMAT_FIRST || format > (unsigned)INT_MAX)
+        return failf(s, "event %llu of game %s has no format number",
+                     (unsigned long long)seq, game_id);
     if ((!data && len) || len > INT_MAX)
         return failf(s, "event %llu of game %s has no data or too much (%zu bytes)",
                      (unsigned long long)seq, game_id, len);
@@ -837,6 +843,7 @@ int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time
     sqlite3_bind_int64(st, 3, time_ms);
     sqlite3_bind_int64(st, 4, only_for_a);
     sqlite3_bind_int64(st, 5, only_for_b);
+    sqlite3_bind_int64(st, 7, format);
     /* A NULL pointer would bind SQL NULL; an empty event is an empty blob. */
     if (len)
         sqlite3_bind_blob(st, 6, data, (int)len, SQLITE_STATIC);
@@ -1287,7 +1294,8 @@ static int recover_game(store *s, const store_recovery_cb *cb, void *user,
         size_t len = (size_t)sqlite3_column_bytes(st, 4);
         cb->event(user, g->id, (uint64_t)sqlite3_column_int64(st, 0),
                   sqlite3_column_int64(st, 1), (unsigned)sqlite3_column_int64(st, 2),
-                  (unsigned)sqlite3_column_int64(st, 3), data, len);
+                  (unsigned)sqlite3_column_int64(st, 3), (unsigned)sqlite3_column_int64(st, 5),
+                  data, len);
     }
     res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read the event log");
     finish(st);

@@ -19,6 +19,15 @@ static const Sungka__V1__GameStatus status_to_wire[] = {
     [ROOM_ABANDONED] = SUNGKA__V1__GAME_STATUS__GAME_STATUS_ABANDONED,
 };
 
+Sungka__V1__SeatNumber *wire_seat(int seat, Sungka__V1__SeatNumber *box)
+{
+    if (seat < 0)
+        return NULL;
+    sungka__v1__seat_number__init(box);
+    box->value = seat;
+    return box;
+}
+
 void wire_summary(const room *r, Sungka__V1__GameSummary *out)
 {
     int seats = game_seats(&r->state);
@@ -41,22 +50,25 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
         out->options[i] = &opt[i];
     }
 
+    /* Every seat, open ones too (an empty name), with its holder's state:
+     * a departed holder's seat keeps its name and says how long it waits. */
     out->n_seats = (size_t)seats;
     out->seats = calloc(out->n_seats, sizeof *out->seats);
-    Sungka__V1__Seat *seat = calloc(out->n_seats, sizeof *seat);
+    wire_participant_msg *seat = calloc(out->n_seats, sizeof *seat);
     for (int i = 0; i < seats; i++) {
         const participant *p = r->seat_holder[i];
-        sungka__v1__seat__init(&seat[i]);
-        seat[i].seat = i;
-        seat[i].name = (char *)r->seat_name[i];
-        seat[i].departed = p ? p->departed : false;
-        seat[i].rtt_ms = p ? p->rtt_ms : -1;
-        seat[i].ready = p ? p->ready : false;
+        if (p) {
+            wire_participant(p, &seat[i]);
+        } else {
+            sungka__v1__participant__init(&seat[i].msg);
+            seat[i].msg.seat = wire_seat(i, &seat[i].seat);
+        }
+        seat[i].msg.name = (char *)r->seat_name[i];
         if (p && p->departed) {
             int64_t left = p->depart_deadline_ms - board_now_ms();
-            seat[i].grace_left_s = left > 0 ? (int32_t)((left + 999) / 1000) : 0;
+            seat[i].msg.grace_left_s = left > 0 ? (int32_t)((left + 999) / 1000) : 0;
         }
-        out->seats[i] = &seat[i];
+        out->seats[i] = &seat[i].msg;
     }
 
     int observers = 0;
@@ -71,7 +83,7 @@ void wire_summary_clear(Sungka__V1__GameSummary *s)
         free(s->options[0]);
     free(s->options);
     if (s->n_seats)
-        free(s->seats[0]);
+        free(s->seats[0]);    /* the first wire_participant_msg: .msg comes first */
     free(s->seats);
     s->options = NULL;
     s->seats = NULL;
@@ -93,7 +105,7 @@ void wire_board(const game_state *st, int rotate_to, wire_board_msg *out)
         out->cells[i] = game_cell(st, (i + shift) % n);
     b->n_cells = (size_t)n;
     b->cells = out->cells;
-    b->to_move = game_to_move(st);
+    b->to_move = wire_seat(game_to_move(st), &out->to_move);
     int scores[GAME_MAX_SEATS];
     game_scores(st, scores);
     for (int i = 0; i < seats; i++)
@@ -102,14 +114,19 @@ void wire_board(const game_state *st, int rotate_to, wire_board_msg *out)
     b->scores = out->scores;
 }
 
-void wire_participant(const participant *p, Sungka__V1__Participant *out)
+void wire_participant(const participant *p, wire_participant_msg *out)
 {
-    sungka__v1__participant__init(out);
-    out->name = (char *)p->name;
-    out->seat = p->seat;
-    out->departed = p->departed;
-    out->rtt_ms = p->rtt_ms;
-    out->ready = p->ready;
+    Sungka__V1__Participant *m = &out->msg;
+    sungka__v1__participant__init(m);
+    m->name = (char *)p->name;
+    m->seat = wire_seat(p->seat, &out->seat);
+    m->departed = p->departed;
+    if (p->rtt_ms >= 0) {
+        sungka__v1__round_trip__init(&out->rtt);
+        out->rtt.ms = p->rtt_ms;
+        m->rtt = &out->rtt;
+    }
+    m->ready = p->ready;
 }
 
 /* ------------------------------------------------------ the room's events */
@@ -118,7 +135,7 @@ void wire_participant(const participant *p, Sungka__V1__Participant *out)
  * observers, BOARD_LISTED_PEOPLE at most, so neither grows with a crowd (the
  * game's summary counts the observers). Returns how many, filled into
  * who/whop. */
-static int list_people(const room *r, Sungka__V1__Participant *who,
+static int list_people(const room *r, wire_participant_msg *who,
                        Sungka__V1__Participant **whop)
 {
     int n = 0;
@@ -128,7 +145,7 @@ static int list_people(const room *r, Sungka__V1__Participant *who,
             if ((pass == 0) != (p->seat >= 0))
                 continue;
             wire_participant(p, &who[n]);
-            whop[n] = &who[n];
+            whop[n] = &who[n].msg;
             n++;
         }
     }
@@ -174,7 +191,7 @@ static uint8_t *pack_move(Sungka__V1__Event *ev, const room_event *re, size_t *l
     made.captured = res->captured;
     /* The turn rides in the move (no TurnChanged): one event per move. */
     Sungka__V1__TurnChanged turn = SUNGKA__V1__TURN_CHANGED__INIT;
-    turn.seat = game_to_move(re->state);
+    turn.seat = game_to_move(re->state);   /* only read when the game goes on */
     if (!game_is_over(re->state))
         made.turn = &turn;
     ev->body_case = SUNGKA__V1__EVENT__BODY_MOVE_MADE;
@@ -209,9 +226,13 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.seq = re->seq;
     ev.time_ms = re->time_ms;
-    Sungka__V1__Participant who;
-    if (re->who)
-        wire_participant(re->who, &who);
+    wire_participant_msg whom;
+    Sungka__V1__Participant *who = NULL;
+    if (re->who) {
+        wire_participant(re->who, &whom);
+        who = &whom.msg;
+    }
+    Sungka__V1__SeatNumber seat_box;
     /* Each body holds `who` first, so one of each suffices. */
     Sungka__V1__PlayerJoined joined = SUNGKA__V1__PLAYER_JOINED__INIT;
     Sungka__V1__PlayerLeft left = SUNGKA__V1__PLAYER_LEFT__INIT;
@@ -225,35 +246,35 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     wire_board_msg board;
     switch (re->kind) {
     case ROOM_EV_JOINED:
-        joined.who = &who;
+        joined.who = who;
         ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_JOINED;
         ev.player_joined = &joined;
         break;
     case ROOM_EV_LEFT:
-        left.who = &who;
+        left.who = who;
         ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_LEFT;
         ev.player_left = &left;
         break;
     case ROOM_EV_RETURNED:
-        returned.who = &who;
+        returned.who = who;
         ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED;
         ev.player_returned = &returned;
         break;
     case ROOM_EV_READY:
-        ready.who = &who;
+        ready.who = who;
         ev.body_case = SUNGKA__V1__EVENT__BODY_READY_CHANGED;
         ev.ready_changed = &ready;
         break;
     case ROOM_EV_DEPARTED:
-        departed.who = &who;
+        departed.who = who;
         departed.reason = (char *)re->text;
         departed.grace_s = re->grace_s;
         ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED;
         ev.player_departed = &departed;
         break;
     case ROOM_EV_SEAT:
-        seat.who = &who;
-        seat.from_seat = re->from_seat;
+        seat.who = who;
+        seat.from_seat = wire_seat(re->from_seat, &seat_box);
         ev.body_case = SUNGKA__V1__EVENT__BODY_SEAT_CHANGED;
         ev.seat_changed = &seat;
         break;
@@ -270,7 +291,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         return pack_over(&ev, re, len);
     case ROOM_EV_CHAT:
         chat.from = (char *)re->who->name;
-        chat.seat = re->who->seat;
+        chat.seat = wire_seat(re->who->seat, &seat_box);
         chat.text = (char *)re->text;
         chat.to = re->to ? (char *)re->to->name : (char *)"";
         ev.body_case = SUNGKA__V1__EVENT__BODY_CHAT;
@@ -290,13 +311,14 @@ uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len)
     Sungka__V1__Snapshot snap = SUNGKA__V1__SNAPSHOT__INIT;
     Sungka__V1__GameSummary summary;
     wire_board_msg board;
-    Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
+    wire_participant_msg who[BOARD_LISTED_PEOPLE];
     Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
+    Sungka__V1__SeatNumber your_seat;
     wire_summary(r, &summary);
     wire_board(&r->state, -1, &board);
     snap.game = &summary;
     snap.board = &board.msg;
-    snap.your_seat = p->seat;
+    snap.your_seat = wire_seat(p->seat, &your_seat);
     snap.n_participants = (size_t)list_people(r, who, whop);
     snap.participants = whop;
     snap.last_seq = r->log_len;
@@ -311,7 +333,7 @@ uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len)
 
 uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len)
 {
-    Sungka__V1__Participant who[BOARD_LISTED_PEOPLE];
+    wire_participant_msg who[BOARD_LISTED_PEOPLE];
     Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
     Sungka__V1__PingEvent ping = SUNGKA__V1__PING_EVENT__INIT;
     ping.nonce = nonce;

@@ -168,7 +168,8 @@ int agent_ready(agent *ag, bool ready)
 int agent_sit(agent *ag, int seat)
 {
     Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
-    req.seat = seat;
+    Sungka__V1__SeatNumber box;
+    req.seat = agent__seat_field(seat, &box);   /* -1: any open seat */
     return command(ag, &agent__methods.sit, &req.base, -2);
 }
 

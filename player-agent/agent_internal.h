@@ -130,6 +130,10 @@ agent_msg *agent__msg_new(agent_msg_kind kind);
  * a hostile service cannot put control sequences, bidi overrides or invalid
  * UTF-8 in front of a view. src NULL copies "". */
 void agent__text(char *dst, size_t size, const char *src);
+/* A SeatNumber field as the agent's values hold seats: -1 when absent. */
+int agent__seat_of(const Sungka__V1__SeatNumber *seat);
+/* Fills *box and returns it for a seat >= 0; NULL (absent) for -1. */
+Sungka__V1__SeatNumber *agent__seat_field(int seat, Sungka__V1__SeatNumber *box);
 
 /* The message for one event, or NULL for pings and kinds we do not know. */
 agent_msg *agent__event_msg(const Sungka__V1__Event *ev);

@@ -74,7 +74,7 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
         return -1;
     Sungka__V1__BoardRef *ref = (Sungka__V1__BoardRef *)reply;
     memset(h, 0, sizeof *h);
-    h->seat = ref->seat;
+    h->seat = agent__seat_of(ref->seat);
     snprintf(h->name, sizeof h->name, "%s", name);
     snprintf(h->token, sizeof h->token, "%s", ref->token);
     agent__text(joined_id, 32, ref->game_id);
@@ -176,7 +176,8 @@ static int leave_game(agent *ag)
 static int observe_then_sit(agent *ag, agent_holder *h, char *err, size_t errlen)
 {
     Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
-    req.seat = ag->cfg.seat;
+    Sungka__V1__SeatNumber seat;
+    req.seat = agent__seat_field(ag->cfg.seat, &seat);
     rpc_method m = agent__methods.sit;
     ProtobufCMessage *reply = NULL;
     char what[64];

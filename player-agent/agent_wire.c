@@ -26,6 +26,22 @@ agent_msg *agent__msg_new(agent_msg_kind kind)
     return m;
 }
 
+/* A seat where "none" is possible: an absent field (or a nonsense negative
+ * value) is none, which the agent's values write -1. */
+int agent__seat_of(const Sungka__V1__SeatNumber *seat)
+{
+    return seat && seat->value >= 0 ? seat->value : -1;
+}
+
+Sungka__V1__SeatNumber *agent__seat_field(int seat, Sungka__V1__SeatNumber *box)
+{
+    if (seat < 0)
+        return NULL;
+    sungka__v1__seat_number__init(box);
+    box->value = seat;
+    return box;
+}
+
 static void copy_board(agent_msg *m, const Sungka__V1__BoardState *b)
 {
     if (!b)
@@ -36,7 +52,7 @@ static void copy_board(agent_msg *m, const Sungka__V1__BoardState *b)
     m->n_cells = (int)b->n_cells;
     for (size_t i = 0; i < b->n_cells; i++)
         m->cells[i] = b->cells[i];
-    m->to_move = b->to_move;
+    m->to_move = agent__seat_of(b->to_move);
 }
 
 static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
@@ -49,9 +65,9 @@ static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
     m->n_people = (int)n;
     for (size_t i = 0; i < n; i++) {
         agent__text(m->people[i].name, sizeof m->people[i].name, who[i]->name);
-        m->people[i].seat = who[i]->seat;
+        m->people[i].seat = agent__seat_of(who[i]->seat);
         m->people[i].departed = who[i]->departed;
-        m->people[i].rtt_ms = who[i]->rtt_ms;
+        m->people[i].rtt_ms = who[i]->rtt ? who[i]->rtt->ms : -1;
         m->people[i].ready = who[i]->ready;
     }
 }
@@ -61,7 +77,7 @@ static void copy_who(agent_msg *m, const Sungka__V1__Participant *who)
     if (!who)
         return;
     agent__text(m->name, sizeof m->name, who->name);
-    m->seat = who->seat;
+    m->seat = agent__seat_of(who->seat);
     m->ready = who->ready;
 }
 
@@ -96,7 +112,7 @@ static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
         agent__text(m->seat_name[i], sizeof m->seat_name[i], g->seats[i]->name);
         m->seat_grace_s[i] = g->seats[i]->departed ? g->seats[i]->grace_left_s : 0;
     }
-    m->my_seat = s->your_seat;
+    m->my_seat = agent__seat_of(s->your_seat);
     m->observers = g->observers;
     m->seq = s->last_seq;
     copy_board(m, s->board);
@@ -160,7 +176,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
     case SUNGKA__V1__EVENT__BODY_SEAT_CHANGED:
         if ((m = agent__msg_new(AGENT_MSG_SEAT))) {
             copy_who(m, ev->seat_changed->who);
-            m->from_seat = ev->seat_changed->from_seat;
+            m->from_seat = agent__seat_of(ev->seat_changed->from_seat);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_GAME_STARTED:
@@ -187,7 +203,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
     case SUNGKA__V1__EVENT__BODY_CHAT:
         if ((m = agent__msg_new(AGENT_MSG_CHAT))) {
             agent__text(m->name, sizeof m->name, ev->chat->from);
-            m->seat = ev->chat->seat;
+            m->seat = agent__seat_of(ev->chat->seat);
             agent__text(m->text, sizeof m->text, ev->chat->text);
             agent__text(m->to, sizeof m->to, ev->chat->to);
         }

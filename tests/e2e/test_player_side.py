@@ -358,21 +358,24 @@ class FakeService:
 
 
 def _participant(name, seat, ready=False, departed=False, rtt=5):
-    return wire.message((1, name), (2, seat), (3, departed), (4, rtt), (5, ready))
+    at = ((6, wire.seat(seat)),) if seat >= 0 else ()
+    return wire.message((1, name), *at, (3, departed), (7, wire.message((1, rtt))), (5, ready))
 
 
 def _kalah_summary(title, names, status=2, observers=0, options=(("cups", 6), ("stones", 4))):
-    seats = [wire.message((1, s), (2, n), (4, 5)) for s, n in enumerate(names)]
+    seats = [_participant(n, s) for s, n in enumerate(names)]
     return wire.message((1, "1"), (2, "kalah"), *((3, wire.message((1, k), (2, v)))
                                                     for k, v in options),
-                        (4, title), (5, status), *((6, x) for x in seats), (7, observers),
+                        (4, title), (5, status), *((10, x) for x in seats), (7, observers),
                         (8, 6))
 
 
 def _kalah_snapshot(summary, people, your_seat=0, last_seq=1):
     cells = ([4] * 6 + [0]) * 2
-    board = wire.message((1, wire.packed(cells)), (2, your_seat), (3, wire.packed([0, 0])))
-    return wire.message((1, summary), (2, board), (3, your_seat), *((4, p) for p in people),
+    board = wire.message((1, wire.packed(cells)), (4, wire.seat(your_seat)),
+                         (3, wire.packed([0, 0])))
+    return wire.message((1, summary), (2, board), (6, wire.seat(your_seat)),
+                        *((4, p) for p in people),
                         (5, last_seq))
 
 
@@ -446,7 +449,7 @@ def hostile_service(bindir):
                                      _participant(evil("eve"), -1)])
     lobby_game = wire.message((1, "1"), (2, "kalah"), (3, wire.message((1, evil("opt")), (2, 6))),
                               (4, evil("lobby")), (5, 1),
-                              (6, wire.message((1, 0), (2, evil("seated")))), (6, wire.message((1, 1))))
+                              (10, _participant(evil("seated"), 0)), (10, _participant("", 1)))
     stats = wire.message((1, evil("champ")), (2, 3), (3, 2), (4, 1))
     match = wire.message((1, "7"), (2, "kalah"), (4, evil("old")), (5, 3), (6, evil("ann")),
                          (6, "ben"), (7, wire.packed([30, 18])), (8, wire.packed([0])),
@@ -470,7 +473,7 @@ def hostile_service(bindir):
         "Register/GetMatch": lambda r, c: wire.message((1, match), (2, wire.message((1, 0),
                                                                                    (2, 0)))),
         "Register/JoinGame": lambda r, c: wire.message((1, "x"), (2, "1"), (3, "f" * 32),
-                                                       (4, 0), (5, summary)),
+                                                       (6, wire.seat(0)), (5, summary)),
         "Board/Ready": refuse(grpc.StatusCode.FAILED_PRECONDITION),
         "Board/Chat": refuse(grpc.StatusCode.RESOURCE_EXHAUSTED),
     }, snap)
@@ -500,7 +503,7 @@ def hostile_service(bindir):
             alice.expect(rf"^Game 1: {shown('title')} \(kalah")
             alice.expect(rf"^  seat 1: {shown('boss')}")
             alice.expect(rf"^  1 watching: {shown('eve')}")
-            fake.send(2, 17, wire.message((1, boss), (2, 1), (3, evil("chat"))))
+            fake.send(2, 17, wire.message((1, boss), (5, wire.seat(1)), (3, evil("chat"))))
             alice.expect(rf"^\[chat\] {shown('boss')}: {shown('chat')}")
             fake.send(3, 20, wire.message((1, evil("notice"))))
             alice.expect(rf"^Notice: {shown('notice')}")
@@ -565,7 +568,7 @@ def watch_count_from_pings(bindir):
     summary = _kalah_summary("crowd", ["alice", "bob"])
     snap = _kalah_snapshot(summary, [_participant("alice", 0), _participant("bob", 1)])
     fake = FakeService({"Register/JoinGame": lambda r, c: wire.message(
-        (1, "x"), (2, "1"), (3, "f" * 32), (4, 0), (5, summary))}, snap)
+        (1, "x"), (2, "1"), (3, "f" * 32), (6, wire.seat(0)), (5, summary))}, snap)
 
     def ping(observers, *named):
         fake.send(0, 19, wire.message((1, 7), (2, _participant("alice", 0)),

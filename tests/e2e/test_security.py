@@ -164,14 +164,14 @@ def rogue_service(bindir):
     subscriptions = []
     stop = threading.Event()
     cells = ([7] * 6 + [0]) * 2
-    seats = [wire.message((1, s), (2, n)) for s, n in ((0, "alice"), (1, "bob"))]
-    summary = wire.message((1, "1"), (2, "sungka"), (4, "rogue"), (5, 2), *((6, x) for x in seats),
+    seats = [wire.message((1, n), (6, wire.seat(s))) for s, n in ((0, "alice"), (1, "bob"))]
+    summary = wire.message((1, "1"), (2, "sungka"), (4, "rogue"), (5, 2), *((10, x) for x in seats),
                            (8, 6))
 
     def snapshot(last_seq):
-        board = wire.message((1, wire.packed(cells)), (3, wire.packed([0, 0])))
-        snap = wire.message((1, summary), (2, board), (4, wire.message((1, "alice"))),
-                            (5, last_seq))
+        board = wire.message((1, wire.packed(cells)), (4, wire.seat(0)), (3, wire.packed([0, 0])))
+        snap = wire.message((1, summary), (2, board), (6, wire.seat(0)),
+                            (4, wire.message((1, "alice"), (6, wire.seat(0)))), (5, last_seq))
         return wire.message((10, snap))
 
     def subscribe(request, context):
@@ -179,13 +179,14 @@ def rogue_service(bindir):
         yield snapshot(1)
         if len(subscriptions) == 1:
             # alice's cup 0 really gives 0 8 8 8 8 8 | 1 | 8 ...; claim nothing moved.
-            wrong = wire.message((1, wire.packed(cells)), (2, 1))
+            wrong = wire.message((1, wire.packed(cells)), (4, wire.seat(1)))
             yield wire.message((1, 2), (16, wire.message((1, 0), (2, 0), (5, wrong))))
         while not stop.is_set() and context.is_active():
             time.sleep(0.05)
 
     def join(request, context):
-        return wire.message((1, "rogue"), (2, "1"), (3, "f" * 32), (4, 0), (5, summary))
+        return wire.message((1, "rogue"), (2, "1"), (3, "f" * 32), (6, wire.seat(0)),
+                            (5, summary))
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     server.add_generic_rpc_handlers([
@@ -292,9 +293,9 @@ def crowd(bindir):
             for i, st in enumerate(streams):
                 ev = next(st)
                 snap = wire.first_message(ev, 10)
-                people = [wire.fields(p) for n, p in wire.fields(snap) if n == 4]
+                people = [p for n, p in wire.fields(snap) if n == 4]
                 check(len(people) == 64, f"observer {i}'s snapshot names {len(people)} people")
-                seats = [dict(p).get(2, 0) for p in people[:2]]
+                seats = [wire.seat_of(p, 6) for p in people[:2]]
                 check(seats == [0, 1], f"the snapshot does not name the players first: {seats}")
                 summary = wire.first_message(snap, 1)
                 check(wire.get(summary, 7) == n_obs,
@@ -406,7 +407,8 @@ def service_refusals(bindir):
                 code, text = client.raw("/sungka.v1.Board/Ready", wire.message((1, True)),
                                         token=token)
                 check(code == "OK", f"Ready: {code} {text}")
-            code, text = client.raw("/sungka.v1.Board/Sit", wire.message((1, 1)), token=olga)
+            code, text = client.raw("/sungka.v1.Board/Sit", wire.message((2, wire.seat(1))),
+                                    token=olga)
             check(code == "FAILED_PRECONDITION" and "started" in text, f"late sit gave {code}: {text}")
             code, text = client.raw("/sungka.v1.Register/JoinGame",
                                     wire.message((1, game_id), (2, "zed")))

@@ -108,6 +108,72 @@ def crash_recovery(bindir):
             p.quit()
 
 
+def old_log(bindir):
+    """A database an older service (0.9.0, event format 1: -1 for "no seat",
+    seat 0 left out) left mid-game: the game is recovered and its log served
+    in today's format — seats in SeatNumber fields, absent only for none —
+    and play goes on. (fixtures/make_log_format_1.py made the fixture.)"""
+    import sqlite3
+    import wire
+    here = os.path.dirname(os.path.abspath(__file__))
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "old.db")
+        con = sqlite3.connect(db)
+        with open(os.path.join(here, "fixtures", "log-format-1.sql")) as f:
+            con.executescript(f.read())
+        token = dict(con.execute("SELECT name, token FROM participants"))
+        con.close()
+        board = env.board("--db", db)
+        board.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+        client = wire.Client(board.address)
+        try:
+            events = client.stream("/sungka.v1.Board/Subscribe", wire.message((1, 1)),
+                                   token=token["olga"])
+            seen = []
+            for ev in events:
+                kind, body = next((n, v) for n, v in wire.fields(ev) if n >= 10)
+                if kind == 19:
+                    continue                    # a ping
+                seen.append((kind, body))
+                if len(seen) == 11:
+                    break
+            events.cancel()
+
+            def who(body):
+                w = wire.get(body, 1)
+                check(wire.get(w, 2) is None and wire.get(w, 4) is None,
+                      f"a participant still has format 1's fields: {wire.fields(w)}")
+                return wire.first_string(w, 1), wire.seat_of(w, 6)
+            kinds = [k for k, _ in seen]
+            check(kinds == [11, 17, 17, 23, 23, 22, 22, 14, 16, 16, 16],
+                  f"the old log's events 2..12 came as {kinds}")
+            check(who(seen[0][1]) == ("bob", 1), f"bob joined as {who(seen[0][1])}")
+            chats = [(wire.first_string(b, 1), wire.seat_of(b, 5)) for _, b in seen[1:3]]
+            check(chats == [("olga", None), ("alice", 0)],
+                  f"chat seats (an observer's none, alice's seat 0): {chats}")
+            stand, sit = seen[3][1], seen[4][1]
+            check((who(stand), wire.seat_of(stand, 3)) == (("bob", None), 1) and
+                  (who(sit), wire.seat_of(sit, 3)) == (("bob", 1), None),
+                  f"bob's stand and sit: {wire.fields(stand)} {wire.fields(sit)}")
+            check(who(seen[5][1]) == ("alice", 0), f"alice's ready: {who(seen[5][1])}")
+            first = wire.get(seen[7][1], 1, 0)
+            started = wire.first_message(seen[7][1], 2)
+            check(wire.seat_of(started, 4) == first and wire.get(started, 2) is None,
+                  f"GameStarted names {first} first but its board {wire.fields(started)}")
+            for _, made in seen[8:]:
+                turn = wire.get(wire.get(made, 9), 1, 0)
+                after = wire.first_message(made, 5)
+                check(wire.seat_of(after, 4) == turn and wire.get(after, 2) is None,
+                      f"a move's board says {wire.fields(after)}, its turn {turn}")
+            # The recovered position plays on: whoever's turn it is can move.
+            moved = [client.raw("/sungka.v1.Board/Move", wire.message((1, cup)),
+                                token=token["alice" if turn == 0 else "bob"])[0]
+                     for cup in range(6)]
+            check("OK" in moved, f"nobody could move after recovery: {moved}")
+        finally:
+            client.close()
+
+
 def store_refuses(bindir):
     """Nothing is acknowledged that was not stored: while another program
     holds the database's write lock a move is refused with a clear error and
@@ -160,7 +226,7 @@ def bad_database(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    stats_and_history, crash_recovery, store_refuses, bad_database)}
+    stats_and_history, crash_recovery, old_log, store_refuses, bad_database)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

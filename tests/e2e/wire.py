@@ -84,6 +84,18 @@ def repeated(buf, num):
     return out
 
 
+def seat(n):
+    """A SeatNumber message for seat n."""
+    return message((1, n))
+
+
+def seat_of(buf, num):
+    """The SeatNumber in field `num`: its seat, or None when absent (an
+    observer, nobody to move)."""
+    box = get(buf, num)
+    return None if box is None else get(box, 1, 0)
+
+
 def first_message(buf, num):
     return next(v for n, v in fields(buf) if n == num)
 

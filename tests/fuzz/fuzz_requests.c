@@ -282,7 +282,8 @@ static rpc_code join(const char *name, bool observe, char *token, size_t len)
     const Sungka__V1__BoardRef *ref = (const void *)reply;
     FUZZ_CHECK(strlen(ref->token) == 32 && strspn(ref->token, "0123456789abcdef") == 32,
                "seat token '%s'", ref->token);
-    FUZZ_CHECK(observe ? ref->seat == -1 : ref->seat >= 0, "joined at seat %d", ref->seat);
+    FUZZ_CHECK(observe ? ref->seat == NULL : ref->seat && ref->seat->value >= 0,
+               "joined at seat %d", ref->seat ? ref->seat->value : -1);
     snprintf(token, len, "%s", ref->token);
     protobuf_c_message_free_unpacked(reply, NULL);
     return RPC_OK;

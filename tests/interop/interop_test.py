@@ -72,6 +72,12 @@ def generate(protoc, plugin, proto_dir, out):
               f"{m.__name__} was imported from {m.__file__}, not from the generated code")
 
 
+def seat(msg, field):
+    """A SeatNumber field the way a client of the contract reads one: the
+    seat, or None when the field is absent (an observer, nobody to move)."""
+    return getattr(msg, field).value if msg.HasField(field) else None
+
+
 def auth(token):
     return (("authorization", f"Bearer {token}"),)
 
@@ -318,12 +324,12 @@ def _full_game(board, channel, channels, streams):
                                                         "128 bits of hex")
         check(ref.endpoint, f"{name}: the board reference has no endpoint")
         refs[name] = ref
-    check(refs["olga"].seat == -1, f"the observer got seat {refs['olga'].seat}")
-    check(sorted((refs["alice"].seat, refs["bob"].seat)) == [0, 1],
+    check(seat(refs["olga"], "seat") is None, f"the observer got seat {refs['olga'].seat}")
+    check(sorted((seat(refs["alice"], "seat"), seat(refs["bob"], "seat"))) == [0, 1],
           f"seats: alice {refs['alice'].seat}, bob {refs['bob'].seat}")
     check(len({r.token for r in refs.values()}) == 3, "two participants got the same token")
-    seat_of = {n: r.seat for n, r in refs.items()}
-    name_at = {r.seat: n for n, r in refs.items() if r.seat >= 0}
+    seat_of = {n: seat(r, "seat") for n, r in refs.items()}
+    name_at = {s: n for n, s in seat_of.items() if s is not None}
     print(f"  joined: alice seat {seat_of['alice']}, bob seat {seat_of['bob']}, "
           f"olga observes; endpoint {refs['alice'].endpoint}")
 
@@ -340,8 +346,8 @@ def _full_game(board, channel, channels, streams):
     initial = ([STONES] * CUPS + [0]) * 2
     for s in streams:
         snap = s.wait(lambda ev: ev.WhichOneof("body") == "snapshot", "snapshot").snapshot
-        check(snap.your_seat == seat_of[s.name], f"{s.name}: snapshot your_seat "
-                                                  f"{snap.your_seat}, not {seat_of[s.name]}")
+        check(seat(snap, "your_seat") == seat_of[s.name], f"{s.name}: snapshot your_seat "
+              f"{seat(snap, 'your_seat')}, not {seat_of[s.name]}")
         check(list(snap.board.cells) == initial, f"{s.name}: snapshot cells "
                                                   f"{list(snap.board.cells)}, not {initial}")
 
@@ -379,8 +385,8 @@ def _full_game(board, channel, channels, streams):
             check(list(r.board.cells) == want,
                   f"GetBoard for {name}: cells {list(r.board.cells)}, expected {want} "
                   f"(the events' board {cells} with {name}'s row first)")
-            check(r.board.to_move == to_move,
-                  f"GetBoard for {name}: to_move {r.board.to_move}, events say {to_move}")
+            check(seat(r.board, "to_move") == to_move,
+                  f"GetBoard for {name}: to_move {seat(r.board, 'to_move')}, events say {to_move}")
             views[name] = list(r.board.cells)
         if views["alice"] != views["bob"]:
             asymmetric_seen = True
@@ -436,14 +442,14 @@ def _full_game(board, channel, channels, streams):
             game_over = after[0].game_over
             check(all(ev.game_over == game_over for ev in after),
                   "the streams disagree about GameOver")
-            check(mm.board.to_move == -1, f"the last move's board has to_move "
-                                          f"{mm.board.to_move}, not -1")
+            check(seat(mm.board, "to_move") is None, f"the last move's board has to_move "
+                                                     f"{seat(mm.board, 'to_move')}, not none")
         else:
             last_seq = reply.seq
             to_move = mm.turn.seat
-            check(to_move == mm.board.to_move and to_move in (0, 1),
+            check(to_move == seat(mm.board, "to_move") and to_move in (0, 1),
                   f"MoveMade.turn says seat {to_move}, the move's board "
-                  f"says {mm.board.to_move}")
+                  f"says {seat(mm.board, 'to_move')}")
             check(to_move == (played[-1][0] if mm.extra_turn else 1 - played[-1][0]),
                   f"move {len(played)}: extra_turn={mm.extra_turn} but seat {to_move} is next")
 
@@ -468,7 +474,7 @@ def _full_game(board, channel, channels, streams):
           f"GameOver winners {list(game_over.winners)} with scores {scores}; expected {winners}")
     check(is_sentence(game_over.reason), f"GameOver reason {game_over.reason!r}")
     r = bstub.GetBoard(pb.GetBoardRequest(), metadata=auth(tok["olga"]), timeout=CALL_TIMEOUT)
-    check(r.board.to_move == -1 and list(r.board.cells) == cells and r.rotation == 0,
+    check(seat(r.board, "to_move") is None and list(r.board.cells) == cells and r.rotation == 0,
           f"the observer's GetBoard after the game: {r}")
     expect_refusal("Move after the game", grpc.StatusCode.FAILED_PRECONDITION,
                    bstub.Move, pb.MoveRequest(move=0), metadata=auth(tok[name_at[0]]))

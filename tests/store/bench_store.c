@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         ev[i] = (unsigned char)i;
     double t0 = now_us();
     for (int i = 0; i < moves; i++) {
-        if (store_begin(s) || store_event_append(s, "1", (uint64_t)i + 1, i, 0, 0, ev, sizeof ev) ||
+        if (store_begin(s) || store_event_append(s, "1", (uint64_t)i + 1, i, 0, 0, 1, ev, sizeof ev) ||
             store_move_append(s, "1", i, i % 2, i % 7, i) || store_commit(s)) {
             fprintf(stderr, "move %d: %s\n", i, store_last_error(s));
             return 1;

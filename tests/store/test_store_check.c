@@ -36,7 +36,7 @@ static void make_file(const char *path)
         snprintf(id, sizeof id, "%d", g);
         make_game(s, id, "kalah", 2);
         for (int e = 1; e <= 30; e++)
-            assert_ok(s, store_event_append(s, id, (uint64_t)e, 1700000000000 + e, 0, 0, blob,
+            assert_ok(s, store_event_append(s, id, (uint64_t)e, 1700000000000 + e, 0, 0, 1, blob,
                                             sizeof blob));
     }
     store_close(s);

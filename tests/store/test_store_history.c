@@ -16,7 +16,7 @@ static void played_game(store *s, const char *id, const char *kind, int seats,
     assert_ok(s, store_game_status(s, id, STORE_RUNNING, end_ms - 1000));
     for (int i = 0; i < n_moves; i++) {
         assert_ok(s, store_begin(s));
-        assert_ok(s, store_event_append(s, id, (uint64_t)i + 1, 10 * i, 0, 0, "ev", 2));
+        assert_ok(s, store_event_append(s, id, (uint64_t)i + 1, 10 * i, 0, 0, 1, "ev", 2));
         assert_ok(s, store_move_append(s, id, i, i % seats, 100 + i, 10 * i));
         assert_ok(s, store_commit(s));
     }
@@ -202,8 +202,8 @@ static void test_bad_input(void **state)
     assert_int_equal(store_participant_put(s, NULL, 1, "ana", 0, "t", false), -1);
     assert_int_equal(store_participant_put(s, "1", 1, "ana", 6, "t", false), -1);
     assert_int_equal(store_participant_put(s, "0123456789abcdef", 1, "ana", 0, "t", false), -1);
-    assert_int_equal(store_event_append(s, "1", 1, 0, 0, 0, NULL, 5), -1);
-    assert_int_equal(store_event_append(s, "1", UINT64_MAX, 0, 0, 0, "x", 1), -1);
+    assert_int_equal(store_event_append(s, "1", 1, 0, 0, 0, 1, NULL, 5), -1);
+    assert_int_equal(store_event_append(s, "1", UINT64_MAX, 0, 0, 0, 1, "x", 1), -1);
     assert_int_equal(store_game_status(s, "1", STORE_FINISHED, 0), -1);
     assert_int_equal(store_game_status(s, "nope", STORE_RUNNING, 0), -1);
     assert_non_null(strstr(store_last_error(s), "no such game"));

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "store_test.h"
 
 typedef struct rec_event {
@@ -16,6 +18,7 @@ typedef struct rec_event {
     uint64_t seq;
     int64_t time_ms;
     unsigned a, b;
+    unsigned format;
     size_t len;
     unsigned char data[300];
 } rec_event;
@@ -69,7 +72,7 @@ static void on_person(void *u, const char *game, unsigned id, const char *name, 
 }
 
 static void on_event(void *u, const char *game, uint64_t seq, int64_t time_ms, unsigned a,
-                     unsigned b, const void *data, size_t len)
+                     unsigned b, unsigned format, const void *data, size_t len)
 {
     recovered *r = u;
     assert_true(r->n_events < 64);
@@ -82,6 +85,7 @@ static void on_event(void *u, const char *game, uint64_t seq, int64_t time_ms, u
     e->time_ms = time_ms;
     e->a = a;
     e->b = b;
+    e->format = format;
     e->len = len;
     if (len)
         memcpy(e->data, data, len);
@@ -128,18 +132,18 @@ static void test_recovery_round_trip(void **state)
         unsigned a = i % 5 == 0 ? 1 : 0, b = i % 5 == 0 ? 3 : 0;  /* some private */
         if (i % 2 == 0) {
             assert_ok(s, store_begin(s));
-            assert_ok(s, store_event_append(s, "12", (uint64_t)i + 1, 5000 + i, a, b, buf, len));
+            assert_ok(s, store_event_append(s, "12", (uint64_t)i + 1, 5000 + i, a, b, 2, buf, len));
             assert_ok(s, store_move_append(s, "12", i / 2, i % 2, i, 5000 + i));
             assert_ok(s, store_commit(s));
         } else {
-            assert_ok(s, store_event_append(s, "12", (uint64_t)i + 1, 5000 + i, a, b, buf, len));
+            assert_ok(s, store_event_append(s, "12", (uint64_t)i + 1, 5000 + i, a, b, 1, buf, len));
         }
     }
-    assert_int_equal(store_event_append(s, "12", 5, 1, 0, 0, "dup", 3), -1);  /* repeated seq */
+    assert_int_equal(store_event_append(s, "12", 5, 1, 0, 0, 1, "dup", 3), -1);  /* repeated seq */
     assert_non_null(strstr(store_last_error(s), "UNIQUE"));
-    assert_ok(s, store_event_append(s, "3", 1, 77, 0, 0, NULL, 0));           /* empty event */
+    assert_ok(s, store_event_append(s, "3", 1, 77, 0, 0, 1, NULL, 0));           /* empty event */
     assert_ok(s, store_participant_put(s, "40", 1, "dee", 0, "ffff", false));
-    assert_ok(s, store_event_append(s, "40", 1, 1, 0, 0, "x", 1));
+    assert_ok(s, store_event_append(s, "40", 1, 1, 0, 0, 1, "x", 1));
     const char *names[2] = { "dee", "eve" };
     int w[1] = { 0 };
     assert_ok(s, store_game_finish(s, "40", STORE_FINISHED, "by the rules", 2, names, NULL, w,
@@ -188,6 +192,7 @@ static void test_recovery_round_trip(void **state)
         assert_int_equal(e->time_ms, 5000 + i);
         assert_int_equal(e->a, i % 5 == 0 ? 1 : 0);
         assert_int_equal(e->b, i % 5 == 0 ? 3 : 0);
+        assert_int_equal(e->format, i % 2 == 0 ? 2 : 1);
         assert_int_equal(e->len, len);
         assert_memory_equal(e->data, buf, len);
     }
@@ -218,6 +223,40 @@ static void test_empty_recovery(void **state)
     store_close(s);
 }
 
+/* A file from before the store kept each event's format (schema 2): its
+ * events come back as the first format, and new ones keep theirs. */
+static void test_version_2_events_read_as_first_format(void **state)
+{
+    (void)state;
+    char dir[256], path[300], err[512];
+    scratch_dir(dir);
+    snprintf(path, sizeof path, "%s/v2.db", dir);
+    store *s;
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    make_game(s, "5", "kalah", 2);
+    assert_ok(s, store_event_append(s, "5", 1, 10, 0, 0, 2, "old", 3));
+    store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE events DROP COLUMN format;"
+                                      "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    assert_ok(s, store_event_append(s, "5", 2, 20, 0, 0, 2, "new", 3));
+    assert_int_equal(store_event_append(s, "5", 3, 30, 0, 0, 0, "none", 4), -1);
+    assert_non_null(strstr(store_last_error(s), "format"));
+    recovered *r = calloc(1, sizeof *r);
+    assert_ok(s, store_recover(s, &callbacks, r, NULL));
+    assert_int_equal(r->n_events, 2);
+    assert_int_equal(r->events[0].format, STORE_EVENT_FORMAT_FIRST);
+    assert_memory_equal(r->events[0].data, "old", 3);
+    assert_int_equal(r->events[1].format, 2);
+    free(r);
+    store_close(s);
+    scratch_remove(dir);
+}
+
 static int count_events(store *s, const char *game)
 {
     recovered *r = calloc(1, sizeof *r);
@@ -238,7 +277,7 @@ static void test_transactions(void **state)
     assert_ok(s, store_begin(s));
     assert_int_equal(store_begin(s), -1);                 /* no nesting */
     assert_non_null(strstr(store_last_error(s), "already open"));
-    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, "a", 1));
+    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
     assert_ok(s, store_move_append(s, "1", 0, 0, 4, 1));
     assert_ok(s, store_participant_put(s, "1", 1, "ana", 0, "t", false));
     make_game(s, "2", "kalah", 2);
@@ -256,7 +295,7 @@ static void test_transactions(void **state)
 
     /* Commit keeps all of it. */
     assert_ok(s, store_begin(s));
-    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, "a", 1));
+    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
     assert_ok(s, store_move_append(s, "1", 0, 0, 4, 1));
     assert_ok(s, store_commit(s));
     assert_int_equal(count_events(s, "1"), 1);
@@ -267,7 +306,7 @@ static void test_transactions(void **state)
     /* A failed write inside a transaction leaves the rest of it; the caller
      * rolls back. */
     assert_ok(s, store_begin(s));
-    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, "b", 1));
+    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));
     assert_int_equal(store_move_append(s, "1", 0, 0, 4, 1), -1);   /* ply 0 again */
     assert_ok(s, store_rollback(s));
     assert_int_equal(count_events(s, "1"), 1);
@@ -288,9 +327,9 @@ static void test_uncommitted_lost(void **state)
     store *s;
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
     make_game(s, "1", "sungka", 2);
-    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, "kept", 4));
+    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "kept", 4));
     assert_ok(s, store_begin(s));
-    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, "lost", 4));
+    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "lost", 4));
     store_close(s);
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
     assert_int_equal(count_events(s, "1"), 1);
@@ -317,12 +356,12 @@ static void test_commit_survives_kill(void **state)
             _exit(1);
         make_game(s, "1", "sungka", 2);
         for (int i = 0; i < 50; i++) {
-            if (store_begin(s) || store_event_append(s, "1", (uint64_t)i + 1, i, 0, 0, "ev", 2) ||
+            if (store_begin(s) || store_event_append(s, "1", (uint64_t)i + 1, i, 0, 0, 1, "ev", 2) ||
                 store_move_append(s, "1", i, i % 2, i, i) || store_commit(s))
                 _exit(2);
         }
         store_begin(s);
-        store_event_append(s, "1", 51, 0, 0, 0, "uncommitted", 11);
+        store_event_append(s, "1", 51, 0, 0, 0, 1, "uncommitted", 11);
         if (write(fds[1], "k", 1) != 1)
             _exit(3);
         for (;;)
@@ -355,6 +394,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovery_round_trip),
         cmocka_unit_test(test_empty_recovery),
+        cmocka_unit_test(test_version_2_events_read_as_first_format),
         cmocka_unit_test(test_transactions),
         cmocka_unit_test(test_uncommitted_lost),
         cmocka_unit_test(test_commit_survives_kill),

@@ -407,6 +407,10 @@ def service_refusals(bindir):
                 code, text = client.raw("/sungka.v1.Board/Ready", wire.message((1, True)),
                                         token=token)
                 check(code == "OK", f"Ready: {code} {text}")
+            code, text = client.raw("/sungka.v1.Board/Sit", wire.message((2, wire.seat(-1))),
+                                    token=olga)
+            check(code == "INVALID_ARGUMENT" and "leave it out for any" in text,
+                  f"a SeatNumber of -1 gave {code}: {text}")
             code, text = client.raw("/sungka.v1.Board/Sit", wire.message((2, wire.seat(1))),
                                     token=olga)
             check(code == "FAILED_PRECONDITION" and "started" in text, f"late sit gave {code}: {text}")

@@ -104,6 +104,9 @@ struct room {
     bool holding;              /* a move waits for its commit: so do its events */
     bool store_failed;         /* a store write failed during that move */
     int n_moves;               /* moves played, for the store's ply numbers */
+    unsigned moved;            /* bit s: seat s has moved (abort is for before) */
+    int draw_offer;            /* the seat whose draw offer is open; -1: none */
+    unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
     unsigned next_person_id;
     int64_t created_ms;
     char creator[64];          /* host of the client that created it (the per-client cap) */
@@ -264,6 +267,19 @@ bool room_has_open_seat(const room *r);
  * a running game ends it as abandoned). */
 void room_depart(room *r, participant *p, const char *why);
 void room_leave(room *r, participant *p);
+/* room_fairplay.c — leaving a game without walking out. Seated players of
+ * a running game only. Resign: out of the game (two seats: the other wins;
+ * more: the others play on). Abort: the game ends with no result, while
+ * some seat has not moved yet. Two seats: offer a draw (once until the
+ * offerer has moved again), and the other accepts (a draw) or declines. */
+room_rc room_resign(room *r, participant *p, char *err, size_t errlen);
+room_rc room_abort(room *r, participant *p, char *err, size_t errlen);
+room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen);
+room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen);
+/* Recovery replays a logged PlayerOut / draw offer / decline onto r. */
+int room_replay_out(room *r, int seat);
+void room_replay_draw(room *r, int seat, bool offered);
+
 /* Send pings, notice missed ones, end grace periods that ran out. */
 void room_tick(room *r, int64_t now);
 /* True when nobody is connected to a game that is over: it can go. */
@@ -305,6 +321,10 @@ typedef enum room_event_kind {
     ROOM_EV_CHAT,              /* who (the sender), to (private: the addressee), text */
     ROOM_EV_OVER,              /* state, text (reason), abandoned, winners */
     ROOM_EV_NOTICE,            /* text */
+    ROOM_EV_OUT,               /* who left the game (resigned...): text, state
+                                * (after), result (the seats passed, or NULL) */
+    ROOM_EV_DRAW_OFFERED,      /* who */
+    ROOM_EV_DRAW_DECLINED,     /* who */
 } room_event_kind;
 
 typedef struct room_event {

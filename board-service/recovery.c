@@ -155,9 +155,26 @@ static int replay(room *r, const Sungka__V1__Event *ev)
         r->status = ROOM_RUNNING;
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
         char err[GAME_ERR_LEN];
+        int seat = ev->move_made->seat;
         r->n_moves++;
-        return game_play(&r->state, ev->move_made->seat, ev->move_made->move, NULL, err,
-                         sizeof err) == GAME_OK ? 0 : -1;
+        if (seat >= 0 && seat < GAME_MAX_SEATS) {
+            r->moved |= 1u << seat;
+            r->draw_offered &= ~(1u << seat);
+        }
+        r->draw_offer = -1;
+        return game_play(&r->state, seat, ev->move_made->move, NULL, err, sizeof err) ==
+                       GAME_OK ? 0 : -1;
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_PLAYER_OUT) {
+        const Sungka__V1__Participant *who = ev->player_out->who;
+        return who && who->seat ? room_replay_out(r, who->seat->value) : -1;
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_OFFERED ||
+               ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_DECLINED) {
+        bool offered = ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_OFFERED;
+        const Sungka__V1__Participant *who =
+            offered ? ev->draw_offered->who : ev->draw_declined->who;
+        if (!who || !who->seat || who->seat->value < 0 || who->seat->value >= GAME_MAX_SEATS)
+            return -1;
+        room_replay_draw(r, who->seat->value, offered);
     }
     return 0;
 }

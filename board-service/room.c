@@ -39,6 +39,7 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
     r->kind = kind;
     r->opts = *opts;
     r->status = ROOM_WAITING;
+    r->draw_offer = -1;
     r->autostart = autostart;
     return r;
 }
@@ -100,13 +101,28 @@ const char *room__seat_label(const room *r, int seat, char *buf, size_t len)
 }
 
 /* The game ended: by the rules (abandoned = false) or because a player left. */
+static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
+                     const int *winners);
+
 void room__end_game(room *r, bool abandoned, const char *reason)
+{
+    int winners[GAME_MAX_SEATS];
+    int n_winners = abandoned ? 0 : game_winners(&r->state, winners);
+    end_with(r, abandoned, reason, n_winners, winners);
+}
+
+void room__end_drawn(room *r, const char *reason)
+{
+    end_with(r, false, reason, 0, NULL);
+}
+
+static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
+                     const int *winners)
 {
     r->status = abandoned ? ROOM_ABANDONED : ROOM_FINISHED;
     snprintf(r->end_reason, sizeof r->end_reason, "%s", reason);
 
-    int winners[GAME_MAX_SEATS], scores[GAME_MAX_SEATS];
-    int n_winners = abandoned ? 0 : game_winners(&r->state, winners);
+    int scores[GAME_MAX_SEATS];
     game_scores(&r->state, scores);
     room_event ev = {.kind = ROOM_EV_OVER, .state = &r->state, .text = reason,
                      .abandoned = abandoned, .n_winners = n_winners, .winners = winners};
@@ -124,6 +140,23 @@ void room__end_game(room *r, bool abandoned, const char *reason)
             r->store_failed = true;
         }
     }
+}
+
+void room__result_sentence(const room *r, char *buf, size_t len)
+{
+    int winners[GAME_MAX_SEATS];
+    int n = game_winners(&r->state, winners);
+    /* "alice wins", "alice and bob share the win", "a, b and c share..." */
+    char label[32];
+    size_t used = 0;
+    for (int i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 i == 0 ? "" : i == n - 1 ? " and " : ", ",
+                                 room__seat_label(r, winners[i], label, sizeof label));
+    if (n == 0)
+        snprintf(buf, len, "the game ended in a draw");
+    else if (used < len)
+        snprintf(buf + used, len - used, n == 1 ? " wins" : " share the win");
 }
 
 static void start_game(room *r);

@@ -38,6 +38,11 @@ void room__store_person(room *r, const participant *p);
 const char *room__seat_label(const room *r, int seat, char *buf, size_t len);
 /* The game ended: by the rules (abandoned false) or because a player left. */
 void room__end_game(room *r, bool abandoned, const char *reason);
+/* ... or by agreement: a draw, whatever the scores. */
+void room__end_drawn(room *r, const char *reason);
+/* "alice wins", "alice and bob share the win", or "the game ended in a
+ * draw", for a game over by its rules. */
+void room__result_sentence(const room *r, char *buf, size_t len);
 /* Start when every seat is taken by a present player who said ready. */
 void room__maybe_start(room *r);
 

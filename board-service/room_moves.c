@@ -85,6 +85,8 @@ struct pending_move {
     size_t log_before;         /* the room's log, state and status before it */
     game_state before;
     room_status status_before;
+    unsigned moved_before, draw_offered_before;
+    int draw_offer_before;
     int move;
     participant *mover;        /* stays: anything that could remove it commits first */
 };
@@ -132,6 +134,9 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, char *e
     pm->log_before = r->log_len;
     pm->before = r->state;
     pm->status_before = r->status;
+    pm->moved_before = r->moved;
+    pm->draw_offer_before = r->draw_offer;
+    pm->draw_offered_before = r->draw_offered;
     pm->move = move;
     pm->mover = p;
     r->holding = true;
@@ -144,21 +149,13 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, char *e
     if (db && store_move_append(db, r->id, r->n_moves + 1, p->seat, move, board_wall_ms()) != 0)
         r->store_failed = true;
     r->n_moves++;
+    /* A move closes an open draw offer, and lets its mover offer again. */
+    r->moved |= 1u << p->seat;
+    r->draw_offered &= ~(1u << p->seat);
+    r->draw_offer = -1;
     if (game_is_over(&r->state)) {
-        int winners[GAME_MAX_SEATS];
-        int n = game_winners(&r->state, winners);
-        /* "alice wins", "alice and bob share the win", "a, b and c share..." */
         char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
-        char label[32];
-        size_t used = 0;
-        for (int i = 0; i < n; i++)
-            used += (size_t)snprintf(reason + used, sizeof reason - used, "%s%s",
-                                     i == 0 ? "" : i == n - 1 ? " and " : ", ",
-                                     room__seat_label(r, winners[i], label, sizeof label));
-        if (n == 0)
-            snprintf(reason, sizeof reason, "the game ended in a draw");
-        else
-            snprintf(reason + used, sizeof reason - used, n == 1 ? " wins" : " share the win");
+        room__result_sentence(r, reason, sizeof reason);
         room__end_game(r, false, reason);
     }
     if (r->store_failed) {     /* the transaction is spoilt: give up the batch now */
@@ -192,6 +189,9 @@ void room_commit_moves(board_service *svc)
             r->log_len = pm->log_before;
             r->state = pm->before;
             r->status = pm->status_before;
+            r->moved = pm->moved_before;
+            r->draw_offer = pm->draw_offer_before;
+            r->draw_offered = pm->draw_offered_before;
             r->n_moves--;
             r->store_failed = false;
             if (pm->reply) {

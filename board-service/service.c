@@ -667,6 +667,50 @@ static void stand(rpc_call *call, const ProtobufCMessage *request, void *svc)
     answer(call, rc, err, &done.base);
 }
 
+/* Resign, Abort and OfferDraw: an action on the caller's game with nothing
+ * to say but done. */
+static void act(rpc_call *call, void *svc, room_rc (*fn)(room *, participant *, char *, size_t),
+                const ProtobufCMessage *done)
+{
+    participant *p = caller(svc, call);
+    char err[256];
+    if (p)
+        answer(call, fn(p->room, p, err, sizeof err), err, done);
+}
+
+static void resign(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__ResignResponse done = SUNGKA__V1__RESIGN_RESPONSE__INIT;
+    act(call, svc, room_resign, &done.base);
+}
+
+static void abort_game(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__AbortResponse done = SUNGKA__V1__ABORT_RESPONSE__INIT;
+    act(call, svc, room_abort, &done.base);
+}
+
+static void offer_draw(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__OfferDrawResponse done = SUNGKA__V1__OFFER_DRAW_RESPONSE__INIT;
+    act(call, svc, room_offer_draw, &done.base);
+}
+
+static void answer_draw(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__AnswerDrawRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    room_rc rc = room_answer_draw(p->room, p, req->accept, err, sizeof err);
+    Sungka__V1__AnswerDrawResponse done = SUNGKA__V1__ANSWER_DRAW_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
+}
+
 /* Batched: a ping answer touches no game state worth a commit. */
 static void ping(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
@@ -700,6 +744,10 @@ static const rpc_method_entry board_methods[] = {
     {"Ready", ready, false, false},
     {"Sit", sit, false, false},
     {"Stand", stand, false, false},
+    {"Resign", resign, false, false},
+    {"Abort", abort_game, false, false},
+    {"OfferDraw", offer_draw, false, false},
+    {"AnswerDraw", answer_draw, false, false},
 };
 
 /* ------------------------------------------------------------------ Health */

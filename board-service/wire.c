@@ -243,6 +243,10 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     Sungka__V1__GameStarted started = SUNGKA__V1__GAME_STARTED__INIT;
     Sungka__V1__ChatMessage chat = SUNGKA__V1__CHAT_MESSAGE__INIT;
     Sungka__V1__Notice notice = SUNGKA__V1__NOTICE__INIT;
+    Sungka__V1__PlayerOut out = SUNGKA__V1__PLAYER_OUT__INIT;
+    Sungka__V1__DrawOffered offered = SUNGKA__V1__DRAW_OFFERED__INIT;
+    Sungka__V1__DrawDeclined declined = SUNGKA__V1__DRAW_DECLINED__INIT;
+    int32_t passed[GAME_MAX_SEATS];
     wire_board_msg board;
     switch (re->kind) {
     case ROOM_EV_JOINED:
@@ -301,6 +305,26 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         notice.text = (char *)re->text;
         ev.body_case = SUNGKA__V1__EVENT__BODY_NOTICE;
         ev.notice = &notice;
+        break;
+    case ROOM_EV_OUT:
+        out.who = who;
+        out.reason = (char *)re->text;
+        out.turn = wire_seat(game_to_move(re->state), &seat_box);
+        for (int i = 0; re->result && i < re->result->n_passed; i++)
+            passed[out.n_passed++] = re->result->passed[i];
+        out.passed = passed;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_OUT;
+        ev.player_out = &out;
+        break;
+    case ROOM_EV_DRAW_OFFERED:
+        offered.who = who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_DRAW_OFFERED;
+        ev.draw_offered = &offered;
+        break;
+    case ROOM_EV_DRAW_DECLINED:
+        declined.who = who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_DRAW_DECLINED;
+        ev.draw_declined = &declined;
         break;
     }
     return pack(&ev, len);

@@ -235,9 +235,49 @@ int game_check(const game_state *st, int seat, int move, char *err, size_t errle
         return game__fail(GAME_E_ILLEGAL, err, errlen, "no game");
     if (st->over)
         return game__fail(GAME_E_OVER, err, errlen, "the game is over");
+    if (game_is_out(st, seat))
+        return game__fail(GAME_E_TURN, err, errlen, "seat %d is out of the game", seat);
     if (seat != st->to_move)
         return game__fail(GAME_E_TURN, err, errlen, "it is seat %d's turn", st->to_move);
     return st->kind->check(st, move, err, errlen);
+}
+
+static int seats_in(const game_state *st)
+{
+    int n = 0;
+    for (int s = 0; s < st->seats; s++)
+        n += !game_is_out(st, s);
+    return n;
+}
+
+/* The turn of a seat that is out goes to the next seat in that can move;
+ * the seats in that cannot are passed (as the kinds pass them). When none
+ * can, the game is over. The kinds know nothing of seats out, so each
+ * candidate is tried by setting the turn and asking for its moves (and
+ * letting the kind refresh what it keeps about the seat to move). */
+static void pass_turn_on(game_state *st, game_result *res)
+{
+    int from = st->to_move;
+    for (int i = 1; i < st->seats; i++) {
+        int s = (from + i) % st->seats;
+        if (game_is_out(st, s))
+            continue;
+        st->to_move = (int8_t)s;
+        if (st->kind->loaded)
+            st->kind->loaded(st);
+        int moves[GAME_MAX_MOVES];
+        if (st->kind->legal_moves(st, moves, GAME_MAX_MOVES) > 0) {
+            if (res)
+                res->next = (int8_t)s;
+            return;
+        }
+        if (res && res->n_passed < GAME_MAX_SEATS)
+            res->passed[res->n_passed++] = (int8_t)s;
+    }
+    st->over = true;
+    st->to_move = -1;
+    if (res)
+        res->next = -1;
 }
 
 int game_play(game_state *st, int seat, int move, game_result *res, char *err, size_t errlen)
@@ -246,6 +286,32 @@ int game_play(game_state *st, int seat, int move, game_result *res, char *err, s
     if (rc != GAME_OK)
         return rc;
     st->kind->apply(st, move, res);
+    if (!st->over && game_is_out(st, st->to_move))
+        pass_turn_on(st, res);
+    return GAME_OK;
+}
+
+int game_retire(game_state *st, int seat, game_result *res)
+{
+    if (!st || !st->kind)
+        return GAME_E_RANGE;
+    if (st->over)
+        return GAME_E_OVER;
+    if (seat < 0 || seat >= st->seats || game_is_out(st, seat))
+        return GAME_E_RANGE;
+    if (res) {
+        memset(res, 0, sizeof *res);
+        res->next = st->to_move;
+    }
+    st->out |= (uint8_t)(1u << seat);
+    if (seats_in(st) <= 1) {
+        st->over = true;
+        st->to_move = -1;
+        if (res)
+            res->next = -1;
+    } else if (st->to_move == seat) {
+        pass_turn_on(st, res);
+    }
     return GAME_OK;
 }
 
@@ -270,15 +336,19 @@ int game_winners(const game_state *st, int seats[GAME_MAX_SEATS])
         return 0;
     int scores[GAME_MAX_SEATS];
     game_scores(st, scores);
-    int best = scores[0];
-    for (int s = 1; s < st->seats; s++)
-        if (scores[s] > best)
+    bool any = false;
+    int best = 0;
+    for (int s = 0; s < st->seats; s++)
+        if (!game_is_out(st, s) && (!any || scores[s] > best)) {
             best = scores[s];
+            any = true;
+        }
     int n = 0;
     for (int s = 0; s < st->seats; s++)
-        if (scores[s] == best)
+        if (!game_is_out(st, s) && scores[s] == best)
             seats[n++] = s;
-    /* Every seat equal is a draw, not a win for all. */
+    /* Every seat in and equal is a draw, not a win for all; with seats out,
+     * those left beat them. */
     return n == st->seats ? 0 : n;
 }
 

@@ -84,6 +84,7 @@ typedef struct game_state {
     uint8_t layout;           /* game_layout */
     int8_t to_move;           /* seat to move, -1 when over */
     bool over;
+    uint8_t out;              /* seats out of the game (bit s: seat s), game_retire */
     uint16_t cups;            /* mancala: cups per seat */
     uint16_t size, dims;      /* grid: side and dimensions */
     uint16_t n_cells;
@@ -200,6 +201,20 @@ int game_check(const game_state *st, int seat, int move, char *err, size_t errle
 int game_play(game_state *st, int seat, int move, game_result *res, char *err,
               size_t errlen);
 
+/* Take `seat` out of a running game (it resigned or its time ran out):
+ * docs/rules.md "Leaving a game" says what happens to its stones or marks —
+ * they stay where they are and its turns are skipped. When one seat is left
+ * in, the game is over and that seat wins; when it was the seat's turn, the
+ * turn passes to the next seat in that can move (res, when not NULL, gets
+ * the seats passed and the next seat, as a move's result would; no steps).
+ * GAME_E_OVER when the game is over, GAME_E_RANGE for a seat that is not
+ * one or is already out. */
+int game_retire(game_state *st, int seat, game_result *res);
+static inline bool game_is_out(const game_state *st, int seat)
+{
+    return seat >= 0 && seat < GAME_MAX_SEATS && (st->out >> seat) & 1;
+}
+
 /* Legal moves of the seat to move (none when over), ascending; returns the
  * count stored, at most max (GAME_MAX_MOVES always suffices). */
 int game_legal_moves(const game_state *st, int *moves, int max);
@@ -213,10 +228,13 @@ static inline int game_cell(const game_state *st, int i) { return st->cells[i]; 
 /* Per-seat scores (home counts, discs...). */
 void game_scores(const game_state *st, int scores[GAME_MAX_SEATS]);
 
-/* Winners of a finished game: fills seats[] with every seat sharing the best
- * score and returns the count (several on a tie among some seats). A draw —
- * every seat equal, or a full tic-tac-toe board with no line — has no winner
- * and returns 0; so does a game still running. */
+/* Winners of a finished game: fills seats[] with every seat still in the
+ * game (game_retire) sharing the best score among them and returns the
+ * count (several on a tie among some seats). A draw — every seat in and
+ * equal, or a full tic-tac-toe board with no line — has no winner and
+ * returns 0; so does a game still running. With seats out, the seats left
+ * in beat them whatever the scores: a tie among those left is their shared
+ * win. */
 int game_winners(const game_state *st, int seats[GAME_MAX_SEATS]);
 
 /* --- naming and drawing, for views --- */

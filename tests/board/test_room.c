@@ -442,6 +442,116 @@ static void replay_past_the_outbox(void **state)
     stream_clear(&so);
 }
 
+/* Play the seat to move's last legal move (committed). */
+static void play_one(world *w, participant *a, participant *b)
+{
+    char err[256];
+    int legal[GAME_MAX_MOVES];
+    int n = game_legal_moves(&w->r->state, legal, GAME_MAX_MOVES);
+    participant *mover = game_to_move(&w->r->state) == a->seat ? a : b;
+    fake_reply reply = {0};
+    assert_int_equal(room_move(w->r, mover, legal[n - 1], &reply, err, sizeof err), ROOM_OK);
+    room_commit_moves(w->svc);
+    assert_int_equal(reply.rc, ROOM_OK);
+}
+
+static void resigning_loses(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    assert_int_equal(room_resign(w->r, join(w, "olga", true), err, sizeof err), ROOM_E_DENIED);
+    start_two(w, &alice, &bob, &sa, &sb);
+    play_one(w, alice, bob);
+    assert_int_equal(room_resign(w->r, bob, err, sizeof err), ROOM_OK);
+    assert_int_equal(w->r->status, ROOM_FINISHED);
+    assert_int_equal(kind_at(&sa, -2), SUNGKA__V1__EVENT__BODY_PLAYER_OUT);
+    const Sungka__V1__PlayerOut *out = sa.seen[sa.n - 2]->player_out;
+    assert_string_equal(out->who->name, "bob");
+    assert_string_equal(out->reason, "resigned");
+    assert_null(out->turn);                           /* nobody's turn: it is over */
+    const Sungka__V1__GameOver *over = last_logged(&sa)->game_over;
+    assert_int_equal(over->n_winners, 1);
+    assert_int_equal(over->winners[0], 0);
+    assert_false(over->abandoned);
+    assert_string_equal(over->reason, "bob resigned; alice wins");
+    assert_int_equal(room_resign(w->r, alice, err, sizeof err), ROOM_E_STATE);
+    assert_string_equal(err, "the game is over");
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+}
+
+static void aborting_before_everyone_moved(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, &alice, &bob, &sa, &sb);
+    play_one(w, alice, bob);
+    while (w->r->moved != 3)                          /* until both have moved */
+        play_one(w, alice, bob);
+    assert_int_equal(room_abort(w->r, alice, err, sizeof err), ROOM_E_STATE);
+    assert_string_equal(err, "every player has moved: too late to abort (resign instead)");
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+
+    /* A fresh game: aborted before bob's first move, with no result. */
+    teardown(state);
+    setup(state);
+    w = *state;
+    start_two(w, &alice, &bob, &sa, &sb);
+    assert_int_equal(room_abort(w->r, bob, err, sizeof err), ROOM_OK);
+    assert_int_equal(w->r->status, ROOM_ABANDONED);
+    const Sungka__V1__GameOver *over = last_logged(&sa)->game_over;
+    assert_true(over->abandoned);
+    assert_int_equal(over->n_winners, 0);
+    assert_string_equal(over->reason, "bob aborted the game");
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+}
+
+static void draw_offers(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, &alice, &bob, &sa, &sb);
+    assert_int_equal(room_answer_draw(w->r, bob, true, err, sizeof err), ROOM_E_STATE);
+    assert_string_equal(err, "nobody has offered you a draw");
+    assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_OK);
+    assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_DRAW_OFFERED);
+    assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_answer_draw(w->r, alice, true, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_answer_draw(w->r, bob, false, err, sizeof err), ROOM_OK);
+    assert_int_equal(kind_at(&sa, -1), SUNGKA__V1__EVENT__BODY_DRAW_DECLINED);
+    /* Once until she has moved again. */
+    assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_E_LIMIT);
+    /* bob offers; a move lapses the offer; alice moved, so may offer again. */
+    assert_int_equal(room_offer_draw(w->r, bob, err, sizeof err), ROOM_OK);
+    int alice_moves = 0;
+    while (!alice_moves) {
+        alice_moves = game_to_move(&w->r->state) == alice->seat;
+        play_one(w, alice, bob);
+    }
+    assert_int_equal(room_answer_draw(w->r, alice, true, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_answer_draw(w->r, bob, true, err, sizeof err), ROOM_OK);
+    assert_int_equal(w->r->status, ROOM_FINISHED);
+    const Sungka__V1__GameOver *over = last_logged(&sa)->game_over;
+    assert_int_equal(over->n_winners, 0);
+    assert_false(over->abandoned);
+    assert_string_equal(over->reason, "alice and bob agreed a draw");
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+}
+
 static void recovery_from_the_store(void **state)
 {
     (void)state;
@@ -477,6 +587,7 @@ static void recovery_from_the_store(void **state)
         room_commit_moves(w.svc);
         assert_int_equal(replies[i].rc, ROOM_OK);
     }
+    assert_int_equal(room_offer_draw(w.r, alice, err, sizeof err), ROOM_OK);
     game_state played = w.r->state;
     size_t log_len = w.r->log_len;
     char token[BOARD_TOKEN_HEX + 1];
@@ -494,6 +605,8 @@ static void recovery_from_the_store(void **state)
     participant *bob_again = token_index_find(&again->tokens, token);
     assert_non_null(bob_again);
     assert_true(bob_again->departed);                 /* until his agent comes back */
+    assert_int_equal(back->draw_offer, alice->seat);  /* her offer is still open */
+    assert_int_equal(back->moved, 3);
     close_all(w.svc);
     stream_clear(&sa);
     stream_clear(&sb);
@@ -512,6 +625,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(chat_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(slow_subscriber_cut_off, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_past_the_outbox, setup, teardown),
+        cmocka_unit_test_setup_teardown(resigning_loses, setup, teardown),
+        cmocka_unit_test_setup_teardown(aborting_before_everyone_moved, setup, teardown),
+        cmocka_unit_test_setup_teardown(draw_offers, setup, teardown),
         cmocka_unit_test(recovery_from_the_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,153 @@
+/*
+ * room_fairplay.c — leaving a game the fair way: resigning, aborting before
+ * the game is under way, and agreeing a draw (docs/rules.md, "Leaving a
+ * game"). Each is an event in the log like a move, so a restart replays it
+ * (room_replay_out, room_replay_draw) and everyone sees it. Loop thread only.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "room_internal.h"
+
+/* A seated player, still in, of a running game: who may do any of these. */
+static room_rc playing(const room *r, const participant *p, const char *what, char *err,
+                       size_t errlen)
+{
+    if (p->seat < 0) {
+        snprintf(err, errlen, "observers cannot %s", what);
+        return ROOM_E_DENIED;
+    }
+    if (r->status != ROOM_RUNNING) {
+        snprintf(err, errlen, r->status == ROOM_WAITING ? "the game has not started"
+                                                         : "the game is over");
+        return ROOM_E_STATE;
+    }
+    if (game_is_out(&r->state, p->seat)) {
+        snprintf(err, errlen, "you are out of the game");
+        return ROOM_E_STATE;
+    }
+    return ROOM_OK;
+}
+
+/* --------------------------------------------------------------- resigning */
+
+static void announce_out(room *r, const participant *p, const char *why,
+                         const game_result *res)
+{
+    room_event ev = {.kind = ROOM_EV_OUT, .who = p, .text = why, .state = &r->state,
+                     .result = res};
+    room__append_event(r, &ev);
+}
+
+room_rc room_resign(room *r, participant *p, char *err, size_t errlen)
+{
+    room_rc rc = playing(r, p, "resign", err, errlen);
+    if (rc != ROOM_OK)
+        return rc;
+    game_result res;
+    game_retire(&r->state, p->seat, &res);
+    r->draw_offer = -1;
+    announce_out(r, p, "resigned", &res);
+    board_log(r->svc, "game %s: %s resigned", r->id, p->name);
+    if (game_is_over(&r->state)) {
+        char result[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
+        char reason[sizeof result + BOARD_NAME_BYTES + 16];
+        room__result_sentence(r, result, sizeof result);
+        snprintf(reason, sizeof reason, "%s resigned; %s", p->name, result);
+        room__end_game(r, false, reason);
+    }
+    return ROOM_OK;
+}
+
+int room_replay_out(room *r, int seat)
+{
+    return game_retire(&r->state, seat, NULL) == GAME_OK ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- aborting */
+
+room_rc room_abort(room *r, participant *p, char *err, size_t errlen)
+{
+    room_rc rc = playing(r, p, "abort the game", err, errlen);
+    if (rc != ROOM_OK)
+        return rc;
+    unsigned everyone = (1u << game_seats(&r->state)) - 1;
+    if ((r->moved & everyone) == everyone) {
+        snprintf(err, errlen, "every player has moved: too late to abort (resign instead)");
+        return ROOM_E_STATE;
+    }
+    char reason[BOARD_NAME_BYTES + 32];
+    snprintf(reason, sizeof reason, "%s aborted the game", p->name);
+    room__end_game(r, true, reason);
+    return ROOM_OK;
+}
+
+/* ------------------------------------------------------------------- draws */
+
+static room_rc two_seats(const room *r, char *err, size_t errlen)
+{
+    if (game_seats(&r->state) != 2) {
+        snprintf(err, errlen, "draws are agreed in two-player games only");
+        return ROOM_E_STATE;
+    }
+    return ROOM_OK;
+}
+
+room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen)
+{
+    room_rc rc = playing(r, p, "offer a draw", err, errlen);
+    if (rc == ROOM_OK)
+        rc = two_seats(r, err, errlen);
+    if (rc != ROOM_OK)
+        return rc;
+    if (r->draw_offer == p->seat) {
+        snprintf(err, errlen, "your offer is open; wait for the answer");
+        return ROOM_E_STATE;
+    }
+    if (r->draw_offer >= 0) {
+        snprintf(err, errlen, "a draw is offered to you: accept or decline it");
+        return ROOM_E_STATE;
+    }
+    /* Once until the offerer has moved again: offers cannot be a flood. */
+    if (r->draw_offered & (1u << p->seat)) {
+        snprintf(err, errlen, "you offered a draw already; you may again after your next move");
+        return ROOM_E_LIMIT;
+    }
+    room_replay_draw(r, p->seat, true);
+    room__announce_who(r, p, ROOM_EV_DRAW_OFFERED);
+    return ROOM_OK;
+}
+
+room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen)
+{
+    room_rc rc = playing(r, p, "answer a draw offer", err, errlen);
+    if (rc == ROOM_OK)
+        rc = two_seats(r, err, errlen);
+    if (rc != ROOM_OK)
+        return rc;
+    if (r->draw_offer < 0 || r->draw_offer == p->seat) {
+        snprintf(err, errlen, "nobody has offered you a draw");
+        return ROOM_E_STATE;
+    }
+    if (!accept) {
+        room_replay_draw(r, p->seat, false);
+        room__announce_who(r, p, ROOM_EV_DRAW_DECLINED);
+        return ROOM_OK;
+    }
+    char reason[2 * BOARD_NAME_BYTES + 32], label[32];
+    snprintf(reason, sizeof reason, "%s and %s agreed a draw",
+             room__seat_label(r, r->draw_offer, label, sizeof label), p->name);
+    r->draw_offer = -1;
+    room__end_drawn(r, reason);
+    return ROOM_OK;
+}
+
+void room_replay_draw(room *r, int seat, bool offered)
+{
+    if (offered) {
+        r->draw_offer = seat;
+        r->draw_offered |= 1u << seat;
+    } else {
+        r->draw_offer = -1;
+    }
+}

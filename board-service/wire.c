@@ -127,6 +127,7 @@ void wire_participant(const participant *p, wire_participant_msg *out)
         m->rtt = &out->rtt;
     }
     m->ready = p->ready;
+    m->out = p->seat >= 0 && game_is_out(&p->room->state, p->seat);
 }
 
 /* ------------------------------------------------------ the room's events */

@@ -150,6 +150,10 @@ void agent_library_init(void)
         .ready = rpc_method_named(board, "Ready", false),
         .sit = rpc_method_named(board, "Sit", false),
         .stand = rpc_method_named(board, "Stand", false),
+        .resign = rpc_method_named(board, "Resign", false),
+        .abort = rpc_method_named(board, "Abort", false),
+        .offer_draw = rpc_method_named(board, "OfferDraw", false),
+        .answer_draw = rpc_method_named(board, "AnswerDraw", false),
     };
 }
 

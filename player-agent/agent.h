@@ -83,6 +83,7 @@ typedef struct agent_person {
     int seat;                  /* -1 observer */
     bool departed;
     bool ready;
+    bool out;                  /* out of the running game (resigned...) */
     int rtt_ms;                /* -1 unknown */
     int64_t away_until_ms;     /* departed with the seat kept: when the grace the
                                 * service announced ends (agent_now_ms's clock);
@@ -153,6 +154,10 @@ typedef enum agent_msg_kind {
                                 * keep trying ("still trying (20 s)…") */
     AGENT_MSG_RECONNECTED,     /* back, resumed after event seq; text "reconnected
                                 * to HOST:PORT" */
+    AGENT_MSG_OUT,             /* name, seat left the game: text = why ("resigned");
+                                * to_move = whose turn now (-1: over), passed[] */
+    AGENT_MSG_DRAW_OFFERED,    /* name, seat offers a draw */
+    AGENT_MSG_DRAW_DECLINED,   /* name, seat declines it */
 } agent_msg_kind;
 
 typedef struct agent_msg {
@@ -316,6 +321,14 @@ int agent_tell(agent *ag, const char *to, const char *text);
 int agent_ready(agent *ag, bool ready);      /* for every seat we hold */
 int agent_sit(agent *ag, int seat);          /* -1: any open seat */
 int agent_stand(agent *ag);
+/* Leaving a running game the fair way (docs/rules.md, "Leaving a game"):
+ * resign (out; two seats: the other wins), abort (no result, before
+ * everyone has moved), offer a draw and answer one (two seats). For the
+ * seat we hold (hot seat: the one to move). */
+int agent_resign(agent *ag);
+int agent_abort(agent *ag);
+int agent_offer_draw(agent *ag);
+int agent_answer_draw(agent *ag, bool accept);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

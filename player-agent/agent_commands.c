@@ -178,3 +178,35 @@ int agent_stand(agent *ag)
     Sungka__V1__StandRequest req = SUNGKA__V1__STAND_REQUEST__INIT;
     return command(ag, &agent__methods.stand, &req.base, -2);
 }
+
+/* The seat a hot-seat player acts for: the one to move, if we hold it. */
+static int acting_seat(agent *ag)
+{
+    int to_move = ag->model.have_state ? game_to_move(&ag->model.state) : -1;
+    return agent_holds_seat(ag, to_move) ? to_move : ag->model.my_seat;
+}
+
+int agent_resign(agent *ag)
+{
+    Sungka__V1__ResignRequest req = SUNGKA__V1__RESIGN_REQUEST__INIT;
+    return command(ag, &agent__methods.resign, &req.base, acting_seat(ag));
+}
+
+int agent_abort(agent *ag)
+{
+    Sungka__V1__AbortRequest req = SUNGKA__V1__ABORT_REQUEST__INIT;
+    return command(ag, &agent__methods.abort, &req.base, acting_seat(ag));
+}
+
+int agent_offer_draw(agent *ag)
+{
+    Sungka__V1__OfferDrawRequest req = SUNGKA__V1__OFFER_DRAW_REQUEST__INIT;
+    return command(ag, &agent__methods.offer_draw, &req.base, acting_seat(ag));
+}
+
+int agent_answer_draw(agent *ag, bool accept)
+{
+    Sungka__V1__AnswerDrawRequest req = SUNGKA__V1__ANSWER_DRAW_REQUEST__INIT;
+    req.accept = accept;
+    return command(ag, &agent__methods.answer_draw, &req.base, acting_seat(ag));
+}

@@ -71,7 +71,8 @@ typedef struct agent_methods {
     rpc_method list_games, create_game, join_game, player_stats, leaderboard, list_matches,
         get_match;
     /* Board */
-    rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand;
+    rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
+        offer_draw, answer_draw;
 } agent_methods;
 extern agent_methods agent__methods;
 

@@ -198,6 +198,10 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     md->have_state = md->kind &&
                      game_new(&md->state, md->kind, &md->opts, err, sizeof err) == GAME_OK;
     load_board(md, m);
+    /* Seats out of the game: their turns are skipped in our replay too. */
+    for (int i = 0; md->have_state && i < m->n_people; i++)
+        if (m->people[i].out && !game_is_over(&md->state))
+            game_retire(&md->state, m->people[i].seat, NULL);
 }
 
 void agent__model_apply(agent_model *md, agent_msg *m)
@@ -273,6 +277,17 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     case AGENT_MSG_TURN:
         set_turn(md, m->seat);
         break;
+    case AGENT_MSG_OUT: {
+        agent_person *who = find_person(md, m->name);
+        if (who)
+            who->out = true;
+        if (md->have_state && !game_is_over(&md->state)) {
+            game_retire(&md->state, m->seat, NULL);
+            if (m->to_move >= 0)
+                set_turn(md, m->to_move);   /* the service's word on whose turn */
+        }
+        break;
+    }
     case AGENT_MSG_MOVED:
         check_move(md, m);
         load_board(md, m);

@@ -69,6 +69,7 @@ static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
         m->people[i].departed = who[i]->departed;
         m->people[i].rtt_ms = who[i]->rtt ? who[i]->rtt->ms : -1;
         m->people[i].ready = who[i]->ready;
+        m->people[i].out = who[i]->out;
     }
 }
 
@@ -220,6 +221,23 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
     case SUNGKA__V1__EVENT__BODY_NOTICE:
         if ((m = agent__msg_new(AGENT_MSG_NOTICE)))
             agent__text(m->text, sizeof m->text, ev->notice->text);
+        break;
+    case SUNGKA__V1__EVENT__BODY_PLAYER_OUT:
+        if ((m = agent__msg_new(AGENT_MSG_OUT))) {
+            copy_who(m, ev->player_out->who);
+            agent__text(m->text, sizeof m->text, ev->player_out->reason);
+            m->to_move = agent__seat_of(ev->player_out->turn);
+            copy_seats(ev->player_out->passed, ev->player_out->n_passed, m->passed,
+                       &m->n_passed);
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_DRAW_OFFERED:
+        if ((m = agent__msg_new(AGENT_MSG_DRAW_OFFERED)))
+            copy_who(m, ev->draw_offered->who);
+        break;
+    case SUNGKA__V1__EVENT__BODY_DRAW_DECLINED:
+        if ((m = agent__msg_new(AGENT_MSG_DRAW_DECLINED)))
+            copy_who(m, ev->draw_declined->who);
         break;
     default:
         break;   /* a newer service's event we do not know: ignore it */

@@ -178,6 +178,17 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_NOTICE:
         gview_log(v, _("Notice: %s"), msg->text);
         break;
+    case AGENT_MSG_OUT:
+        gview_log(v, _("%s is out of the game: %s."), msg->name, msg->text);
+        for (int i = 0; i < msg->n_passed; i++)
+            gview_log(v, _("%s passes: no move."), gview_seat_name(v, msg->passed[i], buf, sizeof buf));
+        break;
+    case AGENT_MSG_DRAW_OFFERED:
+        gview_log(v, _("%s offers a draw."), msg->name);
+        break;
+    case AGENT_MSG_DRAW_DECLINED:
+        gview_log(v, _("%s declines the draw."), msg->name);
+        break;
     case AGENT_MSG_PINGS:
         break;
     case AGENT_MSG_REFUSED:

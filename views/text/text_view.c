@@ -29,6 +29,7 @@ typedef struct text_view {
     size_t line_len;
     bool discarding;           /* the current input line was too long */
     bool quit_armed;           /* "quit" once in a running game: ask again */
+    bool resign_armed;         /* "resign" once: ask again */
     text_replay replay;        /* a recorded match being stepped through */
     int watching;              /* how many watch, as last said; -1 before a snapshot */
     bool redraw;               /* reconnected: draw the board once the events
@@ -70,6 +71,11 @@ static void print_help(text_view *tv)
             "  replay ID   step through a past match (next, prev, start, end, stop)\n"
             "  help        this list\n"
             "  quit        leave (a player leaving a running game ends it for everyone)\n"));
+    fprintf(tv->out,
+            _("In a running game:\n"
+            "  resign      give up (two players: the other wins; more: the others play on)\n"
+            "  abort       end the game with no result, before everyone has moved\n"
+            "  draw        offer a draw (two players); accept or decline one offered\n"));
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */
@@ -315,6 +321,25 @@ static void handle(text_view *tv, const agent_msg *msg)
         break;
     case AGENT_MSG_GAME_OVER:
         show_game_over(tv, msg);
+        break;
+    case AGENT_MSG_OUT:
+        fprintf(out, _("%s is out of the game: %s.\n"), msg->name, msg->text);
+        for (int i = 0; i < msg->n_passed; i++)
+            fprintf(out, _("%s passes: no stones to play.\n"),
+                    seat_name(tv, msg->passed[i], buf, sizeof buf));
+        if (msg->to_move >= 0)
+            print_turn(tv);
+        break;
+    case AGENT_MSG_DRAW_OFFERED:
+        if (agent_holds_seat(tv->ag, msg->seat))
+            fprintf(out, _("You offer a draw.\n"));
+        else if (model(tv)->my_seat >= 0)
+            fprintf(out, _("%s offers a draw: type accept or decline.\n"), msg->name);
+        else
+            fprintf(out, _("%s offers a draw.\n"), msg->name);
+        break;
+    case AGENT_MSG_DRAW_DECLINED:
+        fprintf(out, _("%s declines the draw.\n"), msg->name);
         break;
     case AGENT_MSG_NOTICE:
         fprintf(out, _("Notice: %s\n"), msg->text);
@@ -584,6 +609,24 @@ static void command(text_view *tv, char *line)
     } else if (strcmp(line, "stand") == 0) {
         if (agent_stand(tv->ag) != 0)
             fprintf(tv->out, _("You are not in a game.\n"));
+    } else if (strcmp(line, "resign") == 0) {
+        if (!playing_running_game(tv)) {
+            fprintf(tv->out, _("You are not playing a running game.\n"));
+        } else if (!tv->resign_armed) {
+            fprintf(tv->out, _("Type resign again to give up this game.\n"));
+            tv->resign_armed = true;
+        } else if (agent_resign(tv->ag) != 0) {
+            fprintf(tv->out, _("You are not in a game.\n"));
+        }
+    } else if (strcmp(line, "abort") == 0) {
+        if (agent_abort(tv->ag) != 0)
+            fprintf(tv->out, _("You are not in a game.\n"));
+    } else if (strcmp(line, "draw") == 0) {
+        if (agent_offer_draw(tv->ag) != 0)
+            fprintf(tv->out, _("You are not in a game.\n"));
+    } else if (strcmp(line, "accept") == 0 || strcmp(line, "decline") == 0) {
+        if (agent_answer_draw(tv->ag, line[0] == 'a') != 0)
+            fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "board") == 0) {
         draw(tv);
         print_turn(tv);
@@ -621,6 +664,8 @@ static void command(text_view *tv, char *line)
     }
     if (strcmp(line, "quit") != 0 && strcmp(line, "exit") != 0)
         tv->quit_armed = false;
+    if (strcmp(line, "resign") != 0)
+        tv->resign_armed = false;
 }
 
 /* Split what arrived on stdin into lines; returns false at end of input. */

@@ -33,6 +33,8 @@ typedef struct board_config {
     int max_request_bytes;     /* largest request accepted (default 64 KiB) */
     int move_rate;             /* moves per seat per second (default 200) */
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
+    int first_move_ms;         /* games with clocks: a seat's first move within this,
+                                * or the game is aborted (default 30000) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */

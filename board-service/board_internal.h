@@ -40,6 +40,23 @@ typedef enum room_status {
 
 typedef struct room room;
 
+/* A game's time control (docs/rules.md, "Clocks"): per_move_ms for every
+ * move, or base_ms for the game plus increment_ms after each move; all zero
+ * for none. */
+typedef struct time_control {
+    int per_move_ms, base_ms, increment_ms;
+} time_control;
+#define TC_PER_MOVE_MAX_S 3600
+#define TC_BASE_MAX_S     36000
+#define TC_INCREMENT_MAX_S 600
+
+/* The clocks as an event or a snapshot tells them (wire.c packs them). */
+typedef struct room_clocks {
+    int n;                       /* seats; 0: a game without clocks */
+    int64_t remaining_ms[GAME_MAX_SEATS];
+    int running;                 /* the seat whose clock runs, -1: none */
+} room_clocks;
+
 #define BOARD_HOST_BYTES 64          /* "ipv6:[...]" host part of a peer */
 
 /* clients.c: one client address, what it holds and its rate windows. */
@@ -107,6 +124,11 @@ struct room {
     unsigned moved;            /* bit s: seat s has moved (abort is for before) */
     int draw_offer;            /* the seat whose draw offer is open; -1: none */
     unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
+    time_control tc;           /* room_clock.c */
+    int64_t clock_ms[GAME_MAX_SEATS];  /* each seat's time left, as of clock_since_ms
+                                        * for the running one */
+    int clock_running;         /* the seat whose clock runs; -1: none */
+    int64_t clock_since_ms;    /* board_now_ms() when it last started running */
     unsigned next_person_id;
     int64_t created_ms;
     char creator[64];          /* host of the client that created it (the per-client cap) */
@@ -182,6 +204,7 @@ struct board_service {
     unsigned next_id;
     uint64_t next_nonce;
     int64_t next_ping_ms;
+    int64_t next_clock_ms;     /* the earliest a running clock may fall (INT64_MAX: none) */
     int port;                  /* bound */
     struct pending_move *pending;  /* room.c: moves of this loop turn, not yet committed */
     int n_pending, pending_cap;
@@ -280,6 +303,22 @@ room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t
 int room_replay_out(room *r, int seat);
 void room_replay_draw(room *r, int seat, bool offered);
 
+/* room_clock.c — the clocks of a game with a time control. */
+/* A time control for r before it starts; 0, or -1 with a sentence. */
+int room_set_time_control(room *r, const time_control *tc, char *err, size_t errlen);
+bool room_has_clocks(const room *r);
+/* The clocks now, for a snapshot or an event. */
+void room_clocks_now(const room *r, int64_t now, room_clocks *out);
+/* When r's running clock falls (INT64_MAX: none running). */
+int64_t room_clock_deadline(const room *r);
+/* A clock that fell by now: a seat that never moved aborts the game; one
+ * that did is out of it (two seats: the other wins). */
+void room_clock_check(room *r, int64_t now);
+/* Recovery: the remaining times a logged event gave (n seats); then, once
+ * the log is replayed, the clock of the seat to move runs from now. */
+void room_clock_restore(room *r, const int64_t *remaining_ms, int n);
+void room_clock_resume(room *r, int64_t now);
+
 /* Send pings, notice missed ones, end grace periods that ran out. */
 void room_tick(room *r, int64_t now);
 /* True when nobody is connected to a game that is over: it can go. */
@@ -337,6 +376,7 @@ typedef struct room_event {
     int grace_s;
     int from_seat;
     const game_state *state;
+    const room_clocks *clocks; /* STARTED, MOVED, OUT in a game with clocks; else NULL */
     int seat, move;
     const game_result *result;
     bool abandoned;

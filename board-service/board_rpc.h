@@ -43,6 +43,15 @@ Sungka__V1__SeatNumber *wire_seat(int seat, Sungka__V1__SeatNumber *box);
  * adds is freed with the message. 0, or -1 when out of memory. */
 int wire_upgrade_event(Sungka__V1__Event *ev, unsigned format);
 
+/* Clocks with room for their parts (NULL, the field absent, for a game
+ * without clocks). */
+typedef struct wire_clocks_msg {
+    Sungka__V1__Clocks msg;
+    Sungka__V1__SeatNumber running;
+    int64_t remaining[GAME_MAX_SEATS];
+} wire_clocks_msg;
+Sungka__V1__Clocks *wire_clocks(const room_clocks *c, wire_clocks_msg *out);
+
 /* A board message with room for its arrays, so building one allocates
  * nothing (it lives on the caller's stack; use .msg). */
 typedef struct wire_board_msg {

@@ -41,6 +41,8 @@ static void usage(FILE *out)
             "                            (default 10)\n"
             "      --grace SEC           seconds a departed player's seat is kept for their\n"
             "                            return before the game is abandoned (default 60)\n"
+            "      --first-move-time SEC  games with clocks: seconds for each player's\n"
+            "                            first move, or the game is aborted (default 30)\n"
             "      --max-games N         most games hosted at once (default 1000)\n"
             "      --max-games-per-client N  open games one client address may create\n"
             "                            (default 100)\n"
@@ -121,7 +123,8 @@ static int check_database(const char *db)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_MAX_GAMES,
+    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_FIRST_MOVE,
+           OPT_MAX_GAMES,
            OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
@@ -130,6 +133,7 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
         {"ping-interval", required_argument, NULL, OPT_PING_INTERVAL},
+        {"first-move-time", required_argument, NULL, OPT_FIRST_MOVE},
         {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
         {"grace", required_argument, NULL, OPT_GRACE},
         {"bot-think", required_argument, NULL, OPT_BOT_THINK},
@@ -181,6 +185,11 @@ int main(int argc, char **argv)
             if (parse_count("--grace", optarg, 86400, &seconds) != 0)
                 return 2;
             cfg.grace_ms = seconds * 1000;
+            break;
+        case OPT_FIRST_MOVE:
+            if (parse_count("--first-move-time", optarg, 3600, &seconds) != 0)
+                return 2;
+            cfg.first_move_ms = seconds * 1000;
             break;
         case OPT_DB:
             cfg.db = optarg;

@@ -46,6 +46,11 @@ static room *add_room(board_service *svc, const store_game_info *g)
     room *r = room_create(svc, g->id, kind, &opts, title, g->autostart);
     if (!r)
         return NULL;
+    time_control tc = {g->per_move_ms, g->base_ms, g->increment_ms};
+    if (room_set_time_control(r, &tc, err, sizeof err) != 0) {
+        room_free(r);
+        return NULL;
+    }
     r->created_ms = board_now_ms();
     svc->rooms[svc->n_rooms++] = r;
     return r;
@@ -148,11 +153,20 @@ static int keep_event(room *r, uint64_t seq, unsigned a, unsigned b, Sungka__V1_
     return 0;
 }
 
+/* The clocks an event gave: they restart from there (time the service was
+ * down is charged to nobody). */
+static void replay_clocks(room *r, const Sungka__V1__Clocks *c)
+{
+    if (c && c->n_remaining_ms == (size_t)game_seats(&r->state))
+        room_clock_restore(r, c->remaining_ms, (int)c->n_remaining_ms);
+}
+
 /* Replay one logged event onto the room's position and status. */
 static int replay(room *r, const Sungka__V1__Event *ev)
 {
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_GAME_STARTED) {
         r->status = ROOM_RUNNING;
+        replay_clocks(r, ev->game_started->clocks);
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
         char err[GAME_ERR_LEN];
         int seat = ev->move_made->seat;
@@ -162,10 +176,12 @@ static int replay(room *r, const Sungka__V1__Event *ev)
             r->draw_offered &= ~(1u << seat);
         }
         r->draw_offer = -1;
+        replay_clocks(r, ev->move_made->clocks);
         return game_play(&r->state, seat, ev->move_made->move, NULL, err, sizeof err) ==
                        GAME_OK ? 0 : -1;
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_PLAYER_OUT) {
         const Sungka__V1__Participant *who = ev->player_out->who;
+        replay_clocks(r, ev->player_out->clocks);
         return who && who->seat ? room_replay_out(r, who->seat->value) : -1;
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_OFFERED ||
                ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_DECLINED) {
@@ -220,6 +236,7 @@ int board_recover(board_service *svc, char *err, size_t errlen)
             continue;
         }
         room_announce_restart(r);
+        room_clock_resume(r, board_now_ms());
     }
     if (rc.games || rc.failed)
         board_log(svc, "recovered %d unfinished game%s%s", rc.games, rc.games == 1 ? "" : "s",

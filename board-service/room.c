@@ -40,6 +40,7 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
     r->opts = *opts;
     r->status = ROOM_WAITING;
     r->draw_offer = -1;
+    r->clock_running = -1;
     r->autostart = autostart;
     return r;
 }
@@ -121,6 +122,7 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
 {
     r->status = abandoned ? ROOM_ABANDONED : ROOM_FINISHED;
     snprintf(r->end_reason, sizeof r->end_reason, "%s", reason);
+    room__clock_stop(r);
 
     int scores[GAME_MAX_SEATS];
     game_scores(&r->state, scores);
@@ -178,7 +180,11 @@ void room__maybe_start(room *r)
 static void start_game(room *r)
 {
     r->status = ROOM_RUNNING;
-    room_event ev = {.kind = ROOM_EV_STARTED, .state = &r->state};
+    int64_t now = board_now_ms();
+    room__clock_run(r, now);
+    room_clocks clocks;
+    room_event ev = {.kind = ROOM_EV_STARTED, .state = &r->state,
+                     .clocks = room__event_clocks(r, now, &clocks)};
     room__append_event(r, &ev);
     board_log(r->svc, "game %s started", r->id);
     if (r->svc->store &&

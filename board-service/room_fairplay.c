@@ -31,12 +31,24 @@ static room_rc playing(const room *r, const participant *p, const char *what, ch
 
 /* --------------------------------------------------------------- resigning */
 
-static void announce_out(room *r, const participant *p, const char *why,
-                         const game_result *res)
+void room__leave_game(room *r, int seat, participant *p, const char *why, int64_t now)
 {
+    game_result res;
+    game_retire(&r->state, seat, &res);
+    r->draw_offer = -1;
+    room__clock_run(r, now);           /* the next seat's clock, or none */
+    room_clocks clocks;
     room_event ev = {.kind = ROOM_EV_OUT, .who = p, .text = why, .state = &r->state,
-                     .result = res};
+                     .result = &res, .clocks = room__event_clocks(r, now, &clocks)};
     room__append_event(r, &ev);
+    board_log(r->svc, "game %s: %s %s", r->id, p->name, why);
+    if (game_is_over(&r->state)) {
+        char result[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
+        char reason[sizeof result + BOARD_NAME_BYTES + 32];
+        room__result_sentence(r, result, sizeof result);
+        snprintf(reason, sizeof reason, "%s %s; %s", p->name, why, result);
+        room__end_game(r, false, reason);
+    }
 }
 
 room_rc room_resign(room *r, participant *p, char *err, size_t errlen)
@@ -44,18 +56,7 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen)
     room_rc rc = playing(r, p, "resign", err, errlen);
     if (rc != ROOM_OK)
         return rc;
-    game_result res;
-    game_retire(&r->state, p->seat, &res);
-    r->draw_offer = -1;
-    announce_out(r, p, "resigned", &res);
-    board_log(r->svc, "game %s: %s resigned", r->id, p->name);
-    if (game_is_over(&r->state)) {
-        char result[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
-        char reason[sizeof result + BOARD_NAME_BYTES + 16];
-        room__result_sentence(r, result, sizeof result);
-        snprintf(reason, sizeof reason, "%s resigned; %s", p->name, result);
-        room__end_game(r, false, reason);
-    }
+    room__leave_game(r, p->seat, p, "resigned", board_now_ms());
     return ROOM_OK;
 }
 

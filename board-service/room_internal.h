@@ -46,6 +46,23 @@ void room__result_sentence(const room *r, char *buf, size_t len);
 /* Start when every seat is taken by a present player who said ready. */
 void room__maybe_start(room *r);
 
+/* --- room_fairplay.c --- */
+/* Seat (held by p) is out of the running game: resigned or its time ran
+ * out (why). Logs PlayerOut; the game ends when one seat is left in. */
+void room__leave_game(room *r, int seat, participant *p, const char *why, int64_t now);
+
+/* --- room_clock.c --- */
+/* Start the clock of the seat to move (none when the game is over), after
+ * the start, a move or a seat leaving; charges nothing. */
+void room__clock_run(room *r, int64_t now);
+/* Charge the running clock for the time since it started; false when it
+ * had run out (the move comes too late). Fischer: adds the increment. */
+bool room__clock_charge(room *r, int seat, int64_t now);
+/* Stop every clock (the game is over). */
+void room__clock_stop(room *r);
+/* The clocks for an event, or NULL for a game without: fills *buf. */
+const room_clocks *room__event_clocks(const room *r, int64_t now, room_clocks *buf);
+
 /* --- room_presence.c --- */
 /* Take a participant out of the room, the store and the token index. */
 void room__remove_participant(room *r, participant *p);

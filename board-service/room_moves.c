@@ -14,15 +14,16 @@
 
 /* One event per move: its steps, the board after it, and whose turn it is
  * (wire.c packs it; a move allocates nothing but its log entry). */
-static void announce_move(room *r, int seat, int move, const game_result *res)
+static void announce_move(room *r, int seat, int move, const game_result *res, int64_t now)
 {
+    room_clocks clocks;
     room_event ev = {.kind = ROOM_EV_MOVED, .seat = seat, .move = move, .result = res,
-                     .state = &r->state};
+                     .state = &r->state, .clocks = room__event_clocks(r, now, &clocks)};
     room__append_event(r, &ev);
 }
 
-static room_rc play_move(room *r, participant *p, int move, void *reply, char *err,
-                         size_t errlen);
+static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t now,
+                         char *err, size_t errlen);
 
 room_rc room_move(room *r, participant *p, int move, void *reply, char *err, size_t errlen)
 {
@@ -61,6 +62,13 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
         snprintf(err, errlen, "it is %s's turn", room__seat_label(r, to_move, label, sizeof label));
         return ROOM_E_TURN;
     }
+    /* A move that comes after its clock fell is too late, even if the
+     * service had not yet noticed. */
+    if (room_has_clocks(r) && now >= room_clock_deadline(r)) {
+        room_clock_check(r, now);
+        snprintf(err, errlen, "your time ran out");
+        return ROOM_E_STATE;
+    }
     char why[GAME_ERR_LEN];
     int rc = game_check(&r->state, p->seat, move, why, sizeof why);
     if (rc != GAME_OK) {
@@ -68,7 +76,7 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
         board_log(r->svc, "game %s: refused move %d by %s: %s", r->id, move, p->name, why);
         return rc == GAME_E_RANGE || rc == GAME_E_HOME ? ROOM_E_INVALID : ROOM_E_STATE;
     }
-    return play_move(r, p, move, reply, err, errlen);
+    return play_move(r, p, move, reply, now, err, errlen);
 }
 
 /* ----------------------------------------------------------- durable moves */
@@ -87,6 +95,9 @@ struct pending_move {
     room_status status_before;
     unsigned moved_before, draw_offered_before;
     int draw_offer_before;
+    int64_t clock_before[GAME_MAX_SEATS];
+    int clock_running_before;
+    int64_t clock_since_before;
     int move;
     participant *mover;        /* stays: anything that could remove it commits first */
 };
@@ -111,8 +122,8 @@ static struct pending_move *pending_add(board_service *svc)
     return &svc->pending[svc->n_pending++];
 }
 
-static room_rc play_move(room *r, participant *p, int move, void *reply, char *err,
-                         size_t errlen)
+static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t now,
+                         char *err, size_t errlen)
 {
     board_service *svc = r->svc;
     store *db = svc->store;
@@ -137,14 +148,19 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, char *e
     pm->moved_before = r->moved;
     pm->draw_offer_before = r->draw_offer;
     pm->draw_offered_before = r->draw_offered;
+    memcpy(pm->clock_before, r->clock_ms, sizeof pm->clock_before);
+    pm->clock_running_before = r->clock_running;
+    pm->clock_since_before = r->clock_since_ms;
     pm->move = move;
     pm->mover = p;
     r->holding = true;
     r->store_failed = false;
 
     game_result res;
+    room__clock_charge(r, p->seat, now);
     game_play(&r->state, p->seat, move, &res, NULL, 0);
-    announce_move(r, p->seat, move, &res);
+    room__clock_run(r, now);
+    announce_move(r, p->seat, move, &res, now);
     pm->seq = r->log_len;
     if (db && store_move_append(db, r->id, r->n_moves + 1, p->seat, move, board_wall_ms()) != 0)
         r->store_failed = true;
@@ -192,6 +208,9 @@ void room_commit_moves(board_service *svc)
             r->moved = pm->moved_before;
             r->draw_offer = pm->draw_offer_before;
             r->draw_offered = pm->draw_offered_before;
+            memcpy(r->clock_ms, pm->clock_before, sizeof r->clock_ms);
+            r->clock_running = pm->clock_running_before;
+            r->clock_since_ms = pm->clock_since_before;
             r->n_moves--;
             r->store_failed = false;
             if (pm->reply) {

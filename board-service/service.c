@@ -101,6 +101,8 @@ void board_config_defaults(board_config *cfg)
         cfg->move_rate = 200;
     if (cfg->bot_think_ms <= 0)
         cfg->bot_think_ms = 1000;
+    if (cfg->first_move_ms <= 0)
+        cfg->first_move_ms = 30000;
     if (!cfg->log)
         cfg->log = stderr;
 }
@@ -302,6 +304,9 @@ static int store_room(board_service *svc, const room *r)
         g.options[i].value = r->opts.value[i];
     }
     g.autostart = r->autostart;
+    g.per_move_ms = r->tc.per_move_ms;
+    g.base_ms = r->tc.base_ms;
+    g.increment_ms = r->tc.increment_ms;
     g.seats = game_seats(&r->state);
     g.status = ROOM_WAITING;
     g.created_ms = board_wall_ms();
@@ -338,7 +343,8 @@ static int read_options(const game_kind *kind, Sungka__V1__GameOption **options,
  * the client `call` came from, within the per-client cap of open games. */
 static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
                       Sungka__V1__GameOption **options, size_t n_options, const char *title_in,
-                      bool autostart, rpc_code *code, char *err, size_t errlen)
+                      bool autostart, const Sungka__V1__TimeControl *clock, rpc_code *code,
+                      char *err, size_t errlen)
 {
     char creator[BOARD_HOST_BYTES];
     board_peer_host(call, creator, sizeof creator);
@@ -410,6 +416,21 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
         snprintf(err, errlen, "these options do not make a game");
         return NULL;
     }
+    /* Seconds on the wire, bounded before they become milliseconds. */
+    time_control tc = {0, 0, 0};
+    if (clock && (clock->per_move_s > TC_PER_MOVE_MAX_S || clock->base_s > TC_BASE_MAX_S ||
+                  clock->increment_s > TC_INCREMENT_MAX_S || clock->per_move_s < 0 ||
+                  clock->base_s < 0 || clock->increment_s < 0)) {
+        tc.per_move_ms = -1;          /* out of range: room_set_time_control says so */
+    } else if (clock) {
+        tc = (time_control){clock->per_move_s * 1000, clock->base_s * 1000,
+                            clock->increment_s * 1000};
+    }
+    if (room_set_time_control(r, &tc, err, errlen) != 0) {
+        *code = RPC_INVALID_ARGUMENT;
+        room_free(r);
+        return NULL;
+    }
     r->created_ms = board_now_ms();
     snprintf(r->creator, sizeof r->creator, "%s", creator);
     if (svc->store && store_room(svc, r) != 0) {
@@ -433,8 +454,8 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
         board_fail(call, RPC_INVALID_ARGUMENT, "bots must be 0 or more, bot_level 1..10");
         return;
     }
-    room *r = new_room(svc, call, req->kind, req->options, req->n_options, req->title, req->autostart,
-                       &code, err, sizeof err);
+    room *r = new_room(svc, call, req->kind, req->options, req->n_options, req->title,
+                       req->autostart, req->time_control, &code, err, sizeof err);
     if (!r) {
         board_fail(call, code, err);
         return;
@@ -487,8 +508,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
                 room_has_open_seat(svc->rooms[i]) && !room_find_name(svc->rooms[i], name))
                 r = svc->rooms[i];
         if (!r)
-            r = new_room(svc, call, req->any_of_kind, req->options, req->n_options, "", false, &code,
-                         err, sizeof err);
+            r = new_room(svc, call, req->any_of_kind, req->options, req->n_options, "", false,
+                         NULL, &code, err, sizeof err);
         if (!r) {
             board_fail(call, code, err);
             return;
@@ -867,6 +888,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                  *port);
     }
     svc->next_ping_ms = board_now_ms() + svc->cfg.ping_interval_ms;
+    svc->next_clock_ms = 0;            /* recovered games' clocks: look at once */
     svc->port = *port;
     board_bots_recover(svc);       /* they connect to the port just bound */
     *out = svc;
@@ -885,9 +907,25 @@ fail_free:
     return -1;
 }
 
+/* Clocks that fell; then the earliest that may fall next. */
+static void run_clocks(board_service *svc, int64_t now)
+{
+    if (now < svc->next_clock_ms)
+        return;
+    svc->next_clock_ms = INT64_MAX;
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        room_clock_check(r, now);
+        int64_t deadline = room_clock_deadline(r);
+        if (deadline < svc->next_clock_ms)
+            svc->next_clock_ms = deadline;
+    }
+}
+
 static void run_timers(board_service *svc)
 {
     int64_t now = board_now_ms();
+    run_clocks(svc, now);
     if (now < svc->next_ping_ms)
         return;
     svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
@@ -915,7 +953,9 @@ static void run_timers(board_service *svc)
 int board_run(board_service *svc)
 {
     while (!svc->stop) {
-        int64_t wait = svc->next_ping_ms - board_now_ms();
+        int64_t next = svc->next_ping_ms < svc->next_clock_ms ? svc->next_ping_ms
+                                                             : svc->next_clock_ms;
+        int64_t wait = next - board_now_ms();
         if (wait < 0)
             wait = 0;
         if (wait > LOOP_SLICE_MS)

@@ -129,6 +129,8 @@ typedef struct store_game_info {
     int n_options;                 /* 0..STORE_MAX_OPTIONS */
     store_option options[STORE_MAX_OPTIONS];   /* in the kind's order */
     bool autostart;
+    int per_move_ms;               /* the time control: per move, or ... */
+    int base_ms, increment_ms;     /* ... for the game plus per move; all 0: none */
     int seats;                     /* 1..STORE_MAX_SEATS */
     int status;                    /* STORE_WAITING .. STORE_ABANDONED */
     int64_t created_ms;            /* wall clock, ms since the epoch */

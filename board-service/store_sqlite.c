@@ -105,6 +105,10 @@ static const char *const migrations[] = {
     /* 3: the version of each event's packed bytes (store_event_append), so
      * that a newer service can read a log an older one wrote. */
     "ALTER TABLE events ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
+    /* 4: a game's time control (0 0 0: none); the clocks are in its events. */
+    "ALTER TABLE games ADD COLUMN per_move_ms INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE games ADD COLUMN base_ms INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE games ADD COLUMN increment_ms INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -128,7 +132,7 @@ enum stmt_id {
 /* The columns read_game() expects, in order; the last is the move count. */
 #define GAME_COLUMNS \
     "id, kind, title, autostart, seats, status, created_ms, started_ms, ended_ms, reason, " \
-    "(SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
+    "(SELECT count(*) FROM moves m WHERE m.game_id = g.id), per_move_ms, base_ms, increment_ms"
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -139,7 +143,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROLLBACK_TO] = "ROLLBACK TO store_op",
     [ST_GAME_INSERT] =
         "INSERT INTO games (id, kind, title, autostart, seats, status, created_ms,"
-        " started_ms, ended_ms, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        " started_ms, ended_ms, reason, per_move_ms, base_ms, increment_ms)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     [ST_OPTION_INSERT] =
         "INSERT INTO game_options (game_id, pos, name, value) VALUES (?1, ?2, ?3, ?4)",
     [ST_GAME_STATUS] =
@@ -718,6 +723,9 @@ static int insert_game(store *s, const store_game_info *g)
     sqlite3_bind_int64(st, 8, g->started_ms);
     sqlite3_bind_int64(st, 9, g->ended_ms);
     sqlite3_bind_text(st, 10, g->reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 11, g->per_move_ms);
+    sqlite3_bind_int(st, 12, g->base_ms);
+    sqlite3_bind_int(st, 13, g->increment_ms);
     char what[64];
     snprintf(what, sizeof what, "cannot store game %s", g->id);
     if (run(s, st, what) < 0)
@@ -1085,6 +1093,9 @@ static void read_game(sqlite3_stmt *st, store_game_info *g, int *n_moves)
     col_text(st, 9, g->reason, sizeof g->reason);
     if (n_moves)
         *n_moves = sqlite3_column_int(st, 10);
+    g->per_move_ms = sqlite3_column_int(st, 11);
+    g->base_ms = sqlite3_column_int(st, 12);
+    g->increment_ms = sqlite3_column_int(st, 13);
 }
 
 static int read_options(store *s, store_game_info *g)

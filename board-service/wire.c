@@ -28,6 +28,19 @@ Sungka__V1__SeatNumber *wire_seat(int seat, Sungka__V1__SeatNumber *box)
     return box;
 }
 
+Sungka__V1__Clocks *wire_clocks(const room_clocks *c, wire_clocks_msg *out)
+{
+    if (!c || c->n == 0)
+        return NULL;
+    sungka__v1__clocks__init(&out->msg);
+    for (int s = 0; s < c->n; s++)
+        out->remaining[s] = c->remaining_ms[s];
+    out->msg.n_remaining_ms = (size_t)c->n;
+    out->msg.remaining_ms = out->remaining;
+    out->msg.running = wire_seat(c->running, &out->running);
+    return &out->msg;
+}
+
 void wire_summary(const room *r, Sungka__V1__GameSummary *out)
 {
     int seats = game_seats(&r->state);
@@ -38,6 +51,15 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
     out->status = status_to_wire[r->status];
     out->cups = r->state.layout == GAME_LAYOUT_MANCALA ? r->state.cups : 0;
     out->autostart = r->autostart;
+    if (room_has_clocks(r)) {
+        out->time_control = calloc(1, sizeof *out->time_control);   /* wire_summary_clear */
+        if (out->time_control) {
+            sungka__v1__time_control__init(out->time_control);
+            out->time_control->per_move_s = r->tc.per_move_ms / 1000;
+            out->time_control->base_s = r->tc.base_ms / 1000;
+            out->time_control->increment_s = r->tc.increment_ms / 1000;
+        }
+    }
 
     /* One allocation each for the pointer arrays and the structs they point to. */
     out->n_options = (size_t)r->kind->n_options;
@@ -85,6 +107,8 @@ void wire_summary_clear(Sungka__V1__GameSummary *s)
     if (s->n_seats)
         free(s->seats[0]);    /* the first wire_participant_msg: .msg comes first */
     free(s->seats);
+    free(s->time_control);
+    s->time_control = NULL;
     s->options = NULL;
     s->seats = NULL;
     s->n_options = s->n_seats = 0;
@@ -190,6 +214,8 @@ static uint8_t *pack_move(Sungka__V1__Event *ev, const room_event *re, size_t *l
     made.n_passed = (size_t)res->n_passed;
     made.passed = passed;
     made.captured = res->captured;
+    wire_clocks_msg clocks;
+    made.clocks = wire_clocks(re->clocks, &clocks);
     /* The turn rides in the move (no TurnChanged): one event per move. */
     Sungka__V1__TurnChanged turn = SUNGKA__V1__TURN_CHANGED__INIT;
     turn.seat = game_to_move(re->state);   /* only read when the game goes on */
@@ -248,6 +274,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     Sungka__V1__DrawOffered offered = SUNGKA__V1__DRAW_OFFERED__INIT;
     Sungka__V1__DrawDeclined declined = SUNGKA__V1__DRAW_DECLINED__INIT;
     int32_t passed[GAME_MAX_SEATS];
+    wire_clocks_msg clocks;
     wire_board_msg board;
     switch (re->kind) {
     case ROOM_EV_JOINED:
@@ -287,6 +314,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         wire_board(re->state, -1, &board);
         started.first = game_to_move(re->state);
         started.board = &board.msg;
+        started.clocks = wire_clocks(re->clocks, &clocks);
         ev.body_case = SUNGKA__V1__EVENT__BODY_GAME_STARTED;
         ev.game_started = &started;
         break;
@@ -314,6 +342,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         for (int i = 0; re->result && i < re->result->n_passed; i++)
             passed[out.n_passed++] = re->result->passed[i];
         out.passed = passed;
+        out.clocks = wire_clocks(re->clocks, &clocks);
         ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_OUT;
         ev.player_out = &out;
         break;
@@ -347,6 +376,11 @@ uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len)
     snap.n_participants = (size_t)list_people(r, who, whop);
     snap.participants = whop;
     snap.last_seq = r->log_len;
+    room_clocks now;
+    wire_clocks_msg clocks;
+    room_clocks_now(r, board_now_ms(), &now);
+    if (r->status == ROOM_RUNNING)
+        snap.clocks = wire_clocks(&now, &clocks);
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_SNAPSHOT;
     ev.snapshot = &snap;

@@ -552,6 +552,79 @@ static void draw_offers(void **state)
     stream_clear(&sb);
 }
 
+static void with_clock(world *w, int per_move_ms, int base_ms, int increment_ms)
+{
+    char err[256];
+    time_control tc = {per_move_ms, base_ms, increment_ms};
+    assert_int_equal(room_set_time_control(w->r, &tc, err, sizeof err), 0);
+}
+
+static void clock_falls(void **state)
+{
+    world *w = *state;
+    char err[256];
+    time_control both = {5000, 60000, 0};
+    assert_int_equal(room_set_time_control(w->r, &both, err, sizeof err), -1);
+    assert_string_equal(err, "a time control is per move or for the game, not both");
+    with_clock(w, 5000, 0, 0);
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, &alice, &bob, &sa, &sb);
+    const Sungka__V1__Clocks *c = last_logged(&sa)->game_started->clocks;
+    assert_non_null(c);
+    assert_int_equal(c->n_remaining_ms, 2);
+    assert_int_equal(c->remaining_ms[0], 5000);
+    assert_int_equal(c->running->value, 0);
+    while (w->r->moved != 3)
+        play_one(w, alice, bob);
+    const Sungka__V1__MoveMade *made = last_logged(&sa)->move_made;
+    int next = game_to_move(&w->r->state);
+    assert_int_equal(made->clocks->running->value, next);
+    assert_int_equal(made->clocks->remaining_ms[next], 5000);   /* per move: afresh */
+    int64_t since = w->r->clock_since_ms;
+    assert_int_equal(room_clock_deadline(w->r), since + 5000);
+    room_clock_check(w->r, since + 4999);
+    assert_int_equal(w->r->status, ROOM_RUNNING);
+    room_clock_check(w->r, since + 5000);
+    assert_int_equal(w->r->status, ROOM_FINISHED);
+    assert_int_equal(kind_at(&sa, -2), SUNGKA__V1__EVENT__BODY_PLAYER_OUT);
+    assert_string_equal(sa.seen[sa.n - 2]->player_out->reason, "ran out of time");
+    const Sungka__V1__GameOver *over = last_logged(&sa)->game_over;
+    assert_int_equal(over->n_winners, 1);
+    assert_int_equal(over->winners[0], 1 - next);
+    char want[96];
+    snprintf(want, sizeof want, "%s ran out of time; %s wins", next == 0 ? "alice" : "bob",
+             next == 0 ? "bob" : "alice");
+    assert_string_equal(over->reason, want);
+    assert_int_equal(room_clock_deadline(w->r), INT64_MAX);
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+}
+
+static void no_first_move_aborts(void **state)
+{
+    world *w = *state;
+    with_clock(w, 0, 300000, 2000);
+    participant *alice, *bob;
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, &alice, &bob, &sa, &sb);
+    int64_t since = w->r->clock_since_ms;
+    assert_int_equal(room_clock_deadline(w->r), since + 30000);   /* cfg.first_move_ms */
+    play_one(w, alice, bob);
+    /* Fischer: the mover gained the increment. */
+    int mover = 1 - game_to_move(&w->r->state);
+    assert_true(w->r->clock_ms[mover] > 300000 && w->r->clock_ms[mover] <= 302000);
+    room_clock_check(w->r, w->r->clock_since_ms + 30000);
+    assert_int_equal(w->r->status, ROOM_ABANDONED);
+    const Sungka__V1__GameOver *over = last_logged(&sa)->game_over;
+    assert_true(over->abandoned);
+    assert_non_null(strstr(over->reason, "made no first move within 30 s; the game is aborted"));
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sb);
+}
+
 static void recovery_from_the_store(void **state)
 {
     (void)state;
@@ -565,6 +638,8 @@ static void recovery_from_the_store(void **state)
     snprintf(g.kind, sizeof g.kind, "kalah");
     g.seats = 2;
     g.status = 1;
+    g.base_ms = 60000;
+    g.increment_ms = 1000;
     const game_kind *kalah = game_kind_find("kalah");
     g.n_options = kalah->n_options;
     for (int i = 0; i < g.n_options; i++) {
@@ -574,6 +649,7 @@ static void recovery_from_the_store(void **state)
     assert_int_equal(store_game_create(db, &g), 0);
     w.r = add_room(w.svc, "7");
     w.here = board_client_find(w.svc, "ipv4:192.0.2.7");
+    with_clock(&w, 0, 60000, 1000);
     participant *alice, *bob;
     fake_stream sa = {0}, sb = {0};
     start_two(&w, &alice, &bob, &sa, &sb);
@@ -607,6 +683,11 @@ static void recovery_from_the_store(void **state)
     assert_true(bob_again->departed);                 /* until his agent comes back */
     assert_int_equal(back->draw_offer, alice->seat);  /* her offer is still open */
     assert_int_equal(back->moved, 3);
+    /* The clocks as the last move left them; the one to move runs again. */
+    assert_int_equal(back->tc.base_ms, 60000);
+    assert_int_equal(back->clock_running, game_to_move(&played));
+    int waiting = 1 - back->clock_running;
+    assert_int_equal(back->clock_ms[waiting], w.r->clock_ms[waiting]);
     close_all(w.svc);
     stream_clear(&sa);
     stream_clear(&sb);
@@ -628,6 +709,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(resigning_loses, setup, teardown),
         cmocka_unit_test_setup_teardown(aborting_before_everyone_moved, setup, teardown),
         cmocka_unit_test_setup_teardown(draw_offers, setup, teardown),
+        cmocka_unit_test_setup_teardown(clock_falls, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_first_move_aborts, setup, teardown),
         cmocka_unit_test(recovery_from_the_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

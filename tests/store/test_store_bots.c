@@ -103,6 +103,9 @@ static void test_version_1_file_migrates(void **state)
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "ALTER TABLE participants DROP COLUMN bot_level;"
                                       "ALTER TABLE events DROP COLUMN format;"
+                                      "ALTER TABLE games DROP COLUMN per_move_ms;"
+                                      "ALTER TABLE games DROP COLUMN base_ms;"
+                                      "ALTER TABLE games DROP COLUMN increment_ms;"
                                       "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
 
@@ -118,7 +121,7 @@ static void test_version_1_file_migrates(void **state)
     sqlite3_stmt *st;
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 3);   /* every later migration too */
+    assert_int_equal(sqlite3_column_int(st, 0), 4);   /* every later migration too */
     sqlite3_finalize(st);
     sqlite3_close(db);
     scratch_remove(dir);

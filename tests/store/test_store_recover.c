@@ -239,6 +239,9 @@ static void test_version_2_events_read_as_first_format(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "ALTER TABLE events DROP COLUMN format;"
+                                      "ALTER TABLE games DROP COLUMN per_move_ms;"
+                                      "ALTER TABLE games DROP COLUMN base_ms;"
+                                      "ALTER TABLE games DROP COLUMN increment_ms;"
                                       "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
 

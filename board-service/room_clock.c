@@ -127,10 +127,10 @@ void room_clock_check(room *r, int64_t now)
     int seat = r->clock_running;
     participant *p = r->seat_holder[seat];   /* kept while departed, too */
     char label[32], reason[BOARD_NAME_BYTES + 96];
-    room__seat_label(r, seat, label, sizeof label);
+    const char *who = room__seat_label(r, seat, label, sizeof label);
     if (!(r->moved & (1u << seat))) {
-        snprintf(reason, sizeof reason, "%s made no first move within %d s; the game is aborted",
-                 label, (int)(r->svc->cfg.first_move_ms / 1000));
+        snprintf(reason, sizeof reason, "%s made no first move in time; the game is aborted",
+                 who);
         room__end_game(r, true, reason);
         return;
     }

@@ -400,6 +400,11 @@ uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len)
     ping.participants = whop;
     for (int i = 0; i < r->n_people; i++)
         ping.observers += r->people[i]->seat < 0;
+    room_clocks now;
+    wire_clocks_msg clocks;
+    room_clocks_now(r, board_now_ms(), &now);
+    if (r->status == ROOM_RUNNING)
+        ping.clocks = wire_clocks(&now, &clocks);
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_PING;
     ev.ping = &ping;

@@ -38,6 +38,16 @@
 
 typedef struct agent agent;
 
+/* A time control (docs/rules.md, "Clocks"): per move, or for the game
+ * with an increment; all zero: none. */
+typedef struct agent_clock {
+    int per_move_s, base_s, increment_s;
+} agent_clock;
+
+/* "5+3" (5 minutes, 3 seconds more a move), "10" (10 minutes), "30/move"
+ * (30 seconds a move) or "none"; 0, or -1 with a sentence. */
+int agent_parse_clock(const char *spec, agent_clock *out, char *err, size_t errlen);
+
 typedef struct agent_config {
     const char *server;        /* "host:port" */
     bool tls;                  /* TLS, verifying the service's certificate */
@@ -59,6 +69,7 @@ typedef struct agent_config {
     bool autostart;            /* a new game starts when full, without "ready" */
     int bots;                  /* seats of a new game the service fills with bots */
     int bot_level;             /* their level, 1..10 (0: 5) */
+    agent_clock clock;         /* a new game's time control (all 0: none) */
     bool ready;                /* say ready as soon as seated (also when a saved seat
                                 * is taken back, or an observer sits down) */
     const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
@@ -121,6 +132,11 @@ typedef struct agent_model {
     int n_people;
     int n_observers;           /* how many are watching (may exceed those listed in
                                 * people: a crowd is counted, not named) */
+    agent_clock time_control;  /* the game's (all 0: no clocks) */
+    bool have_clocks;          /* clock_ms is known (a clocked game under way) */
+    int64_t clock_ms[GAME_MAX_SEATS];   /* time left as of clock_at_ms */
+    int clock_running;         /* whose clock runs, -1: none */
+    int64_t clock_at_ms;       /* agent_now_ms() when those values were current */
     int winners[GAME_MAX_SEATS];
     int n_winners;
     int scores[GAME_MAX_SEATS];
@@ -192,6 +208,11 @@ typedef struct agent_msg {
     agent_person *people;
     int observers;             /* SNAPSHOT, PINGS: how many watch, as the service
                                 * counts them */
+    bool has_clocks;           /* SNAPSHOT, STARTED, MOVED, OUT, PINGS: the clocks as
+                                * of the event (counted from its arrival) */
+    int64_t clock_ms[GAME_MAX_SEATS];
+    int clock_running;
+    agent_clock time_control;  /* SNAPSHOT */
     /* SNAPSHOT only */
     char game_id[32];
     char title[96];
@@ -349,6 +370,13 @@ int64_t agent_now_ms(void);
  * announced; -1 when p is not away (or the service never said for how
  * long). Every view counts down with this, so all show the same number. */
 int agent_away_seconds(const agent_person *p);
+
+/* A seat's time left now (ms, counting the running clock down from the
+ * last event that told it), or -1 in a game without clocks. Every view
+ * counts down with this. */
+int64_t agent_clock_left(const agent_model *m, int seat);
+/* "4:59", "0:07", "1:02:03" for ms (rounded up to the second). */
+void agent_format_clock(int64_t ms, char *buf, size_t len);
 
 /* Check the TLS files of cfg before connecting (any thread; agent_start
  * does not, so its caller can give a bad file its own exit status): each

@@ -199,8 +199,12 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     const char *rules_options[GAME_MAX_OPTIONS + 2];
     int n_rules = 0;
     int bots = ag->cfg.bots, bot_level = ag->cfg.bot_level;
+    agent_clock clock = ag->cfg.clock;
     for (int i = 0; i < n_options; i++) {
-        if (strncmp(options[i], "bots=", 5) == 0)
+        if (strncmp(options[i], "clock=", 6) == 0) {
+            if (agent_parse_clock(options[i] + 6, &clock, err, errlen) != 0)
+                return -1;
+        } else if (strncmp(options[i], "bots=", 5) == 0)
             bots = atoi(options[i] + 5);
         else if (strncmp(options[i], "bot-level=", 10) == 0)
             bot_level = atoi(options[i] + 10);
@@ -228,6 +232,13 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         req.autostart = ag->cfg.autostart;
         req.bots = bots;
         req.bot_level = bot_level;
+        Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
+        if (clock.per_move_s || clock.base_s) {
+            tc.per_move_s = clock.per_move_s;
+            tc.base_s = clock.base_s;
+            tc.increment_s = clock.increment_s;
+            req.time_control = &tc;
+        }
         rpc_method m = agent__methods.create_game;
         ProtobufCMessage *reply = NULL;
         if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
@@ -299,6 +310,32 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
         agent__game_info(list->games[i], &(*out)[i]);
     *n = (int)list->n_games;
     protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+int agent_parse_clock(const char *spec, agent_clock *out, char *err, size_t errlen)
+{
+    agent_clock c = {0, 0, 0};
+    unsigned a = 0, b = 0;
+    int used = 0;
+    if (strcmp(spec, "none") == 0) {
+        /* no clocks */
+    } else if (sscanf(spec, "%u/move%n", &a, &used) == 1 && spec[used] == '\0' && a >= 1 &&
+               a <= 3600) {
+        c.per_move_s = (int)a;
+    } else if (sscanf(spec, "%u+%u%n", &a, &b, &used) == 2 && spec[used] == '\0' && a >= 1 &&
+               a <= 600 && b <= 600) {
+        c.base_s = (int)a * 60;
+        c.increment_s = (int)b;
+    } else if (sscanf(spec, "%u%n", &a, &used) == 1 && spec[used] == '\0' && a >= 1 &&
+               a <= 600) {
+        c.base_s = (int)a * 60;
+    } else {
+        snprintf(err, errlen, "a clock is MINUTES+SECONDS (5+3), MINUTES (10), SECONDS/move "
+                 "(30/move) or none, not '%.40s'", spec);
+        return -1;
+    }
+    *out = c;
     return 0;
 }
 

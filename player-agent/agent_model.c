@@ -20,6 +20,35 @@ int64_t agent_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t agent_clock_left(const agent_model *m, int seat)
+{
+    if (!m->have_clocks || seat < 0 || seat >= GAME_MAX_SEATS)
+        return -1;
+    int64_t left = m->clock_ms[seat];
+    if (seat == m->clock_running)
+        left -= agent_now_ms() - m->clock_at_ms;
+    return left > 0 ? left : 0;
+}
+
+void agent_format_clock(int64_t ms, char *buf, size_t len)
+{
+    int64_t s = (ms + 999) / 1000;
+    if (s >= 3600)
+        snprintf(buf, len, "%d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
+    else
+        snprintf(buf, len, "%d:%02d", (int)(s / 60), (int)(s % 60));
+}
+
+static void set_clocks(agent_model *md, const agent_msg *m)
+{
+    if (!m->has_clocks)
+        return;
+    md->have_clocks = true;
+    memcpy(md->clock_ms, m->clock_ms, sizeof md->clock_ms);
+    md->clock_running = m->clock_running;
+    md->clock_at_ms = agent_now_ms();
+}
+
 int agent_away_seconds(const agent_person *p)
 {
     if (!p->departed || p->away_until_ms <= 0)
@@ -184,6 +213,9 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     md->opts = m->opts;
     md->my_seat = m->my_seat;
     md->status = m->status;
+    md->time_control = m->time_control;
+    md->clock_running = -1;
+    set_clocks(md, m);
     memcpy(md->seat_name, m->seat_name, sizeof md->seat_name);
     set_people(md, m->people, m->n_people);
     set_observers(md, m->observers);
@@ -273,11 +305,13 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     case AGENT_MSG_STARTED:
         md->status = AGENT_GAME_RUNNING;
         load_board(md, m);
+        set_clocks(md, m);
         break;
     case AGENT_MSG_TURN:
         set_turn(md, m->seat);
         break;
     case AGENT_MSG_OUT: {
+        set_clocks(md, m);
         agent_person *who = find_person(md, m->name);
         if (who)
             who->out = true;
@@ -291,9 +325,15 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     case AGENT_MSG_MOVED:
         check_move(md, m);
         load_board(md, m);
+        set_clocks(md, m);
         break;
     case AGENT_MSG_GAME_OVER:
         md->status = m->abandoned ? AGENT_GAME_ABANDONED : AGENT_GAME_FINISHED;
+        if (md->have_clocks) {         /* stopped where they stood */
+            for (int s = 0; s < GAME_MAX_SEATS; s++)
+                md->clock_ms[s] = agent_clock_left(md, s) > 0 ? agent_clock_left(md, s) : 0;
+            md->clock_running = -1;
+        }
         md->n_winners = m->n_winners;
         memcpy(md->winners, m->winners, sizeof md->winners);
         memcpy(md->scores, m->scores, sizeof md->scores);
@@ -302,6 +342,8 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     case AGENT_MSG_PINGS:
         set_people(md, m->people, m->n_people);
         set_observers(md, m->observers);
+        if (md->status == AGENT_GAME_RUNNING)
+            set_clocks(md, m);
         break;
     default:
         break;

@@ -42,6 +42,16 @@ Sungka__V1__SeatNumber *agent__seat_field(int seat, Sungka__V1__SeatNumber *box)
     return box;
 }
 
+static void copy_clocks(agent_msg *m, const Sungka__V1__Clocks *c)
+{
+    if (!c)
+        return;
+    m->has_clocks = true;
+    m->clock_running = agent__seat_of(c->running);
+    for (size_t s = 0; s < c->n_remaining_ms && s < GAME_MAX_SEATS; s++)
+        m->clock_ms[s] = c->remaining_ms[s] > 0 ? c->remaining_ms[s] : 0;
+}
+
 static void copy_board(agent_msg *m, const Sungka__V1__BoardState *b)
 {
     if (!b)
@@ -114,6 +124,12 @@ static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
         m->seat_grace_s[i] = g->seats[i]->departed ? g->seats[i]->grace_left_s : 0;
     }
     m->my_seat = agent__seat_of(s->your_seat);
+    copy_clocks(m, s->clocks);
+    if (g->time_control) {
+        m->time_control.per_move_s = g->time_control->per_move_s;
+        m->time_control.base_s = g->time_control->base_s;
+        m->time_control.increment_s = g->time_control->increment_s;
+    }
     m->observers = g->observers;
     m->seq = s->last_seq;
     copy_board(m, s->board);
@@ -131,6 +147,7 @@ static agent_msg *move_msg(const Sungka__V1__MoveMade *mv)
     m->extra_turn = mv->extra_turn;
     copy_seats(mv->passed, mv->n_passed, m->passed, &m->n_passed);
     copy_board(m, mv->board);
+    copy_clocks(m, mv->clocks);
     if (mv->n_steps) {
         m->steps = calloc(mv->n_steps, sizeof *m->steps);
         if (m->steps) {
@@ -184,6 +201,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
         if ((m = agent__msg_new(AGENT_MSG_STARTED))) {
             m->seat = ev->game_started->first;
             copy_board(m, ev->game_started->board);
+            copy_clocks(m, ev->game_started->clocks);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_TURN_CHANGED:
@@ -229,6 +247,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
             m->to_move = agent__seat_of(ev->player_out->turn);
             copy_seats(ev->player_out->passed, ev->player_out->n_passed, m->passed,
                        &m->n_passed);
+            copy_clocks(m, ev->player_out->clocks);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_DRAW_OFFERED:
@@ -275,6 +294,7 @@ agent_msg *agent__pings_msg(const Sungka__V1__PingEvent *ping)
     if (m) {
         copy_people(m, ping->participants, ping->n_participants);
         m->observers = ping->observers;
+        copy_clocks(m, ping->clocks);
     }
     return m;
 }

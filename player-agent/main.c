@@ -174,6 +174,9 @@ static void usage(FILE *out)
             "                          back; the bot view always does)\n"
             "      --hot-seat NAME     also take a seat for NAME: two players, one screen\n"
             "      --bots N            the service fills N seats of the new game with bots\n"
+            "      --clock SPEC        a new game's clocks: 5+3 (5 minutes, 3 s more a\n"
+            "                          move), 10 (minutes), 30/move (seconds a move)\n"
+            "      --no-bell           no terminal bell when it becomes your turn\n"
             "      --bot-level N       their strength, 1..10 (default 5)\n"
             "      --level N           with --view bot: this bot's strength (default 5)\n"
             "      --think MS          with --view bot: time per move (default 1000)\n"
@@ -215,7 +218,8 @@ int main(int argc, char **argv)
 {
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
-           OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD };
+           OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD,
+           OPT_CLOCK, OPT_NO_BELL };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -228,6 +232,8 @@ int main(int argc, char **argv)
         {"reconnect-for", required_argument, NULL, OPT_RECONNECT_FOR},
         {"state-dir", required_argument, NULL, OPT_STATE_DIR},
         {"bots", required_argument, NULL, OPT_BOTS},
+        {"clock", required_argument, NULL, OPT_CLOCK},
+        {"no-bell", no_argument, NULL, OPT_NO_BELL},
         {"bot-level", required_argument, NULL, OPT_BOT_LEVEL},
         {"level", required_argument, NULL, OPT_LEVEL},
         {"think", required_argument, NULL, OPT_THINK},
@@ -269,6 +275,15 @@ int main(int argc, char **argv)
             if (parse_int("--bots", optarg, 0, GAME_MAX_SEATS - 1, &cfg.bots) != 0)
                 return 2;
             break;
+        case OPT_NO_BELL: io.quiet = true; break;
+        case OPT_CLOCK: {
+            char err[160];
+            if (agent_parse_clock(optarg, &cfg.clock, err, sizeof err) != 0) {
+                fprintf(stderr, "sungka-player: --clock: %s\n", err);
+                return 2;
+            }
+            break;
+        }
         case OPT_BOT_LEVEL:
             if (parse_int("--bot-level", optarg, 1, 10, &cfg.bot_level) != 0)
                 return 2;

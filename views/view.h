@@ -16,6 +16,7 @@ typedef struct view_io {
     FILE *out;     /* drawing and messages */
     int level;     /* bot: 1..10 (default 5) */
     int think_ms;  /* bot: time budget per move (default 1000) */
+    bool quiet;    /* no bell (or other sound) when it becomes your turn */
 } view_io;
 
 /* How a view that asks the user where to connect starts the agent itself,

@@ -145,8 +145,126 @@ def offer_survives_restart(bindir):
             p.quit()
 
 
+def _clocks(line):
+    """{name: seconds} and the running name from a 'Clocks: ...' line."""
+    import re
+    found = re.findall(r"(\w+) (\d+):(\d\d)( \(running\))?", line)
+    left = {n: int(m) * 60 + int(s) for n, m, s, _ in found}
+    running = [n for n, _, _, r in found if r]
+    return left, running[0] if running else None
+
+
+def _line_after(proc, first, then, timeout=15):
+    """The first line matching `then` after the last one matching `first`
+    (waiting for both), without moving proc's cursor."""
+    import re
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = list(proc.lines)
+        marks = [i for i, l in enumerate(lines) if re.search(first, l)]
+        if marks:
+            found = [l for l in lines[marks[-1] + 1:] if re.search(then, l)]
+            if found:
+                return found[0]
+        check(time.monotonic() < deadline, f"{proc.name}: no /{then}/ after /{first}/\n" +
+              proc.dump())
+        time.sleep(0.1)
+
+
+def flag_falls(bindir):
+    """A game of 5 s a move: both move once, then whoever is to move does
+    not; the clock falls and the other wins. Every turn line shows the
+    clocks."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "kalah", "--clock",
+                           "5/move")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        alice.expect(r"^Clock: 5 s a move\.")
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^The game starts")
+        mark = alice.cursor           # the turn prompt after it is the Autoplayer's
+        left, running = _clocks(alice.expect(r"^Clocks: ").string)
+        alice.cursor = mark
+        check(left == {"alice": 5, "bob": 5} and running in ("alice", "bob"),
+              f"clocks at the start: {left}, {running} running")
+        auto = Autoplayer(env, [alice, bob], seed=11)
+        while not all(any(l.startswith(f"{n} played") for l in alice.lines)
+                      for n in ("alice", "bob")):
+            auto.play_moves(1)
+        m = alice.expect(r"^(alice|bob) is out of the game: ran out of time\.", timeout=10)
+        loser = m.group(1)
+        winner = "bob" if loser == "alice" else "alice"
+        for p in (alice, bob):
+            p.wait_for(rf"^Game over: {loser} ran out of time; {winner} wins\.")
+        for p in (alice, bob):
+            p.quit()
+
+
+def no_first_move(bindir):
+    """In a game with clocks, a player who never makes a first move within
+    --first-move-time has the game aborted, with no result."""
+    with Env(bindir) as env:
+        board = env.board("--first-move-time", "1")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah", "--clock", "5+3")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        alice.expect(r"^Clock: 5:00 for the game, plus 3 s a move\.")
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        for p in (alice, bob):
+            p.expect(r"^Game over: (alice|bob) made no first move in time; the game is "
+                     r"aborted\.", timeout=10)
+            p.quit()
+
+
+def clocks_survive_restart(bindir):
+    """kill -9 of the service mid-game: after it restarts the clocks go on
+    from where the last move left them; the 4 s the service was down are
+    charged to nobody."""
+    import time
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "clock.db")
+        board = env.board("--db", db)
+        alice = env.player("alice", "--server", board.address, "--new", "kalah", "--clock", "1+0")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^The game starts")
+        Autoplayer(env, [alice, bob], seed=2).play_moves(2)
+        before, running = _clocks(_line_after(alice, r"^bob played", r"^Clocks: "))
+        check(running == "alice", f"alice's clock should run: {before}, {running}")
+        board.p.send_signal(signal.SIGKILL)
+        board.p.wait(5)
+        time.sleep(4)                               # the service is down for 4 s
+        restarted = time.monotonic()                # alice's clock runs from after this
+        env.board("--db", db, port=board.port)
+        alice.wait_for(r"^Reconnected to ", timeout=20)
+        # After the restart alice's clock runs again from where bob's move
+        # left it (her thinking before the kill is not charged either): so
+        # she has `before` less the time since the restart, give or take the
+        # display's rounding. Downtime charged would leave her 4 s shorter.
+        # The pings bring the service's clocks to the agent within a ping
+        # interval; until then it may count on from before the kill.
+        deadline = time.monotonic() + 10
+        while True:
+            alice.cursor = len(alice.lines)
+            alice.send("board")
+            after, running_after = _clocks(alice.expect(r"^Clocks: ").string)
+            expected = before["alice"] - (time.monotonic() - restarted)
+            if after["alice"] >= expected - 1.5 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        check(running_after == "alice" and after["bob"] == before["bob"] and
+              after["alice"] >= expected - 1.5,
+              f"clocks before the kill {before} (alice running), after {after} "
+              f"({running_after} running), alice expected about {expected:.1f} s\n" +
+              alice.dump())
+        for p in (alice, bob):
+            p.quit()
+
+
 TESTS = {f.__name__: f for f in (
-    resign_two, resign_three, draw_agreed, abort_early, offer_survives_restart)}
+    resign_two, resign_three, draw_agreed, abort_early, offer_survives_restart, flag_falls,
+    no_first_move, clocks_survive_restart)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -36,6 +36,9 @@ typedef struct text_view {
                                 * missed meanwhile are in, unless one of them did */
     bool done;
     int exit_status;
+    bool bell;                 /* ring when it becomes our turn (view_io.quiet: no) */
+    bool tty;                  /* out is a terminal: a ticking clock line is fine */
+    bool status_shown;         /* that line is on the screen, unfinished */
 } text_view;
 
 static const agent_model *model(const text_view *tv)
@@ -106,6 +109,40 @@ static int seat_to_move(const text_view *tv)
     return game_to_move(&m->state);
 }
 
+/* "Clocks: alice 4:58 (running), bob 5:00." then `end`; nothing in a game
+ * without clocks. */
+static void print_clocks(text_view *tv, const char *end)
+{
+    const agent_model *m = model(tv);
+    if (agent_clock_left(m, 0) < 0 || !m->have_state)
+        return;
+    char buf[40], left[16];
+    fprintf(tv->out, _("Clocks:"));
+    for (int s = 0; s < game_seats(&m->state); s++) {
+        agent_format_clock(agent_clock_left(m, s), left, sizeof left);
+        fprintf(tv->out, "%s %s %s%s", s ? "," : "", seat_name(tv, s, buf, sizeof buf), left,
+                s == m->clock_running ? _(" (running)") : "");
+    }
+    fprintf(tv->out, ".%s", end);
+}
+
+/* On a terminal, while our clock runs: one line, rewritten every second
+ * (never a line a second in the scrollback); wiped before other output. */
+static bool clock_ticking(const text_view *tv)
+{
+    const agent_model *m = model(tv);
+    return tv->tty && m->have_clocks && m->clock_running >= 0 &&
+           agent_holds_seat(tv->ag, m->clock_running) && m->status == AGENT_GAME_RUNNING;
+}
+
+static void wipe_status(text_view *tv)
+{
+    if (tv->status_shown) {
+        fputs("\r\033[K", tv->out);
+        tv->status_shown = false;
+    }
+}
+
 static void print_turn(text_view *tv)
 {
     const agent_model *m = model(tv);
@@ -123,10 +160,13 @@ static void print_turn(text_view *tv)
             fprintf(tv->out, _("Waiting for %s, who is away.\n"), name);
         else
             fprintf(tv->out, _("Waiting for %s to move.\n"), name);
+        print_clocks(tv, "\n");
         return;
     }
     int legal[GAME_MAX_MOVES];
     int n = agent_legal_moves(tv->ag, legal, GAME_MAX_MOVES);
+    if (tv->bell)
+        fputc('\a', tv->out);
     if (m->hot_seat >= 0)       /* hot seat: say whose hands are on the board */
         fprintf(tv->out, "%s: ", seat_name(tv, to_move, buf, sizeof buf));
     const game_state *st = &m->state;
@@ -156,6 +196,7 @@ static void print_turn(text_view *tv)
         }
     }
     fputc('\n', tv->out);
+    print_clocks(tv, "\n");
 }
 
 static void print_scores(text_view *tv, const int *scores, int n)
@@ -178,6 +219,14 @@ static void show_snapshot(text_view *tv)
         fputc(')', tv->out);
     }
     fputc('\n', tv->out);
+    const agent_clock *tc = &m->time_control;
+    if (tc->per_move_s)
+        fprintf(tv->out, _("Clock: %d s a move.\n"), tc->per_move_s);
+    else if (tc->base_s) {
+        char base[16];
+        agent_format_clock((int64_t)tc->base_s * 1000, base, sizeof base);
+        fprintf(tv->out, _("Clock: %s for the game, plus %d s a move.\n"), base, tc->increment_s);
+    }
     if (m->my_seat >= 0 && m->hot_seat >= 0)
         fprintf(tv->out, _("You are %s, seat %d, and %s, seat %d (hot seat).\n"),
                 m->seat_name[m->my_seat], m->my_seat, m->seat_name[m->hot_seat], m->hot_seat);
@@ -705,7 +754,9 @@ static bool read_input(text_view *tv)
 
 static int run(agent *ag, const view_io *io)
 {
-    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in), .watching = -1};
+    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in), .watching = -1,
+                    .tty = isatty(fileno(io->out)) == 1};
+    tv.bell = tv.tty && !io->quiet;     /* a bell in a pipe is noise in a file */
     bool input_open = true;
     fprintf(tv.out, _("Connected. Type help for commands.\n"));
     if (!agent_in_game(ag))
@@ -717,10 +768,18 @@ static int run(agent *ag, const view_io *io)
             {.fd = agent_fd(ag), .events = POLLIN},
             {.fd = input_open ? tv.in_fd : -1, .events = POLLIN},
         };
-        if (poll(fds, 2, -1) < 0) {
+        int ready = poll(fds, 2, clock_ticking(&tv) ? 1000 : -1);
+        if (ready < 0) {
             if (errno == EINTR)
                 continue;
             break;
+        }
+        wipe_status(&tv);
+        if (ready == 0) {             /* a second of our clock went by */
+            print_clocks(&tv, "");
+            tv.status_shown = true;
+            fflush(tv.out);
+            continue;
         }
         if (fds[0].revents & POLLIN) {
             agent_msg *msg;

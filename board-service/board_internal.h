@@ -124,6 +124,8 @@ struct room {
     unsigned moved;            /* bit s: seat s has moved (abort is for before) */
     int draw_offer;            /* the seat whose draw offer is open; -1: none */
     unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
+    unsigned gone;             /* bit s: seat s's player departed and its grace ran
+                                * out in a running game: the others may claim */
     time_control tc;           /* room_clock.c */
     int64_t clock_ms[GAME_MAX_SEATS];  /* each seat's time left, as of clock_since_ms
                                         * for the running one */
@@ -299,6 +301,8 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen);
 room_rc room_abort(room *r, participant *p, char *err, size_t errlen);
 room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen);
 room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen);
+/* After a seat's grace ran out: the seat is out (two seats: p wins). */
+room_rc room_claim(room *r, participant *p, char *err, size_t errlen);
 /* Recovery replays a logged PlayerOut / draw offer / decline onto r. */
 int room_replay_out(room *r, int seat);
 void room_replay_draw(room *r, int seat, bool offered);

@@ -143,6 +143,30 @@ room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t
     return ROOM_OK;
 }
 
+/* -------------------------------------------------------------- claiming */
+
+room_rc room_claim(room *r, participant *p, char *err, size_t errlen)
+{
+    room_rc rc = playing(r, p, "claim", err, errlen);
+    if (rc != ROOM_OK)
+        return rc;
+    unsigned gone = r->gone & ~(1u << p->seat);
+    if (!gone) {
+        snprintf(err, errlen, "nobody has left the game for good (a departed player has "
+                 "%d s to come back)", r->svc->cfg.grace_ms / 1000);
+        return ROOM_E_STATE;
+    }
+    int64_t now = board_now_ms();
+    for (int s = 0; s < game_seats(&r->state) && r->status == ROOM_RUNNING; s++) {
+        participant *h = r->seat_holder[s];
+        if (!(gone & (1u << s)) || !h || game_is_out(&r->state, s))
+            continue;
+        r->gone &= ~(1u << s);
+        room__leave_game(r, s, h, "left the game", now);
+    }
+    return ROOM_OK;
+}
+
 void room_replay_draw(room *r, int seat, bool offered)
 {
     if (offered) {

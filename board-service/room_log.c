@@ -185,6 +185,8 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
         room__send_logged(p, &r->log[i]);
     if (p->departed) {      /* back within the grace: the seat is theirs again */
         p->departed = false;
+        if (p->seat >= 0)
+            r->gone &= ~(1u << p->seat);      /* back before anyone claimed */
         p->depart_deadline_ms = 0;
         board_log(r->svc, "game %s: %s is back", r->id, p->name);
         room__announce_who(r, p, ROOM_EV_RETURNED);

@@ -90,12 +90,32 @@ void room_leave(room *r, participant *p)
     room__remove_participant(r, p);
 }
 
-/* The grace ran out: the seat is lost. */
+/* Is anyone still playing: a seated player, in the game, present? */
+static bool someone_plays(const room *r)
+{
+    for (int s = 0; s < game_seats(&r->state); s++) {
+        const participant *h = r->seat_holder[s];
+        if (h && !h->departed && !game_is_out(&r->state, s))
+            return true;
+    }
+    return false;
+}
+
+/* The grace ran out. Before the start the seat opens again. In a running
+ * game the seat waits for the others to claim it (docs/rules.md, "Leaving a
+ * game"), unless nobody is left to: then the game is abandoned. */
 static void grace_over(room *r, participant *p)
 {
     char how[64];
     snprintf(how, sizeof how, "did not come back within %d s", r->svc->cfg.grace_ms / 1000);
     board_log(r->svc, "game %s: %s %s", r->id, p->name, how);
+    if (r->status == ROOM_RUNNING && p->seat >= 0 && !game_is_out(&r->state, p->seat) &&
+        someone_plays(r)) {
+        p->depart_deadline_ms = INT64_MAX;        /* no more graces to run out */
+        r->gone |= 1u << p->seat;
+        announce_departed(r, p, how, 0);
+        return;
+    }
     room__announce_who(r, p, ROOM_EV_LEFT);
     seat_gone(r, p, how);
     room__remove_participant(r, p);

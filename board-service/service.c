@@ -720,6 +720,13 @@ static void offer_draw(rpc_call *call, const ProtobufCMessage *request, void *sv
     act(call, svc, room_offer_draw, &done.base);
 }
 
+static void claim(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__ClaimResponse done = SUNGKA__V1__CLAIM_RESPONSE__INIT;
+    act(call, svc, room_claim, &done.base);
+}
+
 static void answer_draw(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
     const Sungka__V1__AnswerDrawRequest *req = (const void *)request;
@@ -769,6 +776,7 @@ static const rpc_method_entry board_methods[] = {
     {"Abort", abort_game, false, false},
     {"OfferDraw", offer_draw, false, false},
     {"AnswerDraw", answer_draw, false, false},
+    {"Claim", claim, false, false},
 };
 
 /* ------------------------------------------------------------------ Health */

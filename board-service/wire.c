@@ -86,7 +86,7 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
             seat[i].msg.seat = wire_seat(i, &seat[i].seat);
         }
         seat[i].msg.name = (char *)r->seat_name[i];
-        if (p && p->departed) {
+        if (p && p->departed && p->depart_deadline_ms != INT64_MAX) {   /* not gone */
             int64_t left = p->depart_deadline_ms - board_now_ms();
             seat[i].msg.grace_left_s = left > 0 ? (int32_t)((left + 999) / 1000) : 0;
         }

@@ -154,6 +154,7 @@ void agent_library_init(void)
         .abort = rpc_method_named(board, "Abort", false),
         .offer_draw = rpc_method_named(board, "OfferDraw", false),
         .answer_draw = rpc_method_named(board, "AnswerDraw", false),
+        .claim = rpc_method_named(board, "Claim", false),
     };
 }
 

@@ -350,6 +350,9 @@ int agent_resign(agent *ag);
 int agent_abort(agent *ag);
 int agent_offer_draw(agent *ag);
 int agent_answer_draw(agent *ag, bool accept);
+/* A player who departed did not come back in time: take their seat out of
+ * the game (two seats: we win). */
+int agent_claim(agent *ag);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

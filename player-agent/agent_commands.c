@@ -204,6 +204,12 @@ int agent_offer_draw(agent *ag)
     return command(ag, &agent__methods.offer_draw, &req.base, acting_seat(ag));
 }
 
+int agent_claim(agent *ag)
+{
+    Sungka__V1__ClaimRequest req = SUNGKA__V1__CLAIM_REQUEST__INIT;
+    return command(ag, &agent__methods.claim, &req.base, acting_seat(ag));
+}
+
 int agent_answer_draw(agent *ag, bool accept)
 {
     Sungka__V1__AnswerDrawRequest req = SUNGKA__V1__ANSWER_DRAW_REQUEST__INIT;

@@ -72,7 +72,7 @@ typedef struct agent_methods {
         get_match;
     /* Board */
     rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
-        offer_draw, answer_draw;
+        offer_draw, answer_draw, claim;
 } agent_methods;
 extern agent_methods agent__methods;
 

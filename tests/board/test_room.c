@@ -321,16 +321,26 @@ static void departure_grace_and_return(void **state)
     assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED);
     assert_int_equal(sa2.seen[0]->seq, last + 1);   /* the departure she missed */
 
-    /* Gone again, and past the grace: the game ends with no winner (bob,
-     * whose pings the clock jump skips, is not to miss them). */
+    /* Gone again, and past the grace: the seat waits for bob to claim it
+     * (bob, whose pings the clock jump skips, is not to miss them). Before
+     * the grace runs out there is nothing to claim. */
     w->svc->cfg.ping_timeout_ms = 10 * w->svc->cfg.grace_ms;
     room_stream_ended(alice, &sa2);
+    char err[256];
+    assert_int_equal(room_claim(w->r, bob, err, sizeof err), ROOM_E_STATE);
     room_tick(w->r, board_now_ms() + w->svc->cfg.grace_ms + 1);
-    assert_int_equal(w->r->status, ROOM_ABANDONED);
+    assert_int_equal(w->r->status, ROOM_RUNNING);
+    assert_int_equal(last_logged(&sb)->body_case, SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED);
+    assert_int_equal(last_logged(&sb)->player_departed->grace_s, 0);
+    assert_int_equal(room_claim(w->r, alice, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_claim(w->r, bob, err, sizeof err), ROOM_OK);
+    assert_int_equal(w->r->status, ROOM_FINISHED);
     const Sungka__V1__Event *over = last_logged(&sb);
     assert_int_equal(over->body_case, SUNGKA__V1__EVENT__BODY_GAME_OVER);
-    assert_true(over->game_over->abandoned);
-    assert_non_null(strstr(over->game_over->reason, "did not come back"));
+    assert_false(over->game_over->abandoned);
+    assert_int_equal(over->game_over->n_winners, 1);
+    assert_int_equal(over->game_over->winners[0], bob->seat);
+    assert_string_equal(over->game_over->reason, "alice left the game; bob wins");
     close_all(w->svc);
     stream_clear(&sa);
     stream_clear(&sa2);

@@ -102,8 +102,9 @@ def killed_and_back(bindir):
 
 
 def grace_runs_out(bindir):
-    """A player who does not come back within the grace: the game is
-    abandoned, and the lobby lists it so."""
+    """A player who does not come back within the grace: the other may
+    claim the win (docs/rules.md, "Leaving a game"), and the statistics
+    say so. When the one left behind goes too, the game is abandoned."""
     with Env(bindir) as env:
         board = env.board("--grace", "1")
         alice = env.player("alice", "--server", board.address, "--new", "kalah")
@@ -111,10 +112,24 @@ def grace_runs_out(bindir):
         bob = env.player("bob", "--server", board.address, "--game", game)
         bob.expect(r"^Waiting for alice to move\.")
         bob.p.send_signal(signal.SIGKILL)
-        alice.expect(r"^Game over: bob did not come back within 1 s; the game ends with no winner")
-        alice.send("games")
-        alice.expect(rf"^Game {game}: .*abandoned")
+        alice.expect(r"^bob departed: did not come back within 1 s\.")
+        alice.expect(r"^Type claim to take the win, or wait for bob to come back\.")
+        alice.send("claim")
+        alice.expect(r"^bob is out of the game: left the game\.")
+        alice.expect(r"^Game over: bob left the game; alice wins\.")
+        alice.send("stats bob")
+        alice.expect(r"^bob: 1 played, 0 won, 1 lost")
         alice.quit()
+
+        carol = env.player("carol", "--server", board.address, "--new", "kalah")
+        game = carol.expect(r"Created game (\d+)").group(1)
+        dan = env.player("dan", "--server", board.address, "--game", game)
+        dan.expect(r"^Waiting for carol to move\.")
+        dan.p.send_signal(signal.SIGKILL)
+        carol.expect(r"^dan departed: did not come back within 1 s\.")
+        carol.p.send_signal(signal.SIGKILL)
+        board.expect_stderr(rf"game {game} over: carol did not come back within 1 s; the game "
+                            r"ends with no winner", timeout=15)
 
 
 def vanishing_client(bindir):

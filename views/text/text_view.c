@@ -78,7 +78,9 @@ static void print_help(text_view *tv)
             _("In a running game:\n"
             "  resign      give up (two players: the other wins; more: the others play on)\n"
             "  abort       end the game with no result, before everyone has moved\n"
-            "  draw        offer a draw (two players); accept or decline one offered\n"));
+            "  draw        offer a draw (two players); accept or decline one offered\n"
+            "  claim       a player left and did not come back in time: take the win\n"
+            "              (more players: play on without them)\n"));
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */
@@ -297,6 +299,8 @@ static void print_turn_if_theirs(text_view *tv, int seat)
         print_turn(tv);
 }
 
+static bool playing_running_game(const text_view *tv);
+
 static void handle(text_view *tv, const agent_msg *msg)
 {
     char buf[40];
@@ -325,6 +329,12 @@ static void handle(text_view *tv, const agent_msg *msg)
             fprintf(out, _("%s departed: %s.\n"), msg->name, msg->text);
         if (msg->grace_s > 0)     /* gone for good ends the game: no waiting */
             print_turn_if_theirs(tv, msg->seat);
+        else if (msg->seat >= 0 && playing_running_game(tv) &&
+                 !agent_holds_seat(tv->ag, msg->seat))
+            fprintf(out, game_seats(&model(tv)->state) == 2
+                             ? _("Type claim to take the win, or wait for %s to come back.\n")
+                             : _("Type claim to play on without %s, or wait for them.\n"),
+                    msg->name);
         break;
     case AGENT_MSG_RETURNED:
         fprintf(out, _("%s is back.\n"), msg->name);
@@ -672,6 +682,9 @@ static void command(text_view *tv, char *line)
             fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "draw") == 0) {
         if (agent_offer_draw(tv->ag) != 0)
+            fprintf(tv->out, _("You are not in a game.\n"));
+    } else if (strcmp(line, "claim") == 0) {
+        if (agent_claim(tv->ag) != 0)
             fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "accept") == 0 || strcmp(line, "decline") == 0) {
         if (agent_answer_draw(tv->ag, line[0] == 'a') != 0)

@@ -15,8 +15,9 @@
  *           Two players (and maybe the observer) join it: their tokens are
  *           what lets Board calls past authentication.
  *   then up to MAX_CALLS calls, each:
- *     header  bits 0-3 the method (7 Register + 9 Board, in .proto order),
- *             bits 4-5 the token sent: none / player A / player B / the
+ *     method  1 byte: the method, modulo their number (Register's then
+ *             Board's, in .proto order)
+ *     header  bits 4-5 the token sent: none / player A / player B / the
  *             observer (or, without one, a well-formed unknown token),
  *             bit 6 corrupt the token's last digit (still well-formed),
  *             bit 7 put the seed game's id first in the request, as field 1
@@ -226,7 +227,8 @@ static void build_methods(void)
             n_methods++;
         }
     }
-    FUZZ_CHECK(n_methods == 16, "the proto has %d methods; the input format assumes 16",
+    /* A call's first byte picks the method: up to 256 (see LLVMFuzzerTestOneInput). */
+    FUZZ_CHECK(n_methods <= 256, "the proto has %d methods; a call's byte picks at most 256",
                n_methods);
 }
 
@@ -446,6 +448,10 @@ static void one_call(const method_entry *e, const uint8_t *data, size_t len, con
         return;
     }
     bool decodable = msg != NULL;
+    /* Text that is not UTF-8 is refused by the rpc layer before any handler
+     * (and so before the token is looked at): INVALID_ARGUMENT, NOT_UTF8. */
+    char where[128];
+    bool utf8 = !msg || rpc_message_check_utf8(msg, where, sizeof where) == 0;
     if (msg)
         protobuf_c_message_free_unpacked(msg, NULL);
 
@@ -474,8 +480,9 @@ static void one_call(const method_entry *e, const uint8_t *data, size_t len, con
     FUZZ_CHECK(unary_code_allowed(st->code) || known_bug(e, st), "%s: %s %s", e->name,
                rpc_code_name(st->code), st->message);
     if (decodable && e->board && !token_known)
-        FUZZ_CHECK(st->code == RPC_UNAUTHENTICATED, "%s without a known token: %s %s", e->name,
-                   rpc_code_name(st->code), st->message);
+        FUZZ_CHECK(st->code == (utf8 ? RPC_UNAUTHENTICATED : RPC_INVALID_ARGUMENT),
+                   "%s without a known token: %s %s", e->name, rpc_code_name(st->code),
+                   st->message);
     if (st->code == RPC_OK) {
         FUZZ_CHECK(b.reply && protobuf_c_message_check(b.reply), "%s: OK without a valid reply",
                    e->name);
@@ -496,8 +503,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static uint8_t payload[3 + 32 + 65536];
     const char *last = "the seed game";
     for (int c = 0; c < MAX_CALLS && in.left > 0; c++) {
+        const method_entry *e = &methods[fuzz_u8(&in) % n_methods];
         uint8_t h = fuzz_u8(&in);
-        const method_entry *e = &methods[(h & 15) % n_methods];
         int tok = (h >> 4) & 3;
         char token[64] = "";
         bool known = false;
@@ -707,8 +714,8 @@ size_t fuzz_generate(fuzz_rng *rng, uint8_t *buf, size_t cap)
     w_byte(&w, (uint8_t)fuzz_rng_next(rng));
     int calls = 1 + (int)fuzz_rng_below(rng, 8);
     for (int c = 0; c < calls; c++) {
-        int m = (int)fuzz_rng_below(rng, 16);
-        bool board = m >= 7;
+        int m = (int)fuzz_rng_below(rng, (uint64_t)n_methods);
+        bool board = methods[m].board;
         /* Board calls mostly with a real token; Register calls without. */
         int tok = 0;
         if (board)
@@ -719,7 +726,8 @@ size_t fuzz_generate(fuzz_rng *rng, uint8_t *buf, size_t cap)
         /* JoinGame (2) and GetMatch (6) usually name the seed game. */
         bool with_id =
             (m == 2 || m == 6) ? fuzz_rng_below(rng, 4) != 0 : fuzz_rng_below(rng, 16) == 0;
-        w_byte(&w, (uint8_t)(m | tok << 4 | corrupt << 6 | with_id << 7));
+        w_byte(&w, (uint8_t)m);
+        w_byte(&w, (uint8_t)(tok << 4 | corrupt << 6 | with_id << 7));
 
         uint8_t msg[1024];
         wbuf mw = {msg, 0, sizeof msg};

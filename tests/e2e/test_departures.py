@@ -18,8 +18,8 @@ from e2e_util import final_report, moves_seen  # noqa: E402
 
 def sigkill_noticed(bindir):
     """Killing an agent with SIGKILL is noticed by the others at once (its
-    connection closes); its seat is kept for the grace, then the running
-    game ends as abandoned, with no winner."""
+    connection closes); its seat is kept for the grace, then the others may
+    claim it."""
     with Env(bindir) as env:
         board = env.board("--ping-interval", "1", "--ping-timeout", "3", "--grace", "2")
         alice = env.player("alice", "--server", board.address, "--new", "sungka")
@@ -38,7 +38,8 @@ def sigkill_noticed(bindir):
         elapsed = time.monotonic() - started
         check(elapsed < 10, f"departure noticed after {elapsed:.1f}s")
         for p in (alice, obs):
-            p.expect(r"^Game over: bob did not come back within 2 s; the game ends with no winner")
+            p.expect(r"^bob departed: did not come back within 2 s\.")
+        alice.expect(r"^Type claim to take the win")
         for p in (alice, obs):
             p.quit()
 

@@ -210,6 +210,8 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         ag->cfg.reconnect_for_ms = 90000;
     ag->model.my_seat = -1;
     ag->model.hot_seat = -1;
+    ag->model.draw_offer = -1;
+    ag->model.clock_running = -1;
     ag->model.status = AGENT_GAME_WAITING;
     pthread_mutex_init(&ag->lock, NULL);
     pthread_cond_init(&ag->wake, NULL);

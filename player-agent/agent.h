@@ -137,6 +137,8 @@ typedef struct agent_model {
     int64_t clock_ms[GAME_MAX_SEATS];   /* time left as of clock_at_ms */
     int clock_running;         /* whose clock runs, -1: none */
     int64_t clock_at_ms;       /* agent_now_ms() when those values were current */
+    int draw_offer;            /* the seat whose draw offer is open, -1: none */
+    unsigned claimable;        /* bit s: seat s departed past its grace (Claim) */
     int winners[GAME_MAX_SEATS];
     int n_winners;
     int scores[GAME_MAX_SEATS];

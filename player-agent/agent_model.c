@@ -215,6 +215,7 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     md->status = m->status;
     md->time_control = m->time_control;
     md->clock_running = -1;
+    md->draw_offer = -1;          /* an open offer is said again only by events */
     set_clocks(md, m);
     memcpy(md->seat_name, m->seat_name, sizeof md->seat_name);
     set_people(md, m->people, m->n_people);
@@ -256,6 +257,9 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             snprintf(md->seat_name[m->seat], sizeof md->seat_name[m->seat], "%s", m->name);
         break;
     case AGENT_MSG_DEPARTED:
+        if (m->grace_s == 0 && m->seat >= 0 && m->seat < GAME_MAX_SEATS &&
+            md->status == AGENT_GAME_RUNNING)
+            md->claimable |= 1u << m->seat;     /* past the grace: the others may claim */
         if (m->grace_s > 0) {      /* the seat is kept for a while */
             agent_person *p = find_person(md, m->name);
             if (p) {
@@ -273,6 +277,8 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             md->seat_name[m->seat][0] = '\0';
         break;
     case AGENT_MSG_RETURNED: {
+        if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
+            md->claimable &= ~(1u << m->seat);
         agent_person *p = find_person(md, m->name);
         if (p) {
             p->departed = false;
@@ -310,8 +316,17 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     case AGENT_MSG_TURN:
         set_turn(md, m->seat);
         break;
+    case AGENT_MSG_DRAW_OFFERED:
+        md->draw_offer = m->seat;
+        break;
+    case AGENT_MSG_DRAW_DECLINED:
+        md->draw_offer = -1;
+        break;
     case AGENT_MSG_OUT: {
         set_clocks(md, m);
+        if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
+            md->claimable &= ~(1u << m->seat);
+        md->draw_offer = -1;
         agent_person *who = find_person(md, m->name);
         if (who)
             who->out = true;
@@ -323,12 +338,15 @@ void agent__model_apply(agent_model *md, agent_msg *m)
         break;
     }
     case AGENT_MSG_MOVED:
+        md->draw_offer = -1;           /* a move lapses an open offer */
         check_move(md, m);
         load_board(md, m);
         set_clocks(md, m);
         break;
     case AGENT_MSG_GAME_OVER:
         md->status = m->abandoned ? AGENT_GAME_ABANDONED : AGENT_GAME_FINISHED;
+        md->draw_offer = -1;
+        md->claimable = 0;
         if (md->have_clocks) {         /* stopped where they stood */
             for (int s = 0; s < GAME_MAX_SEATS; s++)
                 md->clock_ms[s] = agent_clock_left(md, s) > 0 ? agent_clock_left(md, s) : 0;

@@ -608,6 +608,33 @@ def test_grace(bindir, shotdir):
         finish(g)
 
 
+def test_fair_play(bindir, shotdir):
+    """A game with clocks in the window: each player's clock under their
+    name, counting down; bob (text view) offers a draw and alice declines
+    with its button; then she resigns, confirming, and both see bob win."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah",
+                  "--clock", "5+2", "--ready")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^The game starts")
+        g.do("wait-log The game starts")
+        g.do("wait-people 4:5")                      # a clock that runs, under the mover
+        g.do("people", r"^script: people .*alice .*left.*bob .*5:00 left")
+        s.shot(g, "gtk_clocks")
+        bob.send("draw")
+        g.do("wait-log bob offers a draw.")
+        g.do("action win.decline-draw")
+        bob.expect(r"^alice declines the draw\.")
+        g.do("action win.resign")
+        g.do("confirm")
+        bob.expect(r"^Game over: alice resigned; bob wins\.")
+        g.do("wait-log Game over")
+        finish(g)
+
+
 def test_history(bindir, shotdir):
     """A tic-tac-toe match played by two bots, then alice's History: her own
     matches (none), everyone's, by kind; the replay stepped by buttons and
@@ -864,7 +891,7 @@ def language_test(lang):
     return test
 
 
-TESTS = {"play_kalah": test_play_kalah, "lobby": test_lobby, "connect": test_connect,
+TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,

@@ -1,9 +1,11 @@
 /*
- * gtk_away.c — the away countdown. A departed player's seat is kept for a
- * grace the service announces; while anyone's is, a 1 s timer refreshes the
- * status line and the players pane, which read the seconds left from the
- * agent's model (agent_away_seconds), as the text view's `who` does. The
- * timer stops itself when nobody is away any more.
+ * gtk_away.c — what counts down: the away countdown and the clocks. A
+ * departed player's seat is kept for a grace the service announces, and in
+ * a game with clocks the running one counts down; while either does, a 1 s
+ * timer refreshes the status line and the players pane, which read the
+ * seconds left from the agent's model (agent_away_seconds,
+ * agent_clock_left), as the text view does. The timer stops itself when
+ * nothing counts down any more.
  */
 #include "gtk_view_internal.h"
 
@@ -18,6 +20,8 @@ int gview_away_seconds(const gview *v, const char *name)
 static bool anyone_away(const gview *v)
 {
     const agent_model *m = gview_model(v);
+    if (m->have_clocks && m->clock_running >= 0 && m->status == AGENT_GAME_RUNNING)
+        return true;                   /* a clock runs */
     for (int i = 0; i < m->n_people; i++)
         if (agent_away_seconds(&m->people[i]) > 0)
             return true;

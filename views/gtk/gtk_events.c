@@ -242,5 +242,16 @@ gboolean gview_on_agent(gint fd, GIOCondition cond, gpointer data)
     }
     gview_away_watch(v);
     gview_refresh(v);
+    /* It became our turn while the window was in the background: say so. */
+    bool mine = gview_my_turn(v);
+    if (mine && !v->was_my_turn && !gtk_window_is_active(GTK_WINDOW(v->window))) {
+        GNotification *n = g_notification_new(_("Your turn"));
+        char *body = g_strdup_printf(_("It is your turn in game %s."), gview_model(v)->game_id);
+        g_notification_set_body(n, body);
+        g_application_send_notification(G_APPLICATION(v->app), "your-turn", n);
+        g_free(body);
+        g_object_unref(n);
+    }
+    v->was_my_turn = mine;
     return G_SOURCE_CONTINUE;
 }

@@ -143,6 +143,16 @@ void gview_update_people(gview *v)
         g_free(name);
         if (m->status != AGENT_GAME_WAITING)
             g_string_append_printf(s, _(" \u2014 score %d"), scores[seat]);
+        int64_t clock = agent_clock_left(m, seat);
+        if (clock >= 0) {
+            char left[16];
+            agent_format_clock(clock, left, sizeof left);
+            bool running = seat == m->clock_running && m->status == AGENT_GAME_RUNNING;
+            /* TRANSLATORS: the time left on a player's clock ("4:59 left") */
+            char *text = g_strdup_printf(_("%s left"), left);
+            g_string_append_printf(s, running ? " \u00B7 <b>%s</b>" : " \u00B7 %s", text);
+            g_free(text);
+        }
         if (!m->seat_name[seat][0])
             g_string_append_printf(s, " <i>%s</i>", _("open"));
         else if (!p)
@@ -163,6 +173,8 @@ void gview_update_people(gview *v)
             }
             if (m->status == AGENT_GAME_WAITING)
                 g_string_append_printf(s, " \u00B7 %s", p->ready ? _("ready") : _("not ready"));
+            if (p->out)
+                g_string_append_printf(s, " <i>%s</i>", _("out of the game"));
         }
         g_string_append_c(s, '\n');
     }

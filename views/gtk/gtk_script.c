@@ -32,6 +32,7 @@
  *                        "connect-failed" and the sentence the dialog shows
  *   connect-fields       print the dialog's fields ("fields server=S name=N")
  *   connect-close        close the connect dialog as its window button would
+ *   confirm              answer yes to the question on screen (Leave? Resign?)
  *   people               print the players pane
  *   wait-people TEXT     wait until TEXT is in the players pane
  *   wait-people-gone TEXT    wait until it is not
@@ -482,6 +483,22 @@ static bool act(gscript *sc, char *line)
             g_list_length(gtk_application_get_windows(v->app)));
     } else if (strcmp(line, "status") == 0) {
         say_flat("status", gtk_label_get_text(GTK_LABEL(v->status)));
+    } else if (strcmp(line, "confirm") == 0) {
+        /* The question on screen (gtk_window.c's ask), answered yes. */
+        GListModel *tops = gtk_window_get_toplevels();
+        void (*answer)(gview *) = NULL;
+        for (guint i = 0; !answer && i < g_list_model_get_n_items(tops); i++) {
+            GtkWindow *w = g_list_model_get_item(tops, i);
+            answer = (void (*)(gview *))g_object_get_data(G_OBJECT(w), "answer");
+            if (answer)
+                gtk_window_destroy(w);
+            g_object_unref(w);
+        }
+        if (!answer) {
+            say("error no question on screen");
+            return true;
+        }
+        answer(v);
     } else if (strcmp(line, "people") == 0) {
         say_flat("people", gtk_label_get_text(GTK_LABEL(v->people)));
     } else if (strcmp(line, "anims") == 0) {

@@ -53,6 +53,8 @@ typedef struct gview {
     GtkWidget *recipient;      /* GtkDropDown: Everyone, or one name */
     GtkStringList *recipients; /* its model */
     GtkWidget *btn_ready, *btn_sit, *btn_stand, *btn_leave, *btn_games, *btn_history;
+    GtkWidget *fair_row;       /* Resign / Draw / Accept / Decline / Abort / Claim */
+    bool was_my_turn;          /* for the notification when it becomes ours */
     GtkWidget *over_dialog;    /* the game-over window while shown */
 
     /* what the board shows: a copy of the cells that lags the model while

@@ -135,6 +135,68 @@ static void act_leave(GSimpleAction *a, GVariant *p, gpointer data)
         do_leave(v);
 }
 
+/* -------------------------------------------- leaving a game the fair way */
+
+static void do_resign(gview *v)
+{
+    agent_resign(v->ag);
+}
+
+static void act_resign(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    ask(v, game_seats(&gview_model(v)->state) == 2
+               ? _("Resign? The other player wins.")
+               : _("Resign? You are out of the game; the others play on."),
+        _("Resign"), do_resign);
+}
+
+static void do_abort(gview *v)
+{
+    agent_abort(v->ag);
+}
+
+static void act_abort(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    ask(data, _("Abort the game? It ends with no result."), _("Abort"), do_abort);
+}
+
+static void act_offer_draw(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_offer_draw(v->ag);
+}
+
+static void act_accept_draw(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_answer_draw(v->ag, true);
+}
+
+static void act_decline_draw(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_answer_draw(v->ag, false);
+}
+
+static void act_claim(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_claim(v->ag);
+}
+
 static void act_games(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -205,6 +267,12 @@ static const GActionEntry win_actions[] = {
     {.name = "history", .activate = act_history},
     {.name = "chat", .activate = act_chat},
     {.name = "board", .activate = act_board},
+    {.name = "resign", .activate = act_resign},
+    {.name = "abort", .activate = act_abort},
+    {.name = "offer-draw", .activate = act_offer_draw},
+    {.name = "accept-draw", .activate = act_accept_draw},
+    {.name = "decline-draw", .activate = act_decline_draw},
+    {.name = "claim", .activate = act_claim},
 };
 
 static const GActionEntry app_actions[] = {
@@ -265,6 +333,19 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "games", v->ag && !gview_playing(v));
     set_enabled(v, "history", v->ag != NULL);
     set_enabled(v, "chat", in);
+    /* Leaving fairly: a seated player still in a running game. */
+    bool playing = in && m->status == AGENT_GAME_RUNNING && m->my_seat >= 0 &&
+                   m->have_state && !game_is_out(&m->state, m->my_seat);
+    bool two = playing && game_seats(&m->state) == 2;
+    bool offered_to_me = two && m->draw_offer >= 0 && !agent_holds_seat(v->ag, m->draw_offer);
+    bool claimable = playing && (m->claimable & ~(1u << m->my_seat)) != 0;
+    set_enabled(v, "resign", playing);
+    set_enabled(v, "abort", playing);
+    set_enabled(v, "offer-draw", two && m->draw_offer < 0);
+    set_enabled(v, "accept-draw", offered_to_me);
+    set_enabled(v, "decline-draw", offered_to_me);
+    set_enabled(v, "claim", claimable);
+    gtk_widget_set_visible(v->fair_row, playing);
     gtk_widget_set_sensitive(v->entry, in);
     gtk_widget_set_sensitive(v->recipient, in);
 }
@@ -348,10 +429,30 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(buttons), v->btn_games);
     gtk_box_append(GTK_BOX(buttons), v->btn_history);
 
+    /* Shown only to a player of a running game (gview_update_buttons). */
+    v->fair_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    const struct {
+        const char *label, *tip, *action;
+    } fair[] = {
+        {N_("Resi_gn\u2026"), N_("Give up this game"), "win.resign"},
+        {N_("Offer _draw"), N_("Offer the other player a draw"), "win.offer-draw"},
+        {N_("_Accept draw"), N_("Accept the draw offered to you"), "win.accept-draw"},
+        {N_("De_cline draw"), N_("Decline the draw offered to you"), "win.decline-draw"},
+        {N_("A_bort\u2026"), N_("End the game with no result, before everyone has moved"),
+         "win.abort"},
+        {N_("Clai_m"), N_("A player left and did not come back in time: take the win"),
+         "win.claim"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(fair); i++)
+        gtk_box_append(GTK_BOX(v->fair_row),
+                       command_button(_(fair[i].label), _(fair[i].tip), fair[i].action));
+    gtk_widget_set_visible(v->fair_row, FALSE);
+
     gtk_box_append(GTK_BOX(left), v->banner);
     gtk_box_append(GTK_BOX(left), v->status);
     gtk_box_append(GTK_BOX(left), v->area);
     gtk_box_append(GTK_BOX(left), buttons);
+    gtk_box_append(GTK_BOX(left), v->fair_row);
 
     /* right: players, log, chat entry */
     GtkWidget *right = gview_padded_column(6, 8);

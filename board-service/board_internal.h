@@ -101,10 +101,14 @@ typedef struct participant {
                                 * level 1..10; 0: a person */
 } participant;
 
+/* An only_for[0] meaning "every observer": a spectator's chat during a game. */
+#define BOARD_FOR_OBSERVERS UINT32_MAX
+
 /* One logged event, packed once and replayed to late subscribers. */
 typedef struct logged_event {
     uint64_t seq;
-    unsigned only_for[2];      /* private: the two participant ids who may see it; 0: all */
+    unsigned only_for[2];      /* private: the two participant ids who may see it; 0: all;
+                                * BOARD_FOR_OBSERVERS: the observers */
     size_t len;
     uint8_t *data;
 } logged_event;
@@ -384,6 +388,7 @@ typedef struct room_event {
     int seat, move;
     const game_result *result;
     bool abandoned;
+    bool spectators;           /* CHAT: for the observers only */
     int n_winners;
     const int *winners;
 } room_event;

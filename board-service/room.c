@@ -390,6 +390,13 @@ room_rc room_chat(room *r, participant *p, board_client *from, const char *text,
             return ROOM_E_INVALID;
         }
     }
+    /* Spectators talk among themselves while the game runs, so that no one
+     * watching can coach a player (docs/rules.md, "Chat"). */
+    bool spectators = p->seat < 0 && r->status == ROOM_RUNNING;
+    if (spectators && target && target->seat >= 0) {
+        snprintf(err, errlen, "players cannot read spectators while the game runs");
+        return ROOM_E_DENIED;
+    }
     size_t len = strlen(text);
     const board_config *cfg = &r->svc->cfg;
     if (len == 0 || len > (size_t)cfg->chat_length) {
@@ -415,8 +422,12 @@ room_rc room_chat(room *r, participant *p, board_client *from, const char *text,
     if (board_client_may_chat(r->svc, from, err, errlen) != 0)
         return ROOM_E_LIMIT;
     p->chat_in_window++;
-    room_event ev = {.kind = ROOM_EV_CHAT, .who = p, .to = target, .text = text};
-    room__append_event_for(r, &ev, target ? p->id : 0, target ? target->id : 0);
+    room_event ev = {.kind = ROOM_EV_CHAT, .who = p, .to = target, .text = text,
+                     .spectators = spectators && !target};
+    if (ev.spectators)
+        room__append_event_for(r, &ev, BOARD_FOR_OBSERVERS, 0);
+    else
+        room__append_event_for(r, &ev, target ? p->id : 0, target ? target->id : 0);
     return ROOM_OK;
 }
 

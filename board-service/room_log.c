@@ -55,6 +55,8 @@ void room__check_sent(participant *p, int rc, uint64_t seq)
 
 static bool may_see(const participant *p, const logged_event *le)
 {
+    if (le->only_for[0] == BOARD_FOR_OBSERVERS)
+        return p->seat < 0;
     return !le->only_for[0] || p->id == le->only_for[0] || p->id == le->only_for[1];
 }
 

@@ -327,6 +327,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         chat.seat = wire_seat(re->who->seat, &seat_box);
         chat.text = (char *)re->text;
         chat.to = re->to ? (char *)re->to->name : (char *)"";
+        chat.spectators = re->spectators;
         ev.body_case = SUNGKA__V1__EVENT__BODY_CHAT;
         ev.chat = &chat;
         break;

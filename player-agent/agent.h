@@ -186,6 +186,7 @@ typedef struct agent_msg {
     char name[AGENT_NAME_BYTES];
     char text[AGENT_TEXT_BYTES];
     char to[AGENT_NAME_BYTES];  /* CHAT: the addressee of a private message, or "" */
+    bool spectators;           /* CHAT: a spectator's, seen by spectators only */
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */
     int from_seat;             /* SEAT */
     bool ready;                /* READY */

@@ -225,6 +225,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
             m->seat = agent__seat_of(ev->chat->seat);
             agent__text(m->text, sizeof m->text, ev->chat->text);
             agent__text(m->to, sizeof m->to, ev->chat->to);
+            m->spectators = ev->chat->spectators;
         }
         break;
     case SUNGKA__V1__EVENT__BODY_GAME_OVER:

@@ -262,9 +262,41 @@ def clocks_survive_restart(bindir):
             p.quit()
 
 
+def spectators_chat(bindir):
+    """While the game runs, spectators talk among themselves: players do not
+    read them (nobody watching can coach), not even privately; the players'
+    chat reaches everyone. Once the game is over, everyone reads everyone."""
+    with Env(bindir) as env:
+        board = env.board()
+        game, alice, bob = _two(env, board)
+        olga = env.player("olga", "--server", board.address, "--game", game, "--observe")
+        pete = env.player("pete", "--server", board.address, "--game", game, "--observe")
+        for p in (olga, pete):
+            p.expect(r"^You are observing\.")
+        olga.send("chat play cup 3!")
+        pete.expect(r"^\[spectators\] olga: play cup 3!")
+        olga.send("tell alice play cup 3")
+        olga.expect(r"^Refused: players cannot read spectators while the game runs")
+        alice.send("chat good luck")
+        for p in (bob, olga, pete):
+            p.expect(r"^\[chat\] alice: good luck")
+        alice.send("resign")
+        alice.send("resign")
+        for p in (alice, bob, olga):
+            p.expect(r"^Game over:")
+        olga.send("chat well played")
+        for p in (alice, bob):
+            p.expect(r"^\[chat\] olga: well played")
+        for p in (alice, bob):
+            check(not any("cup 3" in l for l in p.lines),
+                  f"{p.name} read the spectators:\n" + p.dump())
+        for p in (alice, bob, olga, pete):
+            p.quit()
+
+
 TESTS = {f.__name__: f for f in (
     resign_two, resign_three, draw_agreed, abort_early, offer_survives_restart, flag_falls,
-    no_first_move, clocks_survive_restart)}
+    no_first_move, clocks_survive_restart, spectators_chat)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

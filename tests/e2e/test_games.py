@@ -210,10 +210,11 @@ def private_chat(bindir):
             p.expect(r"^\[chat\] alice: to all")
         late = env.player("lena", "--server", board.address, "--game", game, "--observe")
         late.expect(r"^You are observing\.")
-        late.send("chat hi")
-        alice.expect(r"^\[chat\] lena: hi")
+        late.send("chat hi")            # a spectator, while the game runs: spectators only
+        olga.expect(r"^\[spectators\] lena: hi")
         for p in (olga, late):
             check(not any("psst" in l for l in p.lines), f"{p.name} saw a private message")
+        check(not any("lena: hi" in l for l in alice.lines), "alice read a spectator")
         for p in (alice, bob, olga, late):
             p.quit()
 

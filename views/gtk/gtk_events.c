@@ -169,6 +169,8 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_CHAT:
         if (msg->to[0])
             gview_log(v, _("[%s to %s] %s"), msg->name, msg->to, msg->text);
+        else if (msg->spectators)
+            gview_log(v, _("[spectators] %s: %s"), msg->name, msg->text);
         else
             gview_log(v, "%s: %s", msg->name, msg->text);
         break;

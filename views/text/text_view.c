@@ -375,6 +375,8 @@ static void handle(text_view *tv, const agent_msg *msg)
     case AGENT_MSG_CHAT:
         if (msg->to[0])
             fprintf(out, _("[%s to %s] %s\n"), msg->name, msg->to, msg->text);
+        else if (msg->spectators)
+            fprintf(out, _("[spectators] %s: %s\n"), msg->name, msg->text);
         else
             fprintf(out, _("[chat] %s: %s\n"), msg->name, msg->text);
         break;

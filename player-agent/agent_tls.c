@@ -22,12 +22,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -279,10 +282,22 @@ static int fetch_cert(const char *host, const char *port, const char *name, int 
         SSL_set_tlsext_host_name(ssl, name);
         SSL_set1_host(ssl, name);
     }
-    if (SSL_connect(ssl) != 1 || !(*out = SSL_get1_peer_certificate(ssl))) {
-        snprintf(why, len, "it does not answer in TLS (if it serves plaintext, leave out "
-                           "--tls; if it is a board service with TLS, it may want a client "
-                           "certificate: --tls-cert and --tls-key)");
+    /* A peer that resets mid-handshake must not kill a program that left
+     * SIGPIPE at its default: block it on this thread while OpenSSL
+     * writes, and take back one it raised. */
+    sigset_t pipe, old, pending;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &old);
+    bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    int connected = SSL_connect(ssl);
+    struct timespec now = {0, 0};
+    if (!was_pending)          /* never take one that was the caller's */
+        while (sigtimedwait(&pipe, NULL, &now) == SIGPIPE)
+            ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (connected != 1 || !(*out = SSL_get1_peer_certificate(ssl))) {
+        snprintf(why, len, "it does not answer in TLS");
         goto out;
     }
     *verified = SSL_get_verify_result(ssl) == X509_V_OK;
@@ -384,6 +399,11 @@ int agent__tls_trust(const agent_config *cfg, agent_trust *t, char *err, size_t 
                                   "as a TLS service (line %d of %s): delete that line to use "
                                   "it in plaintext",
                      cfg->server, why, ks.line, t->file);
+        else if (strcmp(why, "it does not answer in TLS") == 0)
+            snprintf(err, errlen, "cannot reach the board service at %s: %s (if it serves "
+                                  "plaintext, leave out --tls; if it wants a client "
+                                  "certificate, give --tls-cert and --tls-key)",
+                     cfg->server, why);
         else
             snprintf(err, errlen, "cannot reach the board service at %s: %s", cfg->server, why);
         goto out;

@@ -84,6 +84,9 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
                               errlen) != 0)
             return -1;
         c.server = ps->board.address;
+        /* Our own plaintext service on a port the system picked: a
+         * certificate once remembered for that port is another service's. */
+        c.known_servers = "";
         if (ps->serve)
             printf("Hosting a board service on %s.\n", ps->serve);
         if (ps->board.memory_db)

@@ -77,7 +77,8 @@ def trust_on_first_use(bindir):
     """Players connect with --tls to localhost and to 127.0.0.1: each is
     told the fingerprint the service logged, each server is remembered in a
     private file, and they play. Remembered, the server is spoken to in
-    TLS without --tls too, and without another first-use notice."""
+    TLS without --tls too, and without another first-use notice; but the
+    agent's own private service on that address is not."""
     with Env(bindir) as env:
         board = _self_signed_board(env, os.path.join(env.state_dir, "svc", "sungka.db"))
         alice = env.player("alice", "--server", f"localhost:{board.port}", "--tls",
@@ -114,6 +115,14 @@ def trust_on_first_use(bindir):
               "a remembered TLS service must not be warned about as plaintext\n" + carol.dump())
         for p in (alice, bob, carol):
             p.quit()
+
+        # The agent's own private service on that very address is plaintext
+        # and ours: the certificate remembered there is not asked for.
+        port = board.port
+        board.stop()
+        dan = env.player("dan", "--serve", f"127.0.0.1:{port}", "--new", "kalah")
+        dan.expect(r"^You are dan, seat 0\.")
+        dan.quit()
 
 
 def changed_certificate(bindir):

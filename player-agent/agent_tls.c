@@ -252,15 +252,16 @@ static int dial(const char *host, const char *port, int timeout_ms, char *why, s
 }
 
 /* The certificate the service at host:port shows (*out, the caller frees),
+ * our client certificate presented when cfg has one,
  * with *verified saying whether the system's roots vouch for it under
  * `name`. 0, or -1 with the reason in words. The handshake offers h2, as
  * gRPC does, and ends there: we close without speaking HTTP/2. */
-static int fetch_cert(const char *host, const char *port, const char *name, int timeout_ms,
-                      X509 **out, bool *verified, char *why, size_t len)
+static int fetch_cert(const agent_config *cfg, const char *host, const char *port,
+                      const char *name, X509 **out, bool *verified, char *why, size_t len)
 {
     *out = NULL;
     *verified = false;
-    int fd = dial(host, port, timeout_ms, why, len);
+    int fd = dial(host, port, cfg->call_timeout_ms, why, len);
     if (fd < 0)
         return -1;
     int rc = -1;
@@ -268,6 +269,11 @@ static int fetch_cert(const char *host, const char *port, const char *name, int 
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx || !SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
         SSL_CTX_set_alpn_protos(ctx, (const unsigned char *)"\x02h2", 3) != 0 ||
+        /* A service that requires a client certificate sees ours, as gRPC's
+         * connection will show it (agent_check_tls has checked the pair). */
+        (cfg->tls_cert && cfg->tls_key &&
+         (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1 ||
+          SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1)) ||
         !(ssl = SSL_new(ctx)) || !SSL_set_fd(ssl, fd)) {
         snprintf(why, len, "OpenSSL cannot set up a TLS connection");
         goto out;
@@ -392,8 +398,7 @@ int agent__tls_trust(const agent_config *cfg, agent_trust *t, char *err, size_t 
     bool verified;
     char why[256], fp[FINGERPRINT_LEN];
     const char *name = cfg->tls_name ? cfg->tls_name : host;
-    if (fetch_cert(host, port, name, cfg->call_timeout_ms, &shown, &verified, why,
-                   sizeof why) != 0) {
+    if (fetch_cert(cfg, host, port, name, &shown, &verified, why, sizeof why) != 0) {
         if (found && !cfg->tls)
             snprintf(err, errlen, "cannot reach the board service at %s: %s; it is remembered "
                                   "as a TLS service (line %d of %s): delete that line to use "

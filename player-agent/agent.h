@@ -354,7 +354,7 @@ int agent_check_tls(const agent_config *cfg, char *err, size_t errlen);
 /* May a secret (a password) go to cfg's service? 0 when the connection is
  * TLS (cfg->tls, or a certificate remembered for the server, which turns it
  * on) or never leaves this machine (127.0.0.0/8, ::1, localhost, a Unix
- * socket); otherwise -1 with a sentence that says how to fix it ("Connect
+ * socket, or no server: the agent's own private service); otherwise -1 with a sentence that says how to fix it ("Connect
  * with --tls (the service needs --tls-self-signed, ...)"). Call it before
  * sending one; any thread (it may read the known-servers file). */
 int agent_may_send_secret(const agent_config *cfg, char *err, size_t errlen);

@@ -5,17 +5,21 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "board.h"
 #include "rpc.h"
+#include "self_signed.h"
 #include "store.h"
 #include "version.h"
+#include "xdg.h"
 
 static board_service *running;
 
@@ -63,6 +67,16 @@ static void usage(FILE *out)
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
             "      --tls-client-ca FILE  also require client certificates signed by this CA\n"
+            "      --tls-self-signed     serve TLS with a certificate of our own: made on the\n"
+            "                            first start (a P-256 key and a self-signed\n"
+            "                            certificate for this host's name, the --listen\n"
+            "                            host, localhost, 127.0.0.1 and ::1), kept as\n"
+            "                            tls-cert.pem and tls-key.pem beside the database\n"
+            "                            and reused; its SHA-256 fingerprint is logged at\n"
+            "                            every start for players to compare (sungka-player\n"
+            "                            --tls trusts it on first use)\n"
+            "      --tls-name NAME       with --tls-self-signed: one more host name or IP\n"
+            "                            address for a new certificate (repeatable)\n"
             "      --db PATH             the SQLite database of statistics, history and\n"
             "                            unfinished games (default\n"
             "                            $XDG_DATA_HOME/sungka/sungka.db; :memory: keeps\n"
@@ -75,7 +89,10 @@ static void usage(FILE *out)
             "  -h, --help                show this help and exit\n"
             "      --version             show the version and exit\n"
             "\n"
-            "On start it prints \"sungka-board listening on HOST:PORT\" on standard output.\n");
+            "On start it prints \"sungka-board listening on HOST:PORT\" on standard output.\n"
+            "With --tls-self-signed, delete tls-cert.pem and tls-key.pem to make a new\n"
+            "certificate (for new names, or a key that may have leaked): players who\n"
+            "trusted the old one are then warned that it changed, and must accept it.\n");
 }
 
 /* Strict positive integer option: the whole string, in 1..max. */
@@ -121,6 +138,59 @@ static int check_database(const char *db)
     return rc == 0 ? 0 : 1;
 }
 
+/* The host of "HOST:PORT" or "[V6]:PORT" into out, unless it is a wildcard
+ * (0.0.0.0, ::), which names no host; "" then. */
+static void listen_host(const char *listen, char *out, size_t len)
+{
+    const char *colon = strrchr(listen, ':');
+    size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
+    if (n >= 2 && listen[0] == '[' && listen[n - 1] == ']') {
+        listen++;
+        n -= 2;
+    }
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), listen);
+    if (strcmp(out, "0.0.0.0") == 0 || strcmp(out, "::") == 0)
+        out[0] = '\0';
+}
+
+/* --tls-self-signed: the names a new certificate carries (this host's
+ * name first: the common name), its directory (the database's, else
+ * Sungka's data directory), and cfg's TLS files pointed at the pair.
+ * 0, or -1 with the sentence said. */
+static int use_self_signed(board_config *cfg, const char *const *extra, size_t n_extra,
+                           board_self_signed *ss)
+{
+    char host[256] = "", bound[256], dir[PATH_MAX], err[2048];
+    const char *list[BOARD_TLS_MAX_NAMES + 6];
+    size_t n = 0;
+    if (gethostname(host, sizeof host - 1) == 0 && board_tls_name_ok(host))
+        list[n++] = host;
+    listen_host(cfg->listen ? cfg->listen : "127.0.0.1:7070", bound, sizeof bound);
+    if (bound[0] && board_tls_name_ok(bound))
+        list[n++] = bound;
+    list[n++] = "localhost";
+    list[n++] = "127.0.0.1";
+    list[n++] = "::1";
+    for (size_t i = 0; i < n_extra; i++)
+        list[n++] = extra[i];
+    if (cfg->db && cfg->db[0] && strcmp(cfg->db, ":memory:") != 0) {
+        char copy[PATH_MAX];
+        snprintf(copy, sizeof copy, "%s", cfg->db);
+        snprintf(dir, sizeof dir, "%s", dirname(copy));
+    } else if (xdg_sungka_dir(XDG_DATA, true, dir, sizeof dir) != 0) {
+        fprintf(stderr, "sungka-board: cannot find a directory for the TLS certificate "
+                        "(no home directory?); use --tls-cert and --tls-key\n");
+        return -1;
+    }
+    if (board_self_signed_ensure(dir, list, n, ss, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-board: --tls-self-signed: %s\n", err);
+        return -1;
+    }
+    cfg->tls_cert = ss->cert;
+    cfg->tls_key = ss->key;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_FIRST_MOVE,
@@ -128,7 +198,8 @@ int main(int argc, char **argv)
            OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
-           OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK };
+           OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
+           OPT_TLS_NAME };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -153,6 +224,8 @@ int main(int argc, char **argv)
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
+        {"tls-self-signed", no_argument, NULL, OPT_TLS_SELF_SIGNED},
+        {"tls-name", required_argument, NULL, OPT_TLS_NAME},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"check", no_argument, NULL, OPT_CHECK},
         {"quiet", no_argument, NULL, 'q'},
@@ -163,6 +236,9 @@ int main(int argc, char **argv)
     };
     board_config cfg = {0};
     int seconds, quiet = 0, check = 0, c;
+    bool self_signed = false;
+    const char *tls_names[BOARD_TLS_MAX_NAMES];
+    size_t n_tls_names = 0;
     while ((c = getopt_long(argc, argv, "l:qvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'l':
@@ -252,6 +328,21 @@ int main(int argc, char **argv)
         case OPT_TLS_CLIENT_CA:
             cfg.tls_client_ca = optarg;
             break;
+        case OPT_TLS_SELF_SIGNED:
+            self_signed = true;
+            break;
+        case OPT_TLS_NAME:
+            if (!board_tls_name_ok(optarg)) {
+                fprintf(stderr, "sungka-board: --tls-name '%s' is not a host name or an IP "
+                                "address\n", optarg);
+                return 2;
+            }
+            if (n_tls_names == BOARD_TLS_MAX_NAMES) {
+                fprintf(stderr, "sungka-board: at most %d --tls-name\n", BOARD_TLS_MAX_NAMES);
+                return 2;
+            }
+            tls_names[n_tls_names++] = optarg;
+            break;
         case OPT_BOT_THINK:
             if (parse_count("--bot-think", optarg, 600000, &cfg.bot_think_ms) != 0)
                 return 2;
@@ -287,6 +378,19 @@ int main(int argc, char **argv)
     }
     if (check)
         return check_database(cfg.db);
+    if (self_signed && (cfg.tls_cert || cfg.tls_key)) {
+        fprintf(stderr, "sungka-board: --tls-self-signed makes its own certificate: give it "
+                        "or --tls-cert and --tls-key, not both\n");
+        return 2;
+    }
+    if (n_tls_names && !self_signed) {
+        fprintf(stderr, "sungka-board: --tls-name names a certificate --tls-self-signed "
+                        "makes; a --tls-cert names its hosts itself\n");
+        return 2;
+    }
+    board_self_signed ss;
+    if (self_signed && use_self_signed(&cfg, tls_names, n_tls_names, &ss) != 0)
+        return 1;
     FILE *devnull = NULL;
     if (quiet) {
         devnull = fopen("/dev/null", "w");
@@ -318,12 +422,24 @@ int main(int argc, char **argv)
     printf("sungka-board listening on %.*s:%d%s\n", hostlen, listen, port,
            cfg.tls_cert ? " (TLS)" : "");
     fflush(stdout);
+    if (self_signed) {
+        /* Said whatever --quiet says: players need it to trust us. */
+        fprintf(stderr, "sungka-board: TLS certificate %s (%s %s); players compare this "
+                        "fingerprint with the one their agent shows on first connecting\n",
+                ss.fingerprint, ss.made ? "made now:" : "kept in", ss.cert);
+        if (ss.missing[0])
+            fprintf(stderr, "sungka-board: warning: the kept certificate does not name %s; "
+                            "clients that check host names refuse it under those (sungka-player "
+                            "pins the certificate itself and does not mind); delete %s and %s "
+                            "to make one that names them\n",
+                    ss.missing, ss.cert, ss.key);
+    }
     bool loopback = strncmp(listen, "127.", 4) == 0 || strncmp(listen, "localhost:", 10) == 0 ||
                     strncmp(listen, "[::1]", 5) == 0;
     if (!cfg.tls_cert && !loopback)
         fprintf(stderr, "sungka-board: warning: serving in plaintext on %s: anyone on the "
-                        "network can read the games and steal seat tokens; use --tls-cert "
-                        "and --tls-key\n",
+                        "network can read the games and steal seat tokens; use "
+                        "--tls-self-signed (or --tls-cert and --tls-key)\n",
                 listen);
 
     board_run(svc);

@@ -74,11 +74,11 @@ static const struct {
      NULL},
     {"empty address list", "the connection could not be set up",
      "the TLS settings cannot be used (see --tls-ca, --tls-cert and --tls-key)"},
-    {"Socket closed", "it closed the connection at once (if the service uses TLS, give --tls-ca)",
+    {"Socket closed", "it closed the connection at once (if the service uses TLS, give --tls)",
      "it closed the connection during the TLS handshake (does it use TLS? does it want a "
      "client certificate, --tls-cert and --tls-key?)"},
     {"Connection reset", "it closed the connection at once (if the service uses TLS, give "
-     "--tls-ca)", "it closed the connection during the TLS handshake"},
+     "--tls)", "it closed the connection during the TLS handshake"},
     {"andshake", "the connection could not be set up", "the TLS handshake failed"},
     {"failed to connect", "the connection failed", NULL},
 };
@@ -91,6 +91,16 @@ bool agent__unreachable(const agent *ag, const rpc_status *st, char *out, size_t
     }
     if (st->code != RPC_UNAVAILABLE && st->code != RPC_UNKNOWN && st->code != RPC_INTERNAL)
         return false;
+    if (ag->cfg.tls && !ag->cfg.tls_ca && strstr(st->message, "certificate verify failed")) {
+        /* Not the --tls-ca's fault: there is none. */
+        if (ag->trust.pinned)
+            snprintf(out, len, "its certificate is no longer the one trusted for it in %s "
+                               "(start again to compare them)", ag->trust.file);
+        else
+            snprintf(out, len, "its certificate is not signed by an authority this computer "
+                               "trusts");
+        return true;
+    }
     size_t n = sizeof unreachable_causes / sizeof unreachable_causes[0];
     for (size_t i = 0; i < n; i++) {
         const char *words = ag->cfg.tls && unreachable_causes[i].tls ? unreachable_causes[i].tls
@@ -219,18 +229,26 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot create the message queue");
         goto fail_agent;
     }
+    if (agent__tls_trust(&ag->cfg, &ag->trust, err, errlen) != 0)
+        goto fail_queue;
+    ag->cfg.tls = ag->trust.tls;
     rpc_client_options copts = {0};
-    copts.use_tls = cfg->tls;
+    copts.use_tls = ag->trust.tls;
     copts.tls.ca = cfg->tls_ca;
     copts.tls.cert = cfg->tls_cert;
     copts.tls.key = cfg->tls_key;
-    copts.tls_server_name = cfg->tls_name;
+    copts.tls_roots_pem = ag->trust.roots_pem;
+    copts.tls_server_name = ag->trust.name[0] ? ag->trust.name : cfg->tls_name;
     copts.keepalive.time_ms = 10000;     /* no faster than the service permits (5 s) */
     copts.keepalive.timeout_ms = 5000;
-    if (rpc_client_create(cfg->server, &copts, &ag->client) != 0) {
+    int made = rpc_client_create(cfg->server, &copts, &ag->client);
+    agent__tls_trust_free(&ag->trust);   /* gRPC has its copy */
+    if (made != 0) {
         snprintf(err, errlen, "cannot open a channel to '%s'", cfg->server);
         goto fail_queue;
     }
+    if (ag->trust.notice[0])
+        agent__push_text(ag, AGENT_MSG_NOTICE, ag->trust.notice);
     if (agent__reconnector_start(ag) != 0) {
         snprintf(err, errlen, "cannot start the reconnect thread");
         goto fail_client;

@@ -50,11 +50,18 @@ int agent_parse_clock(const char *spec, agent_clock *out, char *err, size_t errl
 
 typedef struct agent_config {
     const char *server;        /* "host:port" */
-    bool tls;                  /* TLS, verifying the service's certificate */
-    const char *tls_ca;        /* the CA it must chain to (NULL: system roots) */
+    bool tls;                  /* TLS, verifying the service's certificate: against
+                                * tls_ca, else the system's roots, else the
+                                * certificate trusted on first use (below) */
+    const char *tls_ca;        /* the CA it must chain to (NULL: see tls) */
     const char *tls_cert;      /* a client certificate, when the service asks */
     const char *tls_key;
     const char *tls_name;      /* the name on the service's certificate, if not the host */
+    const char *known_servers; /* the certificates trusted on first use, per
+                                * server (known_servers.h; NULL:
+                                * $XDG_CONFIG_HOME/sungka/known-servers; "": none
+                                * remembered or trusted so). A server listed
+                                * there is spoken to in TLS even without tls. */
     const char *name;
     /* What to do at start; all NULL: stay in the lobby. */
     const char *new_kind;      /* create a game of this kind */
@@ -390,6 +397,14 @@ void agent_format_clock(int64_t ms, char *buf, size_t len);
  * unencrypted private key), --tls-cert and --tls-key come together and are
  * a matching pair. 0, or -1 with a sentence naming the files in err. */
 int agent_check_tls(const agent_config *cfg, char *err, size_t errlen);
+
+/* May a secret (a password) go to cfg's service? 0 when the connection is
+ * TLS (cfg->tls, or a certificate remembered for the server, which turns it
+ * on) or never leaves this machine (127.0.0.0/8, ::1, localhost, a Unix
+ * socket, or no server: the agent's own private service); otherwise -1 with a sentence that says how to fix it ("Connect
+ * with --tls (the service needs --tls-self-signed, ...)"). Call it before
+ * sending one; any thread (it may read the known-servers file). */
+int agent_may_send_secret(const agent_config *cfg, char *err, size_t errlen);
 
 /* The name a seat goes by in the model ("seat 2" while open). */
 const char *agent_seat_name(const agent_model *m, int seat, char *buf, size_t len);

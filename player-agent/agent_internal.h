@@ -19,6 +19,7 @@
 #ifndef SUNGKA_AGENT_INTERNAL_H
 #define SUNGKA_AGENT_INTERNAL_H
 
+#include <limits.h>
 #include <pthread.h>
 
 #include "agent.h"
@@ -28,6 +29,18 @@
 
 #define AGENT_MAX_HELD 2       /* one seat, two in hot seat, or one chair */
 #define AGENT_TOKEN_BYTES 80
+
+/* How the agent trusts the service's certificate (agent_tls.c). */
+typedef struct agent_trust {
+    bool tls;                  /* TLS after all: --tls, or a remembered certificate */
+    char *roots_pem;           /* the pinned certificate as gRPC's only root
+                                * (malloc'ed), or NULL: the CA or system roots */
+    bool pinned;               /* roots_pem was set (it is freed after use) */
+    char name[256];            /* the name gRPC checks on the pinned certificate,
+                                * when it does not carry the target's; or "" */
+    char file[PATH_MAX];       /* the known-servers file consulted, or "" */
+    char notice[AGENT_TEXT_BYTES];   /* first use, for the view; or "" */
+} agent_trust;
 
 /* A seat (or observer's chair) we hold, and the state of its stream. */
 typedef struct agent_holder {
@@ -47,6 +60,7 @@ struct agent {
     agent_config cfg;
     rpc_client *client;
     msgq *queue;               /* thread-safe */
+    agent_trust trust;         /* roots_pem is freed once the client is made */
 
     agent_model model;         /* view thread only */
     bool ready_pending[AGENT_MAX_HELD];  /* view thread only: --ready, to say for
@@ -95,6 +109,20 @@ bool agent__unreachable(const agent *ag, const rpc_status *st, char *out /* OUT 
 int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what);
+
+/* --- agent_tls.c (agent_start) --- */
+
+/* Decide how to trust the service cfg names: unchanged (plaintext, a
+ * --tls-ca, a target we do not dial ourselves, or a certificate the
+ * system's roots vouch for), or pinned to the certificate remembered in the
+ * known-servers file, remembering it first when this is the first TLS
+ * connection. Makes one TLS handshake of its own unless unchanged. 0 and
+ * *t (free with agent__tls_trust_free), or -1 with a sentence in err: the
+ * service cannot be reached, or its certificate changed (ssh's warning,
+ * with the file and line to delete). */
+int agent__tls_trust(const agent_config *cfg, agent_trust *t /* OUT */, char *err,
+                     size_t errlen);
+void agent__tls_trust_free(agent_trust *t);
 
 /* --- agent_stream.c --- */
 

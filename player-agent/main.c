@@ -84,6 +84,9 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
                               errlen) != 0)
             return -1;
         c.server = ps->board.address;
+        /* Our own plaintext service on a port the system picked: a
+         * certificate once remembered for that port is another service's. */
+        c.known_servers = "";
         if (ps->serve)
             printf("Hosting a board service on %s.\n", ps->serve);
         if (ps->board.memory_db)
@@ -96,10 +99,10 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
             local_board_stop(&ps->board);
             return -1;
         }
-    } else if (strncmp(c.server, "127.", 4) != 0 && strncmp(c.server, "localhost:", 10) != 0 &&
-               strncmp(c.server, "[::1]", 5) != 0) {
+    } else if (agent_may_send_secret(&c, err, errlen) != 0) {
+        /* Off this machine, and not remembered as a TLS service either. */
         fprintf(stderr, "sungka-player: warning: talking to %s in plaintext; anyone on the "
-                        "network can read the game and your seat token (use --tls-ca)\n",
+                        "network can read the game and your seat token (use --tls)\n",
                 c.server);
     }
     if (!ps->library_ready) {  /* once; the first time after the fork above */
@@ -188,6 +191,18 @@ static void usage(FILE *out)
             "      --view NAME         the view to use (default text)\n"
             "  -v, --verbose           also show gRPC's own log lines on stderr (and the\n"
             "                          private service's)\n"
+            "      --tls               use TLS. A certificate the system's CAs do not\n"
+            "                          vouch for (sungka-board --tls-self-signed) is\n"
+            "                          trusted on first use: its SHA-256 fingerprint is\n"
+            "                          shown and remembered for this HOST:PORT, and if it\n"
+            "                          ever changes the agent refuses to connect, as ssh\n"
+            "                          does. A server remembered so is always spoken to\n"
+            "                          in TLS, --tls or not\n"
+            "      --known-servers FILE\n"
+            "                          where those certificates are remembered (default\n"
+            "                          $XDG_CONFIG_HOME/sungka/known-servers; delete a\n"
+            "                          server's line there to accept a new certificate;\n"
+            "                          \"\" remembers none)\n"
             "      --tls-ca FILE       use TLS; the service's certificate must chain to\n"
             "                          this CA (PEM)\n"
             "      --tls-cert FILE     use TLS with this client certificate...\n"
@@ -218,8 +233,8 @@ int main(int argc, char **argv)
 {
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
-           OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD,
-           OPT_CLOCK, OPT_NO_BELL };
+           OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
+           OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -239,6 +254,8 @@ int main(int argc, char **argv)
         {"think", required_argument, NULL, OPT_THINK},
         {"seat", required_argument, NULL, OPT_SEAT},
         {"token-fd", required_argument, NULL, OPT_TOKEN_FD},
+        {"tls", no_argument, NULL, OPT_TLS},
+        {"known-servers", required_argument, NULL, OPT_KNOWN_SERVERS},
         {"tls-ca", required_argument, NULL, OPT_TLS_CA},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -292,6 +309,8 @@ int main(int argc, char **argv)
             if (parse_int("--level", optarg, 1, 10, &io.level) != 0)
                 return 2;
             break;
+        case OPT_TLS: cfg.tls = true; break;
+        case OPT_KNOWN_SERVERS: cfg.known_servers = optarg; break;
         case OPT_TLS_CA: cfg.tls = true; cfg.tls_ca = optarg; break;
         case OPT_TLS_CERT: cfg.tls = true; cfg.tls_cert = optarg; break;
         case OPT_TLS_KEY: cfg.tls = true; cfg.tls_key = optarg; break;
@@ -382,7 +401,7 @@ int main(int argc, char **argv)
 
     player_start ps = {.argv0 = argv[0], .serve = serve, .board.verbose = verbose};
     agent_library_verbose(verbose);
-    char err[512];
+    char err[1024];            /* room for the changed-certificate warning */
     agent *ag;
     int status;
     if (ask_where) {

@@ -303,6 +303,8 @@ typedef struct rpc_client_options {
     rpc_tls_files tls;            /* ca: the roots; cert/key: a client certificate */
     const char *tls_server_name;  /* the name the server's certificate must carry,
                                    * when it is not the target's host */
+    const char *tls_roots_pem;    /* the roots as PEM text, instead of the tls.ca
+                                   * file (a pinned certificate); copied */
     rpc_keepalive keepalive;      /* time_ms must not be below the server's min_recv_ping_ms */
     int max_message_bytes;        /* default 1 MiB */
     int connect_timeout_ms;       /* default 5000 */

@@ -232,18 +232,20 @@ static void *client_thread(void *arg)
 /* Client lifetime                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* Plaintext, or TLS verifying the server against the CA file (or the
- * system's roots), optionally with our own certificate. NULL when a file
- * cannot be read. */
+/* Plaintext, or TLS verifying the server against the roots given as text,
+ * the CA file, or the system's roots, optionally with our own certificate.
+ * NULL when a file cannot be read. */
 static grpc_channel_credentials *tls_credentials(const rpc_client_options *o)
 {
     if (!o->use_tls)
         return grpc_insecure_credentials_create();
-    char *ca = o->tls.ca ? rpc__read_file(o->tls.ca) : NULL;
+    char *ca = o->tls_roots_pem ? strdup(o->tls_roots_pem)
+               : o->tls.ca  ? rpc__read_file(o->tls.ca)
+                            : NULL;
     char *cert = o->tls.cert ? rpc__read_file(o->tls.cert) : NULL;
     char *key = o->tls.key ? rpc__read_file(o->tls.key) : NULL;
     grpc_channel_credentials *creds = NULL;
-    if ((ca || !o->tls.ca) && (cert || !o->tls.cert) && (key || !o->tls.key)) {
+    if ((ca || (!o->tls.ca && !o->tls_roots_pem)) && (cert || !o->tls.cert) && (key || !o->tls.key)) {
         grpc_ssl_pem_key_cert_pair pair = {key, cert};
         creds = grpc_ssl_credentials_create(ca, cert && key ? &pair : NULL, NULL, NULL);
     } else {

@@ -62,7 +62,7 @@ def tls(bindir):
         bob.expect(r"^alice played cup 1\.")
         for args, says in (
                 (["--tls-ca", c["other-ca.pem"]], "not signed by the --tls-ca given"),
-                ([], "if the service uses TLS, give --tls-ca")):
+                ([], "if the service uses TLS, give --tls")):
             eve = env.player("eve", "--server", board.address, *args, "--game", game,
                              "--observe")
             check(eve.wait_exit() != 0, "eve must not get in\n" + eve.dump())

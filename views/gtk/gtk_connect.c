@@ -34,7 +34,8 @@ struct gconnect {
     GtkWidget *btn_connect, *btn_quit;
     guint attempt;             /* the timeout that will make the attempt, or 0 */
     bool done;                 /* connected: the agent went to the main window */
-    char error[512];           /* the failure shown, or "" */
+    char error[1024];          /* the failure shown, or "" (room for the agent's
+                                * changed-certificate warning) */
 };
 
 static void set_message(gconnect *c, const char *text, bool is_error)
@@ -80,7 +81,7 @@ static gboolean attempt(gpointer data)
     l->cfg->server = server;   /* start copies both */
     l->cfg->name = name;
     agent *ag = NULL;
-    char err[512];
+    char err[1024];            /* a changed certificate is said at length */
     if (l->start(l, &ag, err, sizeof err) != 0) {
         char *text = g_strdup_printf(_("Could not connect: %s"), err);
         set_message(c, text, true);

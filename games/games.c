@@ -390,6 +390,35 @@ void game_format_move(const game_state *st, int move, char *buf, size_t len)
         snprintf(buf, len, "%d", move);
 }
 
+int game_transcript(const game_kind *kind, const game_options *opts, const int *seats,
+                    const int *moves, int n, char *buf, size_t len, int *bad)
+{
+    game_state st;
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    if (game_new(&st, kind, opts, NULL, 0) != GAME_OK) {
+        *bad = 0;
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        char move[32];
+        game_format_move(&st, moves[i], move, sizeof move);
+        if (game_play(&st, seats[i], moves[i], NULL, NULL, 0) != GAME_OK) {
+            *bad = i + 1;
+            return -1;
+        }
+        if (used < len)
+            used += (size_t)(kind->run_together
+                                 ? snprintf(buf + used, len - used, "%s", move)
+                                 : snprintf(buf + used, len - used, "%d %d %s\n", i + 1,
+                                            seats[i], move));
+    }
+    if (kind->run_together && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "\n");
+    return (int)(used < len ? used : len - 1);
+}
+
 int game_parse_move(const game_state *st, const char *text, int *move)
 {
     char *end;

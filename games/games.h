@@ -154,6 +154,8 @@ struct game_kind {
     /* Optional: a move as players write it ("d3"); NULL: its number. Called
      * with a move in 0..n_cells-1 only. */
     void (*format_move)(const game_state *st, int move, char *buf, size_t len);
+    bool run_together;                /* transcript: moves written one after another
+                                       * with no separator (reversi: "f5d6c3") */
     /* Optional: read a move as players write it (besides a plain number,
      * which game_parse_move reads for every kind); 0 and *move, or -1. */
     int (*parse_move)(const game_state *st, const char *text, int *move);
@@ -241,6 +243,16 @@ int game_winners(const game_state *st, int seats[GAME_MAX_SEATS]);
 
 /* A move as players write it: a cup or cell number, "d3" in reversi. */
 void game_format_move(const game_state *st, int move, char *buf, size_t len);
+
+/* A whole game written down for export (docs/rules.md, "Transcripts"):
+ * the kind's own transcript when it has one — reversi's is the standard
+ * Othello one, every move's cell run together ("f5d6c3", passes left out)
+ * — or else one line per move, "PLY SEAT MOVE" ("1 0 3"). The moves are
+ * replayed from the start with opts, so an illegal one stops it: -1 with
+ * that move's number in *bad (from 1); else the length written (the text
+ * is cut to fit len, always terminated). */
+int game_transcript(const game_kind *kind, const game_options *opts, const int *seats,
+                    const int *moves, int n, char *buf, size_t len, int *bad);
 
 /* A move as a player typed it: a number for every kind, or the kind's own
  * notation ("d3"; tic-tac-toe "x,y,z"). 0 and *move, or -1 when it is

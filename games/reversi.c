@@ -491,5 +491,6 @@ const game_kind game_reversi_kind = {
     .marks = "XO",
     .colours = reversi_colours,
     .format_move = reversi_format_move,
+    .run_together = true,
     .parse_move = reversi_parse_move,
 };

@@ -294,9 +294,42 @@ def spectators_chat(bindir):
             p.quit()
 
 
+def moves_and_export(bindir):
+    """moves lists this game's moves so far; export writes a finished match
+    down — reversi as the standard Othello transcript, every move's cell run
+    together — on the screen or into a file."""
+    import re
+    with Env(bindir) as env:
+        board = env.board("--db", os.path.join(env.state_dir, "x.db"))
+        game, alice, bob = _two(env, board, kind="reversi")
+        auto = Autoplayer(env, [alice, bob], seed=4)
+        auto.play_moves(3)
+        alice.wait_for(r"^bob played")
+        alice.cursor = len(alice.lines)
+        alice.send("moves")
+        first = alice.expect(r"^  1\. (alice|bob) ([a-h][1-8])$")
+        check(first.group(2) in ("d3", "c4", "f5", "e6"), f"first move {first.group(2)}")
+        auto.play_to_end()
+        played = [l.split()[-1].rstrip(".") for l in alice.lines
+                  if re.match(r"^(alice|bob) played cell ", l)]
+        alice.cursor = len(alice.lines)
+        alice.send(f"export {game}")
+        alice.expect(rf"^# Sungka match {game}: .*\(reversi size=8\)")
+        alice.expect(r"^# Seats: 0 alice, 1 bob")
+        line = alice.expect(r"^([a-h][1-8])+$").group(0)
+        check(line == "".join(played), f"transcript {line}, played {''.join(played)}")
+        path = os.path.join(env.state_dir, "game.txt")
+        alice.send(f"export {game} {path}")
+        alice.expect(rf"^Match {game} written to ")
+        with open(path) as f:
+            check(f.read().splitlines()[-1] == line, "the file's transcript differs")
+        for p in (alice, bob):
+            p.quit()
+
+
 TESTS = {f.__name__: f for f in (
     resign_two, resign_three, draw_agreed, abort_early, offer_survives_restart, flag_falls,
-    no_first_move, clocks_survive_restart, spectators_chat)}
+    no_first_move, clocks_survive_restart, spectators_chat, moves_and_export)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

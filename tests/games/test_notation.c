@@ -110,9 +110,43 @@ static void test_mancala_notation(void **state)
     }
 }
 
+/* Reversi exports the standard Othello transcript; other kinds a line per
+ * move; an illegal move is found, not written. */
+static void test_transcripts(void **state)
+{
+    (void)state;
+    const game_kind *reversi = game_kind_find("reversi");
+    game_state st;
+    new_game(&st, "reversi", NULL);
+    const char *opening[] = {"f5", "d6", "c3", "d3", "c4"};
+    int seats[5], moves[5];
+    for (int i = 0; i < 5; i++) {
+        seats[i] = game_to_move(&st);
+        assert_int_equal(game_parse_move(&st, opening[i], &moves[i]), 0);
+        assert_int_equal(game_play(&st, seats[i], moves[i], NULL, NULL, 0), GAME_OK);
+    }
+    char buf[256];
+    int bad = -1;
+    assert_int_equal(game_transcript(reversi, &st.opts, seats, moves, 5, buf, sizeof buf, &bad),
+                     11);
+    assert_string_equal(buf, "f5d6c3d3c4\n");
+
+    const game_kind *kalah = game_kind_find("kalah");
+    new_game(&st, "kalah", NULL);
+    int kseats[2] = {0, 0}, kmoves[2] = {2, 5};   /* 4 stones from cup 2 end in the home */
+    assert_int_equal(game_transcript(kalah, &st.opts, kseats, kmoves, 2, buf, sizeof buf, &bad),
+                     12);
+    assert_string_equal(buf, "1 0 2\n2 0 5\n");
+    int wrong[2] = {2, 2};                            /* cup 2 is empty by then */
+    assert_int_equal(game_transcript(kalah, &st.opts, kseats, wrong, 2, buf, sizeof buf, &bad),
+                     -1);
+    assert_int_equal(bad, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transcripts),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_reversi_notation),
         cmocka_unit_test(test_tictactoe_notation),

@@ -80,7 +80,9 @@ static void print_help(text_view *tv)
             "  abort       end the game with no result, before everyone has moved\n"
             "  draw        offer a draw (two players); accept or decline one offered\n"
             "  claim       a player left and did not come back in time: take the win\n"
-            "              (more players: play on without them)\n"));
+            "              (more players: play on without them)\n"
+            "  moves       the moves of this game so far\n"
+            "  export ID [FILE]  a past match written down (reversi: f5d6c3...)\n"));
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */
@@ -592,6 +594,84 @@ static void show_history(text_view *tv, char *rest)
     free(rows);
 }
 
+/* moves: the current game's moves so far, one a line, as the service
+ * stored them. */
+static void show_moves(text_view *tv)
+{
+    const char *id = agent_game_id(tv->ag);
+    agent_match m;
+    int *seats, *moves;
+    char err[512], buf[40], mv[32];
+    if (!agent_in_game(tv->ag) || !id[0]) {
+        fprintf(tv->out, _("You are not in a game.\n"));
+        return;
+    }
+    if (agent_get_match(tv->ag, id, &m, &seats, &moves, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    if (m.n_moves == 0)
+        fprintf(tv->out, _("No moves yet.\n"));
+    game_state st;
+    for (int i = 0; i < m.n_moves; i++) {
+        if (agent_match_position(&m, seats, moves, i, &st, err, sizeof err) != 0) {
+            fprintf(tv->out, "%s\n", err);
+            break;
+        }
+        game_format_move(&st, moves[i], mv, sizeof mv);
+        /* (a running game's match has no names yet: they come with its end) */
+        fprintf(tv->out, "%3d. %s %s\n", i + 1, seat_name(tv, seats[i], buf, sizeof buf), mv);
+    }
+    free(seats);
+    free(moves);
+}
+
+/* export ID [FILE]: a match written down (docs/rules.md, "Transcripts"):
+ * a few "# " lines saying what it was, then the kind's transcript. */
+static void export_match(text_view *tv, char *rest)
+{
+    char *id = strtok(rest, " \t"), *file = strtok(NULL, " \t");
+    agent_match m;
+    int *seats, *moves;
+    char err[512];
+    if (!id) {
+        fprintf(tv->out, _("Usage: export MATCH-ID [FILE] (history lists them)\n"));
+        return;
+    }
+    if (agent_get_match(tv->ag, id, &m, &seats, &moves, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    size_t cap = 64 + (size_t)m.n_moves * 48;
+    char *text = malloc(cap);
+    int bad = 0;
+    if (!m.kind || !text ||
+        game_transcript(m.kind, &m.opts, seats, moves, m.n_moves, text, cap, &bad) < 0) {
+        fprintf(tv->out, _("Cannot write match %s down (move %d is not one this program "
+                           "knows).\n"), m.id, bad);
+    } else {
+        FILE *out = file ? fopen(file, "w") : tv->out;
+        if (!out) {
+            fprintf(tv->out, _("Cannot write %s: %s\n"), file, strerror(errno));
+        } else {
+            fprintf(out, "# Sungka match %s: %s (%s", m.id, m.title, m.kind_name);
+            for (int i = 0; i < m.kind->n_options; i++)
+                fprintf(out, " %s=%d", m.kind->options[i].name, m.opts.value[i]);
+            fprintf(out, ")\n# Seats:");
+            for (int s = 0; s < m.n_seats; s++)
+                fprintf(out, "%s %d %s", s ? "," : "", s, m.seat_name[s]);
+            fprintf(out, "\n# Result: %s\n%s", m.reason, text);
+            if (file && fclose(out) == 0)
+                fprintf(tv->out, _("Match %s written to %s.\n"), m.id, file);
+            else if (file)
+                fprintf(tv->out, _("Cannot write %s: %s\n"), file, strerror(errno));
+        }
+    }
+    free(text);
+    free(seats);
+    free(moves);
+}
+
 static void new_game(text_view *tv, char *rest)
 {
     const char *words[1 + GAME_MAX_OPTIONS];
@@ -714,6 +794,10 @@ static void command(text_view *tv, char *line)
         show_leaderboard(tv);
     } else if (strcmp(line, "history") == 0) {
         show_history(tv, rest);
+    } else if (strcmp(line, "moves") == 0) {
+        show_moves(tv);
+    } else if (strcmp(line, "export") == 0) {
+        export_match(tv, rest);
     } else if (strcmp(line, "replay") == 0) {
         if (!*rest)
             fprintf(tv->out, _("Usage: replay MATCH-ID (history lists them)\n"));

@@ -110,6 +110,7 @@ void wire_participant(const participant *p, Sungka__V1__Participant *out)
     out->departed = p->departed;
     out->rtt_ms = p->rtt_ms;
     out->ready = p->ready;
+    out->guest = p->account_id == 0;
 }
 
 /* ------------------------------------------------------ the room's events */

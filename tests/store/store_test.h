@@ -77,6 +77,28 @@ static inline void make_game(store *s, const char *id, const char *kind, int sea
         fail_msg("store_game_create(%s): %s", id, store_last_error(s));
 }
 
+/* Register an account for name (its key and skeleton the name itself: the
+ * store only keeps them); returns its id, and whether it claimed statistics. */
+static inline int64_t make_account(store *s, const char *name, bool *claimed)
+{
+    store_account a = {.created_ms = 1};
+    snprintf(a.name, sizeof a.name, "%s", name);
+    snprintf(a.name_key, sizeof a.name_key, "%s", name);
+    snprintf(a.skeleton, sizeof a.skeleton, "%s", name);
+    snprintf(a.password_hash, sizeof a.password_hash, "$argon2id$not-a-real-hash");
+    if (store_account_create(s, &a, claimed) != 0)
+        fail_msg("store_account_create(%s): %s", name, store_last_error(s));
+    return a.id;
+}
+
+/* What turns a file of schema version 3 back into one of version 2 (before
+ * accounts), to test migrations from what older services left behind. */
+#define STORE_TEST_UNDO_V3 \
+    "DROP INDEX players_by_account; DROP INDEX players_ranked;" \
+    "ALTER TABLE players DROP COLUMN account_id; ALTER TABLE results DROP COLUMN account_id;" \
+    "ALTER TABLE participants DROP COLUMN account_id;" \
+    "DROP TABLE sessions; DROP TABLE accounts;"
+
 #define assert_ok(s, call) \
     do { \
         if ((call) != 0) \

@@ -133,6 +133,7 @@ void agent_library_init(void)
     rpc_init();
     const ProtobufCServiceDescriptor *reg = &sungka__v1__register__descriptor;
     const ProtobufCServiceDescriptor *board = &sungka__v1__board__descriptor;
+    const ProtobufCServiceDescriptor *acc = &sungka__v1__accounts__descriptor;
     agent__methods = (agent_methods){
         .list_games = rpc_method_named(reg, "ListGames", false),
         .create_game = rpc_method_named(reg, "CreateGame", false),
@@ -150,6 +151,12 @@ void agent_library_init(void)
         .ready = rpc_method_named(board, "Ready", false),
         .sit = rpc_method_named(board, "Sit", false),
         .stand = rpc_method_named(board, "Stand", false),
+        .create_account = rpc_method_named(acc, "CreateAccount", false),
+        .sign_in = rpc_method_named(acc, "SignIn", false),
+        .sign_out = rpc_method_named(acc, "SignOut", false),
+        .sign_out_everywhere = rpc_method_named(acc, "SignOutEverywhere", false),
+        .change_password = rpc_method_named(acc, "ChangePassword", false),
+        .who_am_i = rpc_method_named(acc, "WhoAmI", false),
     };
 }
 
@@ -228,6 +235,7 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the reconnect thread");
         goto fail_client;
     }
+    agent__session_load(ag);       /* signed in on an earlier run: still so */
     if (cfg->new_kind || cfg->any_kind || cfg->game_id) {
         if (agent__go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options,
                               cfg->n_options, cfg->observe, err, errlen) != 0) {

@@ -49,6 +49,9 @@ struct agent {
     msgq *queue;               /* thread-safe */
 
     agent_model model;         /* view thread only */
+    char session[AGENT_TOKEN_BYTES];     /* view thread only: the signed-in session's
+                                          * token, "" for a guest (agent_accounts.c) */
+    char account[AGENT_NAME_BYTES];      /* view thread only: its account's name */
     bool ready_pending[AGENT_MAX_HELD];  /* view thread only: --ready, to say for
                                           * held[i] once seated */
 
@@ -72,6 +75,9 @@ typedef struct agent_methods {
         get_match;
     /* Board */
     rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand;
+    /* Accounts */
+    rpc_method create_account, sign_in, sign_out, sign_out_everywhere, change_password,
+        who_am_i;
 } agent_methods;
 extern agent_methods agent__methods;
 
@@ -105,6 +111,13 @@ int agent__subscribe(agent *ag, int index, uint64_t after_seq);
  * for it (agent_destroy, before the client goes). */
 int agent__reconnector_start(agent *ag);
 void agent__reconnector_stop(agent *ag);
+
+/* --- agent_accounts.c (view thread) --- */
+
+/* Load the session saved for cfg.server, if any (agent_start). */
+void agent__session_load(agent *ag);
+/* The session token lobby calls carry, or NULL for a guest. */
+const char *agent__session(const agent *ag);
 
 /* --- agent_lobby.c (view thread) --- */
 

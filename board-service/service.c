@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accounts.h"
 #include "board_rpc.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "text.h"
@@ -562,11 +563,15 @@ static const rpc_method_entry register_methods[] = {
  * participant it names, or NULL once the call is answered UNAUTHENTICATED. */
 static participant *caller(board_service *svc, rpc_call *call)
 {
-    char token[BOARD_TOKEN_HEX + 8];
+    char token[BOARD_TOKEN_HEX + 8] = "";
     participant *p = NULL;
     if (rpc_call_bearer(call, token, sizeof token) >= 0)
         p = find_token(svc, token);
-    if (!p)
+    if (!p && strncmp(token, ACCOUNTS_SESSION_PREFIX, strlen(ACCOUNTS_SESSION_PREFIX)) == 0)
+        board_fail(call, RPC_UNAUTHENTICATED,
+                   "that is a session token: Board calls take the seat token JoinGame "
+                   "answered (authorization: Bearer <seat token>)");
+    else if (!p)
         board_fail(call, RPC_UNAUTHENTICATED,
                         "missing or unknown seat token (send authorization: Bearer <token>)");
     return p;

@@ -281,8 +281,9 @@ def tokens_apart(bindir):
         game = new_kalah(alice)
         ref_a = alice.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
                                      metadata=alice.md(), timeout=CALL_TIMEOUT)
-        refused("a session token on Board.GetBoard", C.UNAUTHENTICATED, "UNKNOWN_TOKEN",
-                alice.board.GetBoard, pb.GetBoardRequest(), metadata=auth(alice.session))
+        e = refused("a session token on Board.GetBoard", C.UNAUTHENTICATED, "UNKNOWN_TOKEN",
+                    alice.board.GetBoard, pb.GetBoardRequest(), metadata=auth(alice.session))
+        check("session token" in e.details(), f"the refusal does not say why: {e.details()!r}")
         refused("a session token on Board.Move", C.UNAUTHENTICATED, "UNKNOWN_TOKEN",
                 alice.board.Move, pb.MoveRequest(move=0), metadata=auth(alice.session))
         refused("a seat token on JoinGame", C.UNAUTHENTICATED, "UNKNOWN_SESSION",

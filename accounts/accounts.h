@@ -95,8 +95,9 @@ bool accounts_names_confusable(const accounts_name *a, const accounts_name *b);
 
 /* --- Passwords (slow: worker threads only) -------------------------------- */
 
-/* Cheap, any thread: 0 when pw may be a password (strict UTF-8, at least
- * ACCOUNTS_PASSWORD_MIN characters, at most ACCOUNTS_PASSWORD_MAX bytes),
+/* Cheap, any thread: 0 when pw may be a password (strict UTF-8 without
+ * control characters, at least ACCOUNTS_PASSWORD_MIN characters, at most
+ * ACCOUNTS_PASSWORD_MAX bytes),
  * else -1 with a sentence in err. Never echoes the password. */
 int accounts_password_check(const char *pw, char *err, size_t errlen);
 

@@ -33,6 +33,17 @@ int accounts_password_check(const char *pw, char *err, size_t errlen)
         snprintf(err, errlen, "a password must be valid UTF-8");
         return -1;
     }
+    /* Control characters cannot be typed alike on two keyboards, and a
+     * terminal may act on them (RFC 8265's OpaqueString refuses them too). */
+    uint32_t cp;
+    for (size_t i = 0; i < len;) {
+        int n = text_utf8_next(pw + i, len - i, &cp);
+        if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+            snprintf(err, errlen, "a password must not contain control characters");
+            return -1;
+        }
+        i += (size_t)n;
+    }
     if (text_chars(pw) < ACCOUNTS_PASSWORD_MIN) {
         snprintf(err, errlen, "a password must be at least %d characters",
                  ACCOUNTS_PASSWORD_MIN);

@@ -67,6 +67,11 @@ static void limits(void **state)
                                              "\xe3\x81\x95\xe3\x81\x95\xe3\x81\x95\xe3\x81\x95",
                                              err, sizeof err), 0);
     assert_int_equal(accounts_password_hash("short", hash), -1);
+    assert_int_equal(accounts_password_check("tab\there and more", err, sizeof err), -1);
+    assert_non_null(strstr(err, "control"));
+    assert_int_equal(accounts_password_check("esc\x1b[2J and more", err, sizeof err), -1);
+    assert_int_equal(accounts_password_check("c1 \xc2\x9b and more", err, sizeof err), -1);
+    assert_int_equal(accounts_password_check("spaces are fine, and \xc3\xa9", err, sizeof err), 0);
 }
 
 static void dummy(void **state)

@@ -107,9 +107,18 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what)
 {
+    return agent__call_sync_code(ag, m, req, token, reply, err, errlen, what, NULL);
+}
+
+int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
+                          const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
+                          const char *what, rpc_code *code)
+{
     rpc_status st;
-    if (rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st) ==
-        0)
+    int rc = rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st);
+    if (code)
+        *code = st.code;
+    if (rc == 0)
         return 0;
     char words[AGENT_TEXT_BYTES];
     if (agent__unreachable(ag, &st, words, sizeof words)) {

@@ -260,7 +260,10 @@ const char *agent_name(const agent *ag);
  *   agent_sign_out: end this session (everywhere: every session of the
  *     account); forgotten here in any case, even when the service cannot be
  *     reached.
- *   agent_change_password: the other sessions end; this one stays. */
+ *   agent_change_password: the other sessions end; this one stays.
+ * A lobby call the service refuses because it no longer knows the session
+ * (expired, or ended from elsewhere) forgets it here too, and its sentence
+ * ends "(signed out here too: sign in again, or play as a guest)". */
 int agent_register(agent *ag, const char *name, const char *password, bool *claimed,
                    char *err, size_t errlen);
 int agent_sign_in(agent *ag, const char *name, const char *password, char *err, size_t errlen);

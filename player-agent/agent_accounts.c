@@ -38,6 +38,17 @@ static void forget(agent *ag)
     session_store_drop(ag->cfg.state_dir, ag->cfg.server);
 }
 
+void agent__session_refused(agent *ag, rpc_code code, char *err, size_t errlen)
+{
+    if (code != RPC_UNAUTHENTICATED || !ag->session[0])
+        return;
+    forget(ag);
+    size_t len = strlen(err);
+    if (len < errlen)
+        snprintf(err + len, errlen - len, " (signed out here too: sign in again, or play as "
+                                          "a guest)");
+}
+
 /* Keep a session the service answered. */
 static void keep(agent *ag, const Sungka__V1__Session *s, const char *fallback_name)
 {

@@ -101,6 +101,11 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what);
 
+/* The same, with the call's status code in *code (may be NULL). */
+int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
+                          const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
+                          const char *what, rpc_code *code);
+
 /* --- agent_stream.c --- */
 
 /* Open a subscription for held[index] after event `after_seq` (0: from a
@@ -118,6 +123,10 @@ void agent__reconnector_stop(agent *ag);
 void agent__session_load(agent *ag);
 /* The session token lobby calls carry, or NULL for a guest. */
 const char *agent__session(const agent *ag);
+/* A lobby call carrying the session answered `code`: when the service no
+ * longer knows the session (UNAUTHENTICATED: expired, ended elsewhere),
+ * forget it here too and say so at the end of err. */
+void agent__session_refused(agent *ag, rpc_code code, char *err, size_t errlen);
 
 /* --- agent_lobby.c (view thread) --- */
 

@@ -71,8 +71,13 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     char what[160];
     snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
              game_id ? game_id : any_kind, name);
-    if (agent__call_sync(ag, &m, &req.base, session, &reply, err, errlen, what) != 0)
+    rpc_code code;
+    if (agent__call_sync_code(ag, &m, &req.base, session, &reply, err, errlen, what,
+                              &code) != 0) {
+        if (session)
+            agent__session_refused(ag, code, err, errlen);
         return -1;
+    }
     Sungka__V1__BoardRef *ref = (Sungka__V1__BoardRef *)reply;
     if (session)
         name = ag->account;       /* the seat bears the account's name as registered */
@@ -232,10 +237,12 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         req.bot_level = bot_level;
         rpc_method m = agent__methods.create_game;
         ProtobufCMessage *reply = NULL;
-        if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
-                             "cannot create the game") !=
-            0)
+        rpc_code code;
+        if (agent__call_sync_code(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                                  "cannot create the game", &code) != 0) {
+            agent__session_refused(ag, code, err, errlen);
             return -1;
+        }
         Sungka__V1__CreateGameResponse *created = (Sungka__V1__CreateGameResponse *)reply;
         agent__text(id, sizeof id, created->game ? created->game->game_id : "");
         protobuf_c_message_free_unpacked(reply, NULL);

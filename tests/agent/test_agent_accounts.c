@@ -77,14 +77,19 @@ static int stop_board(void **state)
     return system(cmd);
 }
 
-static agent *start(void)
+static agent *start_in(const char *state_dir)
 {
-    agent_config cfg = {.server = server, .name = "alice", .state_dir = tmp};
+    agent_config cfg = {.server = server, .name = "alice", .state_dir = state_dir};
     agent *ag = NULL;
     char err[512];
     if (agent_start(&cfg, &ag, err, sizeof err) != 0)
         fail_msg("agent_start: %s", err);
     return ag;
+}
+
+static agent *start(void)
+{
+    return start_in(tmp);
 }
 
 static void accounts(void **state)
@@ -131,6 +136,24 @@ static void accounts(void **state)
 
     ag = start();                  /* signed out: a guest again */
     assert_null(agent_account(ag));
+    agent_destroy(ag);
+
+    /* Signed out everywhere from another machine: this agent learns it at
+     * its next lobby call and forgets the session. */
+    char other[128];
+    snprintf(other, sizeof other, "%s/other", tmp);
+    ag = start();
+    assert_int_equal(agent_sign_in(ag, "alice", "a new secret!", err, sizeof err), 0);
+    agent *elsewhere = start_in(other);
+    assert_int_equal(agent_sign_in(elsewhere, "alice", "a new secret!", err, sizeof err), 0);
+    assert_int_equal(agent_sign_out(elsewhere, true, err, sizeof err), 0);
+    agent_destroy(elsewhere);
+    assert_int_equal(agent_new_game(ag, "kalah", NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "sign in again"));
+    assert_null(agent_account(ag));
+    /* ...as a guest, but not under alice's name: that is hers */
+    assert_int_equal(agent_new_game(ag, "kalah", NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "is a registered name"));
     agent_destroy(ag);
 }
 

@@ -26,9 +26,11 @@
  * compares the hash in constant time (sodium_memcmp): the database alone
  * gives nobody a usable session.
  *
- * Threads: call accounts_init() once (main thread) before anything else;
- * afterwards every function may be called from any thread, on caller-owned
- * buffers (the spoof checker ICU gives us is read-only once configured).
+ * Threads: every function may be called from any thread, on caller-owned
+ * buffers. The process-wide setup (libsodium, ICU's spoof checker, which is
+ * read-only once configured) happens once, on first need (pthread_once);
+ * accounts_init() does it early, e.g. on a worker, since loading ICU's
+ * confusables data costs ~50 ms (seconds under valgrind).
  * Functions return 0 on success and -1 (or a negative accounts_rc) on
  * failure with a sentence in err where they take one.
  */
@@ -62,8 +64,9 @@ typedef enum accounts_rc {
     ACCOUNTS_E_INTERNAL = -4,    /* ICU failed (out of memory) */
 } accounts_rc;
 
-/* Set up libsodium and ICU's spoof checker, once per process (main thread,
- * before any other call). 0, or -1 when either cannot start. */
+/* Set up libsodium and ICU's spoof checker, once per process (any thread;
+ * later calls wait for the first and return its result). 0, or -1 when
+ * either cannot start. */
 int accounts_init(void);
 
 /* --- Names ---------------------------------------------------------------- */
@@ -116,7 +119,7 @@ int accounts_password_verify_dummy(const char *pw);
 /* --- Session tokens -------------------------------------------------------- */
 
 /* A new random token (sent to the client once) and what the store keeps of
- * it: its id and its hash. 0 (randombytes_buf cannot fail). */
+ * it: its id and its hash. 0, or -1 when libsodium did not start. */
 int accounts_session_new(char token[ACCOUNTS_SESSION_TOKEN_BYTES],
                          uint8_t id[ACCOUNTS_SESSION_ID_BYTES],
                          uint8_t hash[ACCOUNTS_SESSION_HASH_BYTES]);

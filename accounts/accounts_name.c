@@ -3,6 +3,7 @@
  * NFC, case folding and UTS #39 skeletons with ICU, and the characters a
  * name may not hold.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,12 +23,13 @@ const UNormalizer2 *accounts__nfc;
  * string may be much longer before it is measured. */
 #define U16_CAP 2048
 
-int accounts_init(void)
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static bool init_ok;
+
+static void init(void)
 {
-    if (accounts__spoof)
-        return 0;
     if (sodium_init() < 0)
-        return -1;
+        return;
     UErrorCode st = U_ZERO_ERROR;
     accounts__nfc = unorm2_getNFCInstance(&st);
     USpoofChecker *sc = uspoof_open(&st);
@@ -37,10 +39,16 @@ int accounts_init(void)
     uspoof_setRestrictionLevel(sc, USPOOF_MODERATELY_RESTRICTIVE);
     if (U_FAILURE(st)) {
         uspoof_close(sc);
-        return -1;
+        return;
     }
     accounts__spoof = sc;
-    return 0;
+    init_ok = true;
+}
+
+int accounts_init(void)
+{
+    pthread_once(&init_once, init);
+    return init_ok ? 0 : -1;
 }
 
 static int to_u16(const char *in, UChar *out, int32_t cap, int32_t *len)
@@ -96,6 +104,10 @@ static bool refused(UChar32 c)
 accounts_rc accounts_name_prepare(const char *in, accounts_name *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    if (accounts_init() != 0) {
+        snprintf(err, errlen, "cannot be checked (ICU or libsodium did not start)");
+        return ACCOUNTS_E_INTERNAL;
+    }
     while (*in == ' ')
         in++;
     size_t len = strlen(in);
@@ -166,6 +178,10 @@ internal:
 accounts_rc accounts_name_check_scripts(const accounts_name *n, char *err, size_t errlen)
 {
     UErrorCode st = U_ZERO_ERROR;
+    if (accounts_init() != 0) {
+        snprintf(err, errlen, "cannot be checked (ICU or libsodium did not start)");
+        return ACCOUNTS_E_INTERNAL;
+    }
     int32_t bits = uspoof_check2UTF8(accounts__spoof, n->display, -1, NULL, &st);
     if (U_FAILURE(st)) {
         snprintf(err, errlen, "cannot be checked (%s)", u_errorName(st));

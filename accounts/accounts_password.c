@@ -56,7 +56,7 @@ int accounts_password_check(const char *pw, char *err, size_t errlen)
 static int normalise(const char *pw, char *out, size_t outlen)
 {
     char err[8];
-    if (accounts_password_check(pw, err, sizeof err) != 0)
+    if (accounts_init() != 0 || accounts_password_check(pw, err, sizeof err) != 0)
         return -1;
     return accounts__nfc_utf8(pw, out, outlen);
 }
@@ -71,10 +71,16 @@ int accounts_password_hash(const char *pw, char out[ACCOUNTS_HASH_BYTES])
     return rc;
 }
 
+static void make_dummy(void);
+static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
+
 int accounts_password_verify(const char *hash, const char *pw)
 {
     char normal[NORMAL_BYTES];
     int rc = -1;
+    /* The dummy hash is made on the first verify of either kind, so that
+     * the first sign-in after a start costs the same for every name. */
+    pthread_once(&dummy_once, make_dummy);
     if (strnlen(hash, ACCOUNTS_HASH_BYTES) < ACCOUNTS_HASH_BYTES &&
         normalise(pw, normal, sizeof normal) == 0)
         rc = crypto_pwhash_str_verify(hash, normal, strlen(normal)) == 0 ? 0 : -1;
@@ -85,7 +91,6 @@ int accounts_password_verify(const char *hash, const char *pw)
 /* A hash of a random password, made once: verifying against it costs what
  * verifying against a real account's hash costs. */
 static char dummy_hash[ACCOUNTS_HASH_BYTES];
-static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
 
 static void make_dummy(void)
 {

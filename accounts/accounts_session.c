@@ -33,6 +33,8 @@ int accounts_session_new(char token[ACCOUNTS_SESSION_TOKEN_BYTES],
                          uint8_t hash[ACCOUNTS_SESSION_HASH_BYTES])
 {
     uint8_t raw[RAW_BYTES];
+    if (accounts_init() != 0)
+        return -1;
     randombytes_buf(raw, sizeof raw);
     memcpy(token, ACCOUNTS_SESSION_PREFIX, PREFIX_LEN);
     sodium_bin2base64(token + PREFIX_LEN, ACCOUNTS_SESSION_TOKEN_BYTES - PREFIX_LEN, raw,

@@ -143,7 +143,10 @@ static int new_session(board_service *svc, rpc_call *call, int64_t account,
                        char token[ACCOUNTS_SESSION_TOKEN_BYTES], int64_t *expires)
 {
     store_session ss = {.account_id = account, .created_ms = board_wall_ms()};
-    accounts_session_new(token, ss.id, ss.hash);
+    if (accounts_session_new(token, ss.id, ss.hash) != 0) {
+        reason_fail(call, RPC_INTERNAL, "INTERNAL", "cannot make a session (libsodium)");
+        return -1;
+    }
     ss.expires_ms = *expires = ss.created_ms + session_ttl_ms(svc);
     if (store_session_create(svc->store, &ss) != 0) {
         sodium_memzero(token, ACCOUNTS_SESSION_TOKEN_BYTES);
@@ -645,6 +648,20 @@ static void wake_loop(void *svc)
     rpc_server_wake(((board_service *)svc)->server);
 }
 
+/* Load ICU's data on a worker, so that neither start-up nor the first
+ * guest's join waits for it on the loop (the loop's first name check
+ * waits for this to finish, if it has not). */
+static void warm_up(accounts_job *job)
+{
+    (void)job;
+    accounts_init();
+}
+
+static void warmed_up(accounts_job *job)
+{
+    free(job);
+}
+
 int board_accounts_start(board_service *svc, char *err, size_t errlen)
 {
     if (board_limits_init(&svc->limits, LIMIT_SLOTS) != 0) {
@@ -653,11 +670,17 @@ int board_accounts_start(board_service *svc, char *err, size_t errlen)
     }
     if (!svc->store)
         return 0;              /* no store, no accounts: every call says so */
-    if (accounts_init() != 0 ||
-        accounts_pool_create(svc->cfg.password_workers, svc->cfg.password_queue, wake_loop,
+    if (accounts_pool_create(svc->cfg.password_workers, svc->cfg.password_queue, wake_loop,
                              svc, &svc->pool) != 0) {
-        snprintf(err, errlen, "cannot start the accounts' workers (ICU, libsodium or threads)");
+        snprintf(err, errlen, "cannot start the accounts' worker threads");
         return -1;
+    }
+    accounts_job *job = calloc(1, sizeof *job);
+    if (job) {
+        job->work = warm_up;
+        job->done = warmed_up;
+        if (accounts_pool_submit(svc->pool, job) != 0)
+            free(job);
     }
     return 0;
 }

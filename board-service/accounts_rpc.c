@@ -287,10 +287,12 @@ int board_guest_name(board_service *svc, rpc_call *call, const char *name)
 {
     accounts_name n;
     store_account acct;
+    /* Nobody registered: no name to take or imitate, and no ICU to load
+     * (the lobby's clean_name has refused invisible characters already). */
+    if (!svc->store || !svc->any_accounts)
+        return 0;
     if (prepare(call, name, &n) != 0)
         return -1;
-    if (!svc->store)
-        return 0;
     int like = registered_like(svc, call, &n, &acct);
     if (like <= 0)
         return like;
@@ -330,7 +332,8 @@ void board_stats_name(board_service *svc, const char *name, char *out, size_t le
     store_account acct;
     char why[64];
     snprintf(out, len, "%s", name);
-    if (svc->store && accounts_name_prepare(name, &n, why, sizeof why) == ACCOUNTS_OK &&
+    if (svc->store && svc->any_accounts &&
+        accounts_name_prepare(name, &n, why, sizeof why) == ACCOUNTS_OK &&
         store_account_find(svc->store, n.key, &acct) == 0)
         snprintf(out, len, "%s", acct.name);
 }
@@ -418,6 +421,7 @@ static void created(accounts_job *job)
     } else if (rc != 0) {
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the account");
     } else {
+        svc->any_accounts = true;
         board_log(svc, "account %lld created%s", (long long)a.id,
                   claimed ? ", claiming its name's statistics" : "");
         char token[ACCOUNTS_SESSION_TOKEN_BYTES];
@@ -648,9 +652,9 @@ static void wake_loop(void *svc)
     rpc_server_wake(((board_service *)svc)->server);
 }
 
-/* Load ICU's data on a worker, so that neither start-up nor the first
- * guest's join waits for it on the loop (the loop's first name check
- * waits for this to finish, if it has not). */
+/* Load ICU's data on a worker, so that the loop's first name check does
+ * not wait for it (it waits for this to finish, if it has not). Only on a
+ * service with accounts: one nobody registered on never loads ICU. */
 static void warm_up(accounts_job *job)
 {
     (void)job;
@@ -675,7 +679,13 @@ int board_accounts_start(board_service *svc, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the accounts' worker threads");
         return -1;
     }
-    accounts_job *job = calloc(1, sizeof *job);
+    int64_t n = 0;
+    if (store_account_count(svc->store, &n) != 0) {
+        snprintf(err, errlen, "cannot read the accounts: %s", store_last_error(svc->store));
+        return -1;
+    }
+    svc->any_accounts = n > 0;
+    accounts_job *job = svc->any_accounts ? calloc(1, sizeof *job) : NULL;
     if (job) {
         job->work = warm_up;
         job->done = warmed_up;

@@ -206,6 +206,7 @@ struct board_service {
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
     limit_table limits;        /* accounts_rpc.c: sign-in failures, accounts made */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
+    bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
 };
 
 /* --- service.c --- */

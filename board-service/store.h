@@ -323,6 +323,9 @@ typedef struct store_account {
  * account's (nothing is stored); -1 on failure. */
 int store_account_create(store *s, store_account *a /* IN/OUT */, bool *claimed /* OUT */);
 
+/* How many accounts there are, into *n. */
+int store_account_count(store *s, int64_t *n /* OUT */);
+
 /* Find an account by its key / its skeleton / its id: 0, STORE_NOT_FOUND,
  * or -1. */
 int store_account_find(store *s, const char *name_key, store_account *out);

@@ -155,7 +155,7 @@ enum stmt_id {
     ST_ACCOUNT_INSERT, ST_ACCOUNT_CLAIM_STATS, ST_ACCOUNT_CLAIM_RESULTS,
     ST_ACCOUNT_BY_KEY, ST_ACCOUNT_BY_SKELETON, ST_ACCOUNT_BY_ID, ST_ACCOUNT_PASSWORD,
     ST_SESSION_INSERT, ST_SESSION_GET, ST_SESSION_DELETE, ST_SESSIONS_DELETE_ACCOUNT,
-    ST_SESSIONS_EXPIRE,
+    ST_SESSIONS_EXPIRE, ST_ACCOUNT_COUNT,
     ST_COUNT
 };
 
@@ -270,6 +270,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SESSIONS_DELETE_ACCOUNT] =
         "DELETE FROM sessions WHERE account_id = ?1 AND (?2 IS NULL OR id <> ?2)",
     [ST_SESSIONS_EXPIRE] = "DELETE FROM sessions WHERE expires_ms <= ?1",
+    [ST_ACCOUNT_COUNT] = "SELECT count(*) FROM accounts",
 };
 
 struct store {
@@ -1534,6 +1535,19 @@ static int find_account(store *s, enum stmt_id id, const char *text, int64_t num
         failf(s, "no such account");
         return STORE_NOT_FOUND;
     }
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int store_account_count(store *s, int64_t *n)
+{
+    sqlite3_stmt *st = stmt(s, ST_ACCOUNT_COUNT);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW)
+        fail_db(s, "cannot count the accounts");
+    finish(st);
     return rc == SQLITE_ROW ? 0 : -1;
 }
 

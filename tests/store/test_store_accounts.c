@@ -32,6 +32,9 @@ static void test_unique_name_and_skeleton(void **state)
 {
     (void)state;
     store *s = open_memory();
+    int64_t n = -1;
+    assert_ok(s, store_account_count(s, &n));
+    assert_int_equal(n, 0);
     store_account a = {.created_ms = 5};
     snprintf(a.name, sizeof a.name, "Alice");
     snprintf(a.name_key, sizeof a.name_key, "alice");
@@ -48,6 +51,8 @@ static void test_unique_name_and_skeleton(void **state)
     assert_non_null(strstr(store_last_error(s), "looks like"));
 
     store_account got;
+    assert_ok(s, store_account_count(s, &n));
+    assert_int_equal(n, 1);                          /* the refused ones left nothing */
     assert_ok(s, store_account_find(s, "alice", &got));
     assert_string_equal(got.name, "Alice");          /* the display form, kept */
     assert_string_equal(got.password_hash, "$argon2id$h1");

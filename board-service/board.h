@@ -35,6 +35,14 @@ typedef struct board_config {
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
     int first_move_ms;         /* games with clocks: a seat's first move within this,
                                 * or the game is aborted (default 30000) */
+    /* Accounts (accounts_rpc.c; need a store): */
+    bool require_accounts;     /* refuse guests: JoinGame and CreateGame need a session */
+    int session_days;          /* a session lasts this long (default 30) */
+    int password_workers;      /* threads hashing passwords, 64 MiB each (default 2) */
+    int password_queue;        /* password checks waiting for one (default 32) */
+    int signin_failures;       /* failed sign-ins per name per 5 minutes (default 5) */
+    int client_signin_failures;/* ... per client address per 5 minutes (default 20) */
+    int client_registrations;  /* accounts made per client address per hour (default 10) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */

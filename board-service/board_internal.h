@@ -99,6 +99,7 @@ typedef struct participant {
     int moves_in_window;
     int bot_level;             /* one of the service's own bots (bots.c), at this
                                 * level 1..10; 0: a person */
+    int64_t account_id;        /* the account it plays for (signed in); 0: a guest */
 } participant;
 
 /* An only_for[0] meaning "every observer": a spectator's chat during a game. */
@@ -146,6 +147,22 @@ struct room {
     logged_event *log;
     size_t log_len, log_cap;
 };
+
+/* limits.c: counted rate windows keyed by "kind:what" (hashed), in a fixed
+ * table: sign-in failures per name and per address, accounts per address. */
+typedef struct limit_table {
+    struct limit_slot *slots;
+    size_t cap;
+    unsigned char key[16];     /* SipHash key, random per run */
+} limit_table;
+int board_limits_init(limit_table *t, size_t cap);
+void board_limits_free(limit_table *t);
+/* Events of kind:what in its window of window_ms that is open at now (0
+ * when none is) / count one more, opening a window when none is open. */
+int board_limit_count(limit_table *t, const char *kind, const char *what, int window_ms,
+                      int64_t now);
+void board_limit_add(limit_table *t, const char *kind, const char *what, int window_ms,
+                     int64_t now);
 
 /* tokens.c: seat token -> participant, for every game of the service. */
 typedef struct token_index {
@@ -218,6 +235,10 @@ struct board_service {
     int released;              /* participants and games freed since the last trim */
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
+    struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
+    limit_table limits;        /* accounts_rpc.c: sign-in failures, accounts made */
+    int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
+    bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
 };
 
 /* --- service.c --- */
@@ -259,6 +280,10 @@ int room_add_person(room *r, participant *p);
  * are counted, not announced). */
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen);
+/* The same for a person signed in to account_id (0: a guest, as room_join):
+ * the participant plays for the account, and its results count for it. */
+room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe,
+                     board_client *from, participant **out, char *err, size_t errlen);
 /* Attach event stream `stream` (room_io's handle) from client `from`:
  * replay from after_seq (0: a snapshot first) then live. */
 room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,

@@ -30,6 +30,37 @@ void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *
 void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *svc);
 
+/* --- accounts_rpc.c: the Accounts service, and who calls the lobby --- */
+extern const rpc_method_entry board_accounts_methods[];
+extern const size_t board_accounts_n_methods;
+/* Start the password workers (after the server exists: they wake it) and
+ * the limit table; 0, or -1 with a sentence. Without a store there are no
+ * accounts and every Accounts call says so. */
+int board_accounts_start(board_service *svc, char *err, size_t errlen);
+/* Finish the held calls whose password work is done (after each poll). */
+void board_accounts_drain(board_service *svc);
+/* Timers: forget expired sessions now and then. */
+void board_accounts_tick(board_service *svc, int64_t now);
+/* Stop the workers (waiting for the one running: ~0.1 s), answer the calls
+ * still held SHUTTING_DOWN; before the server goes. Safe twice. */
+void board_accounts_stop(board_service *svc);
+/* Who makes a lobby call. 1: signed in, *out its account; 0: a guest (no
+ * authorization metadata); -1: refused and answered — a session token that
+ * is malformed, unknown, expired or ended (UNKNOWN_SESSION), or a guest on a
+ * service with --require-accounts (ACCOUNT_REQUIRED). */
+int board_lobby_caller(board_service *svc, rpc_call *call, store_account *out);
+/* A guest's name (already trimmed and checked by the lobby): 0, or -1
+ * answered — invisible or format characters (NAME_NOT_ALLOWED), a
+ * registered name or a look-alike of one (NAME_REGISTERED). */
+int board_guest_name(board_service *svc, rpc_call *call, const char *name);
+/* The name a signed-in person asked to play under ("" is fine): 0 when it
+ * is the account's in any case, else -1 answered (NOT_YOUR_NAME). */
+int board_account_name(board_service *svc, rpc_call *call, const store_account *acct,
+                       const char *asked);
+/* Where a name's statistics and history are kept: an account's name as
+ * registered when `name` is one in any case, else name itself. */
+void board_stats_name(board_service *svc, const char *name, char *out, size_t len);
+
 /* --- wire.c: protobuf builders for replies --- */
 /* Fill a summary of r; free its arrays with wire_summary_clear. */
 void wire_summary(const room *r, Sungka__V1__GameSummary *out);

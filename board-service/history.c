@@ -43,6 +43,7 @@ static void stats_to_wire(const store_stats *st, Sungka__V1__PlayerStats *out)
     out->draws = st->draws;
     out->streak = st->streak;
     out->best_streak = st->best_streak;
+    out->guest = st->account_id == 0;
 }
 
 void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void *user)
@@ -56,7 +57,9 @@ void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void 
         return;
     }
     store_stats st;
-    if (store_player_stats(svc->store, req->name, &st) != 0) {
+    char name[BOARD_NAME_BYTES];
+    board_stats_name(svc, req->name, name, sizeof name);
+    if (store_player_stats(svc->store, name, &st) != 0) {
         board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
     }
@@ -142,7 +145,9 @@ void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void 
     int limit = req->limit > 0 && req->limit <= 200 ? req->limit : 20;
     store_match_summary *rows = NULL;
     int n = 0;
-    if (store_matches(svc->store, req->player[0] ? req->player : NULL,
+    char player[BOARD_NAME_BYTES];
+    board_stats_name(svc, req->player, player, sizeof player);
+    if (store_matches(svc->store, req->player[0] ? player : NULL,
                       req->kind[0] ? req->kind : NULL, limit, &rows, &n) != 0) {
         board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;

@@ -81,6 +81,11 @@ static void usage(FILE *out)
             "                            unfinished games (default\n"
             "                            $XDG_DATA_HOME/sungka/sungka.db; :memory: keeps\n"
             "                            nothing; \"\" disables it)\n"
+            "      --require-accounts    refuse guests: playing and creating games needs\n"
+            "                            an account (sign in or create one)\n"
+            "      --session-days N      a sign-in lasts N days (default 30)\n"
+            "      --client-registrations N  accounts one client address may create in\n"
+            "                            an hour (default 10)\n"
             "      --check               check the database (SQLite's integrity_check) and\n"
             "                            exit: prints \"PATH: ok\" (status 0) or the\n"
             "                            problems (status 1); no service is started\n"
@@ -199,7 +204,7 @@ int main(int argc, char **argv)
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
-           OPT_TLS_NAME };
+           OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -228,6 +233,9 @@ int main(int argc, char **argv)
         {"tls-name", required_argument, NULL, OPT_TLS_NAME},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"check", no_argument, NULL, OPT_CHECK},
+        {"require-accounts", no_argument, NULL, OPT_REQUIRE_ACCOUNTS},
+        {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
+        {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -359,6 +367,18 @@ int main(int argc, char **argv)
             break;
         case OPT_CHECK:
             check = 1;
+            break;
+        case OPT_REQUIRE_ACCOUNTS:
+            cfg.require_accounts = true;
+            break;
+        case OPT_SESSION_DAYS:
+            if (parse_count("--session-days", optarg, 3650, &cfg.session_days) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_REGISTRATIONS:
+            if (parse_count("--client-registrations", optarg, 1000000,
+                            &cfg.client_registrations) != 0)
+                return 2;
             break;
         case 'h':
             usage(stdout);

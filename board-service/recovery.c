@@ -106,6 +106,18 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
     }
 }
 
+/* A participant signed in to an account keeps playing for it. */
+static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account_id)
+{
+    recovering *rc = user;
+    room *r = rc->current;
+    if (!r || strcmp(r->id, game_id) != 0)
+        return;
+    for (int i = r->n_people - 1; i >= 0; i--)
+        if (r->people[i]->id == person_id)
+            r->people[i]->account_id = account_id;
+}
+
 /* One of the service's own bots: board_bots_recover starts it again. */
 static void on_bot(void *user, const char *game_id, unsigned person_id, int level)
 {
@@ -218,7 +230,7 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
 int board_recover(board_service *svc, char *err, size_t errlen)
 {
     recovering rc = {.svc = svc};
-    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot};
+    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
     unsigned max_id = 0;
     if (store_recover(svc->store, &cb, &rc, &max_id) != 0) {
         snprintf(err, errlen, "cannot read the unfinished games: %s",

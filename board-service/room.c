@@ -133,10 +133,15 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
     if (r->svc->store) {
         /* The result and everyone's statistics, in one transaction. */
         const char *names[GAME_MAX_SEATS];
-        for (int i = 0; i < game_seats(&r->state); i++)
+        int64_t accounts[GAME_MAX_SEATS];
+        for (int i = 0; i < game_seats(&r->state); i++) {
             names[i] = r->seat_name[i];
+            /* a finished game's players all still hold their seats */
+            accounts[i] = r->seat_holder[i] ? r->seat_holder[i]->account_id : 0;
+        }
         if (store_game_finish(r->svc->store, r->id, r->status, reason, game_seats(&r->state),
-                              names, scores, winners, n_winners, board_wall_ms()) != 0) {
+                              names, accounts, scores, winners, n_winners,
+                              board_wall_ms()) != 0) {
             board_log(r->svc, "game %s: cannot store the result: %s", r->id,
                       store_last_error(r->svc->store));
             r->store_failed = true;
@@ -211,6 +216,12 @@ static void make_token(char out[BOARD_TOKEN_HEX + 1])
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen)
 {
+    return room_join_as(r, name, 0, observe, from, out, err, errlen);
+}
+
+room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe,
+                     board_client *from, participant **out, char *err, size_t errlen)
+{
     *out = NULL;
     if (room_find_name(r, name)) {
         snprintf(err, errlen, "the name '%s' is taken in game %s", name, r->id);
@@ -257,6 +268,7 @@ room_rc room_join(room *r, const char *name, bool observe, board_client *from,
         return ROOM_E_LIMIT;
     }
     p->seat = seat;
+    p->account_id = account_id;
     p->rtt_ms = -1;
     p->last_seen_ms = board_now_ms();
     if (seat >= 0) {

@@ -125,8 +125,10 @@ void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
 void room__store_person(room *r, const participant *p)
 {
     if (r->svc->store &&
-        store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
-                              p->ready) != 0)
+        (store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
+                               p->ready) != 0 ||
+         (p->account_id > 0 &&
+          store_participant_account(r->svc->store, r->id, p->id, p->account_id) != 0)))
         board_log(r->svc, "game %s: cannot store %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accounts.h"
 #include "board_rpc.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "text.h"
@@ -103,6 +104,18 @@ void board_config_defaults(board_config *cfg)
         cfg->bot_think_ms = 1000;
     if (cfg->first_move_ms <= 0)
         cfg->first_move_ms = 30000;
+    if (cfg->session_days <= 0)
+        cfg->session_days = 30;
+    if (cfg->password_workers <= 0)
+        cfg->password_workers = 2;
+    if (cfg->password_queue <= 0)
+        cfg->password_queue = 32;
+    if (cfg->signin_failures <= 0)
+        cfg->signin_failures = 5;
+    if (cfg->client_signin_failures <= 0)
+        cfg->client_signin_failures = 20;
+    if (cfg->client_registrations <= 0)
+        cfg->client_registrations = 10;
     if (!cfg->log)
         cfg->log = stderr;
 }
@@ -450,6 +463,9 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
     const Sungka__V1__CreateGameRequest *req = (const void *)request;
     char err[256];
     rpc_code code;
+    store_account acct;
+    if (board_lobby_caller(svc, call, &acct) < 0)
+        return;
     if (req->bots < 0 || req->bot_level < 0 || req->bot_level > 10) {
         board_fail(call, RPC_INVALID_ARGUMENT, "bots must be 0 or more, bot_level 1..10");
         return;
@@ -487,8 +503,20 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     const Sungka__V1__JoinGameRequest *req = (const void *)request;
     char err[256], name[BOARD_NAME_BYTES];
     rpc_code code = RPC_OK;
-    if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
+    /* Signed in: the account's name, as registered. A guest: any name that
+     * is nobody's account and does not look like one. */
+    store_account acct;
+    int who = board_lobby_caller(svc, call, &acct);
+    if (who < 0)
+        return;
+    if (who > 0) {
+        if (board_account_name(svc, call, &acct, req->name) != 0)
+            return;
+        snprintf(name, sizeof name, "%s", acct.name);
+    } else if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
         board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    } else if (board_guest_name(svc, call, name) != 0) {
         return;
     }
     board_client *from = board_client_of(svc, call);
@@ -522,7 +550,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         return;
     }
     participant *p;
-    room_rc rc = room_join(r, name, req->observe, from, &p, err, sizeof err);
+    room_rc rc = room_join_as(r, name, who > 0 ? acct.id : 0, req->observe, from, &p, err,
+                              sizeof err);
     if (rc != ROOM_OK) {
         refuse(call, rc, err);
         return;
@@ -556,11 +585,15 @@ static const rpc_method_entry register_methods[] = {
  * participant it names, or NULL once the call is answered UNAUTHENTICATED. */
 static participant *caller(board_service *svc, rpc_call *call)
 {
-    char token[BOARD_TOKEN_HEX + 8];
+    char token[BOARD_TOKEN_HEX + 8] = "";
     participant *p = NULL;
     if (rpc_call_bearer(call, token, sizeof token) >= 0)
         p = find_token(svc, token);
-    if (!p)
+    if (!p && strncmp(token, ACCOUNTS_SESSION_PREFIX, strlen(ACCOUNTS_SESSION_PREFIX)) == 0)
+        board_fail(call, RPC_UNAUTHENTICATED,
+                   "that is a session token: Board calls take the seat token JoinGame "
+                   "answered (authorization: Bearer <seat token>)");
+    else if (!p)
         board_fail(call, RPC_UNAUTHENTICATED,
                         "missing or unknown seat token (send authorization: Bearer <token>)");
     return p;
@@ -787,7 +820,8 @@ static void health_check(rpc_call *call, const ProtobufCMessage *request, void *
     const Grpc__Health__V1__HealthCheckRequest *req = (const void *)request;
     Grpc__Health__V1__HealthCheckResponse reply = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
     bool known = !req->service[0] || strcmp(req->service, "sungka.v1.Register") == 0 ||
-                 strcmp(req->service, "sungka.v1.Board") == 0;
+                 strcmp(req->service, "sungka.v1.Board") == 0 ||
+                 strcmp(req->service, "sungka.v1.Accounts") == 0;
     if (!known) {
         board_fail(call, RPC_NOT_FOUND, "unknown service");
         return;
@@ -880,12 +914,16 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                register_methods, N_ENTRIES(register_methods), svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__board__descriptor, board_methods,
                                N_ENTRIES(board_methods), svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__accounts__descriptor,
+                               board_accounts_methods, board_accounts_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &grpc__health__v1__health__descriptor,
                                health_methods, N_ENTRIES(health_methods), svc) != 0 ||
         rpc_server_start(svc->server) != 0) {
         snprintf(err, errlen, "cannot start the RPC server");
         goto fail_server;
     }
+    if (board_accounts_start(svc, err, errlen) != 0)
+        goto fail_accounts;
     if (svc->cfg.advertise) {
         snprintf(svc->endpoint, sizeof svc->endpoint, "%s", svc->cfg.advertise);
     } else {
@@ -902,6 +940,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     *out = svc;
     return 0;
 
+fail_accounts:
+    board_accounts_stop(svc);
 fail_server:
     rpc_server_destroy(svc->server);
 fail_store:
@@ -939,6 +979,7 @@ static void run_timers(board_service *svc)
     svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
     board_bots_reap(svc);
     board_clients_sweep(svc, now);
+    board_accounts_tick(svc, now);
     if (svc->released >= TRIM_AFTER_RELEASED) {
         /* glibc keeps freed memory in its arenas (gRPC's threads have their
          * own): 10,000 closed streams left 135 MB resident without this.
@@ -969,9 +1010,11 @@ int board_run(board_service *svc)
         if (wait > LOOP_SLICE_MS)
             wait = LOOP_SLICE_MS;
         rpc_server_poll(svc->server, (int)wait);   /* ends with end_turn */
+        board_accounts_drain(svc);     /* password work done: answer its calls */
         run_timers(svc);
     }
     board_log(svc, "shutting down");
+    board_accounts_stop(svc);
     board_bots_stop(svc);
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i]);
@@ -993,6 +1036,7 @@ void board_destroy(board_service *svc)
 {
     if (!svc)
         return;
+    board_accounts_stop(svc);      /* before the server: it answers held calls */
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_bots_stop(svc);

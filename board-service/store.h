@@ -2,6 +2,9 @@
  * store.h — the board service's persistence: games, participants, the event
  * log, moves, results and players' statistics.
  *
+ * And accounts (issue 15): names, password hashes, sessions (hashed), and
+ * the link of statistics and results to the account they belong to.
+ *
  * A small interface so that a shared database can replace the embedded one
  * when several board services serve one community; store_sqlite.c is the
  * embedded default (one SQLite file). Nothing here knows protobuf or gRPC:
@@ -46,6 +49,7 @@
 #include <stdint.h>
 
 #define STORE_NOT_FOUND 1
+#define STORE_TAKEN     2    /* store_account_create: the name or a look-alike exists */
 
 #define STORE_ID_BYTES     16    /* game id, with its NUL */
 #define STORE_KIND_BYTES   32    /* game kind name ("sungka") */
@@ -55,6 +59,11 @@
 #define STORE_REASON_BYTES 1024  /* why a game ended */
 #define STORE_MAX_OPTIONS  8
 #define STORE_MAX_SEATS    6
+#define STORE_NAME_KEY_BYTES      385   /* a name's case-folded key (accounts.h) */
+#define STORE_SKELETON_BYTES      769   /* a name's UTS #39 skeleton (accounts.h) */
+#define STORE_PASSWORD_HASH_BYTES 128   /* crypto_pwhash_str's text */
+#define STORE_SESSION_ID_BYTES    16
+#define STORE_SESSION_HASH_BYTES  32
 
 /* Game status, the same numbers as the service's room_status. */
 enum {
@@ -162,6 +171,12 @@ int store_participant_remove(store *s, const char *game_id, unsigned person_id);
  * recovery starts it again. store_participant_put keeps the mark. -1 for a
  * level out of range or an unknown participant. */
 int store_participant_bot(store *s, const char *game_id, unsigned person_id, int level);
+/* Link participant person_id of game_id (already put) to the account it
+ * plays for (0: a guest), so that recovery keeps the link and the result
+ * counts for the account. store_participant_put keeps it. -1 for an unknown
+ * participant. */
+int store_participant_account(store *s, const char *game_id, unsigned person_id,
+                              int64_t account_id);
 
 /* --- The event log and moves --------------------------------------------- */
 
@@ -200,16 +215,21 @@ int store_rollback(store *s);
  * every seated player: each winner a win (streak + 1, best = max), every other
  * seat a loss (streak 0), or everyone a draw when n_winners is 0 (streak
  * unchanged); played + 1 in every case. A seat whose name is "" counts for
- * nobody. An abandoned game changes no statistics. The participants' rows
+ * nobody. A seat with an account counts for the account's row (made under
+ * its name when new); a guest's (account 0) for the unclaimed row of its
+ * name; a result never moves between the two (a guest's result where an
+ * account's row has that name is not counted). An abandoned game changes no statistics. The participants' rows
  * (and so their tokens) are deleted: an ended game is never recovered.
  * -1 for an unknown game, one that has already ended (so statistics are never
  * counted twice), n_seats not the game's seat count, a winner out of range or
  * repeated, or a name repeated among the seats.
  *   seat_names  IN  n_seats strings
+ *   seat_accounts IN n_seats account ids, 0 for a guest (NULL: all guests)
  *   scores      IN  n_seats values (NULL: all 0)
  *   winners     IN  n_winners seat numbers (may be NULL when n_winners is 0) */
 int store_game_finish(store *s, const char *game_id, int status, const char *reason,
-                      int n_seats, const char *const *seat_names, const int *scores,
+                      int n_seats, const char *const *seat_names,
+                      const int64_t *seat_accounts, const int *scores,
                       const int *winners, int n_winners, int64_t ended_ms);
 
 /* --- Statistics ----------------------------------------------------------- */
@@ -219,13 +239,15 @@ typedef struct store_stats {
     int played, wins, losses, draws;
     int streak;                    /* current win streak */
     int best_streak;
+    int64_t account_id;            /* the account it belongs to; 0: a guest's or unclaimed */
 } store_stats;
 
 /* One player's statistics; a name never seen gives all zeros and returns 0. */
 int store_player_stats(store *s, const char *name, store_stats *out);
 
-/* Up to limit (> 0) players into out[limit], by wins (most first), then best
- * streak (longest first), then name (bytewise). *n gets the count. */
+/* Up to limit (> 0) players with an account into out[limit], by wins (most
+ * first), then best streak (longest first), then name (bytewise); guests and
+ * unclaimed names are not ranked. *n gets the count. */
 int store_leaderboard(store *s, int limit, store_stats *out, int *n);
 
 /* --- History -------------------------------------------------------------- */
@@ -272,6 +294,8 @@ typedef struct store_recovery_cb {
                   const void *data, size_t len);
     /* right after participant() for one marked a bot (store_participant_bot) */
     void (*bot)(void *user, const char *game_id, unsigned person_id, int level);
+    /* right after participant() (and bot()) for one linked to an account */
+    void (*account)(void *user, const char *game_id, unsigned person_id, int64_t account_id);
 } store_recovery_cb;
 
 /* Every game still waiting or running, oldest first: for each, game(), then
@@ -282,5 +306,67 @@ typedef struct store_recovery_cb {
  * for part of the data; the caller should give up). */
 int store_recover(store *s, const store_recovery_cb *cb, void *user,
                   unsigned *max_game_id);
+
+/* --- Accounts ------------------------------------------------------------- */
+
+/* One account. The service makes name, name_key and skeleton with
+ * accounts.h (display form, case-folded key, UTS #39 skeleton) and the hash
+ * with accounts_password_hash; the store only keeps them, and keeps the key
+ * and the skeleton unique. */
+typedef struct store_account {
+    int64_t id;                                   /* > 0; set by the store */
+    char name[STORE_NAME_BYTES];                  /* as the person chose it */
+    char name_key[STORE_NAME_KEY_BYTES];
+    char skeleton[STORE_SKELETON_BYTES];
+    char password_hash[STORE_PASSWORD_HASH_BYTES];
+    int64_t created_ms;                           /* wall clock */
+} store_account;
+
+/* Register *a (id ignored; set on success), in one transaction with the
+ * claim: the statistics and results kept under exactly a->name with no
+ * account (from before accounts, or a guest's) become the account's, once.
+ * *claimed (may be NULL) says whether there were statistics to claim.
+ * Returns 0; STORE_TAKEN when the key or the skeleton is an existing
+ * account's (nothing is stored); -1 on failure. */
+int store_account_create(store *s, store_account *a /* IN/OUT */, bool *claimed /* OUT */);
+
+/* How many accounts there are, into *n. */
+int store_account_count(store *s, int64_t *n /* OUT */);
+
+/* Find an account by its key / its skeleton / its id: 0, STORE_NOT_FOUND,
+ * or -1. */
+int store_account_find(store *s, const char *name_key, store_account *out);
+int store_account_find_skeleton(store *s, const char *skeleton, store_account *out);
+int store_account_get(store *s, int64_t id, store_account *out);
+
+/* Replace an account's password hash (changed at when_ms). -1 for an
+ * unknown account. Ending its other sessions is the caller's next call. */
+int store_account_set_password(store *s, int64_t id, const char *password_hash,
+                               int64_t when_ms);
+
+/* --- Sessions ------------------------------------------------------------- */
+
+/* A signed-in session: the store keeps its public id and the hash of its
+ * secret (accounts.h), never the token, so a copy of the database signs
+ * nobody in. The caller compares hashes in constant time. */
+typedef struct store_session {
+    uint8_t id[STORE_SESSION_ID_BYTES];
+    uint8_t hash[STORE_SESSION_HASH_BYTES];
+    int64_t account_id;
+    int64_t created_ms, expires_ms;               /* wall clock */
+} store_session;
+
+int store_session_create(store *s, const store_session *ss);
+/* 0, STORE_NOT_FOUND (expired ones are found until store_sessions_expire:
+ * the caller checks expires_ms), or -1. */
+int store_session_find(store *s, const uint8_t id[STORE_SESSION_ID_BYTES], store_session *out);
+/* Sign out: forget one session (an unknown one is not an error). */
+int store_session_delete(store *s, const uint8_t id[STORE_SESSION_ID_BYTES]);
+/* Sign out everywhere / after a password change: forget every session of
+ * account_id but `keep` (NULL: all). *n_deleted (may be NULL) gets how many. */
+int store_sessions_delete_account(store *s, int64_t account_id,
+                                  const uint8_t keep[STORE_SESSION_ID_BYTES], int *n_deleted);
+/* Forget the sessions expired at now_ms. */
+int store_sessions_expire(store *s, int64_t now_ms, int *n_deleted);
 
 #endif /* SUNGKA_STORE_H */

@@ -109,6 +109,38 @@ static const char *const migrations[] = {
     "ALTER TABLE games ADD COLUMN per_move_ms INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE games ADD COLUMN base_ms INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE games ADD COLUMN increment_ms INTEGER NOT NULL DEFAULT 0;",
+    /* 5: accounts (issue 15). A name means one person: its key (case
+     * folded) and its skeleton (what it looks like) are each unique, so a
+     * look-alike is one indexed lookup away. Sessions keep a hash, never the
+     * token. Statistics and results belong to an account; the rows written
+     * before, keyed by a bare name, stay unclaimed (account_id NULL) until
+     * someone registers that exact name, once. Guests' rows stay unclaimed
+     * too and are never ranked. The columns added to older tables are plain
+     * integers (accounts are never deleted), so an older file needs no
+     * rebuild of its tables. */
+    "CREATE TABLE accounts ("
+    "  id          INTEGER PRIMARY KEY,"
+    "  name        TEXT NOT NULL,"
+    "  name_key    TEXT NOT NULL UNIQUE,"
+    "  skeleton    TEXT NOT NULL UNIQUE,"
+    "  pwhash      TEXT NOT NULL,"
+    "  created_ms  INTEGER NOT NULL,"
+    "  password_ms INTEGER NOT NULL);"
+    "CREATE TABLE sessions ("
+    "  id         BLOB PRIMARY KEY NOT NULL,"
+    "  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+    "  hash       BLOB NOT NULL,"
+    "  created_ms INTEGER NOT NULL,"
+    "  expires_ms INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX sessions_by_account ON sessions(account_id);"
+    "CREATE INDEX sessions_by_expiry ON sessions(expires_ms);"
+    "ALTER TABLE players ADD COLUMN account_id INTEGER;"
+    "CREATE UNIQUE INDEX players_by_account ON players(account_id)"
+    "  WHERE account_id IS NOT NULL;"
+    "CREATE INDEX players_ranked ON players(wins DESC, best_streak DESC, name)"
+    "  WHERE account_id IS NOT NULL;"
+    "ALTER TABLE results ADD COLUMN account_id INTEGER;"
+    "ALTER TABLE participants ADD COLUMN account_id INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -126,6 +158,11 @@ enum stmt_id {
     ST_STATS_GET, ST_LEADERBOARD,
     ST_MATCHES, ST_GAME_GET, ST_OPTIONS_GET, ST_RESULTS_GET, ST_MOVES_GET,
     ST_RECOVER_GAMES, ST_RECOVER_PARTS, ST_RECOVER_EVENTS, ST_MAX_ID,
+    ST_PART_ACCOUNT,
+    ST_ACCOUNT_INSERT, ST_ACCOUNT_CLAIM_STATS, ST_ACCOUNT_CLAIM_RESULTS,
+    ST_ACCOUNT_BY_KEY, ST_ACCOUNT_BY_SKELETON, ST_ACCOUNT_BY_ID, ST_ACCOUNT_PASSWORD,
+    ST_SESSION_INSERT, ST_SESSION_GET, ST_SESSION_DELETE, ST_SESSIONS_DELETE_ACCOUNT,
+    ST_SESSIONS_EXPIRE, ST_ACCOUNT_COUNT,
     ST_COUNT
 };
 
@@ -167,23 +204,28 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_GAME_STATE] = "SELECT status, seats FROM games WHERE id = ?1",
     [ST_GAME_END] = "UPDATE games SET status = ?2, reason = ?3, ended_ms = ?4 WHERE id = ?1",
     [ST_RESULT_INSERT] =
-        "INSERT INTO results (game_id, seat, name, score, winner) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO results (game_id, seat, name, score, winner, account_id)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     /* ?2: 1 win, 2 loss, 3 draw. In DO UPDATE the bare column names are the
      * row's values before the update, so both SETs see the old streak. */
     [ST_STATS_ADD] =
-        "INSERT INTO players (name, played, wins, losses, draws, streak, best_streak)"
-        " VALUES (?1, 1, ?2 = 1, ?2 = 2, ?2 = 3, ?2 = 1, ?2 = 1)"
+        "INSERT INTO players (name, played, wins, losses, draws, streak, best_streak,"
+        " account_id) VALUES (?1, 1, ?2 = 1, ?2 = 2, ?2 = 3, ?2 = 1, ?2 = 1, ?3)"
         " ON CONFLICT (name) DO UPDATE SET played = played + 1,"
         " wins = wins + excluded.wins, losses = losses + excluded.losses,"
         " draws = draws + excluded.draws,"
         " streak = CASE ?2 WHEN 1 THEN streak + 1 WHEN 2 THEN 0 ELSE streak END,"
-        " best_streak = max(best_streak, CASE ?2 WHEN 1 THEN streak + 1 ELSE 0 END)",
+        " best_streak = max(best_streak, CASE ?2 WHEN 1 THEN streak + 1 ELSE 0 END)"
+        /* a guest's result never counts for an account, nor the reverse */
+        " WHERE players.account_id IS ?3",
     [ST_PARTS_CLEAR] = "DELETE FROM participants WHERE game_id = ?1",
     [ST_STATS_GET] =
-        "SELECT name, played, wins, losses, draws, streak, best_streak"
+        "SELECT name, played, wins, losses, draws, streak, best_streak, account_id"
         " FROM players WHERE name = ?1",
+    /* accounts only: guests and unclaimed names are not ranked */
     [ST_LEADERBOARD] =
-        "SELECT name, played, wins, losses, draws, streak, best_streak FROM players"
+        "SELECT name, played, wins, losses, draws, streak, best_streak, account_id"
+        " FROM players WHERE account_id IS NOT NULL"
         " ORDER BY wins DESC, best_streak DESC, name LIMIT ?1",
     [ST_MATCHES] =
         "SELECT " GAME_COLUMNS " FROM games g WHERE status >= 3"
@@ -200,7 +242,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_RECOVER_GAMES] =
         "SELECT " GAME_COLUMNS " FROM games g WHERE status IN (1, 2) ORDER BY g.rowid",
     [ST_RECOVER_PARTS] =
-        "SELECT person_id, name, seat, token, ready, bot_level FROM participants"
+        "SELECT person_id, name, seat, token, ready, bot_level, account_id FROM participants"
         " WHERE game_id = ?1 ORDER BY person_id",
     [ST_RECOVER_EVENTS] =
         "SELECT seq, time_ms, only_for_a, only_for_b, data, format FROM events"
@@ -209,6 +251,34 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_MAX_ID] =
         "SELECT max(CAST(id AS INTEGER)) FROM games"
         " WHERE id <> '' AND id NOT GLOB '*[^0-9]*' AND length(id) <= 10",
+    [ST_PART_ACCOUNT] =
+        "UPDATE participants SET account_id = ?3 WHERE game_id = ?1 AND person_id = ?2",
+    [ST_ACCOUNT_INSERT] =
+        "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+    [ST_ACCOUNT_CLAIM_STATS] =
+        "UPDATE players SET account_id = ?1 WHERE name = ?2 AND account_id IS NULL",
+    [ST_ACCOUNT_CLAIM_RESULTS] =
+        "UPDATE results SET account_id = ?1 WHERE name = ?2 AND account_id IS NULL",
+    [ST_ACCOUNT_BY_KEY] =
+        "SELECT id, name, name_key, skeleton, pwhash, created_ms FROM accounts"
+        " WHERE name_key = ?1",
+    [ST_ACCOUNT_BY_SKELETON] =
+        "SELECT id, name, name_key, skeleton, pwhash, created_ms FROM accounts"
+        " WHERE skeleton = ?1",
+    [ST_ACCOUNT_BY_ID] =
+        "SELECT id, name, name_key, skeleton, pwhash, created_ms FROM accounts WHERE id = ?1",
+    [ST_ACCOUNT_PASSWORD] = "UPDATE accounts SET pwhash = ?2, password_ms = ?3 WHERE id = ?1",
+    [ST_SESSION_INSERT] =
+        "INSERT INTO sessions (id, account_id, hash, created_ms, expires_ms)"
+        " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_SESSION_GET] =
+        "SELECT account_id, hash, created_ms, expires_ms FROM sessions WHERE id = ?1",
+    [ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = ?1",
+    [ST_SESSIONS_DELETE_ACCOUNT] =
+        "DELETE FROM sessions WHERE account_id = ?1 AND (?2 IS NULL OR id <> ?2)",
+    [ST_SESSIONS_EXPIRE] = "DELETE FROM sessions WHERE expires_ms <= ?1",
+    [ST_ACCOUNT_COUNT] = "SELECT count(*) FROM accounts",
 };
 
 struct store {
@@ -916,9 +986,18 @@ int store_rollback(store *s)
 
 enum outcome { OUT_WIN = 1, OUT_LOSS = 2, OUT_DRAW = 3 };
 
+/* An account id, or SQL NULL for a guest (0). */
+static void bind_account(sqlite3_stmt *st, int col, int64_t account)
+{
+    if (account > 0)
+        sqlite3_bind_int64(st, col, account);
+    else
+        sqlite3_bind_null(st, col);
+}
+
 static int finish_game(store *s, const char *id, int status, const char *reason, int n_seats,
-                       const char *const *names, const int *scores, const bool *won,
-                       int n_winners, int64_t ended_ms)
+                       const char *const *names, const int64_t *accounts, const int *scores,
+                       const bool *won, int n_winners, int64_t ended_ms)
 {
     char what[64];
     snprintf(what, sizeof what, "cannot end game %s", id);
@@ -957,6 +1036,7 @@ static int finish_game(store *s, const char *id, int status, const char *reason,
         sqlite3_bind_text(st, 3, names[i], -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 4, scores ? scores[i] : 0);
         sqlite3_bind_int(st, 5, won[i]);
+        bind_account(st, 6, accounts ? accounts[i] : 0);
         if (run(s, st, what) < 0)
             return -1;
     }
@@ -968,6 +1048,7 @@ static int finish_game(store *s, const char *id, int status, const char *reason,
             return -1;
         sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 2, n_winners == 0 ? OUT_DRAW : won[i] ? OUT_WIN : OUT_LOSS);
+        bind_account(st, 3, accounts ? accounts[i] : 0);
         if (run(s, st, what) < 0)
             return -1;
     }
@@ -979,7 +1060,8 @@ static int finish_game(store *s, const char *id, int status, const char *reason,
 }
 
 int store_game_finish(store *s, const char *game_id, int status, const char *reason,
-                      int n_seats, const char *const *seat_names, const int *scores,
+                      int n_seats, const char *const *seat_names,
+                      const int64_t *seat_accounts, const int *scores,
                       const int *winners, int n_winners, int64_t ended_ms)
 {
     if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
@@ -1013,8 +1095,8 @@ int store_game_finish(store *s, const char *game_id, int status, const char *rea
     }
     if (op_begin(s) < 0)
         return -1;
-    return op_end(s, finish_game(s, game_id, status, reason, n_seats, names, scores, won,
-                                 n_winners, ended_ms));
+    return op_end(s, finish_game(s, game_id, status, reason, n_seats, names, seat_accounts,
+                                 scores, won, n_winners, ended_ms));
 }
 
 /* ------------------------------------------------------------------------
@@ -1030,6 +1112,7 @@ static void read_stats(sqlite3_stmt *st, store_stats *out)
     out->draws = sqlite3_column_int(st, 4);
     out->streak = sqlite3_column_int(st, 5);
     out->best_streak = sqlite3_column_int(st, 6);
+    out->account_id = sqlite3_column_int64(st, 7);     /* NULL reads 0 */
 }
 
 int store_player_stats(store *s, const char *name, store_stats *out)
@@ -1292,6 +1375,9 @@ static int recover_game(store *s, const store_recovery_cb *cb, void *user,
         int bot_level = sqlite3_column_int(st, 5);
         if (cb->bot && bot_level > 0)
             cb->bot(user, g->id, person, bot_level);
+        int64_t account = sqlite3_column_int64(st, 6);
+        if (cb->account && account > 0)
+            cb->account(user, g->id, person, account);
     }
     int res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read participants");
     finish(st);
@@ -1349,4 +1435,256 @@ int store_recover(store *s, const store_recovery_cb *cb, void *user, unsigned *m
         res = fail_db(s, "cannot read the unfinished games");
     finish(games);
     return res;
+}
+
+/* ------------------------------------------------------------------------
+ * Accounts and sessions
+ * ------------------------------------------------------------------------ */
+
+int store_participant_account(store *s, const char *game_id, unsigned person_id,
+                              int64_t account_id)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (account_id < 0)
+        return failf(s, "account %lld is out of range", (long long)account_id);
+    sqlite3_stmt *st = stmt(s, ST_PART_ACCOUNT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, person_id);
+    sqlite3_bind_int64(st, 3, account_id);
+    if (run_f(s, st, "cannot link participant %u of game %s", person_id, game_id) < 0)
+        return -1;
+    if (sqlite3_changes(s->db) == 0)
+        return failf(s, "game %s has no participant %u", game_id, person_id);
+    return 0;
+}
+
+static int check_account(store *s, const store_account *a)
+{
+    if (!a)
+        return failf(s, "the account is missing");
+    if (check_str(s, a->name, sizeof a->name, "account name", false) < 0 ||
+        check_str(s, a->name_key, sizeof a->name_key, "account name key", false) < 0 ||
+        check_str(s, a->skeleton, sizeof a->skeleton, "account name skeleton", false) < 0 ||
+        check_str(s, a->password_hash, sizeof a->password_hash, "password hash", false) < 0)
+        return -1;
+    return 0;
+}
+
+/* Insert a, then claim the unclaimed statistics and results of its exact
+ * name; inside the caller's savepoint. */
+static int insert_account(store *s, store_account *a, bool *claimed)
+{
+    sqlite3_stmt *st = stmt(s, ST_ACCOUNT_INSERT);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, a->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, a->name_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, a->skeleton, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, a->password_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, a->created_ms);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) {
+        bool taken = sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE;
+        fail_db(s, "cannot store the account");
+        finish(st);
+        return taken ? STORE_TAKEN : -1;
+    }
+    finish(st);
+    a->id = sqlite3_last_insert_rowid(s->db);
+    static const enum stmt_id claims[] = {ST_ACCOUNT_CLAIM_STATS, ST_ACCOUNT_CLAIM_RESULTS};
+    for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
+        if (!(st = stmt(s, claims[i])))
+            return -1;
+        sqlite3_bind_int64(st, 1, a->id);
+        sqlite3_bind_text(st, 2, a->name, -1, SQLITE_STATIC);
+        if (run(s, st, "cannot claim the name's statistics") < 0)
+            return -1;
+        if (i == 0)
+            *claimed = sqlite3_changes(s->db) > 0;
+    }
+    return 0;
+}
+
+int store_account_create(store *s, store_account *a, bool *claimed)
+{
+    bool dummy;
+    if (!claimed)
+        claimed = &dummy;
+    *claimed = false;
+    if (check_account(s, a) < 0 || op_begin(s) < 0)
+        return -1;
+    int rc = insert_account(s, a, claimed);
+    if (rc == STORE_TAKEN) {
+        op_end(s, -1);
+        failf(s, "the name %s, or one that looks like it, is registered", a->name);
+        return STORE_TAKEN;
+    }
+    return op_end(s, rc);
+}
+
+static int find_account(store *s, enum stmt_id id, const char *text, int64_t num,
+                        store_account *out)
+{
+    if (!out)
+        return failf(s, "no place for the account");
+    sqlite3_stmt *st = stmt(s, id);
+    if (!st)
+        return -1;
+    if (text)
+        sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_int64(st, 1, num);
+    int rc = sqlite3_step(st);
+    memset(out, 0, sizeof *out);
+    if (rc == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        col_text(st, 1, out->name, sizeof out->name);
+        col_text(st, 2, out->name_key, sizeof out->name_key);
+        col_text(st, 3, out->skeleton, sizeof out->skeleton);
+        col_text(st, 4, out->password_hash, sizeof out->password_hash);
+        out->created_ms = sqlite3_column_int64(st, 5);
+    } else if (rc != SQLITE_DONE) {
+        fail_db(s, "cannot read an account");
+    }
+    finish(st);
+    if (rc == SQLITE_DONE) {
+        failf(s, "no such account");
+        return STORE_NOT_FOUND;
+    }
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int store_account_count(store *s, int64_t *n)
+{
+    sqlite3_stmt *st = stmt(s, ST_ACCOUNT_COUNT);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    *n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW)
+        fail_db(s, "cannot count the accounts");
+    finish(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int store_account_find(store *s, const char *name_key, store_account *out)
+{
+    if (check_str(s, name_key, STORE_NAME_KEY_BYTES, "account name key", false) < 0)
+        return -1;
+    return find_account(s, ST_ACCOUNT_BY_KEY, name_key, 0, out);
+}
+
+int store_account_find_skeleton(store *s, const char *skeleton, store_account *out)
+{
+    if (check_str(s, skeleton, STORE_SKELETON_BYTES, "account name skeleton", false) < 0)
+        return -1;
+    return find_account(s, ST_ACCOUNT_BY_SKELETON, skeleton, 0, out);
+}
+
+int store_account_get(store *s, int64_t id, store_account *out)
+{
+    return find_account(s, ST_ACCOUNT_BY_ID, NULL, id, out);
+}
+
+int store_account_set_password(store *s, int64_t id, const char *password_hash,
+                               int64_t when_ms)
+{
+    if (check_str(s, password_hash, STORE_PASSWORD_HASH_BYTES, "password hash", false) < 0)
+        return -1;
+    sqlite3_stmt *st = stmt(s, ST_ACCOUNT_PASSWORD);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, password_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, when_ms);
+    if (run(s, st, "cannot change the password") < 0)
+        return -1;
+    if (sqlite3_changes(s->db) == 0)
+        return failf(s, "there is no account %lld", (long long)id);
+    return 0;
+}
+
+int store_session_create(store *s, const store_session *ss)
+{
+    if (!ss || ss->account_id <= 0)
+        return failf(s, "a session needs an account");
+    sqlite3_stmt *st = stmt(s, ST_SESSION_INSERT);
+    if (!st)
+        return -1;
+    sqlite3_bind_blob(st, 1, ss->id, STORE_SESSION_ID_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, ss->account_id);
+    sqlite3_bind_blob(st, 3, ss->hash, STORE_SESSION_HASH_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, ss->created_ms);
+    sqlite3_bind_int64(st, 5, ss->expires_ms);
+    return run(s, st, "cannot store the session");
+}
+
+int store_session_find(store *s, const uint8_t id[STORE_SESSION_ID_BYTES], store_session *out)
+{
+    if (!id || !out)
+        return failf(s, "no session id, or no place for the session");
+    sqlite3_stmt *st = stmt(s, ST_SESSION_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_blob(st, 1, id, STORE_SESSION_ID_BYTES, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    memset(out, 0, sizeof *out);
+    if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 1) == STORE_SESSION_HASH_BYTES) {
+        memcpy(out->id, id, STORE_SESSION_ID_BYTES);
+        out->account_id = sqlite3_column_int64(st, 0);
+        memcpy(out->hash, sqlite3_column_blob(st, 1), STORE_SESSION_HASH_BYTES);
+        out->created_ms = sqlite3_column_int64(st, 2);
+        out->expires_ms = sqlite3_column_int64(st, 3);
+    } else if (rc == SQLITE_ROW) {
+        rc = SQLITE_DONE;      /* a damaged row is no session */
+    } else if (rc != SQLITE_DONE) {
+        fail_db(s, "cannot read a session");
+    }
+    finish(st);
+    if (rc == SQLITE_DONE) {
+        failf(s, "no such session");
+        return STORE_NOT_FOUND;
+    }
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int store_session_delete(store *s, const uint8_t id[STORE_SESSION_ID_BYTES])
+{
+    sqlite3_stmt *st = stmt(s, ST_SESSION_DELETE);
+    if (!st)
+        return -1;
+    sqlite3_bind_blob(st, 1, id, STORE_SESSION_ID_BYTES, SQLITE_STATIC);
+    return run(s, st, "cannot end the session");
+}
+
+int store_sessions_delete_account(store *s, int64_t account_id,
+                                  const uint8_t keep[STORE_SESSION_ID_BYTES], int *n_deleted)
+{
+    sqlite3_stmt *st = stmt(s, ST_SESSIONS_DELETE_ACCOUNT);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, account_id);
+    if (keep)
+        sqlite3_bind_blob(st, 2, keep, STORE_SESSION_ID_BYTES, SQLITE_STATIC);
+    if (run(s, st, "cannot end the account's sessions") < 0)
+        return -1;
+    if (n_deleted)
+        *n_deleted = sqlite3_changes(s->db);
+    return 0;
+}
+
+int store_sessions_expire(store *s, int64_t now_ms, int *n_deleted)
+{
+    sqlite3_stmt *st = stmt(s, ST_SESSIONS_EXPIRE);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, now_ms);
+    if (run(s, st, "cannot forget expired sessions") < 0)
+        return -1;
+    if (n_deleted)
+        *n_deleted = sqlite3_changes(s->db);
+    return 0;
 }

@@ -152,6 +152,7 @@ void wire_participant(const participant *p, wire_participant_msg *out)
     }
     m->ready = p->ready;
     m->out = p->seat >= 0 && game_is_out(&p->room->state, p->seat);
+    m->guest = p->account_id == 0;
 }
 
 /* ------------------------------------------------------ the room's events */

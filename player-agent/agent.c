@@ -117,9 +117,18 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what)
 {
+    return agent__call_sync_code(ag, m, req, token, reply, err, errlen, what, NULL);
+}
+
+int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
+                          const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
+                          const char *what, rpc_code *code)
+{
     rpc_status st;
-    if (rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st) ==
-        0)
+    int rc = rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st);
+    if (code)
+        *code = st.code;
+    if (rc == 0)
         return 0;
     char words[AGENT_TEXT_BYTES];
     if (agent__unreachable(ag, &st, words, sizeof words)) {
@@ -143,6 +152,7 @@ void agent_library_init(void)
     rpc_init();
     const ProtobufCServiceDescriptor *reg = &sungka__v1__register__descriptor;
     const ProtobufCServiceDescriptor *board = &sungka__v1__board__descriptor;
+    const ProtobufCServiceDescriptor *acc = &sungka__v1__accounts__descriptor;
     agent__methods = (agent_methods){
         .list_games = rpc_method_named(reg, "ListGames", false),
         .create_game = rpc_method_named(reg, "CreateGame", false),
@@ -165,6 +175,12 @@ void agent_library_init(void)
         .offer_draw = rpc_method_named(board, "OfferDraw", false),
         .answer_draw = rpc_method_named(board, "AnswerDraw", false),
         .claim = rpc_method_named(board, "Claim", false),
+        .create_account = rpc_method_named(acc, "CreateAccount", false),
+        .sign_in = rpc_method_named(acc, "SignIn", false),
+        .sign_out = rpc_method_named(acc, "SignOut", false),
+        .sign_out_everywhere = rpc_method_named(acc, "SignOutEverywhere", false),
+        .change_password = rpc_method_named(acc, "ChangePassword", false),
+        .who_am_i = rpc_method_named(acc, "WhoAmI", false),
     };
 }
 
@@ -253,6 +269,7 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the reconnect thread");
         goto fail_client;
     }
+    agent__session_load(ag);       /* signed in on an earlier run: still so */
     if (cfg->new_kind || cfg->any_kind || cfg->game_id) {
         if (agent__go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options,
                               cfg->n_options, cfg->observe, err, errlen) != 0) {

@@ -279,6 +279,36 @@ int agent_parse_move(const agent_model *m, const char *text, int *move /* OUT */
 /* The name we play under (--name). */
 const char *agent_name(const agent *ag);
 
+/* Accounts (issue 15; blocking, with the call deadline; view thread; 0, or
+ * -1 with a sentence in err, e.g. "cannot sign in: wrong name or password").
+ * Signing in or registering gives a session that the agent keeps under the
+ * state directory (agent_config.state_dir, else the XDG state directory),
+ * in the file "sessions", mode 0600, one line per server, and sends as
+ * "authorization: Bearer <session>" on the lobby calls that follow (new
+ * game, join: the seat then bears the account's name as registered, and its
+ * results count for the account). A session saved by an earlier run for
+ * this server is used from agent_start on. Without one the agent plays as a
+ * guest, as before. Passwords are not kept anywhere; this library sends them
+ * as given (refusing plaintext to a service off loopback is the TLS work's).
+ *   agent_register: create the account `name` and sign in; *claimed (may be
+ *     NULL) says the statistics kept under exactly that name became its own.
+ *   agent_sign_in: name in any case.
+ *   agent_sign_out: end this session (everywhere: every session of the
+ *     account); forgotten here in any case, even when the service cannot be
+ *     reached.
+ *   agent_change_password: the other sessions end; this one stays.
+ * A lobby call the service refuses because it no longer knows the session
+ * (expired, or ended from elsewhere) forgets it here too, and its sentence
+ * ends "(signed out here too: sign in again, or play as a guest)". */
+int agent_register(agent *ag, const char *name, const char *password, bool *claimed,
+                   char *err, size_t errlen);
+int agent_sign_in(agent *ag, const char *name, const char *password, char *err, size_t errlen);
+int agent_sign_out(agent *ag, bool everywhere, char *err, size_t errlen);
+int agent_change_password(agent *ag, const char *old_password, const char *new_password,
+                          char *err, size_t errlen);
+/* The account signed in, as registered, or NULL for a guest. */
+const char *agent_account(const agent *ag);
+
 /* The id of the game joined (known as soon as agent_start returns). */
 const char *agent_game_id(const agent *ag);
 

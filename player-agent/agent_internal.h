@@ -63,6 +63,9 @@ struct agent {
     agent_trust trust;         /* roots_pem is freed once the client is made */
 
     agent_model model;         /* view thread only */
+    char session[AGENT_TOKEN_BYTES];     /* view thread only: the signed-in session's
+                                          * token, "" for a guest (agent_accounts.c) */
+    char account[AGENT_NAME_BYTES];      /* view thread only: its account's name */
     bool ready_pending[AGENT_MAX_HELD];  /* view thread only: --ready, to say for
                                           * held[i] once seated */
 
@@ -87,6 +90,9 @@ typedef struct agent_methods {
     /* Board */
     rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
         offer_draw, answer_draw, claim;
+    /* Accounts */
+    rpc_method create_account, sign_in, sign_out, sign_out_everywhere, change_password,
+        who_am_i;
 } agent_methods;
 extern agent_methods agent__methods;
 
@@ -123,6 +129,10 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
 int agent__tls_trust(const agent_config *cfg, agent_trust *t /* OUT */, char *err,
                      size_t errlen);
 void agent__tls_trust_free(agent_trust *t);
+/* The same, with the call's status code in *code (may be NULL). */
+int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
+                          const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
+                          const char *what, rpc_code *code);
 
 /* --- agent_stream.c --- */
 
@@ -134,6 +144,17 @@ int agent__subscribe(agent *ag, int index, uint64_t after_seq);
  * for it (agent_destroy, before the client goes). */
 int agent__reconnector_start(agent *ag);
 void agent__reconnector_stop(agent *ag);
+
+/* --- agent_accounts.c (view thread) --- */
+
+/* Load the session saved for cfg.server, if any (agent_start). */
+void agent__session_load(agent *ag);
+/* The session token lobby calls carry, or NULL for a guest. */
+const char *agent__session(const agent *ag);
+/* A lobby call carrying the session answered `code`: when the service no
+ * longer knows the session (UNAUTHENTICATED: expired, ended elsewhere),
+ * forget it here too and say so at the end of err. */
+void agent__session_refused(agent *ag, rpc_code code, char *err, size_t errlen);
 
 /* --- agent_lobby.c (view thread) --- */
 

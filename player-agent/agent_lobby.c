@@ -51,7 +51,8 @@ static const game_kind *parse_kind(const char *kind_name, const char *const *opt
 /* Join game_id (or any game of any_kind) as `name`; fills *h and game_id. */
 static int join_one(agent *ag, const char *game_id, const char *any_kind,
                     const game_kind *kind, const game_options *opts, const char *name,
-                    bool observe, agent_holder *h, char *joined_id, char *err, size_t errlen)
+                    const char *session, bool observe, agent_holder *h, char *joined_id,
+                    char *err, size_t errlen)
 {
     Sungka__V1__JoinGameRequest req = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;
     Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
@@ -70,9 +71,16 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     char what[160];
     snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
              game_id ? game_id : any_kind, name);
-    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, what) != 0)
+    rpc_code code;
+    if (agent__call_sync_code(ag, &m, &req.base, session, &reply, err, errlen, what,
+                              &code) != 0) {
+        if (session)
+            agent__session_refused(ag, code, err, errlen);
         return -1;
+    }
     Sungka__V1__BoardRef *ref = (Sungka__V1__BoardRef *)reply;
+    if (session)
+        name = ag->account;       /* the seat bears the account's name as registered */
     memset(h, 0, sizeof *h);
     h->seat = agent__seat_of(ref->seat);
     snprintf(h->name, sizeof h->name, "%s", name);
@@ -241,9 +249,12 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         }
         rpc_method m = agent__methods.create_game;
         ProtobufCMessage *reply = NULL;
-        if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot create the game") !=
-            0)
+        rpc_code code;
+        if (agent__call_sync_code(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                                  "cannot create the game", &code) != 0) {
+            agent__session_refused(ag, code, err, errlen);
             return -1;
+        }
         Sungka__V1__CreateGameResponse *created = (Sungka__V1__CreateGameResponse *)reply;
         agent__text(id, sizeof id, created->game ? created->game->game_id : "");
         protobuf_c_message_free_unpacked(reply, NULL);
@@ -253,7 +264,10 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     if (agent_in_game(ag))
         leave_game(ag);
 
-    const char *names[AGENT_MAX_HELD] = {ag->cfg.name, ag->cfg.hot_seat};
+    /* Signed in, the first seat is the account's (a hot seat's second
+     * player is a guest: a session acts for its own account only). */
+    const char *names[AGENT_MAX_HELD] = {agent__session(ag) ? ag->account : ag->cfg.name,
+                                         ag->cfg.hot_seat};
     int n = ag->cfg.hot_seat && !observe ? 2 : 1;
     agent_holder held[AGENT_MAX_HELD];
     bool resumed = false;
@@ -271,8 +285,9 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         /* the hot seat's second player goes to the game the first one got */
         const char *target = i > 0 ? id : game_id;
         bool watch = observe || (i == 0 && ag->cfg.take_seat);
-        if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i], watch,
-                     &held[i], id, err, errlen) != 0) {
+        if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i],
+                     i > 0 ? NULL : agent__session(ag), watch, &held[i], id, err,
+                     errlen) != 0) {
             if (i > 0) {        /* give the first seat back */
                 enter_game(ag, id, held, i, false);
                 leave_game(ag);

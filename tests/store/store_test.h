@@ -77,6 +77,34 @@ static inline void make_game(store *s, const char *id, const char *kind, int sea
         fail_msg("store_game_create(%s): %s", id, store_last_error(s));
 }
 
+/* Register an account for name (its key and skeleton the name itself: the
+ * store only keeps them); returns its id, and whether it claimed statistics. */
+static inline int64_t make_account(store *s, const char *name, bool *claimed)
+{
+    store_account a = {.created_ms = 1};
+    snprintf(a.name, sizeof a.name, "%s", name);
+    snprintf(a.name_key, sizeof a.name_key, "%s", name);
+    snprintf(a.skeleton, sizeof a.skeleton, "%s", name);
+    snprintf(a.password_hash, sizeof a.password_hash, "$argon2id$not-a-real-hash");
+    if (store_account_create(s, &a, claimed) != 0)
+        fail_msg("store_account_create(%s): %s", name, store_last_error(s));
+    return a.id;
+}
+
+/* What undoes one migration (store_sqlite.c's migrations[]), to make a file
+ * as an older service left it behind and test the way up from there; undo
+ * the newest first, then set PRAGMA user_version. */
+#define STORE_TEST_UNDO_5 /* accounts */ \
+    "DROP INDEX players_by_account; DROP INDEX players_ranked;" \
+    "ALTER TABLE players DROP COLUMN account_id; ALTER TABLE results DROP COLUMN account_id;" \
+    "ALTER TABLE participants DROP COLUMN account_id;" \
+    "DROP TABLE sessions; DROP TABLE accounts;"
+#define STORE_TEST_UNDO_4 /* time controls */ \
+    "ALTER TABLE games DROP COLUMN per_move_ms; ALTER TABLE games DROP COLUMN base_ms;" \
+    "ALTER TABLE games DROP COLUMN increment_ms;"
+#define STORE_TEST_UNDO_3 /* event formats */ "ALTER TABLE events DROP COLUMN format;"
+#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 STORE_TEST_UNDO_3
+
 #define assert_ok(s, call) \
     do { \
         if ((call) != 0) \

@@ -31,7 +31,7 @@ static void on_bot(void *u, const char *game, unsigned id, int level)
     snprintf(s->order[s->n++], sizeof s->order[0], "b:%u:%d", id, level);
 }
 
-static const store_recovery_cb callbacks = {NULL, on_person, NULL, on_bot};
+static const store_recovery_cb callbacks = {NULL, on_person, NULL, on_bot, NULL};
 
 static store *reopen(store *s, const char *path)
 {
@@ -66,7 +66,7 @@ static void test_bots_come_back(void **state)
     assert_ok(s, store_participant_bot(s, "2", 1, 4));
     const char *names[] = {"x", "bot-1"};
     int winners[] = {0};
-    assert_ok(s, store_game_finish(s, "2", STORE_FINISHED, "done", 2, names, NULL, winners, 1,
+    assert_ok(s, store_game_finish(s, "2", STORE_FINISHED, "done", 2, names, NULL, NULL, winners, 1,
                                    99));
     s = reopen(s, path);
 
@@ -79,7 +79,7 @@ static void test_bots_come_back(void **state)
     assert_string_equal(got.order[2], "p:2");
     assert_string_equal(got.order[3], "p:3");
     /* Without a bot callback, bots are participants like any other. */
-    store_recovery_cb old = {NULL, on_person, NULL, NULL};
+    store_recovery_cb old = {NULL, on_person, NULL, NULL, NULL};
     got.n = 0;
     assert_ok(s, store_recover(s, &old, &got, &max_id));
     assert_int_equal(got.n, 3);
@@ -102,11 +102,8 @@ static void test_version_1_file_migrates(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "ALTER TABLE participants DROP COLUMN bot_level;"
-                                      "ALTER TABLE events DROP COLUMN format;"
-                                      "ALTER TABLE games DROP COLUMN per_move_ms;"
-                                      "ALTER TABLE games DROP COLUMN base_ms;"
-                                      "ALTER TABLE games DROP COLUMN increment_ms;"
-                                      "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+                                      STORE_TEST_BACK_TO_2 "PRAGMA user_version = 1", NULL, NULL,
+                                  NULL), SQLITE_OK);
     sqlite3_close(db);
 
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
@@ -121,7 +118,7 @@ static void test_version_1_file_migrates(void **state)
     sqlite3_stmt *st;
     assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 4);   /* every later migration too */
+    assert_int_equal(sqlite3_column_int(st, 0), 5);   /* every later migration too */
     sqlite3_finalize(st);
     sqlite3_close(db);
     scratch_remove(dir);

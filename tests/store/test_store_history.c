@@ -26,7 +26,7 @@ static void played_game(store *s, const char *id, const char *kind, int seats,
     int w[1] = { winner };
     assert_ok(s, store_game_finish(s, id, winner < 0 ? STORE_ABANDONED : STORE_FINISHED,
                                    winner < 0 ? "ben left and did not come back" : "by the rules",
-                                   seats, names, scores, w, winner < 0 ? 0 : 1, end_ms));
+                                   seats, names, NULL, scores, w, winner < 0 ? 0 : 1, end_ms));
 }
 
 static void test_round_trip(void **state)

@@ -91,7 +91,7 @@ static void on_event(void *u, const char *game, uint64_t seq, int64_t time_ms, u
         memcpy(e->data, data, len);
 }
 
-static const store_recovery_cb callbacks = { on_game, on_person, on_event, NULL };
+static const store_recovery_cb callbacks = { on_game, on_person, on_event, NULL, NULL };
 
 /* Event payload i: binary, with zeros and high bytes, 0..299 bytes long. */
 static size_t payload(int i, unsigned char *out)
@@ -146,7 +146,7 @@ static void test_recovery_round_trip(void **state)
     assert_ok(s, store_event_append(s, "40", 1, 1, 0, 0, 1, "x", 1));
     const char *names[2] = { "dee", "eve" };
     int w[1] = { 0 };
-    assert_ok(s, store_game_finish(s, "40", STORE_FINISHED, "by the rules", 2, names, NULL, w,
+    assert_ok(s, store_game_finish(s, "40", STORE_FINISHED, "by the rules", 2, names, NULL, NULL, w,
                                    1, 9));
     store_close(s);
 
@@ -201,7 +201,7 @@ static void test_recovery_round_trip(void **state)
     assert_int_equal(r->events[20].time_ms, 77);
 
     /* NULL callbacks are skipped; NULL max id is allowed. */
-    store_recovery_cb only_games = { on_game, NULL, NULL, NULL };
+    store_recovery_cb only_games = { on_game, NULL, NULL, NULL, NULL };
     memset(r, 0, sizeof *r);
     assert_ok(s, store_recover(s, &only_games, r, NULL));
     assert_int_equal(r->n_games, 3);
@@ -238,11 +238,8 @@ static void test_version_2_events_read_as_first_format(void **state)
     store_close(s);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "ALTER TABLE events DROP COLUMN format;"
-                                      "ALTER TABLE games DROP COLUMN per_move_ms;"
-                                      "ALTER TABLE games DROP COLUMN base_ms;"
-                                      "ALTER TABLE games DROP COLUMN increment_ms;"
-                                      "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_BACK_TO_2 "PRAGMA user_version = 2", NULL,
+                                  NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
 
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);

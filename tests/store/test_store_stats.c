@@ -12,13 +12,15 @@ static int next_game = 1;
 
 /* A two-seat game between a and b, ended now: result 'a' (a won), 'b', 'd'
  * (draw) or 'x' (abandoned). */
-static void play(store *s, const char *a, const char *b, char result)
+static void play_as(store *s, const char *a, int64_t acct_a, const char *b, int64_t acct_b,
+                    char result)
 {
     char id[16];
     snprintf(id, sizeof id, "%d", next_game++);
     make_game(s, id, "sungka", 2);
     assert_ok(s, store_game_status(s, id, STORE_RUNNING, 1000));
     const char *names[2] = { a, b };
+    int64_t accounts[2] = { acct_a, acct_b };
     int scores[2] = { 49, 49 };
     int winners[1] = { result == 'a' ? 0 : 1 };
     int n_winners = result == 'a' || result == 'b' ? 1 : 0;
@@ -28,7 +30,13 @@ static void play(store *s, const char *a, const char *b, char result)
         scores[0] = 30, scores[1] = 68;
     assert_ok(s, store_game_finish(s, id, result == 'x' ? STORE_ABANDONED : STORE_FINISHED,
                                    result == 'x' ? "b left" : "by the rules", 2, names,
-                                   scores, winners, n_winners, 2000 + next_game));
+                                   accounts, scores, winners, n_winners, 2000 + next_game));
+}
+
+/* The same between two guests. */
+static void play(store *s, const char *a, const char *b, char result)
+{
+    play_as(s, a, 0, b, 0, result);
 }
 
 static void expect(store *s, const char *name, int played, int wins, int losses, int draws,
@@ -83,7 +91,7 @@ static void test_several_winners(void **state)
     const char *names[4] = { "p0", "p1", "p2", "p3" };
     int scores[4] = { 30, 10, 30, 20 };
     int winners[2] = { 2, 0 };
-    assert_ok(s, store_game_finish(s, "7", STORE_FINISHED, "tie for first", 4, names, scores,
+    assert_ok(s, store_game_finish(s, "7", STORE_FINISHED, "tie for first", 4, names, NULL, scores,
                                    winners, 2, 5000));
     expect(s, "p0", 1, 1, 0, 0, 1, 1);
     expect(s, "p1", 1, 0, 1, 0, 0, 0);
@@ -92,7 +100,7 @@ static void test_several_winners(void **state)
 
     /* Everyone tied: no winner is a draw for all four. */
     make_game(s, "8", "congklak", 4);
-    assert_ok(s, store_game_finish(s, "8", STORE_FINISHED, "all equal", 4, names, NULL,
+    assert_ok(s, store_game_finish(s, "8", STORE_FINISHED, "all equal", 4, names, NULL, NULL,
                                    NULL, 0, 6000));
     expect(s, "p0", 2, 1, 0, 1, 1, 1);
     expect(s, "p3", 2, 0, 1, 1, 0, 0);
@@ -108,27 +116,27 @@ static void test_finish_refusals(void **state)
     const char *same[2] = { "ana", "ana" };
     int w0[1] = { 0 }, w9[1] = { 9 }, w00[2] = { 0, 0 };
 
-    assert_int_equal(store_game_finish(s, "nope", STORE_FINISHED, "", 2, names, NULL, w0, 1, 1), -1);
+    assert_int_equal(store_game_finish(s, "nope", STORE_FINISHED, "", 2, names, NULL, NULL, w0, 1, 1), -1);
     assert_non_null(strstr(store_last_error(s), "no such game"));
     const char *three[3] = { "ana", "ben", "cy" };
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 3, three, NULL, w0, 1, 1), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 3, three, NULL, NULL, w0, 1, 1), -1);
     assert_non_null(strstr(store_last_error(s), "has 2 seats, not 3"));
-    assert_int_equal(store_game_finish(s, "1", STORE_RUNNING, "", 2, names, NULL, w0, 1, 1), -1);
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 2, names, NULL, w9, 1, 1), -1);
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 2, names, NULL, w00, 2, 1), -1);
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 2, same, NULL, w0, 1, 1), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_RUNNING, "", 2, names, NULL, NULL, w0, 1, 1), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 2, names, NULL, NULL, w9, 1, 1), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 2, names, NULL, NULL, w00, 2, 1), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "", 2, same, NULL, NULL, w0, 1, 1), -1);
     char long_reason[STORE_REASON_BYTES + 10];
     memset(long_reason, 'r', sizeof long_reason - 1);
     long_reason[sizeof long_reason - 1] = '\0';
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, long_reason, 2, names, NULL, w0,
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, long_reason, 2, names, NULL, NULL, w0,
                                        1, 1), -1);
     assert_non_null(strstr(store_last_error(s), "longer"));
     /* None of that left a trace. */
     expect(s, "ana", 0, 0, 0, 0, 0, 0);
 
-    assert_ok(s, store_game_finish(s, "1", STORE_FINISHED, "done", 2, names, NULL, w0, 1, 1));
+    assert_ok(s, store_game_finish(s, "1", STORE_FINISHED, "done", 2, names, NULL, NULL, w0, 1, 1));
     /* Twice would count twice: refused, statistics unchanged. */
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "again", 2, names, NULL, w0, 1, 2), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "again", 2, names, NULL, NULL, w0, 1, 2), -1);
     assert_non_null(strstr(store_last_error(s), "already ended"));
     expect(s, "ana", 1, 1, 0, 0, 1, 1);
     /* And its status cannot be set back. */
@@ -162,7 +170,7 @@ static void test_finish_is_atomic(void **state)
 
     const char *names[2] = { "ana", "ben" };
     int w[1] = { 0 };
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "x", 2, names, NULL, w, 1, 9), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "x", 2, names, NULL, NULL, w, 1, 9), -1);
     print_message("finish failed: %s\n", store_last_error(s));
     assert_non_null(strstr(store_last_error(s), "boom"));
     expect(s, "ana", 0, 0, 0, 0, 0, 0);
@@ -189,7 +197,7 @@ static void test_finish_is_atomic(void **state)
     /* Inside the caller's transaction a failed finish undoes only itself. */
     assert_ok(s, store_begin(s));
     assert_ok(s, store_move_append(s, "1", 0, 0, 3, 100));
-    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "x", 2, names, NULL, w, 1, 9), -1);
+    assert_int_equal(store_game_finish(s, "1", STORE_FINISHED, "x", 2, names, NULL, NULL, w, 1, 9), -1);
     assert_ok(s, store_commit(s));
     assert_int_equal(store_match(s, "1", &m, &mv, &n), 0);
     assert_int_equal(n, 1);
@@ -199,7 +207,7 @@ static void test_finish_is_atomic(void **state)
     /* A finish inside a transaction is visible in it and gone with its rollback. */
     const char *other[2] = { "ana", "cy" };
     assert_ok(s, store_begin(s));
-    assert_ok(s, store_game_finish(s, "1", STORE_FINISHED, "x", 2, other, NULL, w, 1, 9));
+    assert_ok(s, store_game_finish(s, "1", STORE_FINISHED, "x", 2, other, NULL, NULL, w, 1, 9));
     expect(s, "ana", 1, 1, 0, 0, 1, 1);
     assert_ok(s, store_rollback(s));
     expect(s, "ana", 0, 0, 0, 0, 0, 0);
@@ -225,6 +233,20 @@ static void test_leaderboard(void **state)
     play(s, "bob", "dan", 'a');
 
     play(s, "eve", "dan", 'd');
+    /* Only accounts are ranked: these claim the rows played under their
+     * names; gus stays a guest, however much he wins. */
+    const char *ranked[] = { "zoe", "amy", "bob", "cat", "dan", "eve" };
+    int64_t ids[6];
+    for (int i = 0; i < 6; i++) {
+        bool claimed = false;
+        ids[i] = make_account(s, ranked[i], &claimed);
+        assert_true(claimed);
+    }
+    for (int i = 0; i < 5; i++)
+        play_as(s, "gus", 0, "eve", ids[5], 'a');
+    play_as(s, "eve", ids[5], "dan", ids[4], 'd');    /* again, as accounts now */
+    /* A guest's result under an account's name counts for nobody. */
+    play(s, "zoe", "gus", 'b');
 
     /* zoe 3 wins; amy 2 (best 2); bob, cat and dan 2 (best 1), by name;
      * eve none. */
@@ -243,10 +265,17 @@ static void test_leaderboard(void **state)
         assert_int_equal(top[i].best_streak, 1);
     }
     assert_int_equal(top[2].draws, 1);
-    assert_int_equal(top[4].played, 13);
+    assert_int_equal(top[4].played, 14);
     assert_int_equal(top[4].losses, 9);
-    assert_int_equal(top[4].draws, 2);
+    assert_int_equal(top[4].draws, 3);
     assert_int_equal(top[5].wins, 0);
+    assert_int_equal(top[5].losses, 5);
+    for (int i = 0; i < 6; i++)
+        assert_true(top[i].account_id > 0);
+    store_stats gus;
+    assert_ok(s, store_player_stats(s, "gus", &gus));
+    assert_int_equal(gus.wins, 6);      /* five against eve, one against "zoe" */
+    assert_int_equal(gus.account_id, 0);
 
     assert_ok(s, store_leaderboard(s, 2, top, &n));
     assert_int_equal(n, 2);

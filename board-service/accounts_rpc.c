@@ -1,0 +1,719 @@
+/*
+ * accounts_rpc.c — the Accounts service (CreateAccount, SignIn, SignOut,
+ * SignOutEverywhere, ChangePassword, WhoAmI) and the lobby's question "who
+ * is calling": a session token in the metadata, or a guest.
+ *
+ * Choices worth knowing:
+ *   - Argon2id costs ~0.1 s and 64 MiB, so it never runs here, on the loop:
+ *     a handler checks what is cheap (the name, the limits, the store), holds
+ *     its call and hands the hashing to accounts_pool's workers. A worker
+ *     wakes the loop (rpc_server_wake); board_run drains the pool after each
+ *     poll and the held call is finished from there. A full queue is refused
+ *     at once (LIMIT_REACHED) rather than waited for: memory stays bounded.
+ *   - A sign-in for a name nobody has verifies against a dummy hash, so
+ *     both answers ("no such account", "wrong password") cost one Argon2id
+ *     and read the same: BAD_CREDENTIALS.
+ *   - Failures are counted per name (whether or not it exists, so the limit
+ *     says nothing about existence) and per client address; over either,
+ *     LIMIT_REACHED before any hashing. Accounts made are counted per address.
+ *   - A held call whose client goes away is only forgotten (its job still
+ *     finishes, and its result is dropped): the pool owns the job until done.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "accounts.h"
+#include "accounts_pool.h"
+#include "board_rpc.h"
+
+#define LIMIT_SLOTS 4096
+#define SIGNIN_WINDOW_MS (5 * 60 * 1000)
+#define REGISTER_WINDOW_MS (60 * 60 * 1000)
+#define SESSION_SWEEP_MS (60 * 1000)
+
+/* ------------------------------------------------------------ the jobs */
+
+typedef enum job_kind { JOB_CREATE, JOB_SIGN_IN, JOB_CHANGE } job_kind;
+
+/* One held call and the work it waits for. The passwords are wiped before
+ * the job is freed. */
+typedef struct held_call {
+    accounts_job job;                /* first: the pool hands this back */
+    board_service *svc;
+    rpc_call *call;                  /* NULL once its client went away */
+    job_kind kind;
+    char host[BOARD_HOST_BYTES];     /* the client address, for its limits */
+    accounts_name name;              /* create, sign in: the name asked for */
+    store_account account;           /* sign in, change: the account (id 0: none) */
+    uint8_t session_id[STORE_SESSION_ID_BYTES];   /* change: the session that stays */
+    char password[ACCOUNTS_PASSWORD_MAX + 1];
+    char new_password[ACCOUNTS_PASSWORD_MAX + 1];
+    char hash[ACCOUNTS_HASH_BYTES];  /* out: create, change: the new hash */
+    int result;                      /* out: 0 done / verified; -1 not */
+} held_call;
+
+static void held_free(held_call *h)
+{
+    sodium_memzero(h->password, sizeof h->password);
+    sodium_memzero(h->new_password, sizeof h->new_password);
+    sodium_memzero(h->hash, sizeof h->hash);
+    free(h);
+}
+
+/* On a worker thread: only the job's own fields. */
+static void work(accounts_job *job)
+{
+    held_call *h = (held_call *)job;
+    switch (h->kind) {
+    case JOB_CREATE:
+        h->result = accounts_password_hash(h->password, h->hash);
+        break;
+    case JOB_SIGN_IN:
+        h->result = h->account.id ? accounts_password_verify(h->account.password_hash,
+                                                             h->password)
+                                  : accounts_password_verify_dummy(h->password);
+        break;
+    case JOB_CHANGE:
+        h->result = accounts_password_verify(h->account.password_hash, h->password);
+        if (h->result == 0)
+            h->result = accounts_password_hash(h->new_password, h->hash);
+        break;
+    }
+}
+
+static void reason_fail(rpc_call *call, rpc_code code, const char *reason, const char *msg)
+{
+    rpc_call_finish_reason(call, code, reason, msg);
+}
+
+/* The client of a held call went away: nobody to answer. */
+static void held_gone(rpc_call *call, bool client_gone, void *user)
+{
+    (void)call;
+    (void)client_gone;
+    ((held_call *)user)->call = NULL;
+}
+
+/* Hold call for h's work: 0, or -1 answered (the queue is full). */
+static int hold(board_service *svc, rpc_call *call, held_call *h, void (*done)(accounts_job *))
+{
+    h->svc = svc;
+    h->call = call;
+    h->job.work = work;
+    h->job.done = done;
+    if (accounts_pool_submit(svc->pool, &h->job) != 0) {
+        held_free(h);
+        reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                    "the service is busy checking passwords; try again in a moment");
+        return -1;
+    }
+    rpc_call_on_done(call, held_gone, h);
+    return 0;
+}
+
+/* The start of every done(): the call to answer, unhooked, or NULL when
+ * there is none any more (then h is freed). A cancelled job's call is
+ * answered here. */
+static rpc_call *held_call_of(held_call *h)
+{
+    rpc_call *call = h->call;
+    if (call)
+        rpc_call_on_done(call, NULL, NULL);
+    if (call && h->job.cancelled) {
+        reason_fail(call, RPC_UNAVAILABLE, "SHUTTING_DOWN", "the service is shutting down");
+        call = NULL;
+    }
+    if (!call)
+        held_free(h);
+    return call;
+}
+
+/* ------------------------------------------------------------ sessions */
+
+static int64_t session_ttl_ms(const board_service *svc)
+{
+    return (int64_t)svc->cfg.session_days * 24 * 3600 * 1000;
+}
+
+/* A new session for account: its token into token; 0, or -1 answered. */
+static int new_session(board_service *svc, rpc_call *call, int64_t account,
+                       char token[ACCOUNTS_SESSION_TOKEN_BYTES], int64_t *expires)
+{
+    store_session ss = {.account_id = account, .created_ms = board_wall_ms()};
+    if (accounts_session_new(token, ss.id, ss.hash) != 0) {
+        reason_fail(call, RPC_INTERNAL, "INTERNAL", "cannot make a session (libsodium)");
+        return -1;
+    }
+    ss.expires_ms = *expires = ss.created_ms + session_ttl_ms(svc);
+    if (store_session_create(svc->store, &ss) != 0) {
+        sodium_memzero(token, ACCOUNTS_SESSION_TOKEN_BYTES);
+        reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the session");
+        return -1;
+    }
+    return 0;
+}
+
+static void send_session(rpc_call *call, const char *name, char *token, int64_t expires,
+                         ProtobufCMessage *reply, Sungka__V1__Session **slot)
+{
+    Sungka__V1__Session s = SUNGKA__V1__SESSION__INIT;
+    s.token = token;
+    s.expires_ms = expires;
+    s.name = (char *)name;
+    *slot = &s;
+    rpc_call_reply(call, reply);
+    sodium_memzero(token, ACCOUNTS_SESSION_TOKEN_BYTES);
+}
+
+/* The session a call carries. 1: signed in (*acct, and *ss when not NULL);
+ * 0: no authorization metadata at all; -1: refused and answered. */
+static int session_of(board_service *svc, rpc_call *call, store_account *acct,
+                      store_session *ss_out)
+{
+    char probe[8], token[ACCOUNTS_SESSION_TOKEN_BYTES + 8];
+    if (rpc_call_metadata(call, "authorization", probe, sizeof probe) < 0)
+        return 0;
+    if (!svc->store) {
+        reason_fail(call, RPC_FAILED_PRECONDITION, "UNKNOWN_SESSION",
+                    "this board service keeps no accounts (it has no store)");
+        return -1;
+    }
+    uint8_t id[STORE_SESSION_ID_BYTES], hash[STORE_SESSION_HASH_BYTES];
+    int len = rpc_call_bearer(call, token, sizeof token);
+    if (len < 0 || len >= (int)sizeof token || accounts_session_parse(token, id, hash) != 0) {
+        sodium_memzero(token, sizeof token);
+        reason_fail(call, RPC_UNAUTHENTICATED, "UNKNOWN_SESSION",
+                    "that is not a session token (send the one CreateAccount or SignIn "
+                    "answered; a seat token goes on Board calls only)");
+        return -1;
+    }
+    sodium_memzero(token, sizeof token);
+    store_session ss;
+    int rc = store_session_find(svc->store, id, &ss);
+    if (rc < 0) {
+        reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the sessions");
+        return -1;
+    }
+    /* Found by its public id; the secret's hash is compared in constant time. */
+    if (rc == STORE_NOT_FOUND || !accounts_session_hash_equal(ss.hash, hash)) {
+        reason_fail(call, RPC_UNAUTHENTICATED, "UNKNOWN_SESSION",
+                    "unknown or ended session: sign in again");
+        return -1;
+    }
+    if (!accounts_session_live(ss.expires_ms, board_wall_ms())) {
+        store_session_delete(svc->store, id);
+        reason_fail(call, RPC_UNAUTHENTICATED, "UNKNOWN_SESSION",
+                    "the session has expired: sign in again");
+        return -1;
+    }
+    if (store_account_get(svc->store, ss.account_id, acct) != 0) {
+        reason_fail(call, RPC_UNAUTHENTICATED, "UNKNOWN_SESSION",
+                    "the session's account is gone: sign in again");
+        return -1;
+    }
+    if (ss_out)
+        *ss_out = ss;
+    return 1;
+}
+
+/* As session_of, for calls that need one: a missing token is refused too. */
+static int signed_in(board_service *svc, rpc_call *call, store_account *acct,
+                     store_session *ss)
+{
+    int who = session_of(svc, call, acct, ss);
+    if (who == 0)
+        reason_fail(call, RPC_UNAUTHENTICATED, "UNKNOWN_SESSION",
+                    "sign in first (send authorization: Bearer <session token>)");
+    return who == 1 ? 0 : -1;
+}
+
+int board_lobby_caller(board_service *svc, rpc_call *call, store_account *out)
+{
+    memset(out, 0, sizeof *out);
+    int who = session_of(svc, call, out, NULL);
+    if (who == 0 && svc->cfg.require_accounts) {
+        reason_fail(call, RPC_UNAUTHENTICATED, "ACCOUNT_REQUIRED",
+                    "this board service plays with accounts only: create one or sign in");
+        return -1;
+    }
+    return who;
+}
+
+/* ------------------------------------------------------------ names */
+
+static bool have_accounts(board_service *svc, rpc_call *call)
+{
+    if (svc->store && svc->pool)
+        return true;
+    board_fail(call, RPC_FAILED_PRECONDITION, "this board service keeps no accounts "
+                                              "(it has no store)");
+    return false;
+}
+
+/* Prepare a name a person typed: 0, or -1 answered. */
+static int prepare(rpc_call *call, const char *in, accounts_name *out)
+{
+    char why[128], err[192];
+    accounts_rc rc = accounts_name_prepare(in, out, why, sizeof why);
+    if (rc == ACCOUNTS_OK)
+        return 0;
+    snprintf(err, sizeof err, "the name %s", why);
+    if (rc == ACCOUNTS_E_CHARACTER)
+        reason_fail(call, RPC_INVALID_ARGUMENT, "NAME_NOT_ALLOWED", err);
+    else if (rc == ACCOUNTS_E_LENGTH)
+        reason_fail(call, RPC_INVALID_ARGUMENT, "BAD_REQUEST", err);
+    else
+        reason_fail(call, RPC_INTERNAL, "INTERNAL", err);
+    return -1;
+}
+
+/* The registered account n is or looks like: 1 (in *acct), 0 none, -1
+ * answered. */
+static int registered_like(board_service *svc, rpc_call *call, const accounts_name *n,
+                           store_account *acct)
+{
+    int rc = store_account_find_skeleton(svc->store, n->skeleton, acct);
+    if (rc < 0) {
+        reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
+        return -1;
+    }
+    return rc == 0;
+}
+
+int board_guest_name(board_service *svc, rpc_call *call, const char *name)
+{
+    accounts_name n;
+    store_account acct;
+    /* Nobody registered: no name to take or imitate, and no ICU to load
+     * (the lobby's clean_name has refused invisible characters already). */
+    if (!svc->store || !svc->any_accounts)
+        return 0;
+    if (prepare(call, name, &n) != 0)
+        return -1;
+    int like = registered_like(svc, call, &n, &acct);
+    if (like <= 0)
+        return like;
+    char err[320], echo[160];
+    board_echo(acct.name, echo, sizeof echo);
+    if (strcmp(acct.name_key, n.key) == 0)
+        snprintf(err, sizeof err, "'%s' is a registered name: sign in to play under it, "
+                                  "or choose another", echo);
+    else
+        snprintf(err, sizeof err, "that name looks like the registered name '%s': choose "
+                                  "another", echo);
+    reason_fail(call, RPC_PERMISSION_DENIED, "NAME_REGISTERED", err);
+    return -1;
+}
+
+int board_account_name(board_service *svc, rpc_call *call, const store_account *acct,
+                       const char *asked)
+{
+    (void)svc;
+    accounts_name n;
+    if (!asked[0])
+        return 0;
+    if (prepare(call, asked, &n) != 0)
+        return -1;
+    if (strcmp(n.key, acct->name_key) == 0)
+        return 0;
+    char err[320], echo[160];
+    snprintf(err, sizeof err, "you are signed in as '%s' and play under that name only",
+             board_echo(acct->name, echo, sizeof echo));
+    reason_fail(call, RPC_PERMISSION_DENIED, "NOT_YOUR_NAME", err);
+    return -1;
+}
+
+void board_stats_name(board_service *svc, const char *name, char *out, size_t len)
+{
+    accounts_name n;
+    store_account acct;
+    char why[64];
+    snprintf(out, len, "%s", name);
+    if (svc->store && svc->any_accounts &&
+        accounts_name_prepare(name, &n, why, sizeof why) == ACCOUNTS_OK &&
+        store_account_find(svc->store, n.key, &acct) == 0)
+        snprintf(out, len, "%s", acct.name);
+}
+
+/* ------------------------------------------------------------ limits */
+
+/* Over a sign-in limit (name or address)? Answered when so. */
+static bool signin_limited(board_service *svc, rpc_call *call, const char *host,
+                           const char *key)
+{
+    int64_t now = board_now_ms();
+    const board_config *cfg = &svc->cfg;
+    const char *what = NULL;
+    if (board_limit_count(&svc->limits, "fail-name", key, SIGNIN_WINDOW_MS, now) >=
+        cfg->signin_failures)
+        what = "this name";
+    else if (board_limit_count(&svc->limits, "fail-addr", host, SIGNIN_WINDOW_MS, now) >=
+             cfg->client_signin_failures)
+        what = "your address";
+    if (!what)
+        return false;
+    char err[160];
+    snprintf(err, sizeof err, "too many failed sign-ins for %s: wait a few minutes", what);
+    reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+    return true;
+}
+
+static void count_failure(board_service *svc, const char *host, const char *key)
+{
+    int64_t now = board_now_ms();
+    board_limit_add(&svc->limits, "fail-name", key, SIGNIN_WINDOW_MS, now);
+    board_limit_add(&svc->limits, "fail-addr", host, SIGNIN_WINDOW_MS, now);
+}
+
+/* A password from a request: 0, or -1 answered. Never echoed. */
+static int take_password(rpc_call *call, const char *in, char *out, size_t outlen)
+{
+    char err[128];
+    if (accounts_password_check(in, err, sizeof err) != 0) {
+        reason_fail(call, RPC_INVALID_ARGUMENT, "BAD_REQUEST", err);
+        return -1;
+    }
+    snprintf(out, outlen, "%s", in);
+    return 0;
+}
+
+static held_call *new_held(rpc_call *call, job_kind kind)
+{
+    held_call *h = calloc(1, sizeof *h);
+    if (!h) {
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return NULL;
+    }
+    h->kind = kind;
+    board_peer_host(call, h->host, sizeof h->host);
+    return h;
+}
+
+/* ------------------------------------------------------------ CreateAccount */
+
+static void created(accounts_job *job)
+{
+    held_call *h = (held_call *)job;
+    board_service *svc = h->svc;
+    rpc_call *call = held_call_of(h);
+    if (!call)
+        return;
+    if (h->result != 0) {
+        reason_fail(call, RPC_INTERNAL, "INTERNAL", "cannot hash the password");
+        held_free(h);
+        return;
+    }
+    store_account a = {.created_ms = board_wall_ms()};
+    snprintf(a.name, sizeof a.name, "%s", h->name.display);
+    snprintf(a.name_key, sizeof a.name_key, "%s", h->name.key);
+    snprintf(a.skeleton, sizeof a.skeleton, "%s", h->name.skeleton);
+    memcpy(a.password_hash, h->hash, sizeof a.password_hash);
+    bool claimed = false;
+    int rc = store_account_create(svc->store, &a, &claimed);
+    sodium_memzero(a.password_hash, sizeof a.password_hash);
+    if (rc == STORE_TAKEN) {
+        /* registered meanwhile, while this one was hashing */
+        reason_fail(call, RPC_ALREADY_EXISTS, "NAME_CONFUSABLE",
+                    "that name, or one that looks like it, was registered just now");
+    } else if (rc != 0) {
+        reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the account");
+    } else {
+        svc->any_accounts = true;
+        board_log(svc, "account %lld created%s", (long long)a.id,
+                  claimed ? ", claiming its name's statistics" : "");
+        char token[ACCOUNTS_SESSION_TOKEN_BYTES];
+        int64_t expires;
+        if (new_session(svc, call, a.id, token, &expires) == 0) {
+            Sungka__V1__CreateAccountResponse reply = SUNGKA__V1__CREATE_ACCOUNT_RESPONSE__INIT;
+            reply.claimed = claimed;
+            send_session(call, a.name, token, expires, &reply.base, &reply.session);
+        }
+    }
+    held_free(h);
+}
+
+static void create_account(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__CreateAccountRequest *req = (const void *)request;
+    if (!have_accounts(svc, call))
+        return;
+    held_call *h = new_held(call, JOB_CREATE);
+    if (!h)
+        return;
+    if (prepare(call, req->name, &h->name) != 0 ||
+        take_password(call, req->password, h->password, sizeof h->password) != 0) {
+        held_free(h);
+        return;
+    }
+    store_account acct;
+    char err[320], echo[160], why[160];
+    int like = registered_like(svc, call, &h->name, &acct);
+    if (like != 0) {
+        if (like > 0 && strcmp(acct.name_key, h->name.key) == 0) {
+            snprintf(err, sizeof err, "the name '%s' is registered",
+                     board_echo(acct.name, echo, sizeof echo));
+            reason_fail(call, RPC_ALREADY_EXISTS, "NAME_TAKEN", err);
+        } else if (like > 0) {
+            snprintf(err, sizeof err, "that name looks like the registered name '%s': "
+                                      "choose another", board_echo(acct.name, echo, sizeof echo));
+            reason_fail(call, RPC_ALREADY_EXISTS, "NAME_CONFUSABLE", err);
+        }
+        held_free(h);
+        return;
+    }
+    if (accounts_name_check_scripts(&h->name, why, sizeof why) != ACCOUNTS_OK) {
+        snprintf(err, sizeof err, "the name %s", why);
+        reason_fail(call, RPC_INVALID_ARGUMENT, "NAME_NOT_ALLOWED", err);
+        held_free(h);
+        return;
+    }
+    int64_t now = board_now_ms();
+    if (board_limit_count(&svc->limits, "register", h->host, REGISTER_WINDOW_MS, now) >=
+        svc->cfg.client_registrations) {
+        snprintf(err, sizeof err, "your address made %d accounts this hour (the limit)",
+                 svc->cfg.client_registrations);
+        reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        held_free(h);
+        return;
+    }
+    board_limit_add(&svc->limits, "register", h->host, REGISTER_WINDOW_MS, now);
+    hold(svc, call, h, created);
+}
+
+/* ------------------------------------------------------------ SignIn */
+
+static void signed_in_done(accounts_job *job)
+{
+    held_call *h = (held_call *)job;
+    board_service *svc = h->svc;
+    rpc_call *call = held_call_of(h);
+    if (!call)
+        return;
+    if (h->result != 0 || h->account.id == 0) {
+        count_failure(svc, h->host, h->name.key);
+        reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong name or password");
+        held_free(h);
+        return;
+    }
+    char token[ACCOUNTS_SESSION_TOKEN_BYTES];
+    int64_t expires;
+    if (new_session(svc, call, h->account.id, token, &expires) == 0) {
+        Sungka__V1__SignInResponse reply = SUNGKA__V1__SIGN_IN_RESPONSE__INIT;
+        send_session(call, h->account.name, token, expires, &reply.base, &reply.session);
+    }
+    held_free(h);
+}
+
+static void sign_in(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__SignInRequest *req = (const void *)request;
+    if (!have_accounts(svc, call))
+        return;
+    held_call *h = new_held(call, JOB_SIGN_IN);
+    if (!h)
+        return;
+    /* A name or password no account can have is refused at once: that
+     * says nothing about which accounts exist. */
+    if (prepare(call, req->name, &h->name) != 0 ||
+        take_password(call, req->password, h->password, sizeof h->password) != 0 ||
+        signin_limited(svc, call, h->host, h->name.key)) {
+        held_free(h);
+        return;
+    }
+    int rc = store_account_find(svc->store, h->name.key, &h->account);
+    if (rc < 0) {
+        reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
+        held_free(h);
+        return;
+    }
+    hold(svc, call, h, signed_in_done);      /* no account: id 0, the dummy hash */
+}
+
+/* ------------------------------------------------------------ the rest */
+
+static void sign_out(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    board_service *svc = user;
+    store_account acct;
+    store_session ss;
+    if (!have_accounts(svc, call) || signed_in(svc, call, &acct, &ss) != 0)
+        return;
+    if (store_session_delete(svc->store, ss.id) != 0) {
+        reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot end the session");
+        return;
+    }
+    Sungka__V1__SignOutResponse reply = SUNGKA__V1__SIGN_OUT_RESPONSE__INIT;
+    rpc_call_reply(call, &reply.base);
+}
+
+static void sign_out_everywhere(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    board_service *svc = user;
+    store_account acct;
+    store_session ss;
+    int n = 0;
+    if (!have_accounts(svc, call) || signed_in(svc, call, &acct, &ss) != 0)
+        return;
+    if (store_sessions_delete_account(svc->store, acct.id, NULL, &n) != 0) {
+        reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot end the sessions");
+        return;
+    }
+    Sungka__V1__SignOutEverywhereResponse reply = SUNGKA__V1__SIGN_OUT_EVERYWHERE_RESPONSE__INIT;
+    reply.sessions_ended = n;
+    rpc_call_reply(call, &reply.base);
+}
+
+static void changed(accounts_job *job)
+{
+    held_call *h = (held_call *)job;
+    board_service *svc = h->svc;
+    rpc_call *call = held_call_of(h);
+    if (!call)
+        return;
+    int n = 0;
+    if (h->result != 0) {
+        count_failure(svc, h->host, h->account.name_key);
+        reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong password");
+    } else if (store_begin(svc->store) != 0 ||
+               store_account_set_password(svc->store, h->account.id, h->hash,
+                                          board_wall_ms()) != 0 ||
+               store_sessions_delete_account(svc->store, h->account.id, h->session_id,
+                                             &n) != 0 ||
+               store_commit(svc->store) != 0) {
+        store_rollback(svc->store);
+        reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the new password");
+    } else {
+        board_log(svc, "account %lld changed its password", (long long)h->account.id);
+        Sungka__V1__ChangePasswordResponse reply = SUNGKA__V1__CHANGE_PASSWORD_RESPONSE__INIT;
+        reply.sessions_ended = n;
+        rpc_call_reply(call, &reply.base);
+    }
+    held_free(h);
+}
+
+static void change_password(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__ChangePasswordRequest *req = (const void *)request;
+    store_session ss;
+    if (!have_accounts(svc, call))
+        return;
+    held_call *h = new_held(call, JOB_CHANGE);
+    if (!h)
+        return;
+    if (signed_in(svc, call, &h->account, &ss) != 0 ||
+        take_password(call, req->old_password, h->password, sizeof h->password) != 0 ||
+        take_password(call, req->new_password, h->new_password, sizeof h->new_password) != 0 ||
+        signin_limited(svc, call, h->host, h->account.name_key)) {
+        held_free(h);
+        return;
+    }
+    memcpy(h->session_id, ss.id, sizeof h->session_id);
+    hold(svc, call, h, changed);
+}
+
+static void who_am_i(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    board_service *svc = user;
+    store_account acct;
+    store_session ss;
+    if (!have_accounts(svc, call) || signed_in(svc, call, &acct, &ss) != 0)
+        return;
+    Sungka__V1__WhoAmIResponse reply = SUNGKA__V1__WHO_AM_IRESPONSE__INIT;
+    reply.name = acct.name;
+    reply.created_ms = acct.created_ms;
+    reply.session_expires_ms = ss.expires_ms;
+    rpc_call_reply(call, &reply.base);
+}
+
+const rpc_method_entry board_accounts_methods[] = {
+    {"CreateAccount", create_account, false, false},
+    {"SignIn", sign_in, false, false},
+    {"SignOut", sign_out, false, false},
+    {"SignOutEverywhere", sign_out_everywhere, false, false},
+    {"ChangePassword", change_password, false, false},
+    {"WhoAmI", who_am_i, false, false},
+};
+const size_t board_accounts_n_methods =
+    sizeof board_accounts_methods / sizeof board_accounts_methods[0];
+
+/* ------------------------------------------------------------ the loop's side */
+
+static void wake_loop(void *svc)
+{
+    rpc_server_wake(((board_service *)svc)->server);
+}
+
+/* Load ICU's data on a worker, so that the loop's first name check does
+ * not wait for it (it waits for this to finish, if it has not). Only on a
+ * service with accounts: one nobody registered on never loads ICU. */
+static void warm_up(accounts_job *job)
+{
+    (void)job;
+    accounts_init();
+}
+
+static void warmed_up(accounts_job *job)
+{
+    free(job);
+}
+
+int board_accounts_start(board_service *svc, char *err, size_t errlen)
+{
+    if (board_limits_init(&svc->limits, LIMIT_SLOTS) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!svc->store)
+        return 0;              /* no store, no accounts: every call says so */
+    if (accounts_pool_create(svc->cfg.password_workers, svc->cfg.password_queue, wake_loop,
+                             svc, &svc->pool) != 0) {
+        snprintf(err, errlen, "cannot start the accounts' worker threads");
+        return -1;
+    }
+    int64_t n = 0;
+    if (store_account_count(svc->store, &n) != 0) {
+        snprintf(err, errlen, "cannot read the accounts: %s", store_last_error(svc->store));
+        return -1;
+    }
+    svc->any_accounts = n > 0;
+    accounts_job *job = svc->any_accounts ? calloc(1, sizeof *job) : NULL;
+    if (job) {
+        job->work = warm_up;
+        job->done = warmed_up;
+        if (accounts_pool_submit(svc->pool, job) != 0)
+            free(job);
+    }
+    return 0;
+}
+
+void board_accounts_drain(board_service *svc)
+{
+    if (svc->pool)
+        accounts_pool_drain(svc->pool);
+}
+
+void board_accounts_tick(board_service *svc, int64_t now)
+{
+    if (!svc->store || now < svc->next_session_sweep_ms)
+        return;
+    svc->next_session_sweep_ms = now + SESSION_SWEEP_MS;
+    int n = 0;
+    if (store_sessions_expire(svc->store, board_wall_ms(), &n) == 0 && n > 0)
+        board_log(svc, "%d expired sessions forgotten", n);
+}
+
+void board_accounts_stop(board_service *svc)
+{
+    accounts_pool_destroy(svc->pool);     /* held calls answered SHUTTING_DOWN */
+    svc->pool = NULL;
+    board_limits_free(&svc->limits);
+}

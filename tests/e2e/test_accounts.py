@@ -1,0 +1,402 @@
+#!/usr/bin/python3
+"""test_accounts.py — Accounts (issue 15): a name means one person.
+
+A stock Python gRPC client (python3-grpcio, with stubs protoc compiles from
+our own .proto at the start of each test into a temporary directory) talks to
+a real sungka-board on loopback: it registers, signs in, plays a game and sees
+its account's statistics; impersonation, look-alikes, a guest taking a
+registered name, wrong passwords, a session token where a seat token goes and
+the reverse, and a sign-out are each refused with a status, a sentence and a
+reason (the "sungka-error-reason" trailing metadata). Usage:
+test_accounts.py BINDIR TEST (ctest runs one process per test).
+"""
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Env, Failure, check, main  # noqa: E402
+
+CALL_TIMEOUT = 15.0
+PROTO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto")
+PASSWORD = "correct horse battery"
+
+pb = pb_grpc = grpc = None
+
+
+def generate(out):
+    """Compile sungka.proto with protoc and the gRPC Python plugin, and import it."""
+    global pb, pb_grpc, grpc
+    os.makedirs(out, exist_ok=True)
+    protoc, plugin = shutil.which("protoc"), shutil.which("grpc_python_plugin")
+    check(protoc and plugin, "missing protoc or grpc_python_plugin: install protobuf-compiler "
+                             "and protobuf-compiler-grpc")
+    argv = [protoc, f"--python_out={out}", f"--grpc_out={out}",
+            f"--plugin=protoc-gen-grpc={plugin}", "-I", PROTO_DIR, "sungka/v1/sungka.proto"]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"protoc failed: {r.stderr}")
+    grpc = importlib.import_module("grpc")
+    sys.path.insert(0, out)
+    pb = importlib.import_module("sungka.v1.sungka_pb2")
+    pb_grpc = importlib.import_module("sungka.v1.sungka_pb2_grpc")
+
+
+def auth(token):
+    return (("authorization", f"Bearer {token}"),)
+
+
+class Client:
+    """One person's stubs on one channel, and their session once signed in."""
+
+    def __init__(self, address):
+        self.channel = grpc.insecure_channel(address)
+        grpc.channel_ready_future(self.channel).result(timeout=CALL_TIMEOUT)
+        self.accounts = pb_grpc.AccountsStub(self.channel)
+        self.lobby = pb_grpc.RegisterStub(self.channel)
+        self.board = pb_grpc.BoardStub(self.channel)
+        self.session = None
+
+    def md(self):
+        return auth(self.session) if self.session else None
+
+    def create(self, name, password=PASSWORD):
+        reply = self.accounts.CreateAccount(
+            pb.CreateAccountRequest(name=name, password=password), timeout=CALL_TIMEOUT)
+        self.session = reply.session.token
+        return reply
+
+    def sign_in(self, name, password=PASSWORD):
+        reply = self.accounts.SignIn(pb.SignInRequest(name=name, password=password),
+                                     timeout=CALL_TIMEOUT)
+        self.session = reply.session.token
+        return reply
+
+    def close(self):
+        self.channel.close()
+
+
+def refused(what, code, reason, fn, *args, **kw):
+    """fn must fail with `code`, a sentence for people and `reason` for programs."""
+    try:
+        reply = fn(*args, timeout=CALL_TIMEOUT, **kw)
+    except grpc.RpcError as e:
+        got = dict(e.trailing_metadata() or ()).get("sungka-error-reason")
+        check(e.code() == code and got == reason,
+              f"{what}: expected {code.name} {reason}, got {e.code().name} {got}: "
+              f"{e.details()!r}")
+        check(e.details() and " " in e.details(), f"{what}: no sentence: {e.details()!r}")
+        print(f"  {what}: {e.code().name} {reason} \"{e.details()}\"")
+        return e
+    raise Failure(f"{what}: expected {code.name} {reason}, but it succeeded: {reply}")
+
+
+def with_board(bindir, body, *board_args):
+    with Env(bindir) as env:
+        generate(os.path.join(env.state_dir, "stubs"))
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"), *board_args)
+        clients = []
+
+        def client():
+            c = Client(board.address)
+            clients.append(c)
+            return c
+        try:
+            body(env, board, client)
+        finally:
+            for c in clients:
+                c.close()
+
+
+def play_kalah(c0, ref0, c1, ref1):
+    """Play a small kalah game to its end through GetBoard and Move: whoever
+    is to move plays their first cup with stones in it."""
+    seats = {ref0.seat: (c0, ref0.token), ref1.seat: (c1, ref1.token)}
+    for _ in range(500):
+        c, tok = seats[0]
+        b = c.board.GetBoard(pb.GetBoardRequest(), metadata=auth(tok), timeout=CALL_TIMEOUT)
+        if b.board.to_move < 0:
+            return b.board
+        c, tok = seats[b.board.to_move]
+        mine = c.board.GetBoard(pb.GetBoardRequest(), metadata=auth(tok), timeout=CALL_TIMEOUT)
+        cup = next(i for i in range(4) if mine.board.cells[i] > 0)   # our row comes first
+        c.board.Move(pb.MoveRequest(move=cup), metadata=auth(tok), timeout=CALL_TIMEOUT)
+    raise Failure("the kalah game did not end in 500 moves")
+
+
+def new_kalah(c):
+    opts = [pb.GameOption(name="cups", value=4), pb.GameOption(name="stones", value=2)]
+    return c.lobby.CreateGame(pb.CreateGameRequest(kind="kalah", options=opts, autostart=True),
+                              metadata=c.md(), timeout=CALL_TIMEOUT).game
+
+
+def register_and_play(bindir):
+    """Register, sign in, play a whole game as accounts, and see the account's
+    statistics, the leaderboard and the history under the names as registered,
+    whatever case they are asked in."""
+    def body(env, board, client):
+        alice, bob = client(), client()
+        made = alice.create("Alice")
+        check(made.session.name == "Alice" and made.session.token.startswith("sess_") and
+              not made.claimed, f"CreateAccount answered {made}")
+        bob.create("bob")
+        again = client()
+        signed = again.sign_in("ALICE")              # any case
+        check(signed.session.name == "Alice" and signed.session.token != alice.session,
+              f"SignIn answered {signed}")
+        who = again.accounts.WhoAmI(pb.WhoAmIRequest(), metadata=again.md(),
+                                    timeout=CALL_TIMEOUT)
+        check(who.name == "Alice" and who.session_expires_ms > who.created_ms,
+              f"WhoAmI answered {who}")
+
+        game = new_kalah(alice)
+        ref_a = alice.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
+                                     metadata=alice.md(), timeout=CALL_TIMEOUT)
+        ref_b = bob.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id, name="BOB"),
+                                   metadata=bob.md(), timeout=CALL_TIMEOUT)
+        names = sorted(s.name for s in ref_b.game.seats)
+        check(names == ["Alice", "bob"], f"the seats bear {names}, not the registered names")
+        # The snapshot marks nobody a guest; a guest observer is marked one.
+        olga = client()
+        ref_o = olga.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id, name="olga",
+                                                       observe=True), timeout=CALL_TIMEOUT)
+        stream = olga.board.Subscribe(pb.SubscribeRequest(), metadata=auth(ref_o.token))
+        snap = next(iter(stream)).snapshot
+        stream.cancel()
+        guests = {p.name: p.guest for p in snap.participants}
+        check(guests.get("Alice") is False and guests.get("bob") is False,
+              f"the snapshot's players: {guests}")
+        final = play_kalah(alice, ref_a, bob, ref_b)
+        print(f"  game {game.game_id} over: scores {list(final.scores)}")
+
+        st = bob.lobby.GetPlayerStats(pb.GetPlayerStatsRequest(name="alice"),
+                                      timeout=CALL_TIMEOUT)
+        check(st.name == "Alice" and st.played == 1 and not st.guest,
+              f"alice's statistics: {st}")
+        st_b = bob.lobby.GetPlayerStats(pb.GetPlayerStatsRequest(name="Bob"),
+                                        timeout=CALL_TIMEOUT)
+        check(st_b.played == 1 and st.wins + st_b.wins + st.draws >= 1,
+              f"bob's statistics: {st_b}")
+        top = bob.lobby.Leaderboard(pb.LeaderboardRequest(), timeout=CALL_TIMEOUT)
+        check(sorted(p.name for p in top.players) == ["Alice", "bob"],
+              f"leaderboard: {[p.name for p in top.players]}")
+        hist = bob.lobby.ListMatches(pb.ListMatchesRequest(player="aLiCe"),
+                                     timeout=CALL_TIMEOUT)
+        check([m.game_id for m in hist.matches] == [game.game_id],
+              f"alice's history: {[m.game_id for m in hist.matches]}")
+    with_board(bindir, body)
+
+
+def impersonation(bindir):
+    """Alice is registered: nobody else plays or registers as alice, ALICE,
+    a Cyrillic look-alike or alice + U+200B, signed in or not."""
+    C = None
+
+    def body(env, board, client):
+        nonlocal C
+        C = grpc.StatusCode
+        alice, bob, guest = client(), client(), client()
+        alice.create("alice")
+        bob.create("bob")
+        game = new_kalah(bob)
+
+        def join(c, name, timeout=CALL_TIMEOUT):
+            return c.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id, name=name),
+                                    metadata=c.md(), timeout=timeout)
+        refused("a guest as alice", C.PERMISSION_DENIED, "NAME_REGISTERED",
+                join, guest, "alice")
+        refused("a guest as ALICE", C.PERMISSION_DENIED, "NAME_REGISTERED",
+                join, guest, "ALICE")
+        refused("a guest as Cyrillic-a lice", C.PERMISSION_DENIED, "NAME_REGISTERED",
+                join, guest, "\u0430lice")
+        refused("a guest as alice + U+200B", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                join, guest, "alice\u200b")
+        refused("bob signed in, as alice", C.PERMISSION_DENIED, "NOT_YOUR_NAME",
+                join, bob, "alice")
+
+        def create(name, timeout=CALL_TIMEOUT):
+            return guest.accounts.CreateAccount(pb.CreateAccountRequest(name=name,
+                                                                        password=PASSWORD),
+                                                timeout=timeout)
+        refused("register ALICE", C.ALREADY_EXISTS, "NAME_TAKEN", create, "ALICE")
+        refused("register Cyrillic-a lice", C.ALREADY_EXISTS, "NAME_CONFUSABLE",
+                create, "\u0430lice")
+        refused("register alice + U+200B", C.INVALID_ARGUMENT, "NAME_NOT_ALLOWED",
+                create, "alice\u200b")
+        refused("register a right-to-left override", C.INVALID_ARGUMENT, "NAME_NOT_ALLOWED",
+                create, "\u202eecila")
+        refused("register mixed Latin and Cyrillic", C.INVALID_ARGUMENT, "NAME_NOT_ALLOWED",
+                create, "p\u0430ypal")
+        refused("a short password", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                guest.accounts.CreateAccount, pb.CreateAccountRequest(name="carol",
+                                                                      password="short"))
+        # the real alice plays under her name; a guest under a free one
+        ref = join(alice, "")
+        check(ref.seat >= 0, f"alice joined at seat {ref.seat}")
+        ref_g = join(guest, "gus")
+        check(ref_g.seat >= 0, f"gus joined at seat {ref_g.seat}")
+    with_board(bindir, body)
+
+
+def wrong_password(bindir):
+    """A wrong password and an unknown name get the same answer; repeated
+    failures are limited per name, whatever the password then."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice, mallory = client(), client()
+        alice.create("alice")
+        sign_in = mallory.accounts.SignIn
+        wrong = refused("alice, wrong password", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                        sign_in, pb.SignInRequest(name="alice", password="not her password"))
+        nobody = refused("nobody, any password", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                         sign_in, pb.SignInRequest(name="nobody", password="not her password"))
+        check(wrong.details() == nobody.details(),
+              f"a wrong password ({wrong.details()!r}) and an unknown name "
+              f"({nobody.details()!r}) must read the same")
+        for i in range(4):
+            refused(f"alice, wrong password #{i + 2}", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                    sign_in, pb.SignInRequest(name="ALICE", password=f"guess number {i}"))
+        refused("alice after five failures, even the right password",
+                C.RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                sign_in, pb.SignInRequest(name="alice", password=PASSWORD))
+        # another name is not limited by alice's failures
+        refused("nobody, after alice's limit", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                sign_in, pb.SignInRequest(name="nobody", password="not her password"))
+        # the board never logged a password
+        for line in board.err_lines + board.lines:
+            check(PASSWORD not in line and "guess number" not in line,
+                  f"the board logged a password: {line}")
+    with_board(bindir, body)
+
+
+def tokens_apart(bindir):
+    """A session token is no seat token and a seat token no session token;
+    each acts only where it belongs."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice, bob = client(), client()
+        alice.create("alice")
+        bob.create("bob")
+        game = new_kalah(alice)
+        ref_a = alice.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
+                                     metadata=alice.md(), timeout=CALL_TIMEOUT)
+        e = refused("a session token on Board.GetBoard", C.UNAUTHENTICATED, "UNKNOWN_TOKEN",
+                    alice.board.GetBoard, pb.GetBoardRequest(), metadata=auth(alice.session))
+        check("session token" in e.details(), f"the refusal does not say why: {e.details()!r}")
+        refused("a session token on Board.Move", C.UNAUTHENTICATED, "UNKNOWN_TOKEN",
+                alice.board.Move, pb.MoveRequest(move=0), metadata=auth(alice.session))
+        refused("a seat token on JoinGame", C.UNAUTHENTICATED, "UNKNOWN_SESSION",
+                bob.lobby.JoinGame, pb.JoinGameRequest(game_id=game.game_id),
+                metadata=auth(ref_a.token))
+        refused("a seat token on WhoAmI", C.UNAUTHENTICATED, "UNKNOWN_SESSION",
+                bob.accounts.WhoAmI, pb.WhoAmIRequest(), metadata=auth(ref_a.token))
+        forged = alice.session[:-4] + ("AAAA" if not alice.session.endswith("AAAA") else "BBBB")
+        refused("a session token with its secret changed", C.UNAUTHENTICATED,
+                "UNKNOWN_SESSION", bob.accounts.WhoAmI, pb.WhoAmIRequest(),
+                metadata=auth(forged))
+        # bob's session joins as bob, never in alice's seat; the seat token
+        # still works on the Board as before
+        ref_b = bob.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
+                                   metadata=bob.md(), timeout=CALL_TIMEOUT)
+        check(ref_b.seat != ref_a.seat and ref_b.token != ref_a.token,
+              f"bob got seat {ref_b.seat}, alice holds {ref_a.seat}")
+        b = alice.board.GetBoard(pb.GetBoardRequest(), metadata=auth(ref_a.token),
+                                 timeout=CALL_TIMEOUT)
+        check(len(b.board.cells) == 10, f"GetBoard with alice's seat token: {b}")
+    with_board(bindir, body)
+
+
+def sign_out_revokes(bindir):
+    """Sign out ends one session; a password change ends the others and the
+    old password; sign out everywhere ends them all."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        a1, a2, a3 = client(), client(), client()
+        a1.create("alice")
+        a2.sign_in("alice")
+        a3.sign_in("alice")
+        whoami = pb.WhoAmIRequest()
+        a1.accounts.SignOut(pb.SignOutRequest(), metadata=a1.md(), timeout=CALL_TIMEOUT)
+        refused("WhoAmI after sign-out", C.UNAUTHENTICATED, "UNKNOWN_SESSION",
+                a1.accounts.WhoAmI, whoami, metadata=a1.md())
+        game = new_kalah(a2)
+        refused("JoinGame after sign-out", C.UNAUTHENTICATED, "UNKNOWN_SESSION",
+                a1.lobby.JoinGame, pb.JoinGameRequest(game_id=game.game_id), metadata=a1.md())
+        a2.accounts.WhoAmI(whoami, metadata=a2.md(), timeout=CALL_TIMEOUT)   # still good
+        refused("a password change with the wrong old password", C.UNAUTHENTICATED,
+                "BAD_CREDENTIALS", a2.accounts.ChangePassword,
+                pb.ChangePasswordRequest(old_password="not the password",
+                                         new_password="a brand new secret"), metadata=a2.md())
+        changed = a2.accounts.ChangePassword(
+            pb.ChangePasswordRequest(old_password=PASSWORD, new_password="a brand new secret"),
+            metadata=a2.md(), timeout=CALL_TIMEOUT)
+        check(changed.sessions_ended == 1, f"the change ended {changed.sessions_ended} sessions")
+        refused("the other session after a password change", C.UNAUTHENTICATED,
+                "UNKNOWN_SESSION", a3.accounts.WhoAmI, whoami, metadata=a3.md())
+        a2.accounts.WhoAmI(whoami, metadata=a2.md(), timeout=CALL_TIMEOUT)   # this one stays
+        refused("the old password", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                a1.accounts.SignIn, pb.SignInRequest(name="alice", password=PASSWORD))
+        a1.sign_in("alice", "a brand new secret")
+        ended = a1.accounts.SignOutEverywhere(pb.SignOutEverywhereRequest(), metadata=a1.md(),
+                                              timeout=CALL_TIMEOUT)
+        check(ended.sessions_ended == 2, f"sign out everywhere ended {ended.sessions_ended}")
+        for c in (a1, a2):
+            refused("a session after sign out everywhere", C.UNAUTHENTICATED,
+                    "UNKNOWN_SESSION", c.accounts.WhoAmI, whoami, metadata=c.md())
+    with_board(bindir, body)
+
+
+def require_accounts(bindir):
+    """--require-accounts refuses guests; the default lets them play, marked."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        guest, alice = client(), client()
+        refused("a guest creating a game", C.UNAUTHENTICATED, "ACCOUNT_REQUIRED",
+                guest.lobby.CreateGame, pb.CreateGameRequest(kind="kalah"))
+        refused("a guest joining", C.UNAUTHENTICATED, "ACCOUNT_REQUIRED",
+                guest.lobby.JoinGame, pb.JoinGameRequest(any_of_kind="kalah", name="gus"))
+        alice.create("alice")
+        ref = alice.lobby.JoinGame(pb.JoinGameRequest(any_of_kind="kalah"), metadata=alice.md(),
+                                   timeout=CALL_TIMEOUT)
+        check(ref.seat == 0, f"alice joined at seat {ref.seat}")
+    with_board(bindir, body, "--require-accounts")
+
+
+def claim_statistics(bindir):
+    """Statistics played as a guest under a name are unclaimed: never ranked,
+    claimed once by registering that exact name."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        g1, g2 = client(), client()
+        game = new_kalah(g1)
+        r1 = g1.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id, name="alice"),
+                               timeout=CALL_TIMEOUT)
+        r2 = g2.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id, name="Bob"),
+                               timeout=CALL_TIMEOUT)
+        play_kalah(g1, r1, g2, r2)
+        st = g1.lobby.GetPlayerStats(pb.GetPlayerStatsRequest(name="alice"),
+                                     timeout=CALL_TIMEOUT)
+        check(st.played == 1 and st.guest, f"a guest's statistics: {st}")
+        top = g1.lobby.Leaderboard(pb.LeaderboardRequest(), timeout=CALL_TIMEOUT)
+        check(not top.players, f"guests on the leaderboard: {top.players}")
+        made = g1.create("alice")
+        check(made.claimed, "registering alice did not claim her statistics")
+        st = g1.lobby.GetPlayerStats(pb.GetPlayerStatsRequest(name="ALICE"),
+                                     timeout=CALL_TIMEOUT)
+        check(st.played == 1 and not st.guest, f"claimed statistics: {st}")
+        made = g2.create("bob")                      # not "Bob": nothing to claim
+        check(not made.claimed, "bob claimed Bob's statistics")
+        top = g1.lobby.Leaderboard(pb.LeaderboardRequest(), timeout=CALL_TIMEOUT)
+        check([p.name for p in top.players] == ["alice"],
+              f"leaderboard: {[p.name for p in top.players]} (Bob is unclaimed, bob has "
+              "not played)")
+        refused("a guest as alice once she registered", C.PERMISSION_DENIED, "NAME_REGISTERED",
+                client().lobby.JoinGame, pb.JoinGameRequest(any_of_kind="kalah", name="alice"))
+    with_board(bindir, body)
+
+
+if __name__ == "__main__":
+    sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
+                                           tokens_apart, sign_out_revokes, require_accounts,
+                                           claim_statistics)}))

@@ -1,0 +1,240 @@
+/*
+ * test_store_accounts.c — accounts in the store: a name's key and skeleton
+ * are each one account's; registering claims the unclaimed statistics of
+ * exactly that name, once; sessions are found by id, ended one by one, all
+ * but one, or all, and expire; a participant's account survives recovery;
+ * and a database from before accounts migrates with its statistics
+ * unclaimed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store_test.h"
+
+static void finish2(store *s, const char *id, const char *a, int64_t acct_a, const char *b,
+                    int64_t acct_b)
+{
+    make_game(s, id, "kalah", 2);
+    const char *names[2] = { a, b };
+    int64_t accounts[2] = { acct_a, acct_b };
+    int winners[1] = { 0 };
+    assert_ok(s, store_game_finish(s, id, STORE_FINISHED, "done", 2, names, accounts, NULL,
+                                   winners, 1, 100));
+}
+
+static void test_unique_name_and_skeleton(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    int64_t n = -1;
+    assert_ok(s, store_account_count(s, &n));
+    assert_int_equal(n, 0);
+    store_account a = {.created_ms = 5};
+    snprintf(a.name, sizeof a.name, "Alice");
+    snprintf(a.name_key, sizeof a.name_key, "alice");
+    snprintf(a.skeleton, sizeof a.skeleton, "alice");
+    snprintf(a.password_hash, sizeof a.password_hash, "$argon2id$h1");
+    assert_ok(s, store_account_create(s, &a, NULL));
+    assert_true(a.id > 0);
+
+    store_account same_key = a, same_look = a;
+    snprintf(same_key.skeleton, sizeof same_key.skeleton, "other");
+    assert_int_equal(store_account_create(s, &same_key, NULL), STORE_TAKEN);
+    snprintf(same_look.name_key, sizeof same_look.name_key, "\xd0\xb0lice");
+    assert_int_equal(store_account_create(s, &same_look, NULL), STORE_TAKEN);
+    assert_non_null(strstr(store_last_error(s), "looks like"));
+
+    store_account got;
+    assert_ok(s, store_account_count(s, &n));
+    assert_int_equal(n, 1);                          /* the refused ones left nothing */
+    assert_ok(s, store_account_find(s, "alice", &got));
+    assert_string_equal(got.name, "Alice");          /* the display form, kept */
+    assert_string_equal(got.password_hash, "$argon2id$h1");
+    assert_int_equal(got.created_ms, 5);
+    assert_ok(s, store_account_find_skeleton(s, "alice", &got));
+    assert_int_equal(got.id, a.id);
+    assert_ok(s, store_account_get(s, a.id, &got));
+    assert_int_equal(store_account_find(s, "bob", &got), STORE_NOT_FOUND);
+    assert_int_equal(store_account_find_skeleton(s, "bob", &got), STORE_NOT_FOUND);
+    assert_int_equal(store_account_get(s, a.id + 1, &got), STORE_NOT_FOUND);
+
+    assert_ok(s, store_account_set_password(s, a.id, "$argon2id$h2", 9));
+    assert_ok(s, store_account_get(s, a.id, &got));
+    assert_string_equal(got.password_hash, "$argon2id$h2");
+    assert_int_equal(store_account_set_password(s, a.id + 1, "$argon2id$h3", 9), -1);
+    store_close(s);
+}
+
+static void test_claim_exact_name_once(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    finish2(s, "1", "alice", 0, "Bob", 0);          /* guests, before the accounts */
+    finish2(s, "2", "alice", 0, "bob", 0);
+    bool claimed = true;
+    /* "bob" claims the row of "bob", not the one of "Bob" */
+    int64_t bob = make_account(s, "bob", &claimed);
+    assert_true(claimed);
+    store_stats st;
+    assert_ok(s, store_player_stats(s, "bob", &st));
+    assert_int_equal(st.account_id, bob);
+    assert_int_equal(st.losses, 1);
+    assert_ok(s, store_player_stats(s, "Bob", &st));
+    assert_int_equal(st.account_id, 0);
+    /* nobody played as carol: nothing to claim */
+    make_account(s, "carol", &claimed);
+    assert_false(claimed);
+    /* from now on bob's games count for his account, under his name */
+    finish2(s, "3", "bob", bob, "alice", 0);
+    assert_ok(s, store_player_stats(s, "bob", &st));
+    assert_int_equal(st.wins, 1);
+    assert_int_equal(st.played, 2);
+    int n = 0;
+    store_stats top[4];
+    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_int_equal(n, 1);                          /* alice is a guest: not ranked */
+    assert_string_equal(top[0].name, "bob");
+    store_close(s);
+}
+
+static void test_sessions(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    int64_t ann = make_account(s, "ann", NULL), ben = make_account(s, "ben", NULL);
+    store_session a1 = {.account_id = ann, .created_ms = 1, .expires_ms = 1000};
+    store_session a2 = {.account_id = ann, .created_ms = 2, .expires_ms = 5000};
+    store_session a3 = {.account_id = ann, .created_ms = 3, .expires_ms = 5000};
+    store_session b1 = {.account_id = ben, .created_ms = 4, .expires_ms = 5000};
+    store_session *all[] = { &a1, &a2, &a3, &b1 };
+    for (int i = 0; i < 4; i++) {
+        memset(all[i]->id, 'a' + i, sizeof all[i]->id);
+        memset(all[i]->hash, 'A' + i, sizeof all[i]->hash);
+        assert_ok(s, store_session_create(s, all[i]));
+    }
+    store_session got;
+    assert_ok(s, store_session_find(s, a2.id, &got));
+    assert_int_equal(got.account_id, ann);
+    assert_memory_equal(got.hash, a2.hash, sizeof got.hash);
+    assert_int_equal(got.expires_ms, 5000);
+    uint8_t unknown[STORE_SESSION_ID_BYTES];
+    memset(unknown, 'z', sizeof unknown);
+    assert_int_equal(store_session_find(s, unknown, &got), STORE_NOT_FOUND);
+    assert_int_equal(store_session_create(s, &(store_session){.account_id = 0}), -1);
+
+    int n = -1;
+    assert_ok(s, store_sessions_expire(s, 1000, &n));          /* a1 is over */
+    assert_int_equal(n, 1);
+    assert_int_equal(store_session_find(s, a1.id, &got), STORE_NOT_FOUND);
+    assert_ok(s, store_sessions_delete_account(s, ann, a3.id, &n));   /* all but a3 */
+    assert_int_equal(n, 1);
+    assert_int_equal(store_session_find(s, a2.id, &got), STORE_NOT_FOUND);
+    assert_ok(s, store_session_find(s, a3.id, &got));
+    assert_ok(s, store_session_delete(s, a3.id));
+    assert_int_equal(store_session_find(s, a3.id, &got), STORE_NOT_FOUND);
+    assert_ok(s, store_session_delete(s, a3.id));               /* twice is fine */
+    assert_ok(s, store_sessions_delete_account(s, ben, NULL, &n));
+    assert_int_equal(n, 1);
+    store_close(s);
+}
+
+static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account)
+{
+    (void)game_id;
+    int64_t *seen = user;
+    seen[person_id] = account;
+}
+
+static void test_participant_account_recovered(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    int64_t ann = make_account(s, "ann", NULL);
+    make_game(s, "7", "kalah", 2);
+    assert_ok(s, store_participant_put(s, "7", 1, "ann", 0, "aa", false));
+    assert_ok(s, store_participant_put(s, "7", 2, "gus", 1, "bb", false));
+    assert_ok(s, store_participant_account(s, "7", 1, ann));
+    assert_ok(s, store_participant_put(s, "7", 1, "ann", 0, "aa", true));  /* keeps it */
+    assert_int_equal(store_participant_account(s, "7", 9, ann), -1);
+    int64_t seen[4] = { 0 };
+    store_recovery_cb cb = { .account = on_account };
+    assert_ok(s, store_recover(s, &cb, seen, NULL));
+    assert_int_equal(seen[1], ann);
+    assert_int_equal(seen[2], 0);                    /* a guest: no call */
+    store_close(s);
+}
+
+static int64_t peek(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static void test_version_2_file_migrates(void **state)
+{
+    (void)state;
+    char dir[256], path[300], err[512];
+    scratch_dir(dir);
+    snprintf(path, sizeof path, "%s/v2.db", dir);
+    store *s;
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    finish2(s, "1", "alice", 0, "bob", 0);
+    finish2(s, "2", "alice", 0, "bob", 0);
+    store_close(s);
+    /* What a service before accounts left behind: statistics by name. */
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    store_stats st;
+    assert_ok(s, store_player_stats(s, "alice", &st));
+    assert_int_equal(st.wins, 2);
+    assert_int_equal(st.account_id, 0);              /* unclaimed */
+    int n = -1;
+    store_stats top[4];
+    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_int_equal(n, 0);
+    bool claimed = false;
+    int64_t alice = make_account(s, "alice", &claimed);
+    assert_true(claimed);
+    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_int_equal(n, 1);
+    assert_int_equal(top[0].wins, 2);
+    assert_int_equal(top[0].account_id, alice);
+    store_close(s);
+    assert_int_equal(peek(path, "PRAGMA user_version"), 5);
+    char q[160];
+    snprintf(q, sizeof q, "SELECT count(*) FROM results WHERE name = 'alice' AND account_id = %lld",
+             (long long)alice);
+    assert_int_equal(peek(path, q), 2);              /* her history is hers too */
+    assert_int_equal(peek(path, "SELECT count(*) FROM results WHERE account_id IS NOT NULL"), 2);
+    scratch_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unique_name_and_skeleton),
+        cmocka_unit_test(test_claim_exact_name_once),
+        cmocka_unit_test(test_sessions),
+        cmocka_unit_test(test_participant_account_recovered),
+        cmocka_unit_test(test_version_2_file_migrates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -26,6 +26,12 @@ PASSWORD = "correct horse battery"
 pb = pb_grpc = grpc = None
 
 
+
+def seat(msg, field):
+    """A SeatNumber field: the seat, or None when absent (an observer, nobody
+    to move)."""
+    return getattr(msg, field).value if msg.HasField(field) else None
+
 def generate(out):
     """Compile sungka.proto with protoc and the gRPC Python plugin, and import it."""
     global pb, pb_grpc, grpc
@@ -112,13 +118,13 @@ def with_board(bindir, body, *board_args):
 def play_kalah(c0, ref0, c1, ref1):
     """Play a small kalah game to its end through GetBoard and Move: whoever
     is to move plays their first cup with stones in it."""
-    seats = {ref0.seat: (c0, ref0.token), ref1.seat: (c1, ref1.token)}
+    seats = {seat(ref0, "seat"): (c0, ref0.token), seat(ref1, "seat"): (c1, ref1.token)}
     for _ in range(500):
         c, tok = seats[0]
         b = c.board.GetBoard(pb.GetBoardRequest(), metadata=auth(tok), timeout=CALL_TIMEOUT)
-        if b.board.to_move < 0:
+        if seat(b.board, "to_move") is None:
             return b.board
-        c, tok = seats[b.board.to_move]
+        c, tok = seats[seat(b.board, "to_move")]
         mine = c.board.GetBoard(pb.GetBoardRequest(), metadata=auth(tok), timeout=CALL_TIMEOUT)
         cup = next(i for i in range(4) if mine.board.cells[i] > 0)   # our row comes first
         c.board.Move(pb.MoveRequest(move=cup), metadata=auth(tok), timeout=CALL_TIMEOUT)
@@ -233,9 +239,9 @@ def impersonation(bindir):
                                                                       password="short"))
         # the real alice plays under her name; a guest under a free one
         ref = join(alice, "")
-        check(ref.seat >= 0, f"alice joined at seat {ref.seat}")
+        check(seat(ref, "seat") is not None, f"alice joined at seat {ref.seat}")
         ref_g = join(guest, "gus")
-        check(ref_g.seat >= 0, f"gus joined at seat {ref_g.seat}")
+        check(seat(ref_g, "seat") is not None, f"gus joined at seat {ref_g.seat}")
     with_board(bindir, body)
 
 
@@ -299,7 +305,7 @@ def tokens_apart(bindir):
         # still works on the Board as before
         ref_b = bob.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
                                    metadata=bob.md(), timeout=CALL_TIMEOUT)
-        check(ref_b.seat != ref_a.seat and ref_b.token != ref_a.token,
+        check(seat(ref_b, "seat") != seat(ref_a, "seat") and ref_b.token != ref_a.token,
               f"bob got seat {ref_b.seat}, alice holds {ref_a.seat}")
         b = alice.board.GetBoard(pb.GetBoardRequest(), metadata=auth(ref_a.token),
                                  timeout=CALL_TIMEOUT)
@@ -359,7 +365,7 @@ def require_accounts(bindir):
         alice.create("alice")
         ref = alice.lobby.JoinGame(pb.JoinGameRequest(any_of_kind="kalah"), metadata=alice.md(),
                                    timeout=CALL_TIMEOUT)
-        check(ref.seat == 0, f"alice joined at seat {ref.seat}")
+        check(seat(ref, "seat") == 0, f"alice joined at seat {ref.seat}")
     with_board(bindir, body, "--require-accounts")
 
 

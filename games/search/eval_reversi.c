@@ -23,8 +23,9 @@
  *    last move (+6);
  *  - discs themselves only late (x1 after half the board is full, x4 in the
  *    last quarter), since early on fewer discs tend to mean more mobility.
- * Endgame: search.c solves to the end (exact disc difference) when the empty
- * cells are few enough for the level (moves_left).
+ * Endgame: when the empty cells are few enough for the level (moves_left),
+ * search.c hands boards of up to 8x8 to the exact solver of
+ * endgame_reversi.c, and searches larger ones to the end itself.
  */
 #include "search_internal.h"
 
@@ -253,4 +254,5 @@ const search_eval search_eval_reversi = {
     .evaluate = reversi_evaluate,
     .order = reversi_order,
     .moves_left = reversi_moves_left,
+    .solve = search_solve_reversi,
 };

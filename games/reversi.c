@@ -102,6 +102,13 @@ static void one_word_build(rv_bits *b, int n, const rv_geom *G)
                 for (int cx = x + dx[d], cy = y + dy[d]; cx >= 0 && cx < n && cy >= 0 && cy < n;
                      cx += dx[d], cy += dy[d])
                     b->ray[y * n + x][d] |= 1ull << (cy * n + cx);
+    for (int y = 0; y < n; y++)
+        for (int x = 0; x < n; x++)
+            for (int d = 0; d < RV_DIRS; d++) {
+                int cx = x + dx[d], cy = y + dy[d];
+                if (cx >= 0 && cx < n && cy >= 0 && cy < n)
+                    b->around[y * n + x] |= 1ull << (cy * n + cx);
+            }
 }
 
 static void geoms_build(void)

@@ -37,6 +37,8 @@ typedef struct rv_bits {
     uint64_t land[RV_DIRS];         /* cells a disc may land on after a step in
                                      * that direction (no wrap round an edge) */
     uint64_t ray[64][RV_DIRS];      /* cells from a cell to the edge, exclusive */
+    uint64_t around[64];            /* the up to 8 cells next to a cell: a move
+                                     * must have an opponent disc among them */
 } rv_bits;
 
 /* The tables of side n (4, 6 or 8; anything else gives NULL). */
@@ -113,8 +115,9 @@ static inline uint64_t rv_run_down(uint64_t r, uint64_t P, uint64_t O)
     return r & (0 - (outflank << 1));   /* the ray beyond it; 0 without it */
 }
 
-/* Discs P flips by playing the empty cell sq (0 when it flips nothing). */
-static inline uint64_t rv_flips(int sq, uint64_t P, uint64_t O, const rv_bits *b)
+/* Discs P flips by playing the empty cell sq (0 when it flips nothing).
+ * Inlined everywhere: a call costs as much as the work in the hot loops. */
+static inline __attribute__((always_inline)) uint64_t rv_flips(int sq, uint64_t P, uint64_t O, const rv_bits *b)
 {
     const uint64_t *ray = b->ray[sq];
     return rv_run_up(ray[0], P, O) | rv_run_up(ray[1], P, O) | rv_run_up(ray[2], P, O) |

@@ -117,6 +117,8 @@ static int solve_shallow(search_solver *e, uint64_t P, uint64_t O, int alpha, in
     for (int round = 0; round < 2; round++) {
         for (uint64_t set = E & (round == 0 ? odd : ~odd); set; set &= set - 1) {
             const int sq = __builtin_ctzll(set);
+            if (!(e->b->around[sq] & O))
+                continue;                   /* no opponent disc next to it */
             const uint64_t f = rv_flips(sq, P, O, e->b);
             if (!f)
                 continue;

@@ -29,8 +29,8 @@
  * The time budget always applies as well; max_depth, when set, caps further.
  * Reversi endgames on boards up to 8x8 go to a dedicated exact solver, which
  * gets the first half of the budget (on this machine 20 empties take about
- * 0.35 s, see PERFORMANCE.md); if the clock beats it, the usual search has
- * the second half. Larger boards are searched to the end by the search
+ * 0.4 s of CPU, the median of PERFORMANCE.md's positions); if the clock beats
+ * it, the usual search has the second half. Larger boards are searched to the end by the search
  * itself from 8, 10, 12 and 14 empties at levels 7..10.
  */
 #ifndef SUNGKA_GAMES_SEARCH_H

@@ -83,7 +83,8 @@ static void set_bit(uint64_t *b, int i)
 }
 
 /* The one-word tables of side n from its geometry: the same landing masks,
- * and the rays walked cell by cell (once, so speed does not matter). */
+ * the rays walked cell by cell (once, so speed does not matter) and the
+ * first cell of each ray, the neighbours. */
 static void one_word_build(rv_bits *b, int n, const rv_geom *G)
 {
     static const int dx[RV_DIRS] = {1, 0, 1, -1, -1, 0, -1, 1};
@@ -100,15 +101,12 @@ static void one_word_build(rv_bits *b, int n, const rv_geom *G)
         for (int x = 0; x < n; x++)
             for (int d = 0; d < RV_DIRS; d++)
                 for (int cx = x + dx[d], cy = y + dy[d]; cx >= 0 && cx < n && cy >= 0 && cy < n;
-                     cx += dx[d], cy += dy[d])
-                    b->ray[y * n + x][d] |= 1ull << (cy * n + cx);
-    for (int y = 0; y < n; y++)
-        for (int x = 0; x < n; x++)
-            for (int d = 0; d < RV_DIRS; d++) {
-                int cx = x + dx[d], cy = y + dy[d];
-                if (cx >= 0 && cx < n && cy >= 0 && cy < n)
-                    b->around[y * n + x] |= 1ull << (cy * n + cx);
-            }
+                     cx += dx[d], cy += dy[d]) {
+                    uint64_t bit = 1ull << (cy * n + cx);
+                    if (b->ray[y * n + x][d] == 0)
+                        b->around[y * n + x] |= bit;
+                    b->ray[y * n + x][d] |= bit;
+                }
 }
 
 static void geoms_build(void)

@@ -9,6 +9,7 @@
 #define SUNGKA_GAMES_INTERNAL_H
 
 #include "games.h"
+#include "perft.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,6 +112,31 @@ long game__congklak_apply(game_state *st, int move, game_result *res, long limit
  * line i into cells[] (GAME_OK, or GAME_E_RANGE for no such line). */
 int game__tictactoe_line_count(int n, int d);
 int game__tictactoe_line(int n, int d, int i, int *cells);
+
+/* Reversi's generic move generation (reversi.c: four words per colour, the
+ * path of boards above 8x8) on a board of any side n (4..16, even), for tests
+ * to compare the one-word code of reversi_bits.h with: P and O hold the
+ * mover's and the opponent's discs (4 words each, bit y*n+x), out gets 4
+ * words — the legal moves, or the discs flipped by playing empty cell m. */
+void game__reversi_generic_moves(const uint64_t *P, const uint64_t *O, int n,
+                                 uint64_t *out /* OUT [4] */);
+void game__reversi_generic_flips(int m, const uint64_t *P, const uint64_t *O, int n,
+                                 uint64_t *out /* OUT [4] */);
+
+/*
+ * A kind's own perft walk (perft.h conventions, counts[1..depth] like
+ * game_perft_counts) on its own fast representation, which perft.c uses
+ * instead of walking game_state copies. Returns 0, or -1 when it does not
+ * handle this position (perft.c then walks states); counts are then
+ * undefined. Reversi's handles boards of one word (4x4, 6x6, 8x8).
+ */
+int game__reversi_perft(const game_state *st, int depth, long long *counts /* OUT */);
+
+/* perft.c's walk over game_state copies, the one every kind has, even when
+ * the kind has a walk of its own: tests compare the two. Same contract as
+ * game_perft_counts. */
+int game__perft_counts_states(const game_state *st, int depth, long long *counts /* OUT */,
+                              game_perft_level *levels /* scratch */);
 
 #ifdef __cplusplus
 }

@@ -14,13 +14,17 @@
  * (it needs it anyway to see whether the opponent must pass), so that
  * legal_moves and check only read it.
  *
- * Legal moves are found with shift-and-mask fills (dumb7fill generalised to
- * a side of N: a shift of 1, N-1, N or N+1 bits is a step in one of the 8
- * directions, and a mask per direction drops the discs that would wrap round
- * an edge or fall off the board). Boards of up to 64 cells use one word, with
- * the 8x8 case compiled with constant shifts; larger ones use the same fills
- * over four words with the carries between words. cells[] is kept in step:
- * a move writes only the cells it changes.
+ * Boards of up to 64 cells (4x4, 6x6, 8x8) use one word per colour and the
+ * move generation of reversi_bits.h: a Kogge-Stone fill for the legal moves
+ * of 8x8, the plain shift loop for the smaller two, and flips from ray masks.
+ * Larger boards use the generic path here: the same shift-and-mask fills
+ * (dumb7fill generalised to a side of N: a shift of 1, N-1, N or N+1 bits is
+ * a step in one of the 8 directions, and a mask per direction drops the discs
+ * that would wrap round an edge or fall off the board) over four words with
+ * the carries between words, and flips found by walking the rays by
+ * coordinates. The generic path works for every size, so the tests compare
+ * the one-word code with it (game__reversi_generic_*). cells[] is kept in
+ * step: a move writes only the cells it changes.
  *
  * Decisions where docs/rules.md is silent (also in the report to the lead):
  *  - When the opponent has no move but the mover has, the mover moves again:
@@ -35,6 +39,7 @@
  *    legal move has no legal moves, and every move is "flips nothing".
  */
 #include "games_internal.h"
+#include "reversi_bits.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -69,11 +74,39 @@ typedef struct rv_geom {
 } rv_geom;
 
 static rv_geom geoms[RV_SIZES];
+static rv_bits one_word[3]; /* 4x4, 6x6, 8x8 (reversi_bits.h) */
 static pthread_once_t geoms_once = PTHREAD_ONCE_INIT;
 
 static void set_bit(uint64_t *b, int i)
 {
     b[i >> 6] |= 1ull << (i & 63);
+}
+
+/* The one-word tables of side n from its geometry: the same landing masks,
+ * the rays walked cell by cell (once, so speed does not matter) and the
+ * first cell of each ray, the neighbours. */
+static void one_word_build(rv_bits *b, int n, const rv_geom *G)
+{
+    static const int dx[RV_DIRS] = {1, 0, 1, -1, -1, 0, -1, 1};
+    static const int dy[RV_DIRS] = {0, 1, 1, 1, 0, -1, -1, -1};
+    memset(b, 0, sizeof *b);
+    b->n = n;
+    b->board = G->board[0];
+    for (int k = 0; k < 4; k++) {
+        b->shift[k] = G->shift[k];
+        b->land[k] = G->left[k][0];
+        b->land[k + 4] = G->right[k][0];
+    }
+    for (int y = 0; y < n; y++)
+        for (int x = 0; x < n; x++)
+            for (int d = 0; d < RV_DIRS; d++)
+                for (int cx = x + dx[d], cy = y + dy[d]; cx >= 0 && cx < n && cy >= 0 && cy < n;
+                     cx += dx[d], cy += dy[d]) {
+                    uint64_t bit = 1ull << (cy * n + cx);
+                    if (b->ray[y * n + x][d] == 0)
+                        b->around[y * n + x] |= bit;
+                    b->ray[y * n + x][d] |= bit;
+                }
 }
 
 static void geoms_build(void)
@@ -105,12 +138,22 @@ static void geoms_build(void)
                 }
             }
     }
+    for (int g = 0; g < 3; g++)
+        one_word_build(&one_word[g], geoms[g].n, &geoms[g]);
 }
 
 static inline const rv_geom *geom(int n)
 {
     pthread_once(&geoms_once, geoms_build);
     return &geoms[(n - RV_MIN) / 2];
+}
+
+const rv_bits *game__reversi_bits(int n)
+{
+    if (n != 4 && n != 6 && n != 8)
+        return NULL;
+    pthread_once(&geoms_once, geoms_build);
+    return &one_word[(n - RV_MIN) / 2];
 }
 
 static inline uint64_t *discs(game_state *st, int seat)
@@ -126,64 +169,6 @@ static inline const uint64_t *discs_c(const game_state *st, int seat)
 static inline int words_of(int n)
 {
     return (n * n + 63) / 64;
-}
-
-/* --- boards of one word (4x4, 6x6, 8x8) --- */
-
-/* Moves of P against O. Inlined with a constant n for 8x8 so that the shifts
- * and the fill loop are constants. */
-static inline __attribute__((always_inline)) uint64_t moves1_n(uint64_t P, uint64_t O,
-                                                                 const rv_geom *g, int n)
-{
-    const int shift[4] = {1, n, n + 1, n - 1};
-    uint64_t empty = g->board[0] & ~(P | O);
-    uint64_t moves = 0;
-    for (int k = 0; k < 4; k++) {
-        int s = shift[k];
-        uint64_t ml = g->left[k][0], mr = g->right[k][0];
-        uint64_t ol = O & ml, or_ = O & mr;
-        uint64_t l = (P << s) & ol, r = (P >> s) & or_;
-        for (int i = 0; i < n - 3; i++) {
-            l |= (l << s) & ol;
-            r |= (r >> s) & or_;
-        }
-        moves |= (((l << s) & ml) | ((r >> s) & mr)) & empty;
-    }
-    return moves;
-}
-
-static uint64_t moves1(uint64_t P, uint64_t O, const rv_geom *g)
-{
-    if (g->n == 8)
-        return moves1_n(P, O, g, 8);
-    return moves1_n(P, O, g, g->n);
-}
-
-/* Discs flipped by P playing the single bit m: walk each ray while it is on
- * O; the run flips if the ray then meets P. */
-static uint64_t flips1(uint64_t m, uint64_t P, uint64_t O, const rv_geom *g)
-{
-    uint64_t flips = 0;
-    for (int k = 0; k < 4; k++) {
-        int s = g->shift[k];
-        uint64_t ml = g->left[k][0], mr = g->right[k][0];
-        uint64_t f = 0, x = (m << s) & ml;
-        while (x & O) {
-            f |= x;
-            x = (x << s) & ml;
-        }
-        if (x & P)
-            flips |= f;
-        f = 0;
-        x = (m >> s) & mr;
-        while (x & O) {
-            f |= x;
-            x = (x >> s) & mr;
-        }
-        if (x & P)
-            flips |= f;
-    }
-    return flips;
 }
 
 /* --- boards of up to four words (10x10 .. 16x16) --- */
@@ -268,19 +253,31 @@ static void flips4(int m, const uint64_t *P, const uint64_t *O, int n, uint64_t 
     }
 }
 
+void game__reversi_generic_moves(const uint64_t *P, const uint64_t *O, int n, uint64_t *out)
+{
+    bb4 m = moves4(P, O, geom(n));
+    for (int i = 0; i < RV_WORDS; i++)
+        out[i] = m.w[i];
+}
+
+void game__reversi_generic_flips(int m, const uint64_t *P, const uint64_t *O, int n,
+                                 uint64_t *out)
+{
+    flips4(m, P, O, n, out);
+}
+
 /* --- both sizes --- */
 
 /* Legal moves of P against O into out[RV_WORDS]. */
 static void legal_bits(const uint64_t *P, const uint64_t *O, int n, uint64_t *out)
 {
-    const rv_geom *g = geom(n);
     if (words_of(n) == 1) {
-        out[0] = moves1(P[0], O[0], g);
+        out[0] = rv_moves(P[0], O[0], game__reversi_bits(n));
         for (int i = 1; i < RV_WORDS; i++)
             out[i] = 0;
         return;
     }
-    bb4 m = moves4(P, O, g);
+    bb4 m = moves4(P, O, geom(n));
     for (int i = 0; i < RV_WORDS; i++)
         out[i] = m.w[i];
 }
@@ -289,7 +286,7 @@ static void legal_bits(const uint64_t *P, const uint64_t *O, int n, uint64_t *ou
 static void flips_of(int m, const uint64_t *P, const uint64_t *O, int n, uint64_t *flips)
 {
     if (words_of(n) == 1) {
-        flips[0] = flips1(1ull << m, P[0], O[0], geom(n));
+        flips[0] = rv_flips(m, P[0], O[0], game__reversi_bits(n));
         for (int i = 1; i < RV_WORDS; i++)
             flips[i] = 0;
         return;

@@ -12,7 +12,7 @@
  *
  * Evaluation (root's point of view; about 8 points per disc-equivalent):
  *  - mobility: moves of each side. The seat to move's come from priv; the
- *    other's are found here with shift-and-mask fills on boards of up to 8x8.
+ *    other's are found here with reversi_bits.h on boards of up to 8x8.
  *    Larger boards use only the mover's moves, as a tempo term;
  *  - corners (+40), and the X- and C-squares next to an empty corner (-15,
  *    -6): they hand that corner to the opponent;
@@ -23,12 +23,12 @@
  *    last move (+6);
  *  - discs themselves only late (x1 after half the board is full, x4 in the
  *    last quarter), since early on fewer discs tend to mean more mobility.
- * Endgame: search.c solves to the end (exact disc difference) when the empty
- * cells are few enough for the level (moves_left).
+ * Endgame: when the empty cells are few enough for the level (moves_left),
+ * search.c hands boards of up to 8x8 to the exact solver of
+ * endgame_reversi.c, and searches larger ones to the end itself.
  */
 #include "search_internal.h"
-
-#include <pthread.h>
+#include "../reversi_bits.h"
 
 #define RVW 4 /* words per bitboard */
 
@@ -48,58 +48,6 @@ static inline int pop4(const uint64_t *b, int words)
 static inline int words_of(int n)
 {
     return (n * n + 63) / 64;
-}
-
-/* Direction masks of one-word boards (4x4, 6x6, 8x8): the cells a disc may
- * land on after a shift, so nothing wraps round an edge. */
-typedef struct rv_masks {
-    uint64_t board, not_first_col, not_last_col;
-} rv_masks;
-
-static rv_masks masks[3];
-static pthread_once_t masks_once = PTHREAD_ONCE_INIT;
-
-static void masks_build(void)
-{
-    for (int g = 0; g < 3; g++) {
-        int n = 4 + 2 * g;
-        rv_masks *m = &masks[g];
-        m->board = m->not_first_col = m->not_last_col = 0;
-        for (int y = 0; y < n; y++)
-            for (int x = 0; x < n; x++) {
-                uint64_t bit = 1ull << (y * n + x);
-                m->board |= bit;
-                if (x != 0)
-                    m->not_first_col |= bit;
-                if (x != n - 1)
-                    m->not_last_col |= bit;
-            }
-    }
-}
-
-/* Legal moves of P against O on a one-word board of side n. */
-static uint64_t moves_1w(uint64_t P, uint64_t O, int n)
-{
-    pthread_once(&masks_once, masks_build);
-    const rv_masks *m = &masks[(n - 4) / 2];
-    const uint64_t empty = m->board & ~(P | O);
-    /* Shift left by s (towards higher cells) landing on mask_l; right
-     * landing on mask_r: E/W, S/N, SE/NW, SW/NE. */
-    const int shift[4] = {1, n, n + 1, n - 1};
-    const uint64_t mask_l[4] = {m->not_first_col, m->board, m->not_first_col, m->not_last_col};
-    const uint64_t mask_r[4] = {m->not_last_col, m->board, m->not_last_col, m->not_first_col};
-    uint64_t moves = 0;
-    for (int k = 0; k < 4; k++) {
-        int s = shift[k];
-        uint64_t ol = O & mask_l[k], orr = O & mask_r[k];
-        uint64_t l = (P << s) & ol, r = (P >> s) & orr;
-        for (int i = 0; i < n - 3; i++) {
-            l |= (l << s) & ol;
-            r |= (r >> s) & orr;
-        }
-        moves |= (((l << s) & mask_l[k]) | ((r >> s) & mask_r[k])) & empty;
-    }
-    return moves;
 }
 
 static uint64_t reversi_hash(const game_search *s, const game_state *parent,
@@ -168,7 +116,8 @@ static int reversi_evaluate(game_search *s, const game_state *st, int ply, bool 
     /* Mobility. */
     int mob_mover = pop4(&st->priv[2 * RVW], words);
     if (words == 1) {
-        int mob_other = pop(moves_1w(st->priv[(1 - mover) * RVW], st->priv[mover * RVW], n));
+        int mob_other = pop(rv_moves(st->priv[(1 - mover) * RVW], st->priv[mover * RVW],
+                                     game__reversi_bits(n)));
         v += 8 * sign_to_move * (mob_mover - mob_other);
     } else {
         v += 4 * sign_to_move * mob_mover;
@@ -253,4 +202,5 @@ const search_eval search_eval_reversi = {
     .evaluate = reversi_evaluate,
     .order = reversi_order,
     .moves_left = reversi_moves_left,
+    .solve = search_solve_reversi,
 };

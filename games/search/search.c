@@ -37,6 +37,14 @@
  * per seat and move, weighted by depth squared). Principal variation search
  * (null windows after the first move) on top.
  *
+ * Exact endgames: a kind may bring a dedicated solver (search_eval.solve;
+ * reversi up to 8x8: endgame_reversi.c), tried first, with half the budget,
+ * when the level's `solve` threshold covers the position; otherwise, or when
+ * the clock beats it, the search below goes to the end from `endgame`.
+ *
+ * Memory: game_search_new allocates every table and touches its pages, so
+ * that no search pays for page faults inside its budget.
+ *
  * Time: a monotonic deadline checked every 64 nodes and the stop flag at
  * every node; an interrupted iteration still counts if its first root move
  * (the previous best) was searched, since any move it then preferred was
@@ -54,14 +62,16 @@
 typedef struct search_level {
     int depth;        /* iteration cap, plies */
     int random_pct;   /* chance of a random legal move instead */
-    int endgame;      /* solve to the end at or below this many moves left */
+    int endgame;      /* search to the end at or below this many moves left */
+    int solve;        /* the same for a kind's dedicated solver (search_eval.solve),
+                       * which goes deeper in the same time (PERFORMANCE.md) */
 } search_level;
 
 static const search_level levels[11] = {
-    [1] = {0, 100, 0},  [2] = {1, 50, 0},   [3] = {2, 25, 0},
-    [4] = {3, 10, 0},   [5] = {4, 0, 0},    [6] = {6, 0, 0},
-    [7] = {8, 0, 8},    [8] = {12, 0, 10},  [9] = {20, 0, 12},
-    [10] = {SEARCH_FULL_DEPTH, 0, 14},
+    [1] = {0, 100, 0, 0},  [2] = {1, 50, 0, 0},    [3] = {2, 25, 0, 0},
+    [4] = {3, 10, 0, 0},   [5] = {4, 0, 0, 0},     [6] = {6, 0, 0, 0},
+    [7] = {8, 0, 8, 12},   [8] = {12, 0, 10, 14},  [9] = {20, 0, 12, 16},
+    [10] = {SEARCH_FULL_DEPTH, 0, 14, 20},
 };
 
 /* --- the transposition table --- */
@@ -342,6 +352,15 @@ static int search(game_search *s, int ply, int depth, int alpha, int beta, uint6
 
 /* --- the public interface --- */
 
+void search_prefault(void *p, size_t bytes)
+{
+    volatile unsigned char *c = p;
+    for (size_t i = 0; i < bytes; i += 4096)
+        c[i] = 0;
+    if (bytes)
+        c[bytes - 1] = 0;
+}
+
 game_search *game_search_new(size_t tt_bytes)
 {
     if (tt_bytes == 0)
@@ -368,11 +387,22 @@ game_search *game_search_new(size_t tt_bytes)
     s->ttt = calloc(1, sizeof *s->ttt);
     if (!s->ttt)
         goto fail_ttt;
+    s->solver = search_solver_new();
+    if (!s->solver)
+        goto fail_solver;
+    /* Every table is used from the first search on: take the page faults
+     * now, before any move's clock starts. */
+    search_prefault(s->tt, buckets * 2 * sizeof *s->tt);
+    search_prefault(s->plies, (SEARCH_MAX_PLY + 1) * sizeof *s->plies);
+    search_prefault(s->history, GAME_MAX_SEATS * sizeof *s->history);
+    search_prefault(s->ttt, sizeof *s->ttt);
     for (int c = 0; c < SEARCH_ZCELLS; c++)
         for (int v = 0; v < SEARCH_ZCOUNTS; v++)
             s->zcache[c][v] = search_zkey(c, v);
     return s;
 
+fail_solver:
+    free(s->ttt);
 fail_ttt:
     free(s->history);
 fail_history:
@@ -389,6 +419,7 @@ void game_search_free(game_search *s)
 {
     if (!s)
         return;
+    search_solver_free(s->solver);
     free(s->ttt);
     free(s->history);
     free(s->plies);
@@ -477,8 +508,29 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         hard_cap = SEARCH_FULL_DEPTH;
     if (cap > hard_cap)
         cap = hard_cap;
-    bool endgame = L->endgame > 0 && s->ev->moves_left &&
-                   s->ev->moves_left(&R->st) <= L->endgame;
+    const int left = s->ev->moves_left ? s->ev->moves_left(&R->st) : INT_MAX;
+    bool endgame = L->endgame > 0 && left <= L->endgame;
+
+    /* A dedicated solver gets the first half of the budget; if the clock
+     * beats it, the search below has the rest. */
+    if (L->solve > 0 && left <= L->solve && s->ev->solve) {
+        const int64_t deadline = s->deadline_ns;
+        int move, margin;
+        s->deadline_ns = start + (deadline - start) / 2;
+        if (s->ev->solve(s, &R->st, &move, &margin) == 0) {
+            *out = (game_search_result){
+                .move = move,
+                .depth = left,
+                .nodes = s->nodes,
+                .score = search_decided(margin, 0),
+                .exact = true,
+            };
+            return 0;
+        }
+        if (s->stop && *s->stop)
+            s->aborted = true;
+        s->deadline_ns = deadline;
+    }
 
     const uint64_t root_key = root_hash ^ side_key(s->root) ^ s->salt;
     game_search_result res = {.move = fallback_move(s, root_key)};

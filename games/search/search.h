@@ -21,12 +21,17 @@
  * playing a random legal move instead of the searched one:
  *   level  1: a random legal move (seeded by limits.seed)
  *   level  2: depth 1, 50% random     level  6: depth 6
- *   level  3: depth 2, 25% random     level  7: depth 8,  reversi endgame solved at <= 8 empties
- *   level  4: depth 3, 10% random     level  8: depth 12, ... <= 10 empties
- *   level  5: depth 4                 level  9: depth 20, ... <= 12 empties
- *                                     level 10: no depth cap, ... <= 14 empties
+ *   level  3: depth 2, 25% random     level  7: depth 8,  reversi endgame solved at <= 12 empties
+ *   level  4: depth 3, 10% random     level  8: depth 12, ... <= 14 empties
+ *   level  5: depth 4                 level  9: depth 20, ... <= 16 empties
+ *                                     level 10: no depth cap, ... <= 20 empties
  * A ply is one move: an extra turn or a pass costs a ply like any other.
  * The time budget always applies as well; max_depth, when set, caps further.
+ * Reversi endgames on boards up to 8x8 go to a dedicated exact solver, which
+ * gets the first half of the budget (on this machine 20 empties take about
+ * 0.4 s of CPU, the median of PERFORMANCE.md's positions); if the clock beats
+ * it, the usual search has the second half. Larger boards are searched to the end by the search
+ * itself from 8, 10, 12 and 14 empties at levels 7..10.
  */
 #ifndef SUNGKA_GAMES_SEARCH_H
 #define SUNGKA_GAMES_SEARCH_H

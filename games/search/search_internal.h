@@ -85,6 +85,7 @@ typedef struct search_ply {
 
 typedef struct tt_entry tt_entry;
 typedef struct search_eval search_eval;
+typedef struct search_solver search_solver;
 
 struct game_search {
     tt_entry *tt;
@@ -94,6 +95,7 @@ struct game_search {
     int32_t (*history)[GAME_MAX_MOVES];/* [GAME_MAX_SEATS]: cut-offs per seat and move */
     uint64_t zcache[SEARCH_ZCELLS][SEARCH_ZCOUNTS];
     search_ttt *ttt;
+    search_solver *solver;             /* exact endgames (endgame_reversi.c) */
 
     /* Set per call of game_search_best. */
     const search_eval *ev;
@@ -147,7 +149,29 @@ struct search_eval {
     /* Moves left to the end at most (reversi: the empty cells), to decide
      * on exact endgame solving; NULL when the kind has none. */
     int (*moves_left)(const game_state *st);
+    /* Optional: a dedicated exact solver, used instead of the alpha-beta
+     * search to the end when the level solves this position's endgame
+     * (moves_left). The final margin for the seat to move (its score minus
+     * the opponent's) into *margin and a move reaching it into *move; 0, or
+     * -1 when it cannot (a board it does not handle, or the searcher's
+     * deadline or stop flag came first). It adds its nodes to s->nodes. */
+    int (*solve)(game_search *s, const game_state *st, int *move /* OUT */,
+                 int *margin /* OUT */);
 };
+
+/* --- exact endgames (endgame_reversi.c) --- */
+
+/* The solver's table, allocated (and its pages touched) with the searcher;
+ * NULL when memory is short. Freed with the searcher. */
+search_solver *search_solver_new(void);
+void search_solver_free(search_solver *e);
+/* search_eval.solve for reversi on one-word boards (4x4..8x8). */
+int search_solve_reversi(game_search *s, const game_state *st, int *move, int *margin);
+
+/* Write to every page of a fresh allocation: calloc maps zero pages lazily,
+ * and a first search that takes the page faults of a 16 MiB table overruns
+ * a short budget. game_search_new pays for it instead. */
+void search_prefault(void *p, size_t bytes);
 
 extern const search_eval search_eval_sungka;
 extern const search_eval search_eval_congklak;

@@ -33,7 +33,9 @@ static uint64_t mancala_hash(const game_search *s, const game_state *parent,
                              uint64_t parent_hash, int move, const game_state *st)
 {
     (void)parent, (void)parent_hash, (void)move;
-    uint64_t h = 0;
+    /* priv[0]: whether the pie rule's swap is still open, which the board
+     * does not show (games_internal.h). */
+    uint64_t h = st->priv[0] ? search_mix64(0x5a7a9 + st->priv[0]) : 0;
     for (int i = 0; i < st->n_cells; i++)
         if (st->cells[i])
             h ^= search_zkey_cached(s, i, st->cells[i]);
@@ -97,7 +99,12 @@ static int mancala_order(game_search *s, const game_state *st, int *moves, int64
     const int next = (mover + 1) % st->seats;
     const int16_t *row = &st->cells[game_mancala_cup(st, mover, 0)];
     for (int i = 0; i < n; i++) {
-        int c = moves[i], k = row[c];
+        int c = moves[i];
+        if (c == GAME_MOVE_SWAP) {
+            keys[i] = 1 << 21; /* the pie rule's offer: decide it first */
+            continue;
+        }
+        int k = row[c];
         int64_t key = c; /* nearer the home first */
         if (reaches_home(st, c, k)) {
             key += 1 << 20;

@@ -278,7 +278,7 @@ static int search(game_search *s, int ply, int depth, int alpha, int beta, uint6
     const int32_t *hist = s->history[mover];
     for (int i = 0; i < n; i++) {
         int m = P->moves[i];
-        P->keys[i] = m == tt_move ? INT64_MAX : (P->keys[i] << 24) + hist[m];
+        P->keys[i] = m == tt_move ? INT64_MAX : (P->keys[i] << 24) + (m >= 0 ? hist[m] : 0);
     }
 
     const int alpha0 = alpha;
@@ -329,7 +329,7 @@ static int search(game_search *s, int ply, int depth, int alpha, int beta, uint6
             if (v > alpha)
                 alpha = v;
             if (alpha >= beta) {
-                if (s->history[mover][m] < (1 << 23))
+                if (m >= 0 && s->history[mover][m] < (1 << 23)) /* not GAME_MOVE_SWAP */
                     s->history[mover][m] += depth * depth;
                 break;
             }

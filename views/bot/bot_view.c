@@ -32,7 +32,9 @@ typedef struct bot {
     game_state position;       /* what the search thread works on */
     unsigned version;          /* counts the events that change the position */
     unsigned position_version; /* `version` when the search started */
-    int best;                  /* the search thread's answer (-1: none) */
+    int best;                  /* the search thread's answer, when found */
+    bool found;                /* false: the search had no move (a named move
+                                * such as GAME_MOVE_SWAP is negative) */
     bool sent;                 /* a move is on its way for position sent_version */
     unsigned sent_version;
     unsigned long moves;
@@ -48,7 +50,8 @@ static void *think(void *arg)
         .seed = (uint64_t)b->moves * 2654435761u + 1,
     };
     game_search_result res;
-    b->best = game_search_best(b->search, &b->position, &lim, &res) == 0 ? res.move : -1;
+    b->found = game_search_best(b->search, &b->position, &lim, &res) == 0;
+    b->best = b->found ? res.move : -1;
     uint64_t one = 1;
     ssize_t w = write(b->done_fd, &one, sizeof one);
     (void)w;
@@ -81,6 +84,7 @@ static void maybe_think(bot *b)
     b->position_version = b->version;
     b->stop = 0;
     b->best = -1;
+    b->found = false;
     if (pthread_create(&b->thread, NULL, think, b) == 0)
         b->thinking = true;
 }
@@ -93,7 +97,7 @@ static void search_done(bot *b)
     (void)r;
     pthread_join(b->thread, NULL);
     b->thinking = false;
-    if (b->best < 0 || b->version != b->position_version)
+    if (!b->found || b->version != b->position_version)
         return;                       /* stale: think again on the new position */
     char why[GAME_ERR_LEN];
     if (agent_check_move(b->ag, b->best, why, sizeof why) != 0) {

@@ -8,19 +8,23 @@
  *
  * Evaluation, for the root seat against the best of the others:
  *  - homes (stores) never lose stones, so a seat whose home already beats
- *    the best other home plus every stone still in play has won: that is a
- *    decided result (and one whose home can be overtaken by another's in no
- *    way has lost), which cuts whole subtrees in the endgame;
+ *    the best other home plus every stone still in play has won (and one
+ *    whose home can be overtaken by another's in no way has lost): scored
+ *    as a win, but by a margin still open, so not a proven value;
  *  - otherwise 16 per stone of home difference, plus stones in the own row
  *    against the others' average (weight per kind: in congklak and kalah
  *    they go to the own store at the end, in sungka they go round), plus a
  *    little for the extra-turn moves the seat to move has.
+ *
+ * Kalah's endgame table (kalah_db.h), when the searcher has one, gives the
+ * exact value of positions with few seeds left (probe).
  *
  * Ordering: moves whose last stone reaches the own home on the first lap
  * (an extra turn) first, then first-lap captures by the stones they take,
  * then cups nearer the home.
  */
 #include "search_internal.h"
+#include "kalah_db.h"
 
 #include <limits.h>
 
@@ -78,7 +82,10 @@ static int mancala_evaluate(const game_search *s, const game_state *st, int ply,
                 best = home[i];
         }
     if (home[r] > best + in_play || best > home[r] + in_play) {
-        *proven = true;
+        /* Who wins is decided, but not by how much: the score says "won"
+         * (so it outranks every open position) and stays a guess (so the
+         * search goes on deepening for the margin; search.h). */
+        (void)proven;
         return search_decided(home[r] - best, ply);
     }
     int v = 16 * (home[r] - best) + p->row_weight * (row[r] - others_row / (seats - 1));
@@ -117,6 +124,28 @@ static int mancala_order(game_search *s, const game_state *st, int *moves, int64
     return n;
 }
 
+/* The seeds left in the pits: the "empties" of the levels' endgame. */
+static int mancala_moves_left(const game_state *st)
+{
+    int n = 0;
+    for (int s = 0; s < st->seats; s++)
+        for (int c = 0; c < st->cups; c++)
+            n += st->cells[game_mancala_cup(st, s, c)];
+    return n;
+}
+
+/* Kalah's endgame table (kalah_db.h), when the searcher was handed one. */
+static int kalah_probe(game_search *s, const game_state *st, int ply, int *value)
+{
+    int margin;
+    if (!s->kalah_db || game_kalah_db_probe(s->kalah_db, st, &margin) != 0)
+        return 0;
+    const int mover = st->to_move;
+    margin += st->cells[game_mancala_home(st, mover)] - st->cells[game_mancala_home(st, 1 - mover)];
+    *value = search_decided(mover == s->root ? margin : -margin, ply);
+    return 1;
+}
+
 static const mancala_params sungka_params = {.row_weight = 2, .tempo_weight = 4};
 static const mancala_params congklak_params = {.row_weight = 4, .tempo_weight = 4};
 static const mancala_params kalah_params = {.row_weight = 4, .tempo_weight = 8};
@@ -141,6 +170,8 @@ const search_eval search_eval_sungka = {
     .hash = mancala_hash,
     .evaluate = sungka_evaluate,
     .order = mancala_order,
+    .moves_left = mancala_moves_left,
+    .exact_margins = true,
 };
 
 const search_eval search_eval_congklak = {
@@ -148,6 +179,8 @@ const search_eval search_eval_congklak = {
     .hash = mancala_hash,
     .evaluate = congklak_evaluate,
     .order = mancala_order,
+    .moves_left = mancala_moves_left,
+    .exact_margins = true,
 };
 
 const search_eval search_eval_kalah = {
@@ -155,4 +188,7 @@ const search_eval search_eval_kalah = {
     .hash = mancala_hash,
     .evaluate = kalah_evaluate,
     .order = mancala_order,
+    .moves_left = mancala_moves_left,
+    .exact_margins = true,
+    .probe = kalah_probe,
 };

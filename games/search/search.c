@@ -246,6 +246,9 @@ static int search(game_search *s, int ply, int depth, int alpha, int beta, uint6
     s->nodes++;
     if (must_stop(s))
         return 0;
+    int known;
+    if (ply > 0 && s->ev->probe && s->ev->probe(s, st, ply, &known))
+        return team == 0 ? known : -known;
     if (depth <= 0 || ply >= SEARCH_MAX_PLY)
         return leaf_value(s, st, ply, team);
 
@@ -385,6 +388,12 @@ fail:
     return NULL;
 }
 
+void game_search_set_kalah_db(game_search *s, const struct game_kalah_db *db)
+{
+    if (s)
+        s->kalah_db = db;
+}
+
 void game_search_free(game_search *s)
 {
     if (!s)
@@ -503,14 +512,18 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         res.move = s->root_pv = s->root_best;
         res.score = v;
         res.depth = depth;
-        if (s->horizon == 0 || v > SEARCH_WIN / 2 || v < -SEARCH_WIN / 2) {
+        /* A decided score comes only from leaves whose winner is certain:
+         * the result is proven; mancala still deepens for the margin. */
+        bool decided = v > SEARCH_WIN / 2 || v < -SEARCH_WIN / 2;
+        if (s->horizon == 0 || decided)
             res.exact = true;
+        if (s->horizon == 0 || (decided && !s->ev->exact_margins))
             break;
-        }
         if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2)
             break;
-        /* Endgame: after a few cheap iterations, straight to the end. */
-        depth = endgame && depth >= 4 ? limit : depth + 1;
+        /* Endgame: after a few cheap iterations, straight to the end
+         * (mancala: one ply at a time, as its lines differ much in length). */
+        depth = endgame && depth >= 4 && !s->ev->exact_margins ? limit : depth + 1;
     }
     res.nodes = s->nodes;
     *out = res;

@@ -26,6 +26,10 @@
  *   level  5: depth 4                 level  9: depth 20, ... <= 12 empties
  *                                     level 10: no depth cap, ... <= 14 empties
  * A ply is one move: an extra turn or a pass costs a ply like any other.
+ * Mancala kinds count "empties" as the seeds left in the pits: from there on
+ * the search deepens without a cap until every line is played out, and
+ * keeps deepening after a win is proven, to find the largest margin (the
+ * game's score is its margin, not only who wins).
  * The time budget always applies as well; max_depth, when set, caps further.
  */
 #ifndef SUNGKA_GAMES_SEARCH_H
@@ -76,6 +80,15 @@ typedef struct game_search_result {
 
 /* Scores beyond +-GAME_SEARCH_WIN/2 are proven wins / losses. */
 #define GAME_SEARCH_WIN (1 << 28)
+
+/*
+ * Hand the searcher Kalah's endgame table (kalah_db.h), or NULL to stop using
+ * one. The table is borrowed: it must outlive its use by s (every later
+ * game_search_best). Kalah positions of its size with at most its seeds in
+ * the pits then have their exact value without a search below them.
+ */
+struct game_kalah_db;
+void game_search_set_kalah_db(game_search *s, const struct game_kalah_db *db);
 
 /*
  * Choose a move for the seat to move in st. lim NULL means level 10 with a

@@ -94,6 +94,7 @@ struct game_search {
     int32_t (*history)[GAME_MAX_MOVES];/* [GAME_MAX_SEATS]: cut-offs per seat and move */
     uint64_t zcache[SEARCH_ZCELLS][SEARCH_ZCOUNTS];
     search_ttt *ttt;
+    const struct game_kalah_db *kalah_db; /* borrowed; NULL: none */
 
     /* Set per call of game_search_best. */
     const search_eval *ev;
@@ -147,6 +148,14 @@ struct search_eval {
     /* Moves left to the end at most (reversi: the empty cells), to decide
      * on exact endgame solving; NULL when the kind has none. */
     int (*moves_left)(const game_state *st);
+    /* May be NULL: the exact value for s->root of a position that is not
+     * over, when known without a search (an endgame table): 1 and *value
+     * (a search_decided score), or 0. */
+    int (*probe)(game_search *s, const game_state *st, int ply, int *value);
+    /* The final margin is the result (mancala): a proven win is not the end
+     * of the search, which deepens until every leaf is exact. The kind's
+     * moves_left is then only the trigger for deepening without a cap. */
+    bool exact_margins;
 };
 
 extern const search_eval search_eval_sungka;

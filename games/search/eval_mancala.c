@@ -138,7 +138,7 @@ static int mancala_moves_left(const game_state *st)
 static int kalah_probe(game_search *s, const game_state *st, int ply, int *value)
 {
     int margin;
-    if (!s->kalah_db || game_kalah_db_probe(s->kalah_db, st, &margin) != 0)
+    if (!s->tables || game_kalah_db_probe(s->tables, st, &margin) != 0)
         return 0;
     const int mover = st->to_move;
     margin += st->cells[game_mancala_home(st, mover)] - st->cells[game_mancala_home(st, 1 - mover)];

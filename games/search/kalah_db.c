@@ -148,21 +148,27 @@ static int solve(db_ctx *x, const int8_t *pits, int n)
     return best;
 }
 
-/* Every distribution of n seeds over pits[i..P-1], in index order. */
-static void solve_all(db_ctx *x, int8_t *pits, int i, int left, int n)
+/* Every distribution of n seeds over pits[i..P-1], in index order; false
+ * when stopped (checked once per distribution of the first pits). */
+static bool solve_all(db_ctx *x, int8_t *pits, int i, int left, int n,
+                      const volatile int *stop)
 {
     if (i == x->pits - 1) {
         pits[i] = (int8_t)left;
         solve(x, pits, n);
-        return;
+        return true;
     }
+    if (i == x->pits - 4 && stop && *stop)
+        return false;
     for (int a = 0; a <= left; a++) {
         pits[i] = (int8_t)a;
-        solve_all(x, pits, i + 1, left - a, n);
+        if (!solve_all(x, pits, i + 1, left - a, n, stop))
+            return false;
     }
+    return true;
 }
 
-int game_kalah_db_build(int cups, int max_seeds, int8_t *margin)
+int game_kalah_db_build(int cups, int max_seeds, int8_t *margin, const volatile int *stop)
 {
     if (!in_range(cups, max_seeds) || !margin)
         return -1;
@@ -171,7 +177,8 @@ int game_kalah_db_build(int cups, int max_seeds, int8_t *margin)
     memset(margin, UNKNOWN, game_kalah_db_entries(cups, max_seeds));
     int8_t pits[MAX_PITS];
     for (int n = 0; n <= max_seeds; n++)
-        solve_all(&x, pits, 0, n, n);
+        if (!solve_all(&x, pits, 0, n, n, stop))
+            return -1;
     return 0;
 }
 
@@ -198,4 +205,11 @@ int game_kalah_db_probe(const game_kalah_db *db, const game_state *st, int *marg
         return -1;
     *margin = db->margin[idx];
     return 0;
+}
+
+int game_kalah_db_cups(const game_state *st)
+{
+    if (!st || st->kind != &game_kalah_kind || st->seats != 2 || !in_range(st->cups, 0))
+        return 0;
+    return st->cups;
 }

@@ -52,9 +52,18 @@ size_t game_kalah_db_entries(int cups, int max_seeds);
 /*
  * Fill margin[0..entries-1] (entries as above) with every position's value.
  *   margin  OUT: caller-owned, game_kalah_db_entries(cups, max_seeds) bytes
- * Returns 0, or -1 when cups or max_seeds is out of range (margin untouched).
+ *   stop    may be NULL; when *stop becomes non-zero (another thread may set
+ *           it) the build gives up promptly and the table is not usable
+ * Returns 0; -1 when cups or max_seeds is out of range (margin untouched) or
+ * the build was stopped.
  */
-int game_kalah_db_build(int cups, int max_seeds, int8_t *margin /* OUT */);
+int game_kalah_db_build(int cups, int max_seeds, int8_t *margin /* OUT */,
+                        const volatile int *stop);
+
+/* The pits a side of the table that serves st's game (a Kalah game, with
+ * cups in range), or 0 when no table does: how a caller knows which table
+ * to load without naming kinds. */
+int game_kalah_db_cups(const game_state *st);
 
 /*
  * The table's value for a Kalah position that is not over and whose seeds in

@@ -486,6 +486,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         hard_cap = SEARCH_FULL_DEPTH;
     if (cap > hard_cap)
         cap = hard_cap;
+    s->tables = L->endgame > 0 ? s->kalah_db : NULL;
     bool endgame = L->endgame > 0 && s->ev->moves_left &&
                    s->ev->moves_left(&R->st) <= L->endgame;
 

@@ -85,7 +85,8 @@ typedef struct game_search_result {
  * Hand the searcher Kalah's endgame table (kalah_db.h), or NULL to stop using
  * one. The table is borrowed: it must outlive its use by s (every later
  * game_search_best). Kalah positions of its size with at most its seeds in
- * the pits then have their exact value without a search below them.
+ * the pits then have their exact value without a search below them, at the
+ * levels that solve endgames (7..10).
  */
 struct game_kalah_db;
 void game_search_set_kalah_db(game_search *s, const struct game_kalah_db *db);

@@ -95,6 +95,7 @@ struct game_search {
     uint64_t zcache[SEARCH_ZCELLS][SEARCH_ZCOUNTS];
     search_ttt *ttt;
     const struct game_kalah_db *kalah_db; /* borrowed; NULL: none */
+    const struct game_kalah_db *tables;   /* per call: kalah_db, if the level solves endgames */
 
     /* Set per call of game_search_best. */
     const search_eval *ev;

@@ -26,7 +26,7 @@ static void sizes(void **state)
     assert_int_equal(game_kalah_db_entries(6, -1), 0);
     assert_int_equal(game_kalah_db_entries(6, GAME_KALAH_DB_MAX_SEEDS + 1), 0);
     int8_t one;
-    assert_int_equal(game_kalah_db_build(6, 99, &one), -1);
+    assert_int_equal(game_kalah_db_build(6, 99, &one, NULL), -1);
 }
 
 static game_state *load(int cups, const int *cells, int to_move)
@@ -49,7 +49,7 @@ static void by_hand(void **state)
     size_t n = game_kalah_db_entries(3, 4);
     int8_t *t = malloc(n);
     assert_non_null(t);
-    assert_int_equal(game_kalah_db_build(3, 4, t), 0);
+    assert_int_equal(game_kalah_db_build(3, 4, t, NULL), 0);
     game_kalah_db db = {.cups = 3, .max_seeds = 4, .entries = n, .margin = t};
     int m = 99;
     /* Seat 0 has 1 seed in pit 2 (it reaches the store: again, and its row
@@ -108,7 +108,7 @@ static void agrees_with_the_search(void **state)
     size_t n = game_kalah_db_entries(cups, max);
     int8_t *t = malloc(n);
     assert_non_null(t);
-    assert_int_equal(game_kalah_db_build(cups, max, t), 0);
+    assert_int_equal(game_kalah_db_build(cups, max, t, NULL), 0);
     game_kalah_db db = {.cups = cups, .max_seeds = max, .entries = n, .margin = t};
     game_search *plain = game_search_new(1 << 20), *with = game_search_new(1 << 20);
     assert_non_null(plain);

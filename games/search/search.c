@@ -60,8 +60,18 @@ typedef struct search_level {
 static const search_level levels[11] = {
     [1] = {0, 100, 0},  [2] = {1, 50, 0},   [3] = {2, 25, 0},
     [4] = {3, 10, 0},   [5] = {4, 0, 0},    [6] = {6, 0, 0},
-    [7] = {8, 0, 8},    [8] = {12, 0, 10},  [9] = {20, 0, 12},
+    [7] = {8, 0, 8},    [8] = {11, 0, 10},  [9] = {14, 0, 12},
     [10] = {SEARCH_FULL_DEPTH, 0, 14},
+};
+
+/* The share of the move's budget (time, nodes) each level spends. Beyond the
+ * depth caps, the top levels differ by thinking time: without it levels 8..10
+ * reached the same depth within the default second and played alike (issue
+ * 19); about 3x between neighbours keeps each clearly above the one below
+ * (docs/bots.md has the tournament). */
+static const int budget_pct[11] = {
+    [1] = 100, [2] = 100, [3] = 100, [4] = 100, [5] = 100, [6] = 100,
+    [7] = 4,   [8] = 11,  [9] = 33,  [10] = 100,
 };
 
 /* --- the transposition table --- */
@@ -131,7 +141,8 @@ static inline bool must_stop(game_search *s)
 {
     if (s->aborted)
         return true;
-    if ((s->stop && *s->stop) || ((s->nodes & 63) == 0 && now_ns() >= s->deadline_ns))
+    if ((s->stop && *s->stop) || s->nodes >= s->max_nodes ||
+        ((s->nodes & 63) == 0 && now_ns() >= s->deadline_ns))
         s->aborted = true;
     return s->aborted;
 }
@@ -444,7 +455,8 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     const int level = lim->level < 1 ? 1 : lim->level > 10 ? 10 : lim->level;
     const search_level *L = &levels[level];
     const int64_t start = now_ns();
-    const int time_ms = lim->time_ms > 0 ? lim->time_ms : 1000;
+    const int time_ms = (int)(((long long)(lim->time_ms > 0 ? lim->time_ms : 1000) *
+                               budget_pct[level] + 99) / 100);
 
     /* Whole copy once, so that the unused tail of the cells is defined;
      * the search then copies only the used part. */
@@ -464,6 +476,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     s->stop = lim->stop;
     s->aborted = false;
     s->deadline_ns = start + (int64_t)time_ms * 1000000;
+    s->max_nodes = lim->max_nodes > 0 ? (lim->max_nodes * budget_pct[level] + 99) / 100 : LLONG_MAX;
     s->age++;
     for (int i = 0; i < GAME_MAX_SEATS; i++)
         for (int m = 0; m < GAME_MAX_MOVES; m++)
@@ -494,8 +507,11 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     game_search_result res = {.move = fallback_move(s, root_key)};
     /* A forced move needs no thought: search only to report its value,
      * with a twentieth of the budget. */
-    if (n == 1)
+    if (n == 1) {
         s->deadline_ns = start + (int64_t)time_ms * 50000;
+        if (s->max_nodes != LLONG_MAX)
+            s->max_nodes = s->max_nodes / 20 + 1;
+    }
 
     const int limit = endgame ? hard_cap : cap;
     s->root_pv = -1;
@@ -520,7 +536,8 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
             res.exact = true;
         if (s->horizon == 0 || (decided && !s->ev->exact_margins))
             break;
-        if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2)
+        if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2 ||
+            s->nodes > s->max_nodes / 2)
             break;
         /* Endgame: after a few cheap iterations, straight to the end
          * (mancala: one ply at a time, as its lines differ much in length). */

@@ -17,14 +17,20 @@
  * owns the object and frees it with game_search_free. The state passed to
  * game_search_best is only read.
  *
- * Levels (limits.level, clamped to 1..10) — the depth cap and the chance of
- * playing a random legal move instead of the searched one:
+ * Levels (limits.level, clamped to 1..10) — the depth cap, the chance of
+ * playing a random legal move instead of the searched one, and the share of
+ * the budget (time_ms, max_nodes) spent:
  *   level  1: a random legal move (seeded by limits.seed)
  *   level  2: depth 1, 50% random     level  6: depth 6
- *   level  3: depth 2, 25% random     level  7: depth 8,  reversi endgame solved at <= 8 empties
- *   level  4: depth 3, 10% random     level  8: depth 12, ... <= 10 empties
- *   level  5: depth 4                 level  9: depth 20, ... <= 12 empties
- *                                     level 10: no depth cap, ... <= 14 empties
+ *   level  3: depth 2, 25% random     level  7: depth 8,  4% of the budget, endgame at <= 8 empties
+ *   level  4: depth 3, 10% random     level  8: depth 11, 11% ..., <= 10 empties
+ *   level  5: depth 4                 level  9: depth 14, 33% ..., <= 12 empties
+ *                                     level 10: no depth cap, all of it, <= 14 empties
+ * Each level is clearly stronger than the one below (docs/bots.md has the
+ * tournament that shows it); the shares keep the top levels apart when the
+ * budget, not the cap, limits the depth. Endgames ("empties": reversi's
+ * empty cells, mancala's seeds in the pits) are searched to the end, and
+ * Kalah's endgame table is used, from level 7 on.
  * A ply is one move: an extra turn or a pass costs a ply like any other.
  * Mancala kinds count "empties" as the seeds left in the pits: from there on
  * the search deepens without a cap until every line is played out, and
@@ -65,6 +71,10 @@ typedef struct game_search_limits {
                                   search returns promptly with the best move
                                   found so far (another thread may set it) */
     uint64_t seed;             /* for the randomness of low levels (reproducible tests) */
+    long long max_nodes;       /* 0: none; else stop after about this many
+                                  positions, like the clock (a budget that
+                                  does not depend on the machine's load:
+                                  benchmarks, tournaments) */
 } game_search_limits;
 
 typedef struct game_search_result {

@@ -106,6 +106,7 @@ struct game_search {
     long long nodes;
     long long horizon;                 /* heuristic values used (leaves, TT hits) */
     int64_t deadline_ns;
+    long long max_nodes;               /* per call; LLONG_MAX: none */
     const volatile int *stop;
     bool aborted;
     int root_best, root_score;         /* best fully searched root move this iteration */

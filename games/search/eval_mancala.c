@@ -81,14 +81,18 @@ static int mancala_evaluate(const game_search *s, const game_state *st, int ply,
             if (home[i] > best)
                 best = home[i];
         }
+    const int row_term = p->row_weight * (row[r] - others_row / (seats - 1));
     if (home[r] > best + in_play || best > home[r] + in_play) {
         /* Who wins is decided, but not by how much: the score says "won"
          * (so it outranks every open position) and stays a guess (so the
-         * search goes on deepening for the margin; search.h). */
+         * search goes on deepening for the margin; search.h). The rows
+         * weigh in on the margin's scale (SEARCH_MARGIN per stone), as they
+         * do below on the heuristic's (16 per stone), so that the loser
+         * too keeps the margin small while the end is out of sight. */
         (void)proven;
-        return search_decided(home[r] - best, ply);
+        return search_decided(home[r] - best, ply) + row_term * (SEARCH_MARGIN / 16);
     }
-    int v = 16 * (home[r] - best) + p->row_weight * (row[r] - others_row / (seats - 1));
+    int v = 16 * (home[r] - best) + row_term;
     if (p->tempo_weight) {
         const int16_t *cells = &st->cells[game_mancala_cup(st, st->to_move, 0)];
         int extra = 0;

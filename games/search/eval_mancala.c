@@ -81,18 +81,11 @@ static int mancala_evaluate(const game_search *s, const game_state *st, int ply,
             if (home[i] > best)
                 best = home[i];
         }
-    const int row_term = p->row_weight * (row[r] - others_row / (seats - 1));
-    if (home[r] > best + in_play || best > home[r] + in_play) {
-        /* Who wins is decided, but not by how much: the score says "won"
-         * (so it outranks every open position) and stays a guess (so the
-         * search goes on deepening for the margin; search.h). The rows
-         * weigh in on the margin's scale (SEARCH_MARGIN per stone), as they
-         * do below on the heuristic's (16 per stone), so that the loser
-         * too keeps the margin small while the end is out of sight. */
-        (void)proven;
-        return search_decided(home[r] - best, ply) + row_term * (SEARCH_MARGIN / 16);
-    }
-    int v = 16 * (home[r] - best) + row_term;
+    /* A guess of the final margin, 16 to a stone: even a lead the others
+     * can no longer catch says who wins but not by how much, and the
+     * margin is the result (search.h), so it stays a guess. */
+    (void)proven, (void)ply, (void)in_play;
+    int v = 16 * (home[r] - best) + p->row_weight * (row[r] - others_row / (seats - 1));
     if (p->tempo_weight) {
         const int16_t *cells = &st->cells[game_mancala_cup(st, st->to_move, 0)];
         int extra = 0;
@@ -100,7 +93,7 @@ static int mancala_evaluate(const game_search *s, const game_state *st, int ply,
             extra += cells[c] > 0 && reaches_home(st, c, cells[c]);
         v += (st->to_move == r ? 1 : -1) * p->tempo_weight * extra;
     }
-    return v;
+    return v * (SEARCH_MARGIN / 16);   /* on the scale of exact margins */
 }
 
 static int mancala_order(game_search *s, const game_state *st, int *moves, int64_t *keys, int n)
@@ -146,7 +139,7 @@ static int kalah_probe(game_search *s, const game_state *st, int ply, int *value
         return 0;
     const int mover = st->to_move;
     margin += st->cells[game_mancala_home(st, mover)] - st->cells[game_mancala_home(st, 1 - mover)];
-    *value = search_decided(mover == s->root ? margin : -margin, ply);
+    *value = search_result_value(s, mover == s->root ? margin : -margin, ply);
     return 1;
 }
 

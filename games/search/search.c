@@ -219,7 +219,7 @@ static int terminal_value(const game_search *s, const game_state *st, int ply)
     for (int i = 0; i < st->seats; i++)
         if (i != s->root && sc[i] > best)
             best = sc[i];
-    return search_decided(sc[s->root] - best, ply);
+    return search_result_value(s, sc[s->root] - best, ply);
 }
 
 static int search(game_search *s, int ply, int depth, int alpha, int beta, uint64_t bhash);
@@ -529,13 +529,16 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         res.move = s->root_pv = s->root_best;
         res.score = v;
         res.depth = depth;
-        /* A decided score comes only from leaves whose winner is certain:
-         * the result is proven; mancala still deepens for the margin. */
-        bool decided = v > SEARCH_WIN / 2 || v < -SEARCH_WIN / 2;
-        if (s->horizon == 0 || decided)
+        /* A decided score comes only from leaves whose winner is certain;
+         * a margin (mancala) is known only when every leaf was exact, and
+         * is then reported as search.h says, a decided score. */
+        bool decided = !s->ev->exact_margins && (v > SEARCH_WIN / 2 || v < -SEARCH_WIN / 2);
+        if (s->horizon == 0 && s->ev->exact_margins)
+            res.score = search_decided(v / SEARCH_MARGIN, 0);
+        if (s->horizon == 0 || decided) {
             res.exact = true;
-        if (s->horizon == 0 || (decided && !s->ev->exact_margins))
             break;
+        }
         if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2 ||
             s->nodes > s->max_nodes / 2)
             break;

@@ -34,6 +34,7 @@ static inline int search_decided(int margin, int ply)
 }
 
 /* --- Zobrist keys --- */
+struct search_eval;
 
 /* splitmix64's finaliser: a bijection of 64-bit words with good avalanche. */
 static inline uint64_t search_mix64(uint64_t x)
@@ -154,11 +155,22 @@ struct search_eval {
      * over, when known without a search (an endgame table): 1 and *value
      * (a search_decided score), or 0. */
     int (*probe)(game_search *s, const game_state *st, int ply, int *value);
-    /* The final margin is the result (mancala): a proven win is not the end
-     * of the search, which deepens until every leaf is exact. The kind's
-     * moves_left is then only the trigger for deepening without a cap. */
+    /* The final margin is the result (mancala): values are margins
+     * (search_result_value), the evaluation guesses one on that scale, and
+     * a search is over only when every leaf is exact. The kind's moves_left
+     * is then only the trigger for deepening without a cap. */
     bool exact_margins;
 };
+
+/* The value of a result known for sure: search_decided, except where the
+ * margin is the result (exact_margins: mancala), whose every value, exact or
+ * guessed, is on one scale, SEARCH_MARGIN per unit of margin, so that the
+ * search weighs a certain small win against a likely big one, and a loser
+ * minimises the loss, by the margin alone. */
+static inline int search_result_value(const game_search *s, int margin, int ply)
+{
+    return s->ev->exact_margins ? SEARCH_MARGIN * margin : search_decided(margin, ply);
+}
 
 extern const search_eval search_eval_sungka;
 extern const search_eval search_eval_congklak;

@@ -354,7 +354,7 @@ static int selfplay(const config *cf)
            db.max_seeds, db.entries, db.entries / 1e6, info.built ? "built" : "loaded",
            info.seconds, info.path[0] ? ", " : "", info.path);
     printf("Kalah self-play, level 10 both sides, %d ms a move\n", cf->selfplay_ms);
-    game_search *s = game_search_new(64 << 20);
+    game_search *s = game_search_new(0);   /* 16 MiB, as the bot view has */
     if (!s)
         return 1;
     game_search_set_kalah_db(s, &db);

@@ -90,9 +90,9 @@ static int row_sum(const int8_t *row, int cups)
 
 static int solve(db_ctx *x, const int8_t *pits, int n);
 
-/* The mover sows pit m of pits[] (n seeds in the pits): the margin it gains
- * from here to the end, with best play after. */
-static int move_value(db_ctx *x, const int8_t *pits, int n, int m)
+/* The mover sows pit m of pits[]: the margin it gains from here to the end,
+ * with best play after. */
+static int move_value(db_ctx *x, const int8_t *pits, int m)
 {
     const int cups = x->cups, ring = 2 * cups + 1; /* own pits, own store, theirs */
     int8_t b[MAX_PITS];
@@ -116,7 +116,6 @@ static int move_value(db_ctx *x, const int8_t *pits, int n, int m)
     if (mine == 0 || theirs == 0)         /* the end: each row to its own store */
         return gain + mine - theirs;
     int left = mine + theirs;
-    (void)n;
     if (again)
         return gain + solve(x, b, left);
     int8_t turned[MAX_PITS];
@@ -139,7 +138,7 @@ static int solve(db_ctx *x, const int8_t *pits, int n)
         best = -128;
         for (int m = 0; m < cups; m++)
             if (pits[m] > 0) {
-                int v = move_value(x, pits, n, m);
+                int v = move_value(x, pits, m);
                 if (v > best)
                     best = v;
             }

@@ -82,10 +82,13 @@ typedef struct game_search_result {
     int depth;                 /* deepest completed iteration (0: none completed) */
     long long nodes;           /* positions visited */
     int score;                 /* from the mover's point of view: beyond
-                                  +-GAME_SEARCH_WIN/2 a proven win/loss */
+                                  +-GAME_SEARCH_WIN/2 a proven win/loss
+                                  (GAME_SEARCH_WIN + 256 x margin - plies);
+                                  mancala kinds, whose result is the margin,
+                                  report one only with its exact margin, and
+                                  otherwise a guess of 256 per seed */
     bool exact;                /* the game-theoretic value (win, draw or loss)
-                                  was proven (in mancala a win may be proven
-                                  before its final margin is known) */
+                                  was proven (mancala: with its margin) */
 } game_search_result;
 
 /* Scores beyond +-GAME_SEARCH_WIN/2 are proven wins / losses. */

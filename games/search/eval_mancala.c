@@ -6,15 +6,14 @@
  * (cached for counts below SEARCH_ZCOUNTS), recomputed per node: at most 78
  * cells, cheaper than tracking a sowing that may lap the board.
  *
- * Evaluation, for the root seat against the best of the others:
- *  - homes (stores) never lose stones, so a seat whose home already beats
- *    the best other home plus every stone still in play has won (and one
- *    whose home can be overtaken by another's in no way has lost): scored
- *    as a win, but by a margin still open, so not a proven value;
- *  - otherwise 16 per stone of home difference, plus stones in the own row
- *    against the others' average (weight per kind: in congklak and kalah
- *    they go to the own store at the end, in sungka they go round), plus a
- *    little for the extra-turn moves the seat to move has.
+ * Evaluation, for the root seat against the best of the others: a guess of
+ * the final margin (the result of a mancala game), 16 per stone of home
+ * difference, plus stones in the own row against the others' average
+ * (weight per kind: in congklak and kalah they go to the own store at the
+ * end, in sungka they go round), plus a little for the extra-turn moves the
+ * seat to move has; scaled to SEARCH_MARGIN per stone, the scale of exact
+ * results (search_result_value). A lead the others can no longer catch
+ * says who wins but not by how much, so it is not a proven value either.
  *
  * Kalah's endgame table (kalah_db.h), when the searcher has one, gives the
  * exact value of positions with few seeds left (probe).

@@ -35,29 +35,47 @@
  *    lap passes the mover's store, which keeps its pebble, so a turn always
  *    ends by itself; but a loaded position with thousands of pebbles can sow
  *    far more than the limit, so the guard is real (tests reach it).
+ *  - swap=1 (docs/rules.md §9): GAME_MOVE_SWAP turns the board round once,
+ *    instead of the second seat's first move (mancala.c).
  */
 #include "games_internal.h"
 
-enum { OPT_CUPS, OPT_STONES, OPT_FIRST };
+enum { OPT_CUPS, OPT_STONES, OPT_FIRST, OPT_SWAP };
 
 static const game_option_spec congklak_options[] = {
     [OPT_CUPS] = {"cups", 3, 12, 7, "pits per seat, not counting the store"},
     [OPT_STONES] = {"stones", 1, 20, 7, "pebbles in each pit at the start"},
     [OPT_FIRST] = {"first", -1, 1, -1,
                    "-1: the board service picks the first player at random; 0 or 1 fixes it"},
+    [OPT_SWAP] = {"swap", 0, 1, 0,
+                  "1: the pie rule, the second player may swap instead of a first move"},
 };
+
+static int first_seat(const game_options *opts)
+{
+    return opts->value[OPT_FIRST] == 1 ? 1 : 0;
+}
 
 static int congklak_init(game_state *st, const game_options *opts)
 {
     game__mancala_setup(st, 2, opts->value[OPT_CUPS], opts->value[OPT_STONES]);
     /* -1 is resolved by the board service before the game is created (see
      * the head of this file); the engine itself starts with seat 0. */
-    st->to_move = (int8_t)(opts->value[OPT_FIRST] == 1 ? 1 : 0);
+    st->to_move = (int8_t)first_seat(opts);
+    if (opts->value[OPT_SWAP])
+        game__mancala_swap_init(st, first_seat(opts));
     return GAME_OK;
+}
+
+static void congklak_loaded(game_state *st)
+{
+    game__mancala_swap_loaded(st, st->opts.value[OPT_SWAP] != 0, first_seat(&st->opts));
 }
 
 static int congklak_check(const game_state *st, int move, char *err, size_t errlen)
 {
+    if (move == GAME_MOVE_SWAP)
+        return game__mancala_check_swap(st, err, errlen);
     return game__mancala_check(st, move, "pit", "the home pot", err, errlen);
 }
 
@@ -75,8 +93,13 @@ long game__congklak_apply(game_state *st, int move, game_result *res, long limit
 
     /* Callers check first; this only keeps an unchecked call through the
      * table from looping on an empty hand or writing outside the row. */
+    if (move == GAME_MOVE_SWAP && game__mancala_swap_open(st)) {
+        game__mancala_swap(st, res);
+        return 0;
+    }
     if (st->over || move < 0 || move >= cups || st->cells[row0 + move] == 0)
         return 0;
+    game__mancala_turn_taken(st, mover);
 
     int pos = row0 + move;
     int hand = st->cells[pos];
@@ -140,4 +163,7 @@ const game_kind game_congklak_kind = {
     .apply = congklak_apply,
     .legal_moves = game__mancala_legal_moves,
     .scores = game__mancala_scores,
+    .loaded = congklak_loaded,
+    .n_named_moves = 1,
+    .named_moves = game__mancala_named_moves,
 };

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* --- the registry --- */
 
@@ -382,8 +383,25 @@ int game_load(game_state *st, const int *cells, int n_cells, int to_move, bool o
 
 /* --- naming and drawing --- */
 
+int game_named_move_count(const game_state *st)
+{
+    return st && st->kind && st->kind->named_moves ? st->kind->n_named_moves : 0;
+}
+
+const game_named_move *game_named_move_at(const game_state *st, int i)
+{
+    if (i < 0 || i >= game_named_move_count(st))
+        return NULL;
+    return &st->kind->named_moves[i];
+}
+
 void game_format_move(const game_state *st, int move, char *buf, size_t len)
 {
+    for (int i = 0; i < game_named_move_count(st); i++)
+        if (st->kind->named_moves[i].move == move) {
+            snprintf(buf, len, "%s", st->kind->named_moves[i].name);
+            return;
+        }
     if (st->kind->format_move && move >= 0 && move < st->n_cells)
         st->kind->format_move(st, move, buf, len);
     else
@@ -428,6 +446,11 @@ int game_parse_move(const game_state *st, const char *text, int *move)
         *move = (int)v;
         return 0;
     }
+    for (int i = 0; i < game_named_move_count(st); i++)
+        if (strcasecmp(text, st->kind->named_moves[i].name) == 0) {
+            *move = st->kind->named_moves[i].move;
+            return 0;
+        }
     return st->kind->parse_move ? st->kind->parse_move(st, text, move) : -1;
 }
 

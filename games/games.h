@@ -73,6 +73,21 @@ typedef struct game_options {
     int value[GAME_MAX_OPTIONS];
 } game_options;
 
+/* Moves that are not a cell: negative numbers, the same for every kind that
+ * offers them, written as a word ("swap"). A kind lists the ones it may
+ * offer in its table (named_moves); game_legal_moves includes one when it is
+ * legal (it sorts first: it is below 0), game_format_move and game_parse_move
+ * write and read its word, and a view offers a button for each that
+ * game_check accepts, with no knowledge of any kind. */
+#define GAME_MOVE_SWAP (-2)   /* the pie rule: take the first turn's position as
+                               * your own (docs/rules.md §9) */
+
+typedef struct game_named_move {
+    int move;                 /* GAME_MOVE_SWAP; never a cell number */
+    const char *name;         /* the word players write: "swap" */
+    const char *help;         /* a short sentence for help texts and buttons */
+} game_named_move;
+
 typedef struct game_kind game_kind;
 
 /* The state of one game. Treat the fields as read-only outside games/ and use
@@ -159,6 +174,10 @@ struct game_kind {
     /* Optional: read a move as players write it (besides a plain number,
      * which game_parse_move reads for every kind); 0 and *move, or -1. */
     int (*parse_move)(const game_state *st, const char *text, int *move);
+    /* Optional: the moves that are not a cell this kind may offer (whether
+     * one is legal now is game_check's answer); NULL when none. */
+    int n_named_moves;
+    const game_named_move *named_moves;
 };
 
 /* --- the registry of kinds --- */
@@ -241,7 +260,13 @@ int game_winners(const game_state *st, int seats[GAME_MAX_SEATS]);
 
 /* --- naming and drawing, for views --- */
 
-/* A move as players write it: a cup or cell number, "d3" in reversi. */
+/* The moves that are not a cell the kind of st may offer (named_moves of its
+ * table): the count, and the i-th (NULL outside 0..count-1). */
+int game_named_move_count(const game_state *st);
+const game_named_move *game_named_move_at(const game_state *st, int i);
+
+/* A move as players write it: a cup or cell number, "d3" in reversi, the
+ * word of a named move ("swap"). */
 void game_format_move(const game_state *st, int move, char *buf, size_t len);
 
 /* A whole game written down for export (docs/rules.md, "Transcripts"):
@@ -254,9 +279,10 @@ void game_format_move(const game_state *st, int move, char *buf, size_t len);
 int game_transcript(const game_kind *kind, const game_options *opts, const int *seats,
                     const int *moves, int n, char *buf, size_t len, int *bad);
 
-/* A move as a player typed it: a number for every kind, or the kind's own
- * notation ("d3"; tic-tac-toe "x,y,z"). 0 and *move, or -1 when it is
- * neither (a number out of range is still a number: game_check says so). */
+/* A move as a player typed it: a number for every kind, the word of one of
+ * the kind's named moves (any case), or the kind's own notation ("d3";
+ * tic-tac-toe "x,y,z"). 0 and *move, or -1 when it is none of these (a
+ * number out of range is still a number: game_check says so). */
 int game_parse_move(const game_state *st, const char *text, int *move);
 
 static inline game_drawing game_draw_style(const game_state *st) { return st->kind->drawing; }

@@ -90,7 +90,31 @@ void game__mancala_capture(game_state *st, int pos, int opp, int home, game_resu
 /* The end of a two-seat sowing: a row is empty, so sweep and end; or the
  * turn passes (stays with the mover after an extra turn). */
 void game__mancala_two_seat_turn(game_state *st, int mover, bool again, game_result *res);
+/* Every cup with stones, after GAME_MOVE_SWAP when the swap is open. */
 int game__mancala_legal_moves(const game_state *st, int *moves, int max);
+
+/*
+ * The pie rule of two-seat congklak and kalah (docs/rules.md §9). A state's
+ * priv[0] says whether the swap is still open (bit 0), which seat moved
+ * first (bit 1) and whether the game has the rule at all (bit 2): the swap is the second seat's to take, instead of a move,
+ * on its first turn. Kinds call swap_init from init when their `swap`
+ * option is on, turn_taken at the start of every cell move, and route
+ * GAME_MOVE_SWAP to check_swap and swap.
+ */
+extern const game_named_move game__mancala_named_moves[1];
+void game__mancala_swap_init(game_state *st, int first);
+bool game__mancala_swap_open(const game_state *st);
+void game__mancala_turn_taken(game_state *st, int mover);
+int game__mancala_check_swap(const game_state *st, char *err, size_t errlen);
+/* Turn the board round: each seat's pits and store take the other's, and
+ * the first seat, which now holds the second's old side, moves. */
+void game__mancala_swap(game_state *st, game_result *res);
+/* The kinds' `loaded`: whether the swap is open is not on the board, so
+ * it is found again by replaying the first seat's possible first turns
+ * from the start (bounded: a loaded position beyond the bound is taken as
+ * swap closed). `swap_on` is the kind's swap option, `first` its first
+ * seat. */
+void game__mancala_swap_loaded(game_state *st, bool swap_on, int first);
 void game__mancala_scores(const game_state *st, int *scores);
 
 /*

@@ -24,24 +24,37 @@
  *    ends the game is not reported (extra_turn = false, next = -1).
  *  - Passing cannot happen: a seat to move always has seeds, since the game
  *    ends the moment either row is empty. n_passed is always 0.
+ *  - swap=1 (docs/rules.md §9): GAME_MOVE_SWAP turns the board round once,
+ *    instead of seat 1's first move (mancala.c).
  */
 #include "games_internal.h"
 
-enum { OPT_CUPS, OPT_STONES };
+enum { OPT_CUPS, OPT_STONES, OPT_SWAP };
 
 static const game_option_spec kalah_options[] = {
     [OPT_CUPS] = {"cups", 3, 8, 6, "pits per seat, not counting the store"},
     [OPT_STONES] = {"stones", 1, 10, 4, "seeds in each pit at the start"},
+    [OPT_SWAP] = {"swap", 0, 1, 0,
+                  "1: the pie rule, the second player may swap instead of a first move"},
 };
 
 static int kalah_init(game_state *st, const game_options *opts)
 {
     game__mancala_setup(st, 2, opts->value[OPT_CUPS], opts->value[OPT_STONES]);
+    if (opts->value[OPT_SWAP])
+        game__mancala_swap_init(st, 0);
     return GAME_OK;
+}
+
+static void kalah_loaded(game_state *st)
+{
+    game__mancala_swap_loaded(st, st->opts.value[OPT_SWAP] != 0, 0);
 }
 
 static int kalah_check(const game_state *st, int move, char *err, size_t errlen)
 {
+    if (move == GAME_MOVE_SWAP)
+        return game__mancala_check_swap(st, err, errlen);
     return game__mancala_check(st, move, "pit", "the store", err, errlen);
 }
 
@@ -57,8 +70,13 @@ static void kalah_apply(game_state *st, int move, game_result *res)
 
     /* Callers check first; this only keeps an unchecked call through the
      * table from writing outside the row. */
+    if (move == GAME_MOVE_SWAP && game__mancala_swap_open(st)) {
+        game__mancala_swap(st, res);
+        return;
+    }
     if (st->over || move < 0 || move >= cups || st->cells[row0 + move] == 0)
         return;
+    game__mancala_turn_taken(st, mover);
 
     int pos = row0 + move;
     int hand = st->cells[pos];
@@ -95,4 +113,7 @@ const game_kind game_kalah_kind = {
     .apply = kalah_apply,
     .legal_moves = game__mancala_legal_moves,
     .scores = game__mancala_scores,
+    .loaded = kalah_loaded,
+    .n_named_moves = 1,
+    .named_moves = game__mancala_named_moves,
 };

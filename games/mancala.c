@@ -6,6 +6,8 @@
  */
 #include "games_internal.h"
 
+#include <string.h>
+
 void game__mancala_setup(game_state *st, int seats, int cups, int stones)
 {
     st->seats = (uint8_t)seats;
@@ -73,6 +75,8 @@ void game__mancala_sweep(game_state *st, game_result *res)
 int game__mancala_legal_moves(const game_state *st, int *moves, int max)
 {
     int count = 0;
+    if (game__mancala_swap_open(st) && count < max)
+        moves[count++] = GAME_MOVE_SWAP;
     for (int c = 0; c < st->cups && count < max; c++)
         if (st->cells[game_mancala_cup(st, st->to_move, c)] > 0)
             moves[count++] = c;
@@ -109,4 +113,122 @@ void game__mancala_two_seat_turn(game_state *st, int mover, bool again, game_res
         res->next = st->to_move;
         res->extra_turn = again;
     }
+}
+
+/* --- the pie rule (docs/rules.md §9) --- */
+
+enum { SWAP_OPEN = 1, SWAP_FIRST_IS_1 = 2, SWAP_RULE = 4 };
+
+const game_named_move game__mancala_named_moves[1] = {
+    {GAME_MOVE_SWAP, "swap",
+     "take the first player's position as yours; they move next from yours"},
+};
+
+void game__mancala_swap_init(game_state *st, int first)
+{
+    st->priv[0] = SWAP_RULE | SWAP_OPEN | (first == 1 ? SWAP_FIRST_IS_1 : 0);
+}
+
+static int swap_first_seat(const game_state *st)
+{
+    return (st->priv[0] & SWAP_FIRST_IS_1) ? 1 : 0;
+}
+
+bool game__mancala_swap_open(const game_state *st)
+{
+    return (st->priv[0] & SWAP_OPEN) && !st->over && st->to_move != swap_first_seat(st);
+}
+
+void game__mancala_turn_taken(game_state *st, int mover)
+{
+    /* The second seat's first move, whatever it is, closes the offer. */
+    if ((st->priv[0] & SWAP_OPEN) && mover != swap_first_seat(st))
+        st->priv[0] &= ~(uint64_t)SWAP_OPEN;
+}
+
+int game__mancala_check_swap(const game_state *st, char *err, size_t errlen)
+{
+    if (!(st->priv[0] & SWAP_RULE))
+        return game__fail(GAME_E_ILLEGAL, err, errlen,
+                          "this game has no swap (create it with swap=1)");
+    if (!game__mancala_swap_open(st))
+        return game__fail(GAME_E_ILLEGAL, err, errlen,
+                          "swap is only allowed instead of the second player's first move");
+    return GAME_OK;
+}
+
+void game__mancala_swap(game_state *st, game_result *res)
+{
+    game__result_clear(res);
+    const int mover = st->to_move, side = st->cups + 1;
+    for (int i = 0; i < side; i++) {
+        int16_t a = st->cells[i], b = st->cells[side + i];
+        if (a == b)
+            continue;
+        st->cells[i] = b;
+        st->cells[side + i] = a;
+        game__step(res, i, b);
+        game__step(res, side + i, a);
+    }
+    st->priv[0] &= ~(uint64_t)SWAP_OPEN;
+    st->to_move = (int8_t)(1 - mover);
+    if (res)
+        res->next = st->to_move;
+}
+
+/* Positions the first seat's first turn can reach are few (a turn goes on
+ * only after an extra turn); these bounds keep the replay small anyway. */
+#define SWAP_REPLAY_DEPTH 24
+#define SWAP_REPLAY_NODES 20000
+
+static bool same_position(const game_state *a, const game_state *b)
+{
+    if (a->to_move != b->to_move || a->over != b->over)
+        return false;
+    for (int i = 0; i < a->n_cells; i++)
+        if (a->cells[i] != b->cells[i])
+            return false;
+    return true;
+}
+
+/* Is `target` at or after a first-turn move of `from` (the first seat to
+ * move, swap open)? */
+static bool first_turn_reaches(const game_state *from, const game_state *target, int depth,
+                               int *budget)
+{
+    if (same_position(from, target))
+        return true;
+    if (from->over || from->to_move != swap_first_seat(from) || depth >= SWAP_REPLAY_DEPTH)
+        return false;
+    const size_t used = offsetof(game_state, cells) + (size_t)from->n_cells * sizeof from->cells[0];
+    for (int c = 0; c < from->cups && *budget > 0; c++) {
+        if (from->cells[game_mancala_cup(from, from->to_move, c)] == 0)
+            continue;
+        game_state next;
+        memcpy(&next, from, used);
+        from->kind->apply(&next, c, NULL);
+        (*budget)--;
+        if (first_turn_reaches(&next, target, depth + 1, budget))
+            return true;
+    }
+    return false;
+}
+
+void game__mancala_swap_loaded(game_state *st, bool swap_on, int first)
+{
+    st->priv[0] = 0;
+    if (!swap_on || st->over)
+        return;
+    game_state start;
+    memset(&start, 0, offsetof(game_state, cells));
+    start.kind = st->kind;
+    start.opts = st->opts;
+    start.layout = st->layout;
+    if (st->kind->init(&start, &st->opts) != GAME_OK)
+        return;
+    int budget = SWAP_REPLAY_NODES;
+    bool open = first_turn_reaches(&start, st, 0, &budget);
+    game__mancala_swap_init(st, first);
+    if (!open)
+        st->priv[0] &= ~(uint64_t)SWAP_OPEN;
 }

@@ -6,21 +6,24 @@
  * (cached for counts below SEARCH_ZCOUNTS), recomputed per node: at most 78
  * cells, cheaper than tracking a sowing that may lap the board.
  *
- * Evaluation, for the root seat against the best of the others:
- *  - homes (stores) never lose stones, so a seat whose home already beats
- *    the best other home plus every stone still in play has won: that is a
- *    decided result (and one whose home can be overtaken by another's in no
- *    way has lost), which cuts whole subtrees in the endgame;
- *  - otherwise 16 per stone of home difference, plus stones in the own row
- *    against the others' average (weight per kind: in congklak and kalah
- *    they go to the own store at the end, in sungka they go round), plus a
- *    little for the extra-turn moves the seat to move has.
+ * Evaluation, for the root seat against the best of the others: a guess of
+ * the final margin (the result of a mancala game), 16 per stone of home
+ * difference, plus stones in the own row against the others' average
+ * (weight per kind: in congklak and kalah they go to the own store at the
+ * end, in sungka they go round), plus a little for the extra-turn moves the
+ * seat to move has; scaled to SEARCH_MARGIN per stone, the scale of exact
+ * results (search_result_value). A lead the others can no longer catch
+ * says who wins but not by how much, so it is not a proven value either.
+ *
+ * Kalah's endgame table (kalah_db.h), when the searcher has one, gives the
+ * exact value of positions with few seeds left (probe).
  *
  * Ordering: moves whose last stone reaches the own home on the first lap
  * (an extra turn) first, then first-lap captures by the stones they take,
  * then cups nearer the home.
  */
 #include "search_internal.h"
+#include "kalah_db.h"
 
 #include <limits.h>
 
@@ -33,7 +36,9 @@ static uint64_t mancala_hash(const game_search *s, const game_state *parent,
                              uint64_t parent_hash, int move, const game_state *st)
 {
     (void)parent, (void)parent_hash, (void)move;
-    uint64_t h = 0;
+    /* priv[0]: whether the pie rule's swap is still open, which the board
+     * does not show (games_internal.h). */
+    uint64_t h = st->priv[0] ? search_mix64(0x5a7a9 + st->priv[0]) : 0;
     for (int i = 0; i < st->n_cells; i++)
         if (st->cells[i])
             h ^= search_zkey_cached(s, i, st->cells[i]);
@@ -75,10 +80,10 @@ static int mancala_evaluate(const game_search *s, const game_state *st, int ply,
             if (home[i] > best)
                 best = home[i];
         }
-    if (home[r] > best + in_play || best > home[r] + in_play) {
-        *proven = true;
-        return search_decided(home[r] - best, ply);
-    }
+    /* A guess of the final margin, 16 to a stone: even a lead the others
+     * can no longer catch says who wins but not by how much, and the
+     * margin is the result (search.h), so it stays a guess. */
+    (void)proven, (void)ply, (void)in_play;
     int v = 16 * (home[r] - best) + p->row_weight * (row[r] - others_row / (seats - 1));
     if (p->tempo_weight) {
         const int16_t *cells = &st->cells[game_mancala_cup(st, st->to_move, 0)];
@@ -87,7 +92,7 @@ static int mancala_evaluate(const game_search *s, const game_state *st, int ply,
             extra += cells[c] > 0 && reaches_home(st, c, cells[c]);
         v += (st->to_move == r ? 1 : -1) * p->tempo_weight * extra;
     }
-    return v;
+    return v * (SEARCH_MARGIN / 16);   /* on the scale of exact margins */
 }
 
 static int mancala_order(game_search *s, const game_state *st, int *moves, int64_t *keys, int n)
@@ -97,7 +102,12 @@ static int mancala_order(game_search *s, const game_state *st, int *moves, int64
     const int next = (mover + 1) % st->seats;
     const int16_t *row = &st->cells[game_mancala_cup(st, mover, 0)];
     for (int i = 0; i < n; i++) {
-        int c = moves[i], k = row[c];
+        int c = moves[i];
+        if (c == GAME_MOVE_SWAP) {
+            keys[i] = 1 << 21; /* the pie rule's offer: decide it first */
+            continue;
+        }
+        int k = row[c];
         int64_t key = c; /* nearer the home first */
         if (reaches_home(st, c, k)) {
             key += 1 << 20;
@@ -108,6 +118,28 @@ static int mancala_order(game_search *s, const game_state *st, int *moves, int64
         keys[i] = key;
     }
     return n;
+}
+
+/* The seeds left in the pits: the "empties" of the levels' endgame. */
+static int mancala_moves_left(const game_state *st)
+{
+    int n = 0;
+    for (int s = 0; s < st->seats; s++)
+        for (int c = 0; c < st->cups; c++)
+            n += st->cells[game_mancala_cup(st, s, c)];
+    return n;
+}
+
+/* Kalah's endgame table (kalah_db.h), when the searcher was handed one. */
+static int kalah_probe(game_search *s, const game_state *st, int ply, int *value)
+{
+    int margin;
+    if (!s->tables || game_kalah_db_probe(s->tables, st, &margin) != 0)
+        return 0;
+    const int mover = st->to_move;
+    margin += st->cells[game_mancala_home(st, mover)] - st->cells[game_mancala_home(st, 1 - mover)];
+    *value = search_result_value(s, mover == s->root ? margin : -margin, ply);
+    return 1;
 }
 
 static const mancala_params sungka_params = {.row_weight = 2, .tempo_weight = 4};
@@ -134,6 +166,8 @@ const search_eval search_eval_sungka = {
     .hash = mancala_hash,
     .evaluate = sungka_evaluate,
     .order = mancala_order,
+    .moves_left = mancala_moves_left,
+    .exact_margins = true,
 };
 
 const search_eval search_eval_congklak = {
@@ -141,6 +175,8 @@ const search_eval search_eval_congklak = {
     .hash = mancala_hash,
     .evaluate = congklak_evaluate,
     .order = mancala_order,
+    .moves_left = mancala_moves_left,
+    .exact_margins = true,
 };
 
 const search_eval search_eval_kalah = {
@@ -148,4 +184,7 @@ const search_eval search_eval_kalah = {
     .hash = mancala_hash,
     .evaluate = kalah_evaluate,
     .order = mancala_order,
+    .moves_left = mancala_moves_left,
+    .exact_margins = true,
+    .probe = kalah_probe,
 };

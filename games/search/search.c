@@ -70,8 +70,18 @@ typedef struct search_level {
 static const search_level levels[11] = {
     [1] = {0, 100, 0, 0},  [2] = {1, 50, 0, 0},    [3] = {2, 25, 0, 0},
     [4] = {3, 10, 0, 0},   [5] = {4, 0, 0, 0},     [6] = {6, 0, 0, 0},
-    [7] = {8, 0, 8, 12},   [8] = {12, 0, 10, 14},  [9] = {20, 0, 12, 16},
+    [7] = {8, 0, 8, 12},   [8] = {11, 0, 10, 14},  [9] = {14, 0, 12, 16},
     [10] = {SEARCH_FULL_DEPTH, 0, 14, 20},
+};
+
+/* The share of the move's budget (time, nodes) each level spends. Beyond the
+ * depth caps, the top levels differ by thinking time: without it levels 8..10
+ * reached the same depth within the default second and played alike (issue
+ * 19); about 3x between neighbours keeps each clearly above the one below
+ * (docs/bots.md has the tournament). */
+static const int budget_pct[11] = {
+    [1] = 100, [2] = 100, [3] = 100, [4] = 100, [5] = 100, [6] = 100,
+    [7] = 4,   [8] = 11,  [9] = 33,  [10] = 100,
 };
 
 /* --- the transposition table --- */
@@ -141,7 +151,8 @@ static inline bool must_stop(game_search *s)
 {
     if (s->aborted)
         return true;
-    if ((s->stop && *s->stop) || ((s->nodes & 63) == 0 && now_ns() >= s->deadline_ns))
+    if ((s->stop && *s->stop) || s->nodes >= s->max_nodes ||
+        ((s->nodes & 63) == 0 && now_ns() >= s->deadline_ns))
         s->aborted = true;
     return s->aborted;
 }
@@ -218,7 +229,7 @@ static int terminal_value(const game_search *s, const game_state *st, int ply)
     for (int i = 0; i < st->seats; i++)
         if (i != s->root && sc[i] > best)
             best = sc[i];
-    return search_decided(sc[s->root] - best, ply);
+    return search_result_value(s, sc[s->root] - best, ply);
 }
 
 static int search(game_search *s, int ply, int depth, int alpha, int beta, uint64_t bhash);
@@ -256,6 +267,9 @@ static int search(game_search *s, int ply, int depth, int alpha, int beta, uint6
     s->nodes++;
     if (must_stop(s))
         return 0;
+    int known;
+    if (ply > 0 && s->ev->probe && s->ev->probe(s, st, ply, &known))
+        return team == 0 ? known : -known;
     if (depth <= 0 || ply >= SEARCH_MAX_PLY)
         return leaf_value(s, st, ply, team);
 
@@ -288,7 +302,7 @@ static int search(game_search *s, int ply, int depth, int alpha, int beta, uint6
     const int32_t *hist = s->history[mover];
     for (int i = 0; i < n; i++) {
         int m = P->moves[i];
-        P->keys[i] = m == tt_move ? INT64_MAX : (P->keys[i] << 24) + hist[m];
+        P->keys[i] = m == tt_move ? INT64_MAX : (P->keys[i] << 24) + (m >= 0 ? hist[m] : 0);
     }
 
     const int alpha0 = alpha;
@@ -339,7 +353,7 @@ static int search(game_search *s, int ply, int depth, int alpha, int beta, uint6
             if (v > alpha)
                 alpha = v;
             if (alpha >= beta) {
-                if (s->history[mover][m] < (1 << 23))
+                if (m >= 0 && s->history[mover][m] < (1 << 23)) /* not GAME_MOVE_SWAP */
                     s->history[mover][m] += depth * depth;
                 break;
             }
@@ -415,6 +429,12 @@ fail:
     return NULL;
 }
 
+void game_search_set_kalah_db(game_search *s, const struct game_kalah_db *db)
+{
+    if (s)
+        s->kalah_db = db;
+}
+
 void game_search_free(game_search *s)
 {
     if (!s)
@@ -466,7 +486,8 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     const int level = lim->level < 1 ? 1 : lim->level > 10 ? 10 : lim->level;
     const search_level *L = &levels[level];
     const int64_t start = now_ns();
-    const int time_ms = lim->time_ms > 0 ? lim->time_ms : 1000;
+    const int time_ms = (int)(((long long)(lim->time_ms > 0 ? lim->time_ms : 1000) *
+                               budget_pct[level] + 99) / 100);
 
     /* Whole copy once, so that the unused tail of the cells is defined;
      * the search then copies only the used part. */
@@ -486,6 +507,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     s->stop = lim->stop;
     s->aborted = false;
     s->deadline_ns = start + (int64_t)time_ms * 1000000;
+    s->max_nodes = lim->max_nodes > 0 ? (lim->max_nodes * budget_pct[level] + 99) / 100 : LLONG_MAX;
     s->age++;
     for (int i = 0; i < GAME_MAX_SEATS; i++)
         for (int m = 0; m < GAME_MAX_MOVES; m++)
@@ -508,6 +530,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         hard_cap = SEARCH_FULL_DEPTH;
     if (cap > hard_cap)
         cap = hard_cap;
+    s->tables = L->endgame > 0 ? s->kalah_db : NULL;
     const int left = s->ev->moves_left ? s->ev->moves_left(&R->st) : INT_MAX;
     bool endgame = L->endgame > 0 && left <= L->endgame;
 
@@ -522,7 +545,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
                 .move = move,
                 .depth = left,
                 .nodes = s->nodes,
-                .score = search_decided(margin, 0),
+                .score = search_result_value(s, margin, 0),
                 .exact = true,
             };
             return 0;
@@ -536,8 +559,11 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     game_search_result res = {.move = fallback_move(s, root_key)};
     /* A forced move needs no thought: search only to report its value,
      * with a twentieth of the budget. */
-    if (n == 1)
+    if (n == 1) {
         s->deadline_ns = start + (int64_t)time_ms * 50000;
+        if (s->max_nodes != LLONG_MAX)
+            s->max_nodes = s->max_nodes / 20 + 1;
+    }
 
     const int limit = endgame ? hard_cap : cap;
     s->root_pv = -1;
@@ -555,14 +581,22 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         res.move = s->root_pv = s->root_best;
         res.score = v;
         res.depth = depth;
-        if (s->horizon == 0 || v > SEARCH_WIN / 2 || v < -SEARCH_WIN / 2) {
+        /* A decided score comes only from leaves whose winner is certain;
+         * a margin (mancala) is known only when every leaf was exact, and
+         * is then reported as search.h says, a decided score. */
+        bool decided = !s->ev->exact_margins && (v > SEARCH_WIN / 2 || v < -SEARCH_WIN / 2);
+        if (s->horizon == 0 && s->ev->exact_margins)
+            res.score = search_decided(v / SEARCH_MARGIN, 0);
+        if (s->horizon == 0 || decided) {
             res.exact = true;
             break;
         }
-        if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2)
+        if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2 ||
+            s->nodes > s->max_nodes / 2)
             break;
-        /* Endgame: after a few cheap iterations, straight to the end. */
-        depth = endgame && depth >= 4 ? limit : depth + 1;
+        /* Endgame: after a few cheap iterations, straight to the end
+         * (mancala: one ply at a time, as its lines differ much in length). */
+        depth = endgame && depth >= 4 && !s->ev->exact_margins ? limit : depth + 1;
     }
     res.nodes = s->nodes;
     *out = res;

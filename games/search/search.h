@@ -17,15 +17,27 @@
  * owns the object and frees it with game_search_free. The state passed to
  * game_search_best is only read.
  *
- * Levels (limits.level, clamped to 1..10) — the depth cap and the chance of
- * playing a random legal move instead of the searched one:
+ * Levels (limits.level, clamped to 1..10) — the depth cap, the chance of
+ * playing a random legal move instead of the searched one, and the share of
+ * the budget (time_ms, max_nodes) spent:
  *   level  1: a random legal move (seeded by limits.seed)
  *   level  2: depth 1, 50% random     level  6: depth 6
- *   level  3: depth 2, 25% random     level  7: depth 8,  reversi endgame solved at <= 12 empties
- *   level  4: depth 3, 10% random     level  8: depth 12, ... <= 14 empties
- *   level  5: depth 4                 level  9: depth 20, ... <= 16 empties
- *                                     level 10: no depth cap, ... <= 20 empties
+ *   level  3: depth 2, 25% random     level  7: depth 8,  4% of the budget
+ *   level  4: depth 3, 10% random     level  8: depth 11, 11% ...
+ *   level  5: depth 4                 level  9: depth 14, 33% ...
+ *                                     level 10: no depth cap, all of it
+ * Each level is clearly stronger than the one below (docs/bots.md has the
+ * tournament that shows it); the shares keep the top levels apart when the
+ * budget, not the cap, limits the depth. Endgames are searched to the end
+ * from level 7 on: reversi (4x4 to 8x8) solved exactly by a dedicated
+ * solver at <= 12, 14, 16, 20 empties for levels 7..10 (larger boards 8,
+ * 10, 12, 14); mancala once <= 8, 10, 12, 14 seeds are left in the pits,
+ * with Kalah's endgame table when the caller gave one.
  * A ply is one move: an extra turn or a pass costs a ply like any other.
+ * Mancala kinds count "empties" as the seeds left in the pits: from there on
+ * the search deepens without a cap until every line is played out, and
+ * keeps deepening after a win is proven, to find the largest margin (the
+ * game's score is its margin, not only who wins).
  * The time budget always applies as well; max_depth, when set, caps further.
  * Reversi endgames on boards up to 8x8 go to a dedicated exact solver, which
  * gets the first half of the budget (on this machine 20 empties take about
@@ -66,6 +78,10 @@ typedef struct game_search_limits {
                                   search returns promptly with the best move
                                   found so far (another thread may set it) */
     uint64_t seed;             /* for the randomness of low levels (reproducible tests) */
+    long long max_nodes;       /* 0: none; else stop after about this many
+                                  positions, like the clock (a budget that
+                                  does not depend on the machine's load:
+                                  benchmarks, tournaments) */
 } game_search_limits;
 
 typedef struct game_search_result {
@@ -73,14 +89,27 @@ typedef struct game_search_result {
     int depth;                 /* deepest completed iteration (0: none completed) */
     long long nodes;           /* positions visited */
     int score;                 /* from the mover's point of view: beyond
-                                  +-GAME_SEARCH_WIN/2 a proven win/loss */
+                                  +-GAME_SEARCH_WIN/2 a proven win/loss
+                                  (GAME_SEARCH_WIN + 256 x margin - plies);
+                                  mancala kinds, whose result is the margin,
+                                  report one only with its exact margin, and
+                                  otherwise a guess of 256 per seed */
     bool exact;                /* the game-theoretic value (win, draw or loss)
-                                  was proven (in mancala a win may be proven
-                                  before its final margin is known) */
+                                  was proven (mancala: with its margin) */
 } game_search_result;
 
 /* Scores beyond +-GAME_SEARCH_WIN/2 are proven wins / losses. */
 #define GAME_SEARCH_WIN (1 << 28)
+
+/*
+ * Hand the searcher Kalah's endgame table (kalah_db.h), or NULL to stop using
+ * one. The table is borrowed: it must outlive its use by s (every later
+ * game_search_best). Kalah positions of its size with at most its seeds in
+ * the pits then have their exact value without a search below them, at the
+ * levels that solve endgames (7..10).
+ */
+struct game_kalah_db;
+void game_search_set_kalah_db(game_search *s, const struct game_kalah_db *db);
 
 /*
  * Choose a move for the seat to move in st. lim NULL means level 10 with a

@@ -34,6 +34,7 @@ static inline int search_decided(int margin, int ply)
 }
 
 /* --- Zobrist keys --- */
+struct search_eval;
 
 /* splitmix64's finaliser: a bijection of 64-bit words with good avalanche. */
 static inline uint64_t search_mix64(uint64_t x)
@@ -96,6 +97,8 @@ struct game_search {
     uint64_t zcache[SEARCH_ZCELLS][SEARCH_ZCOUNTS];
     search_ttt *ttt;
     search_solver *solver;             /* exact endgames (endgame_reversi.c) */
+    const struct game_kalah_db *kalah_db; /* borrowed; NULL: none */
+    const struct game_kalah_db *tables;   /* per call: kalah_db, if the level solves endgames */
 
     /* Set per call of game_search_best. */
     const search_eval *ev;
@@ -106,6 +109,7 @@ struct game_search {
     long long nodes;
     long long horizon;                 /* heuristic values used (leaves, TT hits) */
     int64_t deadline_ns;
+    long long max_nodes;               /* per call; LLONG_MAX: none */
     const volatile int *stop;
     bool aborted;
     int root_best, root_score;         /* best fully searched root move this iteration */
@@ -157,6 +161,15 @@ struct search_eval {
      * deadline or stop flag came first). It adds its nodes to s->nodes. */
     int (*solve)(game_search *s, const game_state *st, int *move /* OUT */,
                  int *margin /* OUT */);
+    /* May be NULL: the exact value for s->root of a position that is not
+     * over, when known without a search (an endgame table): 1 and *value
+     * (a search_decided score), or 0. */
+    int (*probe)(game_search *s, const game_state *st, int ply, int *value);
+    /* The final margin is the result (mancala): values are margins
+     * (search_result_value), the evaluation guesses one on that scale, and
+     * a search is over only when every leaf is exact. The kind's moves_left
+     * is then only the trigger for deepening without a cap. */
+    bool exact_margins;
 };
 
 /* --- exact endgames (endgame_reversi.c) --- */
@@ -172,6 +185,16 @@ int search_solve_reversi(game_search *s, const game_state *st, int *move, int *m
  * and a first search that takes the page faults of a 16 MiB table overruns
  * a short budget. game_search_new pays for it instead. */
 void search_prefault(void *p, size_t bytes);
+
+/* The value of a result known for sure: search_decided, except where the
+ * margin is the result (exact_margins: mancala), whose every value, exact or
+ * guessed, is on one scale, SEARCH_MARGIN per unit of margin, so that the
+ * search weighs a certain small win against a likely big one, and a loser
+ * minimises the loss, by the margin alone. */
+static inline int search_result_value(const game_search *s, int margin, int ply)
+{
+    return s->ev->exact_margins ? SEARCH_MARGIN * margin : search_decided(margin, ply);
+}
 
 extern const search_eval search_eval_sungka;
 extern const search_eval search_eval_congklak;

@@ -407,6 +407,36 @@ def test_play_kalah(bindir, shotdir):
             raise Failure(f"the GTK view exited with {rc}\n" + g.dump())
 
 
+def test_swap(bindir, shotdir):
+    """Kalah with the pie rule, the GTK player second: after bob's opening
+    a swap button appears (the kind's named move, not a kind check in the
+    view), with the rule in its tooltip; pressing it plays the swap, bob
+    sees it, and the button is gone."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        bob = s.text("bob", "--server", board.address, "--new", "kalah", "--option", "swap=1")
+        gid = bob.expect(r"Created game (\S+)\.").group(1)
+        g = s.gtk("--server", board.address, "--name", "alice", "--game", gid, "--ready")
+        g.expect(r"^script: started")
+        bob.expect(r"^alice joined")
+        bob.send("ready")
+        bob.expect(r"^Your turn")
+        bob.send("0")
+        legal = g.do("wait-turn", r"^script: turn legal (.+)$").group(1).split()
+        if legal[0] != "-2":
+            raise Failure(f"the swap is not among alice's legal moves: {legal}")
+        g.do("tooltip swap", r"^script: tooltip take the first player's position")
+        s.shot(g, "gtk_swap_offered")
+        g.do("button swap")
+        bob.expect(r"^alice played swap\.$")
+        bob.expect(r"^Your turn")
+        g.do("wait-log alice played swap.")
+        with open(g.script, "a") as f:
+            f.write("button swap\n")
+        g.expect(r"^script: error button swap is not there")
+        finish(g)
+
+
 def test_lobby(bindir, shotdir):
     with Session(bindir, shotdir) as s:
         board = s.board()
@@ -891,7 +921,7 @@ def language_test(lang):
     return test
 
 
-TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "lobby": test_lobby, "connect": test_connect,
+TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,

@@ -168,14 +168,15 @@ class Env:
     def __init__(self, bindir):
         self.bindir = bindir
         self.procs = []
-        # Saved seat tokens, databases and settings go to a directory of this
+        # Saved seat tokens, databases, settings and caches go to a directory of this
         # test's own, never the user's.
         self.state_dir = tempfile.mkdtemp(prefix="sungka-e2e-")
         supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lsan.supp")
         self.env = dict(os.environ, LSAN_OPTIONS=f"suppressions={os.path.normpath(supp)}",
                         XDG_DATA_HOME=os.path.join(self.state_dir, "data"),
                         XDG_STATE_HOME=os.path.join(self.state_dir, "state"),
-                        XDG_CONFIG_HOME=os.path.join(self.state_dir, "config"))
+                        XDG_CONFIG_HOME=os.path.join(self.state_dir, "config"),
+                        XDG_CACHE_HOME=os.path.join(self.state_dir, "cache"))
         # The tests read the views' English, whatever the developer's locale
         # (tests/i18n gives the views other languages on purpose).
         for k in ("LANGUAGE", "LC_ALL"):

@@ -263,7 +263,7 @@ def options_refused(bindir):
                   f"cups twice: {code} {text}")
             many = wire.message((1, "kalah"), *[(2, cups)] * 3000)
             code, text = client.raw(REGISTER + "CreateGame", many)
-            check(code == "INVALID_ARGUMENT" and "kalah takes at most 2 options, not 3000"
+            check(code == "INVALID_ARGUMENT" and "kalah takes at most 3 options, not 3000"
                   in text, f"3000 options: {code} {text}")
             code, text = client.raw(REGISTER + "JoinGame",
                                     wire.message((2, "ann"), (4, "kalah"), (5, cups), (5, cups)))

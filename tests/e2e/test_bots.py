@@ -49,6 +49,12 @@ def bots_kalah(bindir):
     _bot_game(bindir, "kalah", [], (3, 8))
 
 
+def bots_swap(bindir):
+    """Congklak with the pie rule: the swap is a move the bots may choose
+    (a negative number, which the bot view must not take for "no move")."""
+    _bot_game(bindir, "congklak", ["cups=5", "stones=4", "first=0", "swap=1"], (4, 9))
+
+
 def bots_reversi(bindir):
     _bot_game(bindir, "reversi", ["size=6"], (4, 7))
 
@@ -80,7 +86,7 @@ def service_bots(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    bots_sungka, bots_congklak, bots_kalah, bots_reversi, bots_tictactoe, service_bots)}
+    bots_sungka, bots_congklak, bots_kalah, bots_swap, bots_reversi, bots_tictactoe, service_bots)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -83,6 +83,38 @@ def whole_kalah(bindir):
     _whole_game(bindir, "kalah", [], seed=4)
 
 
+def swap_kalah(bindir):
+    """Kalah with the pie rule (docs/rules.md §9): the first player has no
+    swap; the second is offered it, types it, and everyone sees the board
+    turned round with the first player to move; the game then plays to its
+    end with nobody's own rules disagreeing with the service's board."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "kalah",
+                           "--option", "swap=1")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        turn = alice.expect(r"^Your turn.*Legal: (.+)$").group(1).split()
+        check("swap" not in turn, f"the first player was offered a swap: {turn}")
+        alice.send("0")                   # 4 seeds to pits 1..4: the turn passes
+        turn = bob.expect(r"^Your turn.*Legal: (.+)$").group(1).split()
+        check(turn[0] == "swap", f"the second player was not offered a swap: {turn}")
+        bob.send("swap")
+        for p in (alice, bob):
+            p.expect(r"^bob played swap\.$")
+        turn = alice.expect(r"^Your turn.*Legal: (.+)$").group(1).split()
+        check("swap" not in turn, f"a second swap was offered: {turn}")
+        alice.send(turn[0])
+        turn = bob.expect(r"^Your turn.*Legal: (.+)$").group(1).split()
+        check("swap" not in turn, f"the swap was offered after it was used: {turn}")
+        bob.send(turn[-1])
+        Autoplayer(env, [alice, bob], seed=5).play_to_end()
+        for p in (alice, bob):
+            check(not any(l.startswith("WARNING") for l in p.lines),
+                  f"{p.name} found the service's board wrong\n" + p.dump())
+            p.quit()
+
+
 def whole_reversi(bindir):
     _whole_game(bindir, "reversi", [], seed=5)
 
@@ -220,7 +252,7 @@ def private_chat(bindir):
 
 
 TESTS = {f.__name__: f for f in (
-    two_players, whole_congklak, whole_kalah, whole_reversi, whole_tictactoe, tictactoe_4_players, sungka_4_players, three_players, two_winners, hot_seat, late_observer, private_chat)}
+    two_players, whole_congklak, whole_kalah, swap_kalah, whole_reversi, whole_tictactoe, tictactoe_4_players, sungka_4_players, three_players, two_winners, hot_seat, late_observer, private_chat)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -33,7 +33,7 @@ def lobby(bindir):
         ann.expect(r"cups must be 3\.\.8, not 40")
         ben = env.player("ben", "--server", board.address, ready=False)
         ben.send("games kalah")
-        ben.expect(r"^Game 1: .*\(kalah cups=4 stones=3\), waiting; seats: \[ann\] \[open\]; 0 watching")
+        ben.expect(r"^Game 1: .*\(kalah cups=4 stones=3 swap=0\), waiting; seats: \[ann\] \[open\]; 0 watching")
         ben.send("games sungka")
         ben.expect(r"^No games of sungka")
         ben.send("games running")

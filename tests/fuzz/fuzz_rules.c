@@ -105,8 +105,10 @@ static void check_state(const game_state *st, long total, bool normalised, fuzz_
     }
 
     int n = game_legal_moves(st, moves_buf, GAME_MAX_MOVES);
-    FUZZ_CHECK(n >= 0 && n <= candidates(st), "%s: %d legal moves of %d candidates", kind, n,
-               candidates(st));
+    /* Named moves (games.h: "swap", a negative number) come on top of the cells. */
+    const int named = game_named_move_count(st);
+    FUZZ_CHECK(n >= 0 && n <= candidates(st) + named, "%s: %d legal moves of %d candidates",
+               kind, n, candidates(st) + named);
     int winners[GAME_MAX_SEATS];
     int nw = game_winners(st, winners);
     if (game_is_over(st)) {
@@ -161,6 +163,15 @@ static void check_state(const game_state *st, long total, bool normalised, fuzz_
         bool listed = j < n && moves_buf[j] == m;
         int rc = game_check(st, seat, m, err, sizeof err);
         FUZZ_CHECK((rc == GAME_OK) == listed, "%s: move %d: check %d but %s", kind, m, rc,
+                   listed ? "listed" : "not listed");
+    }
+    for (int i = 0; i < named; i++) {
+        int m = game_named_move_at(st, i)->move;
+        bool listed = false;
+        for (int k = 0; k < n; k++)
+            listed |= moves_buf[k] == m;
+        int rc = game_check(st, seat, m, err, sizeof err);
+        FUZZ_CHECK((rc == GAME_OK) == listed, "%s: named move %d: check %d but %s", kind, m, rc,
                    listed ? "listed" : "not listed");
     }
 }

@@ -419,7 +419,7 @@ static void test_options(void **state)
     game_options o;
     char err[GAME_ERR_LEN];
     game_options_default(k, &o);
-    assert_int_equal(o.n, 3);
+    assert_int_equal(o.n, 4);
     assert_int_equal(game_option(k, &o, "cups", 0), 7);
     assert_int_equal(game_option(k, &o, "stones", 0), 7);
     assert_int_equal(game_option(k, &o, "first", 0), -1);
@@ -428,11 +428,12 @@ static void test_options(void **state)
         {"cups", 3, 12, "cups must be 3..12, not 2", "cups must be 3..12, not 13"},
         {"stones", 1, 20, "stones must be 1..20, not 0", "stones must be 1..20, not 21"},
         {"first", -1, 1, "first must be -1..1, not -2", "first must be -1..1, not 2"},
+        {"swap", 0, 1, "swap must be 0..1, not -1", "swap must be 0..1, not 2"},
     };
     assert_option_bounds(k, cases, sizeof cases / sizeof cases[0]);
     game_options_default(k, &o);
     assert_int_equal(game_options_parse(k, &o, "players=3", err, sizeof err), GAME_E_OPTION);
-    assert_string_equal(err, "congklak has no option 'players' (options: cups, stones, first)");
+    assert_string_equal(err, "congklak has no option 'players' (options: cups, stones, first, swap)");
     /* game_new validates values it did not set itself. */
     game_state st;
     o.value[2] = 5;

@@ -282,16 +282,18 @@ static void test_options(void **state)
     game_options o;
     char err[GAME_ERR_LEN];
     game_options_default(k, &o);
-    assert_int_equal(o.n, 2);
+    assert_int_equal(o.n, 3);
     assert_int_equal(game_option(k, &o, "cups", 0), 6);
+    assert_int_equal(game_option(k, &o, "swap", -1), 0);
     assert_int_equal(game_option(k, &o, "stones", 0), 4);
     static const option_bounds cases[] = {
         {"cups", 3, 8, "cups must be 3..8, not 2", "cups must be 3..8, not 9"},
         {"stones", 1, 10, "stones must be 1..10, not 0", "stones must be 1..10, not 11"},
+        {"swap", 0, 1, "swap must be 0..1, not -1", "swap must be 0..1, not 2"},
     };
     assert_option_bounds(k, cases, sizeof cases / sizeof cases[0]);
     assert_int_equal(game_options_parse(k, &o, "first=1", err, sizeof err), GAME_E_OPTION);
-    assert_string_equal(err, "kalah has no option 'first' (options: cups, stones)");
+    assert_string_equal(err, "kalah has no option 'first' (options: cups, stones, swap)");
     game_state st;
     new_kalah(&st, 8, 10);
     assert_int_equal(game_cell_count(&st), 18);

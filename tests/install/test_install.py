@@ -294,7 +294,7 @@ def check_completion(prefix, gtk):
     check(sorted(any_) == sorted(KINDS), f"--any completes to {any_}")
     want_views = {"text", "bot"} | ({"gtk"} if gtk else set())
     check(set(views) == want_views, f"--view completes to {views}")
-    check(sorted(opts) == ["cups=", "stones="], f"--new kalah --option completes to {opts}")
+    check(sorted(opts) == ["cups=", "stones=", "swap="], f"--new kalah --option completes to {opts}")
     for o in ("--listen", "--db", "--grace", "--help", "--version"):
         check(o in board, f"sungka-board -- does not complete to {o}: {board}")
     check(ver == ["--version"], f"sungka-player --vers completes to {ver}")

@@ -5,7 +5,9 @@
  * its move through an eventfd; the view thread sends it only if the position
  * has not changed meanwhile (a service event can always come first). When the
  * game ends the search is stopped through its flag and joined, and the view
- * prints one line: the winners and the scores.
+ * prints one line: the winners and the scores. In Kalah, at the levels that
+ * solve endgames, a third thread gets the endgame table (from the XDG cache,
+ * or built there once) and the searches use it as soon as it is there.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,6 +20,9 @@
 #include <unistd.h>
 
 #include "bot_view.h"
+#include <stdatomic.h>
+
+#include "endgame_cache.h"
 #include "search.h"
 
 typedef struct bot {
@@ -25,6 +30,15 @@ typedef struct bot {
     FILE *out;
     int level, think_ms;
     game_search *search;
+    /* Kalah's endgame table: got by tables_thread (get_tables), handed to
+     * the search by the search thread once tables_ready says it is whole. */
+    game_kalah_db kalah_db;
+    pthread_t tables_thread;
+    bool tables_started;       /* view thread only */
+    int tables_cups;
+    volatile int stop_tables;  /* the game is over: give up a build */
+    atomic_bool tables_ready;
+    bool tables_handed;        /* search thread only */
     int done_fd;               /* eventfd: the search thread finished */
     pthread_t thread;
     bool thinking;
@@ -32,15 +46,52 @@ typedef struct bot {
     game_state position;       /* what the search thread works on */
     unsigned version;          /* counts the events that change the position */
     unsigned position_version; /* `version` when the search started */
-    int best;                  /* the search thread's answer (-1: none) */
+    int best;                  /* the search thread's answer, when found */
+    bool found;                /* false: the search had no move (a named move
+                                * such as GAME_MOVE_SWAP is negative) */
     bool sent;                 /* a move is on its way for position sent_version */
     unsigned sent_version;
     unsigned long moves;
 } bot;
 
+/* Kalah's endgame table for the board in hand: from the XDG cache, or built
+ * there the first time on this machine (seconds, once; docs/bots.md). It is
+ * got on a thread of its own, so that neither the view thread nor a search
+ * waits for it: searches use it from the first move after it is ready. */
+static void *get_tables(void *arg)
+{
+    bot *b = arg;
+    char err[160];
+    endgame_cache_info info;
+    if (endgame_cache_kalah(b->tables_cups, ENDGAME_CACHE_KALAH_SEEDS, NULL, &b->stop_tables,
+                            &b->kalah_db, &info, err, sizeof err) != 0) {
+        if (!b->stop_tables)
+            fprintf(stderr, "bot: %s\n", err);
+        return NULL;
+    }
+    if (info.built)
+        fprintf(stderr, "bot: built the Kalah endgame table in %.1f s%s%s\n", info.seconds,
+                info.saved ? ", kept in " : " (not saved)", info.saved ? info.path : "");
+    atomic_store(&b->tables_ready, true);
+    return NULL;
+}
+
+/* Once per game, on the view thread: start getting the table, if the game
+ * has one and the level uses it (levels that solve endgames, search.h). */
+static void start_tables(bot *b, const game_state *st)
+{
+    if (b->tables_started || b->level < 7 || (b->tables_cups = game_kalah_db_cups(st)) == 0)
+        return;
+    b->tables_started = pthread_create(&b->tables_thread, NULL, get_tables, b) == 0;
+}
+
 static void *think(void *arg)
 {
     bot *b = arg;
+    if (!b->tables_handed && atomic_load(&b->tables_ready)) {
+        game_search_set_kalah_db(b->search, &b->kalah_db);
+        b->tables_handed = true;
+    }
     game_search_limits lim = {
         .level = b->level,
         .time_ms = b->think_ms,
@@ -48,7 +99,8 @@ static void *think(void *arg)
         .seed = (uint64_t)b->moves * 2654435761u + 1,
     };
     game_search_result res;
-    b->best = game_search_best(b->search, &b->position, &lim, &res) == 0 ? res.move : -1;
+    b->found = game_search_best(b->search, &b->position, &lim, &res) == 0;
+    b->best = b->found ? res.move : -1;
     uint64_t one = 1;
     ssize_t w = write(b->done_fd, &one, sizeof one);
     (void)w;
@@ -77,10 +129,12 @@ static void maybe_think(bot *b)
         return;
     if (b->sent && b->sent_version == b->version)
         return;                       /* our move is on its way: wait for its event */
+    start_tables(b, &m->state);
     b->position = m->state;
     b->position_version = b->version;
     b->stop = 0;
     b->best = -1;
+    b->found = false;
     if (pthread_create(&b->thread, NULL, think, b) == 0)
         b->thinking = true;
 }
@@ -93,7 +147,7 @@ static void search_done(bot *b)
     (void)r;
     pthread_join(b->thread, NULL);
     b->thinking = false;
-    if (b->best < 0 || b->version != b->position_version)
+    if (!b->found || b->version != b->position_version)
         return;                       /* stale: think again on the new position */
     char why[GAME_ERR_LEN];
     if (agent_check_move(b->ag, b->best, why, sizeof why) != 0) {
@@ -177,7 +231,11 @@ static int run(agent *ag, const view_io *io)
     }
     finish_thinking(&b);
     close(b.done_fd);
+    b.stop_tables = 1;
+    if (b.tables_started)
+        pthread_join(b.tables_thread, NULL);
     game_search_free(b.search);
+    endgame_cache_free(&b.kalah_db);
     agent_leave(ag);
     return status;
 }

@@ -155,8 +155,11 @@ static void handle(gview *v, const agent_msg *msg)
         const agent_model *m = gview_model(v);
         char mv[16];
         agent_format_move(m, msg->move, mv, sizeof mv);
-        gview_log(v, _("%s played %s %s."), gview_seat_name(v, msg->seat, buf, sizeof buf),
-                  m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), mv);
+        if (msg->move < 0)      /* a move that is no cell: its word ("swap") */
+            gview_log(v, _("%s played %s."), gview_seat_name(v, msg->seat, buf, sizeof buf), mv);
+        else
+            gview_log(v, _("%s played %s %s."), gview_seat_name(v, msg->seat, buf, sizeof buf),
+                      m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), mv);
         if (msg->mismatch)
             gview_log(v, _("WARNING: %s"), msg->text);
         if (msg->extra_turn)

@@ -282,6 +282,7 @@ void gview_refresh(gview *v)
     gview_update_people(v);
     update_recipients(v);
     gview_update_buttons(v);
+    gview_update_named_moves(v);
     update_title(v);
     update_accessible(v);
     gtk_widget_queue_draw(v->area);

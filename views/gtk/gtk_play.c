@@ -113,6 +113,42 @@ static void play(gview *v, int move)
     gview_refresh(v);
 }
 
+static void on_named_move(GtkButton *button, gpointer data)
+{
+    gview *v = data;
+    int move = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(button), "sungka-move"));
+    if (gview_my_turn(v) && !v->move_pending && !gview_animating(v))
+        play(v, move);
+}
+
+void gview_update_named_moves(gview *v)
+{
+    const agent_model *m = gview_model(v);
+    const game_state *st = m->have_state ? &m->state : NULL;
+    const game_kind *kind = st ? st->kind : NULL;
+    if (kind != v->moves_kind) {
+        GtkWidget *c;
+        while ((c = gtk_widget_get_first_child(v->moves_box)) != NULL)
+            gtk_box_remove(GTK_BOX(v->moves_box), c);
+        for (int i = 0; st && i < game_named_move_count(st); i++) {
+            const game_named_move *nm = game_named_move_at(st, i);
+            GtkWidget *b = gtk_button_new_with_label(nm->name);
+            gtk_widget_set_tooltip_text(b, nm->help);
+            g_object_set_data(G_OBJECT(b), "sungka-move", GINT_TO_POINTER(nm->move));
+            g_signal_connect(b, "clicked", G_CALLBACK(on_named_move), v);
+            gtk_box_append(GTK_BOX(v->moves_box), b);
+        }
+        v->moves_kind = kind;
+    }
+    bool ours = st && gview_my_turn(v) && !v->move_pending && !gview_animating(v);
+    for (GtkWidget *b = gtk_widget_get_first_child(v->moves_box); b;
+         b = gtk_widget_get_next_sibling(b)) {
+        int move = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(b), "sungka-move"));
+        gtk_widget_set_visible(b, ours && game_check(st, game_to_move(st), move, NULL, 0) ==
+                                              GAME_OK);
+    }
+}
+
 void gview_motion(gview *v, double x, double y)
 {
     geo_layout L;

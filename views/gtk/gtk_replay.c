@@ -53,10 +53,14 @@ static void describe(greplay *r)
         char buf[64], move[16];
         const char *who = agent_seat_name(m, r->seats[r->step - 1], buf, sizeof buf);
         agent_format_move(m, r->moves[r->step - 1], move, sizeof move);
-        g_string_append_printf(s, _("move %d of %d: %s played %s %s"), r->step,
-                               r->match.n_moves, who,
-                               m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"),
-                               move);
+        if (r->moves[r->step - 1] < 0)   /* a move that is no cell ("swap") */
+            g_string_append_printf(s, _("move %d of %d: %s played %s"), r->step,
+                                   r->match.n_moves, who, move);
+        else
+            g_string_append_printf(s, _("move %d of %d: %s played %s %s"), r->step,
+                                   r->match.n_moves, who,
+                                   m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"),
+                                   move);
     }
     if (r->step == r->match.n_moves)
         g_string_append_printf(s, _("\nThe end: %s."), r->match.reason);

@@ -15,7 +15,8 @@
  *   shot-of WINDOW PATH  the same for main | connect | lobby | history | replay
  *   chat TEXT            type TEXT into the chat entry and press Enter
  *   recipient NAME       choose the chat recipient (Everyone, or a name)
- *   button NAME          press ready | sit | stand | leave | games | history
+ *   button NAME          press ready | sit | stand | leave | games | history, or a
+ *                        move that is no cell by its word (swap)
  *   tooltip NAME         print that button's tooltip ("tooltip TEXT")
  *   action NAME          activate an action as its accelerator would
  *                        (win.ready, app.quit, ...); an error when disabled
@@ -233,6 +234,11 @@ static GtkWidget *named_button(gview *v, const char *name)
     if (strcmp(name, "leave") == 0) return v->btn_leave;
     if (strcmp(name, "games") == 0) return v->btn_games;
     if (strcmp(name, "history") == 0) return v->btn_history;
+    /* A named move's button (games.h), by its word: "button swap". */
+    for (GtkWidget *b = gtk_widget_get_first_child(v->moves_box); b;
+         b = gtk_widget_get_next_sibling(b))
+        if (gtk_widget_get_visible(b) && strcmp(gtk_button_get_label(GTK_BUTTON(b)), name) == 0)
+            return b;
     return NULL;
 }
 

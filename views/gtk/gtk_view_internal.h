@@ -55,6 +55,9 @@ typedef struct gview {
     GtkWidget *btn_ready, *btn_sit, *btn_stand, *btn_leave, *btn_games, *btn_history;
     GtkWidget *fair_row;       /* Resign / Draw / Accept / Decline / Abort / Claim */
     bool was_my_turn;          /* for the notification when it becomes ours */
+    GtkWidget *moves_box;      /* a button per move that is no cell ("swap"),
+                                * from the kind's table; shown while legal */
+    const game_kind *moves_kind;    /* the kind moves_box was made for */
     GtkWidget *over_dialog;    /* the game-over window while shown */
 
     /* what the board shows: a copy of the cells that lags the model while
@@ -102,6 +105,9 @@ GtkWidget *gview_padded_column(int spacing, int margin);
  * script hook, so tests go through the same hit testing as the user). */
 void gview_motion(gview *v, double x, double y);
 void gview_click(gview *v, double x, double y);
+/* The named moves' buttons (games.h: named_moves) for the game in hand, each
+ * shown only while it is ours to play; from gview_refresh. */
+void gview_update_named_moves(gview *v);
 bool gview_key(gview *v, guint keyval);
 /* The layout of the board at the drawing area's current size. */
 void gview_layout(const gview *v, geo_layout *L);

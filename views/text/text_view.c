@@ -255,8 +255,11 @@ static void show_move(text_view *tv, const agent_msg *msg)
     char move[16];
     const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell");
     agent_format_move(m, msg->move, move, sizeof move);
-    fprintf(tv->out, _("%s played %s %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf), what,
-            move);
+    if (msg->move < 0)          /* a move that is no cell: its word ("swap") */
+        fprintf(tv->out, _("%s played %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf), move);
+    else
+        fprintf(tv->out, _("%s played %s %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf),
+                what, move);
     if (msg->mismatch)
         fprintf(tv->out, _("WARNING: %s\n"), msg->text);
     draw(tv);

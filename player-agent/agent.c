@@ -270,6 +270,13 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         goto fail_client;
     }
     agent__session_load(ag);       /* signed in on an earlier run: still so */
+    /* --login: sign in before any game is joined, so the seat is the
+     * account's. */
+    if (cfg->login_name && agent_sign_in(ag, cfg->login_name, cfg->login_password ?
+                                         cfg->login_password : "", err, errlen) != 0) {
+        agent_destroy(ag);
+        return -1;
+    }
     if (cfg->new_kind || cfg->any_kind || cfg->game_id) {
         if (agent__go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options,
                               cfg->n_options, cfg->observe, err, errlen) != 0) {

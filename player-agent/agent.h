@@ -77,6 +77,8 @@ typedef struct agent_config {
     int bots;                  /* seats of a new game the service fills with bots */
     int bot_level;             /* their level, 1..10 (0: 5) */
     agent_clock clock;         /* a new game's time control (all 0: none) */
+    const char *login_name;    /* sign in as this account at start (agent_sign_in) */
+    const char *login_password;   /* ... with this password (borrowed; the caller wipes it) */
     bool ready;                /* say ready as soon as seated (also when a saved seat
                                 * is taken back, or an observer sits down) */
     const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
@@ -288,8 +290,9 @@ const char *agent_name(const agent *ag);
  * game, join: the seat then bears the account's name as registered, and its
  * results count for the account). A session saved by an earlier run for
  * this server is used from agent_start on. Without one the agent plays as a
- * guest, as before. Passwords are not kept anywhere; this library sends them
- * as given (refusing plaintext to a service off loopback is the TLS work's).
+ * guest, as before. Passwords are not kept anywhere, and never sent in
+ * plaintext to a service off this machine (agent_may_send_secret: the call
+ * fails with its sentence).
  *   agent_register: create the account `name` and sign in; *claimed (may be
  *     NULL) says the statistics kept under exactly that name became its own.
  *   agent_sign_in: name in any case.

@@ -62,6 +62,8 @@ static void keep(agent *ag, const Sungka__V1__Session *s, const char *fallback_n
 int agent_register(agent *ag, const char *name, const char *password, bool *claimed,
                    char *err, size_t errlen)
 {
+    if (agent_may_send_secret(&ag->cfg, err, errlen) != 0)
+        return -1;             /* never a password in plaintext off this machine */
     Sungka__V1__CreateAccountRequest req = SUNGKA__V1__CREATE_ACCOUNT_REQUEST__INIT;
     req.name = (char *)name;
     req.password = (char *)password;
@@ -80,6 +82,8 @@ int agent_register(agent *ag, const char *name, const char *password, bool *clai
 
 int agent_sign_in(agent *ag, const char *name, const char *password, char *err, size_t errlen)
 {
+    if (agent_may_send_secret(&ag->cfg, err, errlen) != 0)
+        return -1;             /* never a password in plaintext off this machine */
     Sungka__V1__SignInRequest req = SUNGKA__V1__SIGN_IN_REQUEST__INIT;
     req.name = (char *)name;
     req.password = (char *)password;
@@ -117,6 +121,8 @@ int agent_change_password(agent *ag, const char *old_password, const char *new_p
         snprintf(err, errlen, "sign in first");
         return -1;
     }
+    if (agent_may_send_secret(&ag->cfg, err, errlen) != 0)
+        return -1;
     Sungka__V1__ChangePasswordRequest req = SUNGKA__V1__CHANGE_PASSWORD_REQUEST__INIT;
     req.old_password = (char *)old_password;
     req.new_password = (char *)new_password;

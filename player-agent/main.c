@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -29,14 +31,9 @@ static int parse_int(const char *opt, const char *s, int min, int max, int *out)
     return 0;
 }
 
-/* --token-fd N: one line from descriptor N (then closed), the seat token a
- * program that starts us (sungka-board, for its bots) hands over without
- * putting it on a command line, which anyone may read in ps. */
-static int read_token(const char *arg, char *out, size_t len)
+/* One line from descriptor fd into out (no newline). */
+static void read_line(int fd, char *out, size_t len)
 {
-    int fd;
-    if (parse_int("--token-fd", arg, 0, 1 << 20, &fd) != 0)
-        return -1;
     size_t used = 0;
     while (used < len - 1 && !memchr(out, '\n', used)) {
         ssize_t n = read(fd, out + used, len - 1 - used);
@@ -46,12 +43,55 @@ static int read_token(const char *arg, char *out, size_t len)
             break;
         used += (size_t)n;
     }
-    close(fd);
     out[used] = '\0';
     out[strcspn(out, "\r\n")] = '\0';
+}
+
+/* --token-fd N: one line from descriptor N (then closed), the seat token a
+ * program that starts us (sungka-board, for its bots) hands over without
+ * putting it on a command line, which anyone may read in ps. */
+static int read_token(const char *arg, char *out, size_t len)
+{
+    int fd;
+    if (parse_int("--token-fd", arg, 0, 1 << 20, &fd) != 0)
+        return -1;
+    read_line(fd, out, len);
+    close(fd);
     if (!out[0]) {
         fprintf(stderr, "sungka-player: no seat token could be read from descriptor %d\n", fd);
         return -1;
+    }
+    return 0;
+}
+
+/* --login NAME's password: from --password-fd N (scripts), else typed at
+ * the terminal with its echo off; never from the command line, which anyone
+ * may read in ps. */
+static int read_password(int fd, const char *name, char *out, size_t len)
+{
+    if (fd >= 0) {
+        read_line(fd, out, len);
+        close(fd);
+    } else {
+        int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+        if (tty < 0) {
+            fprintf(stderr, "sungka-player: --login needs a terminal to type the password "
+                            "at, or --password-fd N\n");
+            return -1;
+        }
+        struct termios saved, quiet;
+        bool echo_off = tcgetattr(tty, &saved) == 0;
+        if (echo_off) {
+            quiet = saved;
+            quiet.c_lflag &= ~(tcflag_t)ECHO;
+            echo_off = tcsetattr(tty, TCSAFLUSH, &quiet) == 0;
+        }
+        dprintf(tty, "Password for %s: ", name);
+        read_line(tty, out, len);
+        dprintf(tty, "\n");
+        if (echo_off)
+            tcsetattr(tty, TCSAFLUSH, &saved);
+        close(tty);
     }
     return 0;
 }
@@ -180,6 +220,9 @@ static void usage(FILE *out)
             "      --clock SPEC        a new game's clocks: 5+3 (5 minutes, 3 s more a\n"
             "                          move), 10 (minutes), 30/move (seconds a move)\n"
             "      --no-bell           no terminal bell when it becomes your turn\n"
+            "      --login NAME        sign in as account NAME (the password is typed at\n"
+            "                          the terminal, or read from --password-fd N)\n"
+            "      --password-fd N     with --login: read the password from descriptor N\n"
             "      --bot-level N       their strength, 1..10 (default 5)\n"
             "      --level N           with --view bot: this bot's strength (default 5)\n"
             "      --think MS          with --view bot: time per move (default 1000)\n"
@@ -234,7 +277,7 @@ int main(int argc, char **argv)
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
            OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
-           OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL };
+           OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -249,6 +292,8 @@ int main(int argc, char **argv)
         {"bots", required_argument, NULL, OPT_BOTS},
         {"clock", required_argument, NULL, OPT_CLOCK},
         {"no-bell", no_argument, NULL, OPT_NO_BELL},
+        {"login", required_argument, NULL, OPT_LOGIN},
+        {"password-fd", required_argument, NULL, OPT_PASSWORD_FD},
         {"bot-level", required_argument, NULL, OPT_BOT_LEVEL},
         {"level", required_argument, NULL, OPT_LEVEL},
         {"think", required_argument, NULL, OPT_THINK},
@@ -276,6 +321,8 @@ int main(int argc, char **argv)
     const char *serve = NULL, *view_name = "text";
     bool verbose = false;
     static char seat_token[128];
+    static char password[1025];
+    int password_fd = -1;
     int c;
     while ((c = getopt_long(argc, argv, "s:n:N:a:o:t:g:vh", longopts, NULL)) != -1) {
         switch (c) {
@@ -293,6 +340,11 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case OPT_NO_BELL: io.quiet = true; break;
+        case OPT_LOGIN: cfg.login_name = optarg; break;
+        case OPT_PASSWORD_FD:
+            if (parse_int("--password-fd", optarg, 0, 1 << 20, &password_fd) != 0)
+                return 2;
+            break;
         case OPT_CLOCK: {
             char err[160];
             if (agent_parse_clock(optarg, &cfg.clock, err, sizeof err) != 0) {
@@ -367,6 +419,15 @@ int main(int argc, char **argv)
     }
     if (view->auto_ready)      /* nobody there to type ready */
         cfg.ready = true;
+    if (password_fd >= 0 && !cfg.login_name) {
+        fprintf(stderr, "sungka-player: --password-fd goes with --login NAME\n");
+        return 2;
+    }
+    if (cfg.login_name) {
+        if (read_password(password_fd, cfg.login_name, password, sizeof password) != 0)
+            return 2;
+        cfg.login_password = password;
+    }
     /* When the command line already says where and what, the view goes
      * straight to the board; otherwise a view that can ask, asks. */
     bool ask_where = view->run_connect && !cfg.server && !serve && !cfg.new_kind &&

@@ -402,7 +402,65 @@ def claim_statistics(bindir):
     with_board(bindir, body)
 
 
+def text_view(bindir):
+    """The text view's register, whoami, logout, login (wrong password, then
+    right) and passwd, each password on the line after its command; then
+    --login NAME with the password on --password-fd, and the seat bears the
+    account's name as registered."""
+    import os
+    import subprocess
+    from harness import Env, Proc
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, ready=False)
+        alice.expect(r"^You are in the lobby")
+        alice.send("register Alice")
+        alice.send("correct horse")
+        alice.send("correct horse")
+        alice.expect(r"^Account Alice created\. Signed in\.")
+        alice.send("whoami")
+        alice.expect(r"^Signed in as Alice\.")
+        alice.send("logout")
+        alice.expect(r"^Signed out\.")
+        alice.send("login alice")
+        alice.send("battery staple")
+        alice.expect(r"wrong name or password")
+        alice.send("login alice")
+        alice.send("correct horse")
+        alice.expect(r"^Signed in as Alice\.")
+        alice.send("passwd")
+        alice.send("correct horse")
+        alice.send("horse battery")
+        alice.send("horse batterY")
+        alice.expect(r"^The two passwords differ; nothing was changed\.")
+        alice.send("passwd")
+        alice.send("correct horse")
+        alice.send("horse battery")
+        alice.send("horse battery")
+        alice.expect(r"^Password changed")
+        check(not any("horse" in l for l in alice.lines),
+              "a password was shown:\n" + alice.dump())
+        alice.quit()
+
+        r, w = os.pipe()
+        os.write(w, b"horse battery\n")
+        os.close(w)
+        argv = [os.path.join(bindir, "sungka-player"), "--server", board.address, "--name",
+                "x", "--state-dir", env.state_dir, "--login", "alice", "--password-fd", str(r),
+                "--new", "kalah"]
+        p = subprocess.Popen(argv, env=env.env, pass_fds=(r,), stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.close(r)
+        try:
+            out, err = p.communicate("whoami\nquit\n", timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        check("Signed in as Alice." in out and "You are Alice, seat 0." in out,
+              f"--login: {out}\n{err}")
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
-                                           claim_statistics)}))
+                                           claim_statistics, text_view)}))

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "text_account.h"
 #include "text_draw.h"
 #include "text_replay.h"
 #include "text_view.h"
@@ -31,6 +32,7 @@ typedef struct text_view {
     bool quit_armed;           /* "quit" once in a running game: ask again */
     bool resign_armed;         /* "resign" once: ask again */
     text_replay replay;        /* a recorded match being stepped through */
+    text_account account;      /* register, login, passwd: a password asked for */
     int watching;              /* how many watch, as last said; -1 before a snapshot */
     bool redraw;               /* reconnected: draw the board once the events
                                 * missed meanwhile are in, unless one of them did */
@@ -83,6 +85,12 @@ static void print_help(text_view *tv)
             "              (more players: play on without them)\n"
             "  moves       the moves of this game so far\n"
             "  export ID [FILE]  a past match written down (reversi: f5d6c3...)\n"));
+    fprintf(tv->out,
+            _("Accounts (a password is asked for on the next line, not shown):\n"
+            "  register NAME  create an account and sign in\n"
+            "  login NAME     sign in; logout [everywhere] signs out\n"
+            "  passwd         change your password\n"
+            "  whoami         who you are signed in as\n"));
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */
@@ -696,6 +704,8 @@ static void new_game(text_view *tv, char *rest)
 
 static void command(text_view *tv, char *line)
 {
+    if (text_account_line(&tv->account, tv->ag, line, tv->out))
+        return;                /* a password: taken as typed, never parsed */
     while (isspace((unsigned char)*line))
         line++;
     size_t len = strlen(line);
@@ -797,6 +807,8 @@ static void command(text_view *tv, char *line)
         show_leaderboard(tv);
     } else if (strcmp(line, "history") == 0) {
         show_history(tv, rest);
+    } else if (text_account_command(&tv->account, tv->ag, line, rest, tv->out)) {
+        ;
     } else if (strcmp(line, "moves") == 0) {
         show_moves(tv);
     } else if (strcmp(line, "export") == 0) {
@@ -858,6 +870,7 @@ static int run(agent *ag, const view_io *io)
 {
     text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in), .watching = -1,
                     .tty = isatty(fileno(io->out)) == 1};
+    tv.account.in_fd = tv.in_fd;
     tv.bell = tv.tty && !io->quiet;     /* a bell in a pipe is noise in a file */
     bool input_open = true;
     fprintf(tv.out, _("Connected. Type help for commands.\n"));
@@ -904,6 +917,7 @@ static int run(agent *ag, const view_io *io)
         fflush(tv.out);
     }
     text_replay_stop(&tv.replay);
+    text_account_stop(&tv.account);
     if (tv.exit_status == 0) {
         agent_status st = model(&tv)->status;
         char game_id[32];

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,4 +117,19 @@ int xdg_create_private(const char *path)
         return -1;
     }
     return fd;
+}
+
+int xdg_state_file(const char *dir, const char *name, char *out, size_t len)
+{
+    char base[PATH_MAX];
+    if (dir && !*dir)
+        return -1;
+    if (dir) {
+        if ((size_t)snprintf(base, sizeof base, "%s", dir) >= sizeof base ||
+            xdg_make_dirs(base) != 0)
+            return -1;
+    } else if (xdg_sungka_dir(XDG_STATE, true, base, sizeof base) != 0) {
+        return -1;
+    }
+    return (size_t)snprintf(out, len, "%s/%s", base, name) < len ? 0 : -1;
 }

@@ -45,6 +45,12 @@ int xdg_beside_program(const char *name, char *out /* OUT */, size_t len);
  * errno; an existing directory is fine. */
 int xdg_make_dirs(const char *path);
 
+/* The path of the state file `name` kept in `dir`, or in the XDG state
+ * directory when dir is NULL; the directory is made (0700, with its parents)
+ * when missing. -1 when dir is "" (keeping nothing) or there is nowhere to
+ * keep it. */
+int xdg_state_file(const char *dir, const char *name, char *out /* OUT */, size_t len);
+
 /* Create `path` for writing a secret: mode 0600 whatever the umask, failing
  * when it exists (O_EXCL: never write through a file or link someone else
  * put there), close-on-exec. The descriptor, or -1 with errno. */

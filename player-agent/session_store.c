@@ -18,17 +18,7 @@
 
 static int file_path(const char *dir, char *out, size_t len)
 {
-    char base[PATH_MAX];
-    if (dir && !*dir)
-        return -1;
-    if (dir) {
-        if ((size_t)snprintf(base, sizeof base, "%s", dir) >= sizeof base ||
-            xdg_make_dirs(base) != 0)
-            return -1;
-    } else if (xdg_sungka_dir(XDG_STATE, true, base, sizeof base) != 0) {
-        return -1;
-    }
-    return (size_t)snprintf(out, len, "%s/sessions", base) < len ? 0 : -1;
+    return xdg_state_file(dir, "sessions", out, len);
 }
 
 /* Does line belong to server? */

@@ -21,19 +21,7 @@
  * missing; -1 when the store is off or there is nowhere to keep it. */
 static int store_path(const char *dir, char *out, size_t len)
 {
-    char base[PATH_MAX];
-    if (dir && !*dir)
-        return -1;
-    if (dir) {
-        if ((size_t)snprintf(base, sizeof base, "%s", dir) >= sizeof base ||
-            xdg_make_dirs(base) != 0)
-            return -1;
-    } else if (xdg_sungka_dir(XDG_STATE, true, base, sizeof base) != 0) {
-        return -1;
-    }
-    if ((size_t)snprintf(out, len, "%s/tokens", base) >= len)
-        return -1;
-    return 0;
+    return xdg_state_file(dir, "tokens", out, len);
 }
 
 static int same_key(const char *line, const char *server, const char *game, const char *name)

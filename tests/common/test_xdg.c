@@ -98,12 +98,35 @@ static void secret_files(void **state)
     assert_int_equal(access("/tmp/sungka-xdg-elsewhere", F_OK), -1);
 }
 
+/* A state file's path: in the directory given (made 0700), else in the XDG
+ * state directory; nowhere when the directory given is "". */
+static void state_files(void **state)
+{
+    (void)state;
+    char out[512], want[512], dir[300];
+    assert_int_equal(xdg_state_file("", "tokens", out, sizeof out), -1);
+    snprintf(dir, sizeof dir, "%s/given/deeper", tmp);
+    assert_int_equal(xdg_state_file(dir, "tokens", out, sizeof out), 0);
+    snprintf(want, sizeof want, "%s/tokens", dir);
+    assert_string_equal(out, want);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    setenv("HOME", tmp, 1);
+    unsetenv("XDG_STATE_HOME");
+    assert_int_equal(xdg_state_file(NULL, "sessions", out, sizeof out), 0);
+    snprintf(want, sizeof want, "%s/.local/state/sungka/sessions", tmp);
+    assert_string_equal(out, want);
+    assert_int_equal(xdg_state_file(dir, "sessions", out, 8), -1);   /* does not fit */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(where_files_go, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(private_dirs, make_tmp, remove_tmp),
         cmocka_unit_test_setup_teardown(secret_files, make_tmp, remove_tmp),
+        cmocka_unit_test_setup_teardown(state_files, make_tmp, remove_tmp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,12 +31,13 @@ class Failure(Exception):
 class Proc:
     """A child process whose stdout lines are collected by a thread."""
 
-    def __init__(self, name, argv, stdin=True, env=None):
+    def __init__(self, name, argv, stdin=True, env=None, pass_fds=()):
         self.name = name
         self.argv = argv
         self.p = subprocess.Popen(
             argv,
             env=env,
+            pass_fds=pass_fds,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -207,13 +208,13 @@ class Env:
         b.address = f"127.0.0.1:{b.port}"
         return b
 
-    def player(self, name, *args, ready=True):
+    def player(self, name, *args, ready=True, pass_fds=()):
         """An agent with the text view; seated players say ready at once
-        unless ready=False."""
+        unless ready=False. pass_fds: descriptors it inherits."""
         extra = ["--state-dir", self.state_dir] + (["--ready"] if ready else [])
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-player"), "--name", name, *extra,
                           *args]
-        p = Proc(name, argv, env=self.env)
+        p = Proc(name, argv, env=self.env, pass_fds=pass_fds)
         self.procs.append(p)
         return p
 

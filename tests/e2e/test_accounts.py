@@ -407,9 +407,7 @@ def text_view(bindir):
     right) and passwd, each password on the line after its command; then
     --login NAME with the password on --password-fd, and the seat bears the
     account's name as registered."""
-    import os
-    import subprocess
-    from harness import Env, Proc
+    from harness import Env
     with Env(bindir) as env:
         board = env.board()
         alice = env.player("alice", "--server", board.address, ready=False)
@@ -445,19 +443,13 @@ def text_view(bindir):
         r, w = os.pipe()
         os.write(w, b"horse battery\n")
         os.close(w)
-        argv = [os.path.join(bindir, "sungka-player"), "--server", board.address, "--name",
-                "x", "--state-dir", env.state_dir, "--login", "alice", "--password-fd", str(r),
-                "--new", "kalah"]
-        p = subprocess.Popen(argv, env=env.env, pass_fds=(r,), stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        again = env.player("x", "--server", board.address, "--login", "alice",
+                           "--password-fd", str(r), "--new", "kalah", pass_fds=(r,))
         os.close(r)
-        try:
-            out, err = p.communicate("whoami\nquit\n", timeout=30)
-        finally:
-            if p.poll() is None:
-                p.kill()
-        check("Signed in as Alice." in out and "You are Alice, seat 0." in out,
-              f"--login: {out}\n{err}")
+        again.expect(r"^You are Alice, seat 0\.")     # the seat bears the account's name
+        again.send("whoami")
+        again.expect(r"^Signed in as Alice\.")
+        again.quit()
 
 
 if __name__ == "__main__":

@@ -275,6 +275,27 @@ typedef struct goal_t {
 static goal_t targets[16];
 static int n_targets;
 
+/* The 1-minute load average before and after the run. Ratios taken while
+ * other work shares the cores mislead (the benchmark's own client slows
+ * more than the service it times), so above NOISY_LOAD per core no target
+ * gets a verdict unless --verdict-anyway says so. */
+#define NOISY_LOAD 0.25
+static double load_before = -1, load_after = -1;
+static bool verdict_anyway;
+
+static double load_now(void)
+{
+    double l[1];
+    return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
+static bool noisy(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double worst = load_before > load_after ? load_before : load_after;
+    return worst < 0 || worst > NOISY_LOAD * (double)(cpus > 0 ? cpus : 1);
+}
+
 static void add_target(const char *what, double measured, double goal, const char *unit,
                        bool higher)
 {
@@ -286,13 +307,23 @@ static bool target_met(const goal_t *t)
     return t->higher_is_better ? t->measured >= t->goal : t->measured <= t->goal;
 }
 
+static const char *verdict(const goal_t *t)
+{
+    if (noisy() && !verdict_anyway)
+        return "NOISY";
+    return target_met(t) ? "MET" : "MISSED";
+}
+
 static void print_targets(FILE *out)
 {
-    fprintf(out, "\ntargets:\n");
+    fprintf(out, "\nload average (1 min): %.2f before, %.2f after, %ld CPUs%s\n", load_before,
+            load_after, sysconf(_SC_NPROCESSORS_ONLN),
+            noisy() ? " -- not quiet: no verdicts (--verdict-anyway to give them)" : "");
+    fprintf(out, "targets:\n");
     for (int i = 0; i < n_targets; i++) {
         const goal_t *t = &targets[i];
         fprintf(out, "  %-52s %10.2f %-8s (goal %s %.2f)  %s\n", t->what, t->measured, t->unit,
-                t->higher_is_better ? ">=" : "<=", t->goal, target_met(t) ? "MET" : "MISSED");
+                t->higher_is_better ? ">=" : "<=", t->goal, verdict(t));
     }
 }
 
@@ -305,8 +336,10 @@ static int write_json(const char *path, double seconds)
     char when[32];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(f, "{\n  \"benchmark\": \"sungka-bench\",\n  \"mode\": \"%s\",\n  \"time\": \"%s\",\n"
-               "  \"cpus\": %ld,\n  \"seconds\": %.1f,\n  \"rows\": [\n",
-            quick ? "quick" : "full", when, sysconf(_SC_NPROCESSORS_ONLN), seconds);
+               "  \"cpus\": %ld,\n  \"seconds\": %.1f,\n  \"load_before\": %.2f,\n"
+               "  \"load_after\": %.2f,\n  \"noisy\": %s,\n  \"rows\": [\n",
+            quick ? "quick" : "full", when, sysconf(_SC_NPROCESSORS_ONLN), seconds, load_before,
+            load_after, noisy() ? "true" : "false");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         fprintf(f, "    {\"section\": ");
@@ -338,8 +371,8 @@ static int write_json(const char *path, double seconds)
         json_str(f, t->what);
         fprintf(f, ", \"measured\": %.2f, \"goal\": %.2f, \"unit\": ", t->measured, t->goal);
         json_str(f, t->unit);
-        fprintf(f, ", \"met\": %s}%s\n", target_met(t) ? "true" : "false",
-                i + 1 < n_targets ? "," : "");
+        fprintf(f, ", \"met\": %s, \"verdict\": \"%s\"}%s\n",
+                target_met(t) ? "true" : "false", verdict(t), i + 1 < n_targets ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     return fclose(f);
@@ -1456,6 +1489,8 @@ static void usage(FILE *out)
             "      --board PATH   the sungka-board program for the memory and streams\n"
             "                     sections\n"
             "                     (default: next to this program)\n"
+            "      --verdict-anyway  say MET or MISSED even when the load average before or\n"
+            "                     after the run is above 0.25 a CPU (otherwise NOISY)\n"
             "  -h, --help         show this help and exit\n"
             "      --version      show the version and exit\n");
 }
@@ -1467,6 +1502,7 @@ int main(int argc, char **argv)
         {"json", required_argument, NULL, 'o'},
         {"only", required_argument, NULL, 'O'},
         {"board", required_argument, NULL, 'b'},
+        {"verdict-anyway", no_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
@@ -1488,6 +1524,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "sungka-bench: unknown section in '%s'\n", optarg);
                 return 2;
             }
+            break;
+        case 'A':
+            verdict_anyway = true;
             break;
         case 'b':
             snprintf(board_path, sizeof board_path, "%s", optarg);
@@ -1533,6 +1572,7 @@ int main(int argc, char **argv)
     quiet = fopen("/dev/null", "w");
     rpc_init();
     find_methods();
+    load_before = load_now();
     int64_t t_start = now_ns();
     t_begin = t_start;
 
@@ -1692,6 +1732,7 @@ int main(int argc, char **argv)
     printf("sungka-bench (%s), %ld CPUs, loopback, %.0f s\n", quick ? "quick" : "full",
            sysconf(_SC_NPROCESSORS_ONLN), secs);
     print_table(stdout);
+    load_after = load_now();
     print_targets(stdout);
     if (write_json(json, secs) != 0)
         fprintf(stderr, "sungka-bench: cannot write %s: %s\n", json, strerror(errno));

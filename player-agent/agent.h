@@ -182,7 +182,8 @@ typedef enum agent_msg_kind {
     AGENT_MSG_RECONNECTED,     /* back, resumed after event seq; text "reconnected
                                 * to HOST:PORT" */
     AGENT_MSG_OUT,             /* name, seat left the game: text = why ("resigned");
-                                * to_move = whose turn now (-1: over), passed[] */
+                                * to_move = whose turn now (-1: over), passed[];
+                                * from_seat = whose turn it was before */
     AGENT_MSG_DRAW_OFFERED,    /* name, seat offers a draw */
     AGENT_MSG_DRAW_DECLINED,   /* name, seat declines it */
 } agent_msg_kind;

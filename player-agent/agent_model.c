@@ -323,6 +323,7 @@ void agent__model_apply(agent_model *md, agent_msg *m)
         md->draw_offer = -1;
         break;
     case AGENT_MSG_OUT: {
+        m->from_seat = md->have_state ? game_to_move(&md->state) : -1;   /* the turn before */
         set_clocks(md, m);
         if (m->seat >= 0 && m->seat < GAME_MAX_SEATS)
             md->claimable &= ~(1u << m->seat);

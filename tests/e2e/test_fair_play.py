@@ -61,9 +61,10 @@ def resign_three(bindir):
         auto.play_moves(3)
         ben.send("resign")
         ben.send("resign")
-        for p in (ann, ben, cat):
-            p.expect(r"^ben is out of the game: resigned\.")
-        Autoplayer(env, [ann, cat], seed=8).play_to_end()
+        for p in (ann, ben, cat):     # (the lines before it are the Autoplayer's)
+            p.wait_for(r"^ben is out of the game: resigned\.")
+        auto.agents = [ann, cat]     # the same player: it knows which moves are in flight
+        auto.play_to_end()
         r = [final_report(p) for p in (ann, cat)]
         check(r[0] == r[1], f"final reports differ: {r}")
         check("ben" not in r[0][1], f"ben resigned but is among the winners: {r[0][1]}")

@@ -401,7 +401,7 @@ static void handle(text_view *tv, const agent_msg *msg)
         for (int i = 0; i < msg->n_passed; i++)
             fprintf(out, _("%s passes: no stones to play.\n"),
                     seat_name(tv, msg->passed[i], buf, sizeof buf));
-        if (msg->to_move >= 0)
+        if (msg->to_move >= 0 && msg->from_seat == msg->seat)   /* the turn moved on */
             print_turn(tv);
         break;
     case AGENT_MSG_DRAW_OFFERED:

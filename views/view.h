@@ -33,6 +33,11 @@ struct view_launcher {
      * blocks, with the agent's call deadline, until the service answered.
      * The agent (and any private service) stay owned by main. */
     int (*start)(view_launcher *l, agent **out, char *err, size_t errlen);
+    /* Undo a successful start (the agent destroyed, any private service
+     * stopped), so that start may be called again: how a view gives up a
+     * connection it cannot use (a refused sign-in, on a service the user
+     * may now change). Nothing when nothing was started. */
+    void (*stop)(view_launcher *l);
     void *priv;                /* main.c's */
 };
 

@@ -190,6 +190,17 @@ static int launcher_start(view_launcher *l, agent **out, char *err, size_t errle
     return 0;
 }
 
+/* view_launcher.stop: back to before launcher_start. */
+static void launcher_stop(view_launcher *l)
+{
+    player_start *ps = l->priv;
+    if (!ps->ag)
+        return;
+    agent_destroy(ps->ag);
+    ps->ag = NULL;
+    local_board_stop(&ps->board);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -466,7 +477,8 @@ int main(int argc, char **argv)
     agent *ag;
     int status;
     if (ask_where) {
-        view_launcher launcher = {.cfg = &cfg, .start = launcher_start, .priv = &ps};
+        view_launcher launcher = {.cfg = &cfg, .start = launcher_start,
+                                   .stop = launcher_stop, .priv = &ps};
         status = view->run_connect(&launcher, &io);
         if (ps.ag)
             agent_destroy(ps.ag);

@@ -29,10 +29,16 @@ struct view_launcher {
                                 * and name before calling start; start copies
                                 * them, so they need only last for the call */
     /* 0 and *out, or -1 and a sentence in err; may be called again after
-     * a failure (which leaves nothing running), not after a success. It
-     * blocks, with the agent's call deadline, until the service answered.
-     * The agent (and any private service) stay owned by main. */
+     * a failure (which leaves nothing running), not after a success
+     * unless stop undid it. It blocks, with the agent's call deadline,
+     * until the service answered. The agent (and any private service) stay
+     * owned by main. */
     int (*start)(view_launcher *l, agent **out, char *err, size_t errlen);
+    /* Undo a successful start (the agent destroyed, any private service
+     * stopped), so that start may be called again: how a view gives up a
+     * connection it cannot use (a refused sign-in, on a service the user
+     * may now change). Nothing when nothing was started. */
+    void (*stop)(view_launcher *l);
     void *priv;                /* main.c's */
 };
 

@@ -284,6 +284,7 @@ void gview_refresh(gview *v)
     gview_update_buttons(v);
     gview_update_named_moves(v);
     update_title(v);
+    gview_update_account(v);
     update_accessible(v);
     gtk_widget_queue_draw(v->area);
 }

@@ -31,7 +31,17 @@
  *                        empty, this computer) and press Connect
  *   wait-connect         wait for that attempt; print "connected NAME" or
  *                        "connect-failed" and the sentence the dialog shows
+ *   connect-account SERVER NAME PASSWORD register|signin [REPEAT]
+ *                        the same, signing in or registering (the password
+ *                        typed twice: PASSWORD, then REPEAT if given)
  *   connect-fields       print the dialog's fields ("fields server=S name=N")
+ *   connect-mode         print the way in chosen ("mode guest|signin|register")
+ *   account              print who the window says we are ("account Signed in
+ *                        as Alice")
+ *   password OLD NEW [REPEAT]    change the password in its dialog, opened as
+ *                        win.password would; print "password changed" or
+ *                        "password-failed" and the dialog's sentence (which
+ *                        stays open for a shot-of password)
  *   connect-close        close the connect dialog as its window button would
  *   confirm              answer yes to the question on screen (Leave? Resign?)
  *   people               print the players pane
@@ -98,6 +108,7 @@ static GtkWidget *named_window(gview *v, const char *name)
     if (strcmp(name, "lobby") == 0) return v->lobby ? globby_window(v->lobby) : NULL;
     if (strcmp(name, "history") == 0) return v->history ? ghistory_window(v->history) : NULL;
     if (strcmp(name, "replay") == 0) return v->replay ? greplay_window(v->replay) : NULL;
+    if (strcmp(name, "password") == 0) return v->password ? gpassword_window(v->password) : NULL;
     return NULL;
 }
 
@@ -216,8 +227,8 @@ static bool try_wait(gscript *sc, const char *line)
         }
         if (gconnect_busy(v->connect))
             return false;
-        if (gconnect_done(v->connect))
-            say("connected %s", agent_name(v->ag));
+        if (gconnect_done(v->connect))   /* the account as registered, when signed in */
+            say("connected %s", agent_account(v->ag) ? agent_account(v->ag) : agent_name(v->ag));
         else
             say("connect-failed %s", gconnect_error(v->connect));
         return true;
@@ -234,6 +245,8 @@ static GtkWidget *named_button(gview *v, const char *name)
     if (strcmp(name, "leave") == 0) return v->btn_leave;
     if (strcmp(name, "games") == 0) return v->btn_games;
     if (strcmp(name, "history") == 0) return v->btn_history;
+    if (strcmp(name, "sign-out") == 0) return v->btn_sign_out;
+    if (strcmp(name, "password") == 0) return v->btn_password;
     /* A named move's button (games.h), by its word: "button swap". */
     for (GtkWidget *b = gtk_widget_get_first_child(v->moves_box); b;
          b = gtk_widget_get_next_sibling(b))
@@ -274,9 +287,21 @@ static bool act_connect(gscript *sc, const char *line)
     }
     char server[256];
     int used = 0;
+    char **w = NULL;
     if (g_str_has_prefix(line, "connect ") &&
         sscanf(line, "connect %255s %n", server, &used) == 1 && used > 0) {
         gconnect_submit(v->connect, strcmp(server, "-") == 0 ? "" : server, line + used);
+    } else if (g_str_has_prefix(line, "connect-account ") &&
+               (w = g_strsplit(line, " ", -1)) && g_strv_length(w) >= 5 &&
+               g_strv_length(w) <= 6 &&
+               (strcmp(w[4], "register") == 0 || strcmp(w[4], "signin") == 0)) {
+        gconnect_submit_account(v->connect, strcmp(w[1], "-") == 0 ? "" : w[1], w[2], w[3],
+                                w[5] ? w[5] : w[3], strcmp(w[4], "register") == 0);
+    } else if (strcmp(line, "connect-mode") == 0) {
+        static const char *const modes[] = {[GCONNECT_GUEST] = "guest",
+                                            [GCONNECT_SIGN_IN] = "signin",
+                                            [GCONNECT_REGISTER] = "register"};
+        say("mode %s", modes[gconnect_get_mode(v->connect)]);
     } else if (strcmp(line, "connect-fields") == 0) {
         say("fields server=%s name=%s", gconnect_server(v->connect), gconnect_name(v->connect));
     } else if (strcmp(line, "connect-close") == 0) {
@@ -285,7 +310,37 @@ static bool act_connect(gscript *sc, const char *line)
         return true;
     } else {
         say("error unknown line '%s'", line);
+        g_strfreev(w);
         return true;
+    }
+    g_strfreev(w);
+    say("ok %s", line);
+    return true;
+}
+
+/* The account's lines; false when `line` is none of them. */
+static bool act_account(gscript *sc, const char *line)
+{
+    gview *v = sc->v;
+    if (strcmp(line, "account") == 0) {
+        say_flat("account", gtk_label_get_text(GTK_LABEL(v->account)));
+    } else if (g_str_has_prefix(line, "password ")) {
+        char **w = g_strsplit(line, " ", -1);
+        GActionGroup *win = G_ACTION_GROUP(v->window);
+        if (g_strv_length(w) < 3 || g_strv_length(w) > 4) {
+            say("error password OLD NEW [REPEAT]");
+        } else if (!g_action_group_get_action_enabled(win, "password")) {
+            say("error action win.password is disabled now");
+        } else {
+            g_action_group_activate_action(win, "password", NULL);
+            if (gpassword_submit(v->password, w[1], w[2], w[3] ? w[3] : w[2]) == 0)
+                say("password changed");
+            else
+                say_flat("password-failed", gpassword_error(v->password));
+        }
+        g_strfreev(w);
+    } else {
+        return false;
     }
     say("ok %s", line);
     return true;
@@ -360,7 +415,7 @@ static bool act(gscript *sc, char *line)
     char word[64];
     if (g_str_has_prefix(line, "wait-"))
         return try_wait(sc, line) ? (say("ok %s", line), true) : false;
-    if (act_connect(sc, line) || act_history(sc, line))
+    if (act_connect(sc, line) || act_account(sc, line) || act_history(sc, line))
         return true;
     if (sscanf(line, "click %lf %lf", &x, &y) == 2) {
         gview_motion(v, x, y);

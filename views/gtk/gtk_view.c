@@ -146,6 +146,7 @@ static void take_down(gview *v)
     ghistory_free(v->history);
     globby_free(v->lobby);
     gconnect_free(v->connect);
+    gpassword_free(v->password);
     gview_close_over_dialog(v);
     gtk_window_destroy(GTK_WINDOW(v->window));
     while (g_main_context_iteration(NULL, FALSE))

@@ -5,7 +5,8 @@
  * chat), the board and playing on it (gtk_play.c), the sowing animation
  * (gtk_anim.c) and the away countdown (gtk_away.c); agent messages become
  * lines and dialogs in gtk_events.c. Around it: the connect dialog
- * (gtk_connect.c), the games dialog (gtk_lobby.c), the match history and
+ * (gtk_connect.c), the account's actions and the change-password dialog
+ * (gtk_account.c), the games dialog (gtk_lobby.c), the match history and
  * its replay window (gtk_history.c, gtk_replay.c), the remembered settings
  * (gtk_prefs.c) and the test hook (gtk_script.c). Everything here runs on
  * the view thread, inside GLib's main loop.
@@ -27,6 +28,7 @@
 
 typedef struct globby globby;
 typedef struct gconnect gconnect;
+typedef struct gpassword gpassword;
 typedef struct ghistory ghistory;
 typedef struct greplay greplay;
 typedef struct gscript gscript;
@@ -81,6 +83,9 @@ typedef struct gview {
                                 * (the model says until when: agent_away_seconds) */
 
     gconnect *connect;         /* the connect dialog (run_connect only) */
+    gpassword *password;       /* the change-password dialog while open */
+    GtkWidget *account;        /* "Signed in as Alice", or the guest's name */
+    GtkWidget *btn_sign_out, *btn_password;
     globby *lobby;             /* the games dialog, once connected */
     ghistory *history;         /* the history dialog, once asked for */
     greplay *replay;           /* the replay window while open */
@@ -177,19 +182,48 @@ GKeyFile *gprefs_load(void);
 int gprefs_save(GKeyFile *kf, char *err, size_t errlen);
 
 /* gtk_connect.c: the connect dialog, shown over the main window by
- * gconnect_new; it starts the agent through v->launcher and hands it to
- * gview_connected. Closing it before that quits. */
+ * gconnect_new; it starts the agent through v->launcher, signs in or
+ * registers as asked, and hands it to gview_connected. Closing it before
+ * that quits. */
+typedef enum gconnect_mode {
+    GCONNECT_GUEST,            /* no account: the name as typed */
+    GCONNECT_SIGN_IN,
+    GCONNECT_REGISTER,
+} gconnect_mode;
 gconnect *gconnect_new(gview *v);
 void gconnect_free(gconnect *c);
 /* For the script hook: fill in the fields and press Connect (server "" is
- * this computer); the attempt finishes on a later turn of the main loop. */
+ * this computer), as a guest; the attempt finishes on a later turn of the
+ * main loop. */
 void gconnect_submit(gconnect *c, const char *server, const char *name);
+/* The same, signing in (create false) or registering with the password
+ * typed twice (repeat: the second field; ignored when signing in). */
+void gconnect_submit_account(gconnect *c, const char *server, const char *name,
+                             const char *password, const char *repeat, bool create);
+gconnect_mode gconnect_get_mode(const gconnect *c);
+void gconnect_set_mode(gconnect *c, gconnect_mode mode);
 bool gconnect_busy(const gconnect *c);
 bool gconnect_done(const gconnect *c);          /* connected */
 const char *gconnect_error(const gconnect *c);  /* shown in the dialog, or "" */
 const char *gconnect_server(const gconnect *c); /* the fields as they are */
 const char *gconnect_name(const gconnect *c);
 GtkWidget *gconnect_window(const gconnect *c);
+
+/* gtk_account.c: the account in the main window (issue 15): who we are,
+ * signing out, and the change-password dialog. */
+void gview_update_account(gview *v);      /* the label, from agent_account */
+void gview_sign_out(gview *v);
+/* The dialog: shown (made when none is open), v->password set until it
+ * closes. */
+void gpassword_show(gview *v);
+void gpassword_free(gpassword *p);
+/* For the script hook: type the old password and the new one (twice) and
+ * press Change; the call is made before this returns. 0 when changed (the
+ * dialog is then closed and freed), -1 with gpassword_error saying why. */
+int gpassword_submit(gpassword *p, const char *old_password, const char *new_password,
+                     const char *repeat);
+const char *gpassword_error(const gpassword *p);
+GtkWidget *gpassword_window(const gpassword *p);
 
 /* gtk_lobby.c: the games dialog. */
 globby *globby_new(gview *v);

@@ -4,7 +4,8 @@
  * Stand / Leave / Games / History buttons below; beside it the players, the
  * log and the chat entry. Every command is an action with an accelerator
  * (Ctrl+R: ready, Ctrl+H: history, Ctrl+L: chat, Ctrl+Q: quit, ...), shown
- * in its button's tooltip. Leaving or closing during a running game asks
+ * in its button's tooltip. Over the players, who we are (gtk_account.c),
+ * with Sign out (Ctrl+O) and Password (Ctrl+P) while signed in. Leaving or closing during a running game asks
  * first, since it ends the game for everyone.
  */
 #include <stdio.h>
@@ -197,6 +198,20 @@ static void act_claim(GSimpleAction *a, GVariant *p, gpointer data)
     agent_claim(v->ag);
 }
 
+static void act_sign_out(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview_sign_out(data);
+}
+
+static void act_password(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gpassword_show(data);
+}
+
 static void act_games(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -273,6 +288,8 @@ static const GActionEntry win_actions[] = {
     {.name = "accept-draw", .activate = act_accept_draw},
     {.name = "decline-draw", .activate = act_decline_draw},
     {.name = "claim", .activate = act_claim},
+    {.name = "sign-out", .activate = act_sign_out},
+    {.name = "password", .activate = act_password},
 };
 
 static const GActionEntry app_actions[] = {
@@ -295,6 +312,8 @@ static const struct {
     {"win.history", "<Control>h"},
     {"win.chat", "<Control>l"},
     {"win.board", "<Control>b"},
+    {"win.sign-out", "<Control>o"},  /* sign out */
+    {"win.password", "<Control>p"},
 };
 
 /* "Ctrl+H" for win.history, in the user's words; NULL when it has none.
@@ -345,6 +364,11 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "accept-draw", offered_to_me);
     set_enabled(v, "decline-draw", offered_to_me);
     set_enabled(v, "claim", claimable);
+    bool signed_in = v->ag && agent_account(v->ag);
+    set_enabled(v, "sign-out", signed_in);
+    set_enabled(v, "password", signed_in);
+    gtk_widget_set_visible(v->btn_sign_out, signed_in);
+    gtk_widget_set_visible(v->btn_password, signed_in);
     gtk_widget_set_visible(v->fair_row, playing);
     gtk_widget_set_sensitive(v->entry, in);
     gtk_widget_set_sensitive(v->recipient, in);
@@ -456,9 +480,23 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(left), buttons);
     gtk_box_append(GTK_BOX(left), v->fair_row);
 
-    /* right: players, log, chat entry */
+    /* right: who we are, players, log, chat entry */
     GtkWidget *right = gview_padded_column(6, 8);
     gtk_widget_set_size_request(right, 260, -1);
+    /* The name on a line of its own: a long one is wrapped, never cut. */
+    GtkWidget *account_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    v->account = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(v->account), 0);
+    gtk_label_set_wrap(GTK_LABEL(v->account), TRUE);
+    gtk_label_set_wrap_mode(GTK_LABEL(v->account), PANGO_WRAP_WORD_CHAR);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->account), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Your account"), -1);
+    v->btn_sign_out = command_button(_("Sign _out"), _("Sign out of your account"),
+                                     "win.sign-out");
+    v->btn_password = command_button(_("_Password…"), _("Change your password"),
+                                     "win.password");
+    gtk_box_append(GTK_BOX(account_row), v->btn_sign_out);
+    gtk_box_append(GTK_BOX(account_row), v->btn_password);
     v->people = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(v->people), 0);
     gtk_label_set_wrap(GTK_LABEL(v->people), TRUE);
@@ -494,6 +532,8 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(chat), v->recipient);
     gtk_box_append(GTK_BOX(chat), v->entry);
 
+    gtk_box_append(GTK_BOX(right), v->account);
+    gtk_box_append(GTK_BOX(right), account_row);
     gtk_box_append(GTK_BOX(right), v->people);
     gtk_box_append(GTK_BOX(right), scroll);
     gtk_box_append(GTK_BOX(right), chat);

@@ -235,8 +235,8 @@ class Soak:
         ref = await self.unary(channel, "/sungka.v1.Register/JoinGame",
                                wire.message((1, obs["game"]), (2, obs["name"]), (3, True)))
         token = wire.get(ref, 3).decode()
-        check(wire.get(ref, 4, 0) == -1 or wire.get(ref, 4, 0) == (1 << 64) - 1,
-              f"{obs['name']}: an observer was given seat {wire.get(ref, 4)}")
+        check(wire.seat_of(ref, 6) is None,       # BoardRef.seat: absent for an observer
+              f"{obs['name']}: an observer was given seat {wire.seat_of(ref, 6)}")
         sub = channel.unary_stream("/sungka.v1.Board/Subscribe", request_serializer=None,
                                    response_deserializer=None)
         md = (("authorization", f"Bearer {token}"),)

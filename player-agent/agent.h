@@ -104,6 +104,7 @@ typedef struct agent_person {
     bool departed;
     bool ready;
     bool out;                  /* out of the running game (resigned...) */
+    bool guest;                /* not signed in: the name is nobody's account */
     int rtt_ms;                /* -1 unknown */
     int64_t away_until_ms;     /* departed with the seat kept: when the grace the
                                 * service announced ends (agent_now_ms's clock);
@@ -200,6 +201,7 @@ typedef struct agent_msg {
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */
     int from_seat;             /* SEAT */
     bool ready;                /* READY */
+    bool guest;                /* JOINED (and the other who-events): not signed in */
     bool extra_turn;
     bool mismatch;             /* MOVED: our own replay of the move disagrees with
                                 * the service's board (seed 000: "error checking
@@ -417,6 +419,10 @@ int64_t agent_now_ms(void);
  * announced; -1 when p is not away (or the service never said for how
  * long). Every view counts down with this, so all show the same number. */
 int agent_away_seconds(const agent_person *p);
+
+/* Whether the views mark guests: only where it tells people apart, in a
+ * game with someone signed in (a game of guests alone marks nobody). */
+bool agent_marks_guests(const agent_model *m);
 
 /* A seat's time left now (ms, counting the running clock down from the
  * last event that told it), or -1 in a game without clocks. Every view

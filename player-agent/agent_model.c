@@ -20,6 +20,14 @@ int64_t agent_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+bool agent_marks_guests(const agent_model *m)
+{
+    for (int i = 0; i < m->n_people; i++)
+        if (m->people[i].seat >= 0 && !m->people[i].guest)
+            return true;
+    return false;
+}
+
 int64_t agent_clock_left(const agent_model *m, int seat)
 {
     if (!m->have_clocks || seat < 0 || seat >= GAME_MAX_SEATS)
@@ -249,6 +257,7 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             memset(p, 0, sizeof *p);
             snprintf(p->name, sizeof p->name, "%s", m->name);
             p->seat = m->seat;
+            p->guest = m->guest;
             p->rtt_ms = -1;
         }
         if (m->seat < 0)

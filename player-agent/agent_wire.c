@@ -80,6 +80,7 @@ static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
         m->people[i].rtt_ms = who[i]->rtt ? who[i]->rtt->ms : -1;
         m->people[i].ready = who[i]->ready;
         m->people[i].out = who[i]->out;
+        m->people[i].guest = who[i]->guest;
     }
 }
 
@@ -90,6 +91,7 @@ static void copy_who(agent_msg *m, const Sungka__V1__Participant *who)
     agent__text(m->name, sizeof m->name, who->name);
     m->seat = agent__seat_of(who->seat);
     m->ready = who->ready;
+    m->guest = who->guest;
 }
 
 static void copy_seats(const int32_t *seats, size_t n, int *out, int *count)

@@ -446,10 +446,20 @@ def text_view(bindir):
         again = env.player("x", "--server", board.address, "--login", "alice",
                            "--password-fd", str(r), "--new", "kalah", pass_fds=(r,))
         os.close(r)
+        game = again.expect(r"Created game (\d+)").group(1)
         again.expect(r"^You are Alice, seat 0\.")     # the seat bears the account's name
         again.send("whoami")
         again.expect(r"^Signed in as Alice\.")
-        again.quit()
+        bob_dir = os.path.join(env.state_dir, "bob")   # another person: not Alice's session
+        bob = env.player("bob", "--server", board.address, "--game", game, "--state-dir", bob_dir)
+        bob.expect(r"^You are bob, seat 1\.")
+        again.wait_for(r"^bob joined")
+        again.send("who")
+        alice_line = again.expect(r"^  seat 0: Alice").string
+        again.expect(r"^  seat 1: bob .*\(guest\)")       # marked: someone here signed in
+        check("(guest)" not in alice_line, f"Alice is marked a guest: {alice_line}")
+        for p in (again, bob):
+            p.quit()
 
 
 if __name__ == "__main__":

@@ -175,6 +175,8 @@ void gview_update_people(gview *v)
                 g_string_append_printf(s, " \u00B7 %s", p->ready ? _("ready") : _("not ready"));
             if (p->out)
                 g_string_append_printf(s, " <i>%s</i>", _("out of the game"));
+            if (p->guest && agent_marks_guests(m))
+                g_string_append_printf(s, " <i>%s</i>", _("guest"));
         }
         g_string_append_c(s, '\n');
     }

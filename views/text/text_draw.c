@@ -205,6 +205,10 @@ void text_draw_people(FILE *out, const agent_model *m)
             fprintf(out, " %d ms", p->rtt_ms);
         if (s == m->my_seat)
             fprintf(out, _(" (you)"));
+        if (p && p->guest && agent_marks_guests(m))
+            fprintf(out, _(" (guest)"));
+        if (p && p->out)
+            fprintf(out, _(" (out)"));
         if (m->status == AGENT_GAME_RUNNING && s == game_to_move(&m->state))
             fprintf(out, _("  <- to move"));
         fputc('\n', out);

@@ -13,11 +13,12 @@ the other. Prints one line a game and a summary with the load averages before
 and after (the machine is shared; our budget is wall-clock time).
 
 Usage: bench_grhino.py [--ours PATH] [--level N] [--ms MS] [--grhino PATH]
-                       [--grhino-level N] [--games N]
+                       [--grhino-level N] [--games N] [--opponent CMD]
 """
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -114,12 +115,15 @@ def main():
     ap.add_argument("--grhino", default="/usr/games/gtp-rhino")
     ap.add_argument("--grhino-level", type=int, default=4)
     ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--opponent", help="another GTP engine's command line instead of "
+                    "gtp-rhino (e.g. an older build of sungka-bench-gtp, for an A/B run)")
     args = ap.parse_args()
 
     print(f"load average before: {loadavg()}", flush=True)
     log = tempfile.TemporaryFile(mode="w+")
     ours = Engine("ours", [args.ours, "--level", str(args.level), "--ms", str(args.ms)], stderr=log)
-    theirs = Engine("grhino", [args.grhino, f"--level={args.grhino_level}"])
+    theirs = Engine("grhino", shlex.split(args.opponent) if args.opponent
+                    else [args.grhino, f"--level={args.grhino_level}"])
     won = lost = drawn = 0
     ours_total = theirs_total = 0
     try:

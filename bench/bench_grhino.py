@@ -5,11 +5,12 @@ A benchmark, not a test: it is never run by ctest. A referee between two GTP
 engines, ours (sungka-bench-gtp: games/search at a fixed level and time a
 move) and gtp-rhino (grhino's GTP front end at a fixed AI level), playing
 GAMES games of 8x8 Othello from the standard start, colours alternating (ours
-is black in the even-numbered games). The referee keeps no board of its own:
+is black in the first, third, ... game). The referee keeps no board of its own:
 every move one engine makes is played on the other, which must accept it (a
 pass only on ours: gtp-rhino passes by itself and refuses "play C pass"), and
-at the end both engines' final_score must agree, so each rules engine checks
-the other. Prints one line a game and a summary with the load averages before
+at the end both engines' final_score must agree (up to the empty cells of a
+game that ends before the board is full, which grhino gives to the winner),
+so each rules engine checks the other. Prints one line a game and a summary with the load averages before
 and after (the machine is shared; our budget is wall-clock time).
 
 Usage: bench_grhino.py [--ours PATH] [--level N] [--ms MS] [--grhino PATH]
@@ -100,9 +101,14 @@ def play_game(ours, theirs, ours_black):
             moves.append(move)
         colour = "white" if colour == "black" else "black"
     ours_score, theirs_score = score_of(ours.ask("final_score")), score_of(theirs.ask("final_score"))
-    if ours_score != theirs_score:
+    board = ours.ask("showboard")
+    black, white = discs_of(board)
+    # A game can end with empty cells (neither side can move). Ours scores
+    # discs only (docs/rules.md §4); grhino gives the empties to the winner,
+    # as tournament Othello does. Either way the same side wins.
+    empties = board.count(".")
+    if theirs_score not in (ours_score, ours_score + (empties if ours_score > 0 else -empties)):
         raise RuntimeError(f"the engines disagree on the score: {ours_score} vs {theirs_score}")
-    black, white = discs_of(ours.ask("showboard"))
     return black, white, moves, times
 
 

@@ -11,8 +11,10 @@
  * play COLOUR VERTEX|pass, genmove COLOUR, final_score, showboard, quit.
  * Vertices are a1..h8, columns from the left and rows from the top, as in
  * rules.md and in gtp-rhino. Reversi has no pass move: passing happens by
- * itself, so "play C pass" is accepted only when C has no legal move, and
- * genmove answers "pass" when the colour asked for cannot move.
+ * itself, so "play C pass" is accepted only when it is not C's turn (the
+ * rules have passed for C already, or the game is over) and refused when C
+ * is to move, which means C has a legal move; genmove answers "pass" when
+ * the colour asked for is not to move for that reason.
  * "play" and "genmove" for the colour that is not to move are refused, so a
  * referee that loses track of the turn hears about it at once.
  *

@@ -19,6 +19,8 @@
  *  - stable discs (+10): runs of one colour along an edge from a corner it
  *    owns, and every disc of a full edge (an edge disc can only be flipped
  *    along its edge);
+ *  - frontier (8x8 only): discs beside an empty cell (-3 each), the
+ *    opponent's potential mobility;
  *  - parity: with an odd number of empty cells the seat to move expects the
  *    last move (+6);
  *  - discs themselves only late (x1 after half the board is full, x4 in the
@@ -101,6 +103,15 @@ static void edge_stable(const game_state *st, uint64_t *stable)
     }
 }
 
+/* The cells next to (or among) those of x on the 8x8 board, in all eight
+ * directions; the masks keep a shift from wrapping round a row's end. */
+static inline uint64_t dilate8(uint64_t x)
+{
+    const uint64_t not_a = 0xfefefefefefefefeull, not_h = 0x7f7f7f7f7f7f7f7full;
+    uint64_t row = x | ((x << 1) & not_a) | ((x >> 1) & not_h);
+    return row | (row << 8) | (row >> 8);
+}
+
 static int reversi_evaluate(game_search *s, const game_state *st, int ply, bool *proven)
 {
     (void)ply, (void)proven;
@@ -153,6 +164,13 @@ static int reversi_evaluate(game_search *s, const game_state *st, int ply, bool 
         st_theirs += pop(stable[w] & theirs[w]);
     }
     v += 10 * (st_mine - st_theirs);
+
+    /* Frontier (8x8): discs beside an empty cell give the opponent moves
+     * later, so fewer of one's own is better (potential mobility). */
+    if (n == 8) {
+        uint64_t m = mine[0], t = theirs[0], near_empty = dilate8(~(m | t));
+        v -= 3 * (pop(m & near_empty) - pop(t & near_empty));
+    }
 
     /* Parity and discs. */
     if (empties & 1)

@@ -70,18 +70,20 @@ typedef struct search_level {
 static const search_level levels[11] = {
     [1] = {0, 100, 0, 0},  [2] = {1, 50, 0, 0},    [3] = {2, 25, 0, 0},
     [4] = {3, 10, 0, 0},   [5] = {4, 0, 0, 0},     [6] = {6, 0, 0, 0},
-    [7] = {8, 0, 8, 12},   [8] = {11, 0, 10, 14},  [9] = {14, 0, 12, 16},
+    [7] = {7, 0, 8, 12},   [8] = {9, 0, 10, 14},  [9] = {14, 0, 12, 16},
     [10] = {SEARCH_FULL_DEPTH, 0, 14, 20},
 };
 
-/* The share of the move's budget (time, nodes) each level spends. Beyond the
- * depth caps, the top levels differ by thinking time: without it levels 8..10
- * reached the same depth within the default second and played alike (issue
- * 19); about 3x between neighbours keeps each clearly above the one below
- * (docs/bots.md has the tournament). */
-static const int budget_pct[11] = {
-    [1] = 100, [2] = 100, [3] = 100, [4] = 100, [5] = 100, [6] = 100,
-    [7] = 4,   [8] = 11,  [9] = 33,  [10] = 100,
+/* The share of the move's budget (time, nodes) each level spends, in
+ * thousandths. Beyond the depth caps, the top levels differ by thinking
+ * time: without it levels 8..10 reached the same depth within the default
+ * second and played alike (issue 19). With the caps above, these shares
+ * reach about 7, 9, 13 and 17 plies for levels 7..10 in sungka and Kalah
+ * at the tournament's budget; the earlier 40, 110, 330 (caps 8, 11, 14)
+ * left level 9 only 13 points above 8 (docs/bots.md has the tournaments). */
+static const int budget_permille[11] = {
+    [1] = 1000, [2] = 1000, [3] = 1000, [4] = 1000, [5] = 1000, [6] = 1000,
+    [7] = 15,   [8] = 50,   [9] = 250,  [10] = 1000,
 };
 
 /* --- the transposition table --- */
@@ -487,7 +489,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     const search_level *L = &levels[level];
     const int64_t start = now_ns();
     const int time_ms = (int)(((long long)(lim->time_ms > 0 ? lim->time_ms : 1000) *
-                               budget_pct[level] + 99) / 100);
+                               budget_permille[level] + 999) / 1000);
 
     /* Whole copy once, so that the unused tail of the cells is defined;
      * the search then copies only the used part. */
@@ -507,7 +509,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     s->stop = lim->stop;
     s->aborted = false;
     s->deadline_ns = start + (int64_t)time_ms * 1000000;
-    s->max_nodes = lim->max_nodes > 0 ? (lim->max_nodes * budget_pct[level] + 99) / 100 : LLONG_MAX;
+    s->max_nodes = lim->max_nodes > 0 ? (lim->max_nodes * budget_permille[level] + 999) / 1000 : LLONG_MAX;
     s->age++;
     for (int i = 0; i < GAME_MAX_SEATS; i++)
         for (int m = 0; m < GAME_MAX_MOVES; m++)

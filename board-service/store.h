@@ -146,6 +146,10 @@ typedef struct store_game_info {
     int64_t started_ms;            /* 0 until it starts */
     int64_t ended_ms;              /* 0 until it ends */
     char reason[STORE_REASON_BYTES];   /* why it ended; "" until then */
+    bool rated;                    /* counts for ratings (issue 16) */
+    /* A rated game that has started: each seat's account as it started
+     * (store_game_rated_seats); filled by store_recover only, 0 otherwise. */
+    int64_t rated_accounts[STORE_MAX_SEATS];
 } store_game_info;
 
 /* Record a new game (its id must not exist yet). started_ms, ended_ms and
@@ -368,5 +372,63 @@ int store_sessions_delete_account(store *s, int64_t account_id,
                                   const uint8_t keep[STORE_SESSION_ID_BYTES], int *n_deleted);
 /* Forget the sessions expired at now_ms. */
 int store_sessions_expire(store *s, int64_t now_ms, int *n_deleted);
+
+/* --- Ratings (issue 16) ---------------------------------------------------
+ * One Glicko-2 rating per account and game kind, and its history: a point
+ * per rated game. The store keeps numbers; the service computes them
+ * (common/placement.h). */
+
+typedef struct store_rating {
+    char kind[STORE_KIND_BYTES];
+    double rating, rd, volatility;
+    int games;                     /* rated games played in this kind */
+    int64_t updated_ms;            /* wall clock of the last rated game */
+} store_rating;
+
+/* A rated game starts: keep each seat's account (n_seats of them, each > 0)
+ * with it, for the rating at its end whoever holds the seat then. */
+int store_game_rated_seats(store *s, const char *game_id, int n_seats,
+                           const int64_t *accounts);
+
+/* An account's rating in a kind: 0, or STORE_NOT_FOUND when it has never
+ * played a rated game of it (the caller takes a newcomer's rating). */
+int store_rating_get(store *s, int64_t account_id, const char *kind, store_rating *out);
+
+/* A rated game ended: set each account's rating in kind to after[i] (games
+ * and updated_ms as given) and add a point to its history (before[i].rating
+ * is kept with it). Call inside the transaction that ends the game, so both
+ * or neither happen.
+ *   accounts, before, after  IN  n entries each */
+int store_ratings_record(store *s, const char *game_id, const char *kind, int64_t ended_ms,
+                         int n, const int64_t *accounts, const store_rating *before,
+                         const store_rating *after);
+
+/* Every kind an account is rated in, by kind name, at most max into out. */
+int store_ratings_of(store *s, int64_t account_id, store_rating *out, int max, int *n);
+
+typedef struct store_rated_player {
+    char name[STORE_NAME_BYTES];   /* the account's name as registered */
+    int64_t account_id;
+    store_rating rating;
+} store_rated_player;
+
+/* The leaderboard of a kind: settled ratings (deviation at most
+ * provisional_rd) by rating, highest first, then the provisional ones the
+ * same way; at most limit (> 0) into out, *n of them. */
+int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, int limit,
+                             store_rated_player *out, int *n);
+
+typedef struct store_rating_point {
+    char kind[STORE_KIND_BYTES];
+    char game_id[STORE_ID_BYTES];
+    int64_t ended_ms;
+    double rating_before, rating, rd, volatility;
+} store_rating_point;
+
+/* An account's newest limit (> 0) points in kind (NULL: every kind),
+ * oldest first.
+ *   out  OUT array of *n points, caller frees (NULL when *n is 0) */
+int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,
+                         store_rating_point **out, int *n);
 
 #endif /* SUNGKA_STORE_H */

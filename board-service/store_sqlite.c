@@ -141,6 +141,36 @@ static const char *const migrations[] = {
     "  WHERE account_id IS NOT NULL;"
     "ALTER TABLE results ADD COLUMN account_id INTEGER;"
     "ALTER TABLE participants ADD COLUMN account_id INTEGER NOT NULL DEFAULT 0;",
+    /* 6: ratings (issue 16). A rated game keeps the accounts of its seats
+     * from its start (rated_seats), so a player who quits is still rated for
+     * it. One Glicko-2 rating per account and kind; a row of history per
+     * rated game, newest last. */
+    "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE rated_seats ("
+    "  game_id    TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  seat       INTEGER NOT NULL,"
+    "  account_id INTEGER NOT NULL,"
+    "  PRIMARY KEY (game_id, seat)) WITHOUT ROWID;"
+    "CREATE TABLE ratings ("
+    "  account_id INTEGER NOT NULL,"
+    "  kind       TEXT NOT NULL,"
+    "  rating     REAL NOT NULL,"
+    "  rd         REAL NOT NULL,"
+    "  volatility REAL NOT NULL,"
+    "  games      INTEGER NOT NULL,"
+    "  updated_ms INTEGER NOT NULL,"
+    "  PRIMARY KEY (account_id, kind)) WITHOUT ROWID;"
+    "CREATE INDEX ratings_by_kind ON ratings(kind, rating DESC);"
+    "CREATE TABLE rating_history ("
+    "  account_id    INTEGER NOT NULL,"
+    "  kind          TEXT NOT NULL,"
+    "  ended_ms      INTEGER NOT NULL,"
+    "  game_id       TEXT NOT NULL,"
+    "  rating_before REAL NOT NULL,"
+    "  rating        REAL NOT NULL,"
+    "  rd            REAL NOT NULL,"
+    "  volatility    REAL NOT NULL,"
+    "  PRIMARY KEY (account_id, kind, ended_ms, game_id)) WITHOUT ROWID;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -163,13 +193,16 @@ enum stmt_id {
     ST_ACCOUNT_BY_KEY, ST_ACCOUNT_BY_SKELETON, ST_ACCOUNT_BY_ID, ST_ACCOUNT_PASSWORD,
     ST_SESSION_INSERT, ST_SESSION_GET, ST_SESSION_DELETE, ST_SESSIONS_DELETE_ACCOUNT,
     ST_SESSIONS_EXPIRE, ST_ACCOUNT_COUNT,
+    ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
+    ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD,
     ST_COUNT
 };
 
 /* The columns read_game() expects, in order; the last is the move count. */
 #define GAME_COLUMNS \
     "id, kind, title, autostart, seats, status, created_ms, started_ms, ended_ms, reason, " \
-    "(SELECT count(*) FROM moves m WHERE m.game_id = g.id), per_move_ms, base_ms, increment_ms"
+    "(SELECT count(*) FROM moves m WHERE m.game_id = g.id), per_move_ms, base_ms, increment_ms, " \
+    "rated"
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -180,8 +213,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROLLBACK_TO] = "ROLLBACK TO store_op",
     [ST_GAME_INSERT] =
         "INSERT INTO games (id, kind, title, autostart, seats, status, created_ms,"
-        " started_ms, ended_ms, reason, per_move_ms, base_ms, increment_ms)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        " started_ms, ended_ms, reason, per_move_ms, base_ms, increment_ms, rated)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [ST_OPTION_INSERT] =
         "INSERT INTO game_options (game_id, pos, name, value) VALUES (?1, ?2, ?3, ?4)",
     [ST_GAME_STATUS] =
@@ -279,6 +312,32 @@ static const char *const stmt_sql[ST_COUNT] = {
         "DELETE FROM sessions WHERE account_id = ?1 AND (?2 IS NULL OR id <> ?2)",
     [ST_SESSIONS_EXPIRE] = "DELETE FROM sessions WHERE expires_ms <= ?1",
     [ST_ACCOUNT_COUNT] = "SELECT count(*) FROM accounts",
+    [ST_RATED_SEAT_PUT] =
+        "INSERT OR REPLACE INTO rated_seats (game_id, seat, account_id) VALUES (?1, ?2, ?3)",
+    [ST_RATED_SEATS_GET] = "SELECT seat, account_id FROM rated_seats WHERE game_id = ?1",
+    [ST_RATING_GET] =
+        "SELECT rating, rd, volatility, games, updated_ms FROM ratings"
+        " WHERE account_id = ?1 AND kind = ?2",
+    [ST_RATING_PUT] =
+        "INSERT OR REPLACE INTO ratings (account_id, kind, rating, rd, volatility, games,"
+        " updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_RATING_HISTORY_ADD] =
+        "INSERT INTO rating_history (account_id, kind, ended_ms, game_id, rating_before,"
+        " rating, rd, volatility) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    /* the newest ?3, returned oldest first */
+    [ST_RATING_HISTORY] =
+        "SELECT kind, ended_ms, game_id, rating_before, rating, rd, volatility FROM"
+        " (SELECT * FROM rating_history WHERE account_id = ?1 AND (?2 IS NULL OR kind = ?2)"
+        "  ORDER BY ended_ms DESC, game_id DESC LIMIT ?3)"
+        " ORDER BY ended_ms, game_id",
+    [ST_RATINGS_OF] =
+        "SELECT kind, rating, rd, volatility, games, updated_ms FROM ratings"
+        " WHERE account_id = ?1 ORDER BY kind",
+    /* settled ratings first, then the provisional ones (?3: the bound) */
+    [ST_RATING_LEADERBOARD] =
+        "SELECT a.name, r.account_id, r.rating, r.rd, r.volatility, r.games, r.updated_ms"
+        " FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE r.kind = ?1"
+        " ORDER BY r.rd > ?3, r.rating DESC, a.name LIMIT ?2",
 };
 
 struct store {
@@ -796,6 +855,7 @@ static int insert_game(store *s, const store_game_info *g)
     sqlite3_bind_int(st, 11, g->per_move_ms);
     sqlite3_bind_int(st, 12, g->base_ms);
     sqlite3_bind_int(st, 13, g->increment_ms);
+    sqlite3_bind_int(st, 14, g->rated);
     char what[64];
     snprintf(what, sizeof what, "cannot store game %s", g->id);
     if (run(s, st, what) < 0)
@@ -1179,6 +1239,7 @@ static void read_game(sqlite3_stmt *st, store_game_info *g, int *n_moves)
     g->per_move_ms = sqlite3_column_int(st, 11);
     g->base_ms = sqlite3_column_int(st, 12);
     g->increment_ms = sqlite3_column_int(st, 13);
+    g->rated = sqlite3_column_int(st, 14) != 0;
 }
 
 static int read_options(store *s, store_game_info *g)
@@ -1353,6 +1414,25 @@ int store_match(store *s, const char *game_id, store_match_summary *out,
  * Recovery
  * ------------------------------------------------------------------------ */
 
+static int read_rated_seats(store *s, store_game_info *g)
+{
+    if (!g->rated)
+        return 0;
+    sqlite3_stmt *st = stmt(s, ST_RATED_SEATS_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, g->id, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int seat = sqlite3_column_int(st, 0);
+        if (seat >= 0 && seat < STORE_MAX_SEATS)
+            g->rated_accounts[seat] = sqlite3_column_int64(st, 1);
+    }
+    int res = rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read a rated game's seats");
+    finish(st);
+    return res;
+}
+
 static int recover_game(store *s, const store_recovery_cb *cb, void *user,
                         const store_game_info *g)
 {
@@ -1426,7 +1506,8 @@ int store_recover(store *s, const store_recovery_cb *cb, void *user, unsigned *m
     while ((rc = sqlite3_step(games)) == SQLITE_ROW) {
         store_game_info g;
         read_game(games, &g, NULL);
-        if (read_options(s, &g) < 0 || recover_game(s, cb, user, &g) < 0) {
+        if (read_options(s, &g) < 0 || read_rated_seats(s, &g) < 0 ||
+            recover_game(s, cb, user, &g) < 0) {
             res = -1;
             break;
         }
@@ -1686,5 +1767,219 @@ int store_sessions_expire(store *s, int64_t now_ms, int *n_deleted)
         return -1;
     if (n_deleted)
         *n_deleted = sqlite3_changes(s->db);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Ratings
+ * ------------------------------------------------------------------------ */
+
+int store_game_rated_seats(store *s, const char *game_id, int n_seats, const int64_t *accounts)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (n_seats < 1 || n_seats > STORE_MAX_SEATS || !accounts)
+        return failf(s, "game %s cannot be rated with %d seats", game_id, n_seats);
+    for (int i = 0; i < n_seats; i++)
+        if (accounts[i] <= 0)
+            return failf(s, "seat %d of rated game %s has no account", i, game_id);
+    if (op_begin(s) < 0)
+        return -1;
+    int res = 0;
+    for (int i = 0; i < n_seats && res == 0; i++) {
+        sqlite3_stmt *st = stmt(s, ST_RATED_SEAT_PUT);
+        if (!st) {
+            res = -1;
+            break;
+        }
+        sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, i);
+        sqlite3_bind_int64(st, 3, accounts[i]);
+        res = run_f(s, st, "cannot keep the seats of rated game %s", game_id);
+    }
+    return op_end(s, res);
+}
+
+/* Columns rating, rd, volatility, games, updated_ms from col on. */
+static void read_rating(sqlite3_stmt *st, int col, store_rating *out)
+{
+    out->rating = sqlite3_column_double(st, col);
+    out->rd = sqlite3_column_double(st, col + 1);
+    out->volatility = sqlite3_column_double(st, col + 2);
+    out->games = sqlite3_column_int(st, col + 3);
+    out->updated_ms = sqlite3_column_int64(st, col + 4);
+}
+
+int store_rating_get(store *s, int64_t account_id, const char *kind, store_rating *out)
+{
+    if (check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
+        return -1;
+    if (!out)
+        return failf(s, "no place for the rating");
+    sqlite3_stmt *st = stmt(s, ST_RATING_GET);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, account_id);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int res = 0;
+    memset(out, 0, sizeof *out);
+    snprintf(out->kind, sizeof out->kind, "%s", kind);
+    if (rc == SQLITE_ROW)
+        read_rating(st, 0, out);
+    else if (rc == SQLITE_DONE)
+        res = STORE_NOT_FOUND;
+    else
+        res = fail_db(s, "cannot read a rating");
+    finish(st);
+    return res;
+}
+
+static int record_rating(store *s, const char *game_id, const char *kind, int64_t ended_ms,
+                         int64_t account, const store_rating *before, const store_rating *after)
+{
+    sqlite3_stmt *st = stmt(s, ST_RATING_PUT);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 3, after->rating);
+    sqlite3_bind_double(st, 4, after->rd);
+    sqlite3_bind_double(st, 5, after->volatility);
+    sqlite3_bind_int(st, 6, after->games);
+    sqlite3_bind_int64(st, 7, after->updated_ms);
+    if (run_f(s, st, "cannot store the rating of account %lld", (long long)account) < 0 ||
+        !(st = stmt(s, ST_RATING_HISTORY_ADD)))
+        return -1;
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, ended_ms);
+    sqlite3_bind_text(st, 4, game_id, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 5, before->rating);
+    sqlite3_bind_double(st, 6, after->rating);
+    sqlite3_bind_double(st, 7, after->rd);
+    sqlite3_bind_double(st, 8, after->volatility);
+    return run_f(s, st, "cannot store the rating history of account %lld",
+                 (long long)account);
+}
+
+int store_ratings_record(store *s, const char *game_id, const char *kind, int64_t ended_ms,
+                         int n, const int64_t *accounts, const store_rating *before,
+                         const store_rating *after)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0 ||
+        check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
+        return -1;
+    if (n < 1 || n > STORE_MAX_SEATS || !accounts || !before || !after)
+        return failf(s, "game %s cannot rate %d players", game_id, n);
+    for (int i = 0; i < n; i++)
+        if (accounts[i] <= 0 || !(after[i].rd > 0) || !(after[i].volatility > 0))
+            return failf(s, "game %s: player %d has no account or an invalid rating", game_id,
+                         i);
+    if (op_begin(s) < 0)
+        return -1;
+    int res = 0;
+    for (int i = 0; i < n && res == 0; i++)
+        res = record_rating(s, game_id, kind, ended_ms, accounts[i], &before[i], &after[i]);
+    return op_end(s, res);
+}
+
+int store_ratings_of(store *s, int64_t account_id, store_rating *out, int max, int *n)
+{
+    if (!n || max < 0 || (max > 0 && !out))
+        return failf(s, "no place for the ratings");
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, ST_RATINGS_OF);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, account_id);
+    int rc;
+    while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_rating *r = &out[(*n)++];
+        memset(r, 0, sizeof *r);
+        col_text(st, 0, r->kind, sizeof r->kind);
+        read_rating(st, 1, r);
+    }
+    int res = *n == max || rc == SQLITE_DONE ? 0 : fail_db(s, "cannot read the ratings");
+    finish(st);
+    return res;
+}
+
+int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, int limit,
+                             store_rated_player *out, int *n)
+{
+    if (check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
+        return -1;
+    if (!n || limit <= 0 || !out)
+        return failf(s, "the leaderboard needs a limit above 0 and a place for it");
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, ST_RATING_LEADERBOARD);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, limit);
+    sqlite3_bind_double(st, 3, provisional_rd);
+    int rc;
+    while (*n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_rated_player *p = &out[(*n)++];
+        memset(p, 0, sizeof *p);
+        col_text(st, 0, p->name, sizeof p->name);
+        p->account_id = sqlite3_column_int64(st, 1);
+        snprintf(p->rating.kind, sizeof p->rating.kind, "%s", kind);
+        read_rating(st, 2, &p->rating);
+    }
+    int res = *n == limit || rc == SQLITE_DONE ? 0
+                                                : fail_db(s, "cannot read the leaderboard");
+    finish(st);
+    return res;
+}
+
+int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,
+                         store_rating_point **out, int *n)
+{
+    if (kind && check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
+        return -1;
+    if (!out || !n || limit <= 0)
+        return failf(s, "the rating history needs a limit above 0 and a place for it");
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, ST_RATING_HISTORY);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, account_id);
+    if (kind)
+        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, limit);
+    store_rating_point *points = NULL;
+    int count = 0, cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            int grown_cap = cap ? cap * 2 : 16;
+            store_rating_point *grown = realloc(points, (size_t)grown_cap * sizeof *grown);
+            if (!grown) {
+                free(points);
+                finish(st);
+                return failf(s, "out of memory reading the rating history");
+            }
+            points = grown;
+            cap = grown_cap;
+        }
+        store_rating_point *p = &points[count++];
+        memset(p, 0, sizeof *p);
+        col_text(st, 0, p->kind, sizeof p->kind);
+        p->ended_ms = sqlite3_column_int64(st, 1);
+        col_text(st, 2, p->game_id, sizeof p->game_id);
+        p->rating_before = sqlite3_column_double(st, 3);
+        p->rating = sqlite3_column_double(st, 4);
+        p->rd = sqlite3_column_double(st, 5);
+        p->volatility = sqlite3_column_double(st, 6);
+    }
+    finish(st);
+    if (rc != SQLITE_DONE) {
+        free(points);
+        return fail_db(s, "cannot read the rating history");
+    }
+    *out = points;
+    *n = count;
     return 0;
 }

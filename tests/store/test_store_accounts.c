@@ -197,7 +197,7 @@ static void test_version_2_file_migrates(void **state)
     /* What a service before accounts left behind: statistics by name. */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(db);
 
@@ -218,7 +218,7 @@ static void test_version_2_file_migrates(void **state)
     assert_int_equal(top[0].wins, 2);
     assert_int_equal(top[0].account_id, alice);
     store_close(s);
-    assert_int_equal(peek(path, "PRAGMA user_version"), 5);
+    assert_int_equal(peek(path, "PRAGMA user_version"), STORE_TEST_VERSION);
     char q[160];
     snprintf(q, sizeof q, "SELECT count(*) FROM results WHERE name = 'alice' AND account_id = %lld",
              (long long)alice);

@@ -44,7 +44,7 @@ static void test_create_and_reopen(void **state)
     store_close(s);
 
     /* The file is ours, at schema version 5, in WAL mode, private. */
-    assert_int_equal(peek_int(path, "PRAGMA user_version"), 5);
+    assert_int_equal(peek_int(path, "PRAGMA user_version"), STORE_TEST_VERSION);
     assert_int_equal(peek_int(path, "PRAGMA application_id"), 0x534e474b);
     assert_int_equal(peek_int(path, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"
                                     " AND name IN ('games', 'game_options', 'participants',"
@@ -68,7 +68,7 @@ static void test_create_and_reopen(void **state)
     assert_int_equal(store_game_create(s, &g), -1);
     assert_non_null(strstr(store_last_error(s), "UNIQUE"));
     store_close(s);
-    assert_int_equal(peek_int(path, "PRAGMA user_version"), 5);
+    assert_int_equal(peek_int(path, "PRAGMA user_version"), STORE_TEST_VERSION);
     scratch_remove(dir);
 }
 

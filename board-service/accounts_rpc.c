@@ -326,16 +326,21 @@ int board_account_name(board_service *svc, rpc_call *call, const store_account *
     return -1;
 }
 
-void board_stats_name(board_service *svc, const char *name, char *out, size_t len)
+int board_find_account(board_service *svc, const char *name, store_account *out)
 {
     accounts_name n;
-    store_account acct;
     char why[64];
-    snprintf(out, len, "%s", name);
     if (svc->store && svc->any_accounts &&
         accounts_name_prepare(name, &n, why, sizeof why) == ACCOUNTS_OK &&
-        store_account_find(svc->store, n.key, &acct) == 0)
-        snprintf(out, len, "%s", acct.name);
+        store_account_find(svc->store, n.key, out) == 0)
+        return 0;
+    return -1;
+}
+
+void board_stats_name(board_service *svc, const char *name, char *out, size_t len)
+{
+    store_account acct;
+    snprintf(out, len, "%s", board_find_account(svc, name, &acct) == 0 ? acct.name : name);
 }
 
 /* ------------------------------------------------------------ limits */

@@ -100,7 +100,15 @@ typedef struct participant {
     int bot_level;             /* one of the service's own bots (bots.c), at this
                                 * level 1..10; 0: a person */
     int64_t account_id;        /* the account it plays for (signed in); 0: a guest */
+    bool has_rating;           /* rating: the account's in the room's kind, read at
+                                * join and kept up to date by room_rating.c */
+    store_rating rating;
 } participant;
+
+/* A rated game's result for one seat (room_rating.c), as GameOver carries it. */
+typedef struct room_rating_change {
+    store_rating before, after;
+} room_rating_change;
 
 /* An only_for[0] meaning "every observer": a spectator's chat during a game. */
 #define BOARD_FOR_OBSERVERS UINT32_MAX
@@ -131,6 +139,11 @@ struct room {
     unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
     unsigned gone;             /* bit s: seat s's player departed and its grace ran
                                 * out in a running game: the others may claim */
+    int out_at[GAME_MAX_SEATS];        /* seat s went out of the game before move
+                                        * out_at[s] (n_moves + 1 then); 0: still in */
+    bool rated;                /* room_rating.c: signed-in players only, rated at the end */
+    int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
+                                              * started; 0 before */
     time_control tc;           /* room_clock.c */
     int64_t clock_ms[GAME_MAX_SEATS];  /* each seat's time left, as of clock_since_ms
                                         * for the running one */
@@ -318,7 +331,7 @@ void room_pong(participant *p, uint64_t nonce);
 bool room_has_open_seat(const room *r);
 /* Mark departed (stream closed or pings missed): a seated player keeps the
  * seat for the grace period; / gone for good (Leave: a seated player quitting
- * a running game ends it as abandoned). */
+ * a running game is out of it and loses, as by resigning). */
 void room_depart(room *r, participant *p, const char *why);
 void room_leave(room *r, participant *p);
 /* room_fairplay.c — leaving a game without walking out. Seated players of
@@ -339,6 +352,11 @@ void room_replay_draw(room *r, int seat, bool offered);
 /* room_clock.c — the clocks of a game with a time control. */
 /* A time control for r before it starts; 0, or -1 with a sentence. */
 int room_set_time_control(room *r, const time_control *tc, char *err, size_t errlen);
+/* room_rating.c — make a new game rated (before anyone joins it). */
+room_rc room_set_rated(room *r, char *err, size_t errlen);
+/* Read p's rating in r's kind into p (a newcomer's when it has none; none
+ * for a guest or when the store cannot say). */
+void room_load_rating(room *r, participant *p);
 bool room_has_clocks(const room *r);
 /* The clocks now, for a snapshot or an event. */
 void room_clocks_now(const room *r, int64_t now, room_clocks *out);
@@ -416,6 +434,7 @@ typedef struct room_event {
     bool spectators;           /* CHAT: for the observers only */
     int n_winners;
     const int *winners;
+    const room_rating_change *ratings;   /* OVER of a rated game: one per seat; else NULL */
 } room_event;
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their

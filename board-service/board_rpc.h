@@ -29,6 +29,7 @@ void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void 
 void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *svc);
+void history_rating_history(rpc_call *call, const ProtobufCMessage *request, void *svc);
 
 /* --- accounts_rpc.c: the Accounts service, and who calls the lobby --- */
 extern const rpc_method_entry board_accounts_methods[];
@@ -60,6 +61,8 @@ int board_account_name(board_service *svc, rpc_call *call, const store_account *
 /* Where a name's statistics and history are kept: an account's name as
  * registered when `name` is one in any case, else name itself. */
 void board_stats_name(board_service *svc, const char *name, char *out, size_t len);
+/* The account called `name` in any case: 0, or -1 when there is none. */
+int board_find_account(board_service *svc, const char *name, store_account *out);
 
 /* --- wire.c: protobuf builders for replies --- */
 /* Fill a summary of r; free its arrays with wire_summary_clear. */
@@ -97,7 +100,10 @@ typedef struct wire_participant_msg {
     Sungka__V1__Participant msg;
     Sungka__V1__SeatNumber seat;
     Sungka__V1__RoundTrip rtt;
+    Sungka__V1__Rating rating;
 } wire_participant_msg;
+/* A rating as the wire shows it: whole points, provisional or not. */
+void wire_rating(const store_rating *r, Sungka__V1__Rating *out);
 void wire_participant(const participant *p, wire_participant_msg *out);
 
 #endif /* SUNGKA_BOARD_RPC_H */

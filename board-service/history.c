@@ -3,11 +3,13 @@
  * statistics, the leaderboard, the list of past matches and one match with
  * every move (for replay). Runs on the event-loop thread like the rest.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "board_rpc.h"
+#include "placement.h"
 
 /* A caller's string that the store would refuse: the caller's mistake, so
  * INVALID_ARGUMENT with a sentence, not an INTERNAL fault of the service. */
@@ -31,6 +33,31 @@ static bool have_store(board_service *svc, rpc_call *call)
         return true;
     board_fail(call, RPC_FAILED_PRECONDITION, "this board service keeps no history");
     return false;
+}
+
+/* The most kinds one player is shown rated in (more than the kinds there are). */
+#define HISTORY_MAX_KINDS 16
+
+/* A PlayerStats' ratings; their arrays live here. */
+typedef struct ratings_space {
+    Sungka__V1__KindRating kinds[HISTORY_MAX_KINDS];
+    Sungka__V1__KindRating *kind_ptrs[HISTORY_MAX_KINDS];
+    Sungka__V1__Rating ratings[HISTORY_MAX_KINDS];
+} ratings_space;
+
+static void ratings_to_wire(const store_rating *r, int n, ratings_space *sp,
+                            Sungka__V1__PlayerStats *out)
+{
+    for (int i = 0; i < n; i++) {
+        sungka__v1__kind_rating__init(&sp->kinds[i]);
+        sp->kinds[i].kind = (char *)r[i].kind;
+        wire_rating(&r[i], &sp->ratings[i]);
+        sp->kinds[i].rating = &sp->ratings[i];
+        sp->kinds[i].updated_ms = r[i].updated_ms;
+        sp->kind_ptrs[i] = &sp->kinds[i];
+    }
+    out->n_ratings = (size_t)n;
+    out->ratings = sp->kind_ptrs;
 }
 
 static void stats_to_wire(const store_stats *st, Sungka__V1__PlayerStats *out)
@@ -65,6 +92,49 @@ void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void 
     }
     Sungka__V1__PlayerStats reply;
     stats_to_wire(&st, &reply);
+    store_rating ratings[HISTORY_MAX_KINDS];
+    ratings_space sp;
+    int n = 0;
+    if (st.account_id > 0 &&
+        store_ratings_of(svc->store, st.account_id, ratings, HISTORY_MAX_KINDS, &n) != 0) {
+        board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
+        return;
+    }
+    ratings_to_wire(ratings, n, &sp, &reply);
+    rpc_call_reply(call, &reply.base);
+}
+
+/* The leaderboard of one kind, by rating. */
+static void rating_leaderboard(board_service *svc, rpc_call *call, const char *kind, int limit)
+{
+    if (!game_kind_find(kind)) {
+        char echo[48], err[96];
+        snprintf(err, sizeof err, "unknown game kind '%s'", board_echo(kind, echo, sizeof echo));
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
+    store_rated_player rows[100];
+    store_stats stats[100];
+    ratings_space space[100];
+    Sungka__V1__PlayerStats wire[100], *ptrs[100];
+    int n = 0;
+    if (store_rating_leaderboard(svc->store, kind, PLACEMENT_PROVISIONAL_RD, limit, rows, &n)) {
+        board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (store_player_stats(svc->store, rows[i].name, &stats[i]) != 0) {
+            board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
+            return;
+        }
+        stats_to_wire(&stats[i], &wire[i]);
+        wire[i].guest = false;
+        ratings_to_wire(&rows[i].rating, 1, &space[i], &wire[i]);
+        ptrs[i] = &wire[i];
+    }
+    Sungka__V1__LeaderboardResponse reply = SUNGKA__V1__LEADERBOARD_RESPONSE__INIT;
+    reply.n_players = (size_t)n;
+    reply.players = ptrs;
     rpc_call_reply(call, &reply.base);
 }
 
@@ -75,6 +145,10 @@ void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *
     if (!have_store(svc, call))
         return;
     int limit = req->limit > 0 && req->limit <= 100 ? req->limit : 10;
+    if (req->kind[0]) {
+        rating_leaderboard(svc, call, req->kind, limit);
+        return;
+    }
     store_stats rows[100];
     Sungka__V1__PlayerStats wire[100], *ptrs[100];
     int n = 0;
@@ -216,4 +290,70 @@ void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *us
     free(wire);
     free(ptrs);
     free(moves);
+}
+
+void history_rating_history(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__RatingHistoryRequest *req = (const void *)request;
+    if (!have_store(svc, call))
+        return;
+    if (!req->name[0] || strlen(req->name) > BOARD_NAME_BYTES - 1) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "give an account's name (1..32 characters)");
+        return;
+    }
+    char echo[48], err[128];
+    if (req->kind[0] && !game_kind_find(req->kind)) {
+        snprintf(err, sizeof err, "unknown game kind '%s'",
+                 board_echo(req->kind, echo, sizeof echo));
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
+    if (req->limit < 0 || req->limit > 1000) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "limit is 0 (the default, 50) to 1000");
+        return;
+    }
+    store_account acct;
+    if (board_find_account(svc, req->name, &acct) != 0) {
+        snprintf(err, sizeof err, "nobody has an account called '%s'",
+                 board_echo(req->name, echo, sizeof echo));
+        board_fail(call, RPC_NOT_FOUND, err);
+        return;
+    }
+    store_rating_point *points = NULL;
+    int n = 0;
+    if (store_rating_history(svc->store, acct.id, req->kind[0] ? req->kind : NULL,
+                             req->limit ? req->limit : 50, &points, &n) != 0) {
+        board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
+        return;
+    }
+    Sungka__V1__RatingPoint *wire = calloc((size_t)n + 1, sizeof *wire);
+    Sungka__V1__RatingPoint **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
+    Sungka__V1__Rating *ratings = calloc((size_t)n + 1, sizeof *ratings);
+    if (!wire || !ptrs || !ratings) {
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+    } else {
+        for (int i = 0; i < n; i++) {
+            sungka__v1__rating_point__init(&wire[i]);
+            wire[i].kind = points[i].kind;
+            wire[i].game_id = points[i].game_id;
+            wire[i].ended_ms = points[i].ended_ms;
+            wire[i].before = (int32_t)lround(points[i].rating_before);
+            store_rating r = {.rating = points[i].rating, .rd = points[i].rd,
+                              .volatility = points[i].volatility};
+            wire_rating(&r, &ratings[i]);
+            ratings[i].games = 0;     /* not kept per point */
+            wire[i].rating = &ratings[i];
+            ptrs[i] = &wire[i];
+        }
+        Sungka__V1__RatingHistoryResponse reply = SUNGKA__V1__RATING_HISTORY_RESPONSE__INIT;
+        reply.name = acct.name;
+        reply.n_points = (size_t)n;
+        reply.points = ptrs;
+        rpc_call_reply(call, &reply.base);
+    }
+    free(ratings);
+    free(ptrs);
+    free(wire);
+    free(points);
 }

@@ -51,6 +51,8 @@ static room *add_room(board_service *svc, const store_game_info *g)
         room_free(r);
         return NULL;
     }
+    r->rated = g->rated;
+    memcpy(r->rated_account, g->rated_accounts, sizeof r->rated_account);
     r->created_ms = board_now_ms();
     svc->rooms[svc->n_rooms++] = r;
     return r;
@@ -114,8 +116,10 @@ static void on_account(void *user, const char *game_id, unsigned person_id, int6
     if (!r || strcmp(r->id, game_id) != 0)
         return;
     for (int i = r->n_people - 1; i >= 0; i--)
-        if (r->people[i]->id == person_id)
+        if (r->people[i]->id == person_id) {
             r->people[i]->account_id = account_id;
+            room_load_rating(r, r->people[i]);
+        }
 }
 
 /* One of the service's own bots: board_bots_recover starts it again. */

@@ -126,8 +126,11 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
 
     int scores[GAME_MAX_SEATS];
     game_scores(&r->state, scores);
+    room_rating_change ratings[GAME_MAX_SEATS];
+    int n_rated = room__rate(r, n_winners, winners, ratings);
     room_event ev = {.kind = ROOM_EV_OVER, .state = &r->state, .text = reason,
-                     .abandoned = abandoned, .n_winners = n_winners, .winners = winners};
+                     .abandoned = abandoned, .n_winners = n_winners, .winners = winners,
+                     .ratings = n_rated ? ratings : NULL};
     room__append_event(r, &ev);
     board_log(r->svc, "game %s over: %s", r->id, reason);
     if (r->svc->store) {
@@ -139,9 +142,14 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
             /* a finished game's players all still hold their seats */
             accounts[i] = r->seat_holder[i] ? r->seat_holder[i]->account_id : 0;
         }
-        if (store_game_finish(r->svc->store, r->id, r->status, reason, game_seats(&r->state),
-                              names, accounts, scores, winners, n_winners,
-                              board_wall_ms()) != 0) {
+        store *db = r->svc->store;
+        int res = store_group_begin(db);
+        if (res == 0)
+            res = store_game_finish(db, r->id, r->status, reason, game_seats(&r->state), names,
+                                    accounts, scores, winners, n_winners, board_wall_ms());
+        if (res == 0 && n_rated)
+            res = room__store_ratings(r, ratings, n_rated);
+        if (store_group_end(db, res) != 0) {
             board_log(r->svc, "game %s: cannot store the result: %s", r->id,
                       store_last_error(r->svc->store));
             r->store_failed = true;
@@ -187,6 +195,7 @@ static void start_game(room *r)
     r->status = ROOM_RUNNING;
     int64_t now = board_now_ms();
     room__clock_run(r, now);
+    room__rated_start(r);
     room_clocks clocks;
     room_event ev = {.kind = ROOM_EV_STARTED, .state = &r->state,
                      .clocks = room__event_clocks(r, now, &clocks)};
@@ -246,6 +255,9 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
             snprintf(err, errlen, "game %s is full", r->id);
             return ROOM_E_FULL;
         }
+        room_rc rated = room__may_play_rated(r, account_id, err, errlen);
+        if (rated != ROOM_OK)
+            return rated;
     }
     participant *p = calloc(1, sizeof *p);
     if (!p) {
@@ -269,6 +281,7 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
     }
     p->seat = seat;
     p->account_id = account_id;
+    room_load_rating(r, p);
     p->rtt_ms = -1;
     p->last_seen_ms = board_now_ms();
     if (seat >= 0) {
@@ -354,6 +367,9 @@ room_rc room_sit(room *r, participant *p, int seat, char *err, size_t errlen)
         snprintf(err, errlen, "seat %d is taken by %s", seat, r->seat_name[seat]);
         return ROOM_E_STATE;
     }
+    room_rc rated = room__may_play_rated(r, p->account_id, err, errlen);
+    if (rated != ROOM_OK)
+        return rated;
     p->seat = seat;
     p->ready = false;
     room__release_watch(p);

@@ -35,6 +35,7 @@ void room__leave_game(room *r, int seat, participant *p, const char *why, int64_
 {
     game_result res;
     game_retire(&r->state, seat, &res);
+    r->out_at[seat] = r->n_moves + 1;
     r->draw_offer = -1;
     room__clock_run(r, now);           /* the next seat's clock, or none */
     room_clocks clocks;
@@ -62,7 +63,10 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen)
 
 int room_replay_out(room *r, int seat)
 {
-    return game_retire(&r->state, seat, NULL) == GAME_OK ? 0 : -1;
+    if (game_retire(&r->state, seat, NULL) != GAME_OK)
+        return -1;
+    r->out_at[seat] = r->n_moves + 1;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- aborting */

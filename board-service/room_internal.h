@@ -67,4 +67,19 @@ const room_clocks *room__event_clocks(const room *r, int64_t now, room_clocks *b
 /* Take a participant out of the room, the store and the token index. */
 void room__remove_participant(room *r, participant *p);
 
+/* --- room_rating.c --- */
+/* ROOM_OK, or ROOM_E_DENIED with a sentence: a guest (account 0) may not
+ * take a seat of a rated game. */
+room_rc room__may_play_rated(const room *r, int64_t account_id, char *err, size_t errlen);
+/* A rated game starts: keep its seats' accounts (and store them). */
+void room__rated_start(room *r);
+/* Each seat's place (1 first; equal places tie) at the end of the game. */
+void room__placements(const room *r, int n_winners, const int *winners, int *place);
+/* A rated game finished by the rules: every seat's rating before and after
+ * into out[seats]; returns the seat count, or 0 when the game is not rated
+ * (casual, abandoned, or the ratings could not be read). */
+int room__rate(room *r, int n_winners, const int *winners, room_rating_change *out);
+/* Store what room__rate computed (inside the game's ending) and show it. */
+int room__store_ratings(room *r, const room_rating_change *changes, int n);
+
 #endif /* SUNGKA_ROOM_INTERNAL_H */

@@ -40,7 +40,7 @@ static void announce_departed(room *r, participant *p, const char *why, int grac
 }
 
 /* A seated player is gone for good: before the start the seat opens again;
- * during the game it ends with no winner (seed 000). */
+ * during the game, when nobody is left playing, it ends with no winner. */
 static void seat_gone(room *r, participant *p, const char *how)
 {
     if (p->seat < 0)
@@ -84,6 +84,18 @@ void room_leave(room *r, participant *p)
     room__detach_stream(p, ROOM_OK, "you left the game");
     p->departed = true;   /* no pings or events for it from now on */
     board_log(r->svc, "game %s: %s left", r->id, p->name);
+    if (r->status == ROOM_RUNNING && p->seat >= 0) {
+        /* Quitting a running game loses it (docs/rules.md, "Leaving a
+         * game"): out of it like a resignation, and the others play on or
+         * win. The player stays listed, departed for good, so the result
+         * keeps their name and account. */
+        p->depart_deadline_ms = INT64_MAX;
+        if (!game_is_out(&r->state, p->seat))
+            room__leave_game(r, p->seat, p, "quit", board_now_ms());
+        else
+            room__announce_who(r, p, ROOM_EV_LEFT);
+        return;
+    }
     if (p->seat >= 0)
         room__announce_who(r, p, ROOM_EV_LEFT);
     seat_gone(r, p, "quit");
@@ -109,8 +121,12 @@ static void grace_over(room *r, participant *p)
     char how[64];
     snprintf(how, sizeof how, "did not come back within %d s", r->svc->cfg.grace_ms / 1000);
     board_log(r->svc, "game %s: %s %s", r->id, p->name, how);
-    if (r->status == ROOM_RUNNING && p->seat >= 0 && !game_is_out(&r->state, p->seat) &&
-        someone_plays(r)) {
+    if (r->status == ROOM_RUNNING && p->seat >= 0 && game_is_out(&r->state, p->seat)) {
+        /* out already: nothing to wait for; the result keeps their place */
+        p->depart_deadline_ms = INT64_MAX;
+        return;
+    }
+    if (r->status == ROOM_RUNNING && p->seat >= 0 && someone_plays(r)) {
         p->depart_deadline_ms = INT64_MAX;        /* no more graces to run out */
         r->gone |= 1u << p->seat;
         announce_departed(r, p, how, 0);

@@ -320,6 +320,7 @@ static int store_room(board_service *svc, const room *r)
     g.per_move_ms = r->tc.per_move_ms;
     g.base_ms = r->tc.base_ms;
     g.increment_ms = r->tc.increment_ms;
+    g.rated = r->rated;
     g.seats = game_seats(&r->state);
     g.status = ROOM_WAITING;
     g.created_ms = board_wall_ms();
@@ -356,8 +357,8 @@ static int read_options(const game_kind *kind, Sungka__V1__GameOption **options,
  * the client `call` came from, within the per-client cap of open games. */
 static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
                       Sungka__V1__GameOption **options, size_t n_options, const char *title_in,
-                      bool autostart, const Sungka__V1__TimeControl *clock, rpc_code *code,
-                      char *err, size_t errlen)
+                      bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
+                      rpc_code *code, char *err, size_t errlen)
 {
     char creator[BOARD_HOST_BYTES];
     board_peer_host(call, creator, sizeof creator);
@@ -439,7 +440,8 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
         tc = (time_control){clock->per_move_s * 1000, clock->base_s * 1000,
                             clock->increment_s * 1000};
     }
-    if (room_set_time_control(r, &tc, err, errlen) != 0) {
+    if (room_set_time_control(r, &tc, err, errlen) != 0 ||
+        (rated && room_set_rated(r, err, errlen) != ROOM_OK)) {
         *code = RPC_INVALID_ARGUMENT;
         room_free(r);
         return NULL;
@@ -464,14 +466,25 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
     char err[256];
     rpc_code code;
     store_account acct;
-    if (board_lobby_caller(svc, call, &acct) < 0)
+    int who = board_lobby_caller(svc, call, &acct);
+    if (who < 0)
         return;
     if (req->bots < 0 || req->bot_level < 0 || req->bot_level > 10) {
         board_fail(call, RPC_INVALID_ARGUMENT, "bots must be 0 or more, bot_level 1..10");
         return;
     }
+    if (req->rated && req->bots > 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "games against the service's bots are unrated: "
+                                               "ask for bots or for a rated game, not both");
+        return;
+    }
+    if (req->rated && who == 0) {
+        rpc_call_finish_reason(call, RPC_UNAUTHENTICATED, "ACCOUNT_REQUIRED",
+                               "rated games are for signed-in players: sign in to create one");
+        return;
+    }
     room *r = new_room(svc, call, req->kind, req->options, req->n_options, req->title,
-                       req->autostart, req->time_control, &code, err, sizeof err);
+                       req->autostart, req->time_control, req->rated, &code, err, sizeof err);
     if (!r) {
         board_fail(call, code, err);
         return;
@@ -537,7 +550,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
                 r = svc->rooms[i];
         if (!r)
             r = new_room(svc, call, req->any_of_kind, req->options, req->n_options, "", false,
-                         NULL, &code, err, sizeof err);
+                         NULL, false, &code, err, sizeof err);
         if (!r) {
             board_fail(call, code, err);
             return;
@@ -577,6 +590,7 @@ static const rpc_method_entry register_methods[] = {
     {"Leaderboard", history_leaderboard, false, false},
     {"ListMatches", history_list_matches, false, false},
     {"GetMatch", history_get_match, false, false},
+    {"RatingHistory", history_rating_history, false, false},
 };
 
 /* ------------------------------------------------------------------- Board */

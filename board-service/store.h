@@ -207,6 +207,12 @@ int store_move_append(store *s, const char *game_id, int ply, int seat, int move
  * store_begin while one is open is -1. If store_commit fails, the whole
  * transaction is rolled back and nothing of it is stored. store_rollback
  * with no transaction open is a no-op returning 0. */
+/* A group of calls that happens whole or not at all, inside an open
+ * transaction or as one of its own (a savepoint): store_group_end(s, 0)
+ * keeps it, store_group_end(s, -1) undoes it; either returns 0 when it was
+ * kept and -1 otherwise (the first failure's sentence in store_last_error). */
+int store_group_begin(store *s);
+int store_group_end(store *s, int res);
 int store_begin(store *s);
 int store_commit(store *s);
 int store_rollback(store *s);

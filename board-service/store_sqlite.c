@@ -474,6 +474,16 @@ static int op_end(store *s, int res)
     return -1;
 }
 
+int store_group_begin(store *s)
+{
+    return op_begin(s);
+}
+
+int store_group_end(store *s, int res)
+{
+    return op_end(s, res);
+}
+
 /* ------------------------------------------------------------------------
  * Opening
  * ------------------------------------------------------------------------ */

@@ -7,10 +7,12 @@
  * plain room_event values and leave as the packed bytes of its log: this is
  * the one file that turns the room into protobuf.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "board_rpc.h"
+#include "placement.h"
 
 static const Sungka__V1__GameStatus status_to_wire[] = {
     [ROOM_WAITING] = SUNGKA__V1__GAME_STATUS__GAME_STATUS_WAITING,
@@ -51,6 +53,7 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
     out->status = status_to_wire[r->status];
     out->cups = r->state.layout == GAME_LAYOUT_MANCALA ? r->state.cups : 0;
     out->autostart = r->autostart;
+    out->rated = r->rated;
     if (room_has_clocks(r)) {
         out->time_control = calloc(1, sizeof *out->time_control);   /* wire_summary_clear */
         if (out->time_control) {
@@ -153,6 +156,19 @@ void wire_participant(const participant *p, wire_participant_msg *out)
     m->ready = p->ready;
     m->out = p->seat >= 0 && game_is_out(&p->room->state, p->seat);
     m->guest = p->account_id == 0;
+    if (p->has_rating) {
+        wire_rating(&p->rating, &out->rating);
+        m->rating = &out->rating;
+    }
+}
+
+void wire_rating(const store_rating *r, Sungka__V1__Rating *out)
+{
+    sungka__v1__rating__init(out);
+    out->value = (int32_t)lround(r->rating);
+    out->deviation = (int32_t)lround(r->rd);
+    out->provisional = r->rd > PLACEMENT_PROVISIONAL_RD;
+    out->games = r->games;
 }
 
 /* ------------------------------------------------------ the room's events */
@@ -244,6 +260,20 @@ static uint8_t *pack_over(Sungka__V1__Event *ev, const room_event *re, size_t *l
     over.scores = scores32;
     over.reason = (char *)re->text;
     over.abandoned = re->abandoned;
+    Sungka__V1__RatingChange changes[GAME_MAX_SEATS], *changep[GAME_MAX_SEATS];
+    Sungka__V1__SeatNumber change_seat[GAME_MAX_SEATS];
+    Sungka__V1__Rating before[GAME_MAX_SEATS], after[GAME_MAX_SEATS];
+    for (int i = 0; re->ratings && i < seats; i++) {
+        sungka__v1__rating_change__init(&changes[i]);
+        changes[i].seat = wire_seat(i, &change_seat[i]);
+        wire_rating(&re->ratings[i].before, &before[i]);
+        wire_rating(&re->ratings[i].after, &after[i]);
+        changes[i].before = &before[i];
+        changes[i].after = &after[i];
+        changep[i] = &changes[i];
+    }
+    over.n_ratings = re->ratings ? (size_t)seats : 0;
+    over.ratings = changep;
     ev->body_case = SUNGKA__V1__EVENT__BODY_GAME_OVER;
     ev->game_over = &over;
     return pack(ev, len);

@@ -347,7 +347,9 @@ static void departure_grace_and_return(void **state)
     stream_clear(&sb);
 }
 
-static void leaving_ends_a_running_game(void **state)
+/* Quitting a running game loses it (issue 16: it used to end the game with
+ * no winner, so a losing player could walk away from every loss). */
+static void quitting_loses_a_running_game(void **state)
 {
     world *w = *state;
     participant *alice, *bob;
@@ -356,9 +358,17 @@ static void leaving_ends_a_running_game(void **state)
     room_leave(w->r, alice);
     assert_true(sa.finished);
     assert_int_equal(sa.end_rc, ROOM_OK);
-    assert_int_equal(w->r->status, ROOM_ABANDONED);
-    assert_int_equal(kind_at(&sb, -2), SUNGKA__V1__EVENT__BODY_PLAYER_LEFT);
-    assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_GAME_OVER);
+    assert_int_equal(w->r->status, ROOM_FINISHED);
+    assert_int_equal(kind_at(&sb, -2), SUNGKA__V1__EVENT__BODY_PLAYER_OUT);
+    const Sungka__V1__Event *over = last_logged(&sb);
+    assert_int_equal(over->body_case, SUNGKA__V1__EVENT__BODY_GAME_OVER);
+    assert_false(over->game_over->abandoned);
+    assert_int_equal(over->game_over->n_winners, 1);
+    assert_int_equal(over->game_over->winners[0], bob->seat);
+    assert_string_equal(over->game_over->reason, "alice quit; bob wins");
+    /* still listed, so the result keeps her name (and account) */
+    assert_ptr_equal(room_find_name(w->r, "alice"), alice);
+    assert_true(alice->departed);
     close_all(w->svc);
     stream_clear(&sa);
     stream_clear(&sb);
@@ -715,7 +725,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(joins_and_seats, setup, teardown),
         cmocka_unit_test_setup_teardown(a_move_waits_for_its_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(departure_grace_and_return, setup, teardown),
-        cmocka_unit_test_setup_teardown(leaving_ends_a_running_game, setup, teardown),
+        cmocka_unit_test_setup_teardown(quitting_loses_a_running_game, setup, teardown),
         cmocka_unit_test_setup_teardown(chat_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(slow_subscriber_cut_off, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_past_the_outbox, setup, teardown),

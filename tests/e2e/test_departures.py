@@ -151,7 +151,8 @@ def vanishing_client(bindir):
 
 def quit_confirms(bindir):
     """A player quitting a running game is asked first; the second quit
-    ends the game at once as abandoned (seed 000)."""
+    loses the game at once, as resigning does (issue 16: it used to end the
+    game with no winner, so nobody ever lost by walking away)."""
     with Env(bindir) as env:
         board = env.board()
         alice = env.player("alice", "--server", board.address, "--new", "sungka")
@@ -159,14 +160,16 @@ def quit_confirms(bindir):
         bob = env.player("bob", "--server", board.address, "--game", game)
         alice.expect(r"^Your turn")
         alice.send("quit")
-        alice.expect(r"^Leaving now ends the game for everyone")
+        alice.expect(r"^Leaving now loses the game, as resigning does")
         alice.send("who")                 # anything else disarms the question
         alice.send("quit")
-        alice.expect(r"^Leaving now ends the game for everyone")
+        alice.expect(r"^Leaving now loses the game, as resigning does")
         alice.send("quit")
         check(alice.wait_exit() == 0, "alice did not exit")
-        bob.expect(r"^alice left\.")
-        bob.expect(r"^Game over: alice quit; the game ends with no winner")
+        bob.expect(r"^alice is out of the game: quit\.")
+        bob.expect(r"^Game over: alice quit; bob wins")
+        bob.send("stats alice")
+        bob.expect(r"^alice: 1 played, 0 won, 1 lost, 0 drawn")
         bob.quit()
 
 

@@ -132,9 +132,9 @@ def terminal(bindir):
             tm("send-keys", "-t", "t", "chat hi bob", "Enter")
             bob.expect(r"^\[chat\] alice: hi bob")
             tm("send-keys", "-t", "t", "quit", "Enter")
-            screen_has(r"Leaving now ends the game for everyone")
+            screen_has(r"Leaving now loses the game, as resigning does")
             tm("send-keys", "-t", "t", "quit", "Enter")
-            bob.expect(r"^alice left\.")
+            bob.expect(r"^alice is out of the game: quit\.")
             screen_has(r"You left game 1")
             bob.quit()
         finally:

@@ -131,13 +131,16 @@ def _recover_supported():
 
 
 def _schema_pages(path):
-    """The highest page of SQLite's own schema table, or None when this
-    SQLite has no dbstat table to tell."""
+    """SQLite's page size and the pages of its own schema table (which may
+    be anywhere in the file once the schema outgrows its first page), or
+    None when this SQLite has no dbstat table to tell."""
     import sqlite3
     con = sqlite3.connect(path)
     try:
-        return con.execute("SELECT max(pageno) FROM dbstat WHERE name = 'sqlite_schema'"
-                           ).fetchone()[0]
+        size = con.execute("PRAGMA page_size").fetchone()[0]
+        pages = {row[0] for row in con.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'")}
+        return size, pages
     except sqlite3.Error:
         return None
     finally:
@@ -164,10 +167,15 @@ def damaged_database(bindir):
         shutil.copyfile(db, sound)
         middle = size // 2 // 1024 * 1024
         # In the games' pages, as in the attack, not SQLite's schema (which
-        # nothing could read, integrity_check included).
+        # nothing could read, integrity_check included): the first 4 KiB
+        # from the middle on that hold none of the schema's pages.
         schema = _schema_pages(db)
-        check(schema is None or schema * 1024 <= middle, f"the middle of the file "
-              f"(byte {middle}) is SQLite's schema, which ends on page {schema}")
+        if schema:
+            page, pages = schema
+            while {middle // page + 1, (middle + 4095) // page + 1} & pages:
+                middle += page
+        check(middle + 4096 <= size, f"no 4 KiB after the middle of the {size}-byte file "
+              f"are free of SQLite's schema ({schema})")
         with open(db, "r+b") as f:
             f.seek(middle)
             f.write(random.Random(7).randbytes(4096))

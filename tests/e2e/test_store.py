@@ -18,7 +18,7 @@ from e2e_util import moves_seen  # noqa: E402
 
 
 def stats_and_history(bindir):
-    """Statistics after a win, a loss and an abandoned game; the history lists
+    """Statistics after a win, a loss, an aborted game and a quit one; the history lists
     the match and the replay steps through exactly the moves that were played."""
     with Env(bindir) as env:
         board = env.board()
@@ -30,18 +30,27 @@ def stats_and_history(bindir):
         Autoplayer(env, [alice, bob], seed=12).play_to_end()
         result = alice.expect(r"^(Winners?: .*|Nobody wins.*)$").group(1)
         played = moves_seen(alice)
-        # an abandoned game: counts for nobody
+        # an aborted game (abandoned): counts for nobody
         alice.send("new sungka")
         alice.expect(r"^Created game (\d+)\.")
         carol = env.player("carol", "--server", board.address, "--game", str(int(game) + 1))
         carol.expect(r"^Your turn|^Waiting for alice")
-        carol.quit()
-        alice.expect(r"^Game over: carol quit")
+        carol.send("abort")
+        alice.expect(r"^Game over: carol aborted the game")
         alice.send("stats")
         st = alice.expect(r"^alice: (\d+) played, (\d+) won, (\d+) lost, (\d+) drawn")
-        check(st.group(1) == "1", f"alice played {st.group(1)}, wanted 1 (abandoned games do not count)")
+        check(st.group(1) == "1", f"alice played {st.group(1)}, wanted 1 (aborted games do not count)")
         bob.send("stats carol")
         bob.expect(r"^carol: 0 played, 0 won, 0 lost, 0 drawn; streak 0, best 0\.")
+        # a game quit: the quitter loses it
+        bob.send("new sungka")
+        bob.expect(r"^Created game (\d+)\.")
+        carol.send(f"join {int(game) + 2}")
+        carol.expect(r"^Your turn|^Waiting for bob")
+        carol.quit()
+        bob.expect(r"^Game over: carol quit; bob wins")
+        bob.send("stats carol")
+        bob.expect(r"^carol: 1 played, 0 won, 1 lost, 0 drawn; streak 0, best 0\.")
         won = {"Winner: alice": ("1", "0"), "Winner: bob": ("0", "1")}.get(result, ("0", "0"))
         check((st.group(2), st.group(3)) == won, f"alice's record {st.groups()} after '{result}'")
         # Guests are never ranked (issue 15): only accounts are.

@@ -5,8 +5,8 @@
  * log and the chat entry. Every command is an action with an accelerator
  * (Ctrl+R: ready, Ctrl+H: history, Ctrl+L: chat, Ctrl+Q: quit, ...), shown
  * in its button's tooltip. Over the players, who we are (gtk_account.c),
- * with Sign out (Ctrl+O) and Password (Ctrl+P) while signed in. Leaving or closing during a running game asks
- * first, since it ends the game for everyone.
+ * with Sign out (Ctrl+O) and Password (Ctrl+P) while signed in. Leaving or
+ * closing during a running game asks first, since it loses the game.
  */
 #include <stdio.h>
 #include <string.h>
@@ -130,7 +130,7 @@ static void act_leave(GSimpleAction *a, GVariant *p, gpointer data)
     (void)p;
     gview *v = data;
     if (gview_playing(v))
-        ask(v, _("Leaving now ends the game for everyone, with no winner. Leave?"), _("Leave"),
+        ask(v, _("Leaving now loses the game, as resigning does. Leave?"), _("Leave"),
             do_leave);
     else
         do_leave(v);
@@ -249,11 +249,11 @@ static void act_board(GSimpleAction *a, GVariant *p, gpointer data)
     gtk_widget_queue_draw(v->area);
 }
 
-/* Quitting during a running game ends it for everyone: ask first. */
+/* Quitting during a running game loses it: ask first. */
 static void quit_asking(gview *v)
 {
     if (gview_playing(v) && !v->quitting)
-        ask(v, _("Closing now ends the game for everyone, with no winner. Quit?"), _("Quit"),
+        ask(v, _("Closing now loses the game, as resigning does. Quit?"), _("Quit"),
             gview_quit);
     else
         gview_quit(v);

@@ -451,11 +451,11 @@ static bool playing_running_game(const text_view *tv)
     return agent_in_game(tv->ag) && m->my_seat >= 0 && m->status == AGENT_GAME_RUNNING;
 }
 
-/* Quitting a running game as a player ends it for everyone: ask first. */
+/* Quitting a running game as a player loses it: ask first. */
 static void request_quit(text_view *tv)
 {
     if (playing_running_game(tv) && !tv->quit_armed) {
-        fprintf(tv->out, _("Leaving now ends the game for everyone, with no winner. "
+        fprintf(tv->out, _("Leaving now loses the game, as resigning does. "
                            "Type quit again to leave.\n"));
         tv->quit_armed = true;
         return;

@@ -1,0 +1,163 @@
+/*
+ * room_rating.c — rated games (docs/rules.md, "Ratings"): who may take a
+ * seat in one, the accounts its seats are rated for, each seat's place at
+ * the end, and the players' new ratings, computed before the GameOver event
+ * (which carries them) and stored with the game's result. Loop thread only.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "placement.h"
+#include "room_internal.h"
+
+_Static_assert(STORE_MAX_SEATS == GAME_MAX_SEATS, "a rated game's seats are stored whole");
+
+room_rc room_set_rated(room *r, char *err, size_t errlen)
+{
+    if (r->status != ROOM_WAITING || r->n_people > 0) {
+        snprintf(err, errlen, "a game is rated from its creation only");
+        return ROOM_E_STATE;
+    }
+    r->rated = true;
+    return ROOM_OK;
+}
+
+room_rc room__may_play_rated(const room *r, int64_t account_id, char *err, size_t errlen)
+{
+    if (!r->rated || account_id > 0)
+        return ROOM_OK;
+    snprintf(err, errlen, "game %s is rated: sign in to play it (guests may watch)", r->id);
+    return ROOM_E_DENIED;
+}
+
+/* The account's rating in the room's kind, as the store has it; a newcomer
+ * has none until a rated game. */
+void room_load_rating(room *r, participant *p)
+{
+    p->has_rating = false;
+    if (p->account_id <= 0 || !r->svc->store)
+        return;
+    int rc = store_rating_get(r->svc->store, p->account_id, r->kind->name, &p->rating);
+    if (rc == 0) {
+        p->has_rating = true;
+    } else if (rc == STORE_NOT_FOUND) {
+        p->rating.rating = GLICKO2_NEWCOMER.rating;
+        p->rating.rd = GLICKO2_NEWCOMER.rd;
+        p->rating.volatility = GLICKO2_NEWCOMER.volatility;
+        p->has_rating = true;
+    } else {
+        board_log(r->svc, "game %s: cannot read %s's rating: %s", r->id, p->name,
+                  store_last_error(r->svc->store));
+    }
+}
+
+void room__rated_start(room *r)
+{
+    if (!r->rated)
+        return;
+    int seats = game_seats(&r->state);
+    for (int s = 0; s < seats; s++)
+        r->rated_account[s] = r->seat_holder[s] ? r->seat_holder[s]->account_id : 0;
+    if (r->svc->store &&
+        store_game_rated_seats(r->svc->store, r->id, seats, r->rated_account) != 0)
+        board_log(r->svc, "game %s: cannot keep the seats it is rated for: %s", r->id,
+                  store_last_error(r->svc->store));
+}
+
+/* Is seat a placed above seat b? Seats still in the game at its end above
+ * those out of it; among those in, the winners, then the higher score;
+ * among those out, who stayed in longer. */
+static bool placed_above(const room *r, const bool *won, const int *scores, int a, int b)
+{
+    bool a_in = r->out_at[a] == 0, b_in = r->out_at[b] == 0;
+    if (a_in != b_in)
+        return a_in;
+    if (!a_in)
+        return r->out_at[a] > r->out_at[b];
+    if (won[a] != won[b])
+        return won[a];
+    return !won[a] && scores[a] > scores[b];
+}
+
+void room__placements(const room *r, int n_winners, const int *winners, int *place)
+{
+    int seats = game_seats(&r->state);
+    bool won[GAME_MAX_SEATS] = {false};
+    for (int i = 0; i < n_winners; i++)
+        won[winners[i]] = true;
+    int scores[GAME_MAX_SEATS];
+    game_scores(&r->state, scores);
+    /* A draw among those still in (n_winners 0): none is above another. */
+    if (n_winners == 0)
+        memset(scores, 0, sizeof scores);
+    for (int a = 0; a < seats; a++) {
+        place[a] = 1;
+        for (int b = 0; b < seats; b++)
+            place[a] += b != a && placed_above(r, won, scores, b, a);
+    }
+}
+
+int room__rate(room *r, int n_winners, const int *winners, room_rating_change *out)
+{
+    if (!r->rated || r->status != ROOM_FINISHED || !r->svc->store)
+        return 0;
+    int seats = game_seats(&r->state);
+    int place[GAME_MAX_SEATS];
+    room__placements(r, n_winners, winners, place);
+    placement_player players[GAME_MAX_SEATS];
+    for (int s = 0; s < seats; s++) {
+        if (r->rated_account[s] <= 0)
+            return 0;        /* started before ratings were kept: not rated */
+        store_rating *b = &out[s].before;
+        int rc = store_rating_get(r->svc->store, r->rated_account[s], r->kind->name, b);
+        if (rc == STORE_NOT_FOUND) {
+            b->rating = GLICKO2_NEWCOMER.rating;
+            b->rd = GLICKO2_NEWCOMER.rd;
+            b->volatility = GLICKO2_NEWCOMER.volatility;
+        } else if (rc != 0) {
+            board_log(r->svc, "game %s: cannot read the ratings, so it is not rated: %s",
+                      r->id, store_last_error(r->svc->store));
+            return 0;
+        }
+        players[s] = (placement_player){{b->rating, b->rd, b->volatility}, place[s]};
+    }
+    glicko2_rating after[GAME_MAX_SEATS];
+    if (placement_rate(players, seats, GLICKO2_TAU, after) != 0) {
+        board_log(r->svc, "game %s: the ratings did not compute; it is not rated", r->id);
+        return 0;
+    }
+    int64_t now = board_wall_ms();
+    for (int s = 0; s < seats; s++) {
+        out[s].after = out[s].before;
+        out[s].after.rating = after[s].rating;
+        out[s].after.rd = after[s].rd;
+        out[s].after.volatility = after[s].volatility;
+        out[s].after.games = out[s].before.games + 1;
+        out[s].after.updated_ms = now;
+    }
+    return seats;
+}
+
+int room__store_ratings(room *r, const room_rating_change *changes, int n)
+{
+    store_rating before[GAME_MAX_SEATS], after[GAME_MAX_SEATS];
+    for (int s = 0; s < n; s++) {
+        before[s] = changes[s].before;
+        after[s] = changes[s].after;
+    }
+    if (store_ratings_record(r->svc->store, r->id, r->kind->name, after[0].updated_ms, n,
+                             r->rated_account, before, after) != 0)
+        return -1;
+    /* Everyone present sees the new ratings beside the names from now on. */
+    for (int i = 0; i < r->n_people; i++) {
+        participant *p = r->people[i];
+        for (int s = 0; s < n; s++) {
+            if (p->account_id == r->rated_account[s]) {
+                p->rating = after[s];
+                p->has_rating = true;
+            }
+        }
+    }
+    return 0;
+}

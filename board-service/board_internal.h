@@ -139,8 +139,9 @@ struct room {
     unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
     unsigned gone;             /* bit s: seat s's player departed and its grace ran
                                 * out in a running game: the others may claim */
-    int out_at[GAME_MAX_SEATS];        /* seat s went out of the game before move
-                                        * out_at[s] (n_moves + 1 then); 0: still in */
+    int out_at[GAME_MAX_SEATS];        /* seat s was the out_at[s]-th to go out of
+                                        * the game; 0: still in */
+    int n_out;                 /* how many seats went out so far */
     bool rated;                /* room_rating.c: signed-in players only, rated at the end */
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */

@@ -35,7 +35,7 @@ void room__leave_game(room *r, int seat, participant *p, const char *why, int64_
 {
     game_result res;
     game_retire(&r->state, seat, &res);
-    r->out_at[seat] = r->n_moves + 1;
+    r->out_at[seat] = ++r->n_out;
     r->draw_offer = -1;
     room__clock_run(r, now);           /* the next seat's clock, or none */
     room_clocks clocks;
@@ -65,7 +65,7 @@ int room_replay_out(room *r, int seat)
 {
     if (game_retire(&r->state, seat, NULL) != GAME_OK)
         return -1;
-    r->out_at[seat] = r->n_moves + 1;
+    r->out_at[seat] = ++r->n_out;
     return 0;
 }
 

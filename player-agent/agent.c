@@ -159,6 +159,7 @@ void agent_library_init(void)
         .join_game = rpc_method_named(reg, "JoinGame", false),
         .player_stats = rpc_method_named(reg, "GetPlayerStats", false),
         .leaderboard = rpc_method_named(reg, "Leaderboard", false),
+        .rating_history = rpc_method_named(reg, "RatingHistory", false),
         .list_matches = rpc_method_named(reg, "ListMatches", false),
         .get_match = rpc_method_named(reg, "GetMatch", false),
         .subscribe = rpc_method_named(board, "Subscribe", true),

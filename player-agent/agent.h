@@ -77,6 +77,7 @@ typedef struct agent_config {
     int bots;                  /* seats of a new game the service fills with bots */
     int bot_level;             /* their level, 1..10 (0: 5) */
     agent_clock clock;         /* a new game's time control (all 0: none) */
+    bool rated;                /* a new game is rated (signed-in players only) */
     const char *login_name;    /* sign in as this account at start (agent_sign_in) */
     const char *login_password;   /* ... with this password (borrowed; the caller wipes it) */
     bool ready;                /* say ready as soon as seated (also when a saved seat
@@ -98,6 +99,18 @@ typedef enum agent_status {
     AGENT_GAME_ABANDONED = 4,
 } agent_status;
 
+/* A Glicko-2 rating as the service shows it (docs/rules.md, "Ratings"). */
+typedef struct agent_rating {
+    bool known;                /* false: a guest, a bot, or not told */
+    int value;                 /* whole points; 1500 for a newcomer */
+    int deviation;
+    bool provisional;          /* deviation still high: shown with a "?" */
+    int games;                 /* rated games played in the kind */
+} agent_rating;
+
+/* "1500?" (provisional), "1623", or "" when not known. */
+void agent_format_rating(const agent_rating *r, char *buf, size_t len);
+
 typedef struct agent_person {
     char name[AGENT_NAME_BYTES];
     int seat;                  /* -1 observer */
@@ -105,6 +118,7 @@ typedef struct agent_person {
     bool ready;
     bool out;                  /* out of the running game (resigned...) */
     bool guest;                /* not signed in: the name is nobody's account */
+    agent_rating rating;       /* the account's in this game's kind */
     int rtt_ms;                /* -1 unknown */
     int64_t away_until_ms;     /* departed with the seat kept: when the grace the
                                 * service announced ends (agent_now_ms's clock);
@@ -123,6 +137,7 @@ typedef struct agent_game_info {
     bool seat_ready[GAME_MAX_SEATS];
     bool seat_departed[GAME_MAX_SEATS];
     int observers;
+    bool rated;
 } agent_game_info;
 
 /* What the agent knows of its game, kept up to date from the events. */
@@ -143,6 +158,7 @@ typedef struct agent_model {
     int n_observers;           /* how many are watching (may exceed those listed in
                                 * people: a crowd is counted, not named) */
     agent_clock time_control;  /* the game's (all 0: no clocks) */
+    bool rated;                /* the game changes its players' ratings */
     bool have_clocks;          /* clock_ms is known (a clocked game under way) */
     int64_t clock_ms[GAME_MAX_SEATS];   /* time left as of clock_at_ms */
     int clock_running;         /* whose clock runs, -1: none */
@@ -152,6 +168,8 @@ typedef struct agent_model {
     int winners[GAME_MAX_SEATS];
     int n_winners;
     int scores[GAME_MAX_SEATS];
+    bool ratings_changed;      /* a rated game's end: each seat's before and after */
+    agent_rating rating_before[GAME_MAX_SEATS], rating_after[GAME_MAX_SEATS];
     char end_reason[AGENT_TEXT_BYTES];
     uint64_t last_seq;         /* last logged event seen */
     int mismatches;            /* boards that disagreed with our own replay */
@@ -202,6 +220,7 @@ typedef struct agent_msg {
     int from_seat;             /* SEAT */
     bool ready;                /* READY */
     bool guest;                /* JOINED (and the other who-events): not signed in */
+    agent_rating rating;       /* JOINED (and the other who-events) */
     bool extra_turn;
     bool mismatch;             /* MOVED: our own replay of the move disagrees with
                                 * the service's board (seed 000: "error checking
@@ -219,6 +238,8 @@ typedef struct agent_msg {
     int n_winners;
     int winners[GAME_MAX_SEATS];
     bool abandoned;
+    bool ratings_changed;      /* GAME_OVER of a rated game: */
+    agent_rating rating_before[GAME_MAX_SEATS], rating_after[GAME_MAX_SEATS];
     int n_people;              /* SNAPSHOT, PINGS: everyone, with round trips */
     agent_person *people;
     int observers;             /* SNAPSHOT, PINGS: how many watch, as the service
@@ -228,6 +249,7 @@ typedef struct agent_msg {
     int64_t clock_ms[GAME_MAX_SEATS];
     int clock_running;
     agent_clock time_control;  /* SNAPSHOT */
+    bool rated;                /* SNAPSHOT */
     /* SNAPSHOT only */
     char game_id[32];
     char title[96];
@@ -334,10 +356,29 @@ int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, siz
 
 /* --- statistics and history (blocking, with the call deadline) --- */
 
+/* The most kinds one player's ratings are listed for. */
+#define AGENT_MAX_RATED_KINDS 16
+
+typedef struct agent_kind_rating {
+    char kind[32];
+    agent_rating rating;
+} agent_kind_rating;
+
 typedef struct agent_stats {
     char name[AGENT_NAME_BYTES];
     int played, wins, losses, draws, streak, best_streak;
+    int n_ratings;             /* an account's ratings, one per kind it has played rated */
+    agent_kind_rating ratings[AGENT_MAX_RATED_KINDS];
 } agent_stats;
+
+/* One point of an account's rating history: its rating after a rated game. */
+typedef struct agent_rating_point {
+    char kind[32];
+    char game_id[32];
+    int64_t ended_ms;          /* wall clock */
+    int before;                /* the rating before that game */
+    agent_rating after;
+} agent_rating_point;
 
 typedef struct agent_match {
     char id[32];
@@ -357,8 +398,17 @@ typedef struct agent_match {
 } agent_match;
 
 int agent_player_stats(agent *ag, const char *name, agent_stats *out, char *err, size_t errlen);
-/* Free *out with free(). */
-int agent_leaderboard(agent *ag, int limit, agent_stats **out, int *n, char *err, size_t errlen);
+/* The best players: by wins (kind NULL), or by rating in a kind (each
+ * one's ratings[0] is that kind's; settled ratings before provisional
+ * ones). Free *out with free(). */
+int agent_leaderboard(agent *ag, const char *kind, int limit, agent_stats **out, int *n,
+                      char *err, size_t errlen);
+/* An account's newest `limit` ratings after its rated games (kind NULL:
+ * every kind), oldest first; *name gets the account's name as registered.
+ * Free *out with free(). */
+int agent_rating_history(agent *ag, const char *name, const char *kind, int limit,
+                         char name_out[AGENT_NAME_BYTES], agent_rating_point **out, int *n,
+                         char *err, size_t errlen);
 /* Past matches, newest first (player, kind: NULL for any); free *out. */
 int agent_list_matches(agent *ag, const char *player, const char *kind, agent_match **out,
                        int *n, char *err, size_t errlen);

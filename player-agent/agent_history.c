@@ -19,6 +19,11 @@ static void stats_from_wire(const Sungka__V1__PlayerStats *w, agent_stats *out)
     out->draws = w->draws;
     out->streak = w->streak;
     out->best_streak = w->best_streak;
+    for (size_t i = 0; i < w->n_ratings && out->n_ratings < AGENT_MAX_RATED_KINDS; i++) {
+        agent_kind_rating *k = &out->ratings[out->n_ratings++];
+        agent__text(k->kind, sizeof k->kind, w->ratings[i]->kind);
+        agent__rating(w->ratings[i]->rating, &k->rating);
+    }
 }
 
 static void match_from_wire(const Sungka__V1__MatchSummary *w, agent_match *out)
@@ -64,10 +69,12 @@ int agent_player_stats(agent *ag, const char *name, agent_stats *out, char *err,
     return 0;
 }
 
-int agent_leaderboard(agent *ag, int limit, agent_stats **out, int *n, char *err, size_t errlen)
+int agent_leaderboard(agent *ag, const char *kind, int limit, agent_stats **out, int *n,
+                      char *err, size_t errlen)
 {
     Sungka__V1__LeaderboardRequest req = SUNGKA__V1__LEADERBOARD_REQUEST__INIT;
     req.limit = limit;
+    req.kind = (char *)(kind ? kind : "");
     rpc_method m = agent__methods.leaderboard;
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no leaderboard") != 0)
@@ -152,4 +159,34 @@ int agent_match_position(const agent_match *m, const int *seats, const int *move
         }
     }
     return 0;
+}
+
+int agent_rating_history(agent *ag, const char *name, const char *kind, int limit,
+                         char name_out[AGENT_NAME_BYTES], agent_rating_point **out, int *n,
+                         char *err, size_t errlen)
+{
+    Sungka__V1__RatingHistoryRequest req = SUNGKA__V1__RATING_HISTORY_REQUEST__INIT;
+    req.name = (char *)name;
+    req.kind = (char *)(kind ? kind : "");
+    req.limit = limit;
+    rpc_method m = agent__methods.rating_history;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no rating history") != 0)
+        return -1;
+    Sungka__V1__RatingHistoryResponse *h = (Sungka__V1__RatingHistoryResponse *)reply;
+    agent__text(name_out, AGENT_NAME_BYTES, h->name);
+    *out = calloc(h->n_points + 1, sizeof **out);
+    *n = *out ? (int)h->n_points : 0;
+    for (int i = 0; i < *n; i++) {
+        agent_rating_point *p = &(*out)[i];
+        agent__text(p->kind, sizeof p->kind, h->points[i]->kind);
+        agent__text(p->game_id, sizeof p->game_id, h->points[i]->game_id);
+        p->ended_ms = h->points[i]->ended_ms;
+        p->before = h->points[i]->before;
+        agent__rating(h->points[i]->rating, &p->after);
+    }
+    protobuf_c_message_free_unpacked(reply, NULL);
+    if (!*out)
+        snprintf(err, errlen, "out of memory");
+    return *out ? 0 : -1;
 }

@@ -86,7 +86,7 @@ struct agent {
 typedef struct agent_methods {
     /* Register */
     rpc_method list_games, create_game, join_game, player_stats, leaderboard, list_matches,
-        get_match;
+        get_match, rating_history;
     /* Board */
     rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
         offer_draw, answer_draw, claim;
@@ -182,6 +182,8 @@ agent_msg *agent__msg_new(agent_msg_kind kind);
 void agent__text(char *dst, size_t size, const char *src);
 /* A SeatNumber field as the agent's values hold seats: -1 when absent. */
 int agent__seat_of(const Sungka__V1__SeatNumber *seat);
+/* A rating from the wire; absent: not known. */
+void agent__rating(const Sungka__V1__Rating *r, agent_rating *out);
 /* Fills *box and returns it for a seat >= 0; NULL (absent) for -1. */
 Sungka__V1__SeatNumber *agent__seat_field(int seat, Sungka__V1__SeatNumber *box);
 

@@ -202,11 +202,13 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
                       const char *const *options, int n_options, bool observe, char *err,
                       size_t errlen)
 {
-    /* "bots=N" and "bot-level=N" ride along with a new game's options (the
-     * text view's `new kalah bots=1`); they are not rules options. */
+    /* "bots=N", "bot-level=N", "clock=SPEC" and "rated" ride along with a
+     * new game's options (the text view's `new kalah bots=1`); they are not
+     * rules options. */
     const char *rules_options[GAME_MAX_OPTIONS + 2];
     int n_rules = 0;
     int bots = ag->cfg.bots, bot_level = ag->cfg.bot_level;
+    bool rated = ag->cfg.rated;
     agent_clock clock = ag->cfg.clock;
     for (int i = 0; i < n_options; i++) {
         if (strncmp(options[i], "clock=", 6) == 0) {
@@ -216,6 +218,8 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
             bots = atoi(options[i] + 5);
         else if (strncmp(options[i], "bot-level=", 10) == 0)
             bot_level = atoi(options[i] + 10);
+        else if (strcmp(options[i], "rated") == 0)
+            rated = true;
         else if (n_rules < GAME_MAX_OPTIONS + 2)
             rules_options[n_rules++] = options[i];
     }
@@ -240,6 +244,7 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         req.autostart = ag->cfg.autostart;
         req.bots = bots;
         req.bot_level = bot_level;
+        req.rated = rated;
         Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
         if (clock.per_move_s || clock.base_s) {
             tc.per_move_s = clock.per_move_s;

@@ -222,6 +222,8 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     md->my_seat = m->my_seat;
     md->status = m->status;
     md->time_control = m->time_control;
+    md->rated = m->rated;
+    md->ratings_changed = false;
     md->clock_running = -1;
     md->draw_offer = -1;          /* an open offer is said again only by events */
     set_clocks(md, m);
@@ -258,6 +260,7 @@ void agent__model_apply(agent_model *md, agent_msg *m)
             snprintf(p->name, sizeof p->name, "%s", m->name);
             p->seat = m->seat;
             p->guest = m->guest;
+            p->rating = m->rating;
             p->rtt_ms = -1;
         }
         if (m->seat < 0)
@@ -365,6 +368,14 @@ void agent__model_apply(agent_model *md, agent_msg *m)
         md->n_winners = m->n_winners;
         memcpy(md->winners, m->winners, sizeof md->winners);
         memcpy(md->scores, m->scores, sizeof md->scores);
+        md->ratings_changed = m->ratings_changed;
+        memcpy(md->rating_before, m->rating_before, sizeof md->rating_before);
+        memcpy(md->rating_after, m->rating_after, sizeof md->rating_after);
+        for (int i = 0; m->ratings_changed && i < md->n_people; i++) {
+            int s = md->people[i].seat;
+            if (s >= 0 && s < GAME_MAX_SEATS && m->rating_after[s].known)
+                md->people[i].rating = m->rating_after[s];
+        }
         snprintf(md->end_reason, sizeof md->end_reason, "%s", m->text);
         break;
     case AGENT_MSG_PINGS:
@@ -378,4 +389,12 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     }
     if (m->seq > md->last_seq)
         md->last_seq = m->seq;
+}
+
+void agent_format_rating(const agent_rating *r, char *buf, size_t len)
+{
+    if (!r || !r->known)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%d%s", r->value, r->provisional ? "?" : "");
 }

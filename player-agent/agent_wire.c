@@ -65,6 +65,18 @@ static void copy_board(agent_msg *m, const Sungka__V1__BoardState *b)
     m->to_move = agent__seat_of(b->to_move);
 }
 
+void agent__rating(const Sungka__V1__Rating *r, agent_rating *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!r)
+        return;
+    out->known = true;
+    out->value = r->value;
+    out->deviation = r->deviation;
+    out->provisional = r->provisional;
+    out->games = r->games;
+}
+
 static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
 {
     if (n > AGENT_MAX_PEOPLE)
@@ -81,6 +93,7 @@ static void copy_people(agent_msg *m, Sungka__V1__Participant **who, size_t n)
         m->people[i].ready = who[i]->ready;
         m->people[i].out = who[i]->out;
         m->people[i].guest = who[i]->guest;
+        agent__rating(who[i]->rating, &m->people[i].rating);
     }
 }
 
@@ -92,6 +105,7 @@ static void copy_who(agent_msg *m, const Sungka__V1__Participant *who)
     m->seat = agent__seat_of(who->seat);
     m->ready = who->ready;
     m->guest = who->guest;
+    agent__rating(who->rating, &m->rating);
 }
 
 static void copy_seats(const int32_t *seats, size_t n, int *out, int *count)
@@ -132,6 +146,7 @@ static agent_msg *snapshot_msg(const Sungka__V1__Snapshot *s)
         m->time_control.base_s = g->time_control->base_s;
         m->time_control.increment_s = g->time_control->increment_s;
     }
+    m->rated = g->rated;
     m->observers = g->observers;
     m->seq = s->last_seq;
     copy_board(m, s->board);
@@ -236,6 +251,14 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
             copy_seats(o->winners, o->n_winners, m->winners, &m->n_winners);
             copy_seats(o->scores, o->n_scores, m->scores, &m->n_scores);
             m->abandoned = o->abandoned;
+            for (size_t i = 0; i < o->n_ratings; i++) {
+                int seat = agent__seat_of(o->ratings[i]->seat);
+                if (seat < 0 || seat >= GAME_MAX_SEATS)
+                    continue;
+                agent__rating(o->ratings[i]->before, &m->rating_before[seat]);
+                agent__rating(o->ratings[i]->after, &m->rating_after[seat]);
+                m->ratings_changed = true;
+            }
             agent__text(m->text, sizeof m->text, o->reason);
         }
         break;
@@ -323,4 +346,5 @@ void agent__game_info(const Sungka__V1__GameSummary *g, agent_game_info *out)
         out->seat_departed[i] = g->seats[i]->departed;
     }
     out->observers = g->observers;
+    out->rated = g->rated;
 }

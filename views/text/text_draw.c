@@ -190,6 +190,10 @@ void text_draw_people(FILE *out, const agent_model *m)
             if (m->people[i].seat == s)
                 p = &m->people[i];
         fprintf(out, _("  seat %d: %-16s"), s, agent_seat_name(m, s, buf, sizeof buf));
+        char rating[16];
+        agent_format_rating(p ? &p->rating : NULL, rating, sizeof rating);
+        if (rating[0])
+            fprintf(out, " %6s", rating);
         /* We are here, whatever a snapshot taken as we came back says. */
         bool gone = p && p->departed && s != m->my_seat && s != m->hot_seat;
         int away = gone ? agent_away_seconds(p) : -1;

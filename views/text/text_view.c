@@ -68,14 +68,17 @@ static void print_help(text_view *tv)
             "  who         the players, with ping times (or how long an away player's\n"
             "              seat is kept), and how many are watching\n"
             "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
-            "  new KIND [NAME=VALUE...]  create a game and sit at it\n"
+            "  new KIND [NAME=VALUE...] [rated]  create a game and sit at it (rated:\n"
+            "              for signed-in players; the result changes their ratings)\n"
             "  join ID     join game ID as a player; watch ID to observe it\n"
             "  stats [NAME]  a player's statistics (yours by default)\n"
-            "  leaderboard the players with the most wins\n"
+            "  leaderboard [KIND]  the players with the most wins, or the best\n"
+            "              rated in a kind (a ? marks a provisional rating)\n"
+            "  ratings [NAME] [KIND]  a player's rating after each rated game\n"
             "  history [NAME] [KIND]  past matches\n"
             "  replay ID   step through a past match (next, prev, start, end, stop)\n"
             "  help        this list\n"
-            "  quit        leave (a player leaving a running game ends it for everyone)\n"));
+            "  quit        leave (a player leaving a running game loses it)\n"));
     fprintf(tv->out,
             _("In a running game:\n"
             "  resign      give up (two players: the other wins; more: the others play on)\n"
@@ -291,6 +294,18 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
                         seat_name(tv, msg->winners[i], buf, sizeof buf));
             fputc('\n', tv->out);
         }
+    }
+    for (int s = 0; msg->ratings_changed && s < GAME_MAX_SEATS; s++) {
+        const agent_rating *before = &msg->rating_before[s], *after = &msg->rating_after[s];
+        if (!before->known || !after->known)
+            continue;
+        char was[16], now[16];
+        agent_format_rating(before, was, sizeof was);
+        agent_format_rating(after, now, sizeof now);
+        /* TRANSLATORS: a rating's change at the end of a rated game:
+         * "alice: rating 1500? -> 1662? (+162)" */
+        fprintf(tv->out, _("%s: rating %s -> %s (%+d)\n"), seat_name(tv, s, buf, sizeof buf),
+                was, now, after->value - before->value);
     }
     if (m->my_seat >= 0 || m->n_people)
         fprintf(tv->out, _("Type quit to leave.\n"));
@@ -538,6 +553,8 @@ static void list_games(text_view *tv, char *rest)
                 fprintf(tv->out, " [%s%s%s]", g->seat_name[s], g->seat_ready[s] ? _(", ready") : "",
                         g->seat_departed[s] ? _(", departed") : "");
         }
+        if (g->rated)
+            fprintf(tv->out, _("; rated"));
         fprintf(tv->out, _("; %d watching\n"), g->observers);
     }
     free(games);
@@ -557,23 +574,79 @@ static void show_stats(text_view *tv, const char *name)
     }
     fprintf(tv->out, _("%s: %d played, %d won, %d lost, %d drawn; streak %d, best %d.\n"), st.name,
             st.played, st.wins, st.losses, st.draws, st.streak, st.best_streak);
+    for (int i = 0; i < st.n_ratings; i++) {
+        char rating[16];
+        agent_format_rating(&st.ratings[i].rating, rating, sizeof rating);
+        fprintf(tv->out, ngettext("  %s rating %s (\u00b1%d), %d rated game\n",
+                                  "  %s rating %s (\u00b1%d), %d rated games\n",
+                                  (unsigned long)st.ratings[i].rating.games),
+                st.ratings[i].kind, rating, 2 * st.ratings[i].rating.deviation,
+                st.ratings[i].rating.games);
+    }
 }
 
-static void show_leaderboard(text_view *tv)
+/* leaderboard [KIND]: by wins, or by rating in a kind. */
+static void show_leaderboard(text_view *tv, const char *kind)
 {
     agent_stats *rows;
     int n;
     char err[512];
-    if (agent_leaderboard(tv->ag, 10, &rows, &n, err, sizeof err) != 0) {
+    if (kind && *kind && !game_kind_find(kind)) {
+        fprintf(tv->out, _("Unknown game kind '%s'.\n"), kind);
+        return;
+    }
+    if (kind && !*kind)
+        kind = NULL;
+    if (agent_leaderboard(tv->ag, kind, 10, &rows, &n, err, sizeof err) != 0) {
         fprintf(tv->out, "%s\n", err);
         return;
     }
     if (n == 0)
-        fprintf(tv->out, _("Nobody has finished a game yet.\n"));
-    for (int i = 0; i < n; i++)
-        fprintf(tv->out, _("%2d. %-20s %3d won, %3d lost, %3d drawn, best streak %d\n"), i + 1,
-                rows[i].name, rows[i].wins, rows[i].losses, rows[i].draws, rows[i].best_streak);
+        fprintf(tv->out, kind ? _("Nobody has a %s rating yet.\n")
+                              : _("Nobody has finished a game yet.\n"), kind);
+    for (int i = 0; i < n; i++) {
+        if (kind && rows[i].n_ratings > 0) {
+            char rating[16];
+            agent_format_rating(&rows[i].ratings[0].rating, rating, sizeof rating);
+            fprintf(tv->out, _("%2d. %-20s %6s  %3d rated games\n"), i + 1, rows[i].name, rating,
+                    rows[i].ratings[0].rating.games);
+        } else {
+            fprintf(tv->out, _("%2d. %-20s %3d won, %3d lost, %3d drawn, best streak %d\n"),
+                    i + 1, rows[i].name, rows[i].wins, rows[i].losses, rows[i].draws,
+                    rows[i].best_streak);
+        }
+    }
+    if (kind)
+        fprintf(tv->out, _("(a ? marks a provisional rating: too few games to be sure)\n"));
     free(rows);
+}
+
+/* ratings [NAME] [KIND]: an account's rating after each rated game. */
+static void show_rating_history(text_view *tv, char *rest)
+{
+    const char *player = agent_name(tv->ag), *kind = NULL;
+    for (char *w = strtok(rest, " \t"); w; w = strtok(NULL, " \t")) {
+        if (game_kind_find(w))
+            kind = w;
+        else
+            player = w;
+    }
+    agent_rating_point *pts;
+    int n;
+    char name[AGENT_NAME_BYTES], err[512];
+    if (agent_rating_history(tv->ag, player, kind, 20, name, &pts, &n, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    if (n == 0)
+        fprintf(tv->out, _("%s has played no rated game yet.\n"), name);
+    for (int i = 0; i < n; i++) {
+        char rating[16];
+        agent_format_rating(&pts[i].after, rating, sizeof rating);
+        fprintf(tv->out, _("%s, game %s: %d -> %s (%+d)\n"), pts[i].kind, pts[i].game_id,
+                pts[i].before, rating, pts[i].after.value - pts[i].before);
+    }
+    free(pts);
 }
 
 /* history [NAME] [KIND]: a word that names a kind filters by kind. */
@@ -804,7 +877,9 @@ static void command(text_view *tv, char *line)
     } else if (strcmp(line, "stats") == 0) {
         show_stats(tv, *rest ? rest : agent_name(tv->ag));
     } else if (strcmp(line, "leaderboard") == 0) {
-        show_leaderboard(tv);
+        show_leaderboard(tv, rest);
+    } else if (strcmp(line, "ratings") == 0) {
+        show_rating_history(tv, rest);
     } else if (strcmp(line, "history") == 0) {
         show_history(tv, rest);
     } else if (text_account_command(&tv->account, tv->ag, line, rest, tv->out)) {

@@ -1,5 +1,5 @@
 /*
- * room_rating.c — rated games (docs/rules.md, "Ratings"): who may take a
+ * room_rating.c — rated games (docs/rules.md, §13 "Ratings"): who may take a
  * seat in one, the accounts its seats are rated for, each seat's place at
  * the end, and the players' new ratings, computed before the GameOver event
  * (which carries them) and stored with the game's result. Loop thread only.

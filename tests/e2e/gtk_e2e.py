@@ -628,6 +628,45 @@ def test_accounts(bindir, shotdir):
         print(f"Alice registered, signed in as alice and played {n} moves against bob")
 
 
+def test_rated(bindir, shotdir):
+    """A rated game from the games dialog (issue 16): Alice signs in, ticks
+    Rated; bob, signed in in the text view, joins; both are shown at a
+    provisional 1500 in the players pane; bob resigns and the log says how
+    both ratings changed (the worked example of docs/rules.md)."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk(state_dir=os.path.join(s.tmp, "alice"))
+        g.expect(r"^script: started")
+        g.do(f"connect-account {board.address} Alice {PASSWORD} register")
+        g.do("wait-connect", r"^script: connected Alice$")
+        gid = g.do("lobby-new kalah cups=3 stones=2 rated", r"^script: created (\S+)").group(1)
+        bob = s.text("bob", "--server", board.address, "--state-dir", os.path.join(s.tmp, "bob"))
+        bob.expect(r"^You are in the lobby")
+        for line in ("register bob", PASSWORD, PASSWORD):
+            bob.send(line)
+        bob.expect(r"^Account bob created\. Signed in\.")
+        bob.send(f"join {gid}")
+        bob.expect(r"^You are bob")
+        bob.send("ready")
+        g.do("wait-people bob")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        g.do("wait-people 1500?")
+        people = g.do("people", r"^script: people (.+)$").group(1)
+        if people.count("1500?") != 2:
+            raise Failure(f"the players pane does not show both ratings: {people}")
+        s.shot(g, "gtk_rated_before")
+        bob.send("resign")
+        bob.send("resign")
+        g.do("wait-over", r"^script: over")
+        g.do("wait-log Alice: rating 1500? \u2192 1662? (+162)")
+        g.do("wait-log bob: rating 1500? \u2192 1338? (-162)")
+        g.do("wait-people 1662?")
+        s.shot(g, "gtk_rated_after")
+        finish(g)
+        print("a rated game from the dialog: 1500? each, then 1662? and 1338?")
+
+
 def test_hot_seat(bindir, shotdir):
     """--hot-seat bob on a private service: both seats of a tic-tac-toe
     game are played in the one window, by clicks and by keys, to the end."""
@@ -1014,7 +1053,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,
-         "accounts": test_accounts,
+         "accounts": test_accounts, "rated": test_rated,
          "filipino": language_test("fil"), "indonesian": language_test("id")}
 
 

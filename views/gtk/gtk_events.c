@@ -49,6 +49,17 @@ static void show_gview_game_over(gview *v, const agent_msg *msg)
         for (int i = 0; i < msg->n_scores; i++)
             g_string_append_printf(s, "%s %s %d", i ? "," : _("Scores:"),
                                    gview_seat_name(v, i, buf, sizeof buf), msg->scores[i]);
+        for (int i = 0; msg->ratings_changed && i < GAME_MAX_SEATS; i++) {
+            const agent_rating *before = &msg->rating_before[i], *after = &msg->rating_after[i];
+            if (!before->known || !after->known)
+                continue;
+            char was[16], now[16];
+            agent_format_rating(before, was, sizeof was);
+            agent_format_rating(after, now, sizeof now);
+            g_string_append_printf(s, _("\n%s: rating %s \u2192 %s (%+d)"),
+                                   gview_seat_name(v, i, buf, sizeof buf), was, now,
+                                   after->value - before->value);
+        }
     }
     gview_log(v, "%s", s->str);
 

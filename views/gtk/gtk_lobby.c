@@ -28,6 +28,7 @@ struct globby {
     GtkWidget *options;        /* GtkGrid of name / spin button */
     GtkWidget *spins[GAME_MAX_OPTIONS];
     GtkWidget *bots;           /* computer players the service seats (0..) */
+    GtkWidget *rated;          /* GtkCheckButton: a rated game */
     GtkWidget *error;
     char last_error[512];
 };
@@ -85,6 +86,7 @@ static void build_options(globby *lb)
         gtk_grid_remove(GTK_GRID(lb->options), child);
     memset(lb->spins, 0, sizeof lb->spins);
     lb->bots = NULL;           /* destroyed with the grid's other children */
+    lb->rated = NULL;
     const game_kind *kind = chosen_kind(lb);
     if (!kind)
         return;
@@ -130,6 +132,15 @@ static void build_options(globby *lb)
     gtk_grid_attach(GTK_GRID(lb->options), label, 0, row, 1, 1);
     gtk_grid_attach(GTK_GRID(lb->options), lb->bots, 1, row, 1, 1);
     gtk_grid_attach(GTK_GRID(lb->options), help, 2, row, 1, 1);
+    /* Nor is rated: the result changes the players' ratings (signed in only). */
+    lb->rated = gtk_check_button_new_with_mnemonic(_("_Rated"));
+    gtk_widget_set_tooltip_text(lb->rated, _("The result changes the players' ratings; only "
+                                             "signed-in players may sit, and no bots"));
+    GtkWidget *rated_help = gtk_label_new(_("for signed-in players; no computer players"));
+    gtk_label_set_xalign(GTK_LABEL(rated_help), 0);
+    gtk_widget_add_css_class(rated_help, "dim-label");
+    gtk_grid_attach(GTK_GRID(lb->options), lb->rated, 1, row + 1, 1, 1);
+    gtk_grid_attach(GTK_GRID(lb->options), rated_help, 2, row + 1, 1, 1);
 }
 
 static void on_kind(GObject *o, GParamSpec *p, gpointer data)
@@ -227,13 +238,19 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
     for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++)
         if (lb->spins[i])
             opts.value[i] = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->spins[i]));
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (strcmp(assignments[i], "rated") == 0) {     /* the box, ticked */
+            if (lb->rated)
+                gtk_check_button_set_active(GTK_CHECK_BUTTON(lb->rated), TRUE);
+            continue;
+        }
         if (game_options_parse(kind, &opts, assignments[i], err, sizeof err) != GAME_OK) {
             set_error(lb, err);
             return -1;
         }
-    char texts[GAME_MAX_OPTIONS + 1][48];
-    const char *argv[GAME_MAX_OPTIONS + 1];
+    }
+    char texts[GAME_MAX_OPTIONS + 2][48];
+    const char *argv[GAME_MAX_OPTIONS + 2];
     int argc = 0;
     for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++) {
         snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name, opts.value[i]);
@@ -246,6 +263,8 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
         argv[argc] = texts[argc];
         argc++;
     }
+    if (lb->rated && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->rated)))
+        argv[argc++] = "rated";
     if (agent_new_game(lb->v->ag, kind->name, argv, argc, err, sizeof err) != 0) {
         set_error(lb, err);
         return -1;

@@ -177,6 +177,10 @@ void gview_update_people(gview *v)
                 g_string_append_printf(s, " <i>%s</i>", _("out of the game"));
             if (p->guest && agent_marks_guests(m))
                 g_string_append_printf(s, " <i>%s</i>", _("guest"));
+            char rating[16];
+            agent_format_rating(&p->rating, rating, sizeof rating);
+            if (rating[0])
+                g_string_append_printf(s, " \u00B7 <b>%s</b>", rating);
         }
         g_string_append_c(s, '\n');
     }

@@ -35,8 +35,8 @@ LINES = {
         "my_turn": r"^Tira mo na: pumili ng bahay 0\.\.5\. Puwede: 0 1 2 3 4 5$",
         "their_turn": r"^Hinihintay ang tira ni bob\.$",
         "home": r"^\s+\[\s*\d+\].*\[\s*\d+\]$",
-        "quit": r"^Kapag umalis ka ngayon, matatapos ang laro para sa lahat, nang walang "
-                r"nanalo\. I-type ulit ang quit para umalis\.$",
+        "quit": r"^Kapag umalis ka ngayon, talo ka sa laro, gaya ng pagsuko\. "
+                r"I-type ulit ang quit para umalis\.$",
     },
     "id": {
         "hello": r"^Terhubung\. Ketik help untuk daftar perintah\.$",
@@ -50,7 +50,7 @@ LINES = {
         "my_turn": r"^Giliran Anda: pilih lubang 0\.\.5\. Sah: 0 1 2 3 4 5$",
         "their_turn": r"^Menunggu langkah bob\.$",
         "home": r"^\s+\[\s*\d+\].*\[\s*\d+\]$",
-        "quit": r"^Pergi sekarang mengakhiri permainan bagi semua orang, tanpa pemenang\. "
+        "quit": r"^Keluar sekarang berarti kalah, seperti menyerah\. "
                 r"Ketik quit lagi untuk keluar\.$",
     },
 }

@@ -135,7 +135,7 @@ class Proc:
         deadline = time.monotonic() + DEFAULT_WAIT
         while self.p.poll() is None and time.monotonic() < deadline:
             line = self.next_line(0.1)
-            if line and line.startswith("Leaving now ends the game"):
+            if line and line.startswith("Leaving now loses the game"):
                 self.send("quit")
         return self.wait_exit()
 

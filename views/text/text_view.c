@@ -621,16 +621,22 @@ static void show_leaderboard(text_view *tv, const char *kind)
     free(rows);
 }
 
+/* "[NAME] [KIND]" in either order: a word that names a kind is the kind. */
+static void name_and_kind(char *rest, const char **player, const char **kind)
+{
+    for (char *w = strtok(rest, " \t"); w; w = strtok(NULL, " \t")) {
+        if (game_kind_find(w))
+            *kind = w;
+        else
+            *player = w;
+    }
+}
+
 /* ratings [NAME] [KIND]: an account's rating after each rated game. */
 static void show_rating_history(text_view *tv, char *rest)
 {
     const char *player = agent_name(tv->ag), *kind = NULL;
-    for (char *w = strtok(rest, " \t"); w; w = strtok(NULL, " \t")) {
-        if (game_kind_find(w))
-            kind = w;
-        else
-            player = w;
-    }
+    name_and_kind(rest, &player, &kind);
     agent_rating_point *pts;
     int n;
     char name[AGENT_NAME_BYTES], err[512];
@@ -653,12 +659,7 @@ static void show_rating_history(text_view *tv, char *rest)
 static void show_history(text_view *tv, char *rest)
 {
     const char *player = NULL, *kind = NULL;
-    for (char *w = strtok(rest, " \t"); w; w = strtok(NULL, " \t")) {
-        if (game_kind_find(w))
-            kind = w;
-        else
-            player = w;
-    }
+    name_and_kind(rest, &player, &kind);
     agent_match *rows;
     int n;
     char err[512];

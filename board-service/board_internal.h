@@ -143,6 +143,10 @@ struct room {
                                         * the game; 0: still in */
     int n_out;                 /* how many seats went out so far */
     bool rated;                /* room_rating.c: signed-in players only, rated at the end */
+    bool bot_takes_over;       /* a bot at bot_level takes a seat whose player's grace
+                                * ran out (bots.c), rather than waiting for a claim */
+    int bot_level;
+    unsigned taken_over;       /* bit s: seat s is a bot's since its player left */
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
     time_control tc;           /* room_clock.c */
@@ -346,8 +350,16 @@ room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen);
 room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen);
 /* After a seat's grace ran out: the seat is out (two seats: p wins). */
 room_rc room_claim(room *r, participant *p, char *err, size_t errlen);
-/* Recovery replays a logged PlayerOut / draw offer / decline onto r. */
+/* A service bot `bot_name` at r's bot level takes departed p's seat in the
+ * running game: p keeps watching (departed, seatless) and has lost; the
+ * bot plays on. ROOM_OK and *bot, or a refusal with a sentence. bots.c
+ * starts the bot's player. */
+room_rc room_take_over(room *r, participant *p, const char *bot_name, participant **bot,
+                       char *err, size_t errlen);
+/* Recovery replays a logged PlayerOut / draw offer / decline / seat taken
+ * over onto r. */
 int room_replay_out(room *r, int seat);
+int room_replay_taken_over(room *r, int seat);
 void room_replay_draw(room *r, int seat, bool offered);
 
 /* room_clock.c — the clocks of a game with a time control. */
@@ -395,6 +407,9 @@ int board_recover(board_service *svc, char *err, size_t errlen);
 int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, size_t errlen);
 /* Start again the children of the recovered games' bots; once serving. */
 void board_bots_recover(board_service *svc);
+/* r was created with bot_takes_over and p's grace ran out: seat a bot in
+ * p's place and start it. 0, or -1 (logged) when no bot can play there. */
+int board_bots_take_over(board_service *svc, room *r, participant *p);
 void board_bots_reap(board_service *svc);
 void board_bots_stop(board_service *svc);
 
@@ -416,6 +431,7 @@ typedef enum room_event_kind {
                                 * (after), result (the seats passed, or NULL) */
     ROOM_EV_DRAW_OFFERED,      /* who */
     ROOM_EV_DRAW_DECLINED,     /* who */
+    ROOM_EV_TAKEN_OVER,        /* who (the bot, seated), text (the player who left), level */
 } room_event_kind;
 
 typedef struct room_event {
@@ -436,6 +452,7 @@ typedef struct room_event {
     int n_winners;
     const int *winners;
     const room_rating_change *ratings;   /* OVER of a rated game: one per seat; else NULL */
+    int level;                 /* TAKEN_OVER: the bot's */
 } room_event;
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their

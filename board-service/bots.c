@@ -1,8 +1,10 @@
 /*
- * bots.c — computer players the service seats itself (`--bots N` at
- * creation). The service seats each bot itself, at one of the game's last
- * seats so the people who asked for the game keep the first ones, and
- * remembers it in the store with its level; then a sungka-player child with
+ * bots.c — computer players the service seats itself: `--bots N` at
+ * creation, or one in the seat of a player who did not come back, in a game
+ * created with bot_takes_over. The service seats each bot itself (at
+ * creation at one of the game's last seats, so the people who asked for the
+ * game keep the first ones), and remembers it in the store with its level;
+ * then a sungka-player child with
  * the bot view takes that seat over loopback like a person taking their
  * seat back, with the seat token handed to it through a pipe (a command
  * line is for everyone to read in ps). After a restart, recovery marks the
@@ -161,6 +163,30 @@ int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, s
             return -1;
         }
     }
+    return 0;
+}
+
+int board_bots_take_over(board_service *svc, room *r, participant *p)
+{
+    char err[256], path[PATH_MAX], name[BOARD_NAME_BYTES];
+    if (player_path(path, sizeof path) != 0) {
+        board_log(svc, "game %s: no bot can take %s's seat: sungka-player is not installed "
+                       "next to sungka-board; the seat waits for a claim", r->id, p->name);
+        return -1;
+    }
+    for (int i = 1; i <= GAME_MAX_SEATS + r->n_people; i++) {
+        snprintf(name, sizeof name, "bot-%d", i);
+        if (!room_find_name(r, name))
+            break;
+    }
+    participant *bot;
+    if (room_take_over(r, p, name, &bot, err, sizeof err) != ROOM_OK) {
+        board_log(svc, "game %s: no bot took %s's seat: %s", r->id, p->name, err);
+        return -1;
+    }
+    /* The seat is the bot's now, stored: a restart starts it if this fails. */
+    if (start_child(svc, r, bot, err, sizeof err) != 0)
+        board_log(svc, "game %s: %s: %s", r->id, bot->name, err);
     return 0;
 }
 

@@ -52,6 +52,8 @@ static room *add_room(board_service *svc, const store_game_info *g)
         return NULL;
     }
     r->rated = g->rated;
+    r->bot_takes_over = g->bot_takes_over;
+    r->bot_level = g->bot_level;
     memcpy(r->rated_account, g->rated_accounts, sizeof r->rated_account);
     r->created_ms = board_now_ms();
     svc->rooms[svc->n_rooms++] = r;
@@ -199,6 +201,9 @@ static int replay(room *r, const Sungka__V1__Event *ev)
         const Sungka__V1__Participant *who = ev->player_out->who;
         replay_clocks(r, ev->player_out->clocks);
         return who && who->seat ? room_replay_out(r, who->seat->value) : -1;
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER) {
+        const Sungka__V1__Participant *bot = ev->seat_taken_over->bot;
+        return bot && bot->seat ? room_replay_taken_over(r, bot->seat->value) : -1;
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_OFFERED ||
                ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_DECLINED) {
         bool offered = ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_OFFERED;

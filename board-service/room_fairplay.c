@@ -1,8 +1,10 @@
 /*
  * room_fairplay.c — leaving a game the fair way: resigning, aborting before
- * the game is under way, and agreeing a draw (docs/rules.md, "Leaving a
+ * the game is under way, agreeing a draw, claiming a departed player's seat
+ * or, in a game created so, a bot taking it over (docs/rules.md, "Leaving a
  * game"). Each is an event in the log like a move, so a restart replays it
- * (room_replay_out, room_replay_draw) and everyone sees it. Loop thread only.
+ * (room_replay_out, room_replay_draw, room_replay_taken_over) and everyone
+ * sees it. Loop thread only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -179,4 +181,52 @@ void room_replay_draw(room *r, int seat, bool offered)
     } else {
         r->draw_offer = -1;
     }
+}
+
+/* ----------------------------------------------------------- taking over */
+
+room_rc room_take_over(room *r, participant *p, const char *bot_name, participant **bot,
+                       char *err, size_t errlen)
+{
+    int seat = p->seat;
+    if (r->status != ROOM_RUNNING || seat < 0 || game_is_out(&r->state, seat)) {
+        snprintf(err, errlen, "only a seat still in a running game is taken over");
+        return ROOM_E_STATE;
+    }
+    participant *b;
+    room_rc rc = room_join(r, bot_name, true, NULL, &b, err, errlen);
+    if (rc != ROOM_OK)
+        return rc;
+    /* The player watches from now on; the bot holds the seat, its clock as
+     * it stands. */
+    p->seat = -1;
+    p->depart_deadline_ms = INT64_MAX;
+    b->seat = seat;
+    b->bot_level = r->bot_level;
+    r->seat_holder[seat] = b;
+    snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", b->name);
+    room_replay_taken_over(r, seat);
+    store *db = r->svc->store;
+    room__store_person(r, p);
+    room__store_person(r, b);
+    if (db && (store_participant_bot(db, r->id, b->id, b->bot_level) != 0 ||
+               store_player_lost(db, p->name, p->account_id) != 0))
+        board_log(r->svc, "game %s: cannot store that %s took %s's seat: %s", r->id, b->name,
+                  p->name, store_last_error(db));
+    room_event ev = {.kind = ROOM_EV_TAKEN_OVER, .who = b, .text = p->name,
+                     .level = b->bot_level};
+    room__append_event(r, &ev);
+    board_log(r->svc, "game %s: %s takes %s's seat %d", r->id, b->name, p->name, seat);
+    *bot = b;
+    return ROOM_OK;
+}
+
+int room_replay_taken_over(room *r, int seat)
+{
+    if (seat < 0 || seat >= game_seats(&r->state))
+        return -1;
+    r->taken_over |= 1u << seat;
+    r->gone &= ~(1u << seat);
+    r->out_at[seat] = ++r->n_out;       /* placed as having left (ratings) */
+    return 0;
 }

@@ -127,6 +127,9 @@ static void grace_over(room *r, participant *p)
         return;
     }
     if (r->status == ROOM_RUNNING && p->seat >= 0 && someone_plays(r)) {
+        if (r->bot_takes_over && board_bots_take_over(r->svc, r, p) == 0)
+            return;
+
         p->depart_deadline_ms = INT64_MAX;        /* no more graces to run out */
         r->gone |= 1u << p->seat;
         announce_departed(r, p, how, 0);

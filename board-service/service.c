@@ -321,6 +321,8 @@ static int store_room(board_service *svc, const room *r)
     g.base_ms = r->tc.base_ms;
     g.increment_ms = r->tc.increment_ms;
     g.rated = r->rated;
+    g.bot_takes_over = r->bot_takes_over;
+    g.bot_level = r->bot_level;
     g.seats = game_seats(&r->state);
     g.status = ROOM_WAITING;
     g.created_ms = board_wall_ms();
@@ -358,7 +360,7 @@ static int read_options(const game_kind *kind, Sungka__V1__GameOption **options,
 static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
                       Sungka__V1__GameOption **options, size_t n_options, const char *title_in,
                       bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
-                      rpc_code *code, char *err, size_t errlen)
+                      int bot_takes_over_level, rpc_code *code, char *err, size_t errlen)
 {
     char creator[BOARD_HOST_BYTES];
     board_peer_host(call, creator, sizeof creator);
@@ -446,6 +448,8 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
         room_free(r);
         return NULL;
     }
+    r->bot_takes_over = bot_takes_over_level > 0;
+    r->bot_level = bot_takes_over_level;
     r->created_ms = board_now_ms();
     snprintf(r->creator, sizeof r->creator, "%s", creator);
     if (svc->store && store_room(svc, r) != 0) {
@@ -484,7 +488,9 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
         return;
     }
     room *r = new_room(svc, call, req->kind, req->options, req->n_options, req->title,
-                       req->autostart, req->time_control, req->rated, &code, err, sizeof err);
+                       req->autostart, req->time_control, req->rated,
+                       req->bot_takes_over ? (req->bot_level ? req->bot_level : 5) : 0, &code,
+                       err, sizeof err);
     if (!r) {
         board_fail(call, code, err);
         return;
@@ -550,7 +556,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
                 r = svc->rooms[i];
         if (!r)
             r = new_room(svc, call, req->any_of_kind, req->options, req->n_options, "", false,
-                         NULL, false, &code, err, sizeof err);
+                         NULL, false, 0, &code, err, sizeof err);
         if (!r) {
             board_fail(call, code, err);
             return;

@@ -147,6 +147,9 @@ typedef struct store_game_info {
     int64_t ended_ms;              /* 0 until it ends */
     char reason[STORE_REASON_BYTES];   /* why it ended; "" until then */
     bool rated;                    /* counts for ratings (issue 16) */
+    bool bot_takes_over;           /* a bot takes the seat of a player who does not
+                                    * come back, at bot_level (1..10) */
+    int bot_level;
     /* A rated game that has started: each seat's account as it started
      * (store_game_rated_seats); filled by store_recover only, 0 otherwise. */
     int64_t rated_accounts[STORE_MAX_SEATS];
@@ -254,6 +257,11 @@ typedef struct store_stats {
 
 /* One player's statistics; a name never seen gives all zeros and returns 0. */
 int store_player_stats(store *s, const char *name, store_stats *out);
+
+/* A player lost a game before its end (their seat went to a bot): one
+ * played and one lost in their statistics now, as store_game_finish would
+ * count them (account_id 0: a guest's name). */
+int store_player_lost(store *s, const char *name, int64_t account_id);
 
 /* Up to limit (> 0) players with an account into out[limit], by wins (most
  * first), then best streak (longest first), then name (bytewise); guests and

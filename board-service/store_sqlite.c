@@ -171,6 +171,10 @@ static const char *const migrations[] = {
     "  rd            REAL NOT NULL,"
     "  volatility    REAL NOT NULL,"
     "  PRIMARY KEY (account_id, kind, ended_ms, game_id)) WITHOUT ROWID;",
+    /* 7: a bot takes the seat of a player who does not come back (issue 16),
+     * at the game's bot level. */
+    "ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -202,7 +206,7 @@ enum stmt_id {
 #define GAME_COLUMNS \
     "id, kind, title, autostart, seats, status, created_ms, started_ms, ended_ms, reason, " \
     "(SELECT count(*) FROM moves m WHERE m.game_id = g.id), per_move_ms, base_ms, increment_ms, " \
-    "rated"
+    "rated, bot_takes_over, bot_level"
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -213,8 +217,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROLLBACK_TO] = "ROLLBACK TO store_op",
     [ST_GAME_INSERT] =
         "INSERT INTO games (id, kind, title, autostart, seats, status, created_ms,"
-        " started_ms, ended_ms, reason, per_move_ms, base_ms, increment_ms, rated)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        " started_ms, ended_ms, reason, per_move_ms, base_ms, increment_ms, rated,"
+        " bot_takes_over, bot_level)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [ST_OPTION_INSERT] =
         "INSERT INTO game_options (game_id, pos, name, value) VALUES (?1, ?2, ?3, ?4)",
     [ST_GAME_STATUS] =
@@ -866,6 +871,8 @@ static int insert_game(store *s, const store_game_info *g)
     sqlite3_bind_int(st, 12, g->base_ms);
     sqlite3_bind_int(st, 13, g->increment_ms);
     sqlite3_bind_int(st, 14, g->rated);
+    sqlite3_bind_int(st, 15, g->bot_takes_over);
+    sqlite3_bind_int(st, 16, g->bot_level);
     char what[64];
     snprintf(what, sizeof what, "cannot store game %s", g->id);
     if (run(s, st, what) < 0)
@@ -1250,6 +1257,8 @@ static void read_game(sqlite3_stmt *st, store_game_info *g, int *n_moves)
     g->base_ms = sqlite3_column_int(st, 12);
     g->increment_ms = sqlite3_column_int(st, 13);
     g->rated = sqlite3_column_int(st, 14) != 0;
+    g->bot_takes_over = sqlite3_column_int(st, 15) != 0;
+    g->bot_level = sqlite3_column_int(st, 16);
 }
 
 static int read_options(store *s, store_game_info *g)
@@ -1778,6 +1787,19 @@ int store_sessions_expire(store *s, int64_t now_ms, int *n_deleted)
     if (n_deleted)
         *n_deleted = sqlite3_changes(s->db);
     return 0;
+}
+
+int store_player_lost(store *s, const char *name, int64_t account_id)
+{
+    if (check_str(s, name, STORE_NAME_BYTES, "player name", false) < 0)
+        return -1;
+    sqlite3_stmt *st = stmt(s, ST_STATS_ADD);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, OUT_LOSS);
+    bind_account(st, 3, account_id);
+    return run_f(s, st, "cannot count a loss for %s", name);
 }
 
 /* ------------------------------------------------------------------------

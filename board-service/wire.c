@@ -54,6 +54,7 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
     out->cups = r->state.layout == GAME_LAYOUT_MANCALA ? r->state.cups : 0;
     out->autostart = r->autostart;
     out->rated = r->rated;
+    out->bot_takes_over = r->bot_takes_over;
     if (room_has_clocks(r)) {
         out->time_control = calloc(1, sizeof *out->time_control);   /* wire_summary_clear */
         if (out->time_control) {
@@ -303,6 +304,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     Sungka__V1__Notice notice = SUNGKA__V1__NOTICE__INIT;
     Sungka__V1__PlayerOut out = SUNGKA__V1__PLAYER_OUT__INIT;
     Sungka__V1__DrawOffered offered = SUNGKA__V1__DRAW_OFFERED__INIT;
+    Sungka__V1__SeatTakenOver taken = SUNGKA__V1__SEAT_TAKEN_OVER__INIT;
     Sungka__V1__DrawDeclined declined = SUNGKA__V1__DRAW_DECLINED__INIT;
     int32_t passed[GAME_MAX_SEATS];
     wire_clocks_msg clocks;
@@ -377,6 +379,13 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         out.clocks = wire_clocks(re->clocks, &clocks);
         ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_OUT;
         ev.player_out = &out;
+        break;
+    case ROOM_EV_TAKEN_OVER:
+        taken.bot = who;
+        taken.departed = (char *)re->text;
+        taken.level = re->level;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER;
+        ev.seat_taken_over = &taken;
         break;
     case ROOM_EV_DRAW_OFFERED:
         offered.who = who;

@@ -78,6 +78,8 @@ typedef struct agent_config {
     int bot_level;             /* their level, 1..10 (0: 5) */
     agent_clock clock;         /* a new game's time control (all 0: none) */
     bool rated;                /* a new game is rated (signed-in players only) */
+    bool bot_takes_over;       /* a new game: a bot (at bot_level) takes the seat of a
+                                * player who does not come back */
     const char *login_name;    /* sign in as this account at start (agent_sign_in) */
     const char *login_password;   /* ... with this password (borrowed; the caller wipes it) */
     bool ready;                /* say ready as soon as seated (also when a saved seat
@@ -205,6 +207,8 @@ typedef enum agent_msg_kind {
                                 * from_seat = whose turn it was before */
     AGENT_MSG_DRAW_OFFERED,    /* name, seat offers a draw */
     AGENT_MSG_DRAW_DECLINED,   /* name, seat declines it */
+    AGENT_MSG_TAKEN_OVER,      /* name (a service bot at `level`) took seat from the
+                                * player named in text, who did not come back */
 } agent_msg_kind;
 
 typedef struct agent_msg {
@@ -218,6 +222,7 @@ typedef struct agent_msg {
     bool spectators;           /* CHAT: a spectator's, seen by spectators only */
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */
     int from_seat;             /* SEAT */
+    int level;                 /* TAKEN_OVER: the bot's level */
     bool ready;                /* READY */
     bool guest;                /* JOINED (and the other who-events): not signed in */
     agent_rating rating;       /* JOINED (and the other who-events) */

@@ -202,13 +202,13 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
                       const char *const *options, int n_options, bool observe, char *err,
                       size_t errlen)
 {
-    /* "bots=N", "bot-level=N", "clock=SPEC" and "rated" ride along with a
-     * new game's options (the text view's `new kalah bots=1`); they are not
-     * rules options. */
+    /* "bots=N", "bot-level=N", "clock=SPEC", "rated" and "bot-takes-over"
+     * ride along with a new game's options (the text view's `new kalah
+     * bots=1`); they are not rules options. */
     const char *rules_options[GAME_MAX_OPTIONS + 2];
     int n_rules = 0;
     int bots = ag->cfg.bots, bot_level = ag->cfg.bot_level;
-    bool rated = ag->cfg.rated;
+    bool rated = ag->cfg.rated, takes_over = ag->cfg.bot_takes_over;
     agent_clock clock = ag->cfg.clock;
     for (int i = 0; i < n_options; i++) {
         if (strncmp(options[i], "clock=", 6) == 0) {
@@ -220,6 +220,8 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
             bot_level = atoi(options[i] + 10);
         else if (strcmp(options[i], "rated") == 0)
             rated = true;
+        else if (strcmp(options[i], "bot-takes-over") == 0)
+            takes_over = true;
         else if (n_rules < GAME_MAX_OPTIONS + 2)
             rules_options[n_rules++] = options[i];
     }
@@ -245,6 +247,7 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         req.bots = bots;
         req.bot_level = bot_level;
         req.rated = rated;
+        req.bot_takes_over = takes_over;
         Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
         if (clock.per_move_s || clock.base_s) {
             tc.per_move_s = clock.per_move_s;

@@ -334,6 +334,22 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     case AGENT_MSG_DRAW_DECLINED:
         md->draw_offer = -1;
         break;
+    case AGENT_MSG_TAKEN_OVER:
+        /* The player watches now; the bot holds the seat (the next ping
+         * lists everyone as the service sees them). */
+        if (m->seat < 0 || m->seat >= GAME_MAX_SEATS)
+            break;
+        md->claimable &= ~(1u << m->seat);
+        snprintf(md->seat_name[m->seat], sizeof md->seat_name[m->seat], "%s", m->name);
+        for (int i = 0; i < md->n_people; i++)
+            if (md->people[i].seat == m->seat) {
+                snprintf(md->people[i].name, sizeof md->people[i].name, "%s", m->name);
+                md->people[i].departed = false;
+                md->people[i].guest = true;
+                md->people[i].rating.known = false;
+                md->people[i].away_until_ms = 0;
+            }
+        break;
     case AGENT_MSG_OUT: {
         m->from_seat = md->have_state ? game_to_move(&md->state) : -1;   /* the turn before */
         set_clocks(md, m);

@@ -284,6 +284,13 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
         if ((m = agent__msg_new(AGENT_MSG_DRAW_DECLINED)))
             copy_who(m, ev->draw_declined->who);
         break;
+    case SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER:
+        if ((m = agent__msg_new(AGENT_MSG_TAKEN_OVER))) {
+            copy_who(m, ev->seat_taken_over->bot);
+            agent__text(m->text, sizeof m->text, ev->seat_taken_over->departed);
+            m->level = ev->seat_taken_over->level;
+        }
+        break;
     default:
         break;   /* a newer service's event we do not know: ignore it */
     }

@@ -217,6 +217,8 @@ static void usage(FILE *out)
             "  -o, --option NAME=VALUE an option of the new game (repeatable), e.g. cups=7\n"
             "  -t, --title TEXT        a title for the new game\n"
             "      --autostart         the new game starts when full, without \"ready\"\n"
+            "      --bot-takes-over    in the new game, a bot (--bot-level) takes the seat of\n"
+            "                          a player who does not come back in time\n"
             "      --rated             the new game is rated: signed-in players only, and\n"
             "                          its result changes their ratings (--login)\n"
             "  -g, --game ID           join the existing game ID (again, after a crash: the\n"
@@ -287,7 +289,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_RATED, OPT_READY, OPT_HOT_SEAT,
+    enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_RATED, OPT_TAKES_OVER, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
            OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
            OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD };
@@ -299,6 +301,7 @@ int main(int argc, char **argv)
         {"any", required_argument, NULL, 'a'},
         {"autostart", no_argument, NULL, OPT_AUTOSTART},
         {"rated", no_argument, NULL, OPT_RATED},
+        {"bot-takes-over", no_argument, NULL, OPT_TAKES_OVER},
         {"ready", no_argument, NULL, OPT_READY},
         {"hot-seat", required_argument, NULL, OPT_HOT_SEAT},
         {"reconnect-for", required_argument, NULL, OPT_RECONNECT_FOR},
@@ -347,6 +350,7 @@ int main(int argc, char **argv)
         case 'a': cfg.any_kind = optarg; break;
         case OPT_AUTOSTART: cfg.autostart = true; break;
         case OPT_RATED: cfg.rated = true; break;
+        case OPT_TAKES_OVER: cfg.bot_takes_over = true; break;
         case OPT_READY: cfg.ready = true; break;
         case OPT_HOT_SEAT: cfg.hot_seat = optarg; break;
         case OPT_STATE_DIR: cfg.state_dir = optarg; break;

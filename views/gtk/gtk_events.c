@@ -205,6 +205,10 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_DRAW_DECLINED:
         gview_log(v, _("%s declines the draw."), msg->name);
         break;
+    case AGENT_MSG_TAKEN_OVER:
+        gview_log(v, _("%s did not come back: %s (a level %d bot) plays the seat from now on."),
+                  msg->text, msg->name, msg->level);
+        break;
     case AGENT_MSG_PINGS:
         break;
     case AGENT_MSG_REFUSED:

@@ -29,6 +29,7 @@ struct globby {
     GtkWidget *spins[GAME_MAX_OPTIONS];
     GtkWidget *bots;           /* computer players the service seats (0..) */
     GtkWidget *rated;          /* GtkCheckButton: a rated game */
+    GtkWidget *takes_over;     /* GtkCheckButton: a bot takes a departed player's seat */
     GtkWidget *error;
     char last_error[512];
 };
@@ -87,6 +88,7 @@ static void build_options(globby *lb)
     memset(lb->spins, 0, sizeof lb->spins);
     lb->bots = NULL;           /* destroyed with the grid's other children */
     lb->rated = NULL;
+    lb->takes_over = NULL;
     const game_kind *kind = chosen_kind(lb);
     if (!kind)
         return;
@@ -141,6 +143,15 @@ static void build_options(globby *lb)
     gtk_widget_add_css_class(rated_help, "dim-label");
     gtk_grid_attach(GTK_GRID(lb->options), lb->rated, 1, row + 1, 1, 1);
     gtk_grid_attach(GTK_GRID(lb->options), rated_help, 2, row + 1, 1, 1);
+    lb->takes_over = gtk_check_button_new_with_mnemonic(_("_Bot takes over"));
+    gtk_widget_set_tooltip_text(lb->takes_over, _("When a player leaves and does not come "
+                                                  "back in time, a computer player takes "
+                                                  "the seat and the game goes on"));
+    GtkWidget *takes_help = gtk_label_new(_("a bot plays on for a player who left"));
+    gtk_label_set_xalign(GTK_LABEL(takes_help), 0);
+    gtk_widget_add_css_class(takes_help, "dim-label");
+    gtk_grid_attach(GTK_GRID(lb->options), lb->takes_over, 1, row + 2, 1, 1);
+    gtk_grid_attach(GTK_GRID(lb->options), takes_help, 2, row + 2, 1, 1);
 }
 
 static void on_kind(GObject *o, GParamSpec *p, gpointer data)
@@ -239,9 +250,11 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
         if (lb->spins[i])
             opts.value[i] = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->spins[i]));
     for (int i = 0; i < n; i++) {
-        if (strcmp(assignments[i], "rated") == 0) {     /* the box, ticked */
-            if (lb->rated)
-                gtk_check_button_set_active(GTK_CHECK_BUTTON(lb->rated), TRUE);
+        GtkWidget *box = strcmp(assignments[i], "rated") == 0            ? lb->rated
+                         : strcmp(assignments[i], "bot-takes-over") == 0 ? lb->takes_over
+                                                                         : NULL;
+        if (box) {      /* the box, ticked */
+            gtk_check_button_set_active(GTK_CHECK_BUTTON(box), TRUE);
             continue;
         }
         if (game_options_parse(kind, &opts, assignments[i], err, sizeof err) != GAME_OK) {
@@ -249,8 +262,8 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
             return -1;
         }
     }
-    char texts[GAME_MAX_OPTIONS + 2][48];
-    const char *argv[GAME_MAX_OPTIONS + 2];
+    char texts[GAME_MAX_OPTIONS + 3][48];
+    const char *argv[GAME_MAX_OPTIONS + 3];
     int argc = 0;
     for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++) {
         snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name, opts.value[i]);
@@ -265,6 +278,8 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
     }
     if (lb->rated && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->rated)))
         argv[argc++] = "rated";
+    if (lb->takes_over && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->takes_over)))
+        argv[argc++] = "bot-takes-over";
     if (agent_new_game(lb->v->ag, kind->name, argv, argc, err, sizeof err) != 0) {
         set_error(lb, err);
         return -1;

@@ -69,7 +69,8 @@ static void print_help(text_view *tv)
             "              seat is kept), and how many are watching\n"
             "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
             "  new KIND [NAME=VALUE...] [rated]  create a game and sit at it (rated:\n"
-            "              for signed-in players; the result changes their ratings)\n"
+            "              for signed-in players; the result changes their ratings;\n"
+            "              also bots=N, bot-level=N, clock=SPEC, bot-takes-over)\n"
             "  join ID     join game ID as a player; watch ID to observe it\n"
             "  stats [NAME]  a player's statistics (yours by default)\n"
             "  leaderboard [KIND]  the players with the most wins, or the best\n"
@@ -429,6 +430,10 @@ static void handle(text_view *tv, const agent_msg *msg)
         break;
     case AGENT_MSG_DRAW_DECLINED:
         fprintf(out, _("%s declines the draw.\n"), msg->name);
+        break;
+    case AGENT_MSG_TAKEN_OVER:
+        fprintf(out, _("%s did not come back: %s (a level %d bot) plays seat %d from now on.\n"),
+                msg->text, msg->name, msg->level, msg->seat);
         break;
     case AGENT_MSG_NOTICE:
         fprintf(out, _("Notice: %s\n"), msg->text);

@@ -147,6 +147,9 @@ struct room {
                                 * ran out (bots.c), rather than waiting for a claim */
     int bot_level;
     unsigned taken_over;       /* bit s: seat s is a bot's since its player left */
+    unsigned rematch_accepted; /* room_rematch.c: bit s, seat s accepts a rematch */
+    unsigned char rematch_starts[GAME_MAX_SEATS];   /* offers each seat began */
+    char rematch_id[BOARD_ID_LEN];   /* the rematch, once it has started; "" before */
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
     time_control tc;           /* room_clock.c */
@@ -356,6 +359,17 @@ room_rc room_claim(room *r, participant *p, char *err, size_t errlen);
  * starts the bot's player. */
 room_rc room_take_over(room *r, participant *p, const char *bot_name, participant **bot,
                        char *err, size_t errlen);
+/* room_rematch.c — after the end, a rematch with the seats rotated. p
+ * offers or accepts (decline: declines, which ends the offer); the
+ * service's bots accept by themselves. ROOM_OK with *all true when every
+ * seat has accepted: the caller creates the new game (board service) and
+ * then calls room_rematch_started. Refused with a sentence otherwise. */
+room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err,
+                     size_t errlen);
+void room_rematch_started(room *r, const char *new_id);
+/* The seat old seat `seat` of r plays in its rematch. */
+int room_rematch_seat(const room *r, int seat);
+
 /* Recovery replays a logged PlayerOut / draw offer / decline / seat taken
  * over onto r. */
 int room_replay_out(room *r, int seat);
@@ -410,6 +424,10 @@ void board_bots_recover(board_service *svc);
 /* r was created with bot_takes_over and p's grace ran out: seat a bot in
  * p's place and start it. 0, or -1 (logged) when no bot can play there. */
 int board_bots_take_over(board_service *svc, room *r, participant *p);
+/* p, seated in r, is a bot at level (a rematch's): remember it and start
+ * its player. 0, or -1 with a sentence. */
+int board_bots_adopt(board_service *svc, room *r, participant *p, int level, char *err,
+                     size_t errlen);
 void board_bots_reap(board_service *svc);
 void board_bots_stop(board_service *svc);
 
@@ -432,6 +450,9 @@ typedef enum room_event_kind {
     ROOM_EV_DRAW_OFFERED,      /* who */
     ROOM_EV_DRAW_DECLINED,     /* who */
     ROOM_EV_TAKEN_OVER,        /* who (the bot, seated), text (the player who left), level */
+    ROOM_EV_REMATCH_OFFERED,   /* who, seats (those who accepted so far) */
+    ROOM_EV_REMATCH_DECLINED,  /* who */
+    ROOM_EV_REMATCH_STARTED,   /* text (the new game's id) */
 } room_event_kind;
 
 typedef struct room_event {
@@ -453,6 +474,7 @@ typedef struct room_event {
     const int *winners;
     const room_rating_change *ratings;   /* OVER of a rated game: one per seat; else NULL */
     int level;                 /* TAKEN_OVER: the bot's */
+    unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
 } room_event;
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their

@@ -166,6 +166,16 @@ int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, s
     return 0;
 }
 
+int board_bots_adopt(board_service *svc, room *r, participant *p, int level, char *err,
+                     size_t errlen)
+{
+    p->bot_level = level;
+    if (svc->store && store_participant_bot(svc->store, r->id, p->id, level) != 0)
+        board_log(svc, "game %s: cannot remember that %s is a bot (%s); it will not come "
+                       "back after a restart", r->id, p->name, store_last_error(svc->store));
+    return start_child(svc, r, p, err, errlen);
+}
+
 int board_bots_take_over(board_service *svc, room *r, participant *p)
 {
     char err[256], path[PATH_MAX], name[BOARD_NAME_BYTES];

@@ -792,6 +792,77 @@ static void answer_draw(rpc_call *call, const ProtobufCMessage *request, void *s
     answer(call, rc, err, &done.base);
 }
 
+/* A rematch of r (every seat accepted): the same settings, each player one
+ * seat on, everyone ready; the service's bots get new players. */
+static room *start_rematch(board_service *svc, rpc_call *call, room *r, char *err,
+                           size_t errlen)
+{
+    Sungka__V1__GameOption opt[GAME_MAX_OPTIONS], *optp[GAME_MAX_OPTIONS];
+    for (int i = 0; i < r->kind->n_options; i++) {
+        sungka__v1__game_option__init(&opt[i]);
+        opt[i].name = (char *)r->kind->options[i].name;
+        opt[i].value = r->opts.value[i];
+        optp[i] = &opt[i];
+    }
+    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
+    tc.per_move_s = r->tc.per_move_ms / 1000;
+    tc.base_s = r->tc.base_ms / 1000;
+    tc.increment_s = r->tc.increment_ms / 1000;
+    rpc_code code;
+    room *next = new_room(svc, call, r->kind->name, optp, (size_t)r->kind->n_options,
+                          r->title, true, room_has_clocks(r) ? &tc : NULL, r->rated,
+                          r->bot_takes_over ? r->bot_level : 0, &code, err, errlen);
+    if (!next)
+        return NULL;
+    int seats = game_seats(&r->state);
+    for (int t = 0; t < seats; t++) {        /* new seat t: the old seat before it */
+        const participant *h = r->seat_holder[(t + seats - 1) % seats];
+        participant *np;
+        if (room_join_as(next, h->name, h->account_id, false, NULL, &np, err, errlen) !=
+            ROOM_OK)
+            return NULL;                       /* the unfinished game goes away by itself */
+        if (h->bot_level > 0 && board_bots_adopt(svc, next, np, h->bot_level, err, errlen))
+            return NULL;
+    }
+    room_rematch_started(r, next->id);
+    return next;
+}
+
+static void rematch(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__RematchRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    room *r = p->room, *next = NULL;
+    bool all = false;
+    room_rc rc = ROOM_OK;
+    if (r->rematch_id[0] && !req->decline) {   /* started: your seat in it */
+        next = find_room(svc, r->rematch_id);
+        if (!next) {
+            snprintf(err, sizeof err, "the rematch, game %s, is over", r->rematch_id);
+            rc = ROOM_E_NOT_FOUND;
+        }
+    } else {
+        rc = room_rematch(r, p, req->decline, &all, err, sizeof err);
+        if (rc == ROOM_OK && all && !(next = start_rematch(svc, call, r, err, sizeof err)))
+            rc = ROOM_E_LIMIT;
+    }
+    Sungka__V1__RematchResponse done = SUNGKA__V1__REMATCH_RESPONSE__INIT;
+    Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
+    Sungka__V1__SeatNumber seat;
+    participant *mine = next ? room_find_name(next, p->name) : NULL;
+    if (mine) {
+        ref.endpoint = ((board_service *)svc)->endpoint;
+        ref.game_id = next->id;
+        ref.token = mine->token;
+        ref.seat = wire_seat(mine->seat, &seat);
+        done.board = &ref;
+    }
+    answer(call, rc, err, &done.base);
+}
+
 /* Batched: a ping answer touches no game state worth a commit. */
 static void ping(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
@@ -830,6 +901,7 @@ static const rpc_method_entry board_methods[] = {
     {"OfferDraw", offer_draw, false, false},
     {"AnswerDraw", answer_draw, false, false},
     {"Claim", claim, false, false},
+    {"Rematch", rematch, false, false},
 };
 
 /* ------------------------------------------------------------------ Health */

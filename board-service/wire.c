@@ -305,6 +305,10 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     Sungka__V1__PlayerOut out = SUNGKA__V1__PLAYER_OUT__INIT;
     Sungka__V1__DrawOffered offered = SUNGKA__V1__DRAW_OFFERED__INIT;
     Sungka__V1__SeatTakenOver taken = SUNGKA__V1__SEAT_TAKEN_OVER__INIT;
+    Sungka__V1__RematchOffered rematch = SUNGKA__V1__REMATCH_OFFERED__INIT;
+    Sungka__V1__RematchDeclined no_rematch = SUNGKA__V1__REMATCH_DECLINED__INIT;
+    Sungka__V1__RematchStarted rematched = SUNGKA__V1__REMATCH_STARTED__INIT;
+    int32_t seats32[GAME_MAX_SEATS];
     Sungka__V1__DrawDeclined declined = SUNGKA__V1__DRAW_DECLINED__INIT;
     int32_t passed[GAME_MAX_SEATS];
     wire_clocks_msg clocks;
@@ -386,6 +390,29 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         taken.level = re->level;
         ev.body_case = SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER;
         ev.seat_taken_over = &taken;
+        break;
+    case ROOM_EV_REMATCH_OFFERED:
+        rematch.who = who;
+        for (int s = 0; s < GAME_MAX_SEATS; s++)
+            if (re->seats & (1u << s))
+                seats32[rematch.n_accepted++] = s;
+        rematch.accepted = seats32;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED;
+        ev.rematch_offered = &rematch;
+        break;
+    case ROOM_EV_REMATCH_DECLINED:
+        no_rematch.who = who;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_REMATCH_DECLINED;
+        ev.rematch_declined = &no_rematch;
+        break;
+    case ROOM_EV_REMATCH_STARTED:
+        rematched.game_id = (char *)re->text;
+        rematched.n_new_seats = (size_t)game_seats(re->state);
+        for (size_t s = 0; s < rematched.n_new_seats; s++)
+            seats32[s] = (int32_t)((s + 1) % rematched.n_new_seats);   /* room_rematch_seat */
+        rematched.new_seats = seats32;
+        ev.body_case = SUNGKA__V1__EVENT__BODY_REMATCH_STARTED;
+        ev.rematch_started = &rematched;
         break;
     case ROOM_EV_DRAW_OFFERED:
         offered.who = who;

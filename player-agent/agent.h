@@ -167,6 +167,7 @@ typedef struct agent_model {
     int64_t clock_at_ms;       /* agent_now_ms() when those values were current */
     int draw_offer;            /* the seat whose draw offer is open, -1: none */
     unsigned claimable;        /* bit s: seat s departed past its grace (Claim) */
+    unsigned rematch_accepted; /* after the end: bit s, seat s accepts a rematch */
     int winners[GAME_MAX_SEATS];
     int n_winners;
     int scores[GAME_MAX_SEATS];
@@ -209,6 +210,10 @@ typedef enum agent_msg_kind {
     AGENT_MSG_DRAW_DECLINED,   /* name, seat declines it */
     AGENT_MSG_TAKEN_OVER,      /* name (a service bot at `level`) took seat from the
                                 * player named in text, who did not come back */
+    AGENT_MSG_REMATCH_OFFERED, /* name, seat offers or accepts a rematch; accepted:
+                                * every seat that has */
+    AGENT_MSG_REMATCH_DECLINED,   /* name, seat declines it */
+    AGENT_MSG_REMATCH_STARTED, /* text: the new game's id (agent_follow_rematch) */
 } agent_msg_kind;
 
 typedef struct agent_msg {
@@ -223,6 +228,7 @@ typedef struct agent_msg {
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */
     int from_seat;             /* SEAT */
     int level;                 /* TAKEN_OVER: the bot's level */
+    unsigned accepted;         /* REMATCH_OFFERED: bit s, seat s accepted */
     bool ready;                /* READY */
     bool guest;                /* JOINED (and the other who-events): not signed in */
     agent_rating rating;       /* JOINED (and the other who-events) */
@@ -454,6 +460,14 @@ int agent_answer_draw(agent *ag, bool accept);
 /* A player who departed did not come back in time: take their seat out of
  * the game (two seats: we win). */
 int agent_claim(agent *ag);
+/* After the end: offer a rematch or accept the one offered (decline:
+ * decline it). When everyone has accepted the view gets REMATCH_STARTED and
+ * calls agent_follow_rematch. */
+int agent_rematch(agent *ag, bool decline);
+/* The rematch has started: take our seats in it (blocking) and follow its
+ * events instead of the old game's; a SNAPSHOT of the new game follows.
+ * 0, or -1 with a sentence. */
+int agent_follow_rematch(agent *ag, char *err, size_t errlen);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

@@ -210,6 +210,13 @@ int agent_claim(agent *ag)
     return command(ag, &agent__methods.claim, &req.base, acting_seat(ag));
 }
 
+int agent_rematch(agent *ag, bool decline)
+{
+    Sungka__V1__RematchRequest req = SUNGKA__V1__REMATCH_REQUEST__INIT;
+    req.decline = decline;
+    return command(ag, &agent__methods.rematch, &req.base, ag->model.my_seat);
+}
+
 int agent_answer_draw(agent *ag, bool accept)
 {
     Sungka__V1__AnswerDrawRequest req = SUNGKA__V1__ANSWER_DRAW_REQUEST__INIT;

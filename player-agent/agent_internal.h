@@ -89,7 +89,7 @@ typedef struct agent_methods {
         get_match, rating_history;
     /* Board */
     rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
-        offer_draw, answer_draw, claim;
+        offer_draw, answer_draw, claim, rematch;
     /* Accounts */
     rpc_method create_account, sign_in, sign_out, sign_out_everywhere, change_password,
         who_am_i;

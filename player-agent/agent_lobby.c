@@ -312,6 +312,46 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     return 0;
 }
 
+int agent_follow_rematch(agent *ag, char *err, size_t errlen)
+{
+    agent_holder held[AGENT_MAX_HELD];
+    pthread_mutex_lock(&ag->lock);
+    int n = ag->n_held;
+    memcpy(held, ag->held, sizeof held);
+    pthread_mutex_unlock(&ag->lock);
+    if (n == 0) {
+        snprintf(err, errlen, "we hold no seat to play again");
+        return -1;
+    }
+    char id[32] = "";
+    agent_holder next[AGENT_MAX_HELD];
+    for (int i = 0; i < n; i++) {
+        Sungka__V1__RematchRequest req = SUNGKA__V1__REMATCH_REQUEST__INIT;
+        rpc_method m = agent__methods.rematch;
+        ProtobufCMessage *reply = NULL;
+        if (agent__call_sync(ag, &m, &req.base, held[i].token, &reply, err, errlen,
+                             "cannot take our seat in the rematch") != 0)
+            return -1;
+        const Sungka__V1__RematchResponse *r = (const Sungka__V1__RematchResponse *)reply;
+        if (!r->board || !r->board->token[0]) {
+            snprintf(err, errlen, "the rematch has no seat for %s", held[i].name);
+            protobuf_c_message_free_unpacked(reply, NULL);
+            return -1;
+        }
+        memset(&next[i], 0, sizeof next[i]);
+        next[i].seat = agent__seat_of(r->board->seat);
+        snprintf(next[i].name, sizeof next[i].name, "%s", held[i].name);
+        agent__text(next[i].token, sizeof next[i].token, r->board->token);
+        agent__text(id, sizeof id, r->board->game_id);
+        protobuf_c_message_free_unpacked(reply, NULL);
+        token_store_put(ag->cfg.state_dir, ag->cfg.server, id, next[i].name, next[i].seat,
+                        next[i].token);
+    }
+    leave_game(ag);                     /* the old game is over: let it go */
+    enter_game(ag, id, next, n, false);
+    return 0;
+}
+
 int agent_list_games(agent *ag, const char *kind, agent_status status, agent_game_info **out,
                      int *n, char *err, size_t errlen)
 {

@@ -223,6 +223,7 @@ static void apply_snapshot(agent_model *md, const agent_msg *m)
     md->status = m->status;
     md->time_control = m->time_control;
     md->rated = m->rated;
+    md->rematch_accepted = 0;
     md->ratings_changed = false;
     md->clock_running = -1;
     md->draw_offer = -1;          /* an open offer is said again only by events */
@@ -333,6 +334,12 @@ void agent__model_apply(agent_model *md, agent_msg *m)
         break;
     case AGENT_MSG_DRAW_DECLINED:
         md->draw_offer = -1;
+        break;
+    case AGENT_MSG_REMATCH_OFFERED:
+        md->rematch_accepted = m->accepted;
+        break;
+    case AGENT_MSG_REMATCH_DECLINED:
+        md->rematch_accepted = 0;
         break;
     case AGENT_MSG_TAKEN_OVER:
         /* The player watches now; the bot holds the seat (the next ping

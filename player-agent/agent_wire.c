@@ -284,6 +284,23 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
         if ((m = agent__msg_new(AGENT_MSG_DRAW_DECLINED)))
             copy_who(m, ev->draw_declined->who);
         break;
+    case SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED:
+        if ((m = agent__msg_new(AGENT_MSG_REMATCH_OFFERED))) {
+            copy_who(m, ev->rematch_offered->who);
+            for (size_t i = 0; i < ev->rematch_offered->n_accepted; i++)
+                if (ev->rematch_offered->accepted[i] >= 0 &&
+                    ev->rematch_offered->accepted[i] < GAME_MAX_SEATS)
+                    m->accepted |= 1u << ev->rematch_offered->accepted[i];
+        }
+        break;
+    case SUNGKA__V1__EVENT__BODY_REMATCH_DECLINED:
+        if ((m = agent__msg_new(AGENT_MSG_REMATCH_DECLINED)))
+            copy_who(m, ev->rematch_declined->who);
+        break;
+    case SUNGKA__V1__EVENT__BODY_REMATCH_STARTED:
+        if ((m = agent__msg_new(AGENT_MSG_REMATCH_STARTED)))
+            agent__text(m->text, sizeof m->text, ev->rematch_started->game_id);
+        break;
     case SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER:
         if ((m = agent__msg_new(AGENT_MSG_TAKEN_OVER))) {
             copy_who(m, ev->seat_taken_over->bot);

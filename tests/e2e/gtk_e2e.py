@@ -667,6 +667,32 @@ def test_rated(bindir, shotdir):
         print("a rated game from the dialog: 1500? each, then 1662? and 1338?")
 
 
+def test_rematch(bindir, shotdir):
+    """Rematch from the window (issue 16): after the end its Rematch button
+    offers, bob accepts in the text view, and the window follows into the
+    new game with alice one seat on; there bob declines the next offer."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah",
+                  "--option", "cups=3", "--option", "stones=1", "--ready")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"The game starts")
+        play_game(g, bob, random.Random(11), mancala=True)
+        g.do("wait-over", r"^script: over")
+        g.do("button rematch")
+        bob.expect(r"^alice wants a rematch \(1 of 2 accepted\)")
+        s.shot(g, "gtk_rematch_offered")
+        bob.send("rematch")
+        g.do(f"wait-log The rematch starts: game {int(gid) + 1}.")
+        g.do("wait-log You are alice, seat 1.")
+        bob.expect(r"^You are bob, seat 0\.")
+        s.shot(g, "gtk_rematch_started")
+        finish(g)
+        print("a rematch offered from the window, accepted by bob: alice moved to seat 1")
+
+
 def test_hot_seat(bindir, shotdir):
     """--hot-seat bob on a private service: both seats of a tic-tac-toe
     game are played in the one window, by clicks and by keys, to the end."""
@@ -1054,6 +1080,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,
          "accounts": test_accounts, "rated": test_rated,
+         "rematch": test_rematch,
          "filipino": language_test("fil"), "indonesian": language_test("id")}
 
 

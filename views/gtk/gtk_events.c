@@ -205,6 +205,25 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_DRAW_DECLINED:
         gview_log(v, _("%s declines the draw."), msg->name);
         break;
+    case AGENT_MSG_REMATCH_OFFERED: {
+        const agent_model *m = gview_model(v);
+        int seats = m->have_state ? game_seats(&m->state) : 2, yes = 0;
+        for (int s = 0; s < seats; s++)
+            yes += (msg->accepted >> s) & 1;
+        gview_log(v, _("%s wants a rematch (%d of %d accepted)."), msg->name, yes, seats);
+        break;
+    }
+    case AGENT_MSG_REMATCH_DECLINED:
+        gview_log(v, _("%s declines the rematch."), msg->name);
+        break;
+    case AGENT_MSG_REMATCH_STARTED: {
+        char err[512];
+        gview_log(v, _("The rematch starts: game %s."), msg->text);
+        gview_close_over_dialog(v);
+        if (gview_model(v)->my_seat >= 0 && agent_follow_rematch(v->ag, err, sizeof err) != 0)
+            gview_log(v, "%s", err);
+        break;
+    }
     case AGENT_MSG_TAKEN_OVER:
         gview_log(v, _("%s did not come back: %s (a level %d bot) plays the seat from now on."),
                   msg->text, msg->name, msg->level);

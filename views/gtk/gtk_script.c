@@ -15,7 +15,8 @@
  *   shot-of WINDOW PATH  the same for main | connect | lobby | history | replay
  *   chat TEXT            type TEXT into the chat entry and press Enter
  *   recipient NAME       choose the chat recipient (Everyone, or a name)
- *   button NAME          press ready | sit | stand | leave | games | history, or a
+ *   button NAME          press ready | sit | stand | leave | games | history |
+ *                        rematch | no-rematch, or a
  *                        move that is no cell by its word (swap)
  *   tooltip NAME         print that button's tooltip ("tooltip TEXT")
  *   action NAME          activate an action as its accelerator would
@@ -247,6 +248,8 @@ static GtkWidget *named_button(gview *v, const char *name)
     if (strcmp(name, "history") == 0) return v->btn_history;
     if (strcmp(name, "sign-out") == 0) return v->btn_sign_out;
     if (strcmp(name, "password") == 0) return v->btn_password;
+    if (strcmp(name, "rematch") == 0) return gtk_widget_get_first_child(v->rematch_row);
+    if (strcmp(name, "no-rematch") == 0) return gtk_widget_get_last_child(v->rematch_row);
     /* A named move's button (games.h), by its word: "button swap". */
     for (GtkWidget *b = gtk_widget_get_first_child(v->moves_box); b;
          b = gtk_widget_get_next_sibling(b))

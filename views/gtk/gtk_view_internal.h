@@ -56,6 +56,7 @@ typedef struct gview {
     GtkStringList *recipients; /* its model */
     GtkWidget *btn_ready, *btn_sit, *btn_stand, *btn_leave, *btn_games, *btn_history;
     GtkWidget *fair_row;       /* Resign / Draw / Accept / Decline / Abort / Claim */
+    GtkWidget *rematch_row;    /* after the end: Rematch / Decline rematch */
     bool was_my_turn;          /* for the notification when it becomes ours */
     GtkWidget *moves_box;      /* a button per move that is no cell ("swap"),
                                 * from the kind's table; shown while legal */

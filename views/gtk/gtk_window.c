@@ -190,6 +190,22 @@ static void act_decline_draw(GSimpleAction *a, GVariant *p, gpointer data)
     agent_answer_draw(v->ag, false);
 }
 
+static void act_rematch(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_rematch(v->ag, false);
+}
+
+static void act_decline_rematch(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_rematch(v->ag, true);
+}
+
 static void act_claim(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -288,6 +304,8 @@ static const GActionEntry win_actions[] = {
     {.name = "accept-draw", .activate = act_accept_draw},
     {.name = "decline-draw", .activate = act_decline_draw},
     {.name = "claim", .activate = act_claim},
+    {.name = "rematch", .activate = act_rematch},
+    {.name = "decline-rematch", .activate = act_decline_rematch},
     {.name = "sign-out", .activate = act_sign_out},
     {.name = "password", .activate = act_password},
 };
@@ -364,6 +382,13 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "accept-draw", offered_to_me);
     set_enabled(v, "decline-draw", offered_to_me);
     set_enabled(v, "claim", claimable);
+    /* After the end: a rematch, seats rotated. */
+    bool over = in && m->my_seat >= 0 &&
+                (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED);
+    bool i_accepted = over && ((m->rematch_accepted >> m->my_seat) & 1);
+    set_enabled(v, "rematch", over && !i_accepted);
+    set_enabled(v, "decline-rematch", over && m->rematch_accepted && !i_accepted);
+    gtk_widget_set_visible(v->rematch_row, over);
     bool signed_in = v->ag && agent_account(v->ag);
     set_enabled(v, "sign-out", signed_in);
     set_enabled(v, "password", signed_in);
@@ -471,6 +496,14 @@ void gview_build(gview *v)
         gtk_box_append(GTK_BOX(v->fair_row),
                        command_button(_(fair[i].label), _(fair[i].tip), fair[i].action));
     gtk_widget_set_visible(v->fair_row, FALSE);
+    v->rematch_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_box_append(GTK_BOX(v->rematch_row),
+                   command_button(_("Re_match"), _("Play again, each player one seat on (or "
+                                                   "accept the rematch offered)"), "win.rematch"));
+    gtk_box_append(GTK_BOX(v->rematch_row),
+                   command_button(_("_No rematch"), _("Decline the rematch offered"),
+                                  "win.decline-rematch"));
+    gtk_widget_set_visible(v->rematch_row, FALSE);
 
     gtk_box_append(GTK_BOX(left), v->banner);
     gtk_box_append(GTK_BOX(left), v->status);
@@ -479,6 +512,7 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(left), v->moves_box);
     gtk_box_append(GTK_BOX(left), buttons);
     gtk_box_append(GTK_BOX(left), v->fair_row);
+    gtk_box_append(GTK_BOX(left), v->rematch_row);
 
     /* right: who we are, players, log, chat entry */
     GtkWidget *right = gview_padded_column(6, 8);

@@ -88,6 +88,9 @@ static void print_help(text_view *tv)
             "  claim       a player left and did not come back in time: take the win\n"
             "              (more players: play on without them)\n"
             "  moves       the moves of this game so far\n"
+            "After the end:\n"
+            "  rematch     offer to play again, seats rotated (or accept the offer);\n"
+            "              decline says no\n"
             "  export ID [FILE]  a past match written down (reversi: f5d6c3...)\n"));
     fprintf(tv->out,
             _("Accounts (a password is asked for on the next line, not shown):\n"
@@ -312,6 +315,28 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, _("Type quit to leave.\n"));
 }
 
+static bool game_over(const text_view *tv)
+{
+    agent_status st = model(tv)->status;
+    return agent_in_game(tv->ag) && (st == AGENT_GAME_FINISHED || st == AGENT_GAME_ABANDONED);
+}
+
+/* "alice offers a rematch (1 of 2 accepted): ..." */
+static void show_rematch_offer(text_view *tv, const agent_msg *msg)
+{
+    const agent_model *m = model(tv);
+    int seats = m->have_state ? game_seats(&m->state) : 2, yes = 0;
+    for (int s = 0; s < seats; s++)
+        yes += (msg->accepted >> s) & 1;
+    if (agent_holds_seat(tv->ag, msg->seat))
+        fprintf(tv->out, _("You accept a rematch (%d of %d accepted).\n"), yes, seats);
+    else if (m->my_seat >= 0 && !((msg->accepted >> m->my_seat) & 1))
+        fprintf(tv->out, _("%s wants a rematch (%d of %d accepted): type rematch to play "
+                           "again, decline to say no.\n"), msg->name, yes, seats);
+    else
+        fprintf(tv->out, _("%s wants a rematch (%d of %d accepted).\n"), msg->name, yes, seats);
+}
+
 /* An agent's sentence fragment ("lost the connection to ...") as a line. */
 static void print_sentence(FILE *out, const char *text, const char *end)
 {
@@ -431,6 +456,19 @@ static void handle(text_view *tv, const agent_msg *msg)
     case AGENT_MSG_DRAW_DECLINED:
         fprintf(out, _("%s declines the draw.\n"), msg->name);
         break;
+    case AGENT_MSG_REMATCH_OFFERED:
+        show_rematch_offer(tv, msg);
+        break;
+    case AGENT_MSG_REMATCH_DECLINED:
+        fprintf(out, _("%s declines the rematch.\n"), msg->name);
+        break;
+    case AGENT_MSG_REMATCH_STARTED: {
+        char err[512];
+        fprintf(out, _("The rematch starts: game %s.\n"), msg->text);
+        if (model(tv)->my_seat >= 0 && agent_follow_rematch(tv->ag, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        break;
+    }
     case AGENT_MSG_TAKEN_OVER:
         fprintf(out, _("%s did not come back: %s (a level %d bot) plays seat %d from now on.\n"),
                 msg->text, msg->name, msg->level, msg->seat);
@@ -859,6 +897,14 @@ static void command(text_view *tv, char *line)
             fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "claim") == 0) {
         if (agent_claim(tv->ag) != 0)
+            fprintf(tv->out, _("You are not in a game.\n"));
+    } else if (strcmp(line, "rematch") == 0) {
+        if (!game_over(tv) || model(tv)->my_seat < 0)
+            fprintf(tv->out, _("A rematch is for the players, once the game is over.\n"));
+        else if (agent_rematch(tv->ag, false) != 0)
+            fprintf(tv->out, _("You are not in a game.\n"));
+    } else if (strcmp(line, "decline") == 0 && game_over(tv)) {
+        if (agent_rematch(tv->ag, true) != 0)     /* the rematch offered */
             fprintf(tv->out, _("You are not in a game.\n"));
     } else if (strcmp(line, "accept") == 0 || strcmp(line, "decline") == 0) {
         if (agent_answer_draw(tv->ag, line[0] == 'a') != 0)

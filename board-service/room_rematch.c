@@ -1,0 +1,89 @@
+/*
+ * room_rematch.c — a rematch after the end (docs/rules.md, "Rematch"): any
+ * seated player offers, the others accept or decline, and when every seat
+ * has accepted the service starts a new game with the same settings and
+ * each player one seat on. The offer lives with the finished game in the
+ * service's memory (its events are logged, but a finished game is not
+ * recovered after a restart: offer again); the new game is a game like any
+ * other. Loop thread only.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "room_internal.h"
+
+/* How many offers one seat may begin after one game: offers are no flood. */
+#define REMATCH_STARTS_MAX 3
+
+static unsigned every_seat(const room *r)
+{
+    return (1u << game_seats(&r->state)) - 1;
+}
+
+int room_rematch_seat(const room *r, int seat)
+{
+    return (seat + 1) % game_seats(&r->state);
+}
+
+room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err,
+                     size_t errlen)
+{
+    *all = false;
+    if (p->seat < 0) {
+        snprintf(err, errlen, "only the players have a rematch to offer");
+        return ROOM_E_DENIED;
+    }
+    if (r->status == ROOM_WAITING || r->status == ROOM_RUNNING) {
+        snprintf(err, errlen, "the game is not over: a rematch comes after the end");
+        return ROOM_E_STATE;
+    }
+    if (r->rematch_id[0]) {
+        snprintf(err, errlen, "the rematch has started already (game %s)", r->rematch_id);
+        return ROOM_E_STATE;
+    }
+    for (int s = 0; s < game_seats(&r->state); s++) {
+        if (!r->seat_holder[s]) {
+            snprintf(err, errlen, "%s has left: there is nobody to play seat %d again",
+                     r->seat_name[s][0] ? r->seat_name[s] : "a player", s);
+            return ROOM_E_STATE;
+        }
+    }
+    unsigned me = 1u << p->seat;
+    if (decline) {
+        if (!r->rematch_accepted) {
+            snprintf(err, errlen, "nobody has offered a rematch");
+            return ROOM_E_STATE;
+        }
+        r->rematch_accepted = 0;
+        room__announce_who(r, p, ROOM_EV_REMATCH_DECLINED);
+        return ROOM_OK;
+    }
+    if (r->rematch_accepted & me) {
+        snprintf(err, errlen, "you have accepted; wait for the others");
+        return ROOM_E_STATE;
+    }
+    if (!r->rematch_accepted) {                  /* a new offer */
+        if (r->rematch_starts[p->seat] >= REMATCH_STARTS_MAX) {
+            snprintf(err, errlen, "you have offered a rematch %d times already",
+                     REMATCH_STARTS_MAX);
+            return ROOM_E_LIMIT;
+        }
+        r->rematch_starts[p->seat]++;
+        for (int s = 0; s < game_seats(&r->state); s++)   /* bots are always game */
+            if (r->seat_holder[s]->bot_level > 0)
+                r->rematch_accepted |= 1u << s;
+    }
+    r->rematch_accepted |= me;
+    room_event ev = {.kind = ROOM_EV_REMATCH_OFFERED, .who = p, .seats = r->rematch_accepted};
+    room__append_event(r, &ev);
+    *all = r->rematch_accepted == every_seat(r);
+    return ROOM_OK;
+}
+
+void room_rematch_started(room *r, const char *new_id)
+{
+    snprintf(r->rematch_id, sizeof r->rematch_id, "%s", new_id);
+    room_event ev = {.kind = ROOM_EV_REMATCH_STARTED, .state = &r->state, .text = new_id};
+    room__append_event(r, &ev);
+    board_log(r->svc, "game %s: the rematch is game %s", r->id, new_id);
+}

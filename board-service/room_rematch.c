@@ -1,5 +1,5 @@
 /*
- * room_rematch.c — a rematch after the end (docs/rules.md, "Rematch"): any
+ * room_rematch.c — a rematch after the end (docs/rules.md, "Leaving a game"): any
  * seated player offers, the others accept or decline, and when every seat
  * has accepted the service starts a new game with the same settings and
  * each player one seat on. The offer lives with the finished game in the

@@ -27,6 +27,7 @@
 #ifndef SUNGKA_AGENT_H
 #define SUNGKA_AGENT_H
 
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -426,6 +427,13 @@ int agent_list_matches(agent *ag, const char *player, const char *kind, agent_ma
 /* One match with its moves in order: seats[i] played moves[i]; free both. */
 int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, int **moves,
                     char *err, size_t errlen);
+
+/* A match from agent_get_match written down to out (docs/rules.md,
+ * "Transcripts"): a few "# " lines saying what it was, then the kind's
+ * transcript. 0, or -1 when a move is not one this program knows (*bad
+ * gets its number), out of memory (*bad 0), or a write fails (errno). */
+int agent_write_match(const agent_match *m, const int *seats, const int *moves, FILE *out,
+                      int *bad);
 
 /* The position after the first `step` moves of a match from agent_get_match,
  * replayed through the rules engine from the start (so going back is as

@@ -190,3 +190,25 @@ int agent_rating_history(agent *ag, const char *name, const char *kind, int limi
         snprintf(err, errlen, "out of memory");
     return *out ? 0 : -1;
 }
+
+int agent_write_match(const agent_match *m, const int *seats, const int *moves, FILE *out,
+                      int *bad)
+{
+    *bad = 0;
+    size_t cap = 64 + (size_t)m->n_moves * 48;
+    char *text = malloc(cap);
+    if (!m->kind || !text ||
+        game_transcript(m->kind, &m->opts, seats, moves, m->n_moves, text, cap, bad) < 0) {
+        free(text);
+        return -1;
+    }
+    fprintf(out, "# Sungka match %s: %s (%s", m->id, m->title, m->kind_name);
+    for (int i = 0; i < m->kind->n_options; i++)
+        fprintf(out, " %s=%d", m->kind->options[i].name, m->opts.value[i]);
+    fprintf(out, ")\n# Seats:");
+    for (int s = 0; s < m->n_seats; s++)
+        fprintf(out, "%s %d %s", s ? "," : "", s, m->seat_name[s]);
+    fprintf(out, "\n# Result: %s\n%s", m->reason, text);
+    free(text);
+    return ferror(out) ? -1 : 0;
+}

@@ -693,6 +693,60 @@ def test_rematch(bindir, shotdir):
         print("a rematch offered from the window, accepted by bob: alice moved to seat 1")
 
 
+def test_moves(bindir, shotdir):
+    """The move list beside the board (issue 16): it follows the game, a
+    window that starts watching mid-game lists the moves before it came,
+    and Export writes exactly what the text view's export writes."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah",
+                  "--option", "cups=4", "--option", "stones=2", "--ready")
+        gid = g.expect(r"Created game (\S+)\.").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"The game starts")
+        rng = random.Random(21)
+        play_game(g, bob, rng, max_alice=2, mancala=True)
+        bob.send("moves")
+        listed = []
+        while True:                                   # bob's "moves": the reference
+            line = bob.line(10 if not listed else 1)
+            if line is None and listed:
+                break
+            if line is None:
+                raise Failure("bob's moves did not come\n" + bob.dump())
+            if re.match(r"^\s*\d+\. \S+ \S+$", line):
+                listed.append(line.strip())
+            elif listed:
+                break
+        lines = [x.strip() for x in g.do("movelist", r"^script: movelist (.*)$").group(1)
+                 .split("|") if x.strip()]
+        if lines[:len(listed)] != listed:
+            raise Failure(f"the window lists {lines}, bob's moves say {listed}")
+        w = s.gtk("--server", board.address, "--name", "olga", "--game", gid, "--observe",
+                  state_dir=os.path.join(s.tmp, "olga"))
+        w.expect(r"^script: started")
+        w.do("wait-log You are watching.")
+        watched = [x.strip() for x in w.do("movelist", r"^script: movelist (.*)$").group(1)
+                   .split("|") if x.strip()]
+        if watched[:len(listed)] != listed:
+            raise Failure(f"a late watcher lists {watched}, not {listed}")
+        s.shot(g, "gtk_moves_midgame")
+        play_game(g, bob, rng, mancala=True)
+        g.do("wait-over", r"^script: over")
+        ours = os.path.join(s.tmp, "gtk-export.txt")
+        theirs = os.path.join(s.tmp, "text-export.txt")
+        g.do(f"export {ours}", r"^script: exported ")
+        bob.send(f"export {gid} {theirs}")
+        seen(bob, rf"^Match {gid} written to ")
+        a, b = open(ours).read(), open(theirs).read()
+        if a != b or not a.startswith(f"# Sungka match {gid}: "):
+            raise Failure(f"the exports differ:\n{a}\n---\n{b}")
+        finish(w)
+        finish(g)
+        print(f"{len(listed)} moves listed alike by the window, a late watcher and bob")
+
+
 def test_hot_seat(bindir, shotdir):
     """--hot-seat bob on a private service: both seats of a tic-tac-toe
     game are played in the one window, by clicks and by keys, to the end."""
@@ -1080,7 +1134,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,
          "accounts": test_accounts, "rated": test_rated,
-         "rematch": test_rematch,
+         "rematch": test_rematch, "moves": test_moves,
          "filipino": language_test("fil"), "indonesian": language_test("id")}
 
 

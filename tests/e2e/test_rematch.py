@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""test_rematch.py — rematch (issue 16, docs/rules.md "Rematch"): after the
+"""test_rematch.py — rematch (issue 16, docs/rules.md "Leaving a game"): after the
 end a player offers, the others accept, and a new game with the same
 settings starts with each player one seat on; a decline ends the offer; the
 new game survives kill -9 of the service; and a stock gRPC client does the

@@ -114,6 +114,7 @@ static void handle(gview *v, const agent_msg *msg)
         v->last_cell = -1;
         v->cursor = -1;
         v->move_pending = false;
+        gmoves_reload(v);
         gview_log(v, _("Game %s: %s (%s)."), m->game_id, m->title,
                   m->kind ? m->kind->name : "?");
         if (m->my_seat >= 0)
@@ -171,6 +172,7 @@ static void handle(gview *v, const agent_msg *msg)
         else
             gview_log(v, _("%s played %s %s."), gview_seat_name(v, msg->seat, buf, sizeof buf),
                       m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), mv);
+        gmoves_append(v, msg->seat, msg->move);
         if (msg->mismatch)
             gview_log(v, _("WARNING: %s"), msg->text);
         if (msg->extra_turn)

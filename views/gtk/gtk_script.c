@@ -18,6 +18,8 @@
  *   button NAME          press ready | sit | stand | leave | games | history |
  *                        rematch | no-rematch, or a
  *                        move that is no cell by its word (swap)
+ *   movelist             print the move list, its lines joined by "|"
+ *   export FILE          write the game to FILE as Export... does
  *   tooltip NAME         print that button's tooltip ("tooltip TEXT")
  *   action NAME          activate an action as its accelerator would
  *                        (win.ready, app.quit, ...); an error when disabled
@@ -504,6 +506,19 @@ static bool act(gscript *sc, char *line)
         }
         if (g_str_has_prefix(line, "lobby-new "))
             say("created %s", agent_game_id(v->ag));
+    } else if (strcmp(line, "movelist") == 0) {
+        char *text = gmoves_text(v);
+        for (char *c = text; *c; c++)     /* one line of output */
+            if (*c == '\n')
+                *c = '|';
+        say("movelist %s", text);
+        g_free(text);
+    } else if (g_str_has_prefix(line, "export ")) {
+        char err[512];
+        if (gmoves_export(v, line + 7, err, sizeof err) != 0)
+            say("error export: %s", err);
+        else
+            say("exported %s", line + 7);
     } else if (sscanf(line, "tooltip %63s", word) == 1) {
         GtkWidget *b = named_button(v, word);
         if (!b) {

@@ -57,6 +57,8 @@ typedef struct gview {
     GtkWidget *btn_ready, *btn_sit, *btn_stand, *btn_leave, *btn_games, *btn_history;
     GtkWidget *fair_row;       /* Resign / Draw / Accept / Decline / Abort / Claim */
     GtkWidget *rematch_row;    /* after the end: Rematch / Decline rematch */
+    GtkWidget *moves;          /* gtk_moves.c: the move list (a read-only text view) */
+    int n_listed_moves;
     bool was_my_turn;          /* for the notification when it becomes ours */
     GtkWidget *moves_box;      /* a button per move that is no cell ("swap"),
                                 * from the kind's table; shown while legal */
@@ -225,6 +227,19 @@ int gpassword_submit(gpassword *p, const char *old_password, const char *new_pas
                      const char *repeat);
 const char *gpassword_error(const gpassword *p);
 GtkWidget *gpassword_window(const gpassword *p);
+
+/* gtk_moves.c: the move list beside the board, and Export. The list
+ * follows MOVED messages (gmoves_append, after the model has the move) and is
+ * filled from the service's record on a snapshot (gmoves_reload, blocking
+ * with the call deadline). gmoves_export writes the game to path as the text
+ * view's export does: 0, or -1 with a sentence. */
+GtkWidget *gmoves_new(gview *v);
+void gmoves_clear(gview *v);
+void gmoves_append(gview *v, int seat, int move);
+void gmoves_reload(gview *v);
+char *gmoves_text(const gview *v);        /* g_free it */
+int gmoves_export(gview *v, const char *path, char *err, size_t errlen);
+void gmoves_export_dialog(gview *v);
 
 /* gtk_lobby.c: the games dialog. */
 globby *globby_new(gview *v);

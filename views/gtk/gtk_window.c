@@ -206,6 +206,13 @@ static void act_decline_rematch(GSimpleAction *a, GVariant *p, gpointer data)
     agent_rematch(v->ag, true);
 }
 
+static void act_export(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gmoves_export_dialog(data);
+}
+
 static void act_claim(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -305,6 +312,7 @@ static const GActionEntry win_actions[] = {
     {.name = "decline-draw", .activate = act_decline_draw},
     {.name = "claim", .activate = act_claim},
     {.name = "rematch", .activate = act_rematch},
+    {.name = "export", .activate = act_export},
     {.name = "decline-rematch", .activate = act_decline_rematch},
     {.name = "sign-out", .activate = act_sign_out},
     {.name = "password", .activate = act_password},
@@ -332,6 +340,7 @@ static const struct {
     {"win.board", "<Control>b"},
     {"win.sign-out", "<Control>o"},  /* sign out */
     {"win.password", "<Control>p"},
+    {"win.export", "<Control>e"},   /* export the game */
 };
 
 /* "Ctrl+H" for win.history, in the user's words; NULL when it has none.
@@ -369,6 +378,7 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "leave", in);
     set_enabled(v, "games", v->ag && !gview_playing(v));
     set_enabled(v, "history", v->ag != NULL);
+    set_enabled(v, "export", in && m->status != AGENT_GAME_WAITING);
     set_enabled(v, "chat", in);
     /* Leaving fairly: a seated player still in a running game. */
     bool playing = in && m->status == AGENT_GAME_RUNNING && m->my_seat >= 0 &&
@@ -383,12 +393,12 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "decline-draw", offered_to_me);
     set_enabled(v, "claim", claimable);
     /* After the end: a rematch, seats rotated. */
-    bool over = in && m->my_seat >= 0 &&
-                (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED);
+    bool ended = in && (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED);
+    bool over = ended && m->my_seat >= 0;
     bool i_accepted = over && ((m->rematch_accepted >> m->my_seat) & 1);
     set_enabled(v, "rematch", over && !i_accepted);
     set_enabled(v, "decline-rematch", over && m->rematch_accepted && !i_accepted);
-    gtk_widget_set_visible(v->rematch_row, over);
+    gtk_widget_set_visible(v->rematch_row, ended);
     bool signed_in = v->ag && agent_account(v->ag);
     set_enabled(v, "sign-out", signed_in);
     set_enabled(v, "password", signed_in);
@@ -503,6 +513,10 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(v->rematch_row),
                    command_button(_("_No rematch"), _("Decline the rematch offered"),
                                   "win.decline-rematch"));
+    gtk_box_append(GTK_BOX(v->rematch_row),
+                   command_button(_("E_xport\u2026"), _("Write this game down to a file "
+                                                         "(reversi: f5d6c3\u2026)"),
+                                  "win.export"));
     gtk_widget_set_visible(v->rematch_row, FALSE);
 
     gtk_box_append(GTK_BOX(left), v->banner);
@@ -569,6 +583,7 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(right), v->account);
     gtk_box_append(GTK_BOX(right), account_row);
     gtk_box_append(GTK_BOX(right), v->people);
+    gtk_box_append(GTK_BOX(right), gmoves_new(v));
     gtk_box_append(GTK_BOX(right), scroll);
     gtk_box_append(GTK_BOX(right), chat);
 

@@ -770,32 +770,20 @@ static void export_match(text_view *tv, char *rest)
         fprintf(tv->out, "%s\n", err);
         return;
     }
-    size_t cap = 64 + (size_t)m.n_moves * 48;
-    char *text = malloc(cap);
     int bad = 0;
-    if (!m.kind || !text ||
-        game_transcript(m.kind, &m.opts, seats, moves, m.n_moves, text, cap, &bad) < 0) {
+    FILE *out = file ? fopen(file, "w") : tv->out;
+    if (!out) {
+        fprintf(tv->out, _("Cannot write %s: %s\n"), file, strerror(errno));
+    } else if (agent_write_match(&m, seats, moves, out, &bad) != 0 && bad) {
         fprintf(tv->out, _("Cannot write match %s down (move %d is not one this program "
                            "knows).\n"), m.id, bad);
-    } else {
-        FILE *out = file ? fopen(file, "w") : tv->out;
-        if (!out) {
-            fprintf(tv->out, _("Cannot write %s: %s\n"), file, strerror(errno));
-        } else {
-            fprintf(out, "# Sungka match %s: %s (%s", m.id, m.title, m.kind_name);
-            for (int i = 0; i < m.kind->n_options; i++)
-                fprintf(out, " %s=%d", m.kind->options[i].name, m.opts.value[i]);
-            fprintf(out, ")\n# Seats:");
-            for (int s = 0; s < m.n_seats; s++)
-                fprintf(out, "%s %d %s", s ? "," : "", s, m.seat_name[s]);
-            fprintf(out, "\n# Result: %s\n%s", m.reason, text);
-            if (file && fclose(out) == 0)
-                fprintf(tv->out, _("Match %s written to %s.\n"), m.id, file);
-            else if (file)
-                fprintf(tv->out, _("Cannot write %s: %s\n"), file, strerror(errno));
-        }
+        if (file)
+            fclose(out);
+    } else if (file && fclose(out) == 0) {
+        fprintf(tv->out, _("Match %s written to %s.\n"), m.id, file);
+    } else if (file) {
+        fprintf(tv->out, _("Cannot write %s: %s\n"), file, strerror(errno));
     }
-    free(text);
     free(seats);
     free(moves);
 }

@@ -747,6 +747,30 @@ def test_moves(bindir, shotdir):
         print(f"{len(listed)} moves listed alike by the window, a late watcher and bob")
 
 
+def test_takeover(bindir, shotdir):
+    """A bot takes a departed player's seat (issue 16), from the window: the
+    game is made in the games dialog with "Bot takes over" ticked; bob's
+    agent is killed, and after the grace the window says a bot plays his
+    seat and shows it in the players pane."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--grace", "2", "--bot-think", "20")
+        g = s.gtk("--server", board.address, "--name", "alice")
+        g.expect(r"^script: started")
+        gid = g.do("lobby-new kalah cups=3 stones=2 bot-takes-over",
+                   r"^script: created (\S+)").group(1)
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^You are bob")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        bob.p.kill()
+        bob.p.wait(5)
+        g.do("wait-log bob did not come back: bot-1 (a level 5 bot) plays the seat from now on.")
+        g.do("wait-people bot-1")
+        s.shot(g, "gtk_takeover")
+        finish(g)
+        print("bob's seat went to bot-1 after the grace")
+
+
 def test_hot_seat(bindir, shotdir):
     """--hot-seat bob on a private service: both seats of a tic-tac-toe
     game are played in the one window, by clicks and by keys, to the end."""
@@ -1134,7 +1158,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,
          "accounts": test_accounts, "rated": test_rated,
-         "rematch": test_rematch, "moves": test_moves,
+         "rematch": test_rematch, "moves": test_moves, "takeover": test_takeover,
          "filipino": language_test("fil"), "indonesian": language_test("id")}
 
 

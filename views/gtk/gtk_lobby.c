@@ -80,6 +80,20 @@ static const game_kind *chosen_kind(const globby *lb)
 
 /* One spin button per option of the kind, at the remembered value or the
  * default. */
+/* A check box in the options' grid with its dim help beside it. */
+static GtkWidget *check_row(globby *lb, int row, const char *label, const char *tip,
+                            const char *help_text)
+{
+    GtkWidget *box = gtk_check_button_new_with_mnemonic(label);
+    gtk_widget_set_tooltip_text(box, tip);
+    GtkWidget *help = gtk_label_new(help_text);
+    gtk_label_set_xalign(GTK_LABEL(help), 0);
+    gtk_widget_add_css_class(help, "dim-label");
+    gtk_grid_attach(GTK_GRID(lb->options), box, 1, row, 1, 1);
+    gtk_grid_attach(GTK_GRID(lb->options), help, 2, row, 1, 1);
+    return box;
+}
+
 static void build_options(globby *lb)
 {
     GtkWidget *child;
@@ -134,24 +148,16 @@ static void build_options(globby *lb)
     gtk_grid_attach(GTK_GRID(lb->options), label, 0, row, 1, 1);
     gtk_grid_attach(GTK_GRID(lb->options), lb->bots, 1, row, 1, 1);
     gtk_grid_attach(GTK_GRID(lb->options), help, 2, row, 1, 1);
-    /* Nor is rated: the result changes the players' ratings (signed in only). */
-    lb->rated = gtk_check_button_new_with_mnemonic(_("_Rated"));
-    gtk_widget_set_tooltip_text(lb->rated, _("The result changes the players' ratings; only "
-                                             "signed-in players may sit, and no bots"));
-    GtkWidget *rated_help = gtk_label_new(_("for signed-in players; no computer players"));
-    gtk_label_set_xalign(GTK_LABEL(rated_help), 0);
-    gtk_widget_add_css_class(rated_help, "dim-label");
-    gtk_grid_attach(GTK_GRID(lb->options), lb->rated, 1, row + 1, 1, 1);
-    gtk_grid_attach(GTK_GRID(lb->options), rated_help, 2, row + 1, 1, 1);
-    lb->takes_over = gtk_check_button_new_with_mnemonic(_("_Bot takes over"));
-    gtk_widget_set_tooltip_text(lb->takes_over, _("When a player leaves and does not come "
-                                                  "back in time, a computer player takes "
-                                                  "the seat and the game goes on"));
-    GtkWidget *takes_help = gtk_label_new(_("a bot plays on for a player who left"));
-    gtk_label_set_xalign(GTK_LABEL(takes_help), 0);
-    gtk_widget_add_css_class(takes_help, "dim-label");
-    gtk_grid_attach(GTK_GRID(lb->options), lb->takes_over, 1, row + 2, 1, 1);
-    gtk_grid_attach(GTK_GRID(lb->options), takes_help, 2, row + 2, 1, 1);
+    /* Nor are these: the result changes the players' ratings (signed in
+     * only); a bot plays on for a player who does not come back. */
+    lb->rated = check_row(lb, row + 1, _("_Rated"),
+                          _("The result changes the players' ratings; only signed-in players "
+                            "may sit, and no bots"),
+                          _("for signed-in players; no computer players"));
+    lb->takes_over = check_row(lb, row + 2, _("_Bot takes over"),
+                               _("When a player leaves and does not come back in time, a "
+                                 "computer player takes the seat and the game goes on"),
+                               _("a bot plays on for a player who left"));
 }
 
 static void on_kind(GObject *o, GParamSpec *p, gpointer data)

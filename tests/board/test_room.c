@@ -374,6 +374,43 @@ static void quitting_loses_a_running_game(void **state)
     stream_clear(&sb);
 }
 
+/* A player out of a three-seat game (resigned) whose connection then goes
+ * and does not come back: the others play on. (Until issue 16 the grace
+ * running out ended the game for everyone as abandoned.) */
+static void out_and_gone_leaves_the_game_on(void **state)
+{
+    world *w = *state;
+    const game_kind *sungka = game_kind_find("sungka");
+    game_options opts;
+    char err[256];
+    game_options_default(sungka, &opts);
+    assert_int_equal(game_options_set(sungka, &opts, "players", 3, err, sizeof err), GAME_OK);
+    room *r = room_create(w->svc, "3", sungka, &opts, "three", false);
+    assert_non_null(r);
+    w->svc->rooms = realloc(w->svc->rooms, (size_t)(w->svc->n_rooms + 1) * sizeof *r);
+    w->svc->rooms[w->svc->n_rooms++] = r;
+    w->r = r;
+    participant *p[3];
+    fake_stream st[3] = {{0}};
+    const char *names[3] = {"ann", "ben", "cy"};
+    for (int i = 0; i < 3; i++) {
+        p[i] = join(w, names[i], false);
+        subscribe(w, p[i], &st[i], 0);
+    }
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(room_ready(r, p[i], true, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_resign(r, p[0], err, sizeof err), ROOM_OK);
+    assert_int_equal(r->status, ROOM_RUNNING);
+    w->svc->cfg.ping_timeout_ms = 10 * w->svc->cfg.grace_ms;
+    room_stream_ended(p[0], &st[0]);
+    room_tick(r, board_now_ms() + w->svc->cfg.grace_ms + 1);
+    assert_int_equal(r->status, ROOM_RUNNING);
+    assert_ptr_equal(room_find_name(r, "ann"), p[0]);    /* her place in the result kept */
+    close_all(w->svc);
+    for (int i = 0; i < 3; i++)
+        stream_clear(&st[i]);
+}
+
 static void chat_limits(void **state)
 {
     world *w = *state;
@@ -726,6 +763,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_move_waits_for_its_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(departure_grace_and_return, setup, teardown),
         cmocka_unit_test_setup_teardown(quitting_loses_a_running_game, setup, teardown),
+        cmocka_unit_test_setup_teardown(out_and_gone_leaves_the_game_on, setup, teardown),
         cmocka_unit_test_setup_teardown(chat_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(slow_subscriber_cut_off, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_past_the_outbox, setup, teardown),

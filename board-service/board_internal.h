@@ -150,6 +150,7 @@ struct room {
     unsigned rematch_accepted; /* room_rematch.c: bit s, seat s accepts a rematch */
     unsigned char rematch_starts[GAME_MAX_SEATS];   /* offers each seat began */
     char rematch_id[BOARD_ID_LEN];   /* the rematch, once it has started; "" before */
+    bool damaged;              /* recovery: its stored log could not be replayed */
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
     time_control tc;           /* room_clock.c */
@@ -367,6 +368,9 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
 room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err,
                      size_t errlen);
 void room_rematch_started(room *r, const char *new_id);
+/* Recovery replays a logged RematchOffered (accepted) / RematchDeclined /
+ * RematchStarted onto r. */
+void room_replay_rematch(room *r, unsigned accepted, const char *started_id);
 /* The seat old seat `seat` of r plays in its rematch. */
 int room_rematch_seat(const room *r, int seat);
 

@@ -207,7 +207,9 @@ void board_bots_recover(board_service *svc)
         room *r = svc->rooms[i];
         for (int k = 0; k < r->n_people; k++) {
             participant *p = r->people[k];
-            if (p->bot_level > 0 && p->seat >= 0 && start_child(svc, r, p, err, sizeof err) != 0)
+            bool open = r->status == ROOM_WAITING || r->status == ROOM_RUNNING;
+            if (open && p->bot_level > 0 && p->seat >= 0 &&
+                start_child(svc, r, p, err, sizeof err) != 0)
                 board_log(svc, "game %s: %s: %s", r->id, p->name, err);
         }
     }

@@ -1,6 +1,7 @@
 /*
  * recovery.c — bringing back, after a crash or a restart, every game that was
- * waiting or running: its options, its participants with their seat tokens,
+ * waiting or running, and every ended one its players were still in (a
+ * rematch may be on offer): its options, its participants with their seat tokens,
  * and its whole event log, from the store. The position is rebuilt by
  * replaying the logged moves through the rules engine (the log is the truth;
  * nothing else about the board is stored). Everyone starts out departed, with
@@ -201,6 +202,22 @@ static int replay(room *r, const Sungka__V1__Event *ev)
         const Sungka__V1__Participant *who = ev->player_out->who;
         replay_clocks(r, ev->player_out->clocks);
         return who && who->seat ? room_replay_out(r, who->seat->value) : -1;
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_GAME_OVER) {
+        /* An ended game still held by its players (a rematch may follow). */
+        r->status = ev->game_over->abandoned ? ROOM_ABANDONED : ROOM_FINISHED;
+        snprintf(r->end_reason, sizeof r->end_reason, "%s", ev->game_over->reason);
+        r->clock_running = -1;
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED) {
+        unsigned accepted = 0;
+        for (size_t i = 0; i < ev->rematch_offered->n_accepted; i++)
+            if (ev->rematch_offered->accepted[i] >= 0 &&
+                ev->rematch_offered->accepted[i] < GAME_MAX_SEATS)
+                accepted |= 1u << ev->rematch_offered->accepted[i];
+        room_replay_rematch(r, accepted, NULL);
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_REMATCH_DECLINED) {
+        room_replay_rematch(r, 0, NULL);
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_REMATCH_STARTED) {
+        room_replay_rematch(r, r->rematch_accepted, ev->rematch_started->game_id);
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER) {
         const Sungka__V1__Participant *bot = ev->seat_taken_over->bot;
         return bot && bot->seat ? room_replay_taken_over(r, bot->seat->value) : -1;
@@ -230,7 +247,7 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
         replay(r, ev) != 0) {
         board_log(rc->svc, "game %s: its stored log is damaged at event %llu; not recovered",
                   game_id, (unsigned long long)seq);
-        r->status = ROOM_ABANDONED;      /* dropped below */
+        r->damaged = true;               /* dropped below */
     }
     if (ev)
         protobuf_c_message_free_unpacked(&ev->base, NULL);
@@ -247,20 +264,26 @@ int board_recover(board_service *svc, char *err, size_t errlen)
         return -1;
     }
     svc->next_id = max_id;
+    int ended = 0;
     for (int i = svc->n_rooms - 1; i >= 0; i--) {
         room *r = svc->rooms[i];
-        if (r->status == ROOM_ABANDONED) {
+        if (r->damaged) {
             room_free(r);
             svc->rooms[i] = svc->rooms[--svc->n_rooms];
             rc.games--;
             rc.failed++;
             continue;
         }
+        ended += r->status == ROOM_FINISHED || r->status == ROOM_ABANDONED;
         room_announce_restart(r);
         room_clock_resume(r, board_now_ms());
     }
+    rc.games -= ended;
     if (rc.games || rc.failed)
         board_log(svc, "recovered %d unfinished game%s%s", rc.games, rc.games == 1 ? "" : "s",
                   rc.failed ? " (some could not be)" : "");
+    if (ended)
+        board_log(svc, "recovered %d ended game%s its players may still rematch", ended,
+                  ended == 1 ? "" : "s");
     return 0;
 }

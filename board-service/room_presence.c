@@ -199,9 +199,14 @@ bool room_is_idle(const room *r)
 {
     if (r->status == ROOM_WAITING || r->status == ROOM_RUNNING)
         return false;
-    for (int i = 0; i < r->n_people; i++)
-        if (r->people[i]->stream)
+    /* Nobody watching, and nobody a restart is still waiting for. */
+    int64_t now = board_now_ms();
+    for (int i = 0; i < r->n_people; i++) {
+        const participant *p = r->people[i];
+        if (p->stream || (p->departed && p->depart_deadline_ms > now &&
+                          p->depart_deadline_ms != INT64_MAX))
             return false;
+    }
     return true;
 }
 

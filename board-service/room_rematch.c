@@ -2,10 +2,10 @@
  * room_rematch.c — a rematch after the end (docs/rules.md, "Leaving a game"): any
  * seated player offers, the others accept or decline, and when every seat
  * has accepted the service starts a new game with the same settings and
- * each player one seat on. The offer lives with the finished game in the
- * service's memory (its events are logged, but a finished game is not
- * recovered after a restart: offer again); the new game is a game like any
- * other. Loop thread only.
+ * each player one seat on. The offer is logged with the finished game,
+ * which a restart recovers while its players are still there, so an open
+ * offer survives the service; the new game is a game like any other.
+ * Loop thread only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -86,4 +86,11 @@ void room_rematch_started(room *r, const char *new_id)
     room_event ev = {.kind = ROOM_EV_REMATCH_STARTED, .state = &r->state, .text = new_id};
     room__append_event(r, &ev);
     board_log(r->svc, "game %s: the rematch is game %s", r->id, new_id);
+}
+
+void room_replay_rematch(room *r, unsigned accepted, const char *started_id)
+{
+    r->rematch_accepted = accepted & every_seat(r);
+    if (started_id && started_id[0])
+        snprintf(r->rematch_id, sizeof r->rematch_id, "%s", started_id);
 }

@@ -1086,6 +1086,8 @@ static void run_timers(board_service *svc)
                            now - r->created_ms > EMPTY_GAME_TTL_MS;
         if (room_is_idle(r) || stale_empty) {
             board_log(svc, "game %s removed (%s)", r->id, stale_empty ? "nobody joined" : "over");
+            if (svc->store && !stale_empty && store_game_forget(svc->store, r->id) != 0)
+                board_log(svc, "game %s: %s", r->id, store_last_error(svc->store));
             remove_room(svc, i);
         }
     }

@@ -232,7 +232,8 @@ int store_rollback(store *s);
  * its name when new); a guest's (account 0) for the unclaimed row of its
  * name; a result never moves between the two (a guest's result where an
  * account's row has that name is not counted). An abandoned game changes no statistics. The participants' rows
- * (and so their tokens) are deleted: an ended game is never recovered.
+ * stay (an ended game's players may still offer each other a rematch, and a
+ * restart recovers it with them) until store_game_forget.
  * -1 for an unknown game, one that has already ended (so statistics are never
  * counted twice), n_seats not the game's seat count, a winner out of range or
  * repeated, or a name repeated among the seats.
@@ -244,6 +245,10 @@ int store_game_finish(store *s, const char *game_id, int status, const char *rea
                       int n_seats, const char *const *seat_names,
                       const int64_t *seat_accounts, const int *scores,
                       const int *winners, int n_winners, int64_t ended_ms);
+
+/* An ended game leaves the service's memory: forget its participants (and
+ * so their tokens), so that a restart no longer recovers it. */
+int store_game_forget(store *s, const char *game_id);
 
 /* --- Statistics ----------------------------------------------------------- */
 
@@ -316,7 +321,9 @@ typedef struct store_recovery_cb {
     void (*account)(void *user, const char *game_id, unsigned person_id, int64_t account_id);
 } store_recovery_cb;
 
-/* Every game still waiting or running, oldest first: for each, game(), then
+/* Every game still waiting or running, and every ended game whose
+ * participants were not forgotten (store_game_forget), oldest first: for
+ * each, game(), then
  * participant() (and bot()) for each participant by person id, then event()
  * for each event by seq — the bytes exactly as appended. *max_game_id gets the highest
  * decimal game id ever stored, ended games included (0 when none), so that

@@ -278,7 +278,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_MOVES_GET] =
         "SELECT ply, seat, move, time_ms FROM moves WHERE game_id = ?1 ORDER BY ply",
     [ST_RECOVER_GAMES] =
-        "SELECT " GAME_COLUMNS " FROM games g WHERE status IN (1, 2) ORDER BY g.rowid",
+        "SELECT " GAME_COLUMNS " FROM games g WHERE status IN (1, 2)"
+        " OR EXISTS (SELECT 1 FROM participants p WHERE p.game_id = g.id) ORDER BY g.rowid",
     [ST_RECOVER_PARTS] =
         "SELECT person_id, name, seat, token, ready, bot_level, account_id FROM participants"
         " WHERE game_id = ?1 ORDER BY person_id",
@@ -1129,11 +1130,18 @@ static int finish_game(store *s, const char *id, int status, const char *reason,
         if (run(s, st, what) < 0)
             return -1;
     }
+    return 0;
+}
 
-    if (!(st = stmt(s, ST_PARTS_CLEAR)))
+int store_game_forget(store *s, const char *game_id)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    return run(s, st, what);
+    sqlite3_stmt *st = stmt(s, ST_PARTS_CLEAR);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, game_id, -1, SQLITE_STATIC);
+    return run_f(s, st, "cannot forget the participants of game %s", game_id);
 }
 
 int store_game_finish(store *s, const char *game_id, int status, const char *reason,

@@ -3,7 +3,7 @@
 end a player offers, the others accept, and a new game with the same
 settings starts with each player one seat on; a decline ends the offer; the
 new game survives kill -9 of the service; and a stock gRPC client does the
-same through Board.Rematch. Usage: test_rematch.py BINDIR TEST.
+same through Board.Rematch; an open offer survives kill -9 too. Usage: test_rematch.py BINDIR TEST.
 """
 import os
 import signal
@@ -120,6 +120,31 @@ def survives_restart(bindir):
             p.quit()
 
 
+def offer_survives_restart(bindir):
+    """kill -9 of the service between the offer and the acceptance: the
+    finished game comes back with its players and the open offer, and the
+    acceptance starts the rematch."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "offer.db")
+        board = env.board("--db", db)
+        game, alice, bob = _finished_pair(env, board)
+        alice.send("rematch")
+        bob.expect(r"^alice wants a rematch \(1 of 2 accepted\)")
+        board.p.send_signal(signal.SIGKILL)
+        board.p.wait(5)
+        restarted = env.board("--db", db, port=board.port)
+        restarted.expect_stderr(r"recovered 1 ended game its players may still rematch",
+                                timeout=15)
+        for p in (alice, bob):
+            p.wait_for(r"^Reconnected to ", timeout=30)
+        bob.send("rematch")
+        for p in (alice, bob):
+            p.expect(rf"^The rematch starts: game {int(game) + 1}\.")
+        alice.expect(r"^You are alice, seat 1\.")
+        for p in (alice, bob):
+            p.quit()
+
+
 def stock_client(bindir):
     """Board.Rematch from a stock gRPC client: refused while the game runs and
     to an observer; the offer and the start as events; each player's new
@@ -171,4 +196,5 @@ def stock_client(bindir):
 
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (two_players, declined, three_seats,
-                                           survives_restart, stock_client)}))
+                                           survives_restart, offer_survives_restart,
+                                           stock_client)}))

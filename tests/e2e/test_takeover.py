@@ -26,14 +26,15 @@ def _three(env, board):
     game = alice.expect(r"Created game (\d+)").group(1)
     bob = env.player("bob", "--server", board.address, "--game", game)
     carol = env.player("carol", "--server", board.address, "--game", game)
+    seat = carol.expect(r"^You are carol, seat (\d)\.").group(1)
     alice.expect(r"^The game starts")
     Autoplayer(env, [alice, bob, carol], seed=5).play_moves(2)
     carol.p.send_signal(signal.SIGKILL)
     carol.p.wait(5)
     for p in (alice, bob):
-        p.expect(r"^carol did not come back: bot-1 \(a level 2 bot\) plays seat 2 from now on\.",
-                 timeout=30)
-    return game, alice, bob
+        p.expect(rf"^carol did not come back: bot-1 \(a level 2 bot\) plays seat {seat} from "
+                 r"now on\.", timeout=30)
+    return game, alice, bob, seat
 
 
 def three_seats(bindir):
@@ -41,9 +42,9 @@ def three_seats(bindir):
     says the game was made with the option."""
     with Env(bindir) as env:
         board = env.board("--grace", GRACE, "--bot-think", "20")
-        game, alice, bob = _three(env, board)
+        game, alice, bob, seat = _three(env, board)
         alice.send("who")
-        alice.expect(r"^  seat 2: bot-1")
+        alice.expect(rf"^  seat {seat}: bot-1")
         Autoplayer(env, [alice, bob], seed=6).play_to_end()
         bob.send("stats carol")
         bob.expect(r"^carol: 1 played, 0 won, 1 lost, 0 drawn")
@@ -98,7 +99,7 @@ def survives_restart(bindir):
     with Env(bindir) as env:
         db = os.path.join(env.state_dir, "takeover.db")
         board = env.board("--db", db, "--grace", GRACE, "--bot-think", "20")
-        game, alice, bob = _three(env, board)
+        game, alice, bob, seat = _three(env, board)
         board.p.send_signal(signal.SIGKILL)
         board.p.wait(5)
         env.board("--db", db, "--grace", "30", "--bot-think", "20", port=board.port)

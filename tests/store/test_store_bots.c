@@ -68,6 +68,7 @@ static void test_bots_come_back(void **state)
     int winners[] = {0};
     assert_ok(s, store_game_finish(s, "2", STORE_FINISHED, "done", 2, names, NULL, NULL, winners, 1,
                                    99));
+    assert_ok(s, store_game_forget(s, "2"));      /* the service let go of it */
     s = reopen(s, path);
 
     seen got = {0};

@@ -148,6 +148,19 @@ static void test_recovery_round_trip(void **state)
     int w[1] = { 0 };
     assert_ok(s, store_game_finish(s, "40", STORE_FINISHED, "by the rules", 2, names, NULL, NULL, w,
                                    1, 9));
+    /* An ended game is recovered while its participants are kept (a
+     * rematch may be on offer), not once the service let go of it. */
+    recovered *held = calloc(1, sizeof *held);
+    assert_ok(s, store_recover(s, &callbacks, held, NULL));
+    assert_int_equal(held->n_games, 4);
+    int ended = -1;
+    for (int i = 0; i < held->n_games; i++)
+        if (strcmp(held->games[i].id, "40") == 0)
+            ended = i;
+    assert_true(ended >= 0);
+    assert_int_equal(held->games[ended].status, STORE_FINISHED);
+    free(held);
+    assert_ok(s, store_game_forget(s, "40"));
     store_close(s);
 
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);

@@ -182,7 +182,7 @@ static void test_finish_is_atomic(void **state)
     assert_int_equal(m.game.ended_ms, 0);
     assert_int_equal(m.n_seats, 0);
     free(mv);
-    /* The participants are still there too (the finish deletes them). */
+    /* The participants are still there too (nothing of the finish happened). */
     int parts;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_stmt *st;

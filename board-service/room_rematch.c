@@ -7,6 +7,7 @@
  * offer survives the service; the new game is a game like any other.
  * Loop thread only.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,7 +43,9 @@ room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err
         return ROOM_E_STATE;
     }
     for (int s = 0; s < game_seats(&r->state); s++) {
-        if (!r->seat_holder[s]) {
+        const participant *h = r->seat_holder[s];
+        /* gone, or quit and kept only for the result */
+        if (!h || (h->departed && h->depart_deadline_ms == INT64_MAX)) {
             snprintf(err, errlen, "%s has left: there is nobody to play seat %d again",
                      r->seat_name[s][0] ? r->seat_name[s] : "a player", s);
             return ROOM_E_STATE;

@@ -58,11 +58,17 @@ def declined(bindir):
         alice.send("decline")
         for p in (alice, bob):
             p.expect(r"^alice declines the rematch\.")
-        _rematch_pair(alice, bob, game)               # offered again: fine
+        new = _rematch_pair(alice, bob, game)         # offered again: fine
         alice.send("rematch")
         alice.expect(r"^A rematch is for the players, once the game is over\.")
-        for p in (alice, bob):
-            p.quit()
+        # bob quits the rematch (and loses it): no rematch without him
+        bob.quit()
+        alice.expect(r"^Game over: bob quit; alice wins")
+        alice.send("rematch")
+        alice.expect(r"^Refused: bob has left: there is nobody to play seat \d again")
+        alice.send("history alice")
+        alice.expect(rf"^Match {new}: kalah")
+        alice.quit()
 
 
 def three_seats(bindir):

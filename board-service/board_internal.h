@@ -82,7 +82,8 @@ typedef struct participant {
     unsigned id;               /* unique in its room: private events name it */
     char name[BOARD_NAME_BYTES];
     char token[BOARD_TOKEN_HEX + 1];
-    int seat;                  /* -1 for an observer */
+    int seat;                  /* -1 for an observer; changed by room__set_seat only */
+    int at;                    /* its index in room->people */
     bool departed;             /* went away; the seat is kept until depart_deadline_ms */
     int64_t depart_deadline_ms;
     bool ready;
@@ -162,8 +163,11 @@ struct room {
     int64_t created_ms;
     char creator[64];          /* host of the client that created it (the per-client cap) */
     char end_reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
-    participant **people;      /* players and observers (cfg.max_participants at most) */
-    int n_people, people_cap;
+    participant **people;      /* players and observers (cfg.max_participants at most):
+                                * people[0..n_seated) hold seats, the rest watch, so
+                                * a crowd's snapshot finds the players and counts
+                                * the observers without a scan */
+    int n_people, people_cap, n_seated;
     participant *seat_holder[GAME_MAX_SEATS];   /* NULL while open or after leaving */
     char seat_name[GAME_MAX_SEATS][BOARD_NAME_BYTES]; /* kept after the game ends */
     logged_event *log;
@@ -186,17 +190,22 @@ int board_limit_count(limit_table *t, const char *kind, const char *what, int wi
 void board_limit_add(limit_table *t, const char *kind, const char *what, int window_ms,
                      int64_t now);
 
-/* tokens.c: seat token -> participant, for every game of the service. */
-typedef struct token_index {
+/* person_index.c: participants by seat token (every game of the service) or
+ * by (room, name). An index holds pointers it does not own; a participant is
+ * in both from room_add_person until room__drop_person. Loop thread only. */
+typedef enum person_key { PERSON_BY_TOKEN, PERSON_BY_NAME } person_key;
+typedef struct person_index {
     participant **slots;       /* cap entries, NULL when free */
     size_t cap, n;
-    uint64_t key;              /* random: slots reveal nothing about tokens */
-} token_index;
-int token_index_init(token_index *ix);
-void token_index_free(token_index *ix);
-int token_index_add(token_index *ix, participant *p);
-void token_index_remove(token_index *ix, participant *p);
-participant *token_index_find(const token_index *ix, const char *token);
+    uint64_t key;              /* random: slots reveal nothing about the keys */
+    person_key by;
+} person_index;
+int person_index_init(person_index *ix, person_key by);
+void person_index_free(person_index *ix);
+int person_index_add(person_index *ix, participant *p);
+void person_index_remove(person_index *ix, participant *p);
+participant *person_index_find_token(const person_index *ix, const char *token);
+participant *person_index_find_name(const person_index *ix, const room *r, const char *name);
 bool board_tokens_equal(const char *a, const char *b);
 
 /* What a room's functions return: 0, or what kind of refusal it was (the
@@ -240,7 +249,8 @@ struct board_service {
     room_io io;                /* service.c: over rpc calls (tests: recorders) */
     struct rpc_server *server; /* service.c only */
     store *store;              /* statistics, history, recovery; NULL: none */
-    token_index tokens;        /* every participant of every game, by token */
+    person_index tokens;       /* every participant of every game, by token */
+    person_index names;        /* ... and by game and name */
     client_table clients;      /* per address: streams, observer seats, rates */
     char endpoint[128];
     volatile sig_atomic_t stop;
@@ -295,7 +305,8 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
 void room_free(room *r);
 int room_seats_taken(const room *r);
 participant *room_find_name(const room *r, const char *name);
-/* Take p into r->people (growing it); 0, or -1 when out of memory. */
+/* Take p (its seat and name set) into r->people and the service's token and
+ * name indexes; 0, or -1 when out of memory. */
 int room_add_person(room *r, participant *p);
 /* Add a participant (seat chosen as the first open one) on behalf of client
  * `from` (NULL: the service's own, a bot), and announce a player (observers

@@ -50,7 +50,7 @@ static void usage(FILE *out)
             "      --max-games N         most games hosted at once (default 1000)\n"
             "      --max-games-per-client N  open games one client address may create\n"
             "                            (default 100)\n"
-            "      --max-participants N  players and observers in one game (default 1000)\n"
+            "      --max-participants N  players and observers in one game (default 10000)\n"
             "      --max-message BYTES   largest reply or event (default 1048576)\n"
             "      --max-request BYTES   largest request (default 65536)\n"
             "      --max-streams N       concurrent calls per connection (default 64)\n"

@@ -98,11 +98,6 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
         free(p);
         return;
     }
-    if (token_index_add(&rc->svc->tokens, p) != 0) {
-        r->n_people--;
-        free(p);
-        return;
-    }
     if (person_id > r->next_person_id)
         r->next_person_id = person_id;
     if (seat >= 0) {

@@ -51,7 +51,8 @@ void room_free(room *r)
     for (int i = 0; i < r->n_people; i++) {
         room__detach_stream(r->people[i], ROOM_E_CLOSING, "the game is closing");
         room__release_watch(r->people[i]);
-        token_index_remove(&r->svc->tokens, r->people[i]);
+        person_index_remove(&r->svc->tokens, r->people[i]);
+        person_index_remove(&r->svc->names, r->people[i]);
         free(r->people[i]);
     }
     free(r->people);
@@ -60,6 +61,15 @@ void room_free(room *r)
     free(r->log);
     r->svc->released += r->n_people + 1;
     free(r);
+}
+
+static void swap_people(room *r, int i, int j)
+{
+    participant *t = r->people[i];
+    r->people[i] = r->people[j];
+    r->people[j] = t;
+    r->people[i]->at = i;
+    r->people[j]->at = j;
 }
 
 int room_add_person(room *r, participant *p)
@@ -72,8 +82,36 @@ int room_add_person(room *r, participant *p)
         r->people = grown;
         r->people_cap = cap;
     }
+    if (person_index_add(&r->svc->tokens, p) != 0)
+        return -1;
+    if (person_index_add(&r->svc->names, p) != 0) {
+        person_index_remove(&r->svc->tokens, p);
+        return -1;
+    }
+    p->at = r->n_people;
     r->people[r->n_people++] = p;
+    if (p->seat >= 0)
+        swap_people(r, p->at, r->n_seated++);
     return 0;
+}
+
+void room__drop_person(room *r, participant *p)
+{
+    person_index_remove(&r->svc->tokens, p);
+    person_index_remove(&r->svc->names, p);
+    if (p->seat >= 0)
+        swap_people(r, p->at, --r->n_seated);
+    swap_people(r, p->at, r->n_people - 1);
+    r->n_people--;
+}
+
+void room__set_seat(room *r, participant *p, int seat)
+{
+    if (p->seat < 0 && seat >= 0)
+        swap_people(r, p->at, r->n_seated++);
+    else if (p->seat >= 0 && seat < 0)
+        swap_people(r, p->at, --r->n_seated);
+    p->seat = seat;
 }
 
 int room_seats_taken(const room *r)
@@ -86,10 +124,7 @@ int room_seats_taken(const room *r)
 
 participant *room_find_name(const room *r, const char *name)
 {
-    for (int i = 0; i < r->n_people; i++)
-        if (strcmp(r->people[i]->name, name) == 0)
-            return r->people[i];
-    return NULL;
+    return person_index_find_name(&r->svc->names, r, name);
 }
 
 /* "alice" for a seat, or "seat 2" while it is open. */
@@ -268,18 +303,12 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
     p->id = ++r->next_person_id;
     snprintf(p->name, sizeof p->name, "%s", name);
     make_token(p->token);
+    p->seat = seat;
     if (room_add_person(r, p) != 0) {
         free(p);
         snprintf(err, errlen, "out of memory");
         return ROOM_E_LIMIT;
     }
-    if (token_index_add(&r->svc->tokens, p) != 0) {
-        r->n_people--;
-        free(p);
-        snprintf(err, errlen, "out of memory");
-        return ROOM_E_LIMIT;
-    }
-    p->seat = seat;
     p->account_id = account_id;
     room_load_rating(r, p);
     p->rtt_ms = -1;
@@ -370,7 +399,7 @@ room_rc room_sit(room *r, participant *p, int seat, char *err, size_t errlen)
     room_rc rated = room__may_play_rated(r, p->account_id, err, errlen);
     if (rated != ROOM_OK)
         return rated;
-    p->seat = seat;
+    room__set_seat(r, p, seat);
     p->ready = false;
     room__release_watch(p);
     r->seat_holder[seat] = p;
@@ -392,7 +421,7 @@ room_rc room_stand(room *r, participant *p, char *err, size_t errlen)
     int from = p->seat;
     r->seat_holder[from] = NULL;
     r->seat_name[from][0] = '\0';
-    p->seat = -1;
+    room__set_seat(r, p, -1);
     p->ready = false;
     room__store_person(r, p);
     announce_seat(r, p, from);

@@ -199,9 +199,9 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
         return rc;
     /* The player watches from now on; the bot holds the seat, its clock as
      * it stands. */
-    p->seat = -1;
+    room__set_seat(r, p, -1);
     p->depart_deadline_ms = INT64_MAX;
-    b->seat = seat;
+    room__set_seat(r, b, seat);
     b->bot_level = r->bot_level;
     r->seat_holder[seat] = b;
     snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", b->name);

@@ -66,6 +66,10 @@ const room_clocks *room__event_clocks(const room *r, int64_t now, room_clocks *b
 /* --- room_presence.c --- */
 /* Take a participant out of the room, the store and the token index. */
 void room__remove_participant(room *r, participant *p);
+/* Take p out of r->people and the service's indexes (the caller frees it). */
+void room__drop_person(room *r, participant *p);
+/* Give p seat `seat` (-1: none), keeping the seated before the watchers. */
+void room__set_seat(room *r, participant *p, int seat);
 
 /* --- room_rating.c --- */
 /* ROOM_OK, or ROOM_E_DENIED with a sentence: a guest (account 0) may not

@@ -18,15 +18,9 @@ void room__remove_participant(room *r, participant *p)
                   store_last_error(r->svc->store));
     room__detach_stream(p, ROOM_OK, "you left the game");
     room__release_watch(p);
-    token_index_remove(&r->svc->tokens, p);
     if (p->seat >= 0 && r->seat_holder[p->seat] == p)
         r->seat_holder[p->seat] = NULL;
-    for (int i = 0; i < r->n_people; i++) {
-        if (r->people[i] == p) {
-            r->people[i] = r->people[--r->n_people];
-            break;
-        }
-    }
+    room__drop_person(r, p);
     free(p);
     r->svc->released++;
 }

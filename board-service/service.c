@@ -79,7 +79,7 @@ void board_config_defaults(board_config *cfg)
     if (cfg->max_games_per_client <= 0)
         cfg->max_games_per_client = 100;
     if (cfg->max_participants <= 0)
-        cfg->max_participants = 1000;
+        cfg->max_participants = 10000;   /* a popular game: joins cost O(1) */
     if (cfg->max_message_bytes <= 0)
         cfg->max_message_bytes = 1 << 20;
     if (cfg->max_request_bytes <= 0)
@@ -134,7 +134,7 @@ static room *find_room(board_service *svc, const char *id)
  * game and the seat, so it can act nowhere else. */
 static participant *find_token(board_service *svc, const char *token)
 {
-    return token_index_find(&svc->tokens, token);
+    return person_index_find_token(&svc->tokens, token);
 }
 
 static void remove_room(board_service *svc, int index)
@@ -948,8 +948,10 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     svc->cfg = *cfg_in;
     svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
-    if (token_index_init(&svc->tokens) != 0) {
+    if (person_index_init(&svc->tokens, PERSON_BY_TOKEN) != 0 ||
+        person_index_init(&svc->names, PERSON_BY_NAME) != 0) {
         snprintf(err, errlen, "out of memory");
+        person_index_free(&svc->tokens);
         free(svc);
         return -1;
     }
@@ -1042,7 +1044,8 @@ fail_store:
     free(svc->rooms);
     store_close(svc->store);
 fail_free:
-    token_index_free(&svc->tokens);
+    person_index_free(&svc->tokens);
+    person_index_free(&svc->names);
     free(svc);
     return -1;
 }
@@ -1140,6 +1143,7 @@ void board_destroy(board_service *svc)
     free(svc->rooms);
     free(svc->pending);
     store_close(svc->store);
-    token_index_free(&svc->tokens);
+    person_index_free(&svc->tokens);
+    person_index_free(&svc->names);
     free(svc);
 }

@@ -97,10 +97,7 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
         out->seats[i] = &seat[i].msg;
     }
 
-    int observers = 0;
-    for (int i = 0; i < r->n_people; i++)
-        observers += r->people[i]->seat < 0;
-    out->observers = observers;
+    out->observers = r->n_people - r->n_seated;
 }
 
 void wire_summary_clear(Sungka__V1__GameSummary *s)
@@ -182,15 +179,11 @@ static int list_people(const room *r, wire_participant_msg *who,
                        Sungka__V1__Participant **whop)
 {
     int n = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < r->n_people && n < BOARD_LISTED_PEOPLE; i++) {
-            const participant *p = r->people[i];
-            if ((pass == 0) != (p->seat >= 0))
-                continue;
-            wire_participant(p, &who[n]);
-            whop[n] = &who[n].msg;
-            n++;
-        }
+    /* people[] holds the seated first, then the watchers */
+    for (int i = 0; i < r->n_people && n < BOARD_LISTED_PEOPLE; i++) {
+        wire_participant(r->people[i], &who[n]);
+        whop[n] = &who[n].msg;
+        n++;
     }
     return n;
 }
@@ -466,8 +459,7 @@ uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len)
     ping.nonce = nonce;
     ping.n_participants = (size_t)list_people(r, who, whop);
     ping.participants = whop;
-    for (int i = 0; i < r->n_people; i++)
-        ping.observers += r->people[i]->seat < 0;
+    ping.observers = r->n_people - r->n_seated;
     room_clocks now;
     wire_clocks_msg clocks;
     room_clocks_now(r, board_now_ms(), &now);

@@ -126,7 +126,8 @@ static board_service *service_new(store *db)
     svc->cfg.log = fopen("/dev/null", "w");
     svc->io = (room_io){rec_send, rec_finish, rec_move_done};
     svc->store = db;
-    assert_int_equal(token_index_init(&svc->tokens), 0);
+    assert_int_equal(person_index_init(&svc->tokens, PERSON_BY_TOKEN), 0);
+    assert_int_equal(person_index_init(&svc->names, PERSON_BY_NAME), 0);
     return svc;
 }
 
@@ -137,7 +138,8 @@ static void service_free(board_service *svc)
     free(svc->rooms);
     free(svc->pending);
     board_clients_free(svc);
-    token_index_free(&svc->tokens);
+    person_index_free(&svc->tokens);
+    person_index_free(&svc->names);
     fclose(svc->cfg.log);
     free(svc);
 }
@@ -214,6 +216,42 @@ static void start_two(world *w, participant **a, participant **b, fake_stream *s
 }
 
 /* ---------------------------------------------------------------- tests */
+
+/* people[] keeps the seated before the watchers, each knowing its index, and
+ * the count of watchers right, through joins before the players, sitting,
+ * standing and leaving: what lets a crowd's snapshots skip the scan. */
+static void crowd_keeps_players_first(void **state)
+{
+    world *w = *state;
+    char err[256];
+    enum { CROWD = 300 };
+    participant *watcher[CROWD];
+    for (int i = 0; i < CROWD; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "w%d", i);
+        watcher[i] = join(w, name, true);
+    }
+    participant *alice = join(w, "alice", false);
+    assert_int_equal(room_sit(w->r, watcher[7], -1, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_stand(w->r, alice, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_sit(w->r, alice, -1, err, sizeof err), ROOM_OK);
+    for (int i = 0; i < CROWD; i += 3)
+        if (i != 7)
+            room_leave(w->r, watcher[i]);
+    int seated = 0;
+    for (int i = 0; i < w->r->n_people; i++) {
+        participant *p = w->r->people[i];
+        assert_int_equal(p->at, i);
+        assert_int_equal(p->seat >= 0, i < w->r->n_seated);
+        seated += p->seat >= 0;
+        assert_ptr_equal(room_find_name(w->r, p->name), p);
+    }
+    assert_int_equal(seated, 2);
+    assert_int_equal(w->r->n_seated, 2);
+    assert_int_equal(w->r->n_people, CROWD + 1 - CROWD / 3);
+    assert_null(room_find_name(w->r, "w0"));
+    assert_ptr_equal(room_find_name(w->r, "w7"), watcher[7]);
+}
 
 static void joins_and_seats(void **state)
 {
@@ -738,7 +776,7 @@ static void recovery_from_the_store(void **state)
     assert_int_equal(back->status, ROOM_RUNNING);
     assert_int_equal(back->log_len, log_len + 1);     /* and a notice of the restart */
     assert_memory_equal(back->state.cells, played.cells, sizeof played.cells);
-    participant *bob_again = token_index_find(&again->tokens, token);
+    participant *bob_again = person_index_find_token(&again->tokens, token);
     assert_non_null(bob_again);
     assert_true(bob_again->departed);                 /* until his agent comes back */
     assert_int_equal(back->draw_offer, alice->seat);  /* her offer is still open */
@@ -760,6 +798,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(joins_and_seats, setup, teardown),
+        cmocka_unit_test_setup_teardown(crowd_keeps_players_first, setup, teardown),
         cmocka_unit_test_setup_teardown(a_move_waits_for_its_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(departure_grace_and_return, setup, teardown),
         cmocka_unit_test_setup_teardown(quitting_loses_a_running_game, setup, teardown),

@@ -105,8 +105,11 @@ def first_string(buf, num):
 
 
 class Client:
-    def __init__(self, address):
-        self.channel = grpc.insecure_channel(address)
+    def __init__(self, address, own_connection=False):
+        """own_connection: a TCP connection of its own (gRPC otherwise shares
+        one among the channels to an address)."""
+        options = [("grpc.use_local_subchannel_pool", 1)] if own_connection else None
+        self.channel = grpc.insecure_channel(address, options=options)
 
     def raw(self, method, payload, token=None, timeout=10):
         """Call a unary method with raw bytes; returns (code name, reply bytes or text)."""

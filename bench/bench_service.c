@@ -3,12 +3,14 @@
  * (not a test; never run by ctest).
  *
  * In one run it starts real board services (in this process, each loop on its
- * own thread) and a bare echo service built on the same rpc layer, and
+ * own thread), the floor: an echo service written straight on gRPC core with
+ * no project code (bench_floor.c), and the same echo on our rpc layer, and
  * measures:
  *   move     Move call -> the mover's own MoveMade event on its subscription,
- *            beside the echo unary round trip (Say);
+ *            beside the floor's unary round trip (Say);
  *   fanout   Move call(s) -> the last of N observers has the MoveMade, beside
- *            the echo server pushing one message to N open streams;
+ *            the floor pushing one message to N open streams of the same shape
+ *            (50 to a connection, or one each);
  *   tput     moves per second across G concurrent games played by scripted
  *            agents (async Move calls chosen by a local rules engine);
  *   durable  the move round trip with the store on a file, ":memory:" and off;
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #include "bench_echo.pb-c.h"
+#include "bench_floor.h"
 #include "board.h"
 #include "games.h"
 #include "grpc/health/v1/health.pb-c.h"
@@ -220,12 +223,12 @@ static row *add_row(const char *section, const char *name, const char *param)
 
 static void print_table(FILE *out)
 {
-    fprintf(out, "\n%-8s %-34s %-14s %10s %10s %10s | %10s %10s | %6s\n", "section", "metric",
+    fprintf(out, "\n%-8s %-34s %-17s %10s %10s %10s | %10s %10s | %6s\n", "section", "metric",
             "param", "p50", "p99", "mean", "floor p50", "floor p99", "x p50");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         if (r->latency) {
-            fprintf(out, "%-8s %-34s %-14s %10.1f %10.1f %10.1f", r->section, r->name, r->param,
+            fprintf(out, "%-8s %-34s %-17s %10.1f %10.1f %10.1f", r->section, r->name, r->param,
                     r->s.p50, r->s.p99, r->s.mean);
             if (r->has_floor)
                 fprintf(out, " | %10.1f %10.1f | %6.2f", r->f.p50, r->f.p99,
@@ -235,7 +238,7 @@ static void print_table(FILE *out)
         } else {
             char v[40];
             snprintf(v, sizeof v, r->value < 10 ? "%.2f %s" : "%.0f %s", r->value, r->unit);
-            fprintf(out, "%-8s %-34s %-14s %32s | %10s %10s | %6s", r->section, r->name,
+            fprintf(out, "%-8s %-34s %-17s %32s | %10s %10s | %6s", r->section, r->name,
                     r->param, v, "", "", "");
         }
         fprintf(out, "\n");
@@ -880,17 +883,17 @@ static void bench_move_rtt(const char *target, int moves, stats *ev_out, stats *
 
 /* ---------------------------------------------------------------- fan-out */
 
-static stats bench_echo_fanout(const char *target, int n, int rounds)
+static stats bench_echo_fanout(const char *target, int n, int per_conn, int rounds)
 {
     pool obs, pusher;
-    pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
+    pool_open(&obs, target, (n + per_conn - 1) / per_conn);
     pool_open(&pusher, target, 1);
     reset_counters();
     atomic_store(&g_seq, 0);
     Sungkabench__Msg req = SUNGKABENCH__MSG__INIT;
     for (int i = 0; i < n; i++) {
         rpc_stream *st;
-        if (rpc_client_stream(obs.c[i / STREAMS_PER_CLIENT], &E_WATCH, &req.base, NULL,
+        if (rpc_client_stream(obs.c[i / per_conn], &E_WATCH, &req.base, NULL,
                               echo_msg, stream_end, NULL, &st) != 0)
             fatal("Watch: cannot start");
     }
@@ -928,13 +931,13 @@ typedef struct fgame {
 /* N observers of one game; each round makes one move and lasts until the
  * last observer has its MoveMade. (The code can spread N over k games, one
  * move in each per round, back to back; k is 1.) */
-static stats bench_board_fanout(const char *target, int n, int rounds, int *games_out,
-                                int *rounds_out)
+static stats bench_board_fanout(const char *target, int n, int per_conn, int rounds,
+                                int *games_out, int *rounds_out)
 {
     int k = 1;
     pool movers, obs;
     pool_open(&movers, target, (k + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
-    pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
+    pool_open(&obs, target, (n + per_conn - 1) / per_conn);
     fgame *gs = calloc((size_t)k, sizeof *gs);
     sub *subs = calloc((size_t)n, sizeof *subs);
     reset_counters();
@@ -953,7 +956,7 @@ static stats bench_board_fanout(const char *target, int n, int rounds, int *game
             subs[o] = (sub){SUB_OBSERVER, -1, NULL, false};
             Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
             rpc_stream *st;
-            if (rpc_client_stream(obs.c[o / STREAMS_PER_CLIENT], &M_SUBSCRIBE, &sr.base, token,
+            if (rpc_client_stream(obs.c[o / per_conn], &M_SUBSCRIBE, &sr.base, token,
                                   board_msg, stream_end, &subs[o], &st) != 0)
                 fatal("Subscribe: cannot start");
         }
@@ -1449,16 +1452,65 @@ static void bench_streams(const char *board_path, int n, int per_game)
     add_target(w, r->value, 1.10, "x", false);
 }
 
+/* One popular game: n observers join it and open their streams, one after
+ * another from one client (50 streams to a connection), on a file store as a
+ * service keeps. Reports the time until the last has its snapshot and the
+ * service's memory per observer (the connections count as theirs). */
+static void bench_join(const char *board_path, int n)
+{
+    remove_db(db_file());
+    int port = spawn_board(board_path, db_file());
+    char target[32];
+    snprintf(target, sizeof target, "127.0.0.1:%d", port);
+    pool lobby, obs;
+    pool_open(&lobby, target, 1);
+    char id[32];
+    create_game(lobby.c[0], id);
+    pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
+    reset_counters();
+    long before = settled_rss(child_pid);
+    sub *subs = calloc((size_t)n, sizeof *subs);
+    int64_t t0 = now_ns();
+    watch_games(lobby.c[0], &obs, (char (*)[32])id, n, n, subs);
+    wait_counts(&g_hello, n, NULL, 0, "observer snapshots (join)");
+    double secs = (double)(now_ns() - t0) / 1e9;
+    long after = settled_rss(child_pid);
+    pool_close(&obs);
+    pool_close(&lobby);
+    stop_child();
+    remove_db(db_file());
+    free(subs);
+
+    char param[32];
+    snprintf(param, sizeof param, "%d observers", n);
+    row *r = add_row("join", "observers of one game join (all)", param);
+    r->value = secs;
+    r->unit = "s";
+    snprintf(r->note, sizeof r->note,
+             "JoinGame(observe) then Subscribe, one after another from one client, %d streams "
+             "to a connection, until the last snapshot; file store",
+             STREAMS_PER_CLIENT);
+    r = add_row("join", "service RSS per joined observer", param);
+    r->value = (double)(after - before) * 1024.0 / n;
+    r->unit = "B";
+    snprintf(r->note, sizeof r->note, "VmRSS %ld -> %ld KiB with every stream open", before,
+             after);
+    static char what[64];         /* the target keeps the pointer */
+    snprintf(what, sizeof what, "%d observers of one game join (s)", n);
+    add_target(what, secs, 10, "s", false);
+    add_target("service memory per joined observer (KiB)", r->value / 1024.0, 16, "KiB", false);
+}
+
 /* ------------------------------------------------------------------- main */
 
 enum { S_MOVE = 1, S_FANOUT = 2, S_TPUT = 4, S_DURABLE = 8, S_MEMORY = 16, S_STREAMS = 32,
-       S_ALL = 63 };
+       S_JOIN = 64, S_ALL = 127 };
 
 static int parse_only(const char *list)
 {
     static const struct { const char *name; int bit; } names[] = {
         {"move", S_MOVE}, {"fanout", S_FANOUT}, {"tput", S_TPUT},
-        {"durable", S_DURABLE}, {"memory", S_MEMORY}, {"streams", S_STREAMS},
+        {"durable", S_DURABLE}, {"memory", S_MEMORY}, {"streams", S_STREAMS}, {"join", S_JOIN},
     };
     int mask = 0;
     char buf[128];
@@ -1479,14 +1531,14 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: sungka-bench [OPTION]...\n"
-            "Benchmark the board service against a bare echo service on the same rpc layer.\n"
+            "Benchmark the board service against a floor written straight on gRPC core.\n"
             "\n"
             "  -q, --quick        a short run (under 30 s): fewer samples, shorter windows,\n"
             "                     no fan-out to 5,000 observers\n"
             "  -o, --json FILE    write the results as JSON here (default bench-results.json)\n"
             "      --only LIST    sections to run, comma-separated: move,fanout,tput,durable,\n"
-            "                     memory,streams\n"
-            "      --board PATH   the sungka-board program for the memory and streams\n"
+            "                     memory,streams,join\n"
+            "      --board PATH   the sungka-board program for the memory, streams and join\n"
             "                     sections\n"
             "                     (default: next to this program)\n"
             "      --verdict-anyway  say MET or MISSED even when the load average before or\n"
@@ -1579,20 +1631,39 @@ int main(int argc, char **argv)
     int calls = quick ? 1000 : 5000;
     int rounds = quick ? 10 : 30;
     int tput_ms = quick ? 1000 : 3000;
-    const int fan_n[] = {10, 60, 100, 1000, 5000};
+    /* Fan-out shapes: observers per connection (an agent or relay carrying
+     * many; people on their own machines) and how many watch one game. */
+    const struct { int n, per_conn; bool full_only; } fan[] = {
+        {10, 50, false}, {100, 50, false}, {1000, 50, false}, {1000, 1, false},
+        {10000, 50, true},
+    };
     const int tput_g[] = {1, 10, 100, 1000};
     char param[24], note[200];
     echo_server es;
+    bench_floor *bare = NULL;
     bool echo = mask & (S_MOVE | S_FANOUT | S_DURABLE | S_TPUT);
-    if (echo)
+    if (echo) {
         echo_start(&es);
-    fprintf(stderr, "sungka-bench (%s): board service vs bare echo, %ld CPUs\n",
+        if (!(bare = bench_floor_start()))
+            fatal("cannot start the bare gRPC core floor");
+    }
+    fprintf(stderr, "sungka-bench (%s): board service vs bare gRPC core, %ld CPUs\n",
             quick ? "quick" : "full", sysconf(_SC_NPROCESSORS_ONLN));
 
-    stats echo_rtt = {0}, move_file = {0};
+    stats echo_rtt = {0}, bare_rtt = {0}, move_file = {0};
     if (mask & (S_MOVE | S_DURABLE)) {
-        progress("echo unary round trip (%d calls)", calls);
+        progress("bare gRPC core unary round trip (%d calls)", calls);
+        bare_rtt = bench_echo_rtt(bench_floor_target(bare), calls);
+        progress("rpc/ echo unary round trip (%d calls)", calls);
         echo_rtt = bench_echo_rtt(es.target, calls);
+        row *r = add_row("move", "floor: unary Say, bare gRPC core", "no project code");
+        r->latency = true;
+        r->s = bare_rtt;
+        r = add_row("move", "unary Say on rpc/ (our layer)", "rpc/ echo");
+        r->latency = true;
+        r->s = echo_rtt;
+        r->has_floor = true;
+        r->f = bare_rtt;
     }
     if (mask & S_MOVE) {
         progress("move round trip, store on a file (%d moves)", calls);
@@ -1607,45 +1678,52 @@ int main(int argc, char **argv)
         r->latency = true;
         r->s = ev;
         r->has_floor = true;
-        r->f = echo_rtt;
+        r->f = bare_rtt;
         snprintf(r->note, sizeof r->note,
-                 "floor: echo unary Say; %d moves over %d games; MoveMade event %zu bytes",
+                 "floor: bare unary Say; %d moves over %d games; MoveMade event %zu bytes",
                  ev.n, games, atomic_load(&g_event_bytes));
         r = add_row("move", "Move -> Move reply", "file store");
         r->latency = true;
         r->s = rep;
         r->has_floor = true;
-        r->f = echo_rtt;
-        add_target("move round trip p50 / echo p50 (file store)", ev.p50 / echo_rtt.p50, 1.5,
-                   "x", false);
+        r->f = bare_rtt;
+        add_target("move -> own event p50 / bare unary p50", ev.p50 / bare_rtt.p50, 1.3, "x",
+                   false);
     }
     if (mask & S_FANOUT) {
-        for (size_t i = 0; i < sizeof fan_n / sizeof fan_n[0]; i++) {
-            int n = fan_n[i], games, done;
-            if (quick && n > 1000)
-                continue;   /* 5,000 observers take ~15 s to set up: full run only */
+        for (size_t i = 0; i < sizeof fan / sizeof fan[0]; i++) {
+            int n = fan[i].n, per = fan[i].per_conn, games, done;
+            if (quick && fan[i].full_only)
+                continue;   /* 10,000 observers take a while to set up: full run only */
             int rr = n >= 5000 && !quick ? 20 : rounds;
-            progress("fan-out to %d observers (%d rounds)", n, rr);
-            stats floor_s = bench_echo_fanout(es.target, n, rr);
+            progress("fan-out to %d observers, %d to a connection (%d rounds)", n, per, rr);
+            stats floor_s = bench_echo_fanout(bench_floor_target(bare), n, per, rr);
             board_inst b;
             board_start(&b, db_file());
-            stats s = bench_board_fanout(b.target, n, rr, &games, &done);
+            stats s = bench_board_fanout(b.target, n, per, rr, &games, &done);
             board_stop(&b);
-            snprintf(param, sizeof param, "N=%d", n);
+            snprintf(param, sizeof param, "N=%d, %d/conn", n, per);
             row *r = add_row("fanout", "Move -> last observer's event", param);
             r->latency = true;
             r->s = s;
             r->has_floor = true;
             r->f = floor_s;
-            snprintf(note, sizeof note, "%d game%s, one move per round; %d rounds", games,
-                     games == 1 ? "" : "s", done);
+            snprintf(note, sizeof note,
+                     "%d game%s, one move per round; %d rounds; floor: bare gRPC core pushing "
+                     "to N streams of the same shape", games, games == 1 ? "" : "s", done);
             snprintf(r->note, sizeof r->note, "%s", note);
-            if (n == 1000)
-                add_target("fan-out to 1,000 observers p99 (ms)", s.p99 / 1000, 20, "ms",
-                           false);
+            static char what[8][64];   /* targets keep the pointer */
+            if (n >= 1000 && i < 8) {
+                bool shared = per > 1;
+                snprintf(what[i], sizeof what[i], "fan-out N=%d, %d/conn: p99 / floor p99", n,
+                         per);
+                add_target(what[i], s.p99 / floor_s.p99, shared ? 0.5 : 1.0, "x", false);
+            }
         }
     }
     if (mask & S_TPUT) {
+        progress("throughput floor: bare unary Say, 100 calls in flight (%d ms)", tput_ms);
+        double floor = bench_echo_throughput(bench_floor_target(bare), 100, tput_ms);
         for (size_t i = 0; i < sizeof tput_g / sizeof tput_g[0]; i++) {
             int g = tput_g[i], started;
             progress("throughput, %d concurrent games (%d ms)", g, tput_ms);
@@ -1661,17 +1739,19 @@ int main(int argc, char **argv)
                      "%d games played in %.1f s, one Move in flight per game; mean move "
                      "latency ~%.0f us (G / rate)", started, tput_ms / 1000.0, g / mps * 1e6);
             if (g == 100)
-                add_target("moves per second across 100 games (file store)", mps, 20000,
-                           "moves/s", true);
+                add_target("moves/s across 100 games / bare unary calls/s", mps / floor, 0.8,
+                           "x", true);
         }
-        progress("throughput floor: echo Say, 100 calls in flight (%d ms)", tput_ms);
-        double floor = bench_echo_throughput(es.target, 100, tput_ms);
-        row *r = add_row("tput", "echo Say calls per second (floor)", "100 in flight");
+        row *r = add_row("tput", "floor: bare unary Say calls/s", "100 in flight");
         r->value = floor;
         r->unit = "calls/s";
         snprintf(r->note, sizeof r->note,
-                 "the bare unary call with as many in flight over as many connections as "
-                 "the 100-game row: no service can beat it on this machine");
+                 "gRPC core with no project code, as many calls in flight over as many "
+                 "connections as the 100-game row");
+        progress("throughput: rpc/ echo Say, 100 calls in flight (%d ms)", tput_ms);
+        r = add_row("tput", "rpc/ echo Say calls/s", "100 in flight");
+        r->value = bench_echo_throughput(es.target, 100, tput_ms);
+        r->unit = "calls/s";
     }
     if (mask & S_DURABLE) {
         const char *dbs[] = {":memory:", ""};
@@ -1697,7 +1777,7 @@ int main(int argc, char **argv)
             r->latency = true;
             r->s = ev;
             r->has_floor = true;
-            r->f = echo_rtt;
+            r->f = bare_rtt;
             snprintf(r->note, sizeof r->note,
                      "file store costs %+.1f us at p50 over this (%+.1f us mean)",
                      move_file.p50 - ev.p50, move_file.mean - ev.mean);
@@ -1713,8 +1793,10 @@ int main(int argc, char **argv)
         r->unit = "moves/s";
         snprintf(r->note, sizeof r->note, "compare tput / 100 games (file store)");
     }
-    if (echo)
+    if (echo) {
         echo_stop(&es);
+        bench_floor_stop(bare);
+    }
     if (mask & S_MEMORY) {
         int n_idle = quick ? 300 : 1000, n_obs = quick ? 600 : 3000;
         progress("memory: child %s, %d idle games, %d observers", board_path, n_idle, n_obs);
@@ -1726,6 +1808,11 @@ int main(int argc, char **argv)
             progress("streams: child %s, %d streams, 1,000 to a game", board_path, sizes[i]);
             bench_streams(board_path, sizes[i], 1000);
         }
+    }
+    if (mask & S_JOIN) {
+        int n = quick ? 2000 : 10000;
+        progress("join: child %s, %d observers of one game", board_path, n);
+        bench_join(board_path, n);
     }
     double secs = (double)(now_ns() - t_start) / 1e9;
 

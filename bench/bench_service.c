@@ -21,6 +21,7 @@
  * Usage: sungka-bench [--quick] [--json FILE] [--only LIST] [--board PATH]
  * See PERFORMANCE.md for what each figure means.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -59,7 +60,18 @@
 static bool quick;
 static FILE *quiet;
 static char tmpdir[64];
-static pid_t child_pid;
+/* Every server runs in a process of its own (child_spawn): gRPC's pollers
+ * are shared by all the completion queues of a process, so a server in the
+ * benchmark's process would run some of its I/O on the clients' threads and
+ * theirs on its own, and neither its CPU nor its floor would be its own. */
+typedef struct child {
+    pid_t pid;
+    char target[32];
+} child;
+#define MAX_CHILDREN 4
+static child *children[MAX_CHILDREN];   /* the live ones, for cleanup */
+static pid_t child_pid;                 /* the memory sections' sungka-board */
+static char board_path[PATH_MAX];
 
 static int64_t now_ns(void)
 {
@@ -88,10 +100,12 @@ static void remove_db(const char *path)
 /* atexit: whatever happened, leave no child and no temp files behind. */
 static void cleanup(void)
 {
-    if (child_pid > 0) {
-        kill(child_pid, SIGKILL);
-        waitpid(child_pid, NULL, 0);
-        child_pid = 0;
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+        if (children[i] && children[i]->pid > 0) {
+            kill(children[i]->pid, SIGKILL);
+            waitpid(children[i]->pid, NULL, 0);
+            children[i]->pid = 0;
+        }
     }
     if (tmpdir[0]) {
         char db[96];
@@ -383,6 +397,7 @@ static int write_json(const char *path, double seconds)
 
 /* ---------------------------------------------------------------- methods */
 
+static rpc_method M_SUBSCRIBE_MANY;
 static rpc_method M_CREATE, M_JOIN, M_SUBSCRIBE, M_MOVE, M_READY, M_HEALTH, E_SAY, E_WATCH,
     E_PUSH;
 
@@ -392,6 +407,7 @@ static void find_methods(void)
     M_CREATE = rpc_method_named(&sungka__v1__register__descriptor, "CreateGame", false);
     M_JOIN = rpc_method_named(&sungka__v1__register__descriptor, "JoinGame", false);
     M_SUBSCRIBE = rpc_method_named(&sungka__v1__board__descriptor, "Subscribe", true);
+    M_SUBSCRIBE_MANY = rpc_method_named(&sungka__v1__board__descriptor, "SubscribeMany", true);
     M_MOVE = rpc_method_named(&sungka__v1__board__descriptor, "Move", false);
     M_READY = rpc_method_named(&sungka__v1__board__descriptor, "Ready", false);
     M_HEALTH = rpc_method_named(&grpc__health__v1__health__descriptor, "Check", false);
@@ -503,16 +519,105 @@ static void echo_stop(echo_server *es)
 
 /* ---------------------------------------------------------- board service */
 
-typedef struct board_inst {
-    board_service *svc;
-    pthread_t thread;
-    char target[32];
-} board_inst;
-
-static void *board_thread(void *arg)
+/* Start argv[0] with argv as a child whose first line on stdout ends in
+ * ":PORT"; its target is 127.0.0.1:PORT. */
+static void child_spawn(child *c, char *const argv[])
 {
-    board_run(arg);
-    return NULL;
+    int fds[2];
+    if (pipe(fds) != 0)
+        fatal("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        fatal("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    c->pid = pid;
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+        if (!children[i]) {
+            children[i] = c;
+            break;
+        }
+    }
+    close(fds[1]);
+    FILE *in = fdopen(fds[0], "r");
+    char line[256] = "";
+    if (!in || !fgets(line, sizeof line, in))
+        fatal("%s did not start (build it, or name it with --board)", argv[0]);
+    fclose(in);
+    const char *colon = strrchr(line, ':');
+    int port = colon ? atoi(colon + 1) : 0;
+    if (port <= 0)
+        fatal("cannot read the port from \"%s\"", line);
+    snprintf(c->target, sizeof c->target, "127.0.0.1:%d", port);
+}
+
+static void child_stop(child *c)
+{
+    if (c->pid <= 0)
+        return;
+    kill(c->pid, SIGTERM);
+    int i = 0;
+    while (waitpid(c->pid, NULL, WNOHANG) != c->pid) {
+        if (++i == 500) {
+            kill(c->pid, SIGKILL);
+            waitpid(c->pid, NULL, 0);
+            break;
+        }
+        sleep_ms(10);
+    }
+    c->pid = 0;
+    for (int k = 0; k < MAX_CHILDREN; k++)
+        if (children[k] == c)
+            children[k] = NULL;
+}
+
+/* CPU time the child's threads have run, in us: the sum of each thread's
+ * schedstat (nanoseconds on a CPU; /proc/PID/stat counts only in 10 ms
+ * ticks). */
+static double child_cpu_us(const child *c)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)c->pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    double ns = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char stat[sizeof path + 288];
+        snprintf(stat, sizeof stat, "%s/%s/schedstat", path, e->d_name);
+        FILE *f = fopen(stat, "r");
+        unsigned long long run = 0;
+        if (f && fscanf(f, "%llu", &run) == 1)
+            ns += (double)run;
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return ns / 1e3;
+}
+
+/* The server a measurement times, and the CPU it used in the last timed
+ * window (every thread: its loop, gRPC's own, the kernel's work on its
+ * behalf counted as system time). */
+static const child *g_server;
+static double g_cpu_us;
+
+static double cpu_begin(void)
+{
+    return g_server ? child_cpu_us(g_server) : 0;
+}
+
+static void cpu_end(double at_begin)
+{
+    g_cpu_us = g_server ? child_cpu_us(g_server) - at_begin : 0;
 }
 
 static const char *db_file(void)
@@ -522,38 +627,40 @@ static const char *db_file(void)
     return path;
 }
 
-/* db: a path, ":memory:" or "" (no store). A file store starts empty. */
-static void board_start(board_inst *b, const char *db)
+/* A sungka-board child on db: a path, ":memory:" or "" (no store); a file
+ * store starts empty. Its limits are raised for scripted agents on
+ * 127.0.0.1 (they move faster than people, all from one address) and it
+ * waits an hour for pings they do not answer. */
+static void board_start(child *b, const char *db)
 {
     if (db[0] && strcmp(db, ":memory:") != 0)
         remove_db(db);
-    board_config cfg = {0};
-    cfg.listen = "127.0.0.1:0";
-    cfg.db = db;
-    cfg.log = quiet;
-    cfg.ping_timeout_ms = 3600 * 1000;   /* scripted agents do not answer pings */
-    cfg.max_games = 1000000;
-    cfg.max_games_per_client = 1000000;   /* every game here comes from 127.0.0.1 */
-    cfg.move_rate = 1000000;              /* scripted agents move faster than people */
-    cfg.max_participants = MAX_OBSERVERS;
-    cfg.max_client_streams = 1000000;     /* ... and so does every observer */
-    cfg.max_client_observers = 1000000;
-    cfg.client_join_rate = 1000000;
-    char err[256];
-    int port;
-    if (board_create(&cfg, &b->svc, &port, err, sizeof err) != 0)
-        fatal("board service: %s", err);
-    snprintf(b->target, sizeof b->target, "127.0.0.1:%d", port);
-    pthread_create(&b->thread, NULL, board_thread, b->svc);
-    pthread_setname_np(b->thread, "board-loop");
+    char *const argv[] = {
+        board_path, "--listen", "127.0.0.1:0", "--db", (char *)db, "--quiet",
+        "--ping-timeout", "3600", "--max-games", "1000000",
+        "--max-games-per-client", "1000000", "--move-rate", "1000000",
+        "--max-participants", "100000", "--max-client-streams", "1000000",
+        "--max-client-observers", "1000000", "--client-join-rate", "1000000", NULL,
+    };
+    child_spawn(b, argv);
 }
 
-static void board_stop(board_inst *b)
+static void board_stop(child *b)
 {
-    board_request_stop(b->svc);
-    pthread_join(b->thread, NULL);
-    board_destroy(b->svc);
-    b->svc = NULL;
+    child_stop(b);
+}
+
+/* The floor (--serve-floor) or the rpc/ echo (--serve-echo): this program
+ * again, as a server of its own. */
+static void echo_child_start(child *c, const char *mode)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        fatal("cannot find this program: %s", strerror(errno));
+    self[len] = 0;
+    char *const argv[] = {self, (char *)mode, NULL};
+    child_spawn(c, argv);
 }
 
 /* ----------------------------------------------------------------- clients */
@@ -670,6 +777,26 @@ static void board_msg(ProtobufCMessage *msg, void *user)
             atomic_store(&g_own, 1);
             wake_main();
         }
+    }
+    protobuf_c_message_free_unpacked(msg, NULL);
+}
+
+/* A SubscribeMany stream's envelope: one event for the observers it names. */
+static void multi_msg(ProtobufCMessage *msg, void *user)
+{
+    (void)user;
+    const Sungka__V1__MultiEvent *m = (const Sungka__V1__MultiEvent *)msg;
+    const Sungka__V1__Event *ev = m->event;
+    if (m->ended) {
+        atomic_fetch_add(&g_errors, 1);
+        fprintf(stderr, "sungka-bench: subscription %u ended: %s\n", m->ended->subscription,
+                m->ended->message);
+    } else if (ev && ev->body_case == SUNGKA__V1__EVENT__BODY_SNAPSHOT) {
+        atomic_fetch_add(&g_hello, (int)m->n_subscriptions);
+        wake_main();
+    } else if (ev && ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
+        for (size_t i = 0; i < m->n_subscriptions; i++)
+            arrived();
     }
     protobuf_c_message_free_unpacked(msg, NULL);
 }
@@ -899,7 +1026,10 @@ static stats bench_echo_fanout(const char *target, int n, int per_conn, int roun
     }
     wait_counts(&g_hello, n, NULL, 0, "echo watchers");
     double *us = calloc((size_t)rounds, sizeof *us);
+    double cpu0 = 0;
     for (int r = 0; r < rounds + 1; r++) {   /* round 0 warms up */
+        if (r == 1)
+            cpu0 = cpu_begin();
         atomic_store(&g_recv, 0);
         atomic_store(&g_expect, n);
         atomic_store(&g_seq, (unsigned long long)r + 1);
@@ -912,6 +1042,7 @@ static stats bench_echo_fanout(const char *target, int n, int per_conn, int roun
         if (r > 0)
             us[r - 1] = (double)(atomic_load(&g_t_last) - t0) / 1e3;
     }
+    cpu_end(cpu0);
     check_errors("Push");
     pool_close(&pusher);
     pool_close(&obs);
@@ -931,8 +1062,8 @@ typedef struct fgame {
 /* N observers of one game; each round makes one move and lasts until the
  * last observer has its MoveMade. (The code can spread N over k games, one
  * move in each per round, back to back; k is 1.) */
-static stats bench_board_fanout(const char *target, int n, int per_conn, int rounds,
-                                int *games_out, int *rounds_out)
+static stats bench_board_fanout(const char *target, int n, int per_conn, bool many,
+                                int rounds, int *games_out, int *rounds_out)
 {
     int k = 1;
     pool movers, obs;
@@ -949,17 +1080,39 @@ static stats bench_board_fanout(const char *target, int n, int per_conn, int rou
         join_game(g->cli, g->id, "alice", false, g->token[0]);
         join_game(g->cli, g->id, "bob", false, g->token[1]);
         int here = n / k + (gi < n % k);
+        /* many: each connection's observers on one SubscribeMany stream */
+        char (*tokens)[64] = calloc((size_t)per_conn, sizeof *tokens);
+        Sungka__V1__Subscription *legs = calloc((size_t)per_conn, sizeof *legs);
+        Sungka__V1__Subscription **legp = calloc((size_t)per_conn, sizeof *legp);
         for (int j = 0; j < here; j++, o++) {
-            char name[16], token[64];
+            char name[16];
+            char *token = tokens[o % per_conn];
             snprintf(name, sizeof name, "obs%d", j);
             join_game(g->cli, g->id, name, true, token);
             subs[o] = (sub){SUB_OBSERVER, -1, NULL, false};
-            Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
             rpc_stream *st;
-            if (rpc_client_stream(obs.c[o / per_conn], &M_SUBSCRIBE, &sr.base, token,
-                                  board_msg, stream_end, &subs[o], &st) != 0)
-                fatal("Subscribe: cannot start");
+            if (!many) {
+                Sungka__V1__SubscribeRequest sr = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+                if (rpc_client_stream(obs.c[o / per_conn], &M_SUBSCRIBE, &sr.base, token,
+                                      board_msg, stream_end, &subs[o], &st) != 0)
+                    fatal("Subscribe: cannot start");
+                continue;
+            }
+            sungka__v1__subscription__init(&legs[o % per_conn]);
+            legs[o % per_conn].token = token;
+            legp[o % per_conn] = &legs[o % per_conn];
+            if ((o + 1) % per_conn != 0 && j + 1 < here)
+                continue;
+            Sungka__V1__SubscribeManyRequest mr = SUNGKA__V1__SUBSCRIBE_MANY_REQUEST__INIT;
+            mr.n_subscriptions = (size_t)(o % per_conn + 1);
+            mr.subscriptions = legp;
+            if (rpc_client_stream(obs.c[o / per_conn], &M_SUBSCRIBE_MANY, &mr.base, NULL,
+                                  multi_msg, stream_end, NULL, &st) != 0)
+                fatal("SubscribeMany: cannot start");
         }
+        free(tokens);
+        free(legs);
+        free(legp);
     }
     wait_counts(&g_hello, n, NULL, 0, "observer snapshots");
     for (int gi = 0; gi < k; gi++) {
@@ -970,7 +1123,10 @@ static stats bench_board_fanout(const char *target, int n, int per_conn, int rou
     sleep_ms(100);   /* let the start events drain */
     double *us = calloc((size_t)rounds, sizeof *us);
     int done = 0;
+    double cpu0 = 0;
     for (int r = 0; r < rounds + 1; r++) {   /* round 0 warms up */
+        if (r == 1)
+            cpu0 = cpu_begin();
         bool over = false;
         for (int gi = 0; gi < k; gi++) {
             if (game_is_over(&gs[gi].st))
@@ -999,6 +1155,7 @@ static stats bench_board_fanout(const char *target, int n, int per_conn, int rou
         for (int gi = 0; gi < k; gi++)
             game_play(&gs[gi].st, game_to_move(&gs[gi].st), gs[gi].move, NULL, NULL, 0);
     }
+    cpu_end(cpu0);
     pool_close(&obs);
     pool_close(&movers);
     free(subs);
@@ -1102,6 +1259,7 @@ static double bench_throughput(const char *target, int n_games, int ms, int *sta
         gs[i].cli = p.c[i % p.n];
         tp_setup(&gs[i]);
     }
+    double cpu0 = cpu_begin();
     int64_t t0 = now_ns(), end = t0 + (int64_t)ms * 1000000;
     for (int i = 0; i < n_games; i++) {
         atomic_fetch_add(&tp_busy, 1);
@@ -1141,6 +1299,7 @@ static double bench_throughput(const char *target, int n_games, int ms, int *sta
     }
     long moves = atomic_load(&tp_moves);
     double secs = (double)(now_ns() - t0) / 1e9;
+    cpu_end(cpu0);
     atomic_store(&tp_stop, 1);
     /* Wait for the calls in flight to land (each game parks itself). */
     for (int spins = 0; atomic_load(&tp_busy) > 0; spins++) {
@@ -1201,6 +1360,7 @@ static double bench_echo_throughput(const char *target, int n_inflight, int ms)
     atomic_store(&et_calls, 0);
     atomic_store(&et_stop, 0);
     atomic_store(&et_busy, n_inflight);
+    double cpu0 = cpu_begin();
     int64_t t0 = now_ns();
     for (int i = 0; i < n_inflight; i++) {
         slots[i].cli = p.c[i % p.n];
@@ -1209,6 +1369,7 @@ static double bench_echo_throughput(const char *target, int n_inflight, int ms)
     sleep_ms(ms);
     long calls = atomic_load(&et_calls);
     double secs = (double)(now_ns() - t0) / 1e9;
+    cpu_end(cpu0);
     atomic_store(&et_stop, 1);
     for (int spins = 0; atomic_load(&et_busy) > 0; spins++) {
         if (spins > WAIT_MS / 10)
@@ -1256,52 +1417,19 @@ static long rss_kib(pid_t pid)
     return kib;
 }
 
-/* Start `sungka-board` on the store db as a child; return the port it printed. */
-static int spawn_board(const char *path, const char *db)
+/* The memory sections' sungka-board child on db; returns its port. */
+static child mem_child;
+
+static int spawn_board(const char *db)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        fatal("pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0)
-        fatal("fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        execl(path, path, "--listen", "127.0.0.1:0", "--db", db, "--quiet",
-              "--ping-timeout", "3600", "--max-games", "1000000",
-              "--max-games-per-client", "1000000", "--max-participants", "100000",
-              "--max-client-streams", "1000000", "--max-client-observers", "1000000",
-              "--client-join-rate", "1000000", (char *)NULL);
-        _exit(127);
-    }
-    child_pid = pid;
-    close(fds[1]);
-    FILE *in = fdopen(fds[0], "r");
-    char line[256] = "";
-    if (!in || !fgets(line, sizeof line, in))
-        fatal("%s did not start (build it, or name it with --board)", path);
-    fclose(in);
-    const char *colon = strrchr(line, ':');
-    int port = colon ? atoi(colon + 1) : 0;
-    if (port <= 0)
-        fatal("cannot read the port from \"%s\"", line);
-    return port;
+    board_start(&mem_child, db);
+    child_pid = mem_child.pid;
+    return atoi(strrchr(mem_child.target, ':') + 1);
 }
 
 static void stop_child(void)
 {
-    kill(child_pid, SIGTERM);
-    for (int i = 0; i < 500; i++) {
-        if (waitpid(child_pid, NULL, WNOHANG) == child_pid) {
-            child_pid = 0;
-            return;
-        }
-        sleep_ms(10);
-    }
-    kill(child_pid, SIGKILL);
-    waitpid(child_pid, NULL, 0);
+    child_stop(&mem_child);
     child_pid = 0;
 }
 
@@ -1311,9 +1439,9 @@ static long settled_rss(pid_t pid)
     return rss_kib(pid);
 }
 
-static void bench_memory(const char *board_path, int n_idle, int n_obs)
+static void bench_memory(int n_idle, int n_obs)
 {
-    int port = spawn_board(board_path, ":memory:");
+    int port = spawn_board(":memory:");
     char target[32];
     snprintf(target, sizeof target, "127.0.0.1:%d", port);
     pool lobby, obs;
@@ -1409,12 +1537,12 @@ static long crowd_round(const char *target, rpc_client *lobby, int n, int per_ga
  * and keeps bounded (SQLite's page cache, 2 MiB of 1 KiB pages and their
  * headers; gRPC's threads) is not counted as kept; the ratio to the RSS at
  * start is shown too. */
-static void bench_streams(const char *board_path, int n, int per_game)
+static void bench_streams(int n, int per_game)
 {
     /* A file store, as a service keeps: in ":memory:" the participants'
      * rows would stay in this process as the database's free pages. */
     remove_db(db_file());
-    int port = spawn_board(board_path, db_file());
+    int port = spawn_board(db_file());
     char target[32];
     snprintf(target, sizeof target, "127.0.0.1:%d", port);
     pool lobby;
@@ -1456,10 +1584,10 @@ static void bench_streams(const char *board_path, int n, int per_game)
  * another from one client (50 streams to a connection), on a file store as a
  * service keeps. Reports the time until the last has its snapshot and the
  * service's memory per observer (the connections count as theirs). */
-static void bench_join(const char *board_path, int n)
+static void bench_join(int n)
 {
     remove_db(db_file());
-    int port = spawn_board(board_path, db_file());
+    int port = spawn_board(db_file());
     char target[32];
     snprintf(target, sizeof target, "127.0.0.1:%d", port);
     pool lobby, obs;
@@ -1547,6 +1675,38 @@ static void usage(FILE *out)
             "      --version      show the version and exit\n");
 }
 
+/* --serve-floor / --serve-echo: one floor server as a child of a benchmark
+ * run: print its address, serve until SIGTERM. */
+static int serve(const char *mode)
+{
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigaddset(&term, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &term, NULL);   /* before any thread starts */
+    int sig;
+    if (strcmp(mode, "--serve-floor") == 0) {
+        bench_floor *f = bench_floor_start();
+        if (!f)
+            fatal("cannot start the bare gRPC core floor");
+        printf("floor listening on %s\n", bench_floor_target(f));
+        fflush(stdout);
+        sigwait(&term, &sig);
+        bench_floor_stop(f);
+        return 0;
+    }
+    rpc_init();
+    find_methods();
+    echo_server es;
+    echo_start(&es);
+    printf("echo listening on %s\n", es.target);
+    fflush(stdout);
+    sigwait(&term, &sig);
+    echo_stop(&es);
+    rpc_shutdown();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -1560,8 +1720,10 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *json = "bench-results.json";
-    char board_path[PATH_MAX] = "";
     int mask = S_ALL, c;
+    if (argc == 2 && (strcmp(argv[1], "--serve-floor") == 0 ||
+                      strcmp(argv[1], "--serve-echo") == 0))
+        return serve(argv[1]);
     while ((c = getopt_long(argc, argv, "qo:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'q':
@@ -1633,19 +1795,18 @@ int main(int argc, char **argv)
     int tput_ms = quick ? 1000 : 3000;
     /* Fan-out shapes: observers per connection (an agent or relay carrying
      * many; people on their own machines) and how many watch one game. */
-    const struct { int n, per_conn; bool full_only; } fan[] = {
-        {10, 50, false}, {100, 50, false}, {1000, 50, false}, {1000, 1, false},
-        {10000, 50, true},
+    const struct { int n, per_conn; bool many, full_only; } fan[] = {
+        {10, 50, false, false}, {100, 50, false, false}, {1000, 50, false, false},
+        {1000, 50, true, false}, {1000, 1, false, false}, {10000, 50, false, true},
+        {10000, 50, true, true},
     };
     const int tput_g[] = {1, 10, 100, 1000};
     char param[24], note[200];
-    echo_server es;
-    bench_floor *bare = NULL;
+    child es = {0}, bare = {0};   /* the rpc/ echo and the bare gRPC core floor */
     bool echo = mask & (S_MOVE | S_FANOUT | S_DURABLE | S_TPUT);
     if (echo) {
-        echo_start(&es);
-        if (!(bare = bench_floor_start()))
-            fatal("cannot start the bare gRPC core floor");
+        echo_child_start(&es, "--serve-echo");
+        echo_child_start(&bare, "--serve-floor");
     }
     fprintf(stderr, "sungka-bench (%s): board service vs bare gRPC core, %ld CPUs\n",
             quick ? "quick" : "full", sysconf(_SC_NPROCESSORS_ONLN));
@@ -1653,7 +1814,7 @@ int main(int argc, char **argv)
     stats echo_rtt = {0}, bare_rtt = {0}, move_file = {0};
     if (mask & (S_MOVE | S_DURABLE)) {
         progress("bare gRPC core unary round trip (%d calls)", calls);
-        bare_rtt = bench_echo_rtt(bench_floor_target(bare), calls);
+        bare_rtt = bench_echo_rtt(bare.target, calls);
         progress("rpc/ echo unary round trip (%d calls)", calls);
         echo_rtt = bench_echo_rtt(es.target, calls);
         row *r = add_row("move", "floor: unary Say, bare gRPC core", "no project code");
@@ -1667,7 +1828,7 @@ int main(int argc, char **argv)
     }
     if (mask & S_MOVE) {
         progress("move round trip, store on a file (%d moves)", calls);
-        board_inst b;
+        child b;
         board_start(&b, db_file());
         stats ev, rep;
         int games;
@@ -1697,12 +1858,18 @@ int main(int argc, char **argv)
                 continue;   /* 10,000 observers take a while to set up: full run only */
             int rr = n >= 5000 && !quick ? 20 : rounds;
             progress("fan-out to %d observers, %d to a connection (%d rounds)", n, per, rr);
-            stats floor_s = bench_echo_fanout(bench_floor_target(bare), n, per, rr);
-            board_inst b;
+            g_server = &bare;
+            stats floor_s = bench_echo_fanout(bare.target, n, per, rr);
+            double floor_cpu = g_cpu_us / ((double)n * rr);
+            child b;
             board_start(&b, db_file());
-            stats s = bench_board_fanout(b.target, n, per, rr, &games, &done);
+            g_server = &b;
+            stats s = bench_board_fanout(b.target, n, per, fan[i].many, rr, &games, &done);
+            double cpu = done ? g_cpu_us / ((double)n * done) : 0;
+            g_server = NULL;
             board_stop(&b);
-            snprintf(param, sizeof param, "N=%d, %d/conn", n, per);
+            snprintf(param, sizeof param, "N=%d, %d/%s", n, per,
+                     fan[i].many ? "many" : "conn");
             row *r = add_row("fanout", "Move -> last observer's event", param);
             r->latency = true;
             r->s = s;
@@ -1710,26 +1877,34 @@ int main(int argc, char **argv)
             r->f = floor_s;
             snprintf(note, sizeof note,
                      "%d game%s, one move per round; %d rounds; floor: bare gRPC core pushing "
-                     "to N streams of the same shape", games, games == 1 ? "" : "s", done);
+                     "to N streams of the same shape; CPU per observer reached: service %.1f "
+                     "us, floor %.1f us", games, games == 1 ? "" : "s", done, cpu, floor_cpu);
             snprintf(r->note, sizeof r->note, "%s", note);
             static char what[8][64];   /* targets keep the pointer */
-            if (n >= 1000 && i < 8) {
-                bool shared = per > 1;
-                snprintf(what[i], sizeof what[i], "fan-out N=%d, %d/conn: p99 / floor p99", n,
-                         per);
-                add_target(what[i], s.p99 / floor_s.p99, shared ? 0.5 : 1.0, "x", false);
+            if (n >= 1000 && i < 8 && (per == 1 || fan[i].many)) {
+                snprintf(what[i], sizeof what[i], "fan-out N=%d, %d/%s: p99 / floor p99", n,
+                         per, fan[i].many ? "many" : "conn");
+                add_target(what[i], s.p99 / floor_s.p99, per > 1 ? 0.5 : 1.0, "x", false);
             }
         }
     }
     if (mask & S_TPUT) {
         progress("throughput floor: bare unary Say, 100 calls in flight (%d ms)", tput_ms);
-        double floor = bench_echo_throughput(bench_floor_target(bare), 100, tput_ms);
+        /* The first second of calls runs a third slower (gRPC's threads and
+         * the connections warming): a floor is taken warm. */
+        bench_echo_throughput(bare.target, 100, 500);
+        g_server = &bare;
+        double floor = bench_echo_throughput(bare.target, 100, tput_ms);
+        double floor_cpu = g_cpu_us / (floor * tput_ms / 1000.0);
         for (size_t i = 0; i < sizeof tput_g / sizeof tput_g[0]; i++) {
             int g = tput_g[i], started;
             progress("throughput, %d concurrent games (%d ms)", g, tput_ms);
-            board_inst b;
+            child b;
             board_start(&b, db_file());
+            g_server = &b;
             double mps = bench_throughput(b.target, g, tput_ms, &started);
+            double cpu = g_cpu_us / (mps * tput_ms / 1000.0);
+            g_server = NULL;
             board_stop(&b);
             snprintf(param, sizeof param, "%d games", g);
             row *r = add_row("tput", "moves per second (file store)", param);
@@ -1737,7 +1912,8 @@ int main(int argc, char **argv)
             r->unit = "moves/s";
             snprintf(r->note, sizeof r->note,
                      "%d games played in %.1f s, one Move in flight per game; mean move "
-                     "latency ~%.0f us (G / rate)", started, tput_ms / 1000.0, g / mps * 1e6);
+                     "latency ~%.0f us (G / rate); service CPU %.0f us per move",
+                     started, tput_ms / 1000.0, g / mps * 1e6, cpu);
             if (g == 100)
                 add_target("moves/s across 100 games / bare unary calls/s", mps / floor, 0.8,
                            "x", true);
@@ -1747,18 +1923,24 @@ int main(int argc, char **argv)
         r->unit = "calls/s";
         snprintf(r->note, sizeof r->note,
                  "gRPC core with no project code, as many calls in flight over as many "
-                 "connections as the 100-game row");
+                 "connections as the 100-game row; its CPU %.0f us per call", floor_cpu);
         progress("throughput: rpc/ echo Say, 100 calls in flight (%d ms)", tput_ms);
         r = add_row("tput", "rpc/ echo Say calls/s", "100 in flight");
+        bench_echo_throughput(es.target, 100, 500);
+        g_server = &es;
         r->value = bench_echo_throughput(es.target, 100, tput_ms);
         r->unit = "calls/s";
+        snprintf(r->note, sizeof r->note, "its CPU %.0f us per call",
+                 g_cpu_us / (r->value * tput_ms / 1000.0));
+        g_server = NULL;
+
     }
     if (mask & S_DURABLE) {
         const char *dbs[] = {":memory:", ""};
         const char *label[] = {"memory store", "no store"};
         if (!(mask & S_MOVE)) {
             progress("move round trip, store on a file (%d moves)", calls);
-            board_inst b;
+            child b;
             board_start(&b, db_file());
             stats rep;
             int games;
@@ -1767,7 +1949,7 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < 2; i++) {
             progress("move round trip, %s (%d moves)", label[i], calls);
-            board_inst b;
+            child b;
             board_start(&b, dbs[i]);
             stats ev, rep;
             int games;
@@ -1783,7 +1965,7 @@ int main(int argc, char **argv)
                      move_file.p50 - ev.p50, move_file.mean - ev.mean);
         }
         progress("throughput, 100 games, memory store (%d ms)", tput_ms);
-        board_inst b;
+        child b;
         board_start(&b, ":memory:");
         int started;
         double mps = bench_throughput(b.target, 100, tput_ms, &started);
@@ -1794,25 +1976,25 @@ int main(int argc, char **argv)
         snprintf(r->note, sizeof r->note, "compare tput / 100 games (file store)");
     }
     if (echo) {
-        echo_stop(&es);
-        bench_floor_stop(bare);
+        child_stop(&es);
+        child_stop(&bare);
     }
     if (mask & S_MEMORY) {
         int n_idle = quick ? 300 : 1000, n_obs = quick ? 600 : 3000;
         progress("memory: child %s, %d idle games, %d observers", board_path, n_idle, n_obs);
-        bench_memory(board_path, n_idle, n_obs);
+        bench_memory(n_idle, n_obs);
     }
     if (mask & S_STREAMS) {
         int sizes[] = {2000, 10000};
         for (int i = 0; i < (quick ? 1 : 2); i++) {
             progress("streams: child %s, %d streams, 1,000 to a game", board_path, sizes[i]);
-            bench_streams(board_path, sizes[i], 1000);
+            bench_streams(sizes[i], 1000);
         }
     }
     if (mask & S_JOIN) {
         int n = quick ? 2000 : 10000;
         progress("join: child %s, %d observers of one game", board_path, n);
-        bench_join(board_path, n);
+        bench_join(n);
     }
     double secs = (double)(now_ns() - t_start) / 1e9;
 

@@ -657,6 +657,50 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc
     }
 }
 
+/* Most subscriptions one SubscribeMany call may carry: a relay with more
+ * opens more calls (each is one HTTP/2 stream of the connection's 64). */
+#define MAX_SUBSCRIPTIONS 1000
+
+/* Many subscriptions on one stream: each is a leg of the call (rpc.h),
+ * attached to its participant as Subscribe attaches a call, so the rooms
+ * neither know nor care; an event for many legs goes out once. */
+static void subscribe_many(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__SubscribeManyRequest *req = (const void *)request;
+    board_client *from = client_of(svc, call);
+    if (!from)
+        return;
+    if (req->n_subscriptions < 1 || req->n_subscriptions > MAX_SUBSCRIPTIONS) {
+        char err[96];
+        snprintf(err, sizeof err, "a SubscribeMany carries 1..%d subscriptions, not %zu",
+                 MAX_SUBSCRIPTIONS, req->n_subscriptions);
+        refuse(call, ROOM_E_INVALID, err);
+        return;
+    }
+    for (size_t i = 0; i < req->n_subscriptions; i++) {
+        const Sungka__V1__Subscription *sub = req->subscriptions[i];
+        rpc_call *leg = rpc_call_open_leg(call, (uint32_t)i);
+        if (!leg) {
+            refuse(call, ROOM_E_LIMIT, "out of memory");
+            return;
+        }
+        participant *p = find_token(svc, sub->token);
+        if (!p) {
+            board_fail(leg, RPC_UNAUTHENTICATED,
+                       "unknown seat token: each subscription takes the token JoinGame "
+                       "answered");
+            continue;
+        }
+        char err[256];
+        rpc_call_on_done(leg, stream_done, p);
+        room_rc rc = room_subscribe(p->room, p, leg, from, sub->after_seq, err, sizeof err);
+        if (rc != ROOM_OK) {
+            rpc_call_on_done(leg, NULL, NULL);
+            refuse(leg, rc, err);
+        }
+    }
+}
+
 static void get_board(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
     (void)request;
@@ -888,6 +932,7 @@ static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
 
 static const rpc_method_entry board_methods[] = {
     {"Subscribe", subscribe, true, false},
+    {"SubscribeMany", subscribe_many, true, false},
     {"GetBoard", get_board, false, false},
     {"Move", move, false, true},
     {"Chat", chat, false, false},

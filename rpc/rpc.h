@@ -291,6 +291,34 @@ int rpc_call_finish(rpc_call *call, rpc_code code, const char *message);
 int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
                            const char *message);
 
+/*
+ * Multiplexed streams. One server-streaming call may carry many logical
+ * streams, "legs", for a client that holds many subscriptions at once (an
+ * agent or a relay). Every message on such a call is an envelope:
+ *     message Envelope {
+ *       repeated uint32 legs = 1;   // packed: the legs the payload is for
+ *       bytes payload = 2;          // the message, as a call would have sent it
+ *       LegEnded ended = 3;         // instead of a payload: one leg ended
+ *     }
+ *     message LegEnded { uint32 leg = 1; int32 code = 2; string reason = 3;
+ *                        string message = 4; }
+ * The same payload sent to several legs of one call within one poll turn
+ * goes out once, naming them all: one write carries a crowd's event.
+ *
+ * rpc_call_open_leg returns a leg numbered `id` on `call` (a streaming call
+ * of the handler's, not itself a leg), or NULL when out of memory or the call
+ * is finished. A leg is an rpc_call: send, send_packed, reply, finish,
+ * finish_reason and on_done work on it; peer and metadata are the call's, and
+ * so is the outbox (its limit counts every leg's envelopes). A leg's done
+ * callback runs when the call ends, with the call's client_gone. Finishing a
+ * leg queues its LegEnded (past the outbox limit: at most one per leg); its
+ * done callback will not run and the leg is not to be used again (its memory
+ * lives until the call's). The call ends with OK once its last leg is
+ * finished. The call's own handler may finish it at any time; its open legs'
+ * done callbacks then run.
+ */
+rpc_call *rpc_call_open_leg(rpc_call *call, uint32_t id);
+
 /* ------------------------------------------------------------------------ */
 /* Client                                                                   */
 /* ------------------------------------------------------------------------ */

@@ -25,7 +25,7 @@
  *    batch in flight (a gRPC rule); rpc_call_finish() queues the status behind
  *    the outbox and it goes out with (or after) the last message.
  */
-#include "rpc_internal.h"
+#include "rpc_server_internal.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -36,10 +36,6 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/log.h>
 
-/* How many grpc_server_request_call are kept outstanding: enough that a burst
- * of arriving calls does not wait for us to re-arm between them (gRPC queues
- * calls that find no request anyway, so this is about latency, not loss). */
-#define REQUEST_SLOTS 16
 
 /* Longest single wait inside rpc_server_poll(): bounds how late a wake is. */
 #define POLL_SLICE_MS 100
@@ -54,82 +50,6 @@ enum tag_kind {
     TAG_CLOSE,      /* RECV_CLOSE_ON_SERVER: the call is over on the wire */
     TAG_SEND,       /* a send batch (message and/or status) completed */
     TAG_SHUTDOWN,   /* grpc_server_shutdown_and_notify finished */
-};
-
-struct service {
-    const ProtobufCServiceDescriptor *desc;
-    bool *streaming;              /* one flag per method, by index */
-    rpc_handler handler;          /* one handler for every method, or... */
-    const rpc_method_entry **by_index;   /* ...one entry per method, by index */
-    void *user;
-};
-
-struct request_slot {
-    rpc__tag tag;
-    grpc_call *call;
-    grpc_call_details details;
-    grpc_metadata_array md;
-    bool armed;
-};
-
-struct outmsg {
-    struct outmsg *next;
-    grpc_byte_buffer *bb;
-};
-
-struct rpc_server {
-    grpc_server *server;
-    grpc_completion_queue *cq;
-    size_t outbox_limit;
-    struct service *services;
-    size_t n_services;
-    struct request_slot slots[REQUEST_SLOTS];
-    rpc__tag shutdown_tag;
-    bool started;
-    bool shutting_down;
-    bool shutdown_seen;
-    void (*turn_hook)(void *);    /* rpc_server_set_turn_hook */
-    void *turn_user;
-    rpc_call *calls;              /* every live call, for shutdown */
-    size_t live_calls;
-    atomic_bool wake;             /* the only field other threads touch */
-};
-
-struct rpc_call {
-    rpc_server *srv;
-    rpc_call *prev, *next;        /* in srv->calls */
-    grpc_call *call;
-    grpc_call_details details;    /* method path and host (slices we own) */
-    grpc_metadata_array md;       /* request metadata (slices owned by call) */
-    char *peer;                   /* gpr_malloc'ed by gRPC */
-    const struct service *svc;    /* NULL: unknown method */
-    unsigned method_index;
-    ProtobufCMessage *request;
-    grpc_byte_buffer *recv_bb;
-    int cancelled;                /* out-param of RECV_CLOSE_ON_SERVER */
-
-    rpc__tag t_recv, t_close, t_send;
-    unsigned tags_out;            /* batches started and not yet back */
-
-    struct outmsg *head, *tail;   /* queued, not yet handed to gRPC */
-    size_t queued;
-    grpc_byte_buffer *in_flight;  /* the message of the send batch in flight */
-    bool send_busy;               /* a send batch is in flight */
-    bool md_sent;                 /* initial metadata went out */
-
-    bool finishing;               /* finish requested (by handler or us) */
-    bool status_sent;             /* the status batch was started */
-    bool status_ok;               /* ... and completed successfully */
-    bool gone;                    /* the call is dead: no more sends */
-    bool close_seen;
-    bool over;                    /* done callback running or ran */
-    rpc_code fin_code;
-    grpc_slice fin_details;
-    grpc_metadata fin_reason;     /* RPC_REASON_KEY, when has_reason */
-    bool has_reason;
-
-    rpc_done_cb done;
-    void *done_user;
 };
 
 static void tag_init(rpc__tag *t, int kind, void *obj)
@@ -438,6 +358,8 @@ static void pump(rpc_call *c)
 
 static void finish_internal(rpc_call *c, rpc_code code, const char *message)
 {
+    if (c->multiplexed)
+        rpc__mux_flush(c);    /* its legs' last envelope goes before the status */
     c->finishing = true;
     c->fin_code = code;
     c->fin_details = grpc_slice_from_copied_string(message ? message : "");
@@ -501,6 +423,8 @@ static void maybe_release(rpc_call *c)
         return;
     c->over = true;
     bool client_gone = c->cancelled && !c->status_ok && !c->srv->shutting_down;
+    if (c->multiplexed)
+        rpc__mux_release(c, client_gone);
     if (c->done) {
         run_turn_hook(c->srv);
         c->done(c, client_gone, c->done_user);
@@ -735,6 +659,7 @@ int rpc_server_poll(rpc_server *srv, int timeout_ms)
                 handle_event(srv, &ev);
             }
             run_turn_hook(srv);
+            rpc__mux_flush_all(srv);
             return 0;
         }
         if (timeout_ms == 0 ||
@@ -819,6 +744,8 @@ static const grpc_metadata *find_md(const rpc_call *call, const char *key)
 
 int rpc_call_metadata(const rpc_call *call, const char *key, char *buf, size_t len)
 {
+    if (call->parent)
+        call = call->parent;
     const grpc_metadata *md = find_md(call, key);
     if (!md) {
         if (len > 0)
@@ -831,6 +758,8 @@ int rpc_call_metadata(const rpc_call *call, const char *key, char *buf, size_t l
 
 int rpc_call_bearer(const rpc_call *call, char *buf, size_t len)
 {
+    if (call->parent)
+        call = call->parent;
     const grpc_metadata *md = find_md(call, "authorization");
     if (!md) {
         if (len > 0)
@@ -843,12 +772,16 @@ int rpc_call_bearer(const rpc_call *call, char *buf, size_t len)
 
 const char *rpc_call_peer(const rpc_call *call)
 {
+    if (call->parent)
+        call = call->parent;
     return call->peer ? call->peer : "";
 }
 
 /* Queue a serialized message; takes the byte buffer (destroyed on failure). */
 static int enqueue(rpc_call *c, grpc_byte_buffer *bb)
 {
+    if (c->multiplexed)
+        rpc__mux_flush(c);    /* whatever its legs were sent goes first */
     if (!bb)
         return -1;
     struct outmsg *m = malloc(sizeof *m);
@@ -867,8 +800,22 @@ static int enqueue(rpc_call *c, grpc_byte_buffer *bb)
     return 0;
 }
 
+int rpc__call_enqueue(rpc_call *c, grpc_byte_buffer *bb)
+{
+    return enqueue(c, bb);
+}
+
+void rpc__call_pump(rpc_call *c)
+{
+    pump(c);
+}
+
 int rpc_call_reply(rpc_call *call, const ProtobufCMessage *reply)
 {
+    if (call->parent) {   /* a leg: its last message, then its end */
+        int rc = rpc_call_send(call, reply);
+        return rpc__leg_finish(call, RPC_OK, NULL, "") == 0 ? rc : -1;
+    }
     if (call->finishing || call->over)
         return -1;
     if (call->gone) {
@@ -886,6 +833,16 @@ int rpc_call_reply(rpc_call *call, const ProtobufCMessage *reply)
 
 int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg)
 {
+    if (call->parent) {
+        size_t len = protobuf_c_message_get_packed_size(msg);
+        uint8_t *data = malloc(len ? len : 1);
+        if (!data)
+            return -1;
+        protobuf_c_message_pack(msg, data);
+        int rc = rpc__leg_send(call, data, len);
+        free(data);
+        return rc;
+    }
     if (call->finishing || call->over || call->gone)
         return -1;
     if (rpc_call_outbox_len(call) >= call->srv->outbox_limit)
@@ -898,6 +855,8 @@ int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg)
 
 int rpc_call_send_packed(rpc_call *call, const void *data, size_t len)
 {
+    if (call->parent)
+        return rpc__leg_send(call, data, len);
     if (call->finishing || call->over || call->gone)
         return -1;
     if (rpc_call_outbox_len(call) >= call->srv->outbox_limit)
@@ -910,12 +869,16 @@ int rpc_call_send_packed(rpc_call *call, const void *data, size_t len)
 
 size_t rpc_call_outbox_len(const rpc_call *call)
 {
+    if (call->parent)
+        call = call->parent;
     return call->queued + (call->in_flight ? 1 : 0);
 }
 
 int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
                            const char *message)
 {
+    if (call->parent)
+        return rpc__leg_finish(call, code, reason, message);
     if (call->finishing || call->over)
         return -1;
     if (reason && !call->gone) {
@@ -928,6 +891,8 @@ int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
 
 int rpc_call_finish(rpc_call *call, rpc_code code, const char *message)
 {
+    if (call->parent)
+        return rpc__leg_finish(call, code, NULL, message);
     if (call->finishing || call->over)
         return -1;
     if (call->gone) {

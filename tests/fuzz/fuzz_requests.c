@@ -41,10 +41,13 @@
  *     UNAUTHENTICATED;
  *   - after the input's last call the service still answers
  *     grpc.health.v1.Health/Check with SERVING.
- * Subscribe is server-streaming: a decodable request is sent as a real
- * stream (the request re-encoded by protobuf-c), which is cancelled after
- * its first event or 30 ms; its end must come, with a stream's status.
- * Undecodable Subscribe bytes go raw like the rest.
+ * Subscribe and SubscribeMany are server-streaming: a decodable request is
+ * sent as a real stream (the request re-encoded by protobuf-c), which is
+ * cancelled after its first message or 30 ms; its end must come, with a
+ * stream's status. SubscribeMany's tokens are in its request, so the call's
+ * token does not matter: it ends OK (every subscription ended), CANCELLED,
+ * or INVALID_ARGUMENT for no subscriptions or too many. Undecodable bytes go
+ * raw like the rest.
  *
  * Not reproducible byte for byte across a long run: games made by earlier
  * inputs are still there (ListGames shows them, and ids count up). Replaying
@@ -144,7 +147,9 @@ typedef struct stream_box {
 static void stream_msg_cb(ProtobufCMessage *msg, void *user)
 {
     stream_box *b = user;
-    bool ok = msg->descriptor == &sungka__v1__event__descriptor && protobuf_c_message_check(msg);
+    bool ok = (msg->descriptor == &sungka__v1__event__descriptor ||
+               msg->descriptor == &sungka__v1__multi_event__descriptor) &&
+              protobuf_c_message_check(msg);
     protobuf_c_message_free_unpacked(msg, NULL);
     pthread_mutex_lock(&b->mu);
     b->events++;
@@ -219,7 +224,8 @@ static void build_methods(void)
             method_entry *e = &methods[n_methods];
             e->m.service = d;
             e->m.index = i;
-            e->m.server_streaming = strcmp(d->methods[i].name, "Subscribe") == 0;
+            e->m.server_streaming = strcmp(d->methods[i].name, "Subscribe") == 0 ||
+                                    strcmp(d->methods[i].name, "SubscribeMany") == 0;
             e->board = s == 1;
             snprintf(names[n_methods], sizeof names[n_methods], "%s.%s", d->short_name,
                      d->methods[i].name);
@@ -411,6 +417,16 @@ static void subscribe(const method_entry *e, const ProtobufCMessage *req, const 
     FUZZ_CHECK(ended, "%s: the stream never ended after a cancel", e->name);
     FUZZ_CHECK(b.bad_events == 0, "%s: %d events failed protobuf_c_message_check", e->name,
                b.bad_events);
+    if (req->descriptor == &sungka__v1__subscribe_many_request__descriptor) {
+        size_t n = ((const Sungka__V1__SubscribeManyRequest *)req)->n_subscriptions;
+        bool refused = b.status.code == RPC_INVALID_ARGUMENT;
+        FUZZ_CHECK(b.status.code == RPC_OK || b.status.code == RPC_CANCELLED ||
+                   (refused && (n == 0 || n > 1000)),
+                   "%s with %zu subscriptions ended %s %s", e->name, n,
+                   rpc_code_name(b.status.code), b.status.message);
+        outcomes[e - methods][b.status.code]++;
+        return;
+    }
     switch (b.status.code) {
     case RPC_OK:
     case RPC_CANCELLED:

@@ -711,6 +711,8 @@ void rpc_server_destroy(rpc_server *srv)
         grpc_call_details_destroy(&srv->slots[i].details);
         grpc_metadata_array_destroy(&srv->slots[i].md);
     }
+    if (srv->has_last_sent)
+        grpc_slice_unref(srv->last_sent);
     for (size_t s = 0; s < srv->n_services; s++) {
         free(srv->services[s].streaming);
         free(srv->services[s].by_index);
@@ -853,6 +855,22 @@ int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg)
     return 0;
 }
 
+/* A byte buffer of these bytes that shares the slice of the last packed send
+ * when the bytes are the same: the service sends one event to a crowd in a
+ * row, so every outbox holds a reference to one slice instead of a copy of
+ * its own. (Equal bytes are the same message, whoever they were packed for.) */
+static grpc_byte_buffer *shared_bytes(rpc_server *srv, const void *data, size_t len)
+{
+    if (!srv->has_last_sent || GRPC_SLICE_LENGTH(srv->last_sent) != len ||
+        memcmp(GRPC_SLICE_START_PTR(srv->last_sent), data, len) != 0) {
+        if (srv->has_last_sent)
+            grpc_slice_unref(srv->last_sent);
+        srv->last_sent = grpc_slice_from_copied_buffer(data, len);
+        srv->has_last_sent = true;
+    }
+    return grpc_raw_byte_buffer_create(&srv->last_sent, 1);   /* takes a reference */
+}
+
 int rpc_call_send_packed(rpc_call *call, const void *data, size_t len)
 {
     if (call->parent)
@@ -861,7 +879,7 @@ int rpc_call_send_packed(rpc_call *call, const void *data, size_t len)
         return -1;
     if (rpc_call_outbox_len(call) >= call->srv->outbox_limit)
         return -2;
-    if (enqueue(call, rpc__pack_raw(data, len)) != 0)
+    if (enqueue(call, shared_bytes(call->srv, data, len)) != 0)
         return -1;
     pump(call);
     return 0;

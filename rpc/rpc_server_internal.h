@@ -53,6 +53,8 @@ struct rpc_server {
     void *turn_user;
     rpc_call *calls;              /* every live call, for shutdown */
     rpc_call *dirty;              /* multiplexed calls with a pending envelope */
+    grpc_slice last_sent;         /* rpc_call_send_packed's last bytes, shared */
+    bool has_last_sent;
     size_t live_calls;
     atomic_bool wake;             /* the only field other threads touch */
 };

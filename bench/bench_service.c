@@ -292,12 +292,19 @@ typedef struct goal_t {
 static goal_t targets[16];
 static int n_targets;
 
-/* The 1-minute load average before and after the run. Ratios taken while
- * other work shares the cores mislead (the benchmark's own client slows
- * more than the service it times), so above NOISY_LOAD per core no target
- * gets a verdict unless --verdict-anyway says so. */
+/* Was the machine quiet? Ratios taken while other work shares the cores
+ * mislead (the benchmark's own client slows more than the service it
+ * times), so no target gets a verdict (unless --verdict-anyway) when the
+ * 1-minute load average before the run was above NOISY_LOAD per core, or
+ * when other processes used more than NOISY_SHARE of the machine's CPU
+ * during it: the CPU time /proc/stat counts as busy, less this program's and
+ * its children's. (The load average after the run is shown, but it counts
+ * the run itself: a full run keeps both cores busy for minutes.) */
 #define NOISY_LOAD 0.25
+#define NOISY_SHARE 0.05
 static double load_before = -1, load_after = -1;
+static double busy_before, ours_before, others_share = -1;
+static int64_t quiet_t0;
 static bool verdict_anyway;
 
 static double load_now(void)
@@ -306,11 +313,59 @@ static double load_now(void)
     return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
+/* Seconds of CPU the whole machine has been busy (not idle, not waiting). */
+static double machine_busy_s(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    if (!f)
+        return -1;
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    if (n != 8)
+        return -1;
+    /* user nice system idle iowait irq softirq steal */
+    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Seconds of CPU this program and its (waited-for) children have used. */
+static double ours_s(void)
+{
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    struct timeval t[] = {self.ru_utime, self.ru_stime, kids.ru_utime, kids.ru_stime};
+    double s = 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        s += (double)t[i].tv_sec + (double)t[i].tv_usec / 1e6;
+    return s;
+}
+
+static void quiet_begin(void)
+{
+    load_before = load_now();
+    busy_before = machine_busy_s();
+    ours_before = ours_s();
+    quiet_t0 = now_ns();
+}
+
+/* After every child has stopped. */
+static void quiet_end(void)
+{
+    load_after = load_now();
+    double secs = (double)(now_ns() - quiet_t0) / 1e9;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double others = (machine_busy_s() - busy_before) - (ours_s() - ours_before);
+    if (busy_before >= 0 && secs > 0)
+        others_share = (others > 0 ? others : 0) / (secs * (double)(cpus > 0 ? cpus : 1));
+}
+
 static bool noisy(void)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    double worst = load_before > load_after ? load_before : load_after;
-    return worst < 0 || worst > NOISY_LOAD * (double)(cpus > 0 ? cpus : 1);
+    return load_before < 0 || load_before > NOISY_LOAD * (double)(cpus > 0 ? cpus : 1) ||
+           others_share < 0 || others_share > NOISY_SHARE;
 }
 
 static void add_target(const char *what, double measured, double goal, const char *unit,
@@ -333,8 +388,9 @@ static const char *verdict(const goal_t *t)
 
 static void print_targets(FILE *out)
 {
-    fprintf(out, "\nload average (1 min): %.2f before, %.2f after, %ld CPUs%s\n", load_before,
-            load_after, sysconf(_SC_NPROCESSORS_ONLN),
+    fprintf(out, "\nload average (1 min): %.2f before, %.2f after (the run's own), %ld CPUs; "
+                 "other processes used %.1f%% of the CPU during the run%s\n",
+            load_before, load_after, sysconf(_SC_NPROCESSORS_ONLN), others_share * 100,
             noisy() ? " -- not quiet: no verdicts (--verdict-anyway to give them)" : "");
     fprintf(out, "targets:\n");
     for (int i = 0; i < n_targets; i++) {
@@ -354,9 +410,10 @@ static int write_json(const char *path, double seconds)
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(f, "{\n  \"benchmark\": \"sungka-bench\",\n  \"mode\": \"%s\",\n  \"time\": \"%s\",\n"
                "  \"cpus\": %ld,\n  \"seconds\": %.1f,\n  \"load_before\": %.2f,\n"
-               "  \"load_after\": %.2f,\n  \"noisy\": %s,\n  \"rows\": [\n",
+               "  \"load_after\": %.2f,\n  \"others_cpu_share\": %.3f,\n  \"noisy\": %s,\n"
+               "  \"rows\": [\n",
             quick ? "quick" : "full", when, sysconf(_SC_NPROCESSORS_ONLN), seconds, load_before,
-            load_after, noisy() ? "true" : "false");
+            load_after, others_share, noisy() ? "true" : "false");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         fprintf(f, "    {\"section\": ");
@@ -1669,8 +1726,10 @@ static void usage(FILE *out)
             "      --board PATH   the sungka-board program for the memory, streams and join\n"
             "                     sections\n"
             "                     (default: next to this program)\n"
-            "      --verdict-anyway  say MET or MISSED even when the load average before or\n"
-            "                     after the run is above 0.25 a CPU (otherwise NOISY)\n"
+            "      --verdict-anyway  say MET or MISSED even when the machine was not quiet\n"
+            "                     (otherwise NOISY): a load average above 0.25 a CPU\n"
+            "                     before the run, or other processes using over 5%% of\n"
+            "                     the CPU during it\n"
             "  -h, --help         show this help and exit\n"
             "      --version      show the version and exit\n");
 }
@@ -1786,7 +1845,7 @@ int main(int argc, char **argv)
     quiet = fopen("/dev/null", "w");
     rpc_init();
     find_methods();
-    load_before = load_now();
+    quiet_begin();
     int64_t t_start = now_ns();
     t_begin = t_start;
 
@@ -2001,7 +2060,7 @@ int main(int argc, char **argv)
     printf("sungka-bench (%s), %ld CPUs, loopback, %.0f s\n", quick ? "quick" : "full",
            sysconf(_SC_NPROCESSORS_ONLN), secs);
     print_table(stdout);
-    load_after = load_now();
+    quiet_end();
     print_targets(stdout);
     if (write_json(json, secs) != 0)
         fprintf(stderr, "sungka-bench: cannot write %s: %s\n", json, strerror(errno));

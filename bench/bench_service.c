@@ -34,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +69,7 @@ static char tmpdir[64];
 typedef struct child {
     pid_t pid;
     char target[32];
+    int syscalls_fd;              /* perf counter of its syscalls; -1: none */
 } child;
 #define MAX_CHILDREN 4
 static child *children[MAX_CHILDREN];   /* the live ones, for cleanup */
@@ -217,7 +220,7 @@ typedef struct row {
     stats f;
     double value;
     const char *unit;
-    char note[200];
+    char note[320];
 } row;
 
 static row rows[64];
@@ -576,12 +579,47 @@ static void echo_stop(echo_server *es)
 
 /* ---------------------------------------------------------- board service */
 
+/* A counter of the syscalls of process pid and every thread it will start
+ * (the kernel's raw_syscalls:sys_enter tracepoint, as `perf stat -e` counts
+ * it); -1 when this kernel or this user has none. */
+static int syscall_counter(pid_t pid)
+{
+    FILE *f = fopen("/sys/kernel/tracing/events/raw_syscalls/sys_enter/id", "r");
+    if (!f)
+        f = fopen("/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id", "r");
+    unsigned long long id;
+    bool found = f && fscanf(f, "%llu", &id) == 1;
+    if (f)
+        fclose(f);
+    if (!found)
+        return -1;
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_TRACEPOINT;
+    attr.config = id;
+    attr.inherit = 1;
+    attr.sample_period = 0;
+    return (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static double syscalls_of(const child *c)
+{
+    uint64_t n = 0;
+    if (!c || c->syscalls_fd < 0 || read(c->syscalls_fd, &n, sizeof n) != sizeof n)
+        return -1;
+    return (double)n;
+}
+
 /* Start argv[0] with argv as a child whose first line on stdout ends in
  * ":PORT"; its target is 127.0.0.1:PORT. */
 static void child_spawn(child *c, char *const argv[])
 {
     int fds[2];
     if (pipe(fds) != 0)
+        fatal("pipe: %s", strerror(errno));
+    int go[2];   /* the child execs once its syscall counter is open */
+    if (pipe(go) != 0)
         fatal("pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid < 0)
@@ -590,10 +628,20 @@ static void child_spawn(child *c, char *const argv[])
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
+        close(go[1]);
+        char byte;
+        if (read(go[0], &byte, 1) < 0)
+            _exit(127);
+        close(go[0]);
         execv(argv[0], argv);
         _exit(127);
     }
+    close(go[0]);
     c->pid = pid;
+    c->syscalls_fd = syscall_counter(pid);
+    if (write(go[1], "x", 1) != 1)
+        fatal("cannot start %s", argv[0]);
+    close(go[1]);
     for (int i = 0; i < MAX_CHILDREN; i++) {
         if (!children[i]) {
             children[i] = c;
@@ -628,6 +676,9 @@ static void child_stop(child *c)
         sleep_ms(10);
     }
     c->pid = 0;
+    if (c->syscalls_fd >= 0)
+        close(c->syscalls_fd);
+    c->syscalls_fd = -1;
     for (int k = 0; k < MAX_CHILDREN; k++)
         if (children[k] == c)
             children[k] = NULL;
@@ -665,16 +716,20 @@ static double child_cpu_us(const child *c)
  * window (every thread: its loop, gRPC's own, the kernel's work on its
  * behalf counted as system time). */
 static const child *g_server;
-static double g_cpu_us;
+static double g_cpu_us, g_syscalls;   /* g_syscalls < 0: not counted */
+static double g_syscalls_at_begin;
 
 static double cpu_begin(void)
 {
+    g_syscalls_at_begin = syscalls_of(g_server);
     return g_server ? child_cpu_us(g_server) : 0;
 }
 
 static void cpu_end(double at_begin)
 {
     g_cpu_us = g_server ? child_cpu_us(g_server) - at_begin : 0;
+    double now = syscalls_of(g_server);
+    g_syscalls = now >= 0 && g_syscalls_at_begin >= 0 ? now - g_syscalls_at_begin : -1;
 }
 
 static const char *db_file(void)
@@ -1860,7 +1915,7 @@ int main(int argc, char **argv)
         {10000, 50, true, true},
     };
     const int tput_g[] = {1, 10, 100, 1000};
-    char param[24], note[200];
+    char param[24], note[320];
     child es = {0}, bare = {0};   /* the rpc/ echo and the bare gRPC core floor */
     bool echo = mask & (S_MOVE | S_FANOUT | S_DURABLE | S_TPUT);
     if (echo) {
@@ -1920,11 +1975,13 @@ int main(int argc, char **argv)
             g_server = &bare;
             stats floor_s = bench_echo_fanout(bare.target, n, per, rr);
             double floor_cpu = g_cpu_us / ((double)n * rr);
+            double floor_sys = g_syscalls / ((double)n * rr);
             child b;
             board_start(&b, db_file());
             g_server = &b;
             stats s = bench_board_fanout(b.target, n, per, fan[i].many, rr, &games, &done);
             double cpu = done ? g_cpu_us / ((double)n * done) : 0;
+            double sys = done ? g_syscalls / ((double)n * done) : -1;
             g_server = NULL;
             board_stop(&b);
             snprintf(param, sizeof param, "N=%d, %d/%s", n, per,
@@ -1936,8 +1993,9 @@ int main(int argc, char **argv)
             r->f = floor_s;
             snprintf(note, sizeof note,
                      "%d game%s, one move per round; %d rounds; floor: bare gRPC core pushing "
-                     "to N streams of the same shape; CPU per observer reached: service %.1f "
-                     "us, floor %.1f us", games, games == 1 ? "" : "s", done, cpu, floor_cpu);
+                     "to N streams of the same shape; per observer reached: service %.1f us "
+                     "CPU, %.2f syscalls; floor %.1f us, %.2f", games, games == 1 ? "" : "s",
+                     done, cpu, sys, floor_cpu, floor_sys);
             snprintf(r->note, sizeof r->note, "%s", note);
             static char what[8][64];   /* targets keep the pointer */
             if (n >= 1000 && i < 8 && (per == 1 || fan[i].many)) {
@@ -1955,6 +2013,7 @@ int main(int argc, char **argv)
         g_server = &bare;
         double floor = bench_echo_throughput(bare.target, 100, tput_ms);
         double floor_cpu = g_cpu_us / (floor * tput_ms / 1000.0);
+        double floor_sys = g_syscalls / (floor * tput_ms / 1000.0);
         for (size_t i = 0; i < sizeof tput_g / sizeof tput_g[0]; i++) {
             int g = tput_g[i], started;
             progress("throughput, %d concurrent games (%d ms)", g, tput_ms);
@@ -1963,6 +2022,7 @@ int main(int argc, char **argv)
             g_server = &b;
             double mps = bench_throughput(b.target, g, tput_ms, &started);
             double cpu = g_cpu_us / (mps * tput_ms / 1000.0);
+            double sys = g_syscalls / (mps * tput_ms / 1000.0);
             g_server = NULL;
             board_stop(&b);
             snprintf(param, sizeof param, "%d games", g);
@@ -1971,8 +2031,8 @@ int main(int argc, char **argv)
             r->unit = "moves/s";
             snprintf(r->note, sizeof r->note,
                      "%d games played in %.1f s, one Move in flight per game; mean move "
-                     "latency ~%.0f us (G / rate); service CPU %.0f us per move",
-                     started, tput_ms / 1000.0, g / mps * 1e6, cpu);
+                     "latency ~%.0f us (G / rate); per move: service CPU %.0f us, %.1f "
+                     "syscalls", started, tput_ms / 1000.0, g / mps * 1e6, cpu, sys);
             if (g == 100)
                 add_target("moves/s across 100 games / bare unary calls/s", mps / floor, 0.8,
                            "x", true);
@@ -1982,15 +2042,17 @@ int main(int argc, char **argv)
         r->unit = "calls/s";
         snprintf(r->note, sizeof r->note,
                  "gRPC core with no project code, as many calls in flight over as many "
-                 "connections as the 100-game row; its CPU %.0f us per call", floor_cpu);
+                 "connections as the 100-game row; per call: CPU %.0f us, %.1f syscalls",
+                 floor_cpu, floor_sys);
         progress("throughput: rpc/ echo Say, 100 calls in flight (%d ms)", tput_ms);
         r = add_row("tput", "rpc/ echo Say calls/s", "100 in flight");
         bench_echo_throughput(es.target, 100, 500);
         g_server = &es;
         r->value = bench_echo_throughput(es.target, 100, tput_ms);
         r->unit = "calls/s";
-        snprintf(r->note, sizeof r->note, "its CPU %.0f us per call",
-                 g_cpu_us / (r->value * tput_ms / 1000.0));
+        snprintf(r->note, sizeof r->note, "per call: CPU %.0f us, %.1f syscalls",
+                 g_cpu_us / (r->value * tput_ms / 1000.0),
+                 g_syscalls / (r->value * tput_ms / 1000.0));
         g_server = NULL;
 
     }

@@ -39,7 +39,9 @@
  *   corrupted. synchronous = FULL would also survive power loss at the price
  *   of one fsync per move (milliseconds on most disks, which would stall the
  *   event loop); the requirement is to survive a crashed or killed service,
- *   so NORMAL is the choice.
+ *   so NORMAL is the choice. A file store copies its WAL back into the file
+ *   (a checkpoint: page writes and an fsync) on a thread and a connection of
+ *   its own (store_checkpoint.h), so a commit rarely waits for one.
  */
 #ifndef SUNGKA_STORE_H
 #define SUNGKA_STORE_H
@@ -451,5 +453,10 @@ typedef struct store_rating_point {
  *   out  OUT array of *n points, caller frees (NULL when *n is 0) */
 int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,
                          store_rating_point **out, int *n);
+
+/* Test-only: checkpoints the store's checkpointer thread has run (a file
+ * store copies its write-ahead log back on a thread of its own,
+ * store_checkpoint.h; 0 for ":memory:"). */
+unsigned long store__checkpoints(store *s);
 
 #endif /* SUNGKA_STORE_H */

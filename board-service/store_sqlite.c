@@ -13,6 +13,7 @@
  * being killed, not necessarily power loss (see store.h for why).
  */
 #include "store.h"
+#include "store_checkpoint.h"
 #include "xdg.h"
 
 #include <errno.h>
@@ -354,6 +355,8 @@ struct store {
     ino_t ino;
     store *next_open;
     bool err_whole;            /* opening: err is the whole sentence, not a reason */
+    store_checkpointer *ckpt;  /* a file store's checkpoints; NULL: SQLite's own */
+    int kicked_at;             /* WAL frames when the checkpointer was last woken */
     char err[1024];
 };
 
@@ -744,6 +747,45 @@ static int configure(store *s, const char *path)
     return 0;
 }
 
+/* Checkpoints: every CHECKPOINT_FRAMES pages the WAL grows (SQLite's
+ * default threshold) wake the checkpointer thread, which copies them back
+ * while the loop goes on. The WAL starts over only when a write begins with
+ * all of it copied, which a writer that never pauses does not allow: so at
+ * CHECKPOINT_FORCE frames the commit checkpoints here, as SQLite would at
+ * 1,000, copying only what the thread has not and letting the WAL restart
+ * (eight times rarer than SQLite's own, and mostly copied already). */
+#define CHECKPOINT_FRAMES 1000
+#define CHECKPOINT_FORCE  (8 * CHECKPOINT_FRAMES)
+
+static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int frames)
+{
+    store *s = arg;
+    if (frames < s->kicked_at)
+        s->kicked_at = 0;                 /* the WAL started over */
+    if (frames >= CHECKPOINT_FORCE) {
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        s->kicked_at = 0;
+    } else if (frames >= s->kicked_at + CHECKPOINT_FRAMES) {
+        s->kicked_at = frames;
+        checkpointer_kick(s->ckpt);
+    }
+    return SQLITE_OK;
+}
+
+/* Without its thread the store keeps SQLite's own checkpoints in the commit. */
+static void start_checkpoints(store *s, const char *path)
+{
+    char why[256];
+    s->ckpt = checkpointer_start(path, why, sizeof why);
+    if (s->ckpt)
+        sqlite3_wal_hook(s->db, on_wal_commit, s);   /* replaces the autocheckpoint */
+}
+
+unsigned long store__checkpoints(store *s)
+{
+    return s->ckpt ? checkpointer_count(s->ckpt) : 0;
+}
+
 int store_open(const char *path, store **out, char *err, size_t errlen)
 {
     if (out)
@@ -768,6 +810,8 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
         goto fail;
     if (configure(s, path) < 0)
         goto fail;
+    if (file)
+        start_checkpoints(s, path);
     *out = s;
     return 0;
 
@@ -790,6 +834,7 @@ void store_close(store *s)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(s->stmt[i]);
+    checkpointer_stop(s->ckpt);   /* first: the last connection closed checkpoints */
     sqlite3_close(s->db);
     unlock_file(s);
     free(s);

@@ -82,7 +82,10 @@ def three_seats(bindir):
         cy = env.player("cy", "--server", board.address, "--game", game)
         seat = {p.name: int(p.expect(rf"^You are {p.name}, seat (\d)\.").group(1))
                 for p in (ann, ben, cy)}
-        ann.expect(r"^The game starts")
+        # Each view must have seen the start: "resign" before it is refused,
+        # and the second would only ask again.
+        for p in (ann, ben, cy):
+            p.expect(r"^The game starts")
         for p in (ann, ben):
             p.send("resign")
             p.send("resign")

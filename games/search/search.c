@@ -48,7 +48,11 @@
  * Time: a monotonic deadline checked every 64 nodes and the stop flag at
  * every node; an interrupted iteration still counts if its first root move
  * (the previous best) was searched, since any move it then preferred was
- * searched fully. A new iteration is not started past half the budget.
+ * searched fully. A new iteration is not started past three quarters of
+ * the time (half the nodes, where a node budget rules): a partial iteration
+ * still improves the move, and stopping at half left ~45 % of a reversi
+ * move's time unused (bench_grhino.py: 5-5 against grhino level 4 before,
+ * 7-3 and 9-1 after, at 200 ms a move).
  */
 #include "search_internal.h"
 
@@ -593,7 +597,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
             res.exact = true;
             break;
         }
-        if (depth >= limit || now_ns() - start > (s->deadline_ns - start) / 2 ||
+        if (depth >= limit || now_ns() - start > (s->deadline_ns - start) * 3 / 4 ||
             s->nodes > s->max_nodes / 2)
             break;
         /* Endgame: after a few cheap iterations, straight to the end

@@ -4,7 +4,7 @@
  *
  * In one run it starts real board services (in this process, each loop on its
  * own thread), the floor: an echo service written straight on gRPC core with
- * no project code (bench_floor.c), and the same echo on our rpc layer, and
+ * no project code (rpc/floor/bench_floor.c), and the same echo on our rpc layer, and
  * measures:
  *   move     Move call -> the mover's own MoveMade event on its subscription,
  *            beside the floor's unary round trip (Say);
@@ -53,14 +53,12 @@
 #define STREAMS_PER_CLIENT 50     /* the server allows 64 streams per connection */
 #define CALLS_PER_CLIENT   50     /* outstanding unary calls per connection */
 #define OBSERVERS_PER_GAME 60     /* the memory section's crowds (fan-out: one game) */
-#define MAX_OBSERVERS      6000   /* the services' --max-participants: one game holds N */
 #define PUSH_BODY          128    /* echo push payload: about a MoveMade event */
 #define WAIT_MS            20000  /* any single wait; longer means something broke */
 
 /* ------------------------------------------------------------------ basics */
 
 static bool quick;
-static FILE *quiet;
 static char tmpdir[64];
 /* Every server runs in a process of its own (child_spawn): gRPC's pollers
  * are shared by all the completion queues of a process, so a server in the
@@ -73,7 +71,6 @@ typedef struct child {
 } child;
 #define MAX_CHILDREN 4
 static child *children[MAX_CHILDREN];   /* the live ones, for cleanup */
-static pid_t child_pid;                 /* the memory sections' sungka-board */
 static char board_path[PATH_MAX];
 
 static int64_t now_ns(void)
@@ -599,7 +596,6 @@ static int syscall_counter(pid_t pid)
     attr.type = PERF_TYPE_TRACEPOINT;
     attr.config = id;
     attr.inherit = 1;
-    attr.sample_period = 0;
     return (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -755,11 +751,6 @@ static void board_start(child *b, const char *db)
         "--max-client-observers", "1000000", "--client-join-rate", "1000000", NULL,
     };
     child_spawn(b, argv);
-}
-
-static void board_stop(child *b)
-{
-    child_stop(b);
 }
 
 /* The floor (--serve-floor) or the rpc/ echo (--serve-echo): this program
@@ -1529,21 +1520,8 @@ static long rss_kib(pid_t pid)
     return kib;
 }
 
-/* The memory sections' sungka-board child on db; returns its port. */
+/* The memory, streams and join sections' sungka-board child. */
 static child mem_child;
-
-static int spawn_board(const char *db)
-{
-    board_start(&mem_child, db);
-    child_pid = mem_child.pid;
-    return atoi(strrchr(mem_child.target, ':') + 1);
-}
-
-static void stop_child(void)
-{
-    child_stop(&mem_child);
-    child_pid = 0;
-}
 
 static long settled_rss(pid_t pid)
 {
@@ -1553,9 +1531,8 @@ static long settled_rss(pid_t pid)
 
 static void bench_memory(int n_idle, int n_obs)
 {
-    int port = spawn_board(":memory:");
-    char target[32];
-    snprintf(target, sizeof target, "127.0.0.1:%d", port);
+    board_start(&mem_child, ":memory:");
+    const char *target = mem_child.target;
     pool lobby, obs;
     pool_open(&lobby, target, 1);
     Grpc__Health__V1__HealthCheckRequest hr = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
@@ -1567,14 +1544,14 @@ static void bench_memory(int n_idle, int n_obs)
         join_game(lobby.c[0], id, "alice", false, token);
         join_game(lobby.c[0], id, "bob", false, token);
     }
-    long base = settled_rss(child_pid);
+    long base = settled_rss(mem_child.pid);
 
     for (int i = 0; i < n_idle; i++) {
         create_game(lobby.c[0], id);
         join_game(lobby.c[0], id, "alice", false, token);
         join_game(lobby.c[0], id, "bob", false, token);
     }
-    long with_games = settled_rss(child_pid);
+    long with_games = settled_rss(mem_child.pid);
 
     int k = (n_obs + OBSERVERS_PER_GAME - 1) / OBSERVERS_PER_GAME;
     char (*ids)[32] = calloc((size_t)k, sizeof *ids);
@@ -1583,14 +1560,14 @@ static void bench_memory(int n_idle, int n_obs)
     pool_open(&obs, target, (n_obs + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
     reset_counters();
     /* The observers' connections (one per 50 streams) count as theirs. */
-    long before_obs = settled_rss(child_pid);
+    long before_obs = settled_rss(mem_child.pid);
     sub *subs = calloc((size_t)n_obs, sizeof *subs);
     watch_games(lobby.c[0], &obs, ids, n_obs, OBSERVERS_PER_GAME, subs);
     wait_counts(&g_hello, n_obs, NULL, 0, "observer snapshots (memory)");
-    long with_obs = settled_rss(child_pid);
+    long with_obs = settled_rss(mem_child.pid);
     pool_close(&obs);
     pool_close(&lobby);
-    stop_child();
+    child_stop(&mem_child);
     free(subs);
     free(ids);
 
@@ -1631,7 +1608,7 @@ static long crowd_round(const char *target, rpc_client *lobby, int n, int per_ga
     reset_counters();
     watch_games(lobby, &obs, ids, n, per_game, subs);
     wait_counts(&g_hello, n, NULL, 0, "observer snapshots (streams)");
-    long during = settled_rss(child_pid);
+    long during = settled_rss(mem_child.pid);
     int64_t t_close = now_ns();
     pool_close(&obs);
     Grpc__Health__V1__HealthCheckRequest hr = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
@@ -1654,21 +1631,20 @@ static void bench_streams(int n, int per_game)
     /* A file store, as a service keeps: in ":memory:" the participants'
      * rows would stay in this process as the database's free pages. */
     remove_db(db_file());
-    int port = spawn_board(db_file());
-    char target[32];
-    snprintf(target, sizeof target, "127.0.0.1:%d", port);
+    board_start(&mem_child, db_file());
+    const char *target = mem_child.target;
     pool lobby;
     pool_open(&lobby, target, 1);
     double warm_ms, close_ms;
-    long cold = rss_kib(child_pid);
+    long cold = rss_kib(mem_child.pid);
     crowd_round(target, lobby.c[0], n, per_game, &warm_ms);
     sleep_ms(2500);     /* past a ping tick: the sweep and the trim run there */
-    long before = rss_kib(child_pid);
+    long before = rss_kib(mem_child.pid);
     long during = crowd_round(target, lobby.c[0], n, per_game, &close_ms);
     sleep_ms(2500);
-    long after = rss_kib(child_pid);
+    long after = rss_kib(mem_child.pid);
     pool_close(&lobby);
-    stop_child();
+    child_stop(&mem_child);
     remove_db(db_file());
 
     char param[32];
@@ -1699,25 +1675,24 @@ static void bench_streams(int n, int per_game)
 static void bench_join(int n)
 {
     remove_db(db_file());
-    int port = spawn_board(db_file());
-    char target[32];
-    snprintf(target, sizeof target, "127.0.0.1:%d", port);
+    board_start(&mem_child, db_file());
+    const char *target = mem_child.target;
     pool lobby, obs;
     pool_open(&lobby, target, 1);
     char id[32];
     create_game(lobby.c[0], id);
     pool_open(&obs, target, (n + STREAMS_PER_CLIENT - 1) / STREAMS_PER_CLIENT);
     reset_counters();
-    long before = settled_rss(child_pid);
+    long before = settled_rss(mem_child.pid);
     sub *subs = calloc((size_t)n, sizeof *subs);
     int64_t t0 = now_ns();
     watch_games(lobby.c[0], &obs, (char (*)[32])id, n, n, subs);
     wait_counts(&g_hello, n, NULL, 0, "observer snapshots (join)");
     double secs = (double)(now_ns() - t0) / 1e9;
-    long after = settled_rss(child_pid);
+    long after = settled_rss(mem_child.pid);
     pool_close(&obs);
     pool_close(&lobby);
-    stop_child();
+    child_stop(&mem_child);
     remove_db(db_file());
     free(subs);
 
@@ -1897,7 +1872,6 @@ int main(int argc, char **argv)
     if (!mkdtemp(tmpdir))
         fatal("mkdtemp: %s", strerror(errno));
     atexit(cleanup);
-    quiet = fopen("/dev/null", "w");
     rpc_init();
     find_methods();
     quiet_begin();
@@ -1947,7 +1921,7 @@ int main(int argc, char **argv)
         stats ev, rep;
         int games;
         bench_move_rtt(b.target, calls, &ev, &rep, &games);
-        board_stop(&b);
+        child_stop(&b);
         move_file = ev;
         row *r = add_row("move", "Move -> mover's own event", "file store");
         r->latency = true;
@@ -1983,7 +1957,7 @@ int main(int argc, char **argv)
             double cpu = done ? g_cpu_us / ((double)n * done) : 0;
             double sys = done ? g_syscalls / ((double)n * done) : -1;
             g_server = NULL;
-            board_stop(&b);
+            child_stop(&b);
             snprintf(param, sizeof param, "N=%d, %d/%s", n, per,
                      fan[i].many ? "many" : "conn");
             row *r = add_row("fanout", "Move -> last observer's event", param);
@@ -2024,7 +1998,7 @@ int main(int argc, char **argv)
             double cpu = g_cpu_us / (mps * tput_ms / 1000.0);
             double sys = g_syscalls / (mps * tput_ms / 1000.0);
             g_server = NULL;
-            board_stop(&b);
+            child_stop(&b);
             snprintf(param, sizeof param, "%d games", g);
             row *r = add_row("tput", "moves per second (file store)", param);
             r->value = mps;
@@ -2066,7 +2040,7 @@ int main(int argc, char **argv)
             stats rep;
             int games;
             bench_move_rtt(b.target, calls, &move_file, &rep, &games);
-            board_stop(&b);
+            child_stop(&b);
         }
         for (int i = 0; i < 2; i++) {
             progress("move round trip, %s (%d moves)", label[i], calls);
@@ -2075,7 +2049,7 @@ int main(int argc, char **argv)
             stats ev, rep;
             int games;
             bench_move_rtt(b.target, calls, &ev, &rep, &games);
-            board_stop(&b);
+            child_stop(&b);
             row *r = add_row("durable", "Move -> mover's own event", label[i]);
             r->latency = true;
             r->s = ev;
@@ -2090,7 +2064,7 @@ int main(int argc, char **argv)
         board_start(&b, ":memory:");
         int started;
         double mps = bench_throughput(b.target, 100, tput_ms, &started);
-        board_stop(&b);
+        child_stop(&b);
         row *r = add_row("durable", "moves per second (memory store)", "100 games");
         r->value = mps;
         r->unit = "moves/s";
@@ -2129,6 +2103,5 @@ int main(int argc, char **argv)
     else
         printf("\nresults written to %s\n", json);
     rpc_shutdown();
-    fclose(quiet);
     return 0;
 }

@@ -45,14 +45,20 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
     return r;
 }
 
+/* Out of the service's token and name indexes. */
+static void unindex(room *r, participant *p)
+{
+    person_index_remove(&r->svc->tokens, p);
+    person_index_remove(&r->svc->names, p);
+}
+
 /* Free the room's memory only: what is stored stays (a restart recovers it). */
 void room_free(room *r)
 {
     for (int i = 0; i < r->n_people; i++) {
         room__detach_stream(r->people[i], ROOM_E_CLOSING, "the game is closing");
         room__release_watch(r->people[i]);
-        person_index_remove(&r->svc->tokens, r->people[i]);
-        person_index_remove(&r->svc->names, r->people[i]);
+        unindex(r, r->people[i]);
         free(r->people[i]);
     }
     free(r->people);
@@ -97,8 +103,7 @@ int room_add_person(room *r, participant *p)
 
 void room__drop_person(room *r, participant *p)
 {
-    person_index_remove(&r->svc->tokens, p);
-    person_index_remove(&r->svc->names, p);
+    unindex(r, p);
     if (p->seat >= 0)
         swap_people(r, p->at, --r->n_seated);
     swap_people(r, p->at, r->n_people - 1);

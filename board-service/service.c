@@ -639,22 +639,28 @@ static void answer(rpc_call *call, room_rc rc, const char *err, const ProtobufCM
     rpc_call_reply(call, done);
 }
 
+/* Give p's events to `stream` (a call, or a leg of one), from after_seq. */
+static void attach_stream(rpc_call *stream, participant *p, board_client *from,
+                          uint64_t after_seq)
+{
+    char err[256];
+    /* Watch its end first: the room may cut it off (io_finish) before it
+     * returns, which unhooks this again. */
+    rpc_call_on_done(stream, stream_done, p);
+    room_rc rc = room_subscribe(p->room, p, stream, from, after_seq, err, sizeof err);
+    if (rc != ROOM_OK) {
+        rpc_call_on_done(stream, NULL, NULL);
+        refuse(stream, rc, err);
+    }
+}
+
 static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
     const Sungka__V1__SubscribeRequest *req = (const void *)request;
     participant *p = caller(svc, call);
     board_client *from = p ? client_of(svc, call) : NULL;
-    char err[256];
-    if (!from)
-        return;
-    /* Watch its end first: the room may cut it off (io_finish) before it
-     * returns, which unhooks this again. */
-    rpc_call_on_done(call, stream_done, p);
-    room_rc rc = room_subscribe(p->room, p, call, from, req->after_seq, err, sizeof err);
-    if (rc != ROOM_OK) {
-        rpc_call_on_done(call, NULL, NULL);
-        refuse(call, rc, err);
-    }
+    if (from)
+        attach_stream(call, p, from, req->after_seq);
 }
 
 /* Most subscriptions one SubscribeMany call may carry: a relay with more
@@ -691,13 +697,7 @@ static void subscribe_many(rpc_call *call, const ProtobufCMessage *request, void
                        "answered");
             continue;
         }
-        char err[256];
-        rpc_call_on_done(leg, stream_done, p);
-        room_rc rc = room_subscribe(p->room, p, leg, from, sub->after_seq, err, sizeof err);
-        if (rc != ROOM_OK) {
-            rpc_call_on_done(leg, NULL, NULL);
-            refuse(leg, rc, err);
-        }
+        attach_stream(leg, p, from, sub->after_seq);
     }
 }
 

@@ -141,7 +141,7 @@ int rpc__leg_send(rpc_call *leg, const void *data, size_t len)
                 memcmp(GRPC_SLICE_START_PTR(call->pending_payload), data, len) == 0;
     if (!same) {
         rpc__mux_flush(call);
-        call->pending_payload = grpc_slice_from_copied_buffer(data, len);
+        call->pending_payload = rpc__shared_slice(call->srv, data, len);
         call->pending = true;
         if (!call->in_dirty) {
             call->in_dirty = true;

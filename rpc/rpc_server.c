@@ -855,11 +855,7 @@ int rpc_call_send(rpc_call *call, const ProtobufCMessage *msg)
     return 0;
 }
 
-/* A byte buffer of these bytes that shares the slice of the last packed send
- * when the bytes are the same: the service sends one event to a crowd in a
- * row, so every outbox holds a reference to one slice instead of a copy of
- * its own. (Equal bytes are the same message, whoever they were packed for.) */
-static grpc_byte_buffer *shared_bytes(rpc_server *srv, const void *data, size_t len)
+grpc_slice rpc__shared_slice(rpc_server *srv, const void *data, size_t len)
 {
     if (!srv->has_last_sent || GRPC_SLICE_LENGTH(srv->last_sent) != len ||
         memcmp(GRPC_SLICE_START_PTR(srv->last_sent), data, len) != 0) {
@@ -868,7 +864,15 @@ static grpc_byte_buffer *shared_bytes(rpc_server *srv, const void *data, size_t 
         srv->last_sent = grpc_slice_from_copied_buffer(data, len);
         srv->has_last_sent = true;
     }
-    return grpc_raw_byte_buffer_create(&srv->last_sent, 1);   /* takes a reference */
+    return grpc_slice_ref(srv->last_sent);
+}
+
+static grpc_byte_buffer *shared_bytes(rpc_server *srv, const void *data, size_t len)
+{
+    grpc_slice s = rpc__shared_slice(srv, data, len);
+    grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);   /* takes its own reference */
+    grpc_slice_unref(s);
+    return bb;
 }
 
 int rpc_call_send_packed(rpc_call *call, const void *data, size_t len)

@@ -53,7 +53,7 @@ struct rpc_server {
     void *turn_user;
     rpc_call *calls;              /* every live call, for shutdown */
     rpc_call *dirty;              /* multiplexed calls with a pending envelope */
-    grpc_slice last_sent;         /* rpc_call_send_packed's last bytes, shared */
+    grpc_slice last_sent;         /* the last bytes sent, shared (rpc__shared_slice) */
     bool has_last_sent;
     size_t live_calls;
     atomic_bool wake;             /* the only field other threads touch */
@@ -112,6 +112,13 @@ struct rpc_call {
     rpc_call *next_dirty;         /* in srv->dirty (in_dirty) since a leg's send */
     bool in_dirty;
 };
+
+/* rpc_server.c: a reference to a slice of these bytes, shared with the last
+ * packed send when the bytes are the same: the service sends one event to a
+ * crowd in a row, so every outbox (and every multiplexed call's envelope)
+ * holds the one slice instead of a copy of its own. Equal bytes are the same
+ * message, whoever they were packed for. The caller unrefs it. */
+grpc_slice rpc__shared_slice(rpc_server *srv, const void *data, size_t len);
 
 /* rpc_server.c: queue a serialized message (takes bb; destroyed on failure)
  * and start sending if nothing is in flight. */

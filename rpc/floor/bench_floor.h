@@ -1,7 +1,9 @@
 /*
  * bench_floor.h — a second floor for sungka-bench: the Echo service of
  * bench_echo.proto (Say, Watch, Push) written straight on gRPC core's C API,
- * with no project code at all, as a plain C programmer would write it.
+ * with no project code at all, as a plain C programmer would write it. It
+ * sits in rpc/ because gRPC core is written against only there; it is built
+ * into sungka-bench alone (bench/CMakeLists.txt), never into sungka_rpc.
  *
  * It serves the same wire contract as the echo service in bench_service.c, so
  * the same benchmark clients run against either:

@@ -18,9 +18,9 @@ packages() {
 PACKAGES=$(packages build)
 # ... and what the tests use besides: an independent gRPC client, a terminal,
 # valgrind, a virtual display with screenshots for the GTK view, the sqlite3
-# program (the README's recovery of a damaged database), and the tools that
-# check the .deb, the systemd unit, the desktop entry and the
-# completions.
+# program (the README's recovery of a damaged database), a PostgreSQL server
+# (tests/pg starts a throwaway one), and the tools that check the .deb, the
+# systemd unit, the desktop entry and the completions.
 TEST_PACKAGES=$(packages test)
 
 install_missing() {
@@ -62,8 +62,12 @@ test)
     (cd build && ctest --output-on-failure -j 2)
     # The same tests again built with the address and undefined-behaviour
     # sanitizers (valgrind cannot run sanitized programs; the soak is long;
-    # nobody installs a sanitized build).
-    cmake -S . -B build-asan -DSUNGKA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+    # nobody installs a sanitized build), with the board services' store on
+    # PostgreSQL: a server the tests start (tests/pg) instead of SQLite files,
+    # so both stores get the whole suite in the time of two runs. (The store's
+    # own tests run on both in both builds.)
+    cmake -S . -B build-asan -DSUNGKA_SANITIZE=ON -DSUNGKA_TEST_ON_PG=ON \
+        -DCMAKE_BUILD_TYPE=Debug >/dev/null
     cmake --build build-asan -j "$(nproc)"
     cd build-asan
     exec ctest --output-on-failure -j 2 -LE "valgrind|soak|install"

@@ -52,6 +52,8 @@
 
 #define STORE_NOT_FOUND 1
 #define STORE_TAKEN     2    /* store_account_create: the name or a look-alike exists */
+#define STORE_FENCED    3    /* store_event_append: the game is another node's now */
+#define STORE_LAPSED    4    /* store_node_renew: the lease had run out first */
 
 #define STORE_ID_BYTES     16    /* game id, with its NUL */
 #define STORE_KIND_BYTES   32    /* game kind name ("sungka") */
@@ -190,7 +192,9 @@ int store_participant_account(store *s, const char *game_id, unsigned person_id,
 /* --- The event log and moves --------------------------------------------- */
 
 /* Append one packed event of game_id. Write it before the event is sent: a
- * -1 means it is not stored and the caller should refuse the action.
+ * -1 means it is not stored and the caller should refuse the action;
+ * STORE_FENCED, that another node of the cluster has adopted the game (the
+ * caller lets go of it).
  * seq must be new for the game (a repeated seq is -1); only_for_a/b are the
  * two participant ids a private event is for (0, 0: public). format (>= 1)
  * is the caller's version of the packed bytes, handed back by recovery so
@@ -453,6 +457,82 @@ typedef struct store_rating_point {
  *   out  OUT array of *n points, caller frees (NULL when *n is 0) */
 int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,
                          store_rating_point **out, int *n);
+
+/* --- A cluster (issue 18; PostgreSQL only) ---------------------------------
+ * Several services share one PostgreSQL database; each is a node. A node
+ * joins once (store_node_join), then owns the games it creates and the ones
+ * it adopts, and renews its lease more often than the lease runs. When a
+ * node's lease has run out, live nodes adopt its games, each game by exactly
+ * one of them (row locks, SKIP LOCKED). Node ids are never reused, so the id
+ * is the fencing token: once joined, every event appended for a game fails
+ * unless this node owns the game, so a node that comes back late (frozen,
+ * partitioned) cannot write for a game it lost. Times are the database
+ * server's clock, so nodes' clocks need not agree.
+ * On SQLite (one service, one file) there is no cluster: store_shared is
+ * false and these functions fail with a sentence saying so. */
+
+typedef struct store_node {
+    int64_t id;
+    char endpoint[128];            /* how clients reach it (--advertise) */
+    int64_t started_ms;            /* the database's clock */
+    int64_t lease_left_ms;         /* negative: ran out that long ago */
+    int games;                     /* the games it owns */
+} store_node;
+
+/* Whether other services may share this database (PostgreSQL), and whether
+ * a store_open path names one ("postgresql://..."). */
+bool store_shared(const store *s);
+bool store_path_is_shared(const char *path);
+
+/* Join the cluster as a new node reachable at endpoint, with a lease of
+ * lease_ms; *node_id (may be NULL) gets its id. Once per store. */
+int store_node_join(store *s, const char *endpoint, int lease_ms, int64_t *node_id);
+
+/* Renew this node's lease for lease_ms from now: 0; STORE_LAPSED when it
+ * had run out (others may have adopted its games: ask store_game_owner);
+ * -1 if it cannot (the database is unreachable: the lease runs on, and
+ * others may adopt). */
+int store_node_renew(store *s, int lease_ms);
+
+/* A clean stop: the lease ends now, so the others adopt at once. */
+int store_node_leave(store *s);
+
+/* Adopt up to max games whose owner's lease has run out (waiting, running,
+ * or ended with participants: what store_recover recovers), oldest first;
+ * their ids into ids[*n]. Each game is adopted by one node only. Load each
+ * with store_recover_game. */
+int store_games_adopt(store *s, int max, char (*ids)[STORE_ID_BYTES], int *n);
+
+/* The endpoint of the node that owns game_id now, and whether its lease
+ * runs (false: it is dead and the game waits to be adopted). 0, or
+ * STORE_NOT_FOUND for a game no node owns (ended, or unknown). */
+int store_game_owner(store *s, const char *game_id, char *endpoint, size_t len,
+                     bool *alive);
+
+/* Which game a seat token is of, and the node that owns it (as
+ * store_game_owner): a node asked about a game it does not host. */
+int store_token_owner(store *s, const char *token, char game_id[STORE_ID_BYTES],
+                      char *endpoint, size_t len, bool *alive);
+
+/* The waiting and running games of the other live nodes, for the lobby. */
+typedef struct store_remote_game {
+    store_game_info game;
+    char endpoint[128];                          /* its node */
+    char seat_names[STORE_MAX_SEATS][STORE_NAME_BYTES];   /* "" for an open seat */
+} store_remote_game;
+/* At most limit (> 0) of them, oldest first.
+ *   out  OUT array of *n, caller frees (NULL when *n is 0) */
+int store_remote_games(store *s, int limit, store_remote_game **out, int *n);
+
+/* The cluster's nodes, live ones first, at most max into out. */
+int store_nodes(store *s, store_node *out, int max, int *n);
+
+/* A new game id, unique in the cluster (a database sequence). */
+int store_game_next_id(store *s, unsigned *id);
+
+/* store_recover for one game (any status), as an adopting node loads it. */
+int store_recover_game(store *s, const char *game_id, const store_recovery_cb *cb,
+                       void *user);
 
 /* Test-only: checkpoints the store's checkpointer thread has run (a file
  * store copies its write-ahead log back on a thread of its own,

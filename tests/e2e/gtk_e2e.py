@@ -29,11 +29,12 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Where the board services keep their store: SQLite, or PostgreSQL when
+# SUNGKA_TEST_PG_URL_FILE is set (harness.Databases).
+from harness import Databases, Failure  # noqa: E402
+
 WAIT = 30.0
-
-
-class Failure(Exception):
-    pass
 
 
 class Proc:
@@ -232,6 +233,7 @@ class Session:
             self.env.pop(k, None)
         self.env["LC_MESSAGES"] = "C"
         self.procs = []
+        self.dbs = Databases()
 
     def __enter__(self):
         return self
@@ -239,12 +241,13 @@ class Session:
     def __exit__(self, *exc):
         for p in reversed(self.procs):
             p.stop()
+        self.dbs.drop()
         shutil.rmtree(self.tmp, ignore_errors=True)
         return False
 
     def board(self, *extra):
         b = Proc("board", [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
-                           "--db", ":memory:", *extra], self.env, stdin=False)
+                           *self.dbs.argv(["--db", ":memory:", *extra])], self.env, stdin=False)
         self.procs.append(b)
         b.address = b.expect(r"listening on (127\.0\.0\.1:\d+)", timeout=15).group(1)
         return b
@@ -961,7 +964,7 @@ def test_reconnect(bindir, shotdir):
     with Session(bindir, shotdir) as s:
         db = os.path.join(s.tmp, "game.db")
         board = Proc("board", [os.path.join(bindir, "sungka-board"), "--listen", "127.0.0.1:0",
-                               "--db", db, "--grace", "60"], s.env, stdin=False)
+                               *s.dbs.argv(["--db", db, "--grace", "60"])], s.env, stdin=False)
         s.procs.append(board)
         addr = board.expect(r"listening on (127\.0\.0\.1:\d+)", timeout=15).group(1)
         g = s.gtk("--server", addr, "--name", "alice", "--new", "kalah", "--ready")
@@ -978,7 +981,8 @@ def test_reconnect(bindir, shotdir):
             raise Failure(f"gRPC's own words in the status line: {lost}")
         s.shot(g, "gtk_reconnecting")
         board2 = Proc("board", [os.path.join(bindir, "sungka-board"), "--listen", addr,
-                                "--db", db, "--grace", "60"], s.env, stdin=False)
+                                *s.dbs.argv(["--db", db, "--grace", "60"])], s.env,
+                      stdin=False)
         s.procs.append(board2)
         board2.expect(r"listening on", timeout=15)
         status_until(g, rf"Reconnected to {re.escape(addr)}\.", timeout=40)

@@ -5,6 +5,7 @@ starts is registered and stopped when the test ends, passed or failed. Reads
 are bounded in time, so a bug gives a failure with the output so far, never a
 hang.
 """
+import hashlib
 import os
 import queue
 import random
@@ -16,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 DEFAULT_WAIT = 30.0
 SANITIZER = re.compile(r"ERROR: (Address|Leak)Sanitizer|runtime error:|"
@@ -26,6 +28,105 @@ WRAPPER = os.environ.get("SUNGKA_E2E_WRAPPER", "").split()
 
 class Failure(Exception):
     pass
+
+
+# PostgreSQL: SUNGKA_TEST_PG_URL_FILE names the file with the URL of a server
+# the tests started (tests/pg; ctest sets it when built with SUNGKA_TEST_ON_PG
+# or for the store's _pg tests). Then the board services keep their store there.
+PG_URL_FILE = os.environ.get("SUNGKA_TEST_PG_URL_FILE", "")
+
+
+class Databases:
+    """Where the board services of one test keep their store. On SQLite (by
+    default) every --db is used as given. With SUNGKA_TEST_PG_URL_FILE set,
+    each is a database of that server instead: ":memory:" a fresh one, a
+    file's path the database named after that path (sungka_e_ and a hash), so
+    that a service started again on the same path finds its games; "" (no
+    store) stays. They are dropped when the test ends (drop()).
+
+    sqlite_only: why this test is about SQLite's files (a damaged file, its
+    lock, --check, a file an older service left): then it stays on SQLite
+    even with PostgreSQL, and says so."""
+
+    def __init__(self, sqlite_only=None):
+        self.url = None
+        self.made = []
+        self._fresh = 0
+        if not PG_URL_FILE:
+            return
+        if sqlite_only:
+            print(f"note: on SQLite, not PostgreSQL: {sqlite_only}")
+            return
+        try:
+            with open(PG_URL_FILE) as f:
+                self.url = f.read().strip()
+        except OSError as e:
+            raise Failure(f"cannot read SUNGKA_TEST_PG_URL_FILE={PG_URL_FILE}: {e.strerror} "
+                          "(the fixture pg_start writes it)")
+        if not self.url.startswith(("postgresql://", "postgres://")):
+            raise Failure(f"SUNGKA_TEST_PG_URL_FILE={PG_URL_FILE} holds no postgresql:// URL")
+
+    def url_for(self, name):
+        """The server's URL naming database `name`."""
+        return urllib.parse.urlunsplit(urllib.parse.urlsplit(self.url)._replace(path="/" + name))
+
+    def db(self, value):
+        """What --db VALUE becomes."""
+        if not self.url or value == "" or value.startswith(("postgresql://", "postgres://")):
+            return value
+        if value == ":memory:":
+            self._fresh += 1
+            name = f"sungka_m_{os.getpid()}_{self._fresh}_{random.getrandbits(32):08x}"
+        else:
+            path = os.path.abspath(value).encode()
+            name = "sungka_e_" + hashlib.sha1(path).hexdigest()[:16]
+        if name not in self.made:
+            self.made.append(name)
+        return self.url_for(name)
+
+    def argv(self, args, default=None):
+        """A sungka-board command line's arguments with each --db's value
+        as db() makes it; without --db, on PostgreSQL, --db for the path
+        `default` (where the service would keep its file)."""
+        out, rewrote, args = [], False, list(args)
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "--db" and i + 1 < len(args):
+                out += [a, self.db(args[i + 1])]
+                rewrote, i = True, i + 2
+                continue
+            if a.startswith("--db="):
+                out.append("--db=" + self.db(a[len("--db="):]))
+                rewrote = True
+            else:
+                out.append(a)
+            i += 1
+        if self.url and not rewrote and default is not None:
+            out += ["--db", self.db(default)]
+        return out
+
+    def drop(self):
+        """Drop the databases made (their services stopped first; FORCE ends
+        the sessions of any still running)."""
+        if not self.made:
+            return
+        bindir = os.path.join(os.path.dirname(PG_URL_FILE), "bindir")
+        psql = "psql"
+        try:
+            with open(bindir) as f:
+                psql = os.path.join(f.read().strip(), "psql")
+        except OSError:
+            pass
+        # One -c each: DROP DATABASE cannot share a transaction.
+        drops = [a for n in self.made
+                 for a in ("-c", f'DROP DATABASE IF EXISTS "{n}" WITH (FORCE)')]
+        r = subprocess.run([psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", self.url, *drops],
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PGOPTIONS="-c client_min_messages=warning"))
+        if r.returncode != 0:
+            print(f"note: could not drop the test's databases {self.made}: {r.stderr.strip()}")
+        self.made = []
 
 
 class Proc:
@@ -164,11 +265,13 @@ class Proc:
 
 
 class Env:
-    """One test's processes; use as a context manager."""
+    """One test's processes; use as a context manager. sqlite_only: why the
+    test stays on SQLite when the others run on PostgreSQL (Databases)."""
 
-    def __init__(self, bindir):
+    def __init__(self, bindir, sqlite_only=None):
         self.bindir = bindir
         self.procs = []
+        self.dbs = Databases(sqlite_only)
         # Saved seat tokens, databases, settings and caches go to a directory of this
         # test's own, never the user's.
         self.state_dir = tempfile.mkdtemp(prefix="sungka-e2e-")
@@ -190,6 +293,7 @@ class Env:
     def __exit__(self, exc_type, exc, tb):
         for p in self.procs:
             p.stop()
+        self.dbs.drop()
         shutil.rmtree(self.state_dir, ignore_errors=True)
         # Sanitizer builds report on stderr: any report fails the test.
         bad = [p for p in self.procs
@@ -198,9 +302,16 @@ class Env:
             raise Failure("sanitizer report:\n" + "\n".join(p.dump() for p in bad))
         return False
 
+    def board_args(self, *args):
+        """sungka-board's arguments with its --db where this test keeps its
+        store (Databases.argv); for a service started by other means."""
+        return self.dbs.argv(args)
+
     def board(self, *extra, port=0):
+        # Without --db the service's file would be $XDG_DATA_HOME/sungka/sungka.db.
+        default = os.path.join(self.env["XDG_DATA_HOME"], "sungka", "sungka.db")
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-board"), "--listen",
-                          f"127.0.0.1:{port}", *extra]
+                          f"127.0.0.1:{port}", *self.dbs.argv(extra, default=default)]
         b = Proc("board", argv, stdin=False, env=self.env)
         self.procs.append(b)
         m = b.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)

@@ -277,7 +277,8 @@ def stored_bad_text(bindir):
     """A database that already holds an event with invalid UTF-8 and a
     terminal escape (stored before text was checked) is served escaped after
     a restart, so every conforming client can still read the game."""
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="an SQLite file as an older service left it, "
+                                 "forged with sqlite3") as env:
         db = os.path.join(env.state_dir, "old.db")
         board = env.board("--db", db, "--grace", "60")
         client = wire.Client(board.address)

@@ -25,7 +25,10 @@ GRPC_LINE = re.compile(r"chttp2|\.cc:\d+|^E\d{4}")
 
 def _run(env, bindir, prog, *args, timeout=15):
     """Start prog (a program expected to exit by itself); wait for its exit
-    and its output. Returns the Proc, with .rc set."""
+    and its output. Returns the Proc, with .rc set. sungka-board's --db is
+    where the test keeps its store (harness.Databases)."""
+    if prog == "sungka-board":
+        args = env.board_args(*args)
     p = Proc(prog, [os.path.join(bindir, prog), *args], stdin=False, env=env.env)
     env.procs.append(p)
     p.rc = p.wait_exit(timeout)
@@ -83,7 +86,7 @@ def used_port(bindir):
 def database_lock(bindir):
     """Two services never share a database, whatever their ports: the second
     refuses, naming the file; once the first has stopped, the file is free."""
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="the lock on an SQLite file") as env:
         db = os.path.join(env.state_dir, "shared.db")
         first = env.board("--db", db)
         second = _run(env, bindir, "sungka-board", "--listen", "127.0.0.1:0", "--db", db)
@@ -152,7 +155,7 @@ def damaged_database(bindir):
     the service refuses to start with a sentence saying what to do, --check
     lists the damage (status 1, without taking a port), and the documented
     recovery gives a file the service starts on."""
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="a damaged SQLite file, --check and sqlite3's .recover") as env:
         db = os.path.join(env.state_dir, "games.db")
         board = env.board("--db", db, "--bot-think", "20")
         _play_games(env, board, 8)

@@ -126,7 +126,7 @@ def old_log(bindir):
     import sqlite3
     import wire
     here = os.path.dirname(os.path.abspath(__file__))
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="an SQLite file an older service left (the fixture)") as env:
         db = os.path.join(env.state_dir, "old.db")
         con = sqlite3.connect(db)
         with open(os.path.join(here, "fixtures", "log-format-1.sql")) as f:
@@ -189,7 +189,7 @@ def store_refuses(bindir):
     holds the database's write lock a move is refused with a clear error and
     nobody hears of it; once the lock is gone the same move goes through."""
     import sqlite3
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="another program holds the SQLite file's write lock") as env:
         db = os.path.join(env.state_dir, "locked.db")
         board = env.board("--db", db)
         alice = env.player("alice", "--server", board.address, "--new", "kalah")
@@ -221,7 +221,7 @@ def store_refuses(bindir):
 
 def bad_database(bindir):
     """A corrupt or unwritable database file is a clear error at start-up."""
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="a corrupt or unwritable SQLite file") as env:
         junk = os.path.join(env.state_dir, "junk.db")
         with open(junk, "wb") as f:
             f.write(os.urandom(8192))

@@ -50,7 +50,7 @@ def self_signed_kept(bindir):
     """The service makes a key and certificate on its first start, private
     files beside its database, logs the fingerprint openssl also computes,
     and reuses them on the next start: the same fingerprint."""
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="the certificate is kept beside the database file") as env:
         home = os.path.join(env.state_dir, "service")
         db = os.path.join(home, "sungka.db")
         board = _self_signed_board(env, db)
@@ -131,7 +131,7 @@ def changed_certificate(bindir):
     naming the file and line to delete, and never joins; a service now in
     plaintext on a remembered address is refused too. Once the line is
     deleted, the new certificate is trusted on first use."""
-    with Env(bindir) as env:
+    with Env(bindir, sqlite_only="the certificate is kept beside the database file") as env:
         home = os.path.join(env.state_dir, "svc")
         board = _self_signed_board(env, os.path.join(home, "sungka.db"))
         server = f"localhost:{board.port}"

@@ -1,11 +1,20 @@
 /*
  * store_test.h — helpers shared by the store's tests: a scratch directory
  * removed at the end, and a game record filled with plausible values.
+ *
+ * The same tests run on SQLite and, as store_FEATURE_pg (tests/pg), on
+ * PostgreSQL: when SUNGKA_TEST_PG_URL_FILE names the file with a server's URL,
+ * open_memory() opens a fresh database of that server instead of ":memory:",
+ * and test_db_path() names a database after a path instead of the file, so
+ * that closing and opening the same path again finds the same data. Every
+ * database made so is dropped when the test program exits.
  */
 #ifndef SUNGKA_STORE_TEST_H
 #define SUNGKA_STORE_TEST_H
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -14,7 +23,12 @@
 #include <string.h>
 #include <cmocka.h>
 #include <ftw.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "store.h"
 
@@ -45,13 +59,226 @@ static inline void scratch_remove(const char *dir)
     assert_int_equal(nftw(top, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
+/* --- PostgreSQL ------------------------------------------------------- */
+
+static inline bool test_is_pg_url(const char *path)
+{
+    return strncmp(path, "postgresql://", 13) == 0 || strncmp(path, "postgres://", 11) == 0;
+}
+
+/* The server's URL (postgresql://USER@HOST:PORT/DBNAME) from the file that
+ * SUNGKA_TEST_PG_URL_FILE names, or NULL when it is unset: SQLite then. */
+static inline const char *test_pg_url(void)
+{
+    static char url[512];
+    static int state;                  /* 0: not read yet, 1: PostgreSQL, -1: SQLite */
+    if (state == 0) {
+        const char *file = getenv("SUNGKA_TEST_PG_URL_FILE");
+        if (!file || !file[0]) {
+            state = -1;
+            return NULL;
+        }
+        /* Every test fails without it, never falls back to SQLite. */
+        FILE *f = fopen(file, "r");
+        if (!f)
+            fail_msg("cannot read SUNGKA_TEST_PG_URL_FILE=%s: %s (the fixture pg_start "
+                     "writes it)", file, strerror(errno));
+        bool got = fgets(url, sizeof url, f) != NULL;
+        fclose(f);
+        url[strcspn(url, "\r\n")] = '\0';
+        if (!got || !test_is_pg_url(url))
+            fail_msg("SUNGKA_TEST_PG_URL_FILE=%s holds no postgresql:// URL", file);
+        state = 1;
+    }
+    return state > 0 ? url : NULL;
+}
+
+static inline bool test_on_pg(void)
+{
+    return test_pg_url() != NULL;
+}
+
+/* For a test about something PostgreSQL does not have (an SQLite file of
+ * an older schema): skipped there, saying why. */
+#define skip_on_pg(why) \
+    do { \
+        if (test_on_pg()) { \
+            print_message("skipped on PostgreSQL: %s\n", why); \
+            skip(); \
+        } \
+    } while (0)
+
+/* The databases this program made, dropped when it exits. */
+typedef struct test_pg_made {
+    char names[64][64];
+    int n;
+    pid_t owner;                       /* not in a forked child */
+} test_pg_made;
+
+static inline test_pg_made *test_pg_made_list(void)
+{
+    static test_pg_made made;
+    return &made;
+}
+
+/* The server's URL with database name instead of its own. */
+static inline void test_pg_url_for(const char *name, char *out, size_t len)
+{
+    const char *url = test_pg_url();
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t base = (size_t)(host - url) + strcspn(host, "/?");   /* scheme, user, host, port */
+    const char *rest = url + base;
+    if (*rest == '/')
+        rest += 1 + strcspn(rest + 1, "?");                     /* the name */
+    int n = snprintf(out, len, "%.*s/%s%s", (int)base, url, name, rest);
+    if (n < 0 || (size_t)n >= len)
+        fail_msg("the URL for %s is too long", name);
+}
+
+static inline void test_pg_quiet(void *user, const char *message)
+{
+    (void)user, (void)message;         /* "NOTICE: database ... does not exist, skipping" */
+}
+
+static inline void test_pg_drop_made(void)
+{
+    test_pg_made *m = test_pg_made_list();
+    if (m->n == 0 || getpid() != m->owner)
+        return;
+    PGconn *c = PQconnectdb(test_pg_url());
+    if (PQstatus(c) != CONNECTION_OK) {
+        fprintf(stderr, "cannot drop the test databases: %s", PQerrorMessage(c));
+    } else {
+        PQsetNoticeProcessor(c, test_pg_quiet, NULL);
+        for (int i = 0; i < m->n; i++) {
+            char sql[128];
+            /* FORCE: a store a failed test left open still holds a session */
+            snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS \"%s\" WITH (FORCE)",
+                     m->names[i]);
+            PGresult *r = PQexec(c, sql);
+            if (PQresultStatus(r) != PGRES_COMMAND_OK)
+                fprintf(stderr, "%s: %s", sql, PQerrorMessage(c));
+            PQclear(r);
+        }
+    }
+    PQfinish(c);
+}
+
+/* Remember database name for dropping at exit. */
+static inline void test_pg_made_now(const char *name)
+{
+    test_pg_made *m = test_pg_made_list();
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->names[i], name) == 0)
+            return;
+    assert_true(m->n < 64);
+    if (m->n == 0 && m->owner == 0) {
+        m->owner = getpid();
+        atexit(test_pg_drop_made);
+    }
+    snprintf(m->names[m->n++], sizeof m->names[0], "%s", name);
+}
+
+/* A database the test may close and open again by its path: the file
+ * dir/file on SQLite; on PostgreSQL the database named after that path
+ * ("sungka_f_" and a hash of it: a scratch directory's path is new each run),
+ * made by the first store_open. Returns out. */
+static inline const char *test_db_path(const char *dir, const char *file, char *out, size_t len)
+{
+    char path[512];
+    int n = snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (n < 0 || (size_t)n >= sizeof path)
+        fail_msg("the path %s/%s is too long", dir, file);
+    if (!test_on_pg()) {
+        n = snprintf(out, len, "%s", path);
+        if (n < 0 || (size_t)n >= len)
+            fail_msg("the path %s is too long", path);
+        return out;
+    }
+    uint64_t h = 14695981039346656037u;                 /* FNV-1a */
+    for (const char *p = path; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211u;
+    char name[64];
+    snprintf(name, sizeof name, "sungka_f_%016llx", (unsigned long long)h);
+    test_pg_made_now(name);
+    test_pg_url_for(name, out, len);
+    return out;
+}
+
+/* Statements run behind the store's back on the database at path (a file,
+ * or a PostgreSQL URL from test_db_path), in its own dialect: sqlite_sql on
+ * SQLite, pg_sql on PostgreSQL. */
+static inline void test_sql_exec(const char *path, const char *sqlite_sql, const char *pg_sql)
+{
+    if (test_is_pg_url(path)) {
+        PGconn *c = PQconnectdb(path);
+        if (PQstatus(c) != CONNECTION_OK)
+            fail_msg("cannot connect to %s: %s", path, PQerrorMessage(c));
+        PGresult *r = PQexec(c, pg_sql);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+            fail_msg("%s: %s", pg_sql, PQerrorMessage(c));
+        PQclear(r);
+        PQfinish(c);
+        return;
+    }
+    sqlite3 *db;
+    char *msg = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    if (sqlite3_exec(db, sqlite_sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sqlite_sql, msg ? msg : "?");
+    sqlite3_close(db);
+}
+
+/* The first column of the first row of a query, as test_sql_exec runs it. */
+static inline int64_t test_sql_int(const char *path, const char *sqlite_sql, const char *pg_sql)
+{
+    int64_t v;
+    if (test_is_pg_url(path)) {
+        PGconn *c = PQconnectdb(path);
+        if (PQstatus(c) != CONNECTION_OK)
+            fail_msg("cannot connect to %s: %s", path, PQerrorMessage(c));
+        PGresult *r = PQexec(c, pg_sql);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1)
+            fail_msg("%s: %s", pg_sql, PQerrorMessage(c));
+        v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        PQclear(r);
+        PQfinish(c);
+        return v;
+    }
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sqlite_sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* A store that keeps nothing: ":memory:" on SQLite, a fresh database of the
+ * server on PostgreSQL (sungka_t_PID_N_RANDOM, dropped at exit). */
 static inline store *open_memory(void)
 {
     store *s = NULL;
-    char err[256] = "";
-    int rc = store_open(":memory:", &s, err, sizeof err);
+    char err[512] = "", url[600];
+    const char *path = ":memory:";
+    if (test_on_pg()) {
+        static unsigned made;
+        uint32_t rnd = 0;
+        if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+            rnd = (uint32_t)time(NULL);
+        char name[64];
+        snprintf(name, sizeof name, "sungka_t_%ld_%u_%08x", (long)getpid(), ++made,
+                 (unsigned)rnd);
+        test_pg_made_now(name);
+        test_pg_url_for(name, url, sizeof url);
+        path = url;
+    }
+    int rc = store_open(path, &s, err, sizeof err);
     if (rc != 0)
-        fail_msg("store_open(:memory:): %s", err);
+        fail_msg("store_open(%s): %s", path, err);
     assert_non_null(s);
     return s;
 }

@@ -107,9 +107,9 @@ static size_t payload(int i, unsigned char *out)
 static void test_recovery_round_trip(void **state)
 {
     (void)state;
-    char dir[256], path[300], err[256];
+    char dir[256], path[300], err[512];
     scratch_dir(dir);
-    snprintf(path, sizeof path, "%s/r.db", dir);
+    test_db_path(dir, "r.db", path, sizeof path);
     store *s;
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
 
@@ -140,7 +140,7 @@ static void test_recovery_round_trip(void **state)
         }
     }
     assert_int_equal(store_event_append(s, "12", 5, 1, 0, 0, 1, "dup", 3), -1);  /* repeated seq */
-    assert_non_null(strstr(store_last_error(s), "UNIQUE"));
+    assert_non_null(strcasestr(store_last_error(s), "unique"));   /* either database's */
     assert_ok(s, store_event_append(s, "3", 1, 77, 0, 0, 1, NULL, 0));           /* empty event */
     assert_ok(s, store_participant_put(s, "40", 1, "dee", 0, "ffff", false));
     assert_ok(s, store_event_append(s, "40", 1, 1, 0, 0, 1, "x", 1));
@@ -242,6 +242,8 @@ static void test_version_2_events_read_as_first_format(void **state)
 {
     (void)state;
     char dir[256], path[300], err[512];
+    skip_on_pg("PostgreSQL databases begin at the current schema: there is no schema 2 "
+               "to come from");
     scratch_dir(dir);
     snprintf(path, sizeof path, "%s/v2.db", dir);
     store *s;
@@ -334,9 +336,9 @@ static void test_transactions(void **state)
 static void test_uncommitted_lost(void **state)
 {
     (void)state;
-    char dir[256], path[300], err[256];
+    char dir[256], path[300], err[512];
     scratch_dir(dir);
-    snprintf(path, sizeof path, "%s/u.db", dir);
+    test_db_path(dir, "u.db", path, sizeof path);
     store *s;
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
     make_game(s, "1", "sungka", 2);
@@ -355,9 +357,9 @@ static void test_uncommitted_lost(void **state)
 static void test_commit_survives_kill(void **state)
 {
     (void)state;
-    char dir[256], path[300], err[256];
+    char dir[256], path[300], err[512];
     scratch_dir(dir);
-    snprintf(path, sizeof path, "%s/k.db", dir);
+    test_db_path(dir, "k.db", path, sizeof path);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();

@@ -4,8 +4,6 @@
  * draw leaves it), several winners each credited, abandoned games counting
  * for nobody, an ended game never counted twice, the leaderboard's order.
  */
-#include <sqlite3.h>
-
 #include "store_test.h"
 
 static int next_game = 1;
@@ -145,27 +143,29 @@ static void test_finish_refusals(void **state)
 }
 
 /* A failure in the middle of store_game_finish leaves nothing half-done. A
- * trigger planted with plain SQLite makes the second player's statistics
- * fail after the status, the results and the first player's statistics have
- * been written. */
+ * trigger planted behind the store's back (plain SQLite, or plain SQL on
+ * PostgreSQL) makes the second player's statistics fail after the status,
+ * the results and the first player's statistics have been written. */
 static void test_finish_is_atomic(void **state)
 {
     (void)state;
-    char dir[256], path[300], err[256];
+    char dir[256], path[300], err[512];
     scratch_dir(dir);
-    snprintf(path, sizeof path, "%s/t.db", dir);
+    test_db_path(dir, "t.db", path, sizeof path);
     store *s;
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
     make_game(s, "1", "sungka", 2);
     assert_ok(s, store_participant_put(s, "1", 1, "ana", 0, "tok-a", true));
     store_close(s);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "CREATE TRIGGER boom BEFORE INSERT ON players"
-                                      " WHEN NEW.name = 'ben' BEGIN"
-                                      " SELECT RAISE(ABORT, 'boom'); END", NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    test_sql_exec(path,
+                  "CREATE TRIGGER boom BEFORE INSERT ON players"
+                  " WHEN NEW.name = 'ben' BEGIN"
+                  " SELECT RAISE(ABORT, 'boom'); END",
+                  "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
+                  " $$ BEGIN IF NEW.name = 'ben' THEN RAISE EXCEPTION 'boom'; END IF;"
+                  " RETURN NEW; END $$;"
+                  "CREATE TRIGGER boom BEFORE INSERT ON players"
+                  " FOR EACH ROW EXECUTE FUNCTION boom()");
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
 
     const char *names[2] = { "ana", "ben" };
@@ -183,16 +183,8 @@ static void test_finish_is_atomic(void **state)
     assert_int_equal(m.n_seats, 0);
     free(mv);
     /* The participants are still there too (nothing of the finish happened). */
-    int parts;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM participants", -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    parts = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    assert_int_equal(parts, 1);
+    const char *count = "SELECT count(*) FROM participants";
+    assert_int_equal(test_sql_int(path, count, count), 1);
 
     /* Inside the caller's transaction a failed finish undoes only itself. */
     assert_ok(s, store_begin(s));

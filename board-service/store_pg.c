@@ -1,0 +1,1076 @@
+/*
+ * store_pg.c — the PostgreSQL driver of store_db.h, on libpq: one database
+ * server shared by the board services of a cluster.
+ *
+ * One connection per db, used only by the thread of its store; every call
+ * blocks for one round trip. A statement is prepared on the server once
+ * (named s1, s2, ...), its ?N rewritten to $N and its parameters' types
+ * inferred by the server. Values go as text, blobs as binary; rows come back
+ * as text, the whole result buffered in a PGresult that the steps walk.
+ * pg_migrations[] builds the schema as store_sqlite.c's migrations[] do; the
+ * version is the one row of our table sungka_schema, and an advisory lock
+ * lets one of several services starting at once migrate while the others
+ * wait for it.
+ *
+ * Durability: a COMMIT returns once the server has flushed it to its WAL
+ * (synchronous_commit = on; the session turns it on if the server's default
+ * is off), so a commit that returned survives the server crashing or losing
+ * power, and the service's rule "committed before acknowledged" holds. The
+ * price is a round trip and the server's flush per commit, which is what a
+ * shared database is for.
+ *
+ * A lost connection (the server restarted, the network cut, the backend
+ * killed): the statement that finds it connects again, once (PQreset), and
+ * the statements are prepared again on the new session as they run. Outside
+ * a transaction that statement then runs again; inside one it fails, since
+ * the transaction died with the session. A statement lost in flight may have
+ * been done nevertheless (a COMMIT; an INSERT that is run again and then
+ * meets its own row): the service may report a failure for a change that is
+ * stored, never acknowledge one that is not.
+ */
+#include "store_db.h"
+
+#include <libpq-fe.h>
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* "SNGK", as the SQLite file's application_id: the key of the advisory lock
+ * held while migrating. */
+#define MIGRATION_LOCK 0x534e474b
+
+/* The most parameters a statement may number; ours use 16 at most. */
+#define MAX_PARAMS 100
+
+#define BYTEA_OID 17     /* pg_type.oid of bytea: which columns are hex */
+
+/* ------------------------------------------------------------------------
+ * Schema: one entry per version, a list of statements. Never edit a
+ * released step; add a new one.
+ *
+ * Version 1 is store_sqlite.c's migrations 1..7 in one. Times, ids and
+ * accounts are BIGINT; small numbers INTEGER. Every TEXT compares bytewise
+ * (COLLATE "C", SQLite's BINARY), so the same ORDER BY returns the same rows
+ * on both databases. games.ord is the insertion order that SQLite's rowid
+ * gives, and it ends the index of ended games as the rowid ends SQLite's.
+ * ------------------------------------------------------------------------ */
+
+/* 1: the schema of store_sqlite.c's version 7. */
+static const char *const schema_1[] = {
+    "CREATE TABLE games ("
+    "  id             TEXT COLLATE \"C\" PRIMARY KEY NOT NULL,"
+    "  kind           TEXT COLLATE \"C\" NOT NULL,"
+    "  title          TEXT COLLATE \"C\" NOT NULL,"
+    "  autostart      INTEGER NOT NULL,"
+    "  seats          INTEGER NOT NULL,"
+    "  status         INTEGER NOT NULL CHECK (status BETWEEN 1 AND 4),"
+    "  created_ms     BIGINT NOT NULL,"
+    "  started_ms     BIGINT NOT NULL DEFAULT 0,"
+    "  ended_ms       BIGINT NOT NULL DEFAULT 0,"
+    "  reason         TEXT COLLATE \"C\" NOT NULL DEFAULT '',"
+    "  per_move_ms    BIGINT NOT NULL DEFAULT 0,"
+    "  base_ms        BIGINT NOT NULL DEFAULT 0,"
+    "  increment_ms   BIGINT NOT NULL DEFAULT 0,"
+    "  rated          INTEGER NOT NULL DEFAULT 0,"
+    "  bot_takes_over INTEGER NOT NULL DEFAULT 0,"
+    "  bot_level      INTEGER NOT NULL DEFAULT 0,"
+    "  ord            BIGINT GENERATED ALWAYS AS IDENTITY)",
+    /* recovery reads the unfinished games; history the ended ones by end */
+    "CREATE INDEX games_by_status ON games(status)",
+    "CREATE INDEX games_ended ON games(ended_ms, ord) WHERE status >= 3",
+    "CREATE INDEX games_ended_by_kind ON games(kind, ended_ms, ord) WHERE status >= 3",
+    "CREATE TABLE game_options ("
+    "  game_id TEXT COLLATE \"C\" NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  pos     INTEGER NOT NULL,"
+    "  name    TEXT COLLATE \"C\" NOT NULL,"
+    "  value   INTEGER NOT NULL,"
+    "  PRIMARY KEY (game_id, pos))",
+    "CREATE TABLE participants ("
+    "  game_id    TEXT COLLATE \"C\" NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  person_id  BIGINT NOT NULL,"
+    "  name       TEXT COLLATE \"C\" NOT NULL,"
+    "  seat       INTEGER NOT NULL,"
+    "  token      TEXT COLLATE \"C\" NOT NULL,"
+    "  ready      INTEGER NOT NULL,"
+    "  bot_level  INTEGER NOT NULL DEFAULT 0,"
+    "  account_id BIGINT NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (game_id, person_id))",
+    "CREATE TABLE events ("
+    "  game_id    TEXT COLLATE \"C\" NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  seq        BIGINT NOT NULL,"
+    "  time_ms    BIGINT NOT NULL,"
+    "  only_for_a BIGINT NOT NULL,"
+    "  only_for_b BIGINT NOT NULL,"
+    "  data       BYTEA NOT NULL,"
+    "  format     INTEGER NOT NULL DEFAULT 1,"
+    "  PRIMARY KEY (game_id, seq))",
+    "CREATE TABLE moves ("
+    "  game_id TEXT COLLATE \"C\" NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  ply     INTEGER NOT NULL,"
+    "  seat    INTEGER NOT NULL,"
+    "  move    INTEGER NOT NULL,"
+    "  time_ms BIGINT NOT NULL,"
+    "  PRIMARY KEY (game_id, ply))",
+    "CREATE TABLE results ("
+    "  game_id    TEXT COLLATE \"C\" NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  seat       INTEGER NOT NULL,"
+    "  name       TEXT COLLATE \"C\" NOT NULL,"
+    "  score      INTEGER NOT NULL,"
+    "  winner     INTEGER NOT NULL,"
+    "  account_id BIGINT,"
+    "  PRIMARY KEY (game_id, seat))",
+    "CREATE INDEX results_by_name ON results(name, game_id)",
+    "CREATE TABLE players ("
+    "  name        TEXT COLLATE \"C\" PRIMARY KEY NOT NULL,"
+    "  played      INTEGER NOT NULL,"
+    "  wins        INTEGER NOT NULL,"
+    "  losses      INTEGER NOT NULL,"
+    "  draws       INTEGER NOT NULL,"
+    "  streak      INTEGER NOT NULL,"
+    "  best_streak INTEGER NOT NULL,"
+    "  account_id  BIGINT)",
+    "CREATE INDEX players_by_rank ON players(wins DESC, best_streak DESC, name)",
+    "CREATE UNIQUE INDEX players_by_account ON players(account_id)"
+    "  WHERE account_id IS NOT NULL",
+    "CREATE INDEX players_ranked ON players(wins DESC, best_streak DESC, name)"
+    "  WHERE account_id IS NOT NULL",
+    "CREATE TABLE accounts ("
+    "  id          BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+    "  name        TEXT COLLATE \"C\" NOT NULL,"
+    "  name_key    TEXT COLLATE \"C\" NOT NULL UNIQUE,"
+    "  skeleton    TEXT COLLATE \"C\" NOT NULL UNIQUE,"
+    "  pwhash      TEXT COLLATE \"C\" NOT NULL,"
+    "  created_ms  BIGINT NOT NULL,"
+    "  password_ms BIGINT NOT NULL)",
+    "CREATE TABLE sessions ("
+    "  id         BYTEA PRIMARY KEY NOT NULL,"
+    "  account_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,"
+    "  hash       BYTEA NOT NULL,"
+    "  created_ms BIGINT NOT NULL,"
+    "  expires_ms BIGINT NOT NULL)",
+    "CREATE INDEX sessions_by_account ON sessions(account_id)",
+    "CREATE INDEX sessions_by_expiry ON sessions(expires_ms)",
+    "CREATE TABLE rated_seats ("
+    "  game_id    TEXT COLLATE \"C\" NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+    "  seat       INTEGER NOT NULL,"
+    "  account_id BIGINT NOT NULL,"
+    "  PRIMARY KEY (game_id, seat))",
+    "CREATE TABLE ratings ("
+    "  account_id BIGINT NOT NULL,"
+    "  kind       TEXT COLLATE \"C\" NOT NULL,"
+    "  rating     DOUBLE PRECISION NOT NULL,"
+    "  rd         DOUBLE PRECISION NOT NULL,"
+    "  volatility DOUBLE PRECISION NOT NULL,"
+    "  games      INTEGER NOT NULL,"
+    "  updated_ms BIGINT NOT NULL,"
+    "  PRIMARY KEY (account_id, kind))",
+    "CREATE INDEX ratings_by_kind ON ratings(kind, rating DESC)",
+    "CREATE TABLE rating_history ("
+    "  account_id    BIGINT NOT NULL,"
+    "  kind          TEXT COLLATE \"C\" NOT NULL,"
+    "  ended_ms      BIGINT NOT NULL,"
+    "  game_id       TEXT COLLATE \"C\" NOT NULL,"
+    "  rating_before DOUBLE PRECISION NOT NULL,"
+    "  rating        DOUBLE PRECISION NOT NULL,"
+    "  rd            DOUBLE PRECISION NOT NULL,"
+    "  volatility    DOUBLE PRECISION NOT NULL,"
+    "  PRIMARY KEY (account_id, kind, ended_ms, game_id))",
+    /* A cluster (store.h): the nodes, each game's owner, and game ids
+     * unique in the cluster. A node's id is never reused: it fences. */
+    "CREATE TABLE nodes ("
+    "  id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    "  endpoint    TEXT COLLATE \"C\" NOT NULL,"
+    "  started     TIMESTAMPTZ NOT NULL,"
+    "  lease_until TIMESTAMPTZ NOT NULL)",
+    "CREATE INDEX nodes_by_endpoint ON nodes(endpoint)",
+    "CREATE TABLE game_owners ("
+    "  game_id TEXT COLLATE \"C\" PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
+    "  node_id BIGINT NOT NULL REFERENCES nodes(id))",
+    "CREATE INDEX game_owners_by_node ON game_owners(node_id)",
+    "CREATE SEQUENCE game_ids",
+    /* a seat token asked of a node that does not host its game */
+    "CREATE INDEX participants_by_token ON participants(token)",
+    NULL,
+};
+
+/* Each step's statements, run in one transaction. */
+static const char *const *const pg_migrations[] = {
+    schema_1,
+};
+
+#define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))
+
+/* Every session: no NOTICE noise, UTC, bytea as hex (col_blob decodes it),
+ * and commits that wait for the server's flush (see Durability). */
+static const char session_sql[] =
+    "SET client_min_messages = warning;"
+    "SET TIME ZONE 'UTC';"
+    "SET bytea_output = 'hex';"
+    "SELECT set_config('synchronous_commit', 'on', false)"
+    " WHERE current_setting('synchronous_commit') = 'off'";
+
+/* ------------------------------------------------------------------------
+ * Connection and statement
+ * ------------------------------------------------------------------------ */
+
+struct pg_stmt;
+
+struct pg {
+    db base;                   /* first: what store.c holds */
+    PGconn *conn;
+    unsigned long gen;         /* bumped by every reconnection: sessions */
+    unsigned long names;       /* statements named so far (s1, s2, ...) */
+    struct pg_stmt *stmts;     /* every statement prepared, freed by close */
+    int64_t changes;           /* rows the last INSERT, UPDATE or DELETE touched */
+    bool unique;               /* the last failure was SQLSTATE 23505 */
+    char err[512];             /* the last failure, one line */
+};
+
+/* A column's decoded bytea, kept for the next rows. */
+struct blob {
+    unsigned char *data;
+    size_t cap;
+};
+
+struct pg_stmt {
+    db_stmt base;              /* first: base.d is the struct pg */
+    struct pg_stmt *next;      /* the connection's list */
+    char *sql;                 /* with $1 .. $N */
+    char name[24];             /* unique on the connection */
+    unsigned long gen;         /* the session it is prepared in; 0: none */
+    bool commits;              /* a COMMIT: see check_commit() */
+    bool too_big;              /* a bound blob PostgreSQL cannot take */
+    int nparams;
+    const char **values;       /* bound values: borrowed, or num[i]; NULL: SQL NULL */
+    int *lengths;              /* of binary values */
+    int *formats;              /* 0: text, 1: binary (blobs) */
+    char (*num)[32];           /* the text of bound numbers */
+    PGresult *res;             /* the rows of the last run; NULL: not run since reset */
+    int row;                   /* the current row of res */
+    struct blob *blobs;        /* per column */
+    int nblobs;
+};
+
+static const db_driver pg_driver;
+static const unsigned char empty_blob[1];
+
+static struct pg *pg_of(db *d) { return (struct pg *)d; }
+static struct pg_stmt *stmt_of(db_stmt *s) { return (struct pg_stmt *)s; }
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------ */
+
+/* msg on one line: runs of white space with a line break become one space,
+ * and the trailing newline goes. */
+static void one_line(char *out, size_t size, const char *msg)
+{
+    size_t n = 0;
+    for (const char *c = msg; *c && n + 1 < size; c++) {
+        if (*c != '\n') {
+            out[n++] = *c;
+            continue;
+        }
+        while (n > 0 && isspace((unsigned char)out[n - 1]))
+            n--;
+        while (c[1] && isspace((unsigned char)c[1]))
+            c++;
+        if (c[1] && n > 0)
+            out[n++] = ' ';
+    }
+    while (n > 0 && isspace((unsigned char)out[n - 1]))
+        n--;
+    out[n] = '\0';
+}
+
+static int failf(struct pg *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int failf(struct pg *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, sizeof p->err, fmt, ap);
+    va_end(ap);
+    p->unique = false;
+    return -1;
+}
+
+/* Record why res (NULL: libpq ran out of memory) failed. */
+static void fail_result(struct pg *p, const PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    if (!msg || !msg[0])
+        msg = res ? PQresultErrorMessage(res) : "";
+    if (!msg[0])
+        msg = PQerrorMessage(p->conn);
+    one_line(p->err, sizeof p->err, msg);
+    p->unique = state && strcmp(state, "23505") == 0;
+}
+
+static bool succeeded(const PGresult *res)
+{
+    ExecStatusType s = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK || s == PGRES_EMPTY_QUERY;
+}
+
+/* ------------------------------------------------------------------------
+ * Running on the connection, through a lost connection
+ * ------------------------------------------------------------------------ */
+
+static int setup_session(struct pg *p)
+{
+    PGresult *res = PQexec(p->conn, session_sql);
+    int rc = succeeded(res) ? 0 : -1;
+    if (rc < 0)
+        fail_result(p, res);
+    PQclear(res);
+    return rc;
+}
+
+/* Connect again (the statements prepared before are gone with the old
+ * session: the new generation prepares them again). */
+static int reconnect(struct pg *p)
+{
+    PQreset(p->conn);
+    p->gen++;
+    if (PQstatus(p->conn) != CONNECTION_OK) {
+        char why[sizeof p->err];
+        one_line(why, sizeof why, PQerrorMessage(p->conn));
+        return failf(p, "the connection to PostgreSQL was lost and cannot be made again: %s",
+                     why);
+    }
+    if (setup_session(p) < 0) {
+        char why[sizeof p->err];
+        memcpy(why, p->err, sizeof why);
+        return failf(p, "the connection to PostgreSQL was lost, and the new one fails: %s", why);
+    }
+    return 0;
+}
+
+typedef PGresult *(*pg_call)(struct pg *p, void *arg);
+
+/* A lost connection (PQTRANS_UNKNOWN) holds no transaction: the next
+ * statement, a BEGIN included, connects again instead of being refused. */
+static bool open_transaction(PGTransactionStatusType t)
+{
+    return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+}
+
+/* Run call; if it finds the connection lost, connect again once and, when
+ * no transaction was open, run it again. The result of a success (the
+ * caller clears it), or NULL with the failure recorded. */
+static PGresult *run(struct pg *p, pg_call call, void *arg)
+{
+    bool had_transaction = open_transaction(PQtransactionStatus(p->conn));
+    PGresult *res = call(p, arg);
+    if (succeeded(res))
+        return res;
+    if (PQstatus(p->conn) != CONNECTION_BAD) {
+        fail_result(p, res);
+        PQclear(res);
+        return NULL;
+    }
+    PQclear(res);
+    if (reconnect(p) < 0)
+        return NULL;
+    if (had_transaction) {
+        failf(p, "the connection to PostgreSQL was lost; the open transaction is gone "
+                 "(rolled back, or for a COMMIT perhaps committed)");
+        return NULL;
+    }
+    res = call(p, arg);
+    if (succeeded(res))
+        return res;
+    fail_result(p, res);
+    PQclear(res);
+    return NULL;
+}
+
+/* changes(): as SQLite's, only statements that write rows count. */
+static void note_changes(struct pg *p, PGresult *res)
+{
+    static const char *const writes[] = {"INSERT ", "UPDATE ", "DELETE ", "MERGE "};
+    const char *tag = PQcmdStatus(res);
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+        if (strncmp(tag, writes[i], strlen(writes[i])) == 0) {
+            p->changes = strtoll(PQcmdTuples(res), NULL, 10);
+            return;
+        }
+    }
+}
+
+/* PostgreSQL answers the COMMIT of a transaction that an error aborted with
+ * a successful "ROLLBACK": that must not read as committed. */
+static int check_commit(struct pg *p, bool aborted, bool commits, PGresult *res)
+{
+    if (aborted && commits && strcmp(PQcmdStatus(res), "ROLLBACK") == 0)
+        return failf(p, "the transaction was rolled back, not committed: a statement in it "
+                        "failed");
+    return 0;
+}
+
+/* Whether sql begins with COMMIT or END. */
+static bool is_commit(const char *sql)
+{
+    while (isspace((unsigned char)*sql))
+        sql++;
+    return strncasecmp(sql, "COMMIT", 6) == 0 || strncasecmp(sql, "END", 3) == 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Statements
+ * ------------------------------------------------------------------------ */
+
+/* A copy of sql with ?N as $N (the same length); *nparams gets the highest
+ * N. Quoted literals and identifiers are left alone. NULL: out of memory or
+ * a number beyond MAX_PARAMS. */
+static char *rewrite_params(const char *sql, int *nparams)
+{
+    char *out = strdup(sql);
+    char quote = 0;
+    *nparams = 0;
+    for (char *c = out; c && *c; c++) {
+        if (quote) {
+            quote = *c == quote ? 0 : quote;
+        } else if (*c == '\'' || *c == '"') {
+            quote = *c;
+        } else if (*c == '?' && isdigit((unsigned char)c[1])) {
+            char *end;
+            long n = strtol(c + 1, &end, 10);
+            if (n > MAX_PARAMS) {
+                free(out);
+                return NULL;
+            }
+            *c = '$';
+            *nparams = n > *nparams ? (int)n : *nparams;
+            c = end - 1;
+        }
+    }
+    return out;
+}
+
+static void stmt_free(struct pg_stmt *st)
+{
+    PQclear(st->res);
+    for (int i = 0; i < st->nblobs; i++)
+        free(st->blobs[i].data);
+    free(st->blobs);
+    free(st->values);
+    free(st->lengths);
+    free(st->formats);
+    free(st->num);
+    free(st->sql);
+    free(st);
+}
+
+static int alloc_params(struct pg_stmt *st)
+{
+    size_t n = (size_t)st->nparams;
+    if (n == 0)
+        return 0;
+    st->values = calloc(n, sizeof *st->values);
+    st->lengths = calloc(n, sizeof *st->lengths);
+    st->formats = calloc(n, sizeof *st->formats);
+    st->num = calloc(n, sizeof *st->num);
+    return st->values && st->lengths && st->formats && st->num ? 0 : -1;
+}
+
+/* Prepare st in the current session. */
+static PGresult *prepare_now(struct pg *p, struct pg_stmt *st)
+{
+    PGresult *res = PQprepare(p->conn, st->name, st->sql, st->nparams, NULL);
+    if (succeeded(res))
+        st->gen = p->gen;
+    return res;
+}
+
+static PGresult *call_prepare(struct pg *p, void *arg)
+{
+    return prepare_now(p, arg);
+}
+
+static db_stmt *pg_prepare(db *d, const char *sql)
+{
+    struct pg *p = pg_of(d);
+    struct pg_stmt *st = calloc(1, sizeof *st);
+    if (!st) {
+        failf(p, "out of memory");
+        return NULL;
+    }
+    st->base.d = d;
+    st->sql = rewrite_params(sql, &st->nparams);
+    if (!st->sql || alloc_params(st) < 0) {
+        failf(p, st->sql ? "out of memory"
+                         : "out of memory, or a parameter beyond ?%d", MAX_PARAMS);
+        stmt_free(st);
+        return NULL;
+    }
+    st->commits = is_commit(sql);
+    snprintf(st->name, sizeof st->name, "s%lu", ++p->names);
+    /* now, so that a mistake in the SQL shows where it is prepared */
+    PGresult *res = run(p, call_prepare, st);
+    if (!res) {
+        stmt_free(st);
+        return NULL;
+    }
+    PQclear(res);
+    st->next = p->stmts;
+    p->stmts = st;
+    return &st->base;
+}
+
+/* ------------------------------------------------------------------------
+ * Binding
+ * ------------------------------------------------------------------------ */
+
+static void set_param(db_stmt *s, int i, const char *v, int len, int format)
+{
+    struct pg_stmt *st = stmt_of(s);
+    if (i < 1 || i > st->nparams)
+        return;     /* as SQLite: an index out of range binds nothing */
+    st->values[i - 1] = v;
+    st->lengths[i - 1] = len;
+    st->formats[i - 1] = format;
+}
+
+static void pg_bind_text(db_stmt *s, int i, const char *v)
+{
+    set_param(s, i, v, 0, 0);
+}
+
+static void pg_bind_int64(db_stmt *s, int i, int64_t v)
+{
+    struct pg_stmt *st = stmt_of(s);
+    if (i < 1 || i > st->nparams)
+        return;
+    snprintf(st->num[i - 1], sizeof st->num[i - 1], "%lld", (long long)v);
+    set_param(s, i, st->num[i - 1], 0, 0);
+}
+
+static void pg_bind_double(db_stmt *s, int i, double v)
+{
+    struct pg_stmt *st = stmt_of(s);
+    if (i < 1 || i > st->nparams)
+        return;
+    /* 17 digits: the same double comes back */
+    snprintf(st->num[i - 1], sizeof st->num[i - 1], "%.17g", v);
+    set_param(s, i, st->num[i - 1], 0, 0);
+}
+
+/* Binary, so the bytes need no escaping; an empty blob still has a pointer,
+ * or libpq would send NULL. */
+static void pg_bind_blob(db_stmt *s, int i, const void *v, size_t len)
+{
+    if (len > INT_MAX) {
+        stmt_of(s)->too_big = true;
+        return;
+    }
+    set_param(s, i, v ? (len ? v : (const void *)empty_blob) : NULL, (int)len, 1);
+}
+
+static void pg_bind_null(db_stmt *s, int i)
+{
+    set_param(s, i, NULL, 0, 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Running and reading rows
+ * ------------------------------------------------------------------------ */
+
+static PGresult *call_execute(struct pg *p, void *arg)
+{
+    struct pg_stmt *st = arg;
+    if (st->gen != p->gen) {
+        PGresult *res = prepare_now(p, st);
+        if (!succeeded(res))
+            return res;
+        PQclear(res);
+    }
+    return PQexecPrepared(p->conn, st->name, st->nparams, st->values, st->lengths,
+                          st->formats, 0);
+}
+
+static int pg_step(db_stmt *s)
+{
+    struct pg_stmt *st = stmt_of(s);
+    struct pg *p = pg_of(s->d);
+    if (st->res) {
+        if (st->row < PQntuples(st->res))
+            st->row++;
+        return st->row < PQntuples(st->res) ? DB_ROW : DB_DONE;
+    }
+    if (st->too_big) {
+        failf(p, "a blob is too big for PostgreSQL (2 GiB at most)");
+        return DB_FAILED;
+    }
+    bool aborted = PQtransactionStatus(p->conn) == PQTRANS_INERROR;
+    PGresult *res = run(p, call_execute, st);
+    if (!res)
+        return DB_FAILED;
+    if (check_commit(p, aborted, st->commits, res) < 0) {
+        PQclear(res);
+        return DB_FAILED;
+    }
+    note_changes(p, res);
+    st->res = res;
+    st->row = 0;
+    return PQntuples(res) > 0 ? DB_ROW : DB_DONE;
+}
+
+static void pg_reset(db_stmt *s)
+{
+    struct pg_stmt *st = stmt_of(s);
+    PQclear(st->res);
+    st->res = NULL;
+    st->row = 0;
+    st->too_big = false;
+    for (int i = 0; i < st->nparams; i++)
+        st->values[i] = NULL;
+}
+
+/* The text of a column of the current row; NULL for SQL NULL or no such. */
+static const char *value(struct pg_stmt *st, int col)
+{
+    if (!st->res || st->row >= PQntuples(st->res) || col < 0 || col >= PQnfields(st->res) ||
+        PQgetisnull(st->res, st->row, col))
+        return NULL;
+    return PQgetvalue(st->res, st->row, col);
+}
+
+static int64_t pg_col_int64(db_stmt *s, int col)
+{
+    const char *v = value(stmt_of(s), col);
+    if (!v)
+        return 0;
+    if ((v[0] == 't' || v[0] == 'f') && !v[1])     /* a boolean expression */
+        return v[0] == 't';
+    return strtoll(v, NULL, 10);
+}
+
+static double pg_col_double(db_stmt *s, int col)
+{
+    const char *v = value(stmt_of(s), col);
+    return v ? strtod(v, NULL) : 0.0;
+}
+
+static const char *pg_col_text(db_stmt *s, int col)
+{
+    const char *v = value(stmt_of(s), col);
+    return v ? v : "";
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The buffer of column col, with room for n bytes; NULL: out of memory. */
+static unsigned char *blob_room(struct pg_stmt *st, int col, size_t n)
+{
+    if (col >= st->nblobs) {
+        struct blob *b = realloc(st->blobs, (size_t)(col + 1) * sizeof *b);
+        if (!b)
+            return NULL;
+        memset(b + st->nblobs, 0, (size_t)(col + 1 - st->nblobs) * sizeof *b);
+        st->blobs = b;
+        st->nblobs = col + 1;
+    }
+    struct blob *b = &st->blobs[col];
+    if (b->cap < n) {
+        unsigned char *data = realloc(b->data, n);
+        if (!data)
+            return NULL;
+        b->data = data;
+        b->cap = n;
+    }
+    return b->data;
+}
+
+/* A bytea arrives as text: "\x" and two hex digits a byte. Another column
+ * reads as its text's bytes, as in SQLite. */
+static const void *pg_col_blob(db_stmt *s, int col, size_t *len)
+{
+    struct pg_stmt *st = stmt_of(s);
+    const char *v = value(st, col);
+    size_t n = 0;
+    const void *out = empty_blob;
+    if (v && PQftype(st->res, col) != BYTEA_OID) {
+        n = strlen(v);
+        out = n ? (const void *)v : empty_blob;
+    } else if (v && v[0] == '\\' && v[1] == 'x' && v[2]) {
+        const char *hex = v + 2;
+        unsigned char *data = blob_room(st, col, strlen(hex) / 2);
+        for (; data && hex_digit(hex[0]) >= 0 && hex_digit(hex[1]) >= 0; hex += 2)
+            data[n++] = (unsigned char)(hex_digit(hex[0]) << 4 | hex_digit(hex[1]));
+        out = data && n ? (const void *)data : empty_blob;
+        n = data ? n : 0;
+    }
+    if (len)
+        *len = n;
+    return out;
+}
+
+/* ------------------------------------------------------------------------
+ * The connection's own calls
+ * ------------------------------------------------------------------------ */
+
+static int64_t pg_changes(db *d)
+{
+    return pg_of(d)->changes;
+}
+
+static PGresult *call_exec(struct pg *p, void *arg)
+{
+    return PQexec(p->conn, *(const char **)arg);
+}
+
+static int pg_exec(db *d, const char *sql)
+{
+    struct pg *p = pg_of(d);
+    bool aborted = PQtransactionStatus(p->conn) == PQTRANS_INERROR;
+    PGresult *res = run(p, call_exec, &sql);
+    if (!res)
+        return -1;
+    int rc = check_commit(p, aborted, is_commit(sql), res);
+    if (rc == 0)
+        note_changes(p, res);
+    PQclear(res);
+    return rc;
+}
+
+static bool pg_in_transaction(db *d)
+{
+    return open_transaction(PQtransactionStatus(pg_of(d)->conn));
+}
+
+static bool pg_unique_violation(db *d)
+{
+    return pg_of(d)->unique;
+}
+
+static const char *pg_errmsg(db *d)
+{
+    return pg_of(d)->err;
+}
+
+static unsigned long pg_checkpoints(db *d)
+{
+    (void)d;
+    return 0;     /* the server checkpoints */
+}
+
+static void pg_close(db *d)
+{
+    struct pg *p = pg_of(d);
+    if (!p)
+        return;
+    if (p->conn && open_transaction(PQtransactionStatus(p->conn)))
+        PQclear(PQexec(p->conn, "ROLLBACK"));
+    while (p->stmts) {
+        struct pg_stmt *next = p->stmts->next;
+        stmt_free(p->stmts);
+        p->stmts = next;
+    }
+    PQfinish(p->conn);
+    free(p);
+}
+
+static const db_driver pg_driver = {
+    .dialect = DB_POSTGRES,
+    .prepare = pg_prepare,
+    .bind_text = pg_bind_text,
+    .bind_int64 = pg_bind_int64,
+    .bind_double = pg_bind_double,
+    .bind_blob = pg_bind_blob,
+    .bind_null = pg_bind_null,
+    .step = pg_step,
+    .reset = pg_reset,
+    .col_int64 = pg_col_int64,
+    .col_double = pg_col_double,
+    .col_text = pg_col_text,
+    .col_blob = pg_col_blob,
+    .changes = pg_changes,
+    .exec = pg_exec,
+    .in_transaction = pg_in_transaction,
+    .unique_violation = pg_unique_violation,
+    .errmsg = pg_errmsg,
+    .checkpoints = pg_checkpoints,
+    .close = pg_close,
+};
+
+/* ------------------------------------------------------------------------
+ * Opening: connect (creating the database), then the schema
+ * ------------------------------------------------------------------------ */
+
+bool db_is_pg_uri(const char *path)
+{
+    return path && (strncmp(path, "postgresql://", 13) == 0 ||
+                    strncmp(path, "postgres://", 11) == 0);
+}
+
+/* Append n bytes of s to out (size bytes, *used so far), as far as fits. */
+static void append(char *out, size_t size, size_t *used, const char *s, size_t n)
+{
+    if (*used + 1 >= size)
+        return;
+    n = n < size - 1 - *used ? n : size - 1 - *used;
+    memcpy(out + *used, s, n);
+    *used += n;
+    out[*used] = '\0';
+}
+
+/* The URI to quote in a message: without the password of its user part
+ * (user:secret@host) nor a password=... parameter. */
+static void uri_without_password(const char *uri, char *out, size_t size)
+{
+    size_t used = 0;
+    if (size)
+        out[0] = '\0';
+    const char *rest = uri;
+    const char *scheme = strstr(uri, "://");
+    if (scheme) {
+        /* libpq's rule: the user part ends at the first '@' before a '/' */
+        const char *start = scheme + 3;
+        const char *at = start + strcspn(start, "@/");
+        const char *colon = memchr(start, ':', (size_t)(at - start));
+        if (*at == '@' && colon) {
+            append(out, size, &used, uri, (size_t)(colon - uri));
+            rest = at;
+        }
+    }
+    const char *query = strchr(rest, '?');
+    append(out, size, &used, rest, query ? (size_t)(query - rest) : strlen(rest));
+    char sep = '?';
+    for (const char *q = query; q && *q; ) {
+        q++;
+        size_t n = strcspn(q, "&");
+        if (!(strncmp(q, "password=", 9) == 0)) {
+            append(out, size, &used, &sep, 1);
+            append(out, size, &used, q, n);
+            sep = '&';
+        }
+        q += n;
+    }
+}
+
+static void drop_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;     /* warnings of the server are not the service's to print */
+}
+
+/* Connect with the URI's settings; dbname, if not NULL, names another
+ * database on the same server. The URI's own application_name wins. */
+static PGconn *connect_to(const char *uri, const char *dbname)
+{
+    const char *keys[] = {"fallback_application_name", "dbname", dbname ? "dbname" : NULL, NULL};
+    const char *values[] = {"sungka-board", uri, dbname, NULL};
+    PGconn *conn = PQconnectdbParams(keys, values, 1);
+    if (conn)
+        PQsetNoticeProcessor(conn, drop_notice, NULL);
+    return conn;
+}
+
+/* libpq gives a failed connection no SQLSTATE: the server's sentence it is. */
+static bool missing_database(const char *msg)
+{
+    const char *name = strstr(msg, "database \"");
+    return name && strstr(name, "\" does not exist");
+}
+
+/* CREATE DATABASE name, connected to the server's maintenance database.
+ * Another service creating it at the same moment is success. */
+static int create_database(struct pg *p, const char *uri, const char *name)
+{
+    static const char *const maintenance[] = {"postgres", "template1"};
+    PGconn *admin = NULL;
+    for (size_t i = 0; i < 2 && (!admin || PQstatus(admin) != CONNECTION_OK); i++) {
+        PQfinish(admin);
+        admin = connect_to(uri, maintenance[i]);
+    }
+    if (!admin || PQstatus(admin) != CONNECTION_OK) {
+        char why[256];
+        one_line(why, sizeof why, admin ? PQerrorMessage(admin) : "out of memory");
+        PQfinish(admin);
+        return failf(p, "the database \"%s\" does not exist, and the server's postgres "
+                        "database to create it from cannot be reached: %s", name, why);
+    }
+    char *ident = PQescapeIdentifier(admin, name, strlen(name));
+    char *sql = ident ? malloc(strlen(ident) + 17) : NULL;
+    PGresult *res = NULL;
+    if (sql) {
+        sprintf(sql, "CREATE DATABASE %s", ident);
+        res = PQexec(admin, sql);
+    }
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    int rc = 0;
+    if (!succeeded(res) && !(state && (strcmp(state, "42P04") == 0 ||
+                                       strcmp(state, "23505") == 0))) {
+        char why[256];
+        one_line(why, sizeof why, res ? PQresultErrorMessage(res) : PQerrorMessage(admin));
+        rc = failf(p, "the database \"%s\" does not exist and cannot be created: %s", name,
+                   why);
+    }
+    PQclear(res);
+    free(sql);
+    PQfreemem(ident);
+    PQfinish(admin);
+    return rc;
+}
+
+static int fail_connection(struct pg *p)
+{
+    one_line(p->err, sizeof p->err, p->conn ? PQerrorMessage(p->conn) : "out of memory");
+    return -1;
+}
+
+/* Connect, creating the database if the server has none of that name, as
+ * the SQLite driver creates its file. */
+static int connect_db(struct pg *p, const char *uri)
+{
+    p->conn = connect_to(uri, NULL);
+    if (!p->conn || PQstatus(p->conn) == CONNECTION_OK)
+        return p->conn ? 0 : fail_connection(p);
+    if (!missing_database(PQerrorMessage(p->conn)))
+        return fail_connection(p);
+    char *name = strdup(PQdb(p->conn));
+    int rc = name ? create_database(p, uri, name) : failf(p, "out of memory");
+    free(name);
+    if (rc < 0)
+        return -1;
+    PQfinish(p->conn);
+    p->conn = connect_to(uri, NULL);
+    return p->conn && PQstatus(p->conn) == CONNECTION_OK ? 0 : fail_connection(p);
+}
+
+/* Run sql without parameters; what: the failure's beginning. */
+static int exec_sql(struct pg *p, const char *sql, const char *what)
+{
+    PGresult *res = PQexec(p->conn, sql);
+    int rc = succeeded(res) ? 0 : -1;
+    if (rc < 0) {
+        fail_result(p, res);
+        char why[sizeof p->err];
+        memcpy(why, p->err, sizeof why);
+        failf(p, "%s: %s", what, why);
+    }
+    PQclear(res);
+    return rc;
+}
+
+/* The integers of the one row sql returns. */
+static int query_ints(struct pg *p, const char *sql, int n, long long *out)
+{
+    PGresult *res = PQexec(p->conn, sql);
+    int rc = -1;
+    if (!succeeded(res) || PQntuples(res) != 1 || PQnfields(res) != n) {
+        if (succeeded(res))
+            failf(p, "cannot read the database: %d rows", PQntuples(res));
+        else
+            fail_result(p, res);
+    } else {
+        for (int i = 0; i < n; i++)
+            out[i] = strtoll(PQgetvalue(res, 0, i), NULL, 10);
+        rc = 0;
+    }
+    PQclear(res);
+    return rc;
+}
+
+/* The schema's version, inside the migration's transaction: 0 for an empty
+ * schema (sungka_schema is then made), -1 for a stranger's. */
+static int schema_version(struct pg *p, int *version)
+{
+    long long n[2];
+    if (query_ints(p, "SELECT count(*), count(*) FILTER (WHERE c.relname = 'sungka_schema')"
+                      " FROM pg_catalog.pg_class c"
+                      " JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace"
+                      " WHERE s.nspname = current_schema()"
+                      " AND c.relkind IN ('r', 'p', 'v', 'm', 'f')", 2, n) < 0)
+        return -1;
+    if (n[1] == 0 && n[0] > 0)
+        return failf(p, "it is a database of another program, not Sungka's");
+    if (n[1] == 0) {
+        *version = 0;
+        return exec_sql(p, "CREATE TABLE sungka_schema (version integer NOT NULL);"
+                           "INSERT INTO sungka_schema VALUES (0)", "cannot mark the database");
+    }
+    long long v[2];
+    if (query_ints(p, "SELECT max(version), count(*) FROM sungka_schema", 2, v) < 0)
+        return -1;
+    if (v[1] != 1)
+        return failf(p, "its table sungka_schema has %lld rows, not one", v[1]);
+    *version = (int)v[0];
+    return 0;
+}
+
+/* Bring the schema to PG_SCHEMA_VERSION, one service at a time: READ
+ * COMMITTED, so that a service that waited for the lock sees what the one
+ * before it built. */
+static int migrate(struct pg *p)
+{
+    char lock[128];
+    snprintf(lock, sizeof lock, "BEGIN ISOLATION LEVEL READ COMMITTED;"
+             "SELECT pg_advisory_xact_lock(%d)", MIGRATION_LOCK);
+    int version = 0;
+    if (exec_sql(p, lock, "cannot lock the schema") < 0 || schema_version(p, &version) < 0)
+        return -1;
+    if (version > PG_SCHEMA_VERSION)
+        return failf(p, "it was written by a newer Sungka (schema version %d; this "
+                        "program knows up to %d)", version, PG_SCHEMA_VERSION);
+    for (int v = version + 1; v <= PG_SCHEMA_VERSION; v++) {
+        char what[64], set[64];
+        snprintf(what, sizeof what, "cannot build schema version %d", v);
+        snprintf(set, sizeof set, "UPDATE sungka_schema SET version = %d", v);
+        for (const char *const *sql = pg_migrations[v - 1]; *sql; sql++) {
+            if (exec_sql(p, *sql, what) < 0)
+                return -1;
+        }
+        if (exec_sql(p, set, what) < 0)
+            return -1;
+    }
+    return exec_sql(p, "COMMIT", "cannot commit the schema");
+}
+
+int db_pg_open(const char *uri, db **out, char *err, size_t errlen)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !uri || !uri[0]) {
+        if (errlen)
+            snprintf(err, errlen, "cannot open the database: %s",
+                     !out ? "no place for the connection" : "the URI is empty");
+        return -1;
+    }
+    char shown[512];
+    uri_without_password(uri, shown, sizeof shown);
+    struct pg *p = calloc(1, sizeof *p);
+    if (!p) {
+        if (errlen)
+            snprintf(err, errlen, "cannot open the database %s: out of memory", shown);
+        return -1;
+    }
+    p->base.drv = &pg_driver;
+    p->gen = 1;
+    if (connect_db(p, uri) < 0 || setup_session(p) < 0 || migrate(p) < 0) {
+        if (errlen)
+            snprintf(err, errlen, "cannot open the database %s: %s", shown, p->err);
+        pg_close(&p->base);
+        return -1;
+    }
+    p->err[0] = '\0';
+    *out = &p->base;
+    return 0;
+}

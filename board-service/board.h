@@ -46,8 +46,10 @@ typedef struct board_config {
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */
-    const char *db;            /* the store: a file, ":memory:", "" for none;
+    const char *db;            /* the store: a file, ":memory:", "" for none,
+                                * a postgresql:// URI (a cluster's shared store);
                                 * NULL: the user's data directory */
+    int lease_ms;              /* a cluster node's lease on its games (default 10000) */
     int verbose;               /* log every request to the log stream */
     bool grpc_log;             /* gRPC's own log lines on stderr (--verbose; see
                                 * rpc_set_verbose): the service's bots get it too */

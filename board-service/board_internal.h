@@ -152,6 +152,7 @@ struct room {
     unsigned char rematch_starts[GAME_MAX_SEATS];   /* offers each seat began */
     char rematch_id[BOARD_ID_LEN];   /* the rematch, once it has started; "" before */
     bool damaged;              /* recovery: its stored log could not be replayed */
+    bool lost;                 /* a cluster: another node adopted it (cluster.c) */
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
     time_control tc;           /* room_clock.c */
@@ -259,6 +260,8 @@ struct board_service {
     unsigned next_id;
     uint64_t next_nonce;
     int64_t next_ping_ms;
+    int64_t next_lease_ms;     /* cluster.c: renew the lease and adopt then */
+    int n_lost;                /* rooms another node adopted, to let go of */
     int64_t next_clock_ms;     /* the earliest a running clock may fall (INT64_MAX: none) */
     int port;                  /* bound */
     struct pending_move *pending;  /* room.c: moves of this loop turn, not yet committed */
@@ -416,8 +419,8 @@ void room_clock_resume(room *r, int64_t now);
 void room_tick(room *r, int64_t now);
 /* True when nobody is connected to a game that is over: it can go. */
 bool room_is_idle(const room *r);
-/* Close every stream (shutdown). */
-void room_close_streams(room *r);
+/* Close every stream, saying why (shutdown; a game that moved). */
+void room_close_streams(room *r, const char *why);
 /* A recovered room tells its log that the service came back. */
 void room_announce_restart(room *r);
 
@@ -429,13 +432,31 @@ void board_listen_problem(const char *addr, bool tls, char *err, size_t errlen);
 
 /* --- recovery.c: rebuild the unfinished games from the store at start --- */
 int board_recover(board_service *svc, char *err, size_t errlen);
+/* A cluster node takes over ids[n], games a node that stopped had (own:
+ * this node's, before its restart): rebuilt from the store as at a
+ * restart, their bots started. -1 if one could not be (logged). */
+int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bool own);
+
+/* --- cluster.c: this service as a node of a cluster on PostgreSQL --- */
+/* Join (the endpoint is known), adopt what dead nodes left, recover. */
+int board_cluster_start(board_service *svc, char *err, size_t errlen);
+/* From the loop: renew the lease, adopt orphaned games, let go of lost ones. */
+void board_cluster_tick(board_service *svc, int64_t now);
+/* A clean stop: the others adopt this node's games at once. */
+void board_cluster_leave(board_service *svc);
+
+/* --- service.c: the registry of games --- */
+room *board_find_room(board_service *svc, const char *id);
+/* Close r's streams saying why, and forget it here (not in the store). */
+void board_let_go(board_service *svc, room *r, const char *why);
 
 /* --- bots.c: service-run computer players (sungka-player --view bot) --- */
 /* Seat n bots of `level` in r's last seats, remember them in the store, and
  * start their children. */
 int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, size_t errlen);
-/* Start again the children of the recovered games' bots; once serving. */
-void board_bots_recover(board_service *svc);
+/* Start again the children of the bots of the recovered games (the rooms
+ * from index first on); once serving. */
+void board_bots_recover(board_service *svc, int first);
 /* r was created with bot_takes_over and p's grace ran out: seat a bot in
  * p's place and start it. 0, or -1 (logged) when no bot can play there. */
 int board_bots_take_over(board_service *svc, room *r, participant *p);

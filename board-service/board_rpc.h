@@ -18,6 +18,15 @@
  * reads (RPC_REASON_KEY) that goes with the status. */
 void board_fail(rpc_call *call, rpc_code code, const char *message);
 
+/* --- cluster.c --- */
+/* A game (by id or by a seat token) this node does not host: in a cluster,
+ * answer where it lives and return true: UNAVAILABLE with reason ELSEWHERE
+ * and the node's endpoint (RPC_ENDPOINT_KEY), or, while its dead node's
+ * games wait for adoption, UNAVAILABLE with reason GAME_MOVING. False when
+ * there is no cluster or no such game: the caller answers. */
+bool board_cluster_redirect_game(board_service *svc, rpc_call *call, const char *game_id);
+bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char *token);
+
 /* --- clients.c --- */
 /* The host part of call's peer ("ipv4:10.0.0.7"). */
 void board_peer_host(rpc_call *call, char *out, size_t len);
@@ -68,6 +77,9 @@ int board_find_account(board_service *svc, const char *name, store_account *out)
 /* Fill a summary of r; free its arrays with wire_summary_clear. */
 void wire_summary(const room *r, Sungka__V1__GameSummary *out);
 void wire_summary_clear(Sungka__V1__GameSummary *s);
+/* The same of another cluster node's game, as the store has it (its seats'
+ * names; no observers, no departures): strings point into g. */
+void wire_remote_summary(const store_remote_game *g, Sungka__V1__GameSummary *out);
 /* A seat where "none" is possible: fills *box and returns it for a seat
  * (>= 0), NULL (the field absent) for none. */
 Sungka__V1__SeatNumber *wire_seat(int seat, Sungka__V1__SeatNumber *box);

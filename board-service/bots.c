@@ -200,10 +200,10 @@ int board_bots_take_over(board_service *svc, room *r, participant *p)
     return 0;
 }
 
-void board_bots_recover(board_service *svc)
+void board_bots_recover(board_service *svc, int first)
 {
     char err[256];
-    for (int i = 0; i < svc->n_rooms; i++) {
+    for (int i = first; i < svc->n_rooms; i++) {
         room *r = svc->rooms[i];
         for (int k = 0; k < r->n_people; k++) {
             participant *p = r->people[k];

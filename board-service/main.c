@@ -72,6 +72,7 @@ static void usage(FILE *out)
             "                            certificate for this host's name, the --listen\n"
             "                            host, localhost, 127.0.0.1 and ::1), kept as\n"
             "                            tls-cert.pem and tls-key.pem beside the database\n"
+            "                            file (with PostgreSQL, in the data directory)\n"
             "                            and reused; its SHA-256 fingerprint is logged at\n"
             "                            every start for players to compare (sungka-player\n"
             "                            --tls trusts it on first use)\n"
@@ -80,7 +81,14 @@ static void usage(FILE *out)
             "      --db PATH             the SQLite database of statistics, history and\n"
             "                            unfinished games (default\n"
             "                            $XDG_DATA_HOME/sungka/sungka.db; :memory: keeps\n"
-            "                            nothing; \"\" disables it)\n"
+            "                            nothing; \"\" disables it); or a PostgreSQL URI,\n"
+            "                            postgresql://USER@HOST:PORT/DBNAME, which several\n"
+            "                            services share as the nodes of a cluster (the\n"
+            "                            database is made if it does not exist)\n"
+            "      --lease SEC           a cluster node's lease on its games: when it stops\n"
+            "                            renewing it, the others adopt them (default 10)\n"
+            "      --cluster-status      list the cluster's nodes, their leases and games\n"
+            "                            (--db postgresql://...) and exit\n"
             "      --require-accounts    refuse guests: playing and creating games needs\n"
             "                            an account (sign in or create one)\n"
             "      --session-days N      a sign-in lasts N days (default 30)\n"
@@ -143,6 +151,39 @@ static int check_database(const char *db)
     return rc == 0 ? 0 : 1;
 }
 
+/* --cluster-status: the nodes sharing the database, as the database sees
+ * them. 0, or 1 when it cannot be read, 2 without a shared database. */
+static int print_cluster(const char *db)
+{
+    if (!db || !store_path_is_shared(db)) {
+        fprintf(stderr, "sungka-board: --cluster-status needs the cluster's database "
+                        "(--db postgresql://...)\n");
+        return 2;
+    }
+    store *s;
+    char err[1024];
+    if (store_open(db, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-board: %s\n", err);
+        return 1;
+    }
+    store_node nodes[256];
+    int n = 0;
+    int rc = store_nodes(s, nodes, 256, &n);
+    if (rc != 0)
+        fprintf(stderr, "sungka-board: %s\n", store_last_error(s));
+    printf("%-6s %-32s %-7s %-22s %s\n", "NODE", "ENDPOINT", "STATE", "LEASE", "GAMES");
+    for (int i = 0; rc == 0 && i < n; i++) {
+        char lease[32];
+        int64_t left = nodes[i].lease_left_ms;
+        snprintf(lease, sizeof lease, left >= 0 ? "%lld.%llds left" : "ended %lld.%llds ago",
+                 (long long)(llabs(left) / 1000), (long long)(llabs(left) % 1000 / 100));
+        printf("%-6lld %-32s %-7s %-22s %d\n", (long long)nodes[i].id, nodes[i].endpoint,
+               left >= 0 ? "live" : "dead", lease, nodes[i].games);
+    }
+    store_close(s);
+    return rc == 0 ? 0 : 1;
+}
+
 /* The host of "HOST:PORT" or "[V6]:PORT" into out, unless it is a wildcard
  * (0.0.0.0, ::), which names no host; "" then. */
 static void listen_host(const char *listen, char *out, size_t len)
@@ -178,7 +219,10 @@ static int use_self_signed(board_config *cfg, const char *const *extra, size_t n
     list[n++] = "::1";
     for (size_t i = 0; i < n_extra; i++)
         list[n++] = extra[i];
-    if (cfg->db && cfg->db[0] && strcmp(cfg->db, ":memory:") != 0) {
+    /* Beside the database file; a shared database's nodes each keep their
+     * own in their data directory. */
+    if (cfg->db && cfg->db[0] && strcmp(cfg->db, ":memory:") != 0 &&
+        !store_path_is_shared(cfg->db)) {
         char copy[PATH_MAX];
         snprintf(copy, sizeof copy, "%s", cfg->db);
         snprintf(dir, sizeof dir, "%s", dirname(copy));
@@ -204,7 +248,8 @@ int main(int argc, char **argv)
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
-           OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS };
+           OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS,
+           OPT_LEASE, OPT_CLUSTER_STATUS };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -233,6 +278,8 @@ int main(int argc, char **argv)
         {"tls-name", required_argument, NULL, OPT_TLS_NAME},
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"check", no_argument, NULL, OPT_CHECK},
+        {"lease", required_argument, NULL, OPT_LEASE},
+        {"cluster-status", no_argument, NULL, OPT_CLUSTER_STATUS},
         {"require-accounts", no_argument, NULL, OPT_REQUIRE_ACCOUNTS},
         {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
@@ -243,7 +290,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     board_config cfg = {0};
-    int seconds, quiet = 0, check = 0, c;
+    int seconds, quiet = 0, check = 0, cluster_status = 0, c;
     bool self_signed = false;
     const char *tls_names[BOARD_TLS_MAX_NAMES];
     size_t n_tls_names = 0;
@@ -368,6 +415,14 @@ int main(int argc, char **argv)
         case OPT_CHECK:
             check = 1;
             break;
+        case OPT_CLUSTER_STATUS:
+            cluster_status = 1;
+            break;
+        case OPT_LEASE:
+            if (parse_count("--lease", optarg, 3600, &seconds) != 0)
+                return 2;
+            cfg.lease_ms = seconds * 1000;
+            break;
         case OPT_REQUIRE_ACCOUNTS:
             cfg.require_accounts = true;
             break;
@@ -398,6 +453,8 @@ int main(int argc, char **argv)
     }
     if (check)
         return check_database(cfg.db);
+    if (cluster_status)
+        return print_cluster(cfg.db);
     if (self_signed && (cfg.tls_cert || cfg.tls_key)) {
         fprintf(stderr, "sungka-board: --tls-self-signed makes its own certificate: give it "
                         "or --tls-cert and --tls-key, not both\n");

@@ -248,6 +248,41 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
         protobuf_c_message_free_unpacked(&ev->base, NULL);
 }
 
+/* Drop the rooms from index first on that could not be rebuilt, and open
+ * the others: everyone departed, clocks running again. Returns how many of
+ * them had ended. */
+static int settle(board_service *svc, recovering *rc, int first)
+{
+    int ended = 0;
+    for (int i = svc->n_rooms - 1; i >= first; i--) {
+        room *r = svc->rooms[i];
+        if (r->damaged) {
+            room_free(r);
+            svc->rooms[i] = svc->rooms[--svc->n_rooms];
+            rc->games--;
+            rc->failed++;
+            continue;
+        }
+        ended += r->status == ROOM_FINISHED || r->status == ROOM_ABANDONED;
+        room_announce_restart(r);
+        room_clock_resume(r, board_now_ms());
+    }
+    return ended;
+}
+
+/* "recovered 2 unfinished games", "adopted 1 unfinished game ...": what
+ * came back, the games over apart. */
+static void log_recovered(board_service *svc, const recovering *rc, int ended, const char *how)
+{
+    int open = rc->games - ended;
+    if (open || rc->failed)
+        board_log(svc, "%s %d unfinished game%s%s", how, open, open == 1 ? "" : "s",
+                  rc->failed ? " (some could not be)" : "");
+    if (ended)
+        board_log(svc, "%s %d ended game%s its players may still rematch", how, ended,
+                  ended == 1 ? "" : "s");
+}
+
 int board_recover(board_service *svc, char *err, size_t errlen)
 {
     recovering rc = {.svc = svc};
@@ -259,26 +294,26 @@ int board_recover(board_service *svc, char *err, size_t errlen)
         return -1;
     }
     svc->next_id = max_id;
-    int ended = 0;
-    for (int i = svc->n_rooms - 1; i >= 0; i--) {
-        room *r = svc->rooms[i];
-        if (r->damaged) {
-            room_free(r);
-            svc->rooms[i] = svc->rooms[--svc->n_rooms];
-            rc.games--;
-            rc.failed++;
-            continue;
-        }
-        ended += r->status == ROOM_FINISHED || r->status == ROOM_ABANDONED;
-        room_announce_restart(r);
-        room_clock_resume(r, board_now_ms());
-    }
-    rc.games -= ended;
-    if (rc.games || rc.failed)
-        board_log(svc, "recovered %d unfinished game%s%s", rc.games, rc.games == 1 ? "" : "s",
-                  rc.failed ? " (some could not be)" : "");
-    if (ended)
-        board_log(svc, "recovered %d ended game%s its players may still rematch", ended,
-                  ended == 1 ? "" : "s");
+    log_recovered(svc, &rc, settle(svc, &rc, 0), "recovered");
     return 0;
+}
+
+int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bool own)
+{
+    recovering rc = {.svc = svc};
+    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
+    for (int i = 0; i < n; i++) {
+        /* A game this node lost and takes back: the log has moved on. */
+        room *stale = board_find_room(svc, ids[i]);
+        if (stale)
+            board_let_go(svc, stale, "the game is being loaded again; reconnect");
+    }
+    int first = svc->n_rooms;
+    for (int i = 0; i < n; i++)
+        if (store_recover_game(svc->store, ids[i], &cb, &rc) != 0)
+            board_log(svc, "cannot adopt game %s: %s", ids[i], store_last_error(svc->store));
+    log_recovered(svc, &rc, settle(svc, &rc, first),
+                  own ? "recovered" : "adopted from a node that stopped:");
+    board_bots_recover(svc, first);
+    return rc.failed ? -1 : 0;
 }

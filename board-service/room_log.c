@@ -110,14 +110,20 @@ void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
         r->store_failed = true;
         return;
     }
-    if (r->svc->store && store_event_append(r->svc->store, r->id, le->seq, ev->time_ms, a, b,
-                                            WIRE_EVENT_FORMAT, le->data, le->len) != 0) {
+    int stored = r->svc->store ? store_event_append(r->svc->store, r->id, le->seq, ev->time_ms,
+                                                    a, b, WIRE_EVENT_FORMAT, le->data, le->len)
+                               : 0;
+    if (stored != 0) {
         board_log(r->svc, "game %s: cannot store event %llu: %s", r->id,
                   (unsigned long long)le->seq, store_last_error(r->svc->store));
         r->store_failed = true;
+        if (stored == STORE_FENCED && !r->lost) {  /* never sent: the log is another's */
+            r->lost = true;
+            r->svc->n_lost++;
+        }
     }
     r->log_len++;
-    if (!r->holding)
+    if (!r->holding && !r->lost)
         room__broadcast(r, r->log_len - 1, NULL);
 }
 
@@ -207,9 +213,9 @@ void room_stream_ended(participant *p, void *stream)
     room_depart(p->room, p, "the connection closed");
 }
 
-void room_close_streams(room *r)
+void room_close_streams(room *r, const char *why)
 {
     for (int i = 0; i < r->n_people; i++)
-        room__detach_stream(r->people[i], ROOM_E_CLOSING, "the board service is shutting down");
+        room__detach_stream(r->people[i], ROOM_E_CLOSING, why);
 }
 

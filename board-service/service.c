@@ -72,6 +72,8 @@ void board_config_defaults(board_config *cfg)
         cfg->ping_interval_ms = 2000;
     if (cfg->ping_timeout_ms <= 0)
         cfg->ping_timeout_ms = 10000;
+    if (cfg->lease_ms <= 0)
+        cfg->lease_ms = 10000;
     if (cfg->grace_ms <= 0)
         cfg->grace_ms = 60000;
     if (cfg->max_games <= 0)
@@ -130,6 +132,11 @@ static room *find_room(board_service *svc, const char *id)
     return NULL;
 }
 
+room *board_find_room(board_service *svc, const char *id)
+{
+    return find_room(svc, id);
+}
+
 /* The participant holding `token`, in any game: the token alone names the
  * game and the seat, so it can act nowhere else. */
 static participant *find_token(board_service *svc, const char *token)
@@ -141,6 +148,18 @@ static void remove_room(board_service *svc, int index)
 {
     room_free(svc->rooms[index]);
     svc->rooms[index] = svc->rooms[--svc->n_rooms];
+}
+
+void board_let_go(board_service *svc, room *r, const char *why)
+{
+    for (int i = 0; i < svc->n_rooms; i++) {
+        if (svc->rooms[i] == r) {
+            svc->n_lost -= r->lost;
+            room_close_streams(r, why);
+            remove_room(svc, i);
+            return;
+        }
+    }
 }
 
 /* Trim and check a player name: 1..32 printable characters. */
@@ -269,16 +288,27 @@ static const room_io rpc_io = {io_send, io_finish, io_move_done};
 
 /* ---------------------------------------------------------------- Register */
 
+/* The other nodes' games a cluster's lobby shows at most. */
+#define MAX_REMOTE_LISTED 1000
+
 static void list_games(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
     const Sungka__V1__ListGamesRequest *req = (const void *)request;
     Sungka__V1__ListGamesResponse reply = SUNGKA__V1__LIST_GAMES_RESPONSE__INIT;
-    Sungka__V1__GameSummary *sums = calloc((size_t)svc->n_rooms + 1, sizeof *sums);
-    Sungka__V1__GameSummary **ptrs = calloc((size_t)svc->n_rooms + 1, sizeof *ptrs);
+    /* A cluster's node lists the other nodes' games too, as the store has them. */
+    bool cluster = svc->store && store_shared(svc->store);
+    store_remote_game *remote = NULL;
+    int n_remote = 0;
+    if (cluster && store_remote_games(svc->store, MAX_REMOTE_LISTED, &remote, &n_remote) != 0)
+        board_log(svc, "cannot list the cluster's games: %s", store_last_error(svc->store));
+    size_t cap = (size_t)svc->n_rooms + (size_t)n_remote + 1;
+    Sungka__V1__GameSummary *sums = calloc(cap, sizeof *sums);
+    Sungka__V1__GameSummary **ptrs = calloc(cap, sizeof *ptrs);
     if (!sums || !ptrs) {
         free(sums);
         free(ptrs);
+        free(remote);
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
         return;
     }
@@ -290,6 +320,18 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
         if (req->status && (int)req->status != (int)r->status)
             continue;
         wire_summary(r, &sums[n]);
+        if (cluster)
+            sums[n].endpoint = svc->endpoint;
+        ptrs[n] = &sums[n];
+        n++;
+    }
+    for (int i = 0; i < n_remote; i++) {
+        const store_game_info *g = &remote[i].game;
+        if (req->kind[0] && strcmp(req->kind, g->kind) != 0)
+            continue;
+        if (req->status && (int)req->status != g->status)
+            continue;
+        wire_remote_summary(&remote[i], &sums[n]);
         ptrs[n] = &sums[n];
         n++;
     }
@@ -301,6 +343,7 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
         wire_summary_clear(&sums[i]);
     free(sums);
     free(ptrs);
+    free(remote);
 }
 
 /* Record a new game in the store (its moves and result follow as it goes). */
@@ -423,7 +466,15 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
         svc->rooms_cap = cap;
     }
     char id[BOARD_ID_LEN];
-    snprintf(id, sizeof id, "%u", ++svc->next_id);
+    unsigned number = svc->next_id + 1;
+    if (svc->store && store_shared(svc->store) &&
+        store_game_next_id(svc->store, &number) != 0) {    /* unique in the cluster */
+        *code = RPC_UNAVAILABLE;
+        snprintf(err, errlen, "cannot number a new game: %s", store_last_error(svc->store));
+        return NULL;
+    }
+    svc->next_id = number;
+    snprintf(id, sizeof id, "%u", number);
     char title[BOARD_TITLE_MAX + 1];
     snprintf(title, sizeof title, "%s", title_in[0] ? title_in : kind->title);
     room *r = room_create(svc, id, kind, &opts, title, autostart);
@@ -522,6 +573,10 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     const Sungka__V1__JoinGameRequest *req = (const void *)request;
     char err[256], name[BOARD_NAME_BYTES];
     rpc_code code = RPC_OK;
+    /* Another node's game: join it there (before anything counts here). */
+    if (!req->any_of_kind[0] && !find_room(svc, req->game_id) &&
+        board_cluster_redirect_game(svc, call, req->game_id))
+        return;
     /* Signed in: the account's name, as registered. A guest: any name that
      * is nobody's account and does not look like one. */
     store_account acct;
@@ -609,6 +664,8 @@ static participant *caller(board_service *svc, rpc_call *call)
     participant *p = NULL;
     if (rpc_call_bearer(call, token, sizeof token) >= 0)
         p = find_token(svc, token);
+    if (!p && board_cluster_redirect_token(svc, call, token))
+        return NULL;
     if (!p && strncmp(token, ACCOUNTS_SESSION_PREFIX, strlen(ACCOUNTS_SESSION_PREFIX)) == 0)
         board_fail(call, RPC_UNAUTHENTICATED,
                    "that is a session token: Board calls take the seat token JoinGame "
@@ -1010,7 +1067,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         }
         if (store_open(svc->cfg.db ? svc->cfg.db : path, &svc->store, err, errlen) != 0)
             goto fail_free;
-        if (board_recover(svc, err, errlen) != 0)
+        /* A cluster's node recovers once it knows its endpoint, below. */
+        if (!store_shared(svc->store) && board_recover(svc, err, errlen) != 0)
             goto fail_store;
     }
 
@@ -1075,7 +1133,14 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     svc->next_ping_ms = board_now_ms() + svc->cfg.ping_interval_ms;
     svc->next_clock_ms = 0;            /* recovered games' clocks: look at once */
     svc->port = *port;
-    board_bots_recover(svc);       /* they connect to the port just bound */
+    /* The recovered games' bots connect to the port just bound (a cluster's
+     * node starts those of the games it adopts itself). */
+    if (svc->store && store_shared(svc->store)) {
+        if (board_cluster_start(svc, err, errlen) != 0)
+            goto fail_accounts;
+    } else {
+        board_bots_recover(svc, 0);
+    }
     *out = svc;
     return 0;
 
@@ -1114,6 +1179,7 @@ static void run_timers(board_service *svc)
 {
     int64_t now = board_now_ms();
     run_clocks(svc, now);
+    board_cluster_tick(svc, now);
     if (now < svc->next_ping_ms)
         return;
     svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
@@ -1159,7 +1225,7 @@ int board_run(board_service *svc)
     board_accounts_stop(svc);
     board_bots_stop(svc);
     for (int i = 0; i < svc->n_rooms; i++)
-        room_close_streams(svc->rooms[i]);
+        room_close_streams(svc->rooms[i], "the board service is shutting down");
     /* Let the final statuses go out before the server cancels what is left. */
     int64_t until = board_now_ms() + 200;
     while (board_now_ms() < until && rpc_server_poll(svc->server, 50) == 0) {
@@ -1187,6 +1253,7 @@ void board_destroy(board_service *svc)
     board_clients_free(svc);     /* after the rooms: their people point here */
     free(svc->rooms);
     free(svc->pending);
+    board_cluster_leave(svc);
     store_close(svc->store);
     person_index_free(&svc->tokens);
     person_index_free(&svc->names);

@@ -100,6 +100,58 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
     out->observers = r->n_people - r->n_seated;
 }
 
+void wire_remote_summary(const store_remote_game *g, Sungka__V1__GameSummary *out)
+{
+    const store_game_info *info = &g->game;
+    sungka__v1__game_summary__init(out);
+    out->game_id = (char *)info->id;
+    out->kind = (char *)info->kind;
+    out->title = (char *)info->title;
+    out->endpoint = (char *)g->endpoint;
+    out->status = status_to_wire[info->status == STORE_RUNNING ? ROOM_RUNNING : ROOM_WAITING];
+    out->autostart = info->autostart;
+    out->rated = info->rated;
+    out->bot_takes_over = info->bot_takes_over;
+    if (info->per_move_ms || info->base_ms || info->increment_ms) {
+        out->time_control = calloc(1, sizeof *out->time_control);   /* wire_summary_clear */
+        if (out->time_control) {
+            sungka__v1__time_control__init(out->time_control);
+            out->time_control->per_move_s = info->per_move_ms / 1000;
+            out->time_control->base_s = info->base_ms / 1000;
+            out->time_control->increment_s = info->increment_ms / 1000;
+        }
+    }
+    out->n_options = (size_t)info->n_options;
+    out->options = calloc(out->n_options, sizeof *out->options);
+    Sungka__V1__GameOption *opt = calloc(out->n_options, sizeof *opt);
+    for (size_t i = 0; opt && out->options && i < out->n_options; i++) {
+        sungka__v1__game_option__init(&opt[i]);
+        opt[i].name = (char *)info->options[i].name;
+        opt[i].value = info->options[i].value;
+        out->options[i] = &opt[i];
+        if (strcmp(opt[i].name, "cups") == 0)    /* the mancala kinds' */
+            out->cups = opt[i].value;
+    }
+    out->n_seats = (size_t)info->seats;
+    out->seats = calloc(out->n_seats, sizeof *out->seats);
+    wire_participant_msg *seat = calloc(out->n_seats, sizeof *seat);
+    for (int i = 0; seat && out->seats && i < info->seats; i++) {
+        sungka__v1__participant__init(&seat[i].msg);
+        seat[i].msg.seat = wire_seat(i, &seat[i].seat);
+        seat[i].msg.name = (char *)g->seat_names[i];
+        out->seats[i] = &seat[i].msg;
+    }
+    if (!opt || !out->options || !seat || !out->seats) {   /* out of memory: list it bare */
+        free(opt);
+        free(seat);
+        free(out->options);
+        free(out->seats);
+        out->options = NULL;
+        out->seats = NULL;
+        out->n_options = out->n_seats = 0;
+    }
+}
+
 void wire_summary_clear(Sungka__V1__GameSummary *s)
 {
     if (s->n_options)

@@ -125,14 +125,24 @@ int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage
                           const char *what, rpc_code *code)
 {
     rpc_status st;
-    int rc = rpc_client_call_sync(ag->client, m, req, token, ag->cfg.call_timeout_ms, reply, &st);
+    char at[AGENT_ADDRESS_BYTES];
+    int rc;
+    /* A cluster's node may send us to another (a game's host, or the next
+     * --server when one does not answer): a few hops, then give up. */
+    for (int hops = 0;; hops++) {
+        rpc_pool_address(ag->pool, at, sizeof at);
+        rc = rpc_client_call_sync(rpc_pool_client(ag->pool), m, req, token, ag->cfg.call_timeout_ms,
+                                  reply, &st);
+        if (rc == 0 || hops == AGENT_MAX_HOPS || !rpc_pool_follow(ag->pool, &st))
+            break;
+    }
     if (code)
         *code = st.code;
     if (rc == 0)
         return 0;
     char words[AGENT_TEXT_BYTES];
     if (agent__unreachable(ag, &st, words, sizeof words)) {
-        snprintf(err, errlen, "cannot reach the board service at %s: %s", ag->cfg.server, words);
+        snprintf(err, errlen, "cannot reach the board service at %s: %s", at, words);
     } else {
         agent__text(words, sizeof words, st.message[0] ? st.message : rpc_code_name(st.code));
         snprintf(err, errlen, "%s: %s", what, words);
@@ -217,13 +227,29 @@ static bool address_ok(const char *s)
     return true;
 }
 
+/* One address, or a cluster's several separated by commas: each of them
+ * an address. The first bad one into bad. */
+static bool addresses_ok(const char *list, char *bad, size_t len)
+{
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        snprintf(bad, len, "%.*s", (int)n, p);
+        if (n >= AGENT_ADDRESS_BYTES || !address_ok(bad))
+            return false;
+        if (!p[n])
+            return true;
+        p += n + 1;
+    }
+}
+
 int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
 {
-    if (!cfg->server || !address_ok(cfg->server)) {
+    char bad[AGENT_ADDRESS_BYTES + 1] = "";
+    if (!cfg->server || !addresses_ok(cfg->server, bad, sizeof bad)) {
         snprintf(err, errlen,
                  "cannot reach the board service at '%s': that is not an address; write "
-                 "HOST:PORT, e.g. games.example.org:7070",
-                 cfg->server ? cfg->server : "");
+                 "HOST:PORT, e.g. games.example.org:7070 (a cluster's nodes: "
+                 "HOST:PORT,HOST:PORT)", bad);
         return -1;
     }
     agent *ag = calloc(1, sizeof *ag);
@@ -232,6 +258,11 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
         return -1;
     }
     ag->cfg = *cfg;
+    /* The first address names the service: its tokens, session and
+     * certificate are kept under it. */
+    snprintf(ag->first_server, sizeof ag->first_server, "%.*s",
+             (int)strcspn(cfg->server, ","), cfg->server);
+    ag->cfg.server = ag->first_server;
     if (ag->cfg.call_timeout_ms <= 0)
         ag->cfg.call_timeout_ms = 5000;
     if (ag->cfg.reconnect_for_ms <= 0)
@@ -250,18 +281,17 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     if (agent__tls_trust(&ag->cfg, &ag->trust, err, errlen) != 0)
         goto fail_queue;
     ag->cfg.tls = ag->trust.tls;
-    rpc_client_options copts = {0};
-    copts.use_tls = ag->trust.tls;
-    copts.tls.ca = cfg->tls_ca;
-    copts.tls.cert = cfg->tls_cert;
-    copts.tls.key = cfg->tls_key;
-    copts.tls_roots_pem = ag->trust.roots_pem;
-    copts.tls_server_name = ag->trust.name[0] ? ag->trust.name : cfg->tls_name;
-    copts.keepalive.time_ms = 10000;     /* no faster than the service permits (5 s) */
-    copts.keepalive.timeout_ms = 5000;
-    int made = rpc_client_create(cfg->server, &copts, &ag->client);
-    agent__tls_trust_free(&ag->trust);   /* gRPC has its copy */
-    if (made != 0) {
+    rpc_client_options *copts = &ag->client_opts;
+    copts->use_tls = ag->trust.tls;
+    copts->tls.ca = cfg->tls_ca;
+    copts->tls.cert = cfg->tls_cert;
+    copts->tls.key = cfg->tls_key;
+    copts->tls_roots_pem = ag->trust.roots_pem;
+    copts->tls_server_name = ag->trust.name[0] ? ag->trust.name : cfg->tls_name;
+    copts->keepalive.time_ms = 10000;     /* no faster than the service permits (5 s) */
+    copts->keepalive.timeout_ms = 5000;
+    if (rpc_pool_create(cfg->server, copts, &ag->pool) != 0) {
+        agent__tls_trust_free(&ag->trust);
         snprintf(err, errlen, "cannot open a channel to '%s'", cfg->server);
         goto fail_queue;
     }
@@ -301,7 +331,8 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     return 0;
 
 fail_client:
-    rpc_client_destroy(ag->client);
+    rpc_pool_destroy(ag->pool);
+    agent__tls_trust_free(&ag->trust);
 fail_queue:
     msgq_destroy(ag->queue, free_item);
 fail_agent:
@@ -318,7 +349,8 @@ void agent_destroy(agent *ag)
     agent__reconnector_stop(ag);
     /* Cancels the streams and waits for every callback, so nothing pushes
      * onto the queue after this. */
-    rpc_client_destroy(ag->client);
+    rpc_pool_destroy(ag->pool);
+    agent__tls_trust_free(&ag->trust);
     msgq_destroy(ag->queue, free_item);
     pthread_cond_destroy(&ag->wake);
     pthread_mutex_destroy(&ag->lock);

@@ -20,10 +20,14 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
     if (reply)
         protobuf_c_message_free_unpacked(reply, NULL);
     if (st->code != RPC_OK) {
-        char said[AGENT_TEXT_BYTES], words[200];
+        char said[AGENT_TEXT_BYTES], words[200], at[AGENT_ADDRESS_BYTES];
+        rpc_pool_address(ag->pool, at, sizeof at);
+        /* The next command goes where the game is now; this one is not
+         * sent again (it may have been played before its node died). */
+        rpc_pool_follow(ag->pool, st);
         if (agent__unreachable(ag, st, words, sizeof words))
-            snprintf(said, sizeof said, "cannot reach the board service at %.200s: %s",
-                     ag->cfg.server, words);
+            snprintf(said, sizeof said, "cannot reach the board service at %.120s: %s", at,
+                     words);
         else
             agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
         agent__push_text(ag, AGENT_MSG_REFUSED, said);
@@ -50,7 +54,8 @@ static int command(agent *ag, const rpc_method *m, const ProtobufCMessage *req, 
     char token[AGENT_TOKEN_BYTES];
     if (!token_of(ag, seat, token, sizeof token))
         return -1;
-    return rpc_client_call(ag->client, m, req, token, ag->cfg.call_timeout_ms, command_done, ag);
+    return rpc_client_call(rpc_pool_client(ag->pool), m, req, token, ag->cfg.call_timeout_ms,
+                           command_done, ag);
 }
 
 bool agent_holds_seat(const agent *ag, int seat)
@@ -119,7 +124,8 @@ static void send_ready(agent *ag, const char *token, bool ready)
     Sungka__V1__ReadyRequest req = SUNGKA__V1__READY_REQUEST__INIT;
     req.ready = ready;
     rpc_method m = agent__methods.ready;
-    rpc_client_call(ag->client, &m, &req.base, token, ag->cfg.call_timeout_ms, command_done, ag);
+    rpc_client_call(rpc_pool_client(ag->pool), &m, &req.base, token, ag->cfg.call_timeout_ms,
+                    command_done, ag);
 }
 
 /* An observer's chair waits for a seat. */

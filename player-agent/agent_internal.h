@@ -55,12 +55,17 @@ typedef struct agent_holder {
     int64_t retry_ms;          /* next attempt due; 0: none */
 } agent_holder;
 
+#define AGENT_ADDRESS_BYTES RPC_ADDRESS_BYTES
+#define AGENT_MAX_HOPS 8       /* a call sent on from node to node, at most */
+
 struct agent {
     /* read-only after agent_start: any thread */
-    agent_config cfg;
-    rpc_client *client;
+    agent_config cfg;          /* cfg.server: the first --server address */
+    char first_server[AGENT_ADDRESS_BYTES];
     msgq *queue;               /* thread-safe */
-    agent_trust trust;         /* roots_pem is freed once the client is made */
+    agent_trust trust;         /* kept: every node's channel is made with it */
+    rpc_client_options client_opts;      /* the pool's: trust's strings live as long */
+    rpc_pool *pool;            /* the board services: --server's, then where calls sent us */
 
     agent_model model;         /* view thread only */
     char session[AGENT_TOKEN_BYTES];     /* view thread only: the signed-in session's

@@ -61,7 +61,7 @@ int agent__subscribe(agent *ag, int index, uint64_t after_seq)
     Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
     sub.after_seq = after_seq;
     rpc_stream *stream;
-    if (rpc_client_stream(ag->client, &agent__methods.subscribe, &sub.base, token, on_event,
+    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.subscribe, &sub.base, token, on_event,
                           on_stream_end, ctx, &stream) != 0) {
         free(ctx);
         return -1;
@@ -111,7 +111,9 @@ static void on_event(ProtobufCMessage *msg, void *user)
         agent_msg *m = agent__msg_new(AGENT_MSG_RECONNECTED);
         if (m) {
             m->seq = resumed_after;
-            snprintf(m->text, sizeof m->text, "reconnected to %s", ag->cfg.server);
+            char at[AGENT_ADDRESS_BYTES];
+            snprintf(m->text, sizeof m->text, "reconnected to %s",
+                     rpc_pool_address(ag->pool, at, sizeof at));
         }
         agent__push(ag, m);
     }
@@ -120,7 +122,7 @@ static void on_event(ProtobufCMessage *msg, void *user)
         /* Answer at once, here: a busy view must not look like a lost player. */
         Sungka__V1__PingRequest pong = SUNGKA__V1__PING_REQUEST__INIT;
         pong.nonce = ev->ping->nonce;
-        rpc_client_call(ag->client, &agent__methods.ping, &pong.base, token, ag->cfg.call_timeout_ms,
+        rpc_client_call(rpc_pool_client(ag->pool), &agent__methods.ping, &pong.base, token, ag->cfg.call_timeout_ms,
                         ping_answered, NULL);
         if (ctx->holder == 0)
             out = agent__pings_msg(ev->ping);
@@ -168,17 +170,28 @@ static void on_stream_end(const rpc_status *st, void *user)
     } else if (st->code == RPC_OK) {
         kind = AGENT_MSG_DISCONNECTED;
         snprintf(text, sizeof text, "the service closed the stream: %s", said);
+    } else if (st->endpoint[0] && h->attempts < 3 && rpc_pool_go_to(ag->pool, st->endpoint) == 0) {
+        /* A cluster's node says where the game lives now: go at once (a
+         * few times; then as any retry, in case nodes disagree). */
+        if (!h->lost_ms)
+            h->lost_ms = h->said_ms = now;
+        h->attempts++;
+        h->retry_ms = now;
+        pthread_cond_signal(&ag->wake);
     } else {
         /* Every failed attempt ends here. The view hears of it once, then
          * now and then, in words: gRPC's own sentence for each attempt
          * ("failed to connect to all addresses; last error: ...") says
          * nothing a player can act on. */
         int for_s = ag->cfg.reconnect_for_ms / 1000;
+        char at[AGENT_ADDRESS_BYTES];
+        rpc_pool_address(ag->pool, at, sizeof at);
         if (!h->lost_ms) {
             h->lost_ms = h->said_ms = now;
             snprintf(text, sizeof text, "lost the connection to %s; trying again for %d s\u2026",
-                     ag->cfg.server, for_s);
+                     at, for_s);
         }
+        rpc_pool_follow(ag->pool, st);       /* a cluster: the next node may know where it went */
         if (now - h->lost_ms > ag->cfg.reconnect_for_ms) {
             kind = AGENT_MSG_DISCONNECTED;
             snprintf(text, sizeof text, "could not reconnect within %d s; giving up", for_s);

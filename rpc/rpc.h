@@ -58,6 +58,11 @@ typedef enum rpc_code {
 typedef struct rpc_status {
     rpc_code code;
     char message[256];
+    /* From the server's trailing metadata, "" when absent: its reason
+     * (RPC_REASON_KEY) and, for a call to go elsewhere, where
+     * (RPC_ENDPOINT_KEY). */
+    char reason[48];
+    char endpoint[128];
 } rpc_status;
 
 /* "INVALID_ARGUMENT" etc.; never NULL. */
@@ -291,6 +296,14 @@ int rpc_call_finish(rpc_call *call, rpc_code code, const char *message);
 int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
                            const char *message);
 
+/* The trailing metadata key of the endpoint ("HOST:PORT") a client should
+ * make this call to instead: a cluster's game lives on another node. */
+#define RPC_ENDPOINT_KEY "sungka-endpoint"
+
+/* As rpc_call_finish_reason, also naming the endpoint (copied) to go to. */
+int rpc_call_finish_elsewhere(rpc_call *call, rpc_code code, const char *reason,
+                              const char *endpoint, const char *message);
+
 /*
  * Multiplexed streams. One server-streaming call may carry many logical
  * streams, "legs", for a client that holds many subscriptions at once (an
@@ -382,6 +395,36 @@ int rpc_client_call_sync(rpc_client *cli, const rpc_method *method,
                          const ProtobufCMessage *request, const char *token,
                          int timeout_ms, ProtobufCMessage **reply,
                          rpc_status *status);
+
+/*
+ * Pools: channels to the nodes of a cluster, one in use. A client of a
+ * cluster names several nodes ("a:7070,b:7070"), any of which answers for
+ * all; a node may answer that a call belongs at another
+ * (rpc_status.endpoint). The pool moves there (rpc_pool_follow), or to the
+ * next address given when the node in use does not answer. Channels are
+ * made on first use and kept until rpc_pool_destroy. Thread-safe.
+ */
+#define RPC_ADDRESS_BYTES 128
+typedef struct rpc_pool rpc_pool;
+
+/* addresses: one or more "host:port" separated by commas; the first in use.
+ * opts (may be NULL) is copied; the strings it points to must outlive the
+ * pool. 0, or -1 (an address too long, too many, or none). */
+int rpc_pool_create(const char *addresses, const rpc_client_options *opts, rpc_pool **out);
+/* rpc_client_destroy of every channel made; not from a client callback. */
+void rpc_pool_destroy(rpc_pool *p);
+/* The channel in use, and its address (copied into buf; returns buf). The
+ * channel stays valid until rpc_pool_destroy. */
+rpc_client *rpc_pool_client(rpc_pool *p);
+const char *rpc_pool_address(rpc_pool *p, char *buf, size_t len);
+/* Use the node at address (made if new): 0, or -1. */
+int rpc_pool_go_to(rpc_pool *p, const char *address);
+/* Use the next address given; false when there is no other. */
+bool rpc_pool_next(rpc_pool *p);
+/* After a failed call: go where st says (its endpoint), or, when the node
+ * did not answer (UNAVAILABLE), to the next address given. True when the
+ * pool moved, so the call may succeed if made again. */
+bool rpc_pool_follow(rpc_pool *p, const rpc_status *st);
 
 /* One streamed message, on the client thread; the callback owns `msg` and
  * frees it with protobuf_c_message_free_unpacked(msg, NULL). */

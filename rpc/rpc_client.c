@@ -116,10 +116,18 @@ static void retire(struct rpc_stream *c)
 
 static void final_status(const struct rpc_stream *c, rpc_status *st)
 {
-    if (c->failed)
+    if (c->failed) {
         *st = c->fail_status;
-    else
-        rpc__status_set(st, c->status, c->details);
+        return;
+    }
+    rpc__status_set(st, c->status, c->details);
+    for (size_t i = 0; i < c->trailing_md.count; i++) {
+        const grpc_metadata *md = &c->trailing_md.metadata[i];
+        if (grpc_slice_str_cmp(md->key, RPC_REASON_KEY) == 0)
+            rpc__slice_to_buf(md->value, st->reason, sizeof st->reason);
+        else if (grpc_slice_str_cmp(md->key, RPC_ENDPOINT_KEY) == 0)
+            rpc__slice_to_buf(md->value, st->endpoint, sizeof st->endpoint);
+    }
 }
 
 static void on_unary(struct rpc_stream *c)

@@ -130,6 +130,7 @@ void rpc__status_set(rpc_status *st, grpc_status_code code, grpc_slice details)
     st->code = ((int)code >= 0 && (int)code <= (int)RPC_UNAUTHENTICATED) ? (rpc_code)code
                                                           : RPC_UNKNOWN;
     rpc__slice_to_buf(details, st->message, sizeof st->message);
+    st->reason[0] = st->endpoint[0] = '\0';
 }
 
 void rpc__status_setf(rpc_status *st, rpc_code code, const char *message)
@@ -137,6 +138,7 @@ void rpc__status_setf(rpc_status *st, rpc_code code, const char *message)
     st->code = code;
     grpc_slice s = grpc_slice_from_static_string(message ? message : "");
     rpc__slice_to_buf(s, st->message, sizeof st->message);
+    st->reason[0] = st->endpoint[0] = '\0';
 }
 
 char *rpc__method_path(const rpc_method *method)

@@ -326,8 +326,8 @@ static void pump(rpc_call *c)
     bool with_status = c->finishing && !c->head;
     if (with_status) {
         ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
-        ops[n].data.send_status_from_server.trailing_metadata_count = c->has_reason ? 1 : 0;
-        ops[n].data.send_status_from_server.trailing_metadata = &c->fin_reason;
+        ops[n].data.send_status_from_server.trailing_metadata_count = (size_t)c->n_fin_md;
+        ops[n].data.send_status_from_server.trailing_metadata = c->fin_md;
         ops[n].data.send_status_from_server.status = (grpc_status_code)c->fin_code;
         ops[n].data.send_status_from_server.status_details = &c->fin_details;
         n++;
@@ -356,6 +356,13 @@ static void pump(rpc_call *c)
         c->status_sent = true;
 }
 
+static void add_trailer(rpc_call *c, const char *key, grpc_slice value)
+{
+    c->fin_md[c->n_fin_md].key = grpc_slice_from_static_string(key);
+    c->fin_md[c->n_fin_md].value = value;
+    c->n_fin_md++;
+}
+
 static void finish_internal(rpc_call *c, rpc_code code, const char *message)
 {
     if (c->multiplexed)
@@ -369,9 +376,7 @@ static void finish_internal(rpc_call *c, rpc_code code, const char *message)
 /* Our own refusals say why in words and, for programs, in a reason. */
 static void refuse(rpc_call *c, rpc_code code, const char *reason, const char *message)
 {
-    c->fin_reason.key = grpc_slice_from_static_string(RPC_REASON_KEY);
-    c->fin_reason.value = grpc_slice_from_static_string(reason);
-    c->has_reason = true;
+    add_trailer(c, RPC_REASON_KEY, grpc_slice_from_static_string(reason));
     finish_internal(c, code, message);
 }
 
@@ -393,9 +398,9 @@ static void free_call(rpc_call *c)
         protobuf_c_message_free_unpacked(c->request, NULL);
     if (c->finishing)
         grpc_slice_unref(c->fin_details);
-    if (c->has_reason) {
-        grpc_slice_unref(c->fin_reason.key);
-        grpc_slice_unref(c->fin_reason.value);
+    for (int i = 0; i < c->n_fin_md; i++) {
+        grpc_slice_unref(c->fin_md[i].key);
+        grpc_slice_unref(c->fin_md[i].value);
     }
     grpc_metadata_array_destroy(&c->md);
     grpc_call_details_destroy(&c->details);
@@ -896,19 +901,24 @@ size_t rpc_call_outbox_len(const rpc_call *call)
     return call->queued + (call->in_flight ? 1 : 0);
 }
 
-int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
-                           const char *message)
+int rpc_call_finish_elsewhere(rpc_call *call, rpc_code code, const char *reason,
+                              const char *endpoint, const char *message)
 {
     if (call->parent)
         return rpc__leg_finish(call, code, reason, message);
     if (call->finishing || call->over)
         return -1;
-    if (reason && !call->gone) {
-        call->fin_reason.key = grpc_slice_from_static_string(RPC_REASON_KEY);
-        call->fin_reason.value = grpc_slice_from_copied_string(reason);
-        call->has_reason = true;
-    }
+    if (reason && !call->gone)
+        add_trailer(call, RPC_REASON_KEY, grpc_slice_from_copied_string(reason));
+    if (endpoint && !call->gone)
+        add_trailer(call, RPC_ENDPOINT_KEY, grpc_slice_from_copied_string(endpoint));
     return rpc_call_finish(call, code, message);
+}
+
+int rpc_call_finish_reason(rpc_call *call, rpc_code code, const char *reason,
+                           const char *message)
+{
+    return rpc_call_finish_elsewhere(call, code, reason, NULL, message);
 }
 
 int rpc_call_finish(rpc_call *call, rpc_code code, const char *message)

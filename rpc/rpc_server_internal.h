@@ -89,8 +89,8 @@ struct rpc_call {
     bool over;                    /* done callback running or ran */
     rpc_code fin_code;
     grpc_slice fin_details;
-    grpc_metadata fin_reason;     /* RPC_REASON_KEY, when has_reason */
-    bool has_reason;
+    grpc_metadata fin_md[2];      /* RPC_REASON_KEY, then RPC_ENDPOINT_KEY */
+    int n_fin_md;
 
     rpc_done_cb done;
     void *done_user;

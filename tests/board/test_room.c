@@ -180,7 +180,7 @@ static int teardown(void **state)
 static void close_all(board_service *svc)
 {
     for (int i = 0; i < svc->n_rooms; i++)
-        room_close_streams(svc->rooms[i]);
+        room_close_streams(svc->rooms[i], "the board service is shutting down");
 }
 
 static participant *join(world *w, const char *name, bool observe)

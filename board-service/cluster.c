@@ -1,0 +1,143 @@
+/*
+ * cluster.c — this service as one node of a cluster: several sungka-board
+ * processes sharing one PostgreSQL database (issue 18; store.h, "A
+ * cluster").
+ *
+ * A node joins under its endpoint (--advertise, or the bound address) and
+ * holds a lease it renews from the loop at every ping tick, well inside the
+ * lease. At the same ticks it adopts the games of nodes whose lease ran out
+ * (the store gives each game to one node), rebuilding them as a restart
+ * would: everyone departed with the full grace, agents resume after the
+ * last event they saw. A game this node lost while it could not renew (a
+ * pause, a partition) is fenced by the store: its next event is refused,
+ * and the room lets go of its players so that they find the new owner.
+ * Everything here runs on the loop thread.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "board_rpc.h"
+
+/* Games adopted per tick: a dead node's hundreds of games come over a few
+ * ticks rather than stall the loop at once. */
+#define ADOPT_PER_TICK 64
+
+/* Adopt up to ADOPT_PER_TICK orphaned games; how many. At the start they
+ * are logged as recovered (most are this endpoint's node's, before it). */
+static int adopt_orphans(board_service *svc, bool starting)
+{
+    char ids[ADOPT_PER_TICK][STORE_ID_BYTES];
+    int n = 0;
+    if (store_games_adopt(svc->store, ADOPT_PER_TICK, ids, &n) != 0)
+        board_log(svc, "cannot adopt games: %s", store_last_error(svc->store));
+    else if (n > 0)
+        board_adopt(svc, (const char (*)[STORE_ID_BYTES])ids, n, starting);
+    return n;
+}
+
+int board_cluster_start(board_service *svc, char *err, size_t errlen)
+{
+    int64_t node_id;
+    if (store_node_join(svc->store, svc->endpoint, svc->cfg.lease_ms, &node_id) != 0) {
+        snprintf(err, errlen, "cannot join the cluster: %s", store_last_error(svc->store));
+        return -1;
+    }
+    board_log(svc, "node %lld of the cluster, at %s", (long long)node_id, svc->endpoint);
+    /* What this endpoint's node before had is orphaned now (store_node_join):
+     * all of it comes back before the first request. */
+    while (adopt_orphans(svc, true) == ADOPT_PER_TICK) {
+    }
+    svc->next_lease_ms = board_now_ms() + svc->cfg.lease_ms / 3;
+    return 0;
+}
+
+/* After the lease ran out (the loop stalled, the database was out of
+ * reach): the games others adopted meanwhile are lost here. */
+static void find_lost(board_service *svc)
+{
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        char endpoint[128];
+        bool alive = false;
+        int rc = store_game_owner(svc->store, r->id, endpoint, sizeof endpoint, &alive);
+        if (rc == 0 && strcmp(endpoint, svc->endpoint) != 0 && !r->lost) {
+            r->lost = true;
+            svc->n_lost++;
+        }
+    }
+}
+
+void board_cluster_tick(board_service *svc, int64_t now)
+{
+    if (!svc->store || !store_shared(svc->store))
+        return;
+    /* Renew a third of the lease ahead: two renewals may fail before it runs out. */
+    if (now >= svc->next_lease_ms) {
+        int rc = store_node_renew(svc->store, svc->cfg.lease_ms);
+        if (rc < 0) {
+            board_log(svc, "cannot renew the lease: %s", store_last_error(svc->store));
+            svc->next_lease_ms = now + 1000;
+        } else {
+            if (rc == STORE_LAPSED) {
+                board_log(svc, "the lease ran out before it was renewed; checking the games");
+                find_lost(svc);
+            }
+            svc->next_lease_ms = now + svc->cfg.lease_ms / 3;
+            adopt_orphans(svc, false);
+        }
+    }
+    for (int i = svc->n_rooms - 1; i >= 0 && svc->n_lost > 0; i--) {
+        room *r = svc->rooms[i];
+        if (r->lost) {
+            board_log(svc, "game %s: another node has it now", r->id);
+            board_let_go(svc, r, "the game has moved to another board service; reconnect");
+        }
+    }
+}
+
+void board_cluster_leave(board_service *svc)
+{
+    if (svc->store && store_shared(svc->store) && store_node_leave(svc->store) != 0)
+        board_log(svc, "cannot leave the cluster: %s", store_last_error(svc->store));
+}
+
+/* Where a game this node does not host lives, answered on call. */
+static bool answer_elsewhere(board_service *svc, rpc_call *call, const char *game_id,
+                             const char *endpoint, bool alive)
+{
+    char msg[320];
+    if (!alive) {
+        snprintf(msg, sizeof msg, "the board service of game %s stopped; another takes the "
+                                  "game over within %d s: try again", game_id,
+                 svc->cfg.lease_ms / 1000 + 2);
+        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "GAME_MOVING", msg);
+        return true;
+    }
+    if (strcmp(endpoint, svc->endpoint) == 0)
+        return false;              /* ours, yet not here: unknown after all */
+    snprintf(msg, sizeof msg, "game %s is hosted by the board service at %s", game_id,
+             endpoint);
+    rpc_call_finish_elsewhere(call, RPC_UNAVAILABLE, "ELSEWHERE", endpoint, msg);
+    return true;
+}
+
+bool board_cluster_redirect_game(board_service *svc, rpc_call *call, const char *game_id)
+{
+    char endpoint[128];
+    bool alive = false;
+    if (!svc->store || !store_shared(svc->store) || !game_id[0] ||
+        store_game_owner(svc->store, game_id, endpoint, sizeof endpoint, &alive) != 0)
+        return false;
+    return answer_elsewhere(svc, call, game_id, endpoint, alive);
+}
+
+bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char *token)
+{
+    char game_id[STORE_ID_BYTES], endpoint[128];
+    bool alive = false;
+    if (!svc->store || !store_shared(svc->store) || !token[0] ||
+        strlen(token) >= STORE_TOKEN_BYTES ||
+        store_token_owner(svc->store, token, game_id, endpoint, sizeof endpoint, &alive) != 0)
+        return false;
+    return answer_elsewhere(svc, call, game_id, endpoint, alive);
+}

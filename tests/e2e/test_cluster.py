@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""test_cluster.py — board services as the nodes of a cluster on one
+PostgreSQL database (issue 18): any node lists and joins every game, a game
+lives on the node that made it, and when that node dies another adopts the
+game while the agents follow by themselves. Needs the tests' PostgreSQL
+server (SUNGKA_TEST_PG_URL_FILE, the ctest fixture pg)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Autoplayer, Env, Failure, check, main  # noqa: E402
+from e2e_util import moves_seen  # noqa: E402
+import wire  # noqa: E402
+
+LEASE_S = 3
+
+
+def _cluster(env, n):
+    """n nodes sharing one database, each with a short lease."""
+    if not env.dbs.url:
+        raise Failure("needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
+    db = os.path.join(env.state_dir, "cluster.db")    # one database, named by the path
+    return db, [env.board("--db", db, "--lease", str(LEASE_S), "--grace", "60")
+                for _ in range(n)]
+
+
+def _status(env, bindir, db):
+    """sungka-board --cluster-status's lines, by endpoint: (state, games)."""
+    out = subprocess.run([os.path.join(bindir, "sungka-board"), "--cluster-status",
+                          *env.board_args("--db", db)], capture_output=True, text=True,
+                         env=env.env, timeout=30)
+    check(out.returncode == 0, f"--cluster-status: {out.returncode} {out.stderr}")
+    rows = {}
+    for line in out.stdout.splitlines()[1:]:
+        f = line.split()
+        rows.setdefault(f[1], []).append((f[2], int(f[-1])))
+    return rows
+
+
+def _listed(address):
+    """ListGames of one node: {game id: endpoint}."""
+    client = wire.Client(address)
+    try:
+        code, reply = client.raw("/sungka.v1.Register/ListGames", wire.message())
+    finally:
+        client.close()
+    check(code == "OK", f"ListGames at {address}: {code} {reply}")
+    return {wire.first_string(g, 1): (wire.get(g, 14) or b"").decode()
+            for g in (v for n, v in wire.fields(reply) if n == 1)}
+
+
+def three_nodes(bindir):
+    """A game made through one node is listed by the others with its node's
+    endpoint; players joining through other nodes are sent to it; its moves
+    are played there."""
+    with Env(bindir) as env:
+        db, (a, b, c) = _cluster(env, 3)
+        alice = env.player("alice", "--server", a.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        for node in (a, b, c):
+            listed = _listed(node.address)
+            check(listed.get(game) == a.address,
+                  f"{node.address} lists {listed}, not game {game} at {a.address}")
+        bob = env.player("bob", "--server", b.address, "--game", game)
+        watcher = env.player("watcher", "--server", c.address, "--game", game, "--observe")
+        watcher.expect(r"^You are observing\.")
+        auto = Autoplayer(env, [alice, bob], seed=3)
+        auto.play_to_end()
+        watcher.expect(r"^Game over:")
+        check(moves_seen(watcher) == moves_seen(alice) == moves_seen(bob),
+              "the agents saw different moves")
+        a.expect_stderr(r"game \S+ over:")
+        for node in (b, c):
+            check(not any(f"game {game} over" in l for l in node.err_lines),
+                  f"{node.address} played a game it does not host:\n" + node.dump())
+        rows = _status(env, bindir, db)
+        check(all(rows[n.address][-1][0] == "live" for n in (a, b, c)), f"status: {rows}")
+        for p in (alice, bob, watcher):
+            p.quit()
+
+
+def failover(bindir):
+    """kill -9 of the node hosting a running game: another node adopts it
+    within the lease and a few seconds; the players and the watcher follow
+    by themselves (their --server names every node) and resume after the
+    last event they saw: no acknowledged move is lost and none is seen
+    twice; the game ends the same for all, its recorded moves exactly those
+    seen. The killed node, started again, hosts the game no more."""
+    with Env(bindir) as env:
+        db, (a, b, c) = _cluster(env, 3)
+        every = ",".join(n.address for n in (a, b, c))
+        alice = env.player("alice", "--server", every, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", every, "--game", game)
+        watcher = env.player("watcher", "--server", every, "--game", game, "--observe")
+        watcher.expect(r"^You are observing\.")
+        auto = Autoplayer(env, [alice, bob], seed=13)
+        auto.play_moves(6)
+        deadline = time.monotonic() + 30
+        while len(moves_seen(watcher)) < 6:       # the sixth move is stored and sent
+            check(time.monotonic() < deadline, "the moves did not arrive\n" + watcher.dump())
+            watcher.next_line(0.1)
+        before = moves_seen(watcher)
+        killed = time.monotonic()
+        a.p.send_signal(signal.SIGKILL)
+        a.p.wait(5)
+        for p in (alice, bob, watcher):
+            p.wait_for(r"^Reconnected to ", timeout=LEASE_S + 20)
+        took = time.monotonic() - killed
+        check(took < LEASE_S + 10, f"the agents came back only after {took:.1f} s")
+        adopter = next((n for n in (b, c)
+                        if any("adopted from a node that stopped" in l for l in n.err_lines)),
+                       None)
+        check(adopter, "no node adopted the game\n" + env.dump_all())
+        # Started again at its address, the dead node has nothing of it.
+        a2 = env.board("--db", db, "--lease", str(LEASE_S), port=a.port)
+        check(_listed(a2.address).get(game) == adopter.address,
+              f"the restarted node lists {_listed(a2.address)}")
+        auto.play_to_end()
+        watcher.expect(r"^Game over:")
+        ends = {p.name: [l for l in p.lines if l.startswith(("Game over:", "Scores:"))]
+                for p in (alice, bob, watcher)}
+        check(len({tuple(v) for v in ends.values()}) == 1, f"results differ: {ends}")
+        seen = moves_seen(watcher)
+        check(seen[:len(before)] == before, "moves seen before the kill changed")
+        check(seen == moves_seen(alice) == moves_seen(bob), "the agents saw different moves")
+        alice.send(f"replay {game}")
+        alice.expect(r"^Replaying match")
+        alice.send("end")
+        alice.expect(rf"^Move {len(seen)} of {len(seen)}: ")
+        for p in (alice, bob, watcher):
+            p.quit()
+
+
+def late_node_fenced(bindir):
+    """A node frozen past its lease (SIGSTOP) loses its game to another; when
+    it wakes, its first write for the game is refused by the database (the
+    node's id no longer owns it), it lets the game go, and it sends its
+    players on to the new host."""
+    with Env(bindir) as env:
+        db, (a, b) = _cluster(env, 2)
+        every = f"{a.address},{b.address}"
+        alice = env.player("alice", "--server", every, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", every, "--game", game)
+        auto = Autoplayer(env, [alice, bob], seed=5)
+        auto.play_moves(4)
+        deadline = time.monotonic() + 30
+        while len(moves_seen(alice)) < 4:
+            check(time.monotonic() < deadline, "the moves did not arrive\n" + alice.dump())
+            alice.next_line(0.1)
+        a.p.send_signal(signal.SIGSTOP)
+        try:
+            b.expect_stderr(r"adopted from a node that stopped: 1 unfinished game",
+                            timeout=LEASE_S + 15)
+            for p in (alice, bob):
+                p.wait_for(r"^Reconnected to ", timeout=20)
+        finally:
+            a.p.send_signal(signal.SIGCONT)
+        # Woken, the frozen node still holds the game in memory: its next
+        # event (a ping, a departure) is refused, and it lets the game go.
+        a.expect_stderr(r"game \S+: another node has it now", timeout=LEASE_S + 15)
+        check(_listed(a.address).get(game) == b.address, "the woken node still lists it")
+        auto.play_to_end()
+        check(moves_seen(alice) == moves_seen(bob), "the players saw different moves")
+        for p in (alice, bob):
+            p.quit()
+
+
+if __name__ == "__main__":
+    sys.exit(main({"three_nodes": three_nodes, "failover": failover,
+                   "late_node_fenced": late_node_fenced}))

@@ -50,6 +50,9 @@ typedef struct board_config {
                                 * a postgresql:// URI (a cluster's shared store);
                                 * NULL: the user's data directory */
     int lease_ms;              /* a cluster node's lease on its games (default 10000) */
+    const char *relays;        /* sungka-relays for large audiences: "HOST:PORT,..." */
+    int relay_after;           /* observers a game has before new ones go to a relay
+                                * (default 100) */
     int verbose;               /* log every request to the log stream */
     bool grpc_log;             /* gRPC's own log lines on stderr (--verbose; see
                                 * rpc_set_verbose): the service's bots get it too */

@@ -262,6 +262,8 @@ struct board_service {
     int64_t next_ping_ms;
     int64_t next_lease_ms;     /* cluster.c: renew the lease and adopt then */
     int n_lost;                /* rooms another node adopted, to let go of */
+    bool lease_failing;        /* cluster.c: the last renewal failed */
+    unsigned next_relay;       /* cluster.c: the --relays entry to send to next */
     int64_t next_clock_ms;     /* the earliest a running clock may fall (INT64_MAX: none) */
     int port;                  /* bound */
     struct pending_move *pending;  /* room.c: moves of this loop turn, not yet committed */
@@ -444,6 +446,8 @@ int board_cluster_start(board_service *svc, char *err, size_t errlen);
 void board_cluster_tick(board_service *svc, int64_t now);
 /* A clean stop: the others adopt this node's games at once. */
 void board_cluster_leave(board_service *svc);
+/* False while a cluster's node cannot renew its lease (true outside one). */
+bool board_cluster_healthy(const board_service *svc);
 
 /* --- service.c: the registry of games --- */
 room *board_find_room(board_service *svc, const char *id);

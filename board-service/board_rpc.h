@@ -26,6 +26,10 @@ void board_fail(rpc_call *call, rpc_code code, const char *message);
  * there is no cluster or no such game: the caller answers. */
 bool board_cluster_redirect_game(board_service *svc, rpc_call *call, const char *game_id);
 bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char *token);
+/* An observer joining r, whose audience is --relay-after or more, is sent
+ * to one of --relays (in turn: a crowd spreads over them, and one that is
+ * down is passed by on the next try): true when answered ELSEWHERE. */
+bool board_send_to_relay(board_service *svc, rpc_call *call, const room *r);
 
 /* --- clients.c --- */
 /* The host part of call's peer ("ipv4:10.0.0.7"). */

@@ -74,6 +74,7 @@ void board_cluster_tick(board_service *svc, int64_t now)
     /* Renew a third of the lease ahead: two renewals may fail before it runs out. */
     if (now >= svc->next_lease_ms) {
         int rc = store_node_renew(svc->store, svc->cfg.lease_ms);
+        svc->lease_failing = rc < 0;
         if (rc < 0) {
             board_log(svc, "cannot renew the lease: %s", store_last_error(svc->store));
             svc->next_lease_ms = now + 1000;
@@ -93,6 +94,11 @@ void board_cluster_tick(board_service *svc, int64_t now)
             board_let_go(svc, r, "the game has moved to another board service; reconnect");
         }
     }
+}
+
+bool board_cluster_healthy(const board_service *svc)
+{
+    return !svc->lease_failing;
 }
 
 void board_cluster_leave(board_service *svc)
@@ -140,4 +146,26 @@ bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char
         store_token_owner(svc->store, token, game_id, endpoint, sizeof endpoint, &alive) != 0)
         return false;
     return answer_elsewhere(svc, call, game_id, endpoint, alive);
+}
+
+bool board_send_to_relay(board_service *svc, rpc_call *call, const room *r)
+{
+    const char *list = svc->cfg.relays;
+    if (!list || !list[0] || r->n_people - r->n_seated < svc->cfg.relay_after)
+        return false;
+    int n = 1;
+    for (const char *c = list; *c; c++)
+        n += *c == ',';
+    unsigned pick = svc->next_relay++ % (unsigned)n;
+    const char *at = list;
+    for (unsigned i = 0; i < pick; i++)
+        at = strchr(at, ',') + 1;
+    char endpoint[128], msg[256];
+    snprintf(endpoint, sizeof endpoint, "%.*s", (int)strcspn(at, ","), at);
+    if (!endpoint[0])
+        return false;
+    snprintf(msg, sizeof msg, "game %s has a large audience: watch it at the relay %s", r->id,
+             endpoint);
+    rpc_call_finish_elsewhere(call, RPC_UNAVAILABLE, "ELSEWHERE", endpoint, msg);
+    return true;
 }

@@ -74,6 +74,8 @@ void board_config_defaults(board_config *cfg)
         cfg->ping_timeout_ms = 10000;
     if (cfg->lease_ms <= 0)
         cfg->lease_ms = 10000;
+    if (cfg->relay_after <= 0)
+        cfg->relay_after = 100;
     if (cfg->grace_ms <= 0)
         cfg->grace_ms = 60000;
     if (cfg->max_games <= 0)
@@ -573,9 +575,12 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     const Sungka__V1__JoinGameRequest *req = (const void *)request;
     char err[256], name[BOARD_NAME_BYTES];
     rpc_code code = RPC_OK;
-    /* Another node's game: join it there (before anything counts here). */
-    if (!req->any_of_kind[0] && !find_room(svc, req->game_id) &&
-        board_cluster_redirect_game(svc, call, req->game_id))
+    /* Another node's game: join it there; a large audience: watch it at a
+     * relay (before anything counts here). */
+    room *known = req->any_of_kind[0] ? NULL : find_room(svc, req->game_id);
+    if (!req->any_of_kind[0] && !known && board_cluster_redirect_game(svc, call, req->game_id))
+        return;
+    if (known && req->observe && !req->relay && board_send_to_relay(svc, call, known))
         return;
     /* Signed in: the account's name, as registered. A guest: any name that
      * is nobody's account and does not look like one. */
@@ -1010,7 +1015,7 @@ static const rpc_method_entry board_methods[] = {
 
 static void health_check(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
-    (void)user;
+    board_service *svc = user;
     const Grpc__Health__V1__HealthCheckRequest *req = (const void *)request;
     Grpc__Health__V1__HealthCheckResponse reply = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
     bool known = !req->service[0] || strcmp(req->service, "sungka.v1.Register") == 0 ||
@@ -1020,7 +1025,11 @@ static void health_check(rpc_call *call, const ProtobufCMessage *request, void *
         board_fail(call, RPC_NOT_FOUND, "unknown service");
         return;
     }
-    reply.status = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+    /* A cluster's node that cannot renew its lease (its database is out of
+     * reach) is about to lose its games: not one to send players to. */
+    reply.status = board_cluster_healthy(svc)
+                       ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
+                       : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
     rpc_call_reply(call, &reply.base);
 }
 

@@ -53,6 +53,8 @@ typedef struct agent_holder {
     int64_t lost_ms;           /* when it dropped; 0 while fine */
     int64_t said_ms;           /* when the view last heard we are trying */
     int64_t retry_ms;          /* next attempt due; 0: none */
+    bool rejoin;               /* an observer's chair that is gone (a relay that
+                                * died): join again as an observer, then resume */
 } agent_holder;
 
 #define AGENT_ADDRESS_BYTES RPC_ADDRESS_BYTES
@@ -145,6 +147,10 @@ int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage
  * fresh snapshot), replacing its earlier one; 0, or -1 when it cannot be
  * started. View or reconnect thread, without the lock. */
 int agent__subscribe(agent *ag, int index, uint64_t after_seq);
+/* held[index], an observer whose chair is gone: a new one in the same game
+ * (where the cluster says: a relay, or the game's node). 0, or -1. From the
+ * reconnect thread, without the lock. */
+int agent__rejoin(agent *ag, int index);
 /* Start the reconnect thread (agent_start) — 0 or -1 — and stop it, waiting
  * for it (agent_destroy, before the client goes). */
 int agent__reconnector_start(agent *ag);

@@ -91,6 +91,29 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     return 0;
 }
 
+int agent__rejoin(agent *ag, int index)
+{
+    char game_id[32], name[AGENT_NAME_BYTES], err[256], joined[32];
+    pthread_mutex_lock(&ag->lock);
+    bool ok = index < ag->n_held && ag->held[index].seat < 0 && ag->game_id[0];
+    if (ok) {
+        snprintf(game_id, sizeof game_id, "%s", ag->game_id);
+        snprintf(name, sizeof name, "%s", ag->held[index].name);
+    }
+    pthread_mutex_unlock(&ag->lock);
+    agent_holder fresh;
+    if (!ok || join_one(ag, game_id, NULL, NULL, NULL, name, NULL, true, &fresh, joined, err,
+                        sizeof err) != 0)
+        return -1;
+    pthread_mutex_lock(&ag->lock);
+    if (index < ag->n_held) {
+        snprintf(ag->held[index].token, sizeof ag->held[index].token, "%s", fresh.token);
+        ag->held[index].rejoin = false;
+    }
+    pthread_mutex_unlock(&ag->lock);
+    return 0;
+}
+
 /* A saved token (or the one given, `given`) still good for this game?
  * (GetBoard answers only its holder.) */
 static int resume_one(agent *ag, const char *game_id, const char *name, const char *given,
@@ -173,6 +196,8 @@ static int leave_game(agent *ag)
             protobuf_c_message_free_unpacked(reply, NULL);
         token_store_drop(ag->cfg.state_dir, ag->cfg.server, game_id, held[i].name);
     }
+    /* Back to the lobby: the first --server again, not the game's node or relay. */
+    rpc_pool_go_to_first(ag->pool);
     agent_model *md = &ag->model;
     md->have_state = false;
     md->game_id[0] = '\0';

@@ -161,7 +161,17 @@ static void on_stream_end(const rpc_status *st, void *user)
     char said[sizeof st->message];
     agent__text(said, sizeof said, st->message);
     text[0] = '\0';
-    if (st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) {
+    if ((st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) && h->seat < 0 &&
+        !h->rejoin && ag->game_id[0]) {
+        /* An observer's chair is easily had again (its relay died): the
+         * reconnect thread joins anew, then resumes after the last event. */
+        h->rejoin = true;
+        if (!h->lost_ms)
+            h->lost_ms = h->said_ms = now;
+        h->attempts++;
+        h->retry_ms = now;
+        pthread_cond_signal(&ag->wake);
+    } else if (st->code == RPC_UNAUTHENTICATED || st->code == RPC_NOT_FOUND) {
         kind = AGENT_MSG_DISCONNECTED;
         snprintf(text, sizeof text, "the seat of %s is gone: %s", h->name, said);
     } else if (st->code == RPC_ABORTED) {
@@ -218,6 +228,27 @@ static void on_stream_end(const rpc_status *st, void *user)
     free(ctx);
 }
 
+/* A new chair could not be had: again after the back-off, until the
+ * agent gives up as for any lost connection. */
+static void retry_rejoin(agent *ag, int index)
+{
+    pthread_mutex_lock(&ag->lock);
+    agent_holder *h = index < ag->n_held ? &ag->held[index] : NULL;
+    bool give_up = h && agent_now_ms() - h->lost_ms > ag->cfg.reconnect_for_ms;
+    if (h && !give_up) {
+        int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
+        h->attempts++;
+        h->retry_ms = agent_now_ms() + (delay < RETRY_MAX_MS ? delay : RETRY_MAX_MS);
+    } else if (h) {
+        h->gen = 0;
+    }
+    bool primary = index == 0;
+    pthread_mutex_unlock(&ag->lock);
+    if (give_up && primary)
+        agent__push_text(ag, AGENT_MSG_DISCONNECTED,
+                         "could not watch the game again; giving up");
+}
+
 /* The reconnect thread: resubscribe each seat whose stream dropped, after
  * the last event it received, when its back-off is over. */
 static void *reconnect_loop(void *arg)
@@ -238,9 +269,14 @@ static void *reconnect_loop(void *arg)
         }
         if (due >= 0) {
             uint64_t after = ag->held[due].received_seq;
+            bool rejoin = ag->held[due].rejoin;
             ag->held[due].retry_ms = 0;
             pthread_mutex_unlock(&ag->lock);
-            agent__subscribe(ag, due, after);
+            if (rejoin && agent__rejoin(ag, due) != 0) {
+                retry_rejoin(ag, due);
+            } else {
+                agent__subscribe(ag, due, after);
+            }
             pthread_mutex_lock(&ag->lock);
             continue;
         }

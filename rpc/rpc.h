@@ -419,8 +419,11 @@ rpc_client *rpc_pool_client(rpc_pool *p);
 const char *rpc_pool_address(rpc_pool *p, char *buf, size_t len);
 /* Use the node at address (made if new): 0, or -1. */
 int rpc_pool_go_to(rpc_pool *p, const char *address);
-/* Use the next address given; false when there is no other. */
+/* Use the next address given (the first, from a node a call named); false
+ * when there is no other. */
 bool rpc_pool_next(rpc_pool *p);
+/* Use the first address given again. */
+void rpc_pool_go_to_first(rpc_pool *p);
 /* After a failed call: go where st says (its endpoint), or, when the node
  * did not answer (UNAVAILABLE), to the next address given. True when the
  * pool moved, so the call may succeed if made again. */

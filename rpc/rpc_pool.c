@@ -116,13 +116,20 @@ bool rpc_pool_next(rpc_pool *p)
 {
     pthread_mutex_lock(&p->mu);
     bool moved = false;
-    if (p->n_given > 1) {
+    if (p->n_given > 1 || p->node >= p->n_given) {
         /* from a node a call named, start again at the first given */
         int next = p->node < p->n_given ? (p->node + 1) % p->n_given : 0;
         moved = use(p, next) == 0;
     }
     pthread_mutex_unlock(&p->mu);
     return moved;
+}
+
+void rpc_pool_go_to_first(rpc_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->node = 0;                   /* made at create */
+    pthread_mutex_unlock(&p->mu);
 }
 
 bool rpc_pool_follow(rpc_pool *p, const rpc_status *st)

@@ -319,6 +319,17 @@ class Env:
         b.address = f"127.0.0.1:{b.port}"
         return b
 
+    def relay(self, upstream, *extra):
+        """A sungka-relay taking its games from upstream ("HOST:PORT,...")."""
+        argv = WRAPPER + [os.path.join(self.bindir, "sungka-relay"), "--listen", "127.0.0.1:0",
+                          "--upstream", upstream, *extra]
+        r = Proc("relay", argv, stdin=False, env=self.env)
+        self.procs.append(r)
+        m = r.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
+        r.port = int(m.group(1))
+        r.address = f"127.0.0.1:{r.port}"
+        return r
+
     def player(self, name, *args, ready=True, pass_fds=()):
         """An agent with the text view; seated players say ready at once
         unless ready=False. pass_fds: descriptors it inherits."""

@@ -42,7 +42,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-PROGRAMS = ["sungka-board", "sungka-player", "sungka-perft", "sungka-bench"]
+PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-perft", "sungka-bench"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
 # The GTK view's application id, which names its desktop entry.
 APP_ID = "io.github.sungka.Player"
@@ -98,7 +98,7 @@ def expected_files(gtk, source):
     files.add("lib/systemd/system/sungka-board.service")
     files |= {f"share/bash-completion/completions/{p}" for p in ("sungka-board", "sungka-player")}
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
-                                                  "architecture.md")}
+                                                  "architecture.md", "cluster.md")}
     if gtk:
         files.add(f"share/applications/{APP_ID}.desktop")
         files.add("share/icons/hicolor/scalable/apps/sungka.svg")

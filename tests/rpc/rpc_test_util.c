@@ -56,6 +56,12 @@ static void do_say(test_server *ts, rpc_call *call, const Rpctest__Req *req)
         rpc_call_finish(call, RPC_FAILED_PRECONDITION, "it is bob's turn");
         return;
     }
+    /* "go HOST:PORT": this call belongs at another server (rpc_pool). */
+    if (strncmp(req->text, "go ", 3) == 0) {
+        rpc_call_finish_elsewhere(call, RPC_UNAVAILABLE, "ELSEWHERE", req->text + 3,
+                                  "ask the other one");
+        return;
+    }
     char token[64], auth[128], text[512];
     int trc = rpc_call_bearer(call, token, sizeof token);
     int arc = rpc_call_metadata(call, "authorization", auth, sizeof auth);

@@ -1,0 +1,143 @@
+/*
+ * main.c — `sungka-relay`: the command line of a relay (relay.h). Parses
+ * options, starts the relay, prints the bound address on one line (tests
+ * read it), and stops cleanly on SIGINT/SIGTERM.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "relay.h"
+#include "rpc.h"
+#include "version.h"
+
+static relay *running;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (running)
+        relay_request_stop(running);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: sungka-relay --upstream HOST:PORT[,HOST:PORT...] [OPTION]...\n"
+            "Serve games' event streams to many observers: each game is taken once from\n"
+            "the board service that hosts it (or from another relay) and served read-only.\n"
+            "\n"
+            "  -u, --upstream ADDRS      the cluster's board services (any of them finds a\n"
+            "                            game's host), or another relay\n"
+            "  -l, --listen ADDR         address to listen on (default 127.0.0.1:7171;\n"
+            "                            0.0.0.0:7171 for other machines; port 0 picks one)\n"
+            "      --advertise HOST:PORT endpoint written into observers' board references\n"
+            "      --max-games N         games relayed at once (default 1000)\n"
+            "      --max-observers N     observers at once, all games (default 100000)\n"
+            "      --max-streams N       concurrent calls per connection (default 64)\n"
+            "  -q, --quiet               do not log to stderr\n"
+            "  -h, --help                show this help and exit\n"
+            "      --version             show the version and exit\n"
+            "\n"
+            "On start it prints \"sungka-relay listening on HOST:PORT\" on standard output.\n"
+            "Board services send observers here with --relays.\n");
+}
+
+static int parse_count(const char *opt, const char *s, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > max) {
+        fprintf(stderr, "sungka-relay: %s must be a whole number 1..%d, not '%s'\n", opt, max,
+                s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_ADVERTISE = 256, OPT_MAX_GAMES, OPT_MAX_OBSERVERS, OPT_MAX_STREAMS, OPT_VERSION };
+    static const struct option longopts[] = {
+        {"upstream", required_argument, NULL, 'u'},
+        {"listen", required_argument, NULL, 'l'},
+        {"advertise", required_argument, NULL, OPT_ADVERTISE},
+        {"max-games", required_argument, NULL, OPT_MAX_GAMES},
+        {"max-observers", required_argument, NULL, OPT_MAX_OBSERVERS},
+        {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    relay_config cfg = {.listen = "127.0.0.1:7171", .log = stderr};
+    int c;
+    while ((c = getopt_long(argc, argv, "u:l:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'u': cfg.upstream = optarg; break;
+        case 'l': cfg.listen = optarg; break;
+        case 'q': cfg.log = NULL; break;
+        case OPT_ADVERTISE: cfg.advertise = optarg; break;
+        case OPT_MAX_GAMES:
+            if (parse_count("--max-games", optarg, 1000000, &cfg.max_games) != 0)
+                return 2;
+            break;
+        case OPT_MAX_OBSERVERS:
+            if (parse_count("--max-observers", optarg, 10000000, &cfg.max_observers) != 0)
+                return 2;
+            break;
+        case OPT_MAX_STREAMS:
+            if (parse_count("--max-streams", optarg, 100000, &cfg.max_streams) != 0)
+                return 2;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case OPT_VERSION:
+            printf("sungka-relay %s\n", SUNGKA_VERSION);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sungka-relay: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (!cfg.upstream) {
+        fprintf(stderr, "sungka-relay: --upstream names the board services to relay from\n");
+        usage(stderr);
+        return 2;
+    }
+    rpc_init();
+    relay *r;
+    int port = 0;
+    char err[512];
+    if (relay_create(&cfg, &r, &port, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-relay: %s\n", err);
+        rpc_shutdown();
+        return 1;
+    }
+    const char *colon = strrchr(cfg.listen, ':');
+    printf("sungka-relay listening on %.*s:%d\n",
+           colon ? (int)(colon - cfg.listen) : (int)strlen(cfg.listen), cfg.listen, port);
+    fflush(stdout);
+    running = r;
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    relay_run(r);
+    running = NULL;
+    relay_destroy(r);
+    rpc_shutdown();
+    return 0;
+}

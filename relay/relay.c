@@ -1,0 +1,471 @@
+/*
+ * relay.c — sungka-relay's side toward its observers: the calls they make
+ * (JoinGame as an observer, Subscribe, Ping, Leave; the rest is refused:
+ * a relay is read-only), their seats here (watchers), and the loop.
+ *
+ * A watcher's token names its slot: 8 hex digits of the slot's index, then
+ * 24 random ones that change whenever the slot is given again, so finding
+ * it costs nothing however many watch, and an old token finds nobody. A
+ * watcher whose stream ended keeps its slot for WATCHER_GRACE_MS, to resume.
+ *
+ * Threads: everything here runs on the loop thread (relay_run), but
+ * relay_request_stop.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "grpc/health/v1/health.pb-c.h"
+#include "relay_internal.h"
+
+#define WATCHER_GRACE_MS 60000
+#define OUTBOX_LIMIT 4096
+#define N_ENTRIES(a) (sizeof (a) / sizeof (a)[0])
+
+void relay__log(relay *r, const char *fmt, ...)
+{
+    if (!r->cfg.log)
+        return;
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    fprintf(r->cfg.log, "%02d:%02d:%02d ", tm.tm_hour, tm.tm_min, tm.tm_sec);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(r->cfg.log, fmt, ap);
+    va_end(ap);
+    fputc('\n', r->cfg.log);
+    fflush(r->cfg.log);
+}
+
+/* ------------------------------------------------------------- watchers */
+
+static watcher *watcher_of(relay *r, const char *token)
+{
+    unsigned slot;
+    char tail;
+    if (strlen(token) != RELAY_TOKEN_BYTES - 1 || sscanf(token, "%8x%c", &slot, &tail) != 2 ||
+        slot >= (unsigned)r->n_slots)
+        return NULL;
+    watcher *w = r->slots[slot];
+    return w && strcmp(w->token, token) == 0 ? w : NULL;
+}
+
+static watcher *watcher_new(relay *r, feed *f)
+{
+    if (r->n_watchers >= r->cfg.max_observers)
+        return NULL;
+    int i = r->free_slot;
+    while (i < r->n_slots && r->slots[i])
+        i++;
+    if (i == r->n_slots) {
+        int n = r->n_slots ? r->n_slots * 2 : 256;
+        watcher **grown = realloc(r->slots, (size_t)n * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + r->n_slots, 0, (size_t)(n - r->n_slots) * sizeof *grown);
+        r->slots = grown;
+        r->n_slots = n;
+    }
+    uint8_t random[12];
+    watcher *w = calloc(1, sizeof *w);
+    if (!w || getrandom(random, sizeof random, 0) != (ssize_t)sizeof random) {
+        free(w);
+        return NULL;
+    }
+    r->slots[i] = w;
+    f->n_named++;
+    int n = snprintf(w->token, sizeof w->token, "%08x", (unsigned)i);
+    for (size_t k = 0; k < sizeof random; k++)
+        n += snprintf(w->token + n, sizeof w->token - (size_t)n, "%02x", random[k]);
+    w->feed = f;
+    w->stream = NULL;
+    w->at = -1;
+    w->gone_ms = relay__now_ms();
+    r->free_slot = i + 1;
+    r->n_watchers++;
+    return w;
+}
+
+static void watcher_free(relay *r, watcher *w)
+{
+    unsigned i;
+    sscanf(w->token, "%8x", &i);        /* its slot, as the token says */
+    r->slots[i] = NULL;
+    w->feed->n_named--;
+    free(w);
+    r->n_watchers--;
+    if ((int)i < r->free_slot)
+        r->free_slot = (int)i;
+}
+
+/* Its stream is over: a watcher may come back within the grace. */
+static void stream_done(rpc_call *call, bool client_gone, void *user)
+{
+    (void)call;
+    (void)client_gone;
+    watcher *w = user;
+    relay__feed_unwatch(w->feed, w);
+    w->stream = NULL;
+    w->gone_ms = relay__now_ms();
+}
+
+void relay__end_watch(watcher *w, rpc_code code, const char *message)
+{
+    rpc_call *call = w->stream;
+    if (!call)
+        return;
+    rpc_call_on_done(call, NULL, NULL);
+    stream_done(call, false, w);
+    rpc_call_finish(call, code, message);
+}
+
+void relay__send(relay *r, watcher *w, const logged *ev)
+{
+    (void)r;
+    if (!w->stream)
+        return;
+    if (rpc_call_outbox_len(w->stream) >= OUTBOX_LIMIT) {
+        relay__end_watch(w, RPC_RESOURCE_EXHAUSTED,
+                         "too slow for this game's events; subscribe again after the last "
+                         "event you saw");
+        return;
+    }
+    rpc_call_send_packed(w->stream, ev->data, ev->len);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static void refuse(rpc_call *call, rpc_code code, const char *reason, const char *message)
+{
+    rpc_call_finish_reason(call, code, reason, message);
+}
+
+void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *failed)
+{
+    rpc_call_on_done(call, NULL, NULL);
+    watcher *w = failed ? NULL : watcher_new(r, f);
+    if (failed) {
+        rpc_call_finish_elsewhere(call, failed->code, failed->reason[0] ? failed->reason : NULL,
+                                  failed->endpoint[0] ? failed->endpoint : NULL,
+                                  failed->message);
+        return;
+    }
+    Sungka__V1__GameSummary *game = (Sungka__V1__GameSummary *)protobuf_c_message_unpack(
+        &sungka__v1__game_summary__descriptor, NULL, f->summary_len, f->summary);
+    if (!w || !game) {
+        if (w)
+            watcher_free(r, w);
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+               "this relay watches with as many as it may; try another");
+    } else {
+        Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
+        ref.endpoint = r->endpoint;
+        ref.game_id = f->game_id;
+        ref.token = w->token;
+        ref.game = game;
+        rpc_call_reply(call, &ref.base);
+    }
+    if (game)
+        protobuf_c_message_free_unpacked(&game->base, NULL);
+}
+
+/* A JoinGame whose client left before the feed answered. */
+static void join_gone(rpc_call *call, bool client_gone, void *user)
+{
+    (void)client_gone;
+    feed *f = user;
+    for (int i = 0; i < f->n_joins; i++) {
+        if (f->joins[i] == call) {
+            f->joins[i] = f->joins[--f->n_joins];
+            return;
+        }
+    }
+}
+
+static void join_game(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    relay *r = user;
+    const Sungka__V1__JoinGameRequest *req = (const void *)request;
+    if (!req->observe || req->any_of_kind[0]) {
+        refuse(call, RPC_FAILED_PRECONDITION, "READ_ONLY",
+               "a relay serves observers only: join as an observer, or play at a board "
+               "service");
+        return;
+    }
+    if (!req->game_id[0] || strlen(req->game_id) >= RELAY_GAME_ID_BYTES) {
+        refuse(call, RPC_INVALID_ARGUMENT, "BAD_REQUEST", "which game? (game_id)");
+        return;
+    }
+    feed *f = relay__feed_find(r, req->game_id);
+    if (!f && r->n_feeds >= r->cfg.max_games) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+               "this relay relays as many games as it may; try another");
+        return;
+    }
+    if (!f && !(f = relay__feed_start(r, req->game_id))) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
+        return;
+    }
+    if (f->summary) {                  /* upstream answered once: the game exists */
+        relay__answer_join(r, f, call, NULL);
+        return;
+    }
+    if (f->n_joins == f->joins_cap) {
+        int cap = f->joins_cap ? f->joins_cap * 2 : 8;
+        rpc_call **grown = realloc(f->joins, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
+            return;
+        }
+        f->joins = grown;
+        f->joins_cap = cap;
+    }
+    f->joins[f->n_joins++] = call;     /* answered when upstream is */
+    rpc_call_on_done(call, join_gone, f);
+}
+
+/* The watcher a Board call's token names, or NULL once the call is answered. */
+static watcher *caller(relay *r, rpc_call *call)
+{
+    char token[RELAY_TOKEN_BYTES + 8] = "";
+    watcher *w = rpc_call_bearer(call, token, sizeof token) >= 0 ? watcher_of(r, token) : NULL;
+    if (!w)
+        refuse(call, RPC_UNAUTHENTICATED, "UNKNOWN_TOKEN",
+               "unknown seat token at this relay (join as an observer here first)");
+    return w;
+}
+
+static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    relay *r = user;
+    const Sungka__V1__SubscribeRequest *req = (const void *)request;
+    watcher *w = caller(r, call);
+    if (!w)
+        return;
+    relay__end_watch(w, RPC_ABORTED, "replaced by a newer subscription");
+    char err[160];
+    w->stream = call;
+    rpc_call_on_done(call, stream_done, w);
+    if (relay__feed_watch(r, w->feed, w, req->after_seq, err, sizeof err) != 0) {
+        rpc_call_on_done(call, NULL, NULL);
+        w->stream = NULL;
+        refuse(call, RPC_OUT_OF_RANGE, "OUT_OF_RANGE", err);
+    }
+}
+
+static void ping(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    if (caller(user, call)) {
+        Sungka__V1__PingResponse reply = SUNGKA__V1__PING_RESPONSE__INIT;
+        rpc_call_reply(call, &reply.base);
+    }
+}
+
+static void leave(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    relay *r = user;
+    watcher *w = caller(r, call);
+    if (!w)
+        return;
+    relay__end_watch(w, RPC_OK, "you left");
+    watcher_free(r, w);
+    Sungka__V1__LeaveResponse reply = SUNGKA__V1__LEAVE_RESPONSE__INIT;
+    rpc_call_reply(call, &reply.base);
+}
+
+static void read_only(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    refuse(call, RPC_FAILED_PRECONDITION, "READ_ONLY",
+           "a relay only shows the game: play, chat and sit at its board service");
+}
+
+static void health_check(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    Grpc__Health__V1__HealthCheckResponse reply = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+    reply.status = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING;
+    rpc_call_reply(call, &reply.base);
+}
+
+/* The lobby and history are the board services': a relay only shows games. */
+static void lobby_elsewhere(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    refuse(call, RPC_UNIMPLEMENTED, "NOT_HERE",
+           "a relay only shows games: list, create and look up games at a board service");
+}
+
+static const rpc_method_entry register_methods[] = {
+    {"JoinGame", join_game, false, false},
+    {"ListGames", lobby_elsewhere, false, false},
+    {"CreateGame", lobby_elsewhere, false, false},
+    {"GetPlayerStats", lobby_elsewhere, false, false},
+    {"Leaderboard", lobby_elsewhere, false, false},
+    {"ListMatches", lobby_elsewhere, false, false},
+    {"GetMatch", lobby_elsewhere, false, false},
+    {"RatingHistory", lobby_elsewhere, false, false},
+};
+static const rpc_method_entry board_methods[] = {
+    {"Subscribe", subscribe, true, false},
+    {"SubscribeMany", read_only, true, false},
+    {"Ping", ping, false, false},
+    {"Leave", leave, false, false},
+    {"GetBoard", read_only, false, false},
+    {"Move", read_only, false, false},
+    {"Chat", read_only, false, false},
+    {"Ready", read_only, false, false},
+    {"Sit", read_only, false, false},
+    {"Stand", read_only, false, false},
+    {"Resign", read_only, false, false},
+    {"Abort", read_only, false, false},
+    {"OfferDraw", read_only, false, false},
+    {"AnswerDraw", read_only, false, false},
+    {"Claim", read_only, false, false},
+    {"Rematch", read_only, false, false},
+};
+static const rpc_method_entry health_methods[] = {
+    {"Check", health_check, false, false},
+};
+
+/* ------------------------------------------------------------- the relay */
+
+int relay_create(const relay_config *cfg, relay **out, int *port, char *err, size_t errlen)
+{
+    *out = NULL;
+    relay *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    r->cfg = *cfg;
+    if (r->cfg.max_games <= 0)
+        r->cfg.max_games = 1000;
+    if (r->cfg.max_observers <= 0)
+        r->cfg.max_observers = 100000;
+    if (r->cfg.max_streams <= 0)
+        r->cfg.max_streams = 64;
+    pthread_mutex_init(&r->mu, NULL);
+    rpc_client_options copts = {0};
+    copts.keepalive.time_ms = 10000;  /* no faster than a board service permits (5 s) */
+    copts.keepalive.timeout_ms = 5000;
+    if (!cfg->upstream || rpc_pool_create(cfg->upstream, &copts, &r->up) != 0) {
+        snprintf(err, errlen, "--upstream takes HOST:PORT[,HOST:PORT...], not '%s'",
+                 cfg->upstream ? cfg->upstream : "");
+        goto fail;
+    }
+    rpc_server_options opts = {0};
+    opts.keepalive.time_ms = 10000;
+    opts.keepalive.timeout_ms = 5000;
+    opts.keepalive.min_recv_ping_ms = 5000;
+    opts.max_receive_bytes = 64 * 1024;
+    opts.max_streams_per_conn = r->cfg.max_streams;
+    opts.outbox_limit = OUTBOX_LIMIT + 16;
+    if (rpc_server_create(cfg->listen, &opts, &r->server, port) != 0) {
+        snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this machine)",
+                 cfg->listen);
+        goto fail;
+    }
+    if (rpc_server_add_methods(r->server, &sungka__v1__register__descriptor, register_methods,
+                               N_ENTRIES(register_methods), r) != 0 ||
+        rpc_server_add_methods(r->server, &sungka__v1__board__descriptor, board_methods,
+                               N_ENTRIES(board_methods), r) != 0 ||
+        rpc_server_add_methods(r->server, &grpc__health__v1__health__descriptor,
+                               health_methods, N_ENTRIES(health_methods), r) != 0 ||
+        rpc_server_start(r->server) != 0) {
+        snprintf(err, errlen, "cannot start the RPC server");
+        goto fail;
+    }
+    if (cfg->advertise) {
+        snprintf(r->endpoint, sizeof r->endpoint, "%s", cfg->advertise);
+    } else {
+        const char *colon = strrchr(cfg->listen, ':');
+        int hostlen = colon ? (int)(colon - cfg->listen) : (int)strlen(cfg->listen);
+        snprintf(r->endpoint, sizeof r->endpoint, "%.*s:%d", hostlen, cfg->listen, *port);
+    }
+    /* Its name upstream: one per relay, so that two relays may watch one game. */
+    uint32_t tag = 0;
+    if (getrandom(&tag, sizeof tag, 0) != (ssize_t)sizeof tag)
+        tag = (uint32_t)*port;
+    snprintf(r->name, sizeof r->name, "relay-%08x", tag);
+    *out = r;
+    return 0;
+
+fail:
+    rpc_server_destroy(r->server);
+    rpc_pool_destroy(r->up);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+    return -1;
+}
+
+/* Watchers gone longer than the grace give their slots back. */
+static void sweep(relay *r, int64_t now)
+{
+    for (int i = 0; i < r->n_slots; i++) {
+        watcher *w = r->slots[i];
+        if (w && !w->stream && now - w->gone_ms > WATCHER_GRACE_MS)
+            watcher_free(r, w);
+    }
+}
+
+int relay_run(relay *r)
+{
+    int64_t next_tick = 0;
+    while (!r->stop) {
+        int64_t now = relay__now_ms();
+        int wait = next_tick > now ? (int)(next_tick - now) : 0;
+        rpc_server_poll(r->server, wait < 200 ? wait : 200);
+        relay__drain(r);
+        now = relay__now_ms();
+        if (now >= next_tick) {
+            sweep(r, now);
+            next_tick = relay__tick(r, now);
+        }
+    }
+    relay__log(r, "shutting down");
+    for (int i = 0; i < r->n_slots; i++)
+        if (r->slots[i])
+            relay__end_watch(r->slots[i], RPC_UNAVAILABLE,
+                             "the relay is shutting down; watch at another");
+    for (feed *f = r->feeds; f; f = f->next) {
+        rpc_status st = {.code = RPC_UNAVAILABLE};
+        snprintf(st.message, sizeof st.message, "the relay is shutting down");
+        for (int i = 0; i < f->n_joins; i++)
+            relay__answer_join(r, f, f->joins[i], &st);
+        f->n_joins = 0;
+    }
+    int64_t until = relay__now_ms() + 200;
+    while (relay__now_ms() < until && rpc_server_poll(r->server, 50) == 0) {
+    }
+    return 0;
+}
+
+void relay_request_stop(relay *r)
+{
+    r->stop = 1;
+}
+
+void relay_destroy(relay *r)
+{
+    if (!r)
+        return;
+    rpc_server_destroy(r->server);
+    rpc_pool_destroy(r->up);          /* cancels upstream; their news is dropped */
+    relay__drain_discard(r);
+    relay__feeds_free(r);
+    for (int i = 0; i < r->n_slots; i++)
+        free(r->slots[i]);
+    free(r->slots);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+}

@@ -1,0 +1,119 @@
+/*
+ * relay_internal.h — what the relay's files share: a relayed game (a feed,
+ * relay_feed.c: its stream from upstream and its log) and its observers
+ * here (watchers, relay.c: the calls observers make).
+ *
+ * Everything here belongs to the loop thread, but the inbox: upstream's
+ * client threads put what they receive there (relay_feed.c), under mu, and
+ * wake the loop, which drains it.
+ */
+#ifndef SUNGKA_RELAY_INTERNAL_H
+#define SUNGKA_RELAY_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "relay.h"
+#include "rpc.h"
+#include "sungka/v1/sungka.pb-c.h"
+
+#define RELAY_TOKEN_BYTES 33       /* 32 hex digits: the slot, then random */
+#define RELAY_UP_TOKEN_BYTES 128   /* the relay's own seat token upstream */
+#define RELAY_GAME_ID_BYTES 32
+
+typedef struct logged {            /* one event as the host packed it */
+    uint64_t seq;                  /* 0: outside the log (a ping) */
+    uint8_t *data;
+    size_t len;
+} logged;
+
+typedef struct feed feed;
+
+typedef struct watcher {           /* an observer here (its own allocation: calls and
+                                    * feeds point to it) */
+    feed *feed;
+    char token[RELAY_TOKEN_BYTES];
+    rpc_call *stream;              /* its Subscribe, or NULL */
+    int at;                        /* its index in feed->watching, while streaming */
+    int64_t gone_ms;               /* since when it has had no stream */
+} watcher;
+
+typedef enum {
+    FEED_JOINING,                  /* asking upstream for a seat */
+    FEED_LIVE,                     /* its stream is open (or opening) */
+    FEED_RETRY,                    /* waiting to ask again (retry_ms) */
+    FEED_OVER,                     /* upstream is done with it: nothing more comes */
+} feed_state;
+
+struct feed {
+    char game_id[RELAY_GAME_ID_BYTES];
+    feed_state state;
+    char token[RELAY_UP_TOKEN_BYTES];
+    unsigned gen;                  /* the upstream call's; older calls' news is stale */
+    rpc_stream *up;                /* the stream in use; NULL when none */
+    uint8_t *summary;              /* BoardRef.game as upstream packed it */
+    size_t summary_len;
+    logged snapshot;               /* data NULL until one came */
+    logged *log;                   /* every logged event after the snapshot */
+    size_t n_log, log_cap;
+    uint64_t last_seq;
+    bool game_over;                /* a GameOver went by */
+    int n_named;                   /* watchers here of it, streaming or not */
+    watcher **watching;            /* those with a stream */
+    int n_watching, watching_cap;
+    rpc_call **joins;              /* JoinGame calls waiting for the first answer */
+    int n_joins, joins_cap;
+    int attempts;
+    int64_t retry_ms;
+    int calls_out;                 /* upstream calls whose end is not drained yet */
+    struct feed *next;
+};
+
+typedef struct inbox inbox;
+
+struct relay {
+    relay_config cfg;
+    rpc_server *server;
+    rpc_pool *up;
+    char endpoint[RPC_ADDRESS_BYTES];
+    char name[40];                 /* the relay's observer name upstream */
+    volatile sig_atomic_t stop;
+    feed *feeds;
+    int n_feeds;
+    watcher **slots;               /* a token names its slot; NULL: free */
+    int n_slots, n_watchers;
+    int free_slot;                 /* a hint: slots below are taken */
+    pthread_mutex_t mu;            /* the inbox */
+    inbox *in_head, *in_tail;
+};
+
+/* --- relay.c --- */
+void relay__log(relay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Send an event to one watcher's stream; a watcher too slow for its outbox
+ * is cut off (it resumes after the last event it saw). */
+void relay__send(relay *r, watcher *w, const logged *ev);
+/* Answer a JoinGame waiting for f: its board reference, or f's failure. */
+void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *failed);
+/* End a watcher's stream with a status (the call's done unhooks it). */
+void relay__end_watch(watcher *w, rpc_code code, const char *message);
+
+/* --- relay_feed.c --- */
+feed *relay__feed_find(relay *r, const char *game_id);
+/* A new feed for game_id, joining upstream; NULL when out of memory. */
+feed *relay__feed_start(relay *r, const char *game_id);
+/* Add / remove a watcher's stream (it gets what it missed first). */
+int relay__feed_watch(relay *r, feed *f, watcher *w, uint64_t after_seq, char *err,
+                      size_t errlen);
+void relay__feed_unwatch(feed *f, watcher *w);
+/* What upstream's threads queued: events to fan out, joins, ends. */
+void relay__drain(relay *r);
+/* At the end: drop what is queued (upstream's channels are closed). */
+void relay__drain_discard(relay *r);
+/* Retries due; feeds over and unwatched let go; returns when to look again. */
+int64_t relay__tick(relay *r, int64_t now);
+void relay__feeds_free(relay *r);
+int64_t relay__now_ms(void);
+
+#endif /* SUNGKA_RELAY_INTERNAL_H */

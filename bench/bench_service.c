@@ -69,9 +69,10 @@ typedef struct child {
     char target[32];
     int syscalls_fd;              /* perf counter of its syscalls; -1: none */
 } child;
-#define MAX_CHILDREN 4
+#define MAX_CHILDREN 8
 static child *children[MAX_CHILDREN];   /* the live ones, for cleanup */
 static char board_path[PATH_MAX];
+static char relay_path[PATH_MAX];     /* sungka-relay, beside sungka-board */
 
 static int64_t now_ns(void)
 {
@@ -714,16 +715,31 @@ static double child_cpu_us(const child *c)
 static const child *g_server;
 static double g_cpu_us, g_syscalls;   /* g_syscalls < 0: not counted */
 static double g_syscalls_at_begin;
+/* Other servers a measurement times beside g_server (a cluster's other
+ * nodes, relays): their CPU together, in the same window. */
+static const child *g_side[MAX_CHILDREN];
+static int g_n_side;
+static double g_side_cpu_us, g_side_at_begin;
+
+static double side_cpu_us(void)
+{
+    double us = 0;
+    for (int i = 0; i < g_n_side; i++)
+        us += child_cpu_us(g_side[i]);
+    return us;
+}
 
 static double cpu_begin(void)
 {
     g_syscalls_at_begin = syscalls_of(g_server);
+    g_side_at_begin = side_cpu_us();
     return g_server ? child_cpu_us(g_server) : 0;
 }
 
 static void cpu_end(double at_begin)
 {
     g_cpu_us = g_server ? child_cpu_us(g_server) - at_begin : 0;
+    g_side_cpu_us = side_cpu_us() - g_side_at_begin;
     double now = syscalls_of(g_server);
     g_syscalls = now >= 0 && g_syscalls_at_begin >= 0 ? now - g_syscalls_at_begin : -1;
 }
@@ -739,18 +755,32 @@ static const char *db_file(void)
  * store starts empty. Its limits are raised for scripted agents on
  * 127.0.0.1 (they move faster than people, all from one address) and it
  * waits an hour for pings they do not answer. */
-static void board_start(child *b, const char *db)
+static void board_start_with(child *b, const char *db, const char *lease)
 {
-    if (db[0] && strcmp(db, ":memory:") != 0)
+    if (db[0] && strcmp(db, ":memory:") != 0 && !strstr(db, "://"))
         remove_db(db);
     char *const argv[] = {
         board_path, "--listen", "127.0.0.1:0", "--db", (char *)db, "--quiet",
         "--ping-timeout", "3600", "--max-games", "1000000",
         "--max-games-per-client", "1000000", "--move-rate", "1000000",
         "--max-participants", "100000", "--max-client-streams", "1000000",
-        "--max-client-observers", "1000000", "--client-join-rate", "1000000", NULL,
+        "--max-client-observers", "1000000", "--client-join-rate", "1000000",
+        lease ? "--lease" : NULL, (char *)lease, NULL,
     };
     child_spawn(b, argv);
+}
+
+static void board_start(child *b, const char *db)
+{
+    board_start_with(b, db, NULL);
+}
+
+/* A sungka-relay child taking its games from upstream. */
+static void relay_start(child *c, const char *upstream)
+{
+    char *const argv[] = {relay_path, "--listen", "127.0.0.1:0", "--upstream",
+                          (char *)upstream, "--quiet", "--max-streams", "100000", NULL};
+    child_spawn(c, argv);
 }
 
 /* The floor (--serve-floor) or the rpc/ echo (--serve-echo): this program
@@ -773,13 +803,24 @@ typedef struct pool {
     int n;
 } pool;
 
-static void pool_open(pool *p, const char *target, int n)
+/* n clients; targets may list several servers ("a,b,c"): client i goes to
+ * the (i mod count)th, so games made through them spread over a cluster. */
+static void pool_open(pool *p, const char *servers, int n)
 {
-    p->n = n < 1 ? 1 : n;
+    int n_servers = 1;
+    for (const char *c = servers; *c; c++)
+        n_servers += *c == ',';
+    p->n = n < n_servers ? n_servers : n;
     p->c = calloc((size_t)p->n, sizeof *p->c);
-    for (int i = 0; i < p->n; i++)
+    for (int i = 0; i < p->n; i++) {
+        const char *t = servers;
+        for (int k = 0; k < i % n_servers; k++)
+            t = strchr(t, ',') + 1;
+        char target[64];
+        snprintf(target, sizeof target, "%.*s", (int)strcspn(t, ","), t);
         if (rpc_client_create(target, NULL, &p->c[i]) != 0)
             fatal("cannot create client %d", i);
+    }
 }
 
 static void pool_close(pool *p)
@@ -1165,13 +1206,16 @@ typedef struct fgame {
 /* N observers of one game; each round makes one move and lasts until the
  * last observer has its MoveMade. (The code can spread N over k games, one
  * move in each per round, back to back; k is 1.) */
+/* watch_at: where the observers join and watch (relays: "a,b,c"); NULL:
+ * the game's own service. */
 static stats bench_board_fanout(const char *target, int n, int per_conn, bool many,
-                                int rounds, int *games_out, int *rounds_out)
+                                int rounds, int *games_out, int *rounds_out,
+                                const char *watch_at)
 {
     int k = 1;
     pool movers, obs;
     pool_open(&movers, target, (k + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
-    pool_open(&obs, target, (n + per_conn - 1) / per_conn);
+    pool_open(&obs, watch_at ? watch_at : target, (n + per_conn - 1) / per_conn);
     fgame *gs = calloc((size_t)k, sizeof *gs);
     sub *subs = calloc((size_t)n, sizeof *subs);
     reset_counters();
@@ -1191,7 +1235,7 @@ static stats bench_board_fanout(const char *target, int n, int per_conn, bool ma
             char name[16];
             char *token = tokens[o % per_conn];
             snprintf(name, sizeof name, "obs%d", j);
-            join_game(g->cli, g->id, name, true, token);
+            join_game(obs.c[o / per_conn], g->id, name, true, token);
             subs[o] = (sub){SUB_OBSERVER, -1, NULL, false};
             rpc_stream *st;
             if (!many) {
@@ -1716,16 +1760,194 @@ static void bench_join(int n)
     add_target("service memory per joined observer (KiB)", r->value / 1024.0, 16, "KiB", false);
 }
 
+/* ------------------------------------------------- relays and a cluster */
+
+/* The game's own service's CPU per move with n observers watching it
+ * directly, and through three relays (the third fed by the second, as a
+ * tree grows): what the host pays per event, and what the relays pay. */
+static void bench_relays(int n, int rounds)
+{
+    const char *how[] = {"direct", "3 relays"};
+    for (int k = 0; k < 2; k++) {
+        child b = {0}, r[3] = {{0}};
+        board_start(&b, ":memory:");
+        char at[3 * 40] = "";
+        if (k == 1) {
+            relay_start(&r[0], b.target);
+            relay_start(&r[1], b.target);
+            relay_start(&r[2], r[1].target);
+            snprintf(at, sizeof at, "%s,%s,%s", r[0].target, r[1].target, r[2].target);
+            g_n_side = 3;
+            for (int i = 0; i < 3; i++)
+                g_side[i] = &r[i];
+        }
+        g_server = &b;
+        progress("relays: %d observers, %s (%d rounds)", n, how[k], rounds);
+        int games, done;
+        stats s = bench_board_fanout(b.target, n, STREAMS_PER_CLIENT, false, rounds, &games,
+                                     &done, k ? at : NULL);
+        row *rw = add_row("relays", "move -> last observer", how[k]);
+        rw->latency = true;
+        rw->s = s;
+        rw = add_row("relays", "host CPU per move (us)", how[k]);
+        rw->value = g_cpu_us / (done ? done : 1);
+        rw->unit = "us";
+        snprintf(rw->note, sizeof rw->note, "%d observers; %.2f us per observer reached%s",
+                 n, rw->value / n, k ? "" : "");
+        if (k) {
+            rw = add_row("relays", "relays' CPU per move (us)", how[k]);
+            rw->value = g_side_cpu_us / (done ? done : 1);
+            rw->unit = "us";
+        }
+        g_n_side = 0;
+        g_server = NULL;
+        for (int i = 2; i >= 0; i--)
+            child_stop(&r[i]);
+        child_stop(&b);
+    }
+}
+
+/* pg_url with its database name replaced by name. */
+static void pg_database(const char *pg_url, const char *name, char *out, size_t len)
+{
+    const char *slash = strrchr(pg_url, '/');
+    int keep = slash && slash > pg_url + 13 ? (int)(slash - pg_url) : (int)strlen(pg_url);
+    snprintf(out, len, "%.*s/%s", keep, pg_url, name);
+}
+
+/* A Move through a pool of channels to the cluster, following it to the
+ * game's node: 0 once accepted, -1 when refused (not a redirect). */
+static int move_anywhere(rpc_pool *p, const char *token, int move)
+{
+    Sungka__V1__MoveRequest mr = SUNGKA__V1__MOVE_REQUEST__INIT;
+    mr.move = move;
+    ProtobufCMessage *reply = NULL;
+    rpc_status st;
+    int rc = rpc_client_call_sync(rpc_pool_client(p), &M_MOVE, &mr.base, token, 2000, &reply,
+                                  &st);
+    if (reply)
+        protobuf_c_message_free_unpacked(reply, NULL);
+    if (rc == 0)
+        return 0;
+    if (!rpc_pool_follow(p, &st) && st.code != RPC_UNAVAILABLE &&
+        st.code != RPC_DEADLINE_EXCEEDED)
+        return -1;
+    return 1;                          /* again */
+}
+
+/* kill -9 of the node hosting a running game, to the next move accepted
+ * (through a pool that finds the game's new node), in ms. */
+static double failover_once(const char *url, const char *lease)
+{
+    child a = {0}, b = {0};
+    board_start_with(&a, url, lease);
+    board_start_with(&b, url, lease);
+    rpc_client *cli;
+    if (rpc_client_create(a.target, NULL, &cli) != 0)
+        fatal("cannot create a client");
+    char id[32], token[2][64], both[80];
+    create_game(cli, id);
+    join_game(cli, id, "alice", false, token[0]);
+    join_game(cli, id, "bob", false, token[1]);
+    set_ready(cli, token[0]);
+    set_ready(cli, token[1]);
+    game_state g;
+    new_local_game(&g);
+    snprintf(both, sizeof both, "%s,%s", a.target, b.target);
+    rpc_pool *p;
+    if (rpc_pool_create(both, NULL, &p) != 0)
+        fatal("cannot make a pool");
+    for (int i = 0; i < 4; i++) {          /* a few moves on the first node */
+        int move = pick_lasting(&g, i);
+        if (move_anywhere(p, token[game_to_move(&g)], move) != 0)
+            fatal("a move before the failover failed");
+        game_play(&g, game_to_move(&g), move, NULL, NULL, 0);
+    }
+    rpc_client_destroy(cli);
+    kill(a.pid, SIGKILL);
+    waitpid(a.pid, NULL, 0);
+    int64_t t0 = now_ns();
+    int move = pick_lasting(&g, 9), rc;
+    while ((rc = move_anywhere(p, token[game_to_move(&g)], move)) == 1) {
+        if (now_ns() - t0 > (int64_t)WAIT_MS * 1000000)
+            fatal("the game did not come back within %d ms", WAIT_MS);
+        sleep_ms(20);
+    }
+    double ms = (double)(now_ns() - t0) / 1e6;
+    if (rc != 0)
+        fatal("the move after the failover was refused");
+    rpc_pool_destroy(p);
+    a.pid = 0;
+    child_stop(&a);
+    child_stop(&b);
+    return ms;
+}
+
+/* On a PostgreSQL server (--pg): moves per second with 1, 2 and 3 nodes
+ * sharing it (100 games spread over them), and the failover time. */
+static void bench_cluster(const char *pg_url, int tput_ms)
+{
+    char url[512], name[64], nodes_at[3 * 40];
+    for (int n = 1; n <= 3; n++) {
+        snprintf(name, sizeof name, "sungka_bench_%d_tput_%d", (int)getpid(), n);
+        pg_database(pg_url, name, url, sizeof url);
+        child nodes[3] = {{0}};
+        nodes_at[0] = '\0';
+        for (int i = 0; i < n; i++) {
+            board_start(&nodes[i], url);
+            snprintf(nodes_at + strlen(nodes_at), sizeof nodes_at - strlen(nodes_at), "%s%s",
+                     i ? "," : "", nodes[i].target);
+            if (i > 0)
+                g_side[g_n_side++] = &nodes[i];
+        }
+        g_server = &nodes[0];
+        progress("cluster: %d node%s on PostgreSQL, 100 games (%d ms)", n, n > 1 ? "s" : "",
+                 tput_ms);
+        int started;
+        double mps = bench_throughput(nodes_at, 100, tput_ms, &started);
+        char param[24];
+        snprintf(param, sizeof param, "%d node%s", n, n > 1 ? "s" : "");
+        row *r = add_row("cluster", "moves per second, 100 games", param);
+        r->value = mps;
+        r->unit = "/s";
+        snprintf(r->note, sizeof r->note, "CPU per move, every node: %.0f us",
+                 (g_cpu_us + g_side_cpu_us) / (mps * tput_ms / 1000.0));
+        g_server = NULL;
+        g_n_side = 0;
+        for (int i = n - 1; i >= 0; i--)
+            child_stop(&nodes[i]);
+    }
+    double ms[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "sungka_bench_%d_failover_%d", (int)getpid(), i);
+        pg_database(pg_url, name, url, sizeof url);
+        progress("cluster: failover %d of 3 (lease 2 s)", i + 1);
+        ms[i] = failover_once(url, "2");
+    }
+    for (int i = 1; i < 3; i++)
+        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+            double t = ms[j];
+            ms[j] = ms[j - 1];
+            ms[j - 1] = t;
+        }
+    row *r = add_row("cluster", "kill -9 -> next move accepted", "lease 2 s");
+    r->value = ms[1];
+    r->unit = "ms";
+    snprintf(r->note, sizeof r->note, "median of 3 (%.0f, %.0f, %.0f ms); the lease, then "
+             "the adopting node's next renewal, then the client's retry", ms[0], ms[1], ms[2]);
+}
+
 /* ------------------------------------------------------------------- main */
 
 enum { S_MOVE = 1, S_FANOUT = 2, S_TPUT = 4, S_DURABLE = 8, S_MEMORY = 16, S_STREAMS = 32,
-       S_JOIN = 64, S_ALL = 127 };
+       S_JOIN = 64, S_RELAYS = 128, S_ALL = 255, S_CLUSTER = 256 /* only with --pg */ };
 
 static int parse_only(const char *list)
 {
     static const struct { const char *name; int bit; } names[] = {
         {"move", S_MOVE}, {"fanout", S_FANOUT}, {"tput", S_TPUT},
         {"durable", S_DURABLE}, {"memory", S_MEMORY}, {"streams", S_STREAMS}, {"join", S_JOIN},
+        {"relays", S_RELAYS}, {"cluster", S_CLUSTER},
     };
     int mask = 0;
     char buf[128];
@@ -1752,10 +1974,13 @@ static void usage(FILE *out)
             "                     no fan-out to 5,000 observers\n"
             "  -o, --json FILE    write the results as JSON here (default bench-results.json)\n"
             "      --only LIST    sections to run, comma-separated: move,fanout,tput,durable,\n"
-            "                     memory,streams,join\n"
-            "      --board PATH   the sungka-board program for the memory, streams and join\n"
-            "                     sections\n"
-            "                     (default: next to this program)\n"
+            "                     memory,streams,join,relays, and cluster (with --pg)\n"
+            "      --board PATH   the sungka-board program for the memory, streams, join,\n"
+            "                     relays and cluster sections (default: next to this\n"
+            "                     program; sungka-relay is looked for beside it)\n"
+            "      --pg URL       a PostgreSQL server for the cluster section\n"
+            "                     (postgresql://USER@HOST:PORT/postgres; it makes\n"
+            "                     databases sungka_bench_PID_* there)\n"
             "      --verdict-anyway  say MET or MISSED even when the machine was not quiet\n"
             "                     (otherwise NOISY): a load average above 0.25 a CPU\n"
             "                     before the run, or other processes using over 5%% of\n"
@@ -1803,12 +2028,13 @@ int main(int argc, char **argv)
         {"json", required_argument, NULL, 'o'},
         {"only", required_argument, NULL, 'O'},
         {"board", required_argument, NULL, 'b'},
+        {"pg", required_argument, NULL, 'P'},
         {"verdict-anyway", no_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
         {NULL, 0, NULL, 0},
     };
-    const char *json = "bench-results.json";
+    const char *json = "bench-results.json", *pg_url = NULL;
     int mask = S_ALL, c;
     if (argc == 2 && (strcmp(argv[1], "--serve-floor") == 0 ||
                       strcmp(argv[1], "--serve-echo") == 0))
@@ -1834,6 +2060,9 @@ int main(int argc, char **argv)
         case 'b':
             snprintf(board_path, sizeof board_path, "%s", optarg);
             break;
+        case 'P':
+            pg_url = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -1849,6 +2078,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if ((mask & S_CLUSTER) && !pg_url) {
+        fprintf(stderr, "sungka-bench: the cluster section needs a PostgreSQL server (--pg "
+                        "postgresql://USER@HOST:PORT/postgres)\n");
+        return 2;
+    }
+    if (pg_url && mask == S_ALL)
+        mask |= S_CLUSTER;
     if (!board_path[0]) {
         char self[PATH_MAX];
         ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -1860,6 +2096,11 @@ int main(int argc, char **argv)
             snprintf(board_path, sizeof board_path, "%.*s/sungka-board", PATH_MAX - 16, self);
         }
     }
+
+    /* sungka-relay beside the board program */
+    snprintf(relay_path, sizeof relay_path, "%.*s/sungka-relay",
+             (int)(strrchr(board_path, '/') ? strrchr(board_path, '/') - board_path : 1),
+             strrchr(board_path, '/') ? board_path : ".");
 
     /* Thousands of streams over a few hundred connections: raise the fd cap. */
     struct rlimit rl;
@@ -1953,7 +2194,8 @@ int main(int argc, char **argv)
             child b;
             board_start(&b, db_file());
             g_server = &b;
-            stats s = bench_board_fanout(b.target, n, per, fan[i].many, rr, &games, &done);
+            stats s = bench_board_fanout(b.target, n, per, fan[i].many, rr, &games, &done,
+                                         NULL);
             double cpu = done ? g_cpu_us / ((double)n * done) : 0;
             double sys = done ? g_syscalls / ((double)n * done) : -1;
             g_server = NULL;
@@ -2091,6 +2333,10 @@ int main(int argc, char **argv)
         progress("join: child %s, %d observers of one game", board_path, n);
         bench_join(n);
     }
+    if (mask & S_RELAYS)
+        bench_relays(1000, rounds);
+    if (mask & S_CLUSTER)
+        bench_cluster(pg_url, tput_ms);
     double secs = (double)(now_ns() - t_start) / 1e9;
 
     printf("sungka-bench (%s), %ld CPUs, loopback, %.0f s\n", quick ? "quick" : "full",

@@ -22,6 +22,7 @@
 #include "relay_internal.h"
 
 #define WATCHER_GRACE_MS 60000
+#define RELAY_SLICE_MS 2
 #define OUTBOX_LIMIT 4096
 #define N_ENTRIES(a) (sizeof (a) / sizeof (a)[0])
 
@@ -424,7 +425,11 @@ int relay_run(relay *r)
     while (!r->stop) {
         int64_t now = relay__now_ms();
         int wait = next_tick > now ? (int)(next_tick - now) : 0;
-        rpc_server_poll(r->server, wait < 200 ? wait : 200);
+        /* Upstream's news wakes the loop only at poll's next slice (rpc.h:
+         * rpc_server_wake, up to 100 ms): while games are relayed, poll in
+         * short slices so an event waits here a millisecond or two. */
+        int slice = r->feeds ? RELAY_SLICE_MS : 200;
+        rpc_server_poll(r->server, wait < slice ? wait : slice);
         relay__drain(r);
         now = relay__now_ms();
         if (now >= next_tick) {

@@ -5,7 +5,10 @@ lives on the node that made it, and when that node dies another adopts the
 game while the agents follow by themselves. Needs the tests' PostgreSQL
 server (SUNGKA_TEST_PG_URL_FILE, the ctest fixture pg)."""
 import os
+import re
+import shutil
 import signal
+import tempfile
 import subprocess
 import sys
 import time
@@ -170,6 +173,103 @@ def late_node_fenced(bindir):
             p.quit()
 
 
+def _clocks(line):
+    """{name: seconds} and the running name from a 'Clocks: ...' line."""
+    found = re.findall(r"([\w-]+) (\d+):(\d\d)( \(running\))?", line)
+    left = {n: int(m) * 60 + int(s) for n, m, s, _ in found}
+    running = [n for n, _, _, r in found if r]
+    return left, running[0] if running else None
+
+
+def bots_and_clocks(bindir):
+    """A game with clocks against a service bot, its node killed: the node
+    that adopts it starts the bot again, which moves; the player's clock
+    goes on from where the last move left it, the outage charged to
+    nobody."""
+    from test_fair_play import _line_after
+    with Env(bindir) as env:
+        db, (a, b) = _cluster(env, 2)
+        every = f"{a.address},{b.address}"
+        me = env.player("me", "--server", every, "--new", "kalah", "--clock", "1+0",
+                        "--bots", "1", "--bot-level", "2")
+        me.expect(r"^The game starts")
+        a.expect_stderr(r"bot bot-1 \(level 2\) started", timeout=15)
+        auto = Autoplayer(env, [me], seed=4)
+        auto.play_moves(1)
+        # Our turn, the bot has moved: nothing is on its way.
+        before, running = _clocks(_line_after(me, r"^bot-1 played", r"^Clocks: "))
+        check(running == "me", f"my clock should run: {before}, {running}")
+        a.p.send_signal(signal.SIGKILL)
+        a.p.wait(5)
+        b.expect_stderr(r"adopted from a node that stopped: 1 unfinished game",
+                        timeout=LEASE_S + 15)
+        adopted = time.monotonic()             # my clock runs from the adoption on
+        b.expect_stderr(r"bot bot-1 \(level 2\) started", timeout=15)
+        me.wait_for(r"^Reconnected to ", timeout=20)
+        deadline = time.monotonic() + 10
+        while True:
+            me.cursor = len(me.lines)
+            me.send("board")
+            after, running_after = _clocks(me.expect(r"^Clocks: ").string)
+            expected = before["me"] - (time.monotonic() - adopted)
+            if after["me"] >= expected - 1.5 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        check(running_after == "me" and after["bot-1"] == before["bot-1"] and
+              after["me"] >= expected - 1.5,
+              f"clocks before the kill {before}, after {after} ({running_after} running), "
+              f"mine expected about {expected:.1f} s\n" + me.dump())
+        # Play on from our turn, which was said before the kill (the view
+        # says it once): the Autoplayer answers that line.
+        mark = len(me.lines)
+        me.cursor = max(i for i, l in enumerate(me.lines[:mark]) if l.startswith("Your turn"))
+        auto.moving.clear()                    # our one move was seen played before the kill
+        deadline = time.monotonic() + 60
+        while not any(l.startswith("bot-1 played") for l in me.lines[mark:]):
+            check(time.monotonic() < deadline, "the bot did not move after the failover\n" +
+                  env.dump_all())
+            auto.play_moves(1, timeout=60)
+        me.quit()
+
+
+def health_follows_database(bindir):
+    """A node whose database stops answering says so to health checks
+    (NOT_SERVING) once it cannot renew its lease, and keeps running. On a
+    PostgreSQL server of the test's own, which it stops."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with Env(bindir) as env:
+        # Where the server's own user (postgres, when the tests run as root) may go.
+        top = tempfile.mkdtemp(prefix="sungka-pg-")
+        os.chmod(top, 0o755)
+        pgdir = os.path.join(top, "pg")
+        server = os.path.join(here, "..", "pg", "pg_server.sh")
+        subprocess.run([server, "start", pgdir], check=True, capture_output=True, timeout=120)
+        try:
+            with open(os.path.join(pgdir, "url")) as f:
+                url = f.read().strip().rsplit("/", 1)[0] + "/sungka_health"
+            node = env.board("--db", url, "--lease", str(LEASE_S))
+            client = wire.Client(node.address)
+            health = "/grpc.health.v1.Health/Check"
+            code, reply = client.raw(health, b"")
+            check(code == "OK" and wire.get(reply, 1) == 1, f"healthy: {code} {reply}")
+            subprocess.run([server, "stop", pgdir], check=True, capture_output=True,
+                           timeout=120)
+            deadline = time.monotonic() + LEASE_S + 10
+            while True:
+                code, reply = client.raw(health, b"")
+                if code == "OK" and wire.get(reply, 1) == 2:
+                    break
+                check(time.monotonic() < deadline, f"still {code} {reply}\n" + node.dump())
+                time.sleep(0.2)
+            node.expect_stderr(r"cannot renew the lease", timeout=5)
+            check(node.p.poll() is None, "the node died with its database")
+            client.close()
+        finally:
+            subprocess.run([server, "stop", pgdir], capture_output=True, timeout=120)
+            shutil.rmtree(top, ignore_errors=True)
+
+
 if __name__ == "__main__":
     sys.exit(main({"three_nodes": three_nodes, "failover": failover,
-                   "late_node_fenced": late_node_fenced}))
+                   "late_node_fenced": late_node_fenced, "bots_and_clocks": bots_and_clocks,
+                   "health_follows_database": health_follows_database}))

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "board.h"
+#include "options.h"
 #include "rpc.h"
 #include "self_signed.h"
 #include "store.h"
@@ -114,16 +115,7 @@ static void usage(FILE *out)
 /* Strict positive integer option: the whole string, in 1..max. */
 static int parse_count(const char *opt, const char *s, int max, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > max) {
-        fprintf(stderr, "sungka-board: %s must be a whole number 1..%d, not '%s'\n", opt, max,
-                s);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+    return option_number("sungka-board", opt, s, 1, max, out);
 }
 
 static void print_problem(void *user, const char *text)

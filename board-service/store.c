@@ -401,6 +401,27 @@ static int check_str(store *s, const char *v, size_t bytes, const char *what, bo
     return 0;
 }
 
+/* Room for element `count` of a list of `size`-byte elements read row by
+ * row: the list, grown (doubled, from `first`, to at most `most`; 0: no
+ * bound) when full. NULL with "what: out of memory" set when it cannot
+ * grow; list is then kept, for the caller to free. */
+static void *grow_list(store *s, void *list, int count, int *cap, size_t size, int first,
+                       int most, const char *what)
+{
+    if (count < *cap)
+        return list;
+    int grown_cap = *cap ? *cap * 2 : first;
+    if (most > 0 && grown_cap > most)
+        grown_cap = most;
+    void *grown = realloc(list, (size_t)grown_cap * size);
+    if (!grown) {
+        failf(s, "%s: out of memory", what);
+        return NULL;
+    }
+    *cap = grown_cap;
+    return grown;
+}
+
 /* A group of writes as one unit that nests inside the caller's transaction
  * (a savepoint), or is a transaction of its own outside one (PostgreSQL
  * has no savepoint outside a transaction). */
@@ -1059,18 +1080,13 @@ int store_matches(store *s, const char *player, const char *kind, int limit,
     store_match_summary *list = NULL;
     int count = 0, cap = 0, rc, res = 0;
     while ((rc = db_step(st)) == DB_ROW) {
-        if (count == cap) {
-            int grown_cap = cap ? cap * 2 : 16;
-            if (grown_cap > limit)
-                grown_cap = limit;
-            store_match_summary *grown = realloc(list, (size_t)grown_cap * sizeof *grown);
-            if (!grown) {
-                res = failf(s, "cannot read the match history: out of memory");
-                break;
-            }
-            list = grown;
-            cap = grown_cap;
+        store_match_summary *grown = grow_list(s, list, count, &cap, sizeof *list, 16, limit,
+                                               "cannot read the match history");
+        if (!grown) {
+            res = -1;
+            break;
         }
+        list = grown;
         store_match_summary *m = &list[count++];
         memset(m, 0, sizeof *m);
         read_game(st, &m->game, &m->n_moves);
@@ -1100,16 +1116,13 @@ static int read_moves(store *s, const char *id, store_move **moves, int *n_moves
     store_move *list = NULL;
     int count = 0, cap = 0, rc, res = 0;
     while ((rc = db_step(st)) == DB_ROW) {
-        if (count == cap) {
-            int grown_cap = cap ? cap * 2 : 64;
-            store_move *grown = realloc(list, (size_t)grown_cap * sizeof *grown);
-            if (!grown) {
-                res = failf(s, "cannot read the moves of game %s: out of memory", id);
-                break;
-            }
-            list = grown;
-            cap = grown_cap;
+        store_move *grown = grow_list(s, list, count, &cap, sizeof *list, 64, 0,
+                                      "cannot read the moves of a game");
+        if (!grown) {
+            res = -1;
+            break;
         }
+        list = grown;
         store_move *m = &list[count++];
         m->ply = db_col_int(st, 0);
         m->seat = db_col_int(st, 1);
@@ -1715,17 +1728,14 @@ int store_rating_history(store *s, int64_t account_id, const char *kind, int lim
     store_rating_point *points = NULL;
     int count = 0, cap = 0, rc;
     while ((rc = db_step(st)) == DB_ROW) {
-        if (count == cap) {
-            int grown_cap = cap ? cap * 2 : 16;
-            store_rating_point *grown = realloc(points, (size_t)grown_cap * sizeof *grown);
-            if (!grown) {
-                free(points);
-                finish(st);
-                return failf(s, "out of memory reading the rating history");
-            }
-            points = grown;
-            cap = grown_cap;
+        store_rating_point *grown = grow_list(s, points, count, &cap, sizeof *points, 16, 0,
+                                              "cannot read the rating history");
+        if (!grown) {
+            free(points);
+            finish(st);
+            return -1;
         }
+        points = grown;
         store_rating_point *p = &points[count++];
         memset(p, 0, sizeof *p);
         col_text(st, 0, p->kind, sizeof p->kind);
@@ -1922,16 +1932,13 @@ int store_remote_games(store *s, int limit, store_remote_game **out, int *n)
     store_remote_game *list = NULL;
     int count = 0, cap = 0, rc, res = 0;
     while ((rc = db_step(st)) == DB_ROW) {
-        if (count == cap) {
-            int grown_cap = cap ? cap * 2 : 16;
-            store_remote_game *grown = realloc(list, (size_t)grown_cap * sizeof *grown);
-            if (!grown) {
-                res = failf(s, "cannot read the cluster's games: out of memory");
-                break;
-            }
-            list = grown;
-            cap = grown_cap;
+        store_remote_game *grown = grow_list(s, list, count, &cap, sizeof *list, 16, 0,
+                                             "cannot read the cluster's games");
+        if (!grown) {
+            res = -1;
+            break;
         }
+        list = grown;
         store_remote_game *g = &list[count++];
         memset(g, 0, sizeof *g);
         read_game(st, &g->game, NULL);

@@ -15,20 +15,14 @@
 
 #include "agent.h"
 #include "local_board.h"
+#include "options.h"
 #include "version.h"
 #include "view.h"
 
 /* A whole number in min..max, or a message and -1. */
 static int parse_int(const char *opt, const char *s, int min, int max, int *out)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < min || v > max) {
-        fprintf(stderr, "sungka-player: %s must be %d..%d, not '%s'\n", opt, min, max, s);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+    return option_number("sungka-player", opt, s, min, max, out);
 }
 
 /* One line from descriptor fd into out (no newline). */

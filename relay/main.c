@@ -3,13 +3,13 @@
  * options, starts the relay, prints the bound address on one line (tests
  * read it), and stops cleanly on SIGINT/SIGTERM.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "relay.h"
 #include "rpc.h"
 #include "version.h"
@@ -48,16 +48,7 @@ static void usage(FILE *out)
 
 static int parse_count(const char *opt, const char *s, int max, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > max) {
-        fprintf(stderr, "sungka-relay: %s must be a whole number 1..%d, not '%s'\n", opt, max,
-                s);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+    return option_number("sungka-relay", opt, s, 1, max, out);
 }
 
 int main(int argc, char **argv)

@@ -201,31 +201,6 @@ void agent_library_shutdown(void)
     rpc_shutdown();
 }
 
-/* "HOST:PORT", with an IPv6 host in brackets; a gRPC target with a scheme
- * ("unix:PATH", "dns:///HOST:PORT") is left to gRPC. Said here, because
- * gRPC would try to resolve almost anything and fail in its own words. */
-static bool address_ok(const char *s)
-{
-    if (strncmp(s, "unix:", 5) == 0)
-        return s[5] != '\0';
-    if (strstr(s, ":///"))
-        return true;
-    const char *colon = strrchr(s, ':');
-    if (!colon || colon == s || !colon[1] || strlen(colon + 1) > 5)
-        return false;
-    for (const char *c = colon + 1; *c; c++)
-        if (*c < '0' || *c > '9')
-            return false;
-    long port = strtol(colon + 1, NULL, 10);
-    if (port < 1 || port > 65535)
-        return false;
-    if (s[0] == '[')
-        return colon[-1] == ']' && colon - s > 2;
-    for (const char *c = s; c < colon; c++)
-        if (*c == ':' || *c == '[' || *c == ']' || (unsigned char)*c <= ' ')
-            return false;
-    return true;
-}
 
 /* One address, or a cluster's several separated by commas: each of them
  * an address. The first bad one into bad. */
@@ -234,7 +209,7 @@ static bool addresses_ok(const char *list, char *bad, size_t len)
     for (const char *p = list;;) {
         size_t n = strcspn(p, ",");
         snprintf(bad, len, "%.*s", (int)n, p);
-        if (n >= AGENT_ADDRESS_BYTES || !address_ok(bad))
+        if (n >= AGENT_ADDRESS_BYTES || !rpc_target_ok(bad))
             return false;
         if (!p[n])
             return true;

@@ -407,9 +407,16 @@ int rpc_client_call_sync(rpc_client *cli, const rpc_method *method,
 #define RPC_ADDRESS_BYTES 128
 typedef struct rpc_pool rpc_pool;
 
+/* Whether target reads as an address: "HOST:PORT" (an IPv6 host in
+ * brackets), or a gRPC target with a scheme ("unix:PATH",
+ * "dns:///HOST:PORT"), left to gRPC. Said here, because gRPC would try to
+ * resolve almost anything and fail in its own words. */
+bool rpc_target_ok(const char *target);
+
 /* addresses: one or more "host:port" separated by commas; the first in use.
  * opts (may be NULL) is copied; the strings it points to must outlive the
- * pool. 0, or -1 (an address too long, too many, or none). */
+ * pool. 0, or -1 (an address that is none (rpc_target_ok), too long, too
+ * many, or none at all). */
 int rpc_pool_create(const char *addresses, const rpc_client_options *opts, rpc_pool **out);
 /* rpc_client_destroy of every channel made; not from a client callback. */
 void rpc_pool_destroy(rpc_pool *p);

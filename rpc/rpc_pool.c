@@ -29,6 +29,29 @@ struct rpc_pool {
     int node;                      /* in use */
 };
 
+bool rpc_target_ok(const char *s)
+{
+    if (strncmp(s, "unix:", 5) == 0)
+        return s[5] != '\0';
+    if (strstr(s, ":///"))
+        return true;
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s || !colon[1] || strlen(colon + 1) > 5)
+        return false;
+    for (const char *c = colon + 1; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    long port = strtol(colon + 1, NULL, 10);
+    if (port < 1 || port > 65535)
+        return false;
+    if (s[0] == '[')
+        return colon[-1] == ']' && colon - s > 2;
+    for (const char *c = s; c < colon; c++)
+        if (*c == ':' || *c == '[' || *c == ']' || (unsigned char)*c <= ' ')
+            return false;
+    return true;
+}
+
 /* Use node i, making its channel if it has none. Locked. */
 static int use(rpc_pool *p, int i)
 {
@@ -53,8 +76,14 @@ int rpc_pool_create(const char *addresses, const rpc_client_options *opts, rpc_p
             free(p);
             return -1;
         }
-        if (len > 0)
-            snprintf(p->nodes[p->n_nodes++].address, RPC_ADDRESS_BYTES, "%.*s", (int)len, a);
+        if (len > 0) {
+            char *at = p->nodes[p->n_nodes++].address;
+            snprintf(at, RPC_ADDRESS_BYTES, "%.*s", (int)len, a);
+            if (!rpc_target_ok(at)) {
+                free(p);
+                return -1;
+            }
+        }
         a += len + (a[len] == ',');
     }
     p->n_given = p->n_nodes;

@@ -94,6 +94,10 @@ static void bad_lists_refused(void **state)
     rpc_pool *p = (rpc_pool *)1;
     assert_int_equal(rpc_pool_create("", NULL, &p), -1);
     assert_null(p);
+    assert_int_equal(rpc_pool_create("127.0.0.1:7070,bad", NULL, &p), -1);
+    assert_int_equal(rpc_pool_create("127.0.0.1:99999", NULL, &p), -1);
+    assert_true(rpc_target_ok("[::1]:7070") && rpc_target_ok("unix:/tmp/s") &&
+                !rpc_target_ok("host:") && !rpc_target_ok(":7070"));
     char long_one[300];
     memset(long_one, 'a', sizeof long_one - 1);
     long_one[sizeof long_one - 1] = '\0';

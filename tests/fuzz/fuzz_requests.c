@@ -420,8 +420,12 @@ static void subscribe(const method_entry *e, const ProtobufCMessage *req, const 
     if (req->descriptor == &sungka__v1__subscribe_many_request__descriptor) {
         size_t n = ((const Sungka__V1__SubscribeManyRequest *)req)->n_subscriptions;
         bool refused = b.status.code == RPC_INVALID_ARGUMENT;
+        char where[128];
+        /* refused whole: a count out of range, or text that is not UTF-8 */
+        bool malformed = n == 0 || n > 1000 ||
+                         rpc_message_check_utf8(req, where, sizeof where) != 0;
         FUZZ_CHECK(b.status.code == RPC_OK || b.status.code == RPC_CANCELLED ||
-                   (refused && (n == 0 || n > 1000)),
+                   (refused && malformed),
                    "%s with %zu subscriptions ended %s %s", e->name, n,
                    rpc_code_name(b.status.code), b.status.message);
         outcomes[e - methods][b.status.code]++;

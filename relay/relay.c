@@ -402,8 +402,8 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
     return 0;
 
 fail:
-    rpc_server_destroy(r->server);
     rpc_pool_destroy(r->up);
+    rpc_server_destroy(r->server);
     pthread_mutex_destroy(&r->mu);
     free(r);
     return -1;
@@ -464,9 +464,10 @@ void relay_destroy(relay *r)
 {
     if (!r)
         return;
+    /* Upstream first: its cancelled calls' callbacks still wake the server. */
+    rpc_pool_destroy(r->up);
+    relay__drain_discard(r);          /* their news is dropped */
     rpc_server_destroy(r->server);
-    rpc_pool_destroy(r->up);          /* cancels upstream; their news is dropped */
-    relay__drain_discard(r);
     relay__feeds_free(r);
     for (int i = 0; i < r->n_slots; i++)
         free(r->slots[i]);

@@ -1792,8 +1792,8 @@ static void bench_relays(int n, int rounds)
         rw = add_row("relays", "host CPU per move (us)", how[k]);
         rw->value = g_cpu_us / (done ? done : 1);
         rw->unit = "us";
-        snprintf(rw->note, sizeof rw->note, "%d observers; %.2f us per observer reached%s",
-                 n, rw->value / n, k ? "" : "");
+        snprintf(rw->note, sizeof rw->note, "%d observers; %.2f us per observer reached", n,
+                 rw->value / n);
         if (k) {
             rw = add_row("relays", "relays' CPU per move (us)", how[k]);
             rw->value = g_side_cpu_us / (done ? done : 1);

@@ -621,7 +621,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
             board_fail(call, code, err);
             return;
         }
-    } else if (!(r = find_room(svc, req->game_id))) {
+    } else if (!(r = known)) {
         char echo[48];
         snprintf(err, sizeof err, "there is no game '%s'",
                  board_echo(req->game_id, echo, sizeof echo));

@@ -69,14 +69,6 @@ int agent__subscribe(agent *ag, int index, uint64_t after_seq)
     return 0;
 }
 
-static void ping_answered(const rpc_status *st, ProtobufCMessage *reply, void *user)
-{
-    (void)st;
-    (void)user;
-    if (reply)
-        protobuf_c_message_free_unpacked(reply, NULL);
-}
-
 static void on_event(ProtobufCMessage *msg, void *user)
 {
     stream_ctx *ctx = user;
@@ -123,7 +115,7 @@ static void on_event(ProtobufCMessage *msg, void *user)
         Sungka__V1__PingRequest pong = SUNGKA__V1__PING_REQUEST__INIT;
         pong.nonce = ev->ping->nonce;
         rpc_client_call(rpc_pool_client(ag->pool), &agent__methods.ping, &pong.base, token, ag->cfg.call_timeout_ms,
-                        ping_answered, NULL);
+                        rpc_reply_drop, NULL);
         if (ctx->holder == 0)
             out = agent__pings_msg(ev->ping);
     } else if (ctx->holder == 0 ||

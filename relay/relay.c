@@ -78,6 +78,7 @@ static watcher *watcher_new(relay *r, feed *f)
         return NULL;
     }
     r->slots[i] = w;
+    w->slot = i;
     f->n_named++;
     int n = snprintf(w->token, sizeof w->token, "%08x", (unsigned)i);
     for (size_t k = 0; k < sizeof random; k++)
@@ -93,14 +94,13 @@ static watcher *watcher_new(relay *r, feed *f)
 
 static void watcher_free(relay *r, watcher *w)
 {
-    unsigned i;
-    sscanf(w->token, "%8x", &i);        /* its slot, as the token says */
+    int i = w->slot;
     r->slots[i] = NULL;
     w->feed->n_named--;
     free(w);
     r->n_watchers--;
-    if ((int)i < r->free_slot)
-        r->free_slot = (int)i;
+    if (i < r->free_slot)
+        r->free_slot = i;
 }
 
 /* Its stream is over: a watcher may come back within the grace. */
@@ -124,9 +124,8 @@ void relay__end_watch(watcher *w, rpc_code code, const char *message)
     rpc_call_finish(call, code, message);
 }
 
-void relay__send(relay *r, watcher *w, const logged *ev)
+void relay__send(watcher *w, const logged *ev)
 {
-    (void)r;
     if (!w->stream)
         return;
     if (rpc_call_outbox_len(w->stream) >= OUTBOX_LIMIT) {
@@ -251,7 +250,7 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *use
     char err[160];
     w->stream = call;
     rpc_call_on_done(call, stream_done, w);
-    if (relay__feed_watch(r, w->feed, w, req->after_seq, err, sizeof err) != 0) {
+    if (relay__feed_watch(w->feed, w, req->after_seq, err, sizeof err) != 0) {
         rpc_call_on_done(call, NULL, NULL);
         w->stream = NULL;
         refuse(call, RPC_OUT_OF_RANGE, "OUT_OF_RANGE", err);

@@ -118,14 +118,6 @@ static void on_joined(const rpc_status *st, ProtobufCMessage *reply, void *user)
     free(c);
 }
 
-static void ping_answered(const rpc_status *st, ProtobufCMessage *reply, void *user)
-{
-    (void)st;
-    (void)user;
-    if (reply)
-        protobuf_c_message_free_unpacked(reply, NULL);
-}
-
 static void on_event(ProtobufCMessage *msg, void *user)
 {
     up_call *c = user;
@@ -136,7 +128,7 @@ static void on_event(ProtobufCMessage *msg, void *user)
         pong.nonce = ev->ping->nonce;
         rpc_method m = method(&sungka__v1__board__descriptor, "Ping");
         rpc_client_call(rpc_pool_client(c->r->up), &m, &pong.base, c->token, CALL_TIMEOUT_MS,
-                        ping_answered, NULL);
+                        rpc_reply_drop, NULL);
     }
     inbox *in = news(c, IN_EVENT);
     if (in && pack_into(in, msg)) {
@@ -243,8 +235,7 @@ feed *relay__feed_start(relay *r, const char *game_id)
     return f;
 }
 
-int relay__feed_watch(relay *r, feed *f, watcher *w, uint64_t after_seq, char *err,
-                      size_t errlen)
+int relay__feed_watch(feed *f, watcher *w, uint64_t after_seq, char *err, size_t errlen)
 {
     if (after_seq > f->last_seq) {
         snprintf(err, errlen, "game %s has no event %llu here yet (last is %llu)", f->game_id,
@@ -267,13 +258,13 @@ int relay__feed_watch(relay *r, feed *f, watcher *w, uint64_t after_seq, char *e
     size_t from = 0;
     if (after_seq == 0 || after_seq < f->snapshot.seq) {
         if (f->snapshot.data)
-            relay__send(r, w, &f->snapshot);
+            relay__send(w, &f->snapshot);
     } else {
         while (from < f->n_log && f->log[from].seq <= after_seq)
             from++;
     }
     for (size_t i = from; i < f->n_log && w->stream; i++)
-        relay__send(r, w, &f->log[i]);
+        relay__send(w, &f->log[i]);
     return 0;
 }
 
@@ -287,12 +278,12 @@ void relay__feed_unwatch(feed *f, watcher *w)
     w->at = -1;
 }
 
-static void fan_out(relay *r, feed *f, const logged *ev)
+static void fan_out(feed *f, const logged *ev)
 {
     /* From the end: a watcher cut off for its outbox leaves the list. */
     for (int i = f->n_watching - 1; i >= 0; i--)
         if (i < f->n_watching)
-            relay__send(r, f->watching[i], ev);
+            relay__send(f->watching[i], ev);
 }
 
 static bool keep(feed *f, logged *ev)
@@ -320,7 +311,7 @@ static void forget_log(feed *f)
 }
 
 /* One event from upstream: kept when logged and new, and sent on. */
-static void on_news_event(relay *r, feed *f, inbox *in)
+static void on_news_event(feed *f, inbox *in)
 {
     logged ev = in->ev;
     in->ev.data = NULL;                /* ours now, or freed here */
@@ -334,11 +325,11 @@ static void on_news_event(relay *r, feed *f, inbox *in)
         forget_log(f);                 /* a snapshot stands for all before it */
         f->snapshot = ev;
         f->last_seq = ev.seq;
-        fan_out(r, f, &f->snapshot);
+        fan_out(f, &f->snapshot);
         return;
     }
     if (ev.seq == 0) {                 /* outside the log: a ping */
-        fan_out(r, f, &ev);
+        fan_out(f, &ev);
         free(ev.data);
         return;
     }
@@ -346,7 +337,7 @@ static void on_news_event(relay *r, feed *f, inbox *in)
         free(ev.data);                 /* seen already (a replay), or no memory */
         return;
     }
-    fan_out(r, f, &f->log[f->n_log - 1]);
+    fan_out(f, &f->log[f->n_log - 1]);
 }
 
 static void fail_joins(relay *r, feed *f, const rpc_status *st)
@@ -393,7 +384,7 @@ static void on_news(relay *r, inbox *in)
         }
         break;
     case IN_EVENT:
-        on_news_event(r, f, in);
+        on_news_event(f, in);
         break;
     case IN_ENDED:
         if (f->state == FEED_OVER || in->st.code == RPC_OK) {
@@ -403,12 +394,12 @@ static void on_news(relay *r, inbox *in)
         } else if (in->st.code == RPC_UNAUTHENTICATED) {
             join(r, f);                /* our seat is gone upstream: a new one */
         } else {
-            bool moved = in->st.endpoint[0] && rpc_pool_follow(r->up, &in->st);
-            if (!moved)
-                rpc_pool_follow(r->up, &in->st);
+            /* at once where the cluster says the game is; else after a while */
+            bool moved = rpc_pool_follow(r->up, &in->st);   /* or to the next upstream */
+            bool sent_on = moved && in->st.endpoint[0];
             relay__log(r, "game %s: the stream from upstream ended (%s); again%s", f->game_id,
-                       in->st.message, moved ? " where it moved" : "");
-            retry_later(f, moved && f->attempts < 3);
+                       in->st.message, sent_on ? " where it moved" : "");
+            retry_later(f, sent_on && f->attempts < 3);
         }
         break;
     }
@@ -445,7 +436,7 @@ static void leave(relay *r, feed *f)
     Sungka__V1__LeaveRequest req = SUNGKA__V1__LEAVE_REQUEST__INIT;
     rpc_method m = method(&sungka__v1__board__descriptor, "Leave");
     rpc_client_call(rpc_pool_client(r->up), &m, &req.base, f->token, CALL_TIMEOUT_MS,
-                    ping_answered, NULL);
+                    rpc_reply_drop, NULL);
     f->state = FEED_OVER;              /* the stream's end follows */
 }
 

@@ -38,6 +38,7 @@ typedef struct watcher {           /* an observer here (its own allocation: call
     rpc_call *stream;              /* its Subscribe, or NULL */
     int at;                        /* its index in feed->watching, while streaming */
     int64_t gone_ms;               /* since when it has had no stream */
+    int slot;                      /* its index in relay.slots, as its token says */
 } watcher;
 
 typedef enum {
@@ -93,7 +94,7 @@ struct relay {
 void relay__log(relay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Send an event to one watcher's stream; a watcher too slow for its outbox
  * is cut off (it resumes after the last event it saw). */
-void relay__send(relay *r, watcher *w, const logged *ev);
+void relay__send(watcher *w, const logged *ev);
 /* Answer a JoinGame waiting for f: its board reference, or f's failure. */
 void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *failed);
 /* End a watcher's stream with a status (the call's done unhooks it). */
@@ -104,8 +105,7 @@ feed *relay__feed_find(relay *r, const char *game_id);
 /* A new feed for game_id, joining upstream; NULL when out of memory. */
 feed *relay__feed_start(relay *r, const char *game_id);
 /* Add / remove a watcher's stream (it gets what it missed first). */
-int relay__feed_watch(relay *r, feed *f, watcher *w, uint64_t after_seq, char *err,
-                      size_t errlen);
+int relay__feed_watch(feed *f, watcher *w, uint64_t after_seq, char *err, size_t errlen);
 void relay__feed_unwatch(feed *f, watcher *w);
 /* What upstream's threads queued: events to fan out, joins, ends. */
 void relay__drain(relay *r);

@@ -383,6 +383,10 @@ int rpc_client_call(rpc_client *cli, const rpc_method *method,
                     const ProtobufCMessage *request, const char *token,
                     int timeout_ms, rpc_reply_cb cb, void *user);
 
+/* A reply callback for a call whose answer nobody reads (a ping's): it
+ * frees the reply. */
+void rpc_reply_drop(const rpc_status *status, ProtobufCMessage *reply, void *user);
+
 /*
  * Blocking unary call from any thread except the client thread. On return
  * *status is filled; *reply is set (caller frees) only when the code is RPC_OK.

@@ -554,6 +554,14 @@ struct sync_wait {
     ProtobufCMessage *reply;
 };
 
+void rpc_reply_drop(const rpc_status *status, ProtobufCMessage *reply, void *user)
+{
+    (void)status;
+    (void)user;
+    if (reply)
+        protobuf_c_message_free_unpacked(reply, NULL);
+}
+
 static void sync_done(const rpc_status *status, ProtobufCMessage *reply, void *user)
 {
     struct sync_wait *w = user;

@@ -1,7 +1,8 @@
 """e2e_util.py — helpers several end-to-end test files share: a finished
 agent's report, the moves it saw, a game made and joined over the raw wire,
-and an event's kind."""
+an event's kind, and the clocks a view shows."""
 import re
+import time
 
 from harness import check  # noqa: E402
 import wire  # noqa: E402
@@ -18,6 +19,38 @@ def final_report(agent):
 
 def moves_seen(agent):
     return [l for l in agent.lines if re.match(r"^\S+ played (cup|cell) \S+\.$", l)]
+
+
+def await_moves(agent, n, timeout=30):
+    """Wait until the agent has seen n moves played, reading its lines on."""
+    deadline = time.monotonic() + timeout
+    while len(moves_seen(agent)) < n:
+        check(time.monotonic() < deadline, "the moves did not arrive\n" + agent.dump())
+        agent.next_line(0.1)
+
+
+def clocks(line):
+    """{name: seconds} and the running name from a 'Clocks: ...' line."""
+    found = re.findall(r"([\w-]+) (\d+):(\d\d)( \(running\))?", line)
+    left = {n: int(m) * 60 + int(s) for n, m, s, _ in found}
+    running = [n for n, _, _, r in found if r]
+    return left, running[0] if running else None
+
+
+def line_after(proc, first, then, timeout=15):
+    """The first line matching `then` after the last one matching `first`
+    (waiting for both), without moving proc's cursor."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = list(proc.lines)
+        marks = [i for i, l in enumerate(lines) if re.search(first, l)]
+        if marks:
+            found = [l for l in lines[marks[-1] + 1:] if re.search(then, l)]
+            if found:
+                return found[0]
+        check(time.monotonic() < deadline, f"{proc.name}: no /{then}/ after /{first}/\n" +
+              proc.dump())
+        time.sleep(0.1)
 
 
 def _raw_game(client, n_players=2):

@@ -5,7 +5,6 @@ lives on the node that made it, and when that node dies another adopts the
 game while the agents follow by themselves. Needs the tests' PostgreSQL
 server (SUNGKA_TEST_PG_URL_FILE, the ctest fixture pg)."""
 import os
-import re
 import shutil
 import signal
 import tempfile
@@ -15,7 +14,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, Failure, check, main  # noqa: E402
-from e2e_util import moves_seen  # noqa: E402
+from e2e_util import await_moves, clocks, line_after, moves_seen  # noqa: E402
 import wire  # noqa: E402
 
 LEASE_S = 3
@@ -102,10 +101,7 @@ def failover(bindir):
         watcher.expect(r"^You are observing\.")
         auto = Autoplayer(env, [alice, bob], seed=13)
         auto.play_moves(6)
-        deadline = time.monotonic() + 30
-        while len(moves_seen(watcher)) < 6:       # the sixth move is stored and sent
-            check(time.monotonic() < deadline, "the moves did not arrive\n" + watcher.dump())
-            watcher.next_line(0.1)
+        await_moves(watcher, 6)                   # the sixth move is stored and sent
         before = moves_seen(watcher)
         killed = time.monotonic()
         a.p.send_signal(signal.SIGKILL)
@@ -151,10 +147,7 @@ def late_node_fenced(bindir):
         bob = env.player("bob", "--server", every, "--game", game)
         auto = Autoplayer(env, [alice, bob], seed=5)
         auto.play_moves(4)
-        deadline = time.monotonic() + 30
-        while len(moves_seen(alice)) < 4:
-            check(time.monotonic() < deadline, "the moves did not arrive\n" + alice.dump())
-            alice.next_line(0.1)
+        await_moves(alice, 4)
         a.p.send_signal(signal.SIGSTOP)
         try:
             b.expect_stderr(r"adopted from a node that stopped: 1 unfinished game",
@@ -173,20 +166,11 @@ def late_node_fenced(bindir):
             p.quit()
 
 
-def _clocks(line):
-    """{name: seconds} and the running name from a 'Clocks: ...' line."""
-    found = re.findall(r"([\w-]+) (\d+):(\d\d)( \(running\))?", line)
-    left = {n: int(m) * 60 + int(s) for n, m, s, _ in found}
-    running = [n for n, _, _, r in found if r]
-    return left, running[0] if running else None
-
-
 def bots_and_clocks(bindir):
     """A game with clocks against a service bot, its node killed: the node
     that adopts it starts the bot again, which moves; the player's clock
     goes on from where the last move left it, the outage charged to
     nobody."""
-    from test_fair_play import _line_after
     with Env(bindir) as env:
         db, (a, b) = _cluster(env, 2)
         every = f"{a.address},{b.address}"
@@ -197,7 +181,7 @@ def bots_and_clocks(bindir):
         auto = Autoplayer(env, [me], seed=4)
         auto.play_moves(1)
         # Our turn, the bot has moved: nothing is on its way.
-        before, running = _clocks(_line_after(me, r"^bot-1 played", r"^Clocks: "))
+        before, running = clocks(line_after(me, r"^bot-1 played", r"^Clocks: "))
         check(running == "me", f"my clock should run: {before}, {running}")
         a.p.send_signal(signal.SIGKILL)
         a.p.wait(5)
@@ -210,7 +194,7 @@ def bots_and_clocks(bindir):
         while True:
             me.cursor = len(me.lines)
             me.send("board")
-            after, running_after = _clocks(me.expect(r"^Clocks: ").string)
+            after, running_after = clocks(me.expect(r"^Clocks: ").string)
             expected = before["me"] - (time.monotonic() - adopted)
             if after["me"] >= expected - 1.5 or time.monotonic() > deadline:
                 break

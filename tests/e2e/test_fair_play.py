@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, check, main  # noqa: E402
-from e2e_util import final_report  # noqa: E402
+from e2e_util import clocks, final_report, line_after  # noqa: E402
 
 
 def _two(env, board, kind="kalah"):
@@ -146,33 +146,6 @@ def offer_survives_restart(bindir):
             p.quit()
 
 
-def _clocks(line):
-    """{name: seconds} and the running name from a 'Clocks: ...' line."""
-    import re
-    found = re.findall(r"(\w+) (\d+):(\d\d)( \(running\))?", line)
-    left = {n: int(m) * 60 + int(s) for n, m, s, _ in found}
-    running = [n for n, _, _, r in found if r]
-    return left, running[0] if running else None
-
-
-def _line_after(proc, first, then, timeout=15):
-    """The first line matching `then` after the last one matching `first`
-    (waiting for both), without moving proc's cursor."""
-    import re
-    import time
-    deadline = time.monotonic() + timeout
-    while True:
-        lines = list(proc.lines)
-        marks = [i for i, l in enumerate(lines) if re.search(first, l)]
-        if marks:
-            found = [l for l in lines[marks[-1] + 1:] if re.search(then, l)]
-            if found:
-                return found[0]
-        check(time.monotonic() < deadline, f"{proc.name}: no /{then}/ after /{first}/\n" +
-              proc.dump())
-        time.sleep(0.1)
-
-
 def flag_falls(bindir):
     """A game of 5 s a move: both move once, then whoever is to move does
     not; the clock falls and the other wins. Every turn line shows the
@@ -186,7 +159,7 @@ def flag_falls(bindir):
         bob = env.player("bob", "--server", board.address, "--game", game)
         alice.expect(r"^The game starts")
         mark = alice.cursor           # the turn prompt after it is the Autoplayer's
-        left, running = _clocks(alice.expect(r"^Clocks: ").string)
+        left, running = clocks(alice.expect(r"^Clocks: ").string)
         alice.cursor = mark
         check(left == {"alice": 5, "bob": 5} and running in ("alice", "bob"),
               f"clocks at the start: {left}, {running} running")
@@ -231,7 +204,7 @@ def clocks_survive_restart(bindir):
         bob = env.player("bob", "--server", board.address, "--game", game)
         alice.expect(r"^The game starts")
         Autoplayer(env, [alice, bob], seed=2).play_moves(2)
-        before, running = _clocks(_line_after(alice, r"^bob played", r"^Clocks: "))
+        before, running = clocks(line_after(alice, r"^bob played", r"^Clocks: "))
         check(running == "alice", f"alice's clock should run: {before}, {running}")
         board.p.send_signal(signal.SIGKILL)
         board.p.wait(5)
@@ -249,7 +222,7 @@ def clocks_survive_restart(bindir):
         while True:
             alice.cursor = len(alice.lines)
             alice.send("board")
-            after, running_after = _clocks(alice.expect(r"^Clocks: ").string)
+            after, running_after = clocks(alice.expect(r"^Clocks: ").string)
             expected = before["alice"] - (time.monotonic() - restarted)
             if after["alice"] >= expected - 1.5 or time.monotonic() > deadline:
                 break

@@ -14,7 +14,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, Failure, check, main  # noqa: E402
-from e2e_util import _event_kind, moves_seen  # noqa: E402
+from e2e_util import _event_kind, await_moves, moves_seen  # noqa: E402
 import wire  # noqa: E402
 
 import grpc  # noqa: E402
@@ -173,12 +173,8 @@ def relay_killed(bindir):
               "the observers were not spread over both relays:\n" + env.dump_all())
         auto = Autoplayer(env, [alice, bob], seed=9)
         auto.play_moves(6)
-        deadline = time.monotonic() + 30
-        while any(len(moves_seen(w)) < 6 for w in watchers):
-            check(time.monotonic() < deadline, "the watchers did not see the moves\n" +
-                  env.dump_all())
-            for w in watchers:
-                w.next_line(0.02)
+        for w in watchers:
+            await_moves(w, 6)
         killed = time.monotonic()
         r1.p.send_signal(signal.SIGKILL)
         r1.p.wait(5)

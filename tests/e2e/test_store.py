@@ -10,11 +10,10 @@ import os
 import re
 import signal
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, check, main  # noqa: E402
-from e2e_util import moves_seen  # noqa: E402
+from e2e_util import await_moves, moves_seen  # noqa: E402
 
 
 def stats_and_history(bindir):
@@ -90,10 +89,7 @@ def crash_recovery(bindir):
         watcher.expect(r"^You are observing\.")
         auto = Autoplayer(env, [alice, bob], seed=13)
         auto.play_moves(6)
-        deadline = time.monotonic() + 30
-        while len(moves_seen(watcher)) < 6:      # the sixth move is stored and sent
-            check(time.monotonic() < deadline, "the moves did not arrive\n" + watcher.dump())
-            watcher.next_line(0.1)
+        await_moves(watcher, 6)                  # the sixth move is stored and sent
         board.p.send_signal(signal.SIGKILL)
         board.p.wait(5)
         for p in (alice, bob, watcher):      # (the players' lines are left for the Autoplayer)

@@ -20,8 +20,10 @@
  * reported). Perfect play gives the first player +2 and +8.
  *
  * Usage: sungka-bench-levels [--kinds LIST] [--rounds N] [--nodes N | --ms MS]
- *          [--all-pairs] [--selfplay] [--selfplay-ms MS] [--seed S]
+ *          [--all-pairs] [--swap] [--selfplay] [--selfplay-ms MS] [--seed S]
  *          [--no-tables] [--expect-beats-random LEVEL]
+ * --swap plays congklak and kalah with the pie rule (docs/rules.md §9) after
+ * one random ply, so that the second player, a level, decides whether to swap.
  * The levels that solve endgames get Kalah's endgame table from the XDG
  * cache, as the bot does (built there on first use); --no-tables: without.
  * --expect-beats-random makes the exit status 1 unless that level won every
@@ -45,14 +47,15 @@ typedef struct bench_kind {
     const char *label;
     const char *kind;
     const char *opts[4];
+    bool has_swap;             /* takes the swap option (--swap) */
 } bench_kind;
 
 static const bench_kind all_kinds[] = {
-    {"sungka", "sungka", {NULL}},
-    {"congklak", "congklak", {"first=0", NULL}},
-    {"kalah", "kalah", {NULL}},
-    {"reversi", "reversi", {NULL}},
-    {"qubic", "tictactoe", {"size=4", "dims=3", NULL}},
+    {"sungka", "sungka", {NULL}, false},
+    {"congklak", "congklak", {"first=0", NULL}, true},
+    {"kalah", "kalah", {NULL}, true},
+    {"reversi", "reversi", {NULL}, false},
+    {"qubic", "tictactoe", {"size=4", "dims=3", NULL}, false},
 };
 #define N_KINDS (sizeof all_kinds / sizeof all_kinds[0])
 
@@ -67,6 +70,7 @@ typedef struct config {
     uint64_t seed;
     int expect_level;
     bool no_tables;
+    bool swap;
 } config;
 
 typedef struct tally {
@@ -88,7 +92,7 @@ static uint64_t rng_next(uint64_t *x)
     return *x * 0x2545f4914f6cdd1dull;
 }
 
-static int new_game(game_state *st, const char *kind, const char *const *opts)
+static int new_game(game_state *st, const char *kind, const char *const *opts, bool swap)
 {
     const game_kind *k = game_kind_find(kind);
     game_options o;
@@ -101,6 +105,10 @@ static int new_game(game_state *st, const char *kind, const char *const *opts)
             fprintf(stderr, "%s: %s\n", kind, err);
             return -1;
         }
+    if (swap && game_options_parse(k, &o, "swap=1", err, sizeof err) != GAME_OK) {
+        fprintf(stderr, "%s: %s\n", kind, err);
+        return -1;
+    }
     if (game_new(st, k, &o, err, sizeof err) != GAME_OK) {
         fprintf(stderr, "%s: %s\n", kind, err);
         return -1;
@@ -153,12 +161,14 @@ static int play_game(const config *cf, game_search *const *searches, const bench
                      int b, int a_seat, uint64_t opening, uint64_t seed)
 {
     game_state *st = malloc(sizeof *st);
-    if (!st || new_game(st, k->kind, k->opts) != 0) {
+    const bool swap = cf->swap && k->has_swap;
+    if (!st || new_game(st, k->kind, k->opts, swap) != 0) {
         free(st);
         return -2;
     }
+    /* With the swap, one random ply, so that the second player decides. */
     uint64_t x = opening * 0x9e3779b97f4a7c15ull + 1, rng = seed | 1;
-    for (int p = 0; p < 2 && !game_is_over(st); p++)
+    for (int p = 0; p < (swap ? 1 : 2) && !game_is_over(st); p++)
         if (player_move(cf, searches, 0, st, &x) != 0)
             break;
     while (!game_is_over(st)) {
@@ -252,7 +262,8 @@ static int tournament(const config *cf)
     else
         snprintf(budget, sizeof budget, "%lld nodes a move", cf->nodes);
     printf("Levels tournament: %d round(s) of %d pairings, 2 games each (each side starts "
-           "once, after 2 random plies); %s\n", cf->rounds, n_pairs, budget);
+           "once, after 2 random plies%s); %s\n", cf->rounds, n_pairs,
+           cf->swap ? "; congklak and kalah with the swap, after 1" : "", budget);
 
     int failures = 0, expect_lost = 0;
     for (size_t k = 0; k < N_KINDS; k++) {
@@ -361,7 +372,7 @@ static int selfplay(const config *cf)
     for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++) {
         const char *opts[] = {"cups=6", boards[i].stones, NULL};
         game_state *st = malloc(sizeof *st);
-        if (!st || new_game(st, "kalah", opts) != 0)
+        if (!st || new_game(st, "kalah", opts, false) != 0)
             return 1;
         double t0 = now_s();
         int plies = 0;
@@ -386,14 +397,15 @@ static int selfplay(const config *cf)
     return 0;
 }
 
-static int usage(void)
+static int usage(FILE *to, int status)
 {
-    fprintf(stderr,
+    fprintf(to,
             "usage: sungka-bench-levels [--kinds LIST] [--rounds N] [--nodes N | --ms MS]\n"
-            "         [--all-pairs] [--selfplay] [--selfplay-ms MS] [--seed S]\n"
+            "         [--all-pairs] [--swap] [--selfplay] [--selfplay-ms MS] [--seed S]\n"
             "         [--no-tables] [--expect-beats-random LEVEL]\n"
-            "kinds: sungka,congklak,kalah,reversi,qubic (default: all); rounds 1; nodes 20000\n");
-    return 2;
+            "kinds: sungka,congklak,kalah,reversi,qubic (default: all); rounds 1; nodes 20000\n"
+            "--swap: congklak and kalah with the pie rule, after one random ply\n");
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -402,14 +414,18 @@ int main(int argc, char **argv)
     bool any_kind = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--all-pairs") == 0) {
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            return usage(stdout, 0);
+        } else if (strcmp(a, "--all-pairs") == 0) {
             cf.all_pairs = true;
         } else if (strcmp(a, "--selfplay") == 0) {
             cf.selfplay = true;
         } else if (strcmp(a, "--no-tables") == 0) {
             cf.no_tables = true;
+        } else if (strcmp(a, "--swap") == 0) {
+            cf.swap = true;
         } else if (!v) {
-            return usage();
+            return usage(stderr, 2);
         } else if (strcmp(a, "--kinds") == 0) {
             char list[128];
             snprintf(list, sizeof list, "%s", v);
@@ -418,7 +434,7 @@ int main(int argc, char **argv)
                 while (k < N_KINDS && strcmp(all_kinds[k].label, tok) != 0)
                     k++;
                 if (k == N_KINDS)
-                    return usage();
+                    return usage(stderr, 2);
                 cf.use_kind[k] = any_kind = true;
             }
             i++;
@@ -435,12 +451,12 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--expect-beats-random") == 0) {
             cf.expect_level = atoi(v), i++;
         } else {
-            return usage();
+            return usage(stderr, 2);
         }
     }
     if (cf.rounds < 1 || cf.rounds > 64 || cf.nodes < 1 || cf.ms < 0 || cf.selfplay_ms < 1 ||
         cf.expect_level < 0 || cf.expect_level > LEVELS)
-        return usage();
+        return usage(stderr, 2);
     if (!any_kind)
         for (size_t k = 0; k < N_KINDS; k++)
             cf.use_kind[k] = true;

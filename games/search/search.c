@@ -90,6 +90,13 @@ static const int budget_permille[11] = {
     [7] = 15,   [8] = 50,   [9] = 250,  [10] = 1000,
 };
 
+/* Levels 7..9 first reach level 6's depth with the whole budget, as level 6
+ * would, and only then keep to their share: in reversi and qubic a share of
+ * a small budget reached less than depth 6, and level 7 rated below 6. So
+ * each level searches at least as deep as the one below on every position
+ * (tests/games/test_search.c checks it). */
+#define SHARE_FLOOR_DEPTH 6
+
 /* --- the transposition table --- */
 
 enum { TT_LOWER = 1, TT_UPPER = 2, TT_EXACT = 3, TT_HEURISTIC = 4 };
@@ -492,8 +499,8 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     const int level = lim->level < 1 ? 1 : lim->level > 10 ? 10 : lim->level;
     const search_level *L = &levels[level];
     const int64_t start = now_ns();
-    const int time_ms = (int)(((long long)(lim->time_ms > 0 ? lim->time_ms : 1000) *
-                               budget_permille[level] + 999) / 1000);
+    const long long full_ms = lim->time_ms > 0 ? lim->time_ms : 1000;
+    const int time_ms = (int)((full_ms * budget_permille[level] + 999) / 1000);
 
     /* Whole copy once, so that the unused tail of the cells is defined;
      * the search then copies only the used part. */
@@ -563,12 +570,24 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
 
     const uint64_t root_key = root_hash ^ side_key(s->root) ^ s->salt;
     game_search_result res = {.move = fallback_move(s, root_key)};
-    /* A forced move needs no thought: search only to report its value,
-     * with a twentieth of the budget. */
+    /* The level's share (above), and the whole budget for the iterations
+     * up to the floor depth. A forced move needs no thought: search only to
+     * report its value, with a twentieth of the share. */
+    int64_t share_deadline = s->deadline_ns;
+    long long share_nodes = s->max_nodes;
+    int floor_depth = 0;
     if (n == 1) {
-        s->deadline_ns = start + (int64_t)time_ms * 50000;
-        if (s->max_nodes != LLONG_MAX)
-            s->max_nodes = s->max_nodes / 20 + 1;
+        share_deadline = start + (int64_t)time_ms * 50000;
+        if (share_nodes != LLONG_MAX)
+            share_nodes = share_nodes / 20 + 1;
+    } else if (budget_permille[level] < 1000) {
+        floor_depth = SHARE_FLOOR_DEPTH;
+        s->deadline_ns = start + (int64_t)full_ms * 1000000;
+        s->max_nodes = lim->max_nodes > 0 ? lim->max_nodes : LLONG_MAX;
+    }
+    if (floor_depth == 0) {
+        s->deadline_ns = share_deadline;
+        s->max_nodes = share_nodes;
     }
 
     const int limit = endgame ? hard_cap : cap;
@@ -596,6 +615,10 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         if (s->horizon == 0 || decided) {
             res.exact = true;
             break;
+        }
+        if (depth >= floor_depth) {
+            s->deadline_ns = share_deadline;
+            s->max_nodes = share_nodes;
         }
         if (depth >= limit || now_ns() - start > (s->deadline_ns - start) * 3 / 4 ||
             s->nodes > s->max_nodes / 2)

@@ -28,7 +28,9 @@
  *                                     level 10: no depth cap, all of it
  * Each level is clearly stronger than the one below (docs/bots.md has the
  * tournament that shows it); the shares keep the top levels apart when the
- * budget, not the cap, limits the depth. Endgames are searched to the end
+ * budget, not the cap, limits the depth. A share applies only once level 6's
+ * depth 6 is reached (with the whole budget), so that no level searches
+ * less deeply than the one below. Endgames are searched to the end
  * from level 7 on: reversi (4x4 to 8x8) solved exactly by a dedicated
  * solver at <= 12, 14, 16, 20 empties for levels 7..10 (larger boards 8,
  * 10, 12, 14); mancala once <= 8, 10, 12, 14 seeds are left in the pits,

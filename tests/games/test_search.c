@@ -495,6 +495,54 @@ static void test_level_order(void **state)
         fail_msg("level 8 won only %d of 20 kalah games against level 2", strong_wins);
 }
 
+/* The top levels search at least as deep as the level below on the same
+ * position and node budget: levels 7..9 spend a share of the budget, which
+ * in reversi and qubic used to reach less than level 6's fixed depth 6. */
+static void test_levels_never_shallower(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kind;
+        const char *opts[3];
+    } kinds[] = {
+        {"reversi", {NULL}},
+        {"tictactoe", {"size=4", "dims=3", NULL}},
+        {"kalah", {NULL}},
+        {"sungka", {NULL}},
+    };
+    enum { LOW = 6, HIGH = 10 };
+    game_search *s[HIGH + 1] = {NULL};
+    for (int level = LOW; level <= HIGH; level++)
+        assert_non_null(s[level] = game_search_new(1 << 20));
+    uint64_t rng = 777;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        for (int trial = 0; trial < 3; trial++) {
+            game_state *st = new_game(kinds[k].kind, kinds[k].opts);
+            int plies = 6 + (int)(rng_next(&rng) % 12);
+            for (int i = 0; i < plies && !game_is_over(st); i++)
+                play(st, random_move(st, &rng));
+            if (game_is_over(st)) {
+                free(st);
+                continue;
+            }
+            game_search_result r[HIGH + 1];
+            for (int level = LOW; level <= HIGH; level++) {
+                game_search_limits lim = {.level = level, .time_ms = 60000, .max_nodes = 60000};
+                assert_int_equal(game_search_best(s[level], st, &lim, &r[level]), 0);
+            }
+            for (int level = LOW + 1; level <= HIGH; level++)
+                if (!r[level].exact && (r[level - 1].exact || r[level].depth < r[level - 1].depth))
+                    fail_msg("%s after %d plies: level %d reached depth %d%s, level %d depth %d%s",
+                             kinds[k].kind, plies, level, r[level].depth,
+                             r[level].exact ? " (exact)" : "", level - 1, r[level - 1].depth,
+                             r[level - 1].exact ? " (exact)" : "");
+            free(st);
+        }
+    }
+    for (int level = LOW; level <= HIGH; level++)
+        game_search_free(s[level]);
+}
+
 /* --- interface --- */
 
 static void test_stop_flag_from_the_start(void **state)
@@ -652,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_never_loses_3x3),
         cmocka_unit_test(test_three_player_sungka),
         cmocka_unit_test(test_level_order),
+        cmocka_unit_test(test_levels_never_shallower),
         cmocka_unit_test(test_stop_flag_from_the_start),
         cmocka_unit_test(test_stop_flag_from_another_thread),
         cmocka_unit_test(test_time_budget),

@@ -5,7 +5,7 @@
  * sits in rpc/ because gRPC core is written against only there; it is built
  * into sungka-bench alone (bench/CMakeLists.txt), never into sungka_rpc.
  *
- * It serves the same wire contract as the echo service in bench_service.c, so
+ * It serves the same wire contract as the echo service in bench_children.c, so
  * the same benchmark clients run against either:
  *   Say    unary; the reply is the request's bytes, status OK;
  *   Watch  server streaming; a hello (an empty Msg, seq 0), then one message

@@ -1,0 +1,236 @@
+/*
+ * bench_throughput.c — moves per second across concurrent games played by
+ * scripted agents, and the floor's unary calls per second with as many in
+ * flight (bench_service.h).
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_children.h"
+#include "bench_clients.h"
+#include "bench_echo.pb-c.h"
+#include "bench_service.h"
+#include "bench_util.h"
+#include "games.h"
+#include "rpc.h"
+#include "sungka/v1/sungka.pb-c.h"
+
+/* ------------------------------------------------------------- throughput */
+
+typedef struct tgame {
+    int idx;
+    rpc_client *cli;
+    char token[2][64];
+    int pending, seat, moves;
+    bool failed;
+    game_state st;
+} tgame;
+
+static atomic_long tp_moves;
+static atomic_int tp_stop;
+static atomic_int tp_busy;         /* games with a Move in flight */
+static tgame **tp_idle;            /* games that stopped, for the main thread (main_wait_lock) */
+static int tp_n_idle;
+
+static void tp_next(tgame *g);
+
+static void tp_park(tgame *g)
+{
+    atomic_fetch_sub(&tp_busy, 1);
+    main_wait_lock();
+    tp_idle[tp_n_idle++] = g;
+    wake_main_locked();
+    main_wait_unlock();
+}
+
+static void tp_reply(const rpc_status *st, ProtobufCMessage *reply, void *user)
+{
+    tgame *g = user;
+    if (st->code != RPC_OK) {
+        fprintf(stderr, "sungka-bench: Move failed: %s %s\n", rpc_code_name(st->code),
+                st->message);
+        g->failed = true;
+        tp_park(g);
+        return;
+    }
+    protobuf_c_message_free_unpacked(reply, NULL);
+    game_play(&g->st, g->seat, g->pending, NULL, NULL, 0);
+    g->moves++;
+    atomic_fetch_add(&tp_moves, 1);
+    if (game_is_over(&g->st) || atomic_load(&tp_stop))
+        tp_park(g);
+    else
+        tp_next(g);
+}
+
+/* On the main thread for a game's first move, then on its client's thread. */
+static void tp_next(tgame *g)
+{
+    g->seat = game_to_move(&g->st);
+    g->pending = pick_move(&g->st, g->moves * 7 + g->idx);
+    Sungka__V1__MoveRequest mr = SUNGKA__V1__MOVE_REQUEST__INIT;
+    mr.move = g->pending;
+    if (rpc_client_call(g->cli, &methods()->move, &mr.base, g->token[g->seat], WAIT_MS,
+                        tp_reply, g) != 0) {
+        g->failed = true;
+        tp_park(g);
+    }
+}
+
+static void tp_setup(tgame *g)
+{
+    char id[32];
+    create_game(g->cli, id);
+    join_game(g->cli, id, "alice", false, g->token[0]);
+    join_game(g->cli, id, "bob", false, g->token[1]);
+    set_ready(g->cli, g->token[0]);
+    set_ready(g->cli, g->token[1]);
+    new_local_game(&g->st);
+    g->moves = 0;
+}
+
+/* G games with one Move in flight each; a finished game is replaced by a new
+ * one (set up by the main thread, inside the measured time). */
+double bench_throughput(cpu_meter *m, const char *target, int n_games, int ms,
+                        int *started_out)
+{
+    pool p;
+    pool_open(&p, target, (n_games + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
+    tgame *gs = calloc((size_t)n_games, sizeof *gs);
+    tp_idle = calloc((size_t)n_games, sizeof *tp_idle);
+    tp_n_idle = 0;
+    atomic_store(&tp_moves, 0);
+    atomic_store(&tp_stop, 0);
+    atomic_store(&tp_busy, 0);
+    int started = n_games;
+    for (int i = 0; i < n_games; i++) {
+        gs[i].idx = i;
+        gs[i].cli = p.c[i % p.n];
+        tp_setup(&gs[i]);
+    }
+    double cpu0 = cpu_begin(m);
+    int64_t t0 = now_ns(), end = t0 + (int64_t)ms * 1000000;
+    for (int i = 0; i < n_games; i++) {
+        atomic_fetch_add(&tp_busy, 1);
+        tp_next(&gs[i]);
+    }
+    tgame **todo = calloc((size_t)n_games, sizeof *todo);
+    int failed = 0;
+    for (;;) {
+        int64_t now = now_ns();
+        if (now >= end)
+            break;
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 20 * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        main_wait_lock();
+        if (tp_n_idle == 0)
+            main_wait_timed(&dl);
+        int n = tp_n_idle;
+        memcpy(todo, tp_idle, (size_t)n * sizeof *todo);
+        tp_n_idle = 0;
+        main_wait_unlock();
+        for (int i = 0; i < n; i++) {
+            tgame *g = todo[i];
+            if (g->failed) {
+                failed++;
+                continue;
+            }
+            tp_setup(g);
+            started++;
+            atomic_fetch_add(&tp_busy, 1);
+            tp_next(g);
+        }
+    }
+    long moves = atomic_load(&tp_moves);
+    double secs = (double)(now_ns() - t0) / 1e9;
+    cpu_end(m, cpu0);
+    atomic_store(&tp_stop, 1);
+    /* Wait for the calls in flight to land (each game parks itself). */
+    for (int spins = 0; atomic_load(&tp_busy) > 0; spins++) {
+        if (spins > WAIT_MS / 10)
+            fatal("throughput: %d games never finished their last move",
+                  atomic_load(&tp_busy));
+        sleep_ms(10);
+    }
+    pool_close(&p);
+    free(todo);
+    free(tp_idle);
+    tp_idle = NULL;
+    free(gs);
+    if (failed)
+        fatal("throughput: %d games failed a move", failed);
+    *started_out = started;
+    return moves / secs;
+}
+
+/* The floor for throughput: the same number of echo Say calls kept in
+ * flight over the same number of connections, each reply sending the next. */
+static atomic_long et_calls;
+static atomic_int et_stop, et_busy;
+
+typedef struct et_slot {
+    rpc_client *cli;
+} et_slot;
+
+static void et_next(et_slot *e);
+
+static void et_reply(const rpc_status *st, ProtobufCMessage *reply, void *user)
+{
+    et_slot *e = user;
+    if (reply)
+        protobuf_c_message_free_unpacked(reply, NULL);
+    if (st->code != RPC_OK)
+        fatal("Say (throughput): %s %s", rpc_code_name(st->code), st->message);
+    atomic_fetch_add(&et_calls, 1);
+    if (atomic_load(&et_stop))
+        atomic_fetch_sub(&et_busy, 1);
+    else
+        et_next(e);
+}
+
+static void et_next(et_slot *e)
+{
+    Sungkabench__Msg req = SUNGKABENCH__MSG__INIT;
+    req.text = "move";
+    if (rpc_client_call(e->cli, &methods()->say, &req.base, NULL, WAIT_MS, et_reply, e) != 0)
+        fatal("Say (throughput): cannot start");
+}
+
+double bench_echo_throughput(cpu_meter *m, const char *target, int n_inflight, int ms)
+{
+    pool p;
+    pool_open(&p, target, (n_inflight + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
+    et_slot *slots = calloc((size_t)n_inflight, sizeof *slots);
+    atomic_store(&et_calls, 0);
+    atomic_store(&et_stop, 0);
+    atomic_store(&et_busy, n_inflight);
+    double cpu0 = cpu_begin(m);
+    int64_t t0 = now_ns();
+    for (int i = 0; i < n_inflight; i++) {
+        slots[i].cli = p.c[i % p.n];
+        et_next(&slots[i]);
+    }
+    sleep_ms(ms);
+    long calls = atomic_load(&et_calls);
+    double secs = (double)(now_ns() - t0) / 1e9;
+    cpu_end(m, cpu0);
+    atomic_store(&et_stop, 1);
+    for (int spins = 0; atomic_load(&et_busy) > 0; spins++) {
+        if (spins > WAIT_MS / 10)
+            fatal("echo throughput: calls never finished");
+        sleep_ms(10);
+    }
+    pool_close(&p);
+    free(slots);
+    return calls / secs;
+}

@@ -82,9 +82,9 @@ static const search_level levels[11] = {
  * thousandths. Beyond the depth caps, the top levels differ by thinking
  * time: without it levels 8..10 reached the same depth within the default
  * second and played alike (issue 19). Caps and shares were chosen by
- * tournaments of every pair (docs/bots.md): with these, each level from 6
- * up beat the one below in 58-63 % of 160 games over the five kinds; level
- * 8 at 9 plies and 5 % had won only 55 % against level 7. */
+ * tournaments of every pair (docs/bots.md): with these, each of levels 7..10
+ * beat the one below in 58-63 % of 160 games over the five kinds; level 8
+ * at 9 plies and 5 % had won only 55 % against level 7. */
 static const int budget_permille[11] = {
     [1] = 1000, [2] = 1000, [3] = 1000, [4] = 1000, [5] = 1000, [6] = 1000,
     [7] = 15,   [8] = 60,   [9] = 250,  [10] = 1000,

@@ -26,8 +26,9 @@
  *   level  4: depth 3, 10% random     level  8: depth 10, 6% ...
  *   level  5: depth 4                 level  9: depth 14, 25% ...
  *                                     level 10: no depth cap, all of it
- * Each level is clearly stronger than the one below (docs/bots.md has the
- * tournament that shows it); the shares keep the top levels apart when the
+ * Each level is stronger than the one below (docs/bots.md has the tournament
+ * that shows it, and why congklak and qubic leave the top levels little
+ * room to differ); the shares keep the top levels apart when the
  * budget, not the cap, limits the depth. A share applies only once level 6's
  * depth 6 is reached (with the whole budget), so that no level searches
  * less deeply than the one below. Endgames are searched to the end

@@ -7,7 +7,6 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +17,14 @@
 #include "options.h"
 #include "rpc.h"
 #include "self_signed.h"
+#include "server_main.h"
 #include "store.h"
 #include "version.h"
 #include "xdg.h"
 
-static board_service *running;
-
-static void on_signal(int sig)
+static void stop_board(void *svc)
 {
-    (void)sig;
-    if (running)
-        board_request_stop(running);
+    board_request_stop(svc);
 }
 
 static void usage(FILE *out)
@@ -488,21 +484,10 @@ int main(int argc, char **argv)
         rpc_shutdown();
         return 1;
     }
-    running = svc;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    server_stop_on_signals(stop_board, svc);
 
     const char *listen = cfg.listen ? cfg.listen : "127.0.0.1:7070";
-    const char *colon = strrchr(listen, ':');
-    int hostlen = colon ? (int)(colon - listen) : (int)strlen(listen);
-    printf("sungka-board listening on %.*s:%d%s\n", hostlen, listen, port,
-           cfg.tls_cert ? " (TLS)" : "");
-    fflush(stdout);
+    server_say_listening("sungka-board", listen, port, cfg.tls_cert ? " (TLS)" : "");
     if (self_signed) {
         /* Said whatever --quiet says: players need it to trust us. */
         fprintf(stderr, "sungka-board: TLS certificate %s (%s %s); players compare this "
@@ -524,7 +509,7 @@ int main(int argc, char **argv)
                 listen);
 
     board_run(svc);
-    running = NULL;
+    server_stop_forget();
     board_destroy(svc);
     rpc_shutdown();
     if (devnull)

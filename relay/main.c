@@ -4,23 +4,18 @@
  * read it), and stops cleanly on SIGINT/SIGTERM.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "options.h"
 #include "relay.h"
 #include "rpc.h"
+#include "server_main.h"
 #include "version.h"
 
-static relay *running;
-
-static void on_signal(int sig)
+static void stop_relay(void *r)
 {
-    (void)sig;
-    if (running)
-        relay_request_stop(running);
+    relay_request_stop(r);
 }
 
 static void usage(FILE *out)
@@ -116,18 +111,10 @@ int main(int argc, char **argv)
         rpc_shutdown();
         return 1;
     }
-    const char *colon = strrchr(cfg.listen, ':');
-    printf("sungka-relay listening on %.*s:%d\n",
-           colon ? (int)(colon - cfg.listen) : (int)strlen(cfg.listen), cfg.listen, port);
-    fflush(stdout);
-    running = r;
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    server_say_listening("sungka-relay", cfg.listen, port, "");
+    server_stop_on_signals(stop_relay, r);
     relay_run(r);
-    running = NULL;
+    server_stop_forget();
     relay_destroy(r);
     rpc_shutdown();
     return 0;

@@ -21,6 +21,24 @@ def moves_seen(agent):
     return [l for l in agent.lines if re.match(r"^\S+ played (cup|cell) \S+\.$", l)]
 
 
+def check_same_ending(agents, results=("Game over:", "Scores:")):
+    """Every agent saw the same result lines (those starting with `results`)
+    and the same moves; returns those moves."""
+    ends = {p.name: [l for l in p.lines if l.startswith(results)] for p in agents}
+    check(len({tuple(v) for v in ends.values()}) == 1, f"results differ: {ends}")
+    seen = moves_seen(agents[0])
+    check(all(moves_seen(p) == seen for p in agents), "the agents saw different moves")
+    return seen
+
+
+def check_replay(agent, game, n_moves):
+    """The agent's replay of the finished game ends at move n_moves."""
+    agent.send(f"replay {game}")
+    agent.expect(r"^Replaying match")
+    agent.send("end")
+    agent.expect(rf"^Move {n_moves} of {n_moves}: ")
+
+
 def await_moves(agent, n, timeout=30):
     """Wait until the agent has seen n moves played, reading its lines on."""
     deadline = time.monotonic() + timeout

@@ -312,23 +312,22 @@ class Env:
         default = os.path.join(self.env["XDG_DATA_HOME"], "sungka", "sungka.db")
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-board"), "--listen",
                           f"127.0.0.1:{port}", *self.dbs.argv(extra, default=default)]
-        b = Proc("board", argv, stdin=False, env=self.env)
-        self.procs.append(b)
-        m = b.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
-        b.port = int(m.group(1))
-        b.address = f"127.0.0.1:{b.port}"
-        return b
+        return self._server("board", argv)
 
     def relay(self, upstream, *extra):
         """A sungka-relay taking its games from upstream ("HOST:PORT,...")."""
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-relay"), "--listen", "127.0.0.1:0",
                           "--upstream", upstream, *extra]
-        r = Proc("relay", argv, stdin=False, env=self.env)
-        self.procs.append(r)
-        m = r.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
-        r.port = int(m.group(1))
-        r.address = f"127.0.0.1:{r.port}"
-        return r
+        return self._server("relay", argv)
+
+    def _server(self, name, argv):
+        """Starts a server and waits for its "listening on" line: .port, .address."""
+        p = Proc(name, argv, stdin=False, env=self.env)
+        self.procs.append(p)
+        m = p.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
+        p.port = int(m.group(1))
+        p.address = f"127.0.0.1:{p.port}"
+        return p
 
     def player(self, name, *args, ready=True, pass_fds=()):
         """An agent with the text view; seated players say ready at once

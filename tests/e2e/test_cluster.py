@@ -14,7 +14,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, Failure, check, main  # noqa: E402
-from e2e_util import await_moves, clocks, line_after, moves_seen  # noqa: E402
+from e2e_util import (await_moves, check_replay, check_same_ending, clocks,  # noqa: E402
+                      line_after, moves_seen)
 import wire  # noqa: E402
 
 LEASE_S = 3
@@ -120,16 +121,9 @@ def failover(bindir):
               f"the restarted node lists {_listed(a2.address)}")
         auto.play_to_end()
         watcher.expect(r"^Game over:")
-        ends = {p.name: [l for l in p.lines if l.startswith(("Game over:", "Scores:"))]
-                for p in (alice, bob, watcher)}
-        check(len({tuple(v) for v in ends.values()}) == 1, f"results differ: {ends}")
-        seen = moves_seen(watcher)
+        seen = check_same_ending([watcher, alice, bob])
         check(seen[:len(before)] == before, "moves seen before the kill changed")
-        check(seen == moves_seen(alice) == moves_seen(bob), "the agents saw different moves")
-        alice.send(f"replay {game}")
-        alice.expect(r"^Replaying match")
-        alice.send("end")
-        alice.expect(rf"^Move {len(seen)} of {len(seen)}: ")
+        check_replay(alice, game, len(seen))
         for p in (alice, bob, watcher):
             p.quit()
 

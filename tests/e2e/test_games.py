@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, check, main  # noqa: E402
-from e2e_util import final_report, moves_seen  # noqa: E402
+from e2e_util import check_same_ending, final_report, moves_seen  # noqa: E402
 
 
 def _whole_game(bindir, kind, options, names=("alice", "bob"), seed=1):
@@ -31,12 +31,7 @@ def _whole_game(bindir, kind, options, names=("alice", "bob"), seed=1):
         Autoplayer(env, players, seed=seed).play_to_end()
         watcher.expect(r"^Game over:")
         everyone = players + [watcher]
-        ends = {p.name: [l for l in p.lines if l.startswith(("Game over:", "Scores:",
-                                                             "Winner", "Nobody wins"))]
-                for p in everyone}
-        check(len({tuple(v) for v in ends.values()}) == 1, f"results differ: {ends}")
-        seqs = {tuple(moves_seen(p)) for p in everyone}
-        check(len(seqs) == 1, "the agents saw different moves")
+        check_same_ending(everyone, ("Game over:", "Scores:", "Winner", "Nobody wins"))
         check(len(moves_seen(first)) >= 5, "suspiciously short game")
         for p in everyone:
             check(not any(l.startswith("WARNING") for l in p.lines),

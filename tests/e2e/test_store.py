@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, check, main  # noqa: E402
-from e2e_util import await_moves, moves_seen  # noqa: E402
+from e2e_util import await_moves, check_replay, check_same_ending, moves_seen  # noqa: E402
 
 
 def stats_and_history(bindir):
@@ -101,15 +101,8 @@ def crash_recovery(bindir):
         watcher.expect(r"^Notice: the board service restarted")
         auto.play_to_end()
         watcher.expect(r"^Game over:")
-        ends = {p.name: [l for l in p.lines if l.startswith(("Game over:", "Scores:"))]
-                for p in (alice, bob, watcher)}
-        check(len({tuple(v) for v in ends.values()}) == 1, f"results differ: {ends}")
-        seen = moves_seen(watcher)
-        check(seen == moves_seen(alice) == moves_seen(bob), "the agents saw different moves")
-        alice.send(f"replay {game}")
-        alice.expect(r"^Replaying match")
-        alice.send("end")
-        alice.expect(rf"^Move {len(seen)} of {len(seen)}: ")
+        seen = check_same_ending([watcher, alice, bob])
+        check_replay(alice, game, len(seen))
         for p in (alice, bob, watcher):
             p.quit()
 

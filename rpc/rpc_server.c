@@ -430,10 +430,13 @@ static void maybe_release(rpc_call *c)
     bool client_gone = c->cancelled && !c->status_ok && !c->srv->shutting_down;
     if (c->multiplexed)
         rpc__mux_release(c, client_gone);
-    if (c->done) {
+    /* The turn hook first: what it commits may answer this very call and
+     * unhook its done callback (a Move handled and cancelled in one poll
+     * turn, as a stalled store makes happen). */
+    if (c->done)
         run_turn_hook(c->srv);
+    if (c->done)
         c->done(c, client_gone, c->done_user);
-    }
     free_call(c);
 }
 

@@ -1,10 +1,13 @@
 """e2e_util.py — helpers several end-to-end test files share: a finished
 agent's report, the moves it saw, a game made and joined over the raw wire,
-an event's kind, and the clocks a view shows."""
+an event's kind, the clocks a view shows, and another program holding the
+board service's store."""
+import os
 import re
+import sqlite3
 import time
 
-from harness import check  # noqa: E402
+from harness import Proc, check  # noqa: E402
 import wire  # noqa: E402
 
 
@@ -91,3 +94,76 @@ def _raw_game(client, n_players=2):
 def _event_kind(ev):
     """The oneof body field number of an Event (10 snapshot .. 20 notice)."""
     return next(n for n, _ in wire.fields(ev) if n >= 10)
+
+
+class StoreLock:
+    """Another program holding the store of a board service started with
+    --db `db` (a path, as given to env.board), from a database connection of
+    its own: on SQLite the file's write lock (BEGIN IMMEDIATE: the service's
+    writes wait its busy timeout, 1 s, then fail); on PostgreSQL (env.dbs.url)
+    a psql session with the events table locked (LOCK TABLE ... ACCESS
+    EXCLUSIVE: the service's writes of events wait for it, for as long as
+    its session's lock_timeout lets them; see give_up_after). take() returns
+    once the lock is held, release() once it is let go; close() ends the
+    connection (Env stops the psql at the end in any case)."""
+
+    def __init__(self, env, db):
+        self.env = env
+        self.db = db
+        self.con = None          # SQLite
+        self.psql = None         # PostgreSQL: a harness.Proc
+        self.held = False
+
+    @staticmethod
+    def give_up_after(env, ms=1000):
+        """Make the service's writes give up after ms while a lock holds them
+        up, on PostgreSQL as SQLite's busy timeout (1 s) makes them there:
+        its sessions get lock_timeout (through libpq's PGOPTIONS). Call it
+        before env.board(); nothing to do on SQLite."""
+        if env.dbs.url:
+            env.env["PGOPTIONS"] = f"-c lock_timeout={int(ms)}"
+
+    def take(self, timeout=15):
+        check(not self.held, "the store's lock is held already")
+        if self.env.dbs.url:
+            if self.psql is None:
+                self.psql = Proc("psql", [self.env.dbs.psql(), "-X", "-q", "-At",
+                                          "-v", "ON_ERROR_STOP=1",
+                                          "-d", self.env.dbs.db(self.db)],
+                                 env=dict(os.environ, PGOPTIONS=""))
+                self.env.procs.append(self.psql)
+            self.psql.send("BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE; "
+                           "SELECT 'locked';")
+            self.psql.expect(r"^locked$", timeout=timeout)
+        else:
+            if self.con is None:
+                self.con = sqlite3.connect(self.db, timeout=timeout, isolation_level=None)
+            self.con.execute("BEGIN IMMEDIATE")
+        self.held = True
+
+    def release(self, timeout=15):
+        if not self.held:
+            return
+        if self.psql is not None:
+            self.psql.send("ROLLBACK; SELECT 'released';")
+            self.psql.expect(r"^released$", timeout=timeout)
+        else:
+            self.con.execute("ROLLBACK")
+        self.held = False
+
+    def close(self):
+        if self.con is not None:
+            self.con.close()     # ends any transaction: the lock goes with it
+            self.con = None
+        if self.psql is not None:
+            self.psql.close_stdin()
+            self.psql.stop()
+            self.psql = None
+        self.held = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -106,22 +106,26 @@ class Databases:
             out += ["--db", self.db(default)]
         return out
 
+    @staticmethod
+    def psql():
+        """The server's psql (from the bindir that tests/pg wrote beside
+        the URL), else the one on PATH."""
+        try:
+            with open(os.path.join(os.path.dirname(PG_URL_FILE), "bindir")) as f:
+                return os.path.join(f.read().strip(), "psql")
+        except OSError:
+            return "psql"
+
     def drop(self):
         """Drop the databases made (their services stopped first; FORCE ends
         the sessions of any still running)."""
         if not self.made:
             return
-        bindir = os.path.join(os.path.dirname(PG_URL_FILE), "bindir")
-        psql = "psql"
-        try:
-            with open(bindir) as f:
-                psql = os.path.join(f.read().strip(), "psql")
-        except OSError:
-            pass
         # One -c each: DROP DATABASE cannot share a transaction.
         drops = [a for n in self.made
                  for a in ("-c", f'DROP DATABASE IF EXISTS "{n}" WITH (FORCE)')]
-        r = subprocess.run([psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", self.url, *drops],
+        r = subprocess.run([self.psql(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", self.url,
+                            *drops],
                            capture_output=True, text=True, timeout=60,
                            env=dict(os.environ, PGOPTIONS="-c client_min_messages=warning"))
         if r.returncode != 0:

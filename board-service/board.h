@@ -56,6 +56,10 @@ typedef struct board_config {
     int verbose;               /* log every request to the log stream */
     bool grpc_log;             /* gRPC's own log lines on stderr (--verbose; see
                                 * rpc_set_verbose): the service's bots get it too */
+    bool check_replay;         /* a test switch (also SUNGKA_CHECK_REPLAY=1 in the
+                                * environment): after every turn, rebuild each game
+                                * that changed from its stored log and abort if it
+                                * differs from the live one (room_check.c) */
     FILE *log;                 /* where to log (default stderr) */
 } board_config;
 

@@ -133,7 +133,18 @@ struct room {
     room_status status;
     bool autostart;            /* start when the seats fill, without "ready" */
     bool holding;              /* a move waits for its commit: so do its events */
-    bool store_failed;         /* a store write failed during that move */
+    bool write_failed;         /* a store write of the current change or move failed */
+    int change_depth;          /* room__change_begin calls not yet ended */
+    size_t change_from;        /* the log's length when the outermost began */
+    bool change_grouped;       /* ... and it opened a store group */
+    bool change_events_only;   /* ... and the room changes in it only by its events */
+    int change_applied;        /* events applied in it so far (room__emit) */
+    bool diverged;             /* its memory may differ from its stored log: it
+                                * takes no calls until it is reloaded from the log */
+    int64_t reload_after_ms;   /* the next try at reloading it */
+    bool indexed;              /* its people are in the service's token and name
+                                * indexes (a room being reloaded is not, yet) */
+    size_t checked_len;        /* room_check.c: its log's length at the last check */
     int n_moves;               /* moves played, for the store's ply numbers */
     unsigned moved;            /* bit s: seat s has moved (abort is for before) */
     int draw_offer;            /* the seat whose draw offer is open; -1: none */
@@ -255,13 +266,16 @@ struct board_service {
     client_table clients;      /* per address: streams, observer seats, rates */
     char endpoint[128];
     volatile sig_atomic_t stop;
-    room **rooms;
+    room **rooms;              /* registry.c: the games, in no order */
     int n_rooms, rooms_cap;
+    int *room_slots;           /* registry.c: a hash of their ids (index + 1; 0: free) */
+    size_t room_slots_cap;     /* a power of two, at least twice n_rooms */
     unsigned next_id;
     uint64_t next_nonce;
     int64_t next_ping_ms;
     int64_t next_lease_ms;     /* cluster.c: renew the lease and adopt then */
     int n_lost;                /* rooms another node adopted, to let go of */
+    int n_diverged;            /* rooms to reload from their logs (recovery.c) */
     bool lease_failing;        /* cluster.c: the last renewal failed */
     unsigned next_relay;       /* cluster.c: the --relays entry to send to next */
     int64_t next_clock_ms;     /* the earliest a running clock may fall (INT64_MAX: none) */
@@ -313,6 +327,10 @@ participant *room_find_name(const room *r, const char *name);
 /* Take p (its seat and name set) into r->people and the service's token and
  * name indexes; 0, or -1 when out of memory. */
 int room_add_person(room *r, participant *p);
+/* A room rebuilt from the store enters the service's indexes only once it
+ * replaces the room it reloads: recovery builds it with indexed false (see
+ * struct room), then this puts its people in. 0, or -1 (nobody indexed). */
+int room_index_people(room *r);
 /* Add a participant (seat chosen as the first open one) on behalf of client
  * `from` (NULL: the service's own, a bot), and announce a player (observers
  * are counted, not announced). */
@@ -384,17 +402,9 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
 room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err,
                      size_t errlen);
 void room_rematch_started(room *r, const char *new_id);
-/* Recovery replays a logged RematchOffered (accepted) / RematchDeclined /
- * RematchStarted onto r. */
-void room_replay_rematch(room *r, unsigned accepted, const char *started_id);
 /* The seat old seat `seat` of r plays in its rematch. */
 int room_rematch_seat(const room *r, int seat);
 
-/* Recovery replays a logged PlayerOut / draw offer / decline / seat taken
- * over onto r. */
-int room_replay_out(room *r, int seat);
-int room_replay_taken_over(room *r, int seat);
-void room_replay_draw(room *r, int seat, bool offered);
 
 /* room_clock.c — the clocks of a game with a time control. */
 /* A time control for r before it starts; 0, or -1 with a sentence. */
@@ -412,9 +422,8 @@ int64_t room_clock_deadline(const room *r);
 /* A clock that fell by now: a seat that never moved aborts the game; one
  * that did is out of it (two seats: the other wins). */
 void room_clock_check(room *r, int64_t now);
-/* Recovery: the remaining times a logged event gave (n seats); then, once
- * the log is replayed, the clock of the seat to move runs from now. */
-void room_clock_restore(room *r, const int64_t *remaining_ms, int n);
+/* Recovery: once the log is replayed, the clock of the seat to move runs
+ * from now. */
 void room_clock_resume(room *r, int64_t now);
 
 /* Send pings, notice missed ones, end grace periods that ran out. */
@@ -434,6 +443,25 @@ void board_listen_problem(const char *addr, bool tls, char *err, size_t errlen);
 
 /* --- recovery.c: rebuild the unfinished games from the store at start --- */
 int board_recover(board_service *svc, char *err, size_t errlen);
+/* Reload each diverged room (struct room) from its stored log, in its
+ * place; one whose store cannot be read yet is tried again later. From
+ * the turn hook and the timers: no handler holds a room then. */
+void board_reload_diverged(board_service *svc, int64_t now);
+/* Game id rebuilt from the store as recovery would, outside the registry
+ * and the indexes: the caller frees it (room_free). NULL when it cannot be
+ * read or its log does not replay. */
+room *board_rebuild(board_service *svc, const char *id);
+
+/* --- room_check.c: invariants, and the replay check --- */
+/* Assert r's invariants (debug and sanitizer builds; nothing otherwise). */
+void room_check(const room *r);
+/* Rebuild every game whose log grew since the last check from the store
+ * and compare it with the live one, field by field: how many differences
+ * (each logged). */
+int board_check_replay(board_service *svc);
+/* With cfg.check_replay (a test switch), the same after every turn, and a
+ * difference aborts the service, so the test that caused it fails. */
+void board_check_replay_or_abort(board_service *svc);
 /* A cluster node takes over ids[n], games a node that stopped had (own:
  * this node's, before its restart): rebuilt from the store as at a
  * restart, their bots started. -1 if one could not be (logged). */
@@ -449,8 +477,20 @@ void board_cluster_leave(board_service *svc);
 /* False while a cluster's node cannot renew its lease (true outside one). */
 bool board_cluster_healthy(const board_service *svc);
 
-/* --- service.c: the registry of games --- */
+/* --- registry.c: the games by id. The registry owns a room from
+ * board_rooms_add to board_rooms_remove (which frees it); removing index i
+ * moves the last room there, so walk backwards to remove while walking. */
+/* 0, or -1 out of memory (r is then not taken). */
+int board_rooms_add(board_service *svc, room *r);
 room *board_find_room(board_service *svc, const char *id);
+/* r's index in svc->rooms, or -1 when it is not registered. */
+int board_rooms_index(const board_service *svc, const room *r);
+void board_rooms_remove(board_service *svc, int index);
+/* The same without freeing: the caller owns the room from now on. */
+room *board_rooms_take(board_service *svc, int index);
+/* Remove (free) every room, and the registry's own memory. */
+void board_rooms_free(board_service *svc);
+/* --- service.c --- */
 /* Close r's streams saying why, and forget it here (not in the store). */
 void board_let_go(board_service *svc, room *r, const char *why);
 
@@ -493,6 +533,7 @@ typedef enum room_event_kind {
     ROOM_EV_REMATCH_OFFERED,   /* who, seats (those who accepted so far) */
     ROOM_EV_REMATCH_DECLINED,  /* who */
     ROOM_EV_REMATCH_STARTED,   /* text (the new game's id) */
+    ROOM_EV_COUNT
 } room_event_kind;
 
 typedef struct room_event {
@@ -506,7 +547,8 @@ typedef struct room_event {
     int from_seat;
     const game_state *state;
     const room_clocks *clocks; /* STARTED, MOVED, OUT in a game with clocks; else NULL */
-    int seat, move;
+    int seat, move;            /* seat: MOVED's mover; OUT's, DRAW_*'s, TAKEN_OVER's
+                                * and REMATCH_*'s who, as the apply functions read it */
     const game_result *result;
     bool abandoned;
     bool spectators;           /* CHAT: for the observers only */
@@ -516,6 +558,13 @@ typedef struct room_event {
     int level;                 /* TAKEN_OVER: the bot's */
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
 } room_event;
+
+/* room_events.c — what each kind means to a game (one apply function per
+ * kind, in one table). Apply a stored event to r: 0, or -1 when it does not
+ * fit r (a damaged log). Live play, recovery and reloads all apply events
+ * through this. */
+int room_apply_event(room *r, const room_event *ev);
+const char *room_event_name(room_event_kind kind);
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their
  * length in *len, or NULL when out of memory. */

@@ -31,6 +31,14 @@ bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char
  * down is passed by on the next try): true when answered ELSEWHERE. */
 bool board_send_to_relay(board_service *svc, rpc_call *call, const room *r);
 
+/* --- wire.c --- */
+/* A stored event as the plain value its kind's apply function reads
+ * (room_apply_event): strings point into msg, clocks into *clocks. The
+ * ratings of a GameOver travel rounded, so none are given: a rebuilt game
+ * reads its people's ratings from the store. 0, or -1 when msg is no event
+ * of a known kind or lacks what its kind needs (a damaged log). */
+int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks *clocks);
+
 /* --- clients.c --- */
 /* The host part of call's peer ("ipv4:10.0.0.7"). */
 void board_peer_host(rpc_call *call, char *out, size_t len);

@@ -4,7 +4,8 @@
  * rematch may be on offer): its options, its participants with their seat tokens,
  * and its whole event log, from the store. The position is rebuilt by
  * replaying the logged moves through the rules engine (the log is the truth;
- * nothing else about the board is stored). Everyone starts out departed, with
+ * nothing else about the board is stored): each through its kind's apply
+ * function, as live play applied it (room_events.c). Everyone starts out departed, with
  * the full grace to come back: agents reconnect by themselves with their
  * tokens and resume after the last event they saw, and the service's own
  * bots are marked so that board_bots_recover starts them again.
@@ -16,13 +17,18 @@
 #include "board_rpc.h"
 #include "text.h"
 
+/* How long a diverged game waits before its reload is tried again (the
+ * store could not be read: it is likely down). */
+#define RELOAD_RETRY_MS 500
+
 typedef struct recovering {
     board_service *svc;
+    bool detached;             /* one game, rebuilt outside the registry */
     room *current;             /* the game whose participants and events arrive */
     int games, failed;
 } recovering;
 
-static room *add_room(board_service *svc, const store_game_info *g)
+static room *add_room(board_service *svc, const store_game_info *g, bool detached)
 {
     const game_kind *kind = game_kind_find(g->kind);
     if (!kind)
@@ -34,19 +40,12 @@ static room *add_room(board_service *svc, const store_game_info *g)
         if (game_options_set(kind, &opts, g->options[i].name, g->options[i].value, err,
                              sizeof err) != GAME_OK)
             return NULL;
-    if (svc->n_rooms == svc->rooms_cap) {
-        int cap = svc->rooms_cap ? svc->rooms_cap * 2 : 16;
-        room **grown = realloc(svc->rooms, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        svc->rooms = grown;
-        svc->rooms_cap = cap;
-    }
     char title[BOARD_TITLE_MAX + 1];
     text_escape(g->title, title, sizeof title);
     room *r = room_create(svc, g->id, kind, &opts, title, g->autostart);
     if (!r)
         return NULL;
+    r->indexed = false;        /* its people enter the indexes in settle() */
     time_control tc = {g->per_move_ms, g->base_ms, g->increment_ms};
     if (room_set_time_control(r, &tc, err, sizeof err) != 0) {
         room_free(r);
@@ -57,14 +56,21 @@ static room *add_room(board_service *svc, const store_game_info *g)
     r->bot_level = g->bot_level;
     memcpy(r->rated_account, g->rated_accounts, sizeof r->rated_account);
     r->created_ms = board_now_ms();
-    svc->rooms[svc->n_rooms++] = r;
+    if (detached)
+        return r;
+    if (board_rooms_add(svc, r) != 0) {
+        room_free(r);
+        return NULL;
+    }
     return r;
 }
 
 static void on_game(void *user, const store_game_info *g)
 {
     recovering *rc = user;
-    rc->current = add_room(rc->svc, g);
+    if (rc->detached && rc->current)
+        return;                /* one game only */
+    rc->current = add_room(rc->svc, g, rc->detached);
     if (rc->current)
         rc->games++;
     else
@@ -167,67 +173,6 @@ static int keep_event(room *r, uint64_t seq, unsigned a, unsigned b, Sungka__V1_
     return 0;
 }
 
-/* The clocks an event gave: they restart from there (time the service was
- * down is charged to nobody). */
-static void replay_clocks(room *r, const Sungka__V1__Clocks *c)
-{
-    if (c && c->n_remaining_ms == (size_t)game_seats(&r->state))
-        room_clock_restore(r, c->remaining_ms, (int)c->n_remaining_ms);
-}
-
-/* Replay one logged event onto the room's position and status. */
-static int replay(room *r, const Sungka__V1__Event *ev)
-{
-    if (ev->body_case == SUNGKA__V1__EVENT__BODY_GAME_STARTED) {
-        r->status = ROOM_RUNNING;
-        replay_clocks(r, ev->game_started->clocks);
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
-        char err[GAME_ERR_LEN];
-        int seat = ev->move_made->seat;
-        r->n_moves++;
-        if (seat >= 0 && seat < GAME_MAX_SEATS) {
-            r->moved |= 1u << seat;
-            r->draw_offered &= ~(1u << seat);
-        }
-        r->draw_offer = -1;
-        replay_clocks(r, ev->move_made->clocks);
-        return game_play(&r->state, seat, ev->move_made->move, NULL, err, sizeof err) ==
-                       GAME_OK ? 0 : -1;
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_PLAYER_OUT) {
-        const Sungka__V1__Participant *who = ev->player_out->who;
-        replay_clocks(r, ev->player_out->clocks);
-        return who && who->seat ? room_replay_out(r, who->seat->value) : -1;
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_GAME_OVER) {
-        /* An ended game still held by its players (a rematch may follow). */
-        r->status = ev->game_over->abandoned ? ROOM_ABANDONED : ROOM_FINISHED;
-        snprintf(r->end_reason, sizeof r->end_reason, "%s", ev->game_over->reason);
-        r->clock_running = -1;
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED) {
-        unsigned accepted = 0;
-        for (size_t i = 0; i < ev->rematch_offered->n_accepted; i++)
-            if (ev->rematch_offered->accepted[i] >= 0 &&
-                ev->rematch_offered->accepted[i] < GAME_MAX_SEATS)
-                accepted |= 1u << ev->rematch_offered->accepted[i];
-        room_replay_rematch(r, accepted, NULL);
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_REMATCH_DECLINED) {
-        room_replay_rematch(r, 0, NULL);
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_REMATCH_STARTED) {
-        room_replay_rematch(r, r->rematch_accepted, ev->rematch_started->game_id);
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER) {
-        const Sungka__V1__Participant *bot = ev->seat_taken_over->bot;
-        return bot && bot->seat ? room_replay_taken_over(r, bot->seat->value) : -1;
-    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_OFFERED ||
-               ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_DECLINED) {
-        bool offered = ev->body_case == SUNGKA__V1__EVENT__BODY_DRAW_OFFERED;
-        const Sungka__V1__Participant *who =
-            offered ? ev->draw_offered->who : ev->draw_declined->who;
-        if (!who || !who->seat || who->seat->value < 0 || who->seat->value >= GAME_MAX_SEATS)
-            return -1;
-        room_replay_draw(r, who->seat->value, offered);
-    }
-    return 0;
-}
-
 static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time_ms,
                      unsigned a, unsigned b, unsigned format, const void *data, size_t len)
 {
@@ -238,8 +183,10 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
         return;
     Sungka__V1__Event *ev = (Sungka__V1__Event *)protobuf_c_message_unpack(
         &sungka__v1__event__descriptor, NULL, len, data);
+    room_event value;
+    room_clocks clocks;
     if (!ev || wire_upgrade_event(ev, format) != 0 || keep_event(r, seq, a, b, ev) != 0 ||
-        replay(r, ev) != 0) {
+        wire_event_value(ev, &value, &clocks) != 0 || room_apply_event(r, &value) != 0) {
         board_log(rc->svc, "game %s: its stored log is damaged at event %llu; not recovered",
                   game_id, (unsigned long long)seq);
         r->damaged = true;               /* dropped below */
@@ -256,9 +203,12 @@ static int settle(board_service *svc, recovering *rc, int first)
     int ended = 0;
     for (int i = svc->n_rooms - 1; i >= first; i--) {
         room *r = svc->rooms[i];
+        if (!r->damaged && room_index_people(r) != 0) {
+            board_log(svc, "game %s: out of memory for its people; not recovered", r->id);
+            r->damaged = true;
+        }
         if (r->damaged) {
-            room_free(r);
-            svc->rooms[i] = svc->rooms[--svc->n_rooms];
+            board_rooms_remove(svc, i);
             rc->games--;
             rc->failed++;
             continue;
@@ -296,6 +246,73 @@ int board_recover(board_service *svc, char *err, size_t errlen)
     svc->next_id = max_id;
     log_recovered(svc, &rc, settle(svc, &rc, 0), "recovered");
     return 0;
+}
+
+/* Build old's game again from the store, beside it (its people out of the
+ * indexes); then let old go and put the new one in its place. The old
+ * room's streams end (UNAVAILABLE): agents resubscribe after the last event
+ * they saw, which the store holds, since nothing unstored was sent. Its
+ * bots' players still run: they come back with their tokens like anyone. */
+static int reload(board_service *svc, int index, int64_t now)
+{
+    recovering rc = {.svc = svc};
+    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
+    room *old = board_rooms_take(svc, index);      /* out of the way of its id */
+    int first = svc->n_rooms;
+    int res = store_recover_game(svc->store, old->id, &cb, &rc);
+    room *fresh = svc->n_rooms == first + 1 ? svc->rooms[first] : NULL;
+    if (res != 0 || !fresh || fresh->damaged) {
+        board_log(svc, "game %s: cannot reload it yet: %s", old->id,
+                  res != 0 ? store_last_error(svc->store) : "its stored log is not whole");
+        while (svc->n_rooms > first)
+            board_rooms_remove(svc, svc->n_rooms - 1);
+        old->reload_after_ms = now + RELOAD_RETRY_MS;
+        if (board_rooms_add(svc, old) != 0) {
+            board_log(svc, "game %s: out of memory; it is kept in the store only", old->id);
+            room_close_streams(old, "out of memory");
+            room_free(old);
+        }
+        return -1;
+    }
+    room_close_streams(old, "the game is being loaded again from its stored log; reconnect");
+    room_free(old);
+    if (room_index_people(fresh) != 0) {
+        board_log(svc, "game %s: out of memory for its people; it is kept in the store",
+                  fresh->id);
+        board_let_go(svc, fresh, "out of memory");
+        return -1;
+    }
+    room_clock_resume(fresh, board_now_ms());
+    board_log(svc, "game %s reloaded from its stored log (%zu events)", fresh->id,
+              fresh->log_len);
+    return 0;
+}
+
+room *board_rebuild(board_service *svc, const char *id)
+{
+    recovering rc = {.svc = svc, .detached = true};
+    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
+    if (store_recover_game(svc->store, id, &cb, &rc) != 0 || !rc.current)
+        return NULL;
+    if (rc.current->damaged) {
+        room_free(rc.current);
+        return NULL;
+    }
+    return rc.current;
+}
+
+void board_reload_diverged(board_service *svc, int64_t now)
+{
+    for (int i = svc->n_rooms - 1; i >= 0 && svc->n_diverged > 0; i--) {
+        room *r = svc->rooms[i];
+        if (!r->diverged || r->lost || now < r->reload_after_ms)
+            continue;
+        if (!svc->store) {     /* nothing to reload from (out of memory only) */
+            board_let_go(svc, r, "the game could not go on");
+            continue;
+        }
+        reload(svc, i, now);
+    }
 }
 
 int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bool own)

@@ -14,6 +14,7 @@
  * tests/board drives it with no server at all.
  * Runs on the event-loop thread only.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +43,47 @@ room *room_create(board_service *svc, const char *id, const game_kind *kind,
     r->draw_offer = -1;
     r->clock_running = -1;
     r->autostart = autostart;
+    r->indexed = true;
     return r;
 }
 
-/* Out of the service's token and name indexes. */
+/* Out of the service's token and name indexes (a room being reloaded has
+ * not entered them: its people's tokens are still the old room's). */
 static void unindex(room *r, participant *p)
 {
+    if (!r->indexed)
+        return;
     person_index_remove(&r->svc->tokens, p);
     person_index_remove(&r->svc->names, p);
+}
+
+/* Both indexes, or neither. */
+static int index_person(room *r, participant *p)
+{
+    if (!r->indexed)
+        return 0;
+    if (person_index_add(&r->svc->tokens, p) != 0)
+        return -1;
+    if (person_index_add(&r->svc->names, p) != 0) {
+        person_index_remove(&r->svc->tokens, p);
+        return -1;
+    }
+    return 0;
+}
+
+int room_index_people(room *r)
+{
+    assert(!r->indexed);
+    r->indexed = true;
+    for (int i = 0; i < r->n_people; i++) {
+        if (index_person(r, r->people[i]) != 0) {
+            while (--i >= 0)
+                unindex(r, r->people[i]);
+            r->indexed = false;
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* Free the room's memory only: what is stored stays (a restart recovers it). */
@@ -88,12 +122,8 @@ int room_add_person(room *r, participant *p)
         r->people = grown;
         r->people_cap = cap;
     }
-    if (person_index_add(&r->svc->tokens, p) != 0)
+    if (index_person(r, p) != 0)
         return -1;
-    if (person_index_add(&r->svc->names, p) != 0) {
-        person_index_remove(&r->svc->tokens, p);
-        return -1;
-    }
     p->at = r->n_people;
     r->people[r->n_people++] = p;
     if (p->seat >= 0)
@@ -129,6 +159,12 @@ int room_seats_taken(const room *r)
 
 participant *room_find_name(const room *r, const char *name)
 {
+    if (!r->indexed) {         /* a room being reloaded: few people, no crowd */
+        for (int i = 0; i < r->n_people; i++)
+            if (strcmp(r->people[i]->name, name) == 0)
+                return r->people[i];
+        return NULL;
+    }
     return person_index_find_name(&r->svc->names, r, name);
 }
 
@@ -160,18 +196,15 @@ void room__end_drawn(room *r, const char *reason)
 static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
                      const int *winners)
 {
-    r->status = abandoned ? ROOM_ABANDONED : ROOM_FINISHED;
-    snprintf(r->end_reason, sizeof r->end_reason, "%s", reason);
-    room__clock_stop(r);
-
     int scores[GAME_MAX_SEATS];
     game_scores(&r->state, scores);
     room_rating_change ratings[GAME_MAX_SEATS];
-    int n_rated = room__rate(r, n_winners, winners, ratings);
+    int n_rated = room__rate(r, abandoned, n_winners, winners, ratings);
     room_event ev = {.kind = ROOM_EV_OVER, .state = &r->state, .text = reason,
                      .abandoned = abandoned, .n_winners = n_winners, .winners = winners,
                      .ratings = n_rated ? ratings : NULL};
-    room__append_event(r, &ev);
+    if (room__emit(r, &ev) != ROOM_OK)
+        return;
     board_log(r->svc, "game %s over: %s", r->id, reason);
     if (r->svc->store) {
         /* The result and everyone's statistics, in one transaction. */
@@ -192,7 +225,7 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
         if (store_group_end(db, res) != 0) {
             board_log(r->svc, "game %s: cannot store the result: %s", r->id,
                       store_last_error(r->svc->store));
-            r->store_failed = true;
+            room__write_failed(r);
         }
     }
 }
@@ -232,19 +265,20 @@ void room__maybe_start(room *r)
 
 static void start_game(room *r)
 {
-    r->status = ROOM_RUNNING;
     int64_t now = board_now_ms();
-    room__clock_run(r, now);
     room__rated_start(r);
     room_clocks clocks;
     room_event ev = {.kind = ROOM_EV_STARTED, .state = &r->state,
-                     .clocks = room__event_clocks(r, now, &clocks)};
-    room__append_event(r, &ev);
+                     .clocks = room__clocks_after(r, -1, &r->state, now, &clocks)};
+    if (room__emit(r, &ev) != ROOM_OK)
+        return;
     board_log(r->svc, "game %s started", r->id);
     if (r->svc->store &&
-        store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_wall_ms()) != 0)
+        store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_wall_ms()) != 0) {
         board_log(r->svc, "game %s: cannot store its start: %s", r->id,
                   store_last_error(r->svc->store));
+        room__write_failed(r);
+    }
 }
 
 /* -------------------------------------------------------------------- join */
@@ -304,6 +338,7 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
         snprintf(err, errlen, "out of memory");
         return ROOM_E_LIMIT;
     }
+    room__change_begin(r);
     p->room = r;
     p->id = ++r->next_person_id;
     snprintf(p->name, sizeof p->name, "%s", name);
@@ -311,6 +346,7 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
     p->seat = seat;
     if (room_add_person(r, p) != 0) {
         free(p);
+        room__change_end(r, NULL, 0);
         snprintf(err, errlen, "out of memory");
         return ROOM_E_LIMIT;
     }
@@ -335,8 +371,10 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
     board_log(r->svc, "game %s: %s joined as %s", r->id, name,
               seat >= 0 ? "a player" : "an observer");
     room__maybe_start(r);
-    *out = p;
-    return ROOM_OK;
+    room_rc rc = room__change_end(r, err, errlen);
+    if (rc == ROOM_OK)
+        *out = p;
+    return rc;
 }
 
 /* ----------------------------------------------------------- ready, seats */
@@ -357,13 +395,14 @@ room_rc room_ready(room *r, participant *p, bool ready, char *err, size_t errlen
     }
     if (only_before_start(r, err, errlen) != ROOM_OK)
         return ROOM_E_STATE;
-    if (p->ready != ready) {
-        p->ready = ready;
-        room__store_person(r, p);
-        room__announce_who(r, p, ROOM_EV_READY);
-        room__maybe_start(r);
-    }
-    return 0;
+    if (p->ready == ready)
+        return ROOM_OK;
+    room__change_begin(r);
+    p->ready = ready;
+    room__store_person(r, p);
+    room__announce_who(r, p, ROOM_EV_READY);
+    room__maybe_start(r);
+    return room__change_end(r, err, errlen);
 }
 
 bool room_has_open_seat(const room *r)
@@ -404,6 +443,7 @@ room_rc room_sit(room *r, participant *p, int seat, char *err, size_t errlen)
     room_rc rated = room__may_play_rated(r, p->account_id, err, errlen);
     if (rated != ROOM_OK)
         return rated;
+    room__change_begin(r);
     room__set_seat(r, p, seat);
     p->ready = false;
     room__release_watch(p);
@@ -412,7 +452,7 @@ room_rc room_sit(room *r, participant *p, int seat, char *err, size_t errlen)
     room__store_person(r, p);
     announce_seat(r, p, -1);
     room__maybe_start(r);
-    return 0;
+    return room__change_end(r, err, errlen);
 }
 
 room_rc room_stand(room *r, participant *p, char *err, size_t errlen)
@@ -423,6 +463,7 @@ room_rc room_stand(room *r, participant *p, char *err, size_t errlen)
     }
     if (only_before_start(r, err, errlen) != ROOM_OK)
         return ROOM_E_STATE;
+    room__change_begin(r);
     int from = p->seat;
     r->seat_holder[from] = NULL;
     r->seat_name[from][0] = '\0';
@@ -430,7 +471,7 @@ room_rc room_stand(room *r, participant *p, char *err, size_t errlen)
     p->ready = false;
     room__store_person(r, p);
     announce_seat(r, p, from);
-    return 0;
+    return room__change_end(r, err, errlen);
 }
 
 /* -------------------------------------------------------------------- chat */
@@ -486,11 +527,12 @@ room_rc room_chat(room *r, participant *p, board_client *from, const char *text,
     p->chat_in_window++;
     room_event ev = {.kind = ROOM_EV_CHAT, .who = p, .to = target, .text = text,
                      .spectators = spectators && !target};
+    room__change_begin_events_only(r);
     if (ev.spectators)
-        room__append_event_for(r, &ev, BOARD_FOR_OBSERVERS, 0);
+        room__emit_for(r, &ev, BOARD_FOR_OBSERVERS, 0);
     else
-        room__append_event_for(r, &ev, target ? p->id : 0, target ? target->id : 0);
-    return ROOM_OK;
+        room__emit_for(r, &ev, target ? p->id : 0, target ? target->id : 0);
+    return room__change_end(r, err, errlen);
 }
 
 void room_announce_restart(room *r)
@@ -500,5 +542,7 @@ void room_announce_restart(room *r)
              "the board service restarted; everyone has %d s to come back",
              r->svc->cfg.grace_ms / 1000);
     room_event ev = {.kind = ROOM_EV_NOTICE, .text = text};
-    room__append_event(r, &ev);
+    room__change_begin_events_only(r);
+    room__emit(r, &ev);
+    room__change_end(r, NULL, 0);
 }

@@ -10,14 +10,17 @@
  * earliest deadline it knows of (svc->next_clock_ms) has come; a move that
  * arrives after its clock fell but before the check is refused (charge).
  * Every clock value travels in the events that change it, so a view counts
- * down by itself and a restart (room_clock_restore) starts from the last
- * logged values: time the service was down is charged to nobody.
+ * down by itself, and applying an event (room_events.c) sets the clocks
+ * to its values, live and at a restart alike: time the service was down
+ * is charged to nobody.
  * Loop thread only.
  */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "room_internal.h"
+
+static void fall(room *r, int64_t now);
 
 bool room_has_clocks(const room *r)
 {
@@ -73,30 +76,41 @@ int64_t room_clock_deadline(const room *r)
     return r->clock_since_ms + limit_now(r, r->clock_since_ms);
 }
 
-void room__clock_run(room *r, int64_t now)
+void room__clock_start(room *r, int seat, int64_t now)
 {
-    if (!room_has_clocks(r))
-        return;
-    int seat = game_to_move(&r->state);
     r->clock_running = seat;
     r->clock_since_ms = now;
     if (seat < 0)
         return;
-    if (r->tc.per_move_ms)
-        r->clock_ms[seat] = r->tc.per_move_ms;
     int64_t deadline = room_clock_deadline(r);
     if (deadline < r->svc->next_clock_ms)
         r->svc->next_clock_ms = deadline;
 }
 
-bool room__clock_charge(room *r, int seat, int64_t now)
+void room__clock_run(room *r, int64_t now)
 {
-    if (!room_has_clocks(r) || r->clock_running != seat)
-        return true;
-    if (limit_now(r, now) <= 0)
-        return false;
-    r->clock_ms[seat] = left_now(r, now) + r->tc.increment_ms;
-    return true;
+    if (!room_has_clocks(r))
+        return;
+    int seat = game_to_move(&r->state);
+    if (seat >= 0 && r->tc.per_move_ms)
+        r->clock_ms[seat] = r->tc.per_move_ms;
+    room__clock_start(r, seat, now);
+}
+
+const room_clocks *room__clocks_after(const room *r, int charged, const game_state *after,
+                                      int64_t now, room_clocks *buf)
+{
+    if (!room_has_clocks(r))
+        return NULL;
+    buf->n = game_seats(after);
+    for (int s = 0; s < buf->n; s++)
+        buf->remaining_ms[s] = r->clock_ms[s];
+    if (charged >= 0 && charged == r->clock_running)
+        buf->remaining_ms[charged] = left_now(r, now) + r->tc.increment_ms;
+    buf->running = game_is_over(after) ? -1 : game_to_move(after);
+    if (buf->running >= 0 && r->tc.per_move_ms)
+        buf->remaining_ms[buf->running] = r->tc.per_move_ms;
+    return buf;
 }
 
 void room__clock_stop(room *r)
@@ -112,18 +126,20 @@ void room_clocks_now(const room *r, int64_t now, room_clocks *out)
         out->remaining_ms[s] = s == r->clock_running ? left_now(r, now) : r->clock_ms[s];
 }
 
-const room_clocks *room__event_clocks(const room *r, int64_t now, room_clocks *buf)
-{
-    if (!room_has_clocks(r))
-        return NULL;
-    room_clocks_now(r, now, buf);
-    return buf;
-}
 
 void room_clock_check(room *r, int64_t now)
 {
-    if (r->status != ROOM_RUNNING || r->clock_running < 0 || now < room_clock_deadline(r))
+    if (r->diverged || r->status != ROOM_RUNNING || r->clock_running < 0 ||
+        now < room_clock_deadline(r))
         return;
+    room__change_begin(r);
+    fall(r, now);
+    room__change_end(r, NULL, 0);
+}
+
+/* The running clock fell: out of the game, or the game aborted. */
+static void fall(room *r, int64_t now)
+{
     int seat = r->clock_running;
     participant *p = r->seat_holder[seat];   /* kept while departed, too */
     char label[32], reason[BOARD_NAME_BYTES + 96];
@@ -145,10 +161,4 @@ void room_clock_resume(room *r, int64_t now)
 {
     if (r->status == ROOM_RUNNING)
         room__clock_run(r, now);
-}
-
-void room_clock_restore(room *r, const int64_t *remaining_ms, int n)
-{
-    for (int s = 0; s < n && s < GAME_MAX_SEATS; s++)
-        r->clock_ms[s] = remaining_ms[s] > 0 ? remaining_ms[s] : 0;
 }

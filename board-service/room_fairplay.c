@@ -2,9 +2,9 @@
  * room_fairplay.c — leaving a game the fair way: resigning, aborting before
  * the game is under way, agreeing a draw, claiming a departed player's seat
  * or, in a game created so, a bot taking it over (docs/rules.md, "Leaving a
- * game"). Each is an event in the log like a move, so a restart replays it
- * (room_replay_out, room_replay_draw, room_replay_taken_over) and everyone
- * sees it. Loop thread only.
+ * game"). Each is an event in the log like a move, applied through its
+ * kind's function (room_events.c) live and when a restart replays it.
+ * Loop thread only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,15 +35,14 @@ static room_rc playing(const room *r, const participant *p, const char *what, ch
 
 void room__leave_game(room *r, int seat, participant *p, const char *why, int64_t now)
 {
+    game_state after = r->state;
     game_result res;
-    game_retire(&r->state, seat, &res);
-    r->out_at[seat] = ++r->n_out;
-    r->draw_offer = -1;
-    room__clock_run(r, now);           /* the next seat's clock, or none */
-    room_clocks clocks;
-    room_event ev = {.kind = ROOM_EV_OUT, .who = p, .text = why, .state = &r->state,
-                     .result = &res, .clocks = room__event_clocks(r, now, &clocks)};
-    room__append_event(r, &ev);
+    game_retire(&after, seat, &res);
+    room_clocks clocks;                /* the next seat's clock runs, or none */
+    room_event ev = {.kind = ROOM_EV_OUT, .who = p, .seat = seat, .text = why, .state = &after,
+                     .result = &res, .clocks = room__clocks_after(r, -1, &after, now, &clocks)};
+    if (room__emit(r, &ev) != ROOM_OK)
+        return;
     board_log(r->svc, "game %s: %s %s", r->id, p->name, why);
     if (game_is_over(&r->state)) {
         char result[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
@@ -59,17 +58,11 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen)
     room_rc rc = playing(r, p, "resign", err, errlen);
     if (rc != ROOM_OK)
         return rc;
+    room__change_begin_events_only(r);
     room__leave_game(r, p->seat, p, "resigned", board_now_ms());
-    return ROOM_OK;
+    return room__change_end(r, err, errlen);
 }
 
-int room_replay_out(room *r, int seat)
-{
-    if (game_retire(&r->state, seat, NULL) != GAME_OK)
-        return -1;
-    r->out_at[seat] = ++r->n_out;
-    return 0;
-}
 
 /* ---------------------------------------------------------------- aborting */
 
@@ -85,8 +78,9 @@ room_rc room_abort(room *r, participant *p, char *err, size_t errlen)
     }
     char reason[BOARD_NAME_BYTES + 32];
     snprintf(reason, sizeof reason, "%s aborted the game", p->name);
+    room__change_begin_events_only(r);
     room__end_game(r, true, reason);
-    return ROOM_OK;
+    return room__change_end(r, err, errlen);
 }
 
 /* ------------------------------------------------------------------- draws */
@@ -120,9 +114,10 @@ room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen)
         snprintf(err, errlen, "you offered a draw already; you may again after your next move");
         return ROOM_E_LIMIT;
     }
-    room_replay_draw(r, p->seat, true);
-    room__announce_who(r, p, ROOM_EV_DRAW_OFFERED);
-    return ROOM_OK;
+    room__change_begin_events_only(r);
+    room_event ev = {.kind = ROOM_EV_DRAW_OFFERED, .who = p, .seat = p->seat};
+    room__emit(r, &ev);
+    return room__change_end(r, err, errlen);
 }
 
 room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen)
@@ -137,16 +132,17 @@ room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t
         return ROOM_E_STATE;
     }
     if (!accept) {
-        room_replay_draw(r, p->seat, false);
-        room__announce_who(r, p, ROOM_EV_DRAW_DECLINED);
-        return ROOM_OK;
+        room__change_begin_events_only(r);
+        room_event ev = {.kind = ROOM_EV_DRAW_DECLINED, .who = p, .seat = p->seat};
+        room__emit(r, &ev);
+        return room__change_end(r, err, errlen);
     }
+    room__change_begin_events_only(r);
     char reason[2 * BOARD_NAME_BYTES + 32], label[32];
     snprintf(reason, sizeof reason, "%s and %s agreed a draw",
              room__seat_label(r, r->draw_offer, label, sizeof label), p->name);
-    r->draw_offer = -1;
     room__end_drawn(r, reason);
-    return ROOM_OK;
+    return room__change_end(r, err, errlen);
 }
 
 /* -------------------------------------------------------------- claiming */
@@ -163,6 +159,7 @@ room_rc room_claim(room *r, participant *p, char *err, size_t errlen)
         return ROOM_E_STATE;
     }
     int64_t now = board_now_ms();
+    room__change_begin(r);
     for (int s = 0; s < game_seats(&r->state) && r->status == ROOM_RUNNING; s++) {
         participant *h = r->seat_holder[s];
         if (!(gone & (1u << s)) || !h || game_is_out(&r->state, s))
@@ -170,18 +167,9 @@ room_rc room_claim(room *r, participant *p, char *err, size_t errlen)
         r->gone &= ~(1u << s);
         room__leave_game(r, s, h, "left the game", now);
     }
-    return ROOM_OK;
+    return room__change_end(r, err, errlen);
 }
 
-void room_replay_draw(room *r, int seat, bool offered)
-{
-    if (offered) {
-        r->draw_offer = seat;
-        r->draw_offered |= 1u << seat;
-    } else {
-        r->draw_offer = -1;
-    }
-}
 
 /* ----------------------------------------------------------- taking over */
 
@@ -194,9 +182,12 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
         return ROOM_E_STATE;
     }
     participant *b;
+    room__change_begin(r);
     room_rc rc = room_join(r, bot_name, true, NULL, &b, err, errlen);
-    if (rc != ROOM_OK)
+    if (rc != ROOM_OK) {
+        room__change_end(r, NULL, 0);
         return rc;
+    }
     /* The player watches from now on; the bot holds the seat, its clock as
      * it stands. */
     room__set_seat(r, p, -1);
@@ -205,28 +196,21 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
     b->bot_level = r->bot_level;
     r->seat_holder[seat] = b;
     snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", b->name);
-    room_replay_taken_over(r, seat);
     store *db = r->svc->store;
     room__store_person(r, p);
     room__store_person(r, b);
     if (db && (store_participant_bot(db, r->id, b->id, b->bot_level) != 0 ||
-               store_player_lost(db, p->name, p->account_id) != 0))
+               store_player_lost(db, p->name, p->account_id) != 0)) {
         board_log(r->svc, "game %s: cannot store that %s took %s's seat: %s", r->id, b->name,
                   p->name, store_last_error(db));
-    room_event ev = {.kind = ROOM_EV_TAKEN_OVER, .who = b, .text = p->name,
+        room__write_failed(r);
+    }
+    room_event ev = {.kind = ROOM_EV_TAKEN_OVER, .who = b, .seat = seat, .text = p->name,
                      .level = b->bot_level};
-    room__append_event(r, &ev);
+    room__emit(r, &ev);
     board_log(r->svc, "game %s: %s takes %s's seat %d", r->id, b->name, p->name, seat);
-    *bot = b;
-    return ROOM_OK;
+    rc = room__change_end(r, err, errlen);
+    *bot = rc == ROOM_OK ? b : NULL;
+    return rc;
 }
 
-int room_replay_taken_over(room *r, int seat)
-{
-    if (seat < 0 || seat >= game_seats(&r->state))
-        return -1;
-    r->taken_over |= 1u << seat;
-    r->gone &= ~(1u << seat);
-    r->out_at[seat] = ++r->n_out;       /* placed as having left (ratings) */
-    return 0;
-}

@@ -24,10 +24,40 @@ void room__send_logged(participant *p, const logged_event *le);
 /* Send log entries from..log_len-1 to everyone allowed, `first` (the mover,
  * or NULL) before the others. */
 void room__broadcast(room *r, size_t from, participant *first);
-/* Number, log, store and (unless a move is held for its commit) send one
- * event; a private one (participant ids a, b non-zero) only to those two. */
-void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b);
-void room__append_event(room *r, room_event *ev);
+/* Number, log and store one event, sent once durable (the end of its
+ * change, or its move's commit); a private one (participant ids a, b
+ * non-zero) only to those two. 0; -1 when it could not be stored: it is
+ * then not logged, not numbered and never sent. */
+int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b);
+int room__append_event(room *r, room_event *ev);
+/*
+ * Durable before visible. Every public function that changes a room wraps
+ * its change in room__change_begin / room__change_end: the change's store
+ * writes are one group (a transaction, or a savepoint in the turn's move
+ * transaction), and its events are sent at the end only if the group was
+ * stored. If any write failed, nothing of it is stored or sent, the room's
+ * memory (already changed) is not trusted: it is marked diverged and the
+ * service reloads it from its log. Changes nest; the outermost decides.
+ */
+void room__change_begin(room *r);
+/* The same for a change in which the room changes only by the events it
+ * emits (room__emit): if the first of them cannot be stored, nothing has
+ * changed, so the room is not reloaded; the caller is refused all the same.
+ * A change nested in another takes the outer one's kind. */
+void room__change_begin_events_only(room *r);
+/* ROOM_OK, or ROOM_E_STORE with a sentence in err (err may be NULL). */
+room_rc room__change_end(room *r, char *err, size_t errlen);
+/* A store write failed (the change or move under way is lost). */
+void room__write_failed(room *r);
+/* Mark r diverged: no calls until it is reloaded from its log. */
+void room__diverge(room *r, const char *why);
+/* Forget log entries from `from` on (never stored, or rolled back). */
+void room__log_truncate(room *r, size_t from);
+/* room_events.c: store ev (room__append_event_for), then apply it to r
+ * (room_apply_event): the live way of every event that changes the game.
+ * ROOM_OK, or ROOM_E_STORE when it could not be stored (nothing applied). */
+room_rc room__emit_for(room *r, room_event *ev, unsigned a, unsigned b);
+room_rc room__emit(room *r, room_event *ev);
 /* Announce one participant's change (joined, left, ready, returned). */
 void room__announce_who(room *r, const participant *p, room_event_kind kind);
 /* Record a participant as it now is (for recovery after a crash). */
@@ -52,12 +82,17 @@ void room__maybe_start(room *r);
 void room__leave_game(room *r, int seat, participant *p, const char *why, int64_t now);
 
 /* --- room_clock.c --- */
-/* Start the clock of the seat to move (none when the game is over), after
- * the start, a move or a seat leaving; charges nothing. */
+/* Start the clock of the seat to move (none when the game is over), per
+ * move afresh; charges nothing (a restart's resume). */
 void room__clock_run(room *r, int64_t now);
-/* Charge the running clock for the time since it started; false when it
- * had run out (the move comes too late). Fischer: adds the increment. */
-bool room__clock_charge(room *r, int seat, int64_t now);
+/* Seat's clock runs from now (-1: none runs). */
+void room__clock_start(room *r, int seat, int64_t now);
+/* The clocks an event carries when the game goes from r to `after`, now:
+ * seat `charged` (the mover; -1: none) is charged the time it took, plus
+ * Fischer's increment; the seat to move next runs (per move: afresh). NULL
+ * for a game without clocks; else buf. */
+const room_clocks *room__clocks_after(const room *r, int charged, const game_state *after,
+                                      int64_t now, room_clocks *buf);
 /* Stop every clock (the game is over). */
 void room__clock_stop(room *r);
 /* The clocks for an event, or NULL for a game without: fills *buf. */
@@ -79,11 +114,12 @@ room_rc room__may_play_rated(const room *r, int64_t account_id, char *err, size_
 void room__rated_start(room *r);
 /* Each seat's place (1 first; equal places tie) at the end of the game. */
 void room__placements(const room *r, int n_winners, const int *winners, int *place);
-/* A rated game finished by the rules: every seat's rating before and after
- * into out[seats]; returns the seat count, or 0 when the game is not rated
- * (casual, abandoned, or the ratings could not be read). */
-int room__rate(room *r, int n_winners, const int *winners, room_rating_change *out);
-/* Store what room__rate computed (inside the game's ending) and show it. */
+/* A rated game ending by the rules (not abandoned): every seat's rating
+ * before and after into out[seats]; returns the seat count, or 0 when the
+ * game is not rated (casual, abandoned, or the ratings could not be read). */
+int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
+               room_rating_change *out);
+/* Store what room__rate computed (inside the game's ending). */
 int room__store_ratings(room *r, const room_rating_change *changes, int n);
 
 #endif /* SUNGKA_ROOM_INTERNAL_H */

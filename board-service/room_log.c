@@ -4,6 +4,7 @@
  * a new or returning subscriber, and cutting off one too slow to keep up.
  * Loop thread only.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,18 +83,109 @@ void room__broadcast(room *r, size_t from, participant *first)
     }
 }
 
-/* Number, log, store and broadcast one event; a private one (a, b
- * participant ids, non-zero) only to those two, now and on every replay.
- * While a move is being made durable (r->holding) nothing is sent yet. */
-void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
+/* ----------------------------------------------------- durable before visible */
+
+/* The room's memory may differ from its stored log from now on: it takes no
+ * more calls, and the service reloads it from the log (board_reload). */
+void room__diverge(room *r, const char *why)
 {
+    if (r->diverged)
+        return;
+    r->diverged = true;
+    r->svc->n_diverged++;
+    board_log(r->svc, "game %s: %s; it is reloaded from its stored log", r->id, why);
+}
+
+/* Forget the log's entries from `from` on: they were never stored, or their
+ * transaction was rolled back, so nobody may see them. */
+void room__log_truncate(room *r, size_t from)
+{
+    for (size_t i = from; i < r->log_len; i++)
+        free(r->log[i].data);
+    if (from < r->log_len)
+        r->log_len = from;
+}
+
+/* A write to the store failed: the change or the move under way is not
+ * stored. Outside either, the room has already changed: reload it. */
+void room__write_failed(room *r)
+{
+    r->write_failed = true;
+    if (r->change_depth == 0 && !r->holding)
+        room__diverge(r, "a change could not be stored");
+}
+
+void room__change_begin_events_only(room *r)
+{
+    room__change_begin(r);
+    if (r->change_depth == 1)
+        r->change_events_only = true;
+}
+
+void room__change_begin(room *r)
+{
+    if (r->change_depth++ > 0) {
+        r->change_events_only = false;   /* the outer change may do anything */
+        return;
+    }
+    r->change_from = r->log_len;
+    r->change_events_only = false;
+    r->change_applied = 0;
+    r->write_failed = r->diverged;     /* a diverged room writes nothing more */
+    r->change_grouped = false;
+    store *db = r->svc->store;
+    if (!db || r->write_failed)
+        return;
+    if (store_group_begin(db) == 0)
+        r->change_grouped = true;
+    else
+        r->write_failed = true;
+}
+
+room_rc room__change_end(room *r, char *err, size_t errlen)
+{
+    assert(r->change_depth > 0);
+    if (--r->change_depth > 0)
+        return r->write_failed ? ROOM_E_STORE : ROOM_OK;
+    store *db = r->svc->store;
+    if (r->change_grouped && store_group_end(db, r->write_failed ? -1 : 0) != 0)
+        r->write_failed = true;
+    r->change_grouped = false;
+    if (r->write_failed) {
+        room__log_truncate(r, r->change_from);
+        /* Memory changed only by applying stored events: if none was
+         * applied, the room is as it was, and goes on. */
+        bool unchanged = r->change_events_only && r->change_applied == 0 && !r->diverged;
+        if (!r->lost && !unchanged)
+            room__diverge(r, "a change could not be stored");
+        if (err && errlen)
+            snprintf(err, errlen, "it could not be stored, so it did not happen (%s)",
+                     db ? store_last_error(db) : "out of memory");
+        return ROOM_E_STORE;
+    }
+    if (!r->holding && !r->lost)
+        room__broadcast(r, r->change_from, NULL);
+    room_check(r);
+    return ROOM_OK;
+}
+
+/* Number, log and store one event; a private one (a, b participant ids,
+ * non-zero) only for those two, now and on every replay. It is sent when
+ * it is durable: at the end of the change (room__change_end) or with its
+ * move's commit (room_commit_moves); outside both, at once. An event that
+ * cannot be stored is not logged, not numbered and not sent. */
+int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
+{
+    assert(r->change_depth > 0 || r->holding);   /* so it is sent only once stored */
+    if (r->write_failed || r->diverged)
+        return -1;             /* the change is lost already: write nothing more */
     if (r->log_len == r->log_cap) {
         size_t cap = r->log_cap ? r->log_cap * 2 : 64;
         logged_event *grown = realloc(r->log, cap * sizeof *grown);
         if (!grown) {
             board_log(r->svc, "game %s: out of memory for the event log", r->id);
-            r->store_failed = true;
-            return;
+            room__write_failed(r);
+            return -1;
         }
         r->log = grown;
         r->log_cap = cap;
@@ -107,8 +199,8 @@ void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
     le->data = wire_pack_event(ev, &le->len);
     if (!le->data) {
         board_log(r->svc, "game %s: out of memory for the event log", r->id);
-        r->store_failed = true;
-        return;
+        room__write_failed(r);
+        return -1;
     }
     int stored = r->svc->store ? store_event_append(r->svc->store, r->id, le->seq, ev->time_ms,
                                                     a, b, WIRE_EVENT_FORMAT, le->data, le->len)
@@ -116,15 +208,16 @@ void room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
     if (stored != 0) {
         board_log(r->svc, "game %s: cannot store event %llu: %s", r->id,
                   (unsigned long long)le->seq, store_last_error(r->svc->store));
-        r->store_failed = true;
+        free(le->data);
         if (stored == STORE_FENCED && !r->lost) {  /* never sent: the log is another's */
             r->lost = true;
             r->svc->n_lost++;
         }
+        room__write_failed(r);
+        return -1;
     }
     r->log_len++;
-    if (!r->holding && !r->lost)
-        room__broadcast(r, r->log_len - 1, NULL);
+    return 0;
 }
 
 /* Record a participant as it now is (for recovery after a crash). */
@@ -134,14 +227,16 @@ void room__store_person(room *r, const participant *p)
         (store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
                                p->ready) != 0 ||
          (p->account_id > 0 &&
-          store_participant_account(r->svc->store, r->id, p->id, p->account_id) != 0)))
+          store_participant_account(r->svc->store, r->id, p->id, p->account_id) != 0))) {
         board_log(r->svc, "game %s: cannot store %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
+        room__write_failed(r);
+    }
 }
 
-void room__append_event(room *r, room_event *ev)
+int room__append_event(room *r, room_event *ev)
 {
-    room__append_event_for(r, ev, 0, 0);
+    return room__append_event_for(r, ev, 0, 0);
 }
 
 /* Announce one participant's change (joined, left, ready, returned...). */
@@ -168,6 +263,11 @@ static void send_snapshot(room *r, participant *p)
 room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
                        uint64_t after_seq, char *err, size_t errlen)
 {
+    if (r->diverged) {
+        snprintf(err, errlen, "game %s is being reloaded from its stored log; try again",
+                 r->id);
+        return ROOM_E_STORE;
+    }
     if (after_seq > r->log_len) {
         snprintf(err, errlen, "game %s has no event %llu yet (last is %zu)", r->id,
                  (unsigned long long)after_seq, r->log_len);
@@ -194,6 +294,7 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
     for (size_t i = replay_from; i < r->log_len && p->stream; i++)
         room__send_logged(p, &r->log[i]);
     if (p->departed) {      /* back within the grace: the seat is theirs again */
+        room__change_begin(r);
         p->departed = false;
         if (p->seat >= 0)
             r->gone &= ~(1u << p->seat);      /* back before anyone claimed */
@@ -201,6 +302,8 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
         board_log(r->svc, "game %s: %s is back", r->id, p->name);
         room__announce_who(r, p, ROOM_EV_RETURNED);
         room__maybe_start(r);
+        /* Not stored: the room is reloaded, which ends this stream too. */
+        room__change_end(r, NULL, 0);
     }
     return 0;
 }

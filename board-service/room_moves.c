@@ -4,6 +4,7 @@
  * transaction (room_commit_moves) before anyone hears of it.
  * Loop thread only.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +13,19 @@
 
 /* -------------------------------------------------------------------- move */
 
-/* One event per move: its steps, the board after it, and whose turn it is
- * (wire.c packs it; a move allocates nothing but its log entry). */
-static void announce_move(room *r, int seat, int move, const game_result *res, int64_t now)
-{
-    room_clocks clocks;
-    room_event ev = {.kind = ROOM_EV_MOVED, .seat = seat, .move = move, .result = res,
-                     .state = &r->state, .clocks = room__event_clocks(r, now, &clocks)};
-    room__append_event(r, &ev);
-}
-
 static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t now,
                          char *err, size_t errlen);
 
 room_rc room_move(room *r, participant *p, int move, void *reply, char *err, size_t errlen)
 {
     char label[32];
+    if (r->holding)            /* this game's last move is not committed yet */
+        room_commit_moves(r->svc);
+    if (r->diverged) {         /* ... and it could not be */
+        snprintf(err, errlen, "game %s is being reloaded from its stored log; try again",
+                 r->id);
+        return ROOM_E_STORE;
+    }
     if (p->seat < 0) {
         snprintf(err, errlen, "observers cannot move");
         return ROOM_E_DENIED;
@@ -84,20 +82,15 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
 /* Moves are made durable in batches: the first move of a loop turn opens a
  * transaction, every move of the turn writes into it, and room_commit_moves
  * commits once at the end of the turn; only then are the moves' events sent
- * and their calls answered. If the commit fails, every move of the batch is
- * undone and its mover told: nothing is acknowledged that was not stored. */
+ * and their calls answered. If the commit fails, every mover of the batch
+ * is refused and each game in it is reloaded from its stored log (its
+ * memory went on without the store): nothing is acknowledged, sent or kept
+ * that was not stored, and no hand-kept copy of a room is needed to undo. */
 struct pending_move {
     room *room;
     void *reply;               /* the Move call to answer; NULL once its client left */
     uint64_t seq;              /* its MoveMade event */
-    size_t log_before;         /* the room's log, state and status before it */
-    game_state before;
-    room_status status_before;
-    unsigned moved_before, draw_offered_before;
-    int draw_offer_before;
-    int64_t clock_before[GAME_MAX_SEATS];
-    int clock_running_before;
-    int64_t clock_since_before;
+    size_t log_before;         /* the room's log before it */
     int move;
     participant *mover;        /* stays: anything that could remove it commits first */
 };
@@ -127,8 +120,7 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
 {
     board_service *svc = r->svc;
     store *db = svc->store;
-    if (r->holding)            /* this game's last move is not committed yet */
-        room_commit_moves(svc);
+    assert(!r->holding && r->change_depth == 0);
     struct pending_move *pm = pending_add(svc);
     if (!pm) {
         snprintf(err, errlen, "out of memory");
@@ -143,38 +135,30 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     pm->room = r;
     pm->reply = reply;
     pm->log_before = r->log_len;
-    pm->before = r->state;
-    pm->status_before = r->status;
-    pm->moved_before = r->moved;
-    pm->draw_offer_before = r->draw_offer;
-    pm->draw_offered_before = r->draw_offered;
-    memcpy(pm->clock_before, r->clock_ms, sizeof pm->clock_before);
-    pm->clock_running_before = r->clock_running;
-    pm->clock_since_before = r->clock_since_ms;
     pm->move = move;
     pm->mover = p;
     r->holding = true;
-    r->store_failed = false;
+    r->write_failed = false;
 
+    /* One event per move: its steps, the board after it, whose turn it is
+     * and the clocks (wire.c packs it); stored, then applied. */
+    game_state after = r->state;
     game_result res;
-    room__clock_charge(r, p->seat, now);
-    game_play(&r->state, p->seat, move, &res, NULL, 0);
-    room__clock_run(r, now);
-    announce_move(r, p->seat, move, &res, now);
+    game_play(&after, p->seat, move, &res, NULL, 0);
+    room_clocks clocks;
+    room_event ev = {.kind = ROOM_EV_MOVED, .seat = p->seat, .move = move, .result = &res,
+                     .state = &after,
+                     .clocks = room__clocks_after(r, p->seat, &after, now, &clocks)};
+    if (room__emit(r, &ev) == ROOM_OK && db &&
+        store_move_append(db, r->id, r->n_moves, p->seat, move, board_wall_ms()) != 0)
+        room__write_failed(r);
     pm->seq = r->log_len;
-    if (db && store_move_append(db, r->id, r->n_moves + 1, p->seat, move, board_wall_ms()) != 0)
-        r->store_failed = true;
-    r->n_moves++;
-    /* A move closes an open draw offer, and lets its mover offer again. */
-    r->moved |= 1u << p->seat;
-    r->draw_offered &= ~(1u << p->seat);
-    r->draw_offer = -1;
-    if (game_is_over(&r->state)) {
+    if (!r->write_failed && game_is_over(&r->state)) {
         char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
         room__result_sentence(r, reason, sizeof reason);
         room__end_game(r, false, reason);
     }
-    if (r->store_failed) {     /* the transaction is spoilt: give up the batch now */
+    if (r->write_failed) {     /* the transaction is spoilt: give up the batch now */
         svc->batch_failed = true;
         room_commit_moves(svc);
     }
@@ -192,27 +176,18 @@ void room_commit_moves(board_service *svc)
         if (db)
             store_rollback(db);
     }
-    /* Undo newest first, so each game gets back the state before its move. */
+    /* Newest first: a game with several moves in the batch ends truncated
+     * to its log before the first of them. */
     for (int k = 0; k < svc->n_pending; k++) {
         struct pending_move *pm = &svc->pending[why ? svc->n_pending - 1 - k : k];
         room *r = pm->room;
         r->holding = false;
         if (why) {
-            board_log(svc, "game %s: move %d by %s not stored, undone: %s", r->id, pm->move,
+            board_log(svc, "game %s: move %d by %s not stored: %s", r->id, pm->move,
                       pm->mover->name, why);
-            for (size_t i = pm->log_before; i < r->log_len; i++)
-                free(r->log[i].data);
-            r->log_len = pm->log_before;
-            r->state = pm->before;
-            r->status = pm->status_before;
-            r->moved = pm->moved_before;
-            r->draw_offer = pm->draw_offer_before;
-            r->draw_offered = pm->draw_offered_before;
-            memcpy(r->clock_ms, pm->clock_before, sizeof r->clock_ms);
-            r->clock_running = pm->clock_running_before;
-            r->clock_since_ms = pm->clock_since_before;
-            r->n_moves--;
-            r->store_failed = false;
+            room__log_truncate(r, pm->log_before);
+            if (!r->lost)
+                room__diverge(r, "a move could not be stored");
             if (pm->reply) {
                 char err[256];
                 snprintf(err, sizeof err,
@@ -220,7 +195,9 @@ void room_commit_moves(board_service *svc)
                 svc->io.move_done(pm->reply, ROOM_E_STORE, 0, err);
             }
         } else {
-            room__broadcast(r, pm->log_before, pm->mover);
+            room_check(r);
+            if (!r->lost)
+                room__broadcast(r, pm->log_before, pm->mover);
             if (pm->reply)
                 svc->io.move_done(pm->reply, ROOM_OK, pm->seq, NULL);
         }

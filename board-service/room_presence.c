@@ -13,9 +13,11 @@
 /* Take a participant out of the room (and of the store: it is gone for good). */
 void room__remove_participant(room *r, participant *p)
 {
-    if (r->svc->store && store_participant_remove(r->svc->store, r->id, p->id) != 0)
+    if (r->svc->store && store_participant_remove(r->svc->store, r->id, p->id) != 0) {
         board_log(r->svc, "game %s: cannot forget %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
+        room__write_failed(r);
+    }
     room__detach_stream(p, ROOM_OK, "you left the game");
     room__release_watch(p);
     if (p->seat >= 0 && r->seat_holder[p->seat] == p)
@@ -53,10 +55,19 @@ static bool game_open(const room *r)
     return r->status == ROOM_WAITING || r->status == ROOM_RUNNING;
 }
 
+static void depart(room *r, participant *p, const char *why);
+
 void room_depart(room *r, participant *p, const char *why)
 {
-    if (p->departed)
+    if (p->departed || r->diverged)
         return;
+    room__change_begin(r);
+    depart(r, p, why);
+    room__change_end(r, NULL, 0);
+}
+
+static void depart(room *r, participant *p, const char *why)
+{
     room__detach_stream(p, ROOM_E_GONE, why);
     board_log(r->svc, "game %s: %s departed (%s)", r->id, p->name, why);
     p->departed = true;
@@ -73,7 +84,16 @@ void room_depart(room *r, participant *p, const char *why)
     room__remove_participant(r, p);
 }
 
+static void leave(room *r, participant *p);
+
 void room_leave(room *r, participant *p)
+{
+    room__change_begin(r);
+    leave(r, p);
+    room__change_end(r, NULL, 0);
+}
+
+static void leave(room *r, participant *p)
 {
     room__detach_stream(p, ROOM_OK, "you left the game");
     p->departed = true;   /* no pings or events for it from now on */
@@ -171,12 +191,18 @@ void room_pong(participant *p, uint64_t nonce)
 void room_tick(room *r, int64_t now)
 {
     board_service *svc = r->svc;
-    /* Departure may remove people: walk backwards so removal is safe. */
-    for (int i = r->n_people - 1; i >= 0; i--) {
+    if (r->diverged)
+        return;
+    /* Departure may remove people: walk backwards so removal is safe. A
+     * change that cannot be stored stops the walk: the room is reloaded. */
+    for (int i = r->n_people - 1; i >= 0 && !r->diverged; i--) {
         participant *p = r->people[i];
         if (p->departed) {
-            if (now >= p->depart_deadline_ms)
+            if (now >= p->depart_deadline_ms) {
+                room__change_begin(r);
                 grace_over(r, p);
+                room__change_end(r, NULL, 0);
+            }
             continue;
         }
         if (now - p->last_seen_ms > svc->cfg.ping_timeout_ms) {

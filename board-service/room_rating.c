@@ -60,9 +60,11 @@ void room__rated_start(room *r)
     for (int s = 0; s < seats; s++)
         r->rated_account[s] = r->seat_holder[s] ? r->seat_holder[s]->account_id : 0;
     if (r->svc->store &&
-        store_game_rated_seats(r->svc->store, r->id, seats, r->rated_account) != 0)
+        store_game_rated_seats(r->svc->store, r->id, seats, r->rated_account) != 0) {
         board_log(r->svc, "game %s: cannot keep the seats it is rated for: %s", r->id,
                   store_last_error(r->svc->store));
+        room__write_failed(r);
+    }
 }
 
 /* Is seat a placed above seat b? Seats still in the game at its end above
@@ -98,9 +100,10 @@ void room__placements(const room *r, int n_winners, const int *winners, int *pla
     }
 }
 
-int room__rate(room *r, int n_winners, const int *winners, room_rating_change *out)
+int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
+               room_rating_change *out)
 {
-    if (!r->rated || r->status != ROOM_FINISHED || !r->svc->store)
+    if (!r->rated || abandoned || !r->svc->store)
         return 0;
     int seats = game_seats(&r->state);
     int place[GAME_MAX_SEATS];
@@ -146,18 +149,7 @@ int room__store_ratings(room *r, const room_rating_change *changes, int n)
         before[s] = changes[s].before;
         after[s] = changes[s].after;
     }
-    if (store_ratings_record(r->svc->store, r->id, r->kind->name, after[0].updated_ms, n,
-                             r->rated_account, before, after) != 0)
-        return -1;
-    /* Everyone present sees the new ratings beside the names from now on. */
-    for (int i = 0; i < r->n_people; i++) {
-        participant *p = r->people[i];
-        for (int s = 0; s < n; s++) {
-            if (p->account_id == r->rated_account[s]) {
-                p->rating = after[s];
-                p->has_rating = true;
-            }
-        }
-    }
-    return 0;
+    /* The people see them once GameOver is applied (room_events.c). */
+    return store_ratings_record(r->svc->store, r->id, r->kind->name, after[0].updated_ms, n,
+                                r->rated_account, before, after);
 }

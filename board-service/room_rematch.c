@@ -57,43 +57,42 @@ room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err
             snprintf(err, errlen, "nobody has offered a rematch");
             return ROOM_E_STATE;
         }
-        r->rematch_accepted = 0;
-        room__announce_who(r, p, ROOM_EV_REMATCH_DECLINED);
-        return ROOM_OK;
+        room__change_begin_events_only(r);
+        room_event ev = {.kind = ROOM_EV_REMATCH_DECLINED, .who = p, .seat = p->seat};
+        room__emit(r, &ev);
+        return room__change_end(r, err, errlen);
     }
     if (r->rematch_accepted & me) {
         snprintf(err, errlen, "you have accepted; wait for the others");
         return ROOM_E_STATE;
     }
-    if (!r->rematch_accepted) {                  /* a new offer */
+    unsigned accepted = r->rematch_accepted;
+    if (!accepted) {                             /* a new offer */
         if (r->rematch_starts[p->seat] >= REMATCH_STARTS_MAX) {
             snprintf(err, errlen, "you have offered a rematch %d times already",
                      REMATCH_STARTS_MAX);
             return ROOM_E_LIMIT;
         }
-        r->rematch_starts[p->seat]++;
         for (int s = 0; s < game_seats(&r->state); s++)   /* bots are always game */
             if (r->seat_holder[s]->bot_level > 0)
-                r->rematch_accepted |= 1u << s;
+                accepted |= 1u << s;
     }
-    r->rematch_accepted |= me;
-    room_event ev = {.kind = ROOM_EV_REMATCH_OFFERED, .who = p, .seats = r->rematch_accepted};
-    room__append_event(r, &ev);
-    *all = r->rematch_accepted == every_seat(r);
-    return ROOM_OK;
+    room__change_begin_events_only(r);
+    room_event ev = {.kind = ROOM_EV_REMATCH_OFFERED, .who = p, .seat = p->seat,
+                     .seats = accepted | me};
+    room__emit(r, &ev);
+    room_rc rc = room__change_end(r, err, errlen);
+    *all = rc == ROOM_OK && r->rematch_accepted == every_seat(r);
+    return rc;
 }
 
 void room_rematch_started(room *r, const char *new_id)
 {
-    snprintf(r->rematch_id, sizeof r->rematch_id, "%s", new_id);
+    room__change_begin_events_only(r);
     room_event ev = {.kind = ROOM_EV_REMATCH_STARTED, .state = &r->state, .text = new_id};
-    room__append_event(r, &ev);
+    room__emit(r, &ev);
+    room__change_end(r, NULL, 0);
     board_log(r->svc, "game %s: the rematch is game %s", r->id, new_id);
 }
 
-void room_replay_rematch(room *r, unsigned accepted, const char *started_id)
-{
-    r->rematch_accepted = accepted & every_seat(r);
-    if (started_id && started_id[0])
-        snprintf(r->rematch_id, sizeof r->rematch_id, "%s", started_id);
-}
+

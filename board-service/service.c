@@ -126,19 +126,6 @@ void board_config_defaults(board_config *cfg)
 
 /* ---------------------------------------------------------------- registry */
 
-static room *find_room(board_service *svc, const char *id)
-{
-    for (int i = 0; i < svc->n_rooms; i++)
-        if (strcmp(svc->rooms[i]->id, id) == 0)
-            return svc->rooms[i];
-    return NULL;
-}
-
-room *board_find_room(board_service *svc, const char *id)
-{
-    return find_room(svc, id);
-}
-
 /* The participant holding `token`, in any game: the token alone names the
  * game and the seat, so it can act nowhere else. */
 static participant *find_token(board_service *svc, const char *token)
@@ -146,22 +133,13 @@ static participant *find_token(board_service *svc, const char *token)
     return person_index_find_token(&svc->tokens, token);
 }
 
-static void remove_room(board_service *svc, int index)
-{
-    room_free(svc->rooms[index]);
-    svc->rooms[index] = svc->rooms[--svc->n_rooms];
-}
-
 void board_let_go(board_service *svc, room *r, const char *why)
 {
-    for (int i = 0; i < svc->n_rooms; i++) {
-        if (svc->rooms[i] == r) {
-            svc->n_lost -= r->lost;
-            room_close_streams(r, why);
-            remove_room(svc, i);
-            return;
-        }
-    }
+    int i = board_rooms_index(svc, r);
+    if (i < 0)
+        return;
+    room_close_streams(r, why);
+    board_rooms_remove(svc, i);
 }
 
 /* Trim and check a player name: 1..32 printable characters. */
@@ -247,6 +225,19 @@ static void refuse(rpc_call *call, room_rc rc, const char *why)
     }
     const char *reason = room_statuses[-rc].reason;
     rpc_call_finish_reason(call, code, reason ? reason : reason_of(code), why);
+}
+
+/* A game whose memory could not be stored takes no calls until it is
+ * reloaded from its log (recovery.c): try again, as while a game moves
+ * between nodes. */
+static bool reloading(rpc_call *call, const room *r)
+{
+    if (!r->diverged)
+        return false;
+    char msg[96];
+    snprintf(msg, sizeof msg, "game %s is being reloaded from its stored log; try again", r->id);
+    rpc_call_finish_reason(call, RPC_UNAVAILABLE, "GAME_MOVING", msg);
+    return true;
 }
 
 /* A Subscribe call ended (client gone, or shutdown): tell its room. */
@@ -457,16 +448,6 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
         snprintf(err, errlen, "the service hosts too many games");
         return NULL;
     }
-    if (svc->n_rooms == svc->rooms_cap) {
-        int cap = svc->rooms_cap ? svc->rooms_cap * 2 : 16;
-        room **grown = realloc(svc->rooms, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            snprintf(err, errlen, "out of memory");
-            return NULL;
-        }
-        svc->rooms = grown;
-        svc->rooms_cap = cap;
-    }
     char id[BOARD_ID_LEN];
     unsigned number = svc->next_id + 1;
     if (svc->store && store_shared(svc->store) &&
@@ -511,7 +492,11 @@ static room *new_room(board_service *svc, rpc_call *call, const char *kind_name,
         room_free(r);
         return NULL;
     }
-    svc->rooms[svc->n_rooms++] = r;
+    if (board_rooms_add(svc, r) != 0) {     /* stored: a restart finds it empty */
+        snprintf(err, errlen, "out of memory");
+        room_free(r);
+        return NULL;
+    }
     board_log(svc, "game %s created: %s", id, kind->name);
     return r;
 }
@@ -577,8 +562,10 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     rpc_code code = RPC_OK;
     /* Another node's game: join it there; a large audience: watch it at a
      * relay (before anything counts here). */
-    room *known = req->any_of_kind[0] ? NULL : find_room(svc, req->game_id);
+    room *known = req->any_of_kind[0] ? NULL : board_find_room(svc, req->game_id);
     if (!req->any_of_kind[0] && !known && board_cluster_redirect_game(svc, call, req->game_id))
+        return;
+    if (known && reloading(call, known))
         return;
     if (known && req->observe && !req->relay && board_send_to_relay(svc, call, known))
         return;
@@ -611,7 +598,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     if (req->any_of_kind[0]) {
         /* The lobby's "any open game of kind K", made when there is none. */
         for (int i = 0; i < svc->n_rooms && !r; i++)
-            if (strcmp(svc->rooms[i]->kind->name, req->any_of_kind) == 0 &&
+            if (!svc->rooms[i]->diverged &&
+                strcmp(svc->rooms[i]->kind->name, req->any_of_kind) == 0 &&
                 room_has_open_seat(svc->rooms[i]) && !room_find_name(svc->rooms[i], name))
                 r = svc->rooms[i];
         if (!r)
@@ -670,6 +658,8 @@ static participant *caller(board_service *svc, rpc_call *call)
     if (rpc_call_bearer(call, token, sizeof token) >= 0)
         p = find_token(svc, token);
     if (!p && board_cluster_redirect_token(svc, call, token))
+        return NULL;
+    if (p && reloading(call, p->room))
         return NULL;
     if (!p && strncmp(token, ACCOUNTS_SESSION_PREFIX, strlen(ACCOUNTS_SESSION_PREFIX)) == 0)
         board_fail(call, RPC_UNAUTHENTICATED,
@@ -945,7 +935,7 @@ static void rematch(rpc_call *call, const ProtobufCMessage *request, void *svc)
     bool all = false;
     room_rc rc = ROOM_OK;
     if (r->rematch_id[0] && !req->decline) {   /* started: your seat in it */
-        next = find_room(svc, r->rematch_id);
+        next = board_find_room(svc, r->rematch_id);
         if (!next) {
             snprintf(err, sizeof err, "the rematch, game %s, is over", r->rematch_id);
             rc = ROOM_E_NOT_FOUND;
@@ -1041,9 +1031,13 @@ static const rpc_method_entry health_methods[] = {
 
 /* The turn hook: whatever a turn's handlers left pending is stored before
  * anything else reads a game or answers a client. */
-static void end_turn(void *svc)
+static void end_turn(void *arg)
 {
+    board_service *svc = arg;
     room_commit_moves(svc);
+    if (svc->n_diverged > 0)
+        board_reload_diverged(svc, board_now_ms());
+    board_check_replay_or_abort(svc);
 }
 
 /* -------------------------------------------------------------------- loop */
@@ -1057,6 +1051,9 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         return -1;
     }
     svc->cfg = *cfg_in;
+    const char *check = getenv("SUNGKA_CHECK_REPLAY");
+    if (check && strcmp(check, "1") == 0)
+        svc->cfg.check_replay = true;
     svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
     if (person_index_init(&svc->tokens, PERSON_BY_TOKEN) != 0 ||
@@ -1158,9 +1155,7 @@ fail_accounts:
 fail_server:
     rpc_server_destroy(svc->server);
 fail_store:
-    while (svc->n_rooms > 0)
-        remove_room(svc, svc->n_rooms - 1);
-    free(svc->rooms);
+    board_rooms_free(svc);
     store_close(svc->store);
 fail_free:
     person_index_free(&svc->tokens);
@@ -1189,6 +1184,8 @@ static void run_timers(board_service *svc)
     int64_t now = board_now_ms();
     run_clocks(svc, now);
     board_cluster_tick(svc, now);
+    if (svc->n_diverged > 0)
+        board_reload_diverged(svc, now);
     if (now < svc->next_ping_ms)
         return;
     svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
@@ -1205,15 +1202,18 @@ static void run_timers(board_service *svc)
     for (int i = svc->n_rooms - 1; i >= 0; i--) {
         room *r = svc->rooms[i];
         room_tick(r, now);
+        if (r->diverged)
+            continue;          /* reloaded at the next turn, not removed */
         bool stale_empty = r->status == ROOM_WAITING && r->n_people == 0 &&
                            now - r->created_ms > EMPTY_GAME_TTL_MS;
         if (room_is_idle(r) || stale_empty) {
             board_log(svc, "game %s removed (%s)", r->id, stale_empty ? "nobody joined" : "over");
             if (svc->store && !stale_empty && store_game_forget(svc->store, r->id) != 0)
                 board_log(svc, "game %s: %s", r->id, store_last_error(svc->store));
-            remove_room(svc, i);
+            board_rooms_remove(svc, i);
         }
     }
+    board_check_replay_or_abort(svc);   /* what the ticks did */
 }
 
 int board_run(board_service *svc)
@@ -1257,10 +1257,8 @@ void board_destroy(board_service *svc)
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_bots_stop(svc);
-    while (svc->n_rooms > 0)
-        remove_room(svc, svc->n_rooms - 1);
+    board_rooms_free(svc);
     board_clients_free(svc);     /* after the rooms: their people point here */
-    free(svc->rooms);
     free(svc->pending);
     board_cluster_leave(svc);
     store_close(svc->store);

@@ -469,6 +469,8 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         ev.body_case = SUNGKA__V1__EVENT__BODY_DRAW_DECLINED;
         ev.draw_declined = &declined;
         break;
+    case ROOM_EV_COUNT:
+        return NULL;
     }
     return pack(&ev, len);
 }
@@ -522,4 +524,105 @@ uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len)
     ev.ping = &ping;
     ev.time_ms = board_wall_ms();
     return pack(&ev, len);
+}
+
+/* ------------------------------------------- stored events, as plain values */
+
+static const room_clocks *clocks_value(const Sungka__V1__Clocks *c, room_clocks *out)
+{
+    if (!c || c->n_remaining_ms == 0 || c->n_remaining_ms > GAME_MAX_SEATS)
+        return NULL;
+    out->n = (int)c->n_remaining_ms;
+    for (int s = 0; s < out->n; s++)
+        out->remaining_ms[s] = c->remaining_ms[s];
+    out->running = c->running ? c->running->value : -1;
+    return out;
+}
+
+/* A body's participant's seat, or -1 for none. */
+static int seat_of(const Sungka__V1__Participant *who)
+{
+    return who && who->seat ? who->seat->value : -1;
+}
+
+/* Which room_event kind each body case is (the inverse of wire_pack_event). */
+static const struct {
+    Sungka__V1__Event__BodyCase body;
+    room_event_kind kind;
+} body_kinds[] = {
+    {SUNGKA__V1__EVENT__BODY_PLAYER_JOINED, ROOM_EV_JOINED},
+    {SUNGKA__V1__EVENT__BODY_PLAYER_LEFT, ROOM_EV_LEFT},
+    {SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED, ROOM_EV_DEPARTED},
+    {SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED, ROOM_EV_RETURNED},
+    {SUNGKA__V1__EVENT__BODY_READY_CHANGED, ROOM_EV_READY},
+    {SUNGKA__V1__EVENT__BODY_SEAT_CHANGED, ROOM_EV_SEAT},
+    {SUNGKA__V1__EVENT__BODY_GAME_STARTED, ROOM_EV_STARTED},
+    {SUNGKA__V1__EVENT__BODY_MOVE_MADE, ROOM_EV_MOVED},
+    {SUNGKA__V1__EVENT__BODY_CHAT, ROOM_EV_CHAT},
+    {SUNGKA__V1__EVENT__BODY_GAME_OVER, ROOM_EV_OVER},
+    {SUNGKA__V1__EVENT__BODY_NOTICE, ROOM_EV_NOTICE},
+    {SUNGKA__V1__EVENT__BODY_PLAYER_OUT, ROOM_EV_OUT},
+    {SUNGKA__V1__EVENT__BODY_DRAW_OFFERED, ROOM_EV_DRAW_OFFERED},
+    {SUNGKA__V1__EVENT__BODY_DRAW_DECLINED, ROOM_EV_DRAW_DECLINED},
+    {SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER, ROOM_EV_TAKEN_OVER},
+    {SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED, ROOM_EV_REMATCH_OFFERED},
+    {SUNGKA__V1__EVENT__BODY_REMATCH_DECLINED, ROOM_EV_REMATCH_DECLINED},
+    {SUNGKA__V1__EVENT__BODY_REMATCH_STARTED, ROOM_EV_REMATCH_STARTED},
+};
+
+int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks *clocks)
+{
+    memset(out, 0, sizeof *out);
+    out->seq = msg->seq;
+    out->time_ms = msg->time_ms;
+    out->seat = -1;
+    size_t n = sizeof body_kinds / sizeof body_kinds[0];
+    size_t i = 0;
+    while (i < n && body_kinds[i].body != msg->body_case)
+        i++;
+    if (i == n)
+        return -1;
+    out->kind = body_kinds[i].kind;
+    switch (msg->body_case) {
+    case SUNGKA__V1__EVENT__BODY_GAME_STARTED:
+        out->clocks = clocks_value(msg->game_started->clocks, clocks);
+        break;
+    case SUNGKA__V1__EVENT__BODY_MOVE_MADE:
+        out->seat = msg->move_made->seat;
+        out->move = msg->move_made->move;
+        out->clocks = clocks_value(msg->move_made->clocks, clocks);
+        break;
+    case SUNGKA__V1__EVENT__BODY_PLAYER_OUT:
+        out->seat = seat_of(msg->player_out->who);
+        out->text = msg->player_out->reason;
+        out->clocks = clocks_value(msg->player_out->clocks, clocks);
+        return out->seat >= 0 ? 0 : -1;
+    case SUNGKA__V1__EVENT__BODY_GAME_OVER:
+        out->text = msg->game_over->reason;
+        out->abandoned = msg->game_over->abandoned;
+        break;
+    case SUNGKA__V1__EVENT__BODY_DRAW_OFFERED:
+        out->seat = seat_of(msg->draw_offered->who);
+        return out->seat >= 0 ? 0 : -1;
+    case SUNGKA__V1__EVENT__BODY_DRAW_DECLINED:
+        out->seat = seat_of(msg->draw_declined->who);
+        return out->seat >= 0 ? 0 : -1;
+    case SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER:
+        out->seat = seat_of(msg->seat_taken_over->bot);
+        out->level = msg->seat_taken_over->level;
+        return out->seat >= 0 ? 0 : -1;
+    case SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED:
+        out->seat = seat_of(msg->rematch_offered->who);
+        for (size_t k = 0; k < msg->rematch_offered->n_accepted; k++)
+            if (msg->rematch_offered->accepted[k] >= 0 &&
+                msg->rematch_offered->accepted[k] < GAME_MAX_SEATS)
+                out->seats |= 1u << msg->rematch_offered->accepted[k];
+        break;
+    case SUNGKA__V1__EVENT__BODY_REMATCH_STARTED:
+        out->text = msg->rematch_started->game_id;
+        break;
+    default:
+        break;
+    }
+    return 0;
 }

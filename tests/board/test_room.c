@@ -133,9 +133,7 @@ static board_service *service_new(store *db)
 
 static void service_free(board_service *svc)
 {
-    for (int i = 0; i < svc->n_rooms; i++)
-        room_free(svc->rooms[i]);
-    free(svc->rooms);
+    board_rooms_free(svc);
     free(svc->pending);
     board_clients_free(svc);
     person_index_free(&svc->tokens);
@@ -152,8 +150,7 @@ static room *add_room(board_service *svc, const char *id)
     game_options_default(kalah, &opts);
     room *r = room_create(svc, id, kalah, &opts, "a test", false);
     assert_non_null(r);
-    svc->rooms = realloc(svc->rooms, (size_t)(svc->n_rooms + 1) * sizeof *svc->rooms);
-    svc->rooms[svc->n_rooms++] = r;
+    assert_int_equal(board_rooms_add(svc, r), 0);
     return r;
 }
 
@@ -425,8 +422,7 @@ static void out_and_gone_leaves_the_game_on(void **state)
     assert_int_equal(game_options_set(sungka, &opts, "players", 3, err, sizeof err), GAME_OK);
     room *r = room_create(w->svc, "3", sungka, &opts, "three", false);
     assert_non_null(r);
-    w->svc->rooms = realloc(w->svc->rooms, (size_t)(w->svc->n_rooms + 1) * sizeof *r);
-    w->svc->rooms[w->svc->n_rooms++] = r;
+    assert_int_equal(board_rooms_add(w->svc, r), 0);
     w->r = r;
     participant *p[3];
     fake_stream st[3] = {{0}};

@@ -1,0 +1,487 @@
+/*
+ * test_durability.c — durable before visible, for a room driven without a
+ * server: an event, a move or a game's ending that the store refuses is
+ * neither sent, nor numbered, nor kept in memory; its caller is told
+ * (ROOM_E_STORE), and the game is reloaded from its stored log, which a
+ * restart then recovers whole.
+ *
+ * The faults are the database's own: a second connection to the service's
+ * SQLite file adds a trigger that refuses a table's inserts (a write that
+ * fails), or one that breaks a deferred foreign key (the COMMIT fails, after
+ * every write of the transaction succeeded).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "room_internal.h"
+#include "sungka/v1/sungka.pb-c.h"
+
+/* ------------------------------------------------------------ recorders */
+
+#define MAX_SEEN 256
+
+typedef struct fake_stream {
+    int n;
+    uint64_t seq[MAX_SEEN];            /* 0: not a logged event (a snapshot) */
+    Sungka__V1__Event__BodyCase body[MAX_SEEN];
+    bool finished;
+    room_rc end_rc;
+} fake_stream;
+
+typedef struct fake_reply {
+    bool done;
+    room_rc rc;
+    uint64_t seq;
+} fake_reply;
+
+static int rec_send(void *stream, const void *data, size_t len)
+{
+    fake_stream *s = stream;
+    assert_false(s->finished);
+    assert_true(s->n < MAX_SEEN);
+    Sungka__V1__Event *ev = (Sungka__V1__Event *)protobuf_c_message_unpack(
+        &sungka__v1__event__descriptor, NULL, len, data);
+    assert_non_null(ev);
+    s->seq[s->n] = ev->seq;
+    s->body[s->n++] = ev->body_case;
+    protobuf_c_message_free_unpacked(&ev->base, NULL);
+    return 0;
+}
+
+static void rec_finish(void *stream, room_rc rc, const char *why)
+{
+    (void)why;
+    fake_stream *s = stream;
+    assert_false(s->finished);
+    s->finished = true;
+    s->end_rc = rc;
+}
+
+static void rec_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
+{
+    (void)why;
+    fake_reply *r = reply;
+    assert_false(r->done);
+    r->done = true;
+    r->rc = rc;
+    r->seq = seq;
+}
+
+/* The highest sequence number the stream saw. */
+static uint64_t last_seq(const fake_stream *s)
+{
+    uint64_t seq = 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->seq[i] > seq)
+            seq = s->seq[i];
+    return seq;
+}
+
+static int count(const fake_stream *s, Sungka__V1__Event__BodyCase body)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        n += s->body[i] == body;
+    return n;
+}
+
+/* ------------------------------------------------------------- fixtures */
+
+typedef struct world {
+    char dir[64], path[96];
+    store *db;
+    sqlite3 *fault;            /* the second connection that breaks things */
+    board_service *svc;
+    board_client *here;
+} world;
+
+static board_service *service_new(store *db)
+{
+    board_service *svc = calloc(1, sizeof *svc);
+    assert_non_null(svc);
+    board_config_defaults(&svc->cfg);
+    svc->cfg.log = fopen("/dev/null", "w");
+    svc->io = (room_io){rec_send, rec_finish, rec_move_done};
+    svc->store = db;
+    assert_int_equal(person_index_init(&svc->tokens, PERSON_BY_TOKEN), 0);
+    assert_int_equal(person_index_init(&svc->names, PERSON_BY_NAME), 0);
+    return svc;
+}
+
+static void service_free(board_service *svc)
+{
+    for (int i = 0; i < svc->n_rooms; i++)
+        room_close_streams(svc->rooms[i], "the test is over");
+    board_rooms_free(svc);
+    free(svc->pending);
+    board_clients_free(svc);
+    person_index_free(&svc->tokens);
+    person_index_free(&svc->names);
+    fclose(svc->cfg.log);
+    free(svc);
+}
+
+static int setup(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    snprintf(w->dir, sizeof w->dir, "/tmp/sungka-durable-XXXXXX");
+    assert_non_null(mkdtemp(w->dir));
+    snprintf(w->path, sizeof w->path, "%s/sungka.db", w->dir);
+    char err[256];
+    assert_int_equal(store_open(w->path, &w->db, err, sizeof err), 0);
+    assert_int_equal(sqlite3_open(w->path, &w->fault), SQLITE_OK);
+    sqlite3_busy_timeout(w->fault, 5000);
+    w->svc = service_new(w->db);
+    w->here = board_client_find(w->svc, "ipv4:192.0.2.7");
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    world *w = *state;
+    service_free(w->svc);
+    sqlite3_close(w->fault);
+    store_close(w->db);
+    char file[128];
+    const char *suffixes[] = {"", "-wal", "-shm", ".lock"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        snprintf(file, sizeof file, "%s%s", w->path, suffixes[i]);
+        unlink(file);
+    }
+    rmdir(w->dir);
+    free(w);
+    return 0;
+}
+
+static void fault_sql(world *w, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(w->fault, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg ? msg : "?");
+}
+
+/* Inserts into `table` fail from now on, as on a full disk. */
+static void refuse_inserts(world *w, const char *table)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "CREATE TRIGGER refuse_%s BEFORE INSERT ON %s BEGIN "
+             "SELECT RAISE(ABORT, 'the disk is full'); END", table, table);
+    fault_sql(w, sql);
+}
+
+static void allow_inserts(world *w, const char *table)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "DROP TRIGGER refuse_%s", table);
+    fault_sql(w, sql);
+}
+
+/* A stored game of kalah, in the service's registry, as CreateGame makes. */
+static room *new_game(world *w, const char *id, bool rated)
+{
+    const game_kind *kalah = game_kind_find("kalah");
+    game_options opts;
+    game_options_default(kalah, &opts);
+    store_game_info g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.id, sizeof g.id, "%s", id);
+    snprintf(g.kind, sizeof g.kind, "kalah");
+    g.seats = 2;
+    g.status = ROOM_WAITING;
+    g.rated = rated;
+    g.n_options = kalah->n_options;
+    for (int i = 0; i < g.n_options; i++) {
+        snprintf(g.options[i].name, sizeof g.options[i].name, "%s", kalah->options[i].name);
+        g.options[i].value = kalah->options[i].def;
+    }
+    assert_int_equal(store_game_create(w->db, &g), 0);
+    room *r = room_create(w->svc, id, kalah, &opts, "a test", false);
+    assert_non_null(r);
+    char err[256];
+    if (rated)
+        assert_int_equal(room_set_rated(r, err, sizeof err), ROOM_OK);
+    assert_int_equal(board_rooms_add(w->svc, r), 0);
+    return r;
+}
+
+static int64_t new_account(world *w, const char *name)
+{
+    store_account a;
+    memset(&a, 0, sizeof a);
+    snprintf(a.name, sizeof a.name, "%s", name);
+    snprintf(a.name_key, sizeof a.name_key, "%s", name);
+    snprintf(a.skeleton, sizeof a.skeleton, "%s", name);
+    snprintf(a.password_hash, sizeof a.password_hash, "not a hash");
+    assert_int_equal(store_account_create(w->db, &a, NULL), 0);
+    return a.id;
+}
+
+/* alice and bob (for accounts, or guests when 0) seated, ready, subscribed. */
+static void start_two(world *w, room *r, int64_t alice_account, int64_t bob_account,
+                      fake_stream *sa, fake_stream *sb)
+{
+    char err[256];
+    participant *a, *b;
+    assert_int_equal(room_join_as(r, "alice", alice_account, false, w->here, &a, err,
+                                  sizeof err), ROOM_OK);
+    assert_int_equal(room_join_as(r, "bob", bob_account, false, w->here, &b, err, sizeof err),
+                     ROOM_OK);
+    assert_int_equal(room_subscribe(r, a, sa, w->here, 0, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_subscribe(r, b, sb, w->here, 0, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_ready(r, a, true, err, sizeof err), ROOM_OK);
+    assert_int_equal(room_ready(r, b, true, err, sizeof err), ROOM_OK);
+    assert_int_equal(r->status, ROOM_RUNNING);
+}
+
+static participant *seat_holder(room *r, int seat)
+{
+    participant *p = r->seat_holder[seat];
+    assert_non_null(p);
+    return p;
+}
+
+/* The first legal move of the seat to move, committed. */
+static room_rc play(world *w, room *r, fake_reply *reply)
+{
+    char err[256];
+    int legal[GAME_MAX_MOVES];
+    int n = game_legal_moves(&r->state, legal, GAME_MAX_MOVES);
+    assert_true(n > 0);
+    room_rc rc = room_move(r, seat_holder(r, game_to_move(&r->state)), legal[0], reply, err,
+                           sizeof err);
+    room_commit_moves(w->svc);
+    return rc;
+}
+
+/* After a failure: the game in the registry is r, diverged; reloading it
+ * puts a new room in its place (returned). */
+static room *reloaded(world *w, room *r)
+{
+    char id[BOARD_ID_LEN];
+    snprintf(id, sizeof id, "%s", r->id);
+    assert_true(r->diverged);
+    assert_int_equal(w->svc->n_diverged, 1);
+    board_reload_diverged(w->svc, board_now_ms());
+    assert_int_equal(w->svc->n_diverged, 0);
+    room *fresh = board_find_room(w->svc, id);
+    assert_non_null(fresh);
+    assert_false(fresh->diverged);
+    return fresh;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+/* A chat line whose append fails (the database refuses it) reaches nobody
+ * and uses up no sequence number; its sender is told; the game, which
+ * changed only by the event that failed, goes on without a reload: the
+ * next event takes the number the refused one would have, and a restart
+ * recovers the log whole. Before, the line was sent and counted, leaving a
+ * hole in the stored log that made recovery refuse the game for good. A
+ * change that had altered the room (a seat taken) reloads it instead. */
+static void unstored_event_is_not_sent(void **state)
+{
+    world *w = *state;
+    char err[256];
+    room *r = new_game(w, "1", false);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    uint64_t before = r->log_len;
+    assert_int_equal(last_seq(&sb), before);
+
+    refuse_inserts(w, "events");
+    participant *alice = room_find_name(r, "alice");
+    assert_int_equal(room_chat(r, alice, w->here, "hello", NULL, err, sizeof err), ROOM_E_STORE);
+    assert_non_null(strstr(err, "could not be stored"));
+    assert_int_equal(count(&sb, SUNGKA__V1__EVENT__BODY_CHAT), 0);
+    assert_int_equal(count(&sa, SUNGKA__V1__EVENT__BODY_CHAT), 0);
+    assert_int_equal(r->log_len, before);
+    assert_false(r->diverged);                  /* nothing else had changed */
+    allow_inserts(w, "events");
+
+    assert_int_equal(room_chat(r, alice, w->here, "hello again", NULL, err, sizeof err),
+                     ROOM_OK);
+    assert_int_equal(count(&sb, SUNGKA__V1__EVENT__BODY_CHAT), 1);
+    assert_int_equal(last_seq(&sb), before + 1);
+    fake_reply reply = {0};
+    assert_int_equal(play(w, r, &reply), ROOM_OK);
+    assert_int_equal(reply.rc, ROOM_OK);
+    assert_int_equal(last_seq(&sb), before + 2);
+
+    /* An observer's arrival that cannot be stored: the room had changed
+     * (a participant added), so it is reloaded, without them. */
+    refuse_inserts(w, "participants");
+    participant *olga = NULL;
+    assert_int_equal(room_join(r, "olga", true, w->here, &olga, err, sizeof err), ROOM_E_STORE);
+    assert_null(olga);
+    allow_inserts(w, "participants");
+    r = reloaded(w, r);
+    assert_null(room_find_name(r, "olga"));
+    assert_true(sa.finished && sb.finished);    /* told to come back */
+    assert_int_equal(r->log_len, before + 2);
+    size_t log_len = r->log_len;
+
+    /* A second service on the same database: the log is whole. */
+    board_service *again = service_new(w->db);
+    assert_int_equal(board_recover(again, err, sizeof err), 0);
+    assert_int_equal(again->n_rooms, 1);
+    assert_false(again->rooms[0]->damaged);
+    assert_int_equal(again->rooms[0]->log_len, log_len + 1);   /* + the restart's notice */
+    assert_memory_equal(again->rooms[0]->state.cells, r->state.cells, sizeof r->state.cells);
+    service_free(again);
+}
+
+/* A move whose write fails is refused NOT_STORED, nobody sees it, and
+ * after the reload the same seat plays it again. */
+static void unstored_move_is_refused(void **state)
+{
+    world *w = *state;
+    char err[256];
+    room *r = new_game(w, "2", false);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    fake_reply first = {0};
+    assert_int_equal(play(w, r, &first), ROOM_OK);
+    game_state before = r->state;
+    int seen_a = sa.n, seen_b = sb.n;
+
+    refuse_inserts(w, "moves");
+    fake_reply refused = {0};
+    assert_int_equal(play(w, r, &refused), ROOM_OK);   /* played, then not stored */
+    assert_true(refused.done);
+    assert_int_equal(refused.rc, ROOM_E_STORE);
+    assert_int_equal(count(&sa, SUNGKA__V1__EVENT__BODY_MOVE_MADE), 1);
+    assert_int_equal(count(&sb, SUNGKA__V1__EVENT__BODY_MOVE_MADE), 1);
+    (void)seen_a;
+    (void)seen_b;
+    /* Until it is reloaded the game takes no move. */
+    int legal[GAME_MAX_MOVES];
+    game_legal_moves(&before, legal, GAME_MAX_MOVES);
+    fake_reply early = {0};
+    assert_int_equal(room_move(r, seat_holder(r, game_to_move(&before)), legal[0], &early, err,
+                               sizeof err), ROOM_E_STORE);
+    allow_inserts(w, "moves");
+
+    r = reloaded(w, r);
+    assert_memory_equal(r->state.cells, before.cells, sizeof before.cells);
+    assert_int_equal(r->n_moves, 1);
+    fake_reply again = {0};
+    assert_int_equal(play(w, r, &again), ROOM_OK);
+    assert_int_equal(again.rc, ROOM_OK);
+    assert_int_equal(again.seq, r->log_len);
+    assert_int_equal(r->n_moves, 2);
+}
+
+/* A rated game's last move whose COMMIT fails: the move is refused, the
+ * game runs on, and nobody's rating has changed, in the store or in the
+ * room (snapshots and pings show the participants' ratings). Before, the
+ * undo restored the board but kept the new ratings in memory. */
+static void rated_last_move_commit_fails(void **state)
+{
+    world *w = *state;
+    room *r = new_game(w, "3", true);
+    int64_t alice_id = new_account(w, "alice"), bob_id = new_account(w, "bob");
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, alice_id, bob_id, &sa, &sb);
+    store_rating newcomer = room_find_name(r, "alice")->rating;
+
+    /* Play until one move is left to end the game. */
+    for (int guard = 0; guard < 500; guard++) {
+        game_state next = r->state;
+        int legal[GAME_MAX_MOVES];
+        game_legal_moves(&next, legal, GAME_MAX_MOVES);
+        char err[GAME_ERR_LEN];
+        assert_int_equal(game_play(&next, game_to_move(&next), legal[0], NULL, err, sizeof err),
+                         GAME_OK);
+        if (game_is_over(&next))
+            break;
+        fake_reply reply = {0};
+        assert_int_equal(play(w, r, &reply), ROOM_OK);
+        assert_int_equal(reply.rc, ROOM_OK);
+    }
+    assert_int_equal(r->status, ROOM_RUNNING);
+    game_state before = r->state;
+    int n_moves = r->n_moves;
+
+    /* Every write of the ending succeeds; its COMMIT breaks a deferred key. */
+    fault_sql(w, "CREATE TABLE guard (id INTEGER PRIMARY KEY);"
+                 "CREATE TABLE fence (g INTEGER REFERENCES guard(id) DEFERRABLE INITIALLY "
+                 "DEFERRED);"
+                 "CREATE TRIGGER fence_ratings AFTER INSERT ON rating_history BEGIN "
+                 "INSERT INTO fence VALUES (42); END");
+    fake_reply last = {0};
+    assert_int_equal(play(w, r, &last), ROOM_OK);
+    assert_true(last.done);
+    assert_int_equal(last.rc, ROOM_E_STORE);
+    assert_int_equal(count(&sa, SUNGKA__V1__EVENT__BODY_GAME_OVER), 0);
+    fault_sql(w, "DROP TRIGGER fence_ratings");
+
+    r = reloaded(w, r);
+    assert_int_equal(r->status, ROOM_RUNNING);
+    assert_int_equal(r->n_moves, n_moves);
+    assert_memory_equal(r->state.cells, before.cells, sizeof before.cells);
+    for (int s = 0; s < 2; s++) {
+        const participant *p = seat_holder(r, s);
+        assert_true(p->has_rating);
+        assert_true(p->rating.rating == newcomer.rating);
+        assert_int_equal(p->rating.games, 0);
+        store_rating stored;
+        assert_int_equal(store_rating_get(w->db, p->account_id, "kalah", &stored),
+                         STORE_NOT_FOUND);
+    }
+    /* Played again, it ends the game and rates it. */
+    fake_reply again = {0};
+    assert_int_equal(play(w, r, &again), ROOM_OK);
+    assert_int_equal(again.rc, ROOM_OK);
+    assert_int_equal(r->status, ROOM_FINISHED);
+    assert_int_equal(seat_holder(r, 0)->rating.games, 1);
+}
+
+/* The replay check rebuilds a game from its log and finds where the live
+ * one went its own way: here a draw offer and a clock kept in memory only,
+ * as a change that bypassed the event table would. */
+static void replay_check_finds_a_drift(void **state)
+{
+    world *w = *state;
+    char err[256];
+    room *r = new_game(w, "4", false);
+    time_control tc = {0, 60000, 1000};
+    assert_int_equal(room_set_time_control(r, &tc, err, sizeof err), 0);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    fake_reply reply = {0};
+    assert_int_equal(play(w, r, &reply), ROOM_OK);
+    participant *p = seat_holder(r, game_to_move(&r->state));
+    assert_int_equal(room_offer_draw(r, p, err, sizeof err), ROOM_OK);
+    assert_int_equal(board_check_replay(w->svc), 0);
+    assert_int_equal(board_check_replay(w->svc), 0);      /* nothing new: not rebuilt */
+
+    r->draw_offer = -1;                       /* drifts, in memory only */
+    r->clock_ms[1] += 5000;
+    room_event ev = {.kind = ROOM_EV_NOTICE, .text = "a notice"};
+    room__change_begin(r);
+    room__append_event(r, &ev);               /* the log grows: checked again */
+    assert_int_equal(room__change_end(r, err, sizeof err), ROOM_OK);
+    assert_int_equal(board_check_replay(w->svc), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(unstored_event_is_not_sent, setup, teardown),
+        cmocka_unit_test_setup_teardown(unstored_move_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(rated_last_move_commit_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(replay_check_finds_a_drift, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,7 +1,11 @@
 /*
- * board_internal.h — the board service's own structures, shared by its files:
- * service.c (the loop, timers), room.c (one game: seats, log, subscribers),
- * clients.c (limits per address), tokens.c, recovery.c and bots.c.
+ * board_internal.h — the board service's own types and its modules' calls,
+ * shared by its files: the service (service.c: the loop; service_log.c:
+ * clocks and log), the games by id (registry.c), participants by token and
+ * name (person_index.c), limits per address (clients.c, limits.c), recovery
+ * (recovery.c), bots (bots.c), the cluster (cluster.c) and the packing of
+ * events (wire.c). A game's own calls are in room.h, included at the end;
+ * its struct is private to the room's files (room_internal.h).
  *
  * Nothing here names gRPC or protobuf: the room reaches the outside through
  * room_io and packs its events with wire.c's plain-value packers, so it can
@@ -123,68 +127,6 @@ typedef struct logged_event {
     uint8_t *data;
 } logged_event;
 
-struct room {
-    board_service *svc;
-    char id[BOARD_ID_LEN];
-    char title[BOARD_TITLE_MAX + 1];
-    const game_kind *kind;
-    game_options opts;
-    game_state state;
-    room_status status;
-    bool autostart;            /* start when the seats fill, without "ready" */
-    bool holding;              /* a move waits for its commit: so do its events */
-    bool write_failed;         /* a store write of the current change or move failed */
-    int change_depth;          /* room__change_begin calls not yet ended */
-    size_t change_from;        /* the log's length when the outermost began */
-    bool change_grouped;       /* ... and it opened a store group */
-    bool change_events_only;   /* ... and the room changes in it only by its events */
-    int change_applied;        /* events applied in it so far (room__emit) */
-    bool diverged;             /* its memory may differ from its stored log: it
-                                * takes no calls until it is reloaded from the log */
-    int64_t reload_after_ms;   /* the next try at reloading it */
-    bool indexed;              /* its people are in the service's token and name
-                                * indexes (a room being reloaded is not, yet) */
-    size_t checked_len;        /* room_check.c: its log's length at the last check */
-    int n_moves;               /* moves played, for the store's ply numbers */
-    unsigned moved;            /* bit s: seat s has moved (abort is for before) */
-    int draw_offer;            /* the seat whose draw offer is open; -1: none */
-    unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
-    unsigned gone;             /* bit s: seat s's player departed and its grace ran
-                                * out in a running game: the others may claim */
-    int out_at[GAME_MAX_SEATS];        /* seat s was the out_at[s]-th to go out of
-                                        * the game; 0: still in */
-    int n_out;                 /* how many seats went out so far */
-    bool rated;                /* room_rating.c: signed-in players only, rated at the end */
-    bool bot_takes_over;       /* a bot at bot_level takes a seat whose player's grace
-                                * ran out (bots.c), rather than waiting for a claim */
-    int bot_level;
-    unsigned taken_over;       /* bit s: seat s is a bot's since its player left */
-    unsigned rematch_accepted; /* room_rematch.c: bit s, seat s accepts a rematch */
-    unsigned char rematch_starts[GAME_MAX_SEATS];   /* offers each seat began */
-    char rematch_id[BOARD_ID_LEN];   /* the rematch, once it has started; "" before */
-    bool damaged;              /* recovery: its stored log could not be replayed */
-    bool lost;                 /* a cluster: another node adopted it (cluster.c) */
-    int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
-                                              * started; 0 before */
-    time_control tc;           /* room_clock.c */
-    int64_t clock_ms[GAME_MAX_SEATS];  /* each seat's time left, as of clock_since_ms
-                                        * for the running one */
-    int clock_running;         /* the seat whose clock runs; -1: none */
-    int64_t clock_since_ms;    /* board_now_ms() when it last started running */
-    unsigned next_person_id;
-    int64_t created_ms;
-    char creator[64];          /* host of the client that created it (the per-client cap) */
-    char end_reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
-    participant **people;      /* players and observers (cfg.max_participants at most):
-                                * people[0..n_seated) hold seats, the rest watch, so
-                                * a crowd's snapshot finds the players and counts
-                                * the observers without a scan */
-    int n_people, people_cap, n_seated;
-    participant *seat_holder[GAME_MAX_SEATS];   /* NULL while open or after leaving */
-    char seat_name[GAME_MAX_SEATS][BOARD_NAME_BYTES]; /* kept after the game ends */
-    logged_event *log;
-    size_t log_len, log_cap;
-};
 
 /* limits.c: counted rate windows keyed by "kind:what" (hashed), in a fixed
  * table: sign-in failures per name and per address, accounts per address. */
@@ -280,9 +222,7 @@ struct board_service {
     unsigned next_relay;       /* cluster.c: the --relays entry to send to next */
     int64_t next_clock_ms;     /* the earliest a running clock may fall (INT64_MAX: none) */
     int port;                  /* bound */
-    struct pending_move *pending;  /* room.c: moves of this loop turn, not yet committed */
-    int n_pending, pending_cap;
-    bool batch_failed;         /* one of them could not be written: undo them all */
+    struct move_batch *moves;  /* room_moves.c: this loop turn's moves, not yet committed */
     int released;              /* participants and games freed since the last trim */
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
@@ -292,7 +232,7 @@ struct board_service {
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
 };
 
-/* --- service.c --- */
+/* --- service_log.c: the service's clocks and log --- */
 int64_t board_now_ms(void);              /* monotonic */
 int64_t board_wall_ms(void);             /* since the epoch, for event stamps */
 void board_log(board_service *svc, const char *fmt, ...)
@@ -317,124 +257,6 @@ int board_client_may_stream(board_service *svc, const board_client *c, char *err
 void board_clients_sweep(board_service *svc, int64_t now);
 void board_clients_free(board_service *svc);
 
-/* --- room.c: one game. Functions that can refuse return ROOM_OK or a
- * room_rc with a sentence in err (errlen bytes). --- */
-room *room_create(board_service *svc, const char *id, const game_kind *kind,
-                  const game_options *opts, const char *title, bool autostart);
-void room_free(room *r);
-int room_seats_taken(const room *r);
-participant *room_find_name(const room *r, const char *name);
-/* Take p (its seat and name set) into r->people and the service's token and
- * name indexes; 0, or -1 when out of memory. */
-int room_add_person(room *r, participant *p);
-/* A room rebuilt from the store enters the service's indexes only once it
- * replaces the room it reloads: recovery builds it with indexed false (see
- * struct room), then this puts its people in. 0, or -1 (nobody indexed). */
-int room_index_people(room *r);
-/* Add a participant (seat chosen as the first open one) on behalf of client
- * `from` (NULL: the service's own, a bot), and announce a player (observers
- * are counted, not announced). */
-room_rc room_join(room *r, const char *name, bool observe, board_client *from,
-                  participant **out, char *err, size_t errlen);
-/* The same for a person signed in to account_id (0: a guest, as room_join):
- * the participant plays for the account, and its results count for it. */
-room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe,
-                     board_client *from, participant **out, char *err, size_t errlen);
-/* Attach event stream `stream` (room_io's handle) from client `from`:
- * replay from after_seq (0: a snapshot first) then live. */
-room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
-                       uint64_t after_seq, char *err, size_t errlen);
-/* The service saw p's stream end (client gone, or shutdown). */
-void room_stream_ended(participant *p, void *stream);
-/* Play a move. ROOM_OK: it is played and waits for room_commit_moves,
- * which sends its events and answers `reply` through io.move_done (with its
- * event's seq, or ROOM_E_STORE if it could not be stored and was undone).
- * Otherwise refused, and the caller answers `reply` itself. */
-room_rc room_move(room *r, participant *p, int move, void *reply, char *err, size_t errlen);
-/* The client of a pending move's `reply` went away: nobody to answer. */
-void room_move_abandoned(board_service *svc, void *reply);
-/* Commit the moves played since the last call in one transaction, then send
- * their events and answer their calls. It is the rpc server's turn hook
- * (service.c, end_turn): it runs at the end of every loop turn and before
- * every handler but Move's and Ping's, and every done callback, so nothing
- * sees a move that is not stored. */
-void room_commit_moves(board_service *svc);
-/* To everyone, or privately to the participant named `to` (non-empty). */
-room_rc room_chat(room *r, participant *p, board_client *from, const char *text,
-                  const char *to, char *err, size_t errlen);
-room_rc room_ready(room *r, participant *p, bool ready, char *err, size_t errlen);
-/* Observer takes seat `seat` (-1: the first open one) / player stands up;
- * before the game starts only. */
-room_rc room_sit(room *r, participant *p, int seat, char *err, size_t errlen);
-room_rc room_stand(room *r, participant *p, char *err, size_t errlen);
-/* A ping answer: p is alive; nonce times its round trip when it is the one
- * outstanding. */
-void room_pong(participant *p, uint64_t nonce);
-/* An open seat and not started: a player may join. */
-bool room_has_open_seat(const room *r);
-/* Mark departed (stream closed or pings missed): a seated player keeps the
- * seat for the grace period; / gone for good (Leave: a seated player quitting
- * a running game is out of it and loses, as by resigning). */
-void room_depart(room *r, participant *p, const char *why);
-void room_leave(room *r, participant *p);
-/* room_fairplay.c — leaving a game without walking out. Seated players of
- * a running game only. Resign: out of the game (two seats: the other wins;
- * more: the others play on). Abort: the game ends with no result, while
- * some seat has not moved yet. Two seats: offer a draw (once until the
- * offerer has moved again), and the other accepts (a draw) or declines. */
-room_rc room_resign(room *r, participant *p, char *err, size_t errlen);
-room_rc room_abort(room *r, participant *p, char *err, size_t errlen);
-room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen);
-room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen);
-/* After a seat's grace ran out: the seat is out (two seats: p wins). */
-room_rc room_claim(room *r, participant *p, char *err, size_t errlen);
-/* A service bot `bot_name` at r's bot level takes departed p's seat in the
- * running game: p keeps watching (departed, seatless) and has lost; the
- * bot plays on. ROOM_OK and *bot, or a refusal with a sentence. bots.c
- * starts the bot's player. */
-room_rc room_take_over(room *r, participant *p, const char *bot_name, participant **bot,
-                       char *err, size_t errlen);
-/* room_rematch.c — after the end, a rematch with the seats rotated. p
- * offers or accepts (decline: declines, which ends the offer); the
- * service's bots accept by themselves. ROOM_OK with *all true when every
- * seat has accepted: the caller creates the new game (board service) and
- * then calls room_rematch_started. Refused with a sentence otherwise. */
-room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err,
-                     size_t errlen);
-void room_rematch_started(room *r, const char *new_id);
-/* The seat old seat `seat` of r plays in its rematch. */
-int room_rematch_seat(const room *r, int seat);
-
-
-/* room_clock.c — the clocks of a game with a time control. */
-/* A time control for r before it starts; 0, or -1 with a sentence. */
-int room_set_time_control(room *r, const time_control *tc, char *err, size_t errlen);
-/* room_rating.c — make a new game rated (before anyone joins it). */
-room_rc room_set_rated(room *r, char *err, size_t errlen);
-/* Read p's rating in r's kind into p (a newcomer's when it has none; none
- * for a guest or when the store cannot say). */
-void room_load_rating(room *r, participant *p);
-bool room_has_clocks(const room *r);
-/* The clocks now, for a snapshot or an event. */
-void room_clocks_now(const room *r, int64_t now, room_clocks *out);
-/* When r's running clock falls (INT64_MAX: none running). */
-int64_t room_clock_deadline(const room *r);
-/* A clock that fell by now: a seat that never moved aborts the game; one
- * that did is out of it (two seats: the other wins). */
-void room_clock_check(room *r, int64_t now);
-/* Recovery: once the log is replayed, the clock of the seat to move runs
- * from now. */
-void room_clock_resume(room *r, int64_t now);
-
-/* Send pings, notice missed ones, end grace periods that ran out. */
-void room_tick(room *r, int64_t now);
-/* True when nobody is connected to a game that is over: it can go. */
-bool room_is_idle(const room *r);
-/* Close every stream, saying why (shutdown; a game that moved). */
-void room_close_streams(room *r, const char *why);
-/* A recovered room tells its log that the service came back. */
-void room_announce_restart(room *r);
-
 /* --- listen.c --- */
 /* After rpc_server_create refused addr: one sentence saying why ("cannot
  * listen on ADDR: the address is in use (...)"), found with a bind() of our
@@ -443,6 +265,10 @@ void board_listen_problem(const char *addr, bool tls, char *err, size_t errlen);
 
 /* --- recovery.c: rebuild the unfinished games from the store at start --- */
 int board_recover(board_service *svc, char *err, size_t errlen);
+/* A cluster node takes over ids[n], games a node that stopped had (own:
+ * this node's, before its restart): rebuilt from the store as at a
+ * restart, their bots started. -1 if one could not be (logged). */
+int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bool own);
 /* Reload each diverged room (struct room) from its stored log, in its
  * place; one whose store cannot be read yet is tried again later. From
  * the turn hook and the timers: no handler holds a room then. */
@@ -452,9 +278,7 @@ void board_reload_diverged(board_service *svc, int64_t now);
  * read or its log does not replay. */
 room *board_rebuild(board_service *svc, const char *id);
 
-/* --- room_check.c: invariants, and the replay check --- */
-/* Assert r's invariants (debug and sanitizer builds; nothing otherwise). */
-void room_check(const room *r);
+/* --- room_check.c: the replay check --- */
 /* Rebuild every game whose log grew since the last check from the store
  * and compare it with the live one, field by field: how many differences
  * (each logged). */
@@ -462,10 +286,6 @@ int board_check_replay(board_service *svc);
 /* With cfg.check_replay (a test switch), the same after every turn, and a
  * difference aborts the service, so the test that caused it fails. */
 void board_check_replay_or_abort(board_service *svc);
-/* A cluster node takes over ids[n], games a node that stopped had (own:
- * this node's, before its restart): rebuilt from the store as at a
- * restart, their bots started. -1 if one could not be (logged). */
-int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bool own);
 
 /* --- cluster.c: this service as a node of a cluster on PostgreSQL --- */
 /* Join (the endpoint is known), adopt what dead nodes left, recover. */
@@ -559,13 +379,6 @@ typedef struct room_event {
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
 } room_event;
 
-/* room_events.c — what each kind means to a game (one apply function per
- * kind, in one table). Apply a stored event to r: 0, or -1 when it does not
- * fit r (a damaged log). Live play, recovery and reloads all apply events
- * through this. */
-int room_apply_event(room *r, const room_event *ev);
-const char *room_event_name(room_event_kind kind);
-
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their
  * length in *len, or NULL when out of memory. */
 uint8_t *wire_pack_event(const room_event *ev, size_t *len);
@@ -578,5 +391,7 @@ uint8_t *wire_pack_event(const room_event *ev, size_t *len);
 uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len);
 /* One ping for everyone in r: nonce, the listed people, how many watch. */
 uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len);
+
+#include "room.h"
 
 #endif /* SUNGKA_BOARD_INTERNAL_H */

@@ -13,10 +13,31 @@
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
 
-/* --- service.c --- */
+/* --- service.c: the rooms' way out --- */
 /* Finish call with an error status, its sentence, and the reason a program
  * reads (RPC_REASON_KEY) that goes with the status. */
 void board_fail(rpc_call *call, rpc_code code, const char *message);
+/* A room's refusal as a status (room_statuses: the code and the reason a
+ * program reads); ROOM_OK finishes the call OK with `why`. */
+void board_refuse(rpc_call *call, room_rc rc, const char *why);
+/* A game being reloaded from its log (room_is_diverged) takes no calls:
+ * true when call was answered UNAVAILABLE GAME_MOVING (try again). */
+bool board_reloading(rpc_call *call, const room *r);
+
+/* --- games_rpc.c: Register's ListGames, CreateGame and JoinGame --- */
+extern const rpc_method_entry board_games_methods[];
+extern const size_t board_games_n_methods;
+/* A new game of kind_name with these options, title, clock, rating and a
+ * bot to take over departed seats (level, 0: none), stored and registered;
+ * NULL with *code and a sentence in err when refused. */
+room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
+                     Sungka__V1__GameOption **options, size_t n_options, const char *title,
+                     bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
+                     int bot_takes_over_level, rpc_code *code, char *err, size_t errlen);
+
+/* --- play_rpc.c: the Board service's calls --- */
+extern const rpc_method_entry board_play_methods[];
+extern const size_t board_play_n_methods;
 
 /* --- cluster.c --- */
 /* A game (by id or by a seat token) this node does not host: in a cluster,

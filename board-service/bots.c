@@ -118,7 +118,7 @@ static int start_child(board_service *svc, room *r, const participant *p, char *
         if (pipefd[0] == TOKEN_FD ? fcntl(TOKEN_FD, F_SETFD, 0) != 0
                                   : dup2(pipefd[0], TOKEN_FD) != TOKEN_FD)
             _exit(127);
-        execl(path, "sungka-player", "--server", server, "--name", p->name, "--game", r->id,
+        execl(path, "sungka-player", "--server", server, "--name", p->name, "--game", room_id(r),
               "--seat", seat, "--token-fd", "3", "--view", "bot", "--level", lvl, "--think",
               think, "--state-dir", "", svc->cfg.grpc_log ? "--verbose" : (char *)NULL,
               (char *)NULL);
@@ -131,7 +131,7 @@ static int start_child(board_service *svc, room *r, const participant *p, char *
         snprintf(err, errlen, "cannot seat bots: out of memory");
         return -1;
     }
-    board_log(svc, "game %s: bot %s (level %d) started, pid %d", r->id, p->name, p->bot_level,
+    board_log(svc, "game %s: bot %s (level %d) started, pid %d", room_id(r), p->name, p->bot_level,
               (int)pid);
     return 0;
 }
@@ -144,7 +144,7 @@ int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, s
                               "sungka-board");
         return -1;
     }
-    int seats = game_seats(&r->state);
+    int seats = game_seats(room_state(r));
     for (int i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "bot-%d", i + 1);
@@ -153,9 +153,9 @@ int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, s
         if (room_join(r, name, true, NULL, &p, err, errlen) != ROOM_OK)
             return -1;
         p->bot_level = level;
-        if (svc->store && store_participant_bot(svc->store, r->id, p->id, level) != 0)
+        if (svc->store && store_participant_bot(svc->store, room_id(r), p->id, level) != 0)
             board_log(svc, "game %s: cannot remember that %s is a bot (%s); it will not come "
-                           "back after a restart", r->id, name, store_last_error(svc->store));
+                           "back after a restart", room_id(r), name, store_last_error(svc->store));
         if (room_sit(r, p, seats - n + i, err, errlen) != ROOM_OK ||
             room_ready(r, p, true, err, errlen) != ROOM_OK ||
             start_child(svc, r, p, err, errlen) != 0) {
@@ -170,9 +170,9 @@ int board_bots_adopt(board_service *svc, room *r, participant *p, int level, cha
                      size_t errlen)
 {
     p->bot_level = level;
-    if (svc->store && store_participant_bot(svc->store, r->id, p->id, level) != 0)
+    if (svc->store && store_participant_bot(svc->store, room_id(r), p->id, level) != 0)
         board_log(svc, "game %s: cannot remember that %s is a bot (%s); it will not come "
-                       "back after a restart", r->id, p->name, store_last_error(svc->store));
+                       "back after a restart", room_id(r), p->name, store_last_error(svc->store));
     return start_child(svc, r, p, err, errlen);
 }
 
@@ -181,22 +181,24 @@ int board_bots_take_over(board_service *svc, room *r, participant *p)
     char err[256], path[PATH_MAX], name[BOARD_NAME_BYTES];
     if (player_path(path, sizeof path) != 0) {
         board_log(svc, "game %s: no bot can take %s's seat: sungka-player is not installed "
-                       "next to sungka-board; the seat waits for a claim", r->id, p->name);
+                       "next to sungka-board; the seat waits for a claim", room_id(r), p->name);
         return -1;
     }
-    for (int i = 1; i <= GAME_MAX_SEATS + r->n_people; i++) {
+    int n_people;
+    room_people(r, &n_people, NULL);
+    for (int i = 1; i <= GAME_MAX_SEATS + n_people; i++) {
         snprintf(name, sizeof name, "bot-%d", i);
         if (!room_find_name(r, name))
             break;
     }
     participant *bot;
     if (room_take_over(r, p, name, &bot, err, sizeof err) != ROOM_OK) {
-        board_log(svc, "game %s: no bot took %s's seat: %s", r->id, p->name, err);
+        board_log(svc, "game %s: no bot took %s's seat: %s", room_id(r), p->name, err);
         return -1;
     }
     /* The seat is the bot's now, stored: a restart starts it if this fails. */
     if (start_child(svc, r, bot, err, sizeof err) != 0)
-        board_log(svc, "game %s: %s: %s", r->id, bot->name, err);
+        board_log(svc, "game %s: %s: %s", room_id(r), bot->name, err);
     return 0;
 }
 
@@ -205,12 +207,13 @@ void board_bots_recover(board_service *svc, int first)
     char err[256];
     for (int i = first; i < svc->n_rooms; i++) {
         room *r = svc->rooms[i];
-        for (int k = 0; k < r->n_people; k++) {
-            participant *p = r->people[k];
-            bool open = r->status == ROOM_WAITING || r->status == ROOM_RUNNING;
-            if (open && p->bot_level > 0 && p->seat >= 0 &&
+        int n;
+        participant *const *people = room_people(r, &n, NULL);
+        for (int k = 0; k < n; k++) {
+            participant *p = people[k];
+            if (room_is_open(r) && p->bot_level > 0 && p->seat >= 0 &&
                 start_child(svc, r, p, err, sizeof err) != 0)
-                board_log(svc, "game %s: %s: %s", r->id, p->name, err);
+                board_log(svc, "game %s: %s: %s", room_id(r), p->name, err);
         }
     }
 }

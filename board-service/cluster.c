@@ -59,11 +59,9 @@ static void find_lost(board_service *svc)
         room *r = svc->rooms[i];
         char endpoint[128];
         bool alive = false;
-        int rc = store_game_owner(svc->store, r->id, endpoint, sizeof endpoint, &alive);
-        if (rc == 0 && strcmp(endpoint, svc->endpoint) != 0 && !r->lost) {
-            r->lost = true;
-            svc->n_lost++;
-        }
+        int rc = store_game_owner(svc->store, room_id(r), endpoint, sizeof endpoint, &alive);
+        if (rc == 0 && strcmp(endpoint, svc->endpoint) != 0)
+            room_lose(r);
     }
 }
 
@@ -89,8 +87,8 @@ void board_cluster_tick(board_service *svc, int64_t now)
     }
     for (int i = svc->n_rooms - 1; i >= 0 && svc->n_lost > 0; i--) {
         room *r = svc->rooms[i];
-        if (r->lost) {
-            board_log(svc, "game %s: another node has it now", r->id);
+        if (room_is_lost(r)) {
+            board_log(svc, "game %s: another node has it now", room_id(r));
             board_let_go(svc, r, "the game has moved to another board service; reconnect");
         }
     }
@@ -151,7 +149,7 @@ bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char
 bool board_send_to_relay(board_service *svc, rpc_call *call, const room *r)
 {
     const char *list = svc->cfg.relays;
-    if (!list || !list[0] || r->n_people - r->n_seated < svc->cfg.relay_after)
+    if (!list || !list[0] || room_watchers(r) < svc->cfg.relay_after)
         return false;
     int n = 1;
     for (const char *c = list; *c; c++)
@@ -164,7 +162,7 @@ bool board_send_to_relay(board_service *svc, rpc_call *call, const room *r)
     snprintf(endpoint, sizeof endpoint, "%.*s", (int)strcspn(at, ","), at);
     if (!endpoint[0])
         return false;
-    snprintf(msg, sizeof msg, "game %s has a large audience: watch it at the relay %s", r->id,
+    snprintf(msg, sizeof msg, "game %s has a large audience: watch it at the relay %s", room_id(r),
              endpoint);
     rpc_call_finish_elsewhere(call, RPC_UNAVAILABLE, "ELSEWHERE", endpoint, msg);
     return true;

@@ -42,20 +42,18 @@ static room *add_room(board_service *svc, const store_game_info *g, bool detache
             return NULL;
     char title[BOARD_TITLE_MAX + 1];
     text_escape(g->title, title, sizeof title);
-    room *r = room_create(svc, g->id, kind, &opts, title, g->autostart);
-    if (!r)
-        return NULL;
-    r->indexed = false;        /* its people enter the indexes in settle() */
-    time_control tc = {g->per_move_ms, g->base_ms, g->increment_ms};
-    if (room_set_time_control(r, &tc, err, sizeof err) != 0) {
-        room_free(r);
+    room_settings settings = {
+        .id = g->id, .kind = kind, .opts = &opts, .title = title, .autostart = g->autostart,
+        .tc = {g->per_move_ms, g->base_ms, g->increment_ms}, .rated = g->rated,
+        .takeover_level = g->bot_takes_over ? g->bot_level : 0,
+        .rated_accounts = g->rated_accounts,
+        .recovered = true,     /* its people enter the indexes in settle() */
+    };
+    room *r;
+    if (room_create(svc, &settings, &r, err, sizeof err) != ROOM_OK) {
+        board_log(svc, "game %s: %s; not recovered", g->id, err);
         return NULL;
     }
-    r->rated = g->rated;
-    r->bot_takes_over = g->bot_takes_over;
-    r->bot_level = g->bot_level;
-    memcpy(r->rated_account, g->rated_accounts, sizeof r->rated_account);
-    r->created_ms = board_now_ms();
     if (detached)
         return r;
     if (board_rooms_add(svc, r) != 0) {
@@ -82,9 +80,9 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
 {
     recovering *rc = user;
     room *r = rc->current;
-    if (!r || strcmp(r->id, game_id) != 0)
+    if (!r || strcmp(room_id(r), game_id) != 0)
         return;
-    if (seat >= game_seats(&r->state) || strlen(token) != BOARD_TOKEN_HEX)
+    if (seat >= game_seats(room_state(r)) || strlen(token) != BOARD_TOKEN_HEX)
         return;
     participant *p = calloc(1, sizeof *p);
     if (!p)
@@ -100,16 +98,8 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
     p->depart_deadline_ms = board_now_ms() + rc->svc->cfg.grace_ms;
     p->last_seen_ms = board_now_ms();
     /* No cap here: whoever the game had before the restart comes back. */
-    if (room_add_person(r, p) != 0) {
+    if (room_restore_person(r, p) != 0)
         free(p);
-        return;
-    }
-    if (person_id > r->next_person_id)
-        r->next_person_id = person_id;
-    if (seat >= 0) {
-        r->seat_holder[seat] = p;
-        snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", p->name);
-    }
 }
 
 /* A participant signed in to an account keeps playing for it. */
@@ -117,13 +107,12 @@ static void on_account(void *user, const char *game_id, unsigned person_id, int6
 {
     recovering *rc = user;
     room *r = rc->current;
-    if (!r || strcmp(r->id, game_id) != 0)
-        return;
-    for (int i = r->n_people - 1; i >= 0; i--)
-        if (r->people[i]->id == person_id) {
-            r->people[i]->account_id = account_id;
-            room_load_rating(r, r->people[i]);
-        }
+    participant *p = r && strcmp(room_id(r), game_id) == 0 ? room_person_by_id(r, person_id)
+                                                           : NULL;
+    if (p) {
+        p->account_id = account_id;
+        room_load_rating(r, p);
+    }
 }
 
 /* One of the service's own bots: board_bots_recover starts it again. */
@@ -131,45 +120,31 @@ static void on_bot(void *user, const char *game_id, unsigned person_id, int leve
 {
     recovering *rc = user;
     room *r = rc->current;
-    if (!r || strcmp(r->id, game_id) != 0)
-        return;
-    for (int i = r->n_people - 1; i >= 0; i--)
-        if (r->people[i]->id == person_id)
-            r->people[i]->bot_level = level;
+    participant *p = r && strcmp(room_id(r), game_id) == 0 ? room_person_by_id(r, person_id)
+                                                           : NULL;
+    if (p)
+        p->bot_level = level;
 }
 
-/* Keep one stored event in the room's log, as it will be served. An event
- * stored before text was checked may hold invalid UTF-8 or control
- * characters: it is served escaped (stock protobuf clients refuse invalid
- * UTF-8, so serving it raw would break every one of them on each replay). */
-static int keep_event(room *r, uint64_t seq, unsigned a, unsigned b, Sungka__V1__Event *ev)
+/* One stored event, as it will be served: an event stored before text was
+ * checked may hold invalid UTF-8 or control characters, and is served
+ * escaped (stock protobuf clients refuse invalid UTF-8, so serving it raw
+ * would break every one of them on each replay). Its packed bytes in *data
+ * (malloc'ed), or -1. */
+static int served_bytes(board_service *svc, const room *r, uint64_t seq,
+                        Sungka__V1__Event *ev, uint8_t **data, size_t *len)
 {
-    if (seq != r->log_len + 1)
-        return -1;            /* a gap: the log is not whole */
-    if (r->log_len == r->log_cap) {
-        size_t cap = r->log_cap ? r->log_cap * 2 : 64;
-        logged_event *grown = realloc(r->log, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        r->log = grown;
-        r->log_cap = cap;
-    }
     int escaped = rpc_message_escape_text(&ev->base);
     if (escaped < 0)
         return -1;
     if (escaped > 0)
-        board_log(r->svc, "game %s: event %llu holds text that is not safe to show; it is "
-                  "served escaped", r->id, (unsigned long long)seq);
-    logged_event *le = &r->log[r->log_len];
-    le->seq = seq;
-    le->only_for[0] = a;
-    le->only_for[1] = b;
-    le->len = protobuf_c_message_get_packed_size(&ev->base);
-    le->data = malloc(le->len ? le->len : 1);
-    if (!le->data)
+        board_log(svc, "game %s: event %llu holds text that is not safe to show; it is "
+                  "served escaped", room_id(r), (unsigned long long)seq);
+    *len = protobuf_c_message_get_packed_size(&ev->base);
+    *data = malloc(*len ? *len : 1);
+    if (!*data)
         return -1;
-    protobuf_c_message_pack(&ev->base, le->data);
-    r->log_len++;
+    protobuf_c_message_pack(&ev->base, *data);
     return 0;
 }
 
@@ -179,17 +154,25 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
     (void)time_ms;
     recovering *rc = user;
     room *r = rc->current;
-    if (!r || strcmp(r->id, game_id) != 0)
+    if (!r || strcmp(room_id(r), game_id) != 0 || room_is_damaged(r))
         return;
     Sungka__V1__Event *ev = (Sungka__V1__Event *)protobuf_c_message_unpack(
         &sungka__v1__event__descriptor, NULL, len, data);
     room_event value;
     room_clocks clocks;
-    if (!ev || wire_upgrade_event(ev, format) != 0 || keep_event(r, seq, a, b, ev) != 0 ||
-        wire_event_value(ev, &value, &clocks) != 0 || room_apply_event(r, &value) != 0) {
+    uint8_t *served = NULL;
+    size_t served_len = 0;
+    bool whole = ev && wire_upgrade_event(ev, format) == 0 &&
+                 served_bytes(rc->svc, r, seq, ev, &served, &served_len) == 0;
+    if (whole && wire_event_value(ev, &value, &clocks) != 0) {
+        free(served);
+        whole = false;
+    }
+    /* room_restore_event takes the bytes, whatever it answers */
+    if (!whole || room_restore_event(r, seq, a, b, served, served_len, &value) != 0) {
         board_log(rc->svc, "game %s: its stored log is damaged at event %llu; not recovered",
                   game_id, (unsigned long long)seq);
-        r->damaged = true;               /* dropped below */
+        room_mark_damaged(r);            /* dropped below */
     }
     if (ev)
         protobuf_c_message_free_unpacked(&ev->base, NULL);
@@ -203,17 +186,17 @@ static int settle(board_service *svc, recovering *rc, int first)
     int ended = 0;
     for (int i = svc->n_rooms - 1; i >= first; i--) {
         room *r = svc->rooms[i];
-        if (!r->damaged && room_index_people(r) != 0) {
-            board_log(svc, "game %s: out of memory for its people; not recovered", r->id);
-            r->damaged = true;
+        if (!room_is_damaged(r) && room_index_people(r) != 0) {
+            board_log(svc, "game %s: out of memory for its people; not recovered", room_id(r));
+            room_mark_damaged(r);
         }
-        if (r->damaged) {
+        if (room_is_damaged(r)) {
             board_rooms_remove(svc, i);
             rc->games--;
             rc->failed++;
             continue;
         }
-        ended += r->status == ROOM_FINISHED || r->status == ROOM_ABANDONED;
+        ended += !room_is_open(r);
         room_announce_restart(r);
         room_clock_resume(r, board_now_ms());
     }
@@ -259,16 +242,16 @@ static int reload(board_service *svc, int index, int64_t now)
     store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
     room *old = board_rooms_take(svc, index);      /* out of the way of its id */
     int first = svc->n_rooms;
-    int res = store_recover_game(svc->store, old->id, &cb, &rc);
+    int res = store_recover_game(svc->store, room_id(old), &cb, &rc);
     room *fresh = svc->n_rooms == first + 1 ? svc->rooms[first] : NULL;
-    if (res != 0 || !fresh || fresh->damaged) {
-        board_log(svc, "game %s: cannot reload it yet: %s", old->id,
+    if (res != 0 || !fresh || room_is_damaged(fresh)) {
+        board_log(svc, "game %s: cannot reload it yet: %s", room_id(old),
                   res != 0 ? store_last_error(svc->store) : "its stored log is not whole");
         while (svc->n_rooms > first)
             board_rooms_remove(svc, svc->n_rooms - 1);
-        old->reload_after_ms = now + RELOAD_RETRY_MS;
+        room_reload_later(old, now + RELOAD_RETRY_MS);
         if (board_rooms_add(svc, old) != 0) {
-            board_log(svc, "game %s: out of memory; it is kept in the store only", old->id);
+            board_log(svc, "game %s: out of memory; it is kept in the store only", room_id(old));
             room_close_streams(old, "out of memory");
             room_free(old);
         }
@@ -278,13 +261,13 @@ static int reload(board_service *svc, int index, int64_t now)
     room_free(old);
     if (room_index_people(fresh) != 0) {
         board_log(svc, "game %s: out of memory for its people; it is kept in the store",
-                  fresh->id);
+                  room_id(fresh));
         board_let_go(svc, fresh, "out of memory");
         return -1;
     }
     room_clock_resume(fresh, board_now_ms());
-    board_log(svc, "game %s reloaded from its stored log (%zu events)", fresh->id,
-              fresh->log_len);
+    board_log(svc, "game %s reloaded from its stored log (%llu events)", room_id(fresh),
+              (unsigned long long)room_last_seq(fresh));
     return 0;
 }
 
@@ -294,7 +277,7 @@ room *board_rebuild(board_service *svc, const char *id)
     store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
     if (store_recover_game(svc->store, id, &cb, &rc) != 0 || !rc.current)
         return NULL;
-    if (rc.current->damaged) {
+    if (room_is_damaged(rc.current)) {
         room_free(rc.current);
         return NULL;
     }
@@ -305,7 +288,7 @@ void board_reload_diverged(board_service *svc, int64_t now)
 {
     for (int i = svc->n_rooms - 1; i >= 0 && svc->n_diverged > 0; i--) {
         room *r = svc->rooms[i];
-        if (!r->diverged || r->lost || now < r->reload_after_ms)
+        if (!room_is_diverged(r) || room_is_lost(r) || now < room_reload_after(r))
             continue;
         if (!svc->store) {     /* nothing to reload from (out of memory only) */
             board_let_go(svc, r, "the game could not go on");

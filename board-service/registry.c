@@ -31,7 +31,7 @@ static size_t slot_of(const board_service *svc, const char *id)
     size_t mask = svc->room_slots_cap - 1;
     size_t i = hash_id(id) & mask;
     while (svc->room_slots[i] &&
-           strcmp(svc->rooms[svc->room_slots[i] - 1]->id, id) != 0)
+           strcmp(room_id(svc->rooms[svc->room_slots[i] - 1]), id) != 0)
         i = (i + 1) & mask;
     return i;
 }
@@ -47,13 +47,13 @@ static int grow_slots(board_service *svc)
     svc->room_slots = slots;
     svc->room_slots_cap = cap;
     for (int i = 0; i < svc->n_rooms; i++)
-        svc->room_slots[slot_of(svc, svc->rooms[i]->id)] = i + 1;
+        svc->room_slots[slot_of(svc, room_id(svc->rooms[i]))] = i + 1;
     return 0;
 }
 
 int board_rooms_add(board_service *svc, room *r)
 {
-    assert(!board_find_room(svc, r->id));
+    assert(!board_find_room(svc, room_id(r)));
     if (svc->n_rooms == svc->rooms_cap) {
         int cap = svc->rooms_cap ? svc->rooms_cap * 2 : 16;
         room **grown = realloc(svc->rooms, (size_t)cap * sizeof *grown);
@@ -65,9 +65,9 @@ int board_rooms_add(board_service *svc, room *r)
     if ((size_t)(svc->n_rooms + 1) * 2 > svc->room_slots_cap && grow_slots(svc) != 0)
         return -1;
     svc->rooms[svc->n_rooms++] = r;
-    svc->room_slots[slot_of(svc, r->id)] = svc->n_rooms;
-    svc->n_lost += r->lost;
-    svc->n_diverged += r->diverged;
+    svc->room_slots[slot_of(svc, room_id(r))] = svc->n_rooms;
+    svc->n_lost += room_is_lost(r);
+    svc->n_diverged += room_is_diverged(r);
     return 0;
 }
 
@@ -91,7 +91,7 @@ static void clear_slot(board_service *svc, size_t i)
         int at = svc->room_slots[j];
         if (!at)
             return;
-        size_t home = hash_id(svc->rooms[at - 1]->id) & mask;
+        size_t home = hash_id(room_id(svc->rooms[at - 1])) & mask;
         /* Entry j may move to i unless its home lies cyclically in (i, j]. */
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (stays)
@@ -106,13 +106,13 @@ room *board_rooms_take(board_service *svc, int index)
 {
     assert(index >= 0 && index < svc->n_rooms);
     room *r = svc->rooms[index];
-    svc->n_lost -= r->lost;
-    svc->n_diverged -= r->diverged;
-    clear_slot(svc, slot_of(svc, r->id));
+    svc->n_lost -= room_is_lost(r);
+    svc->n_diverged -= room_is_diverged(r);
+    clear_slot(svc, slot_of(svc, room_id(r)));
     int last = --svc->n_rooms;
     if (index != last) {
         svc->rooms[index] = svc->rooms[last];
-        svc->room_slots[slot_of(svc, svc->rooms[index]->id)] = index + 1;
+        svc->room_slots[slot_of(svc, room_id(svc->rooms[index]))] = index + 1;
     }
     assert(svc->n_lost >= 0 && svc->n_diverged >= 0);
     return r;
@@ -127,7 +127,7 @@ int board_rooms_index(const board_service *svc, const room *r)
 {
     if (!svc->room_slots_cap)
         return -1;
-    int at = svc->room_slots[slot_of(svc, r->id)];
+    int at = svc->room_slots[slot_of(svc, room_id(r))];
     return at && svc->rooms[at - 1] == r ? at - 1 : -1;
 }
 

@@ -23,28 +23,110 @@
 #include "room_internal.h"
 #include "text.h"
 
-room *room_create(board_service *svc, const char *id, const game_kind *kind,
-                  const game_options *opts, const char *title, bool autostart)
+room_rc room_create(board_service *svc, const room_settings *s, room **out, char *err,
+                    size_t errlen)
 {
+    *out = NULL;
     room *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
-    char err[GAME_ERR_LEN];
-    if (game_new(&r->state, kind, opts, err, sizeof err) != GAME_OK) {
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return ROOM_E_LIMIT;
+    }
+    char why[GAME_ERR_LEN];
+    if (game_new(&r->state, s->kind, s->opts, why, sizeof why) != GAME_OK) {
+        snprintf(err, errlen, "these options do not make a game: %s", why);
         free(r);
-        return NULL;
+        return ROOM_E_INVALID;
     }
     r->svc = svc;
-    snprintf(r->id, sizeof r->id, "%s", id);
-    snprintf(r->title, sizeof r->title, "%s", title);
-    r->kind = kind;
-    r->opts = *opts;
+    snprintf(r->id, sizeof r->id, "%s", s->id);
+    snprintf(r->title, sizeof r->title, "%s", s->title ? s->title : "");
+    snprintf(r->creator, sizeof r->creator, "%s", s->creator ? s->creator : "");
+    r->kind = s->kind;
+    r->opts = *s->opts;
     r->status = ROOM_WAITING;
     r->draw_offer = -1;
     r->clock_running = -1;
-    r->autostart = autostart;
-    r->indexed = true;
-    return r;
+    r->autostart = s->autostart;
+    r->indexed = !s->recovered;
+    r->created_ms = board_now_ms();
+    r->bot_takes_over = s->takeover_level > 0;
+    r->bot_level = s->takeover_level;
+    if (s->rated_accounts)
+        memcpy(r->rated_account, s->rated_accounts, sizeof r->rated_account);
+    if (room__set_time_control(r, &s->tc, err, errlen) != 0 ||
+        (s->rated && room__set_rated(r, err, errlen) != ROOM_OK)) {
+        free(r);
+        return ROOM_E_INVALID;
+    }
+    *out = r;
+    return ROOM_OK;
+}
+
+/* ----------------------------------------------------------------- reading */
+
+const char *room_id(const room *r) { return r->id; }
+const char *room_title(const room *r) { return r->title; }
+const game_kind *room_kind(const room *r) { return r->kind; }
+const game_options *room_options(const room *r) { return &r->opts; }
+const game_state *room_state(const room *r) { return &r->state; }
+room_status room_status_of(const room *r) { return r->status; }
+const time_control *room_time_control(const room *r) { return &r->tc; }
+bool room_is_rated(const room *r) { return r->rated; }
+bool room_autostart(const room *r) { return r->autostart; }
+int room_takeover_level(const room *r) { return r->bot_takes_over ? r->bot_level : 0; }
+const char *room_creator(const room *r) { return r->creator; }
+int64_t room_created_ms(const room *r) { return r->created_ms; }
+const char *room_rematch_id(const room *r) { return r->rematch_id; }
+uint64_t room_last_seq(const room *r) { return r->log_len; }
+bool room_is_lost(const room *r) { return r->lost; }
+bool room_is_diverged(const room *r) { return r->diverged; }
+int64_t room_reload_after(const room *r) { return r->reload_after_ms; }
+void room_reload_later(room *r, int64_t at_ms) { r->reload_after_ms = at_ms; }
+bool room_is_indexed(const room *r) { return r->indexed; }
+bool room_is_damaged(const room *r) { return r->damaged; }
+void room_mark_damaged(room *r) { r->damaged = true; }
+
+bool room_is_open(const room *r)
+{
+    return r->status == ROOM_WAITING || r->status == ROOM_RUNNING;
+}
+
+participant *const *room_people(const room *r, int *n, int *n_seated)
+{
+    if (n)
+        *n = r->n_people;
+    if (n_seated)
+        *n_seated = r->n_seated;
+    return r->people;
+}
+
+int room_watchers(const room *r)
+{
+    return r->n_people - r->n_seated;
+}
+
+const participant *room_seat_holder(const room *r, int seat)
+{
+    return seat >= 0 && seat < GAME_MAX_SEATS ? r->seat_holder[seat] : NULL;
+}
+
+const char *room_seat_name(const room *r, int seat)
+{
+    return seat >= 0 && seat < GAME_MAX_SEATS ? r->seat_name[seat] : "";
+}
+
+const logged_event *room_logged(const room *r, uint64_t seq)
+{
+    return seq >= 1 && seq <= r->log_len ? &r->log[seq - 1] : NULL;
+}
+
+void room_lose(room *r)
+{
+    if (r->lost)
+        return;
+    r->lost = true;
+    r->svc->n_lost++;
 }
 
 /* Out of the service's token and name indexes (a room being reloaded has

@@ -27,7 +27,7 @@ bool room_has_clocks(const room *r)
     return r->tc.per_move_ms > 0 || r->tc.base_ms > 0;
 }
 
-int room_set_time_control(room *r, const time_control *tc, char *err, size_t errlen)
+int room__set_time_control(room *r, const time_control *tc, char *err, size_t errlen)
 {
     if (tc->per_move_ms && (tc->base_ms || tc->increment_ms)) {
         snprintf(err, errlen, "a time control is per move or for the game, not both");

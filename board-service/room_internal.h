@@ -1,14 +1,88 @@
 /*
  * room_internal.h — what the files of one room share and nothing else sees
- * (libuv's uv__ convention: room__ is internal). room.c: a game's life,
- * seats and chat; room_log.c: the event log and its streams; room_moves.c:
- * moves and their commit; room_presence.c: departures, grace and pings.
+ * (libuv's uv__ convention: room__ is internal), and struct room itself.
+ * room.c: a game's life, seats and chat; room_log.c: the event log, its
+ * streams and its changes; room_moves.c: moves and their commit;
+ * room_presence.c: departures, grace and pings; room_events.c: what each
+ * event means; room_fairplay.c, room_clock.c, room_rating.c,
+ * room_rematch.c; room_check.c: invariants and the replay check.
  * Loop thread only.
  */
 #ifndef SUNGKA_ROOM_INTERNAL_H
 #define SUNGKA_ROOM_INTERNAL_H
 
 #include "board_internal.h"
+
+/* One game. Private to the room's files: the rest of the service reads it
+ * through room.h. The event-loop thread only. */
+struct room {
+    board_service *svc;
+    char id[BOARD_ID_LEN];
+    char title[BOARD_TITLE_MAX + 1];
+    const game_kind *kind;
+    game_options opts;
+    game_state state;
+    room_status status;
+    bool autostart;            /* start when the seats fill, without "ready" */
+    bool holding;              /* a move waits for its commit: so do its events */
+    bool write_failed;         /* a store write of the current change or move failed */
+    int change_depth;          /* room__change_begin calls not yet ended */
+    size_t change_from;        /* the log's length when the outermost began */
+    bool change_grouped;       /* ... and it opened a store group */
+    bool change_events_only;   /* ... and the room changes in it only by its events */
+    int change_applied;        /* events applied in it so far (room__emit) */
+    bool diverged;             /* its memory may differ from its stored log: it
+                                * takes no calls until it is reloaded from the log */
+    int64_t reload_after_ms;   /* the next try at reloading it */
+    bool indexed;              /* its people are in the service's token and name
+                                * indexes (a room being reloaded is not, yet) */
+    size_t checked_len;        /* room_check.c: its log's length at the last check */
+    int n_moves;               /* moves played, for the store's ply numbers */
+    unsigned moved;            /* bit s: seat s has moved (abort is for before) */
+    int draw_offer;            /* the seat whose draw offer is open; -1: none */
+    unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
+    unsigned gone;             /* bit s: seat s's player departed and its grace ran
+                                * out in a running game: the others may claim */
+    int out_at[GAME_MAX_SEATS];        /* seat s was the out_at[s]-th to go out of
+                                        * the game; 0: still in */
+    int n_out;                 /* how many seats went out so far */
+    bool rated;                /* room_rating.c: signed-in players only, rated at the end */
+    bool bot_takes_over;       /* a bot at bot_level takes a seat whose player's grace
+                                * ran out (bots.c), rather than waiting for a claim */
+    int bot_level;
+    unsigned taken_over;       /* bit s: seat s is a bot's since its player left */
+    unsigned rematch_accepted; /* room_rematch.c: bit s, seat s accepts a rematch */
+    unsigned char rematch_starts[GAME_MAX_SEATS];   /* offers each seat began */
+    char rematch_id[BOARD_ID_LEN];   /* the rematch, once it has started; "" before */
+    bool damaged;              /* recovery: its stored log could not be replayed */
+    bool lost;                 /* a cluster: another node adopted it (cluster.c) */
+    int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
+                                              * started; 0 before */
+    time_control tc;           /* room_clock.c */
+    int64_t clock_ms[GAME_MAX_SEATS];  /* each seat's time left, as of clock_since_ms
+                                        * for the running one */
+    int clock_running;         /* the seat whose clock runs; -1: none */
+    int64_t clock_since_ms;    /* board_now_ms() when it last started running */
+    unsigned next_person_id;
+    int64_t created_ms;
+    char creator[64];          /* host of the client that created it (the per-client cap) */
+    char end_reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
+    participant **people;      /* players and observers (cfg.max_participants at most):
+                                * people[0..n_seated) hold seats, the rest watch, so
+                                * a crowd's snapshot finds the players and counts
+                                * the observers without a scan */
+    int n_people, people_cap, n_seated;
+    participant *seat_holder[GAME_MAX_SEATS];   /* NULL while open or after leaving */
+    char seat_name[GAME_MAX_SEATS][BOARD_NAME_BYTES]; /* kept after the game ends */
+    logged_event *log;
+    size_t log_len, log_cap;
+};
+
+/* --- room.c (room_create's parts, and the room's own tests) --- */
+/* A time control for r before it starts; 0, or -1 with a sentence. */
+int room__set_time_control(room *r, const time_control *tc, char *err, size_t errlen);
+/* Make a new game rated (before anyone joins it). */
+room_rc room__set_rated(room *r, char *err, size_t errlen);
 
 /* --- room_log.c --- */
 /* The participant's stream is gone (the address's count comes back). */

@@ -209,10 +209,8 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
         board_log(r->svc, "game %s: cannot store event %llu: %s", r->id,
                   (unsigned long long)le->seq, store_last_error(r->svc->store));
         free(le->data);
-        if (stored == STORE_FENCED && !r->lost) {  /* never sent: the log is another's */
-            r->lost = true;
-            r->svc->n_lost++;
-        }
+        if (stored == STORE_FENCED)    /* never sent: the log is another's */
+            room_lose(r);
         room__write_failed(r);
         return -1;
     }
@@ -322,3 +320,53 @@ void room_close_streams(room *r, const char *why)
         room__detach_stream(r->people[i], ROOM_E_CLOSING, why);
 }
 
+
+/* ------------------------------------------------------ rebuilt from the store */
+
+int room_restore_person(room *r, participant *p)
+{
+    assert(!r->indexed && p->room == r);
+    if (room_add_person(r, p) != 0)
+        return -1;
+    if (p->id > r->next_person_id)
+        r->next_person_id = p->id;
+    if (p->seat >= 0) {
+        r->seat_holder[p->seat] = p;
+        snprintf(r->seat_name[p->seat], sizeof r->seat_name[p->seat], "%s", p->name);
+    }
+    return 0;
+}
+
+participant *room_person_by_id(const room *r, unsigned id)
+{
+    for (int i = r->n_people - 1; i >= 0; i--)
+        if (r->people[i]->id == id)
+            return r->people[i];
+    return NULL;
+}
+
+int room_restore_event(room *r, uint64_t seq, unsigned only_for_a, unsigned only_for_b,
+                       uint8_t *data, size_t len, const room_event *value)
+{
+    if (seq != r->log_len + 1) {      /* a gap: the log is not whole */
+        free(data);
+        return -1;
+    }
+    if (r->log_len == r->log_cap) {
+        size_t cap = r->log_cap ? r->log_cap * 2 : 64;
+        logged_event *grown = realloc(r->log, cap * sizeof *grown);
+        if (!grown) {
+            free(data);
+            return -1;
+        }
+        r->log = grown;
+        r->log_cap = cap;
+    }
+    logged_event *le = &r->log[r->log_len++];
+    le->seq = seq;
+    le->only_for[0] = only_for_a;
+    le->only_for[1] = only_for_b;
+    le->data = data;
+    le->len = len;
+    return room_apply_event(r, value);
+}

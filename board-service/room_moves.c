@@ -83,9 +83,10 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
  * transaction, every move of the turn writes into it, and room_commit_moves
  * commits once at the end of the turn; only then are the moves' events sent
  * and their calls answered. If the commit fails, every mover of the batch
- * is refused and each game in it is reloaded from its stored log (its
- * memory went on without the store): nothing is acknowledged, sent or kept
- * that was not stored, and no hand-kept copy of a room is needed to undo. */
+ * is refused and each game in it whose move was applied is reloaded from
+ * its stored log (its memory went on without the store): nothing is
+ * acknowledged, sent or kept that was not stored, and no hand-kept copy of
+ * a room is needed to undo. */
 struct pending_move {
     room *room;
     void *reply;               /* the Move call to answer; NULL once its client left */
@@ -93,26 +94,52 @@ struct pending_move {
     size_t log_before;         /* the room's log before it */
     int move;
     participant *mover;        /* stays: anything that could remove it commits first */
+    bool applied;              /* its event was stored and applied: the room moved on */
 };
+
+/* The service's moves of this loop turn (svc->moves, made on first use). */
+struct move_batch {
+    struct pending_move *moves;
+    int n, cap;
+    bool failed;               /* one of them could not be written: the whole batch fails */
+};
+
+static struct move_batch *batch_of(board_service *svc)
+{
+    if (!svc->moves)
+        svc->moves = calloc(1, sizeof *svc->moves);
+    return svc->moves;
+}
+
+void room_moves_free(board_service *svc)
+{
+    if (!svc->moves)
+        return;
+    assert(svc->moves->n == 0);
+    free(svc->moves->moves);
+    free(svc->moves);
+    svc->moves = NULL;
+}
 
 void room_move_abandoned(board_service *svc, void *reply)
 {
-    for (int i = 0; i < svc->n_pending; i++)
-        if (svc->pending[i].reply == reply)
-            svc->pending[i].reply = NULL;
+    struct move_batch *b = svc->moves;
+    for (int i = 0; b && i < b->n; i++)
+        if (b->moves[i].reply == reply)
+            b->moves[i].reply = NULL;
 }
 
-static struct pending_move *pending_add(board_service *svc)
+static struct pending_move *pending_add(struct move_batch *b)
 {
-    if (svc->n_pending == svc->pending_cap) {
-        int cap = svc->pending_cap ? svc->pending_cap * 2 : 16;
-        struct pending_move *grown = realloc(svc->pending, (size_t)cap * sizeof *grown);
+    if (b->n == b->cap) {
+        int cap = b->cap ? b->cap * 2 : 16;
+        struct pending_move *grown = realloc(b->moves, (size_t)cap * sizeof *grown);
         if (!grown)
             return NULL;
-        svc->pending = grown;
-        svc->pending_cap = cap;
+        b->moves = grown;
+        b->cap = cap;
     }
-    return &svc->pending[svc->n_pending++];
+    return &b->moves[b->n++];
 }
 
 static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t now,
@@ -121,13 +148,14 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     board_service *svc = r->svc;
     store *db = svc->store;
     assert(!r->holding && r->change_depth == 0);
-    struct pending_move *pm = pending_add(svc);
+    struct move_batch *b = batch_of(svc);
+    struct pending_move *pm = b ? pending_add(b) : NULL;
     if (!pm) {
         snprintf(err, errlen, "out of memory");
         return ROOM_E_LIMIT;
     }
-    if (db && svc->n_pending == 1 && store_begin(db) != 0) {
-        svc->n_pending--;
+    if (db && b->n == 1 && store_begin(db) != 0) {
+        b->n--;
         snprintf(err, errlen, "the move could not be stored, so it was not played (%s)",
                  store_last_error(db));
         return ROOM_E_STORE;
@@ -137,6 +165,7 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     pm->log_before = r->log_len;
     pm->move = move;
     pm->mover = p;
+    pm->applied = false;
     r->holding = true;
     r->write_failed = false;
 
@@ -149,7 +178,8 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     room_event ev = {.kind = ROOM_EV_MOVED, .seat = p->seat, .move = move, .result = &res,
                      .state = &after,
                      .clocks = room__clocks_after(r, p->seat, &after, now, &clocks)};
-    if (room__emit(r, &ev) == ROOM_OK && db &&
+    pm->applied = room__emit(r, &ev) == ROOM_OK;
+    if (pm->applied && db &&
         store_move_append(db, r->id, r->n_moves, p->seat, move, board_wall_ms()) != 0)
         room__write_failed(r);
     pm->seq = r->log_len;
@@ -159,7 +189,7 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
         room__end_game(r, false, reason);
     }
     if (r->write_failed) {     /* the transaction is spoilt: give up the batch now */
-        svc->batch_failed = true;
+        b->failed = true;
         room_commit_moves(svc);
     }
     return 0;
@@ -167,26 +197,28 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
 
 void room_commit_moves(board_service *svc)
 {
-    if (svc->n_pending == 0)
+    struct move_batch *b = svc->moves;
+    if (!b || b->n == 0)
         return;
     store *db = svc->store;
     const char *why = NULL;
-    if (svc->batch_failed || (db && store_commit(db) != 0)) {
+    if (b->failed || (db && store_commit(db) != 0)) {
         why = db ? store_last_error(db) : "out of memory";
         if (db)
             store_rollback(db);
     }
     /* Newest first: a game with several moves in the batch ends truncated
      * to its log before the first of them. */
-    for (int k = 0; k < svc->n_pending; k++) {
-        struct pending_move *pm = &svc->pending[why ? svc->n_pending - 1 - k : k];
+    for (int k = 0; k < b->n; k++) {
+        struct pending_move *pm = &b->moves[why ? b->n - 1 - k : k];
         room *r = pm->room;
         r->holding = false;
         if (why) {
             board_log(svc, "game %s: move %d by %s not stored: %s", r->id, pm->move,
                       pm->mover->name, why);
             room__log_truncate(r, pm->log_before);
-            if (!r->lost)
+            /* A move whose event was never stored changed nothing here. */
+            if (pm->applied && !r->lost)
                 room__diverge(r, "a move could not be stored");
             if (pm->reply) {
                 char err[256];
@@ -202,6 +234,6 @@ void room_commit_moves(board_service *svc)
                 svc->io.move_done(pm->reply, ROOM_OK, pm->seq, NULL);
         }
     }
-    svc->n_pending = 0;
-    svc->batch_failed = false;
+    b->n = 0;
+    b->failed = false;
 }

@@ -13,7 +13,7 @@
 
 _Static_assert(STORE_MAX_SEATS == GAME_MAX_SEATS, "a rated game's seats are stored whole");
 
-room_rc room_set_rated(room *r, char *err, size_t errlen)
+room_rc room__set_rated(room *r, char *err, size_t errlen)
 {
     if (r->status != ROOM_WAITING || r->n_people > 0) {
         snprintf(err, errlen, "a game is rated from its creation only");

@@ -45,34 +45,36 @@ Sungka__V1__Clocks *wire_clocks(const room_clocks *c, wire_clocks_msg *out)
 
 void wire_summary(const room *r, Sungka__V1__GameSummary *out)
 {
-    int seats = game_seats(&r->state);
+    int seats = game_seats(room_state(r));
     sungka__v1__game_summary__init(out);
-    out->game_id = (char *)r->id;
-    out->kind = (char *)r->kind->name;
-    out->title = (char *)r->title;
-    out->status = status_to_wire[r->status];
-    out->cups = r->state.layout == GAME_LAYOUT_MANCALA ? r->state.cups : 0;
-    out->autostart = r->autostart;
-    out->rated = r->rated;
-    out->bot_takes_over = r->bot_takes_over;
+    out->game_id = (char *)room_id(r);
+    const game_kind *kind = room_kind(r);
+    const time_control *tc = room_time_control(r);
+    out->kind = (char *)kind->name;
+    out->title = (char *)room_title(r);
+    out->status = status_to_wire[room_status_of(r)];
+    out->cups = room_state(r)->layout == GAME_LAYOUT_MANCALA ? room_state(r)->cups : 0;
+    out->autostart = room_autostart(r);
+    out->rated = room_is_rated(r);
+    out->bot_takes_over = room_takeover_level(r) > 0;
     if (room_has_clocks(r)) {
         out->time_control = calloc(1, sizeof *out->time_control);   /* wire_summary_clear */
         if (out->time_control) {
             sungka__v1__time_control__init(out->time_control);
-            out->time_control->per_move_s = r->tc.per_move_ms / 1000;
-            out->time_control->base_s = r->tc.base_ms / 1000;
-            out->time_control->increment_s = r->tc.increment_ms / 1000;
+            out->time_control->per_move_s = tc->per_move_ms / 1000;
+            out->time_control->base_s = tc->base_ms / 1000;
+            out->time_control->increment_s = tc->increment_ms / 1000;
         }
     }
 
     /* One allocation each for the pointer arrays and the structs they point to. */
-    out->n_options = (size_t)r->kind->n_options;
+    out->n_options = (size_t)kind->n_options;
     out->options = calloc(out->n_options, sizeof *out->options);
     Sungka__V1__GameOption *opt = calloc(out->n_options, sizeof *opt);
     for (size_t i = 0; i < out->n_options; i++) {
         sungka__v1__game_option__init(&opt[i]);
-        opt[i].name = (char *)r->kind->options[i].name;
-        opt[i].value = r->opts.value[i];
+        opt[i].name = (char *)kind->options[i].name;
+        opt[i].value = room_options(r)->value[i];
         out->options[i] = &opt[i];
     }
 
@@ -82,14 +84,14 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
     out->seats = calloc(out->n_seats, sizeof *out->seats);
     wire_participant_msg *seat = calloc(out->n_seats, sizeof *seat);
     for (int i = 0; i < seats; i++) {
-        const participant *p = r->seat_holder[i];
+        const participant *p = room_seat_holder(r, i);
         if (p) {
             wire_participant(p, &seat[i]);
         } else {
             sungka__v1__participant__init(&seat[i].msg);
             seat[i].msg.seat = wire_seat(i, &seat[i].seat);
         }
-        seat[i].msg.name = (char *)r->seat_name[i];
+        seat[i].msg.name = (char *)room_seat_name(r, i);
         if (p && p->departed && p->depart_deadline_ms != INT64_MAX) {   /* not gone */
             int64_t left = p->depart_deadline_ms - board_now_ms();
             seat[i].msg.grace_left_s = left > 0 ? (int32_t)((left + 999) / 1000) : 0;
@@ -97,7 +99,7 @@ void wire_summary(const room *r, Sungka__V1__GameSummary *out)
         out->seats[i] = &seat[i].msg;
     }
 
-    out->observers = r->n_people - r->n_seated;
+    out->observers = room_watchers(r);
 }
 
 void wire_remote_summary(const store_remote_game *g, Sungka__V1__GameSummary *out)
@@ -204,7 +206,7 @@ void wire_participant(const participant *p, wire_participant_msg *out)
         m->rtt = &out->rtt;
     }
     m->ready = p->ready;
-    m->out = p->seat >= 0 && game_is_out(&p->room->state, p->seat);
+    m->out = p->seat >= 0 && game_is_out(room_state(p->room), p->seat);
     m->guest = p->account_id == 0;
     if (p->has_rating) {
         wire_rating(&p->rating, &out->rating);
@@ -232,8 +234,10 @@ static int list_people(const room *r, wire_participant_msg *who,
 {
     int n = 0;
     /* people[] holds the seated first, then the watchers */
-    for (int i = 0; i < r->n_people && n < BOARD_LISTED_PEOPLE; i++) {
-        wire_participant(r->people[i], &who[n]);
+    int n_people;
+    participant *const *people = room_people(r, &n_people, NULL);
+    for (int i = 0; i < n_people && n < BOARD_LISTED_PEOPLE; i++) {
+        wire_participant(people[i], &who[n]);
         whop[n] = &who[n].msg;
         n++;
     }
@@ -484,17 +488,17 @@ uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len)
     Sungka__V1__Participant *whop[BOARD_LISTED_PEOPLE];
     Sungka__V1__SeatNumber your_seat;
     wire_summary(r, &summary);
-    wire_board(&r->state, -1, &board);
+    wire_board(room_state(r), -1, &board);
     snap.game = &summary;
     snap.board = &board.msg;
     snap.your_seat = wire_seat(p->seat, &your_seat);
     snap.n_participants = (size_t)list_people(r, who, whop);
     snap.participants = whop;
-    snap.last_seq = r->log_len;
+    snap.last_seq = room_last_seq(r);
     room_clocks now;
     wire_clocks_msg clocks;
     room_clocks_now(r, board_now_ms(), &now);
-    if (r->status == ROOM_RUNNING)
+    if (room_status_of(r) == ROOM_RUNNING)
         snap.clocks = wire_clocks(&now, &clocks);
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_SNAPSHOT;
@@ -513,11 +517,11 @@ uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len)
     ping.nonce = nonce;
     ping.n_participants = (size_t)list_people(r, who, whop);
     ping.participants = whop;
-    ping.observers = r->n_people - r->n_seated;
+    ping.observers = room_watchers(r);
     room_clocks now;
     wire_clocks_msg clocks;
     room_clocks_now(r, board_now_ms(), &now);
-    if (r->status == ROOM_RUNNING)
+    if (room_status_of(r) == ROOM_RUNNING)
         ping.clocks = wire_clocks(&now, &clocks);
     Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
     ev.body_case = SUNGKA__V1__EVENT__BODY_PING;

@@ -1,0 +1,391 @@
+/*
+ * play_rpc.c — the Board service's calls: a seat token names the caller's
+ * game and seat (caller), and each call hands its request to the room
+ * (Subscribe and SubscribeMany attach streams; Move waits for its commit,
+ * batched by the turn hook; Chat, Ready, Sit, Resign, Rematch...), whose
+ * answer board_refuse turns into a status. Loop thread only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accounts.h"
+#include "board_rpc.h"
+
+/* The participant holding `token`, in any game: the token alone names the
+ * game and the seat, so it can act nowhere else. */
+static participant *find_token(board_service *svc, const char *token)
+{
+    return person_index_find_token(&svc->tokens, token);
+}
+
+/* A Subscribe call ended (client gone, or shutdown): tell its room. */
+static void stream_done(rpc_call *call, bool client_gone, void *user)
+{
+    (void)client_gone;
+    room_stream_ended(user, call);
+}
+
+/* A pending Move's client went away before its commit. */
+static void move_gone(rpc_call *call, bool client_gone, void *svc)
+{
+    (void)client_gone;
+    room_move_abandoned(svc, call);
+}
+
+
+/* Every Board call names its game and seat by the caller's token: the
+ * participant it names, or NULL once the call is answered UNAUTHENTICATED. */
+static participant *caller(board_service *svc, rpc_call *call)
+{
+    char token[BOARD_TOKEN_HEX + 8] = "";
+    participant *p = NULL;
+    if (rpc_call_bearer(call, token, sizeof token) >= 0)
+        p = find_token(svc, token);
+    if (!p && board_cluster_redirect_token(svc, call, token))
+        return NULL;
+    if (p && board_reloading(call, p->room))
+        return NULL;
+    if (!p && strncmp(token, ACCOUNTS_SESSION_PREFIX, strlen(ACCOUNTS_SESSION_PREFIX)) == 0)
+        board_fail(call, RPC_UNAUTHENTICATED,
+                   "that is a session token: Board calls take the seat token JoinGame "
+                   "answered (authorization: Bearer <seat token>)");
+    else if (!p)
+        board_fail(call, RPC_UNAUTHENTICATED,
+                        "missing or unknown seat token (send authorization: Bearer <token>)");
+    return p;
+}
+
+/* The client address a call counts against, or NULL once it is answered. */
+static board_client *client_of(board_service *svc, rpc_call *call)
+{
+    board_client *c = board_client_of(svc, call);
+    if (!c)
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+    return c;
+}
+
+/* Answer a room function's result: the method's (empty) response, or its
+ * refusal. */
+static void answer(rpc_call *call, room_rc rc, const char *err, const ProtobufCMessage *done)
+{
+    if (rc != ROOM_OK) {
+        board_refuse(call, rc, err);
+        return;
+    }
+    rpc_call_reply(call, done);
+}
+
+/* Give p's events to `stream` (a call, or a leg of one), from after_seq. */
+static void attach_stream(rpc_call *stream, participant *p, board_client *from,
+                          uint64_t after_seq)
+{
+    char err[256];
+    /* Watch its end first: the room may cut it off (io_finish) before it
+     * returns, which unhooks this again. */
+    rpc_call_on_done(stream, stream_done, p);
+    room_rc rc = room_subscribe(p->room, p, stream, from, after_seq, err, sizeof err);
+    if (rc != ROOM_OK) {
+        rpc_call_on_done(stream, NULL, NULL);
+        board_refuse(stream, rc, err);
+    }
+}
+
+static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__SubscribeRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    board_client *from = p ? client_of(svc, call) : NULL;
+    if (from)
+        attach_stream(call, p, from, req->after_seq);
+}
+
+/* Most subscriptions one SubscribeMany call may carry: a relay with more
+ * opens more calls (each is one HTTP/2 stream of the connection's 64). */
+#define MAX_SUBSCRIPTIONS 1000
+
+/* Many subscriptions on one stream: each is a leg of the call (rpc.h),
+ * attached to its participant as Subscribe attaches a call, so the rooms
+ * neither know nor care; an event for many legs goes out once. */
+static void subscribe_many(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__SubscribeManyRequest *req = (const void *)request;
+    board_client *from = client_of(svc, call);
+    if (!from)
+        return;
+    if (req->n_subscriptions < 1 || req->n_subscriptions > MAX_SUBSCRIPTIONS) {
+        char err[96];
+        snprintf(err, sizeof err, "a SubscribeMany carries 1..%d subscriptions, not %zu",
+                 MAX_SUBSCRIPTIONS, req->n_subscriptions);
+        board_refuse(call, ROOM_E_INVALID, err);
+        return;
+    }
+    for (size_t i = 0; i < req->n_subscriptions; i++) {
+        const Sungka__V1__Subscription *sub = req->subscriptions[i];
+        rpc_call *leg = rpc_call_open_leg(call, (uint32_t)i);
+        if (!leg) {
+            board_refuse(call, ROOM_E_LIMIT, "out of memory");
+            return;
+        }
+        participant *p = find_token(svc, sub->token);
+        if (!p) {
+            board_fail(leg, RPC_UNAUTHENTICATED,
+                       "unknown seat token: each subscription takes the token JoinGame "
+                       "answered");
+            continue;
+        }
+        attach_stream(leg, p, from, sub->after_seq);
+    }
+}
+
+static void get_board(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    participant *p = caller(svc, call);
+    if (!p)
+        return;
+    Sungka__V1__GetBoardResponse reply = SUNGKA__V1__GET_BOARD_RESPONSE__INIT;
+    wire_board_msg board;
+    wire_board(room_state(p->room), p->seat, &board);
+    reply.board = &board.msg;
+    reply.rotation = p->seat < 0 ? 0 : p->seat;
+    rpc_call_reply(call, &reply.base);
+}
+
+/* Batched: the turn hook commits the turn's moves together. */
+static void move(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__MoveRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    rpc_call_on_done(call, move_gone, svc);     /* io_move_done unhooks it */
+    room_rc rc = room_move(p->room, p, req->move, call, err, sizeof err);
+    if (rc != ROOM_OK) {
+        rpc_call_on_done(call, NULL, NULL);
+        board_refuse(call, rc, err);
+    }
+}
+
+static void chat(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__ChatRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    board_client *from = p ? client_of(svc, call) : NULL;
+    char err[256];
+    if (!from)
+        return;
+    room_rc rc = room_chat(p->room, p, from, req->text, req->to, err, sizeof err);
+    Sungka__V1__ChatResponse done = SUNGKA__V1__CHAT_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
+}
+
+static void ready(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__ReadyRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    room_rc rc = room_ready(p->room, p, req->ready, err, sizeof err);
+    Sungka__V1__ReadyResponse done = SUNGKA__V1__READY_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
+}
+
+static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__SitRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    if (req->seat && req->seat->value < 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "the seat must be 0 or more (leave it out for any)");
+        return;
+    }
+    int seat = req->seat ? req->seat->value : -1;   /* -1: any open seat, for the room */
+    room_rc rc = room_sit(p->room, p, seat, err, sizeof err);
+    Sungka__V1__SitResponse done = SUNGKA__V1__SIT_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
+}
+
+static void stand(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    room_rc rc = room_stand(p->room, p, err, sizeof err);
+    Sungka__V1__StandResponse done = SUNGKA__V1__STAND_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
+}
+
+/* Resign, Abort and OfferDraw: an action on the caller's game with nothing
+ * to say but done. */
+static void act(rpc_call *call, void *svc, room_rc (*fn)(room *, participant *, char *, size_t),
+                const ProtobufCMessage *done)
+{
+    participant *p = caller(svc, call);
+    char err[256];
+    if (p)
+        answer(call, fn(p->room, p, err, sizeof err), err, done);
+}
+
+static void resign(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__ResignResponse done = SUNGKA__V1__RESIGN_RESPONSE__INIT;
+    act(call, svc, room_resign, &done.base);
+}
+
+static void abort_game(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__AbortResponse done = SUNGKA__V1__ABORT_RESPONSE__INIT;
+    act(call, svc, room_abort, &done.base);
+}
+
+static void offer_draw(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__OfferDrawResponse done = SUNGKA__V1__OFFER_DRAW_RESPONSE__INIT;
+    act(call, svc, room_offer_draw, &done.base);
+}
+
+static void claim(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__ClaimResponse done = SUNGKA__V1__CLAIM_RESPONSE__INIT;
+    act(call, svc, room_claim, &done.base);
+}
+
+static void answer_draw(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__AnswerDrawRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    room_rc rc = room_answer_draw(p->room, p, req->accept, err, sizeof err);
+    Sungka__V1__AnswerDrawResponse done = SUNGKA__V1__ANSWER_DRAW_RESPONSE__INIT;
+    answer(call, rc, err, &done.base);
+}
+
+/* A rematch of r (every seat accepted): the same settings, each player one
+ * seat on, everyone ready; the service's bots get new players. */
+static room *start_rematch(board_service *svc, rpc_call *call, room *r, char *err,
+                           size_t errlen)
+{
+    Sungka__V1__GameOption opt[GAME_MAX_OPTIONS], *optp[GAME_MAX_OPTIONS];
+    const game_kind *kind = room_kind(r);
+    const time_control *clock = room_time_control(r);
+    for (int i = 0; i < kind->n_options; i++) {
+        sungka__v1__game_option__init(&opt[i]);
+        opt[i].name = (char *)kind->options[i].name;
+        opt[i].value = room_options(r)->value[i];
+        optp[i] = &opt[i];
+    }
+    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
+    tc.per_move_s = clock->per_move_ms / 1000;
+    tc.base_s = clock->base_ms / 1000;
+    tc.increment_s = clock->increment_ms / 1000;
+    rpc_code code;
+    room *next = board_new_room(svc, call, kind->name, optp, (size_t)kind->n_options, room_title(r),
+                          true, room_has_clocks(r) ? &tc : NULL, room_is_rated(r),
+                          room_takeover_level(r), &code, err, errlen);
+    if (!next)
+        return NULL;
+    int seats = game_seats(room_state(r));
+    for (int t = 0; t < seats; t++) {        /* new seat t: the old seat before it */
+        const participant *h = room_seat_holder(r, (t + seats - 1) % seats);
+        participant *np;
+        if (room_join_as(next, h->name, h->account_id, false, NULL, &np, err, errlen) !=
+            ROOM_OK)
+            return NULL;                       /* the unfinished game goes away by itself */
+        if (h->bot_level > 0 && board_bots_adopt(svc, next, np, h->bot_level, err, errlen))
+            return NULL;
+    }
+    room_rematch_started(r, room_id(next));
+    return next;
+}
+
+static void rematch(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__RematchRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    char err[256];
+    if (!p)
+        return;
+    room *r = p->room, *next = NULL;
+    bool all = false;
+    room_rc rc = ROOM_OK;
+    if (room_rematch_id(r)[0] && !req->decline) {   /* started: your seat in it */
+        next = board_find_room(svc, room_rematch_id(r));
+        if (!next) {
+            snprintf(err, sizeof err, "the rematch, game %s, is over", room_rematch_id(r));
+            rc = ROOM_E_NOT_FOUND;
+        }
+    } else {
+        rc = room_rematch(r, p, req->decline, &all, err, sizeof err);
+        if (rc == ROOM_OK && all && !(next = start_rematch(svc, call, r, err, sizeof err)))
+            rc = ROOM_E_LIMIT;
+    }
+    Sungka__V1__RematchResponse done = SUNGKA__V1__REMATCH_RESPONSE__INIT;
+    Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
+    Sungka__V1__SeatNumber seat;
+    participant *mine = next ? room_find_name(next, p->name) : NULL;
+    if (mine) {
+        ref.endpoint = ((board_service *)svc)->endpoint;
+        ref.game_id = (char *)room_id(next);
+        ref.token = mine->token;
+        ref.seat = wire_seat(mine->seat, &seat);
+        done.board = &ref;
+    }
+    answer(call, rc, err, &done.base);
+}
+
+/* Batched: a ping answer touches no game state worth a commit. */
+static void ping(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    const Sungka__V1__PingRequest *req = (const void *)request;
+    participant *p = caller(svc, call);
+    if (!p)
+        return;
+    room_pong(p, req->nonce);
+    Sungka__V1__PingResponse done = SUNGKA__V1__PING_RESPONSE__INIT;
+    answer(call, ROOM_OK, NULL, &done.base);
+}
+
+static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    participant *p = caller(svc, call);
+    if (!p)
+        return;
+    Sungka__V1__LeaveResponse done = SUNGKA__V1__LEAVE_RESPONSE__INIT;
+    answer(call, ROOM_OK, NULL, &done.base);      /* answer first: leaving frees the participant */
+    room_leave(p->room, p);
+}
+
+const rpc_method_entry board_play_methods[] = {
+    {"Subscribe", subscribe, true, false},
+    {"SubscribeMany", subscribe_many, true, false},
+    {"GetBoard", get_board, false, false},
+    {"Move", move, false, true},
+    {"Chat", chat, false, false},
+    {"Ping", ping, false, true},
+    {"Leave", leave, false, false},
+    {"Ready", ready, false, false},
+    {"Sit", sit, false, false},
+    {"Stand", stand, false, false},
+    {"Resign", resign, false, false},
+    {"Abort", abort_game, false, false},
+    {"OfferDraw", offer_draw, false, false},
+    {"AnswerDraw", answer_draw, false, false},
+    {"Claim", claim, false, false},
+    {"Rematch", rematch, false, false},
+};
+
+const size_t board_play_n_methods = sizeof board_play_methods / sizeof board_play_methods[0];

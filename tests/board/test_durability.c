@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "room_internal.h"
+#include "room_fixture.h"
 #include "sungka/v1/sungka.pb-c.h"
 
 /* ------------------------------------------------------------ recorders */
@@ -96,6 +97,8 @@ static int count(const fake_stream *s, Sungka__V1__Event__BodyCase body)
 
 /* ------------------------------------------------------------- fixtures */
 
+static const room_io recorders = {rec_send, rec_finish, rec_move_done};
+
 typedef struct world {
     char dir[64], path[96];
     store *db;
@@ -104,31 +107,6 @@ typedef struct world {
     board_client *here;
 } world;
 
-static board_service *service_new(store *db)
-{
-    board_service *svc = calloc(1, sizeof *svc);
-    assert_non_null(svc);
-    board_config_defaults(&svc->cfg);
-    svc->cfg.log = fopen("/dev/null", "w");
-    svc->io = (room_io){rec_send, rec_finish, rec_move_done};
-    svc->store = db;
-    assert_int_equal(person_index_init(&svc->tokens, PERSON_BY_TOKEN), 0);
-    assert_int_equal(person_index_init(&svc->names, PERSON_BY_NAME), 0);
-    return svc;
-}
-
-static void service_free(board_service *svc)
-{
-    for (int i = 0; i < svc->n_rooms; i++)
-        room_close_streams(svc->rooms[i], "the test is over");
-    board_rooms_free(svc);
-    free(svc->pending);
-    board_clients_free(svc);
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
-    fclose(svc->cfg.log);
-    free(svc);
-}
 
 static int setup(void **state)
 {
@@ -140,7 +118,7 @@ static int setup(void **state)
     assert_int_equal(store_open(w->path, &w->db, err, sizeof err), 0);
     assert_int_equal(sqlite3_open(w->path, &w->fault), SQLITE_OK);
     sqlite3_busy_timeout(w->fault, 5000);
-    w->svc = service_new(w->db);
+    w->svc = fixture_service(w->db, recorders);
     w->here = board_client_find(w->svc, "ipv4:192.0.2.7");
     *state = w;
     return 0;
@@ -149,7 +127,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     world *w = *state;
-    service_free(w->svc);
+    fixture_service_free(w->svc);
     sqlite3_close(w->fault);
     store_close(w->db);
     char file[128];
@@ -206,11 +184,11 @@ static room *new_game(world *w, const char *id, bool rated)
         g.options[i].value = kalah->options[i].def;
     }
     assert_int_equal(store_game_create(w->db, &g), 0);
-    room *r = room_create(w->svc, id, kalah, &opts, "a test", false);
+    room *r = make_room(w->svc, id, kalah, &opts, "a test");
     assert_non_null(r);
     char err[256];
     if (rated)
-        assert_int_equal(room_set_rated(r, err, sizeof err), ROOM_OK);
+        assert_int_equal(room__set_rated(r, err, sizeof err), ROOM_OK);
     assert_int_equal(board_rooms_add(w->svc, r), 0);
     return r;
 }
@@ -280,6 +258,14 @@ static room *reloaded(world *w, room *r)
     return fresh;
 }
 
+
+/* End every stream while the test's recorders still exist. */
+static void close_all(board_service *svc)
+{
+    for (int i = 0; i < svc->n_rooms; i++)
+        room_close_streams(svc->rooms[i], "the test is over");
+}
+
 /* ---------------------------------------------------------------- tests */
 
 /* A chat line whose append fails (the database refuses it) reaches nobody
@@ -332,13 +318,13 @@ static void unstored_event_is_not_sent(void **state)
     size_t log_len = r->log_len;
 
     /* A second service on the same database: the log is whole. */
-    board_service *again = service_new(w->db);
+    board_service *again = fixture_service(w->db, recorders);
     assert_int_equal(board_recover(again, err, sizeof err), 0);
     assert_int_equal(again->n_rooms, 1);
     assert_false(again->rooms[0]->damaged);
     assert_int_equal(again->rooms[0]->log_len, log_len + 1);   /* + the restart's notice */
     assert_memory_equal(again->rooms[0]->state.cells, r->state.cells, sizeof r->state.cells);
-    service_free(again);
+    fixture_service_free(again);
 }
 
 /* A move whose write fails is refused NOT_STORED, nobody sees it, and
@@ -380,6 +366,7 @@ static void unstored_move_is_refused(void **state)
     assert_int_equal(again.rc, ROOM_OK);
     assert_int_equal(again.seq, r->log_len);
     assert_int_equal(r->n_moves, 2);
+    close_all(w->svc);
 }
 
 /* A rated game's last move whose COMMIT fails: the move is refused, the
@@ -445,6 +432,7 @@ static void rated_last_move_commit_fails(void **state)
     assert_int_equal(again.rc, ROOM_OK);
     assert_int_equal(r->status, ROOM_FINISHED);
     assert_int_equal(seat_holder(r, 0)->rating.games, 1);
+    close_all(w->svc);
 }
 
 /* The replay check rebuilds a game from its log and finds where the live
@@ -456,7 +444,7 @@ static void replay_check_finds_a_drift(void **state)
     char err[256];
     room *r = new_game(w, "4", false);
     time_control tc = {0, 60000, 1000};
-    assert_int_equal(room_set_time_control(r, &tc, err, sizeof err), 0);
+    assert_int_equal(room__set_time_control(r, &tc, err, sizeof err), 0);
     fake_stream sa = {0}, sb = {0};
     start_two(w, r, 0, 0, &sa, &sb);
     fake_reply reply = {0};
@@ -473,6 +461,7 @@ static void replay_check_finds_a_drift(void **state)
     room__append_event(r, &ev);               /* the log grows: checked again */
     assert_int_equal(room__change_end(r, err, sizeof err), ROOM_OK);
     assert_int_equal(board_check_replay(w->svc), 2);
+    close_all(w->svc);
 }
 
 int main(void)

@@ -14,27 +14,9 @@
 
 #include <cmocka.h>
 
-#include "board_internal.h"
+#include "room_internal.h"
+#include "room_fixture.h"
 
-static board_service *service_new(void)
-{
-    board_service *svc = calloc(1, sizeof *svc);
-    assert_non_null(svc);
-    board_config_defaults(&svc->cfg);
-    svc->cfg.log = fopen("/dev/null", "w");
-    assert_int_equal(person_index_init(&svc->tokens, PERSON_BY_TOKEN), 0);
-    assert_int_equal(person_index_init(&svc->names, PERSON_BY_NAME), 0);
-    return svc;
-}
-
-static void service_free(board_service *svc)
-{
-    board_rooms_free(svc);
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
-    fclose(svc->cfg.log);
-    free(svc);
-}
 
 static room *new_room(board_service *svc, unsigned id)
 {
@@ -43,7 +25,7 @@ static room *new_room(board_service *svc, unsigned id)
     game_options_default(kalah, &opts);
     char text[16];
     snprintf(text, sizeof text, "%u", id);
-    room *r = room_create(svc, text, kalah, &opts, "a test", false);
+    room *r = make_room(svc, text, kalah, &opts, "a test");
     assert_non_null(r);
     return r;
 }
@@ -72,7 +54,7 @@ static void found_through_removals(void **state)
 {
     (void)state;
     enum { N = 3000 };
-    board_service *svc = service_new();
+    board_service *svc = fixture_service(NULL, (room_io){0});
     static bool present[N + 1];
     assert_null(board_find_room(svc, "1"));
     for (unsigned id = 1; id <= N; id++) {
@@ -96,13 +78,13 @@ static void found_through_removals(void **state)
         }
         check_all(svc, present, N);
     }
-    service_free(svc);
+    fixture_service_free(svc);
 }
 
 static void counts_follow_the_rooms(void **state)
 {
     (void)state;
-    board_service *svc = service_new();
+    board_service *svc = fixture_service(NULL, (room_io){0});
     room *a = new_room(svc, 1), *b = new_room(svc, 2);
     assert_int_equal(board_rooms_add(svc, a), 0);
     assert_int_equal(board_rooms_add(svc, b), 0);
@@ -118,7 +100,7 @@ static void counts_follow_the_rooms(void **state)
     assert_int_equal(svc->n_diverged, 1);
     board_rooms_remove(svc, board_rooms_index(svc, a));
     assert_int_equal(svc->n_lost, 0);
-    service_free(svc);
+    fixture_service_free(svc);
 }
 
 int main(void)

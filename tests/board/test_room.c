@@ -15,7 +15,8 @@
 
 #include <cmocka.h>
 
-#include "board_internal.h"
+#include "room_internal.h"
+#include "room_fixture.h"
 #include "sungka/v1/sungka.pb-c.h"
 
 /* ------------------------------------------------------------ recorders */
@@ -112,35 +113,14 @@ static int count(const fake_stream *s, Sungka__V1__Event__BodyCase kind)
 
 /* ------------------------------------------------------------- fixtures */
 
+static const room_io recorders = {rec_send, rec_finish, rec_move_done};
+
 typedef struct world {
     board_service *svc;
     room *r;
     board_client *here;         /* every client of these tests shares one address */
 } world;
 
-static board_service *service_new(store *db)
-{
-    board_service *svc = calloc(1, sizeof *svc);
-    assert_non_null(svc);
-    board_config_defaults(&svc->cfg);
-    svc->cfg.log = fopen("/dev/null", "w");
-    svc->io = (room_io){rec_send, rec_finish, rec_move_done};
-    svc->store = db;
-    assert_int_equal(person_index_init(&svc->tokens, PERSON_BY_TOKEN), 0);
-    assert_int_equal(person_index_init(&svc->names, PERSON_BY_NAME), 0);
-    return svc;
-}
-
-static void service_free(board_service *svc)
-{
-    board_rooms_free(svc);
-    free(svc->pending);
-    board_clients_free(svc);
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
-    fclose(svc->cfg.log);
-    free(svc);
-}
 
 /* A kalah room (6 cups, 4 stones) in the service's registry. */
 static room *add_room(board_service *svc, const char *id)
@@ -148,7 +128,7 @@ static room *add_room(board_service *svc, const char *id)
     const game_kind *kalah = game_kind_find("kalah");
     game_options opts;
     game_options_default(kalah, &opts);
-    room *r = room_create(svc, id, kalah, &opts, "a test", false);
+    room *r = make_room(svc, id, kalah, &opts, "a test");
     assert_non_null(r);
     assert_int_equal(board_rooms_add(svc, r), 0);
     return r;
@@ -157,7 +137,7 @@ static room *add_room(board_service *svc, const char *id)
 static int setup(void **state)
 {
     world *w = calloc(1, sizeof *w);
-    w->svc = service_new(NULL);
+    w->svc = fixture_service(NULL, recorders);
     w->r = add_room(w->svc, "1");
     w->here = board_client_find(w->svc, "ipv4:192.0.2.7");
     *state = w;
@@ -168,7 +148,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     world *w = *state;
-    service_free(w->svc);
+    fixture_service_free(w->svc);
     free(w);
     return 0;
 }
@@ -420,7 +400,7 @@ static void out_and_gone_leaves_the_game_on(void **state)
     char err[256];
     game_options_default(sungka, &opts);
     assert_int_equal(game_options_set(sungka, &opts, "players", 3, err, sizeof err), GAME_OK);
-    room *r = room_create(w->svc, "3", sungka, &opts, "three", false);
+    room *r = make_room(w->svc, "3", sungka, &opts, "three");
     assert_non_null(r);
     assert_int_equal(board_rooms_add(w->svc, r), 0);
     w->r = r;
@@ -647,7 +627,7 @@ static void with_clock(world *w, int per_move_ms, int base_ms, int increment_ms)
 {
     char err[256];
     time_control tc = {per_move_ms, base_ms, increment_ms};
-    assert_int_equal(room_set_time_control(w->r, &tc, err, sizeof err), 0);
+    assert_int_equal(room__set_time_control(w->r, &tc, err, sizeof err), 0);
 }
 
 static void clock_falls(void **state)
@@ -655,7 +635,7 @@ static void clock_falls(void **state)
     world *w = *state;
     char err[256];
     time_control both = {5000, 60000, 0};
-    assert_int_equal(room_set_time_control(w->r, &both, err, sizeof err), -1);
+    assert_int_equal(room__set_time_control(w->r, &both, err, sizeof err), -1);
     assert_string_equal(err, "a time control is per move or for the game, not both");
     with_clock(w, 5000, 0, 0);
     participant *alice, *bob;
@@ -725,7 +705,7 @@ static void recovery_from_the_store(void **state)
     char err[256];
     store *db = NULL;
     assert_int_equal(store_open(":memory:", &db, err, sizeof err), 0);
-    world w = {.svc = service_new(db)};
+    world w = {.svc = fixture_service(db, recorders)};
     store_game_info g;
     memset(&g, 0, sizeof g);
     snprintf(g.id, sizeof g.id, "7");
@@ -764,7 +744,7 @@ static void recovery_from_the_store(void **state)
     snprintf(token, sizeof token, "%s", bob->token);
 
     /* A second service on the same store: the game, its log, its seats. */
-    board_service *again = service_new(db);
+    board_service *again = fixture_service(db, recorders);
     assert_int_equal(board_recover(again, err, sizeof err), 0);
     assert_int_equal(again->n_rooms, 1);
     room *back = again->rooms[0];
@@ -785,8 +765,8 @@ static void recovery_from_the_store(void **state)
     close_all(w.svc);
     stream_clear(&sa);
     stream_clear(&sb);
-    service_free(again);
-    service_free(w.svc);
+    fixture_service_free(again);
+    fixture_service_free(w.svc);
     store_close(db);
 }
 

@@ -294,6 +294,9 @@ int board_cluster_start(board_service *svc, char *err, size_t errlen);
 void board_cluster_tick(board_service *svc, int64_t now);
 /* A clean stop: the others adopt this node's games at once. */
 void board_cluster_leave(board_service *svc);
+/* Is game_id this node's, as the database says: 1 (always, outside a
+ * cluster), 0 another node's, -1 the database cannot say. */
+int board_game_here(board_service *svc, const char *game_id);
 /* False while a cluster's node cannot renew its lease (true outside one). */
 bool board_cluster_healthy(const board_service *svc);
 

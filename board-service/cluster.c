@@ -94,6 +94,17 @@ void board_cluster_tick(board_service *svc, int64_t now)
     }
 }
 
+int board_game_here(board_service *svc, const char *game_id)
+{
+    if (!svc->store || !store_shared(svc->store))
+        return 1;
+    char endpoint[128];
+    bool alive;
+    if (store_game_owner(svc->store, game_id, endpoint, sizeof endpoint, &alive) != 0)
+        return -1;
+    return strcmp(endpoint, svc->endpoint) == 0;
+}
+
 bool board_cluster_healthy(const board_service *svc)
 {
     return !svc->lease_failing;

@@ -294,6 +294,10 @@ void board_reload_diverged(board_service *svc, int64_t now)
             board_let_go(svc, r, "the game could not go on");
             continue;
         }
+        if (board_game_here(svc, room_id(r)) == 0) {  /* adopted: the cluster's tick lets it go */
+            room_lose(r);
+            continue;
+        }
         reload(svc, i, now);
     }
 }

@@ -186,20 +186,6 @@ static void compare(differences *d, const room *a, const room *b)
     }
 }
 
-/* A cluster's game that another node has adopted, which this node has not
- * noticed yet (its lease tick will): its log is the other node's now. Asked
- * after the rebuild (a node frozen between the two steps may wake to a log
- * another has written on): another node writes only once it owns the game,
- * so a rebuild that holds its writes is followed by this answering so. */
-static bool owned_elsewhere(board_service *svc, const room *r)
-{
-    char endpoint[128];
-    bool alive;
-    return store_shared(svc->store) &&
-           (store_game_owner(svc->store, r->id, endpoint, sizeof endpoint, &alive) != 0 ||
-            strcmp(endpoint, svc->endpoint) != 0);
-}
-
 int board_check_replay(board_service *svc)
 {
     int total = 0;
@@ -212,7 +198,13 @@ int board_check_replay(board_service *svc)
             continue;
         r->checked_len = r->log_len;
         room *stored = board_rebuild(svc, r->id);
-        if (owned_elsewhere(svc, r)) {
+        /* A cluster's game another node has adopted, which this node has not
+         * noticed yet (its lease tick will): its log is the other node's now.
+         * Asked after the rebuild (a node frozen between the two steps may
+         * wake to a log another has written on): another node writes only
+         * once it owns the game, so a rebuild that holds its writes is
+         * followed by this answering so. */
+        if (board_game_here(svc, r->id) != 1) {
             if (stored)
                 room_free(stored);
             continue;

@@ -136,9 +136,16 @@ void room__change_begin(room *r)
     store *db = r->svc->store;
     if (!db || r->write_failed)
         return;
-    if (store_group_begin(db) == 0)
-        r->change_grouped = true;
-    else
+    if (store_group_begin(db) != 0) {
+        r->write_failed = true;
+        return;
+    }
+    r->change_grouped = true;
+    /* A cluster: the game is this node's until the group ends, or not at all. */
+    int fenced = store_game_fence(db, r->id);
+    if (fenced == STORE_FENCED)
+        room_lose(r);
+    if (fenced != 0)
         r->write_failed = true;
 }
 

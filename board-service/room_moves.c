@@ -168,6 +168,19 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     pm->applied = false;
     r->holding = true;
     r->write_failed = false;
+    /* A cluster: the game is this node's until the batch commits, or not at
+     * all; a game another node has adopted fails its own move only. */
+    int fenced = db ? store_game_fence(db, r->id) : 0;
+    if (fenced == STORE_FENCED) {
+        room_lose(r);
+        r->holding = false;
+        if (--b->n == 0)
+            store_rollback(db);
+        snprintf(err, errlen, "game %s has moved to another board service; reconnect", r->id);
+        return ROOM_E_STORE;
+    }
+    if (fenced != 0)
+        room__write_failed(r);
 
     /* One event per move: its steps, the board after it, whose turn it is
      * and the clocks (wire.c packs it); stored, then applied. */

@@ -46,7 +46,7 @@ enum stmt_id {
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
-    ST_REMOTE_GAMES,
+    ST_REMOTE_GAMES, ST_GAME_FENCE,
     ST_COUNT
 };
 
@@ -286,6 +286,10 @@ static const char *const pg_sql[ST_COUNT] = {
         " WHERE g.status IN (1, 2) ORDER BY g.ord LIMIT ?2::bigint",
     [ST_OWNER_INSERT] = "INSERT INTO game_owners (game_id, node_id) VALUES (?1::text, ?2::bigint)",
     [ST_OWNER_FORGET] = "DELETE FROM game_owners WHERE game_id = ?1::text",
+    /* Ownership for the rest of the transaction: adoption (ST_GAMES_ADOPT,
+     * FOR UPDATE ... SKIP LOCKED) passes the row by until it ends. */
+    [ST_GAME_FENCE] = "SELECT 1 FROM game_owners WHERE game_id = ?1::text AND node_id = ?2::bigint"
+                      " FOR SHARE",
 };
 
 static const char *sql_of(const db *d, enum stmt_id id)
@@ -307,6 +311,7 @@ struct store {
  * ------------------------------------------------------------------------ */
 
 static int failf(store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int forget_game(store *s, const char *game_id);
 
 static int failf(store *s, const char *fmt, ...)
 {
@@ -869,10 +874,46 @@ static int finish_game(store *s, const char *id, int status, const char *reason,
     return 0;
 }
 
+int store_game_fence(store *s, const char *game_id)
+{
+    if (!s->node_id)
+        return 0;              /* one service, one database: nobody else writes */
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (!db_in_transaction(s->db))
+        return failf(s, "cannot hold game %s: no transaction is open", game_id);
+    db_stmt *st = stmt(s, ST_GAME_FENCE);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    db_bind_int64(st, 2, s->node_id);
+    int rc = db_step(st);
+    int res = rc == DB_ROW ? 0 : rc == DB_DONE ? STORE_FENCED
+                                                : fail_db(s, "cannot hold a game");
+    if (res == STORE_FENCED)
+        failf(s, "game %s is another node's now", game_id);
+    finish(st);
+    return res;
+}
+
 int store_game_forget(store *s, const char *game_id)
 {
     if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
         return -1;
+    if (s->node_id) {          /* only its owner forgets it, in one transaction */
+        if (op_begin(s) < 0)
+            return -1;
+        int res = store_game_fence(s, game_id);
+        if (res == 0)
+            res = forget_game(s, game_id);
+        int kept = op_end(s, res);
+        return res == STORE_FENCED ? STORE_FENCED : kept;
+    }
+    return forget_game(s, game_id);
+}
+
+static int forget_game(store *s, const char *game_id)
+{
     db_stmt *st = stmt(s, ST_PARTS_CLEAR);
     if (!st)
         return -1;

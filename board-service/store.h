@@ -253,8 +253,17 @@ int store_game_finish(store *s, const char *game_id, int status, const char *rea
                       const int *winners, int n_winners, int64_t ended_ms);
 
 /* An ended game leaves the service's memory: forget its participants (and
- * so their tokens), so that a restart no longer recovers it. */
+ * so their tokens), so that a restart no longer recovers it. In a cluster
+ * only the game's owner may (STORE_FENCED otherwise). */
 int store_game_forget(store *s, const char *game_id);
+
+/* Fencing, per transaction. In a cluster, hold game_id's ownership for the
+ * rest of the open transaction: 0 while this node owns it (another node's
+ * adoption passes it by until the transaction ends, so nothing this
+ * transaction writes for the game can land after an adoption), or
+ * STORE_FENCED when another node has adopted it. Outside a cluster 0. A
+ * transaction must be open (store_begin or a group). */
+int store_game_fence(store *s, const char *game_id);
 
 /* --- Statistics ----------------------------------------------------------- */
 

@@ -27,6 +27,18 @@
  * been done nevertheless (a COMMIT; an INSERT that is run again and then
  * meets its own row): the service may report a failure for a change that is
  * stored, never acknowledge one that is not.
+ *
+ * Timeouts: no server, network or peer may hold the service's loop for
+ * long. By default a connection is given up after 5 s (connect_timeout),
+ * a silent peer after about 10 s (TCP keepalives after 10 s idle, then
+ * every 3 s, 3 times; tcp_user_timeout 10 s for unacknowledged data), a
+ * statement after 5 s (statement_timeout), a wait for another session's
+ * lock after 2 s (lock_timeout: a node frozen inside a transaction stops
+ * another's loop no longer), and a session that sits in an open
+ * transaction for 5 s is ended by the server, releasing its locks
+ * (idle_in_transaction_session_timeout: a frozen node's). Each may be set
+ * otherwise in the URI (connect_timeout=2, options=-c lock_timeout=1s) or
+ * by the server; a statement that times out fails like any other.
  */
 #include "store_db.h"
 
@@ -206,13 +218,21 @@ static const char *const *const pg_migrations[] = {
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))
 
 /* Every session: no NOTICE noise, UTC, bytea as hex (col_blob decodes it),
- * and commits that wait for the server's flush (see Durability). */
+ * commits that wait for the server's flush (see Durability), and timeouts
+ * (see Timeouts) where the URI's options, PGOPTIONS, the role or the server
+ * set none. */
 static const char session_sql[] =
     "SET client_min_messages = warning;"
     "SET TIME ZONE 'UTC';"
     "SET bytea_output = 'hex';"
     "SELECT set_config('synchronous_commit', 'on', false)"
-    " WHERE current_setting('synchronous_commit') = 'off'";
+    " WHERE current_setting('synchronous_commit') = 'off';"
+    "SELECT set_config('statement_timeout', '5s', false)"
+    " WHERE current_setting('statement_timeout') = '0';"
+    "SELECT set_config('lock_timeout', '2s', false)"
+    " WHERE current_setting('lock_timeout') = '0';"
+    "SELECT set_config('idle_in_transaction_session_timeout', '5s', false)"
+    " WHERE current_setting('idle_in_transaction_session_timeout') = '0'";
 
 /* ------------------------------------------------------------------------
  * Connection and statement
@@ -872,11 +892,15 @@ static void drop_notice(void *arg, const char *message)
 }
 
 /* Connect with the URI's settings; dbname, if not NULL, names another
- * database on the same server. The URI's own application_name wins. */
+ * database on the same server. The keys before the URI are defaults it may
+ * override (see Timeouts); its own application_name wins. */
 static PGconn *connect_to(const char *uri, const char *dbname)
 {
-    const char *keys[] = {"fallback_application_name", "dbname", dbname ? "dbname" : NULL, NULL};
-    const char *values[] = {"sungka-board", uri, dbname, NULL};
+    const char *keys[] = {"fallback_application_name", "connect_timeout", "keepalives",
+                          "keepalives_idle", "keepalives_interval", "keepalives_count",
+                          "tcp_user_timeout", "dbname", dbname ? "dbname" : NULL, NULL};
+    const char *values[] = {"sungka-board", "5", "1", "10", "3", "3", "10000", uri, dbname,
+                            NULL};
     PGconn *conn = PQconnectdbParams(keys, values, 1);
     if (conn)
         PQsetNoticeProcessor(conn, drop_notice, NULL);

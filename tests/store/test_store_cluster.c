@@ -272,6 +272,55 @@ static void leaving_hands_games_over(void **state)
     store_close(b);
 }
 
+/* Fencing per transaction. A node whose transaction holds a game (an
+ * append, then frozen before its COMMIT) keeps it: a node adopting after
+ * the lease ran out passes the game by (not waiting for it), the frozen
+ * node's late COMMIT lands whole, and only then is the game adopted, log
+ * and all. Afterwards the old node's next transaction is refused the game
+ * at once, and so is its forgetting it. (Before, the event insert checked
+ * the owner without holding it: the late COMMIT landed after the adoption,
+ * under a sequence number the adopter then used again.) */
+static void a_transaction_holds_its_game(void **state)
+{
+    (void)state;
+    char url[600];
+    if (!cluster_url(url, sizeof url))
+        skip();
+    store *a = node(url, "10.0.0.1:7070", 300);
+    make_game(a, "1", "kalah", 2);
+    assert_ok(a, store_game_status(a, "1", STORE_RUNNING, 5));
+    assert_ok(a, append(a, "1", 1));
+
+    assert_ok(a, store_begin(a));
+    assert_ok(a, store_game_fence(a, "1"));
+    assert_ok(a, append(a, "1", 2));
+    sleep_ms(600);                                /* frozen past its lease */
+    store *b = node(url, "10.0.0.2:7070", 60000);
+    char ids[4][STORE_ID_BYTES];
+    int n = -1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_ok(b, store_games_adopt(b, 4, ids, &n));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_int_equal(n, 0);                       /* held: passed by */
+    assert_true(t1.tv_sec - t0.tv_sec < 2);       /* and not waited for */
+    assert_ok(a, store_commit(a));                /* the late commit lands whole */
+    assert_ok(b, store_games_adopt(b, 4, ids, &n));
+    assert_int_equal(n, 1);
+    assert_string_equal(ids[0], "1");
+    assert_int_equal(append(b, "1", 2), -1);      /* the adopter sees event 2: taken */
+    assert_ok(b, append(b, "1", 3));
+
+    assert_ok(a, store_begin(a));
+    assert_int_equal(store_game_fence(a, "1"), STORE_FENCED);
+    assert_non_null(strstr(store_last_error(a), "another node's"));
+    assert_ok(a, store_rollback(a));
+    assert_int_equal(store_game_forget(a, "1"), STORE_FENCED);
+    assert_ok(b, store_game_forget(b, "1"));
+    store_close(a);
+    store_close(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +329,7 @@ int main(void)
         cmocka_unit_test(dead_nodes_games_adopted_once),
         cmocka_unit_test(a_restart_takes_its_games_at_once),
         cmocka_unit_test(leaving_hands_games_over),
+        cmocka_unit_test(a_transaction_holds_its_game),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

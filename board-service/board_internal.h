@@ -290,8 +290,11 @@ void board_check_replay_or_abort(board_service *svc);
 /* --- cluster.c: this service as a node of a cluster on PostgreSQL --- */
 /* Join (the endpoint is known), adopt what dead nodes left, recover. */
 int board_cluster_start(board_service *svc, char *err, size_t errlen);
-/* From the loop: renew the lease, adopt orphaned games, let go of lost ones. */
+/* From the loop: renew the lease, adopt orphaned games. */
 void board_cluster_tick(board_service *svc, int64_t now);
+/* Let go of the games lost (room_lose): adopted by another node, or under
+ * a database that went back in time. From the loop, every turn. */
+void board_let_go_lost(board_service *svc);
 /* A clean stop: the others adopt this node's games at once. */
 void board_cluster_leave(board_service *svc);
 /* Is game_id this node's, as the database says: 1 (always, outside a

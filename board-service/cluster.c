@@ -61,7 +61,7 @@ static void find_lost(board_service *svc)
         bool alive = false;
         int rc = store_game_owner(svc->store, room_id(r), endpoint, sizeof endpoint, &alive);
         if (rc == 0 && strcmp(endpoint, svc->endpoint) != 0)
-            room_lose(r);
+            room_lose(r, ROOM_LOST_ADOPTED);
     }
 }
 
@@ -85,12 +85,18 @@ void board_cluster_tick(board_service *svc, int64_t now)
             adopt_orphans(svc, false);
         }
     }
+}
+
+void board_let_go_lost(board_service *svc)
+{
     for (int i = svc->n_rooms - 1; i >= 0 && svc->n_lost > 0; i--) {
         room *r = svc->rooms[i];
-        if (room_is_lost(r)) {
-            board_log(svc, "game %s: another node has it now", room_id(r));
-            board_let_go(svc, r, "the game has moved to another board service; reconnect");
-        }
+        if (!room_is_lost(r))
+            continue;
+        board_log(svc, "game %s: %s", room_id(r), room_lost_why(r));
+        board_let_go(svc, r, room_is_behind(r)
+                                 ? "the game cannot go on here: its stored log went back in time"
+                                 : "the game has moved to another board service; reconnect");
     }
 }
 

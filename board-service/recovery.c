@@ -295,7 +295,7 @@ void board_reload_diverged(board_service *svc, int64_t now)
             continue;
         }
         if (board_game_here(svc, room_id(r)) == 0) {  /* adopted: the cluster's tick lets it go */
-            room_lose(r);
+            room_lose(r, ROOM_LOST_ADOPTED);
             continue;
         }
         reload(svc, i, now);

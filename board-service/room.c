@@ -121,12 +121,31 @@ const logged_event *room_logged(const room *r, uint64_t seq)
     return seq >= 1 && seq <= r->log_len ? &r->log[seq - 1] : NULL;
 }
 
-void room_lose(room *r)
+void room_lose(room *r, room_lost why)
 {
     if (r->lost)
         return;
     r->lost = true;
+    r->lost_why = why;
     r->svc->n_lost++;
+}
+
+bool room_is_behind(const room *r)
+{
+    return r->lost && r->lost_why == ROOM_LOST_BEHIND;
+}
+
+const char *room_lost_why(const room *r)
+{
+    switch (r->lost_why) {
+    case ROOM_LOST_ADOPTED:
+        return "another node has it now";
+    case ROOM_LOST_BEHIND:
+        return "its stored log has lost events it sent (the database went back in time: a "
+               "standby promoted behind?); it is no longer served, and comes back from what "
+               "the database holds only when the service starts again";
+    }
+    return "lost";
 }
 
 /* Out of the service's token and name indexes (a room being reloaded has

@@ -184,9 +184,18 @@ uint64_t room_last_seq(const room *r);       /* the log's last event, 0: none */
 /* The log's event seq (1..room_last_seq), as sent to those it is for. */
 const logged_event *room_logged(const room *r, uint64_t seq);
 
-/* A cluster: another node adopted r (cluster.c lets it go at its tick). */
+/* r is no longer this service's to serve; the loop lets it go, saying why:
+ * another node of the cluster adopted it, or the database went back in
+ * time under it (its stored log lacks events that were sent). */
+typedef enum room_lost {
+    ROOM_LOST_ADOPTED = 1,
+    ROOM_LOST_BEHIND,
+} room_lost;
 bool room_is_lost(const room *r);
-void room_lose(room *r);
+void room_lose(room *r, room_lost why);
+/* Why, in a sentence for the log ("another node has it now"). */
+const char *room_lost_why(const room *r);
+bool room_is_behind(const room *r);          /* lost as ROOM_LOST_BEHIND */
 /* Its memory may differ from its log: it takes no calls until reloaded. */
 bool room_is_diverged(const room *r);
 int64_t room_reload_after(const room *r);

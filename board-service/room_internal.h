@@ -55,7 +55,9 @@ struct room {
     unsigned char rematch_starts[GAME_MAX_SEATS];   /* offers each seat began */
     char rematch_id[BOARD_ID_LEN];   /* the rematch, once it has started; "" before */
     bool damaged;              /* recovery: its stored log could not be replayed */
-    bool lost;                 /* a cluster: another node adopted it (cluster.c) */
+    bool lost;                 /* not ours to serve any more (room_lose): the loop
+                                * lets it go */
+    room_lost lost_why;
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
     time_control tc;           /* room_clock.c */

@@ -144,7 +144,7 @@ void room__change_begin(room *r)
     /* A cluster: the game is this node's until the group ends, or not at all. */
     int fenced = store_game_fence(db, r->id);
     if (fenced == STORE_FENCED)
-        room_lose(r);
+        room_lose(r, ROOM_LOST_ADOPTED);
     if (fenced != 0)
         r->write_failed = true;
 }
@@ -217,7 +217,9 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
                   (unsigned long long)le->seq, store_last_error(r->svc->store));
         free(le->data);
         if (stored == STORE_FENCED)    /* never sent: the log is another's */
-            room_lose(r);
+            room_lose(r, ROOM_LOST_ADOPTED);
+        else if (stored == STORE_BEHIND)   /* numbering on would reuse what was sent */
+            room_lose(r, ROOM_LOST_BEHIND);
         room__write_failed(r);
         return -1;
     }

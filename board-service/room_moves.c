@@ -172,7 +172,7 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
      * all; a game another node has adopted fails its own move only. */
     int fenced = db ? store_game_fence(db, r->id) : 0;
     if (fenced == STORE_FENCED) {
-        room_lose(r);
+        room_lose(r, ROOM_LOST_ADOPTED);
         r->holding = false;
         if (--b->n == 0)
             store_rollback(db);

@@ -377,6 +377,8 @@ static void run_timers(board_service *svc)
     int64_t now = board_now_ms();
     run_clocks(svc, now);
     board_cluster_tick(svc, now);
+    if (svc->n_lost > 0)
+        board_let_go_lost(svc);
     if (svc->n_diverged > 0)
         board_reload_diverged(svc, now);
     if (now < svc->next_ping_ms)

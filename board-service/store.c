@@ -31,7 +31,7 @@ enum stmt_id {
     ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
     ST_GAME_INSERT, ST_OPTION_INSERT, ST_GAME_STATUS,
     ST_PART_PUT, ST_PART_DELETE, ST_PART_BOT,
-    ST_EVENT_INSERT, ST_MOVE_INSERT,
+    ST_EVENT_INSERT, ST_EVENT_EXISTS, ST_MOVE_INSERT,
     ST_GAME_STATE, ST_GAME_END, ST_RESULT_INSERT, ST_STATS_ADD, ST_PARTS_CLEAR,
     ST_STATS_GET, ST_LEADERBOARD,
     ST_MATCHES, ST_GAME_GET, ST_OPTIONS_GET, ST_RESULTS_GET, ST_MOVES_GET,
@@ -103,9 +103,13 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_PART_DELETE] = "DELETE FROM participants WHERE game_id = ?1 AND person_id = ?2",
     [ST_PART_BOT] =
         "UPDATE participants SET bot_level = ?3 WHERE game_id = ?1 AND person_id = ?2",
+    /* Only right after its predecessor: a database that went back in time
+     * (a standby promoted behind) has lost events the service sent. */
     [ST_EVENT_INSERT] =
         "INSERT INTO events (game_id, seq, time_ms, only_for_a, only_for_b, data, format)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE ?2 = 1 OR EXISTS (SELECT 1 FROM events p"
+        "                                  WHERE p.game_id = ?1 AND p.seq = ?2 - 1)",
+    [ST_EVENT_EXISTS] = "SELECT 1 FROM events WHERE game_id = ?1 AND seq = ?2",
     [ST_MOVE_INSERT] =
         "INSERT INTO moves (game_id, ply, seat, move, time_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_GAME_STATE] = "SELECT status, seats FROM games WHERE id = ?1",
@@ -229,8 +233,11 @@ static const char *const pg_sql[ST_COUNT] = {
     [ST_EVENT_INSERT] =
         "INSERT INTO events (game_id, seq, time_ms, only_for_a, only_for_b, data, format)"
         " SELECT ?1::text, ?2::bigint, ?3::bigint, ?4::bigint, ?5::bigint, ?6::bytea,"
-        " ?7::integer WHERE ?8::bigint = 0 OR EXISTS (SELECT 1 FROM game_owners o"
-        "                   WHERE o.game_id = ?1::text AND o.node_id = ?8::bigint)",
+        " ?7::integer WHERE (?8::bigint = 0 OR EXISTS (SELECT 1 FROM game_owners o"
+        "                   WHERE o.game_id = ?1::text AND o.node_id = ?8::bigint))"
+        " AND (?2::bigint = 1 OR EXISTS (SELECT 1 FROM events p"
+        "                               WHERE p.game_id = ?1::text AND p.seq = ?2::bigint - 1))",
+    [ST_EVENT_EXISTS] = "SELECT 1 FROM events WHERE game_id = ?1::text AND seq = ?2::bigint",
     /* Leases are the database's clock, so the nodes' clocks need not agree. */
     [ST_NODE_JOIN] =
         "INSERT INTO nodes (endpoint, started, lease_until) VALUES (?1::text,"
@@ -312,6 +319,7 @@ struct store {
 
 static int failf(store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int forget_game(store *s, const char *game_id);
+static int event_exists(store *s, const char *game_id, uint64_t seq);
 
 static int failf(store *s, const char *fmt, ...)
 {
@@ -734,11 +742,30 @@ int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time
     if (run_f(s, st, "cannot store event %llu of game %s", (unsigned long long)seq,
               game_id) < 0)
         return -1;
-    if (store_shared(s) && db_changes(s->db) == 0) {   /* the fence held it back */
-        failf(s, "game %s is no longer this node's: another node adopted it", game_id);
-        return STORE_FENCED;
+    if (db_changes(s->db) == 1)
+        return 0;
+    /* Held back: by the log's hole, or by the fence. */
+    if (seq > 1 && event_exists(s, game_id, seq - 1) == 0) {
+        failf(s, "game %s: the database lacks event %llu, stored before: it has gone back in "
+                 "time (a standby promoted behind the primary?)",
+              game_id, (unsigned long long)(seq - 1));
+        return STORE_BEHIND;
     }
-    return 0;
+    failf(s, "game %s is no longer this node's: another node adopted it", game_id);
+    return STORE_FENCED;
+}
+
+/* 1 when game_id's event seq is stored, 0 when not, -1 when unknown. */
+static int event_exists(store *s, const char *game_id, uint64_t seq)
+{
+    db_stmt *st = stmt(s, ST_EVENT_EXISTS);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    db_bind_int64(st, 2, (int64_t)seq);
+    int rc = db_step(st);
+    finish(st);
+    return rc == DB_ROW ? 1 : rc == DB_DONE ? 0 : -1;
 }
 
 int store_move_append(store *s, const char *game_id, int ply, int seat, int move,

@@ -54,6 +54,8 @@
 #define STORE_TAKEN     2    /* store_account_create: the name or a look-alike exists */
 #define STORE_FENCED    3    /* store_event_append: the game is another node's now */
 #define STORE_LAPSED    4    /* store_node_renew: the lease had run out first */
+#define STORE_BEHIND    5    /* store_event_append: the log lacks the event before, which
+                              * was stored: the database went back in time */
 
 #define STORE_ID_BYTES     16    /* game id, with its NUL */
 #define STORE_KIND_BYTES   32    /* game kind name ("sungka") */
@@ -194,7 +196,9 @@ int store_participant_account(store *s, const char *game_id, unsigned person_id,
 /* Append one packed event of game_id. Write it before the event is sent: a
  * -1 means it is not stored and the caller should refuse the action;
  * STORE_FENCED, that another node of the cluster has adopted the game (the
- * caller lets go of it).
+ * caller lets go of it); STORE_BEHIND, that the log lacks event seq - 1,
+ * which was stored before: the database went back in time (a failover to a
+ * standby that was behind), and the caller must not number on from there.
  * seq must be new for the game (a repeated seq is -1); only_for_a/b are the
  * two participant ids a private event is for (0, 0: public). format (>= 1)
  * is the caller's version of the packed bytes, handed back by recovery so

@@ -435,6 +435,33 @@ static void rated_last_move_commit_fails(void **state)
     close_all(w->svc);
 }
 
+/* Under a database that went back in time (its last events gone), the
+ * game's next change is refused, nothing is numbered on from the hole, and
+ * the game is no longer served: let go, not reloaded from the shorter log
+ * (which would send numbers already sent, for other events). */
+static void log_gone_back_in_time(void **state)
+{
+    world *w = *state;
+    char err[256];
+    room *r = new_game(w, "5", false);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    uint64_t seen = last_seq(&sb);
+    char sql[96];
+    snprintf(sql, sizeof sql, "DELETE FROM events WHERE game_id = '5' AND seq = %llu",
+             (unsigned long long)seen);
+    fault_sql(w, sql);
+    participant *alice = room_find_name(r, "alice");
+    assert_int_equal(room_chat(r, alice, w->here, "hello", NULL, err, sizeof err), ROOM_E_STORE);
+    assert_true(room_is_behind(r));
+    assert_false(r->diverged);
+    assert_int_equal(last_seq(&sb), seen);       /* nothing numbered on */
+    board_let_go_lost(w->svc);
+    assert_null(board_find_room(w->svc, "5"));
+    assert_true(sa.finished && sb.finished);
+    assert_int_equal(w->svc->n_lost, 0);
+}
+
 /* The replay check rebuilds a game from its log and finds where the live
  * one went its own way: here a draw offer and a clock kept in memory only,
  * as a change that bypassed the event table would. */
@@ -471,6 +498,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unstored_move_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(rated_last_move_commit_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_check_finds_a_drift, setup, teardown),
+        cmocka_unit_test_setup_teardown(log_gone_back_in_time, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,8 @@ typedef struct up_call {           /* one upstream call's; freed when it ends */
     feed *f;
     unsigned gen;
     char token[RELAY_UP_TOKEN_BYTES];   /* the stream's, for its pings */
+    rpc_client *host;              /* the node the stream is on: its pings go there, not
+                                    * to whichever node the pool uses for other games */
 } up_call;
 
 int64_t relay__now_ms(void)
@@ -127,8 +129,8 @@ static void on_event(ProtobufCMessage *msg, void *user)
         Sungka__V1__PingRequest pong = SUNGKA__V1__PING_REQUEST__INIT;
         pong.nonce = ev->ping->nonce;
         rpc_method m = method(&sungka__v1__board__descriptor, "Ping");
-        rpc_client_call(rpc_pool_client(c->r->up), &m, &pong.base, c->token, CALL_TIMEOUT_MS,
-                        rpc_reply_drop, NULL);
+        rpc_client_call(c->host, &m, &pong.base, c->token, CALL_TIMEOUT_MS, rpc_reply_drop,
+                        NULL);
     }
     inbox *in = news(c, IN_EVENT);
     if (in && pack_into(in, msg)) {
@@ -205,8 +207,10 @@ static void subscribe(relay *r, feed *f)
     up_call *c = new_call(r, f);
     rpc_stream *stream;
     f->state = FEED_LIVE;
-    if (!c || rpc_client_stream(rpc_pool_client(r->up), &m, &req.base, c->token, on_event,
-                                on_ended, c, &stream) != 0) {
+    if (c)
+        c->host = f->host = rpc_pool_client(r->up);   /* the pool keeps it to the end */
+    if (!c || rpc_client_stream(c->host, &m, &req.base, c->token, on_event, on_ended, c,
+                                &stream) != 0) {
         f->calls_out -= c != NULL;
         free(c);
         retry_later(f, false);
@@ -435,8 +439,8 @@ static void leave(relay *r, feed *f)
 {
     Sungka__V1__LeaveRequest req = SUNGKA__V1__LEAVE_REQUEST__INIT;
     rpc_method m = method(&sungka__v1__board__descriptor, "Leave");
-    rpc_client_call(rpc_pool_client(r->up), &m, &req.base, f->token, CALL_TIMEOUT_MS,
-                    rpc_reply_drop, NULL);
+    rpc_client_call(f->host ? f->host : rpc_pool_client(r->up), &m, &req.base, f->token,
+                    CALL_TIMEOUT_MS, rpc_reply_drop, NULL);
     f->state = FEED_OVER;              /* the stream's end follows */
 }
 

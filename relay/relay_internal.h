@@ -54,6 +54,7 @@ struct feed {
     char token[RELAY_UP_TOKEN_BYTES];
     unsigned gen;                  /* the upstream call's; older calls' news is stale */
     rpc_stream *up;                /* the stream in use; NULL when none */
+    rpc_client *host;              /* the node of the last stream opened (the pool's) */
     uint8_t *summary;              /* BoardRef.game as upstream packed it */
     size_t summary_len;
     logged snapshot;               /* data NULL until one came */

@@ -5,6 +5,7 @@ lives on the node that made it, and when that node dies another adopts the
 game while the agents follow by themselves. Needs the tests' PostgreSQL
 server (SUNGKA_TEST_PG_URL_FILE, the ctest fixture pg)."""
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -247,7 +248,36 @@ def health_follows_database(bindir):
             shutil.rmtree(top, ignore_errors=True)
 
 
+def relay_pings_each_host(bindir):
+    """A relay watching games on two nodes answers each game's pings to that
+    game's host. (It answered them through whichever node it last talked
+    to, which sent them on elsewhere: with no fault at all, the host took
+    the relay for departed every few seconds and its watchers lagged.)"""
+    with Env(bindir) as env:
+        if not env.dbs.url:
+            raise Failure("needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
+        db = os.path.join(env.state_dir, "cluster.db")
+        a, b = [env.board("--db", db, "--lease", str(LEASE_S), "--grace", "60",
+                          "--ping-interval", "1", "--ping-timeout", "3") for _ in range(2)]
+        relay = env.relay(f"{a.address},{b.address}")
+        alice = env.player("alice", "--server", a.address, "--new", "kalah")
+        game_a = alice.expect(r"Created game (\d+)").group(1)
+        carol = env.player("carol", "--server", b.address, "--new", "kalah")
+        game_b = carol.expect(r"Created game (\d+)").group(1)
+        watchers = [env.player(f"w{g}", "--server", relay.address, "--game", g, "--observe")
+                    for g in (game_a, game_b)]
+        for w in watchers:
+            w.expect(r"^You are observing\.")
+        time.sleep(8)                            # more than twice the ping timeout
+        for node in (a, b):
+            gone = [l for l in node.err_lines if re.search(r"relay-\S* departed", l)]
+            check(not gone, f"a node took the relay for departed: {gone}\n" + env.dump_all())
+        for p in [alice, carol] + watchers:
+            p.quit()
+
+
 if __name__ == "__main__":
     sys.exit(main({"three_nodes": three_nodes, "failover": failover,
                    "late_node_fenced": late_node_fenced, "bots_and_clocks": bots_and_clocks,
-                   "health_follows_database": health_follows_database}))
+                   "health_follows_database": health_follows_database,
+                   "relay_pings_each_host": relay_pings_each_host}))

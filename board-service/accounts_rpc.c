@@ -142,7 +142,7 @@ static int64_t session_ttl_ms(const board_service *svc)
 static int new_session(board_service *svc, rpc_call *call, int64_t account,
                        char token[ACCOUNTS_SESSION_TOKEN_BYTES], int64_t *expires)
 {
-    store_session ss = {.account_id = account, .created_ms = board_wall_ms()};
+    store_session ss = {.account_id = account, .created_ms = board_shared_now_ms(svc)};
     if (accounts_session_new(token, ss.id, ss.hash) != 0) {
         reason_fail(call, RPC_INTERNAL, "INTERNAL", "cannot make a session (libsodium)");
         return -1;
@@ -203,7 +203,7 @@ static int session_of(board_service *svc, rpc_call *call, store_account *acct,
                     "unknown or ended session: sign in again");
         return -1;
     }
-    if (!accounts_session_live(ss.expires_ms, board_wall_ms())) {
+    if (!accounts_session_live(ss.expires_ms, board_shared_now_ms(svc))) {
         store_session_delete(svc->store, id);
         reason_fail(call, RPC_UNAUTHENTICATED, "UNKNOWN_SESSION",
                     "the session has expired: sign in again");
@@ -712,7 +712,7 @@ void board_accounts_tick(board_service *svc, int64_t now)
         return;
     svc->next_session_sweep_ms = now + SESSION_SWEEP_MS;
     int n = 0;
-    if (store_sessions_expire(svc->store, board_wall_ms(), &n) == 0 && n > 0)
+    if (store_sessions_expire(svc->store, board_shared_now_ms(svc), &n) == 0 && n > 0)
         board_log(svc, "%d expired sessions forgotten", n);
 }
 

@@ -219,6 +219,8 @@ struct board_service {
     int n_lost;                /* rooms another node adopted, to let go of */
     int n_diverged;            /* rooms to reload from their logs (recovery.c) */
     bool lease_failing;        /* cluster.c: the last renewal failed */
+    int64_t db_clock_offset_ms;    /* cluster.c: the database's clock less this machine's,
+                                    * as of the last renewal (0 outside a cluster) */
     unsigned next_relay;       /* cluster.c: the --relays entry to send to next */
     int64_t next_clock_ms;     /* the earliest a running clock may fall (INT64_MAX: none) */
     int port;                  /* bound */
@@ -300,6 +302,10 @@ void board_cluster_leave(board_service *svc);
 /* Is game_id this node's, as the database says: 1 (always, outside a
  * cluster), 0 another node's, -1 the database cannot say. */
 int board_game_here(board_service *svc, const char *game_id);
+/* The wall clock the nodes of a cluster agree on (the database's, kept as
+ * an offset from this machine's, renewed with the lease): for what two
+ * nodes must agree on, such as when a session expires. */
+int64_t board_shared_now_ms(const board_service *svc);
 /* False while a cluster's node cannot renew its lease (true outside one). */
 bool board_cluster_healthy(const board_service *svc);
 

@@ -18,6 +18,8 @@
 
 #include "board_rpc.h"
 
+
+static void learn_db_clock(board_service *svc);
 /* Games adopted per tick: a dead node's hundreds of games come over a few
  * ticks rather than stall the loop at once. */
 #define ADOPT_PER_TICK 64
@@ -48,6 +50,7 @@ int board_cluster_start(board_service *svc, char *err, size_t errlen)
     while (adopt_orphans(svc, true) == ADOPT_PER_TICK) {
     }
     svc->next_lease_ms = board_now_ms() + svc->cfg.lease_ms / 3;
+    learn_db_clock(svc);
     return 0;
 }
 
@@ -82,6 +85,7 @@ void board_cluster_tick(board_service *svc, int64_t now)
                 find_lost(svc);
             }
             svc->next_lease_ms = now + svc->cfg.lease_ms / 3;
+            learn_db_clock(svc);
             adopt_orphans(svc, false);
         }
     }
@@ -98,6 +102,23 @@ void board_let_go_lost(board_service *svc)
                                  ? "the game cannot go on here: its stored log went back in time"
                                  : "the game has moved to another board service; reconnect");
     }
+}
+
+/* The database's clock, as an offset from ours (a node whose clock is off
+ * by days still expires sessions when the others do). */
+static void learn_db_clock(board_service *svc)
+{
+    int64_t db_now;
+    int64_t before = board_wall_ms();
+    if (store_clock_ms(svc->store, &db_now) != 0)
+        return;                /* keep the last offset */
+    int64_t after = board_wall_ms();
+    svc->db_clock_offset_ms = db_now - (before + after) / 2;
+}
+
+int64_t board_shared_now_ms(const board_service *svc)
+{
+    return board_wall_ms() + svc->db_clock_offset_ms;
 }
 
 int board_game_here(board_service *svc, const char *game_id)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------------------
  * Statements, prepared on first use and kept.
@@ -46,7 +47,7 @@ enum stmt_id {
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
-    ST_REMOTE_GAMES, ST_GAME_FENCE,
+    ST_REMOTE_GAMES, ST_GAME_FENCE, ST_DB_TIME,
     ST_COUNT
 };
 
@@ -297,6 +298,7 @@ static const char *const pg_sql[ST_COUNT] = {
      * FOR UPDATE ... SKIP LOCKED) passes the row by until it ends. */
     [ST_GAME_FENCE] = "SELECT 1 FROM game_owners WHERE game_id = ?1::text AND node_id = ?2::bigint"
                       " FOR SHARE",
+    [ST_DB_TIME] = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
 };
 
 static const char *sql_of(const db *d, enum stmt_id id)
@@ -1895,6 +1897,18 @@ int store_node_renew(store *s, int lease_ms)
     if (one_int64(s, st, "cannot renew the node's lease", &lapsed) < 0)
         return -1;
     return lapsed ? STORE_LAPSED : 0;
+}
+
+int store_clock_ms(store *s, int64_t *now_ms)
+{
+    if (!store_shared(s)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        *now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        return 0;
+    }
+    db_stmt *st = stmt(s, ST_DB_TIME);
+    return st ? one_int64(s, st, "cannot read the database's clock", now_ms) : -1;
 }
 
 int store_node_leave(store *s)

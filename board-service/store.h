@@ -509,6 +509,9 @@ int store_node_renew(store *s, int lease_ms);
 
 /* A clean stop: the lease ends now, so the others adopt at once. */
 int store_node_leave(store *s);
+/* The time on the database's clock, in ms since the epoch: what the nodes
+ * of a cluster agree on (this machine's clock outside a cluster). */
+int store_clock_ms(store *s, int64_t *now_ms /* OUT */);
 
 /* Adopt up to max games whose owner's lease has run out (waiting, running,
  * or ended with participants: what store_recover recovers), oldest first;

@@ -311,12 +311,13 @@ class Env:
         store (Databases.argv); for a service started by other means."""
         return self.dbs.argv(args)
 
-    def board(self, *extra, port=0):
+    def board(self, *extra, port=0, env=None):
+        """A sungka-board; env: variables of its own besides the test's."""
         # Without --db the service's file would be $XDG_DATA_HOME/sungka/sungka.db.
         default = os.path.join(self.env["XDG_DATA_HOME"], "sungka", "sungka.db")
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-board"), "--listen",
                           f"127.0.0.1:{port}", *self.dbs.argv(extra, default=default)]
-        return self._server("board", argv)
+        return self._server("board", argv, env)
 
     def relay(self, upstream, *extra):
         """A sungka-relay taking its games from upstream ("HOST:PORT,...")."""
@@ -324,9 +325,9 @@ class Env:
                           "--upstream", upstream, *extra]
         return self._server("relay", argv)
 
-    def _server(self, name, argv):
+    def _server(self, name, argv, env=None):
         """Starts a server and waits for its "listening on" line: .port, .address."""
-        p = Proc(name, argv, stdin=False, env=self.env)
+        p = Proc(name, argv, stdin=False, env=dict(self.env, **(env or {})))
         self.procs.append(p)
         m = p.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
         p.port = int(m.group(1))

@@ -276,8 +276,45 @@ def relay_pings_each_host(bindir):
             p.quit()
 
 
+FAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+def sessions_on_the_database_clock(bindir):
+    """A node whose clock runs 31 days ahead expires sessions when the
+    database's clock says they expire, as the other nodes do. (Each node used
+    its own clock: that node deleted every session of the cluster, all of
+    them valid for 30 days.)"""
+    import test_accounts as accounts
+    if not os.path.exists(FAKETIME):
+        raise Failure(f"{FAKETIME} is missing: install the faketime package")
+    with Env(bindir) as env:
+        if not env.dbs.url:
+            raise Failure("needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
+        accounts.generate(os.path.join(env.state_dir, "stubs"))
+        db = os.path.join(env.state_dir, "cluster.db")
+        a = env.board("--db", db, "--lease", str(LEASE_S))
+        alice = accounts.Client(a.address)
+        alice.create("alice")
+        ahead = {"LD_PRELOAD": FAKETIME, "FAKETIME": "+31d", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+                 "ASAN_OPTIONS": "verify_asan_link_order=0:detect_leaks=0"}
+        b = env.board("--db", db, "--lease", str(LEASE_S), env=ahead)
+        time.sleep(3)                            # its first sweep of expired sessions
+        check(not any("expired sessions forgotten" in l for l in b.err_lines),
+              "the node 31 days ahead forgot sessions:\n" + b.dump())
+        game = accounts.new_kalah(alice)         # her session still opens the lobby
+        check(game.game_id, "no game")
+        bob = accounts.Client(b.address)
+        bob.create("bob")                        # made on the ahead node: valid on the others
+        carol_view = accounts.Client(a.address)
+        carol_view.session = bob.session
+        accounts.new_kalah(carol_view)
+        for c in (alice, bob, carol_view):
+            c.close()
+
+
 if __name__ == "__main__":
     sys.exit(main({"three_nodes": three_nodes, "failover": failover,
                    "late_node_fenced": late_node_fenced, "bots_and_clocks": bots_and_clocks,
                    "health_follows_database": health_follows_database,
-                   "relay_pings_each_host": relay_pings_each_host}))
+                   "relay_pings_each_host": relay_pings_each_host,
+                   "sessions_on_the_database_clock": sessions_on_the_database_clock}))

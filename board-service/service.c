@@ -372,6 +372,20 @@ static void run_clocks(board_service *svc, int64_t now)
     }
 }
 
+/* Everyone was last heard from now. */
+static void forgive_silence(board_service *svc, int64_t now)
+{
+    board_log(svc, "the service was stalled for %lld ms: nobody is departed for it",
+              (long long)(now - svc->next_ping_ms + svc->cfg.ping_interval_ms));
+    for (int i = 0; i < svc->n_rooms; i++) {
+        int n;
+        participant *const *people = room_people(svc->rooms[i], &n, NULL);
+        for (int k = 0; k < n; k++)
+            if (!people[k]->departed)
+                people[k]->last_seen_ms = now;
+    }
+}
+
 static void run_timers(board_service *svc)
 {
     int64_t now = board_now_ms();
@@ -383,6 +397,10 @@ static void run_timers(board_service *svc)
         board_reload_diverged(svc, now);
     if (now < svc->next_ping_ms)
         return;
+    /* The loop itself was away (the process stopped, the machine slept):
+     * the silence was ours, not the players'. */
+    if (svc->next_ping_ms && now - svc->next_ping_ms > svc->cfg.ping_timeout_ms / 2)
+        forgive_silence(svc, now);
     svc->next_ping_ms = now + svc->cfg.ping_interval_ms;
     board_bots_reap(svc);
     board_clients_sweep(svc, now);

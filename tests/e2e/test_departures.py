@@ -7,6 +7,7 @@ would drive them. Usage: test_departures.py BINDIR TEST (ctest runs one
 process per test).
 """
 import os
+import re
 import signal
 import sys
 import time
@@ -189,8 +190,38 @@ def clean_shutdown(bindir):
         check(alice.wait_exit() != 0, "an interrupted game should exit non-zero")
 
 
+def service_stalled(bindir):
+    """The service itself stops (SIGSTOP) past the ping timeout and goes on:
+    its players answered every ping they got, so none is taken for departed
+    (it took all of them for departed at once when it woke)."""
+    with Env(bindir) as env:
+        board = env.board("--ping-interval", "1", "--ping-timeout", "3", "--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "sungka",
+                           "--option", "stones=2")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^Your turn")
+        board.p.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(6)
+        finally:
+            board.p.send_signal(signal.SIGCONT)
+        time.sleep(3)                            # its ticks after the stall
+        gone = [l for l in board.err_lines if re.search(r"\S+ departed \(", l)]
+        check(not gone, f"players taken for departed after the service's own stall: {gone}")
+        board.expect_stderr(r"stalled for \d+ ms", timeout=10)
+        alice.send("0")                          # the game goes on
+        for p in (alice, bob):
+            p.expect(r"^alice played cup 0\.")
+        for p in (alice, bob):
+            p.quit()
+
+
+
 TESTS = {f.__name__: f for f in (
-    sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, vanishing_client, quit_confirms, clean_shutdown)}
+    sigkill_noticed, frozen_and_back, killed_and_back, grace_runs_out, vanishing_client, quit_confirms, clean_shutdown,
+    service_stalled)}
+
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

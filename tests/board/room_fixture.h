@@ -7,8 +7,8 @@
 #define SUNGKA_ROOM_FIXTURE_H
 
 /* A room as CreateGame makes one, with nothing but its kind and options. */
-static room *make_room(board_service *svc, const char *id, const game_kind *kind,
-                       const game_options *opts, const char *title)
+static inline room *make_room(board_service *svc, const char *id, const game_kind *kind,
+                              const game_options *opts, const char *title)
 {
     room_settings s = {.id = id, .kind = kind, .opts = opts, .title = title};
     room *r = NULL;
@@ -21,7 +21,7 @@ static room *make_room(board_service *svc, const char *id, const game_kind *kind
 
 /* A service without a server: io stands in for its calls (all NULL when the
  * test sends nothing), db its store (NULL: none). */
-static board_service *fixture_service(store *db, room_io io)
+static inline board_service *fixture_service(store *db, room_io io)
 {
     board_service *svc = calloc(1, sizeof *svc);
     assert_non_null(svc);
@@ -36,7 +36,7 @@ static board_service *fixture_service(store *db, room_io io)
 
 /* Free it and its games (their streams are ended first, while the test's
  * recorders still exist); not its store. */
-static void fixture_service_free(board_service *svc)
+static inline void fixture_service_free(board_service *svc)
 {
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i], "the test is over");
@@ -47,6 +47,23 @@ static void fixture_service_free(board_service *svc)
     person_index_free(&svc->names);
     fclose(svc->cfg.log);
     free(svc);
+}
+
+/* A Move call's recorder: how the room answered it (room_io.move_done). */
+typedef struct fake_reply {
+    bool done;
+    room_rc rc;
+    uint64_t seq;
+} fake_reply;
+
+static inline void rec_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
+{
+    (void)why;
+    fake_reply *r = reply;
+    assert_false(r->done);
+    r->done = true;
+    r->rc = rc;
+    r->seq = seq;
 }
 
 #endif /* SUNGKA_ROOM_FIXTURE_H */

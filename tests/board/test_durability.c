@@ -38,12 +38,6 @@ typedef struct fake_stream {
     room_rc end_rc;
 } fake_stream;
 
-typedef struct fake_reply {
-    bool done;
-    room_rc rc;
-    uint64_t seq;
-} fake_reply;
-
 static int rec_send(void *stream, const void *data, size_t len)
 {
     fake_stream *s = stream;
@@ -65,16 +59,6 @@ static void rec_finish(void *stream, room_rc rc, const char *why)
     assert_false(s->finished);
     s->finished = true;
     s->end_rc = rc;
-}
-
-static void rec_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
-{
-    (void)why;
-    fake_reply *r = reply;
-    assert_false(r->done);
-    r->done = true;
-    r->rc = rc;
-    r->seq = seq;
 }
 
 /* The highest sequence number the stream saw. */

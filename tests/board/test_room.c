@@ -35,12 +35,6 @@ typedef struct fake_stream {
     char why[256];
 } fake_stream;
 
-typedef struct fake_reply {
-    bool done;
-    room_rc rc;
-    uint64_t seq;
-} fake_reply;
-
 static int clock_sends;
 
 static int rec_send(void *stream, const void *data, size_t len)
@@ -64,16 +58,6 @@ static void rec_finish(void *stream, room_rc rc, const char *why)
     s->finished = true;
     s->end_rc = rc;
     snprintf(s->why, sizeof s->why, "%s", why);
-}
-
-static void rec_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
-{
-    (void)why;
-    fake_reply *r = reply;
-    assert_false(r->done);
-    r->done = true;
-    r->rc = rc;
-    r->seq = seq;
 }
 
 static void stream_clear(fake_stream *s)

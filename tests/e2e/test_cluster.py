@@ -4,6 +4,7 @@ PostgreSQL database (issue 18): any node lists and joins every game, a game
 lives on the node that made it, and when that node dies another adopts the
 game while the agents follow by themselves. Needs the tests' PostgreSQL
 server (SUNGKA_TEST_PG_URL_FILE, the ctest fixture pg)."""
+import glob
 import os
 import re
 import shutil
@@ -312,9 +313,136 @@ def sessions_on_the_database_clock(bindir):
             c.close()
 
 
+class PgServer:
+    """A PostgreSQL server of the test's own in top/NAME (initdb, or a base
+    backup of another as its streaming standby), run by the user postgres
+    when the tests run as root."""
+
+    def __init__(self, top, name, primary=None):
+        self.dir = os.path.join(top, name)
+        self.bindir = max(glob.glob("/usr/lib/postgresql/*/bin"),
+                          key=lambda d: int(d.split("/")[-2]))
+        self.port = _free_port()
+        if primary is None:
+            self._as_owner("initdb", "-D", self.dir, "-A", "trust", "-U", "postgres",
+                           "-E", "UTF8", "--locale=C", "--no-sync")
+        else:
+            self._as_owner("pg_basebackup", "-h", "127.0.0.1", "-p", str(primary.port),
+                           "-U", "postgres", "-D", self.dir, "-R", "-X", "stream")
+        # The primary acknowledges only once the standby has it: a promotion
+        # loses nothing. The standby, promoted, has no standby to wait for.
+        self.options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} "
+                        f"-c unix_socket_directories='{top}' -c synchronous_commit=on "
+                        "-c max_connections=100")
+        if primary is None:
+            self.options += " -c synchronous_standby_names='*'"
+
+    def _as_owner(self, program, *args, check_rc=True):
+        argv = [os.path.join(self.bindir, program), *args]
+        if os.geteuid() == 0:
+            argv = ["runuser", "-u", "postgres", "--"] + argv
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if check_rc and r.returncode != 0:
+            raise Failure(f"{program} failed: {r.stdout}{r.stderr}")
+        return r
+
+    def start(self):
+        self._as_owner("pg_ctl", "-D", self.dir, "-l", self.dir + ".log", "-w", "-t", "60",
+                       "-o", self.options, "start")
+
+    def kill(self):
+        self._as_owner("pg_ctl", "-D", self.dir, "-m", "immediate", "-w", "stop",
+                       check_rc=False)
+
+    def promote(self):
+        self._as_owner("pg_ctl", "-D", self.dir, "-w", "promote")
+
+    def psql(self, sql):
+        r = self._as_owner("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                           "-At", "-c", sql, check_rc=False)
+        return r.stdout.strip()
+
+
+def _free_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def standby_promoted(bindir):
+    """The cluster's PostgreSQL with a synchronous standby; the primary is
+    killed between two moves and the standby promoted by hand: the nodes,
+    whose URI names both hosts (target_session_attrs=read-write), follow the
+    new primary by themselves, every acknowledged move is there, and the game
+    plays to its end."""
+    with Env(bindir) as env:
+        top = tempfile.mkdtemp(prefix="sungka-ha-")
+        os.chmod(top, 0o755)
+        if os.geteuid() == 0:
+            shutil.chown(top, "postgres")
+        primary = standby = None
+        try:
+            primary = PgServer(top, "primary")
+            primary.start()
+            standby = PgServer(top, "standby", primary=primary)
+            standby.start()
+            deadline = time.monotonic() + 30
+            while primary.psql("SELECT sync_state FROM pg_stat_replication") != "sync":
+                check(time.monotonic() < deadline, "the standby never became synchronous")
+                time.sleep(0.2)
+            url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
+                   "/sungka_ha?target_session_attrs=read-write")
+            a, b = [env.board("--db", url, "--lease", str(LEASE_S), "--grace", "60")
+                    for _ in range(2)]
+            every = f"{a.address},{b.address}"
+            alice = env.player("alice", "--server", every, "--new", "kalah")
+            game = alice.expect(r"Created game (\d+)").group(1)
+            bob = env.player("bob", "--server", every, "--game", game)
+            auto = Autoplayer(env, [alice, bob], seed=21)
+            auto.play_moves(6)
+            await_moves(bob, 6)
+            before = moves_seen(bob)
+            lost = time.monotonic()
+            primary.kill()
+            standby.promote()
+            # Both nodes renew their leases on the new primary (a statement
+            # that finds its connection lost connects again, to whichever host
+            # takes writes, and runs again when no transaction was open).
+            time.sleep(1)
+            deadline = time.monotonic() + LEASE_S + 20
+            while any(_renewing(node) for node in (a, b)):
+                check(time.monotonic() < deadline,
+                      "the nodes did not follow the new primary\n" + env.dump_all())
+                time.sleep(0.3)
+            print(f"the nodes followed the promoted standby in {time.monotonic() - lost:.1f} s")
+            auto.play_to_end()
+            seen = check_same_ending([alice, bob])
+            check(seen[:len(before)] == before, "moves acknowledged before the loss changed")
+            check_replay(alice, game, len(seen))
+            for p in (alice, bob):
+                p.quit()
+        finally:
+            for server in (standby, primary):
+                if server:
+                    server.kill()
+            shutil.rmtree(top, ignore_errors=True)
+
+
+def _renewing(node):
+    """Whether the node's last lease renewal failed (health: NOT_SERVING)."""
+    client = wire.Client(node.address)
+    try:
+        code, reply = client.raw("/grpc.health.v1.Health/Check", b"")
+        return not (code == "OK" and wire.get(reply, 1) == 1)
+    finally:
+        client.close()
+
+
 if __name__ == "__main__":
     sys.exit(main({"three_nodes": three_nodes, "failover": failover,
                    "late_node_fenced": late_node_fenced, "bots_and_clocks": bots_and_clocks,
                    "health_follows_database": health_follows_database,
                    "relay_pings_each_host": relay_pings_each_host,
-                   "sessions_on_the_database_clock": sessions_on_the_database_clock}))
+                   "sessions_on_the_database_clock": sessions_on_the_database_clock,
+                   "standby_promoted": standby_promoted}))

@@ -45,7 +45,11 @@
 #include <libpq-fe.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +248,7 @@ struct pg {
     db base;                   /* first: what store.c holds */
     PGconn *conn;
     unsigned long gen;         /* bumped by every reconnection: sessions */
+    bool late;                 /* the last answer came only after a cancel (answer()) */
     unsigned long names;       /* statements named so far (s1, s2, ...) */
     struct pg_stmt *stmts;     /* every statement prepared, freed by close */
     int64_t changes;           /* rows the last INSERT, UPDATE or DELETE touched */
@@ -373,6 +378,70 @@ static int reconnect(struct pg *p)
     return 0;
 }
 
+/* How long the service waits for any answer of the server: past the
+ * server's own statement_timeout, for what the server does not time out
+ * (a COMMIT waiting for a synchronous standby there is none of, a server
+ * or network that stopped answering). Then the statement is cancelled,
+ * and if even that gets no answer the connection is given up. */
+#define ANSWER_DEADLINE_MS 8000
+#define CANCEL_DEADLINE_MS 2000
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The answer to what was just sent (sent: what PQsend* returned), within
+ * ANSWER_DEADLINE_MS: the last result, or the first failed one. A result
+ * that came only after a cancel is recorded as late (p->late): a COMMIT
+ * the server then reports done was never confirmed in time, so the caller
+ * must not count on it (it may be stored; it is never acknowledged). */
+static PGresult *answer(struct pg *p, int sent)
+{
+    p->late = false;
+    if (!sent)
+        return PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
+    int64_t deadline = mono_ms() + ANSWER_DEADLINE_MS;
+    while (PQisBusy(p->conn)) {
+        int64_t left = deadline - mono_ms();
+        if (left <= 0 && !p->late) {
+            char why[256];
+            PGcancel *cancel = PQgetCancel(p->conn);
+            if (cancel) {
+                PQcancel(cancel, why, sizeof why);
+                PQfreeCancel(cancel);
+            }
+            p->late = true;
+            deadline = mono_ms() + CANCEL_DEADLINE_MS;
+            continue;
+        }
+        if (left <= 0) {       /* not even the cancel answered: give the connection up */
+            shutdown(PQsocket(p->conn), SHUT_RDWR);
+            PQconsumeInput(p->conn);
+            break;
+        }
+        struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
+        if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+            break;
+        if (!PQconsumeInput(p->conn))
+            break;
+    }
+    PGresult *kept = NULL, *res;
+    while ((res = PQgetResult(p->conn)) != NULL) {
+        if (kept && !succeeded(kept)) {
+            PQclear(res);          /* the first failure is the one that counts */
+            continue;
+        }
+        PQclear(kept);
+        kept = res;
+        if (PQstatus(p->conn) == CONNECTION_BAD)
+            break;
+    }
+    return kept ? kept : PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
+}
+
 typedef PGresult *(*pg_call)(struct pg *p, void *arg);
 
 /* A lost connection (PQTRANS_UNKNOWN) holds no transaction: the next
@@ -389,6 +458,13 @@ static PGresult *run(struct pg *p, pg_call call, void *arg)
 {
     bool had_transaction = open_transaction(PQtransactionStatus(p->conn));
     PGresult *res = call(p, arg);
+    if (succeeded(res) && p->late) {
+        PQclear(res);
+        failf(p, "PostgreSQL did not confirm the statement in time (it was cancelled; a "
+                 "COMMIT may be stored nevertheless, on no standby: is a synchronous standby "
+                 "missing?)");
+        return NULL;
+    }
     if (succeeded(res))
         return res;
     if (PQstatus(p->conn) != CONNECTION_BAD) {
@@ -504,7 +580,7 @@ static int alloc_params(struct pg_stmt *st)
 /* Prepare st in the current session. */
 static PGresult *prepare_now(struct pg *p, struct pg_stmt *st)
 {
-    PGresult *res = PQprepare(p->conn, st->name, st->sql, st->nparams, NULL);
+    PGresult *res = answer(p, PQsendPrepare(p->conn, st->name, st->sql, st->nparams, NULL));
     if (succeeded(res))
         st->gen = p->gen;
     return res;
@@ -612,8 +688,8 @@ static PGresult *call_execute(struct pg *p, void *arg)
             return res;
         PQclear(res);
     }
-    return PQexecPrepared(p->conn, st->name, st->nparams, st->values, st->lengths,
-                          st->formats, 0);
+    return answer(p, PQsendQueryPrepared(p->conn, st->name, st->nparams, st->values,
+                                         st->lengths, st->formats, 0));
 }
 
 static int pg_step(db_stmt *s)
@@ -753,7 +829,7 @@ static int64_t pg_changes(db *d)
 
 static PGresult *call_exec(struct pg *p, void *arg)
 {
-    return PQexec(p->conn, *(const char **)arg);
+    return answer(p, PQsendQuery(p->conn, *(const char **)arg));
 }
 
 static int pg_exec(db *d, const char *sql)
@@ -891,6 +967,19 @@ static void drop_notice(void *arg, const char *message)
     (void)message;     /* warnings of the server are not the service's to print */
 }
 
+/* The one warning that matters: a COMMIT whose wait for a synchronous
+ * standby was cancelled (statement_timeout, or our cancel) is reported done
+ * although no standby has it; answer() must not count on it. (Matched in
+ * the server's English; a server with other lc_messages is caught only by
+ * ANSWER_DEADLINE_MS.) */
+static void watch_notice(void *arg, const PGresult *res)
+{
+    struct pg *p = arg;
+    const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    if (p && msg && strstr(msg, "wait for synchronous replication"))
+        p->late = true;
+}
+
 /* Connect with the URI's settings; dbname, if not NULL, names another
  * database on the same server. The keys before the URI are defaults it may
  * override (see Timeouts); its own application_name wins. */
@@ -965,6 +1054,8 @@ static int fail_connection(struct pg *p)
 static int connect_db(struct pg *p, const char *uri)
 {
     p->conn = connect_to(uri, NULL);
+    if (p->conn)
+        PQsetNoticeReceiver(p->conn, watch_notice, p);
     if (!p->conn || PQstatus(p->conn) == CONNECTION_OK)
         return p->conn ? 0 : fail_connection(p);
     if (!missing_database(PQerrorMessage(p->conn)))
@@ -976,6 +1067,8 @@ static int connect_db(struct pg *p, const char *uri)
         return -1;
     PQfinish(p->conn);
     p->conn = connect_to(uri, NULL);
+    if (p->conn)
+        PQsetNoticeReceiver(p->conn, watch_notice, p);
     return p->conn && PQstatus(p->conn) == CONNECTION_OK ? 0 : fail_connection(p);
 }
 

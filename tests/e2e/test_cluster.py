@@ -318,7 +318,7 @@ class PgServer:
     backup of another as its streaming standby), run by the user postgres
     when the tests run as root."""
 
-    def __init__(self, top, name, primary=None):
+    def __init__(self, top, name, primary=None, sync=True):
         self.dir = os.path.join(top, name)
         self.bindir = max(glob.glob("/usr/lib/postgresql/*/bin"),
                           key=lambda d: int(d.split("/")[-2]))
@@ -334,7 +334,7 @@ class PgServer:
         self.options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} "
                         f"-c unix_socket_directories='{top}' -c synchronous_commit=on "
                         "-c max_connections=100")
-        if primary is None:
+        if primary is None and sync:
             self.options += " -c synchronous_standby_names='*'"
 
     def _as_owner(self, program, *args, check_rc=True):
@@ -429,11 +429,52 @@ def standby_promoted(bindir):
             shutil.rmtree(top, ignore_errors=True)
 
 
-def _renewing(node):
-    """Whether the node's last lease renewal failed (health: NOT_SERVING)."""
+def primary_waits_for_nobody(bindir):
+    """The database hangs: its primary waits for a synchronous standby there
+    is none of (a promoted standby that kept the setting), so no COMMIT
+    returns. The node cancels what gets no answer within seconds instead of
+    freezing, says NOT_SERVING and lives on; when the setting is put right it
+    serves again by itself. (It froze with no log line, health unanswered.)"""
+    with Env(bindir) as env:
+        top = tempfile.mkdtemp(prefix="sungka-hung-")
+        os.chmod(top, 0o755)
+        if os.geteuid() == 0:
+            shutil.chown(top, "postgres")
+        server = None
+        try:
+            server = PgServer(top, "primary", sync=False)
+            server.start()
+            url = f"postgresql://postgres@127.0.0.1:{server.port}/sungka_hung"
+            node = env.board("--db", url, "--lease", str(LEASE_S))
+            check(not _renewing(node), "not serving at the start")
+            server.psql("ALTER SYSTEM SET synchronous_standby_names = '*'")
+            server.psql("SELECT pg_reload_conf()")
+            deadline = time.monotonic() + 30
+            while not _renewing(node, timeout=5):
+                check(time.monotonic() < deadline, "the node never said NOT_SERVING\n" +
+                      node.dump())
+                time.sleep(0.5)
+            check(node.p.poll() is None, "the node died")
+            node.expect_stderr(r"did not confirm the statement in time", timeout=5)
+            server.psql("ALTER SYSTEM RESET synchronous_standby_names")
+            server.psql("SELECT pg_reload_conf()")
+            deadline = time.monotonic() + 30
+            while _renewing(node, timeout=5):
+                check(time.monotonic() < deadline, "the node did not serve again\n" +
+                      node.dump())
+                time.sleep(0.5)
+        finally:
+            if server:
+                server.kill()
+            shutil.rmtree(top, ignore_errors=True)
+
+
+def _renewing(node, timeout=None):
+    """Whether the node is not serving: its last lease renewal failed
+    (health: NOT_SERVING), or it did not answer."""
     client = wire.Client(node.address)
     try:
-        code, reply = client.raw("/grpc.health.v1.Health/Check", b"")
+        code, reply = client.raw("/grpc.health.v1.Health/Check", b"", timeout=timeout or 10)
         return not (code == "OK" and wire.get(reply, 1) == 1)
     finally:
         client.close()
@@ -445,4 +486,5 @@ if __name__ == "__main__":
                    "health_follows_database": health_follows_database,
                    "relay_pings_each_host": relay_pings_each_host,
                    "sessions_on_the_database_clock": sessions_on_the_database_clock,
-                   "standby_promoted": standby_promoted}))
+                   "standby_promoted": standby_promoted,
+                   "primary_waits_for_nobody": primary_waits_for_nobody}))

@@ -1,6 +1,8 @@
 /*
  * text.c — strict UTF-8 decoding and the unprintable set (see text.h).
  */
+#include <unicode/uchar.h>
+
 #include "text.h"
 
 #include <stdio.h>
@@ -54,6 +56,10 @@ bool text_utf8_valid(const char *s, size_t len)
 
 bool text_unprintable(uint32_t cp)
 {
+    /* Unicode's own list of what is not shown: U+3164 HANGUL FILLER, U+115F,
+     * U+034F, U+180E, variation selectors, ... (and the ranges below). */
+    if (cp <= 0x10ffff && u_hasBinaryProperty((UChar32)cp, UCHAR_DEFAULT_IGNORABLE_CODE_POINT))
+        return true;
     return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||  /* C0, DEL, C1 */
            cp == 0xad ||                               /* soft hyphen: invisible */
            cp == 0x061c ||                             /* Arabic letter mark */

@@ -8,7 +8,9 @@
  * terminal's cursor, recolour it, rename its window or reorder the text a
  * reader sees: C0 and C1 controls and DEL, bidi embeddings, overrides,
  * isolates and marks, zero-width and other invisible format characters,
- * line and paragraph separators, tag characters, and noncharacters.
+ * line and paragraph separators, tag characters, noncharacters, and every
+ * Default_Ignorable_Code_Point (ICU's property: fillers, variation
+ * selectors), so that no name or line can be wholly invisible.
  *
  * Pure functions on caller-owned buffers: no allocation, no state, any thread.
  */

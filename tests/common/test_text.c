@@ -55,6 +55,15 @@ static void what_people_may_type(void **state)
     check_refuses("\xe2\x81\xa6x", "contains a bidirectional control (U+2066)");  /* isolate */
     check_refuses("ali\xe2\x80\x8b" "ce", "contains an invisible character (U+200B)");
     check_refuses("\xef\xbb\xbf" "bom", "contains an invisible character (U+FEFF)");
+    /* Default_Ignorable_Code_Point, not a list: fillers that make a name
+     * wholly invisible, a grapheme joiner, a Mongolian vowel separator, a
+     * variation selector (each passed before). */
+    check_refuses("\xe3\x85\xa4", "contains an invisible character (U+3164)");
+    check_refuses("\xe1\x85\x9f" "x", "contains an invisible character (U+115F)");
+    check_refuses("x" "\xe1\x85\xa0", "contains an invisible character (U+1160)");
+    check_refuses("a" "\xcd\x8f" "b", "contains an invisible character (U+034F)");
+    check_refuses("a" "\xe1\xa0\x8e" "b", "contains an invisible character (U+180E)");
+    check_refuses("a" "\xef\xb8\x8f", "contains an invisible character (U+FE0F)");
     check_refuses("tab\there", "contains a control character (U+0009)");
 }
 

@@ -256,6 +256,19 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
     return r;
 }
 
+/* A game made for a call that was then refused: it never was. Out of the
+ * registry, so that it neither counts against its client's open games nor
+ * waits in the lobby; its empty row stays in the store, as a game nobody
+ * joined does, and goes the same way. */
+static void discard_room(board_service *svc, room *r)
+{
+    if (svc->store && store_game_forget(svc->store, room_id(r)) != 0)
+        board_log(svc, "game %s: cannot forget it: %s", room_id(r),
+                  store_last_error(svc->store));
+    board_log(svc, "game %s dropped: its creation was refused", room_id(r));
+    board_let_go(svc, r, "the game was never made");
+}
+
 static void create_game(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
@@ -293,11 +306,13 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
             snprintf(err, sizeof err, "bots can fill at most %d of the %d seats",
                      game_seats(room_state(r)) - 1, game_seats(room_state(r)));
             board_fail(call, RPC_INVALID_ARGUMENT, err);
-            return;     /* the empty game goes away by itself */
+            discard_room(svc, r);
+            return;
         }
         if (board_bots_spawn(svc, r, req->bots, req->bot_level ? req->bot_level : 5, err,
                              sizeof err) != 0) {
             board_fail(call, RPC_FAILED_PRECONDITION, err);
+            discard_room(svc, r);
             return;
         }
     }
@@ -350,6 +365,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         return;
     }
     room *r = NULL;
+    bool made = false;             /* r was made for this call */
     if (req->any_of_kind[0]) {
         /* The lobby's "any open game of kind K", made when there is none. */
         for (int i = 0; i < svc->n_rooms && !r; i++)
@@ -357,9 +373,11 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
                 strcmp(room_kind(svc->rooms[i])->name, req->any_of_kind) == 0 &&
                 room_has_open_seat(svc->rooms[i]) && !room_find_name(svc->rooms[i], name))
                 r = svc->rooms[i];
-        if (!r)
+        if (!r) {
             r = board_new_room(svc, call, req->any_of_kind, req->options, req->n_options, "",
                                false, NULL, false, 0, &code, err, sizeof err);
+            made = r != NULL;
+        }
         if (!r) {
             board_fail(call, code, err);
             return;
@@ -376,6 +394,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
                               sizeof err);
     if (rc != ROOM_OK) {
         board_refuse(call, rc, err);
+        if (made && !room_is_diverged(r))
+            discard_room(svc, r);
         return;
     }
     Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;

@@ -317,9 +317,33 @@ def stored_bad_text(bindir):
             client.close()
 
 
+def refused_create_makes_nothing(bindir):
+    """A CreateGame that is refused (three bots for kalah's two seats) makes
+    no game: nothing in the lobby, nothing counted against the client's open
+    games. (Each such refusal left an empty game behind: three of them used
+    up a limit of three, and the client's next game was refused.)"""
+    with Env(bindir) as env:
+        board = env.board("--max-games-per-client", "3")
+        client = wire.Client(board.address)
+        try:
+            for _ in range(3):
+                code, text = client.raw(REGISTER + "CreateGame",
+                                        wire.message((1, "kalah"), (5, 3)))
+                check(code == "INVALID_ARGUMENT" and "bots can fill at most" in text,
+                      f"three bots: {code} {text}")
+            code, reply = client.raw(REGISTER + "ListGames", b"")
+            check(code == "OK" and not wire.repeated(reply, 1),
+                  f"the lobby lists games nobody made: {reply!r}")
+            code, text = client.raw(REGISTER + "CreateGame", wire.message((1, "kalah")))
+            check(code == "OK", f"a good game refused after three refused ones: {code} {text}")
+        finally:
+            client.close()
+
+
 TESTS = {f.__name__: f for f in (
     client_streams, client_observers, client_join_rate, client_chat_rate,
-    observers_leave_no_trace, bad_text_refused, options_refused, stored_bad_text)}
+    observers_leave_no_trace, bad_text_refused, options_refused, stored_bad_text,
+    refused_create_makes_nothing)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

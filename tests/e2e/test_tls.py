@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Env, check, main  # noqa: E402
+from harness import Autoplayer, Env, check, main  # noqa: E402
 
 FINGERPRINT = r"SHA256:(?:[0-9A-F]{2}:){31}[0-9A-F]{2}"
 
@@ -177,7 +177,24 @@ def changed_certificate(bindir):
         check(not any("joined" in l for l in plain.err_lines), plain.dump())
 
 
-TESTS = {f.__name__: f for f in (self_signed_kept, trust_on_first_use, changed_certificate)}
+def service_bots(bindir):
+    """The service's own bots play on a TLS service (--tls-self-signed):
+    they trust its certificate. (They connected in plaintext, were refused,
+    and the game waited for them for good.)"""
+    with Env(bindir) as env:
+        board = _self_signed_board(env, os.path.join(env.state_dir, "b.db"))
+        me = env.player("me", "--server", board.address, "--tls", "--new", "kalah", "--bots",
+                        "1", "--bot-level", "1")
+        me.expect(r"^The game starts", timeout=30)
+        Autoplayer(env, [me], seed=2).play_moves(3)
+        check(any(re.match(r"bot-1 played cup \d+\.", l) for l in me.lines),
+              "the bot never played\n" + me.dump())
+        me.quit()
+
+
+
+TESTS = {f.__name__: f for f in (self_signed_kept, trust_on_first_use, changed_certificate,
+                                  service_bots)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -46,6 +46,8 @@ typedef struct board_config {
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */
+    bool tls_self_signed;      /* tls_cert is the one --tls-self-signed made: the
+                                * service's bots trust exactly it */
     const char *db;            /* the store: a file, ":memory:", "" for none,
                                 * a postgresql:// URI (a cluster's shared store);
                                 * NULL: the user's data directory */

@@ -118,9 +118,10 @@ static int start_child(board_service *svc, room *r, const participant *p, char *
         if (pipefd[0] == TOKEN_FD ? fcntl(TOKEN_FD, F_SETFD, 0) != 0
                                   : dup2(pipefd[0], TOKEN_FD) != TOKEN_FD)
             _exit(127);
-        /* A TLS service: the bot trusts the service's own certificate (the
-         * one --tls-self-signed made, or the operator's chain). */
-        const char *tls = svc->cfg.tls_cert;
+        /* A service with the certificate --tls-self-signed made: the bot
+         * trusts exactly it (an operator's certificate, signed by a CA, is
+         * checked as any agent checks it). */
+        const char *tls = svc->cfg.tls_self_signed ? svc->cfg.tls_cert : NULL;
         execl(path, "sungka-player", "--server", server, "--name", p->name, "--game", room_id(r),
               "--seat", seat, "--token-fd", "3", "--view", "bot", "--level", lvl, "--think",
               think, "--state-dir", "", tls ? "--tls-ca" : "--view", tls ? tls : "bot",

@@ -228,6 +228,7 @@ static int use_self_signed(board_config *cfg, const char *const *extra, size_t n
     }
     cfg->tls_cert = ss->cert;
     cfg->tls_key = ss->key;
+    cfg->tls_self_signed = true;
     return 0;
 }
 

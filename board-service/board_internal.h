@@ -89,6 +89,8 @@ typedef struct participant {
     int seat;                  /* -1 for an observer; changed by room__set_seat only */
     int at;                    /* its index in room->people */
     bool departed;             /* went away; the seat is kept until depart_deadline_ms */
+    bool away;                 /* an observer whose stream ended: its token is kept
+                                * until depart_deadline_ms, so that it may resume */
     int64_t depart_deadline_ms;
     bool ready;
     void *stream;              /* the open event stream (room_io's), or NULL */

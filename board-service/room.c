@@ -103,7 +103,7 @@ participant *const *room_people(const room *r, int *n, int *n_seated)
 
 int room_watchers(const room *r)
 {
-    return r->n_people - r->n_seated;
+    return r->n_people - r->n_seated - r->n_away;
 }
 
 const participant *room_seat_holder(const room *r, int seat)
@@ -234,6 +234,7 @@ int room_add_person(room *r, participant *p)
 
 void room__drop_person(room *r, participant *p)
 {
+    room__back(r, p);
     unindex(r, p);
     if (p->seat >= 0)
         swap_people(r, p->at, --r->n_seated);
@@ -241,8 +242,20 @@ void room__drop_person(room *r, participant *p)
     r->n_people--;
 }
 
+void room__back(room *r, participant *p)
+{
+    if (!p->away)
+        return;
+    p->away = false;
+    p->departed = false;
+    p->depart_deadline_ms = 0;
+    r->n_away--;
+    assert(r->n_away >= 0);
+}
+
 void room__set_seat(room *r, participant *p, int seat)
 {
+    room__back(r, p);
     if (p->seat < 0 && seat >= 0)
         swap_people(r, p->at, r->n_seated++);
     else if (p->seat >= 0 && seat < 0)

@@ -48,6 +48,10 @@ void room_check(const room *r)
     for (int s = 0; s < seats; s++)
         out += r->out_at[s] > 0;
     assert(out == r->n_out);
+    int away = 0;
+    for (int i = 0; i < r->n_people; i++)
+        away += r->people[i]->away;
+    assert(away == r->n_away && (away == 0 || r->n_people > r->n_seated));
 #else
     (void)r;
 #endif

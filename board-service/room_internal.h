@@ -74,6 +74,7 @@ struct room {
                                 * a crowd's snapshot finds the players and counts
                                 * the observers without a scan */
     int n_people, people_cap, n_seated;
+    int n_away;                /* observers among them that are away (participant.away) */
     participant *seat_holder[GAME_MAX_SEATS];   /* NULL while open or after leaving */
     char seat_name[GAME_MAX_SEATS][BOARD_NAME_BYTES]; /* kept after the game ends */
     logged_event *log;
@@ -179,6 +180,8 @@ const room_clocks *room__event_clocks(const room *r, int64_t now, room_clocks *b
 void room__remove_participant(room *r, participant *p);
 /* Take p out of r->people and the service's indexes (the caller frees it). */
 void room__drop_person(room *r, participant *p);
+/* An away observer is back (or going for good): present, not counted away. */
+void room__back(room *r, participant *p);
 /* Give p seat `seat` (-1: none), keeping the seated before the watchers. */
 void room__set_seat(room *r, participant *p, int seat);
 

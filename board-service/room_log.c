@@ -300,6 +300,10 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
         replay_from = after_seq;
     for (size_t i = replay_from; i < r->log_len && p->stream; i++)
         room__send_logged(p, &r->log[i]);
+    if (p->away) {          /* an observer back within the grace: nothing to announce */
+        room__back(r, p);
+        return 0;
+    }
     if (p->departed) {      /* back within the grace: the seat is theirs again */
         room__change_begin(r);
         p->departed = false;
@@ -339,6 +343,10 @@ int room_restore_person(room *r, participant *p)
         return -1;
     if (p->id > r->next_person_id)
         r->next_person_id = p->id;
+    if (p->seat < 0 && p->departed) {   /* an observer, away until it resumes */
+        p->away = true;
+        r->n_away++;
+    }
     if (p->seat >= 0) {
         r->seat_holder[p->seat] = p;
         snprintf(r->seat_name[p->seat], sizeof r->seat_name[p->seat], "%s", p->name);

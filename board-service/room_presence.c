@@ -77,8 +77,16 @@ static void depart(room *r, participant *p, const char *why)
         announce_departed(r, p, why, r->svc->cfg.grace_ms / 1000);
         return;
     }
-    /* Observers, and players of a game that is over, have nothing to keep
-     * (and observers' departures are not events: pings count them). */
+    /* An observer keeps its token for the grace, to resume with it, though
+     * not as an event: observers' comings and goings are counted by pings,
+     * and cost the log nothing. */
+    if (p->seat < 0 && !p->away) {
+        p->away = true;
+        r->n_away++;
+        p->depart_deadline_ms = board_now_ms() + r->svc->cfg.grace_ms;
+        return;
+    }
+    /* A player of a game that is over has nothing to keep. */
     if (p->seat >= 0)
         announce_departed(r, p, why, 0);
     room__remove_participant(r, p);
@@ -132,6 +140,10 @@ static bool someone_plays(const room *r)
  * game"), unless nobody is left to: then the game is abandoned. */
 static void grace_over(room *r, participant *p)
 {
+    if (p->away) {             /* an observer that did not come back: gone quietly */
+        room__remove_participant(r, p);
+        return;
+    }
     char how[64];
     snprintf(how, sizeof how, "did not come back within %d s", r->svc->cfg.grace_ms / 1000);
     board_log(r->svc, "game %s: %s %s", r->id, p->name, how);

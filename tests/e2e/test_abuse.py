@@ -340,10 +340,47 @@ def refused_create_makes_nothing(bindir):
             client.close()
 
 
+def observer_resumes(bindir):
+    """An observer whose stream ended resumes with its token after the last
+    event it saw, as the contract says (its token died with its stream, so
+    resuming failed UNAUTHENTICATED); while away it is not counted as
+    watching, and its going and coming are no events."""
+    with Env(bindir) as env:
+        board = env.board("--ping-interval", "1", "--grace", "30")
+        client = wire.Client(board.address)
+        streams = []
+        try:
+            game_id, (alice, bob) = _raw_game(client)
+            olga = _token(client, game_id, "olga", True)
+            first, last = _snapshot(client, olga)
+            first.cancel()
+            bob_stream, before = _snapshot(client, bob)
+            streams.append(bob_stream)
+            code, text = client.raw(BOARD + "Chat", wire.message((1, "while olga was away")),
+                                    token=alice)
+            check(code == "OK", f"chat: {code} {text}")
+            again = client.stream(BOARD + "Subscribe", wire.message((1, last)), token=olga,
+                                  timeout=60)
+            streams.append(again)
+            try:
+                ev = next(again)
+            except Exception as e:           # grpc.RpcError: the token was gone
+                raise Failure(f"the observer could not resume: {e}")
+            check(wire.get(ev, 1, 0) == last + 1 and _event_kind(ev) == 17,
+                  f"resumed at {wire.fields(ev)}, not at the chat after {last}")
+            probe, after = _snapshot(client, alice)
+            streams.append(probe)
+            check(after == before + 1, f"the log grew from {before} to {after}: only the chat")
+        finally:
+            for s in streams:
+                s.cancel()
+            client.close()
+
+
 TESTS = {f.__name__: f for f in (
     client_streams, client_observers, client_join_rate, client_chat_rate,
     observers_leave_no_trace, bad_text_refused, options_refused, stored_bad_text,
-    refused_create_makes_nothing)}
+    refused_create_makes_nothing, observer_resumes)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

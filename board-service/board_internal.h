@@ -104,6 +104,8 @@ typedef struct participant {
     int chat_in_window;
     int64_t move_window_start_ms;
     int moves_in_window;
+    int64_t presence_window_start_ms;  /* room_presence.c: departures and returns */
+    int presence_in_window;            /* logged in the current window */
     int bot_level;             /* one of the service's own bots (bots.c), at this
                                 * level 1..10; 0: a person */
     int64_t account_id;        /* the account it plays for (signed in); 0: a guest */

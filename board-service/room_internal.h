@@ -176,6 +176,8 @@ void room__clock_stop(room *r);
 const room_clocks *room__event_clocks(const room *r, int64_t now, room_clocks *buf);
 
 /* --- room_presence.c --- */
+/* May p's departure or return be logged now (counted when it may)? */
+bool room__presence_logged(room *r, participant *p);
 /* Take a participant out of the room, the store and the token index. */
 void room__remove_participant(room *r, participant *p);
 /* Take p out of r->people and the service's indexes (the caller frees it). */

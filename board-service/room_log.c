@@ -311,7 +311,8 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
             r->gone &= ~(1u << p->seat);      /* back before anyone claimed */
         p->depart_deadline_ms = 0;
         board_log(r->svc, "game %s: %s is back", r->id, p->name);
-        room__announce_who(r, p, ROOM_EV_RETURNED);
+        if (room__presence_logged(r, p))
+            room__announce_who(r, p, ROOM_EV_RETURNED);
         room__maybe_start(r);
         /* Not stored: the room is reloaded, which ends this stream too. */
         room__change_end(r, NULL, 0);

@@ -29,6 +29,31 @@ void room__remove_participant(room *r, participant *p)
 
 /* ------------------------------------------------------ departure, leaving */
 
+/* A player's comings and goings are logged (the others see them, a
+ * restart replays them) up to PRESENCE_EVENTS_MAX in each window: a
+ * client that subscribes and cancels on end cannot grow the log and the
+ * database without bound. Past it they happen unlogged; pings still tell
+ * who is there. */
+#define PRESENCE_EVENTS_MAX 20
+#define PRESENCE_WINDOW_MS (10 * 60 * 1000)
+
+bool room__presence_logged(room *r, participant *p)
+{
+    int64_t now = board_now_ms();
+    if (now - p->presence_window_start_ms >= PRESENCE_WINDOW_MS) {
+        p->presence_window_start_ms = now;
+        p->presence_in_window = 0;
+    }
+    if (p->presence_in_window >= PRESENCE_EVENTS_MAX) {
+        if (p->presence_in_window++ == PRESENCE_EVENTS_MAX)
+            board_log(r->svc, "game %s: %s comes and goes too often; no more of it is logged "
+                      "for %d minutes", r->id, p->name, PRESENCE_WINDOW_MS / 60000);
+        return false;
+    }
+    p->presence_in_window++;
+    return true;
+}
+
 static void announce_departed(room *r, participant *p, const char *why, int grace_s)
 {
     room_event ev = {.kind = ROOM_EV_DEPARTED, .who = p, .text = why, .grace_s = grace_s};
@@ -74,7 +99,8 @@ static void depart(room *r, participant *p, const char *why)
     if (p->seat >= 0 && game_open(r)) {
         /* Keep the seat: the player may come back with their token. */
         p->depart_deadline_ms = board_now_ms() + r->svc->cfg.grace_ms;
-        announce_departed(r, p, why, r->svc->cfg.grace_ms / 1000);
+        if (room__presence_logged(r, p))
+            announce_departed(r, p, why, r->svc->cfg.grace_ms / 1000);
         return;
     }
     /* An observer keeps its token for the grace, to resume with it, though

@@ -377,10 +377,39 @@ def observer_resumes(bindir):
             client.close()
 
 
+def comings_and_goings_bounded(bindir):
+    """A seated player who subscribes and cancels on end cannot grow the
+    log (and the database) without bound: past 20 comings and goings in 10
+    minutes they are no longer logged. (Each cycle logged two events: 4,000
+    events and 8.6 MB in two seconds.)"""
+    with Env(bindir) as env:
+        board = env.board("--ping-interval", "1")
+        client = wire.Client(board.address)
+        streams = []
+        try:
+            game_id, (alice, bob) = _raw_game(client)
+            probe, before = _snapshot(client, alice)
+            streams.append(probe)
+            for _ in range(100):
+                s, _ = _snapshot(client, bob)
+                s.cancel()
+                time.sleep(0.03)             # the service sees the stream end first
+            time.sleep(1)
+            probe2, after = _snapshot(client, alice)
+            streams.append(probe2)
+            check(after - before <= 2 * 20 + 2,
+                  f"100 comings and goings grew the log by {after - before} events")
+            board.expect_stderr(r"bob comes and goes too often", timeout=10)
+        finally:
+            for s in streams:
+                s.cancel()
+            client.close()
+
+
 TESTS = {f.__name__: f for f in (
     client_streams, client_observers, client_join_rate, client_chat_rate,
     observers_leave_no_trace, bad_text_refused, options_refused, stored_bad_text,
-    refused_create_makes_nothing, observer_resumes)}
+    refused_create_makes_nothing, observer_resumes, comings_and_goings_bounded)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -25,6 +25,8 @@ typedef struct board_config {
     int max_streams;           /* concurrent calls per connection (default 64) */
     int chat_length;           /* bytes of one chat line (default 500) */
     int chat_rate;             /* chat lines per seat per 5 s (default 5) */
+    int presence_events;       /* a player's logged departures and returns per 10
+                                * minutes (default 20) */
     /* Per client address, whatever names it uses: */
     int max_client_streams;    /* open event streams (default 256) */
     int max_client_observers;  /* observer seats, in all games together (default 256) */

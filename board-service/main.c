@@ -55,6 +55,8 @@ static void usage(FILE *out)
             "                            characters\n"
             "      --chat-rate N         chat lines per player per 5 seconds (default 5)\n"
             "      --move-rate N         moves per seat per second (default 200)\n"
+            "      --presence-events N   a player's departures and returns logged per 10\n"
+            "                            minutes; more are not logged (default 20)\n"
             "  Limits per client address, whatever names it uses:\n"
             "      --max-client-streams N    open event streams (default 256)\n"
             "      --max-client-observers N  observer seats in all games (default 256)\n"
@@ -237,7 +239,7 @@ int main(int argc, char **argv)
     enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_FIRST_MOVE,
            OPT_MAX_GAMES,
            OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
-           OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE,
+           OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE, OPT_PRESENCE_EVENTS,
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS,
@@ -257,6 +259,7 @@ int main(int argc, char **argv)
         {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
         {"chat-length", required_argument, NULL, OPT_CHAT_LENGTH},
         {"chat-rate", required_argument, NULL, OPT_CHAT_RATE},
+        {"presence-events", required_argument, NULL, OPT_PRESENCE_EVENTS},
         {"move-rate", required_argument, NULL, OPT_MOVE_RATE},
         {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
         {"max-client-streams", required_argument, NULL, OPT_CLIENT_STREAMS},
@@ -337,6 +340,10 @@ int main(int argc, char **argv)
             break;
         case OPT_CHAT_LENGTH:
             if (parse_count("--chat-length", optarg, 65536, &cfg.chat_length) != 0)
+                return 2;
+            break;
+        case OPT_PRESENCE_EVENTS:
+            if (parse_count("--presence-events", optarg, 100000, &cfg.presence_events) != 0)
                 return 2;
             break;
         case OPT_CHAT_RATE:

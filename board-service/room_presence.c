@@ -30,11 +30,10 @@ void room__remove_participant(room *r, participant *p)
 /* ------------------------------------------------------ departure, leaving */
 
 /* A player's comings and goings are logged (the others see them, a
- * restart replays them) up to PRESENCE_EVENTS_MAX in each window: a
+ * restart replays them) up to cfg.presence_events in each window: a
  * client that subscribes and cancels on end cannot grow the log and the
  * database without bound. Past it they happen unlogged; pings still tell
  * who is there. */
-#define PRESENCE_EVENTS_MAX 20
 #define PRESENCE_WINDOW_MS (10 * 60 * 1000)
 
 bool room__presence_logged(room *r, participant *p)
@@ -44,8 +43,8 @@ bool room__presence_logged(room *r, participant *p)
         p->presence_window_start_ms = now;
         p->presence_in_window = 0;
     }
-    if (p->presence_in_window >= PRESENCE_EVENTS_MAX) {
-        if (p->presence_in_window++ == PRESENCE_EVENTS_MAX)
+    if (p->presence_in_window >= r->svc->cfg.presence_events) {
+        if (p->presence_in_window++ == r->svc->cfg.presence_events)
             board_log(r->svc, "game %s: %s comes and goes too often; no more of it is logged "
                       "for %d minutes", r->id, p->name, PRESENCE_WINDOW_MS / 60000);
         return false;

@@ -65,6 +65,8 @@ void board_config_defaults(board_config *cfg)
         cfg->chat_length = 500;
     if (cfg->chat_rate <= 0)
         cfg->chat_rate = 5;
+    if (cfg->presence_events <= 0)
+        cfg->presence_events = 20;
     if (cfg->move_rate <= 0)
         cfg->move_rate = 200;
     if (cfg->bot_think_ms <= 0)

@@ -45,6 +45,8 @@ typedef struct board_config {
     int signin_failures;       /* failed sign-ins per name per 5 minutes (default 5) */
     int client_signin_failures;/* ... per client address per 5 minutes (default 20) */
     int client_registrations;  /* accounts made per client address per hour (default 10) */
+    int client_lookups;        /* a cluster: unknown tokens and game ids a client address
+                                * may have looked up in the database per second (default 50) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */

@@ -163,12 +163,34 @@ static bool answer_elsewhere(board_service *svc, rpc_call *call, const char *gam
     return true;
 }
 
+/* A token or game id this node does not know costs a database query on the
+ * loop: cfg.client_lookups of them a second per client address. False when
+ * call was answered RESOURCE_EXHAUSTED instead. */
+static bool may_look_up(board_service *svc, rpc_call *call)
+{
+    char host[BOARD_HOST_BYTES];
+    board_peer_host(call, host, sizeof host);
+    int64_t now = board_now_ms();
+    if (board_limit_count(&svc->limits, "lookup", host, 1000, now) >= svc->cfg.client_lookups) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "too many unknown seat tokens or games: at most %d a second "
+                                  "from one address (--client-lookups)", svc->cfg.client_lookups);
+        rpc_call_finish_reason(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", msg);
+        return false;
+    }
+    board_limit_add(&svc->limits, "lookup", host, 1000, now);
+    return true;
+}
+
 bool board_cluster_redirect_game(board_service *svc, rpc_call *call, const char *game_id)
 {
     char endpoint[128];
     bool alive = false;
-    if (!svc->store || !store_shared(svc->store) || !game_id[0] ||
-        store_game_owner(svc->store, game_id, endpoint, sizeof endpoint, &alive) != 0)
+    if (!svc->store || !store_shared(svc->store) || !game_id[0])
+        return false;
+    if (!may_look_up(svc, call))
+        return true;
+    if (store_game_owner(svc->store, game_id, endpoint, sizeof endpoint, &alive) != 0)
         return false;
     return answer_elsewhere(svc, call, game_id, endpoint, alive);
 }
@@ -178,8 +200,11 @@ bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char
     char game_id[STORE_ID_BYTES], endpoint[128];
     bool alive = false;
     if (!svc->store || !store_shared(svc->store) || !token[0] ||
-        strlen(token) >= STORE_TOKEN_BYTES ||
-        store_token_owner(svc->store, token, game_id, endpoint, sizeof endpoint, &alive) != 0)
+        strlen(token) >= STORE_TOKEN_BYTES)
+        return false;
+    if (!may_look_up(svc, call))
+        return true;
+    if (store_token_owner(svc->store, token, game_id, endpoint, sizeof endpoint, &alive) != 0)
         return false;
     return answer_elsewhere(svc, call, game_id, endpoint, alive);
 }

@@ -96,6 +96,9 @@ static void usage(FILE *out)
             "      --session-days N      a sign-in lasts N days (default 30)\n"
             "      --client-registrations N  accounts one client address may create in\n"
             "                            an hour (default 10)\n"
+            "      --client-lookups N    a cluster: unknown seat tokens and game ids one\n"
+            "                            client address may have looked up per second\n"
+            "                            (default 50)\n"
             "      --check               check the database (SQLite's integrity_check) and\n"
             "                            exit: prints \"PATH: ok\" (status 0) or the\n"
             "                            problems (status 1); no service is started\n"
@@ -242,7 +245,7 @@ int main(int argc, char **argv)
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE, OPT_PRESENCE_EVENTS,
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
-           OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS,
+           OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
@@ -280,6 +283,7 @@ int main(int argc, char **argv)
         {"require-accounts", no_argument, NULL, OPT_REQUIRE_ACCOUNTS},
         {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
+        {"client-lookups", required_argument, NULL, OPT_CLIENT_LOOKUPS},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -436,6 +440,10 @@ int main(int argc, char **argv)
             break;
         case OPT_SESSION_DAYS:
             if (parse_count("--session-days", optarg, 3650, &cfg.session_days) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_LOOKUPS:
+            if (parse_count("--client-lookups", optarg, 1000000, &cfg.client_lookups) != 0)
                 return 2;
             break;
         case OPT_CLIENT_REGISTRATIONS:

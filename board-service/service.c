@@ -85,6 +85,8 @@ void board_config_defaults(board_config *cfg)
         cfg->client_signin_failures = 20;
     if (cfg->client_registrations <= 0)
         cfg->client_registrations = 10;
+    if (cfg->client_lookups <= 0)
+        cfg->client_lookups = 50;
     if (!cfg->log)
         cfg->log = stderr;
 }

@@ -313,6 +313,28 @@ def sessions_on_the_database_clock(bindir):
             c.close()
 
 
+def lookups_limited(bindir):
+    """Unknown seat tokens sent to a cluster's node cost it a database query
+    each, on its loop: one address may have --client-lookups of them looked
+    up a second; past that they are refused LIMIT_REACHED at once. (They
+    were looked up without limit: ~4,000 queries a second from one client.)"""
+    with Env(bindir) as env:
+        db, (a, b) = _cluster(env, 2)
+        client = wire.Client(a.address)
+        try:
+            codes = {}
+            for i in range(120):
+                code, reason, text = client.reason("/sungka.v1.Board/GetBoard", b"",
+                                                   token=f"{i:032x}")
+                codes[(code, reason)] = codes.get((code, reason), 0) + 1
+            limited = codes.get(("RESOURCE_EXHAUSTED", "LIMIT_REACHED"), 0)
+            check(limited >= 120 - 50 - 10, f"unknown tokens were looked up freely: {codes}")
+            check(codes.get(("UNAUTHENTICATED", "UNKNOWN_TOKEN"), 0) >= 40,
+                  f"the first ones were not looked up: {codes}")
+        finally:
+            client.close()
+
+
 class PgServer:
     """A PostgreSQL server of the test's own in top/NAME (initdb, or a base
     backup of another as its streaming standby), run by the user postgres
@@ -487,4 +509,5 @@ if __name__ == "__main__":
                    "relay_pings_each_host": relay_pings_each_host,
                    "sessions_on_the_database_clock": sessions_on_the_database_clock,
                    "standby_promoted": standby_promoted,
-                   "primary_waits_for_nobody": primary_waits_for_nobody}))
+                   "primary_waits_for_nobody": primary_waits_for_nobody,
+                   "lookups_limited": lookups_limited}))

@@ -182,6 +182,18 @@ static bool may_look_up(board_service *svc, rpc_call *call)
     return true;
 }
 
+/* The database cannot say where a token's or a game's node is (down, failing
+ * over): not an unknown token, which ends an agent's seat for good, but a
+ * moment to wait. Always answered. */
+static bool cannot_ask(board_service *svc, rpc_call *call)
+{
+    char msg[300];
+    snprintf(msg, sizeof msg, "the cluster's database cannot say where that game is now (%s); "
+                              "try again", store_last_error(svc->store));
+    rpc_call_finish_reason(call, RPC_UNAVAILABLE, "GAME_MOVING", msg);
+    return true;
+}
+
 bool board_cluster_redirect_game(board_service *svc, rpc_call *call, const char *game_id)
 {
     char endpoint[128];
@@ -190,8 +202,11 @@ bool board_cluster_redirect_game(board_service *svc, rpc_call *call, const char 
         return false;
     if (!may_look_up(svc, call))
         return true;
-    if (store_game_owner(svc->store, game_id, endpoint, sizeof endpoint, &alive) != 0)
+    int rc = store_game_owner(svc->store, game_id, endpoint, sizeof endpoint, &alive);
+    if (rc == STORE_NOT_FOUND)
         return false;
+    if (rc != 0)
+        return cannot_ask(svc, call);
     return answer_elsewhere(svc, call, game_id, endpoint, alive);
 }
 
@@ -204,8 +219,11 @@ bool board_cluster_redirect_token(board_service *svc, rpc_call *call, const char
         return false;
     if (!may_look_up(svc, call))
         return true;
-    if (store_token_owner(svc->store, token, game_id, endpoint, sizeof endpoint, &alive) != 0)
+    int rc = store_token_owner(svc->store, token, game_id, endpoint, sizeof endpoint, &alive);
+    if (rc == STORE_NOT_FOUND)
         return false;
+    if (rc != 0)
+        return cannot_ask(svc, call);
     return answer_elsewhere(svc, call, game_id, endpoint, alive);
 }
 

@@ -214,8 +214,9 @@ def bots_and_clocks(bindir):
 
 def health_follows_database(bindir):
     """A node whose database stops answering says so to health checks
-    (NOT_SERVING) once it cannot renew its lease, and keeps running. On a
-    PostgreSQL server of the test's own, which it stops."""
+    (NOT_SERVING) once it cannot renew its lease, keeps running, and answers
+    a seat token it cannot place "try again". On a PostgreSQL server of the
+    test's own, which it stops."""
     here = os.path.dirname(os.path.abspath(__file__))
     with Env(bindir) as env:
         # Where the server's own user (postgres, when the tests run as root) may go.
@@ -243,6 +244,13 @@ def health_follows_database(bindir):
                 time.sleep(0.2)
             node.expect_stderr(r"cannot renew the lease", timeout=5)
             check(node.p.poll() is None, "the node died with its database")
+            # A seat token it does not know, which the database cannot place:
+            # a moment to wait, not an unknown token (that ends an agent's
+            # seat for good: it was answered so during failovers).
+            code, reason, text = client.reason("/sungka.v1.Board/GetBoard", b"",
+                                               token="ab" * 16)
+            check(code == "UNAVAILABLE" and reason == "GAME_MOVING",
+                  f"an unplaceable token was answered {code} {reason}: {text}")
             client.close()
         finally:
             subprocess.run([server, "stop", pgdir], capture_output=True, timeout=120)

@@ -366,11 +366,23 @@ static bool signin_limited(board_service *svc, rpc_call *call, const char *host,
     return true;
 }
 
-static void count_failure(board_service *svc, const char *host, const char *key)
+/* A password check is counted as a failure when it is let in, before its
+ * hash runs: checks in flight count against the limit, so a burst of
+ * guesses at once gets no more than the limit's worth (checked on arrival
+ * and counted when the hash finished, 34 at once were all tried). One that
+ * turns out right takes its count back (forgive_attempt). */
+static void count_attempt(board_service *svc, const char *host, const char *key)
 {
     int64_t now = board_now_ms();
     board_limit_add(&svc->limits, "fail-name", key, SIGNIN_WINDOW_MS, now);
     board_limit_add(&svc->limits, "fail-addr", host, SIGNIN_WINDOW_MS, now);
+}
+
+static void forgive_attempt(board_service *svc, const char *host, const char *key)
+{
+    int64_t now = board_now_ms();
+    board_limit_take_back(&svc->limits, "fail-name", key, SIGNIN_WINDOW_MS, now);
+    board_limit_take_back(&svc->limits, "fail-addr", host, SIGNIN_WINDOW_MS, now);
 }
 
 /* A password from a request: 0, or -1 answered. Never echoed. */
@@ -498,12 +510,12 @@ static void signed_in_done(accounts_job *job)
     rpc_call *call = held_call_of(h);
     if (!call)
         return;
-    if (h->result != 0 || h->account.id == 0) {
-        count_failure(svc, h->host, h->name.key);
+    if (h->result != 0 || h->account.id == 0) {       /* counted when let in */
         reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong name or password");
         held_free(h);
         return;
     }
+    forgive_attempt(svc, h->host, h->name.key);
     char token[ACCOUNTS_SESSION_TOKEN_BYTES];
     int64_t expires;
     if (new_session(svc, call, h->account.id, token, &expires) == 0) {
@@ -536,7 +548,12 @@ static void sign_in(rpc_call *call, const ProtobufCMessage *request, void *user)
         held_free(h);
         return;
     }
-    hold(svc, call, h, signed_in_done);      /* no account: id 0, the dummy hash */
+    char host[BOARD_HOST_BYTES], key[sizeof h->name.key];
+    snprintf(host, sizeof host, "%s", h->host);
+    snprintf(key, sizeof key, "%s", h->name.key);
+    count_attempt(svc, host, key);
+    if (hold(svc, call, h, signed_in_done) != 0)   /* no account: id 0, the dummy hash */
+        forgive_attempt(svc, host, key);           /* never tried */
 }
 
 /* ------------------------------------------------------------ the rest */
@@ -583,15 +600,16 @@ static void changed(accounts_job *job)
     if (!call)
         return;
     int n = 0;
-    if (h->result != 0) {
-        count_failure(svc, h->host, h->account.name_key);
+    if (h->result != 0) {      /* counted when let in */
         reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong password");
-    } else if (store_begin(svc->store) != 0 ||
-               store_account_set_password(svc->store, h->account.id, h->hash,
-                                          board_wall_ms()) != 0 ||
-               store_sessions_delete_account(svc->store, h->account.id, h->session_id,
-                                             &n) != 0 ||
-               store_commit(svc->store) != 0) {
+        held_free(h);
+        return;
+    }
+    forgive_attempt(svc, h->host, h->account.name_key);
+    if (store_begin(svc->store) != 0 ||
+        store_account_set_password(svc->store, h->account.id, h->hash, board_wall_ms()) != 0 ||
+        store_sessions_delete_account(svc->store, h->account.id, h->session_id, &n) != 0 ||
+        store_commit(svc->store) != 0) {
         store_rollback(svc->store);
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the new password");
     } else {
@@ -621,7 +639,12 @@ static void change_password(rpc_call *call, const ProtobufCMessage *request, voi
         return;
     }
     memcpy(h->session_id, ss.id, sizeof h->session_id);
-    hold(svc, call, h, changed);
+    char host[BOARD_HOST_BYTES], key[sizeof h->account.name_key];
+    snprintf(host, sizeof host, "%s", h->host);
+    snprintf(key, sizeof key, "%s", h->account.name_key);
+    count_attempt(svc, host, key);
+    if (hold(svc, call, h, changed) != 0)
+        forgive_attempt(svc, host, key);
 }
 
 static void who_am_i(rpc_call *call, const ProtobufCMessage *request, void *user)

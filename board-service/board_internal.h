@@ -147,6 +147,10 @@ int board_limit_count(limit_table *t, const char *kind, const char *what, int wi
                       int64_t now);
 void board_limit_add(limit_table *t, const char *kind, const char *what, int window_ms,
                      int64_t now);
+/* One fewer in kind:what's window still open at now (what turned out not
+ * to count: a sign-in reserved as a failure that succeeded). */
+void board_limit_take_back(limit_table *t, const char *kind, const char *what, int window_ms,
+                           int64_t now);
 
 /* person_index.c: participants by seat token (every game of the service) or
  * by (room, name). An index holds pointers it does not own; a participant is

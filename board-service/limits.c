@@ -111,3 +111,11 @@ void board_limit_add(limit_table *t, const char *kind, const char *what, int win
     }
     s->count++;
 }
+
+void board_limit_take_back(limit_table *t, const char *kind, const char *what, int window_ms,
+                           int64_t now)
+{
+    struct limit_slot *s = slot(t, hash_of(t, kind, what), now, false);
+    if (s && s->window_ms == window_ms && now - s->start_ms < s->window_ms && s->count > 0)
+        s->count--;
+}

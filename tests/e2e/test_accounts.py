@@ -462,7 +462,43 @@ def text_view(bindir):
             p.quit()
 
 
+def guesses_at_once(bindir):
+    """A burst of wrong guesses sent at once gets the limit's worth tried,
+    no more: a check in flight counts against the limit. (Checked on arrival
+    and counted when the hash finished, 34 guesses at once were all tried,
+    and the right password then signed in.) A right password takes its count
+    back: signing in again and again is no failure."""
+    def body(env, board, client):
+        import threading
+        alice = client()
+        alice.create("alice")
+        for _ in range(7):                       # right each time: never limited
+            alice.sign_in("alice")
+        mallory = client()
+        answers = []
+
+        def guess(i):
+            try:
+                request = pb.SignInRequest(name="alice", password=f"guess number {i}")
+                mallory.accounts.SignIn(request, timeout=CALL_TIMEOUT)
+                answers.append("OK")
+            except grpc.RpcError as e:
+                answers.append(dict(e.trailing_metadata() or ()).get("sungka-error-reason"))
+        threads = [threading.Thread(target=guess, args=(i,)) for i in range(30)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        tried = answers.count("BAD_CREDENTIALS")
+        check(len(answers) == 30 and "OK" not in answers and tried <= 5,
+              f"30 guesses at once: {tried} tried, answers {sorted(set(answers), key=str)}")
+        refused("alice after the burst, even the right password",
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_REACHED", mallory.accounts.SignIn,
+                pb.SignInRequest(name="alice", password=PASSWORD))
+    with_board(bindir, body)
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
-                                           claim_statistics, text_view)}))
+                                           claim_statistics, text_view, guesses_at_once)}))

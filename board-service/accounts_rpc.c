@@ -385,6 +385,19 @@ static void forgive_attempt(board_service *svc, const char *host, const char *ke
     board_limit_take_back(&svc->limits, "fail-addr", host, SIGNIN_WINDOW_MS, now);
 }
 
+/* Hold a password check of name key, counted as an attempt from now on
+ * (one the pool cannot take was never tried: not counted). */
+static void hold_attempt(board_service *svc, rpc_call *call, held_call *h, const char *key,
+                         void (*done)(accounts_job *))
+{
+    char host[BOARD_HOST_BYTES], name_key[STORE_NAME_KEY_BYTES];
+    snprintf(host, sizeof host, "%s", h->host);       /* hold() frees h when refused */
+    snprintf(name_key, sizeof name_key, "%s", key);
+    count_attempt(svc, host, name_key);
+    if (hold(svc, call, h, done) != 0)
+        forgive_attempt(svc, host, name_key);
+}
+
 /* A password from a request: 0, or -1 answered. Never echoed. */
 static int take_password(rpc_call *call, const char *in, char *out, size_t outlen)
 {
@@ -548,12 +561,7 @@ static void sign_in(rpc_call *call, const ProtobufCMessage *request, void *user)
         held_free(h);
         return;
     }
-    char host[BOARD_HOST_BYTES], key[sizeof h->name.key];
-    snprintf(host, sizeof host, "%s", h->host);
-    snprintf(key, sizeof key, "%s", h->name.key);
-    count_attempt(svc, host, key);
-    if (hold(svc, call, h, signed_in_done) != 0)   /* no account: id 0, the dummy hash */
-        forgive_attempt(svc, host, key);           /* never tried */
+    hold_attempt(svc, call, h, h->name.key, signed_in_done);   /* no account: the dummy hash */
 }
 
 /* ------------------------------------------------------------ the rest */
@@ -639,12 +647,7 @@ static void change_password(rpc_call *call, const ProtobufCMessage *request, voi
         return;
     }
     memcpy(h->session_id, ss.id, sizeof h->session_id);
-    char host[BOARD_HOST_BYTES], key[sizeof h->account.name_key];
-    snprintf(host, sizeof host, "%s", h->host);
-    snprintf(key, sizeof key, "%s", h->account.name_key);
-    count_attempt(svc, host, key);
-    if (hold(svc, call, h, changed) != 0)
-        forgive_attempt(svc, host, key);
+    hold_attempt(svc, call, h, h->account.name_key, changed);
 }
 
 static void who_am_i(rpc_call *call, const ProtobufCMessage *request, void *user)

@@ -178,6 +178,10 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
         protobuf_c_message_free_unpacked(&ev->base, NULL);
 }
 
+/* What the store hands recovery, adoption, reloads and the replay check. */
+static const store_recovery_cb recovery_cb = {on_game, on_participant, on_event, on_bot,
+                                              on_account};
+
 /* Drop the rooms from index first on that could not be rebuilt, and open
  * the others: everyone departed, clocks running again. Returns how many of
  * them had ended. */
@@ -219,9 +223,8 @@ static void log_recovered(board_service *svc, const recovering *rc, int ended, c
 int board_recover(board_service *svc, char *err, size_t errlen)
 {
     recovering rc = {.svc = svc};
-    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
     unsigned max_id = 0;
-    if (store_recover(svc->store, &cb, &rc, &max_id) != 0) {
+    if (store_recover(svc->store, &recovery_cb, &rc, &max_id) != 0) {
         snprintf(err, errlen, "cannot read the unfinished games: %s",
                  store_last_error(svc->store));
         return -1;
@@ -239,10 +242,9 @@ int board_recover(board_service *svc, char *err, size_t errlen)
 static int reload(board_service *svc, int index, int64_t now)
 {
     recovering rc = {.svc = svc};
-    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
     room *old = board_rooms_take(svc, index);      /* out of the way of its id */
     int first = svc->n_rooms;
-    int res = store_recover_game(svc->store, room_id(old), &cb, &rc);
+    int res = store_recover_game(svc->store, room_id(old), &recovery_cb, &rc);
     room *fresh = svc->n_rooms == first + 1 ? svc->rooms[first] : NULL;
     if (res != 0 || !fresh || room_is_damaged(fresh)) {
         board_log(svc, "game %s: cannot reload it yet: %s", room_id(old),
@@ -274,8 +276,7 @@ static int reload(board_service *svc, int index, int64_t now)
 room *board_rebuild(board_service *svc, const char *id)
 {
     recovering rc = {.svc = svc, .detached = true};
-    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
-    if (store_recover_game(svc->store, id, &cb, &rc) != 0 || !rc.current)
+    if (store_recover_game(svc->store, id, &recovery_cb, &rc) != 0 || !rc.current)
         return NULL;
     if (room_is_damaged(rc.current)) {
         room_free(rc.current);
@@ -305,7 +306,6 @@ void board_reload_diverged(board_service *svc, int64_t now)
 int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bool own)
 {
     recovering rc = {.svc = svc};
-    store_recovery_cb cb = {on_game, on_participant, on_event, on_bot, on_account};
     for (int i = 0; i < n; i++) {
         /* A game this node lost and takes back: the log has moved on. */
         room *stale = board_find_room(svc, ids[i]);
@@ -314,7 +314,7 @@ int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bo
     }
     int first = svc->n_rooms;
     for (int i = 0; i < n; i++)
-        if (store_recover_game(svc->store, ids[i], &cb, &rc) != 0)
+        if (store_recover_game(svc->store, ids[i], &recovery_cb, &rc) != 0)
             board_log(svc, "cannot adopt game %s: %s", ids[i], store_last_error(svc->store));
     log_recovered(svc, &rc, settle(svc, &rc, first),
                   own ? "recovered" : "adopted from a node that stopped:");

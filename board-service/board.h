@@ -47,6 +47,8 @@ typedef struct board_config {
     int client_registrations;  /* accounts made per client address per hour (default 10) */
     int client_lookups;        /* a cluster: unknown tokens and game ids a client address
                                 * may have looked up in the database per second (default 50) */
+    int stall_limit_ms;        /* health says NOT_SERVING once the loop has not turned
+                                * for this long, and the log says so (default 3000) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */

@@ -238,6 +238,7 @@ struct board_service {
     int n_bots, bots_cap;
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
     limit_table limits;        /* accounts_rpc.c: sign-in failures, accounts made */
+    struct board_health *health;   /* health.c: the loop's beat, the watchdog */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
 };
@@ -316,6 +317,16 @@ int board_game_here(board_service *svc, const char *game_id);
 int64_t board_shared_now_ms(const board_service *svc);
 /* False while a cluster's node cannot renew its lease (true outside one). */
 bool board_cluster_healthy(const board_service *svc);
+
+/* --- health.c: grpc.health.v1.Health answered off the loop (on rpc's side
+ * thread, from atomics the loop leaves), and a watchdog thread that logs when
+ * the loop has not turned for cfg.stall_limit_ms and when it turns again.
+ * init: before rpc_server_start (it adds the side method); watch: after it;
+ * beat: the loop, every turn; free: after rpc_server_destroy. --- */
+int board_health_init(board_service *svc);
+int board_health_watch(board_service *svc);
+void board_health_beat(board_service *svc, int64_t now);
+void board_health_free(board_service *svc);
 
 /* --- registry.c: the games by id. The registry owns a room from
  * board_rooms_add to board_rooms_remove (which frees it); removing index i

@@ -99,6 +99,11 @@ static void usage(FILE *out)
             "      --client-lookups N    a cluster: unknown seat tokens and game ids one\n"
             "                            client address may have looked up per second\n"
             "                            (default 50)\n"
+            "      --stall-limit MS      health (grpc.health.v1, answered off the service's\n"
+            "                            loop) says NOT_SERVING once the loop has not turned\n"
+            "                            for MS milliseconds, e.g. waiting on a database\n"
+            "                            that stopped answering; the log says so too\n"
+            "                            (default 3000)\n"
             "      --check               check the database (SQLite's integrity_check) and\n"
             "                            exit: prints \"PATH: ok\" (status 0) or the\n"
             "                            problems (status 1); no service is started\n"
@@ -246,7 +251,7 @@ int main(int argc, char **argv)
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
-           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER };
+           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_STALL_LIMIT };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -284,6 +289,7 @@ int main(int argc, char **argv)
         {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
         {"client-lookups", required_argument, NULL, OPT_CLIENT_LOOKUPS},
+        {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -440,6 +446,10 @@ int main(int argc, char **argv)
             break;
         case OPT_SESSION_DAYS:
             if (parse_count("--session-days", optarg, 3650, &cfg.session_days) != 0)
+                return 2;
+            break;
+        case OPT_STALL_LIMIT:
+            if (parse_count("--stall-limit", optarg, 3600000, &cfg.stall_limit_ms) != 0)
                 return 2;
             break;
         case OPT_CLIENT_LOOKUPS:

@@ -48,6 +48,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <stdarg.h>
@@ -386,6 +388,47 @@ static int reconnect(struct pg *p)
 #define ANSWER_DEADLINE_MS 8000
 #define CANCEL_DEADLINE_MS 2000
 
+/* Cancel requests that may still be waiting for a server that accepted
+ * them and never answered (PQcancel has no timeout of its own: a frozen
+ * server held the loop for as long as it was frozen, 24 s of 25 in a test).
+ * Each is sent from a detached thread, so the loop waits for the statement's
+ * answer only; past this many still waiting, none is sent and the
+ * connection is given up at the deadline all the same. */
+#define CANCELS_WAITING_MAX 4
+
+static atomic_int cancels_waiting;
+
+static void *send_cancel(void *arg)
+{
+    PGcancel *cancel = arg;
+    char why[256];
+    PQcancel(cancel, why, sizeof why);
+    PQfreeCancel(cancel);
+    atomic_fetch_sub(&cancels_waiting, 1);
+    return NULL;
+}
+
+static void cancel_in_background(PGconn *conn)
+{
+    if (atomic_fetch_add(&cancels_waiting, 1) >= CANCELS_WAITING_MAX) {
+        atomic_fetch_sub(&cancels_waiting, 1);
+        return;
+    }
+    PGcancel *cancel = PQgetCancel(conn);
+    pthread_t thread;
+    pthread_attr_t attr;
+    bool started = false;
+    if (cancel && pthread_attr_init(&attr) == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        started = pthread_create(&thread, &attr, send_cancel, cancel) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started) {
+        PQfreeCancel(cancel);
+        atomic_fetch_sub(&cancels_waiting, 1);
+    }
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -407,12 +450,7 @@ static PGresult *answer(struct pg *p, int sent)
     while (PQisBusy(p->conn)) {
         int64_t left = deadline - mono_ms();
         if (left <= 0 && !p->late) {
-            char why[256];
-            PGcancel *cancel = PQgetCancel(p->conn);
-            if (cancel) {
-                PQcancel(cancel, why, sizeof why);
-                PQfreeCancel(cancel);
-            }
+            cancel_in_background(p->conn);
             p->late = true;
             deadline = mono_ms() + CANCEL_DEADLINE_MS;
             continue;

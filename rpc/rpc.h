@@ -210,6 +210,23 @@ int rpc_server_add_methods(rpc_server *srv, const ProtobufCServiceDescriptor *sv
  */
 void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user);
 
+/*
+ * A unary method answered on a thread of its own instead of by
+ * rpc_server_poll(): for what must be answered while the polling thread is
+ * busy or stuck (a health check asks whether that thread is alive). `answer`
+ * runs on the side thread, one call at a time, concurrently with the polling
+ * thread: it may read only what any thread may read (atomics). It fills
+ * `reply` (initialised for the method's output type; strings it sets are
+ * not freed) and returns RPC_OK, or a code and a sentence in why[whylen].
+ * Requests that do not decode or hold invalid UTF-8 are refused before it
+ * runs. Before rpc_server_start(); at most 4 side methods per server. The
+ * method is then never routed to the service added for its descriptor.
+ */
+typedef rpc_code (*rpc_side_answer)(const ProtobufCMessage *request, ProtobufCMessage *reply,
+                                    char *why, size_t whylen, void *user);
+int rpc_server_add_side_method(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                               const char *method, rpc_side_answer answer, void *user);
+
 int rpc_server_start(rpc_server *srv);
 
 /*

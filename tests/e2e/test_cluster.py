@@ -257,6 +257,88 @@ def health_follows_database(bindir):
             shutil.rmtree(top, ignore_errors=True)
 
 
+def _own_pg(name):
+    """A PostgreSQL server of the test's own (it freezes or stops it):
+    (its directory, a database URL on it, the pg_server.sh to stop it)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = tempfile.mkdtemp(prefix="sungka-pg-")
+    os.chmod(top, 0o755)     # where the server's own user (postgres, as root) may go
+    pgdir = os.path.join(top, "pg")
+    server = os.path.join(here, "..", "pg", "pg_server.sh")
+    subprocess.run([server, "start", pgdir], check=True, capture_output=True, timeout=120)
+    with open(os.path.join(pgdir, "url")) as f:
+        url = f.read().strip().rsplit("/", 1)[0] + "/" + name
+    return top, pgdir, url, server
+
+
+def _pg_processes(pgdir):
+    """The postmaster of the server in pgdir and all its children."""
+    with open(os.path.join(pgdir, "data", "postmaster.pid")) as f:
+        master = int(f.readline())
+    out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True)
+    return [master] + [int(p) for p in out.stdout.split()]
+
+
+def health_off_the_loop(bindir):
+    """Health is answered even while the service's loop is stuck: with its
+    PostgreSQL server frozen (SIGSTOP, a server that accepts connections and
+    never answers), the node's loop waits inside a statement, and a health
+    check still gets NOT_SERVING at once instead of waiting with everything
+    else (it timed out: asked of the loop, health could not say the loop was
+    stuck). The log says the loop stopped turning, and that it turns again
+    while the server is still frozen (the statement given up); health says
+    SERVING again after the thaw."""
+    with Env(bindir) as env:
+        top, pgdir, url, server = _own_pg("sungka_stall")
+        frozen = []
+        try:
+            node = env.board("--db", url, "--lease", str(LEASE_S), "--stall-limit", "1500")
+            client = wire.Client(node.address)
+            health = "/grpc.health.v1.Health/Check"
+            code, reply = client.raw(health, b"", timeout=5)
+            check(code == "OK" and wire.get(reply, 1) == 1, f"healthy: {code} {reply}")
+            frozen = _pg_processes(pgdir)
+            for pid in frozen:
+                os.kill(pid, signal.SIGSTOP)
+            # The lease is renewed every LEASE_S/3 s: the loop is inside a
+            # statement soon after, and stuck there.
+            node.expect_stderr(r"loop has not turned for \d+ ms", timeout=LEASE_S + 10)
+            answers = []
+            for _ in range(3):
+                code, reply = client.raw(health, b"", timeout=2)
+                answers.append((code, wire.get(reply, 1) if code == "OK" else reply))
+            check(all(a == ("OK", 2) for a in answers),
+                  f"health while the loop is stuck: {answers} (expected NOT_SERVING, 2)\n" +
+                  node.dump())
+            # What the loop answers waits: the loop is stuck indeed.
+            code, reply = client.raw("/sungka.v1.Register/ListGames", wire.message(),
+                                     timeout=2)
+            check(code == "DEADLINE_EXCEEDED", f"ListGames while stuck: {code} {reply}")
+            # Still frozen, the loop gives the statement up and turns again
+            # (8 s for an answer, 2 s more after a cancel, 5 s to connect):
+            # the cancel request, which a frozen server never answers either,
+            # held it until the thaw.
+            node.expect_stderr(r"loop turns again after \d+ ms", timeout=25)
+            for pid in frozen:
+                os.kill(pid, signal.SIGCONT)
+            frozen = []
+            deadline = time.monotonic() + LEASE_S + 15
+            while True:
+                code, reply = client.raw(health, b"", timeout=5)
+                if code == "OK" and wire.get(reply, 1) == 1:
+                    break
+                check(time.monotonic() < deadline, f"not serving again: {code} {reply}\n" +
+                      node.dump())
+                time.sleep(0.2)
+            check(node.p.poll() is None, "the node died with its frozen database")
+            client.close()
+        finally:
+            for pid in frozen:
+                os.kill(pid, signal.SIGCONT)
+            subprocess.run([server, "stop", pgdir], capture_output=True, timeout=120)
+            shutil.rmtree(top, ignore_errors=True)
+
+
 def relay_pings_each_host(bindir):
     """A relay watching games on two nodes answers each game's pings to that
     game's host. (It answered them through whichever node it last talked
@@ -514,6 +596,7 @@ if __name__ == "__main__":
     sys.exit(main({"three_nodes": three_nodes, "failover": failover,
                    "late_node_fenced": late_node_fenced, "bots_and_clocks": bots_and_clocks,
                    "health_follows_database": health_follows_database,
+                   "health_off_the_loop": health_off_the_loop,
                    "relay_pings_each_host": relay_pings_each_host,
                    "sessions_on_the_database_clock": sessions_on_the_database_clock,
                    "standby_promoted": standby_promoted,

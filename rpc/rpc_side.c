@@ -24,6 +24,7 @@
 #include <grpc/support/log.h>
 
 #define SIDE_METHODS_MAX 4
+#define SIDE_WAIT_MS 100
 
 enum { SIDE_REQUEST, SIDE_ANSWERED };
 
@@ -170,8 +171,13 @@ static void *side_main(void *arg)
     struct rpc_server *srv = arg;
     struct rpc_side *side = srv->side;
     for (;;) {
-        grpc_event ev = grpc_completion_queue_next(side->cq,
-                                                   gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+        /* Short waits, as rpc_server_poll's: a thread waiting on a queue
+         * while another polls the network sleeps on a condition whose
+         * deadline gRPC takes from the wall clock. Under a faked wall clock
+         * (libfaketime, used to test clocks that are off) such a wait never
+         * ended, and the loop only turned when a call came. */
+        grpc_event ev = grpc_completion_queue_next(side->cq, rpc__deadline_ms(SIDE_WAIT_MS),
+                                                   NULL);
         if (ev.type == GRPC_QUEUE_SHUTDOWN)
             return NULL;
         if (ev.type != GRPC_OP_COMPLETE)

@@ -303,6 +303,11 @@ void board_check_replay_or_abort(board_service *svc);
 int board_cluster_start(board_service *svc, char *err, size_t errlen);
 /* From the loop: renew the lease, adopt orphaned games. */
 void board_cluster_tick(board_service *svc, int64_t now);
+/* A commit the database confirms, now: the lease renewed (0), or -1. With
+ * a synchronous standby, whatever the primary held before it is on the
+ * standby too once it returns (recovery.c reads a diverged game's log only
+ * then). 0 at once outside a cluster. */
+int board_cluster_confirm(board_service *svc, int64_t now);
 /* Let go of the games lost (room_lose): adopted by another node, or under
  * a database that went back in time. From the loop, every turn. */
 void board_let_go_lost(board_service *svc);

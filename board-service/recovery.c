@@ -285,8 +285,28 @@ room *board_rebuild(board_service *svc, const char *id)
     return rc.current;
 }
 
+/* Is any diverged game due to be reloaded? */
+static bool reload_due(const board_service *svc, int64_t now)
+{
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        if (room_is_diverged(r) && !room_is_lost(r) && now >= room_reload_after(r))
+            return true;
+    }
+    return false;
+}
+
 void board_reload_diverged(board_service *svc, int64_t now)
 {
+    /* The log may hold a change of ours whose COMMIT was never confirmed
+     * (the server restarted inside it, or our cancel ended its wait for the
+     * synchronous standby): stored on the primary, perhaps on no standby,
+     * and lost if one is promoted. Shown to players, it was seen and then
+     * gone, and its sequence number reused. A commit the database confirms
+     * comes after it in the primary's log, so once one returns, the standby
+     * holds both: only then is the log read and shown. */
+    if (svc->store && reload_due(svc, now) && board_cluster_confirm(svc, now) != 0)
+        return;
     for (int i = svc->n_rooms - 1; i >= 0 && svc->n_diverged > 0; i--) {
         room *r = svc->rooms[i];
         if (!room_is_diverged(r) || room_is_lost(r) || now < room_reload_after(r))

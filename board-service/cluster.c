@@ -114,6 +114,8 @@ void board_let_go_lost(board_service *svc)
         if (!room_is_lost(r))
             continue;
         board_log(svc, "game %s: %s", room_id(r), room_lost_why(r));
+        if (room_is_behind(r))
+            room_halt(r);
         board_let_go(svc, r, room_is_behind(r)
                                  ? "the game cannot go on here: its stored log went back in time"
                                  : "the game has moved to another board service; reconnect");

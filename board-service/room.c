@@ -142,8 +142,8 @@ const char *room_lost_why(const room *r)
         return "another node has it now";
     case ROOM_LOST_BEHIND:
         return "its stored log has lost events it sent (the database went back in time: a "
-               "standby promoted behind?); it is no longer served, and comes back from what "
-               "the database holds only when the service starts again";
+               "standby promoted behind?); it is stopped for good, recorded as abandoned, "
+               "rather than numbered on from the hole";
     }
     return "lost";
 }
@@ -342,6 +342,33 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
             room__write_failed(r);
         }
     }
+}
+
+int room_halt(room *r)
+{
+    assert(room_is_behind(r));
+    store *db = r->svc->store;
+    if (!db)
+        return 0;
+    const char *names[GAME_MAX_SEATS];
+    int scores[GAME_MAX_SEATS];
+    game_scores(&r->state, scores);
+    for (int i = 0; i < game_seats(&r->state); i++)
+        names[i] = r->seat_name[i];
+    int res = store_group_begin(db);
+    /* An ended game has its result already: only its people go. */
+    if (res == 0 && r->status < ROOM_FINISHED)
+        res = store_game_finish(db, r->id, ROOM_ABANDONED, room_lost_why(r),
+                                game_seats(&r->state), names, NULL, scores, NULL, 0,
+                                board_wall_ms());
+    if (res == 0)
+        res = store_game_forget(db, r->id);
+    if (store_group_end(db, res) != 0) {
+        board_log(r->svc, "game %s: cannot record it as stopped: %s", r->id,
+                  store_last_error(db));
+        return -1;
+    }
+    return 0;
 }
 
 void room__result_sentence(const room *r, char *buf, size_t len)

@@ -196,6 +196,12 @@ void room_lose(room *r, room_lost why);
 /* Why, in a sentence for the log ("another node has it now"). */
 const char *room_lost_why(const room *r);
 bool room_is_behind(const room *r);          /* lost as ROOM_LOST_BEHIND */
+/* A game lost behind is stopped for good: recorded in the store as
+ * abandoned, for the reason room_lost_why gives, and its participants
+ * forgotten, so that no restart or other node serves it again from the
+ * shorter log (renumbering what its players saw). No event is appended: the
+ * log cannot be numbered on. 0, or -1 when the store refused (logged). */
+int room_halt(room *r);
 /* Its memory may differ from its log: it takes no calls until reloaded. */
 bool room_is_diverged(const room *r);
 int64_t room_reload_after(const room *r);

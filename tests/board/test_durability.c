@@ -149,6 +149,17 @@ static void allow_inserts(world *w, const char *table)
     fault_sql(w, sql);
 }
 
+/* One integer the fault connection reads (e.g. a count), -1 for no row. */
+static long long sql_number(world *w, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->fault, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(w->fault));
+    long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return v;
+}
+
 /* A stored game of kalah, in the service's registry, as CreateGame makes. */
 static room *new_game(world *w, const char *id, bool rated)
 {
@@ -422,7 +433,10 @@ static void rated_last_move_commit_fails(void **state)
 /* Under a database that went back in time (its last events gone), the
  * game's next change is refused, nothing is numbered on from the hole, and
  * the game is no longer served: let go, not reloaded from the shorter log
- * (which would send numbers already sent, for other events). */
+ * (which would send numbers already sent, for other events), and stopped
+ * for good in the store: abandoned, its people forgotten, so that neither a
+ * restart nor another node's adoption brings it back from that log (both
+ * did: it stayed an unfinished game with its players). */
 static void log_gone_back_in_time(void **state)
 {
     world *w = *state;
@@ -444,6 +458,10 @@ static void log_gone_back_in_time(void **state)
     assert_null(board_find_room(w->svc, "5"));
     assert_true(sa.finished && sb.finished);
     assert_int_equal(w->svc->n_lost, 0);
+    assert_int_equal(sql_number(w, "SELECT status FROM games WHERE id = '5'"), ROOM_ABANDONED);
+    assert_int_equal(sql_number(w, "SELECT instr(reason, 'went back in time') > 0 "
+                                   "FROM games WHERE id = '5'"), 1);
+    assert_int_equal(sql_number(w, "SELECT count(*) FROM participants WHERE game_id = '5'"), 0);
 }
 
 /* The replay check rebuilds a game from its log and finds where the live

@@ -7,7 +7,15 @@
  * while one of its rate windows is open; the timer sweep frees the rest, so
  * the table is as large as the set of recently active addresses. Chained
  * hashing keeps each entry where it is, so participants can point at it.
+ *
+ * A relay started with this service's --relay-key (relay_key.h) is not an
+ * address like the others: its joins count against the observer's address
+ * it names, and the seats and streams it holds for its audience count
+ * against its own entry, which no per-address limit bounds (the relay's own
+ * limits per address and --max-games do). Without the key, naming an
+ * observer's address is refused, so nobody can spend another's allowance.
  */
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +34,67 @@ static uint64_t hash_host(const char *s)
 
 /* The host part of a peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"):
  * one person's many connections come from many ports, not many hosts. */
-void board_peer_host(rpc_call *call, char *out, size_t len)
+static void peer_host(rpc_call *call, char *out, size_t len)
 {
     snprintf(out, len, "%s", rpc_call_peer(call));
     char *colon = strrchr(out, ':');
     if (colon && colon != strchr(out, ':'))
         *colon = '\0';
+}
+
+/* Whether call carries this service's relay key. Whole buffers compared in
+ * constant time: how far a guess matched, or how long it was, shows nowhere. */
+static bool from_relay(board_service *svc, rpc_call *call)
+{
+    char key[RELAY_KEY_BYTES + 1];
+    memset(key, 0, sizeof key);
+    if (!svc->relay_key[0] || rpc_call_metadata(call, RELAY_KEY_HEADER, key, sizeof key) < 0)
+        return false;
+    return sodium_memcmp(key, svc->relay_key, RELAY_KEY_BYTES) == 0;
+}
+
+/* The observer's address an authenticated relay names, into out; false when
+ * none (or one no peer address looks like). */
+static bool named_observer(board_service *svc, rpc_call *call, char *out, size_t len)
+{
+    char named[BOARD_HOST_BYTES + 1];
+    int n = rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named);
+    if (n <= 0 || n >= BOARD_HOST_BYTES || !from_relay(svc, call))
+        return false;
+    for (int i = 0; i < n; i++)
+        if (named[i] <= ' ' || named[i] >= 127)
+            return false;
+    snprintf(out, len, "%s", named);
+    return true;
+}
+
+void board_peer_host(board_service *svc, rpc_call *call, char *out, size_t len)
+{
+    if (!named_observer(svc, call, out, len))
+        peer_host(call, out, len);
+}
+
+bool board_relay_refused(board_service *svc, rpc_call *call)
+{
+    char value[8];
+    bool names = rpc_call_metadata(call, RELAY_FOR_HEADER, value, sizeof value) >= 0;
+    bool shows_key = rpc_call_metadata(call, RELAY_KEY_HEADER, value, sizeof value) >= 0;
+    if (!names && !shows_key)
+        return false;
+    if (shows_key && !from_relay(svc, call)) {
+        rpc_call_finish_reason(call, RPC_UNAUTHENTICATED, "BAD_RELAY_KEY",
+                               svc->relay_key[0]
+                                   ? "that is not this board service's relay key (--relay-key)"
+                                   : "this board service knows no relays (it has no --relay-key)");
+        return true;
+    }
+    if (names && !shows_key) {
+        rpc_call_finish_reason(call, RPC_PERMISSION_DENIED, "NOT_A_RELAY",
+                               "only a relay showing this board service's --relay-key may name "
+                               "the observer a join is for (" RELAY_FOR_HEADER ")");
+        return true;
+    }
+    return false;
 }
 
 static int grow(client_table *t)
@@ -57,7 +120,24 @@ static int grow(client_table *t)
 board_client *board_client_of(board_service *svc, rpc_call *call)
 {
     char host[BOARD_HOST_BYTES];
-    board_peer_host(call, host, sizeof host);
+    if (!from_relay(svc, call)) {
+        peer_host(call, host, sizeof host);
+        return board_client_find(svc, host);
+    }
+    char relay_host[BOARD_HOST_BYTES];
+    peer_host(call, host, sizeof host);
+    snprintf(relay_host, sizeof relay_host, "relay %.*s", (int)sizeof relay_host - 7, host);
+    board_client *c = board_client_find(svc, relay_host);
+    if (c)
+        c->relay = true;
+    return c;
+}
+
+board_client *board_client_asking(board_service *svc, rpc_call *call)
+{
+    char host[BOARD_HOST_BYTES];
+    if (!named_observer(svc, call, host, sizeof host))
+        return board_client_of(svc, call);
     return board_client_find(svc, host);
 }
 
@@ -132,17 +212,17 @@ static bool window_admits(int64_t *start, int *count, int limit, int window_ms, 
     return true;
 }
 
-int board_client_may_join(board_service *svc, board_client *c, bool observe, char *err,
-                          size_t errlen)
+int board_client_may_join(board_service *svc, board_client *holder, board_client *asker,
+                          bool observe, char *err, size_t errlen)
 {
     const board_config *cfg = &svc->cfg;
-    if (observe && c->observers >= cfg->max_client_observers) {
+    if (observe && !holder->relay && holder->observers >= cfg->max_client_observers) {
         snprintf(err, errlen, "your address already watches with %d observer seats (at most %d)",
-                 c->observers, cfg->max_client_observers);
+                 holder->observers, cfg->max_client_observers);
         return -1;
     }
-    if (!window_admits(&c->join_window_ms, &c->joins, cfg->client_join_rate, JOIN_WINDOW_MS,
-                       board_now_ms())) {
+    if (!window_admits(&asker->join_window_ms, &asker->joins, cfg->client_join_rate,
+                       JOIN_WINDOW_MS, board_now_ms())) {
         snprintf(err, errlen, "too many joins from your address: at most %d a second",
                  cfg->client_join_rate);
         return -1;
@@ -164,7 +244,7 @@ int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t
 int board_client_may_stream(board_service *svc, const board_client *c, char *err,
                             size_t errlen)
 {
-    if (c->streams < svc->cfg.max_client_streams)
+    if (c->relay || c->streams < svc->cfg.max_client_streams)
         return 0;
     snprintf(err, errlen, "your address already has %d open event streams (at most %d)",
              c->streams, svc->cfg.max_client_streams);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "address.h"
 #include "board_rpc.h"
 
 #define JOIN_WINDOW_MS 1000
@@ -32,14 +33,9 @@ static uint64_t hash_host(const char *s)
     return h;
 }
 
-/* The host part of a peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"):
- * one person's many connections come from many ports, not many hosts. */
 static void peer_host(rpc_call *call, char *out, size_t len)
 {
-    snprintf(out, len, "%s", rpc_call_peer(call));
-    char *colon = strrchr(out, ':');
-    if (colon && colon != strchr(out, ':'))
-        *colon = '\0';
+    address_host(rpc_call_peer(call), out, len);
 }
 
 /* Whether call carries this service's relay key. Whole buffers compared in
@@ -199,19 +195,6 @@ void board_clients_free(board_service *svc)
     memset(t, 0, sizeof *t);
 }
 
-/* A rate window: at most `limit` events per `window_ms`. */
-static bool window_admits(int64_t *start, int *count, int limit, int window_ms, int64_t now)
-{
-    if (now - *start >= window_ms) {
-        *start = now;
-        *count = 0;
-    }
-    if (*count >= limit)
-        return false;
-    (*count)++;
-    return true;
-}
-
 int board_client_may_join(board_service *svc, board_client *holder, board_client *asker,
                           bool observe, char *err, size_t errlen)
 {
@@ -221,7 +204,7 @@ int board_client_may_join(board_service *svc, board_client *holder, board_client
                  holder->observers, cfg->max_client_observers);
         return -1;
     }
-    if (!window_admits(&asker->join_window_ms, &asker->joins, cfg->client_join_rate,
+    if (!address_window_admits(&asker->join_window_ms, &asker->joins, cfg->client_join_rate,
                        JOIN_WINDOW_MS, board_now_ms())) {
         snprintf(err, errlen, "too many joins from your address: at most %d a second",
                  cfg->client_join_rate);
@@ -233,7 +216,7 @@ int board_client_may_join(board_service *svc, board_client *holder, board_client
 int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen)
 {
     int limit = svc->cfg.client_chat_rate;
-    if (window_admits(&c->chat_window_ms, &c->chats, limit, BOARD_CHAT_WINDOW_MS,
+    if (address_window_admits(&c->chat_window_ms, &c->chats, limit, BOARD_CHAT_WINDOW_MS,
                       board_now_ms()))
         return 0;
     snprintf(err, errlen, "too many messages from your address: at most %d every %d seconds",

@@ -11,6 +11,7 @@ the relay leave from 127.0.0.2 (SourceProxy). Usage: FILE.py BINDIR TEST
 import collections
 import os
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -236,7 +237,8 @@ def forged_forwarded_address(bindir):
     shown by the board service's --relay-key: without the key it is refused
     (also at a service that has no key), and so is a wrong key. With it, the
     join counts against the named address: 20 a second for one, and another
-    address still joins."""
+    address still joins. A key file too short to be a secret stops either
+    program with a sentence."""
     with Env(bindir) as env:
         plain = env.board()
         game = _new_game(wire.Client(plain.address))
@@ -284,6 +286,15 @@ def forged_forwarded_address(bindir):
                     metadata=[(KEY_HEADER, secret)])
         check(got[0] == "OK", f"the relay's own address paid for its observers': {got}")
         c.close()
+
+        short, _ = _key_file(env, "short.key", "guessable")
+        for program, extra in (("sungka-board", ["--db", ""]),
+                               ("sungka-relay", ["--upstream", board.address])):
+            run = subprocess.run([os.path.join(bindir, program), "--listen", "127.0.0.1:0",
+                                  "--relay-key", short, *extra],
+                                 capture_output=True, text=True, timeout=30)
+            check(run.returncode != 0 and "must hold one line of 32 to 128 printable characters"
+                  in run.stderr, f"{program} took a key of 9 characters: {run.stderr}")
 
 
 if __name__ == "__main__":

@@ -38,15 +38,20 @@ static void peer_host(rpc_call *call, char *out, size_t len)
     address_host(rpc_call_peer(call), out, len);
 }
 
-/* Whether call carries this service's relay key. Whole buffers compared in
- * constant time: how far a guess matched, or how long it was, shows nowhere. */
+/* Who sent call: a relay showing this service's key, or not (relay_key.h). */
+static relay_identity identify(board_service *svc, rpc_call *call)
+{
+    char shown[RELAY_KEY_BYTES + 1], named[8];
+    bool shows = rpc_call_metadata(call, RELAY_KEY_HEADER, shown, sizeof shown) >= 0;
+    bool names = rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named) >= 0;
+    relay_identity id = relay_key_identify(svc->relay_key, shows ? shown : NULL, names);
+    sodium_memzero(shown, sizeof shown);
+    return id;
+}
+
 static bool from_relay(board_service *svc, rpc_call *call)
 {
-    char key[RELAY_KEY_BYTES + 1];
-    memset(key, 0, sizeof key);
-    if (!svc->relay_key[0] || rpc_call_metadata(call, RELAY_KEY_HEADER, key, sizeof key) < 0)
-        return false;
-    return sodium_memcmp(key, svc->relay_key, RELAY_KEY_BYTES) == 0;
+    return identify(svc, call) == RELAY_SHOWN;
 }
 
 /* The observer's address an authenticated relay names, into out; false when
@@ -54,12 +59,9 @@ static bool from_relay(board_service *svc, rpc_call *call)
 static bool named_observer(board_service *svc, rpc_call *call, char *out, size_t len)
 {
     char named[BOARD_HOST_BYTES + 1];
-    int n = rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named);
-    if (n <= 0 || n >= BOARD_HOST_BYTES || !from_relay(svc, call))
+    if (rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named) < 0 ||
+        !relay_key_observer_ok(named, BOARD_HOST_BYTES) || !from_relay(svc, call))
         return false;
-    for (int i = 0; i < n; i++)
-        if (named[i] <= ' ' || named[i] >= 127)
-            return false;
     snprintf(out, len, "%s", named);
     return true;
 }
@@ -72,25 +74,13 @@ void board_peer_host(board_service *svc, rpc_call *call, char *out, size_t len)
 
 bool board_relay_refused(board_service *svc, rpc_call *call)
 {
-    char value[8];
-    bool names = rpc_call_metadata(call, RELAY_FOR_HEADER, value, sizeof value) >= 0;
-    bool shows_key = rpc_call_metadata(call, RELAY_KEY_HEADER, value, sizeof value) >= 0;
-    if (!names && !shows_key)
-        return false;
-    if (shows_key && !from_relay(svc, call)) {
-        rpc_call_finish_reason(call, RPC_UNAUTHENTICATED, "BAD_RELAY_KEY",
-                               svc->relay_key[0]
-                                   ? "that is not this board service's relay key (--relay-key)"
-                                   : "this board service knows no relays (it has no --relay-key)");
-        return true;
-    }
-    if (names && !shows_key) {
-        rpc_call_finish_reason(call, RPC_PERMISSION_DENIED, "NOT_A_RELAY",
-                               "only a relay showing this board service's --relay-key may name "
-                               "the observer a join is for (" RELAY_FOR_HEADER ")");
-        return true;
-    }
-    return false;
+    relay_identity id = identify(svc, call);
+    const char *sentence = relay_key_refusal(id, svc->relay_key[0] != '\0');
+    if (id == RELAY_WRONG_KEY)
+        rpc_call_finish_reason(call, RPC_UNAUTHENTICATED, "BAD_RELAY_KEY", sentence);
+    else if (id == RELAY_UNPROVEN)
+        rpc_call_finish_reason(call, RPC_PERMISSION_DENIED, "NOT_A_RELAY", sentence);
+    return id == RELAY_WRONG_KEY || id == RELAY_UNPROVEN;
 }
 
 static int grow(client_table *t)

@@ -215,13 +215,16 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     }
     /* Counted against the asking address, as at a board service: made-up
      * game ids cost their sender, not the relay's other observers. */
+    if (relay__identity_refused(r, call))
+        return;
     char err[160];
     relay_client *from = relay__client_of(r, call);
-    if (!from) {
+    relay_client *asker = from ? relay__client_asking(r, call) : NULL;
+    if (!asker) {
         refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
         return;
     }
-    if (relay__client_may_join(r, from, err, sizeof err) != 0) {
+    if (relay__client_may_join(r, from, asker, err, sizeof err) != 0) {
         refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
         return;
     }
@@ -231,7 +234,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
                "this relay relays as many games as it may; try another");
         return;
     }
-    if (!f && !(f = relay__feed_start(r, req->game_id, from->host))) {
+    if (!f && !(f = relay__feed_start(r, req->game_id, asker->host))) {
         refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
         return;
     }

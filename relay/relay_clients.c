@@ -5,11 +5,18 @@
  * relay is as open to strangers as a node, so one address must not take all
  * its watcher slots, streams or upstream joins.
  *
+ * A relay below this one (a game's audience is a tree) that shows this
+ * relay's --relay-key is treated as a board service treats this relay: its
+ * joins count against the observer's address it names, its own slots and
+ * streams against an entry of its own ("relay HOST") that no per-address
+ * limit bounds; naming an address without the key is refused.
+ *
  * An address's entry lives while it holds a watcher slot or a stream, or
  * while its join window is open; relay__clients_sweep frees the rest.
  * Chained hashing keeps each entry where it is, so watchers point at it.
  * Loop thread only.
  */
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +54,19 @@ static int grow(relay_clients *t)
     return 0;
 }
 
-relay_client *relay__client_of(relay *r, rpc_call *call)
+/* Who sent call: a relay showing this relay's key, or not (relay_key.h). */
+static relay_identity identify(const relay *r, rpc_call *call)
 {
-    char host[ADDRESS_HOST_BYTES];
-    address_host(rpc_call_peer(call), host, sizeof host);
+    char shown[RELAY_KEY_BYTES + 1], named[8];
+    bool shows = rpc_call_metadata(call, RELAY_KEY_HEADER, shown, sizeof shown) >= 0;
+    bool names = rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named) >= 0;
+    relay_identity id = relay_key_identify(r->key, shows ? shown : NULL, names);
+    sodium_memzero(shown, sizeof shown);
+    return id;
+}
+
+static relay_client *find(relay *r, const char *host)
+{
     relay_clients *t = &r->clients;
     if (t->cap) {
         for (relay_client *c = t->buckets[bucket(t, host)]; c; c = c->next)
@@ -70,9 +86,42 @@ relay_client *relay__client_of(relay *r, rpc_call *call)
     return c;
 }
 
+relay_client *relay__client_of(relay *r, rpc_call *call)
+{
+    char host[ADDRESS_HOST_BYTES], below[ADDRESS_HOST_BYTES];
+    address_host(rpc_call_peer(call), host, sizeof host);
+    if (identify(r, call) != RELAY_SHOWN)
+        return find(r, host);
+    snprintf(below, sizeof below, "relay %.*s", (int)sizeof below - 7, host);
+    relay_client *c = find(r, below);
+    if (c)
+        c->relay = true;
+    return c;
+}
+
+relay_client *relay__client_asking(relay *r, rpc_call *call)
+{
+    char named[ADDRESS_HOST_BYTES + 1];
+    if (rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named) < 0 ||
+        !relay_key_observer_ok(named, ADDRESS_HOST_BYTES) || identify(r, call) != RELAY_SHOWN)
+        return relay__client_of(r, call);
+    return find(r, named);
+}
+
+bool relay__identity_refused(relay *r, rpc_call *call)
+{
+    relay_identity id = identify(r, call);
+    const char *sentence = relay_key_refusal(id, r->key[0] != '\0');
+    if (id == RELAY_WRONG_KEY)
+        rpc_call_finish_reason(call, RPC_UNAUTHENTICATED, "BAD_RELAY_KEY", sentence);
+    else if (id == RELAY_UNPROVEN)
+        rpc_call_finish_reason(call, RPC_PERMISSION_DENIED, "NOT_A_RELAY", sentence);
+    return id == RELAY_WRONG_KEY || id == RELAY_UNPROVEN;
+}
+
 int relay__client_may_watch(relay *r, const relay_client *c, char *err, size_t errlen)
 {
-    if (c->watchers < r->cfg.max_client_observers)
+    if (c->relay || c->watchers < r->cfg.max_client_observers)
         return 0;
     snprintf(err, errlen,
              "your address already watches with %d observer seats at this relay (at most %d)",
@@ -80,11 +129,12 @@ int relay__client_may_watch(relay *r, const relay_client *c, char *err, size_t e
     return -1;
 }
 
-int relay__client_may_join(relay *r, relay_client *c, char *err, size_t errlen)
+int relay__client_may_join(relay *r, const relay_client *holder, relay_client *asker,
+                           char *err, size_t errlen)
 {
-    if (relay__client_may_watch(r, c, err, errlen) != 0)
+    if (relay__client_may_watch(r, holder, err, errlen) != 0)
         return -1;
-    if (address_window_admits(&c->join_window_ms, &c->joins, r->cfg.client_join_rate,
+    if (address_window_admits(&asker->join_window_ms, &asker->joins, r->cfg.client_join_rate,
                               JOIN_WINDOW_MS, relay__now_ms()))
         return 0;
     snprintf(err, errlen, "too many joins from your address: at most %d a second",
@@ -94,7 +144,7 @@ int relay__client_may_join(relay *r, relay_client *c, char *err, size_t errlen)
 
 int relay__client_may_stream(relay *r, const relay_client *c, char *err, size_t errlen)
 {
-    if (c->streams < r->cfg.max_client_streams)
+    if (c->relay || c->streams < r->cfg.max_client_streams)
         return 0;
     snprintf(err, errlen, "your address already has %d open event streams at this relay "
                           "(at most %d)", c->streams, r->cfg.max_client_streams);

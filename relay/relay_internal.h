@@ -40,6 +40,8 @@ typedef struct relay_client {      /* one observer's address (relay_clients.c) *
     int streams;                   /* event streams it has open */
     int64_t join_window_ms;        /* joins in the current one-second window */
     int joins;
+    bool relay;                    /* a relay below this one, showing our key: its own
+                                    * slots and streams are its audience's, unbounded here */
 } relay_client;
 
 typedef struct relay_clients {
@@ -124,13 +126,22 @@ void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *fai
 void relay__end_watch(watcher *w, rpc_code code, const char *message);
 
 /* --- relay_clients.c: limits per observer's address --- */
-/* The entry of call's address (made when new); NULL when out of memory. */
+/* The entry that holds what call opens (a slot, a stream), made when new;
+ * NULL when out of memory. A relay below showing our key has its own
+ * ("relay HOST", relay set). */
 relay_client *relay__client_of(relay *r, rpc_call *call);
+/* The entry of the address that asked: relay__client_of's, but for a relay
+ * below naming its observer's (RELAY_FOR_HEADER). */
+relay_client *relay__client_asking(relay *r, rpc_call *call);
+/* True once call was refused for naming an observer without our key, or for
+ * a wrong key (relay_key_refusal's sentences). */
+bool relay__identity_refused(relay *r, rpc_call *call);
 /* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may c take one more
- * watcher slot? may it join now (a slot, and counted against its join rate)?
- * may it open one more event stream? */
+ * watcher slot? may `asker` join now (counted against its join rate), for a
+ * slot `holder` takes? may c open one more event stream? */
 int relay__client_may_watch(relay *r, const relay_client *c, char *err, size_t errlen);
-int relay__client_may_join(relay *r, relay_client *c, char *err, size_t errlen);
+int relay__client_may_join(relay *r, const relay_client *holder, relay_client *asker,
+                           char *err, size_t errlen);
 int relay__client_may_stream(relay *r, const relay_client *c, char *err, size_t errlen);
 /* Free the entries that hold nothing and have no open join window. */
 void relay__clients_sweep(relay *r, int64_t now);

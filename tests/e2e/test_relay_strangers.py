@@ -246,12 +246,12 @@ def forged_forwarded_address(bindir):
         forged = [(FOR_HEADER, "ipv4:10.9.9.9")]
         got = stranger.reason(REGISTER + "JoinGame", _join(game, "forger"), metadata=forged)
         check(got[0] == "PERMISSION_DENIED" and got[1] == "NOT_A_RELAY" and
-              "only a relay showing this board service's --relay-key" in got[2],
+              "only a relay showing this server's --relay-key" in got[2],
               f"a forged forwarded address at a service without relays: {got}")
         got = stranger.reason(REGISTER + "JoinGame", _join(game, "forger"),
                               metadata=forged + [(KEY_HEADER, "x" * 40)])
         check(got[0] == "UNAUTHENTICATED" and got[1] == "BAD_RELAY_KEY" and
-              "this board service knows no relays" in got[2], f"a key where none is: {got}")
+              "this server knows no relays" in got[2], f"a key where none is: {got}")
         stranger.close()
 
         key, secret = _key_file(env)
@@ -267,7 +267,7 @@ def forged_forwarded_address(bindir):
         got = c.reason(REGISTER + "JoinGame", _join(game, "forger"),
                        metadata=[(KEY_HEADER, wrong), (FOR_HEADER, "ipv4:10.9.9.9")])
         check(got[0] == "UNAUTHENTICATED" and got[1] == "BAD_RELAY_KEY" and
-              "that is not this board service's relay key" in got[2], f"a wrong key: {got}")
+              "that is not this server's relay key" in got[2], f"a wrong key: {got}")
         # The key's holder: counted against the address it names, not its own.
         named = [(KEY_HEADER, secret), (FOR_HEADER, "ipv4:10.0.0.1")]
         refused, i = None, 0
@@ -297,7 +297,37 @@ def forged_forwarded_address(bindir):
                   in run.stderr, f"{program} took a key of 9 characters: {run.stderr}")
 
 
+def relay_below_relay(bindir):
+    """A relay fed by another (a tree), both with the nodes' key: the upper
+    one treats the lower as the node treats it. The lower relay's slots there
+    are not one address's (three games through an upper relay that lets an
+    address have two), and nobody else may name an observer at the upper
+    relay."""
+    with Env(bindir) as env:
+        key, _ = _key_file(env)
+        board = env.board("--relay-key", key)
+        upper = env.relay(board.address, "--relay-key", key, "--max-client-observers", "2")
+        lower = env.relay(upper.address, "--relay-key", key)
+        direct = wire.Client(board.address)
+        games = [_new_game(direct) for _ in range(3)]
+        c = wire.Client(lower.address, own_connection=True)
+        for g in games:
+            code, ref = c.raw(REGISTER + "JoinGame", _join(g, "watcher"), timeout=20)
+            check(code == "OK", f"game {g} through two relays: {code} {ref}\n" + upper.dump())
+            ev = _first_event(c, wire.get(ref, 3).decode())
+            check(_event_kind(ev) == SNAPSHOT, f"game {g}: no snapshot first")
+        c.close()
+        stranger = wire.Client(upper.address, own_connection=True)
+        got = stranger.reason(REGISTER + "JoinGame", _join(games[0], "forger"),
+                              metadata=[(FOR_HEADER, "ipv4:10.9.9.9")])
+        check(got[0] == "PERMISSION_DENIED" and got[1] == "NOT_A_RELAY",
+              f"a forged forwarded address at a relay: {got}")
+        stranger.close()
+        direct.close()
+
+
 if __name__ == "__main__":
     sys.exit(main({"stranger_at_relay": stranger_at_relay,
                    "relay_seats_per_address": relay_seats_per_address,
-                   "forged_forwarded_address": forged_forwarded_address}))
+                   "forged_forwarded_address": forged_forwarded_address,
+                   "relay_below_relay": relay_below_relay}))

@@ -102,12 +102,43 @@ static void missing_file_refused(void **state)
     assert_non_null(strstr(err, "cannot read the relay key file /nonexistent/relay.key"));
 }
 
+/* Who a call's metadata says it is, against a server's key or none. */
+static void identities(void **state)
+{
+    (void)state;
+    char key[RELAY_KEY_BYTES] = "0123456789abcdef0123456789abcdef";
+    char none[RELAY_KEY_BYTES] = "";
+    char longer[RELAY_KEY_BYTES + 8];
+    memset(longer, 'k', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    assert_int_equal(relay_key_identify(key, NULL, false), RELAY_NOT);
+    assert_int_equal(relay_key_identify(key, NULL, true), RELAY_UNPROVEN);
+    assert_int_equal(relay_key_identify(key, key, true), RELAY_SHOWN);
+    assert_int_equal(relay_key_identify(key, key, false), RELAY_SHOWN);
+    assert_int_equal(relay_key_identify(key, "0123456789abcdef0123456789abcdeX", true),
+                     RELAY_WRONG_KEY);
+    assert_int_equal(relay_key_identify(key, "0123456789abcdef0123456789abcde", true),
+                     RELAY_WRONG_KEY);                  /* a prefix */
+    assert_int_equal(relay_key_identify(key, "", true), RELAY_WRONG_KEY);
+    assert_int_equal(relay_key_identify(key, longer, true), RELAY_WRONG_KEY);
+    assert_int_equal(relay_key_identify(none, "", false), RELAY_WRONG_KEY);
+    assert_int_equal(relay_key_identify(none, key, true), RELAY_WRONG_KEY);
+    assert_non_null(strstr(relay_key_refusal(RELAY_WRONG_KEY, false), "knows no relays"));
+    assert_non_null(strstr(relay_key_refusal(RELAY_UNPROVEN, true), "x-sungka-relay-for"));
+    assert_string_equal(relay_key_refusal(RELAY_SHOWN, true), "");
+    assert_true(relay_key_observer_ok("ipv4:10.0.0.7", 64));
+    assert_false(relay_key_observer_ok("", 64));
+    assert_false(relay_key_observer_ok("relay ipv4:10.0.0.7", 64));
+    assert_false(relay_key_observer_ok("ipv4:10.0.0.7", 8));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(first_line_is_the_key, make_file, remove_file),
         cmocka_unit_test_setup_teardown(bad_keys_refused, make_file, remove_file),
         cmocka_unit_test(missing_file_refused),
+        cmocka_unit_test(identities),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
  * Threads: everything here runs on the loop thread (relay_run), but
  * relay_request_stop.
  */
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,6 +451,7 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
     return 0;
 
 fail:
+    sodium_memzero(r->key, sizeof r->key);
     rpc_pool_destroy(r->up);
     rpc_server_destroy(r->server);
     pthread_mutex_destroy(&r->mu);
@@ -522,7 +524,7 @@ void relay_destroy(relay *r)
         free(r->slots[i]);
     free(r->slots);
     relay__clients_free(r);
-    memset(r->key, 0, sizeof r->key);
+    sodium_memzero(r->key, sizeof r->key);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }

@@ -61,6 +61,9 @@ typedef struct board_config {
     const char *relays;        /* sungka-relays for large audiences: "HOST:PORT,..." */
     int relay_after;           /* observers a game has before new ones go to a relay
                                 * (default 100) */
+    const char *relay_key;     /* a file with the secret relays show (relay_key.h):
+                                * their joins count against the observer's address they
+                                * name; NULL: no relay is known, nobody may name one */
     int verbose;               /* log every request to the log stream */
     bool grpc_log;             /* gRPC's own log lines on stderr (--verbose; see
                                 * rpc_set_verbose): the service's bots get it too */

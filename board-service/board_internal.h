@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "relay_key.h"
 #include "games.h"
 #include "store.h"
 
@@ -73,6 +74,9 @@ typedef struct board_client {
     int joins;
     int64_t chat_window_ms;      /* chat lines in the current chat window */
     int chats;
+    bool relay;                  /* an authenticated relay's own entry ("relay ipv4:..."):
+                                  * its seats and streams are its audience's, bounded by
+                                  * the relay (--max-games there), not per address */
 } board_client;
 
 typedef struct client_table {
@@ -214,6 +218,7 @@ struct board_service {
     person_index tokens;       /* every participant of every game, by token */
     person_index names;        /* ... and by game and name */
     client_table clients;      /* per address: streams, observer seats, rates */
+    char relay_key[RELAY_KEY_BYTES];   /* --relay-key's secret; "" when none */
     char endpoint[128];
     volatile sig_atomic_t stop;
     room **rooms;              /* registry.c: the games, in no order */
@@ -256,11 +261,13 @@ const char *board_echo(const char *in, char *buf, size_t len);
 /* The entry of a client's address ("ipv4:10.0.0.7"), made when new; NULL
  * when out of memory. */
 board_client *board_client_find(board_service *svc, const char *host);
-/* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may c join now (counted
- * against its join rate), as an observer when observe? may it chat (counted)?
- * may it open one more event stream? */
-int board_client_may_join(board_service *svc, board_client *c, bool observe, char *err,
-                          size_t errlen);
+/* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may `asker` join now
+ * (counted against its join rate), taking an observer's seat held by
+ * `holder` when observe (the same entry, but for a relay: board_client_of
+ * and board_client_asking)? may c chat (counted)? may it open one more event
+ * stream? A relay's own entry is held to no seat or stream limit. */
+int board_client_may_join(board_service *svc, board_client *holder, board_client *asker,
+                          bool observe, char *err, size_t errlen);
 int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen);
 int board_client_may_stream(board_service *svc, const board_client *c, char *err,
                             size_t errlen);

@@ -187,7 +187,7 @@ static bool answer_elsewhere(board_service *svc, rpc_call *call, const char *gam
 static bool may_look_up(board_service *svc, rpc_call *call)
 {
     char host[BOARD_HOST_BYTES];
-    board_peer_host(call, host, sizeof host);
+    board_peer_host(svc, call, host, sizeof host);
     int64_t now = board_now_ms();
     if (board_limit_count(&svc->limits, "lookup", host, 1000, now) >= svc->cfg.client_lookups) {
         char msg[160];

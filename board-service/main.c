@@ -91,6 +91,9 @@ static void usage(FILE *out)
             "      --relays HOST:PORT,...  sungka-relays: observers of a game watched by\n"
             "                            --relay-after or more are sent to them, in turn\n"
             "      --relay-after N       (default 100)\n"
+            "      --relay-key FILE      the secret sungka-relays show (the same file, given\n"
+            "                            to them with --relay-key): a relay's joins then\n"
+            "                            count against its observers' addresses, not its own\n"
             "      --require-accounts    refuse guests: playing and creating games needs\n"
             "                            an account (sign in or create one)\n"
             "      --session-days N      a sign-in lasts N days (default 30)\n"
@@ -251,7 +254,8 @@ int main(int argc, char **argv)
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
-           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_STALL_LIMIT };
+           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
+           OPT_STALL_LIMIT };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -285,6 +289,7 @@ int main(int argc, char **argv)
         {"cluster-status", no_argument, NULL, OPT_CLUSTER_STATUS},
         {"relays", required_argument, NULL, OPT_RELAYS},
         {"relay-after", required_argument, NULL, OPT_RELAY_AFTER},
+        {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
         {"require-accounts", no_argument, NULL, OPT_REQUIRE_ACCOUNTS},
         {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
@@ -435,6 +440,9 @@ int main(int argc, char **argv)
         case OPT_RELAY_AFTER:
             if (parse_count("--relay-after", optarg, 10000000, &cfg.relay_after) != 0)
                 return 2;
+            break;
+        case OPT_RELAY_KEY:
+            cfg.relay_key = optarg;
             break;
         case OPT_LEASE:
             if (parse_count("--lease", optarg, 3600, &seconds) != 0)

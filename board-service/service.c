@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <malloc.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,9 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         free(svc);
         return -1;
     }
+    if (svc->cfg.relay_key &&
+        relay_key_load(svc->cfg.relay_key, svc->relay_key, err, errlen) != 0)
+        goto fail_free;
 
     if (!svc->cfg.db || svc->cfg.db[0]) {
         char path[1024];
@@ -328,6 +332,7 @@ fail_store:
     board_rooms_free(svc);
     store_close(svc->store);
 fail_free:
+    sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     person_index_free(&svc->tokens);
     person_index_free(&svc->names);
     free(svc);
@@ -458,5 +463,6 @@ void board_destroy(board_service *svc)
     store_close(svc->store);
     person_index_free(&svc->tokens);
     person_index_free(&svc->names);
+    sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     free(svc);
 }

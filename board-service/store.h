@@ -430,6 +430,48 @@ typedef struct store_rating {
 int store_game_rated_seats(store *s, const char *game_id, int n_seats,
                            const int64_t *accounts);
 
+/* Why a game created rated changes no rating (docs/rules.md, "Ratings"),
+ * kept with the game (store_game_unrated) for the pair limit and the
+ * operator's report. */
+typedef enum store_unrated {
+    STORE_RATED_COUNTS = 0,        /* it counts (or a casual game) */
+    STORE_UNRATED_SAME_ADDRESS = 1,/* at its start: two seats from one address */
+    STORE_UNRATED_PAIR_LIMIT = 2,  /* at its start: a pair's rated games of the day */
+    STORE_UNRATED_TOO_SHORT = 3,   /* at its end: a player made too few moves */
+} store_unrated;
+
+/* Mark a game created rated as one that does not count, and why (a
+ * store_unrated); call in the change that says so to its players. */
+int store_game_unrated(store *s, const char *game_id, int why);
+
+/* How many games that count for ratings accounts a and b have both had a
+ * seat of, started at since_ms or later (wall clock), game except_id aside
+ * (NULL: none): finished and running ones, not the abandoned nor those that
+ * do not count (store_game_unrated). Read from the database, so the count
+ * holds across restarts and a cluster's nodes. */
+int store_rated_pair_games(store *s, int64_t a, int64_t b, int64_t since_ms,
+                           const char *except_id, int *out /* OUT */);
+
+/* One line of the operator's rating report (sungka-board --rating-report). */
+typedef struct store_pair_row {
+    char a[STORE_NAME_BYTES];      /* an account's name (the gainer in _one_opponent) */
+    char b[STORE_NAME_BYTES];      /* the other account (the opponent) */
+    int games;
+    double gain;                   /* _one_opponent: a's rating points won against b */
+    double total_gain;             /* ... and won in every two-seat rated game */
+} store_pair_row;
+
+/* The report, at most limit (> 0) rows into out, *n of them, most first:
+ *   _pairs         the pairs of accounts with the most rated games together;
+ *   _refused       the pairs of accounts of the games marked `why`
+ *                  (store_game_unrated), with how many;
+ *   _one_opponent  accounts that won at least `share` (0..1) of their rating
+ *                  points in two-seat games against one opponent, by those
+ *                  points. */
+int store_report_pairs(store *s, int limit, store_pair_row *out, int *n);
+int store_report_refused(store *s, int why, int limit, store_pair_row *out, int *n);
+int store_report_one_opponent(store *s, double share, int limit, store_pair_row *out, int *n);
+
 /* An account's rating in a kind: 0, or STORE_NOT_FOUND when it has never
  * played a rated game of it (the caller takes a newcomer's rating). */
 int store_rating_get(store *s, int64_t account_id, const char *kind, store_rating *out);

@@ -199,7 +199,7 @@ static void test_version_2_file_migrates(void **state)
     /* What a service before accounts left behind: statistics by name. */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(db);
 

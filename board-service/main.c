@@ -63,6 +63,15 @@ static void usage(FILE *out)
             "      --client-join-rate N      joins per second (default 20)\n"
             "      --client-chat-rate N      chat lines per 5 seconds (default 20)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
+            "  Rated games that change no rating (their players are told why):\n"
+            "      --rated-min-moves N   a rated game counts once each player has made N\n"
+            "                            moves (default 2; 0: whatever its length)\n"
+            "      --rated-pair-games N  rated games two accounts may play together in 24\n"
+            "                            hours; more are played unrated (default 3; 0: no\n"
+            "                            limit)\n"
+            "      --rated-same-address  rate accounts whose seats were taken from one\n"
+            "                            client address against each other (a club behind\n"
+            "                            one router); by default such games are unrated\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
             "      --tls-client-ca FILE  also require client certificates signed by this CA\n"
@@ -246,7 +255,8 @@ int main(int argc, char **argv)
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
-           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER };
+           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RATED_MIN_MOVES,
+           OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -284,6 +294,9 @@ int main(int argc, char **argv)
         {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
         {"client-lookups", required_argument, NULL, OPT_CLIENT_LOOKUPS},
+        {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
+        {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
+        {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -434,6 +447,23 @@ int main(int argc, char **argv)
             if (parse_count("--lease", optarg, 3600, &seconds) != 0)
                 return 2;
             cfg.lease_ms = seconds * 1000;
+            break;
+        case OPT_RATED_MIN_MOVES:
+            if (option_number("sungka-board", "--rated-min-moves", optarg, 0, 1000,
+                              &cfg.rated_min_moves) != 0)
+                return 2;
+            if (cfg.rated_min_moves == 0)
+                cfg.rated_min_moves = -1;        /* none (0 would be the default) */
+            break;
+        case OPT_RATED_PAIR_GAMES:
+            if (option_number("sungka-board", "--rated-pair-games", optarg, 0, 100000,
+                              &cfg.rated_pair_games) != 0)
+                return 2;
+            if (cfg.rated_pair_games == 0)
+                cfg.rated_pair_games = -1;       /* no limit */
+            break;
+        case OPT_RATED_SAME_ADDRESS:
+            cfg.rated_same_address = true;
             break;
         case OPT_REQUIRE_ACCOUNTS:
             cfg.require_accounts = true;

@@ -72,6 +72,10 @@ static void usage(FILE *out)
             "      --rated-same-address  rate accounts whose seats were taken from one\n"
             "                            client address against each other (a club behind\n"
             "                            one router); by default such games are unrated\n"
+            "      --rating-report       print the pairs of accounts with the most rated\n"
+            "                            games, the accounts whose rating points came mostly\n"
+            "                            from one opponent, and the pairs whose games were\n"
+            "                            not rated, from the database (--db), and exit\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
             "      --tls-client-ca FILE  also require client certificates signed by this CA\n"
@@ -189,6 +193,76 @@ static int print_cluster(const char *db)
     return rc == 0 ? 0 : 1;
 }
 
+/* --rating-report: who plays whom rated, for an operator looking for
+ * rating farming (docs/rules.md, "Ratings"). */
+#define REPORT_ROWS 20
+#define REPORT_SHARE 0.5     /* "mostly from one opponent": at least half the points */
+
+static void print_pairs(const char *title, const store_pair_row *rows, int n)
+{
+    printf("%s\n", title);
+    if (n == 0)
+        printf("  (none)\n");
+    for (int i = 0; i < n; i++)
+        printf("  %-20s %-20s %6d\n", rows[i].a, rows[i].b, rows[i].games);
+}
+
+static int print_rating_report(const char *db)
+{
+    char path[1024], err[1024];
+    if (db && (!db[0] || strcmp(db, ":memory:") == 0)) {
+        fprintf(stderr, "sungka-board: --rating-report needs a database (--db PATH or a "
+                        "postgresql:// URI)\n");
+        return 2;
+    }
+    if (!db && store_default_path(path, sizeof path) != 0) {
+        fprintf(stderr, "sungka-board: cannot find the default database %s (use --db PATH)\n",
+                path);
+        return 1;
+    }
+    store *s;
+    if (store_open_readonly(db ? db : path, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-board: %s\n", err);
+        return 1;
+    }
+    store_pair_row rows[REPORT_ROWS];
+    int n = 0, rc = store_report_pairs(s, REPORT_ROWS, rows, &n);
+    if (rc == 0)
+        print_pairs("Pairs of accounts with the most rated games together (games):", rows, n);
+    if (rc == 0)
+        rc = store_report_one_opponent(s, REPORT_SHARE, REPORT_ROWS, rows, &n);
+    if (rc == 0) {
+        printf("\nAccounts that won at least half their rating points against one opponent "
+               "(two-seat games):\n");
+        if (n == 0)
+            printf("  (none)\n");
+        for (int i = 0; i < n; i++)
+            printf("  %-20s %+7.0f of %+7.0f points from %-20s in %d won game%s\n", rows[i].a,
+                   rows[i].gain, rows[i].total_gain, rows[i].b, rows[i].games,
+                   rows[i].games == 1 ? "" : "s");
+    }
+    if (rc == 0)
+        rc = store_report_refused(s, STORE_UNRATED_SAME_ADDRESS, REPORT_ROWS, rows, &n);
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: seats taken from the same address (games):", rows, n);
+        rc = store_report_refused(s, STORE_UNRATED_PAIR_LIMIT, REPORT_ROWS, rows, &n);
+    }
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: past their rated games of the day (games):", rows, n);
+        rc = store_report_refused(s, STORE_UNRATED_TOO_SHORT, REPORT_ROWS, rows, &n);
+    }
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: too short (games):", rows, n);
+    }
+    if (rc != 0)
+        fprintf(stderr, "sungka-board: %s\n", store_last_error(s));
+    store_close(s);
+    return rc == 0 ? 0 : 1;
+}
+
 /* The host of "HOST:PORT" or "[V6]:PORT" into out, unless it is a wildcard
  * (0.0.0.0, ::), which names no host; "" then. */
 static void listen_host(const char *listen, char *out, size_t len)
@@ -256,7 +330,7 @@ int main(int argc, char **argv)
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RATED_MIN_MOVES,
-           OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS };
+           OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS, OPT_RATING_REPORT };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -297,6 +371,7 @@ int main(int argc, char **argv)
         {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
         {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
         {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
+        {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -304,7 +379,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     board_config cfg = {0};
-    int seconds, quiet = 0, check = 0, cluster_status = 0, c;
+    int seconds, quiet = 0, check = 0, cluster_status = 0, rating_report = 0, c;
     bool self_signed = false;
     const char *tls_names[BOARD_TLS_MAX_NAMES];
     size_t n_tls_names = 0;
@@ -465,6 +540,9 @@ int main(int argc, char **argv)
         case OPT_RATED_SAME_ADDRESS:
             cfg.rated_same_address = true;
             break;
+        case OPT_RATING_REPORT:
+            rating_report = 1;
+            break;
         case OPT_REQUIRE_ACCOUNTS:
             cfg.require_accounts = true;
             break;
@@ -501,6 +579,8 @@ int main(int argc, char **argv)
         return check_database(cfg.db);
     if (cluster_status)
         return print_cluster(cfg.db);
+    if (rating_report)
+        return print_rating_report(cfg.db);
     if (self_signed && (cfg.tls_cert || cfg.tls_key)) {
         fprintf(stderr, "sungka-board: --tls-self-signed makes its own certificate: give it "
                         "or --tls-cert and --tls-key, not both\n");

@@ -522,7 +522,7 @@ int store_group_end(store *s, int res)
  * Opening
  * ------------------------------------------------------------------------ */
 
-int store_open(const char *path, store **out, char *err, size_t errlen)
+static int open_with(const char *path, bool readonly, store **out, char *err, size_t errlen)
 {
     if (out)
         *out = NULL;
@@ -539,6 +539,7 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
         return -1;
     }
     int rc = db_is_pg_uri(path) ? db_pg_open(path, &s->db, err, errlen)
+             : readonly         ? db_sqlite_open_readonly(path, &s->db, err, errlen)
                                 : db_sqlite_open(path, &s->db, err, errlen);
     if (rc != 0) {
         free(s);
@@ -546,6 +547,16 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
     }
     *out = s;
     return 0;
+}
+
+int store_open(const char *path, store **out, char *err, size_t errlen)
+{
+    return open_with(path, false, out, err, errlen);
+}
+
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen)
+{
+    return open_with(path, true, out, err, errlen);
 }
 
 void store_close(store *s)

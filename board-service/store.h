@@ -105,6 +105,12 @@ typedef struct store store;
  *   err    OUT  errlen bytes, NUL-terminated (may be NULL when errlen is 0) */
 int store_open(const char *path, store **out, char *err, size_t errlen);
 
+/* Open the database at path to read it while a service may be using it
+ * (sungka-board --rating-report): a SQLite file read-only, without its lock,
+ * nothing created or migrated (it must be of this program's schema); a
+ * PostgreSQL URI as store_open. Only reads succeed on a SQLite file. */
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen);
+
 /* SQLite's full check (PRAGMA integrity_check) of the database at path,
  * read-only: nothing is created, migrated or locked, so the file of a running
  * service can be checked too. Returns 0 when it is sound; 1 when it is

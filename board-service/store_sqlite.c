@@ -702,6 +702,54 @@ fail:
     return -1;
 }
 
+/* A file opened read-only is ours and of this program's schema: 0, or -1
+ * with the reason. */
+static int readable_as_is(lite *s)
+{
+    int version, app_id;
+    if (query_int(s, "PRAGMA user_version", &version) < 0 ||
+        query_int(s, "PRAGMA application_id", &app_id) < 0)
+        return -1;
+    if (app_id != STORE_APPLICATION_ID)
+        return failf(s, "it is not a Sungka database");
+    if (version != SCHEMA_VERSION)
+        return failf(s, "its schema is version %d and this program reads version %d (start "
+                        "this version's sungka-board on it once)", version, SCHEMA_VERSION);
+    return 0;
+}
+
+int db_sqlite_open_readonly(const char *path, db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    lite *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (errlen)
+            snprintf(err, errlen, "cannot open the database %s: out of memory", path);
+        return -1;
+    }
+    s->base.drv = &lite_driver;
+    s->lock_fd = -1;
+    /* No lock and no migration: a running service's file is read as it is. */
+    int rc = sqlite3_open_v2(path, &s->conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        int sys = s->conn ? sqlite3_system_errno(s->conn) : 0;
+        failf(s, "%s", (rc & 0xff) == SQLITE_CANTOPEN && sys ? strerror(sys)
+                       : s->conn ? sqlite3_errmsg(s->conn) : sqlite3_errstr(rc));
+    } else {
+        sqlite3_extended_result_codes(s->conn, 1);
+        sqlite3_busy_timeout(s->conn, 1000);
+        if (readable_as_is(s) == 0) {
+            *out = &s->base;
+            return 0;
+        }
+    }
+    if (errlen)
+        snprintf(err, errlen, "cannot open the database %s: %s", path, s->err);
+    sqlite3_close(s->conn);
+    free(s);
+    return -1;
+}
+
 int db_sqlite_check(const char *path, void (*problem)(void *user, const char *text),
                     void *user, char *err, size_t errlen)
 {

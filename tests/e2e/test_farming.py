@@ -9,11 +9,13 @@ clients (test_accounts.py's stubs) play that farm against a real
 sungka-board on loopback and find every rating unchanged, with the reason in
 the game's events; two accounts from two addresses (127.0.0.1, and 127.0.0.2
 through a small forwarder that connects from it) are rated for 3 games a day
-and no more, across a restart. Usage: test_farming.py BINDIR TEST.
+and no more, across a restart; `sungka-board --rating-report` shows who
+plays whom. Usage: test_farming.py BINDIR TEST.
 """
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 
@@ -261,5 +263,60 @@ def pair_limit(bindir):
     _with(bindir, body)
 
 
+def report(bindir):
+    """`sungka-board --rating-report`: the pairs with the most rated games,
+    the accounts whose points came mostly from one opponent, and the pairs
+    whose games were not rated, and why."""
+    def body(w):
+        alice, bob = w.client("alice"), w.client("bob", "127.0.0.2")
+        carol, dave = w.client("carol", "127.0.0.3"), w.client("dave", "127.0.0.3")
+        for _ in range(4):
+            _play(alice, bob, 2)               # 3 rated, the 4th past the limit
+        _play(carol, alice, 2)                 # rated: alice's only loss
+        for _ in range(2):
+            _play(carol, dave, 1)              # one address: not rated
+        _play(bob, carol, 1)                   # two addresses, but too short
+        # read while the service runs, as an operator would
+        out = subprocess.run([os.path.join(w.env.bindir, "sungka-board"), "--rating-report",
+                              *w.env.dbs.argv(["--db", w.db])], env=w.env.env,
+                             capture_output=True, text=True, timeout=60)
+        check(out.returncode == 0, f"--rating-report failed: {out.returncode} {out.stderr}")
+        lines = out.stdout.splitlines()
+        print("\n".join(f"  | {line}" for line in lines))
+
+        def section(title):
+            i = next((k for k, line in enumerate(lines) if line.startswith(title)), None)
+            check(i is not None, f"no section '{title}' in the report:\n{out.stdout}")
+            rows = []
+            for line in lines[i + 1:]:
+                if not line.startswith("  "):
+                    break
+                rows.append(line.split())
+            return rows
+        check(section("Pairs of accounts with the most rated games")
+              == [["alice", "bob", "3"], ["alice", "carol", "1"]],
+              "the pairs with the most rated games")
+        # "alice +NNN of +NNN points from bob in 3 won games"
+        gains = {row[0]: (row[6], row[8]) for row in
+                 section("Accounts that won at least half their rating points")}
+        check(gains == {"alice": ("bob", "3"), "carol": ("alice", "1")},
+              f"the accounts whose points came from one opponent: {gains}")
+        check(section("Pairs not rated: seats taken from the same address")
+              == [["carol", "dave", "2"]], "the same-address pairs")
+        check(section("Pairs not rated: past their rated games of the day")
+              == [["alice", "bob", "1"]], "the pairs past their limit")
+        check(section("Pairs not rated: too short") == [["bob", "carol", "1"]],
+              "the games too short")
+        for db, code, said in ((":memory:", 2, "--rating-report needs a database"),
+                               (os.path.join(w.env.state_dir, "none.db"), 1,
+                                "No such file or directory")):
+            bad = subprocess.run([os.path.join(w.env.bindir, "sungka-board"), "--rating-report",
+                                  "--db", db], env=w.env.env, capture_output=True, text=True,
+                                 timeout=60)
+            check(bad.returncode == code and said in bad.stderr,
+                  f"--rating-report --db {db}: {bad.returncode} {bad.stderr!r}")
+    _with(bindir, body)
+
+
 if __name__ == "__main__":
-    sys.exit(main({f.__name__: f for f in (same_address, too_short, pair_limit)}))
+    sys.exit(main({f.__name__: f for f in (same_address, too_short, pair_limit, report)}))

@@ -318,5 +318,40 @@ def report(bindir):
     _with(bindir, body)
 
 
+def text_view(bindir):
+    """The text view tells its player, as the game starts and at its end,
+    that a rated game between two accounts of one address changes no
+    rating."""
+    with Env(bindir) as env:
+        board = env.board("--db", os.path.join(env.state_dir, "farm.db"))
+        people = {}
+        for name in ("alice", "bob"):
+            p = env.player(name, "--server", board.address, "--state-dir",
+                           os.path.join(env.state_dir, name), ready=False)
+            p.expect(r"^You are in the lobby")
+            for line in (f"register {name}", "correct horse", "correct horse"):
+                p.send(line)
+            p.expect(rf"^Account {name} created\. Signed in\.")
+            people[name] = p
+        alice, bob = people["alice"], people["bob"]
+        alice.send("new kalah rated")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob.send(f"join {game}")
+        for p in (alice, bob):
+            p.send("ready")
+        said = (r"^This game is not rated: alice and bob took their seats from the same "
+                r"address\.$")
+        for p in (alice, bob):
+            p.expect(r"^The game starts")
+            p.expect(said)
+        alice.send("resign")
+        alice.send("resign")
+        bob.expect(r"^Game over: alice resigned")
+        bob.expect(said)
+        for p in (alice, bob):
+            p.quit()
+
+
 if __name__ == "__main__":
-    sys.exit(main({f.__name__: f for f in (same_address, too_short, pair_limit, report)}))
+    sys.exit(main({f.__name__: f for f in (same_address, too_short, pair_limit, report,
+                                           text_view)}))

@@ -112,8 +112,8 @@ typedef struct participant {
     bool has_rating;           /* rating: the account's in the room's kind, read at
                                 * join and kept up to date by room_rating.c */
     store_rating rating;
-    char host[BOARD_HOST_BYTES];   /* the client address it joined from ("": unknown,
-                                    * a bot or a participant recovered after a restart) */
+    char host[BOARD_HOST_BYTES];   /* the client address it joined from ("": unknown, a
+                                    * bot; stored for an account's participant only) */
 } participant;
 
 /* A rated game's result for one seat (room_rating.c), as GameOver carries it. */

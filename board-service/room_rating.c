@@ -13,6 +13,7 @@
 #include "room_internal.h"
 
 _Static_assert(STORE_MAX_SEATS == GAME_MAX_SEATS, "a rated game's seats are stored whole");
+_Static_assert(BOARD_HOST_BYTES <= STORE_HOST_BYTES, "a player's client address is stored whole");
 
 room_rc room__set_rated(room *r, char *err, size_t errlen)
 {

@@ -153,7 +153,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_RECOVER_GAMES] =
         "SELECT " GAME_COLUMNS " FROM games g WHERE " RECOVERABLE " ORDER BY g.rowid",
     [ST_RECOVER_PARTS] =
-        "SELECT person_id, name, seat, token, ready, bot_level, account_id FROM participants"
+        "SELECT person_id, name, seat, token, ready, bot_level, account_id, host"
+        " FROM participants"
         " WHERE game_id = ?1 ORDER BY person_id",
     [ST_RECOVER_EVENTS] =
         "SELECT seq, time_ms, only_for_a, only_for_b, data, format FROM events"
@@ -163,7 +164,8 @@ static const char *const stmt_sql[ST_COUNT] = {
         "SELECT max(CAST(id AS INTEGER)) FROM games"
         " WHERE id <> '' AND id NOT GLOB '*[^0-9]*' AND length(id) <= 10",
     [ST_PART_ACCOUNT] =
-        "UPDATE participants SET account_id = ?3 WHERE game_id = ?1 AND person_id = ?2",
+        "UPDATE participants SET account_id = ?3, host = ?4"
+        " WHERE game_id = ?1 AND person_id = ?2",
     [ST_ACCOUNT_INSERT] =
         "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?5) RETURNING id",
@@ -1332,8 +1334,11 @@ static int recover_game(store *s, const store_recovery_cb *cb, void *user,
         if (cb->bot && bot_level > 0)
             cb->bot(user, g->id, person, bot_level);
         int64_t account = db_col_int64(st, 6);
-        if (cb->account && account > 0)
-            cb->account(user, g->id, person, account);
+        if (cb->account && account > 0) {
+            char host[STORE_HOST_BYTES];
+            col_text(st, 7, host, sizeof host);
+            cb->account(user, g->id, person, account, host);
+        }
     }
     int res = rc == DB_DONE ? 0 : fail_db(s, "cannot read participants");
     finish(st);
@@ -1401,9 +1406,10 @@ int store_recover(store *s, const store_recovery_cb *cb, void *user, unsigned *m
  * ------------------------------------------------------------------------ */
 
 int store_participant_account(store *s, const char *game_id, unsigned person_id,
-                              int64_t account_id)
+                              int64_t account_id, const char *host)
 {
-    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0 ||
+        check_str(s, host, STORE_HOST_BYTES, "client address", true) < 0)
         return -1;
     if (account_id < 0)
         return failf(s, "account %lld is out of range", (long long)account_id);
@@ -1413,6 +1419,7 @@ int store_participant_account(store *s, const char *game_id, unsigned person_id,
     db_bind_text(st, 1, game_id);
     db_bind_int64(st, 2, person_id);
     db_bind_int64(st, 3, account_id);
+    db_bind_text(st, 4, host);
     if (run_f(s, st, "cannot link participant %u of game %s", person_id, game_id) < 0)
         return -1;
     if (db_changes(s->db) == 0)

@@ -62,6 +62,7 @@
 #define STORE_TITLE_BYTES  96
 #define STORE_NAME_BYTES   129   /* player name: 32 characters of UTF-8 */
 #define STORE_TOKEN_BYTES  65    /* seat token (the service uses 32 hex digits) */
+#define STORE_HOST_BYTES   64    /* a client address ("ipv6:[...]"), as the service keys it */
 #define STORE_REASON_BYTES 1024  /* why a game ended */
 #define STORE_MAX_OPTIONS  8
 #define STORE_MAX_SEATS    6
@@ -192,10 +193,11 @@ int store_participant_remove(store *s, const char *game_id, unsigned person_id);
 int store_participant_bot(store *s, const char *game_id, unsigned person_id, int level);
 /* Link participant person_id of game_id (already put) to the account it
  * plays for (0: a guest), so that recovery keeps the link and the result
- * counts for the account. store_participant_put keeps it. -1 for an unknown
- * participant. */
+ * counts for the account, and keep the client address it took its seat from
+ * (host, "" unknown: a rated game between accounts of one address does not
+ * count). store_participant_put keeps both. -1 for an unknown participant. */
 int store_participant_account(store *s, const char *game_id, unsigned person_id,
-                              int64_t account_id);
+                              int64_t account_id, const char *host);
 
 /* --- The event log and moves --------------------------------------------- */
 
@@ -342,8 +344,10 @@ typedef struct store_recovery_cb {
                   const void *data, size_t len);
     /* right after participant() for one marked a bot (store_participant_bot) */
     void (*bot)(void *user, const char *game_id, unsigned person_id, int level);
-    /* right after participant() (and bot()) for one linked to an account */
-    void (*account)(void *user, const char *game_id, unsigned person_id, int64_t account_id);
+    /* right after participant() (and bot()) for one linked to an account,
+     * with the client address it took its seat from ("" unknown) */
+    void (*account)(void *user, const char *game_id, unsigned person_id, int64_t account_id,
+                    const char *host);
 } store_recovery_cb;
 
 /* Every game still waiting or running, and every ended game whose

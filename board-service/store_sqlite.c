@@ -175,10 +175,12 @@ static const char *const migrations[] = {
     "ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
     /* 8: rated games that do not count (store_game_unrated: why, 0 when it
-     * counts), and rated games found by account, for the rated games of a
-     * pair of accounts in a day. */
+     * counts), rated games found by account, for the rated games of a pair
+     * of accounts in a day, and the client address a signed-in participant
+     * took its seat from (store_participant_account), which decides it. */
     "ALTER TABLE games ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0;"
-    "CREATE INDEX rated_seats_by_account ON rated_seats(account_id, game_id);",
+    "CREATE INDEX rated_seats_by_account ON rated_seats(account_id, game_id);"
+    "ALTER TABLE participants ADD COLUMN host TEXT NOT NULL DEFAULT '';",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -201,6 +201,54 @@ def same_address(bindir):
     _with(bindir, body)
 
 
+def _sign_in_again(w, name, source="127.0.0.1"):
+    """name's account signed in on a new connection from source."""
+    address = w.board.address
+    if source != "127.0.0.1":
+        f = FromAddress(w.board.port, source)
+        w.forwarders.append(f)
+        address = f.address
+    c = stubs.Client(address)
+    w.clients.append(c)
+    c.name = name
+    c.sign_in(name)
+    return c
+
+
+def same_address_after_restart(bindir):
+    """Seats taken from one address, then kill -9 and a restart before the
+    game starts (its players had not said ready): the addresses come back
+    with the game, and it starts unrated all the same. Before they were
+    kept, the restarted game counted."""
+    def body(w):
+        alice, bob = w.client("alice"), w.client("bob")
+        game = alice.lobby.CreateGame(stubs.pb.CreateGameRequest(kind="kalah", rated=True),
+                                      metadata=alice.md(), timeout=T).game
+        refs = [c.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game.game_id),
+                                 metadata=c.md(), timeout=T) for c in (alice, bob)]
+        w.close()
+        w.clients, w.forwarders = [], []
+        w.restart()
+        again = _sign_in_again(w, "alice")
+        # Both come back (a stream each), then say ready: the game starts.
+        streams = [again.board.Subscribe(stubs.pb.SubscribeRequest(), metadata=stubs.auth(r.token),
+                                         timeout=T) for r in refs]
+        try:
+            for r in refs:
+                again.board.Ready(stubs.pb.ReadyRequest(ready=True), metadata=stubs.auth(r.token),
+                                  timeout=T)
+            started = next((ev.game_started for ev in streams[0]
+                            if ev.WhichOneof("body") == "game_started"), None)
+        finally:
+            for call in streams:
+                call.cancel()
+        check(started is not None, "the game did not start after the restart")
+        check("took their seats from the same address" in started.unrated,
+              f"after a restart, GameStarted.unrated is {started.unrated!r}")
+        print(f"  after a restart: {started.unrated}")
+    _with(bindir, body)
+
+
 def too_short(bindir):
     """From two addresses, a rated game of one move each is not rated (it
     says so at its end); one of two moves each is."""
@@ -243,16 +291,7 @@ def pair_limit(bindir):
         w.close()
         w.clients, w.forwarders = [], []
         w.restart()
-        alice, bob = stubs.Client(w.board.address), None
-        w.clients.append(alice)
-        alice.name = "alice"
-        alice.sign_in("alice")
-        fwd = FromAddress(w.board.port, "127.0.0.2")
-        w.forwarders.append(fwd)
-        bob = stubs.Client(fwd.address)
-        w.clients.append(bob)
-        bob.name = "bob"
-        bob.sign_in("bob")
+        alice, bob = _sign_in_again(w, "alice"), _sign_in_again(w, "bob", "127.0.0.2")
         started, over, ratings = _play(alice, bob, 2)
         check("have played 3 rated games" in started and not ratings,
               f"after a restart, the 5th game of the pair: {started!r}, ratings {ratings}")
@@ -353,5 +392,5 @@ def text_view(bindir):
 
 
 if __name__ == "__main__":
-    sys.exit(main({f.__name__: f for f in (same_address, too_short, pair_limit, report,
-                                           text_view)}))
+    sys.exit(main({f.__name__: f for f in (same_address, same_address_after_restart, too_short,
+                                           pair_limit, report, text_view)}))

@@ -324,7 +324,8 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
 /* The schema version a fresh file gets (the number of migrations). */
 #define STORE_TEST_VERSION 8
 #define STORE_TEST_UNDO_8 /* rated games that do not count */ \
-    "DROP INDEX rated_seats_by_account; ALTER TABLE games DROP COLUMN unrated;"
+    "DROP INDEX rated_seats_by_account; ALTER TABLE games DROP COLUMN unrated;" \
+    "ALTER TABLE participants DROP COLUMN host;"
 #define STORE_TEST_UNDO_7 /* bots taking seats over */ \
     "ALTER TABLE games DROP COLUMN bot_takes_over; ALTER TABLE games DROP COLUMN bot_level;"
 #define STORE_TEST_UNDO_6 /* ratings */ \

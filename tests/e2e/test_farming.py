@@ -249,6 +249,32 @@ def same_address_after_restart(bindir):
     _with(bindir, body)
 
 
+def rematch_same_address(bindir):
+    """A rematch seats its players again (the service does, not a JoinGame
+    from their address): from one address it is unrated too."""
+    def body(w):
+        alice, bob = w.client("alice"), w.client("bob")
+        game = _rated_game(alice)
+        refs = [c.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game.game_id),
+                                 metadata=c.md(), timeout=T) for c in (alice, bob)]
+        bob.board.Resign(stubs.pb.ResignRequest(), metadata=stubs.auth(refs[1].token), timeout=T)
+        alice.board.Rematch(stubs.pb.RematchRequest(), metadata=stubs.auth(refs[0].token),
+                            timeout=T)
+        again = bob.board.Rematch(stubs.pb.RematchRequest(), metadata=stubs.auth(refs[1].token),
+                                  timeout=T).board
+        check(again.game_id and again.game_id != game.game_id, f"no rematch: {again}")
+        call = bob.board.Subscribe(stubs.pb.SubscribeRequest(after_seq=1),
+                                   metadata=stubs.auth(again.token), timeout=T)
+        try:
+            started = next((ev.game_started for ev in call
+                            if ev.WhichOneof("body") == "game_started"), None)
+        finally:
+            call.cancel()
+        check(started is not None and "took their seats from the same address" in started.unrated,
+              f"the rematch's GameStarted: {started}")
+    _with(bindir, body)
+
+
 def too_short(bindir):
     """From two addresses, a rated game of one move each is not rated (it
     says so at its end); one of two moves each is."""
@@ -392,5 +418,6 @@ def text_view(bindir):
 
 
 if __name__ == "__main__":
-    sys.exit(main({f.__name__: f for f in (same_address, same_address_after_restart, too_short,
-                                           pair_limit, report, text_view)}))
+    sys.exit(main({f.__name__: f for f in (same_address, same_address_after_restart,
+                                           rematch_same_address, too_short, pair_limit, report,
+                                           text_view)}))

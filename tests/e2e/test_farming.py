@@ -127,11 +127,16 @@ def _rated_game(creator):
                                     metadata=creator.md(), timeout=T).game
 
 
-def _events(c, ref):
-    """GameStarted's and GameOver's `unrated` and the GameOver's rating
-    changes, from the game's log as a late subscriber replays it."""
-    call = c.board.Subscribe(stubs.pb.SubscribeRequest(after_seq=1),
+def _subscribe(c, ref):
+    """c's stream of the game, every event after the first: open it before
+    the game ends, since a game over with nobody left watching goes away."""
+    return c.board.Subscribe(stubs.pb.SubscribeRequest(after_seq=1),
                              metadata=stubs.auth(ref.token), timeout=T)
+
+
+def _events(call):
+    """GameStarted's and GameOver's `unrated` and the GameOver's rating
+    changes, read from a stream of _subscribe's, which this closes."""
     started = None
     try:
         for ev in call:
@@ -155,6 +160,7 @@ def _play(winner, loser, moves_each):
         refs[c.name] = c.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game.game_id),
                                         metadata=c.md(), timeout=T)
     by_seat = {stubs.seat(refs[c.name], "seat"): c for c in (winner, loser)}
+    stream = _subscribe(winner, refs[winner.name])
     made = {winner.name: 0, loser.name: 0}
     while min(made.values()) < moves_each:      # an extra turn may give one more
         c = by_seat[0]
@@ -169,7 +175,7 @@ def _play(winner, loser, moves_each):
         made[mover.name] += 1
     loser.board.Resign(stubs.pb.ResignRequest(), metadata=stubs.auth(refs[loser.name].token),
                        timeout=T)
-    return _events(winner, refs[winner.name])
+    return _events(stream)
 
 
 def _rating(c, name):
@@ -257,6 +263,7 @@ def rematch_same_address(bindir):
         game = _rated_game(alice)
         refs = [c.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game.game_id),
                                  metadata=c.md(), timeout=T) for c in (alice, bob)]
+        watching = _subscribe(bob, refs[1])     # keeps the finished game for its rematch
         bob.board.Resign(stubs.pb.ResignRequest(), metadata=stubs.auth(refs[1].token), timeout=T)
         alice.board.Rematch(stubs.pb.RematchRequest(), metadata=stubs.auth(refs[0].token),
                             timeout=T)
@@ -270,6 +277,7 @@ def rematch_same_address(bindir):
                             if ev.WhichOneof("body") == "game_started"), None)
         finally:
             call.cancel()
+            watching.cancel()
         check(started is not None and "took their seats from the same address" in started.unrated,
               f"the rematch's GameStarted: {started}")
     _with(bindir, body)

@@ -70,7 +70,7 @@ static void unrated(room_unrated *why, int code, const char *fmt, ...)
 
 /* Two seats taken from one client address: one person may hold both, and
  * rate one account up by losing with the other (the farming of issue 3/8). */
-static bool same_address(room *r, int seats, room_unrated *why)
+static bool same_address(const room *r, int seats, room_unrated *why)
 {
     for (int a = 0; a < seats; a++)
         for (int b = a + 1; b < seats; b++) {
@@ -86,9 +86,11 @@ static bool same_address(room *r, int seats, room_unrated *why)
 }
 
 /* A pair of accounts past its rated games of the last 24 hours, counted in
- * the store (so across restarts and a cluster's nodes). -1 when the store
- * could not count them. */
-static int pair_limit(room *r, int seats, room_unrated *why)
+ * the store (so across restarts and a cluster's nodes). The window is this
+ * node's wall clock against the started_ms other nodes wrote: their skew,
+ * seconds at most, moves a day's edge by as much, which a limit of games
+ * per day can afford. -1 when the store could not count them. */
+static int pair_limit(const room *r, int seats, room_unrated *why)
 {
     int limit = r->svc->cfg.rated_pair_games;
     if (limit <= 0 || !r->svc->store)
@@ -129,8 +131,8 @@ void room__rated_start(room *r, room_unrated *why)
     if (res == 0 && why->code)
         res = store_game_unrated(db, r->id, why->code);
     if (res != 0) {
-        board_log(r->svc, "game %s: cannot keep the seats it is rated for: %s", r->id,
-                  store_last_error(db));
+        board_log(r->svc, "game %s: cannot keep its rated seats or whether they count: %s",
+                  r->id, store_last_error(db));
         room__write_failed(r);
         return;
     }

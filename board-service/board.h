@@ -37,6 +37,13 @@ typedef struct board_config {
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
     int first_move_ms;         /* games with clocks: a seat's first move within this,
                                 * or the game is aborted (default 30000) */
+    /* Rated games that do not count (room_rating.c; docs/rules.md, "Ratings"): */
+    int rated_min_moves;       /* each player's moves for a rated result (default 2;
+                                * -1: none) */
+    int rated_pair_games;      /* rated games of the same two accounts per 24 hours
+                                * (default 3; -1: no limit) */
+    bool rated_same_address;   /* rate accounts whose seats were taken from one
+                                * client address against each other (default: not) */
     /* Accounts (accounts_rpc.c; need a store): */
     bool require_accounts;     /* refuse guests: JoinGame and CreateGame need a session */
     int session_days;          /* a session lasts this long (default 30) */

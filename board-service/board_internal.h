@@ -116,6 +116,8 @@ typedef struct participant {
     bool has_rating;           /* rating: the account's in the room's kind, read at
                                 * join and kept up to date by room_rating.c */
     store_rating rating;
+    char host[BOARD_HOST_BYTES];   /* the client address it joined from ("": unknown, a
+                                    * bot; stored for an account's participant only) */
 } participant;
 
 /* A rated game's result for one seat (room_rating.c), as GameOver carries it. */
@@ -418,6 +420,8 @@ typedef struct room_event {
     int n_winners;
     const int *winners;
     const room_rating_change *ratings;   /* OVER of a rated game: one per seat; else NULL */
+    const char *unrated;       /* STARTED, OVER of a game created rated that changes no
+                                * rating: why, a sentence; else NULL */
     int level;                 /* TAKEN_OVER: the bot's */
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
 } room_event;

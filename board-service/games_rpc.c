@@ -394,8 +394,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         return;
     }
     participant *p;
-    room_rc rc = room_join_as(r, name, who > 0 ? acct.id : 0, req->observe, from, &p, err,
-                              sizeof err);
+    room_rc rc = room_join_as(r, name, who > 0 ? acct.id : 0, req->observe, from, NULL, &p,
+                              err, sizeof err);
     if (rc != ROOM_OK) {
         board_refuse(call, rc, err);
         if (made && !room_is_diverged(r))

@@ -107,9 +107,22 @@ static void usage(FILE *out)
             "                            for MS milliseconds, e.g. waiting on a database\n"
             "                            that stopped answering; the log says so too\n"
             "                            (default 3000)\n"
+            "      --rated-min-moves N   a rated game in which a player made fewer than N\n"
+            "                            moves changes no rating (default 2; 0: any\n"
+            "                            length counts)\n"
+            "      --rated-pair-games N  rated games two accounts may play together in 24\n"
+            "                            hours; more are played unrated (default 3; 0: no\n"
+            "                            limit)\n"
+            "      --rated-same-address  rate accounts whose seats were taken from one\n"
+            "                            client address against each other (a club behind\n"
+            "                            one router); by default such games are unrated\n"
             "      --check               check the database (SQLite's integrity_check) and\n"
             "                            exit: prints \"PATH: ok\" (status 0) or the\n"
             "                            problems (status 1); no service is started\n"
+            "      --rating-report       print the pairs of accounts with the most rated\n"
+            "                            games, the accounts whose rating points came mostly\n"
+            "                            from one opponent, and the pairs whose games were\n"
+            "                            not rated, from the database (--db), and exit\n"
             "  -q, --quiet               do not log games and players to stderr\n"
             "  -v, --verbose             also show gRPC's own log lines on stderr\n"
             "  -h, --help                show this help and exit\n"
@@ -188,6 +201,76 @@ static int print_cluster(const char *db)
     return rc == 0 ? 0 : 1;
 }
 
+/* --rating-report: who plays whom rated, for an operator looking for
+ * rating farming (docs/rules.md, "Ratings"). */
+#define REPORT_ROWS 20
+#define REPORT_SHARE 0.5     /* "mostly from one opponent": at least half the points */
+
+static void print_pairs(const char *title, const store_pair_row *rows, int n)
+{
+    printf("%s\n", title);
+    if (n == 0)
+        printf("  (none)\n");
+    for (int i = 0; i < n; i++)
+        printf("  %-20s %-20s %6d\n", rows[i].a, rows[i].b, rows[i].games);
+}
+
+static int print_rating_report(const char *db)
+{
+    char path[1024], err[1024];
+    if (db && (!db[0] || strcmp(db, ":memory:") == 0)) {
+        fprintf(stderr, "sungka-board: --rating-report needs a database (--db PATH or a "
+                        "postgresql:// URI)\n");
+        return 2;
+    }
+    if (!db && store_default_path(path, sizeof path) != 0) {
+        fprintf(stderr, "sungka-board: cannot find the default database %s (use --db PATH)\n",
+                path);
+        return 1;
+    }
+    store *s;
+    if (store_open_readonly(db ? db : path, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-board: %s\n", err);
+        return 1;
+    }
+    store_pair_row rows[REPORT_ROWS];
+    int n = 0, rc = store_report_pairs(s, REPORT_ROWS, rows, &n);
+    if (rc == 0)
+        print_pairs("Pairs of accounts with the most rated games together (games):", rows, n);
+    if (rc == 0)
+        rc = store_report_one_opponent(s, REPORT_SHARE, REPORT_ROWS, rows, &n);
+    if (rc == 0) {
+        printf("\nAccounts that won at least half their rating points against one opponent "
+               "(two-seat games):\n");
+        if (n == 0)
+            printf("  (none)\n");
+        for (int i = 0; i < n; i++)
+            printf("  %-20s %+7.0f of %+7.0f points from %-20s in %d won game%s\n", rows[i].a,
+                   rows[i].gain, rows[i].total_gain, rows[i].b, rows[i].games,
+                   rows[i].games == 1 ? "" : "s");
+    }
+    if (rc == 0)
+        rc = store_report_refused(s, STORE_UNRATED_SAME_ADDRESS, REPORT_ROWS, rows, &n);
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: seats taken from the same address (games):", rows, n);
+        rc = store_report_refused(s, STORE_UNRATED_PAIR_LIMIT, REPORT_ROWS, rows, &n);
+    }
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: past their rated games of the day (games):", rows, n);
+        rc = store_report_refused(s, STORE_UNRATED_TOO_SHORT, REPORT_ROWS, rows, &n);
+    }
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: too short (games):", rows, n);
+    }
+    if (rc != 0)
+        fprintf(stderr, "sungka-board: %s\n", store_last_error(s));
+    store_close(s);
+    return rc == 0 ? 0 : 1;
+}
+
 /* The host of "HOST:PORT" or "[V6]:PORT" into out, unless it is a wildcard
  * (0.0.0.0, ::), which names no host; "" then. */
 static void listen_host(const char *listen, char *out, size_t len)
@@ -255,7 +338,8 @@ int main(int argc, char **argv)
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
-           OPT_STALL_LIMIT };
+           OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
+           OPT_RATING_REPORT };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -295,6 +379,10 @@ int main(int argc, char **argv)
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
         {"client-lookups", required_argument, NULL, OPT_CLIENT_LOOKUPS},
         {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
+        {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
+        {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
+        {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
+        {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -302,7 +390,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     board_config cfg = {0};
-    int seconds, quiet = 0, check = 0, cluster_status = 0, c;
+    int seconds, quiet = 0, check = 0, cluster_status = 0, rating_report = 0, c;
     bool self_signed = false;
     const char *tls_names[BOARD_TLS_MAX_NAMES];
     size_t n_tls_names = 0;
@@ -449,6 +537,26 @@ int main(int argc, char **argv)
                 return 2;
             cfg.lease_ms = seconds * 1000;
             break;
+        case OPT_RATED_MIN_MOVES:
+            if (option_number("sungka-board", "--rated-min-moves", optarg, 0, 1000,
+                              &cfg.rated_min_moves) != 0)
+                return 2;
+            if (cfg.rated_min_moves == 0)
+                cfg.rated_min_moves = -1;        /* none (0 would be the default) */
+            break;
+        case OPT_RATED_PAIR_GAMES:
+            if (option_number("sungka-board", "--rated-pair-games", optarg, 0, 100000,
+                              &cfg.rated_pair_games) != 0)
+                return 2;
+            if (cfg.rated_pair_games == 0)
+                cfg.rated_pair_games = -1;       /* no limit */
+            break;
+        case OPT_RATED_SAME_ADDRESS:
+            cfg.rated_same_address = true;
+            break;
+        case OPT_RATING_REPORT:
+            rating_report = 1;
+            break;
         case OPT_REQUIRE_ACCOUNTS:
             cfg.require_accounts = true;
             break;
@@ -489,6 +597,8 @@ int main(int argc, char **argv)
         return check_database(cfg.db);
     if (cluster_status)
         return print_cluster(cfg.db);
+    if (rating_report)
+        return print_rating_report(cfg.db);
     if (self_signed && (cfg.tls_cert || cfg.tls_key)) {
         fprintf(stderr, "sungka-board: --tls-self-signed makes its own certificate: give it "
                         "or --tls-cert and --tls-key, not both\n");

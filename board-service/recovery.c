@@ -102,8 +102,10 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
         free(p);
 }
 
-/* A participant signed in to an account keeps playing for it. */
-static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account_id)
+/* A participant signed in to an account keeps playing for it, and keeps the
+ * address it took its seat from (whether a rated game counts). */
+static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account_id,
+                       const char *host)
 {
     recovering *rc = user;
     room *r = rc->current;
@@ -111,6 +113,7 @@ static void on_account(void *user, const char *game_id, unsigned person_id, int6
                                                            : NULL;
     if (p) {
         p->account_id = account_id;
+        snprintf(p->host, sizeof p->host, "%s", host);
         room_load_rating(r, p);
     }
 }

@@ -313,10 +313,12 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
     int scores[GAME_MAX_SEATS];
     game_scores(&r->state, scores);
     room_rating_change ratings[GAME_MAX_SEATS];
-    int n_rated = room__rate(r, abandoned, n_winners, winners, ratings);
+    room_unrated why;
+    int n_rated = room__rate(r, abandoned, n_winners, winners, ratings, &why);
     room_event ev = {.kind = ROOM_EV_OVER, .state = &r->state, .text = reason,
                      .abandoned = abandoned, .n_winners = n_winners, .winners = winners,
-                     .ratings = n_rated ? ratings : NULL};
+                     .ratings = n_rated ? ratings : NULL,
+                     .unrated = why.text[0] ? why.text : NULL};
     if (room__emit(r, &ev) != ROOM_OK)
         return;
     board_log(r->svc, "game %s over: %s", r->id, reason);
@@ -334,8 +336,8 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
         if (res == 0)
             res = store_game_finish(db, r->id, r->status, reason, game_seats(&r->state), names,
                                     accounts, scores, winners, n_winners, board_wall_ms());
-        if (res == 0 && n_rated)
-            res = room__store_ratings(r, ratings, n_rated);
+        if (res == 0)
+            res = room__store_ratings(r, ratings, n_rated, &why);
         if (store_group_end(db, res) != 0) {
             board_log(r->svc, "game %s: cannot store the result: %s", r->id,
                       store_last_error(r->svc->store));
@@ -407,15 +409,17 @@ void room__maybe_start(room *r)
 static void start_game(room *r)
 {
     int64_t now = board_now_ms();
-    room__rated_start(r);
+    room_unrated why;
+    room__rated_start(r, &why);
     room_clocks clocks;
     room_event ev = {.kind = ROOM_EV_STARTED, .state = &r->state,
-                     .clocks = room__clocks_after(r, -1, &r->state, now, &clocks)};
+                     .clocks = room__clocks_after(r, -1, &r->state, now, &clocks),
+                     .unrated = why.text[0] ? why.text : NULL};
     if (room__emit(r, &ev) != ROOM_OK)
         return;
     board_log(r->svc, "game %s started", r->id);
     if (r->svc->store &&
-        store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_wall_ms()) != 0) {
+        store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_shared_now_ms(r->svc)) != 0) {
         board_log(r->svc, "game %s: cannot store its start: %s", r->id,
                   store_last_error(r->svc->store));
         room__write_failed(r);
@@ -440,11 +444,12 @@ static void make_token(char out[BOARD_TOKEN_HEX + 1])
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen)
 {
-    return room_join_as(r, name, 0, observe, from, out, err, errlen);
+    return room_join_as(r, name, 0, observe, from, NULL, out, err, errlen);
 }
 
 room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe,
-                     board_client *from, participant **out, char *err, size_t errlen)
+                     board_client *from, const char *host, participant **out, char *err,
+                     size_t errlen)
 {
     *out = NULL;
     if (room_find_name(r, name)) {
@@ -492,6 +497,7 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
         return ROOM_E_LIMIT;
     }
     p->account_id = account_id;
+    snprintf(p->host, sizeof p->host, "%s", host ? host : from ? from->host : "");
     room_load_rating(r, p);
     p->rtt_ms = -1;
     p->last_seen_ms = board_now_ms();

@@ -73,6 +73,10 @@ void board_config_defaults(board_config *cfg)
         cfg->bot_think_ms = 1000;
     if (cfg->first_move_ms <= 0)
         cfg->first_move_ms = 30000;
+    if (cfg->rated_min_moves == 0)
+        cfg->rated_min_moves = 2;
+    if (cfg->rated_pair_games == 0)
+        cfg->rated_pair_games = 3;
     if (cfg->session_days <= 0)
         cfg->session_days = 30;
     if (cfg->password_workers <= 0)

@@ -216,9 +216,19 @@ static const char *const schema_1[] = {
     NULL,
 };
 
+/* 2: store_sqlite.c's version 8: rated games that do not count, rated games
+ * found by account, a signed-in participant's client address. */
+static const char *const schema_2[] = {
+    "ALTER TABLE games ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX rated_seats_by_account ON rated_seats(account_id, game_id)",
+    "ALTER TABLE participants ADD COLUMN host TEXT COLLATE \"C\" NOT NULL DEFAULT ''",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
+    schema_2,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))

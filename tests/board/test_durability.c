@@ -206,9 +206,10 @@ static void start_two(world *w, room *r, int64_t alice_account, int64_t bob_acco
 {
     char err[256];
     participant *a, *b;
-    assert_int_equal(room_join_as(r, "alice", alice_account, false, w->here, &a, err,
+    assert_int_equal(room_join_as(r, "alice", alice_account, false, w->here, NULL, &a, err,
                                   sizeof err), ROOM_OK);
-    assert_int_equal(room_join_as(r, "bob", bob_account, false, w->here, &b, err, sizeof err),
+    assert_int_equal(room_join_as(r, "bob", bob_account, false, w->here, NULL, &b, err,
+                                  sizeof err),
                      ROOM_OK);
     assert_int_equal(room_subscribe(r, a, sa, w->here, 0, err, sizeof err), ROOM_OK);
     assert_int_equal(room_subscribe(r, b, sb, w->here, 0, err, sizeof err), ROOM_OK);
@@ -383,6 +384,7 @@ static void rated_last_move_commit_fails(void **state)
 {
     world *w = *state;
     room *r = new_game(w, "3", true);
+    w->svc->cfg.rated_same_address = true;     /* both play from w->here */
     int64_t alice_id = new_account(w, "alice"), bob_id = new_account(w, "bob");
     fake_stream sa = {0}, sb = {0};
     start_two(w, r, alice_id, bob_id, &sa, &sb);

@@ -66,7 +66,11 @@
 #define MAX_EVENTS 200           /* stored events per input */
 #define MAX_EVENT_BYTES 2048     /* bytes of one stored event */
 #define MAX_PEOPLE 4
-#define GAME_ID "7"
+/* One in-memory store for many inputs: making its schema is most of an
+ * input's time. Each input's game is ended and forgotten after it (so that
+ * the next recovery does not see it) and the store made anew every
+ * REOPEN_EVERY inputs, so its rows stay few. */
+#define REOPEN_EVERY 500
 
 /* What the inputs exercised, printed by fuzz_teardown (the replay driver),
  * so a run that checks nothing shows. */
@@ -242,13 +246,13 @@ static const struct { int per_move_ms, base_ms, increment_ms; } time_controls[] 
     {0, 0, 0}, {30000, 0, 0}, {0, 300000, 3000}, {0, 60000, 0},
 };
 
-static void read_game(fuzz_in *in, stored_game *g)
+static void read_game(fuzz_in *in, const char *id, stored_game *g)
 {
     memset(g, 0, sizeof *g);
     const game_kind *kind = game_kind_at(fuzz_u8(in) % game_kind_count());
     uint8_t flags = fuzz_u8(in);
     store_game_info *i = &g->info;
-    snprintf(i->id, sizeof i->id, GAME_ID);
+    snprintf(i->id, sizeof i->id, "%s", id);
     snprintf(i->kind, sizeof i->kind, "%s", kind->name);
     snprintf(i->title, sizeof i->title, "fuzz");
     i->seats = 2;
@@ -362,6 +366,8 @@ static void check_recovered(board_service *svc, size_t n_events)
 }
 
 static FILE *devnull;
+static store *shared_db;
+static unsigned inputs_on_db, last_id;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -370,6 +376,34 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     devnull = fopen("/dev/null", "w");
     FUZZ_CHECK(devnull, "cannot open /dev/null");
     return 0;
+}
+
+/* The store for the next input: a fresh one every REOPEN_EVERY inputs. */
+static store *next_store(void)
+{
+    if (shared_db && inputs_on_db < REOPEN_EVERY) {
+        inputs_on_db++;
+        return shared_db;
+    }
+    if (shared_db)
+        store_close(shared_db);
+    char err[512];
+    FUZZ_CHECK(store_open(":memory:", &shared_db, err, sizeof err) == 0, "store_open: %s", err);
+    inputs_on_db = 1;
+    return shared_db;
+}
+
+/* Out of the next recovery's sight: ended (recovery reads every game still
+ * waiting or running) and its participants forgotten. */
+static void put_away(store *s, const char *id)
+{
+    const char *names[2] = {"", ""};
+    int64_t accounts[2] = {0, 0};
+    int scores[2] = {0, 0};
+    FUZZ_CHECK(store_game_finish(s, id, STORE_ABANDONED, "", 2, names, accounts, scores, NULL,
+                                 0, 1) == 0 &&
+                   store_game_forget(s, id) == 0,
+               "cannot put game %s away: %s", id, store_last_error(s));
 }
 
 void fuzz_teardown(void)
@@ -381,6 +415,9 @@ void fuzz_teardown(void)
     if (devnull)
         fclose(devnull);
     devnull = NULL;
+    if (shared_db)
+        store_close(shared_db);
+    shared_db = NULL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -389,17 +426,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         LLVMFuzzerInitialize(NULL, NULL);
     fuzz_in in = {data, size};
     stored_game g;
-    read_game(&in, &g);
-    store *db;
-    char err[512];
-    FUZZ_CHECK(store_open(":memory:", &db, err, sizeof err) == 0, "store_open: %s", err);
+    char id[16], err[512];
+    snprintf(id, sizeof id, "%u", ++last_id);
+    read_game(&in, id, &g);
+    store *db = next_store();
     FUZZ_CHECK(store_game_create(db, &g.info) == 0, "store_game_create: %s",
                store_last_error(db));
     for (int p = 0; p < g.n_people; p++) {
         char token[BOARD_TOKEN_HEX + 1];
         snprintf(token, sizeof token, "%032x", p + 1);
         /* The store refuses what no service writes (a name it cannot hold). */
-        store_participant_put(db, GAME_ID, (unsigned)p + 1, g.name[p], g.seat[p], token,
+        store_participant_put(db, id, (unsigned)p + 1, g.name[p], g.seat[p], token,
                               g.ready[p]);
     }
     size_t n_events = 0;
@@ -421,7 +458,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         all_usable &= check_event(bytes, len, format);
         seen.events++;
         n_events++;
-        FUZZ_CHECK(store_event_append(db, GAME_ID, n_events, 1, a, b, format, bytes, len) == 0,
+        FUZZ_CHECK(store_event_append(db, id, n_events, 1, a, b, format, bytes, len) == 0,
                    "store_event_append: %s", store_last_error(db));
         free(bytes);
     }
@@ -436,7 +473,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_recovered(svc, n_events);
     }
     service_free(svc);
-    store_close(db);
+    put_away(db, id);
     return 0;
 }
 

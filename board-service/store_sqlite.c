@@ -171,9 +171,11 @@ static const char *const migrations[] = {
     "  volatility    REAL NOT NULL,"
     "  PRIMARY KEY (account_id, kind, ended_ms, game_id)) WITHOUT ROWID;",
     /* 7: a bot takes the seat of a player who does not come back (issue 16),
-     * at the game's bot level. */
-    "ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
+     * at the game's bot level. In parentheses: one element of two
+     * statements, which clang's -Wstring-concatenation takes for a missing
+     * comma otherwise. */
+    ("ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
+     "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -80,7 +80,8 @@ def trust_on_first_use(bindir):
     told the fingerprint the service logged, each server is remembered in a
     private file, and they play. Remembered, the server is spoken to in
     TLS without --tls too, and without another first-use notice; but the
-    agent's own private service on that address is not."""
+    agent's own service (--serve) on that address is checked against its
+    own certificate, not the one remembered there."""
     with Env(bindir) as env:
         board = _self_signed_board(env, os.path.join(env.state_dir, "svc", "sungka.db"))
         alice = env.player("alice", "--server", f"localhost:{board.port}", "--tls",
@@ -118,8 +119,9 @@ def trust_on_first_use(bindir):
         for p in (alice, bob, carol):
             p.quit()
 
-        # The agent's own private service on that very address is plaintext
-        # and ours: the certificate remembered there is not asked for.
+        # The agent's own service on that very address is ours: it pins the
+        # certificate that service serves (its own, in another directory than
+        # the one remembered there), which is not asked for.
         port = board.port
         board.stop()
         dan = env.player("dan", "--serve", f"127.0.0.1:{port}", "--new", "kalah")

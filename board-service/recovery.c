@@ -132,8 +132,11 @@ static void on_bot(void *user, const char *game_id, unsigned person_id, int leve
 /* One stored event, as it will be served: an event stored before text was
  * checked may hold invalid UTF-8 or control characters, and is served
  * escaped (stock protobuf clients refuse invalid UTF-8, so serving it raw
- * would break every one of them on each replay). Its packed bytes in *data
- * (malloc'ed), or -1. */
+ * would break every one of them on each replay). The packed bytes are read
+ * back once: protobuf-c takes a field numbered 0 in a long tag (a damaged
+ * row) as an unknown field and writes it in a short tag, which it and every
+ * other runtime refuse, so no client could read the event. Its packed bytes
+ * in *data (malloc'ed), or -1 (out of memory, or unreadable so). */
 static int served_bytes(board_service *svc, const room *r, uint64_t seq,
                         Sungka__V1__Event *ev, uint8_t **data, size_t *len)
 {
@@ -148,6 +151,14 @@ static int served_bytes(board_service *svc, const room *r, uint64_t seq,
     if (!*data)
         return -1;
     protobuf_c_message_pack(&ev->base, *data);
+    ProtobufCMessage *back = protobuf_c_message_unpack(&sungka__v1__event__descriptor, NULL,
+                                                       *len, *data);
+    if (!back) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    protobuf_c_message_free_unpacked(back, NULL);
     return 0;
 }
 

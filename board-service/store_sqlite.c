@@ -171,16 +171,18 @@ static const char *const migrations[] = {
     "  volatility    REAL NOT NULL,"
     "  PRIMARY KEY (account_id, kind, ended_ms, game_id)) WITHOUT ROWID;",
     /* 7: a bot takes the seat of a player who does not come back (issue 16),
-     * at the game's bot level. */
-    "ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
+     * at the game's bot level. In parentheses: one element of two
+     * statements, which clang's -Wstring-concatenation takes for a missing
+     * comma otherwise. */
+    ("ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
+     "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;"),
     /* 8: rated games that do not count (store_game_unrated: why, 0 when it
      * counts), rated games found by account, for the rated games of a pair
      * of accounts in a day, and the client address a signed-in participant
      * took its seat from (store_participant_account), which decides it. */
-    "ALTER TABLE games ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0;"
-    "CREATE INDEX rated_seats_by_account ON rated_seats(account_id, game_id);"
-    "ALTER TABLE participants ADD COLUMN host TEXT NOT NULL DEFAULT '';",
+    ("ALTER TABLE games ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0;"
+     "CREATE INDEX rated_seats_by_account ON rated_seats(account_id, game_id);"
+     "ALTER TABLE participants ADD COLUMN host TEXT NOT NULL DEFAULT '';"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -21,4 +21,10 @@
  * out. 0, or -1 when the digest cannot be computed (out is then ""). */
 int fingerprint_der(const unsigned char *der, size_t len, char out[FINGERPRINT_LEN] /* OUT */);
 
+/* The fingerprint of the first certificate in the PEM file at path (a
+ * service's own, sungka-board --tls-self-signed's tls-cert.pem) into out.
+ * 0, or -1 when the file cannot be read or holds no PEM certificate (out is
+ * then ""). */
+int fingerprint_pem_file(const char *path, char out[FINGERPRINT_LEN] /* OUT */);
+
 #endif /* SUNGKA_FINGERPRINT_H */

@@ -206,7 +206,8 @@ int agent_may_send_secret(const agent_config *cfg, char *err, size_t errlen)
     snprintf(err, errlen,
              "not sending a password to %s in plaintext: anyone on the network between here "
              "and there could read it. Connect with --tls (the service needs "
-             "--tls-self-signed, or --tls-cert and --tls-key)",
+             "--tls-self-signed, or --tls-cert and --tls-key; sungka-player --serve "
+             "serves TLS already)",
              cfg->server);
     return -1;
 }
@@ -441,7 +442,8 @@ int agent__tls_trust(const agent_config *cfg, agent_trust *t, char *err, size_t 
             snprintf(t->notice, sizeof t->notice,
                      "first TLS connection to %s: its certificate, fingerprint %s, is "
                      "trusted from now on; check that the service's operator sees the same "
-                     "(sungka-board logs it at start). Remembered in %s.",
+                     "(sungka-board logs it at start, sungka-player --serve prints it). "
+                     "Remembered in %s.",
                      cfg->server, fp, t->file) >= (int)sizeof t->notice)
             strcpy(t->notice + sizeof t->notice - 4, "...");
     }

@@ -7,6 +7,13 @@
  * running service holds alone: when another one holds it (another Sungka
  * game of this user's, now), the child keeps nothing (--db :memory:)
  * rather than failing to start.
+ *
+ * With TLS the child makes or reuses its own certificate
+ * (--tls-self-signed), in the directory of the default database; with
+ * --db :memory: in Sungka's data directory, which is the same one. The pair
+ * is written before the child listens, so once its "listening on" line has
+ * come the certificate is read from there (its fingerprint, and the file
+ * the host's agent pins).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,18 +67,39 @@ static bool default_db_in_use(void)
     return held;
 }
 
+/* The certificate a child with --tls-self-signed serves: the file it keeps
+ * beside the default database (board-service/self_signed.h), and its
+ * fingerprint. 0, or -1 with a sentence in err. */
+static int find_certificate(local_board *lb, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    if (xdg_sungka_dir(XDG_DATA, false, dir, sizeof dir) != 0 ||
+        (size_t)snprintf(lb->cert, sizeof lb->cert, "%s/tls-cert.pem", dir) >= sizeof lb->cert) {
+        snprintf(err, errlen, "cannot find the board service's TLS certificate (no home "
+                              "directory?)");
+        return -1;
+    }
+    if (fingerprint_pem_file(lb->cert, lb->fingerprint) != 0) {
+        snprintf(err, errlen, "cannot read the board service's TLS certificate %s", lb->cert);
+        return -1;
+    }
+    return 0;
+}
+
 int local_board_start(const char *argv0, const char *listen, local_board *lb, char *err,
                       size_t errlen)
 {
     char path[PATH_MAX];
     board_path(argv0, path, sizeof path);
     lb->memory_db = default_db_in_use();
-    const char *argv[8];
+    const char *argv[9];
     int argc = 0;
     argv[argc++] = "sungka-board";
     argv[argc++] = "--quiet";
     argv[argc++] = "--listen";
     argv[argc++] = listen;
+    if (lb->tls)
+        argv[argc++] = "--tls-self-signed";
     if (lb->memory_db) {
         argv[argc++] = "--db";
         argv[argc++] = ":memory:";
@@ -133,6 +161,10 @@ int local_board_start(const char *argv0, const char *listen, local_board *lb, ch
         return -1;
     }
     snprintf(lb->address, sizeof lb->address, "127.0.0.1:%d", port);
+    if (lb->tls && find_certificate(lb, err, errlen) != 0) {
+        local_board_stop(lb);
+        return -1;
+    }
     return 0;
 }
 

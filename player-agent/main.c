@@ -105,9 +105,9 @@ typedef struct player_start {
 } player_start;
 
 /* Start the agent as cfg says, on a board service of our own when cfg has
- * no server; with the TLS files checked and plaintext off this machine
- * warned about. 0 and *out, or -1 with a sentence in err and
- * ps->fail_status, nothing left running. */
+ * no server (--serve's in TLS, its certificate pinned); with the TLS files
+ * checked and plaintext off this machine warned about. 0 and *out, or -1
+ * with a sentence in err and ps->fail_status, nothing left running. */
 static int start_agent(player_start *ps, const agent_config *cfg, agent **out, char *err,
                        size_t errlen)
 {
@@ -118,11 +118,19 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
                               errlen) != 0)
             return -1;
         c.server = ps->board.address;
-        /* Our own plaintext service on a port the system picked: a
-         * certificate once remembered for that port is another service's. */
+        /* Our own service: a certificate once remembered for its port is
+         * another service's. --serve's is pinned as it is on disk. */
         c.known_servers = "";
+        if (ps->board.tls) {
+            c.tls = true;
+            c.tls_ca = ps->board.cert;
+        }
         if (ps->serve)
-            printf("Hosting a board service on %s.\n", ps->serve);
+            printf("Hosting a board service on %s in TLS. Its certificate's fingerprint is\n"
+                   "  %s\n"
+                   "Those who join are shown it on their first connection: it must be this "
+                   "one.\n",
+                   ps->serve, ps->board.fingerprint);
         if (ps->board.memory_db)
             printf("This game's result will not be kept: another Sungka game on this computer "
                    "holds the statistics file.\n");
@@ -151,9 +159,9 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
         const char *port =
             ps->serve && strrchr(ps->serve, ':') ? strrchr(ps->serve, ':') + 1 : NULL;
         printf("Created game %s. Others join with:\n"
-               "  sungka-player --server %s%s --name NAME --game %s\n",
+               "  sungka-player --server %s%s%s --name NAME --game %s\n",
                agent_game_id(*out), port ? "THIS-HOST:" : "", port ? port : c.server,
-               agent_game_id(*out));
+               c.tls ? " --tls" : "", agent_game_id(*out));
         fflush(stdout);
     }
     return 0;
@@ -206,7 +214,13 @@ static void usage(FILE *out)
             "                          nodes: HOST:PORT,HOST:PORT,... (the next is tried\n"
             "                          when one does not answer)\n"
             "      --serve ADDR        start a board service listening on ADDR (e.g.\n"
-            "                          0.0.0.0:7070) so others can join, and play on it\n"
+            "                          0.0.0.0:7070) so others can join, and play on it.\n"
+            "                          It serves TLS with a certificate of its own (as\n"
+            "                          sungka-board --tls-self-signed: made once, kept in\n"
+            "                          $XDG_DATA_HOME/sungka) and shows its fingerprint;\n"
+            "                          others join with --server HOST:PORT --tls and are\n"
+            "                          shown the same fingerprint on first connecting\n"
+            "      --tls-self-signed   with --serve: what it does anyway, said out loud\n"
             "  -n, --name NAME         your name, 1..32 characters (default: $USER)\n"
             "  -N, --new KIND          create a new game of KIND and join it\n"
             "  -a, --any KIND          join any game of KIND with an open seat (or a new one)\n"
@@ -246,12 +260,13 @@ static void usage(FILE *out)
             "  -v, --verbose           also show gRPC's own log lines on stderr (and the\n"
             "                          private service's)\n"
             "      --tls               use TLS. A certificate the system's CAs do not\n"
-            "                          vouch for (sungka-board --tls-self-signed) is\n"
-            "                          trusted on first use: its SHA-256 fingerprint is\n"
-            "                          shown and remembered for this HOST:PORT, and if it\n"
-            "                          ever changes the agent refuses to connect, as ssh\n"
-            "                          does. A server remembered so is always spoken to\n"
-            "                          in TLS, --tls or not\n"
+            "                          vouch for (sungka-board --tls-self-signed,\n"
+            "                          sungka-player --serve) is trusted on first use:\n"
+            "                          its SHA-256 fingerprint is shown and remembered\n"
+            "                          for this HOST:PORT, and if it ever changes the\n"
+            "                          agent refuses to connect, as ssh does. A server\n"
+            "                          remembered so is always spoken to in TLS, --tls\n"
+            "                          or not\n"
             "      --known-servers FILE\n"
             "                          where those certificates are remembered (default\n"
             "                          $XDG_CONFIG_HOME/sungka/known-servers; delete a\n"
@@ -279,8 +294,8 @@ static void usage(FILE *out)
             "name (an empty address plays on a private service on this computer).\n"
             "\nExamples:\n"
             "  sungka-player --serve 0.0.0.0:7070 --name alice --new sungka\n"
-            "  sungka-player --server HOST:7070 --name bob --game 1\n"
-            "  sungka-player --server HOST:7070 --name carol --game 1 --observe\n");
+            "  sungka-player --server HOST:7070 --tls --name bob --game 1\n"
+            "  sungka-player --server HOST:7070 --tls --name carol --game 1 --observe\n");
 }
 
 int main(int argc, char **argv)
@@ -288,7 +303,8 @@ int main(int argc, char **argv)
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_RATED, OPT_TAKES_OVER, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
            OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
-           OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD };
+           OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD,
+           OPT_TLS_SELF_SIGNED };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -313,6 +329,7 @@ int main(int argc, char **argv)
         {"seat", required_argument, NULL, OPT_SEAT},
         {"token-fd", required_argument, NULL, OPT_TOKEN_FD},
         {"tls", no_argument, NULL, OPT_TLS},
+        {"tls-self-signed", no_argument, NULL, OPT_TLS_SELF_SIGNED},
         {"known-servers", required_argument, NULL, OPT_KNOWN_SERVERS},
         {"tls-ca", required_argument, NULL, OPT_TLS_CA},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
@@ -332,7 +349,7 @@ int main(int argc, char **argv)
     agent_config cfg = {0};
     view_io io = {.in = stdin, .out = stdout};
     const char *serve = NULL, *view_name = "text";
-    bool verbose = false;
+    bool verbose = false, self_signed = false;
     static char seat_token[128];
     static char password[1025];
     int password_fd = -1;
@@ -377,6 +394,7 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case OPT_TLS: cfg.tls = true; break;
+        case OPT_TLS_SELF_SIGNED: self_signed = true; break;
         case OPT_KNOWN_SERVERS: cfg.known_servers = optarg; break;
         case OPT_TLS_CA: cfg.tls = true; cfg.tls_ca = optarg; break;
         case OPT_TLS_CERT: cfg.tls = true; cfg.tls_cert = optarg; break;
@@ -465,6 +483,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: --server and --serve exclude each other\n");
         return 2;
     }
+    if (self_signed && !serve) {
+        fprintf(stderr, "sungka-player: --tls-self-signed goes with --serve ADDR: it is the "
+                        "certificate of the board service --serve starts (to join one in "
+                        "TLS, use --tls)\n");
+        return 2;
+    }
+    if (serve && (cfg.tls_ca || cfg.tls_cert || cfg.tls_key || cfg.tls_name)) {
+        fprintf(stderr, "sungka-player: --tls-ca, --tls-cert, --tls-key and --tls-name are "
+                        "for joining a service with --server; --serve makes its own "
+                        "certificate\n");
+        return 2;
+    }
     if (cfg.seat_token && !cfg.game_id) {
         fprintf(stderr, "sungka-player: --token-fd needs --game ID\n");
         return 2;
@@ -475,7 +505,8 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
 
-    player_start ps = {.argv0 = argv[0], .serve = serve, .board.verbose = verbose};
+    player_start ps = {.argv0 = argv[0], .serve = serve,
+                       .board = {.verbose = verbose, .tls = serve != NULL}};
     agent_library_verbose(verbose);
     char err[1024];            /* room for the changed-certificate warning */
     agent *ag;

@@ -10,11 +10,13 @@ private XDG directory (harness.Env). Usage: test_tls.py BINDIR TEST.
 """
 import os
 import re
+import socket
 import stat
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402
 from harness import Autoplayer, Env, check, main  # noqa: E402
 
 FINGERPRINT = r"SHA256:(?:[0-9A-F]{2}:){31}[0-9A-F]{2}"
@@ -78,7 +80,8 @@ def trust_on_first_use(bindir):
     told the fingerprint the service logged, each server is remembered in a
     private file, and they play. Remembered, the server is spoken to in
     TLS without --tls too, and without another first-use notice; but the
-    agent's own private service on that address is not."""
+    agent's own service (--serve) on that address is checked against its
+    own certificate, not the one remembered there."""
     with Env(bindir) as env:
         board = _self_signed_board(env, os.path.join(env.state_dir, "svc", "sungka.db"))
         alice = env.player("alice", "--server", f"localhost:{board.port}", "--tls",
@@ -116,8 +119,9 @@ def trust_on_first_use(bindir):
         for p in (alice, bob, carol):
             p.quit()
 
-        # The agent's own private service on that very address is plaintext
-        # and ours: the certificate remembered there is not asked for.
+        # The agent's own service on that very address is ours: it pins the
+        # certificate that service serves (its own, in another directory than
+        # the one remembered there), which is not asked for.
         port = board.port
         board.stop()
         dan = env.player("dan", "--serve", f"127.0.0.1:{port}", "--new", "kalah")
@@ -192,9 +196,74 @@ def service_bots(bindir):
         me.quit()
 
 
+def _free_port():
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        return sk.getsockname()[1]
+
+
+def serve_tls(bindir):
+    """The README's way to play a friend: `sungka-player --serve` serves TLS
+    with the service's own certificate (--tls-self-signed, also its default)
+    and shows the fingerprint, which openssl computes from the kept file; the
+    friend joins with --tls as it says, is shown the same fingerprint on
+    first use, and both play a move. Plaintext clients are refused by that
+    listener: an agent without --tls (told to give it) and a stock gRPC
+    client. (--serve served plaintext only: the friend's --tls found no TLS
+    there, and sungka-player refused --tls-self-signed.)"""
+    with Env(bindir) as env:
+        address = f"127.0.0.1:{_free_port()}"
+        host = env.player("alice", "--serve", address, "--tls-self-signed", "--new", "kalah")
+        host.expect(r"^Hosting a board service on " + re.escape(address) + r" in TLS\.")
+        shown = host.expect(r"^  (" + FINGERPRINT + r")$").group(1)
+        cert = os.path.join(env.env["XDG_DATA_HOME"], "sungka", "tls-cert.pem")
+        check(_openssl_fingerprint(cert) == shown,
+              f"shown {shown}, openssl says {_openssl_fingerprint(cert)}\n" + host.dump())
+        game = host.expect(r"^Created game (\d+)\.").group(1)
+        join = host.expect(r"^  sungka-player --server THIS-HOST:(\d+) (.*)$")
+        check(address.endswith(":" + join.group(1)) and "--tls" in join.group(2).split(),
+              "the join line must name the port and --tls\n" + host.dump())
+        host.expect(r"^You are alice, seat 0\.")
+
+        bob = env.player("bob", "--server", address, "--tls", "--game", game)
+        m = bob.expect(r"^Notice: first TLS connection to " + re.escape(address) +
+                       r": its certificate, fingerprint (" + FINGERPRINT + ")")
+        check(m.group(1) == shown, f"bob was shown {m.group(1)}, the host {shown}")
+        bob.expect(r"^You are bob, seat 1\.")
+        players = Autoplayer(env, [host, bob], seed=3)
+        for _ in range(8):
+            players.play_moves(1)
+            played = {m.group(1) for m in (re.match(r"^(alice|bob) played cup \d+\.", l)
+                                           for l in bob.lines) if m}
+            if played == {"alice", "bob"}:
+                break
+        check(played == {"alice", "bob"}, "both must have played\n" + env.dump_all())
+
+        # Remembered, the address is spoken to in TLS without --tls: carol
+        # remembers nothing.
+        carol = env.player("carol", "--server", address, "--game", game, "--observe",
+                           "--known-servers", "")
+        check(carol.wait_exit() != 0, "a plaintext agent was let in\n" + carol.dump())
+        check(any("give --tls" in l for l in carol.err_lines),
+              "the plaintext agent must be told to give --tls\n" + carol.dump())
+        client = wire.Client(address)
+        code, text = client.raw("/sungka.v1.Register/ListGames", b"")
+        client.close()
+        check(code == "UNAVAILABLE", f"a plaintext gRPC call got {code} {text}")
+        check(not any("plaintext" in l for l in host.err_lines),
+              "the host must not warn of plaintext\n" + host.dump())
+        for p in (host, bob):
+            p.quit()
+
+        alone = subprocess.run([os.path.join(bindir, "sungka-player"), "--tls-self-signed",
+                                "--name", "dan"], capture_output=True, text=True, timeout=30,
+                               env=env.env)
+        check(alone.returncode == 2 and "--tls-self-signed goes with --serve" in alone.stderr,
+              f"--tls-self-signed without --serve: {alone.returncode} {alone.stderr}")
+
 
 TESTS = {f.__name__: f for f in (self_signed_kept, trust_on_first_use, changed_certificate,
-                                  service_bots)}
+                                  service_bots, serve_tls)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

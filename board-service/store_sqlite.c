@@ -672,17 +672,26 @@ static const db_driver lite_driver = {
     .close = lite_close,
 };
 
-int db_sqlite_open(const char *path, db **out, char *err, size_t errlen)
+/* A driver's handle with nothing open yet; NULL (err said) out of memory. */
+static lite *lite_new(const char *path, char *err, size_t errlen)
 {
-    *out = NULL;
     lite *s = calloc(1, sizeof *s);
     if (!s) {
         if (errlen)
             snprintf(err, errlen, "cannot open the database %s: out of memory", path);
-        return -1;
+        return NULL;
     }
     s->base.drv = &lite_driver;
     s->lock_fd = -1;
+    return s;
+}
+
+int db_sqlite_open(const char *path, db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    lite *s = lite_new(path, err, errlen);
+    if (!s)
+        return -1;
     bool file = strcmp(path, ":memory:") != 0;
     if (file && access(path, F_OK) != 0 && create_private(path, s->err, sizeof s->err) < 0)
         goto fail;
@@ -725,14 +734,9 @@ static int readable_as_is(lite *s)
 int db_sqlite_open_readonly(const char *path, db **out, char *err, size_t errlen)
 {
     *out = NULL;
-    lite *s = calloc(1, sizeof *s);
-    if (!s) {
-        if (errlen)
-            snprintf(err, errlen, "cannot open the database %s: out of memory", path);
+    lite *s = lite_new(path, err, errlen);
+    if (!s)
         return -1;
-    }
-    s->base.drv = &lite_driver;
-    s->lock_fd = -1;
     /* No lock and no migration: a running service's file is read as it is. */
     int rc = sqlite3_open_v2(path, &s->conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {

@@ -482,6 +482,24 @@ def _free_port():
         return sock.getsockname()[1]
 
 
+def _synchronous_pair(top):
+    """A primary and its synchronous standby in top, started: (primary,
+    standby) once the standby is synchronous."""
+    primary = PgServer(top, "primary")
+    primary.start()
+    standby = PgServer(top, "standby", primary=primary)
+    try:
+        standby.start()
+        deadline = time.monotonic() + 30
+        while primary.psql("SELECT sync_state FROM pg_stat_replication") != "sync":
+            check(time.monotonic() < deadline, "the standby never became synchronous")
+            time.sleep(0.2)
+    except BaseException:
+        standby.kill()
+        primary.kill()
+        raise
+    return primary, standby
+
 def standby_promoted(bindir):
     """The cluster's PostgreSQL with a synchronous standby; the primary is
     killed between two moves and the standby promoted by hand: the nodes,
@@ -495,14 +513,7 @@ def standby_promoted(bindir):
             shutil.chown(top, "postgres")
         primary = standby = None
         try:
-            primary = PgServer(top, "primary")
-            primary.start()
-            standby = PgServer(top, "standby", primary=primary)
-            standby.start()
-            deadline = time.monotonic() + 30
-            while primary.psql("SELECT sync_state FROM pg_stat_replication") != "sync":
-                check(time.monotonic() < deadline, "the standby never became synchronous")
-                time.sleep(0.2)
+            primary, standby = _synchronous_pair(top)
             url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
                    "/sungka_ha?target_session_attrs=read-write")
             a, b = [env.board("--db", url, "--lease", str(LEASE_S), "--grace", "60")
@@ -563,14 +574,7 @@ def unconfirmed_commit_not_served(bindir):
             shutil.chown(top, "postgres")
         primary = standby = None
         try:
-            primary = PgServer(top, "primary")
-            primary.start()
-            standby = PgServer(top, "standby", primary=primary)
-            standby.start()
-            deadline = time.monotonic() + 30
-            while primary.psql("SELECT sync_state FROM pg_stat_replication") != "sync":
-                check(time.monotonic() < deadline, "the standby never became synchronous")
-                time.sleep(0.2)
+            primary, standby = _synchronous_pair(top)
             url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
                    "/sungka_unconfirmed?target_session_attrs=read-write&connect_timeout=2")
             node = env.board("--db", url, "--lease", str(LEASE_S), "--grace", "120")

@@ -264,12 +264,13 @@ board_client *board_client_find(board_service *svc, const char *host);
 /* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may `asker` join now
  * (counted against its join rate), taking an observer's seat held by
  * `holder` when observe (the same entry, but for a relay: board_client_of
- * and board_client_asking)? may c chat (counted)? may it open one more event
- * stream? A relay's own entry is held to no seat or stream limit. */
+ * and board_client_asking)? may c chat (counted)? may it open `more` event
+ * streams (a SubscribeMany's legs are streams too)? A relay's own entry is
+ * held to no seat or stream limit. */
 int board_client_may_join(board_service *svc, board_client *holder, board_client *asker,
                           bool observe, char *err, size_t errlen);
 int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen);
-int board_client_may_stream(board_service *svc, const board_client *c, char *err,
+int board_client_may_stream(board_service *svc, const board_client *c, int more, char *err,
                             size_t errlen);
 /* Free the entries that hold nothing and have no open rate window. */
 void board_clients_sweep(board_service *svc, int64_t now);

@@ -214,12 +214,18 @@ int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t
     return -1;
 }
 
-int board_client_may_stream(board_service *svc, const board_client *c, char *err,
+int board_client_may_stream(board_service *svc, const board_client *c, int more, char *err,
                             size_t errlen)
 {
-    if (c->relay || c->streams < svc->cfg.max_client_streams)
+    int max = svc->cfg.max_client_streams;
+    if (c->relay || more <= max - c->streams)
         return 0;
-    snprintf(err, errlen, "your address already has %d open event streams (at most %d)",
-             c->streams, svc->cfg.max_client_streams);
+    if (more == 1)
+        snprintf(err, errlen, "your address already has %d open event streams (at most %d)",
+                 c->streams, max);
+    else
+        snprintf(err, errlen, "your address already has %d open event streams and this call "
+                 "asks for %d more (at most %d; each subscription is one)", c->streams, more,
+                 max);
     return -1;
 }

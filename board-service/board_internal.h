@@ -62,7 +62,7 @@ typedef struct room_clocks {
     int running;                 /* the seat whose clock runs, -1: none */
 } room_clocks;
 
-#define BOARD_HOST_BYTES 64          /* "ipv6:[...]" host part of a peer */
+#define BOARD_HOST_BYTES 64          /* "ipv6:2001:db8::/64": an address key */
 
 /* clients.c: one client address, what it holds and its rate windows. */
 typedef struct board_client {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "accounts.h"
+#include "address.h"
 #include "board_rpc.h"
 #include "text.h"
 #include "version.h"
@@ -53,6 +54,8 @@ void board_config_defaults(board_config *cfg)
         cfg->max_request_bytes = 64 << 10;
     if (cfg->max_client_streams <= 0)
         cfg->max_client_streams = 256;
+    if (cfg->ipv6_prefix <= 0)
+        cfg->ipv6_prefix = ADDRESS_IPV6_PREFIX;
     if (cfg->max_client_observers <= 0)
         cfg->max_client_observers = 256;
     if (cfg->client_join_rate <= 0)

@@ -157,7 +157,108 @@ def invalid_first_leg(bindir):
             client.close()
 
 
-TESTS = {f.__name__: f for f in (legs_count_as_streams, invalid_first_leg)}
+# Addresses of a network namespace of the test's own (unshare -n): two of
+# one /64, one of another. A connection to one of them comes from it.
+SAME_64 = ("2001:db8::1", "2001:db8::2")
+OTHER_64 = "2001:db8:0:1::1"
+
+
+def _in_own_netns(bindir, test):
+    """Run `test` again in a network namespace of its own, with the
+    addresses above on its loopback; True when this is that run."""
+    if os.environ.get("SUNGKA_STREAMS_NETNS") == "1":
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+        for a in SAME_64 + (OTHER_64,):
+            subprocess.run(["ip", "addr", "add", f"{a}/64", "dev", "lo", "nodad"], check=True)
+        return True
+    r = subprocess.run(["unshare", "-n", sys.executable, os.path.abspath(__file__), bindir, test],
+                       env=dict(os.environ, SUNGKA_STREAMS_NETNS="1"), timeout=170)
+    check(r.returncode == 0, f"{test} in its own network namespace failed ({r.returncode})")
+    return False
+
+
+def _dual_stack_board(env, *extra):
+    """A sungka-board on [::] (IPv6 and IPv4 clients), without a store."""
+    p = Proc("board", WRAPPER + [os.path.join(env.bindir, "sungka-board"), "--listen", "[::]:0",
+                                 "--db", "", *extra], stdin=False, env=env.env)
+    env.procs.append(p)
+    p.port = int(p.expect(r"listening on \[::\]:(\d+)", timeout=15).group(1))
+    return p
+
+
+def _stream_from(env, board, host, token, opened):
+    """A Subscribe with token from host (an address of ours): its first
+    answer, ("OK", snapshot) or (code, details)."""
+    client = wire.Client(f"{host}:{board.port}", own_connection=True)
+    s = client.stream(BOARD + "Subscribe", b"", token=token, timeout=60)
+    opened.append((client, s))
+    return _first(s)
+
+
+def _observers(client, n):
+    game_id, _ = _raw_game(client)
+    out = []
+    for i in range(n):
+        code, ref = client.raw("/sungka.v1.Register/JoinGame",
+                               wire.message((1, game_id), (2, f"w{i}"), (3, True)))
+        check(code == "OK", f"JoinGame w{i}: {code} {ref}")
+        out.append(wire.get(ref, 3).decode())
+    return out
+
+
+def ipv6_by_prefix(bindir):
+    """On [::], every limit per address counts an IPv6 client by its /64
+    (--ipv6-prefix): two addresses of one /64 share --max-client-streams,
+    another /64 and ::1 have their own, and an IPv4 client counts as its
+    IPv4 address whether it came as 127.0.0.1 or ::ffff:127.0.0.1. With
+    --ipv6-prefix 128 each address is its own. (Each whole address was its
+    own: one host with a /64 was unlimited.)"""
+    if not _in_own_netns(bindir, "ipv6_by_prefix"):
+        return
+    with Env(bindir) as env:
+        board = _dual_stack_board(env, "--max-client-streams", "2")
+        lobby = wire.Client(f"[::1]:{board.port}")
+        opened = []
+        try:
+            w = _observers(lobby, 9)
+            want = [("[2001:db8::1]", w[0], "OK"), ("[2001:db8::2]", w[1], "OK"),
+                    ("[2001:db8::1]", w[2], "RESOURCE_EXHAUSTED"),    # the /64's third
+                    (f"[{OTHER_64}]", w[2], "OK"),
+                    ("[::1]", w[3], "OK"), ("[::1]", w[4], "OK"),
+                    ("[::1]", w[5], "RESOURCE_EXHAUSTED"),
+                    ("127.0.0.1", w[6], "OK"), ("[::ffff:127.0.0.1]", w[7], "OK"),
+                    ("127.0.0.1", w[8], "RESOURCE_EXHAUSTED")]
+            for host, token, code in want:
+                got, text = _stream_from(env, board, host, token, opened)
+                check(got == code, f"a stream from {host}: {got} "
+                      f"{'(a snapshot)' if got == 'OK' else text}, not {code}")
+                check(code == "OK" or LIMIT_SENTENCE in text, f"refused without the "
+                      f"sentence: {text}")
+        finally:
+            for c, s in opened:
+                s.cancel()
+                c.close()
+            lobby.close()
+    with Env(bindir) as env:
+        board = _dual_stack_board(env, "--max-client-streams", "1", "--ipv6-prefix", "128")
+        lobby = wire.Client(f"[::1]:{board.port}")
+        opened = []
+        try:
+            w = _observers(lobby, 3)
+            for host, token, code in [("[2001:db8::1]", w[0], "OK"),
+                                      ("[2001:db8::2]", w[1], "OK"),
+                                      ("[2001:db8::1]", w[2], "RESOURCE_EXHAUSTED")]:
+                got, text = _stream_from(env, board, host, token, opened)
+                check(got == code, f"--ipv6-prefix 128, from {host}: {got} "
+                      f"{'(a snapshot)' if got == 'OK' else text}, not {code}")
+        finally:
+            for c, s in opened:
+                s.cancel()
+                c.close()
+            lobby.close()
+
+
+TESTS = {f.__name__: f for f in (legs_count_as_streams, invalid_first_leg, ipv6_by_prefix)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -239,6 +239,8 @@ struct board_service {
     int port;                  /* bound */
     struct move_batch *moves;  /* room_moves.c: this loop turn's moves, not yet committed */
     int released;              /* participants and games freed since the last trim */
+    size_t lost_requests;      /* requests gRPC refused (or lost) since then */
+    int64_t last_trim_ms;
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */

@@ -11,14 +11,13 @@ a bounded service from one that keeps what each call asked for. Usage:
 test_streams.py BINDIR TEST
 """
 import os
-import re
 import subprocess
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import WRAPPER, Env, Failure, Proc, check, main  # noqa: E402
+from harness import WRAPPER, Env, Proc, check, main  # noqa: E402
 import wire  # noqa: E402
 from e2e_util import _event_kind, _raw_game  # noqa: E402
 
@@ -31,6 +30,13 @@ def _rss_mb(proc):
     with open(f"/proc/{proc.p.pid}/status") as f:
         kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
     return kb / 1024
+
+
+def _sanitized(proc):
+    """Whether proc runs with AddressSanitizer, whose allocator keeps freed
+    memory in quarantine: no RSS bound holds there."""
+    with open(f"/proc/{proc.p.pid}/maps") as f:
+        return "libasan" in f.read()
 
 
 def _many(tokens):
@@ -90,7 +96,10 @@ def legs_count_as_streams(bindir):
                   f"{[a[0] for a in answers if a[0] != 'RESOURCE_EXHAUSTED'][:5]}")
             check(all(LIMIT_SENTENCE in a[1] for a in refused),
                   f"refused without the sentence: {refused[0][1]}")
-            check(grown < 40, f"the service grew by {grown:.1f} MB for refused calls")
+            if _sanitized(board):
+                print("note: AddressSanitizer keeps freed memory: no bound on it here")
+            else:
+                check(grown < 40, f"the service grew by {grown:.1f} MB for refused calls")
             for s in streams:
                 s.cancel()
             streams.clear()
@@ -258,13 +267,6 @@ def ipv6_by_prefix(bindir):
             lobby.close()
 
 
-def _sanitized(proc):
-    """Whether proc runs with AddressSanitizer, whose allocator keeps freed
-    memory in quarantine: no RSS bound holds there."""
-    with open(f"/proc/{proc.p.pid}/maps") as f:
-        return "libasan" in f.read()
-
-
 def large_requests(bindir):
     """20 requests of 60 MB at once, each on its own connection, are refused
     RESOURCE_EXHAUSTED (--max-request, 64 KiB: the largest request is a
@@ -298,7 +300,7 @@ def large_requests(bindir):
                 peak = max(peak, _rss_mb(board))
                 time.sleep(0.05)
             check(len(codes) == n and all(c == "RESOURCE_EXHAUSTED" for c, _ in codes),
-                  f"requests of 60 MB: {sorted(set(c for c, _ in codes))}")
+                  f"requests of 60 MB: {sorted(set((c, str(t)[:100]) for c, t in codes))}")
             code, text = lobby.raw(BOARD + "Chat", wire.message((1, "still here")), token=bob)
             check(code == "OK", f"Chat after the flood: {code} {text}")
             check(any(b"still here" in ev for ev in watch),

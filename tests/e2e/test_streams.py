@@ -276,7 +276,8 @@ def large_requests(bindir):
     within seconds. (It was kept: +55..+113 MB resident for good.)"""
     n, size = 20, 60 << 20
     with Env(bindir) as env:
-        board = env.board()
+        # The subscriber answers no pings: a loaded machine must not depart it.
+        board = env.board("--ping-timeout", "600")
         lobby = wire.Client(board.address)
         try:
             _, (alice, bob) = _raw_game(lobby)

@@ -28,7 +28,8 @@ typedef struct board_config {
     int presence_events;       /* a player's logged departures and returns per 10
                                 * minutes (default 20) */
     /* Per client address, whatever names it uses: */
-    int max_client_streams;    /* open event streams (default 256) */
+    int max_client_streams;    /* open event streams and SubscribeMany legs (default 256) */
+    int ipv6_prefix;           /* IPv6 clients count by this prefix (bits, default 64) */
     int max_client_observers;  /* observer seats, in all games together (default 256) */
     int client_join_rate;      /* joins per second (default 20) */
     int client_chat_rate;      /* chat lines per 5 s (default 20) */

@@ -62,7 +62,7 @@ typedef struct room_clocks {
     int running;                 /* the seat whose clock runs, -1: none */
 } room_clocks;
 
-#define BOARD_HOST_BYTES 64          /* "ipv6:[...]" host part of a peer */
+#define BOARD_HOST_BYTES 64          /* "ipv6:2001:db8::/64": an address key */
 
 /* clients.c: one client address, what it holds and its rate windows. */
 typedef struct board_client {
@@ -241,6 +241,8 @@ struct board_service {
     int port;                  /* bound */
     struct move_batch *moves;  /* room_moves.c: this loop turn's moves, not yet committed */
     int released;              /* participants and games freed since the last trim */
+    size_t lost_requests;      /* requests gRPC refused (or lost) since then */
+    int64_t last_trim_ms;
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
@@ -266,12 +268,13 @@ board_client *board_client_find(board_service *svc, const char *host);
 /* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may `asker` join now
  * (counted against its join rate), taking an observer's seat held by
  * `holder` when observe (the same entry, but for a relay: board_client_of
- * and board_client_asking)? may c chat (counted)? may it open one more event
- * stream? A relay's own entry is held to no seat or stream limit. */
+ * and board_client_asking)? may c chat (counted)? may it open `more` event
+ * streams (a SubscribeMany's legs are streams too)? A relay's own entry is
+ * held to no seat or stream limit. */
 int board_client_may_join(board_service *svc, board_client *holder, board_client *asker,
                           bool observe, char *err, size_t errlen);
 int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen);
-int board_client_may_stream(board_service *svc, const board_client *c, char *err,
+int board_client_may_stream(board_service *svc, const board_client *c, int more, char *err,
                             size_t errlen);
 /* Free the entries that hold nothing and have no open rate window. */
 void board_clients_sweep(board_service *svc, int64_t now);

@@ -33,9 +33,10 @@ static uint64_t hash_host(const char *s)
     return h;
 }
 
-static void peer_host(rpc_call *call, char *out, size_t len)
+/* The address key of call's peer: IPv6 by --ipv6-prefix (address.h). */
+static void peer_host(board_service *svc, rpc_call *call, char *out, size_t len)
 {
-    address_host(rpc_call_peer(call), out, len);
+    address_host(rpc_call_peer(call), svc->cfg.ipv6_prefix, out, len);
 }
 
 /* Who sent call: a relay showing this service's key, or not (relay_key.h). */
@@ -69,7 +70,7 @@ static bool named_observer(board_service *svc, rpc_call *call, char *out, size_t
 void board_peer_host(board_service *svc, rpc_call *call, char *out, size_t len)
 {
     if (!named_observer(svc, call, out, len))
-        peer_host(call, out, len);
+        peer_host(svc, call, out, len);
 }
 
 bool board_relay_refused(board_service *svc, rpc_call *call)
@@ -107,11 +108,11 @@ board_client *board_client_of(board_service *svc, rpc_call *call)
 {
     char host[BOARD_HOST_BYTES];
     if (!from_relay(svc, call)) {
-        peer_host(call, host, sizeof host);
+        peer_host(svc, call, host, sizeof host);
         return board_client_find(svc, host);
     }
     char relay_host[BOARD_HOST_BYTES];
-    peer_host(call, host, sizeof host);
+    peer_host(svc, call, host, sizeof host);
     snprintf(relay_host, sizeof relay_host, "relay %.*s", (int)sizeof relay_host - 7, host);
     board_client *c = board_client_find(svc, relay_host);
     if (c)
@@ -214,12 +215,18 @@ int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t
     return -1;
 }
 
-int board_client_may_stream(board_service *svc, const board_client *c, char *err,
+int board_client_may_stream(board_service *svc, const board_client *c, int more, char *err,
                             size_t errlen)
 {
-    if (c->relay || c->streams < svc->cfg.max_client_streams)
+    int max = svc->cfg.max_client_streams;
+    if (c->relay || more <= max - c->streams)
         return 0;
-    snprintf(err, errlen, "your address already has %d open event streams (at most %d)",
-             c->streams, svc->cfg.max_client_streams);
+    if (more == 1)
+        snprintf(err, errlen, "your address already has %d open event streams (at most %d)",
+                 c->streams, max);
+    else
+        snprintf(err, errlen, "your address already has %d open event streams and this call "
+                 "asks for %d more (at most %d; each subscription is one)", c->streams, more,
+                 max);
     return -1;
 }

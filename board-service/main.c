@@ -58,10 +58,13 @@ static void usage(FILE *out)
             "      --presence-events N   a player's departures and returns logged per 10\n"
             "                            minutes; more are not logged (default 20)\n"
             "  Limits per client address, whatever names it uses:\n"
-            "      --max-client-streams N    open event streams (default 256)\n"
+            "      --max-client-streams N    open event streams, each subscription of a\n"
+            "                                SubscribeMany one (default 256)\n"
             "      --max-client-observers N  observer seats in all games (default 256)\n"
             "      --client-join-rate N      joins per second (default 20)\n"
             "      --client-chat-rate N      chat lines per 5 seconds (default 20)\n"
+            "      --ipv6-prefix N           an IPv6 client's address is its first N bits:\n"
+            "                                these limits hold per /N (default 64)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
@@ -334,7 +337,7 @@ int main(int argc, char **argv)
            OPT_MAX_GAMES,
            OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
            OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE, OPT_PRESENCE_EVENTS,
-           OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS,
+           OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS, OPT_IPV6_PREFIX,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
@@ -360,6 +363,7 @@ int main(int argc, char **argv)
         {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
         {"max-client-streams", required_argument, NULL, OPT_CLIENT_STREAMS},
         {"max-client-observers", required_argument, NULL, OPT_CLIENT_OBSERVERS},
+        {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
         {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
         {"client-chat-rate", required_argument, NULL, OPT_CLIENT_CHAT_RATE},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
@@ -463,6 +467,10 @@ int main(int argc, char **argv)
             break;
         case OPT_CLIENT_STREAMS:
             if (parse_count("--max-client-streams", optarg, 1000000, &cfg.max_client_streams))
+                return 2;
+            break;
+        case OPT_IPV6_PREFIX:
+            if (parse_count("--ipv6-prefix", optarg, 128, &cfg.ipv6_prefix))
                 return 2;
             break;
         case OPT_CLIENT_OBSERVERS:

@@ -104,38 +104,96 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *svc
  * opens more calls (each is one HTTP/2 stream of the connection's 64). */
 #define MAX_SUBSCRIPTIONS 1000
 
+/* What a SubscribeMany call holds against its address: each of its legs,
+ * ended or not, until the call ends, since a leg's memory (and its ending,
+ * queued for a client that may not read) lives as long as its call. */
+typedef struct legs_held {
+    board_client *from;
+    int legs;
+} legs_held;
+
+static void legs_done(rpc_call *call, bool client_gone, void *user)
+{
+    (void)call;
+    (void)client_gone;
+    legs_held *held = user;
+    held->from->streams -= held->legs;
+    free(held);
+}
+
+/* Count n legs against `from` for as long as call lives, or answer call
+ * (a limit, out of memory) and return -1. */
+static int hold_legs(board_service *svc, rpc_call *call, board_client *from, int n)
+{
+    char err[192];
+    if (board_client_may_stream(svc, from, n, err, sizeof err) != 0) {
+        board_refuse(call, ROOM_E_LIMIT, err);
+        return -1;
+    }
+    legs_held *held = malloc(sizeof *held);
+    if (!held) {
+        board_refuse(call, ROOM_E_LIMIT, "out of memory");
+        return -1;
+    }
+    held->from = from;
+    held->legs = n;
+    from->streams += n;
+    rpc_call_on_done(call, legs_done, held);
+    return 0;
+}
+
+/* One subscription on its leg: attached as Subscribe attaches a call, or
+ * ended with what Subscribe would have ended with. */
+static void serve_leg(board_service *svc, rpc_call *leg, const Sungka__V1__Subscription *sub)
+{
+    participant *p = find_token(svc, sub->token);
+    if (!p && board_cluster_redirect_token(svc, leg, sub->token))
+        return;                            /* another node's game: ELSEWHERE */
+    if (!p) {
+        board_fail(leg, RPC_UNAUTHENTICATED,
+                   "unknown seat token: each subscription takes the token JoinGame answered");
+        return;
+    }
+    attach_stream(leg, p, NULL, sub->after_seq);   /* counted by its call */
+}
+
 /* Many subscriptions on one stream: each is a leg of the call (rpc.h),
  * attached to its participant as Subscribe attaches a call, so the rooms
- * neither know nor care; an event for many legs goes out once. */
+ * neither know nor care; an event for many legs goes out once. Every leg
+ * is opened before any is served: one that ends at once (a wrong token)
+ * must not end the call while the others are yet to come. */
 static void subscribe_many(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
     const Sungka__V1__SubscribeManyRequest *req = (const void *)request;
     board_client *from = client_of(svc, call);
     if (!from)
         return;
-    if (req->n_subscriptions < 1 || req->n_subscriptions > MAX_SUBSCRIPTIONS) {
+    size_t n = req->n_subscriptions;
+    if (n < 1 || n > MAX_SUBSCRIPTIONS) {
         char err[96];
         snprintf(err, sizeof err, "a SubscribeMany carries 1..%d subscriptions, not %zu",
-                 MAX_SUBSCRIPTIONS, req->n_subscriptions);
+                 MAX_SUBSCRIPTIONS, n);
         board_refuse(call, ROOM_E_INVALID, err);
         return;
     }
-    for (size_t i = 0; i < req->n_subscriptions; i++) {
-        const Sungka__V1__Subscription *sub = req->subscriptions[i];
-        rpc_call *leg = rpc_call_open_leg(call, (uint32_t)i);
-        if (!leg) {
+    rpc_call **legs = malloc(n * sizeof *legs);
+    if (!legs) {
+        board_refuse(call, ROOM_E_LIMIT, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        legs[i] = rpc_call_open_leg(call, (uint32_t)i);
+        if (!legs[i]) {
             board_refuse(call, ROOM_E_LIMIT, "out of memory");
+            free(legs);
             return;
         }
-        participant *p = find_token(svc, sub->token);
-        if (!p) {
-            board_fail(leg, RPC_UNAUTHENTICATED,
-                       "unknown seat token: each subscription takes the token JoinGame "
-                       "answered");
-            continue;
-        }
-        attach_stream(leg, p, from, sub->after_seq);
     }
+    if (hold_legs(svc, call, from, (int)n) == 0) {
+        for (size_t i = 0; i < n; i++)
+            serve_leg(svc, legs[i], req->subscriptions[i]);
+    }
+    free(legs);
 }
 
 static void get_board(rpc_call *call, const ProtobufCMessage *request, void *svc)

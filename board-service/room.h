@@ -62,7 +62,9 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
                      board_client *from, const char *host, participant **out, char *err,
                      size_t errlen);
 /* Attach event stream `stream` (room_io's handle) from client `from`:
- * replay from after_seq (0: a snapshot first) then live. */
+ * replay from after_seq (0: a snapshot first) then live. The stream counts
+ * against from's streams while attached; NULL when its caller counts it
+ * already (a SubscribeMany's leg counts as long as its call). */
 room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
                        uint64_t after_seq, char *err, size_t errlen);
 /* The service saw p's stream end (client gone, or shutdown). */

@@ -283,13 +283,15 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
     }
     /* A stream that replaces this participant's own from the same address
      * costs that address nothing more. */
-    if (p->stream_from != from && board_client_may_stream(r->svc, from, err, errlen) != 0)
+    if (from && p->stream_from != from &&
+        board_client_may_stream(r->svc, from, 1, err, errlen) != 0)
         return ROOM_E_LIMIT;
     /* One stream per participant: a new subscription replaces the old one. */
     room__detach_stream(p, ROOM_E_REPLACED, "replaced by a newer subscription");
     p->stream = stream;
     p->stream_from = from;
-    from->streams++;
+    if (from)
+        from->streams++;
     p->last_seen_ms = board_now_ms();
     /* A snapshot stands for the whole log so far; otherwise replay it. A
      * replay longer than the stream's outbox cuts it off like a slow

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "accounts.h"
+#include "address.h"
 #include "board_rpc.h"
 #include "text.h"
 #include "version.h"
@@ -26,6 +27,7 @@
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
 #define TRIM_AFTER_RELEASED 256   /* participants and games freed before a trim */
+#define TRIM_LOST_EVERY_MS 10000  /* at most so often for requests gRPC refused */
 
 void board_config_defaults(board_config *cfg)
 {
@@ -53,6 +55,8 @@ void board_config_defaults(board_config *cfg)
         cfg->max_request_bytes = 64 << 10;
     if (cfg->max_client_streams <= 0)
         cfg->max_client_streams = 256;
+    if (cfg->ipv6_prefix <= 0)
+        cfg->ipv6_prefix = ADDRESS_IPV6_PREFIX;
     if (cfg->max_client_observers <= 0)
         cfg->max_client_observers = 256;
     if (cfg->client_join_rate <= 0)
@@ -391,12 +395,23 @@ static void run_timers(board_service *svc)
     board_bots_reap(svc);
     board_clients_sweep(svc, now);
     board_accounts_tick(svc, now);
-    if (svc->released >= TRIM_AFTER_RELEASED) {
+    size_t lost_now = rpc_server_take_lost_requests(svc->server);
+    svc->lost_requests += lost_now;
+    if (svc->released >= TRIM_AFTER_RELEASED ||
+        (svc->lost_requests > 0 &&
+         (lost_now == 0 || now - svc->last_trim_ms >= TRIM_LOST_EVERY_MS))) {
         /* glibc keeps freed memory in its arenas (gRPC's threads have their
-         * own): 10,000 closed streams left 135 MB resident without this.
-         * A trim after a crowd left costs the loop 20-100 ms, once. */
+         * own): 10,000 closed streams left 135 MB resident without this,
+         * and 20 requests of 60 MB that gRPC read whole before refusing
+         * them for size left 73 MB (19 MB with it). A trim after a crowd
+         * left costs the loop 20-100 ms, once; for refused requests, once
+         * they stop coming, and while they go on at most once every
+         * TRIM_LOST_EVERY_MS, so a flood of them cannot make the loop trim
+         * all the time. */
         malloc_trim(0);
         svc->released = 0;
+        svc->lost_requests = 0;
+        svc->last_trim_ms = now;
     }
     for (int i = svc->n_rooms - 1; i >= 0; i--) {
         room *r = svc->rooms[i];

@@ -37,6 +37,9 @@ static void usage(FILE *out)
             "      --max-client-observers N  watcher slots (default 256)\n"
             "      --max-client-streams N    open event streams (default 256)\n"
             "      --client-join-rate N      joins per second (default 20)\n"
+            "      --ipv6-prefix N           an IPv6 observer's address is its first N\n"
+            "                                bits: these limits hold per /N (default 64;\n"
+            "                                give the board services the same)\n"
             "      --relay-key FILE      the secret the board services were given with\n"
             "                            --relay-key (one line of 32 to 128 characters):\n"
             "                            the joins this relay sends them then count against\n"
@@ -61,7 +64,8 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 int main(int argc, char **argv)
 {
     enum { OPT_ADVERTISE = 256, OPT_MAX_GAMES, OPT_MAX_OBSERVERS, OPT_MAX_STREAMS,
-           OPT_CLIENT_OBSERVERS, OPT_CLIENT_STREAMS, OPT_CLIENT_JOIN_RATE, OPT_RELAY_KEY,
+           OPT_CLIENT_OBSERVERS, OPT_CLIENT_STREAMS, OPT_CLIENT_JOIN_RATE, OPT_IPV6_PREFIX,
+           OPT_RELAY_KEY,
            OPT_VERSION };
     static const struct option longopts[] = {
         {"upstream", required_argument, NULL, 'u'},
@@ -73,6 +77,7 @@ int main(int argc, char **argv)
         {"max-client-observers", required_argument, NULL, OPT_CLIENT_OBSERVERS},
         {"max-client-streams", required_argument, NULL, OPT_CLIENT_STREAMS},
         {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
+        {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
         {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -111,6 +116,10 @@ int main(int argc, char **argv)
             break;
         case OPT_CLIENT_JOIN_RATE:
             if (parse_count("--client-join-rate", optarg, 1000000, &cfg.client_join_rate) != 0)
+                return 2;
+            break;
+        case OPT_IPV6_PREFIX:
+            if (parse_count("--ipv6-prefix", optarg, 128, &cfg.ipv6_prefix) != 0)
                 return 2;
             break;
         case OPT_RELAY_KEY:

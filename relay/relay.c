@@ -398,6 +398,8 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
         r->cfg.max_client_observers = 256;
     if (r->cfg.max_client_streams <= 0)
         r->cfg.max_client_streams = 256;
+    if (r->cfg.ipv6_prefix <= 0)
+        r->cfg.ipv6_prefix = ADDRESS_IPV6_PREFIX;
     if (r->cfg.client_join_rate <= 0)
         r->cfg.client_join_rate = 20;
     if (cfg->relay_key && relay_key_load(cfg->relay_key, r->key, err, errlen) != 0) {

@@ -38,6 +38,7 @@ typedef struct relay_config {
     int max_client_observers;  /* watcher slots (default 256) */
     int max_client_streams;    /* open event streams (default 256) */
     int client_join_rate;      /* joins per second (default 20) */
+    int ipv6_prefix;           /* IPv6 observers count by this prefix (bits, default 64) */
     const char *relay_key;     /* a file with the secret the board services know this
                                 * relay by (relay_key.h): its joins upstream then count
                                 * against the observer who asked. NULL: none; upstream

@@ -89,7 +89,7 @@ static relay_client *find(relay *r, const char *host)
 relay_client *relay__client_of(relay *r, rpc_call *call)
 {
     char host[ADDRESS_HOST_BYTES], below[ADDRESS_HOST_BYTES];
-    address_host(rpc_call_peer(call), host, sizeof host);
+    address_host(rpc_call_peer(call), r->cfg.ipv6_prefix, host, sizeof host);
     if (identify(r, call) != RELAY_SHOWN)
         return find(r, host);
     snprintf(below, sizeof below, "relay %.*s", (int)sizeof below - 7, host);

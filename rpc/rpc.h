@@ -247,6 +247,14 @@ int rpc_server_poll(rpc_server *srv, int timeout_ms);
  * the server still exists: do not race it with rpc_server_destroy.) */
 void rpc_server_wake(rpc_server *srv);
 
+/* Calls whose request never arrived since the last time this was asked
+ * (then 0 again): gRPC refused it past max_receive_bytes, or its client left
+ * while sending it. gRPC 1.51 reads a request whole before it checks its
+ * size, so each may have held up to what its client could send before being
+ * refused; the memory is freed by gRPC's own threads, into their arenas.
+ * Polling thread only. */
+size_t rpc_server_take_lost_requests(rpc_server *srv);
+
 /*
  * Shut down: stop accepting calls, cancel every open call (their done callbacks
  * run, with client_gone = false), drain the queue, and free the server.

@@ -552,6 +552,8 @@ static void on_recv(rpc_call *c, bool success)
     c->tags_out--;
     grpc_byte_buffer *bb = c->recv_bb;
     c->recv_bb = NULL;
+    if (!success)
+        c->srv->lost_requests++;
     if (success && !c->gone) {
         char msg[256], field[128];
         const ProtobufCMethodDescriptor *m = &c->svc->desc->methods[c->method_index];
@@ -674,6 +676,13 @@ int rpc_server_poll(rpc_server *srv, int timeout_ms)
             gpr_time_cmp(gpr_now(GPR_CLOCK_MONOTONIC), deadline) >= 0)
             return 0;
     }
+}
+
+size_t rpc_server_take_lost_requests(rpc_server *srv)
+{
+    size_t n = srv->lost_requests;
+    srv->lost_requests = 0;
+    return n;
 }
 
 void rpc_server_wake(rpc_server *srv)

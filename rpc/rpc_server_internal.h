@@ -56,6 +56,7 @@ struct rpc_server {
     grpc_slice last_sent;         /* the last bytes sent, shared (rpc__shared_slice) */
     bool has_last_sent;
     size_t live_calls;
+    size_t lost_requests;         /* rpc_server_take_lost_requests */
     atomic_bool wake;             /* the only field other threads touch */
     struct rpc_side *side;        /* rpc_side.c: methods answered off the loop */
 };

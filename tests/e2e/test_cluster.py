@@ -16,8 +16,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, Failure, check, main  # noqa: E402
-from e2e_util import (await_moves, check_replay, check_same_ending, clocks,  # noqa: E402
-                      line_after, moves_seen)
+from e2e_util import (_raw_game, await_moves, check_replay, check_same_ending,  # noqa: E402
+                      clocks, line_after, moves_seen)
 import wire  # noqa: E402
 
 LEASE_S = 3
@@ -425,6 +425,40 @@ def lookups_limited(bindir):
             client.close()
 
 
+def subscribe_many_elsewhere(bindir):
+    """A SubscribeMany subscription for a game another node hosts ends
+    UNAVAILABLE ELSEWHERE naming that node, as Subscribe with its token
+    does; this node's own subscriptions on the call are served. (It ended
+    UNKNOWN_TOKEN, which tells an agent its seat is gone for good.)"""
+    with Env(bindir) as env:
+        db, (a, b) = _cluster(env, 2)
+        here, there = wire.Client(a.address), wire.Client(b.address)
+        try:
+            _, (mine, _) = _raw_game(here)
+            _, (theirs, _) = _raw_game(there)
+            stream = here.stream("/sungka.v1.Board/SubscribeMany",
+                                 wire.message((1, wire.message((1, theirs))),
+                                              (1, wire.message((1, mine)))), timeout=30)
+            ended, served = None, False
+            for m in stream:
+                end = wire.get(m, 3)
+                if end is not None and wire.get(end, 1, 0) == 0:
+                    ended = (wire.get(end, 2, 0), wire.get(end, 3, b"").decode(),
+                             wire.get(end, 4, b"").decode())
+                elif end is None and 1 in wire.repeated(m, 1):
+                    served = True
+                if ended and served:
+                    break
+            stream.cancel()
+            check(ended and ended[:2] == (14, "ELSEWHERE") and b.address in ended[2],
+                  f"the other node's subscription ended {ended}, not UNAVAILABLE (14) "
+                  f"ELSEWHERE at {b.address}")
+            check(served, "this node's own subscription was not served")
+        finally:
+            here.close()
+            there.close()
+
+
 class PgServer:
     """A PostgreSQL server of the test's own in top/NAME (initdb, or a base
     backup of another as its streaming standby), run by the user postgres
@@ -682,4 +716,5 @@ if __name__ == "__main__":
                    "standby_promoted": standby_promoted,
                    "unconfirmed_commit_not_served": unconfirmed_commit_not_served,
                    "primary_waits_for_nobody": primary_waits_for_nobody,
-                   "lookups_limited": lookups_limited}))
+                   "lookups_limited": lookups_limited,
+                   "subscribe_many_elsewhere": subscribe_many_elsewhere}))

@@ -258,7 +258,7 @@ def limits(bindir):
         for flag in ("--max-games", "--max-games-per-client", "--max-participants",
                      "--max-message", "--max-request", "--max-streams",
                      "--max-client-streams", "--max-client-observers", "--client-join-rate",
-                     "--client-chat-rate",
+                     "--client-chat-rate", "--ipv6-prefix",
                      "--chat-length", "--chat-rate", "--move-rate", "--grace", "--ping-timeout"):
             check(flag in text, f"--help does not mention {flag}")
 

@@ -498,7 +498,45 @@ def guesses_at_once(bindir):
     with_board(bindir, body)
 
 
+def signin_flags(bindir):
+    """The sign-in limits and the password pool's size are flags: a bad
+    value is refused with a sentence; --signin-failures 2 refuses the third
+    guess at a name, --client-signin-failures 3 the fourth from the address."""
+    with Env(bindir) as env:
+        board = os.path.join(bindir, "sungka-board")
+        for flag, bad in (("--password-workers", "17"), ("--password-queue", "0"),
+                          ("--signin-failures", "x"), ("--client-signin-failures", "-1")):
+            r = subprocess.run([board, flag, bad], capture_output=True, text=True, timeout=30)
+            check(r.returncode == 2 and f"{flag} must be a whole number" in r.stderr,
+                  f"{flag} {bad}: status {r.returncode}, {r.stderr!r}")
+        h = subprocess.run([board, "--help"], capture_output=True, text=True, timeout=30)
+        for flag in ("--password-workers", "--password-queue", "--signin-failures",
+                     "--client-signin-failures"):
+            check(flag in h.stdout, f"--help does not mention {flag}")
+
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice, mallory = client(), client()
+        alice.create("alice")
+        alice.create("bob")
+        sign_in = mallory.accounts.SignIn
+        for i in range(2):
+            refused(f"alice, wrong password #{i + 1}", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                    sign_in, pb.SignInRequest(name="alice", password=f"guess number {i}"))
+        e = refused("alice after --signin-failures 2", C.RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                    sign_in, pb.SignInRequest(name="alice", password=PASSWORD))
+        check("this name" in e.details(), f"the refusal does not say why: {e.details()!r}")
+        refused("bob, wrong password", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                sign_in, pb.SignInRequest(name="bob", password="guess number 3"))
+        e = refused("bob after --client-signin-failures 3", C.RESOURCE_EXHAUSTED,
+                    "LIMIT_REACHED", sign_in, pb.SignInRequest(name="bob", password=PASSWORD))
+        check("your address" in e.details(), f"the refusal does not say why: {e.details()!r}")
+    with_board(bindir, body, "--signin-failures", "2", "--client-signin-failures", "3",
+               "--password-workers", "1", "--password-queue", "4")
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
-                                           claim_statistics, text_view, guesses_at_once)}))
+                                           claim_statistics, text_view, guesses_at_once,
+                                           signin_flags)}))

@@ -102,6 +102,14 @@ static void usage(FILE *out)
             "                            anywhere; then that name waits (default 5)\n"
             "      --client-signin-failures N  failed sign-ins one client address may make\n"
             "                            per 5 minutes, whatever the names (default 20)\n"
+            "      --signin-rate N       password checks (sign-ins, right or wrong, and\n"
+            "                            password changes) of one name per minute, from\n"
+            "                            anywhere (default 20)\n"
+            "      --client-signin-rate N  password checks (also accounts made) one client\n"
+            "                            address may ask for per minute (default 60)\n"
+            "      --client-signin-jobs N  password checks one client address may have\n"
+            "                            waiting or hashing at once; addresses take turns\n"
+            "                            on the workers (default 2)\n"
             "      --client-registrations N  accounts one client address may create in\n"
             "                            an hour (default 10)\n"
             "      --client-lookups N    a cluster: unknown seat tokens and game ids one\n"
@@ -255,7 +263,8 @@ int main(int argc, char **argv)
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
            OPT_PASSWORD_WORKERS, OPT_PASSWORD_QUEUE, OPT_SIGNIN_FAILURES,
-           OPT_CLIENT_SIGNIN_FAILURES,
+           OPT_CLIENT_SIGNIN_FAILURES, OPT_SIGNIN_RATE, OPT_CLIENT_SIGNIN_RATE,
+           OPT_CLIENT_SIGNIN_JOBS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
@@ -298,6 +307,9 @@ int main(int argc, char **argv)
         {"password-queue", required_argument, NULL, OPT_PASSWORD_QUEUE},
         {"signin-failures", required_argument, NULL, OPT_SIGNIN_FAILURES},
         {"client-signin-failures", required_argument, NULL, OPT_CLIENT_SIGNIN_FAILURES},
+        {"signin-rate", required_argument, NULL, OPT_SIGNIN_RATE},
+        {"client-signin-rate", required_argument, NULL, OPT_CLIENT_SIGNIN_RATE},
+        {"client-signin-jobs", required_argument, NULL, OPT_CLIENT_SIGNIN_JOBS},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -480,6 +492,20 @@ int main(int argc, char **argv)
         case OPT_CLIENT_SIGNIN_FAILURES:
             if (parse_count("--client-signin-failures", optarg, 1000000,
                             &cfg.client_signin_failures) != 0)
+                return 2;
+            break;
+        case OPT_SIGNIN_RATE:
+            if (parse_count("--signin-rate", optarg, 1000000, &cfg.signin_rate) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_SIGNIN_RATE:
+            if (parse_count("--client-signin-rate", optarg, 1000000,
+                            &cfg.client_signin_rate) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_SIGNIN_JOBS:
+            if (parse_count("--client-signin-jobs", optarg, 100000,
+                            &cfg.client_signin_jobs) != 0)
                 return 2;
             break;
         case 'h':

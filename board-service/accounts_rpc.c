@@ -144,8 +144,8 @@ static int hold(board_service *svc, rpc_call *call, held_call *h, const char *na
     bool limited = checks_limited(svc, h->host, name_key, now, err, sizeof err);
     int rc = limited ? 0 : accounts_pool_submit(svc->pool, &h->job);
     if (rc == ACCOUNTS_POOL_LANE_FULL)
-        snprintf(err, sizeof err, "your address already has %d password checks under way "
-                                  "(the most it may): wait for their answers",
+        snprintf(err, sizeof err, "your address already has as many password checks under "
+                                  "way as it may (%d): wait for their answers",
                  svc->cfg.client_signin_jobs);
     else if (rc == ACCOUNTS_POOL_FULL)
         snprintf(err, sizeof err, "the service is busy checking passwords; try again in a "

@@ -651,9 +651,46 @@ def signin_rates(bindir):
     with_board(bindir, body, "--signin-rate", "3", "--client-signin-rate", "5")
 
 
+def refused_accounts_not_counted(bindir):
+    """An account the address's share of the pool refuses was not made and
+    does not count against --client-registrations: six CreateAccount at once
+    with --client-signin-jobs 1 and --client-registrations 2, then one at a
+    time until refused: exactly two accounts are made."""
+    import threading
+
+    def body(env, board, client):
+        c = client()
+        answers = []
+
+        def create(i):
+            try:
+                c.accounts.CreateAccount(pb.CreateAccountRequest(name=f"burst{i}",
+                                                                 password=PASSWORD),
+                                         timeout=CALL_TIMEOUT)
+                answers.append("OK")
+            except grpc.RpcError as e:
+                answers.append(e.details())
+        threads = [threading.Thread(target=create, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        made = answers.count("OK")
+        for i in range(3):
+            try:
+                c.create(f"after{i}")
+                made += 1
+            except grpc.RpcError as e:
+                check("made 2 accounts" in e.details(), f"create after{i}: {e.details()!r}")
+                break
+        print(f"  six at once: {sorted(answers)}; {made} made in all")
+        check(made == 2, f"{made} accounts were made, not 2")
+    with_board(bindir, body, "--client-signin-jobs", "1", "--client-registrations", "2")
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
                                            claim_statistics, text_view, guesses_at_once,
                                            signin_flags, hashing_shared_fairly,
-                                           signin_rates)}))
+                                           signin_rates, refused_accounts_not_counted)}))

@@ -186,7 +186,10 @@ static int64_t session_ttl_ms(const board_service *svc)
     return (int64_t)svc->cfg.session_days * 24 * 3600 * 1000;
 }
 
-/* A new session for account: its token into token; 0, or -1 answered. */
+/* A new session for account: its token into token; 0, or -1 answered.
+ * The account keeps its --max-account-sessions newest: the oldest beyond
+ * end in the same transaction, so one account's sign-ins cannot grow the
+ * table (each row lives for --session-days). */
 static int new_session(board_service *svc, rpc_call *call, int64_t account,
                        char token[ACCOUNTS_SESSION_TOKEN_BYTES], int64_t *expires)
 {
@@ -196,7 +199,15 @@ static int new_session(board_service *svc, rpc_call *call, int64_t account,
         return -1;
     }
     ss.expires_ms = *expires = ss.created_ms + session_ttl_ms(svc);
-    if (store_session_create(svc->store, &ss) != 0) {
+    int rc = store_group_begin(svc->store);
+    if (rc == 0) {
+        rc = store_session_create(svc->store, &ss);
+        if (rc == 0)
+            rc = store_sessions_trim(svc->store, account, ss.id,
+                                     svc->cfg.max_account_sessions, NULL);
+        rc = store_group_end(svc->store, rc);
+    }
+    if (rc != 0) {
         sodium_memzero(token, ACCOUNTS_SESSION_TOKEN_BYTES);
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the session");
         return -1;

@@ -40,6 +40,8 @@ typedef struct board_config {
     /* Accounts (accounts_rpc.c; need a store): */
     bool require_accounts;     /* refuse guests: JoinGame and CreateGame need a session */
     int session_days;          /* a session lasts this long (default 30) */
+    int max_account_sessions;  /* sessions one account keeps; a sign-in beyond ends
+                                * the oldest (default 20) */
     int password_workers;      /* threads hashing passwords, 64 MiB each (default 2) */
     int password_queue;        /* password checks waiting for one (default 32) */
     int signin_failures;       /* failed sign-ins per name per 5 minutes (default 5) */

@@ -94,6 +94,8 @@ static void usage(FILE *out)
             "      --require-accounts    refuse guests: playing and creating games needs\n"
             "                            an account (sign in or create one)\n"
             "      --session-days N      a sign-in lasts N days (default 30)\n"
+            "      --max-account-sessions N  sessions one account keeps (devices signed\n"
+            "                            in); a sign-in beyond ends its oldest (default 20)\n"
             "      --password-workers N  threads hashing passwords (Argon2id, 64 MiB each;\n"
             "                            1..16, default 2)\n"
             "      --password-queue N    password checks that may wait for a thread; more\n"
@@ -264,7 +266,7 @@ int main(int argc, char **argv)
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
            OPT_PASSWORD_WORKERS, OPT_PASSWORD_QUEUE, OPT_SIGNIN_FAILURES,
            OPT_CLIENT_SIGNIN_FAILURES, OPT_SIGNIN_RATE, OPT_CLIENT_SIGNIN_RATE,
-           OPT_CLIENT_SIGNIN_JOBS,
+           OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
@@ -310,6 +312,7 @@ int main(int argc, char **argv)
         {"signin-rate", required_argument, NULL, OPT_SIGNIN_RATE},
         {"client-signin-rate", required_argument, NULL, OPT_CLIENT_SIGNIN_RATE},
         {"client-signin-jobs", required_argument, NULL, OPT_CLIENT_SIGNIN_JOBS},
+        {"max-account-sessions", required_argument, NULL, OPT_MAX_ACCOUNT_SESSIONS},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -506,6 +509,11 @@ int main(int argc, char **argv)
         case OPT_CLIENT_SIGNIN_JOBS:
             if (parse_count("--client-signin-jobs", optarg, 100000,
                             &cfg.client_signin_jobs) != 0)
+                return 2;
+            break;
+        case OPT_MAX_ACCOUNT_SESSIONS:
+            if (parse_count("--max-account-sessions", optarg, 100000,
+                            &cfg.max_account_sessions) != 0)
                 return 2;
             break;
         case 'h':

@@ -75,6 +75,8 @@ void board_config_defaults(board_config *cfg)
         cfg->first_move_ms = 30000;
     if (cfg->session_days <= 0)
         cfg->session_days = 30;
+    if (cfg->max_account_sessions <= 0)
+        cfg->max_account_sessions = 20;
     if (cfg->password_workers <= 0)
         cfg->password_workers = 2;
     if (cfg->password_queue <= 0)

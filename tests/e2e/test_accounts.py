@@ -507,13 +507,16 @@ def signin_flags(bindir):
     with Env(bindir) as env:
         board = os.path.join(bindir, "sungka-board")
         for flag, bad in (("--password-workers", "17"), ("--password-queue", "0"),
-                          ("--signin-failures", "x"), ("--client-signin-failures", "-1")):
+                          ("--signin-failures", "x"), ("--client-signin-failures", "-1"),
+                          ("--signin-rate", "0"), ("--client-signin-rate", "1e3"),
+                          ("--client-signin-jobs", ""), ("--max-account-sessions", "0")):
             r = subprocess.run([board, flag, bad], capture_output=True, text=True, timeout=30)
             check(r.returncode == 2 and f"{flag} must be a whole number" in r.stderr,
                   f"{flag} {bad}: status {r.returncode}, {r.stderr!r}")
         h = subprocess.run([board, "--help"], capture_output=True, text=True, timeout=30)
         for flag in ("--password-workers", "--password-queue", "--signin-failures",
-                     "--client-signin-failures"):
+                     "--client-signin-failures", "--signin-rate", "--client-signin-rate",
+                     "--client-signin-jobs", "--max-account-sessions"):
             check(flag in h.stdout, f"--help does not mention {flag}")
 
     def body(env, board, client):
@@ -688,9 +691,51 @@ def refused_accounts_not_counted(bindir):
     with_board(bindir, body, "--client-signin-jobs", "1", "--client-registrations", "2")
 
 
+def sessions_capped(bindir):
+    """An account keeps at most --max-account-sessions sessions (20): each
+    sign-in beyond ends its oldest. After 100 sign-ins the newest 20 work,
+    the older ones are ended, and SignOutEverywhere ends 20. (Before: all
+    101 stayed stored for 30 days.)"""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice = client()
+        alice.create("alice")
+        first = alice.session
+        tokens = []
+        for _ in range(100):
+            tokens.append(alice.sign_in("alice").session.token)
+        if not env.dbs.url:                          # SQLite: count the rows themselves
+            import sqlite3
+            con = sqlite3.connect(os.path.join(env.state_dir, "board.db"))
+            rows = con.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            con.close()
+            print(f"  100 sign-ins: {rows} sessions stored")
+            check(rows == 20, f"{rows} sessions are stored, not 20")
+        whoami = pb.WhoAmIRequest()
+        for t in tokens[-20:]:
+            alice.accounts.WhoAmI(whoami, metadata=auth(t), timeout=CALL_TIMEOUT)
+        refused("the session CreateAccount made", C.UNAUTHENTICATED, "UNKNOWN_SESSION",
+                alice.accounts.WhoAmI, whoami, metadata=auth(first))
+        for i, t in enumerate(tokens[:-20]):
+            try:
+                alice.accounts.WhoAmI(whoami, metadata=auth(t), timeout=CALL_TIMEOUT)
+            except grpc.RpcError as e:
+                check(e.code() == C.UNAUTHENTICATED, f"sign-in {i + 1}'s session: {e}")
+                continue
+            raise Failure(f"sign-in {i + 1} of 100 still has its session")
+        ended = alice.accounts.SignOutEverywhere(pb.SignOutEverywhereRequest(),
+                                                 metadata=auth(tokens[-1]),
+                                                 timeout=CALL_TIMEOUT)
+        print(f"  100 sign-ins: the newest 20 sessions work, 81 ended; sign out everywhere "
+              f"ended {ended.sessions_ended}")
+        check(ended.sessions_ended == 20, f"{ended.sessions_ended} sessions were stored")
+    with_board(bindir, body, "--signin-rate", "1000", "--client-signin-rate", "1000")
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
                                            claim_statistics, text_view, guesses_at_once,
                                            signin_flags, hashing_shared_fairly,
-                                           signin_rates, refused_accounts_not_counted)}))
+                                           signin_rates, refused_accounts_not_counted,
+                                           sessions_capped)}))

@@ -407,11 +407,14 @@ void board_start(child *b, const char *db)
     board_start_with(b, db, NULL);
 }
 
-/* A sungka-relay child taking its games from upstream. */
+/* A sungka-relay child taking its games from upstream; the crowd all comes
+ * from this machine's one address, as at the board (board_start_with). */
 void relay_start(child *c, const char *upstream)
 {
     char *const argv[] = {relay_path, "--listen", "127.0.0.1:0", "--upstream",
-                          (char *)upstream, "--quiet", "--max-streams", "100000", NULL};
+                          (char *)upstream, "--quiet", "--max-streams", "100000",
+                          "--max-client-streams", "1000000", "--max-client-observers", "1000000",
+                          "--client-join-rate", "1000000", NULL};
     child_spawn(c, argv);
 }
 

@@ -469,7 +469,7 @@ static int take_password(rpc_call *call, const char *in, char *out, size_t outle
     return 0;
 }
 
-static held_call *new_held(rpc_call *call, job_kind kind)
+static held_call *new_held(board_service *svc, rpc_call *call, job_kind kind)
 {
     held_call *h = calloc(1, sizeof *h);
     if (!h) {
@@ -477,7 +477,7 @@ static held_call *new_held(rpc_call *call, job_kind kind)
         return NULL;
     }
     h->kind = kind;
-    board_peer_host(call, h->host, sizeof h->host);
+    board_peer_host(svc, call, h->host, sizeof h->host);
     return h;
 }
 
@@ -530,7 +530,7 @@ static void create_account(rpc_call *call, const ProtobufCMessage *request, void
     const Sungka__V1__CreateAccountRequest *req = (const void *)request;
     if (!have_accounts(svc, call))
         return;
-    held_call *h = new_held(call, JOB_CREATE);
+    held_call *h = new_held(svc, call, JOB_CREATE);
     if (!h)
         return;
     if (prepare(call, req->name, &h->name) != 0 ||
@@ -606,7 +606,7 @@ static void sign_in(rpc_call *call, const ProtobufCMessage *request, void *user)
     const Sungka__V1__SignInRequest *req = (const void *)request;
     if (!have_accounts(svc, call))
         return;
-    held_call *h = new_held(call, JOB_SIGN_IN);
+    held_call *h = new_held(svc, call, JOB_SIGN_IN);
     if (!h)
         return;
     /* A name or password no account can have is refused at once: that
@@ -698,7 +698,7 @@ static void change_password(rpc_call *call, const ProtobufCMessage *request, voi
     store_session ss;
     if (!have_accounts(svc, call))
         return;
-    held_call *h = new_held(call, JOB_CHANGE);
+    held_call *h = new_held(svc, call, JOB_CHANGE);
     if (!h)
         return;
     if (signed_in(svc, call, &h->account, &ss) != 0 ||

@@ -37,6 +37,13 @@ typedef struct board_config {
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
     int first_move_ms;         /* games with clocks: a seat's first move within this,
                                 * or the game is aborted (default 30000) */
+    /* Rated games that do not count (room_rating.c; docs/rules.md, "Ratings"): */
+    int rated_min_moves;       /* each player's moves for a rated result (default 2;
+                                * -1: none) */
+    int rated_pair_games;      /* rated games of the same two accounts per 24 hours
+                                * (default 3; -1: no limit) */
+    bool rated_same_address;   /* rate accounts whose seats were taken from one
+                                * client address against each other (default: not) */
     /* Accounts (accounts_rpc.c; need a store): */
     bool require_accounts;     /* refuse guests: JoinGame and CreateGame need a session */
     int session_days;          /* a session lasts this long (default 30) */
@@ -54,6 +61,8 @@ typedef struct board_config {
     int client_registrations;  /* accounts made per client address per hour (default 10) */
     int client_lookups;        /* a cluster: unknown tokens and game ids a client address
                                 * may have looked up in the database per second (default 50) */
+    int stall_limit_ms;        /* health says NOT_SERVING once the loop has not turned
+                                * for this long, and the log says so (default 3000) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */
@@ -66,6 +75,9 @@ typedef struct board_config {
     const char *relays;        /* sungka-relays for large audiences: "HOST:PORT,..." */
     int relay_after;           /* observers a game has before new ones go to a relay
                                 * (default 100) */
+    const char *relay_key;     /* a file with the secret relays show (relay_key.h):
+                                * their joins count against the observer's address they
+                                * name; NULL: no relay is known, nobody may name one */
     int verbose;               /* log every request to the log stream */
     bool grpc_log;             /* gRPC's own log lines on stderr (--verbose; see
                                 * rpc_set_verbose): the service's bots get it too */

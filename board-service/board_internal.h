@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "relay_key.h"
 #include "games.h"
 #include "store.h"
 
@@ -73,6 +74,9 @@ typedef struct board_client {
     int joins;
     int64_t chat_window_ms;      /* chat lines in the current chat window */
     int chats;
+    bool relay;                  /* an authenticated relay's own entry ("relay ipv4:..."):
+                                  * its seats and streams are its audience's, bounded by
+                                  * the relay (--max-games there), not per address */
 } board_client;
 
 typedef struct client_table {
@@ -112,6 +116,8 @@ typedef struct participant {
     bool has_rating;           /* rating: the account's in the room's kind, read at
                                 * join and kept up to date by room_rating.c */
     store_rating rating;
+    char host[BOARD_HOST_BYTES];   /* the client address it joined from ("": unknown, a
+                                    * bot; stored for an account's participant only) */
 } participant;
 
 /* A rated game's result for one seat (room_rating.c), as GameOver carries it. */
@@ -214,6 +220,7 @@ struct board_service {
     person_index tokens;       /* every participant of every game, by token */
     person_index names;        /* ... and by game and name */
     client_table clients;      /* per address: streams, observer seats, rates */
+    char relay_key[RELAY_KEY_BYTES];   /* --relay-key's secret; "" when none */
     char endpoint[128];
     volatile sig_atomic_t stop;
     room **rooms;              /* registry.c: the games, in no order */
@@ -239,6 +246,7 @@ struct board_service {
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
     limit_table limits;        /* accounts_rpc.c: sign-in failures, password checks,
                                 * accounts made */
+    struct board_health *health;   /* health.c: the loop's beat, the watchdog */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
 };
@@ -256,11 +264,13 @@ const char *board_echo(const char *in, char *buf, size_t len);
 /* The entry of a client's address ("ipv4:10.0.0.7"), made when new; NULL
  * when out of memory. */
 board_client *board_client_find(board_service *svc, const char *host);
-/* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may c join now (counted
- * against its join rate), as an observer when observe? may it chat (counted)?
- * may it open one more event stream? */
-int board_client_may_join(board_service *svc, board_client *c, bool observe, char *err,
-                          size_t errlen);
+/* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may `asker` join now
+ * (counted against its join rate), taking an observer's seat held by
+ * `holder` when observe (the same entry, but for a relay: board_client_of
+ * and board_client_asking)? may c chat (counted)? may it open one more event
+ * stream? A relay's own entry is held to no seat or stream limit. */
+int board_client_may_join(board_service *svc, board_client *holder, board_client *asker,
+                          bool observe, char *err, size_t errlen);
 int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen);
 int board_client_may_stream(board_service *svc, const board_client *c, char *err,
                             size_t errlen);
@@ -303,6 +313,11 @@ void board_check_replay_or_abort(board_service *svc);
 int board_cluster_start(board_service *svc, char *err, size_t errlen);
 /* From the loop: renew the lease, adopt orphaned games. */
 void board_cluster_tick(board_service *svc, int64_t now);
+/* A commit the database confirms, now: the lease renewed (0), or -1. With
+ * a synchronous standby, whatever the primary held before it is on the
+ * standby too once it returns (recovery.c reads a diverged game's log only
+ * then). 0 at once outside a cluster. */
+int board_cluster_confirm(board_service *svc, int64_t now);
 /* Let go of the games lost (room_lose): adopted by another node, or under
  * a database that went back in time. From the loop, every turn. */
 void board_let_go_lost(board_service *svc);
@@ -317,6 +332,16 @@ int board_game_here(board_service *svc, const char *game_id);
 int64_t board_shared_now_ms(const board_service *svc);
 /* False while a cluster's node cannot renew its lease (true outside one). */
 bool board_cluster_healthy(const board_service *svc);
+
+/* --- health.c: grpc.health.v1.Health answered off the loop (on rpc's side
+ * thread, from atomics the loop leaves), and a watchdog thread that logs when
+ * the loop has not turned for cfg.stall_limit_ms and when it turns again.
+ * init: before rpc_server_start (it adds the side method); watch: after it;
+ * beat: the loop, every turn; free: after rpc_server_destroy. --- */
+int board_health_init(board_service *svc);
+int board_health_watch(board_service *svc);
+void board_health_beat(board_service *svc, int64_t now);
+void board_health_free(board_service *svc);
 
 /* --- registry.c: the games by id. The registry owns a room from
  * board_rooms_add to board_rooms_remove (which frees it); removing index i
@@ -396,6 +421,8 @@ typedef struct room_event {
     int n_winners;
     const int *winners;
     const room_rating_change *ratings;   /* OVER of a rated game: one per seat; else NULL */
+    const char *unrated;       /* STARTED, OVER of a game created rated that changes no
+                                * rating: why, a sentence; else NULL */
     int level;                 /* TAKEN_OVER: the bot's */
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
 } room_event;

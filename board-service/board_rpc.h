@@ -61,10 +61,20 @@ bool board_send_to_relay(board_service *svc, rpc_call *call, const room *r);
 int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks *clocks);
 
 /* --- clients.c --- */
-/* The host part of call's peer ("ipv4:10.0.0.7"). */
-void board_peer_host(rpc_call *call, char *out, size_t len);
-/* The entry of call's address (made when new); NULL when out of memory. */
+/* The address call counts against ("ipv4:10.0.0.7"): the host part of its
+ * peer, or the observer's address an authenticated relay names (relay_key.h). */
+void board_peer_host(board_service *svc, rpc_call *call, char *out, size_t len);
+/* The entry that holds what call opens (its seat, its stream), made when new;
+ * NULL when out of memory. An authenticated relay's is its own ("relay
+ * HOST", relay set), apart from any client's on its machine. */
 board_client *board_client_of(board_service *svc, rpc_call *call);
+/* The entry of the address that asked (board_peer_host): board_client_of's,
+ * but for an authenticated relay naming an observer's. */
+board_client *board_client_asking(board_service *svc, rpc_call *call);
+/* True once call was refused for naming an observer's address without this
+ * service's relay key (PERMISSION_DENIED), or for a wrong key
+ * (UNAUTHENTICATED): nobody but a relay may say whose request it carries. */
+bool board_relay_refused(board_service *svc, rpc_call *call);
 
 /* --- history.c: Register calls that read the store (rpc_method_handler) --- */
 void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void *svc);

@@ -7,11 +7,20 @@
  * while one of its rate windows is open; the timer sweep frees the rest, so
  * the table is as large as the set of recently active addresses. Chained
  * hashing keeps each entry where it is, so participants can point at it.
+ *
+ * A relay started with this service's --relay-key (relay_key.h) is not an
+ * address like the others: its joins count against the observer's address
+ * it names, and the seats and streams it holds for its audience count
+ * against its own entry, which no per-address limit bounds (the relay's own
+ * limits per address and --max-games do). Without the key, naming an
+ * observer's address is refused, so nobody can spend another's allowance.
  */
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "address.h"
 #include "board_rpc.h"
 
 #define JOIN_WINDOW_MS 1000
@@ -24,14 +33,54 @@ static uint64_t hash_host(const char *s)
     return h;
 }
 
-/* The host part of a peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"):
- * one person's many connections come from many ports, not many hosts. */
-void board_peer_host(rpc_call *call, char *out, size_t len)
+static void peer_host(rpc_call *call, char *out, size_t len)
 {
-    snprintf(out, len, "%s", rpc_call_peer(call));
-    char *colon = strrchr(out, ':');
-    if (colon && colon != strchr(out, ':'))
-        *colon = '\0';
+    address_host(rpc_call_peer(call), out, len);
+}
+
+/* Who sent call: a relay showing this service's key, or not (relay_key.h). */
+static relay_identity identify(board_service *svc, rpc_call *call)
+{
+    char shown[RELAY_KEY_BYTES + 1], named[8];
+    bool shows = rpc_call_metadata(call, RELAY_KEY_HEADER, shown, sizeof shown) >= 0;
+    bool names = rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named) >= 0;
+    relay_identity id = relay_key_identify(svc->relay_key, shows ? shown : NULL, names);
+    sodium_memzero(shown, sizeof shown);
+    return id;
+}
+
+static bool from_relay(board_service *svc, rpc_call *call)
+{
+    return identify(svc, call) == RELAY_SHOWN;
+}
+
+/* The observer's address an authenticated relay names, into out; false when
+ * none (or one no peer address looks like). */
+static bool named_observer(board_service *svc, rpc_call *call, char *out, size_t len)
+{
+    char named[BOARD_HOST_BYTES + 1];
+    if (rpc_call_metadata(call, RELAY_FOR_HEADER, named, sizeof named) < 0 ||
+        !relay_key_observer_ok(named, BOARD_HOST_BYTES) || !from_relay(svc, call))
+        return false;
+    snprintf(out, len, "%s", named);
+    return true;
+}
+
+void board_peer_host(board_service *svc, rpc_call *call, char *out, size_t len)
+{
+    if (!named_observer(svc, call, out, len))
+        peer_host(call, out, len);
+}
+
+bool board_relay_refused(board_service *svc, rpc_call *call)
+{
+    relay_identity id = identify(svc, call);
+    const char *sentence = relay_key_refusal(id, svc->relay_key[0] != '\0');
+    if (id == RELAY_WRONG_KEY)
+        rpc_call_finish_reason(call, RPC_UNAUTHENTICATED, "BAD_RELAY_KEY", sentence);
+    else if (id == RELAY_UNPROVEN)
+        rpc_call_finish_reason(call, RPC_PERMISSION_DENIED, "NOT_A_RELAY", sentence);
+    return id == RELAY_WRONG_KEY || id == RELAY_UNPROVEN;
 }
 
 static int grow(client_table *t)
@@ -57,7 +106,24 @@ static int grow(client_table *t)
 board_client *board_client_of(board_service *svc, rpc_call *call)
 {
     char host[BOARD_HOST_BYTES];
-    board_peer_host(call, host, sizeof host);
+    if (!from_relay(svc, call)) {
+        peer_host(call, host, sizeof host);
+        return board_client_find(svc, host);
+    }
+    char relay_host[BOARD_HOST_BYTES];
+    peer_host(call, host, sizeof host);
+    snprintf(relay_host, sizeof relay_host, "relay %.*s", (int)sizeof relay_host - 7, host);
+    board_client *c = board_client_find(svc, relay_host);
+    if (c)
+        c->relay = true;
+    return c;
+}
+
+board_client *board_client_asking(board_service *svc, rpc_call *call)
+{
+    char host[BOARD_HOST_BYTES];
+    if (!named_observer(svc, call, host, sizeof host))
+        return board_client_of(svc, call);
     return board_client_find(svc, host);
 }
 
@@ -119,30 +185,17 @@ void board_clients_free(board_service *svc)
     memset(t, 0, sizeof *t);
 }
 
-/* A rate window: at most `limit` events per `window_ms`. */
-static bool window_admits(int64_t *start, int *count, int limit, int window_ms, int64_t now)
-{
-    if (now - *start >= window_ms) {
-        *start = now;
-        *count = 0;
-    }
-    if (*count >= limit)
-        return false;
-    (*count)++;
-    return true;
-}
-
-int board_client_may_join(board_service *svc, board_client *c, bool observe, char *err,
-                          size_t errlen)
+int board_client_may_join(board_service *svc, board_client *holder, board_client *asker,
+                          bool observe, char *err, size_t errlen)
 {
     const board_config *cfg = &svc->cfg;
-    if (observe && c->observers >= cfg->max_client_observers) {
+    if (observe && !holder->relay && holder->observers >= cfg->max_client_observers) {
         snprintf(err, errlen, "your address already watches with %d observer seats (at most %d)",
-                 c->observers, cfg->max_client_observers);
+                 holder->observers, cfg->max_client_observers);
         return -1;
     }
-    if (!window_admits(&c->join_window_ms, &c->joins, cfg->client_join_rate, JOIN_WINDOW_MS,
-                       board_now_ms())) {
+    if (!address_window_admits(&asker->join_window_ms, &asker->joins, cfg->client_join_rate,
+                       JOIN_WINDOW_MS, board_now_ms())) {
         snprintf(err, errlen, "too many joins from your address: at most %d a second",
                  cfg->client_join_rate);
         return -1;
@@ -153,7 +206,7 @@ int board_client_may_join(board_service *svc, board_client *c, bool observe, cha
 int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t errlen)
 {
     int limit = svc->cfg.client_chat_rate;
-    if (window_admits(&c->chat_window_ms, &c->chats, limit, BOARD_CHAT_WINDOW_MS,
+    if (address_window_admits(&c->chat_window_ms, &c->chats, limit, BOARD_CHAT_WINDOW_MS,
                       board_now_ms()))
         return 0;
     snprintf(err, errlen, "too many messages from your address: at most %d every %d seconds",
@@ -164,7 +217,7 @@ int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t
 int board_client_may_stream(board_service *svc, const board_client *c, char *err,
                             size_t errlen)
 {
-    if (c->streams < svc->cfg.max_client_streams)
+    if (c->relay || c->streams < svc->cfg.max_client_streams)
         return 0;
     snprintf(err, errlen, "your address already has %d open event streams (at most %d)",
              c->streams, svc->cfg.max_client_streams);

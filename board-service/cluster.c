@@ -68,27 +68,43 @@ static void find_lost(board_service *svc)
     }
 }
 
+/* Renew the lease now: 0 done (and the games others took meanwhile found
+ * lost, and orphans adopted), -1 not, to be tried again in a second. */
+static int renew(board_service *svc, int64_t now)
+{
+    int rc = store_node_renew(svc->store, svc->cfg.lease_ms);
+    svc->lease_failing = rc < 0;
+    if (rc < 0) {
+        board_log(svc, "cannot renew the lease: %s", store_last_error(svc->store));
+        svc->next_lease_ms = now + 1000;
+        return -1;
+    }
+    if (rc == STORE_LAPSED) {
+        board_log(svc, "the lease ran out before it was renewed; checking the games");
+        find_lost(svc);
+    }
+    svc->next_lease_ms = now + svc->cfg.lease_ms / 3;
+    learn_db_clock(svc);
+    adopt_orphans(svc, false);
+    return 0;
+}
+
 void board_cluster_tick(board_service *svc, int64_t now)
 {
     if (!svc->store || !store_shared(svc->store))
         return;
     /* Renew a third of the lease ahead: two renewals may fail before it runs out. */
-    if (now >= svc->next_lease_ms) {
-        int rc = store_node_renew(svc->store, svc->cfg.lease_ms);
-        svc->lease_failing = rc < 0;
-        if (rc < 0) {
-            board_log(svc, "cannot renew the lease: %s", store_last_error(svc->store));
-            svc->next_lease_ms = now + 1000;
-        } else {
-            if (rc == STORE_LAPSED) {
-                board_log(svc, "the lease ran out before it was renewed; checking the games");
-                find_lost(svc);
-            }
-            svc->next_lease_ms = now + svc->cfg.lease_ms / 3;
-            learn_db_clock(svc);
-            adopt_orphans(svc, false);
-        }
-    }
+    if (now >= svc->next_lease_ms)
+        renew(svc, now);
+}
+
+int board_cluster_confirm(board_service *svc, int64_t now)
+{
+    if (!svc->store || !store_shared(svc->store))
+        return 0;
+    if (svc->lease_failing && now < svc->next_lease_ms)
+        return -1;             /* it failed a moment ago: wait for the tick's retry */
+    return renew(svc, now);
 }
 
 void board_let_go_lost(board_service *svc)
@@ -98,6 +114,8 @@ void board_let_go_lost(board_service *svc)
         if (!room_is_lost(r))
             continue;
         board_log(svc, "game %s: %s", room_id(r), room_lost_why(r));
+        if (room_is_behind(r))
+            room_halt(r);
         board_let_go(svc, r, room_is_behind(r)
                                  ? "the game cannot go on here: its stored log went back in time"
                                  : "the game has moved to another board service; reconnect");
@@ -169,7 +187,7 @@ static bool answer_elsewhere(board_service *svc, rpc_call *call, const char *gam
 static bool may_look_up(board_service *svc, rpc_call *call)
 {
     char host[BOARD_HOST_BYTES];
-    board_peer_host(call, host, sizeof host);
+    board_peer_host(svc, call, host, sizeof host);
     int64_t now = board_now_ms();
     if (board_limit_count(&svc->limits, "lookup", host, 1000, now) >= svc->cfg.client_lookups) {
         char msg[160];

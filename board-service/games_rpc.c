@@ -162,7 +162,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
                      int bot_takes_over_level, rpc_code *code, char *err, size_t errlen)
 {
     char creator[BOARD_HOST_BYTES];
-    board_peer_host(call, creator, sizeof creator);
+    board_peer_host(svc, call, creator, sizeof creator);
     int open = 0;
     for (int i = 0; i < svc->n_rooms; i++) {
         const room *o = svc->rooms[i];
@@ -330,6 +330,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     const Sungka__V1__JoinGameRequest *req = (const void *)request;
     char err[256], name[BOARD_NAME_BYTES];
     rpc_code code = RPC_OK;
+    if (board_relay_refused(svc, call))
+        return;
     /* Another node's game: join it there; a large audience: watch it at a
      * relay (before anything counts here). */
     room *known = req->any_of_kind[0] ? NULL : board_find_room(svc, req->game_id);
@@ -355,12 +357,14 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     } else if (board_guest_name(svc, call, name) != 0) {
         return;
     }
+    /* From a relay: the seat is the relay's, the join its observer's. */
     board_client *from = board_client_of(svc, call);
-    if (!from) {
+    board_client *asker = from ? board_client_asking(svc, call) : NULL;
+    if (!asker) {
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
         return;
     }
-    if (board_client_may_join(svc, from, req->observe, err, sizeof err) != 0) {
+    if (board_client_may_join(svc, from, asker, req->observe, err, sizeof err) != 0) {
         board_fail(call, RPC_RESOURCE_EXHAUSTED, err);
         return;
     }
@@ -390,8 +394,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         return;
     }
     participant *p;
-    room_rc rc = room_join_as(r, name, who > 0 ? acct.id : 0, req->observe, from, &p, err,
-                              sizeof err);
+    room_rc rc = room_join_as(r, name, who > 0 ? acct.id : 0, req->observe, from, NULL, &p,
+                              err, sizeof err);
     if (rc != ROOM_OK) {
         board_refuse(call, rc, err);
         if (made && !room_is_diverged(r))

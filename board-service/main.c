@@ -91,6 +91,9 @@ static void usage(FILE *out)
             "      --relays HOST:PORT,...  sungka-relays: observers of a game watched by\n"
             "                            --relay-after or more are sent to them, in turn\n"
             "      --relay-after N       (default 100)\n"
+            "      --relay-key FILE      the secret sungka-relays show (the same file, given\n"
+            "                            to them with --relay-key): a relay's joins then\n"
+            "                            count against its observers' addresses, not its own\n"
             "      --require-accounts    refuse guests: playing and creating games needs\n"
             "                            an account (sign in or create one)\n"
             "      --session-days N      a sign-in lasts N days (default 30)\n"
@@ -117,9 +120,27 @@ static void usage(FILE *out)
             "      --client-lookups N    a cluster: unknown seat tokens and game ids one\n"
             "                            client address may have looked up per second\n"
             "                            (default 50)\n"
+            "      --stall-limit MS      health (grpc.health.v1, answered off the service's\n"
+            "                            loop) says NOT_SERVING once the loop has not turned\n"
+            "                            for MS milliseconds, e.g. waiting on a database\n"
+            "                            that stopped answering; the log says so too\n"
+            "                            (default 3000)\n"
+            "      --rated-min-moves N   a rated game in which a player made fewer than N\n"
+            "                            moves changes no rating (default 2; 0: any\n"
+            "                            length counts)\n"
+            "      --rated-pair-games N  rated games two accounts may play together in 24\n"
+            "                            hours; more are played unrated (default 3; 0: no\n"
+            "                            limit)\n"
+            "      --rated-same-address  rate accounts whose seats were taken from one\n"
+            "                            client address against each other (a club behind\n"
+            "                            one router); by default such games are unrated\n"
             "      --check               check the database (SQLite's integrity_check) and\n"
             "                            exit: prints \"PATH: ok\" (status 0) or the\n"
             "                            problems (status 1); no service is started\n"
+            "      --rating-report       print the pairs of accounts with the most rated\n"
+            "                            games, the accounts whose rating points came mostly\n"
+            "                            from one opponent, and the pairs whose games were\n"
+            "                            not rated, from the database (--db), and exit\n"
             "  -q, --quiet               do not log games and players to stderr\n"
             "  -v, --verbose             also show gRPC's own log lines on stderr\n"
             "  -h, --help                show this help and exit\n"
@@ -198,6 +219,76 @@ static int print_cluster(const char *db)
     return rc == 0 ? 0 : 1;
 }
 
+/* --rating-report: who plays whom rated, for an operator looking for
+ * rating farming (docs/rules.md, "Ratings"). */
+#define REPORT_ROWS 20
+#define REPORT_SHARE 0.5     /* "mostly from one opponent": at least half the points */
+
+static void print_pairs(const char *title, const store_pair_row *rows, int n)
+{
+    printf("%s\n", title);
+    if (n == 0)
+        printf("  (none)\n");
+    for (int i = 0; i < n; i++)
+        printf("  %-20s %-20s %6d\n", rows[i].a, rows[i].b, rows[i].games);
+}
+
+static int print_rating_report(const char *db)
+{
+    char path[1024], err[1024];
+    if (db && (!db[0] || strcmp(db, ":memory:") == 0)) {
+        fprintf(stderr, "sungka-board: --rating-report needs a database (--db PATH or a "
+                        "postgresql:// URI)\n");
+        return 2;
+    }
+    if (!db && store_default_path(path, sizeof path) != 0) {
+        fprintf(stderr, "sungka-board: cannot find the default database %s (use --db PATH)\n",
+                path);
+        return 1;
+    }
+    store *s;
+    if (store_open_readonly(db ? db : path, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-board: %s\n", err);
+        return 1;
+    }
+    store_pair_row rows[REPORT_ROWS];
+    int n = 0, rc = store_report_pairs(s, REPORT_ROWS, rows, &n);
+    if (rc == 0)
+        print_pairs("Pairs of accounts with the most rated games together (games):", rows, n);
+    if (rc == 0)
+        rc = store_report_one_opponent(s, REPORT_SHARE, REPORT_ROWS, rows, &n);
+    if (rc == 0) {
+        printf("\nAccounts that won at least half their rating points against one opponent "
+               "(two-seat games):\n");
+        if (n == 0)
+            printf("  (none)\n");
+        for (int i = 0; i < n; i++)
+            printf("  %-20s %+7.0f of %+7.0f points from %-20s in %d won game%s\n", rows[i].a,
+                   rows[i].gain, rows[i].total_gain, rows[i].b, rows[i].games,
+                   rows[i].games == 1 ? "" : "s");
+    }
+    if (rc == 0)
+        rc = store_report_refused(s, STORE_UNRATED_SAME_ADDRESS, REPORT_ROWS, rows, &n);
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: seats taken from the same address (games):", rows, n);
+        rc = store_report_refused(s, STORE_UNRATED_PAIR_LIMIT, REPORT_ROWS, rows, &n);
+    }
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: past their rated games of the day (games):", rows, n);
+        rc = store_report_refused(s, STORE_UNRATED_TOO_SHORT, REPORT_ROWS, rows, &n);
+    }
+    if (rc == 0) {
+        printf("\n");
+        print_pairs("Pairs not rated: too short (games):", rows, n);
+    }
+    if (rc != 0)
+        fprintf(stderr, "sungka-board: %s\n", store_last_error(s));
+    store_close(s);
+    return rc == 0 ? 0 : 1;
+}
+
 /* The host of "HOST:PORT" or "[V6]:PORT" into out, unless it is a wildcard
  * (0.0.0.0, ::), which names no host; "" then. */
 static void listen_host(const char *listen, char *out, size_t len)
@@ -267,7 +358,9 @@ int main(int argc, char **argv)
            OPT_PASSWORD_WORKERS, OPT_PASSWORD_QUEUE, OPT_SIGNIN_FAILURES,
            OPT_CLIENT_SIGNIN_FAILURES, OPT_SIGNIN_RATE, OPT_CLIENT_SIGNIN_RATE,
            OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
-           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER };
+           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
+           OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
+           OPT_RATING_REPORT };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -301,6 +394,7 @@ int main(int argc, char **argv)
         {"cluster-status", no_argument, NULL, OPT_CLUSTER_STATUS},
         {"relays", required_argument, NULL, OPT_RELAYS},
         {"relay-after", required_argument, NULL, OPT_RELAY_AFTER},
+        {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
         {"require-accounts", no_argument, NULL, OPT_REQUIRE_ACCOUNTS},
         {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
@@ -313,6 +407,11 @@ int main(int argc, char **argv)
         {"client-signin-rate", required_argument, NULL, OPT_CLIENT_SIGNIN_RATE},
         {"client-signin-jobs", required_argument, NULL, OPT_CLIENT_SIGNIN_JOBS},
         {"max-account-sessions", required_argument, NULL, OPT_MAX_ACCOUNT_SESSIONS},
+        {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
+        {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
+        {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
+        {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
+        {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -320,7 +419,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     board_config cfg = {0};
-    int seconds, quiet = 0, check = 0, cluster_status = 0, c;
+    int seconds, quiet = 0, check = 0, cluster_status = 0, rating_report = 0, c;
     bool self_signed = false;
     const char *tls_names[BOARD_TLS_MAX_NAMES];
     size_t n_tls_names = 0;
@@ -459,16 +558,43 @@ int main(int argc, char **argv)
             if (parse_count("--relay-after", optarg, 10000000, &cfg.relay_after) != 0)
                 return 2;
             break;
+        case OPT_RELAY_KEY:
+            cfg.relay_key = optarg;
+            break;
         case OPT_LEASE:
             if (parse_count("--lease", optarg, 3600, &seconds) != 0)
                 return 2;
             cfg.lease_ms = seconds * 1000;
+            break;
+        case OPT_RATED_MIN_MOVES:
+            if (option_number("sungka-board", "--rated-min-moves", optarg, 0, 1000,
+                              &cfg.rated_min_moves) != 0)
+                return 2;
+            if (cfg.rated_min_moves == 0)
+                cfg.rated_min_moves = -1;        /* none (0 would be the default) */
+            break;
+        case OPT_RATED_PAIR_GAMES:
+            if (option_number("sungka-board", "--rated-pair-games", optarg, 0, 100000,
+                              &cfg.rated_pair_games) != 0)
+                return 2;
+            if (cfg.rated_pair_games == 0)
+                cfg.rated_pair_games = -1;       /* no limit */
+            break;
+        case OPT_RATED_SAME_ADDRESS:
+            cfg.rated_same_address = true;
+            break;
+        case OPT_RATING_REPORT:
+            rating_report = 1;
             break;
         case OPT_REQUIRE_ACCOUNTS:
             cfg.require_accounts = true;
             break;
         case OPT_SESSION_DAYS:
             if (parse_count("--session-days", optarg, 3650, &cfg.session_days) != 0)
+                return 2;
+            break;
+        case OPT_STALL_LIMIT:
+            if (parse_count("--stall-limit", optarg, 3600000, &cfg.stall_limit_ms) != 0)
                 return 2;
             break;
         case OPT_CLIENT_LOOKUPS:
@@ -536,6 +662,8 @@ int main(int argc, char **argv)
         return check_database(cfg.db);
     if (cluster_status)
         return print_cluster(cfg.db);
+    if (rating_report)
+        return print_rating_report(cfg.db);
     if (self_signed && (cfg.tls_cert || cfg.tls_key)) {
         fprintf(stderr, "sungka-board: --tls-self-signed makes its own certificate: give it "
                         "or --tls-cert and --tls-key, not both\n");

@@ -301,8 +301,8 @@ static room *start_rematch(board_service *svc, rpc_call *call, room *r, char *er
     for (int t = 0; t < seats; t++) {        /* new seat t: the old seat before it */
         const participant *h = room_seat_holder(r, (t + seats - 1) % seats);
         participant *np;
-        if (room_join_as(next, h->name, h->account_id, false, NULL, &np, err, errlen) !=
-            ROOM_OK)
+        if (room_join_as(next, h->name, h->account_id, false, NULL, h->host, &np, err,
+                         errlen) != ROOM_OK)
             return NULL;                       /* the unfinished game goes away by itself */
         if (h->bot_level > 0 && board_bots_adopt(svc, next, np, h->bot_level, err, errlen))
             return NULL;

@@ -102,8 +102,10 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
         free(p);
 }
 
-/* A participant signed in to an account keeps playing for it. */
-static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account_id)
+/* A participant signed in to an account keeps playing for it, and keeps the
+ * address it took its seat from (whether a rated game counts). */
+static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account_id,
+                       const char *host)
 {
     recovering *rc = user;
     room *r = rc->current;
@@ -111,6 +113,7 @@ static void on_account(void *user, const char *game_id, unsigned person_id, int6
                                                            : NULL;
     if (p) {
         p->account_id = account_id;
+        snprintf(p->host, sizeof p->host, "%s", host);
         room_load_rating(r, p);
     }
 }
@@ -285,8 +288,28 @@ room *board_rebuild(board_service *svc, const char *id)
     return rc.current;
 }
 
+/* Is any diverged game due to be reloaded? */
+static bool reload_due(const board_service *svc, int64_t now)
+{
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        if (room_is_diverged(r) && !room_is_lost(r) && now >= room_reload_after(r))
+            return true;
+    }
+    return false;
+}
+
 void board_reload_diverged(board_service *svc, int64_t now)
 {
+    /* The log may hold a change of ours whose COMMIT was never confirmed
+     * (the server restarted inside it, or our cancel ended its wait for the
+     * synchronous standby): stored on the primary, perhaps on no standby,
+     * and lost if one is promoted. Shown to players, it was seen and then
+     * gone, and its sequence number reused. A commit the database confirms
+     * comes after it in the primary's log, so once one returns, the standby
+     * holds both: only then is the log read and shown. */
+    if (svc->store && reload_due(svc, now) && board_cluster_confirm(svc, now) != 0)
+        return;
     for (int i = svc->n_rooms - 1; i >= 0 && svc->n_diverged > 0; i--) {
         room *r = svc->rooms[i];
         if (!room_is_diverged(r) || room_is_lost(r) || now < room_reload_after(r))

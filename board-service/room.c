@@ -142,8 +142,8 @@ const char *room_lost_why(const room *r)
         return "another node has it now";
     case ROOM_LOST_BEHIND:
         return "its stored log has lost events it sent (the database went back in time: a "
-               "standby promoted behind?); it is no longer served, and comes back from what "
-               "the database holds only when the service starts again";
+               "standby promoted behind?); it is stopped for good, recorded as abandoned, "
+               "rather than numbered on from the hole";
     }
     return "lost";
 }
@@ -313,10 +313,12 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
     int scores[GAME_MAX_SEATS];
     game_scores(&r->state, scores);
     room_rating_change ratings[GAME_MAX_SEATS];
-    int n_rated = room__rate(r, abandoned, n_winners, winners, ratings);
+    room_unrated why;
+    int n_rated = room__rate(r, abandoned, n_winners, winners, ratings, &why);
     room_event ev = {.kind = ROOM_EV_OVER, .state = &r->state, .text = reason,
                      .abandoned = abandoned, .n_winners = n_winners, .winners = winners,
-                     .ratings = n_rated ? ratings : NULL};
+                     .ratings = n_rated ? ratings : NULL,
+                     .unrated = why.text[0] ? why.text : NULL};
     if (room__emit(r, &ev) != ROOM_OK)
         return;
     board_log(r->svc, "game %s over: %s", r->id, reason);
@@ -334,14 +336,41 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
         if (res == 0)
             res = store_game_finish(db, r->id, r->status, reason, game_seats(&r->state), names,
                                     accounts, scores, winners, n_winners, board_wall_ms());
-        if (res == 0 && n_rated)
-            res = room__store_ratings(r, ratings, n_rated);
+        if (res == 0)
+            res = room__store_ratings(r, ratings, n_rated, &why);
         if (store_group_end(db, res) != 0) {
             board_log(r->svc, "game %s: cannot store the result: %s", r->id,
                       store_last_error(r->svc->store));
             room__write_failed(r);
         }
     }
+}
+
+int room_halt(room *r)
+{
+    assert(room_is_behind(r));
+    store *db = r->svc->store;
+    if (!db)
+        return 0;
+    const char *names[GAME_MAX_SEATS];
+    int scores[GAME_MAX_SEATS];
+    game_scores(&r->state, scores);
+    for (int i = 0; i < game_seats(&r->state); i++)
+        names[i] = r->seat_name[i];
+    int res = store_group_begin(db);
+    /* An ended game has its result already: only its people go. */
+    if (res == 0 && r->status < ROOM_FINISHED)
+        res = store_game_finish(db, r->id, ROOM_ABANDONED, room_lost_why(r),
+                                game_seats(&r->state), names, NULL, scores, NULL, 0,
+                                board_wall_ms());
+    if (res == 0)
+        res = store_game_forget(db, r->id);
+    if (store_group_end(db, res) != 0) {
+        board_log(r->svc, "game %s: cannot record it as stopped: %s", r->id,
+                  store_last_error(db));
+        return -1;
+    }
+    return 0;
 }
 
 void room__result_sentence(const room *r, char *buf, size_t len)
@@ -380,15 +409,17 @@ void room__maybe_start(room *r)
 static void start_game(room *r)
 {
     int64_t now = board_now_ms();
-    room__rated_start(r);
+    room_unrated why;
+    room__rated_start(r, &why);
     room_clocks clocks;
     room_event ev = {.kind = ROOM_EV_STARTED, .state = &r->state,
-                     .clocks = room__clocks_after(r, -1, &r->state, now, &clocks)};
+                     .clocks = room__clocks_after(r, -1, &r->state, now, &clocks),
+                     .unrated = why.text[0] ? why.text : NULL};
     if (room__emit(r, &ev) != ROOM_OK)
         return;
     board_log(r->svc, "game %s started", r->id);
     if (r->svc->store &&
-        store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_wall_ms()) != 0) {
+        store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_shared_now_ms(r->svc)) != 0) {
         board_log(r->svc, "game %s: cannot store its start: %s", r->id,
                   store_last_error(r->svc->store));
         room__write_failed(r);
@@ -413,11 +444,12 @@ static void make_token(char out[BOARD_TOKEN_HEX + 1])
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen)
 {
-    return room_join_as(r, name, 0, observe, from, out, err, errlen);
+    return room_join_as(r, name, 0, observe, from, NULL, out, err, errlen);
 }
 
 room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe,
-                     board_client *from, participant **out, char *err, size_t errlen)
+                     board_client *from, const char *host, participant **out, char *err,
+                     size_t errlen)
 {
     *out = NULL;
     if (room_find_name(r, name)) {
@@ -465,6 +497,7 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
         return ROOM_E_LIMIT;
     }
     p->account_id = account_id;
+    snprintf(p->host, sizeof p->host, "%s", host ? host : from ? from->host : "");
     room_load_rating(r, p);
     p->rtt_ms = -1;
     p->last_seen_ms = board_now_ms();

@@ -55,9 +55,12 @@ int room_index_people(room *r);
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen);
 /* The same for a person signed in to account_id (0: a guest, as room_join):
- * the participant plays for the account, and its results count for it. */
+ * the participant plays for the account, and its results count for it.
+ * host: the client address taking the seat, when from does not say it (a
+ * rematch's players, seated by the service); NULL: from's, if any. */
 room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe,
-                     board_client *from, participant **out, char *err, size_t errlen);
+                     board_client *from, const char *host, participant **out, char *err,
+                     size_t errlen);
 /* Attach event stream `stream` (room_io's handle) from client `from`:
  * replay from after_seq (0: a snapshot first) then live. */
 room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
@@ -196,6 +199,12 @@ void room_lose(room *r, room_lost why);
 /* Why, in a sentence for the log ("another node has it now"). */
 const char *room_lost_why(const room *r);
 bool room_is_behind(const room *r);          /* lost as ROOM_LOST_BEHIND */
+/* A game lost behind is stopped for good: recorded in the store as
+ * abandoned, for the reason room_lost_why gives, and its participants
+ * forgotten, so that no restart or other node serves it again from the
+ * shorter log (renumbering what its players saw). No event is appended: the
+ * log cannot be numbered on. 0, or -1 when the store refused (logged). */
+int room_halt(room *r);
 /* Its memory may differ from its log: it takes no calls until reloaded. */
 bool room_is_diverged(const room *r);
 int64_t room_reload_after(const room *r);

@@ -167,6 +167,7 @@ static void compare(differences *d, const room *a, const room *b)
     same_int(d, "the rematch's acceptances", a->rematch_accepted, b->rematch_accepted);
     same_text(d, "the rematch", a->rematch_id, b->rematch_id);
     same_int(d, "rated", a->rated, b->rated);
+    same_text(d, "why it is not rated", a->unrated, b->unrated);
     same_int(d, "the running clock", a->clock_running, b->clock_running);
     if (a->status == ROOM_FINISHED || a->status == ROOM_ABANDONED)
         same_text(d, "the end's reason", a->end_reason, b->end_reason);
@@ -181,6 +182,8 @@ static void compare(differences *d, const room *a, const room *b)
         snprintf(what, sizeof what, "seat %d's player", s);
         if (a->status == ROOM_WAITING || a->status == ROOM_RUNNING)
             same_text(d, what, a->seat_name[s], b->seat_name[s]);
+        snprintf(what, sizeof what, "seat %d's moves", s);
+        same_int(d, what, a->seat_moves[s], b->seat_moves[s]);
         snprintf(what, sizeof what, "seat %d's rated account", s);
         same_int(d, what, a->rated_account[s], b->rated_account[s]);
         if (a->tc.per_move_ms || a->tc.base_ms) {

@@ -48,6 +48,7 @@ static int apply_started(room *r, const room_event *ev)
     if (r->status != ROOM_WAITING)
         return -1;
     r->status = ROOM_RUNNING;
+    snprintf(r->unrated, sizeof r->unrated, "%s", ev->unrated ? ev->unrated : "");
     apply_clocks(r, ev->clocks);
     return 0;
 }
@@ -59,6 +60,7 @@ static int apply_moved(room *r, const room_event *ev)
         game_play(&r->state, ev->seat, ev->move, NULL, err, sizeof err) != GAME_OK)
         return -1;
     r->n_moves++;
+    r->seat_moves[ev->seat]++;
     /* A move closes an open draw offer, and lets its mover offer again. */
     r->moved |= 1u << ev->seat;
     r->draw_offered &= ~(1u << ev->seat);

@@ -13,6 +13,15 @@
 
 #include "board_internal.h"
 
+/* Why a game created rated changes no rating: a sentence for its players. */
+#define ROOM_UNRATED_BYTES 256
+
+/* A rated game that does not count: why (a store_unrated) and in words. */
+typedef struct room_unrated {
+    int code;                  /* STORE_RATED_COUNTS: it counts, text "" */
+    char text[ROOM_UNRATED_BYTES];
+} room_unrated;
+
 /* One game. Private to the room's files: the rest of the service reads it
  * through room.h. The event-loop thread only. */
 struct room {
@@ -38,6 +47,7 @@ struct room {
                                 * indexes (a room being reloaded is not, yet) */
     size_t checked_len;        /* room_check.c: its log's length at the last check */
     int n_moves;               /* moves played, for the store's ply numbers */
+    int seat_moves[GAME_MAX_SEATS];    /* moves each seat played (too short to rate) */
     unsigned moved;            /* bit s: seat s has moved (abort is for before) */
     int draw_offer;            /* the seat whose draw offer is open; -1: none */
     unsigned draw_offered;     /* bit s: seat s offered and has not moved since */
@@ -60,6 +70,8 @@ struct room {
     room_lost lost_why;
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
+    char unrated[ROOM_UNRATED_BYTES];   /* a rated game that changes no rating, as its
+                                         * GameStarted said: why; "" when it counts */
     time_control tc;           /* room_clock.c */
     int64_t clock_ms[GAME_MAX_SEATS];  /* each seat's time left, as of clock_since_ms
                                         * for the running one */
@@ -191,16 +203,23 @@ void room__set_seat(room *r, participant *p, int seat);
 /* ROOM_OK, or ROOM_E_DENIED with a sentence: a guest (account 0) may not
  * take a seat of a rated game. */
 room_rc room__may_play_rated(const room *r, int64_t account_id, char *err, size_t errlen);
-/* A rated game starts: keep its seats' accounts (and store them). */
-void room__rated_start(room *r);
+/* A rated game starts: keep its seats' accounts (and store them), and
+ * decide whether it counts (docs/rules.md, "Ratings"): not between two
+ * seats taken from one client address, nor past the pair's rated games of
+ * the last 24 hours. *why says why not, for the GameStarted event. */
+void room__rated_start(room *r, room_unrated *why /* OUT */);
 /* Each seat's place (1 first; equal places tie) at the end of the game. */
 void room__placements(const room *r, int n_winners, const int *winners, int *place);
 /* A rated game ending by the rules (not abandoned): every seat's rating
  * before and after into out[seats]; returns the seat count, or 0 when the
- * game is not rated (casual, abandoned, or the ratings could not be read). */
+ * game is not rated (casual, abandoned, not counting since its start, too
+ * short, or the ratings could not be read). *why says why a game created
+ * rated and ended by the rules changes no rating ("" otherwise). */
 int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
-               room_rating_change *out);
-/* Store what room__rate computed (inside the game's ending). */
-int room__store_ratings(room *r, const room_rating_change *changes, int n);
+               room_rating_change *out, room_unrated *why /* OUT */);
+/* Store what room__rate computed (inside the game's ending): the ratings,
+ * or why the game did not count. */
+int room__store_ratings(room *r, const room_rating_change *changes, int n,
+                        const room_unrated *why);
 
 #endif /* SUNGKA_ROOM_INTERNAL_H */

@@ -234,7 +234,8 @@ void room__store_person(room *r, const participant *p)
         (store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
                                p->ready) != 0 ||
          (p->account_id > 0 &&
-          store_participant_account(r->svc->store, r->id, p->id, p->account_id) != 0))) {
+          store_participant_account(r->svc->store, r->id, p->id, p->account_id, p->host) !=
+              0))) {
         board_log(r->svc, "game %s: cannot store %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
         room__write_failed(r);

@@ -86,7 +86,10 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
  * is refused and each game in it whose move was applied is reloaded from
  * its stored log (its memory went on without the store): nothing is
  * acknowledged, sent or kept that was not stored, and no hand-kept copy of
- * a room is needed to undo. */
+ * a room is needed to undo. A move joining others writes inside a
+ * savepoint of its own, so that its game's failure (adopted by another
+ * node, a log gone back in time, a lock not had in time) is undone alone
+ * and refuses its move only, not the other games' moves of the turn. */
 struct pending_move {
     room *room;
     void *reply;               /* the Move call to answer; NULL once its client left */
@@ -142,6 +145,25 @@ static struct pending_move *pending_add(struct move_batch *b)
     return &b->moves[b->n++];
 }
 
+/* The batch's last move, pm, was undone inside its savepoint: refuse it
+ * alone; the other moves stay in the batch. */
+static room_rc refuse_alone(board_service *svc, struct move_batch *b, struct pending_move *pm,
+                            char *err, size_t errlen)
+{
+    room *r = pm->room;
+    const char *why = store_last_error(svc->store);
+    snprintf(err, errlen, "the move could not be stored, so it was not played (%s)", why);
+    board_log(svc, "game %s: move %d by %s not stored: %s", r->id, pm->move, pm->mover->name,
+              why);
+    assert(pm == &b->moves[b->n - 1]);
+    b->n--;
+    r->holding = false;
+    room__log_truncate(r, pm->log_before);
+    if (pm->applied && !r->lost)
+        room__diverge(r, "a move could not be stored");
+    return ROOM_E_STORE;
+}
+
 static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t now,
                          char *err, size_t errlen)
 {
@@ -168,12 +190,20 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     pm->applied = false;
     r->holding = true;
     r->write_failed = false;
+    /* Others' moves are in the transaction: this one may be undone alone. */
+    bool alone = db && b->n > 1;
+    if (alone && store_group_begin(db) != 0) {
+        room__write_failed(r);
+        alone = false;
+    }
     /* A cluster: the game is this node's until the batch commits, or not at
      * all; a game another node has adopted fails its own move only. */
     int fenced = db ? store_game_fence(db, r->id) : 0;
     if (fenced == STORE_FENCED) {
         room_lose(r, ROOM_LOST_ADOPTED);
         r->holding = false;
+        if (alone)
+            store_group_end(db, -1);
         if (--b->n == 0)
             store_rollback(db);
         snprintf(err, errlen, "game %s has moved to another board service; reconnect", r->id);
@@ -201,6 +231,9 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
         room__result_sentence(r, reason, sizeof reason);
         room__end_game(r, false, reason);
     }
+    /* Keep the move, or undo it alone (a RELEASE that fails undoes it too). */
+    if (alone && store_group_end(db, r->write_failed ? -1 : 0) != 0)
+        return refuse_alone(svc, b, pm, err, errlen);
     if (r->write_failed) {     /* the transaction is spoilt: give up the batch now */
         b->failed = true;
         room_commit_moves(svc);

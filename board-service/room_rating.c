@@ -5,6 +5,7 @@
  * (which carries them) and stored with the game's result. Loop thread only.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "room_internal.h"
 
 _Static_assert(STORE_MAX_SEATS == GAME_MAX_SEATS, "a rated game's seats are stored whole");
+_Static_assert(BOARD_HOST_BYTES <= STORE_HOST_BYTES, "a player's client address is stored whole");
 
 room_rc room__set_rated(room *r, char *err, size_t errlen)
 {
@@ -52,19 +54,90 @@ void room_load_rating(room *r, participant *p)
     }
 }
 
-void room__rated_start(room *r)
+#define PAIR_WINDOW_MS (24 * 3600 * 1000LL)
+
+static void unrated(room_unrated *why, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void unrated(room_unrated *why, int code, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    why->code = code;
+    vsnprintf(why->text, sizeof why->text, fmt, ap);
+    va_end(ap);
+}
+
+/* Two seats taken from one client address: one person may hold both, and
+ * rate one account up by losing with the other (the farming of issue 3/8). */
+static bool same_address(const room *r, int seats, room_unrated *why)
+{
+    for (int a = 0; a < seats; a++)
+        for (int b = a + 1; b < seats; b++) {
+            const participant *pa = r->seat_holder[a], *pb = r->seat_holder[b];
+            if (pa && pb && pa->host[0] && strcmp(pa->host, pb->host) == 0) {
+                unrated(why, STORE_UNRATED_SAME_ADDRESS,
+                        "this game is not rated: %s and %s took their seats from the same "
+                        "address", r->seat_name[a], r->seat_name[b]);
+                return true;
+            }
+        }
+    return false;
+}
+
+/* A pair of accounts past its rated games of the last 24 hours, counted in
+ * the store (so across restarts and a cluster's nodes). The window and the
+ * started_ms every node writes are on the cluster's shared clock (the
+ * database's), so a node whose own clock is off by days counts the same
+ * day as the others. -1 when the store could not count them. */
+static int pair_limit(const room *r, int seats, room_unrated *why)
+{
+    int limit = r->svc->cfg.rated_pair_games;
+    if (limit <= 0 || !r->svc->store)
+        return 0;
+    int64_t since = board_shared_now_ms(r->svc) - PAIR_WINDOW_MS;
+    for (int a = 0; a < seats; a++)
+        for (int b = a + 1; b < seats; b++) {
+            int games;
+            if (store_rated_pair_games(r->svc->store, r->rated_account[a], r->rated_account[b],
+                                       since, r->id, &games) != 0)
+                return -1;
+            if (games >= limit) {
+                unrated(why, STORE_UNRATED_PAIR_LIMIT,
+                        "this game is not rated: %s and %s have played %d rated game%s "
+                        "together in the last 24 hours, the most there may be", r->seat_name[a],
+                        r->seat_name[b], games, games == 1 ? "" : "s");
+                return 1;
+            }
+        }
+    return 0;
+}
+
+void room__rated_start(room *r, room_unrated *why)
+{
+    memset(why, 0, sizeof *why);
     if (!r->rated)
         return;
     int seats = game_seats(&r->state);
     for (int s = 0; s < seats; s++)
         r->rated_account[s] = r->seat_holder[s] ? r->seat_holder[s]->account_id : 0;
-    if (r->svc->store &&
-        store_game_rated_seats(r->svc->store, r->id, seats, r->rated_account) != 0) {
-        board_log(r->svc, "game %s: cannot keep the seats it is rated for: %s", r->id,
-                  store_last_error(r->svc->store));
+    store *db = r->svc->store;
+    if (!db)
+        return;
+    bool one_address = !r->svc->cfg.rated_same_address && same_address(r, seats, why);
+    int res = store_game_rated_seats(db, r->id, seats, r->rated_account);
+    if (res == 0 && !one_address)
+        res = pair_limit(r, seats, why) < 0 ? -1 : 0;
+    if (res == 0 && why->code)
+        res = store_game_unrated(db, r->id, why->code);
+    if (res != 0) {
+        board_log(r->svc, "game %s: cannot keep its rated seats or whether they count: %s",
+                  r->id, store_last_error(db));
         room__write_failed(r);
+        return;
     }
+    if (why->code)
+        board_log(r->svc, "game %s: %s", r->id, why->text);
 }
 
 /* Is seat a placed above seat b? Seats still in the game at its end above
@@ -100,12 +173,37 @@ void room__placements(const room *r, int n_winners, const int *winners, int *pla
     }
 }
 
-int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
-               room_rating_change *out)
+/* A game in which a player made fewer than --rated-min-moves moves: a
+ * result of one move each says nothing of strength (Lichess does not rate
+ * a game its players did not play). */
+static bool too_short(const room *r, int seats, room_unrated *why)
 {
+    int least = r->svc->cfg.rated_min_moves;
+    for (int s = 0; s < seats; s++)
+        if (r->seat_moves[s] < least) {
+            unrated(why, STORE_UNRATED_TOO_SHORT,
+                    "this game is not rated: it was too short (%s made %d move%s; a rated "
+                    "game counts once each player has made %d)", r->seat_name[s],
+                    r->seat_moves[s], r->seat_moves[s] == 1 ? "" : "s", least);
+            return true;
+        }
+    return false;
+}
+
+int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
+               room_rating_change *out, room_unrated *why)
+{
+    memset(why, 0, sizeof *why);
     if (!r->rated || abandoned || !r->svc->store)
         return 0;
     int seats = game_seats(&r->state);
+    if (r->unrated[0]) {
+        /* Decided at its start (STARTED said so); stored then. */
+        snprintf(why->text, sizeof why->text, "%s", r->unrated);
+        return 0;
+    }
+    if (too_short(r, seats, why))
+        return 0;
     int place[GAME_MAX_SEATS];
     room__placements(r, n_winners, winners, place);
     placement_player players[GAME_MAX_SEATS];
@@ -142,8 +240,13 @@ int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
     return seats;
 }
 
-int room__store_ratings(room *r, const room_rating_change *changes, int n)
+int room__store_ratings(room *r, const room_rating_change *changes, int n,
+                        const room_unrated *why)
 {
+    if (why->code == STORE_UNRATED_TOO_SHORT)
+        return store_game_unrated(r->svc->store, r->id, why->code);
+    if (n == 0)
+        return 0;
     store_rating before[GAME_MAX_SEATS], after[GAME_MAX_SEATS];
     for (int s = 0; s < n; s++) {
         before[s] = changes[s].before;

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <malloc.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,6 @@
 
 #include "accounts.h"
 #include "board_rpc.h"
-#include "grpc/health/v1/health.pb-c.h"
 #include "text.h"
 #include "version.h"
 
@@ -73,6 +73,10 @@ void board_config_defaults(board_config *cfg)
         cfg->bot_think_ms = 1000;
     if (cfg->first_move_ms <= 0)
         cfg->first_move_ms = 30000;
+    if (cfg->rated_min_moves == 0)
+        cfg->rated_min_moves = 2;
+    if (cfg->rated_pair_games == 0)
+        cfg->rated_pair_games = 3;
     if (cfg->session_days <= 0)
         cfg->session_days = 30;
     if (cfg->max_account_sessions <= 0)
@@ -95,6 +99,8 @@ void board_config_defaults(board_config *cfg)
         cfg->client_registrations = 10;
     if (cfg->client_lookups <= 0)
         cfg->client_lookups = 50;
+    if (cfg->stall_limit_ms <= 0)
+        cfg->stall_limit_ms = 3000;
     if (!cfg->log)
         cfg->log = stderr;
 }
@@ -206,34 +212,6 @@ static void io_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
 
 static const room_io rpc_io = {io_send, io_finish, io_move_done};
 
-/* ------------------------------------------------------------------ Health */
-
-static void health_check(rpc_call *call, const ProtobufCMessage *request, void *user)
-{
-    board_service *svc = user;
-    const Grpc__Health__V1__HealthCheckRequest *req = (const void *)request;
-    Grpc__Health__V1__HealthCheckResponse reply = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
-    bool known = !req->service[0] || strcmp(req->service, "sungka.v1.Register") == 0 ||
-                 strcmp(req->service, "sungka.v1.Board") == 0 ||
-                 strcmp(req->service, "sungka.v1.Accounts") == 0;
-    if (!known) {
-        board_fail(call, RPC_NOT_FOUND, "unknown service");
-        return;
-    }
-    /* A cluster's node that cannot renew its lease (its database is out of
-     * reach) is about to lose its games: not one to send players to. */
-    reply.status = board_cluster_healthy(svc)
-                       ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
-                       : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
-    rpc_call_reply(call, &reply.base);
-}
-
-static const rpc_method_entry health_methods[] = {
-    {"Check", health_check, false, false},
-};
-
-#define N_ENTRIES(a) (sizeof (a) / sizeof (a)[0])
-
 /* The turn hook: whatever a turn's handlers left pending is stored before
  * anything else reads a game or answers a client. */
 static void end_turn(void *arg)
@@ -268,6 +246,9 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         free(svc);
         return -1;
     }
+    if (svc->cfg.relay_key &&
+        relay_key_load(svc->cfg.relay_key, svc->relay_key, err, errlen) != 0)
+        goto fail_free;
 
     if (!svc->cfg.db || svc->cfg.db[0]) {
         char path[1024];
@@ -324,9 +305,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                board_play_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__accounts__descriptor,
                                board_accounts_methods, board_accounts_n_methods, svc) != 0 ||
-        rpc_server_add_methods(svc->server, &grpc__health__v1__health__descriptor,
-                               health_methods, N_ENTRIES(health_methods), svc) != 0 ||
-        rpc_server_start(svc->server) != 0) {
+        board_health_init(svc) != 0 || rpc_server_start(svc->server) != 0 ||
+        board_health_watch(svc) != 0) {
         snprintf(err, errlen, "cannot start the RPC server");
         goto fail_server;
     }
@@ -359,10 +339,12 @@ fail_accounts:
     board_accounts_stop(svc);
 fail_server:
     rpc_server_destroy(svc->server);
+    board_health_free(svc);
 fail_store:
     board_rooms_free(svc);
     store_close(svc->store);
 fail_free:
+    sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     person_index_free(&svc->tokens);
     person_index_free(&svc->names);
     free(svc);
@@ -456,6 +438,7 @@ int board_run(board_service *svc)
         rpc_server_poll(svc->server, (int)wait);   /* ends with end_turn */
         board_accounts_drain(svc);     /* password work done: answer its calls */
         run_timers(svc);
+        board_health_beat(svc, board_now_ms());
     }
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
@@ -483,6 +466,7 @@ void board_destroy(board_service *svc)
     board_accounts_stop(svc);      /* before the server: it answers held calls */
     if (svc->server)
         rpc_server_destroy(svc->server);
+    board_health_free(svc);      /* after the server: its side thread reads it */
     board_bots_stop(svc);
     board_rooms_free(svc);
     board_clients_free(svc);     /* after the rooms: their people point here */
@@ -491,5 +475,6 @@ void board_destroy(board_service *svc)
     store_close(svc->store);
     person_index_free(&svc->tokens);
     person_index_free(&svc->names);
+    sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     free(svc);
 }

@@ -4,7 +4,8 @@
  * the stamps events and results carry), its log lines, and a client's
  * string made safe to echo in a sentence. Kept out of service.c so that the
  * room's files and the RPC surface do not call each other for them.
- * Loop thread only (board_log writes whole lines, any thread would do).
+ * Loop thread only, but for board_log, which writes each line whole from any
+ * thread (the watchdog's, health.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,17 +31,17 @@ int64_t board_wall_ms(void)
 void board_log(board_service *svc, const char *fmt, ...)
 {
     FILE *out = svc->cfg.log ? svc->cfg.log : stderr;
-    char stamp[32];
+    char line[4096];
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-    fprintf(out, "%s ", stamp);
+    size_t n = strftime(line, sizeof line, "%H:%M:%S ", &tm);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
+    vsnprintf(line + n, sizeof line - n, fmt, ap);
     va_end(ap);
-    fputc('\n', out);
+    /* One write per line: the watchdog (health.c) logs from its own thread. */
+    fprintf(out, "%s\n", line);
     fflush(out);
 }
 

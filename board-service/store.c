@@ -43,7 +43,8 @@ enum stmt_id {
     ST_SESSION_INSERT, ST_SESSION_GET, ST_SESSION_DELETE, ST_SESSIONS_DELETE_ACCOUNT,
     ST_SESSIONS_TRIM, ST_SESSIONS_EXPIRE, ST_ACCOUNT_COUNT,
     ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
-    ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD,
+    ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD, ST_GAME_UNRATED,
+    ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
@@ -152,7 +153,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_RECOVER_GAMES] =
         "SELECT " GAME_COLUMNS " FROM games g WHERE " RECOVERABLE " ORDER BY g.rowid",
     [ST_RECOVER_PARTS] =
-        "SELECT person_id, name, seat, token, ready, bot_level, account_id FROM participants"
+        "SELECT person_id, name, seat, token, ready, bot_level, account_id, host"
+        " FROM participants"
         " WHERE game_id = ?1 ORDER BY person_id",
     [ST_RECOVER_EVENTS] =
         "SELECT seq, time_ms, only_for_a, only_for_b, data, format FROM events"
@@ -162,7 +164,8 @@ static const char *const stmt_sql[ST_COUNT] = {
         "SELECT max(CAST(id AS INTEGER)) FROM games"
         " WHERE id <> '' AND id NOT GLOB '*[^0-9]*' AND length(id) <= 10",
     [ST_PART_ACCOUNT] =
-        "UPDATE participants SET account_id = ?3 WHERE game_id = ?1 AND person_id = ?2",
+        "UPDATE participants SET account_id = ?3, host = ?4"
+        " WHERE game_id = ?1 AND person_id = ?2",
     [ST_ACCOUNT_INSERT] =
         "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?5) RETURNING id",
@@ -225,6 +228,40 @@ static const char *const stmt_sql[ST_COUNT] = {
         "SELECT a.name, r.account_id, r.rating, r.rd, r.volatility, r.games, r.updated_ms"
         " FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE r.kind = ?1"
         " ORDER BY r.rd > ?3, r.rating DESC, a.name LIMIT ?2",
+    [ST_GAME_UNRATED] = "UPDATE games SET unrated = ?2 WHERE id = ?1 AND rated <> 0",
+    [ST_PAIR_RATED_GAMES] =
+        "SELECT count(DISTINCT g.id) FROM rated_seats x"
+        " JOIN rated_seats y ON y.game_id = x.game_id JOIN games g ON g.id = x.game_id"
+        " WHERE x.account_id = ?1 AND y.account_id = ?2 AND g.unrated = 0"
+        " AND g.status <> 4 AND g.started_ms >= ?3 AND g.id <> ?4",
+    /* rated games are those that left a point of history for both */
+    [ST_REPORT_PAIRS] =
+        "SELECT a.name, b.name, count(*) AS n FROM rating_history x"
+        " JOIN rating_history y ON y.game_id = x.game_id AND y.account_id > x.account_id"
+        " JOIN accounts a ON a.id = x.account_id JOIN accounts b ON b.id = y.account_id"
+        " GROUP BY x.account_id, y.account_id, a.name, b.name"
+        " ORDER BY n DESC, a.name, b.name LIMIT ?1",
+    [ST_REPORT_REFUSED] =
+        "SELECT a.name, b.name, count(DISTINCT g.id) AS n FROM games g"
+        " JOIN rated_seats x ON x.game_id = g.id"
+        " JOIN rated_seats y ON y.game_id = g.id AND y.account_id > x.account_id"
+        " JOIN accounts a ON a.id = x.account_id JOIN accounts b ON b.id = y.account_id"
+        " WHERE g.unrated = ?1 GROUP BY x.account_id, y.account_id, a.name, b.name"
+        " ORDER BY n DESC, a.name, b.name LIMIT ?2",
+    /* each point won in a two-seat game, against the other seat's account */
+    [ST_REPORT_ONE_OPPONENT] =
+        "WITH won AS (SELECT h.account_id AS who, o.account_id AS opp,"
+        "  h.rating - h.rating_before AS gain FROM rating_history h"
+        "  JOIN games g ON g.id = h.game_id AND g.seats = 2"
+        "  JOIN rated_seats o ON o.game_id = h.game_id AND o.account_id <> h.account_id"
+        "  WHERE h.rating > h.rating_before),"
+        " per_opp AS (SELECT who, opp, sum(gain) AS gain, count(*) AS n FROM won"
+        "  GROUP BY who, opp),"
+        " total AS (SELECT who, sum(gain) AS gain FROM won GROUP BY who)"
+        " SELECT a.name, b.name, p.n, p.gain, t.gain FROM per_opp p"
+        " JOIN total t ON t.who = p.who"
+        " JOIN accounts a ON a.id = p.who JOIN accounts b ON b.id = p.opp"
+        " WHERE p.gain >= ?1 * t.gain ORDER BY p.gain DESC, a.name, b.name LIMIT ?2",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -493,7 +530,7 @@ int store_group_end(store *s, int res)
  * Opening
  * ------------------------------------------------------------------------ */
 
-int store_open(const char *path, store **out, char *err, size_t errlen)
+static int open_with(const char *path, bool readonly, store **out, char *err, size_t errlen)
 {
     if (out)
         *out = NULL;
@@ -510,6 +547,7 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
         return -1;
     }
     int rc = db_is_pg_uri(path) ? db_pg_open(path, &s->db, err, errlen)
+             : readonly         ? db_sqlite_open_readonly(path, &s->db, err, errlen)
                                 : db_sqlite_open(path, &s->db, err, errlen);
     if (rc != 0) {
         free(s);
@@ -517,6 +555,16 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
     }
     *out = s;
     return 0;
+}
+
+int store_open(const char *path, store **out, char *err, size_t errlen)
+{
+    return open_with(path, false, out, err, errlen);
+}
+
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen)
+{
+    return open_with(path, true, out, err, errlen);
 }
 
 void store_close(store *s)
@@ -1292,8 +1340,11 @@ static int recover_game(store *s, const store_recovery_cb *cb, void *user,
         if (cb->bot && bot_level > 0)
             cb->bot(user, g->id, person, bot_level);
         int64_t account = db_col_int64(st, 6);
-        if (cb->account && account > 0)
-            cb->account(user, g->id, person, account);
+        if (cb->account && account > 0) {
+            char host[STORE_HOST_BYTES];
+            col_text(st, 7, host, sizeof host);
+            cb->account(user, g->id, person, account, host);
+        }
     }
     int res = rc == DB_DONE ? 0 : fail_db(s, "cannot read participants");
     finish(st);
@@ -1361,9 +1412,10 @@ int store_recover(store *s, const store_recovery_cb *cb, void *user, unsigned *m
  * ------------------------------------------------------------------------ */
 
 int store_participant_account(store *s, const char *game_id, unsigned person_id,
-                              int64_t account_id)
+                              int64_t account_id, const char *host)
 {
-    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0 ||
+        check_str(s, host, STORE_HOST_BYTES, "client address", true) < 0)
         return -1;
     if (account_id < 0)
         return failf(s, "account %lld is out of range", (long long)account_id);
@@ -1373,6 +1425,7 @@ int store_participant_account(store *s, const char *game_id, unsigned person_id,
     db_bind_text(st, 1, game_id);
     db_bind_int64(st, 2, person_id);
     db_bind_int64(st, 3, account_id);
+    db_bind_text(st, 4, host);
     if (run_f(s, st, "cannot link participant %u of game %s", person_id, game_id) < 0)
         return -1;
     if (db_changes(s->db) == 0)
@@ -1801,6 +1854,111 @@ int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, 
                                                 : fail_db(s, "cannot read the leaderboard");
     finish(st);
     return res;
+}
+
+int store_game_unrated(store *s, const char *game_id, int why)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (why < STORE_RATED_COUNTS || why > STORE_UNRATED_TOO_SHORT)
+        return failf(s, "game %s: %d is no reason for a game not to be rated", game_id, why);
+    db_stmt *st = stmt(s, ST_GAME_UNRATED);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    db_bind_int64(st, 2, why);
+    if (run_f(s, st, "cannot mark game %s as not rated", game_id) < 0)
+        return -1;
+    if (db_changes(s->db) == 0)
+        return failf(s, "game %s is not a rated game", game_id);
+    return 0;
+}
+
+int store_rated_pair_games(store *s, int64_t a, int64_t b, int64_t since_ms,
+                           const char *except_id, int *out)
+{
+    if (!out)
+        return failf(s, "no place for the count of rated games");
+    *out = 0;
+    db_stmt *st = stmt(s, ST_PAIR_RATED_GAMES);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, a);
+    db_bind_int64(st, 2, b);
+    db_bind_int64(st, 3, since_ms);
+    db_bind_text(st, 4, except_id ? except_id : "");
+    int rc = db_step(st);
+    int res = 0;
+    if (rc == DB_ROW)
+        *out = db_col_int(st, 0);
+    else
+        res = fail_db(s, "cannot count the rated games of two players");
+    finish(st);
+    return res;
+}
+
+/* The rows of a report statement already bound (its last parameter the
+ * limit): a, b, games from column 0, and gain, total_gain after them when
+ * the statement has them. */
+static int read_pair_rows(store *s, db_stmt *st, bool gains, int limit, store_pair_row *out,
+                          int *n)
+{
+    int rc = DB_DONE;
+    while (*n < limit && (rc = db_step(st)) == DB_ROW) {
+        store_pair_row *row = &out[(*n)++];
+        memset(row, 0, sizeof *row);
+        col_text(st, 0, row->a, sizeof row->a);
+        col_text(st, 1, row->b, sizeof row->b);
+        row->games = db_col_int(st, 2);
+        if (gains) {
+            row->gain = db_col_double(st, 3);
+            row->total_gain = db_col_double(st, 4);
+        }
+    }
+    int res = *n == limit || rc == DB_DONE ? 0 : fail_db(s, "cannot read the rating report");
+    finish(st);
+    return res;
+}
+
+static db_stmt *report_stmt(store *s, enum stmt_id id, int limit, store_pair_row *out, int *n)
+{
+    if (!n || limit <= 0 || !out) {
+        failf(s, "the rating report needs a limit above 0 and a place for it");
+        return NULL;
+    }
+    *n = 0;
+    return stmt(s, id);
+}
+
+int store_report_pairs(store *s, int limit, store_pair_row *out, int *n)
+{
+    db_stmt *st = report_stmt(s, ST_REPORT_PAIRS, limit, out, n);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, limit);
+    return read_pair_rows(s, st, false, limit, out, n);
+}
+
+int store_report_refused(store *s, int why, int limit, store_pair_row *out, int *n)
+{
+    db_stmt *st = report_stmt(s, ST_REPORT_REFUSED, limit, out, n);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, why);
+    db_bind_int64(st, 2, limit);
+    return read_pair_rows(s, st, false, limit, out, n);
+}
+
+int store_report_one_opponent(store *s, double share, int limit, store_pair_row *out, int *n)
+{
+    if (!(share >= 0 && share <= 1))
+        return failf(s, "a share of rating points is between 0 and 1");
+    db_stmt *st = report_stmt(s, ST_REPORT_ONE_OPPONENT, limit, out, n);
+    if (!st)
+        return -1;
+    db_bind_double(st, 1, share);
+    db_bind_int64(st, 2, limit);
+    return read_pair_rows(s, st, true, limit, out, n);
 }
 
 int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,

@@ -62,6 +62,7 @@
 #define STORE_TITLE_BYTES  96
 #define STORE_NAME_BYTES   129   /* player name: 32 characters of UTF-8 */
 #define STORE_TOKEN_BYTES  65    /* seat token (the service uses 32 hex digits) */
+#define STORE_HOST_BYTES   64    /* a client address ("ipv6:[...]"), as the service keys it */
 #define STORE_REASON_BYTES 1024  /* why a game ended */
 #define STORE_MAX_OPTIONS  8
 #define STORE_MAX_SEATS    6
@@ -104,6 +105,12 @@ typedef struct store store;
  *   out    OUT  the new store; release with store_close
  *   err    OUT  errlen bytes, NUL-terminated (may be NULL when errlen is 0) */
 int store_open(const char *path, store **out, char *err, size_t errlen);
+
+/* Open the database at path to read it while a service may be using it
+ * (sungka-board --rating-report): a SQLite file read-only, without its lock,
+ * nothing created or migrated (it must be of this program's schema); a
+ * PostgreSQL URI as store_open. Only reads succeed on a SQLite file. */
+int store_open_readonly(const char *path, store **out, char *err, size_t errlen);
 
 /* SQLite's full check (PRAGMA integrity_check) of the database at path,
  * read-only: nothing is created, migrated or locked, so the file of a running
@@ -186,10 +193,11 @@ int store_participant_remove(store *s, const char *game_id, unsigned person_id);
 int store_participant_bot(store *s, const char *game_id, unsigned person_id, int level);
 /* Link participant person_id of game_id (already put) to the account it
  * plays for (0: a guest), so that recovery keeps the link and the result
- * counts for the account. store_participant_put keeps it. -1 for an unknown
- * participant. */
+ * counts for the account, and keep the client address it took its seat from
+ * (host, "" unknown: a rated game between accounts of one address does not
+ * count). store_participant_put keeps both. -1 for an unknown participant. */
 int store_participant_account(store *s, const char *game_id, unsigned person_id,
-                              int64_t account_id);
+                              int64_t account_id, const char *host);
 
 /* --- The event log and moves --------------------------------------------- */
 
@@ -336,8 +344,10 @@ typedef struct store_recovery_cb {
                   const void *data, size_t len);
     /* right after participant() for one marked a bot (store_participant_bot) */
     void (*bot)(void *user, const char *game_id, unsigned person_id, int level);
-    /* right after participant() (and bot()) for one linked to an account */
-    void (*account)(void *user, const char *game_id, unsigned person_id, int64_t account_id);
+    /* right after participant() (and bot()) for one linked to an account,
+     * with the client address it took its seat from ("" unknown) */
+    void (*account)(void *user, const char *game_id, unsigned person_id, int64_t account_id,
+                    const char *host);
 } store_recovery_cb;
 
 /* Every game still waiting or running, and every ended game whose
@@ -434,6 +444,48 @@ typedef struct store_rating {
  * with it, for the rating at its end whoever holds the seat then. */
 int store_game_rated_seats(store *s, const char *game_id, int n_seats,
                            const int64_t *accounts);
+
+/* Why a game created rated changes no rating (docs/rules.md, "Ratings"),
+ * kept with the game (store_game_unrated) for the pair limit and the
+ * operator's report. */
+typedef enum store_unrated {
+    STORE_RATED_COUNTS = 0,        /* it counts (or a casual game) */
+    STORE_UNRATED_SAME_ADDRESS = 1,/* at its start: two seats from one address */
+    STORE_UNRATED_PAIR_LIMIT = 2,  /* at its start: a pair's rated games of the day */
+    STORE_UNRATED_TOO_SHORT = 3,   /* at its end: a player made too few moves */
+} store_unrated;
+
+/* Mark a game created rated as one that does not count, and why (a
+ * store_unrated); call in the change that says so to its players. */
+int store_game_unrated(store *s, const char *game_id, int why);
+
+/* How many games that count for ratings accounts a and b have both had a
+ * seat of, started at since_ms or later (wall clock), game except_id aside
+ * (NULL: none): finished and running ones, not the abandoned nor those that
+ * do not count (store_game_unrated). Read from the database, so the count
+ * holds across restarts and a cluster's nodes. */
+int store_rated_pair_games(store *s, int64_t a, int64_t b, int64_t since_ms,
+                           const char *except_id, int *out /* OUT */);
+
+/* One line of the operator's rating report (sungka-board --rating-report). */
+typedef struct store_pair_row {
+    char a[STORE_NAME_BYTES];      /* an account's name (the gainer in _one_opponent) */
+    char b[STORE_NAME_BYTES];      /* the other account (the opponent) */
+    int games;
+    double gain;                   /* _one_opponent: a's rating points won against b */
+    double total_gain;             /* ... and won in every two-seat rated game */
+} store_pair_row;
+
+/* The report, at most limit (> 0) rows into out, *n of them, most first:
+ *   _pairs         the pairs of accounts with the most rated games together;
+ *   _refused       the pairs of accounts of the games marked `why`
+ *                  (store_game_unrated), with how many;
+ *   _one_opponent  accounts that won at least `share` (0..1) of their rating
+ *                  points in two-seat games against one opponent, by those
+ *                  points. */
+int store_report_pairs(store *s, int limit, store_pair_row *out, int *n);
+int store_report_refused(store *s, int why, int limit, store_pair_row *out, int *n);
+int store_report_one_opponent(store *s, double share, int limit, store_pair_row *out, int *n);
 
 /* An account's rating in a kind: 0, or STORE_NOT_FOUND when it has never
  * played a rated game of it (the caller takes a newcomer's rating). */

@@ -84,6 +84,9 @@ struct db_stmt {
  * migrating its schema, locked for this process (store.h, store_open).
  * err gets the whole sentence on failure. */
 int db_sqlite_open(const char *path, db **out, char *err, size_t errlen);
+/* Open an existing file read-only, without its lock: nothing is created or
+ * migrated (store.h, store_open_readonly). */
+int db_sqlite_open_readonly(const char *path, db **out, char *err, size_t errlen);
 /* SQLite's integrity check of a file (store.h, store_check). */
 int db_sqlite_check(const char *path, void (*problem)(void *user, const char *text),
                     void *user, char *err, size_t errlen);

@@ -174,6 +174,13 @@ static const char *const migrations[] = {
      * at the game's bot level. */
     "ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
+    /* 8: rated games that do not count (store_game_unrated: why, 0 when it
+     * counts), rated games found by account, for the rated games of a pair
+     * of accounts in a day, and the client address a signed-in participant
+     * took its seat from (store_participant_account), which decides it. */
+    "ALTER TABLE games ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX rated_seats_by_account ON rated_seats(account_id, game_id);"
+    "ALTER TABLE participants ADD COLUMN host TEXT NOT NULL DEFAULT '';",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -693,6 +700,54 @@ fail:
         snprintf(err, errlen, "cannot open the database %s: %s", path, s->err);
     sqlite3_close(s->conn);
     unlock_file(s);
+    free(s);
+    return -1;
+}
+
+/* A file opened read-only is ours and of this program's schema: 0, or -1
+ * with the reason. */
+static int readable_as_is(lite *s)
+{
+    int version, app_id;
+    if (query_int(s, "PRAGMA user_version", &version) < 0 ||
+        query_int(s, "PRAGMA application_id", &app_id) < 0)
+        return -1;
+    if (app_id != STORE_APPLICATION_ID)
+        return failf(s, "it is not a Sungka database");
+    if (version != SCHEMA_VERSION)
+        return failf(s, "its schema is version %d and this program reads version %d (start "
+                        "this version's sungka-board on it once)", version, SCHEMA_VERSION);
+    return 0;
+}
+
+int db_sqlite_open_readonly(const char *path, db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    lite *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (errlen)
+            snprintf(err, errlen, "cannot open the database %s: out of memory", path);
+        return -1;
+    }
+    s->base.drv = &lite_driver;
+    s->lock_fd = -1;
+    /* No lock and no migration: a running service's file is read as it is. */
+    int rc = sqlite3_open_v2(path, &s->conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        int sys = s->conn ? sqlite3_system_errno(s->conn) : 0;
+        failf(s, "%s", (rc & 0xff) == SQLITE_CANTOPEN && sys ? strerror(sys)
+                       : s->conn ? sqlite3_errmsg(s->conn) : sqlite3_errstr(rc));
+    } else {
+        sqlite3_extended_result_codes(s->conn, 1);
+        sqlite3_busy_timeout(s->conn, 1000);
+        if (readable_as_is(s) == 0) {
+            *out = &s->base;
+            return 0;
+        }
+    }
+    if (errlen)
+        snprintf(err, errlen, "cannot open the database %s: %s", path, s->err);
+    sqlite3_close(s->conn);
     free(s);
     return -1;
 }

@@ -310,6 +310,7 @@ static uint8_t *pack_over(Sungka__V1__Event *ev, const room_event *re, size_t *l
     over.scores = scores32;
     over.reason = (char *)re->text;
     over.abandoned = re->abandoned;
+    over.unrated = re->unrated ? (char *)re->unrated : (char *)"";
     Sungka__V1__RatingChange changes[GAME_MAX_SEATS], *changep[GAME_MAX_SEATS];
     Sungka__V1__SeatNumber change_seat[GAME_MAX_SEATS];
     Sungka__V1__Rating before[GAME_MAX_SEATS], after[GAME_MAX_SEATS];
@@ -401,6 +402,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         started.first = game_to_move(re->state);
         started.board = &board.msg;
         started.clocks = wire_clocks(re->clocks, &clocks);
+        started.unrated = re->unrated ? (char *)re->unrated : (char *)"";
         ev.body_case = SUNGKA__V1__EVENT__BODY_GAME_STARTED;
         ev.game_started = &started;
         break;
@@ -590,6 +592,7 @@ int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks 
     switch (msg->body_case) {
     case SUNGKA__V1__EVENT__BODY_GAME_STARTED:
         out->clocks = clocks_value(msg->game_started->clocks, clocks);
+        out->unrated = msg->game_started->unrated;
         break;
     case SUNGKA__V1__EVENT__BODY_MOVE_MADE:
         out->seat = msg->move_made->seat;
@@ -604,6 +607,7 @@ int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks 
     case SUNGKA__V1__EVENT__BODY_GAME_OVER:
         out->text = msg->game_over->reason;
         out->abandoned = msg->game_over->abandoned;
+        out->unrated = msg->game_over->unrated;
         break;
     case SUNGKA__V1__EVENT__BODY_DRAW_OFFERED:
         out->seat = seat_of(msg->draw_offered->who);

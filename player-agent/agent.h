@@ -252,6 +252,8 @@ typedef struct agent_msg {
     bool abandoned;
     bool ratings_changed;      /* GAME_OVER of a rated game: */
     agent_rating rating_before[GAME_MAX_SEATS], rating_after[GAME_MAX_SEATS];
+    char unrated[AGENT_TEXT_BYTES];  /* STARTED, GAME_OVER of a game created rated
+                                      * that changes no rating: why; "" else */
     int n_people;              /* SNAPSHOT, PINGS: everyone, with round trips */
     agent_person *people;
     int observers;             /* SNAPSHOT, PINGS: how many watch, as the service

@@ -219,6 +219,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
             m->seat = ev->game_started->first;
             copy_board(m, ev->game_started->board);
             copy_clocks(m, ev->game_started->clocks);
+            agent__text(m->unrated, sizeof m->unrated, ev->game_started->unrated);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_TURN_CHANGED:
@@ -260,6 +261,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
                 m->ratings_changed = true;
             }
             agent__text(m->text, sizeof m->text, o->reason);
+            agent__text(m->unrated, sizeof m->unrated, o->unrated);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_NOTICE:

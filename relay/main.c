@@ -33,6 +33,18 @@ static void usage(FILE *out)
             "      --max-games N         games relayed at once (default 1000)\n"
             "      --max-observers N     observers at once, all games (default 100000)\n"
             "      --max-streams N       concurrent calls per connection (default 64)\n"
+            "  Limits per observer's address, as at a board service:\n"
+            "      --max-client-observers N  watcher slots (default 256)\n"
+            "      --max-client-streams N    open event streams (default 256)\n"
+            "      --client-join-rate N      joins per second (default 20)\n"
+            "      --relay-key FILE      the secret the board services were given with\n"
+            "                            --relay-key (one line of 32 to 128 characters):\n"
+            "                            the joins this relay sends them then count against\n"
+            "                            the observer who asked, not against this relay, so\n"
+            "                            one address cannot use up the relay's allowance;\n"
+            "                            a relay below this one that shows the same key\n"
+            "                            is treated here as the board services treat this\n"
+            "                            one\n"
             "  -q, --quiet               do not log to stderr\n"
             "  -h, --help                show this help and exit\n"
             "      --version             show the version and exit\n"
@@ -48,7 +60,9 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ADVERTISE = 256, OPT_MAX_GAMES, OPT_MAX_OBSERVERS, OPT_MAX_STREAMS, OPT_VERSION };
+    enum { OPT_ADVERTISE = 256, OPT_MAX_GAMES, OPT_MAX_OBSERVERS, OPT_MAX_STREAMS,
+           OPT_CLIENT_OBSERVERS, OPT_CLIENT_STREAMS, OPT_CLIENT_JOIN_RATE, OPT_RELAY_KEY,
+           OPT_VERSION };
     static const struct option longopts[] = {
         {"upstream", required_argument, NULL, 'u'},
         {"listen", required_argument, NULL, 'l'},
@@ -56,6 +70,10 @@ int main(int argc, char **argv)
         {"max-games", required_argument, NULL, OPT_MAX_GAMES},
         {"max-observers", required_argument, NULL, OPT_MAX_OBSERVERS},
         {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+        {"max-client-observers", required_argument, NULL, OPT_CLIENT_OBSERVERS},
+        {"max-client-streams", required_argument, NULL, OPT_CLIENT_STREAMS},
+        {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
+        {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -80,6 +98,23 @@ int main(int argc, char **argv)
         case OPT_MAX_STREAMS:
             if (parse_count("--max-streams", optarg, 100000, &cfg.max_streams) != 0)
                 return 2;
+            break;
+        case OPT_CLIENT_OBSERVERS:
+            if (parse_count("--max-client-observers", optarg, 10000000,
+                            &cfg.max_client_observers) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_STREAMS:
+            if (parse_count("--max-client-streams", optarg, 10000000,
+                            &cfg.max_client_streams) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_JOIN_RATE:
+            if (parse_count("--client-join-rate", optarg, 1000000, &cfg.client_join_rate) != 0)
+                return 2;
+            break;
+        case OPT_RELAY_KEY:
+            cfg.relay_key = optarg;
             break;
         case 'h':
             usage(stdout);

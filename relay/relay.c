@@ -11,6 +11,7 @@
  * Threads: everything here runs on the loop thread (relay_run), but
  * relay_request_stop.
  */
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ static watcher *watcher_of(relay *r, const char *token)
     return w && strcmp(w->token, token) == 0 ? w : NULL;
 }
 
-static watcher *watcher_new(relay *r, feed *f)
+static watcher *watcher_new(relay *r, feed *f, relay_client *from)
 {
     if (r->n_watchers >= r->cfg.max_observers)
         return NULL;
@@ -84,6 +85,8 @@ static watcher *watcher_new(relay *r, feed *f)
     for (size_t k = 0; k < sizeof random; k++)
         n += snprintf(w->token + n, sizeof w->token - (size_t)n, "%02x", random[k]);
     w->feed = f;
+    w->from = from;
+    from->watchers++;
     w->stream = NULL;
     w->at = -1;
     w->gone_ms = relay__now_ms();
@@ -97,6 +100,7 @@ static void watcher_free(relay *r, watcher *w)
     int i = w->slot;
     r->slots[i] = NULL;
     w->feed->n_named--;
+    w->from->watchers--;
     free(w);
     r->n_watchers--;
     if (i < r->free_slot)
@@ -111,6 +115,9 @@ static void stream_done(rpc_call *call, bool client_gone, void *user)
     watcher *w = user;
     relay__feed_unwatch(w->feed, w);
     w->stream = NULL;
+    if (w->stream_from)
+        w->stream_from->streams--;
+    w->stream_from = NULL;
     w->gone_ms = relay__now_ms();
 }
 
@@ -147,13 +154,20 @@ static void refuse(rpc_call *call, rpc_code code, const char *reason, const char
 void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *failed)
 {
     rpc_call_on_done(call, NULL, NULL);
-    watcher *w = failed ? NULL : watcher_new(r, f);
     if (failed) {
         rpc_call_finish_elsewhere(call, failed->code, failed->reason[0] ? failed->reason : NULL,
                                   failed->endpoint[0] ? failed->endpoint : NULL,
                                   failed->message);
         return;
     }
+    /* Asked again: its address may have taken its last slot meanwhile. */
+    char err[160];
+    relay_client *from = relay__client_of(r, call);
+    if (from && relay__client_may_watch(r, from, err, sizeof err) != 0) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        return;
+    }
+    watcher *w = from ? watcher_new(r, f, from) : NULL;
     Sungka__V1__GameSummary *game = (Sungka__V1__GameSummary *)protobuf_c_message_unpack(
         &sungka__v1__game_summary__descriptor, NULL, f->summary_len, f->summary);
     if (!w || !game) {
@@ -200,13 +214,28 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         refuse(call, RPC_INVALID_ARGUMENT, "BAD_REQUEST", "which game? (game_id)");
         return;
     }
+    /* Counted against the asking address, as at a board service: made-up
+     * game ids cost their sender, not the relay's other observers. */
+    if (relay__identity_refused(r, call))
+        return;
+    char err[160];
+    relay_client *from = relay__client_of(r, call);
+    relay_client *asker = from ? relay__client_asking(r, call) : NULL;
+    if (!asker) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
+        return;
+    }
+    if (relay__client_may_join(r, from, asker, err, sizeof err) != 0) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        return;
+    }
     feed *f = relay__feed_find(r, req->game_id);
     if (!f && r->n_feeds >= r->cfg.max_games) {
         refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED",
                "this relay relays as many games as it may; try another");
         return;
     }
-    if (!f && !(f = relay__feed_start(r, req->game_id))) {
+    if (!f && !(f = relay__feed_start(r, req->game_id, asker->host))) {
         refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
         return;
     }
@@ -248,11 +277,22 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *use
         return;
     relay__end_watch(w, RPC_ABORTED, "replaced by a newer subscription");
     char err[160];
+    relay_client *from = relay__client_of(r, call);
+    if (!from) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
+        return;
+    }
+    if (relay__client_may_stream(r, from, err, sizeof err) != 0) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        return;
+    }
     w->stream = call;
+    w->stream_from = from;
+    from->streams++;
     rpc_call_on_done(call, stream_done, w);
     if (relay__feed_watch(w->feed, w, req->after_seq, err, sizeof err) != 0) {
         rpc_call_on_done(call, NULL, NULL);
-        w->stream = NULL;
+        stream_done(call, false, w);
         refuse(call, RPC_OUT_OF_RANGE, "OUT_OF_RANGE", err);
     }
 }
@@ -354,6 +394,16 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
         r->cfg.max_observers = 100000;
     if (r->cfg.max_streams <= 0)
         r->cfg.max_streams = 64;
+    if (r->cfg.max_client_observers <= 0)
+        r->cfg.max_client_observers = 256;
+    if (r->cfg.max_client_streams <= 0)
+        r->cfg.max_client_streams = 256;
+    if (r->cfg.client_join_rate <= 0)
+        r->cfg.client_join_rate = 20;
+    if (cfg->relay_key && relay_key_load(cfg->relay_key, r->key, err, errlen) != 0) {
+        free(r);
+        return -1;
+    }
     pthread_mutex_init(&r->mu, NULL);
     rpc_client_options copts = {0};
     copts.keepalive.time_ms = 10000;  /* no faster than a board service permits (5 s) */
@@ -401,6 +451,7 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
     return 0;
 
 fail:
+    sodium_memzero(r->key, sizeof r->key);
     rpc_pool_destroy(r->up);
     rpc_server_destroy(r->server);
     pthread_mutex_destroy(&r->mu);
@@ -416,6 +467,7 @@ static void sweep(relay *r, int64_t now)
         if (w && !w->stream && now - w->gone_ms > WATCHER_GRACE_MS)
             watcher_free(r, w);
     }
+    relay__clients_sweep(r, now);
 }
 
 int relay_run(relay *r)
@@ -471,6 +523,8 @@ void relay_destroy(relay *r)
     for (int i = 0; i < r->n_slots; i++)
         free(r->slots[i]);
     free(r->slots);
+    relay__clients_free(r);
+    sodium_memzero(r->key, sizeof r->key);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }

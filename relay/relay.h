@@ -12,6 +12,11 @@
  * relay, since the sequence numbers are the host's. The host pays for one
  * stream per relay, however many watch.
  *
+ * Strangers: each observer's address is held to the board service's limits
+ * here (watcher slots, streams, joins a second), and with --relay-key a
+ * join this relay sends upstream counts against the address that asked for
+ * it, not the relay's (relay_key.h), so nobody can shut the relay's door.
+ *
  * Threads: relay_run's loop owns every game and observer; the upstream
  * channels' client threads only queue what they receive and wake the loop.
  * relay_request_stop is async-signal-safe.
@@ -29,6 +34,14 @@ typedef struct relay_config {
     int max_games;             /* games relayed at once (default 1000) */
     int max_observers;         /* observers at once, all games (default 100000) */
     int max_streams;           /* concurrent calls per connection (default 64) */
+    /* Per observer's address, as at a board service (relay_clients.c): */
+    int max_client_observers;  /* watcher slots (default 256) */
+    int max_client_streams;    /* open event streams (default 256) */
+    int client_join_rate;      /* joins per second (default 20) */
+    const char *relay_key;     /* a file with the secret the board services know this
+                                * relay by (relay_key.h): its joins upstream then count
+                                * against the observer who asked. NULL: none; upstream
+                                * counts them all against this relay's address */
     FILE *log;                 /* where to log (default stderr; NULL quiet) */
 } relay_config;
 

@@ -178,6 +178,18 @@ static void retry_later(feed *f, bool now)
     f->retry_ms = relay__now_ms() + (now ? 0 : delay < RETRY_MAX_MS ? delay : RETRY_MAX_MS);
 }
 
+/* What the relay shows upstream with --relay-key: the key, and, on a join,
+ * the address it joins for. Without a key it names nobody: upstream would
+ * refuse that, and rightly. Returns how many of headers[2] to send. */
+static size_t identity(const relay *r, const feed *f, bool joining, rpc_header headers[2])
+{
+    if (!r->key[0])
+        return 0;
+    headers[0] = (rpc_header){RELAY_KEY_HEADER, r->key};
+    headers[1] = (rpc_header){RELAY_FOR_HEADER, f->asker};
+    return joining && f->asker[0] ? 2 : 1;
+}
+
 /* Ask upstream for an observer's seat (again, after it was lost). */
 static void join(relay *r, feed *f)
 {
@@ -188,10 +200,12 @@ static void join(relay *r, feed *f)
     req.relay = true;                  /* never sent on to a relay: this is one */
     rpc_method m = method(&sungka__v1__register__descriptor, "JoinGame");
     up_call *c = new_call(r, f);
+    rpc_header headers[2];
+    size_t n_headers = identity(r, f, true, headers);
     f->token[0] = '\0';
     f->state = FEED_JOINING;
-    if (!c || rpc_client_call(rpc_pool_client(r->up), &m, &req.base, NULL, CALL_TIMEOUT_MS,
-                              on_joined, c) != 0) {
+    if (!c || rpc_client_call_headers(rpc_pool_client(r->up), &m, &req.base, NULL, headers,
+                                      n_headers, CALL_TIMEOUT_MS, on_joined, c) != 0) {
         f->calls_out -= c != NULL;
         free(c);
         retry_later(f, false);
@@ -206,11 +220,13 @@ static void subscribe(relay *r, feed *f)
     rpc_method m = method(&sungka__v1__board__descriptor, "Subscribe");
     up_call *c = new_call(r, f);
     rpc_stream *stream;
+    rpc_header headers[2];
+    size_t n_headers = identity(r, f, false, headers);
     f->state = FEED_LIVE;
     if (c)
         c->host = f->host = rpc_pool_client(r->up);   /* the pool keeps it to the end */
-    if (!c || rpc_client_stream(c->host, &m, &req.base, c->token, on_event, on_ended, c,
-                                &stream) != 0) {
+    if (!c || rpc_client_stream_headers(c->host, &m, &req.base, c->token, headers, n_headers,
+                                        on_event, on_ended, c, &stream) != 0) {
         f->calls_out -= c != NULL;
         free(c);
         retry_later(f, false);
@@ -225,12 +241,13 @@ feed *relay__feed_find(relay *r, const char *game_id)
     return NULL;
 }
 
-feed *relay__feed_start(relay *r, const char *game_id)
+feed *relay__feed_start(relay *r, const char *game_id, const char *asker)
 {
     feed *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     snprintf(f->game_id, sizeof f->game_id, "%s", game_id);
+    snprintf(f->asker, sizeof f->asker, "%s", asker);
     f->next = r->feeds;
     r->feeds = f;
     r->n_feeds++;
@@ -354,7 +371,8 @@ static void fail_joins(relay *r, feed *f, const rpc_status *st)
 static bool final(rpc_code code)
 {
     return code == RPC_NOT_FOUND || code == RPC_INVALID_ARGUMENT ||
-           code == RPC_FAILED_PRECONDITION || code == RPC_PERMISSION_DENIED;
+           code == RPC_FAILED_PRECONDITION || code == RPC_PERMISSION_DENIED ||
+           code == RPC_UNAUTHENTICATED;
 }
 
 static void on_news(relay *r, inbox *in)
@@ -377,6 +395,9 @@ static void on_news(relay *r, inbox *in)
         subscribe(r, f);
         break;
     case IN_JOIN_FAILED:
+        if (in->st.code == RPC_UNAUTHENTICATED)     /* our key: the operator must know */
+            relay__log(r, "game %s: upstream refuses this relay: %s", f->game_id,
+                       in->st.message);
         if (final(in->st.code)) {      /* no such game: say so, keep nothing */
             fail_joins(r, f, &in->st);
             f->state = FEED_OVER;

@@ -15,7 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "address.h"
 #include "relay.h"
+#include "relay_key.h"
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
 
@@ -31,6 +33,22 @@ typedef struct logged {            /* one event as the host packed it */
 
 typedef struct feed feed;
 
+typedef struct relay_client {      /* one observer's address (relay_clients.c) */
+    struct relay_client *next;     /* hash chain */
+    char host[ADDRESS_HOST_BYTES];
+    int watchers;                  /* watcher slots it holds */
+    int streams;                   /* event streams it has open */
+    int64_t join_window_ms;        /* joins in the current one-second window */
+    int joins;
+    bool relay;                    /* a relay below this one, showing our key: its own
+                                    * slots and streams are its audience's, unbounded here */
+} relay_client;
+
+typedef struct relay_clients {
+    relay_client **buckets;        /* cap chains (a power of two) */
+    size_t cap, n;
+} relay_clients;
+
 typedef struct watcher {           /* an observer here (its own allocation: calls and
                                     * feeds point to it) */
     feed *feed;
@@ -39,6 +57,8 @@ typedef struct watcher {           /* an observer here (its own allocation: call
     int at;                        /* its index in feed->watching, while streaming */
     int64_t gone_ms;               /* since when it has had no stream */
     int slot;                      /* its index in relay.slots, as its token says */
+    relay_client *from;            /* the address whose slot it is */
+    relay_client *stream_from;     /* the address its stream counts against, while open */
 } watcher;
 
 typedef enum {
@@ -50,6 +70,8 @@ typedef enum {
 
 struct feed {
     char game_id[RELAY_GAME_ID_BYTES];
+    char asker[ADDRESS_HOST_BYTES];    /* who asked for it first: upstream's joins for
+                                        * it count against that address (--relay-key) */
     feed_state state;
     char token[RELAY_UP_TOKEN_BYTES];
     unsigned gen;                  /* the upstream call's; older calls' news is stale */
@@ -84,6 +106,8 @@ struct relay {
     volatile sig_atomic_t stop;
     feed *feeds;
     int n_feeds;
+    relay_clients clients;         /* per observer's address (relay_clients.c) */
+    char key[RELAY_KEY_BYTES];     /* --relay-key's secret; "" when none */
     watcher **slots;               /* a token names its slot; NULL: free */
     int n_slots, n_watchers;
     int free_slot;                 /* a hint: slots below are taken */
@@ -101,10 +125,33 @@ void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *fai
 /* End a watcher's stream with a status (the call's done unhooks it). */
 void relay__end_watch(watcher *w, rpc_code code, const char *message);
 
+/* --- relay_clients.c: limits per observer's address --- */
+/* The entry that holds what call opens (a slot, a stream), made when new;
+ * NULL when out of memory. A relay below showing our key has its own
+ * ("relay HOST", relay set). */
+relay_client *relay__client_of(relay *r, rpc_call *call);
+/* The entry of the address that asked: relay__client_of's, but for a relay
+ * below naming its observer's (RELAY_FOR_HEADER). */
+relay_client *relay__client_asking(relay *r, rpc_call *call);
+/* True once call was refused for naming an observer without our key, or for
+ * a wrong key (relay_key_refusal's sentences). */
+bool relay__identity_refused(relay *r, rpc_call *call);
+/* 0, or -1 with a sentence (RESOURCE_EXHAUSTED): may c take one more
+ * watcher slot? may `asker` join now (counted against its join rate), for a
+ * slot `holder` takes? may c open one more event stream? */
+int relay__client_may_watch(relay *r, const relay_client *c, char *err, size_t errlen);
+int relay__client_may_join(relay *r, const relay_client *holder, relay_client *asker,
+                           char *err, size_t errlen);
+int relay__client_may_stream(relay *r, const relay_client *c, char *err, size_t errlen);
+/* Free the entries that hold nothing and have no open join window. */
+void relay__clients_sweep(relay *r, int64_t now);
+void relay__clients_free(relay *r);
+
 /* --- relay_feed.c --- */
 feed *relay__feed_find(relay *r, const char *game_id);
-/* A new feed for game_id, joining upstream; NULL when out of memory. */
-feed *relay__feed_start(relay *r, const char *game_id);
+/* A new feed for game_id, joining upstream for the address asker; NULL
+ * when out of memory. */
+feed *relay__feed_start(relay *r, const char *game_id, const char *asker);
 /* Add / remove a watcher's stream (it gets what it missed first). */
 int relay__feed_watch(feed *f, watcher *w, uint64_t after_seq, char *err, size_t errlen);
 void relay__feed_unwatch(feed *f, watcher *w);

@@ -210,6 +210,23 @@ int rpc_server_add_methods(rpc_server *srv, const ProtobufCServiceDescriptor *sv
  */
 void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user);
 
+/*
+ * A unary method answered on a thread of its own instead of by
+ * rpc_server_poll(): for what must be answered while the polling thread is
+ * busy or stuck (a health check asks whether that thread is alive). `answer`
+ * runs on the side thread, one call at a time, concurrently with the polling
+ * thread: it may read only what any thread may read (atomics). It fills
+ * `reply` (initialised for the method's output type; strings it sets are
+ * not freed) and returns RPC_OK, or a code and a sentence in why[whylen].
+ * Requests that do not decode or hold invalid UTF-8 are refused before it
+ * runs. Before rpc_server_start(); at most 4 side methods per server. The
+ * method is then never routed to the service added for its descriptor.
+ */
+typedef rpc_code (*rpc_side_answer)(const ProtobufCMessage *request, ProtobufCMessage *reply,
+                                    char *why, size_t whylen, void *user);
+int rpc_server_add_side_method(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                               const char *method, rpc_side_answer answer, void *user);
+
 int rpc_server_start(rpc_server *srv);
 
 /*
@@ -383,6 +400,21 @@ int rpc_client_call(rpc_client *cli, const rpc_method *method,
                     const ProtobufCMessage *request, const char *token,
                     int timeout_ms, rpc_reply_cb cb, void *user);
 
+/* Metadata of the caller's own, beside the token: lower-case ASCII keys,
+ * printable ASCII values (gRPC refuses others: the call then returns -1).
+ * Both strings are copied; at most RPC_MAX_HEADERS per call. */
+#define RPC_MAX_HEADERS 4
+typedef struct rpc_header {
+    const char *key;
+    const char *value;
+} rpc_header;
+
+/* rpc_client_call, also sending `headers` (n_headers of them). */
+int rpc_client_call_headers(rpc_client *cli, const rpc_method *method,
+                            const ProtobufCMessage *request, const char *token,
+                            const rpc_header *headers, size_t n_headers, int timeout_ms,
+                            rpc_reply_cb cb, void *user);
+
 /* A reply callback for a call whose answer nobody reads (a ping's): it
  * frees the reply. */
 void rpc_reply_drop(const rpc_status *status, ProtobufCMessage *reply, void *user);
@@ -456,6 +488,12 @@ int rpc_client_stream(rpc_client *cli, const rpc_method *method,
                       const ProtobufCMessage *request, const char *token,
                       rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end,
                       void *user, rpc_stream **out);
+/* rpc_client_stream, also sending `headers` (rpc_client_call_headers). */
+int rpc_client_stream_headers(rpc_client *cli, const rpc_method *method,
+                              const ProtobufCMessage *request, const char *token,
+                              const rpc_header *headers, size_t n_headers,
+                              rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end, void *user,
+                              rpc_stream **out);
 
 /* Thread-safe, idempotent: cancel the stream; end_cb follows with CANCELLED.
  * Must not be called after end_cb has returned.

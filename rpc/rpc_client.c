@@ -44,7 +44,8 @@ struct rpc_stream {
     rpc__tag t_main, t_msg, t_status;
     unsigned tags_out;                  /* guarded by cli->mu */
 
-    grpc_metadata auth;                 /* "authorization: Bearer ..." */
+    grpc_metadata md[1 + RPC_MAX_HEADERS];   /* "authorization: Bearer ...", then
+                                        * the caller's headers */
     size_t n_md;
     grpc_byte_buffer *send_bb;
     grpc_byte_buffer *recv_bb;
@@ -87,9 +88,9 @@ static void free_call(struct rpc_stream *c)
     grpc_metadata_array_destroy(&c->init_md);
     grpc_metadata_array_destroy(&c->trailing_md);
     grpc_slice_unref(c->details);
-    if (c->n_md) {
-        grpc_slice_unref(c->auth.key);
-        grpc_slice_unref(c->auth.value);
+    for (size_t i = 0; i < c->n_md; i++) {
+        grpc_slice_unref(c->md[i].key);
+        grpc_slice_unref(c->md[i].value);
     }
     if (c->call)
         grpc_call_unref(c->call);
@@ -385,12 +386,13 @@ void rpc_client_destroy(rpc_client *cli)
  */
 static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
                                      grpc_byte_buffer *bb, const char *token,
+                                     const rpc_header *headers, size_t n_headers,
                                      int timeout_ms, bool stream,
                                      rpc_reply_cb reply_cb, rpc_stream_msg_cb msg_cb,
                                      rpc_stream_end_cb end_cb, void *user,
                                      rpc_stream **out)
 {
-    char *path = rpc__method_path(method);
+    char *path = n_headers <= RPC_MAX_HEADERS ? rpc__method_path(method) : NULL;
     if (!path || !bb)
         goto fail_bb;
     struct rpc_stream *c = calloc(1, sizeof *c);
@@ -412,11 +414,15 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
     c->t_status = (rpc__tag){TAG_STATUS, c};
     if (token) {
         size_t tl = strlen(token);
-        c->auth.key = grpc_slice_from_static_string("authorization");
-        c->auth.value = grpc_slice_malloc(7 + tl);
-        memcpy(GRPC_SLICE_START_PTR(c->auth.value), "Bearer ", 7);
-        memcpy(GRPC_SLICE_START_PTR(c->auth.value) + 7, token, tl);
+        c->md[0].key = grpc_slice_from_static_string("authorization");
+        c->md[0].value = grpc_slice_malloc(7 + tl);
+        memcpy(GRPC_SLICE_START_PTR(c->md[0].value), "Bearer ", 7);
+        memcpy(GRPC_SLICE_START_PTR(c->md[0].value) + 7, token, tl);
         c->n_md = 1;
+    }
+    for (size_t i = 0; i < n_headers; i++, c->n_md++) {
+        c->md[c->n_md].key = grpc_slice_from_copied_string(headers[i].key);
+        c->md[c->n_md].value = grpc_slice_from_copied_string(headers[i].value);
     }
 
     pthread_mutex_lock(&cli->mu);
@@ -436,7 +442,7 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
     size_t n = 0;
     ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
     ops[n].data.send_initial_metadata.count = c->n_md;
-    ops[n].data.send_initial_metadata.metadata = c->n_md ? &c->auth : NULL;
+    ops[n].data.send_initial_metadata.metadata = c->n_md ? c->md : NULL;
     n++;
     ops[n].op = GRPC_OP_SEND_MESSAGE;
     ops[n].data.send_message.send_message = c->send_bb;
@@ -512,8 +518,18 @@ int rpc_client_call(rpc_client *cli, const rpc_method *method,
 {
     if (!cli || !method || !request || !cb)
         return -1;
-    return start_call(cli, method, rpc__pack(request), token, timeout_ms, false,
-                      cb, NULL, NULL, user, NULL) ? 0 : -1;
+    return rpc_client_call_headers(cli, method, request, token, NULL, 0, timeout_ms, cb, user);
+}
+
+int rpc_client_call_headers(rpc_client *cli, const rpc_method *method,
+                            const ProtobufCMessage *request, const char *token,
+                            const rpc_header *headers, size_t n_headers, int timeout_ms,
+                            rpc_reply_cb cb, void *user)
+{
+    if (!cli || !method || !request || !cb)
+        return -1;
+    return start_call(cli, method, rpc__pack(request), token, headers, n_headers, timeout_ms,
+                      false, cb, NULL, NULL, user, NULL) ? 0 : -1;
 }
 
 int rpc__client_call_raw(rpc_client *cli, const rpc_method *method,
@@ -522,7 +538,7 @@ int rpc__client_call_raw(rpc_client *cli, const rpc_method *method,
 {
     if (!cli || !method || !cb)
         return -1;
-    return start_call(cli, method, rpc__pack_raw(data, len), token, timeout_ms,
+    return start_call(cli, method, rpc__pack_raw(data, len), token, NULL, 0, timeout_ms,
                       false, cb, NULL, NULL, user, NULL) ? 0 : -1;
 }
 
@@ -531,12 +547,22 @@ int rpc_client_stream(rpc_client *cli, const rpc_method *method,
                       rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end,
                       void *user, rpc_stream **out)
 {
+    return rpc_client_stream_headers(cli, method, request, token, NULL, 0, on_msg, on_end,
+                                     user, out);
+}
+
+int rpc_client_stream_headers(rpc_client *cli, const rpc_method *method,
+                              const ProtobufCMessage *request, const char *token,
+                              const rpc_header *headers, size_t n_headers,
+                              rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end, void *user,
+                              rpc_stream **out)
+{
     if (out)
         *out = NULL;
     if (!cli || !method || !request || !on_msg || !on_end)
         return -1;
-    return start_call(cli, method, rpc__pack(request), token, 0, true, NULL,
-                      on_msg, on_end, user, out) ? 0 : -1;
+    return start_call(cli, method, rpc__pack(request), token, headers, n_headers, 0, true,
+                      NULL, on_msg, on_end, user, out) ? 0 : -1;
 }
 
 void rpc_stream_cancel(rpc_stream *stream)

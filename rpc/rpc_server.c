@@ -270,7 +270,7 @@ int rpc_server_start(rpc_server *srv)
     srv->started = true;
     for (size_t i = 0; i < REQUEST_SLOTS; i++)
         arm_slot(srv, &srv->slots[i]);
-    return 0;
+    return rpc__side_start(srv);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -695,6 +695,7 @@ void rpc_server_destroy(rpc_server *srv)
         return;
     /* Shutdown is needed even unstarted: the listener exists since create. */
     srv->shutting_down = true;
+    rpc__side_stopping(srv);
     grpc_server_shutdown_and_notify(srv->server, srv->cq, &srv->shutdown_tag);
     grpc_server_cancel_all_calls(srv->server);
     for (rpc_call *c = srv->calls; c; c = c->next)
@@ -710,6 +711,7 @@ void rpc_server_destroy(rpc_server *srv)
         handle_event(srv, &ev);
     }
     grpc_server_destroy(srv->server);
+    rpc__side_stop(srv);
     grpc_completion_queue_shutdown(srv->cq);
     while (grpc_completion_queue_next(srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC),
                                       NULL).type != GRPC_QUEUE_SHUTDOWN) {

@@ -57,6 +57,7 @@ struct rpc_server {
     bool has_last_sent;
     size_t live_calls;
     atomic_bool wake;             /* the only field other threads touch */
+    struct rpc_side *side;        /* rpc_side.c: methods answered off the loop */
 };
 
 struct rpc_call {
@@ -112,6 +113,12 @@ struct rpc_call {
     rpc_call *next_dirty;         /* in srv->dirty (in_dirty) since a leg's send */
     bool in_dirty;
 };
+
+/* rpc_side.c: start the side thread (after grpc_server_start); mark it
+ * stopping (before the server's shutdown); end it (after grpc_server_destroy). */
+int rpc__side_start(rpc_server *srv);
+void rpc__side_stopping(rpc_server *srv);
+void rpc__side_stop(rpc_server *srv);
 
 /* rpc_server.c: a reference to a slice of these bytes, shared with the last
  * packed send when the bytes are the same: the service sends one event to a

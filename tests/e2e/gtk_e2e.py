@@ -637,7 +637,8 @@ def test_rated(bindir, shotdir):
     provisional 1500 in the players pane; bob resigns and the log says how
     both ratings changed (the worked example of docs/rules.md)."""
     with Session(bindir, shotdir) as s:
-        board = s.board()
+        # both from one address, and resigned at once: rated all the same
+        board = s.board("--rated-same-address", "--rated-min-moves", "0")
         g = s.gtk(state_dir=os.path.join(s.tmp, "alice"))
         g.expect(r"^script: started")
         g.do(f"connect-account {board.address} Alice {PASSWORD} register")

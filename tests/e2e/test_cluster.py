@@ -257,6 +257,88 @@ def health_follows_database(bindir):
             shutil.rmtree(top, ignore_errors=True)
 
 
+def _own_pg(name):
+    """A PostgreSQL server of the test's own (it freezes or stops it):
+    (its directory, a database URL on it, the pg_server.sh to stop it)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = tempfile.mkdtemp(prefix="sungka-pg-")
+    os.chmod(top, 0o755)     # where the server's own user (postgres, as root) may go
+    pgdir = os.path.join(top, "pg")
+    server = os.path.join(here, "..", "pg", "pg_server.sh")
+    subprocess.run([server, "start", pgdir], check=True, capture_output=True, timeout=120)
+    with open(os.path.join(pgdir, "url")) as f:
+        url = f.read().strip().rsplit("/", 1)[0] + "/" + name
+    return top, pgdir, url, server
+
+
+def _pg_processes(datadir):
+    """The postmaster of the server of datadir and all its children."""
+    with open(os.path.join(datadir, "postmaster.pid")) as f:
+        master = int(f.readline())
+    out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True)
+    return [master] + [int(p) for p in out.stdout.split()]
+
+
+def health_off_the_loop(bindir):
+    """Health is answered even while the service's loop is stuck: with its
+    PostgreSQL server frozen (SIGSTOP, a server that accepts connections and
+    never answers), the node's loop waits inside a statement, and a health
+    check still gets NOT_SERVING at once instead of waiting with everything
+    else (it timed out: asked of the loop, health could not say the loop was
+    stuck). The log says the loop stopped turning, and that it turns again
+    while the server is still frozen (the statement given up); health says
+    SERVING again after the thaw."""
+    with Env(bindir) as env:
+        top, pgdir, url, server = _own_pg("sungka_stall")
+        frozen = []
+        try:
+            node = env.board("--db", url, "--lease", str(LEASE_S), "--stall-limit", "1500")
+            client = wire.Client(node.address)
+            health = "/grpc.health.v1.Health/Check"
+            code, reply = client.raw(health, b"", timeout=5)
+            check(code == "OK" and wire.get(reply, 1) == 1, f"healthy: {code} {reply}")
+            frozen = _pg_processes(os.path.join(pgdir, "data"))
+            for pid in frozen:
+                os.kill(pid, signal.SIGSTOP)
+            # The lease is renewed every LEASE_S/3 s: the loop is inside a
+            # statement soon after, and stuck there.
+            node.expect_stderr(r"loop has not turned for \d+ ms", timeout=LEASE_S + 10)
+            answers = []
+            for _ in range(3):
+                code, reply = client.raw(health, b"", timeout=2)
+                answers.append((code, wire.get(reply, 1) if code == "OK" else reply))
+            check(all(a == ("OK", 2) for a in answers),
+                  f"health while the loop is stuck: {answers} (expected NOT_SERVING, 2)\n" +
+                  node.dump())
+            # What the loop answers waits: the loop is stuck indeed.
+            code, reply = client.raw("/sungka.v1.Register/ListGames", wire.message(),
+                                     timeout=2)
+            check(code == "DEADLINE_EXCEEDED", f"ListGames while stuck: {code} {reply}")
+            # Still frozen, the loop gives the statement up and turns again
+            # (8 s for an answer, 2 s more after a cancel, 5 s to connect):
+            # the cancel request, which a frozen server never answers either,
+            # held it until the thaw.
+            node.expect_stderr(r"loop turns again after \d+ ms", timeout=25)
+            for pid in frozen:
+                os.kill(pid, signal.SIGCONT)
+            frozen = []
+            deadline = time.monotonic() + LEASE_S + 15
+            while True:
+                code, reply = client.raw(health, b"", timeout=5)
+                if code == "OK" and wire.get(reply, 1) == 1:
+                    break
+                check(time.monotonic() < deadline, f"not serving again: {code} {reply}\n" +
+                      node.dump())
+                time.sleep(0.2)
+            check(node.p.poll() is None, "the node died with its frozen database")
+            client.close()
+        finally:
+            for pid in frozen:
+                os.kill(pid, signal.SIGCONT)
+            subprocess.run([server, "stop", pgdir], capture_output=True, timeout=120)
+            shutil.rmtree(top, ignore_errors=True)
+
+
 def relay_pings_each_host(bindir):
     """A relay watching games on two nodes answers each game's pings to that
     game's host. (It answered them through whichever node it last talked
@@ -459,6 +541,82 @@ def standby_promoted(bindir):
             shutil.rmtree(top, ignore_errors=True)
 
 
+def _freeze(datadir, sig):
+    """SIGSTOP or SIGCONT a PostgreSQL server and all its processes."""
+    for pid in _pg_processes(datadir):
+        os.kill(pid, sig)
+
+
+def unconfirmed_commit_not_served(bindir):
+    """A move whose COMMIT the synchronous standby never confirmed (the
+    standby is down: the node cancels the wait, the primary keeps the commit
+    alone) is refused, and not shown afterwards either: the node reads the
+    game's log again only once a commit of its own is confirmed. Then the
+    primary dies and the standby, which never had that move, is promoted: no
+    one saw the move, and the game plays on from the moves both held. (The
+    node read the primary's log at once and showed the move; after the
+    promotion it was gone and its number went to another move.)"""
+    with Env(bindir) as env:
+        top = tempfile.mkdtemp(prefix="sungka-ha-")
+        os.chmod(top, 0o755)
+        if os.geteuid() == 0:
+            shutil.chown(top, "postgres")
+        primary = standby = None
+        try:
+            primary = PgServer(top, "primary")
+            primary.start()
+            standby = PgServer(top, "standby", primary=primary)
+            standby.start()
+            deadline = time.monotonic() + 30
+            while primary.psql("SELECT sync_state FROM pg_stat_replication") != "sync":
+                check(time.monotonic() < deadline, "the standby never became synchronous")
+                time.sleep(0.2)
+            url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
+                   "/sungka_unconfirmed?target_session_attrs=read-write&connect_timeout=2")
+            node = env.board("--db", url, "--lease", str(LEASE_S), "--grace", "120")
+            alice = env.player("alice", "--server", node.address, "--new", "kalah")
+            game = alice.expect(r"Created game (\d+)").group(1)
+            bob = env.player("bob", "--server", node.address, "--game", game)
+            auto = Autoplayer(env, [alice, bob], seed=5)
+            auto.play_moves(4)
+            await_moves(bob, 4)
+            await_moves(alice, 4)
+            before = moves_seen(bob)
+            standby.kill()
+            auto.play_moves(1)                 # its COMMIT waits for the standby
+            node.expect_stderr(r"did not confirm the statement in time", timeout=30)
+            # Time enough to read the log again and show it, had it not waited.
+            node.expect_stderr(r"cannot renew the lease", timeout=30)
+            time.sleep(3)
+            for p in (alice, bob):
+                while p.next_line(0.05) is not None:
+                    pass
+                check(moves_seen(p) == before,
+                      f"{p.name} was shown a move the standby does not hold:\n" + p.dump())
+            primary.kill()
+            standby.start()
+            standby.promote()
+            # The game goes on from the moves the promoted standby holds, once
+            # the node reloaded it (until then a move is refused "try again")
+            # and the agents came back to it.
+            node.expect_stderr(rf"game {game} reloaded from its stored log", timeout=60)
+            for p in (alice, bob):
+                p.expect(r"^Reconnected to ", timeout=60)
+                p.expect(r"^(\S+: )?(Your turn|Waiting for)", timeout=30)
+                p.cursor -= 1                  # the Autoplayer reads that prompt
+            auto.moving.clear()
+            auto.play_to_end(timeout=120)
+            seen = check_same_ending([alice, bob])
+            check(seen[:len(before)] == before, "moves acknowledged before the loss changed")
+            check_replay(alice, game, len(seen))
+            for p in (alice, bob):
+                p.quit()
+        finally:
+            for server in (standby, primary):
+                if server:
+                    server.kill()
+            shutil.rmtree(top, ignore_errors=True)
+
 def primary_waits_for_nobody(bindir):
     """The database hangs: its primary waits for a synchronous standby there
     is none of (a promoted standby that kept the setting), so no COMMIT
@@ -514,8 +672,10 @@ if __name__ == "__main__":
     sys.exit(main({"three_nodes": three_nodes, "failover": failover,
                    "late_node_fenced": late_node_fenced, "bots_and_clocks": bots_and_clocks,
                    "health_follows_database": health_follows_database,
+                   "health_off_the_loop": health_off_the_loop,
                    "relay_pings_each_host": relay_pings_each_host,
                    "sessions_on_the_database_clock": sessions_on_the_database_clock,
                    "standby_promoted": standby_promoted,
+                   "unconfirmed_commit_not_served": unconfirmed_commit_not_served,
                    "primary_waits_for_nobody": primary_waits_for_nobody,
                    "lookups_limited": lookups_limited}))

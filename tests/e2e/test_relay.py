@@ -21,6 +21,9 @@ import grpc  # noqa: E402
 
 CROWD = 1000
 STREAMS_PER_CONNECTION = 50
+# The crowd all comes from 127.0.0.1: past a relay's limits per address.
+CROWD_LIMITS = ("--max-client-observers", "1000", "--max-client-streams", "1000",
+                "--client-join-rate", "1000")
 SNAPSHOT, GAME_OVER, PING = 10, 18, 19
 
 
@@ -81,9 +84,9 @@ def crowd_across_relays(bindir):
     game's own service gets; the service serves three relays, not 1,000."""
     with Env(bindir) as env:
         board = env.board("--ping-interval", "1")
-        r1 = env.relay(board.address)
-        r2 = env.relay(board.address)
-        r3 = env.relay(r2.address)              # a relay of a relay
+        r1 = env.relay(board.address, *CROWD_LIMITS)
+        r2 = env.relay(board.address, *CROWD_LIMITS)
+        r3 = env.relay(r2.address, *CROWD_LIMITS)   # a relay of a relay
         alice = env.player("alice", "--server", board.address, "--new", "kalah")
         game = alice.expect(r"Created game (\d+)").group(1)
         bob = env.player("bob", "--server", board.address, "--game", game)

@@ -111,23 +111,24 @@ class Client:
         options = [("grpc.use_local_subchannel_pool", 1)] if own_connection else None
         self.channel = grpc.insecure_channel(address, options=options)
 
-    def raw(self, method, payload, token=None, timeout=10):
-        """Call a unary method with raw bytes; returns (code name, reply bytes or text)."""
+    def raw(self, method, payload, token=None, timeout=10, metadata=()):
+        """Call a unary method with raw bytes; returns (code name, reply bytes or text).
+        metadata: (key, value) pairs to send besides the token."""
         call = self.channel.unary_unary(method, request_serializer=None,
                                         response_deserializer=None)
-        md = [("authorization", f"Bearer {token}")] if token else None
+        md = ([("authorization", f"Bearer {token}")] if token else []) + list(metadata) or None
         try:
             reply = call(payload, timeout=timeout, metadata=md)
             return "OK", reply
         except grpc.RpcError as e:
             return e.code().name, e.details() or ""
 
-    def reason(self, method, payload, token=None, timeout=10):
+    def reason(self, method, payload, token=None, timeout=10, metadata=()):
         """Call a unary method expected to fail; returns (code name, the
         sungka-error-reason trailing metadata or None, details)."""
         call = self.channel.unary_unary(method, request_serializer=None,
                                         response_deserializer=None)
-        md = [("authorization", f"Bearer {token}")] if token else None
+        md = ([("authorization", f"Bearer {token}")] if token else []) + list(metadata) or None
         try:
             call(payload, timeout=timeout, metadata=md)
             return "OK", None, ""

@@ -322,7 +322,10 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
  * as an older service left it behind and test the way up from there; undo
  * the newest first, then set PRAGMA user_version. */
 /* The schema version a fresh file gets (the number of migrations). */
-#define STORE_TEST_VERSION 7
+#define STORE_TEST_VERSION 8
+#define STORE_TEST_UNDO_8 /* rated games that do not count */ \
+    "DROP INDEX rated_seats_by_account; ALTER TABLE games DROP COLUMN unrated;" \
+    "ALTER TABLE participants DROP COLUMN host;"
 #define STORE_TEST_UNDO_7 /* bots taking seats over */ \
     "ALTER TABLE games DROP COLUMN bot_takes_over; ALTER TABLE games DROP COLUMN bot_level;"
 #define STORE_TEST_UNDO_6 /* ratings */ \
@@ -337,7 +340,7 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
     "ALTER TABLE games DROP COLUMN per_move_ms; ALTER TABLE games DROP COLUMN base_ms;" \
     "ALTER TABLE games DROP COLUMN increment_ms;"
 #define STORE_TEST_UNDO_3 /* event formats */ "ALTER TABLE events DROP COLUMN format;"
-#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 STORE_TEST_UNDO_3
+#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 STORE_TEST_UNDO_3
 
 #define assert_ok(s, call) \
     do { \

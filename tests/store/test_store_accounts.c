@@ -177,11 +177,14 @@ static void test_sessions_trimmed(void **state)
     store_close(s);
 }
 
-static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account)
+static char seen_host[STORE_HOST_BYTES];
+static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account,
+                       const char *host)
 {
     (void)game_id;
     int64_t *seen = user;
     seen[person_id] = account;
+    snprintf(seen_host, sizeof seen_host, "%s", host);
 }
 
 static void test_participant_account_recovered(void **state)
@@ -192,13 +195,18 @@ static void test_participant_account_recovered(void **state)
     make_game(s, "7", "kalah", 2);
     assert_ok(s, store_participant_put(s, "7", 1, "ann", 0, "aa", false));
     assert_ok(s, store_participant_put(s, "7", 2, "gus", 1, "bb", false));
-    assert_ok(s, store_participant_account(s, "7", 1, ann));
+    assert_ok(s, store_participant_account(s, "7", 1, ann, "ipv4:192.0.2.7"));
     assert_ok(s, store_participant_put(s, "7", 1, "ann", 0, "aa", true));  /* keeps it */
-    assert_int_equal(store_participant_account(s, "7", 9, ann), -1);
+    assert_int_equal(store_participant_account(s, "7", 9, ann, ""), -1);
+    char too_long[STORE_HOST_BYTES + 1];
+    memset(too_long, 'a', STORE_HOST_BYTES);
+    too_long[STORE_HOST_BYTES] = '\0';
+    assert_int_equal(store_participant_account(s, "7", 1, ann, too_long), -1);
     int64_t seen[4] = { 0 };
     store_recovery_cb cb = { .account = on_account };
     assert_ok(s, store_recover(s, &cb, seen, NULL));
     assert_int_equal(seen[1], ann);
+    assert_string_equal(seen_host, "ipv4:192.0.2.7");   /* where its seat was taken */
     assert_int_equal(seen[2], 0);                    /* a guest: no call */
     store_close(s);
 }
@@ -232,7 +240,7 @@ static void test_version_2_file_migrates(void **state)
     /* What a service before accounts left behind: statistics by name. */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(db);
 

@@ -60,6 +60,8 @@ static void show_gview_game_over(gview *v, const agent_msg *msg)
                                    gview_seat_name(v, i, buf, sizeof buf), was, now,
                                    after->value - before->value);
         }
+        if (msg->unrated[0])
+            g_string_append_printf(s, "\n%s", msg->unrated);
     }
     gview_log(v, "%s", s->str);
 
@@ -155,6 +157,8 @@ static void handle(gview *v, const agent_msg *msg)
         break;
     case AGENT_MSG_STARTED:
         gview_log(v, _("The game starts; %s moves first."), gview_seat_name(v, msg->seat, buf, sizeof buf));
+        if (msg->unrated[0])
+            gview_log(v, "%s", msg->unrated);   /* the service's sentence: why not rated */
         gview_anim_jump(v);
         v->last_cell = -1;
         break;

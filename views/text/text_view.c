@@ -282,6 +282,15 @@ static void show_move(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, _("%s moves again.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
 }
 
+/* An agent's sentence fragment ("lost the connection to ...") as a line. */
+static void print_sentence(FILE *out, const char *text, const char *end)
+{
+    if (*text >= 'a' && *text <= 'z')
+        fprintf(out, "%c%s%s\n", *text - 'a' + 'A', text + 1, end);
+    else
+        fprintf(out, "%s%s\n", text, end);
+}
+
 static void show_game_over(text_view *tv, const agent_msg *msg)
 {
     const agent_model *m = model(tv);
@@ -311,6 +320,8 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, _("%s: rating %s -> %s (%+d)\n"), seat_name(tv, s, buf, sizeof buf),
                 was, now, after->value - before->value);
     }
+    if (msg->unrated[0])
+        print_sentence(tv->out, msg->unrated, ".");
     if (m->my_seat >= 0 || m->n_people)
         fprintf(tv->out, _("Type quit to leave.\n"));
 }
@@ -335,15 +346,6 @@ static void show_rematch_offer(text_view *tv, const agent_msg *msg)
                            "again, decline to say no.\n"), msg->name, yes, seats);
     else
         fprintf(tv->out, _("%s wants a rematch (%d of %d accepted).\n"), msg->name, yes, seats);
-}
-
-/* An agent's sentence fragment ("lost the connection to ...") as a line. */
-static void print_sentence(FILE *out, const char *text, const char *end)
-{
-    if (*text >= 'a' && *text <= 'z')
-        fprintf(out, "%c%s%s\n", *text - 'a' + 'A', text + 1, end);
-    else
-        fprintf(out, "%s%s\n", text, end);
 }
 
 /* After someone else left or came back: whom we wait for, if it is them. */
@@ -415,6 +417,8 @@ static void handle(text_view *tv, const agent_msg *msg)
         break;
     case AGENT_MSG_STARTED:
         fprintf(out, _("The game starts; %s moves first.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
+        if (msg->unrated[0])
+            print_sentence(out, msg->unrated, ".");
         draw(tv);
         break;
     case AGENT_MSG_TURN:

@@ -33,7 +33,10 @@ def main(board_path):
         import grpc
         from sungka.v1 import sungka_pb2 as pb, sungka_pb2_grpc as pbg
         board = subprocess.Popen([board_path, "--listen", "127.0.0.1:0", "--db", ":memory:",
-                                  "-q", "--client-registrations", "100000"],
+                                  "-q", "--client-registrations", "100000",
+                                  # one address plays the crowd: lift its share
+                                  "--client-signin-jobs", "100000", "--signin-rate", "1000000",
+                                  "--client-signin-rate", "1000000"],
                                  stdout=subprocess.PIPE, text=True)
         port = int(re.search(r":(\d+)", board.stdout.readline()).group(1))
         ch = grpc.insecure_channel(f"127.0.0.1:{port}")

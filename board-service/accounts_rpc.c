@@ -10,6 +10,15 @@
  *     wakes the loop (rpc_server_wake); board_run drains the pool after each
  *     poll and the held call is finished from there. A full queue is refused
  *     at once (LIMIT_REACHED) rather than waited for: memory stays bounded.
+ *   - Every call that hashes (CreateAccount, SignIn right or wrong,
+ *     ChangePassword) is admitted per client address and per name: at most
+ *     --client-signin-jobs of an address's checks wait or run at once (the
+ *     pool's lane of that address; lanes are served in turn, so a flood from
+ *     one address delays another's check by one job, not by the queue), and
+ *     at most --client-signin-rate checks an address and --signin-rate a
+ *     name may ask for a minute. A right password is no failure, but it is
+ *     a check: without these, one address signing its own account in kept
+ *     the whole queue full and every other sign-in was refused "busy".
  *   - A sign-in for a name nobody has verifies against a dummy hash, so
  *     both answers ("no such account", "wrong password") cost one Argon2id
  *     and read the same: BAD_CREDENTIALS.
@@ -32,6 +41,7 @@
 #define LIMIT_SLOTS 4096
 #define SIGNIN_WINDOW_MS (5 * 60 * 1000)
 #define REGISTER_WINDOW_MS (60 * 60 * 1000)
+#define CHECK_WINDOW_MS (60 * 1000)
 #define SESSION_SWEEP_MS (60 * 1000)
 
 /* ------------------------------------------------------------ the jobs */
@@ -97,19 +107,57 @@ static void held_gone(rpc_call *call, bool client_gone, void *user)
     ((held_call *)user)->call = NULL;
 }
 
-/* Hold call for h's work: 0, or -1 answered (the queue is full). */
-static int hold(board_service *svc, rpc_call *call, held_call *h, void (*done)(accounts_job *))
+/* Over a rate of password checks, the address's or name_key's (NULL: no
+ * name, as for a new account)? The sentence into err when so. */
+static bool checks_limited(board_service *svc, const char *host, const char *name_key,
+                           int64_t now, char *err, size_t errlen)
 {
+    const board_config *cfg = &svc->cfg;
+    if (board_limit_count(&svc->limits, "check-addr", host, CHECK_WINDOW_MS, now) >=
+        cfg->client_signin_rate) {
+        snprintf(err, errlen, "too many password checks from your address: at most %d a "
+                              "minute; wait a minute", cfg->client_signin_rate);
+        return true;
+    }
+    if (name_key && board_limit_count(&svc->limits, "check-name", name_key, CHECK_WINDOW_MS,
+                                      now) >= cfg->signin_rate) {
+        snprintf(err, errlen, "too many sign-ins for this name: at most %d a minute; wait "
+                              "a minute", cfg->signin_rate);
+        return true;
+    }
+    return false;
+}
+
+/* Hold call for h's work, a password check of name_key (NULL: none): 0,
+ * or -1 answered (over a rate, the address's share of the pool, or the
+ * whole queue full). Counted against the rates only when let in. */
+static int hold(board_service *svc, rpc_call *call, held_call *h, const char *name_key,
+                void (*done)(accounts_job *))
+{
+    char err[160];
+    int64_t now = board_now_ms();
     h->svc = svc;
     h->call = call;
     h->job.work = work;
     h->job.done = done;
-    if (accounts_pool_submit(svc->pool, &h->job) != 0) {
+    h->job.lane = h->host;
+    bool limited = checks_limited(svc, h->host, name_key, now, err, sizeof err);
+    int rc = limited ? 0 : accounts_pool_submit(svc->pool, &h->job);
+    if (rc == ACCOUNTS_POOL_LANE_FULL)
+        snprintf(err, sizeof err, "your address already has as many password checks under "
+                                  "way as it may (%d): wait for their answers",
+                 svc->cfg.client_signin_jobs);
+    else if (rc == ACCOUNTS_POOL_FULL)
+        snprintf(err, sizeof err, "the service is busy checking passwords; try again in a "
+                                  "moment");
+    if (limited || rc != 0) {
         held_free(h);
-        reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED",
-                    "the service is busy checking passwords; try again in a moment");
+        reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
         return -1;
     }
+    board_limit_add(&svc->limits, "check-addr", h->host, CHECK_WINDOW_MS, now);
+    if (name_key)
+        board_limit_add(&svc->limits, "check-name", name_key, CHECK_WINDOW_MS, now);
     rpc_call_on_done(call, held_gone, h);
     return 0;
 }
@@ -138,7 +186,10 @@ static int64_t session_ttl_ms(const board_service *svc)
     return (int64_t)svc->cfg.session_days * 24 * 3600 * 1000;
 }
 
-/* A new session for account: its token into token; 0, or -1 answered. */
+/* A new session for account: its token into token; 0, or -1 answered.
+ * The account keeps its --max-account-sessions newest: the oldest beyond
+ * end in the same transaction, so one account's sign-ins cannot grow the
+ * table (each row lives for --session-days). */
 static int new_session(board_service *svc, rpc_call *call, int64_t account,
                        char token[ACCOUNTS_SESSION_TOKEN_BYTES], int64_t *expires)
 {
@@ -148,7 +199,15 @@ static int new_session(board_service *svc, rpc_call *call, int64_t account,
         return -1;
     }
     ss.expires_ms = *expires = ss.created_ms + session_ttl_ms(svc);
-    if (store_session_create(svc->store, &ss) != 0) {
+    int rc = store_group_begin(svc->store);
+    if (rc == 0) {
+        rc = store_session_create(svc->store, &ss);
+        if (rc == 0)
+            rc = store_sessions_trim(svc->store, account, ss.id,
+                                     svc->cfg.max_account_sessions, NULL);
+        rc = store_group_end(svc->store, rc);
+    }
+    if (rc != 0) {
         sodium_memzero(token, ACCOUNTS_SESSION_TOKEN_BYTES);
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the session");
         return -1;
@@ -394,7 +453,7 @@ static void hold_attempt(board_service *svc, rpc_call *call, held_call *h, const
     snprintf(host, sizeof host, "%s", h->host);       /* hold() frees h when refused */
     snprintf(name_key, sizeof name_key, "%s", key);
     count_attempt(svc, host, name_key);
-    if (hold(svc, call, h, done) != 0)
+    if (hold(svc, call, h, name_key, done) != 0)
         forgive_attempt(svc, host, name_key);
 }
 
@@ -510,8 +569,11 @@ static void create_account(rpc_call *call, const ProtobufCMessage *request, void
         held_free(h);
         return;
     }
-    board_limit_add(&svc->limits, "register", h->host, REGISTER_WINDOW_MS, now);
-    hold(svc, call, h, created);
+    char host[BOARD_HOST_BYTES];
+    snprintf(host, sizeof host, "%s", h->host);       /* hold() frees h when refused */
+    board_limit_add(&svc->limits, "register", host, REGISTER_WINDOW_MS, now);
+    if (hold(svc, call, h, NULL, created) != 0)       /* not made: not counted */
+        board_limit_take_back(&svc->limits, "register", host, REGISTER_WINDOW_MS, now);
 }
 
 /* ------------------------------------------------------------ SignIn */
@@ -705,8 +767,8 @@ int board_accounts_start(board_service *svc, char *err, size_t errlen)
     }
     if (!svc->store)
         return 0;              /* no store, no accounts: every call says so */
-    if (accounts_pool_create(svc->cfg.password_workers, svc->cfg.password_queue, wake_loop,
-                             svc, &svc->pool) != 0) {
+    if (accounts_pool_create(svc->cfg.password_workers, svc->cfg.password_queue,
+                             svc->cfg.client_signin_jobs, wake_loop, svc, &svc->pool) != 0) {
         snprintf(err, errlen, "cannot start the accounts' worker threads");
         return -1;
     }

@@ -48,10 +48,17 @@ typedef struct board_config {
     /* Accounts (accounts_rpc.c; need a store): */
     bool require_accounts;     /* refuse guests: JoinGame and CreateGame need a session */
     int session_days;          /* a session lasts this long (default 30) */
+    int max_account_sessions;  /* sessions one account keeps; a sign-in beyond ends
+                                * the oldest (default 20) */
     int password_workers;      /* threads hashing passwords, 64 MiB each (default 2) */
     int password_queue;        /* password checks waiting for one (default 32) */
     int signin_failures;       /* failed sign-ins per name per 5 minutes (default 5) */
     int client_signin_failures;/* ... per client address per 5 minutes (default 20) */
+    int signin_rate;           /* password checks (sign-ins right or wrong, password
+                                * changes) of one name per minute (default 20) */
+    int client_signin_rate;    /* password checks of any kind (accounts made too) one
+                                * client address may ask for per minute (default 60) */
+    int client_signin_jobs;    /* ... and have waiting or hashing at once (default 2) */
     int client_registrations;  /* accounts made per client address per hour (default 10) */
     int client_lookups;        /* a cluster: unknown tokens and game ids a client address
                                 * may have looked up in the database per second (default 50) */

@@ -246,7 +246,8 @@ struct board_service {
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
-    limit_table limits;        /* accounts_rpc.c: sign-in failures, accounts made */
+    limit_table limits;        /* accounts_rpc.c: sign-in failures, password checks,
+                                * accounts made */
     struct board_health *health;   /* health.c: the loop's beat, the watchdog */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */

@@ -1,7 +1,7 @@
 /*
  * limits.c — counted rate windows for what identities must not make cheap:
- * sign-in failures per name and per client address, accounts made per
- * address (board_internal.h, "limits.c").
+ * sign-in failures and password checks per name and per client address,
+ * accounts made per address (board_internal.h, "limits.c").
  *
  * A fixed table of slots, each a 64-bit keyed hash (SipHash, libsodium's
  * crypto_shorthash, with a key drawn at start) of "kind:what", a count and

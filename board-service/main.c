@@ -100,6 +100,24 @@ static void usage(FILE *out)
             "      --require-accounts    refuse guests: playing and creating games needs\n"
             "                            an account (sign in or create one)\n"
             "      --session-days N      a sign-in lasts N days (default 30)\n"
+            "      --max-account-sessions N  sessions one account keeps (devices signed\n"
+            "                            in); a sign-in beyond ends its oldest (default 20)\n"
+            "      --password-workers N  threads hashing passwords (Argon2id, 64 MiB each;\n"
+            "                            1..16, default 2)\n"
+            "      --password-queue N    password checks that may wait for a thread; more\n"
+            "                            are refused, \"busy\" (default 32)\n"
+            "      --signin-failures N   failed sign-ins for one name per 5 minutes, from\n"
+            "                            anywhere; then that name waits (default 5)\n"
+            "      --client-signin-failures N  failed sign-ins one client address may make\n"
+            "                            per 5 minutes, whatever the names (default 20)\n"
+            "      --signin-rate N       password checks (sign-ins, right or wrong, and\n"
+            "                            password changes) of one name per minute, from\n"
+            "                            anywhere (default 20)\n"
+            "      --client-signin-rate N  password checks (also accounts made) one client\n"
+            "                            address may ask for per minute (default 60)\n"
+            "      --client-signin-jobs N  password checks one client address may have\n"
+            "                            waiting or hashing at once; addresses take turns\n"
+            "                            on the workers (default 2)\n"
             "      --client-registrations N  accounts one client address may create in\n"
             "                            an hour (default 10)\n"
             "      --client-lookups N    a cluster: unknown seat tokens and game ids one\n"
@@ -340,6 +358,9 @@ int main(int argc, char **argv)
            OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS, OPT_IPV6_PREFIX,
            OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
            OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
+           OPT_PASSWORD_WORKERS, OPT_PASSWORD_QUEUE, OPT_SIGNIN_FAILURES,
+           OPT_CLIENT_SIGNIN_FAILURES, OPT_SIGNIN_RATE, OPT_CLIENT_SIGNIN_RATE,
+           OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
            OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
            OPT_RATING_REPORT };
@@ -382,6 +403,14 @@ int main(int argc, char **argv)
         {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
         {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
         {"client-lookups", required_argument, NULL, OPT_CLIENT_LOOKUPS},
+        {"password-workers", required_argument, NULL, OPT_PASSWORD_WORKERS},
+        {"password-queue", required_argument, NULL, OPT_PASSWORD_QUEUE},
+        {"signin-failures", required_argument, NULL, OPT_SIGNIN_FAILURES},
+        {"client-signin-failures", required_argument, NULL, OPT_CLIENT_SIGNIN_FAILURES},
+        {"signin-rate", required_argument, NULL, OPT_SIGNIN_RATE},
+        {"client-signin-rate", required_argument, NULL, OPT_CLIENT_SIGNIN_RATE},
+        {"client-signin-jobs", required_argument, NULL, OPT_CLIENT_SIGNIN_JOBS},
+        {"max-account-sessions", required_argument, NULL, OPT_MAX_ACCOUNT_SESSIONS},
         {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
         {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
         {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
@@ -583,6 +612,42 @@ int main(int argc, char **argv)
         case OPT_CLIENT_REGISTRATIONS:
             if (parse_count("--client-registrations", optarg, 1000000,
                             &cfg.client_registrations) != 0)
+                return 2;
+            break;
+        case OPT_PASSWORD_WORKERS:
+            if (parse_count("--password-workers", optarg, 16, &cfg.password_workers) != 0)
+                return 2;
+            break;
+        case OPT_PASSWORD_QUEUE:
+            if (parse_count("--password-queue", optarg, 100000, &cfg.password_queue) != 0)
+                return 2;
+            break;
+        case OPT_SIGNIN_FAILURES:
+            if (parse_count("--signin-failures", optarg, 1000000, &cfg.signin_failures) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_SIGNIN_FAILURES:
+            if (parse_count("--client-signin-failures", optarg, 1000000,
+                            &cfg.client_signin_failures) != 0)
+                return 2;
+            break;
+        case OPT_SIGNIN_RATE:
+            if (parse_count("--signin-rate", optarg, 1000000, &cfg.signin_rate) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_SIGNIN_RATE:
+            if (parse_count("--client-signin-rate", optarg, 1000000,
+                            &cfg.client_signin_rate) != 0)
+                return 2;
+            break;
+        case OPT_CLIENT_SIGNIN_JOBS:
+            if (parse_count("--client-signin-jobs", optarg, 100000,
+                            &cfg.client_signin_jobs) != 0)
+                return 2;
+            break;
+        case OPT_MAX_ACCOUNT_SESSIONS:
+            if (parse_count("--max-account-sessions", optarg, 100000,
+                            &cfg.max_account_sessions) != 0)
                 return 2;
             break;
         case 'h':

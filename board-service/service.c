@@ -83,6 +83,8 @@ void board_config_defaults(board_config *cfg)
         cfg->rated_pair_games = 3;
     if (cfg->session_days <= 0)
         cfg->session_days = 30;
+    if (cfg->max_account_sessions <= 0)
+        cfg->max_account_sessions = 20;
     if (cfg->password_workers <= 0)
         cfg->password_workers = 2;
     if (cfg->password_queue <= 0)
@@ -91,6 +93,12 @@ void board_config_defaults(board_config *cfg)
         cfg->signin_failures = 5;
     if (cfg->client_signin_failures <= 0)
         cfg->client_signin_failures = 20;
+    if (cfg->signin_rate <= 0)
+        cfg->signin_rate = 20;
+    if (cfg->client_signin_rate <= 0)
+        cfg->client_signin_rate = 60;
+    if (cfg->client_signin_jobs <= 0)
+        cfg->client_signin_jobs = 2;
     if (cfg->client_registrations <= 0)
         cfg->client_registrations = 10;
     if (cfg->client_lookups <= 0)

@@ -41,7 +41,7 @@ enum stmt_id {
     ST_ACCOUNT_INSERT, ST_ACCOUNT_CLAIM_STATS, ST_ACCOUNT_CLAIM_RESULTS,
     ST_ACCOUNT_BY_KEY, ST_ACCOUNT_BY_SKELETON, ST_ACCOUNT_BY_ID, ST_ACCOUNT_PASSWORD,
     ST_SESSION_INSERT, ST_SESSION_GET, ST_SESSION_DELETE, ST_SESSIONS_DELETE_ACCOUNT,
-    ST_SESSIONS_EXPIRE, ST_ACCOUNT_COUNT,
+    ST_SESSIONS_TRIM, ST_SESSIONS_EXPIRE, ST_ACCOUNT_COUNT,
     ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
     ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD, ST_GAME_UNRATED,
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
@@ -190,6 +190,12 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = ?1",
     [ST_SESSIONS_DELETE_ACCOUNT] =
         "DELETE FROM sessions WHERE account_id = ?1 AND (id <> ?2 OR ?2 IS NULL)",
+    /* all but ?2 and the ?3 newest others (ties broken by id, the same way
+     * on both databases) */
+    [ST_SESSIONS_TRIM] =
+        "DELETE FROM sessions WHERE account_id = ?1 AND id <> ?2 AND id NOT IN"
+        " (SELECT id FROM sessions WHERE account_id = ?1 AND id <> ?2"
+        " ORDER BY created_ms DESC, id DESC LIMIT ?3)",
     [ST_SESSIONS_EXPIRE] = "DELETE FROM sessions WHERE expires_ms <= ?1",
     [ST_ACCOUNT_COUNT] = "SELECT count(*) FROM accounts",
     [ST_RATED_SEAT_PUT] =
@@ -1638,6 +1644,24 @@ int store_sessions_delete_account(store *s, int64_t account_id,
     if (keep)
         db_bind_blob(st, 2, keep, STORE_SESSION_ID_BYTES);
     if (run(s, st, "cannot end the account's sessions") < 0)
+        return -1;
+    if (n_deleted)
+        *n_deleted = db_changes(s->db);
+    return 0;
+}
+
+int store_sessions_trim(store *s, int64_t account_id,
+                        const uint8_t newest[STORE_SESSION_ID_BYTES], int keep, int *n_deleted)
+{
+    if (!newest || keep < 1)
+        return failf(s, "trimming sessions needs the newest one and keep >= 1");
+    db_stmt *st = stmt(s, ST_SESSIONS_TRIM);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account_id);
+    db_bind_blob(st, 2, newest, STORE_SESSION_ID_BYTES);
+    db_bind_int64(st, 3, keep - 1);
+    if (run(s, st, "cannot forget the account's oldest sessions") < 0)
         return -1;
     if (n_deleted)
         *n_deleted = db_changes(s->db);

@@ -420,6 +420,11 @@ int store_session_delete(store *s, const uint8_t id[STORE_SESSION_ID_BYTES]);
  * account_id but `keep` (NULL: all). *n_deleted (may be NULL) gets how many. */
 int store_sessions_delete_account(store *s, int64_t account_id,
                                   const uint8_t keep[STORE_SESSION_ID_BYTES], int *n_deleted);
+/* Keep at most `keep` (>= 1) sessions of account_id: `newest` and the
+ * keep - 1 newest others (by created_ms); forget the rest. *n_deleted (may be
+ * NULL) gets how many. */
+int store_sessions_trim(store *s, int64_t account_id,
+                        const uint8_t newest[STORE_SESSION_ID_BYTES], int keep, int *n_deleted);
 /* Forget the sessions expired at now_ms. */
 int store_sessions_expire(store *s, int64_t now_ms, int *n_deleted);
 

@@ -1,10 +1,12 @@
 """e2e_util.py — helpers several end-to-end test files share: a finished
 agent's report, the moves it saw, a game made and joined over the raw wire,
-an event's kind, the clocks a view shows, and another program holding the
-board service's store."""
+an event's kind, the clocks a view shows, another program holding the
+board service's store, and a client address other than 127.0.0.1."""
 import os
 import re
+import socket
 import sqlite3
+import threading
 import time
 
 from harness import Proc, check  # noqa: E402
@@ -160,6 +162,78 @@ class StoreLock:
             self.psql.stop()
             self.psql = None
         self.held = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class OtherAddress:
+    """A second client address on this machine: a TCP forwarder listening on
+    127.0.0.2 that connects to `target` ("127.0.0.1:PORT") from 127.0.0.2, so
+    the service sees its clients at ipv4:127.0.0.2 (any 127/8 address is this
+    machine's on Linux). .address is where to connect. Use as a context
+    manager; its threads end with the connections it closes."""
+
+    def __init__(self, target, host="127.0.0.2"):
+        self.host = host
+        t_host, t_port = target.rsplit(":", 1)
+        self.target = (t_host, int(t_port))
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind((host, 0))
+        self.listener.listen(64)
+        self.address = f"{host}:{self.listener.getsockname()[1]}"
+        self.socks = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                inner, _ = self.listener.accept()
+            except OSError:
+                return                       # closed
+            outer = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                outer.bind((self.host, 0))
+                outer.connect(self.target)
+            except OSError:
+                inner.close()
+                outer.close()
+                continue
+            with self.lock:
+                self.socks += [inner, outer]
+            for a, b in ((inner, outer), (outer, inner)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self):
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)   # wakes the accept
+        except OSError:
+            pass
+        self.listener.close()
+        with self.lock:
+            for s in self.socks:
+                s.close()
+            self.socks = []
 
     def __enter__(self):
         return self

@@ -467,7 +467,9 @@ def guesses_at_once(bindir):
     no more: a check in flight counts against the limit. (Checked on arrival
     and counted when the hash finished, 34 guesses at once were all tried,
     and the right password then signed in.) A right password takes its count
-    back: signing in again and again is no failure."""
+    back: signing in again and again is no failure. With room for the whole
+    burst in the address's share of the pool (--client-signin-jobs 64; by
+    default two at a time get in and the rest are refused untried)."""
     def body(env, board, client):
         import threading
         alice = client()
@@ -495,10 +497,246 @@ def guesses_at_once(bindir):
         refused("alice after the burst, even the right password",
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_REACHED", mallory.accounts.SignIn,
                 pb.SignInRequest(name="alice", password=PASSWORD))
-    with_board(bindir, body)
+    with_board(bindir, body, "--client-signin-jobs", "64")
+
+
+def signin_flags(bindir):
+    """The sign-in limits and the password pool's size are flags: a bad
+    value is refused with a sentence; --signin-failures 2 refuses the third
+    guess at a name, --client-signin-failures 3 the fourth from the address."""
+    with Env(bindir) as env:
+        board = os.path.join(bindir, "sungka-board")
+        for flag, bad in (("--password-workers", "17"), ("--password-queue", "0"),
+                          ("--signin-failures", "x"), ("--client-signin-failures", "-1"),
+                          ("--signin-rate", "0"), ("--client-signin-rate", "1e3"),
+                          ("--client-signin-jobs", ""), ("--max-account-sessions", "0")):
+            r = subprocess.run([board, flag, bad], capture_output=True, text=True, timeout=30)
+            check(r.returncode == 2 and f"{flag} must be a whole number" in r.stderr,
+                  f"{flag} {bad}: status {r.returncode}, {r.stderr!r}")
+        h = subprocess.run([board, "--help"], capture_output=True, text=True, timeout=30)
+        for flag in ("--password-workers", "--password-queue", "--signin-failures",
+                     "--client-signin-failures", "--signin-rate", "--client-signin-rate",
+                     "--client-signin-jobs", "--max-account-sessions"):
+            check(flag in h.stdout, f"--help does not mention {flag}")
+
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice, mallory = client(), client()
+        alice.create("alice")
+        alice.create("bob")
+        sign_in = mallory.accounts.SignIn
+        for i in range(2):
+            refused(f"alice, wrong password #{i + 1}", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                    sign_in, pb.SignInRequest(name="alice", password=f"guess number {i}"))
+        e = refused("alice after --signin-failures 2", C.RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                    sign_in, pb.SignInRequest(name="alice", password=PASSWORD))
+        check("this name" in e.details(), f"the refusal does not say why: {e.details()!r}")
+        refused("bob, wrong password", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                sign_in, pb.SignInRequest(name="bob", password="guess number 3"))
+        e = refused("bob after --client-signin-failures 3", C.RESOURCE_EXHAUSTED,
+                    "LIMIT_REACHED", sign_in, pb.SignInRequest(name="bob", password=PASSWORD))
+        check("your address" in e.details(), f"the refusal does not say why: {e.details()!r}")
+    with_board(bindir, body, "--signin-failures", "2", "--client-signin-failures", "3",
+               "--password-workers", "1", "--password-queue", "4")
+
+
+FLOOD_NAMES = [f"flood{i}" for i in range(4)]
+
+
+def flood_and_sign_in(board, client, other, label, rounds=12):
+    """40 threads sign the flooder's four accounts in over and over from
+    127.0.0.1 while another address signs in `rounds` times in a row; the
+    other's answers and the flood's tally."""
+    import threading
+    from e2e_util import OtherAddress
+    flooder = client()
+    stop = threading.Event()
+    tally, lock = {}, threading.Lock()
+
+    def flood(name):
+        while not stop.is_set():
+            try:
+                flooder.accounts.SignIn(pb.SignInRequest(name=name, password=PASSWORD),
+                                        timeout=CALL_TIMEOUT)
+                what = "OK"
+            except grpc.RpcError as e:
+                reason = dict(e.trailing_metadata() or ()).get("sungka-error-reason")
+                what = f"{e.code().name} {reason}: {e.details()}"
+                stop.wait(0.01)          # a flood, but one that leaves the machine a core
+            with lock:
+                tally[what] = tally.get(what, 0) + 1
+    threads = [threading.Thread(target=flood, args=(FLOOD_NAMES[i % 4],)) for i in range(40)]
+    answers = []
+    with OtherAddress(board.address) as second:
+        victim = Client(second.address)
+        try:
+            for t in threads:
+                t.start()
+            while sum(tally.values()) < 40:          # the flood is under way
+                stop.wait(0.05)
+            for _ in range(rounds):
+                try:
+                    victim.sign_in(other)
+                    answers.append("OK")
+                except grpc.RpcError as e:
+                    answers.append(f"{e.code().name}: {e.details()}")
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(60)
+            victim.close()
+    print(f"  {label}: the other address's {rounds} sign-ins: "
+          f"{answers.count('OK')} signed in; the flood's answers: {tally}")
+    return answers, tally
+
+
+def hashing_shared_fairly(bindir):
+    """One address flooding correct sign-ins of its own four accounts (40 at
+    once, over and over) does not keep another address from signing in:
+    with a queue of 8 (--password-queue), which before the flood held whole
+    (an address could have 20 checks in flight, its failures' limit); with
+    the defaults; and with the rates lifted too, where only the
+    per-address lanes of the password pool share it out. The flood is
+    refused with a sentence, and signs in at most --client-signin-rate (60)
+    times a minute, its four accounts made included."""
+    from e2e_util import OtherAddress
+
+    def body(env, board, client, label):
+        maker = client()
+        for name in FLOOD_NAMES:
+            maker.create(name)
+        with OtherAddress(board.address) as second:
+            v = Client(second.address)
+            v.create("victim")
+            v.close()
+        answers, tally = flood_and_sign_in(board, client, "victim", label)
+        check(answers == ["OK"] * len(answers),
+              f"{label}: the other address's sign-ins were refused: {answers}")
+        if "lifted" not in label:
+            check(tally.get("OK", 0) <= 60 - len(FLOOD_NAMES),
+                  f"{label}: the flood signed in {tally['OK']} times")
+        refusals = [k for k in tally if k != "OK"]
+        check(refusals and all(k.startswith("RESOURCE_EXHAUSTED LIMIT_REACHED: ") and
+                               " " in k.split(": ", 1)[1] for k in refusals),
+              f"{label}: the flood was not refused with a sentence: {tally}")
+    with_board(bindir, lambda e, b, c: body(e, b, c, "a queue of 8"), "--password-queue", "8")
+    with_board(bindir, lambda e, b, c: body(e, b, c, "defaults"))
+    with_board(bindir, lambda e, b, c: body(e, b, c, "a queue of 8, rates lifted"),
+               "--password-queue", "8", "--signin-rate", "1000000",
+               "--client-signin-rate", "1000000")
+
+def signin_rates(bindir):
+    """Right passwords are checks too: --signin-rate 3 lets a name sign in
+    three times a minute, --client-signin-rate 5 an address ask for five
+    checks (accounts made count); another address is not held back."""
+    from e2e_util import OtherAddress
+
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice = client()
+        alice.create("alice")                        # the address's 1st check
+        for _ in range(3):
+            alice.sign_in("alice")                   # 2nd..4th
+        e = refused("alice's 4th sign-in this minute", C.RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                    alice.accounts.SignIn, pb.SignInRequest(name="alice", password=PASSWORD))
+        check("this name" in e.details() and "at most 3 a minute" in e.details(),
+              f"the refusal does not say why: {e.details()!r}")
+        alice.create("bob")                          # 5th
+        e = refused("a 6th check from the address", C.RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                    alice.accounts.SignIn, pb.SignInRequest(name="bob", password=PASSWORD))
+        check("your address" in e.details() and "at most 5 a minute" in e.details(),
+              f"the refusal does not say why: {e.details()!r}")
+        with OtherAddress(board.address) as second:
+            other = Client(second.address)
+            try:
+                other.sign_in("bob")
+            finally:
+                other.close()
+    with_board(bindir, body, "--signin-rate", "3", "--client-signin-rate", "5")
+
+
+def refused_accounts_not_counted(bindir):
+    """An account the address's share of the pool refuses was not made and
+    does not count against --client-registrations: six CreateAccount at once
+    with --client-signin-jobs 1 and --client-registrations 2, then one at a
+    time until refused: exactly two accounts are made."""
+    import threading
+
+    def body(env, board, client):
+        c = client()
+        answers = []
+
+        def create(i):
+            try:
+                c.accounts.CreateAccount(pb.CreateAccountRequest(name=f"burst{i}",
+                                                                 password=PASSWORD),
+                                         timeout=CALL_TIMEOUT)
+                answers.append("OK")
+            except grpc.RpcError as e:
+                answers.append(e.details())
+        threads = [threading.Thread(target=create, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        made = answers.count("OK")
+        for i in range(3):
+            try:
+                c.create(f"after{i}")
+                made += 1
+            except grpc.RpcError as e:
+                check("made 2 accounts" in e.details(), f"create after{i}: {e.details()!r}")
+                break
+        print(f"  six at once: {sorted(answers)}; {made} made in all")
+        check(made == 2, f"{made} accounts were made, not 2")
+    with_board(bindir, body, "--client-signin-jobs", "1", "--client-registrations", "2")
+
+
+def sessions_capped(bindir):
+    """An account keeps at most --max-account-sessions sessions (20): each
+    sign-in beyond ends its oldest. After 100 sign-ins the newest 20 work,
+    the older ones are ended, and SignOutEverywhere ends 20. (Before: all
+    101 stayed stored for 30 days.)"""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice = client()
+        alice.create("alice")
+        first = alice.session
+        tokens = []
+        for _ in range(100):
+            tokens.append(alice.sign_in("alice").session.token)
+        if not env.dbs.url:                          # SQLite: count the rows themselves
+            import sqlite3
+            con = sqlite3.connect(os.path.join(env.state_dir, "board.db"))
+            rows = con.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            con.close()
+            print(f"  100 sign-ins: {rows} sessions stored")
+            check(rows == 20, f"{rows} sessions are stored, not 20")
+        whoami = pb.WhoAmIRequest()
+        for t in tokens[-20:]:
+            alice.accounts.WhoAmI(whoami, metadata=auth(t), timeout=CALL_TIMEOUT)
+        refused("the session CreateAccount made", C.UNAUTHENTICATED, "UNKNOWN_SESSION",
+                alice.accounts.WhoAmI, whoami, metadata=auth(first))
+        for i, t in enumerate(tokens[:-20]):
+            try:
+                alice.accounts.WhoAmI(whoami, metadata=auth(t), timeout=CALL_TIMEOUT)
+            except grpc.RpcError as e:
+                check(e.code() == C.UNAUTHENTICATED, f"sign-in {i + 1}'s session: {e}")
+                continue
+            raise Failure(f"sign-in {i + 1} of 100 still has its session")
+        ended = alice.accounts.SignOutEverywhere(pb.SignOutEverywhereRequest(),
+                                                 metadata=auth(tokens[-1]),
+                                                 timeout=CALL_TIMEOUT)
+        print(f"  100 sign-ins: the newest 20 sessions work, 81 ended; sign out everywhere "
+              f"ended {ended.sessions_ended}")
+        check(ended.sessions_ended == 20, f"{ended.sessions_ended} sessions were stored")
+    with_board(bindir, body, "--signin-rate", "1000", "--client-signin-rate", "1000")
 
 
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
-                                           claim_statistics, text_view, guesses_at_once)}))
+                                           claim_statistics, text_view, guesses_at_once,
+                                           signin_flags, hashing_shared_fairly,
+                                           signin_rates, refused_accounts_not_counted,
+                                           sessions_capped)}))

@@ -2,7 +2,7 @@
  * test_store_accounts.c — accounts in the store: a name's key and skeleton
  * are each one account's; registering claims the unclaimed statistics of
  * exactly that name, once; sessions are found by id, ended one by one, all
- * but one, or all, and expire; a participant's account survives recovery;
+ * but one, or all, expire, and are trimmed to an account's newest; a participant's account survives recovery;
  * and a database from before accounts migrates with its statistics
  * unclaimed.
  */
@@ -144,6 +144,39 @@ static void test_sessions(void **state)
     store_close(s);
 }
 
+/* An account keeps the newest of its sessions: the one just made whatever
+ * its time, then the newest others; another account's are untouched. */
+static void test_sessions_trimmed(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    int64_t ann = make_account(s, "ann", NULL), ben = make_account(s, "ben", NULL);
+    store_session mine[6], bens = {.account_id = ben, .created_ms = 1, .expires_ms = 9000};
+    memset(bens.id, 'z', sizeof bens.id);
+    memset(bens.hash, 'Z', sizeof bens.hash);
+    assert_ok(s, store_session_create(s, &bens));
+    for (int i = 0; i < 6; i++) {
+        /* the last is "older" by the clock (another node's, say) */
+        mine[i] = (store_session){.account_id = ann, .created_ms = i == 5 ? 0 : 10 + i,
+                                  .expires_ms = 9000};
+        memset(mine[i].id, 'a' + i, sizeof mine[i].id);
+        memset(mine[i].hash, 'A' + i, sizeof mine[i].hash);
+        assert_ok(s, store_session_create(s, &mine[i]));
+    }
+    int n = -1;
+    assert_ok(s, store_sessions_trim(s, ann, mine[5].id, 3, &n));
+    assert_int_equal(n, 3);
+    store_session got;
+    for (int i = 0; i < 6; i++)        /* kept: 3 and 4, the newest others, and 5 */
+        assert_int_equal(store_session_find(s, mine[i].id, &got), i >= 3 ? 0 : STORE_NOT_FOUND);
+    assert_ok(s, store_session_find(s, bens.id, &got));
+    assert_ok(s, store_sessions_trim(s, ann, mine[5].id, 1, &n));
+    assert_int_equal(n, 2);
+    assert_ok(s, store_session_find(s, mine[5].id, &got));
+    assert_int_equal(store_sessions_trim(s, ann, mine[5].id, 0, &n), -1);
+    store_close(s);
+}
+
 static char seen_host[STORE_HOST_BYTES];
 static void on_account(void *user, const char *game_id, unsigned person_id, int64_t account,
                        const char *host)
@@ -243,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_unique_name_and_skeleton),
         cmocka_unit_test(test_claim_exact_name_once),
         cmocka_unit_test(test_sessions),
+        cmocka_unit_test(test_sessions_trimmed),
         cmocka_unit_test(test_participant_account_recovered),
         cmocka_unit_test(test_version_2_file_migrates),
     };

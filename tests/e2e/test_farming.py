@@ -14,62 +14,16 @@ plays whom. Usage: test_farming.py BINDIR TEST.
 """
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Env, check, main  # noqa: E402
+from e2e_util import OtherAddress  # noqa: E402
 import test_accounts as stubs  # noqa: E402  (generate, Client, auth, seat)
 
 T = 15.0
 FARM_GAMES = 8
-
-
-class FromAddress:
-    """A TCP forwarder on 127.0.0.1 whose connections reach `port` from
-    `source` (another loopback address), so the service sees another client
-    address. Its threads end when the test's process does."""
-
-    def __init__(self, port, source):
-        self.port, self.source = port, source
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                inner, _ = self.sock.accept()
-            except OSError:
-                return
-            outer = socket.socket()
-            outer.bind((self.source, 0))
-            outer.connect(("127.0.0.1", self.port))
-            for a, b in ((inner, outer), (outer, inner)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pump(src, dst):
-        try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                dst.sendall(data)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def close(self):
-        self.sock.close()
 
 
 class World:
@@ -96,7 +50,7 @@ class World:
         """A signed-in account whose calls come from `source`."""
         address = self.board.address
         if source != "127.0.0.1":
-            f = FromAddress(self.board.port, source)
+            f = OtherAddress(f"127.0.0.1:{self.board.port}", source)
             self.forwarders.append(f)
             address = f.address
         c = stubs.Client(address)
@@ -211,7 +165,7 @@ def _sign_in_again(w, name, source="127.0.0.1"):
     """name's account signed in on a new connection from source."""
     address = w.board.address
     if source != "127.0.0.1":
-        f = FromAddress(w.board.port, source)
+        f = OtherAddress(f"127.0.0.1:{w.board.port}", source)
         w.forwarders.append(f)
         address = f.address
     c = stubs.Client(address)

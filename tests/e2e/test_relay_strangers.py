@@ -6,11 +6,10 @@ watcher slots and streams, and nobody but a relay with the board service's
 key may say whose join it carries.
 
 A second address on one machine: a small TCP forwarder whose connections to
-the relay leave from 127.0.0.2 (SourceProxy). Usage: FILE.py BINDIR TEST
+the relay leave from 127.0.0.2 (e2e_util.OtherAddress). Usage: FILE.py BINDIR TEST
 """
 import collections
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -18,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Env, check, main  # noqa: E402
-from e2e_util import _event_kind  # noqa: E402
+from e2e_util import OtherAddress, _event_kind  # noqa: E402
 import wire  # noqa: E402
 
 import grpc  # noqa: E402
@@ -27,53 +26,6 @@ REGISTER = "/sungka.v1.Register/"
 BOARD = "/sungka.v1.Board/"
 SNAPSHOT = 10
 KEY_HEADER, FOR_HEADER = "x-sungka-relay-key", "x-sungka-relay-for"
-
-
-class SourceProxy:
-    """Listens on 127.0.0.1 and carries each connection to target from
-    `source`: to the server behind it, its clients are that other address."""
-
-    def __init__(self, target_port, source):
-        self.target = ("127.0.0.1", target_port)
-        self.source = source
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.address = f"127.0.0.1:{self.listener.getsockname()[1]}"
-        self.sockets = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                down, _ = self.listener.accept()
-            except OSError:
-                return                          # closed
-            up = socket.socket()
-            up.bind((self.source, 0))
-            up.connect(self.target)
-            self.sockets += [down, up]
-            threading.Thread(target=self._pump, args=(down, up), daemon=True).start()
-            threading.Thread(target=self._pump, args=(up, down), daemon=True).start()
-
-    @staticmethod
-    def _pump(src, dst):
-        try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                dst.sendall(data)
-            dst.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.listener.close()
-        for s in self.sockets:
-            s.close()
-        return False
 
 
 def _key_file(env, name="relay.key", key="k" * 20 + "0123456789abcdef0123"):
@@ -140,7 +92,7 @@ def stranger_at_relay(bindir):
             time.sleep(0.05)
         check(sent[0] >= 100, f"the stranger's joins were not answered: {sent[0]} in 30 s")
         let_in = []
-        with SourceProxy(relay.port, "127.0.0.2") as proxy:
+        with OtherAddress(f"127.0.0.1:{relay.port}", "127.0.0.2") as proxy:
             observer = wire.Client(proxy.address, own_connection=True)
             for g in games:
                 code, ref = observer.raw(REGISTER + "JoinGame", _join(g, "watcher"), timeout=20)
@@ -192,7 +144,7 @@ def relay_seats_per_address(bindir):
         check(refusal[0] == "RESOURCE_EXHAUSTED" and refusal[1] == "LIMIT_REACHED" and
               "your address already watches with 256 observer seats at this relay (at most 256)"
               in refusal[2], f"refused, but not with the sentence: {refusal}")
-        with SourceProxy(relay.port, "127.0.0.2") as proxy:
+        with OtherAddress(f"127.0.0.1:{relay.port}", "127.0.0.2") as proxy:
             other = wire.Client(proxy.address, own_connection=True)
             code, ref = other.raw(REGISTER + "JoinGame", _join(game, "other"))
             check(code == "OK", f"another address was refused too: {code} {ref}")

@@ -271,11 +271,14 @@ static int prepare(rpc_call *call, const char *in, accounts_name *out)
 }
 
 /* The registered account n is or looks like: 1 (in *acct), 0 none, -1
- * answered. */
+ * answered. The account of the same name first, when there is one (an older
+ * database may hold others that look like it too). */
 static int registered_like(board_service *svc, rpc_call *call, const accounts_name *n,
                            store_account *acct)
 {
-    int rc = store_account_find_skeleton(svc->store, n->skeleton, acct);
+    int rc = store_account_find(svc->store, n->key, acct);
+    if (rc == STORE_NOT_FOUND)
+        rc = store_account_find_like(svc->store, n->skeleton, n->look, acct);
     if (rc < 0) {
         reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
         return -1;
@@ -440,6 +443,7 @@ static void created(accounts_job *job)
     snprintf(a.name, sizeof a.name, "%s", h->name.display);
     snprintf(a.name_key, sizeof a.name_key, "%s", h->name.key);
     snprintf(a.skeleton, sizeof a.skeleton, "%s", h->name.skeleton);
+    snprintf(a.look, sizeof a.look, "%s", h->name.look);
     memcpy(a.password_hash, h->hash, sizeof a.password_hash);
     bool claimed = false;
     int rc = store_account_create(svc->store, &a, &claimed);
@@ -686,6 +690,18 @@ static void wake_loop(void *svc)
 /* Load ICU's data on a worker, so that the loop's first name check does
  * not wait for it (it waits for this to finish, if it has not). Only on a
  * service with accounts: one nobody registered on never loads ICU. */
+/* store_look_fn: the look of a name registered before looks were kept. */
+static int look_of(const char *name, char *look, size_t len, void *user)
+{
+    (void)user;
+    accounts_name n;
+    char why[128];
+    if (accounts_name_prepare(name, &n, why, sizeof why) != ACCOUNTS_OK)
+        return -1;
+    snprintf(look, len, "%s", n.look);
+    return 0;
+}
+
 static void warm_up(accounts_job *job)
 {
     (void)job;
@@ -716,6 +732,16 @@ int board_accounts_start(board_service *svc, char *err, size_t errlen)
         return -1;
     }
     svc->any_accounts = n > 0;
+    int filled = 0;
+    if (svc->any_accounts &&
+        store_account_fill_looks(svc->store, look_of, NULL, &filled) != 0) {
+        snprintf(err, errlen, "cannot fill in the accounts' looks: %s",
+                 store_last_error(svc->store));
+        return -1;
+    }
+    if (filled > 0)
+        board_log(svc, "filled in the look of %d accounts an older version registered",
+                  filled);
     accounts_job *job = svc->any_accounts ? calloc(1, sizeof *job) : NULL;
     if (job) {
         job->work = warm_up;

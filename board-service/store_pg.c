@@ -216,9 +216,19 @@ static const char *const schema_1[] = {
     NULL,
 };
 
+/* 2: store_sqlite.c's 8, an account's look (accounts.h): indexed, not
+ * unique; the rows written before are filled by the service when it starts
+ * (store_account_fill_looks). */
+static const char *const schema_2[] = {
+    "ALTER TABLE accounts ADD COLUMN look TEXT COLLATE \"C\" NOT NULL DEFAULT ''",
+    "CREATE INDEX accounts_by_look ON accounts(look)",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
+    schema_2,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))

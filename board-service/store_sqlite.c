@@ -174,6 +174,15 @@ static const char *const migrations[] = {
      * at the game's bot level. */
     "ALTER TABLE games ADD COLUMN bot_takes_over INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE games ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
+    /* 8: an account's look (accounts.h): its skeleton taken before case
+     * folding, so that "aIice" is found to look like "alice". Not unique:
+     * a file may already hold two accounts that look alike, and both stay
+     * (each signs in by its own name); a new name is refused when its
+     * skeleton or look is either of an existing account's. Only ICU can
+     * compute a look, so the rows written before are left '' here and the
+     * service fills them when it starts (store_account_fill_looks). */
+    "ALTER TABLE accounts ADD COLUMN look TEXT NOT NULL DEFAULT '';"
+    "CREATE INDEX accounts_by_look ON accounts(look);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -498,7 +498,92 @@ def guesses_at_once(bindir):
     with_board(bindir, body)
 
 
+def case_lookalikes(bindir):
+    """Capitals that pass for other letters: with alice, BOB and WILL
+    registered, aIice (a capital I), B0B (a zero), WlLL and wiII are refused,
+    to register and as guests' names, each naming the name it looks like;
+    invisible fillers are refused outright."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        owners, guest = client(), client()
+        for name in ("alice", "BOB", "WILL"):
+            owners.create(name)
+        game = new_kalah(owners)
+
+        def create(name, timeout=CALL_TIMEOUT):
+            return guest.accounts.CreateAccount(pb.CreateAccountRequest(name=name,
+                                                                        password=PASSWORD),
+                                                timeout=timeout)
+
+        def join(name, timeout=CALL_TIMEOUT):
+            return guest.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id, name=name),
+                                        timeout=timeout)
+        for name, like in (("aIice", "alice"), ("B0B", "BOB"), ("b0b", "BOB"),
+                           ("WlLL", "WILL"), ("wiII", "WILL")):
+            e = refused(f"register {name}", C.ALREADY_EXISTS, "NAME_CONFUSABLE", create, name)
+            check(f"looks like the registered name '{like}'" in e.details(),
+                  f"registering {name}: the refusal does not name {like}: {e.details()!r}")
+            e = refused(f"a guest as {name}", C.PERMISSION_DENIED, "NAME_REGISTERED", join, name)
+            check(f"'{like}'" in e.details(),
+                  f"a guest as {name}: the refusal does not name {like}: {e.details()!r}")
+        for name in ("alice\u3164", "\u115falice", "ali\u2800ce"):
+            refused(f"register {name!r}", C.INVALID_ARGUMENT, "NAME_NOT_ALLOWED", create, name)
+        refused("a guest as 'alice' + U+2800", C.INVALID_ARGUMENT, "NAME_NOT_ALLOWED",
+                join, "alice\u2800")
+        # names that share letters only are other people's
+        made = create("alicia")
+        check(made.session.name == "alicia", f"alicia: {made}")
+        ref = join("bobby")
+        check(seat(ref, "seat") is not None, f"bobby joined at seat {ref.seat}")
+    with_board(bindir, body)
+
+
+def old_lookalikes_kept(bindir):
+    """A database from before looks were kept (schema 7) holding both alice
+    and aIice: the service opens it, fills in both looks, each still signs
+    in by its own name, and a third look-alike is refused."""
+    import sqlite3
+    with Env(bindir, sqlite_only="it rewrites an SQLite file as an older service left it") \
+            as env:
+        generate(os.path.join(env.state_dir, "stubs"))
+        path = os.path.join(env.state_dir, "board.db")
+        board = env.board("--db", path)
+        c = Client(board.address)
+        c.create("alice")
+        c.close()
+        board.stop()
+        con = sqlite3.connect(path)
+        con.executescript("DROP INDEX accounts_by_look; ALTER TABLE accounts DROP COLUMN look;"
+                          "PRAGMA user_version = 7;")
+        # aIice with alice's password hash: a schema-7 service let both in
+        con.execute("INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms,"
+                    " password_ms) SELECT 'aIice', 'aiice', 'aiice', pwhash, created_ms,"
+                    " password_ms FROM accounts WHERE name_key = 'alice'")
+        con.commit()
+        con.close()
+        board = env.board("--db", path)
+        board.expect_stderr(r"filled in the look of 2 accounts", timeout=30)
+        c = Client(board.address)
+        try:
+            for name in ("alice", "aIice", "AIICE"):
+                signed = c.sign_in(name)
+                print(f"  {name} signs in as {signed.session.name}")
+                check(signed.session.name == ("alice" if name == "alice" else "aIice"),
+                      f"{name} signed in as {signed.session.name}")
+            C = grpc.StatusCode
+            refused("register a1ice beside both", C.ALREADY_EXISTS, "NAME_CONFUSABLE",
+                    c.accounts.CreateAccount, pb.CreateAccountRequest(name="a1ice",
+                                                                      password=PASSWORD))
+            con = sqlite3.connect(path)
+            looks = dict(con.execute("SELECT name, look FROM accounts").fetchall())
+            con.close()
+            check(looks == {"alice": "alice", "aIice": "alice"}, f"the looks: {looks}")
+        finally:
+            c.close()
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
-                                           claim_statistics, text_view, guesses_at_once)}))
+                                           claim_statistics, text_view, guesses_at_once,
+                                           case_lookalikes, old_lookalikes_kept)}))

@@ -582,8 +582,46 @@ def old_lookalikes_kept(bindir):
             c.close()
 
 
+def nul_passwords(bindir):
+    """A NUL byte inside a password (or a name) is refused, never cut: protobuf
+    carries the whole string, C would have read it up to the NUL."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice, other = client(), client()
+        alice.create("alice")
+        cut = PASSWORD + "\0x"
+        e = refused("SignIn with the password + NUL + x", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                    other.accounts.SignIn, pb.SignInRequest(name="alice", password=cut))
+        check("NUL" in e.details() and "password" in e.details() and PASSWORD not in e.details(),
+              f"the refusal does not say why, or echoes the password: {e.details()!r}")
+        refused("CreateAccount with 'secret\\0x'", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                other.accounts.CreateAccount,
+                pb.CreateAccountRequest(name="carol", password="secret\0x"))
+        refused("CreateAccount with a password + NUL", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                other.accounts.CreateAccount,
+                pb.CreateAccountRequest(name="carol", password="long enough secret\0x"))
+        refused("carol was not made with the cut password", C.UNAUTHENTICATED,
+                "BAD_CREDENTIALS", other.accounts.SignIn,
+                pb.SignInRequest(name="carol", password="long enough secret"))
+        refused("CreateAccount with a name + NUL", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                other.accounts.CreateAccount,
+                pb.CreateAccountRequest(name="dave\0evil", password=PASSWORD))
+        refused("ChangePassword, old password + NUL", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                alice.accounts.ChangePassword,
+                pb.ChangePasswordRequest(old_password=cut, new_password="a brand new secret"),
+                metadata=alice.md())
+        refused("ChangePassword, new password + NUL", C.INVALID_ARGUMENT, "BAD_REQUEST",
+                alice.accounts.ChangePassword,
+                pb.ChangePasswordRequest(old_password=PASSWORD,
+                                         new_password="a brand new secret\0x"),
+                metadata=alice.md())
+        # nothing changed: the password is still the one she chose
+        other.sign_in("alice")
+    with_board(bindir, body)
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
                                            claim_statistics, text_view, guesses_at_once,
-                                           case_lookalikes, old_lookalikes_kept)}))
+                                           case_lookalikes, old_lookalikes_kept, nul_passwords)}))

@@ -586,6 +586,24 @@ static void sign_out(rpc_call *call, const ProtobufCMessage *request, void *user
     rpc_call_reply(call, &reply.base);
 }
 
+/* Seat tokens taken while signed in end with the account's sessions: a
+ * device that was signed out keeps no seat either. The seats stay the
+ * account's (JoinGame signed in gives each back with its new token). A scan
+ * of every participant here: each call behind it cost a password hash or a
+ * sign-in. */
+static void revoke_seats(board_service *svc, int64_t account_id, const char *why)
+{
+    int total = 0;
+    for (int i = 0; i < svc->n_rooms; i++) {
+        int n = 0;
+        room_revoke_account_tokens(svc->rooms[i], account_id, why, &n);
+        total += n;
+    }
+    if (total > 0)
+        board_log(svc, "account %lld: %d seat tokens ended with its sessions",
+                  (long long)account_id, total);
+}
+
 static void sign_out_everywhere(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     (void)request;
@@ -599,6 +617,8 @@ static void sign_out_everywhere(rpc_call *call, const ProtobufCMessage *request,
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot end the sessions");
         return;
     }
+    revoke_seats(svc, acct.id, "your account signed out everywhere, which ends its seat "
+                               "tokens: sign in and join the game again to take your seat back");
     Sungka__V1__SignOutEverywhereResponse reply = SUNGKA__V1__SIGN_OUT_EVERYWHERE_RESPONSE__INIT;
     reply.sessions_ended = n;
     rpc_call_reply(call, &reply.base);
@@ -626,6 +646,9 @@ static void changed(accounts_job *job)
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the new password");
     } else {
         board_log(svc, "account %lld changed its password", (long long)h->account.id);
+        revoke_seats(svc, h->account.id, "your account's password changed, which ends its "
+                                         "seat tokens: join the game again (signed in) to "
+                                         "take your seat back");
         Sungka__V1__ChangePasswordResponse reply = SUNGKA__V1__CHANGE_PASSWORD_RESPONSE__INIT;
         reply.sessions_ended = n;
         rpc_call_reply(call, &reply.base);

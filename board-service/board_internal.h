@@ -191,6 +191,8 @@ typedef enum room_rc {
     ROOM_E_CLOSING = -11,      /* the service or the game is closing */
     ROOM_E_TURN = -12,         /* not this seat's turn */
     ROOM_E_FULL = -13,         /* no seat, or no room, left in the game */
+    ROOM_E_REVOKED = -14,      /* a stream whose seat token was replaced (its account
+                                * signed out everywhere, or changed its password) */
 } room_rc;
 
 /*

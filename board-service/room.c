@@ -437,6 +437,56 @@ static void make_token(char out[BOARD_TOKEN_HEX + 1])
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
+participant *room_find_account(const room *r, int64_t account_id)
+{
+    if (account_id <= 0)
+        return NULL;
+    for (int i = 0; i < r->n_people; i++)
+        if (r->people[i]->account_id == account_id)
+            return r->people[i];
+    return NULL;
+}
+
+/* A new token for p, in the token index in place of the old one. The index
+ * has as many entries as before, so it does not grow: this cannot fail. */
+static void replace_token(room *r, participant *p)
+{
+    if (r->indexed)
+        person_index_remove(&r->svc->tokens, p);
+    make_token(p->token);
+    if (r->indexed && person_index_add(&r->svc->tokens, p) != 0)
+        board_log(r->svc, "game %s: cannot index the new token of %s", r->id, p->name);
+}
+
+room_rc room_revoke_account_tokens(room *r, int64_t account_id, const char *why, int *revoked)
+{
+    *revoked = 0;
+    if (account_id <= 0 || r->diverged)
+        return ROOM_OK;
+    /* From the end: a departure may remove p (a game over keeps no one),
+     * which moves only people already seen into its place. */
+    for (int i = r->n_people - 1; i >= 0; i--) {
+        participant *p = r->people[i];
+        if (p->account_id != account_id || p->bot_level > 0)
+            continue;
+        if (*revoked == 0)
+            room__change_begin(r);
+        (*revoked)++;
+        replace_token(r, p);
+        room__store_person(r, p);
+        if (p->stream) {
+            room__detach_stream(p, ROOM_E_REVOKED, why);
+            room_depart(r, p, "its seat token was revoked");
+        }
+    }
+    if (*revoked == 0)
+        return ROOM_OK;
+    board_log(r->svc, "game %s: %d seat tokens of account %lld revoked", r->id, *revoked,
+              (long long)account_id);
+    char err[160];
+    return room__change_end(r, err, sizeof err);
+}
+
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen)
 {

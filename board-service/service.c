@@ -149,6 +149,7 @@ static const struct {
     [-ROOM_E_CLOSING] = {RPC_UNAVAILABLE, "SHUTTING_DOWN"},
     [-ROOM_E_TURN] = {RPC_FAILED_PRECONDITION, "NOT_YOUR_TURN"},
     [-ROOM_E_FULL] = {RPC_RESOURCE_EXHAUSTED, "GAME_FULL"},
+    [-ROOM_E_REVOKED] = {RPC_UNAUTHENTICATED, "UNKNOWN_TOKEN"},
 };
 
 void board_refuse(rpc_call *call, room_rc rc, const char *why)

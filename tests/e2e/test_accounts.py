@@ -620,8 +620,83 @@ def nul_passwords(bindir):
     with_board(bindir, body)
 
 
+def seat_after_sign_out(bindir):
+    """A seat taken while signed in is the account's: signing out everywhere,
+    or changing the password, ends its seat token (and its stream) like the
+    sessions; signing in again and joining the game gives the seat back with
+    a new token. A guest's token in the same game is untouched."""
+    def body(env, board, client):
+        C = grpc.StatusCode
+        alice, gus = client(), client()
+        alice.create("alice")
+        game = new_kalah(alice)
+        ref = alice.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
+                                   metadata=alice.md(), timeout=CALL_TIMEOUT)
+        ref_g = gus.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id, name="gus"),
+                                   timeout=CALL_TIMEOUT)
+        get = pb.GetBoardRequest()
+        alice.board.GetBoard(get, metadata=auth(ref.token), timeout=CALL_TIMEOUT)
+        stream = alice.board.Subscribe(pb.SubscribeRequest(), metadata=auth(ref.token),
+                                       timeout=60)
+        events = iter(stream)
+        next(events)                                  # the snapshot
+        alice.accounts.SignOutEverywhere(pb.SignOutEverywhereRequest(), metadata=alice.md(),
+                                         timeout=CALL_TIMEOUT)
+        e = refused("GetBoard with the seat token after sign out everywhere",
+                    C.UNAUTHENTICATED, "UNKNOWN_TOKEN", alice.board.GetBoard, get,
+                    metadata=auth(ref.token))
+        check("sign" in e.details(), f"the refusal does not say how to come back: "
+                                     f"{e.details()!r}")
+        refused("Move with the seat token after sign out everywhere", C.UNAUTHENTICATED,
+                "UNKNOWN_TOKEN", alice.board.Move, pb.MoveRequest(move=0),
+                metadata=auth(ref.token))
+        try:
+            for _ in events:
+                pass
+            raise Failure("the stream of the ended seat token went on")
+        except grpc.RpcError as err:
+            check(err.code() == C.UNAUTHENTICATED,
+                  f"the stream ended {err.code().name}: {err.details()!r}")
+            print(f"  the stream ended {err.code().name} \"{err.details()}\"")
+        gus.board.GetBoard(get, metadata=auth(ref_g.token), timeout=CALL_TIMEOUT)
+
+        alice.sign_in("alice")
+        back = alice.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
+                                    metadata=alice.md(), timeout=CALL_TIMEOUT)
+        check(seat(back, "seat") == seat(ref, "seat") and back.token != ref.token,
+              f"signed in again: seat {seat(back, 'seat')} (had {seat(ref, 'seat')}), "
+              f"token {'new' if back.token != ref.token else 'the old one'}")
+        b = alice.board.GetBoard(get, metadata=auth(back.token), timeout=CALL_TIMEOUT)
+        check(len(b.board.cells) == 10, f"GetBoard with the seat given back: {b}")
+
+        alice.accounts.ChangePassword(
+            pb.ChangePasswordRequest(old_password=PASSWORD, new_password="a brand new secret"),
+            metadata=alice.md(), timeout=CALL_TIMEOUT)
+        refused("GetBoard with the seat token after a password change", C.UNAUTHENTICATED,
+                "UNKNOWN_TOKEN", alice.board.GetBoard, get, metadata=auth(back.token))
+        again = alice.lobby.JoinGame(pb.JoinGameRequest(game_id=game.game_id),
+                                     metadata=alice.md(), timeout=CALL_TIMEOUT)
+        check(seat(again, "seat") == seat(ref, "seat") and again.token != back.token,
+              f"after the change: seat {seat(again, 'seat')}")
+        alice.board.GetBoard(get, metadata=auth(again.token), timeout=CALL_TIMEOUT)
+        gus.board.GetBoard(get, metadata=auth(ref_g.token), timeout=CALL_TIMEOUT)
+        # The new tokens are the stored ones: a restart brings back none of the old.
+        board.stop()
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"))
+        later = Client(board.address)
+        try:
+            for old in (ref.token, back.token):
+                refused("an ended seat token after a restart", C.UNAUTHENTICATED,
+                        "UNKNOWN_TOKEN", later.board.GetBoard, get, metadata=auth(old))
+            later.board.GetBoard(get, metadata=auth(again.token), timeout=CALL_TIMEOUT)
+        finally:
+            later.close()
+    with_board(bindir, body)
+
+
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (register_and_play, impersonation, wrong_password,
                                            tokens_apart, sign_out_revokes, require_accounts,
                                            claim_statistics, text_view, guesses_at_once,
-                                           case_lookalikes, old_lookalikes_kept, nul_passwords)}))
+                                           case_lookalikes, old_lookalikes_kept, nul_passwords,
+                                           seat_after_sign_out)}))

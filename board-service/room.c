@@ -156,18 +156,23 @@ static void unindex(room *r, participant *p)
         return;
     person_index_remove(&r->svc->tokens, p);
     person_index_remove(&r->svc->names, p);
+    person_index_remove(&r->svc->looks[0], p);
+    person_index_remove(&r->svc->looks[1], p);
 }
 
-/* Both indexes, or neither. */
+/* Every index, or none. */
 static int index_person(room *r, participant *p)
 {
     if (!r->indexed)
         return 0;
-    if (person_index_add(&r->svc->tokens, p) != 0)
-        return -1;
-    if (person_index_add(&r->svc->names, p) != 0) {
-        person_index_remove(&r->svc->tokens, p);
-        return -1;
+    person_index *ix[] = {&r->svc->tokens, &r->svc->names, &r->svc->looks[0],
+                          &r->svc->looks[1]};
+    for (size_t i = 0; i < sizeof ix / sizeof ix[0]; i++) {
+        if (person_index_add(ix[i], p) != 0) {
+            while (i-- > 0)
+                person_index_remove(ix[i], p);
+            return -1;
+        }
     }
     return 0;
 }
@@ -223,6 +228,7 @@ int room_add_person(room *r, participant *p)
         r->people = grown;
         r->people_cap = cap;
     }
+    person_name_looks(p->name, r->svc->names.key, p->looks);
     if (index_person(r, p) != 0)
         return -1;
     p->at = r->n_people;
@@ -280,6 +286,29 @@ participant *room_find_name(const room *r, const char *name)
         return NULL;
     }
     return person_index_find_name(&r->svc->names, r, name);
+}
+
+/* Someone in r whose name could pass for `name` (accounts.h: a skeleton or
+ * look of one is a skeleton or look of the other), or NULL. */
+static participant *find_look_alike(const room *r, const char *name)
+{
+    uint64_t looks[2];
+    person_name_looks(name, r->svc->names.key, looks);
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 2; j++) {
+            participant *p = NULL;
+            if (r->indexed) {
+                p = person_index_find_look(&r->svc->looks[i], r, looks[j]);
+            } else {               /* a room being reloaded: few people, no crowd */
+                for (int k = 0; k < r->n_people && !p; k++)
+                    if (r->people[k]->looks[i] == looks[j])
+                        p = r->people[k];
+            }
+            if (p)
+                return p;
+        }
+    }
+    return NULL;
 }
 
 /* "alice" for a seat, or "seat 2" while it is open. */
@@ -499,6 +528,15 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
     *out = NULL;
     if (room_find_name(r, name)) {
         snprintf(err, errlen, "the name '%s' is taken in game %s", name, r->id);
+        return ROOM_E_TAKEN;
+    }
+    /* A guest's name is held to the same look-alike rule as accounts', in
+     * its game ("aIice" beside "alice", "ALICE" beside "alice"). An
+     * account's name was held to it against every account already. */
+    participant *like = account_id == 0 ? find_look_alike(r, name) : NULL;
+    if (like) {
+        snprintf(err, errlen, "the name '%s' looks like '%s', who is in game %s already: "
+                              "choose another", name, like->name, r->id);
         return ROOM_E_TAKEN;
     }
     if (r->n_people >= r->svc->cfg.max_participants) {

@@ -346,6 +346,37 @@ static void departure_grace_and_return(void **state)
     stream_clear(&sb);
 }
 
+/* Guests in one game are held to the accounts' look-alike rule: "aIice",
+ * "ALICE" and "rnary" are refused beside "alice" and "mary", "alicia" is
+ * not; another game does not care; an account's name is checked elsewhere. */
+static void guest_look_alikes_in_a_game(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *p = NULL;
+    join(w, "alice", true);
+    join(w, "mary", true);
+    const struct { const char *name, *like; } refused[] = {
+        {"aIice", "alice"}, {"ALICE", "alice"}, {"rnary", "mary"}, {"MARY", "mary"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        assert_int_equal(room_join(w->r, refused[i].name, true, w->here, &p, err, sizeof err),
+                         ROOM_E_TAKEN);
+        char want[128];
+        snprintf(want, sizeof want, "looks like '%s'", refused[i].like);
+        if (!strstr(err, want))
+            fail_msg("refusing %s said '%s'", refused[i].name, err);
+    }
+    join(w, "alicia", true);
+    /* the same name in another game is another person's business */
+    room *other = add_room(w->svc, "2");
+    assert_int_equal(room_join(other, "aIice", true, w->here, &p, err, sizeof err), ROOM_OK);
+    /* signed in: the account's name was held to the rule against accounts */
+    assert_int_equal(room_join_as(w->r, "Mary", 9, true, w->here, &p, err, sizeof err),
+                     ROOM_OK);
+    close_all(w->svc);
+}
+
 /* An account's seat tokens end with its sessions: alice's player and her
  * second place as an observer get new tokens, the old ones find nobody, her
  * stream ends UNAUTHENTICATED (ROOM_E_REVOKED) and she departs with the
@@ -819,6 +850,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_move_waits_for_its_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(departure_grace_and_return, setup, teardown),
         cmocka_unit_test_setup_teardown(account_tokens_revoked, setup, teardown),
+        cmocka_unit_test_setup_teardown(guest_look_alikes_in_a_game, setup, teardown),
         cmocka_unit_test_setup_teardown(quitting_loses_a_running_game, setup, teardown),
         cmocka_unit_test_setup_teardown(out_and_gone_leaves_the_game_on, setup, teardown),
         cmocka_unit_test_setup_teardown(chat_limits, setup, teardown),

@@ -530,6 +530,13 @@ def case_lookalikes(bindir):
             refused(f"register {name!r}", C.INVALID_ARGUMENT, "NAME_NOT_ALLOWED", create, name)
         refused("a guest as 'alice' + U+2800", C.INVALID_ARGUMENT, "NAME_NOT_ALLOWED",
                 join, "alice\u2800")
+        # guests in one game are held to the same rule, registered names or not
+        join("mary")
+        for name in ("rnary", "MARY", "rnаry"):
+            e = refused(f"a second guest as {name!r}", C.ALREADY_EXISTS, "NAME_TAKEN",
+                        join, name)
+            check("looks like 'mary'" in e.details() or "taken" in e.details(),
+                  f"a guest as {name!r}: {e.details()!r}")
         # names that share letters only are other people's
         made = create("alicia")
         check(made.session.name == "alicia", f"alicia: {made}")

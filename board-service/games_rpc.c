@@ -399,7 +399,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         for (int i = 0; i < svc->n_rooms && !r; i++)
             if (!room_is_diverged(svc->rooms[i]) &&
                 strcmp(room_kind(svc->rooms[i])->name, req->any_of_kind) == 0 &&
-                room_has_open_seat(svc->rooms[i]) && !room_find_name(svc->rooms[i], name))
+                room_has_open_seat(svc->rooms[i]) &&
+                room_name_free(svc->rooms[i], name, who > 0 ? acct.id : 0))
                 r = svc->rooms[i];
         if (!r) {
             r = board_new_room(svc, call, req->any_of_kind, req->options, req->n_options, "",

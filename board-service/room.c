@@ -311,6 +311,14 @@ static participant *find_look_alike(const room *r, const char *name)
     return NULL;
 }
 
+bool room_name_free(const room *r, const char *name, int64_t account_id)
+{
+    /* A guest's name is held to the same look-alike rule as accounts', in
+     * its game ("aIice" beside "alice", "ALICE" beside "alice"). An
+     * account's name was held to it against every account already. */
+    return !room_find_name(r, name) && (account_id != 0 || !find_look_alike(r, name));
+}
+
 /* "alice" for a seat, or "seat 2" while it is open. */
 const char *room__seat_label(const room *r, int seat, char *buf, size_t len)
 {
@@ -530,9 +538,6 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
         snprintf(err, errlen, "the name '%s' is taken in game %s", name, r->id);
         return ROOM_E_TAKEN;
     }
-    /* A guest's name is held to the same look-alike rule as accounts', in
-     * its game ("aIice" beside "alice", "ALICE" beside "alice"). An
-     * account's name was held to it against every account already. */
     participant *like = account_id == 0 ? find_look_alike(r, name) : NULL;
     if (like) {
         snprintf(err, errlen, "the name '%s' looks like '%s', who is in game %s already: "

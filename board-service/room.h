@@ -42,6 +42,9 @@ room_rc room_create(board_service *svc, const room_settings *s, room **out, char
 void room_free(room *r);
 int room_seats_taken(const room *r);
 participant *room_find_name(const room *r, const char *name);
+/* May someone join r as `name` (account_id 0: a guest)? Not when the name
+ * is taken, nor, for a guest, when it looks like the name of someone in r. */
+bool room_name_free(const room *r, const char *name, int64_t account_id);
 /* Take p (its seat and name set) into r->people and the service's token and
  * name indexes; 0, or -1 when out of memory. */
 int room_add_person(room *r, participant *p);

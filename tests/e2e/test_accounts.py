@@ -542,6 +542,14 @@ def case_lookalikes(bindir):
         check(made.session.name == "alicia", f"alicia: {made}")
         ref = join("bobby")
         check(seat(ref, "seat") is not None, f"bobby joined at seat {ref.seat}")
+        # the lobby's "any open game" passes over a game where the name looks
+        # like someone's, to another
+        def any_kalah(name):
+            return guest.lobby.JoinGame(pb.JoinGameRequest(any_of_kind="kalah", name=name),
+                                        timeout=CALL_TIMEOUT)
+        first, second = any_kalah("zed"), any_kalah("ZED")
+        check(first.game_id != second.game_id and first.game_id != game.game_id,
+              f"zed and ZED both sent to game {second.game_id}")
     with_board(bindir, body)
 
 

@@ -520,7 +520,7 @@ int rpc_message_check_utf8(const ProtobufCMessage *msg, char *where, size_t len)
 
 /* protobuf carries a string's length; protobuf-c hands it on as a C string,
  * which ends at its first NUL: "secret\0x" would be read as "secret". The
- * server therefore refuses, before decoding (INVALID_ARGUMENT, naming the
+ * server therefore refuses, before any handler (INVALID_ARGUMENT, naming the
  * field, never its value), a request whose serialized bytes (data, len) hold
  * a NUL inside any string field of desc's message or of the messages nested
  * in it. 0 when none does; -1 with the first such field

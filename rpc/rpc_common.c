@@ -102,12 +102,16 @@ int rpc__unpack_checked(const ProtobufCMessageDescriptor *desc, grpc_byte_buffer
     grpc_slice all = grpc_byte_buffer_reader_readall(&reader);
     grpc_byte_buffer_reader_destroy(&reader);
     int rc = 0;
-    if (nul_field && rpc_wire_check_nul(desc, GRPC_SLICE_START_PTR(all), GRPC_SLICE_LENGTH(all),
-                                        nul_field, len) != 0)
-        rc = -2;
-    else if (!(*out = protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(all),
-                                                GRPC_SLICE_START_PTR(all))))
+    /* Decoded first: bytes that do not parse are "malformed", whatever else. */
+    if (!(*out = protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(all),
+                                           GRPC_SLICE_START_PTR(all)))) {
         rc = -1;
+    } else if (nul_field && rpc_wire_check_nul(desc, GRPC_SLICE_START_PTR(all),
+                                               GRPC_SLICE_LENGTH(all), nul_field, len) != 0) {
+        protobuf_c_message_free_unpacked(*out, NULL);
+        *out = NULL;
+        rc = -2;
+    }
     grpc_slice_unref(all);
     return rc;
 }

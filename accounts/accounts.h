@@ -6,11 +6,16 @@
  * Names (UTS #39 with ICU). A name is trimmed of ASCII spaces and put in NFC:
  * that is its display form, kept as the person chose it (case included). Its
  * key is the NFC of its case folding, so "ALICE" and "alice" are one name.
- * Its skeleton (uspoof_getSkeleton of the key) is what it looks like: two
- * names are confusable exactly when their skeletons are equal ("аlice" with
- * a Cyrillic "а" and "alice" both become "alice"; "rn" and "m" both "rn"), so
- * a store keeps the skeleton beside each name and "is it confusable with one
- * we have" is one indexed lookup. Refused outright: invisible, control and
+ * Its skeleton (uspoof_getSkeleton of the key) is what it looks like in
+ * lower case ("аlice" with a Cyrillic "а" and "alice" both become "alice";
+ * "rn" and "m" both "rn"). Folding first loses what capitals look like ("I"
+ * is "l" and "0" is "O" only before "I" becomes "i"), so a name also has a
+ * look: the skeleton of the folding of the skeleton of its display form
+ * ("aIice" and "alice" both "alice", "B0B" and "BOB" both "bob"). Two names
+ * are confusable when a skeleton or a look of one equals a skeleton or a look
+ * of the other ("wiII" looks "will", the skeleton of "WILL"), so a store keeps
+ * both beside each name and "is it confusable with one we have" is a lookup
+ * in two indexes. Refused outright: invisible, control and
  * format characters (U+200B, bidi controls, ...), unassigned and private-use
  * code points, any space but U+0020 and two spaces in a row.
  *
@@ -75,6 +80,8 @@ typedef struct accounts_name {
     char display[ACCOUNTS_NAME_BYTES];       /* NFC, trimmed: shown as chosen */
     char key[ACCOUNTS_KEY_BYTES];            /* NFC(case fold(display)): equality */
     char skeleton[ACCOUNTS_SKELETON_BYTES];  /* UTS #39 skeleton of key: confusability */
+    char look[ACCOUNTS_SKELETON_BYTES];      /* skeleton(fold(skeleton(display))): the same,
+                                                with capitals seen as they look */
 } accounts_name;
 
 /* Make *out from what a person typed. ACCOUNTS_OK, or ACCOUNTS_E_LENGTH /
@@ -93,7 +100,8 @@ accounts_rc accounts_name_check_scripts(const accounts_name *n, char *err, size_
 
 /* Same key: the same name, whatever the case. */
 bool accounts_names_equal(const accounts_name *a, const accounts_name *b);
-/* Same skeleton: one could pass for the other (equal names are confusable). */
+/* A skeleton or look of one is a skeleton or look of the other: one could
+ * pass for the other (equal names are confusable). */
 bool accounts_names_confusable(const accounts_name *a, const accounts_name *b);
 
 /* --- Passwords (slow: worker threads only) -------------------------------- */

@@ -98,7 +98,29 @@ static bool refused(UChar32 c)
     if (u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) ||
         u_hasBinaryProperty(c, UCHAR_NONCHARACTER_CODE_POINT))
         return true;           /* U+3164 HANGUL FILLER, U+115F, variation selectors... */
+    if (c == 0x2800)           /* BRAILLE PATTERN BLANK: a blank that Unicode calls a symbol */
+        return true;
     return c != ' ' && u_isUWhiteSpace(c);      /* NBSP, U+2000.., ideographic space */
+}
+
+/* The skeleton of the case folding of the skeleton of display (UTF-16, n
+ * units) into out: the skeleton is taken before folding, so that "I" still
+ * passes for "l" and "0" for "O" ("aIice" for "alice", "B0B" for "BOB"),
+ * and taken again after it, so that the result compares with any name's
+ * skeleton. 0, or -1 with *st set. */
+static int look_of(const UChar *display, int32_t n, char *out, size_t outlen, UErrorCode *st)
+{
+    UChar skel[U16_CAP], folded[U16_CAP], look[U16_CAP];
+    int32_t ns = uspoof_getSkeleton(accounts__spoof, 0, display, n, skel, U16_CAP, st);
+    if (U_FAILURE(*st) || ns >= U16_CAP)
+        return -1;
+    int32_t nf = u_strFoldCase(folded, U16_CAP, skel, ns, U_FOLD_CASE_DEFAULT, st);
+    if (U_FAILURE(*st) || nf >= U16_CAP)
+        return -1;
+    int32_t nl = uspoof_getSkeleton(accounts__spoof, 0, folded, nf, look, U16_CAP, st);
+    if (U_FAILURE(*st) || nl >= U16_CAP)
+        return -1;
+    return to_utf8(look, nl, out, outlen);
 }
 
 accounts_rc accounts_name_prepare(const char *in, accounts_name *out, char *err, size_t errlen)
@@ -166,7 +188,8 @@ accounts_rc accounts_name_prepare(const char *in, accounts_name *out, char *err,
         goto internal;
     uspoof_getSkeletonUTF8(accounts__spoof, 0, out->key, -1, out->skeleton,
                            (int32_t)sizeof out->skeleton, &st);
-    if (U_FAILURE(st) || st == U_STRING_NOT_TERMINATED_WARNING)
+    if (U_FAILURE(st) || st == U_STRING_NOT_TERMINATED_WARNING ||
+        look_of(src, n, out->look, sizeof out->look, &st) != 0)
         goto internal;
     return ACCOUNTS_OK;
 
@@ -206,5 +229,10 @@ bool accounts_names_equal(const accounts_name *a, const accounts_name *b)
 
 bool accounts_names_confusable(const accounts_name *a, const accounts_name *b)
 {
-    return strcmp(a->skeleton, b->skeleton) == 0;
+    const char *of_a[] = {a->skeleton, a->look}, *of_b[] = {b->skeleton, b->look};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (strcmp(of_a[i], of_b[j]) == 0)
+                return true;
+    return false;
 }

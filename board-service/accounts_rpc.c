@@ -330,11 +330,14 @@ static int prepare(rpc_call *call, const char *in, accounts_name *out)
 }
 
 /* The registered account n is or looks like: 1 (in *acct), 0 none, -1
- * answered. */
+ * answered. The account of the same name first, when there is one (an older
+ * database may hold others that look like it too). */
 static int registered_like(board_service *svc, rpc_call *call, const accounts_name *n,
                            store_account *acct)
 {
-    int rc = store_account_find_skeleton(svc->store, n->skeleton, acct);
+    int rc = store_account_find(svc->store, n->key, acct);
+    if (rc == STORE_NOT_FOUND)
+        rc = store_account_find_like(svc->store, n->skeleton, n->look, acct);
     if (rc < 0) {
         reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
         return -1;
@@ -499,6 +502,7 @@ static void created(accounts_job *job)
     snprintf(a.name, sizeof a.name, "%s", h->name.display);
     snprintf(a.name_key, sizeof a.name_key, "%s", h->name.key);
     snprintf(a.skeleton, sizeof a.skeleton, "%s", h->name.skeleton);
+    snprintf(a.look, sizeof a.look, "%s", h->name.look);
     memcpy(a.password_hash, h->hash, sizeof a.password_hash);
     bool claimed = false;
     int rc = store_account_create(svc->store, &a, &claimed);
@@ -644,6 +648,24 @@ static void sign_out(rpc_call *call, const ProtobufCMessage *request, void *user
     rpc_call_reply(call, &reply.base);
 }
 
+/* Seat tokens taken while signed in end with the account's sessions: a
+ * device that was signed out keeps no seat either. The seats stay the
+ * account's (JoinGame signed in gives each back with its new token). A scan
+ * of every participant here: each call behind it cost a password hash or a
+ * sign-in. */
+static void revoke_seats(board_service *svc, int64_t account_id, const char *why)
+{
+    int total = 0;
+    for (int i = 0; i < svc->n_rooms; i++) {
+        int n = 0;
+        room_revoke_account_tokens(svc->rooms[i], account_id, why, &n);
+        total += n;
+    }
+    if (total > 0)
+        board_log(svc, "account %lld: %d seat tokens ended with its sessions",
+                  (long long)account_id, total);
+}
+
 static void sign_out_everywhere(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     (void)request;
@@ -657,6 +679,8 @@ static void sign_out_everywhere(rpc_call *call, const ProtobufCMessage *request,
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot end the sessions");
         return;
     }
+    revoke_seats(svc, acct.id, "your account signed out everywhere, which ends its seat "
+                               "tokens: sign in and join the game again to take your seat back");
     Sungka__V1__SignOutEverywhereResponse reply = SUNGKA__V1__SIGN_OUT_EVERYWHERE_RESPONSE__INIT;
     reply.sessions_ended = n;
     rpc_call_reply(call, &reply.base);
@@ -684,6 +708,9 @@ static void changed(accounts_job *job)
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the new password");
     } else {
         board_log(svc, "account %lld changed its password", (long long)h->account.id);
+        revoke_seats(svc, h->account.id, "your account's password changed, which ends its "
+                                         "seat tokens: join the game again (signed in) to "
+                                         "take your seat back");
         Sungka__V1__ChangePasswordResponse reply = SUNGKA__V1__CHANGE_PASSWORD_RESPONSE__INIT;
         reply.sessions_ended = n;
         rpc_call_reply(call, &reply.base);
@@ -748,6 +775,18 @@ static void wake_loop(void *svc)
 /* Load ICU's data on a worker, so that the loop's first name check does
  * not wait for it (it waits for this to finish, if it has not). Only on a
  * service with accounts: one nobody registered on never loads ICU. */
+/* store_look_fn: the look of a name registered before looks were kept. */
+static int look_of(const char *name, char *look, size_t len, void *user)
+{
+    (void)user;
+    accounts_name n;
+    char why[128];
+    if (accounts_name_prepare(name, &n, why, sizeof why) != ACCOUNTS_OK)
+        return -1;
+    snprintf(look, len, "%s", n.look);
+    return 0;
+}
+
 static void warm_up(accounts_job *job)
 {
     (void)job;
@@ -778,6 +817,16 @@ int board_accounts_start(board_service *svc, char *err, size_t errlen)
         return -1;
     }
     svc->any_accounts = n > 0;
+    int filled = 0;
+    if (svc->any_accounts &&
+        store_account_fill_looks(svc->store, look_of, NULL, &filled) != 0) {
+        snprintf(err, errlen, "cannot fill in the accounts' looks: %s",
+                 store_last_error(svc->store));
+        return -1;
+    }
+    if (filled > 0)
+        board_log(svc, "filled in the look of %d accounts an older version registered",
+                  filled);
     accounts_job *job = svc->any_accounts ? calloc(1, sizeof *job) : NULL;
     if (job) {
         job->work = warm_up;

@@ -113,6 +113,9 @@ typedef struct participant {
     int bot_level;             /* one of the service's own bots (bots.c), at this
                                 * level 1..10; 0: a person */
     int64_t account_id;        /* the account it plays for (signed in); 0: a guest */
+    uint64_t looks[2];         /* keyed hashes of its name's skeleton and look
+                                * (accounts.h), set by room_add_person: who in
+                                * its game it could pass for (person_index.c) */
     bool has_rating;           /* rating: the account's in the room's kind, read at
                                 * join and kept up to date by room_rating.c */
     store_rating rating;
@@ -158,10 +161,14 @@ void board_limit_add(limit_table *t, const char *kind, const char *what, int win
 void board_limit_take_back(limit_table *t, const char *kind, const char *what, int window_ms,
                            int64_t now);
 
-/* person_index.c: participants by seat token (every game of the service) or
- * by (room, name). An index holds pointers it does not own; a participant is
- * in both from room_add_person until room__drop_person. Loop thread only. */
-typedef enum person_key { PERSON_BY_TOKEN, PERSON_BY_NAME } person_key;
+/* person_index.c: participants by seat token (every game of the service), by
+ * (room, name), or by (room, one of its name's looks[]). An index holds
+ * pointers it does not own; a participant is in each from room_add_person
+ * until room__drop_person. Loop thread only. */
+typedef enum person_key {
+    PERSON_BY_TOKEN, PERSON_BY_NAME,
+    PERSON_BY_SKELETON, PERSON_BY_LOOK,    /* looks[0], looks[1] */
+} person_key;
 typedef struct person_index {
     participant **slots;       /* cap entries, NULL when free */
     size_t cap, n;
@@ -174,6 +181,12 @@ int person_index_add(person_index *ix, participant *p);
 void person_index_remove(person_index *ix, participant *p);
 participant *person_index_find_token(const person_index *ix, const char *token);
 participant *person_index_find_name(const person_index *ix, const room *r, const char *name);
+/* A participant of r whose looks[] entry (the index's) is `look`, or NULL. */
+participant *person_index_find_look(const person_index *ix, const room *r, uint64_t look);
+/* The looks of a name (accounts.h: skeleton, look) as keyed hashes into
+ * out: two names are confusable when an entry of one is an entry of the
+ * other. A name accounts.h cannot prepare is its own skeleton and look. */
+void person_name_looks(const char *name, uint64_t key, uint64_t out[2]);
 bool board_tokens_equal(const char *a, const char *b);
 
 /* What a room's functions return: 0, or what kind of refusal it was (the
@@ -193,6 +206,8 @@ typedef enum room_rc {
     ROOM_E_CLOSING = -11,      /* the service or the game is closing */
     ROOM_E_TURN = -12,         /* not this seat's turn */
     ROOM_E_FULL = -13,         /* no seat, or no room, left in the game */
+    ROOM_E_REVOKED = -14,      /* a stream whose seat token was replaced (its account
+                                * signed out everywhere, or changed its password) */
 } room_rc;
 
 /*
@@ -219,6 +234,7 @@ struct board_service {
     store *store;              /* statistics, history, recovery; NULL: none */
     person_index tokens;       /* every participant of every game, by token */
     person_index names;        /* ... and by game and name */
+    person_index looks[2];     /* ... and by game and each of looks[] */
     client_table clients;      /* per address: streams, observer seats, rates */
     char relay_key[RELAY_KEY_BYTES];   /* --relay-key's secret; "" when none */
     char endpoint[128];

@@ -324,6 +324,22 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
     wire_summary_clear(&summary);
 }
 
+/* Answer a JoinGame with p's seat (or place as an observer) in r. */
+static void reply_ref(board_service *svc, rpc_call *call, room *r, const participant *p)
+{
+    Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
+    Sungka__V1__GameSummary summary;
+    Sungka__V1__SeatNumber seat;
+    wire_summary(r, &summary);
+    ref.endpoint = svc->endpoint;
+    ref.game_id = (char *)room_id(r);
+    ref.token = (char *)p->token;
+    ref.seat = wire_seat(p->seat, &seat);
+    ref.game = &summary;
+    rpc_call_reply(call, &ref.base);
+    wire_summary_clear(&summary);
+}
+
 static void join_game(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
@@ -351,6 +367,14 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         if (board_account_name(svc, call, &acct, req->name) != 0)
             return;
         snprintf(name, sizeof name, "%s", acct.name);
+        /* The account is in this game already: its place, with the token
+         * as it is now. How a person whose seat tokens ended with their
+         * sessions (room_revoke_account_tokens) takes the seat back. */
+        participant *mine = known ? room_find_account(known, acct.id) : NULL;
+        if (mine) {
+            reply_ref(svc, call, known, mine);
+            return;
+        }
     } else if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
         board_fail(call, RPC_INVALID_ARGUMENT, err);
         return;
@@ -375,7 +399,8 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         for (int i = 0; i < svc->n_rooms && !r; i++)
             if (!room_is_diverged(svc->rooms[i]) &&
                 strcmp(room_kind(svc->rooms[i])->name, req->any_of_kind) == 0 &&
-                room_has_open_seat(svc->rooms[i]) && !room_find_name(svc->rooms[i], name))
+                room_has_open_seat(svc->rooms[i]) &&
+                room_name_free(svc->rooms[i], name, who > 0 ? acct.id : 0))
                 r = svc->rooms[i];
         if (!r) {
             r = board_new_room(svc, call, req->any_of_kind, req->options, req->n_options, "",
@@ -402,17 +427,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
             discard_room(svc, r);
         return;
     }
-    Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
-    Sungka__V1__GameSummary summary;
-    Sungka__V1__SeatNumber seat;
-    wire_summary(r, &summary);
-    ref.endpoint = svc->endpoint;
-    ref.game_id = (char *)room_id(r);
-    ref.token = p->token;
-    ref.seat = wire_seat(p->seat, &seat);
-    ref.game = &summary;
-    rpc_call_reply(call, &ref.base);
-    wire_summary_clear(&summary);
+    reply_ref(svc, call, r, p);
 }
 
 const rpc_method_entry board_games_methods[] = {

@@ -1,7 +1,8 @@
 /*
- * person_index.c — participants by seat token (every game of the service)
- * and by name within their game, so neither a Board call nor a join scans a
- * crowd (the token scan was the loop thread's top cost at 1,000 games; the
+ * person_index.c — participants by seat token (every game of the service),
+ * by name within their game, and by each of their name's looks within their
+ * game (who a guest's name could pass for), so neither a Board call nor a
+ * join scans a crowd (the token scan was the loop thread's top cost at 1,000 games; the
  * name scan made 10,000 observers' joins quadratic).
  *
  * Open addressing with linear probing; removal shifts the cluster back so no
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "accounts.h"
 #include "board_internal.h"
 
 static uint64_t mix(uint64_t x)
@@ -43,9 +45,24 @@ static size_t slot_of_key(const person_index *ix, const room *r, const char *tex
     return (size_t)h & (ix->cap - 1);
 }
 
+/* ... or a room and a look. */
+static size_t slot_of_look(const person_index *ix, const room *r, uint64_t look)
+{
+    return (size_t)mix(mix(ix->key ^ (uint64_t)(uintptr_t)r) ^ look) & (ix->cap - 1);
+}
+
 static size_t slot_of(const person_index *ix, const participant *p)
 {
-    return slot_of_key(ix, p->room, ix->by == PERSON_BY_TOKEN ? p->token : p->name);
+    switch (ix->by) {
+    case PERSON_BY_TOKEN:
+        return slot_of_key(ix, p->room, p->token);
+    case PERSON_BY_NAME:
+        return slot_of_key(ix, p->room, p->name);
+    case PERSON_BY_SKELETON:
+    case PERSON_BY_LOOK:
+        break;
+    }
+    return slot_of_look(ix, p->room, p->looks[ix->by == PERSON_BY_LOOK]);
 }
 
 bool board_tokens_equal(const char *a, const char *b)
@@ -132,6 +149,30 @@ participant *person_index_find_token(const person_index *ix, const char *token)
         if (board_tokens_equal(ix->slots[i]->token, token))
             return ix->slots[i];
     return NULL;
+}
+
+participant *person_index_find_look(const person_index *ix, const room *r, uint64_t look)
+{
+    if (!ix->cap || (ix->by != PERSON_BY_SKELETON && ix->by != PERSON_BY_LOOK))
+        return NULL;
+    int which = ix->by == PERSON_BY_LOOK;
+    size_t mask = ix->cap - 1;
+    for (size_t i = slot_of_look(ix, r, look); ix->slots[i]; i = (i + 1) & mask) {
+        const participant *p = ix->slots[i];
+        if (p->room == r && p->looks[which] == look)
+            return ix->slots[i];
+    }
+    return NULL;
+}
+
+void person_name_looks(const char *name, uint64_t key, uint64_t out[2])
+{
+    accounts_name n;
+    char why[128];
+    bool prepared = accounts_name_prepare(name, &n, why, sizeof why) == ACCOUNTS_OK;
+    /* Keyed: a name cannot be chosen to collide with another's in advance. */
+    out[0] = mix_text(mix(key), prepared ? n.skeleton : name, sizeof n.skeleton);
+    out[1] = mix_text(mix(key), prepared ? n.look : name, sizeof n.look);
 }
 
 participant *person_index_find_name(const person_index *ix, const room *r, const char *name)

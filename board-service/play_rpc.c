@@ -52,7 +52,10 @@ static participant *caller(board_service *svc, rpc_call *call)
                    "answered (authorization: Bearer <seat token>)");
     else if (!p)
         board_fail(call, RPC_UNAUTHENTICATED,
-                        "missing or unknown seat token (send authorization: Bearer <token>)");
+                   "missing or unknown seat token (send authorization: Bearer <token>); a "
+                   "seat token ends with its game, when you leave, and when your account "
+                   "signs out everywhere or changes its password: then sign in and join the "
+                   "game again to take your seat back");
     return p;
 }
 

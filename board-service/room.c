@@ -156,18 +156,23 @@ static void unindex(room *r, participant *p)
         return;
     person_index_remove(&r->svc->tokens, p);
     person_index_remove(&r->svc->names, p);
+    person_index_remove(&r->svc->looks[0], p);
+    person_index_remove(&r->svc->looks[1], p);
 }
 
-/* Both indexes, or neither. */
+/* Every index, or none. */
 static int index_person(room *r, participant *p)
 {
     if (!r->indexed)
         return 0;
-    if (person_index_add(&r->svc->tokens, p) != 0)
-        return -1;
-    if (person_index_add(&r->svc->names, p) != 0) {
-        person_index_remove(&r->svc->tokens, p);
-        return -1;
+    person_index *ix[] = {&r->svc->tokens, &r->svc->names, &r->svc->looks[0],
+                          &r->svc->looks[1]};
+    for (size_t i = 0; i < sizeof ix / sizeof ix[0]; i++) {
+        if (person_index_add(ix[i], p) != 0) {
+            while (i-- > 0)
+                person_index_remove(ix[i], p);
+            return -1;
+        }
     }
     return 0;
 }
@@ -223,6 +228,7 @@ int room_add_person(room *r, participant *p)
         r->people = grown;
         r->people_cap = cap;
     }
+    person_name_looks(p->name, r->svc->names.key, p->looks);
     if (index_person(r, p) != 0)
         return -1;
     p->at = r->n_people;
@@ -280,6 +286,37 @@ participant *room_find_name(const room *r, const char *name)
         return NULL;
     }
     return person_index_find_name(&r->svc->names, r, name);
+}
+
+/* Someone in r whose name could pass for `name` (accounts.h: a skeleton or
+ * look of one is a skeleton or look of the other), or NULL. */
+static participant *find_look_alike(const room *r, const char *name)
+{
+    uint64_t looks[2];
+    person_name_looks(name, r->svc->names.key, looks);
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 2; j++) {
+            participant *p = NULL;
+            if (r->indexed) {
+                p = person_index_find_look(&r->svc->looks[i], r, looks[j]);
+            } else {               /* a room being reloaded: few people, no crowd */
+                for (int k = 0; k < r->n_people && !p; k++)
+                    if (r->people[k]->looks[i] == looks[j])
+                        p = r->people[k];
+            }
+            if (p)
+                return p;
+        }
+    }
+    return NULL;
+}
+
+bool room_name_free(const room *r, const char *name, int64_t account_id)
+{
+    /* A guest's name is held to the same look-alike rule as accounts', in
+     * its game ("aIice" beside "alice", "ALICE" beside "alice"). An
+     * account's name was held to it against every account already. */
+    return !room_find_name(r, name) && (account_id != 0 || !find_look_alike(r, name));
 }
 
 /* "alice" for a seat, or "seat 2" while it is open. */
@@ -441,6 +478,56 @@ static void make_token(char out[BOARD_TOKEN_HEX + 1])
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
+participant *room_find_account(const room *r, int64_t account_id)
+{
+    if (account_id <= 0)
+        return NULL;
+    for (int i = 0; i < r->n_people; i++)
+        if (r->people[i]->account_id == account_id)
+            return r->people[i];
+    return NULL;
+}
+
+/* A new token for p, in the token index in place of the old one. The index
+ * has as many entries as before, so it does not grow: this cannot fail. */
+static void replace_token(room *r, participant *p)
+{
+    if (r->indexed)
+        person_index_remove(&r->svc->tokens, p);
+    make_token(p->token);
+    if (r->indexed && person_index_add(&r->svc->tokens, p) != 0)
+        board_log(r->svc, "game %s: cannot index the new token of %s", r->id, p->name);
+}
+
+room_rc room_revoke_account_tokens(room *r, int64_t account_id, const char *why, int *revoked)
+{
+    *revoked = 0;
+    if (account_id <= 0 || r->diverged)
+        return ROOM_OK;
+    /* From the end: a departure may remove p (a game over keeps no one),
+     * which moves only people already seen into its place. */
+    for (int i = r->n_people - 1; i >= 0; i--) {
+        participant *p = r->people[i];
+        if (p->account_id != account_id || p->bot_level > 0)
+            continue;
+        if (*revoked == 0)
+            room__change_begin(r);
+        (*revoked)++;
+        replace_token(r, p);
+        room__store_person(r, p);
+        if (p->stream) {
+            room__detach_stream(p, ROOM_E_REVOKED, why);
+            room_depart(r, p, "its seat token was revoked");
+        }
+    }
+    if (*revoked == 0)
+        return ROOM_OK;
+    board_log(r->svc, "game %s: %d seat tokens of account %lld revoked", r->id, *revoked,
+              (long long)account_id);
+    char err[160];
+    return room__change_end(r, err, sizeof err);
+}
+
 room_rc room_join(room *r, const char *name, bool observe, board_client *from,
                   participant **out, char *err, size_t errlen)
 {
@@ -454,6 +541,12 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
     *out = NULL;
     if (room_find_name(r, name)) {
         snprintf(err, errlen, "the name '%s' is taken in game %s", name, r->id);
+        return ROOM_E_TAKEN;
+    }
+    participant *like = account_id == 0 ? find_look_alike(r, name) : NULL;
+    if (like) {
+        snprintf(err, errlen, "the name '%s' looks like '%s', who is in game %s already: "
+                              "choose another", name, like->name, r->id);
         return ROOM_E_TAKEN;
     }
     if (r->n_people >= r->svc->cfg.max_participants) {

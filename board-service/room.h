@@ -42,6 +42,9 @@ room_rc room_create(board_service *svc, const room_settings *s, room **out, char
 void room_free(room *r);
 int room_seats_taken(const room *r);
 participant *room_find_name(const room *r, const char *name);
+/* May someone join r as `name` (account_id 0: a guest)? Not when the name
+ * is taken, nor, for a guest, when it looks like the name of someone in r. */
+bool room_name_free(const room *r, const char *name, int64_t account_id);
 /* Take p (its seat and name set) into r->people and the service's token and
  * name indexes; 0, or -1 when out of memory. */
 int room_add_person(room *r, participant *p);
@@ -61,6 +64,17 @@ room_rc room_join(room *r, const char *name, bool observe, board_client *from,
 room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe,
                      board_client *from, const char *host, participant **out, char *err,
                      size_t errlen);
+/* The participant that plays for account_id in r, or NULL. */
+participant *room_find_account(const room *r, int64_t account_id);
+/* Give every participant of account_id in r a new seat token, stored, so
+ * that the old ones stop working (the account signed out everywhere or
+ * changed its password: whoever kept a seat token must sign in again). An
+ * open stream ends UNAUTHENTICATED with `why`, and its player departs with
+ * the grace, as if the connection closed; the seat stays the account's,
+ * and JoinGame with a session hands the new token back. *revoked: how many.
+ * ROOM_E_STORE when the new tokens could not be stored (the room then
+ * reloads from its log, with the old ones). */
+room_rc room_revoke_account_tokens(room *r, int64_t account_id, const char *why, int *revoked);
 /* Attach event stream `stream` (room_io's handle) from client `from`:
  * replay from after_seq (0: a snapshot first) then live. The stream counts
  * against from's streams while attached; NULL when its caller counts it

@@ -165,6 +165,7 @@ static const struct {
     [-ROOM_E_CLOSING] = {RPC_UNAVAILABLE, "SHUTTING_DOWN"},
     [-ROOM_E_TURN] = {RPC_FAILED_PRECONDITION, "NOT_YOUR_TURN"},
     [-ROOM_E_FULL] = {RPC_RESOURCE_EXHAUSTED, "GAME_FULL"},
+    [-ROOM_E_REVOKED] = {RPC_UNAUTHENTICATED, "UNKNOWN_TOKEN"},
 };
 
 void board_refuse(rpc_call *call, room_rc rc, const char *why)
@@ -229,6 +230,14 @@ static void end_turn(void *arg)
 
 /* -------------------------------------------------------------------- loop */
 
+static void free_indexes(board_service *svc)
+{
+    person_index_free(&svc->tokens);
+    person_index_free(&svc->names);
+    person_index_free(&svc->looks[0]);
+    person_index_free(&svc->looks[1]);
+}
+
 int board_create(const board_config *cfg_in, board_service **out, int *port, char *err,
                  size_t errlen)
 {
@@ -244,9 +253,11 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
     if (person_index_init(&svc->tokens, PERSON_BY_TOKEN) != 0 ||
-        person_index_init(&svc->names, PERSON_BY_NAME) != 0) {
+        person_index_init(&svc->names, PERSON_BY_NAME) != 0 ||
+        person_index_init(&svc->looks[0], PERSON_BY_SKELETON) != 0 ||
+        person_index_init(&svc->looks[1], PERSON_BY_LOOK) != 0) {
         snprintf(err, errlen, "out of memory");
-        person_index_free(&svc->tokens);
+        free_indexes(svc);
         free(svc);
         return -1;
     }
@@ -349,8 +360,7 @@ fail_store:
     store_close(svc->store);
 fail_free:
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
+    free_indexes(svc);
     free(svc);
     return -1;
 }
@@ -488,8 +498,7 @@ void board_destroy(board_service *svc)
     room_moves_free(svc);
     board_cluster_leave(svc);
     store_close(svc->store);
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
+    free_indexes(svc);
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     free(svc);
 }

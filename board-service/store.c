@@ -40,6 +40,7 @@ enum stmt_id {
     ST_PART_ACCOUNT,
     ST_ACCOUNT_INSERT, ST_ACCOUNT_CLAIM_STATS, ST_ACCOUNT_CLAIM_RESULTS,
     ST_ACCOUNT_BY_KEY, ST_ACCOUNT_BY_SKELETON, ST_ACCOUNT_BY_ID, ST_ACCOUNT_PASSWORD,
+    ST_ACCOUNT_LIKE, ST_ACCOUNTS_LOOKLESS, ST_ACCOUNT_SET_LOOK,
     ST_SESSION_INSERT, ST_SESSION_GET, ST_SESSION_DELETE, ST_SESSIONS_DELETE_ACCOUNT,
     ST_SESSIONS_TRIM, ST_SESSIONS_EXPIRE, ST_ACCOUNT_COUNT,
     ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
@@ -59,6 +60,9 @@ enum stmt_id {
     "id, kind, title, autostart, seats, status, created_ms, started_ms, ended_ms, reason, " \
     "(SELECT count(*) FROM moves m WHERE m.game_id = g.id), per_move_ms, base_ms, increment_ms, " \
     "rated, bot_takes_over, bot_level"
+
+/* The columns find_account() reads, in order. */
+#define ACCOUNT_COLUMNS "id, name, name_key, skeleton, pwhash, created_ms, look"
 
 /* Ended games, newest first; `order` is the games' insertion order, which
  * breaks ties of the end time (SQLite's rowid, PostgreSQL's ord). */
@@ -167,20 +171,25 @@ static const char *const stmt_sql[ST_COUNT] = {
         "UPDATE participants SET account_id = ?3, host = ?4"
         " WHERE game_id = ?1 AND person_id = ?2",
     [ST_ACCOUNT_INSERT] =
-        "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?5) RETURNING id",
+        "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms, look)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6) RETURNING id",
     [ST_ACCOUNT_CLAIM_STATS] =
         "UPDATE players SET account_id = ?1 WHERE name = ?2 AND account_id IS NULL",
     [ST_ACCOUNT_CLAIM_RESULTS] =
         "UPDATE results SET account_id = ?1 WHERE name = ?2 AND account_id IS NULL",
     [ST_ACCOUNT_BY_KEY] =
-        "SELECT id, name, name_key, skeleton, pwhash, created_ms FROM accounts"
-        " WHERE name_key = ?1",
+        "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE name_key = ?1",
     [ST_ACCOUNT_BY_SKELETON] =
-        "SELECT id, name, name_key, skeleton, pwhash, created_ms FROM accounts"
-        " WHERE skeleton = ?1",
+        "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE skeleton = ?1",
     [ST_ACCOUNT_BY_ID] =
-        "SELECT id, name, name_key, skeleton, pwhash, created_ms FROM accounts WHERE id = ?1",
+        "SELECT " ACCOUNT_COLUMNS " FROM accounts WHERE id = ?1",
+    /* two indexes, each asked for both strings (accounts.h: confusable) */
+    [ST_ACCOUNT_LIKE] =
+        "SELECT " ACCOUNT_COLUMNS " FROM accounts"
+        " WHERE skeleton IN (?1, ?2) OR look IN (?1, ?2) ORDER BY id LIMIT 1",
+    [ST_ACCOUNTS_LOOKLESS] =
+        "SELECT id, name, skeleton FROM accounts WHERE look = '' ORDER BY id LIMIT ?1",
+    [ST_ACCOUNT_SET_LOOK] = "UPDATE accounts SET look = ?2 WHERE id = ?1 AND look = ''",
     [ST_ACCOUNT_PASSWORD] = "UPDATE accounts SET pwhash = ?2, password_ms = ?3 WHERE id = ?1",
     [ST_SESSION_INSERT] =
         "INSERT INTO sessions (id, account_id, hash, created_ms, expires_ms)"
@@ -1440,15 +1449,30 @@ static int check_account(store *s, const store_account *a)
     if (check_str(s, a->name, sizeof a->name, "account name", false) < 0 ||
         check_str(s, a->name_key, sizeof a->name_key, "account name key", false) < 0 ||
         check_str(s, a->skeleton, sizeof a->skeleton, "account name skeleton", false) < 0 ||
+        check_str(s, a->look, sizeof a->look, "account name look", false) < 0 ||
         check_str(s, a->password_hash, sizeof a->password_hash, "password hash", false) < 0)
         return -1;
     return 0;
 }
 
+static int find_account(store *s, enum stmt_id id, const char *text, int64_t num,
+                        store_account *out);
+static int find_account_like(store *s, const char *skeleton, const char *look,
+                             store_account *out);
+
 /* Insert a, then claim the unclaimed statistics and results of its exact
- * name; inside the caller's savepoint. */
+ * name; inside the caller's savepoint. The unique key and skeleton refuse
+ * a same name and a same skeleton; a look, which older rows may share, is
+ * looked up first (on PostgreSQL two nodes registering two names that look
+ * alike at the same instant could both pass that lookup). */
 static int insert_account(store *s, store_account *a, bool *claimed)
 {
+    store_account like;
+    int found = find_account_like(s, a->skeleton, a->look, &like);
+    if (found == 0)
+        return STORE_TAKEN;
+    if (found != STORE_NOT_FOUND)
+        return -1;
     db_stmt *st = stmt(s, ST_ACCOUNT_INSERT);
     if (!st)
         return -1;
@@ -1457,6 +1481,7 @@ static int insert_account(store *s, store_account *a, bool *claimed)
     db_bind_text(st, 3, a->skeleton);
     db_bind_text(st, 4, a->password_hash);
     db_bind_int64(st, 5, a->created_ms);
+    db_bind_text(st, 6, a->look);
     int rc = db_step(st);
     if (rc != DB_ROW) {
         bool taken = db_unique_violation(s->db);
@@ -1497,6 +1522,30 @@ int store_account_create(store *s, store_account *a, bool *claimed)
     return op_end(s, rc);
 }
 
+/* The account st's one row names, into *out: 0, STORE_NOT_FOUND, or -1. */
+static int read_account(store *s, db_stmt *st, store_account *out)
+{
+    int rc = db_step(st);
+    memset(out, 0, sizeof *out);
+    if (rc == DB_ROW) {
+        out->id = db_col_int64(st, 0);
+        col_text(st, 1, out->name, sizeof out->name);
+        col_text(st, 2, out->name_key, sizeof out->name_key);
+        col_text(st, 3, out->skeleton, sizeof out->skeleton);
+        col_text(st, 4, out->password_hash, sizeof out->password_hash);
+        out->created_ms = db_col_int64(st, 5);
+        col_text(st, 6, out->look, sizeof out->look);
+    } else if (rc != DB_DONE) {
+        fail_db(s, "cannot read an account");
+    }
+    finish(st);
+    if (rc == DB_DONE) {
+        failf(s, "no such account");
+        return STORE_NOT_FOUND;
+    }
+    return rc == DB_ROW ? 0 : -1;
+}
+
 static int find_account(store *s, enum stmt_id id, const char *text, int64_t num,
                         store_account *out)
 {
@@ -1509,24 +1558,98 @@ static int find_account(store *s, enum stmt_id id, const char *text, int64_t num
         db_bind_text(st, 1, text);
     else
         db_bind_int64(st, 1, num);
-    int rc = db_step(st);
-    memset(out, 0, sizeof *out);
-    if (rc == DB_ROW) {
-        out->id = db_col_int64(st, 0);
-        col_text(st, 1, out->name, sizeof out->name);
-        col_text(st, 2, out->name_key, sizeof out->name_key);
-        col_text(st, 3, out->skeleton, sizeof out->skeleton);
-        col_text(st, 4, out->password_hash, sizeof out->password_hash);
-        out->created_ms = db_col_int64(st, 5);
-    } else if (rc != DB_DONE) {
-        fail_db(s, "cannot read an account");
+    return read_account(s, st, out);
+}
+
+static int find_account_like(store *s, const char *skeleton, const char *look,
+                             store_account *out)
+{
+    if (!out)
+        return failf(s, "no place for the account");
+    if (check_str(s, skeleton, STORE_SKELETON_BYTES, "account name skeleton", false) < 0 ||
+        check_str(s, look, STORE_SKELETON_BYTES, "account name look", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_ACCOUNT_LIKE);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, skeleton);
+    db_bind_text(st, 2, look);
+    return read_account(s, st, out);
+}
+
+int store_account_find_like(store *s, const char *skeleton, const char *look,
+                            store_account *out)
+{
+    return find_account_like(s, skeleton, look, out);
+}
+
+/* Fill up to `most` looks of rows written before schema 8 / 2; *done is how
+ * many rows were read (fewer than most: no more are left). */
+static int fill_looks_batch(store *s, store_look_fn fn, void *user, int most, int *filled,
+                            int *done)
+{
+    struct lookless {
+        int64_t id;
+        char name[STORE_NAME_BYTES];
+        char skeleton[STORE_SKELETON_BYTES];
+    } *rows = calloc((size_t)most, sizeof *rows);
+    if (!rows)
+        return failf(s, "cannot fill the accounts' looks: out of memory");
+    db_stmt *st = stmt(s, ST_ACCOUNTS_LOOKLESS);
+    if (!st) {
+        free(rows);
+        return -1;
+    }
+    db_bind_int64(st, 1, most);
+    int n = 0, rc = DB_DONE;
+    while (n < most && (rc = db_step(st)) == DB_ROW) {
+        rows[n].id = db_col_int64(st, 0);
+        col_text(st, 1, rows[n].name, sizeof rows[n].name);
+        col_text(st, 2, rows[n].skeleton, sizeof rows[n].skeleton);
+        n++;
+    }
+    if (n < most && rc != DB_DONE) {
+        fail_db(s, "cannot read the accounts without a look");
+        finish(st);
+        free(rows);
+        return -1;
     }
     finish(st);
-    if (rc == DB_DONE) {
-        failf(s, "no such account");
-        return STORE_NOT_FOUND;
+    for (int i = 0; i < n; i++) {
+        char look[STORE_SKELETON_BYTES];
+        /* A name today's ICU cannot prepare keeps its skeleton as its look:
+         * what it was compared by before. */
+        if (fn(rows[i].name, look, sizeof look, user) != 0 || !look[0])
+            snprintf(look, sizeof look, "%s", rows[i].skeleton);
+        if (!(st = stmt(s, ST_ACCOUNT_SET_LOOK))) {
+            free(rows);
+            return -1;
+        }
+        db_bind_int64(st, 1, rows[i].id);
+        db_bind_text(st, 2, look);
+        if (run_f(s, st, "cannot store the look of account %lld", (long long)rows[i].id) < 0) {
+            free(rows);
+            return -1;
+        }
+        *filled += db_changes(s->db) > 0;
     }
-    return rc == DB_ROW ? 0 : -1;
+    free(rows);
+    *done = n;
+    return 0;
+}
+
+int store_account_fill_looks(store *s, store_look_fn fn, void *user, int *filled)
+{
+    enum { BATCH = 64 };
+    *filled = 0;
+    for (;;) {
+        int done = 0;
+        if (op_begin(s) < 0)
+            return -1;
+        int rc = op_end(s, fill_looks_batch(s, fn, user, BATCH, filled, &done));
+        if (rc != 0 || done < BATCH)
+            return rc;
+    }
 }
 
 int store_account_count(store *s, int64_t *n)

@@ -363,15 +363,20 @@ int store_recover(store *s, const store_recovery_cb *cb, void *user,
 
 /* --- Accounts ------------------------------------------------------------- */
 
-/* One account. The service makes name, name_key and skeleton with
- * accounts.h (display form, case-folded key, UTS #39 skeleton) and the hash
- * with accounts_password_hash; the store only keeps them, and keeps the key
- * and the skeleton unique. */
+/* One account. The service makes name, name_key, skeleton and look with
+ * accounts.h (display form, case-folded key, UTS #39 skeleton of the key,
+ * skeleton taken before folding) and the hash with accounts_password_hash;
+ * the store only keeps them, keeps the key and the skeleton unique, and
+ * refuses a skeleton or look that is an existing account's skeleton or look.
+ * Looks are not unique: a database from before them (schema 8 on SQLite, 2
+ * on PostgreSQL) may hold two accounts that look alike ("alice", "aIice");
+ * both stay, each signing in by its own name, and no third joins them. */
 typedef struct store_account {
     int64_t id;                                   /* > 0; set by the store */
     char name[STORE_NAME_BYTES];                  /* as the person chose it */
     char name_key[STORE_NAME_KEY_BYTES];
     char skeleton[STORE_SKELETON_BYTES];
+    char look[STORE_SKELETON_BYTES];              /* '' until filled: a row from before */
     char password_hash[STORE_PASSWORD_HASH_BYTES];
     int64_t created_ms;                           /* wall clock */
 } store_account;
@@ -380,8 +385,9 @@ typedef struct store_account {
  * claim: the statistics and results kept under exactly a->name with no
  * account (from before accounts, or a guest's) become the account's, once.
  * *claimed (may be NULL) says whether there were statistics to claim.
- * Returns 0; STORE_TAKEN when the key or the skeleton is an existing
- * account's (nothing is stored); -1 on failure. */
+ * Returns 0; STORE_TAKEN when the key is an existing account's, or the
+ * skeleton or the look is an existing account's skeleton or look (nothing
+ * is stored); -1 on failure. */
 int store_account_create(store *s, store_account *a /* IN/OUT */, bool *claimed /* OUT */);
 
 /* How many accounts there are, into *n. */
@@ -392,6 +398,21 @@ int store_account_count(store *s, int64_t *n /* OUT */);
 int store_account_find(store *s, const char *name_key, store_account *out);
 int store_account_find_skeleton(store *s, const char *skeleton, store_account *out);
 int store_account_get(store *s, int64_t id, store_account *out);
+
+/* The oldest account whose skeleton or look is skeleton or look (accounts.h:
+ * the two names are confusable): 0, STORE_NOT_FOUND, or -1. */
+int store_account_find_like(store *s, const char *skeleton, const char *look,
+                            store_account *out);
+
+/* The look of an account's name (accounts.h) into look (len bytes): 0, or
+ * -1 when the name cannot be prepared. */
+typedef int (*store_look_fn)(const char *name, char *look, size_t len, void *user);
+
+/* Give every account written before looks (look '') its look, computed by
+ * fn (a name fn cannot prepare keeps its skeleton as its look), in
+ * transactions of a few rows. Idempotent, and safe for several nodes at
+ * once. *filled: how many rows this call filled. 0, or -1. */
+int store_account_fill_looks(store *s, store_look_fn fn, void *user, int *filled /* OUT */);
 
 /* Replace an account's password hash (changed at when_ms). -1 for an
  * unknown account. Ending its other sessions is the caller's next call. */

@@ -225,10 +225,20 @@ static const char *const schema_2[] = {
     NULL,
 };
 
+/* 3: store_sqlite.c's 9, an account's look (accounts.h): indexed, not
+ * unique; the rows written before are filled by the service when it starts
+ * (store_account_fill_looks). */
+static const char *const schema_3[] = {
+    "ALTER TABLE accounts ADD COLUMN look TEXT COLLATE \"C\" NOT NULL DEFAULT ''",
+    "CREATE INDEX accounts_by_look ON accounts(look)",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
     schema_2,
+    schema_3,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))

@@ -183,6 +183,15 @@ static const char *const migrations[] = {
     ("ALTER TABLE games ADD COLUMN unrated INTEGER NOT NULL DEFAULT 0;"
      "CREATE INDEX rated_seats_by_account ON rated_seats(account_id, game_id);"
      "ALTER TABLE participants ADD COLUMN host TEXT NOT NULL DEFAULT '';"),
+    /* 9: an account's look (accounts.h): its skeleton taken before case
+     * folding, so that "aIice" is found to look like "alice". Not unique:
+     * a file may already hold two accounts that look alike, and both stay
+     * (each signs in by its own name); a new name is refused when its
+     * skeleton or look is either of an existing account's. Only ICU can
+     * compute a look, so the rows written before are left '' here and the
+     * service fills them when it starts (store_account_fill_looks). */
+    ("ALTER TABLE accounts ADD COLUMN look TEXT NOT NULL DEFAULT '';"
+     "CREATE INDEX accounts_by_look ON accounts(look);"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

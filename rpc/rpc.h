@@ -526,6 +526,17 @@ void rpc_stream_cancel(rpc_stream *stream);
  * ("sungka.v1.ChatRequest.text") in where. */
 int rpc_message_check_utf8(const ProtobufCMessage *msg, char *where, size_t len);
 
+/* protobuf carries a string's length; protobuf-c hands it on as a C string,
+ * which ends at its first NUL: "secret\0x" would be read as "secret". The
+ * server therefore refuses, before any handler (INVALID_ARGUMENT, naming the
+ * field, never its value), a request whose serialized bytes (data, len) hold
+ * a NUL inside any string field of desc's message or of the messages nested
+ * in it. 0 when none does; -1 with the first such field
+ * ("sungka.v1.SignInRequest.password") in where. Bytes that do not parse
+ * are left to the decoder: 0. Any thread. */
+int rpc_wire_check_nul(const ProtobufCMessageDescriptor *desc, const void *data, size_t len,
+                       char *where, size_t wlen);
+
 /* Replace every string of msg that is not safe to show (invalid UTF-8,
  * control, bidi or invisible characters; common/text.h) with its escaped
  * form, in place. msg must come from protobuf_c_message_unpack with the

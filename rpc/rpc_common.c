@@ -91,18 +91,36 @@ grpc_byte_buffer *rpc__pack_raw(const void *data, size_t len)
     return bb;
 }
 
-ProtobufCMessage *rpc__unpack(const ProtobufCMessageDescriptor *desc,
-                              grpc_byte_buffer *bb)
+int rpc__unpack_checked(const ProtobufCMessageDescriptor *desc, grpc_byte_buffer *bb,
+                        ProtobufCMessage **out, char *nul_field, size_t len)
 {
+    *out = NULL;
     grpc_byte_buffer_reader reader;
     /* The reader also undoes any message compression the peer applied. */
     if (!grpc_byte_buffer_reader_init(&reader, bb))
-        return NULL;
+        return -1;
     grpc_slice all = grpc_byte_buffer_reader_readall(&reader);
     grpc_byte_buffer_reader_destroy(&reader);
-    ProtobufCMessage *msg = protobuf_c_message_unpack(
-        desc, NULL, GRPC_SLICE_LENGTH(all), GRPC_SLICE_START_PTR(all));
+    int rc = 0;
+    /* Decoded first: bytes that do not parse are "malformed", whatever else. */
+    if (!(*out = protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(all),
+                                           GRPC_SLICE_START_PTR(all)))) {
+        rc = -1;
+    } else if (nul_field && rpc_wire_check_nul(desc, GRPC_SLICE_START_PTR(all),
+                                               GRPC_SLICE_LENGTH(all), nul_field, len) != 0) {
+        protobuf_c_message_free_unpacked(*out, NULL);
+        *out = NULL;
+        rc = -2;
+    }
     grpc_slice_unref(all);
+    return rc;
+}
+
+ProtobufCMessage *rpc__unpack(const ProtobufCMessageDescriptor *desc,
+                              grpc_byte_buffer *bb)
+{
+    ProtobufCMessage *msg;
+    rpc__unpack_checked(desc, bb, &msg, NULL, 0);
     return msg;
 }
 

@@ -51,6 +51,13 @@ grpc_byte_buffer *rpc__pack_raw(const void *data, size_t len);
 ProtobufCMessage *rpc__unpack(const ProtobufCMessageDescriptor *desc,
                               grpc_byte_buffer *bb);
 
+/* The same for a request, which must also hold no NUL byte in a string
+ * (rpc_wire_check_nul): 0 with *out; -1 when it does not parse; -2 with the
+ * field's name in nul_field (len bytes) when a string holds a NUL. With
+ * nul_field NULL, NULs are not looked for. */
+int rpc__unpack_checked(const ProtobufCMessageDescriptor *desc, grpc_byte_buffer *bb,
+                        ProtobufCMessage **out, char *nul_field, size_t len);
+
 /* Copy a slice into a NUL-terminated buffer, truncating to len-1 bytes
  * without cutting a UTF-8 sequence in half. Returns the slice's full length. */
 size_t rpc__slice_to_buf(grpc_slice s, char *buf, size_t len);

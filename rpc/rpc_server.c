@@ -557,10 +557,17 @@ static void on_recv(rpc_call *c, bool success)
     if (success && !c->gone) {
         char msg[256], field[128];
         const ProtobufCMethodDescriptor *m = &c->svc->desc->methods[c->method_index];
+        int unpacked = bb ? rpc__unpack_checked(m->input, bb, &c->request, field, sizeof field)
+                          : -1;
         if (!bb) {
             path_message(c, "missing request for", msg, sizeof msg);
             refuse(c, RPC_INVALID_ARGUMENT, "BAD_REQUEST", msg);
-        } else if (!(c->request = rpc__unpack(m->input, bb))) {
+        } else if (unpacked == -2) {
+            /* Never echoed: the field may be a password. */
+            snprintf(msg, sizeof msg, "%s holds a NUL byte (U+0000), which no text may hold",
+                     field);
+            refuse(c, RPC_INVALID_ARGUMENT, "BAD_REQUEST", msg);
+        } else if (unpacked != 0) {
             path_message(c, "malformed request for", msg, sizeof msg);
             refuse(c, RPC_INVALID_ARGUMENT, "BAD_REQUEST", msg);
         } else if (rpc_message_check_utf8(c->request, field, sizeof field) != 0) {

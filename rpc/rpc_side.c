@@ -80,12 +80,19 @@ static grpc_status_code answer_call(struct side_method *m, grpc_byte_buffer **re
                                     char *why, size_t whylen)
 {
     *reply = NULL;
-    ProtobufCMessage *request = m->payload ? rpc__unpack(m->desc->input, m->payload) : NULL;
+    ProtobufCMessage *request = NULL;
+    char where[128];
+    int unpacked = m->payload ? rpc__unpack_checked(m->desc->input, m->payload, &request, where,
+                                                    sizeof where)
+                              : -1;
+    if (unpacked == -2) {
+        snprintf(why, whylen, "%s holds a NUL byte (U+0000), which no text may hold", where);
+        return GRPC_STATUS_INVALID_ARGUMENT;
+    }
     if (!request) {
         snprintf(why, whylen, "the request cannot be decoded");
         return GRPC_STATUS_INVALID_ARGUMENT;
     }
-    char where[128];
     if (rpc_message_check_utf8(request, where, sizeof where) != 0) {
         protobuf_c_message_free_unpacked(request, NULL);
         snprintf(why, whylen, "the request holds text that is not valid UTF-8 (in %s)", where);

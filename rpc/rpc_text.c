@@ -7,6 +7,8 @@
  * relay breaks every conforming client that reads it. The walk follows the
  * descriptors: singular, optional and repeated strings, nested messages, and
  * of a oneof only the member that is set (the others share its memory).
+ * The NUL check reads the serialized bytes instead, where a string's length
+ * is still known.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,78 @@ static int escape_one(char **s, const ProtobufCMessage *owner, const ProtobufCFi
     *s = clean;
     (*changed)++;
     return 0;
+}
+
+/* The wire format, only as far as finding each field's bytes: a key (a
+ * varint: field number << 3 | wire type), then a varint (type 0), 8 bytes
+ * (1), a length and that many bytes (2), or 4 bytes (5). */
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t out = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        out |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = out;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int find_nul(const ProtobufCMessageDescriptor *d, const uint8_t *p, const uint8_t *end,
+                    int depth, struct where *w)
+{
+    if (depth > MAX_DEPTH)
+        return 0;
+    while (p < end) {
+        uint64_t key, n;
+        if (!read_varint(&p, end, &key))
+            return 0;
+        switch (key & 7) {
+        case 0:
+            if (!read_varint(&p, end, &n))
+                return 0;
+            continue;
+        case 1:
+            if (end - p < 8)
+                return 0;
+            p += 8;
+            continue;
+        case 5:
+            if (end - p < 4)
+                return 0;
+            p += 4;
+            continue;
+        case 2:
+            break;
+        default:
+            return 0;          /* groups: the decoder's to judge */
+        }
+        if (!read_varint(&p, end, &n) || n > (uint64_t)(end - p))
+            return 0;
+        const ProtobufCFieldDescriptor *f =
+            key >> 3 <= UINT32_MAX
+                ? protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3))
+                : NULL;
+        if (f && f->type == PROTOBUF_C_TYPE_STRING && memchr(p, 0, n)) {
+            snprintf(w->buf, w->len, "%s.%s", d->name, f->name);
+            return -1;
+        }
+        if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+            find_nul(f->descriptor, p, p + n, depth + 1, w) != 0)
+            return -1;
+        p += n;
+    }
+    return 0;
+}
+
+int rpc_wire_check_nul(const ProtobufCMessageDescriptor *desc, const void *data, size_t len,
+                       char *where, size_t wlen)
+{
+    struct where w = {where, wlen};
+    const uint8_t *p = data;
+    return len ? find_nul(desc, p, p + len, 0, &w) : 0;
 }
 
 int rpc_message_escape_text(ProtobufCMessage *msg)

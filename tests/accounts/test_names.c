@@ -1,7 +1,8 @@
 /*
  * test_names.c — names that cannot pass for one another: NFC, case, the
  * invisible characters that made "alice" + U+200B a second alice, the
- * Cyrillic "а" that made a look-alike, and the display form kept as typed.
+ * Cyrillic "а" that made a look-alike, the capitals that pass for other
+ * letters ("aIice", "B0B"), and the display form kept as typed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,6 +124,49 @@ static void cyrillic_a_confusable(void **state)
     assert_true(accounts_names_confusable(&one, &ell));
 }
 
+/* Capitals that pass for other letters: "I" for "l", "0" for "O". Folding
+ * first made them "i" and "o", so the skeleton of the key missed them. */
+static void capitals_confusable(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"alice", "aIice"},  {"BOB", "B0B"},    {"bob", "B0B"},   {"WILL", "WlLL"},
+        {"WILL", "wiII"},    {"will", "wiII"},  {"Iris", "lris"}, {"OTTO", "0TT0"},
+        {"\xd0\x90LICE", "aIice"},                /* Cyrillic "А" + LICE, and aIice */
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        accounts_name a = prepared(pairs[i][0]), b = prepared(pairs[i][1]);
+        assert_false(accounts_names_equal(&a, &b));
+        if (!accounts_names_confusable(&a, &b) || !accounts_names_confusable(&b, &a))
+            fail_msg("'%s' (skeleton '%s', look '%s') and '%s' ('%s', '%s') should be "
+                     "confusable", pairs[i][0], a.skeleton, a.look, pairs[i][1], b.skeleton,
+                     b.look);
+    }
+    accounts_name a = prepared("aIice");
+    assert_string_equal(a.look, "alice");
+    assert_string_equal(a.display, "aIice");      /* shown as typed */
+    /* Names that only share letters are still different people. */
+    static const char *const apart[][2] = {
+        {"alice", "alicia"}, {"BOB", "BOBBY"}, {"WILL", "WALL"}, {"Iris", "Irma"},
+    };
+    for (size_t i = 0; i < sizeof apart / sizeof apart[0]; i++) {
+        accounts_name x = prepared(apart[i][0]), y = prepared(apart[i][1]);
+        if (accounts_names_confusable(&x, &y))
+            fail_msg("'%s' and '%s' should not be confusable", apart[i][0], apart[i][1]);
+    }
+}
+
+/* Invisible fillers in a name that would otherwise look like another. */
+static void fillers_refused(void **state)
+{
+    (void)state;
+    refused("alice\xe3\x85\xa4", ACCOUNTS_E_CHARACTER, "U+3164");      /* Hangul filler */
+    refused("\xe1\x85\x9f" "alice", ACCOUNTS_E_CHARACTER, "U+115F");   /* choseong filler */
+    refused("ali\xe1\x85\xa0" "ce", ACCOUNTS_E_CHARACTER, "U+1160");   /* jungseong filler */
+    refused("alic\xef\xbe\xa0" "e", ACCOUNTS_E_CHARACTER, "U+FFA0");   /* halfwidth filler */
+    refused("al\xe2\xa0\x80ice", ACCOUNTS_E_CHARACTER, "U+2800");      /* braille blank */
+}
+
 static void scripts(void **state)
 {
     (void)state;
@@ -148,6 +192,8 @@ int main(void)
         cmocka_unit_test(invisible_refused),
         cmocka_unit_test(lengths),
         cmocka_unit_test(cyrillic_a_confusable),
+        cmocka_unit_test(capitals_confusable),
+        cmocka_unit_test(fillers_refused),
         cmocka_unit_test(scripts),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

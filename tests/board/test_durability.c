@@ -195,6 +195,7 @@ static int64_t new_account(world *w, const char *name)
     snprintf(a.name, sizeof a.name, "%s", name);
     snprintf(a.name_key, sizeof a.name_key, "%s", name);
     snprintf(a.skeleton, sizeof a.skeleton, "%s", name);
+    snprintf(a.look, sizeof a.look, "%s", name);
     snprintf(a.password_hash, sizeof a.password_hash, "not a hash");
     assert_int_equal(store_account_create(w->db, &a, NULL), 0);
     return a.id;

@@ -3,7 +3,8 @@
  * participant added is found, none removed is, and removal from the middle
  * of a probe cluster keeps the rest findable (the backward shift); by name,
  * the same name in two games is two people, and a name is found only in its
- * own game.
+ * own game; by look, the same, and a name's looks (person_name_looks) are
+ * equal for names that pass for one another and differ otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,11 +124,46 @@ static void names_by_game(void **state)
     person_index_free(&ix);
 }
 
+/* Looks are keyed by their game like names, through removals; the looks of
+ * look-alike names meet, the looks of other names do not. */
+static void looks_by_game(void **state)
+{
+    (void)state;
+    room *games[2] = {(room *)&people[0], (room *)&people[1]};
+    person_index ix;
+    assert_int_equal(person_index_init(&ix, PERSON_BY_LOOK), 0);
+    for (unsigned i = 0; i < N; i++) {
+        memset(&people[i], 0, sizeof people[i]);
+        people[i].room = games[i % 2];
+        people[i].looks[1] = 0x9e3779b97f4a7c15ull * (i / 2 + 1);
+        assert_int_equal(person_index_add(&ix, &people[i]), 0);
+    }
+    for (unsigned i = 0; i < N; i += 3)
+        person_index_remove(&ix, &people[i]);
+    for (unsigned i = 0; i < N; i++) {
+        participant *found = person_index_find_look(&ix, games[i % 2], people[i].looks[1]);
+        assert_ptr_equal(found, i % 3 == 0 ? NULL : &people[i]);
+    }
+    assert_null(person_index_find_look(&ix, games[0], 1));
+    assert_null(person_index_find_name(&ix, games[0], "anyone"));
+    person_index_free(&ix);
+
+    uint64_t a[2], b[2], c[2];
+    person_name_looks("WILL", 42, a);
+    person_name_looks("wiII", 42, b);           /* its look is WILL's skeleton */
+    person_name_looks("WALL", 42, c);
+    assert_true(a[0] == b[1]);
+    assert_true(a[0] != c[0] && a[0] != c[1] && a[1] != c[0] && a[1] != c[1]);
+    person_name_looks("WILL", 43, c);           /* another key, other values */
+    assert_true(a[0] != c[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(add_find_remove),
         cmocka_unit_test(names_by_game),
+        cmocka_unit_test(looks_by_game),
         cmocka_unit_test(equal_is_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

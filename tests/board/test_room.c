@@ -346,6 +346,94 @@ static void departure_grace_and_return(void **state)
     stream_clear(&sb);
 }
 
+/* Guests in one game are held to the accounts' look-alike rule: "aIice",
+ * "ALICE" and "rnary" are refused beside "alice" and "mary", "alicia" is
+ * not; another game does not care; an account's name is checked elsewhere. */
+static void guest_look_alikes_in_a_game(void **state)
+{
+    world *w = *state;
+    char err[256];
+    participant *p = NULL;
+    join(w, "alice", true);
+    join(w, "mary", true);
+    const struct { const char *name, *like; } refused[] = {
+        {"aIice", "alice"}, {"ALICE", "alice"}, {"rnary", "mary"}, {"MARY", "mary"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        assert_int_equal(room_join(w->r, refused[i].name, true, w->here, &p, err, sizeof err),
+                         ROOM_E_TAKEN);
+        char want[128];
+        snprintf(want, sizeof want, "looks like '%s'", refused[i].like);
+        if (!strstr(err, want))
+            fail_msg("refusing %s said '%s'", refused[i].name, err);
+    }
+    join(w, "alicia", true);
+    /* the same name in another game is another person's business */
+    room *other = add_room(w->svc, "2");
+    assert_int_equal(room_join(other, "aIice", true, w->here, &p, err, sizeof err), ROOM_OK);
+    /* signed in: the account's name was held to the rule against accounts */
+    assert_int_equal(room_join_as(w->r, "Mary", 9, true, w->here, NULL, &p, err, sizeof err),
+                     ROOM_OK);
+    close_all(w->svc);
+}
+
+/* An account's seat tokens end with its sessions: alice's player and her
+ * second place as an observer get new tokens, the old ones find nobody, her
+ * stream ends UNAUTHENTICATED (ROOM_E_REVOKED) and she departs with the
+ * grace; bob, a guest, and the game are untouched, and the seat is hers. */
+static void account_tokens_revoked(void **state)
+{
+    world *w = *state;
+    char err[256], old_seat[BOARD_TOKEN_HEX + 1], old_watch[BOARD_TOKEN_HEX + 1],
+        old_bob[BOARD_TOKEN_HEX + 1];
+    participant *alice = NULL, *watcher = NULL, *bob;
+    assert_int_equal(room_join_as(w->r, "alice", 7, false, w->here, NULL, &alice, err, sizeof err),
+                     ROOM_OK);
+    assert_int_equal(room_join_as(w->r, "alice2", 7, true, w->here, NULL, &watcher, err, sizeof err),
+                     ROOM_OK);
+    bob = join(w, "bob", false);
+    fake_stream sa = {0}, sb = {0};
+    subscribe(w, alice, &sa, 0);
+    subscribe(w, bob, &sb, 0);
+    snprintf(old_seat, sizeof old_seat, "%s", alice->token);
+    snprintf(old_watch, sizeof old_watch, "%s", watcher->token);
+    snprintf(old_bob, sizeof old_bob, "%s", bob->token);
+    participant *found = room_find_account(w->r, 7);
+    assert_true(found == alice || found == watcher);
+
+    int n = -1;
+    assert_int_equal(room_revoke_account_tokens(w->r, 7, "signed out everywhere", &n), ROOM_OK);
+    assert_int_equal(n, 2);
+    assert_string_not_equal(alice->token, old_seat);
+    assert_string_not_equal(watcher->token, old_watch);
+    assert_null(person_index_find_token(&w->svc->tokens, old_seat));
+    assert_null(person_index_find_token(&w->svc->tokens, old_watch));
+    assert_ptr_equal(person_index_find_token(&w->svc->tokens, alice->token), alice);
+    assert_ptr_equal(person_index_find_token(&w->svc->tokens, watcher->token), watcher);
+    assert_true(sa.finished);
+    assert_int_equal(sa.end_rc, ROOM_E_REVOKED);
+    assert_string_equal(sa.why, "signed out everywhere");
+    assert_true(alice->departed);
+    assert_int_equal(alice->seat, 0);                 /* still hers */
+    assert_string_equal(bob->token, old_bob);
+    assert_false(sb.finished);
+    assert_ptr_equal(person_index_find_token(&w->svc->tokens, old_bob), bob);
+    /* an account with no one here, and a guest's "account" 0: nothing */
+    assert_int_equal(room_revoke_account_tokens(w->r, 8, "x", &n), ROOM_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(room_revoke_account_tokens(w->r, 0, "x", &n), ROOM_OK);
+    assert_int_equal(n, 0);
+    assert_null(room_find_account(w->r, 8));
+    /* back with the new token */
+    fake_stream sa2 = {0};
+    subscribe(w, alice, &sa2, 0);
+    assert_false(alice->departed);
+    close_all(w->svc);
+    stream_clear(&sa);
+    stream_clear(&sa2);
+    stream_clear(&sb);
+}
+
 /* Quitting a running game loses it (issue 16: it used to end the game with
  * no winner, so a losing player could walk away from every loss). */
 static void quitting_loses_a_running_game(void **state)
@@ -761,6 +849,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(crowd_keeps_players_first, setup, teardown),
         cmocka_unit_test_setup_teardown(a_move_waits_for_its_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(departure_grace_and_return, setup, teardown),
+        cmocka_unit_test_setup_teardown(account_tokens_revoked, setup, teardown),
+        cmocka_unit_test_setup_teardown(guest_look_alikes_in_a_game, setup, teardown),
         cmocka_unit_test_setup_teardown(quitting_loses_a_running_game, setup, teardown),
         cmocka_unit_test_setup_teardown(out_and_gone_leaves_the_game_on, setup, teardown),
         cmocka_unit_test_setup_teardown(chat_limits, setup, teardown),

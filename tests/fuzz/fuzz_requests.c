@@ -472,6 +472,8 @@ static void one_call(const method_entry *e, const uint8_t *data, size_t len, con
      * (and so before the token is looked at): INVALID_ARGUMENT, NOT_UTF8. */
     char where[128];
     bool utf8 = !msg || rpc_message_check_utf8(msg, where, sizeof where) == 0;
+    /* So is a decodable request with a NUL inside a string: BAD_REQUEST. */
+    bool nul = msg && rpc_wire_check_nul(in, data, len, where, sizeof where) != 0;
     if (msg)
         protobuf_c_message_free_unpacked(msg, NULL);
 
@@ -500,7 +502,7 @@ static void one_call(const method_entry *e, const uint8_t *data, size_t len, con
     FUZZ_CHECK(unary_code_allowed(st->code) || known_bug(e, st), "%s: %s %s", e->name,
                rpc_code_name(st->code), st->message);
     if (decodable && e->board && !token_known)
-        FUZZ_CHECK(st->code == (utf8 ? RPC_UNAUTHENTICATED : RPC_INVALID_ARGUMENT),
+        FUZZ_CHECK(st->code == (utf8 && !nul ? RPC_UNAUTHENTICATED : RPC_INVALID_ARGUMENT),
                    "%s without a known token: %s %s", e->name, rpc_code_name(st->code),
                    st->message);
     if (st->code == RPC_OK) {

@@ -304,14 +304,16 @@ static inline void make_game(store *s, const char *id, const char *kind, int sea
         fail_msg("store_game_create(%s): %s", id, store_last_error(s));
 }
 
-/* Register an account for name (its key and skeleton the name itself: the
- * store only keeps them); returns its id, and whether it claimed statistics. */
+/* Register an account for name (its key, skeleton and look the name itself:
+ * the store only keeps them); returns its id, and whether it claimed
+ * statistics. */
 static inline int64_t make_account(store *s, const char *name, bool *claimed)
 {
     store_account a = {.created_ms = 1};
     snprintf(a.name, sizeof a.name, "%s", name);
     snprintf(a.name_key, sizeof a.name_key, "%s", name);
     snprintf(a.skeleton, sizeof a.skeleton, "%s", name);
+    snprintf(a.look, sizeof a.look, "%s", name);
     snprintf(a.password_hash, sizeof a.password_hash, "$argon2id$not-a-real-hash");
     if (store_account_create(s, &a, claimed) != 0)
         fail_msg("store_account_create(%s): %s", name, store_last_error(s));
@@ -322,7 +324,9 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
  * as an older service left it behind and test the way up from there; undo
  * the newest first, then set PRAGMA user_version. */
 /* The schema version a fresh file gets (the number of migrations). */
-#define STORE_TEST_VERSION 8
+#define STORE_TEST_VERSION 9
+#define STORE_TEST_UNDO_9 /* accounts' looks */ \
+    "DROP INDEX accounts_by_look; ALTER TABLE accounts DROP COLUMN look;"
 #define STORE_TEST_UNDO_8 /* rated games that do not count */ \
     "DROP INDEX rated_seats_by_account; ALTER TABLE games DROP COLUMN unrated;" \
     "ALTER TABLE participants DROP COLUMN host;"
@@ -340,7 +344,7 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
     "ALTER TABLE games DROP COLUMN per_move_ms; ALTER TABLE games DROP COLUMN base_ms;" \
     "ALTER TABLE games DROP COLUMN increment_ms;"
 #define STORE_TEST_UNDO_3 /* event formats */ "ALTER TABLE events DROP COLUMN format;"
-#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 STORE_TEST_UNDO_3
+#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 STORE_TEST_UNDO_3
 
 #define assert_ok(s, call) \
     do { \

@@ -3,8 +3,11 @@
  * are each one account's; registering claims the unclaimed statistics of
  * exactly that name, once; sessions are found by id, ended one by one, all
  * but one, or all, expire, and are trimmed to an account's newest; a participant's account survives recovery;
- * and a database from before accounts migrates with its statistics
- * unclaimed.
+ * a database from before accounts migrates with its statistics
+ * unclaimed; a name that looks like one registered, capitals included
+ * ("aIice", "B0B"), is refused; and a database from before looks, holding
+ * two accounts that look alike, is still read, both kept, their looks
+ * filled in once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "accounts.h"
 #include "store_test.h"
 
 static void finish2(store *s, const char *id, const char *a, int64_t acct_a, const char *b,
@@ -39,12 +43,14 @@ static void test_unique_name_and_skeleton(void **state)
     snprintf(a.name, sizeof a.name, "Alice");
     snprintf(a.name_key, sizeof a.name_key, "alice");
     snprintf(a.skeleton, sizeof a.skeleton, "alice");
+    snprintf(a.look, sizeof a.look, "alice");
     snprintf(a.password_hash, sizeof a.password_hash, "$argon2id$h1");
     assert_ok(s, store_account_create(s, &a, NULL));
     assert_true(a.id > 0);
 
     store_account same_key = a, same_look = a;
     snprintf(same_key.skeleton, sizeof same_key.skeleton, "other");
+    snprintf(same_key.look, sizeof same_key.look, "other");
     assert_int_equal(store_account_create(s, &same_key, NULL), STORE_TAKEN);
     snprintf(same_look.name_key, sizeof same_look.name_key, "\xd0\xb0lice");
     assert_int_equal(store_account_create(s, &same_look, NULL), STORE_TAKEN);
@@ -211,6 +217,137 @@ static void test_participant_account_recovered(void **state)
     store_close(s);
 }
 
+/* An account as the service makes one (accounts.h), or STORE_TAKEN. */
+static int register_name(store *s, const char *name, int64_t *id)
+{
+    accounts_name n;
+    char why[128];
+    if (accounts_name_prepare(name, &n, why, sizeof why) != ACCOUNTS_OK)
+        fail_msg("'%s' refused: %s", name, why);
+    store_account a = {.created_ms = 1};
+    snprintf(a.name, sizeof a.name, "%s", n.display);
+    snprintf(a.name_key, sizeof a.name_key, "%s", n.key);
+    snprintf(a.skeleton, sizeof a.skeleton, "%s", n.skeleton);
+    snprintf(a.look, sizeof a.look, "%s", n.look);
+    snprintf(a.password_hash, sizeof a.password_hash, "$argon2id$not-a-real-hash");
+    int rc = store_account_create(s, &a, NULL);
+    if (id)
+        *id = a.id;
+    return rc;
+}
+
+static int find_like_name(store *s, const char *name, store_account *out)
+{
+    accounts_name n;
+    char why[128];
+    if (accounts_name_prepare(name, &n, why, sizeof why) != ACCOUNTS_OK)
+        fail_msg("'%s' refused: %s", name, why);
+    return store_account_find_like(s, n.skeleton, n.look, out);
+}
+
+static void test_capitals_look_alike(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    int64_t alice, bob, will;
+    assert_int_equal(register_name(s, "alice", &alice), 0);
+    assert_int_equal(register_name(s, "BOB", &bob), 0);
+    assert_int_equal(register_name(s, "WILL", &will), 0);
+    const struct { const char *name; int64_t *like; } refused[] = {
+        {"aIice", &alice}, {"B0B", &bob}, {"b0b", &bob}, {"WlLL", &will}, {"wiII", &will},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        if (register_name(s, refused[i].name, NULL) != STORE_TAKEN)
+            fail_msg("'%s' was registered beside a name it looks like", refused[i].name);
+        assert_non_null(strstr(store_last_error(s), "looks like"));
+        store_account got;
+        assert_ok(s, find_like_name(s, refused[i].name, &got));
+        assert_int_equal(got.id, *refused[i].like);
+    }
+    store_account got;
+    assert_int_equal(find_like_name(s, "alicia", &got), STORE_NOT_FOUND);
+    assert_int_equal(register_name(s, "alicia", NULL), 0);
+    int64_t n = 0;
+    assert_ok(s, store_account_count(s, &n));
+    assert_int_equal(n, 4);
+    assert_ok(s, store_account_get(s, alice, &got));
+    assert_string_equal(got.look, "alice");
+    store_close(s);
+}
+
+static int real_look(const char *name, char *look, size_t len, void *user)
+{
+    int *calls = user;
+    (*calls)++;
+    accounts_name n;
+    char why[128];
+    if (accounts_name_prepare(name, &n, why, sizeof why) != ACCOUNTS_OK)
+        return -1;
+    snprintf(look, len, "%s", n.look);
+    return 0;
+}
+
+/* A database written before looks (SQLite schema 7, PostgreSQL 1) may hold
+ * "alice" and "aIice" both: it opens, both accounts stay and sign in by
+ * their own keys; the service's start fills their looks once; from then on
+ * a name like either is refused and the older is the one it looks like. */
+static void test_file_before_looks_migrates(void **state)
+{
+    (void)state;
+    char dir[256], path[512], err[512], sql[4096];
+    scratch_dir(dir);
+    test_db_path(dir, "looks.db", path, sizeof path);
+    store *s;
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    store_close(s);
+    accounts_name a, b;
+    char why[128];
+    assert_int_equal(accounts_name_prepare("alice", &a, why, sizeof why), ACCOUNTS_OK);
+    assert_int_equal(accounts_name_prepare("aIice", &b, why, sizeof why), ACCOUNTS_OK);
+    char rows[3072];
+    snprintf(rows, sizeof rows,
+             "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms)"
+             " VALUES ('%s', '%s', '%s', 'h1', 1, 1), ('%s', '%s', '%s', 'h2', 2, 2);",
+             a.display, a.key, a.skeleton, b.display, b.key, b.skeleton);
+    snprintf(sql, sizeof sql, "%s PRAGMA user_version = 8; %s", STORE_TEST_UNDO_9, rows);
+    char pg_sql[4096];
+    snprintf(pg_sql, sizeof pg_sql, "DROP INDEX accounts_by_look;"
+             " ALTER TABLE accounts DROP COLUMN look; UPDATE sungka_schema SET version = 2; %s",
+             rows);
+    test_sql_exec(path, sql, pg_sql);
+
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    assert_int_equal(test_sql_int(path, "PRAGMA user_version",
+                                  "SELECT version FROM sungka_schema"),
+                     test_on_pg() ? 2 : STORE_TEST_VERSION);
+    store_account got_a, got_b;
+    assert_ok(s, store_account_find(s, "alice", &got_a));
+    assert_ok(s, store_account_find(s, "aiice", &got_b));
+    assert_string_equal(got_b.name, "aIice");
+    assert_string_equal(got_a.look, "");                /* not filled yet */
+    int calls = 0, filled = -1;
+    assert_ok(s, store_account_fill_looks(s, real_look, &calls, &filled));
+    assert_int_equal(filled, 2);
+    assert_int_equal(calls, 2);
+    assert_ok(s, store_account_find(s, "alice", &got_a));
+    assert_ok(s, store_account_find(s, "aiice", &got_b));
+    assert_string_equal(got_a.look, "alice");
+    assert_string_equal(got_b.look, "alice");
+    assert_ok(s, store_account_fill_looks(s, real_look, &calls, &filled));
+    assert_int_equal(filled, 0);                        /* once */
+    assert_int_equal(calls, 2);
+    /* A third look-alike is refused; the older account is the one it is like. */
+    assert_int_equal(register_name(s, "a1ice", NULL), STORE_TAKEN);
+    store_account like;
+    assert_ok(s, find_like_name(s, "aIice", &like));
+    assert_int_equal(like.id, got_a.id);
+    int64_t n = 0;
+    assert_ok(s, store_account_count(s, &n));
+    assert_int_equal(n, 2);
+    store_close(s);
+    scratch_remove(dir);
+}
+
 static int64_t peek(const char *path, const char *sql)
 {
     sqlite3 *db;
@@ -240,7 +377,9 @@ static void test_version_2_file_migrates(void **state)
     /* What a service before accounts left behind: statistics by name. */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4", NULL, NULL,
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_9 STORE_TEST_UNDO_8 STORE_TEST_UNDO_7
+                                  STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4",
+                                  NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(db);
 
@@ -279,6 +418,8 @@ int main(void)
         cmocka_unit_test(test_sessions_trimmed),
         cmocka_unit_test(test_participant_account_recovered),
         cmocka_unit_test(test_version_2_file_migrates),
+        cmocka_unit_test(test_capitals_look_alike),
+        cmocka_unit_test(test_file_before_looks_migrates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

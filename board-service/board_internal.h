@@ -177,6 +177,11 @@ typedef struct person_index {
 } person_index;
 int person_index_init(person_index *ix, person_key by);
 void person_index_free(person_index *ix);
+/* The service's four indexes of people (tokens, names, looks), made empty
+ * (-1 out of memory, none kept) and freed, in one place for the service,
+ * the tests' fixture and the fuzzers. */
+int board_people_init(board_service *svc);
+void board_people_free(board_service *svc);
 int person_index_add(person_index *ix, participant *p);
 void person_index_remove(person_index *ix, participant *p);
 participant *person_index_find_token(const person_index *ix, const char *token);

@@ -187,3 +187,22 @@ participant *person_index_find_name(const person_index *ix, const room *r, const
     }
     return NULL;
 }
+
+int board_people_init(board_service *svc)
+{
+    if (person_index_init(&svc->tokens, PERSON_BY_TOKEN) == 0 &&
+        person_index_init(&svc->names, PERSON_BY_NAME) == 0 &&
+        person_index_init(&svc->looks[0], PERSON_BY_SKELETON) == 0 &&
+        person_index_init(&svc->looks[1], PERSON_BY_LOOK) == 0)
+        return 0;
+    board_people_free(svc);
+    return -1;
+}
+
+void board_people_free(board_service *svc)
+{
+    person_index_free(&svc->tokens);
+    person_index_free(&svc->names);
+    person_index_free(&svc->looks[0]);
+    person_index_free(&svc->looks[1]);
+}

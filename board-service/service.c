@@ -230,14 +230,6 @@ static void end_turn(void *arg)
 
 /* -------------------------------------------------------------------- loop */
 
-static void free_indexes(board_service *svc)
-{
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
-    person_index_free(&svc->looks[0]);
-    person_index_free(&svc->looks[1]);
-}
-
 int board_create(const board_config *cfg_in, board_service **out, int *port, char *err,
                  size_t errlen)
 {
@@ -252,12 +244,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         svc->cfg.check_replay = true;
     svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
-    if (person_index_init(&svc->tokens, PERSON_BY_TOKEN) != 0 ||
-        person_index_init(&svc->names, PERSON_BY_NAME) != 0 ||
-        person_index_init(&svc->looks[0], PERSON_BY_SKELETON) != 0 ||
-        person_index_init(&svc->looks[1], PERSON_BY_LOOK) != 0) {
+    if (board_people_init(svc) != 0) {
         snprintf(err, errlen, "out of memory");
-        free_indexes(svc);
         free(svc);
         return -1;
     }
@@ -360,7 +348,7 @@ fail_store:
     store_close(svc->store);
 fail_free:
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
-    free_indexes(svc);
+    board_people_free(svc);
     free(svc);
     return -1;
 }
@@ -498,7 +486,7 @@ void board_destroy(board_service *svc)
     room_moves_free(svc);
     board_cluster_leave(svc);
     store_close(svc->store);
-    free_indexes(svc);
+    board_people_free(svc);
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     free(svc);
 }

@@ -29,10 +29,7 @@ static inline board_service *fixture_service(store *db, room_io io)
     svc->cfg.log = fopen("/dev/null", "w");
     svc->io = io;
     svc->store = db;
-    assert_int_equal(person_index_init(&svc->tokens, PERSON_BY_TOKEN), 0);
-    assert_int_equal(person_index_init(&svc->names, PERSON_BY_NAME), 0);
-    assert_int_equal(person_index_init(&svc->looks[0], PERSON_BY_SKELETON), 0);
-    assert_int_equal(person_index_init(&svc->looks[1], PERSON_BY_LOOK), 0);
+    assert_int_equal(board_people_init(svc), 0);
     return svc;
 }
 
@@ -45,10 +42,7 @@ static inline void fixture_service_free(board_service *svc)
     board_rooms_free(svc);
     room_moves_free(svc);
     board_clients_free(svc);
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
-    person_index_free(&svc->looks[0]);
-    person_index_free(&svc->looks[1]);
+    board_people_free(svc);
     fclose(svc->cfg.log);
     free(svc);
 }

@@ -804,8 +804,8 @@ def old_lookalikes_kept(bindir):
         board.stop()
         con = sqlite3.connect(path)
         con.executescript("DROP INDEX accounts_by_look; ALTER TABLE accounts DROP COLUMN look;"
-                          "PRAGMA user_version = 7;")
-        # aIice with alice's password hash: a schema-7 service let both in
+                          "PRAGMA user_version = 8;")
+        # aIice with alice's password hash: a schema-8 service let both in
         con.execute("INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms,"
                     " password_ms) SELECT 'aIice', 'aiice', 'aiice', pwhash, created_ms,"
                     " password_ms FROM accounts WHERE name_key = 'alice'")

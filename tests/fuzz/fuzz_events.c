@@ -283,8 +283,7 @@ static board_service *service_on(store *db, FILE *log)
     board_config_defaults(&svc->cfg);
     svc->cfg.log = getenv("FUZZ_LOG") ? stderr : log;
     svc->store = db;
-    FUZZ_CHECK(person_index_init(&svc->tokens, PERSON_BY_TOKEN) == 0 &&
-               person_index_init(&svc->names, PERSON_BY_NAME) == 0, "out of memory");
+    FUZZ_CHECK(board_people_init(svc) == 0, "out of memory");
     return svc;
 }
 
@@ -295,8 +294,7 @@ static void service_free(board_service *svc)
     board_rooms_free(svc);
     board_clients_free(svc);
     room_moves_free(svc);
-    person_index_free(&svc->tokens);
-    person_index_free(&svc->names);
+    board_people_free(svc);
     free(svc);
 }
 

@@ -319,7 +319,7 @@ static void test_file_before_looks_migrates(void **state)
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
     assert_int_equal(test_sql_int(path, "PRAGMA user_version",
                                   "SELECT version FROM sungka_schema"),
-                     test_on_pg() ? 2 : STORE_TEST_VERSION);
+                     test_on_pg() ? 3 : STORE_TEST_VERSION);
     store_account got_a, got_b;
     assert_ok(s, store_account_find(s, "alice", &got_a));
     assert_ok(s, store_account_find(s, "aiice", &got_b));

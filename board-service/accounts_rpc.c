@@ -38,7 +38,6 @@
 #include "accounts_pool.h"
 #include "board_rpc.h"
 
-#define LIMIT_SLOTS 4096
 #define SIGNIN_WINDOW_MS (5 * 60 * 1000)
 #define REGISTER_WINDOW_MS (60 * 60 * 1000)
 #define CHECK_WINDOW_MS (60 * 1000)
@@ -800,10 +799,6 @@ static void warmed_up(accounts_job *job)
 
 int board_accounts_start(board_service *svc, char *err, size_t errlen)
 {
-    if (board_limits_init(&svc->limits, LIMIT_SLOTS) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
     if (!svc->store)
         return 0;              /* no store, no accounts: every call says so */
     if (accounts_pool_create(svc->cfg.password_workers, svc->cfg.password_queue,
@@ -857,5 +852,4 @@ void board_accounts_stop(board_service *svc)
 {
     accounts_pool_destroy(svc->pool);     /* held calls answered SHUTTING_DOWN */
     svc->pool = NULL;
-    board_limits_free(&svc->limits);
 }

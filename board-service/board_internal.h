@@ -142,7 +142,11 @@ typedef struct logged_event {
 
 
 /* limits.c: counted rate windows keyed by "kind:what" (hashed), in a fixed
- * table: sign-in failures per name and per address, accounts per address. */
+ * table of BOARD_LIMIT_SLOTS: sign-in failures and password checks per name
+ * and per address, accounts per address, a cluster's lookups per address.
+ * The service's (svc->limits): made with it, freed after its server, since
+ * calls are answered until then. */
+#define BOARD_LIMIT_SLOTS 4096
 typedef struct limit_table {
     struct limit_slot *slots;
     size_t cap;

@@ -249,6 +249,12 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         free(svc);
         return -1;
     }
+    if (board_limits_init(&svc->limits, BOARD_LIMIT_SLOTS) != 0) {
+        snprintf(err, errlen, "out of memory");
+        board_people_free(svc);
+        free(svc);
+        return -1;
+    }
     if (svc->cfg.relay_key &&
         relay_key_load(svc->cfg.relay_key, svc->relay_key, err, errlen) != 0)
         goto fail_free;
@@ -348,6 +354,7 @@ fail_store:
     store_close(svc->store);
 fail_free:
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
+    board_limits_free(&svc->limits);
     board_people_free(svc);
     free(svc);
     return -1;
@@ -487,6 +494,7 @@ void board_destroy(board_service *svc)
     board_cluster_leave(svc);
     store_close(svc->store);
     board_people_free(svc);
+    board_limits_free(&svc->limits);     /* after the server: its calls count here */
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     free(svc);
 }

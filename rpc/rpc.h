@@ -210,6 +210,21 @@ int rpc_server_add_methods(rpc_server *srv, const ProtobufCServiceDescriptor *sv
  */
 void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user);
 
+/* The polling thread's time (seconds, CLOCK_MONOTONIC) at which the last
+ * rpc_server_poll() that handled a completion got its first one: 0 when the
+ * last poll only waited. With the time after the turn hook, the work of one
+ * turn without its wait (the board service's loop turn duration). */
+double rpc_server_turn_started(const rpc_server *srv);
+
+/* Called on the polling thread for every call finished with a status other
+ * than OK through rpc_call_finish_reason or rpc_call_finish_elsewhere (the
+ * program's refusals, with their reason; NULL when none was given), before
+ * the status is sent. For counting (metrics); it must not touch the call.
+ * Set before rpc_server_start(). */
+void rpc_server_set_refusal_hook(rpc_server *srv,
+                                 void (*hook)(void *user, rpc_code code, const char *reason),
+                                 void *user);
+
 /*
  * A unary method answered on a thread of its own instead of by
  * rpc_server_poll(): for what must be answered while the polling thread is

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <grpc/grpc_security.h>
 #include <grpc/support/alloc.h>
@@ -415,6 +416,19 @@ static void run_turn_hook(rpc_server *srv)
         srv->turn_hook(srv->turn_user);
 }
 
+double rpc_server_turn_started(const rpc_server *srv)
+{
+    return srv->turn_started;
+}
+
+void rpc_server_set_refusal_hook(rpc_server *srv,
+                                 void (*hook)(void *user, rpc_code code, const char *reason),
+                                 void *user)
+{
+    srv->refusal_hook = hook;
+    srv->refusal_user = user;
+}
+
 void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user)
 {
     srv->turn_hook = hook;
@@ -663,10 +677,14 @@ int rpc_server_poll(rpc_server *srv, int timeout_ms)
             if (gpr_time_cmp(deadline, until) < 0)
                 until = deadline;
         }
+        srv->turn_started = 0;
         grpc_event ev = grpc_completion_queue_next(srv->cq, until, NULL);
         if (ev.type == GRPC_QUEUE_SHUTDOWN)
             return -1;
         if (ev.type == GRPC_OP_COMPLETE) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            srv->turn_started = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
             handle_event(srv, &ev);
             for (int i = 0; i < POLL_BATCH; i++) {
                 ev = grpc_completion_queue_next(srv->cq,
@@ -925,6 +943,9 @@ size_t rpc_call_outbox_len(const rpc_call *call)
 int rpc_call_finish_elsewhere(rpc_call *call, rpc_code code, const char *reason,
                               const char *endpoint, const char *message)
 {
+    rpc_server *srv = call->srv;
+    if (code != RPC_OK && srv && srv->refusal_hook && !call->finishing && !call->over)
+        srv->refusal_hook(srv->refusal_user, code, reason);
     if (call->parent)
         return rpc__leg_finish(call, code, reason, message);
     if (call->finishing || call->over)

@@ -51,6 +51,9 @@ struct rpc_server {
     bool shutdown_seen;
     void (*turn_hook)(void *);    /* rpc_server_set_turn_hook */
     void *turn_user;
+    void (*refusal_hook)(void *, rpc_code, const char *);   /* rpc_server_set_refusal_hook */
+    void *refusal_user;
+    double turn_started;          /* rpc_server_turn_started */
     rpc_call *calls;              /* every live call, for shutdown */
     rpc_call *dirty;              /* multiplexed calls with a pending envelope */
     grpc_slice last_sent;         /* the last bytes sent, shared (rpc__shared_slice) */

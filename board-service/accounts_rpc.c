@@ -589,11 +589,13 @@ static void signed_in_done(accounts_job *job)
     if (!call)
         return;
     if (h->result != 0 || h->account.id == 0) {       /* counted when let in */
+        metric_add(svc->m.signin_failures, 1);
         reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong name or password");
         held_free(h);
         return;
     }
     forgive_attempt(svc, h->host, h->name.key);
+    metric_add(svc->m.signins, 1);
     char token[ACCOUNTS_SESSION_TOKEN_BYTES];
     int64_t expires;
     if (new_session(svc, call, h->account.id, token, &expires) == 0) {

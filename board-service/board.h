@@ -79,6 +79,8 @@ typedef struct board_config {
     const char *relay_key;     /* a file with the secret relays show (relay_key.h):
                                 * their joins count against the observer's address they
                                 * name; NULL: no relay is known, nobody may name one */
+    const char *metrics;       /* "HOST:PORT": serve GET /metrics (Prometheus) there;
+                                * NULL: no metrics */
     int verbose;               /* log every request to the log stream */
     bool grpc_log;             /* gRPC's own log lines on stderr (--verbose; see
                                 * rpc_set_verbose): the service's bots get it too */

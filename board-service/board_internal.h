@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "metrics.h"
 #include "relay_key.h"
 #include "games.h"
 #include "store.h"
@@ -236,8 +237,22 @@ typedef struct room_io {
     void (*move_done)(void *reply, room_rc rc, uint64_t seq, const char *why);
 } room_io;
 
+/* board_metrics.c: what --metrics shows (docs/operating.md, "Monitoring").
+ * Without --metrics every pointer is NULL and counting into it does
+ * nothing (metrics.h). Loop thread only, like the rest: the listener's
+ * thread reads what board_metrics_turn publishes, never these. */
+typedef struct board_metrics {
+    metrics *set;              /* NULL: no --metrics */
+    metric *games[5];          /* by room_status (1..4): gauges */
+    metric *participants, *streams, *password_jobs, *store_errors;
+    metric *moves, *move_commit, *events_sent, *limits_hit, *signins, *signin_failures;
+    metric *store_commit, *lease_renewals, *lease_failures, *adoptions, *loop_turn;
+    double next_gauges;        /* metrics_now() when the gauges are counted again */
+} board_metrics;
+
 struct board_service {
     board_config cfg;
+    board_metrics m;           /* board_metrics.c */
     room_io io;                /* service.c: over rpc calls (tests: recorders) */
     struct rpc_server *server; /* service.c only */
     store *store;              /* statistics, history, recovery; NULL: none */
@@ -277,6 +292,16 @@ struct board_service {
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
 };
+
+/* --- board_metrics.c: --metrics --- */
+/* Make the service's metrics and listen on cfg.metrics: 0 (also without
+ * it), or -1 with a sentence. */
+int board_metrics_start(board_service *svc, char *err, size_t errlen);
+/* The end of a loop turn whose work began at `started` (metrics_now()):
+ * its duration observed, the gauges counted (at most once a second: it
+ * walks every game's people) and everything published. */
+void board_metrics_turn(board_service *svc, double started);
+void board_metrics_free(board_service *svc);
 
 /* --- service_log.c: the service's clocks and log --- */
 int64_t board_now_ms(void);              /* monotonic */

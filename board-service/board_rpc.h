@@ -161,4 +161,8 @@ typedef struct wire_participant_msg {
 void wire_rating(const store_rating *r, Sungka__V1__Rating *out);
 void wire_participant(const participant *p, wire_participant_msg *out);
 
+/* board_metrics.c: a refusal counted (rpc_server_set_refusal_hook's; user
+ * is the service). */
+void board_metrics_refusal(void *user, rpc_code code, const char *reason);
+
 #endif /* SUNGKA_BOARD_RPC_H */

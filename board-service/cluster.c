@@ -34,6 +34,7 @@ static int adopt_orphans(board_service *svc, bool starting)
         board_log(svc, "cannot adopt games: %s", store_last_error(svc->store));
     else if (n > 0)
         board_adopt(svc, (const char (*)[STORE_ID_BYTES])ids, n, starting);
+    metric_add(svc->m.adoptions, n);
     return n;
 }
 
@@ -74,6 +75,7 @@ static int renew(board_service *svc, int64_t now)
 {
     int rc = store_node_renew(svc->store, svc->cfg.lease_ms);
     svc->lease_failing = rc < 0;
+    metric_add(rc < 0 ? svc->m.lease_failures : svc->m.lease_renewals, 1);
     if (rc < 0) {
         board_log(svc, "cannot renew the lease: %s", store_last_error(svc->store));
         svc->next_lease_ms = now + 1000;

@@ -144,6 +144,10 @@ static void usage(FILE *out)
             "                            games, the accounts whose rating points came mostly\n"
             "                            from one opponent, and the pairs whose games were\n"
             "                            not rated, from the database (--db), and exit\n"
+            "      --metrics HOST:PORT   serve metrics in Prometheus's text format at\n"
+            "                            http://HOST:PORT/metrics (plain HTTP: keep it on\n"
+            "                            loopback or a private network; port 0 picks one,\n"
+            "                            said on stderr)\n"
             "  -q, --quiet               do not log games and players to stderr\n"
             "  -v, --verbose             also show gRPC's own log lines on stderr\n"
             "  -h, --help                show this help and exit\n"
@@ -363,7 +367,7 @@ int main(int argc, char **argv)
            OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
            OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
            OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
-           OPT_RATING_REPORT };
+           OPT_RATING_REPORT, OPT_METRICS };
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"advertise", required_argument, NULL, OPT_ADVERTISE},
@@ -416,6 +420,7 @@ int main(int argc, char **argv)
         {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
         {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
         {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
+        {"metrics", required_argument, NULL, OPT_METRICS},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -593,6 +598,9 @@ int main(int argc, char **argv)
             break;
         case OPT_RATING_REPORT:
             rating_report = 1;
+            break;
+        case OPT_METRICS:
+            cfg.metrics = optarg;
             break;
         case OPT_REQUIRE_ACCOUNTS:
             cfg.require_accounts = true;

@@ -45,6 +45,8 @@ void room__detach_stream(participant *p, room_rc rc, const char *why)
  * cut it off; it can resubscribe from the last sequence number it saw. */
 void room__check_sent(participant *p, int rc, uint64_t seq)
 {
+    if (rc == 0)
+        metric_add(p->room->svc->m.events_sent, 1);
     if (rc != -2)
         return;
     char why[96];

@@ -98,6 +98,7 @@ struct pending_move {
     int move;
     participant *mover;        /* stays: anything that could remove it commits first */
     bool applied;              /* its event was stored and applied: the room moved on */
+    double started;            /* metrics_now() when it was played: its commit latency */
 };
 
 /* The service's moves of this loop turn (svc->moves, made on first use). */
@@ -188,6 +189,7 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     pm->move = move;
     pm->mover = p;
     pm->applied = false;
+    pm->started = svc->m.set ? metrics_now() : 0;
     r->holding = true;
     r->write_failed = false;
     /* Others' moves are in the transaction: this one may be undone alone. */
@@ -248,11 +250,15 @@ void room_commit_moves(board_service *svc)
         return;
     store *db = svc->store;
     const char *why = NULL;
+    double commit_start = svc->m.set ? metrics_now() : 0;
     if (b->failed || (db && store_commit(db) != 0)) {
         why = db ? store_last_error(db) : "out of memory";
         if (db)
             store_rollback(db);
     }
+    double done = svc->m.set ? metrics_now() : 0;
+    if (db && !b->failed)
+        metric_observe(svc->m.store_commit, done - commit_start);
     /* Newest first: a game with several moves in the batch ends truncated
      * to its log before the first of them. */
     for (int k = 0; k < b->n; k++) {
@@ -278,6 +284,8 @@ void room_commit_moves(board_service *svc)
                 room__broadcast(r, pm->log_before, pm->mover);
             if (pm->reply)
                 svc->io.move_done(pm->reply, ROOM_OK, pm->seq, NULL);
+            metric_add(svc->m.moves, 1);
+            metric_observe(svc->m.move_commit, done - pm->started);
         }
     }
     b->n = 0;

@@ -258,6 +258,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     if (svc->cfg.relay_key &&
         relay_key_load(svc->cfg.relay_key, svc->relay_key, err, errlen) != 0)
         goto fail_free;
+    if (board_metrics_start(svc, err, errlen) != 0)
+        goto fail_free;
 
     if (!svc->cfg.db || svc->cfg.db[0]) {
         char path[1024];
@@ -308,6 +310,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         goto fail_store;
     }
     rpc_server_set_turn_hook(svc->server, end_turn, svc);
+    rpc_server_set_refusal_hook(svc->server, board_metrics_refusal, svc);
     if (rpc_server_add_methods(svc->server, &sungka__v1__register__descriptor,
                                board_games_methods, board_games_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__board__descriptor, board_play_methods,
@@ -353,6 +356,7 @@ fail_store:
     board_rooms_free(svc);
     store_close(svc->store);
 fail_free:
+    board_metrics_free(svc);
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     board_limits_free(&svc->limits);
     board_people_free(svc);
@@ -456,9 +460,14 @@ int board_run(board_service *svc)
         if (wait > LOOP_SLICE_MS)
             wait = LOOP_SLICE_MS;
         rpc_server_poll(svc->server, (int)wait);   /* ends with end_turn */
+        /* The turn's work began with the poll's first completion, or now. */
+        double started = svc->m.set ? rpc_server_turn_started(svc->server) : 0;
+        if (svc->m.set && started == 0)
+            started = metrics_now();
         board_accounts_drain(svc);     /* password work done: answer its calls */
         run_timers(svc);
         board_health_beat(svc, board_now_ms());
+        board_metrics_turn(svc, started);
     }
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
@@ -495,6 +504,7 @@ void board_destroy(board_service *svc)
     store_close(svc->store);
     board_people_free(svc);
     board_limits_free(&svc->limits);     /* after the server: its calls count here */
+    board_metrics_free(svc);             /* ... and refusals here; stops the listener */
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
     free(svc);
 }

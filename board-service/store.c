@@ -365,6 +365,7 @@ struct store {
     unsigned op_owns;          /* bit d: the op at depth d began the transaction */
     int64_t node_id;           /* this store's node in a cluster; 0: none */
     char err[1024];
+    uint64_t errors;           /* failures so far (store_errors) */
 };
 
 /* ------------------------------------------------------------------------
@@ -377,6 +378,7 @@ static int event_exists(store *s, const char *game_id, uint64_t seq);
 
 static int failf(store *s, const char *fmt, ...)
 {
+    s->errors++;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->err, sizeof s->err, fmt, ap);
@@ -393,6 +395,11 @@ static int fail_db(store *s, const char *what)
 const char *store_last_error(const store *s)
 {
     return s ? s->err : "no store";
+}
+
+uint64_t store_errors(const store *s)
+{
+    return s ? s->errors : 0;
 }
 
 /* The cached statement id, prepared on first use; NULL (and the error set)

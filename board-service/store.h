@@ -128,6 +128,9 @@ void store_close(store *s);
 /* The sentence describing the last failure on s ("" when none yet). Owned by
  * s, valid until the next call on s. */
 const char *store_last_error(const store *s);
+/* How many calls have failed so far (each set store_last_error): for the
+ * service's metrics. */
+uint64_t store_errors(const store *s);
 
 /* The default database path: $XDG_DATA_HOME/sungka/sungka.db when
  * XDG_DATA_HOME is set and absolute, else ~/.local/share/sungka/sungka.db.

@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""test_metrics.py — the board service's metrics (--metrics HOST:PORT, GET /metrics):
+the counters move by what was done, the page is Prometheus's text format, and a
+real Prometheus server scrapes it.
+
+Real sungka-board, sungka-player and prometheus processes on loopback. Usage:
+test_metrics.py BINDIR TEST (ctest runs one process per test).
+"""
+import json
+import math
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Autoplayer, Env, Proc, check, main  # noqa: E402
+from e2e_util import await_moves  # noqa: E402
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"'
+                    r'(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*)\})? '
+                    r'(-?[0-9.eE+-]+|\+Inf|-Inf|NaN)$')
+
+
+def parse(page):
+    """{(name, labels): value} of a text-format page, checking its shape as it goes:
+    every sample's family has # HELP and # TYPE before it, a histogram's buckets
+    are cumulative and its _count is its +Inf bucket."""
+    types, samples = {}, {}
+    for line in page.splitlines():
+        if line.startswith("# HELP "):
+            continue
+        m = re.match(r"^# TYPE (\S+) (counter|gauge|histogram)$", line)
+        if m:
+            check(m.group(1) not in types, f"family {m.group(1)} typed twice")
+            types[m.group(1)] = m.group(2)
+            continue
+        m = SAMPLE.match(line)
+        check(m, f"not a sample line of the text format: {line!r}")
+        name, labels, value = m.group(1), m.group(3) or "", float(m.group(4))
+        family = re.sub(r"_(bucket|sum|count)$", "", name)
+        check(name in types or types.get(family) == "histogram",
+              f"{name} has no # TYPE before it")
+        check(name in types or family in types, f"{name} has no family")
+        samples[(name, labels)] = value
+    for family, kind in types.items():
+        check(f"# HELP {family} " in page, f"{family} has no # HELP")
+        if kind != "histogram":
+            continue
+        buckets = [(float(re.search(r'le="([^"]+)"', l).group(1).replace("+Inf", "inf")), v)
+                   for (n, l), v in samples.items() if n == family + "_bucket"]
+        buckets.sort()
+        check(buckets and math.isinf(buckets[-1][0]), f"{family} has no +Inf bucket")
+        counts = [v for _, v in buckets]
+        check(counts == sorted(counts), f"{family}'s buckets are not cumulative: {buckets}")
+        check(samples[(family + "_count", "")] == counts[-1],
+              f"{family}_count is not its +Inf bucket")
+    return samples
+
+
+def scrape(port, path="/metrics"):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+        check(r.headers.get("Content-Type", "").startswith("text/plain; version=0.0.4"),
+              f"content type {r.headers.get('Content-Type')}")
+        return r.read().decode("utf-8")
+
+
+def metrics_port(board):
+    """The port the service says it serves metrics on (it picked one: port 0)."""
+    board.expect_stderr(r"metrics on port \d+")
+    with board.cond:
+        line = next(l for l in board.err_lines if re.search(r"metrics on port \d+", l))
+    return int(re.search(r"metrics on port (\d+)", line).group(1))
+
+
+def wait_value(port, key, want, timeout=30):
+    """The samples once key's value is want (a scrape shows the loop's last publish)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        s = parse(scrape(port))
+        if s.get(key) == want:
+            return s
+        check(time.monotonic() < deadline, f"{key} is {s.get(key)}, wanted {want}")
+        time.sleep(0.1)
+
+
+def two_players(env, board):
+    alice = env.player("alice", "--server", board.address, "--new", "kalah",
+                       "--option", "cups=4", "--option", "stones=4")
+    game = alice.expect(r"Created game (\d+)").group(1)
+    bob = env.player("bob", "--server", board.address, "--game", game)
+    bob.expect(r"^You are bob, seat 1\.")
+    return alice, bob
+
+
+def counters(bindir):
+    """Moves, events, games, participants, streams and refusals move by what
+    was done; the page parses (here and with promtool); other paths are 404."""
+    with Env(bindir) as env:
+        board = env.board("--metrics", "127.0.0.1:0")
+        port = metrics_port(board)
+        s = parse(scrape(port))
+        check(s[("sungka_moves_total", "")] == 0, "moves before any game")
+        check(s[("sungka_process_resident_memory_bytes", "")] > 0, "no resident memory")
+        check(not any(n == "sungka_refusals_total" for n, _ in s), "refusals before any call")
+        alice, bob = two_players(env, board)
+        Autoplayer(env, [alice, bob], seed=3).play_moves(4)
+        await_moves(alice, 4)
+        await_moves(bob, 4)
+        s = wait_value(port, ("sungka_moves_total", ""), 4)
+        check(s[("sungka_move_commit_seconds_count", "")] == 4, "commit latencies observed")
+        check(s[("sungka_move_commit_seconds_sum", "")] > 0, "commit latencies sum to 0")
+        # Each move goes to both players as one event, at least.
+        check(s[("sungka_events_sent_total", "")] >= 8,
+              f"events sent {s[('sungka_events_sent_total', '')]}")
+        s = wait_value(port, ("sungka_games", 'state="running"'), 1)
+        check(s[("sungka_participants", "")] == 2, f"participants {s}")
+        check(s[("sungka_streams", "")] == 2, f"streams {s}")
+        check(s[("sungka_loop_turn_seconds_count", "")] > 0, "no loop turn observed")
+        # A game that does not exist: refused NOT_FOUND.
+        env.player("carol", "--server", board.address, "--game", "99999")
+        wait_value(port, ("sungka_refusals_total", 'reason="NOT_FOUND"'), 1)
+        page = scrape(port)
+        r = subprocess.run(["promtool", "check", "metrics"], input=page, text=True,
+                           capture_output=True, timeout=60)
+        check(r.returncode == 0, f"promtool check metrics: {r.stdout}{r.stderr}")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=10)
+            check(False, "/other answered")
+        except urllib.error.HTTPError as e:
+            check(e.code == 404, f"/other: {e.code}")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def prometheus_scrapes(bindir):
+    """A Prometheus server scraping the service every second sees its moves."""
+    with Env(bindir) as env:
+        board = env.board("--metrics", "127.0.0.1:0")
+        port = metrics_port(board)
+        alice, bob = two_players(env, board)
+        Autoplayer(env, [alice, bob], seed=5).play_moves(3)
+        await_moves(alice, 3)
+        wait_value(port, ("sungka_moves_total", ""), 3)
+        tmp = tempfile.mkdtemp(prefix="sungka-prometheus-")
+        try:
+            with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
+                f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                        "scrape_configs:\n  - job_name: sungka\n    static_configs:\n"
+                        f"      - targets: ['127.0.0.1:{port}']\n")
+            web = free_port()
+            prom = Proc("prometheus", ["prometheus", "--config.file", os.path.join(tmp, "prometheus.yml"),
+                                       "--storage.tsdb.path", os.path.join(tmp, "data"),
+                                       "--web.listen-address", f"127.0.0.1:{web}"],
+                        stdin=False, env=env.env)
+            env.procs.append(prom)
+            prom.expect_stderr(r"Server is ready to receive web requests", timeout=60)
+            query = urllib.parse.quote("sungka_moves_total")
+            deadline = time.monotonic() + 60
+            seen = None
+            while seen != "3":
+                check(time.monotonic() < deadline,
+                      f"Prometheus saw sungka_moves_total {seen}\n" + prom.dump())
+                time.sleep(0.5)
+                with urllib.request.urlopen(f"http://127.0.0.1:{web}/api/v1/query?query={query}",
+                                            timeout=10) as r:
+                    answer = json.load(r)
+                check(answer["status"] == "success", f"query: {answer}")
+                result = answer["data"]["result"]
+                if result:
+                    check(result[0]["metric"].get("job") == "sungka", f"labels {result}")
+                    seen = result[0]["value"][1]
+            prom.stop()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main({"counters": counters, "prometheus_scrapes": prometheus_scrapes}))

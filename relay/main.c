@@ -48,6 +48,10 @@ static void usage(FILE *out)
             "                            a relay below this one that shows the same key\n"
             "                            is treated here as the board services treat this\n"
             "                            one\n"
+            "      --metrics HOST:PORT   serve metrics in Prometheus's text format at\n"
+            "                            http://HOST:PORT/metrics (plain HTTP: keep it on\n"
+            "                            loopback or a private network; port 0 picks one,\n"
+            "                            said on stderr)\n"
             "  -q, --quiet               do not log to stderr\n"
             "  -h, --help                show this help and exit\n"
             "      --version             show the version and exit\n"
@@ -65,7 +69,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_ADVERTISE = 256, OPT_MAX_GAMES, OPT_MAX_OBSERVERS, OPT_MAX_STREAMS,
            OPT_CLIENT_OBSERVERS, OPT_CLIENT_STREAMS, OPT_CLIENT_JOIN_RATE, OPT_IPV6_PREFIX,
-           OPT_RELAY_KEY,
+           OPT_RELAY_KEY, OPT_METRICS,
            OPT_VERSION };
     static const struct option longopts[] = {
         {"upstream", required_argument, NULL, 'u'},
@@ -79,6 +83,7 @@ int main(int argc, char **argv)
         {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
         {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
         {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
+        {"metrics", required_argument, NULL, OPT_METRICS},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -124,6 +129,9 @@ int main(int argc, char **argv)
             break;
         case OPT_RELAY_KEY:
             cfg.relay_key = optarg;
+            break;
+        case OPT_METRICS:
+            cfg.metrics = optarg;
             break;
         case 'h':
             usage(stdout);

@@ -141,7 +141,8 @@ void relay__send(watcher *w, const logged *ev)
                          "event you saw");
         return;
     }
-    rpc_call_send_packed(w->stream, ev->data, ev->len);
+    if (rpc_call_send_packed(w->stream, ev->data, ev->len) == 0)
+        metric_add(w->feed->relay->m.events_relayed, 1);
 }
 
 /* ---------------------------------------------------------------- calls */
@@ -407,6 +408,8 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
         return -1;
     }
     pthread_mutex_init(&r->mu, NULL);
+    if (relay__metrics_start(r, err, errlen) != 0)
+        goto fail;
     rpc_client_options copts = {0};
     copts.keepalive.time_ms = 10000;  /* no faster than a board service permits (5 s) */
     copts.keepalive.timeout_ms = 5000;
@@ -427,6 +430,7 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
                  cfg->listen);
         goto fail;
     }
+    rpc_server_set_refusal_hook(r->server, relay__metrics_refusal, r);
     if (rpc_server_add_methods(r->server, &sungka__v1__register__descriptor, register_methods,
                                N_ENTRIES(register_methods), r) != 0 ||
         rpc_server_add_methods(r->server, &sungka__v1__board__descriptor, board_methods,
@@ -456,6 +460,7 @@ fail:
     sodium_memzero(r->key, sizeof r->key);
     rpc_pool_destroy(r->up);
     rpc_server_destroy(r->server);
+    relay__metrics_free(r);
     pthread_mutex_destroy(&r->mu);
     free(r);
     return -1;
@@ -483,12 +488,17 @@ int relay_run(relay *r)
          * short slices so an event waits here a millisecond or two. */
         int slice = r->feeds ? RELAY_SLICE_MS : 200;
         rpc_server_poll(r->server, wait < slice ? wait : slice);
+        /* The turn's work began with the poll's first completion, or now. */
+        double started = r->m.set ? rpc_server_turn_started(r->server) : 0;
+        if (r->m.set && started == 0)
+            started = metrics_now();
         relay__drain(r);
         now = relay__now_ms();
         if (now >= next_tick) {
             sweep(r, now);
             next_tick = relay__tick(r, now);
         }
+        relay__metrics_turn(r, started);
     }
     relay__log(r, "shutting down");
     for (int i = 0; i < r->n_slots; i++)
@@ -526,6 +536,7 @@ void relay_destroy(relay *r)
         free(r->slots[i]);
     free(r->slots);
     relay__clients_free(r);
+    relay__metrics_free(r);       /* after the server: its refusals count here */
     sodium_memzero(r->key, sizeof r->key);
     pthread_mutex_destroy(&r->mu);
     free(r);

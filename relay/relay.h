@@ -43,6 +43,8 @@ typedef struct relay_config {
                                 * relay by (relay_key.h): its joins upstream then count
                                 * against the observer who asked. NULL: none; upstream
                                 * counts them all against this relay's address */
+    const char *metrics;       /* "HOST:PORT": serve GET /metrics (Prometheus) there;
+                                * NULL: no metrics */
     FILE *log;                 /* where to log (default stderr; NULL quiet) */
 } relay_config;
 

@@ -246,6 +246,7 @@ feed *relay__feed_start(relay *r, const char *game_id, const char *asker)
     feed *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
+    f->relay = r;
     snprintf(f->game_id, sizeof f->game_id, "%s", game_id);
     snprintf(f->asker, sizeof f->asker, "%s", asker);
     f->next = r->feeds;
@@ -337,6 +338,7 @@ static void on_news_event(feed *f, inbox *in)
     logged ev = in->ev;
     in->ev.data = NULL;                /* ours now, or freed here */
     f->attempts = 0;
+    metric_add(f->relay->m.events_received, 1);
     f->game_over |= in->game_over;
     if (in->snapshot) {
         if (f->snapshot.data && ev.seq <= f->last_seq) {

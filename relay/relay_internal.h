@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "address.h"
+#include "metrics.h"
 #include "relay.h"
 #include "relay_key.h"
 #include "rpc.h"
@@ -69,6 +70,7 @@ typedef enum {
 } feed_state;
 
 struct feed {
+    relay *relay;                  /* the relay it feeds */
     char game_id[RELAY_GAME_ID_BYTES];
     char asker[ADDRESS_HOST_BYTES];    /* who asked for it first: upstream's joins for
                                         * it count against that address (--relay-key) */
@@ -97,8 +99,20 @@ struct feed {
 
 typedef struct inbox inbox;
 
+/* relay_metrics.c: what --metrics shows (docs/operating.md, "Monitoring").
+ * Without --metrics every pointer is NULL and counting into it does nothing
+ * (metrics.h). Loop thread only; the listener's thread reads only what
+ * relay__metrics_turn publishes. */
+typedef struct relay_metrics {
+    metrics *set;                  /* NULL: no --metrics */
+    metric *feeds, *watchers, *streams;            /* gauges */
+    metric *events_relayed, *events_received, *limits_hit, *loop_turn;
+    double next_gauges;            /* metrics_now() when the gauges are counted again */
+} relay_metrics;
+
 struct relay {
     relay_config cfg;
+    relay_metrics m;               /* relay_metrics.c */
     rpc_server *server;
     rpc_pool *up;
     char endpoint[RPC_ADDRESS_BYTES];
@@ -146,6 +160,18 @@ int relay__client_may_stream(relay *r, const relay_client *c, char *err, size_t 
 /* Free the entries that hold nothing and have no open join window. */
 void relay__clients_sweep(relay *r, int64_t now);
 void relay__clients_free(relay *r);
+
+/* --- relay_metrics.c: --metrics --- */
+/* Make the relay's metrics and listen on cfg.metrics: 0 (also without it),
+ * or -1 with a sentence. */
+int relay__metrics_start(relay *r, char *err, size_t errlen);
+/* The end of a loop turn whose work began at `started` (metrics_now()): its
+ * duration observed, the gauges counted (at most once a second) and
+ * everything published. */
+void relay__metrics_turn(relay *r, double started);
+/* A refusal: rpc_server_set_refusal_hook's (user: the relay). */
+void relay__metrics_refusal(void *user, rpc_code code, const char *reason);
+void relay__metrics_free(relay *r);
 
 /* --- relay_feed.c --- */
 feed *relay__feed_find(relay *r, const char *game_id);

@@ -97,7 +97,7 @@ def two_players(env, board):
     game = alice.expect(r"Created game (\d+)").group(1)
     bob = env.player("bob", "--server", board.address, "--game", game)
     bob.expect(r"^You are bob, seat 1\.")
-    return alice, bob
+    return alice, bob, game
 
 
 def counters(bindir):
@@ -110,7 +110,7 @@ def counters(bindir):
         check(s[("sungka_moves_total", "")] == 0, "moves before any game")
         check(s[("sungka_process_resident_memory_bytes", "")] > 0, "no resident memory")
         check(not any(n == "sungka_refusals_total" for n, _ in s), "refusals before any call")
-        alice, bob = two_players(env, board)
+        alice, bob, game = two_players(env, board)
         Autoplayer(env, [alice, bob], seed=3).play_moves(4)
         await_moves(alice, 4)
         await_moves(bob, 4)
@@ -149,7 +149,7 @@ def prometheus_scrapes(bindir):
     with Env(bindir) as env:
         board = env.board("--metrics", "127.0.0.1:0")
         port = metrics_port(board)
-        alice, bob = two_players(env, board)
+        alice, bob, game = two_players(env, board)
         Autoplayer(env, [alice, bob], seed=5).play_moves(3)
         await_moves(alice, 3)
         wait_value(port, ("sungka_moves_total", ""), 3)
@@ -186,5 +186,38 @@ def prometheus_scrapes(bindir):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def relay_counters(bindir):
+    """A relay's feeds, watchers, streams, events in and out, and refusals
+    move by what its observers did."""
+    with Env(bindir) as env:
+        port = free_port()                      # the relay needs it, and it needs the relay
+        relay = env.relay(f"127.0.0.1:{port}", "--metrics", "127.0.0.1:0")
+        mport = metrics_port(relay)
+        s = parse(scrape(mport))
+        check(s[("sungka_relay_feeds", "")] == 0 and s[("sungka_relay_watchers", "")] == 0,
+              f"a relay with nothing to relay: {s}")
+        board = env.board("--relays", relay.address, "--relay-after", "1", port=port)
+        alice, bob, game = two_players(env, board)
+        first = env.player("first", "--server", board.address, "--game", game, "--observe")
+        first.expect(r"^You are observing\.")   # at the service: the audience is 1 now
+        watchers = []
+        for i in range(2):                      # then at the relay
+            w = env.player(f"w{i}", "--server", board.address, "--game", game, "--observe")
+            w.expect(r"^You are observing\.")
+            watchers.append(w)
+        Autoplayer(env, [alice, bob], seed=7).play_moves(4)
+        for w in watchers:
+            await_moves(w, 4)
+        s = wait_value(mport, ("sungka_relay_watchers", ""), 2)
+        s = wait_value(mport, ("sungka_relay_streams", ""), 2)
+        check(s[("sungka_relay_feeds", "")] == 1, f"feeds {s}")
+        check(s[("sungka_relay_events_received_total", "")] >= 4, f"events in {s}")
+        check(s[("sungka_relay_events_sent_total", "")] >= 8, f"events out {s}")
+        check(s[("sungka_process_resident_memory_bytes", "")] > 0, "no resident memory")
+        env.player("lost", "--server", relay.address, "--game", "99999", "--observe")
+        wait_value(mport, ("sungka_refusals_total", 'reason="NOT_FOUND"'), 1)
+
+
 if __name__ == "__main__":
-    sys.exit(main({"counters": counters, "prometheus_scrapes": prometheus_scrapes}))
+    sys.exit(main({"counters": counters, "prometheus_scrapes": prometheus_scrapes,
+                   "relay_counters": relay_counters}))

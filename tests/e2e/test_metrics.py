@@ -11,6 +11,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Autoplayer, Env, Proc, check, main  # noqa: E402
+from harness import Autoplayer, Env, Failure, Proc, check, main  # noqa: E402
 from e2e_util import await_moves  # noqa: E402
 
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"'
@@ -218,6 +219,36 @@ def relay_counters(bindir):
         wait_value(mport, ("sungka_refusals_total", 'reason="NOT_FOUND"'), 1)
 
 
+def cluster_lease(bindir):
+    """Two nodes of a cluster (PostgreSQL): each counts its lease renewals;
+    when the one hosting a game is killed, the other counts the game it
+    adopted."""
+    with Env(bindir) as env:
+        if not env.dbs.url:
+            raise Failure("needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
+        db = os.path.join(env.state_dir, "cluster.db")     # one database, named by the path
+        a, b = [env.board("--db", db, "--lease", "3", "--metrics", "127.0.0.1:0")
+                for _ in range(2)]
+        ports = {n: metrics_port(n) for n in (a, b)}
+        alice = env.player("alice", "--server", f"{a.address},{b.address}", "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", f"{a.address},{b.address}", "--game", game)
+        bob.expect(r"^You are bob, seat 1\.")
+        Autoplayer(env, [alice, bob], seed=11).play_moves(2)
+        await_moves(bob, 2)
+        for n in (a, b):
+            deadline = time.monotonic() + 30
+            while parse(scrape(ports[n]))[("sungka_lease_renewals_total", "")] < 2:
+                check(time.monotonic() < deadline, f"{n.address} renewed no lease")
+                time.sleep(0.2)
+        s = parse(scrape(ports[b]))
+        check(s[("sungka_games_adopted_total", "")] == 0, f"adopted before any death: {s}")
+        check(s[("sungka_lease_renewal_failures_total", "")] == 0, f"failed renewals: {s}")
+        a.p.send_signal(signal.SIGKILL)
+        a.p.wait(5)
+        wait_value(ports[b], ("sungka_games_adopted_total", ""), 1, timeout=40)
+
+
 if __name__ == "__main__":
     sys.exit(main({"counters": counters, "prometheus_scrapes": prometheus_scrapes,
-                   "relay_counters": relay_counters}))
+                   "relay_counters": relay_counters, "cluster_lease": cluster_lease}))

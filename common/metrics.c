@@ -3,6 +3,7 @@
  * and the listener (libmicrohttpd with its own polling thread: the HTTP
  * parsing is its, not ours).
  */
+#include <ctype.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -367,6 +368,13 @@ int metrics_serve(metrics *m, const char *listen, int *port, char *err, size_t e
     const char *colon = strrchr(listen, ':');
     if (!colon || colon == listen || !colon[1]) {
         snprintf(err, errlen, "--metrics needs HOST:PORT (e.g. 127.0.0.1:9464), not '%s'",
+                 listen);
+        return -1;
+    }
+    char *end;
+    long port_number = strtol(colon + 1, &end, 10);
+    if (*end || port_number < 0 || port_number > 65535 || !isdigit((unsigned char)colon[1])) {
+        snprintf(err, errlen, "--metrics %s: the port must be a number from 0 to 65535",
                  listen);
         return -1;
     }

@@ -219,6 +219,26 @@ def relay_counters(bindir):
         wait_value(mport, ("sungka_refusals_total", 'reason="NOT_FOUND"'), 1)
 
 
+def bad_address(bindir):
+    """A --metrics address that cannot be had stops the server at start with
+    a sentence saying why: not HOST:PORT, a port out of range, a port in use."""
+    with Env(bindir) as env:
+        board = env.board("--metrics", "127.0.0.1:0")
+        taken = metrics_port(board)
+        cases = [("sungka-board", "nonsense", r"--metrics needs HOST:PORT"),
+                 ("sungka-board", "127.0.0.1:99999", r"the port must be a number from 0 to 65535"),
+                 ("sungka-board", f"127.0.0.1:{taken}", r"cannot listen for metrics on 127\.0\.0\.1:"),
+                 ("sungka-relay", "127.0.0.1:x", r"the port must be a number")]
+        for program, address, said in cases:
+            extra = (["--db", ":memory:"] if program == "sungka-board"
+                     else ["--upstream", board.address])
+            r = subprocess.run([os.path.join(bindir, program), "--listen", "127.0.0.1:0",
+                                *extra, "--metrics", address], capture_output=True, text=True,
+                               env=env.env, timeout=60)
+            check(r.returncode == 1 and re.search(said, r.stderr),
+                  f"{program} --metrics {address}: {r.returncode} {r.stderr}")
+
+
 def cluster_lease(bindir):
     """Two nodes of a cluster (PostgreSQL): each counts its lease renewals;
     when the one hosting a game is killed, the other counts the game it
@@ -251,4 +271,5 @@ def cluster_lease(bindir):
 
 if __name__ == "__main__":
     sys.exit(main({"counters": counters, "prometheus_scrapes": prometheus_scrapes,
-                   "relay_counters": relay_counters, "cluster_lease": cluster_lease}))
+                   "relay_counters": relay_counters, "bad_address": bad_address,
+                   "cluster_lease": cluster_lease}))

@@ -219,6 +219,36 @@ def relay_counters(bindir):
         wait_value(mport, ("sungka_refusals_total", 'reason="NOT_FOUND"'), 1)
 
 
+def sign_ins(bindir):
+    """A sign-in, a wrong password and one past --signin-failures: signins,
+    failures, refusals by reason and limits hit move by one each."""
+    import test_accounts as accounts        # its stock gRPC client
+    with Env(bindir) as env:
+        accounts.generate(os.path.join(env.state_dir, "stubs"))
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"), "--metrics",
+                          "127.0.0.1:0", "--signin-failures", "1")
+        port = metrics_port(board)
+        code = accounts.grpc.StatusCode
+        alice = accounts.Client(board.address)
+        alice.create("alice")
+        alice.sign_in("alice")
+        mallory = accounts.Client(board.address)
+        accounts.refused("wrong password", code.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                         mallory.accounts.SignIn,
+                         accounts.pb.SignInRequest(name="alice", password="not her password"))
+        accounts.refused("past the failures", code.RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                         mallory.accounts.SignIn,
+                         accounts.pb.SignInRequest(name="alice", password="guess number 2"))
+        s = wait_value(port, ("sungka_refusals_total", 'reason="LIMIT_REACHED"'), 1)
+        want = {("sungka_signins_total", ""): 1, ("sungka_signin_failures_total", ""): 1,
+                ("sungka_refusals_total", 'reason="BAD_CREDENTIALS"'): 1,
+                ("sungka_limits_hit_total", ""): 1}
+        got = {k: s.get(k) for k in want}
+        check(got == want, f"after one sign-in, one wrong and one limited: {got}")
+        for c in (alice, mallory):
+            c.close()
+
+
 def bad_address(bindir):
     """A --metrics address that cannot be had stops the server at start with
     a sentence saying why: not HOST:PORT, a port out of range, a port in use."""
@@ -271,5 +301,5 @@ def cluster_lease(bindir):
 
 if __name__ == "__main__":
     sys.exit(main({"counters": counters, "prometheus_scrapes": prometheus_scrapes,
-                   "relay_counters": relay_counters, "bad_address": bad_address,
+                   "relay_counters": relay_counters, "sign_ins": sign_ins, "bad_address": bad_address,
                    "cluster_lease": cluster_lease}))

@@ -219,6 +219,41 @@ def relay_counters(bindir):
         wait_value(mport, ("sungka_refusals_total", 'reason="NOT_FOUND"'), 1)
 
 
+def store_errors(bindir):
+    """While another program holds the database's write lock a move is
+    refused: the store's errors and the NOT_STORED refusal are counted, no
+    move is; once the lock is gone the same move is, with its commit."""
+    import sqlite3
+    with Env(bindir, sqlite_only="another program holds the SQLite file's write lock") as env:
+        db = os.path.join(env.state_dir, "locked.db")
+        board = env.board("--db", db, "--metrics", "127.0.0.1:0")
+        port = metrics_port(board)
+        alice, bob, _ = two_players(env, board)
+        alice.expect(r"^Your turn")
+        s = parse(scrape(port))
+        check(s[("sungka_store_errors_total", "")] == 0, f"store errors before any: {s}")
+        lock = sqlite3.connect(db, timeout=0.1, isolation_level=None)
+        try:
+            lock.execute("BEGIN EXCLUSIVE")
+            alice.send("2")
+            alice.expect(r"^Refused: the move could not be stored")
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        s = wait_value(port, ("sungka_refusals_total", 'reason="NOT_STORED"'), 1)
+        s = parse(scrape(port))
+        deadline = time.monotonic() + 30
+        while s[("sungka_store_errors_total", "")] < 1:    # the gauges' walk: once a second
+            check(time.monotonic() < deadline, f"no store error counted: {s}")
+            time.sleep(0.2)
+            s = parse(scrape(port))
+        check(s[("sungka_moves_total", "")] == 0, f"a refused move counted: {s}")
+        alice.send("2")
+        bob.expect(r"^alice played cup 2\.")
+        s = wait_value(port, ("sungka_moves_total", ""), 1)
+        check(s[("sungka_store_commit_seconds_count", "")] >= 1, f"no commit timed: {s}")
+
+
 def sign_ins(bindir):
     """A sign-in, a wrong password and one past --signin-failures: signins,
     failures, refusals by reason and limits hit move by one each."""
@@ -301,5 +336,5 @@ def cluster_lease(bindir):
 
 if __name__ == "__main__":
     sys.exit(main({"counters": counters, "prometheus_scrapes": prometheus_scrapes,
-                   "relay_counters": relay_counters, "sign_ins": sign_ins, "bad_address": bad_address,
+                   "relay_counters": relay_counters, "store_errors": store_errors, "sign_ins": sign_ins, "bad_address": bad_address,
                    "cluster_lease": cluster_lease}))

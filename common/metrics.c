@@ -98,8 +98,10 @@ static metric *find(metrics *m, const char *name, const char *label)
     return NULL;
 }
 
+/* The metric name{key="value"}, made (filled in, then listed under the
+ * lock, so the HTTP thread never sees it half made) unless it exists. */
 static metric *make(metrics *m, metric_kind kind, const char *name, const char *help,
-                    const char *key, const char *value)
+                    const char *key, const char *value, const double *bounds, int n_bounds)
 {
     if (!m)
         return NULL;
@@ -117,6 +119,9 @@ static metric *make(metrics *m, metric_kind kind, const char *name, const char *
     snprintf(x->name, sizeof x->name, "%s", name);
     snprintf(x->help, sizeof x->help, "%s", help);
     memcpy(x->label, label, sizeof label);
+    x->n_bounds = n_bounds;
+    if (n_bounds > 0)
+        memcpy(x->bounds, bounds, (size_t)n_bounds * sizeof *bounds);
     pthread_mutex_lock(&m->lock);
     m->list[m->n++] = x;
     pthread_mutex_unlock(&m->lock);
@@ -126,13 +131,13 @@ static metric *make(metrics *m, metric_kind kind, const char *name, const char *
 metric *metrics_counter(metrics *m, const char *name, const char *help, const char *key,
                         const char *value)
 {
-    return make(m, KIND_COUNTER, name, help, key, value);
+    return make(m, KIND_COUNTER, name, help, key, value, NULL, 0);
 }
 
 metric *metrics_gauge(metrics *m, const char *name, const char *help, const char *key,
                       const char *value)
 {
-    return make(m, KIND_GAUGE, name, help, key, value);
+    return make(m, KIND_GAUGE, name, help, key, value, NULL, 0);
 }
 
 metric *metrics_histogram(metrics *m, const char *name, const char *help,
@@ -140,12 +145,7 @@ metric *metrics_histogram(metrics *m, const char *name, const char *help,
 {
     if (n < 1 || n > METRIC_MAX_BUCKETS)
         return NULL;
-    metric *x = make(m, KIND_HISTOGRAM, name, help, NULL, NULL);
-    if (x) {
-        x->n_bounds = n;
-        memcpy(x->bounds, bounds, (size_t)n * sizeof *bounds);
-    }
-    return x;
+    return make(m, KIND_HISTOGRAM, name, help, NULL, NULL, bounds, n);
 }
 
 void metric_add(metric *c, double v)

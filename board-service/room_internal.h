@@ -68,6 +68,8 @@ struct room {
     bool lost;                 /* not ours to serve any more (room_lose): the loop
                                 * lets it go */
     room_lost lost_why;
+    unsigned beyond_claims;    /* seats that resumed after an event the log lacks
+                                * (room_log.c, claim_beyond): a bit each */
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
     char unrated[ROOM_UNRATED_BYTES];   /* a rated game that changes no rating, as its

@@ -470,6 +470,11 @@ rpc_client *rpc_pool_client(rpc_pool *p);
 const char *rpc_pool_address(rpc_pool *p, char *buf, size_t len);
 /* Use the node at address (made if new): 0, or -1. */
 int rpc_pool_go_to(rpc_pool *p, const char *address);
+/* The channel to address (learned if new), without moving the pool: for a
+ * caller with several games on several nodes at once (a relay), each
+ * kept where its own game is. NULL when it cannot be made or the pool is
+ * full. Valid until rpc_pool_destroy. */
+rpc_client *rpc_pool_client_at(rpc_pool *p, const char *address);
 /* Use the next address given (the first, from a node a call named); false
  * when there is no other. */
 bool rpc_pool_next(rpc_pool *p);

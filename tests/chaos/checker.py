@@ -55,9 +55,10 @@ whether they fail the run:
                                resuming at a relay that took the game on
                                later is counted apart, as a figure: such a
                                relay holds no event before its snapshot
-  observers behind       FAIL  an observer that saw nothing for the last
-                               --stuck-after seconds or more of its game's
-                               moves while it watched
+  observers behind       FAIL  an observer that never got (as an event or in
+                               a snapshot) a move acknowledged while it
+                               watched, --stuck-after seconds or more
+                               before it stopped
   recovery per fault     info  from the fault's start to the next acknowledged
                                move of each game it affected (relay_kill: to
                                the next event each of its observers saw):
@@ -470,7 +471,7 @@ def check_observers(v, meta, seen, snapshots, observers, acks, excused, max_deta
 
     acks_by_game = {}
     for a in acks:
-        acks_by_game.setdefault(a["game"], []).append(a["t"])
+        acks_by_game.setdefault(a["game"], []).append(a)
     stuck_after = meta["stuck_after"]
     relays = set(meta.get("relay_endpoints", []))
     behind, unseen_end, joins, relayed = [], 0, 0, 0
@@ -481,14 +482,16 @@ def check_observers(v, meta, seen, snapshots, observers, acks, excused, max_deta
             continue
         if o["ended_by"].startswith("no GameOver"):
             unseen_end += 1
-        moves = [t for t in acks_by_game.get(o["game"], []) if o["started"] <= t <= o["ended"]]
-        if not moves:
-            continue
-        last = max(x for x in (o["last_seen"], o["started"]) if x is not None)
-        if moves[-1] - last > stuck_after:
-            behind.append(f"observer {o['client']}: its game's last move at {moves[-1]:.1f} s, "
-                          f"its last event at {o['last_seen']} (seq {o['last_seq']}); "
-                          f"joined {o['joins']} time(s) at {o['where']}; {o['ended_by']}")
+        # A move acknowledged while it watched, --stuck-after or more before
+        # it stopped, and never reached it (by an event or a snapshot).
+        missed = [a for a in acks_by_game.get(o["game"], [])
+                  if o["started"] <= a["t"] <= o["ended"] - stuck_after
+                  and a["seq"] > (o["last_seq"] or 0)]
+        if missed:
+            behind.append(f"observer {o['client']}: seq {missed[0]['seq']} acknowledged at "
+                          f"{missed[0]['t']:.1f} s, it stopped at {o['ended']:.1f} s at seq "
+                          f"{o['last_seq']} (last event at {o['last_seen']}); joined "
+                          f"{o['joins']} time(s) at {o['where']}; {o['ended_by']}")
     v.metric("observers behind", f"{len(behind)} of {len(observers)}", bool(behind),
              f"{relayed} watched at a relay, {joins} joins again, {unseen_end} did not see "
              f"their game's end within the grace")

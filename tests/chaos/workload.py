@@ -138,10 +138,15 @@ class Router:
             if ch is None:
                 # Short reconnection backoff: a node killed comes back on its
                 # port within seconds, and gRPC's default waits up to 2 min.
+                # Keepalive as our agents' (rpc_client.c: 10 s, 5 s to answer):
+                # a connection whose packets vanished (a partition) is given
+                # up, rather than waiting out TCP's retransmission backoff.
                 ch = grpc.insecure_channel(ep, options=[
                     ("grpc.initial_reconnect_backoff_ms", 200),
                     ("grpc.min_reconnect_backoff_ms", 200),
                     ("grpc.max_reconnect_backoff_ms", 1000),
+                    ("grpc.keepalive_time_ms", 10000),
+                    ("grpc.keepalive_timeout_ms", 5000),
                     ("grpc.enable_retries", 0)])
                 self.channels[ep] = ch
             return ch
@@ -700,14 +705,17 @@ class Observer(Stream):
                         wl.stop.wait(0.2)
                     continue
                 hops = 0
-                if code == "OUT_OF_RANGE" and self.ep in wl.relays and ahead < 20:
+                if code == "OUT_OF_RANGE" and self.ep in wl.relays:
                     # A relay that has only just taken the game on (started
-                    # again, or new to it) has no event that far yet: ask again
-                    # there once its feed has caught up.
+                    # again, or new to it), or whose feed cannot reach the
+                    # game's node, has no event that far yet: ask again there,
+                    # then through the nodes (the observers behind are the
+                    # checker's).
                     ahead += 1
-                    wl.stop.wait(0.25)
-                    continue
-                if code == "OUT_OF_RANGE":
+                    if ahead < 20:
+                        wl.stop.wait(0.25)
+                        continue
+                elif code == "OUT_OF_RANGE":
                     wl.record.anomaly("resubscribe past the end of the log", game=g.id,
                                       client=self.client, after=self.asked_after, node=self.ep)
                 ahead = 0

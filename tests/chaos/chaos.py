@@ -9,9 +9,11 @@ and what every client saw with the stored logs.
                     [--standby] [--async] [--netns] [--relays N]
                     [--keep DIR] [--json OUT]
 
-It starts a throwaway PostgreSQL 15 server (optionally a synchronous
-standby), 3 sungka-board nodes on it (SUNGKA_CHECK_REPLAY=1, --lease 2), the
-workload (workload.py), and the faults (faults.py) for --duration seconds;
+It starts a throwaway PostgreSQL 15 server (optionally a standby,
+synchronous, or asynchronous with --async), 3 sungka-board nodes on it
+(SUNGKA_CHECK_REPLAY=1, --lease 2), optionally --relays N sungka-relays in
+front of them, the workload (workload.py, with three observers per game when
+there are relays), and the faults (faults.py) for --duration seconds;
 then every node is running again and the games play on, without faults, for
 --settle seconds; then everything stops, the stored logs are read and the
 checker (checker.py) prints one line per metric. Exit status 0 when nothing

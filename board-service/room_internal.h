@@ -139,6 +139,11 @@ void room__change_begin_events_only(room *r);
 /* ROOM_OK, or ROOM_E_STORE with a sentence in err (err may be NULL). */
 room_rc room__change_end(room *r, char *err, size_t errlen);
 /* A store write failed (the change or move under way is lost). */
+/* The store, for a write of the change under way; NULL when there is none,
+ * or when the change is lost already (its group could not begin, its fence
+ * refused it, a write failed): a write then goes nowhere, rather than to the
+ * database on its own, outside the change's group and its fence. */
+store *room__store(const room *r);
 void room__write_failed(room *r);
 /* Mark r diverged: no calls until it is reloaded from its log. */
 void room__diverge(room *r, const char *why);

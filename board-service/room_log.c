@@ -108,6 +108,11 @@ void room__log_truncate(room *r, size_t from)
 
 /* A write to the store failed: the change or the move under way is not
  * stored. Outside either, the room has already changed: reload it. */
+store *room__store(const room *r)
+{
+    return r->write_failed ? NULL : r->svc->store;
+}
+
 void room__write_failed(room *r)
 {
     r->write_failed = true;
@@ -230,12 +235,11 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
 /* Record a participant as it now is (for recovery after a crash). */
 void room__store_person(room *r, const participant *p)
 {
-    if (r->svc->store &&
-        (store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
-                               p->ready) != 0 ||
-         (p->account_id > 0 &&
-          store_participant_account(r->svc->store, r->id, p->id, p->account_id, p->host) !=
-              0))) {
+    store *db = room__store(r);
+    if (db && (store_participant_put(db, r->id, p->id, p->name, p->seat, p->token, p->ready) !=
+                   0 ||
+               (p->account_id > 0 &&
+                store_participant_account(db, r->id, p->id, p->account_id, p->host) != 0))) {
         board_log(r->svc, "game %s: cannot store %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
         room__write_failed(r);

@@ -18,6 +18,7 @@
 #define SUNGKA_BOARD_INTERNAL_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <stdint.h>
@@ -248,6 +249,9 @@ struct board_service {
     char relay_key[RELAY_KEY_BYTES];   /* --relay-key's secret; "" when none */
     char endpoint[128];
     volatile sig_atomic_t stop;
+    volatile sig_atomic_t reload;  /* board_request_reload: on_reload soon */
+    atomic_bool quiet;         /* cfg.quiet, as board_log reads it from any thread
+                                * (reconfigure.c changes it) */
     room **rooms;              /* registry.c: the games, in no order */
     int n_rooms, rooms_cap;
     int *room_slots;           /* registry.c: a hash of their ids (index + 1; 0: free) */

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """test_config.py — sungka-board's configuration file (--config), its reload
-on SIGHUP, and systemd's readiness protocol (sd_notify).
+on SIGHUP, and systemd's readiness protocol (sd_notify); sungka-relay's file.
 
 The limit the tests watch is --max-client-observers: observer seats one
 client address may hold, refused with RESOURCE_EXHAUSTED beyond it, counted
@@ -162,6 +162,27 @@ def example_file(bindir):
               board.dump())
 
 
+def relay_file(bindir):
+    """sungka-relay reads its [relay] section the same way: a file that names
+    the upstream starts one; a mistake is refused with file:line."""
+    with Env(bindir) as env:
+        board = env.board()
+        conf = _write(env, "relay.conf", f"[relay]\nupstream = {board.address}\n")
+        relay = Proc("relay", [os.path.join(bindir, "sungka-relay"), "--listen", "127.0.0.1:0",
+                               "--config", conf], stdin=False, env=env.env)
+        env.procs.append(relay)
+        relay.expect(r"sungka-relay listening on 127\.0\.0\.1:\d+", timeout=15)
+        bad = _write(env, "bad.conf", f"[relay]\nupstream = {board.address}\n"
+                                      "max-games = 0\n")
+        p = Proc("relay", [os.path.join(bindir, "sungka-relay"), "--config", bad],
+                 stdin=False, env=env.env)
+        env.procs.append(p)
+        rc = p.wait_exit()
+        p.stop()
+        want = f"sungka-relay: {bad}:3: max-games must be a whole number 1..1000000, not '0'"
+        check(rc == 2 and p.err_lines == [want], f"wanted status 2 and\n  {want}\n" + p.dump())
+
+
 def sd_notify(bindir):
     """Under systemd (Type=notify) the service says READY=1 once it listens,
     RELOADING=1 and READY=1 around a reload, and STOPPING=1 at SIGTERM, on
@@ -202,4 +223,5 @@ def sd_notify(bindir):
 if __name__ == "__main__":
     sys.exit(main({"file_and_flags": file_and_flags, "bad_file": bad_file,
                    "sighup_reload": sighup_reload, "example_file": example_file,
+                   "relay_file": relay_file,
                    "sd_notify": sd_notify}))

@@ -124,11 +124,11 @@ void board_request_reload(board_service *svc);
  * (max-games, max-games-per-client, max-participants, chat-length, chat-rate,
  * move-rate, the per-address limits but --ipv6-prefix, client-registrations,
  * client-lookups), require-accounts, relays and relay-after, quiet and
- * verbose — and keep the others. Zero fields of next mean their defaults, as
- * for board_create. Writes into said a sentence for the log: what changed,
- * "old -> new", and which changed settings need a restart. next's strings
- * (relays) are kept: they must stay valid until the next board_reconfigure
- * or board_destroy. Any earlier call's strings are no longer used. */
+ * verbose, and the TLS certificate and key, read again from their files and
+ * served from the next handshake — and keep the others. Zero fields of next
+ * mean their defaults, as for board_create. Writes into said a sentence for
+ * the log: what changed, "old -> new", and which changed settings need a
+ * restart. The strings taken are copied: next's may go when this returns. */
 void board_reconfigure(board_service *svc, const board_config *next, char *said,
                        size_t saidlen);
 

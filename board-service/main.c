@@ -47,10 +47,11 @@ static void usage(FILE *out)
             "                            key per long option below, without the dashes\n"
             "                            (max-client-streams = 256; require-accounts =\n"
             "                            true); options on the command line override it.\n"
-            "                            SIGHUP reads it again: limits, relays, --quiet\n"
-            "                            and --verbose change at once, the log says\n"
-            "                            which other changes need a restart, and a file\n"
-            "                            with an error is refused (the settings stay)\n"
+            "                            SIGHUP reads it again: limits, relays, --quiet,\n"
+            "                            --verbose and the --tls-cert/--tls-key files\n"
+            "                            change at once, the log says which other\n"
+            "                            changes need a restart, and a file with an\n"
+            "                            error is refused (the settings stay)\n"
             "  -l, --listen ADDR         address to listen on (default 127.0.0.1:7070;\n"
             "                            0.0.0.0:7070 for other machines; port 0 picks one)\n"
             "      --advertise HOST:PORT\n"
@@ -764,7 +765,6 @@ typedef struct reloading {
     char **argv;
     const char *file;          /* NULL: there is none to read */
     settings *running;         /* what the service was given */
-    settings last;             /* the latest reload's, which the service may point into */
 } reloading;
 
 static void reload(board_service *svc, void *arg)
@@ -793,8 +793,7 @@ static void reload(board_service *svc, void *arg)
             strncat(said, "; needs a restart: tls-self-signed", sizeof said - strlen(said) - 1);
         rpc_set_verbose(verbose);
         fprintf(stderr, "sungka-board: reloaded %s: %s\n", rl->file, said);
-        settings_free(&rl->last);      /* the service now points into next's */
-        rl->last = next;
+        settings_free(&next);          /* board_reconfigure copied what it took */
     }
     sd_notify(0, "READY=1\nSTATUS=Serving");
 }
@@ -906,7 +905,6 @@ int main(int argc, char **argv)
     server_stop_forget();
     board_destroy(svc);
     rpc_shutdown();
-    settings_free(&rl.last);
     rc = 0;
 out:
     settings_free(&st);

@@ -9,25 +9,34 @@
  * the whole change; what already holds keeps holding (a lower
  * --max-client-streams closes no stream; it refuses the next ones). Anything
  * sized, bound, opened or handed to another thread at start (the listener,
- * the store, TLS, the password workers, the rate tables, the watchdog's
- * --stall-limit) needs a restart, and the sentence says so.
+ * the store, the password workers, the rate tables, the watchdog's
+ * --stall-limit) needs a restart, and the sentence says so. The TLS
+ * certificate and key are read again at every reload (a renewed certificate
+ * under the same names, or new names) and served from the next handshake
+ * (rpc_server_reload_tls), once checked to belong together; turning TLS on or
+ * off, a new --tls-client-ca, or a --tls-self-signed pair need a restart.
+ * The strings taken are copied (reconf_strings), so the caller's may go.
  */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "board_internal.h"
+#include "rpc.h"
+#include "self_signed.h"
 
-enum kind { INT, BOOL, STRING };
+enum kind { INT, BOOL, STRING, TLS };   /* TLS: reload_tls decides */
 
 static const struct setting {
     const char *key;           /* the option's long name (config_file.h) */
     enum kind kind;
     size_t off;                /* in board_config */
     bool live;
+    int own;                   /* live strings: 1 + their slot in reconf_strings */
 } settings[] = {
-#define S(key, kind, field, live) {key, kind, offsetof(board_config, field), live}
+#define S(key, kind, field, live) {key, kind, offsetof(board_config, field), live, 0}
     S("listen", STRING, listen, false),
     S("advertise", STRING, advertise, false),
     S("ping-interval", INT, ping_interval_ms, false),
@@ -66,12 +75,12 @@ static const struct setting {
     S("client-registrations", INT, client_registrations, true),
     S("client-lookups", INT, client_lookups, true),
     S("stall-limit", INT, stall_limit_ms, false),  /* the watchdog's thread reads it */
-    S("tls-cert", STRING, tls_cert, false),
-    S("tls-key", STRING, tls_key, false),
+    S("tls-cert", TLS, tls_cert, false),
+    S("tls-key", TLS, tls_key, false),
     S("tls-client-ca", STRING, tls_client_ca, false),
     S("db", STRING, db, false),
     S("lease", INT, lease_ms, false),
-    S("relays", STRING, relays, true),
+    {"relays", STRING, offsetof(board_config, relays), true, 1},
     S("relay-after", INT, relay_after, true),
     S("relay-key", STRING, relay_key, false),
     S("verbose", BOOL, grpc_log, true),            /* main calls rpc_set_verbose */
@@ -83,12 +92,64 @@ static bool same_string(const char *a, const char *b)
     return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
+/* A copy of s in svc's slot (1-based), the old one freed: what cfg keeps.
+ * NULL when out of memory, and the old one stays. */
+static const char *own(board_service *svc, int slot, const char *s)
+{
+    char *copy = s ? strdup(s) : NULL;
+    if (s && !copy)
+        return NULL;
+    free(svc->reconf_strings[slot - 1]);
+    svc->reconf_strings[slot - 1] = copy;
+    return copy;
+}
+
 static void add(char *out, size_t len, const char *fmt, const char *key, const char *a,
                 const char *b)
 {
     size_t n = strlen(out);
     if (n < len)
         snprintf(out + n, len - n, fmt, key, a, b);
+}
+
+/* The certificate and key read again and served from the next handshake,
+ * when TLS stays on with the same client CA (see the top of this file). */
+static void reload_tls(board_service *svc, const board_config *next, char *changed,
+                       size_t changedlen, char *restart, size_t restartlen)
+{
+    board_config *cur = &svc->cfg;
+    const char *sep = changed[0] ? ", " : "";
+    if (!cur->tls_cert != !next->tls_cert) {
+        add(restart, restartlen, "%s%s%s", restart[0] ? ", " : "",
+            cur->tls_cert ? "tls-cert (TLS off)" : "tls-cert (TLS on)", "");
+        return;
+    }
+    if (!cur->tls_cert || !svc->server || !same_string(cur->tls_client_ca, next->tls_client_ca))
+        return;                /* plaintext; or the CA's own line says it */
+    if (cur->tls_self_signed) {
+        if (!same_string(cur->tls_cert, next->tls_cert))
+            add(restart, restartlen, "%s%s%s", restart[0] ? ", " : "", "tls-cert", "");
+        return;
+    }
+    char why[512];
+    rpc_tls_files files = {next->tls_cert, next->tls_key, cur->tls_client_ca};
+    if (board_tls_check_pair(next->tls_cert, next->tls_key, why, sizeof why) != 0) {
+        add(changed, changedlen, "%sthe TLS certificate is not reloaded, the old one is "
+                                 "served: %s%s", sep, why, "");
+        return;
+    }
+    if (rpc_server_reload_tls(svc->server, &files) != 0) {
+        add(changed, changedlen, "%sthe TLS certificate is not reloaded, the old one is "
+                                 "served: cannot read %s%s", sep, next->tls_cert, "");
+        return;
+    }
+    const char *cert = own(svc, 2, next->tls_cert), *key = own(svc, 3, next->tls_key);
+    if (cert)                  /* out of memory: the old name, still valid */
+        cur->tls_cert = cert;
+    if (key)
+        cur->tls_key = key;
+    add(changed, changedlen, "%sTLS certificate %s reloaded (new connections)%s", sep,
+        next->tls_cert, "");
 }
 
 void board_reconfigure(board_service *svc, const board_config *next_in, char *said,
@@ -130,8 +191,15 @@ void board_reconfigure(board_service *svc, const board_config *next_in, char *sa
             same = same_string(x, y);
             a = x && x[0] ? x : "none";
             b = y && y[0] ? y : "none";
-            if (s->live)       /* also when equal: the caller frees the old strings */
-                memcpy(cur + s->off, &y, sizeof y);
+            if (s->kind == TLS) {
+                same = true;   /* reload_tls */
+            } else if (s->live && !same) {
+                const char *copy = own(svc, s->own, y);
+                if (y && !copy)
+                    same = true;       /* out of memory: keep the old value */
+                else
+                    memcpy(cur + s->off, &copy, sizeof copy);
+            }
             break;
         }
         }
@@ -148,6 +216,7 @@ void board_reconfigure(board_service *svc, const board_config *next_in, char *sa
         add(changed, sizeof changed, changed[0] ? ", %s %s -> %s" : "%s %s -> %s", s->key, a,
             b);
     }
+    reload_tls(svc, &next, changed, sizeof changed, restart, sizeof restart);
     if (svc->cfg.quiet != next.quiet) {
         svc->cfg.quiet = next.quiet;
         atomic_store(&svc->quiet, next.quiet);

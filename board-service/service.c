@@ -510,5 +510,7 @@ void board_destroy(board_service *svc)
     board_people_free(svc);
     board_limits_free(&svc->limits);     /* after the server: its calls count here */
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
+    for (int i = 0; i < BOARD_RECONF_STRINGS; i++)
+        free(svc->reconf_strings[i]);
     free(svc);
 }

@@ -9,8 +9,11 @@ Usage: test_config.py BINDIR TEST
 """
 import os
 import re
+import shutil
 import signal
 import socket
+import ssl
+import subprocess
 import sys
 import time
 
@@ -162,6 +165,59 @@ def example_file(bindir):
               board.dump())
 
 
+def _pair(env, name):
+    """A new self-signed certificate and its key (openssl), as PEM files."""
+    cert = os.path.join(env.state_dir, name + ".crt")
+    key = os.path.join(env.state_dir, name + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+                    "-subj", f"/CN={name}", "-days", "2",
+                    "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=30)
+    return cert, key
+
+
+def _served_cert(board):
+    """The certificate the service presents to a new TLS connection (DER)."""
+    pem = ssl.get_server_certificate(("127.0.0.1", board.port), timeout=10)
+    return ssl.PEM_cert_to_DER_cert(pem)
+
+
+def _der(path):
+    with open(path) as f:
+        return ssl.PEM_cert_to_DER_cert(f.read())
+
+
+def tls_reload(bindir):
+    """SIGHUP reads --tls-cert and --tls-key again (a renewed certificate
+    under the same names) and new connections get the new one, without a
+    restart; a pair that does not belong together is refused and the old
+    certificate is still served."""
+    with Env(bindir) as env:
+        one, two = _pair(env, "one"), _pair(env, "two")
+        cert = os.path.join(env.state_dir, "served.crt")
+        key = os.path.join(env.state_dir, "served.key")
+        shutil.copy(one[0], cert)
+        shutil.copy(one[1], key)
+        conf = _write(env, "board.conf", f"[board]\ntls-cert = {cert}\ntls-key = {key}\n")
+        board = env.board("--config", conf)
+        check(_served_cert(board) == _der(one[0]), "the service does not serve its certificate")
+
+        shutil.copy(two[0], cert)
+        shutil.copy(two[1], key)
+        board.p.send_signal(signal.SIGHUP)
+        board.expect_stderr(r"reloaded .*: TLS certificate .*served\.crt reloaded")
+        check(_served_cert(board) == _der(two[0]), "after the reload a new connection still "
+              "gets the old certificate\n" + board.dump())
+
+        shutil.copy(one[0], cert)              # one's certificate, two's key: no pair
+        board.p.send_signal(signal.SIGHUP)
+        board.expect_stderr(r"the TLS certificate is not reloaded, the old one is served: "
+                            r".*do not belong together")
+        check(_served_cert(board) == _der(two[0]), "a refused pair changed the certificate")
+        check(board.p.poll() is None, "the service ended\n" + board.dump())
+
+
 def relay_file(bindir):
     """sungka-relay reads its [relay] section the same way: a file that names
     the upstream starts one; a mistake is refused with file:line."""
@@ -223,5 +279,5 @@ def sd_notify(bindir):
 if __name__ == "__main__":
     sys.exit(main({"file_and_flags": file_and_flags, "bad_file": bad_file,
                    "sighup_reload": sighup_reload, "example_file": example_file,
-                   "relay_file": relay_file,
+                   "relay_file": relay_file, "tls_reload": tls_reload,
                    "sd_notify": sd_notify}))

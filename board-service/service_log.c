@@ -8,6 +8,7 @@
  * thread (the watchdog's, health.c).
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -30,6 +31,8 @@ int64_t board_wall_ms(void)
 
 void board_log(board_service *svc, const char *fmt, ...)
 {
+    if (atomic_load(&svc->quiet))
+        return;
     FILE *out = svc->cfg.log ? svc->cfg.log : stderr;
     char line[4096];
     time_t now = time(NULL);

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <syslog.h>                /* relay__log_at's levels */
 
 #include "address.h"
 #include "relay.h"
@@ -113,9 +114,14 @@ struct relay {
     int free_slot;                 /* a hint: slots below are taken */
     pthread_mutex_t mu;            /* the inbox */
     inbox *in_head, *in_tail;
+    bool log_journal;              /* lines in the journal's form (log_line.h) */
 };
 
 /* --- relay.c --- */
+/* A line of the log (log_line.h) at a syslog.h level: LOG_ERR .. LOG_DEBUG;
+ * relay__log is LOG_INFO. Nothing when --quiet. */
+void relay__log_at(relay *r, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void relay__log(relay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Send an event to one watcher's stream; a watcher too slow for its outbox
  * is cut off (it resumes after the last event it saw). */

@@ -14,7 +14,7 @@ journal: with JOURNAL_STREAM naming the very pipe its stderr goes to (as
 systemd sets it for a unit), every line is "<N>text", N the line's priority
 (3 error .. 7 debug), and carries no time of our own; with JOURNAL_STREAM
 naming another file (a script redirected stderr), the lines keep their
-"HH:MM:SS " and have no prefix.
+"HH:MM:SS " and have no prefix. The same for sungka-relay.
 Usage: test_logs.py BINDIR TEST   (ctest runs one process per test)
 """
 import ast
@@ -131,31 +131,26 @@ def fail2ban(bindir):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _board_into_pipe(env, bindir, journal_stream):
-    """A sungka-board whose stderr is a pipe of this test's, with
-    JOURNAL_STREAM set by journal_stream(fstat of the pipe); it makes a game
-    and a wrong sign-in, then stops on SIGTERM. Returns its stderr lines."""
+def _into_pipe(env, argv, journal_stream, act):
+    """A server (argv) whose stderr is a pipe of this test's, with
+    JOURNAL_STREAM set by journal_stream(fstat of the pipe); act(address)
+    once it listens, then SIGTERM. Returns its stderr lines."""
     rfd, wfd = os.pipe()
     st = os.fstat(wfd)
     child_env = dict(env.env, JOURNAL_STREAM=journal_stream(st))
-    argv = WRAPPER + [os.path.join(bindir, "sungka-board"), "--listen", "127.0.0.1:0",
-                      *env.board_args()]
-    p = subprocess.Popen(argv, env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=wfd, text=True)
+    p = subprocess.Popen(WRAPPER + argv, env=child_env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=wfd, text=True)
     os.close(wfd)
     try:
         port = None
         deadline = time.monotonic() + 15
         while port is None and time.monotonic() < deadline:
             line = p.stdout.readline()
-            check(line, "sungka-board ended before it listened")
+            check(line, f"{argv[0]} ended before it listened")
             m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
             port = m and int(m.group(1))
-        check(port, "sungka-board did not say where it listens")
-        client = wire.Client(f"127.0.0.1:{port}")
-        _raw_game(client)
-        code, _ = _account(client, "SignIn", "nobody", "wrong wrong wrong")
-        check(code == "UNAUTHENTICATED", f"a wrong sign-in: {code}")
+        check(port, f"{argv[0]} did not say where it listens")
+        act(f"127.0.0.1:{port}")
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=30)
     finally:
@@ -168,6 +163,31 @@ def _board_into_pipe(env, bindir, journal_stream):
     bad = [l for l in lines if SANITIZER.search(l)]
     check(not bad, "sanitizer report:\n" + "\n".join(lines))
     return lines
+
+
+def _board_into_pipe(env, bindir, journal_stream):
+    """A sungka-board into a pipe (_into_pipe) that makes a game and a wrong
+    sign-in."""
+    def act(address):
+        client = wire.Client(address)
+        _raw_game(client)
+        code, _ = _account(client, "SignIn", "nobody", "wrong wrong wrong")
+        check(code == "UNAUTHENTICATED", f"a wrong sign-in: {code}")
+    argv = [os.path.join(bindir, "sungka-board"), "--listen", "127.0.0.1:0",
+            *env.board_args()]
+    return _into_pipe(env, argv, journal_stream, act)
+
+
+def _relay_into_pipe(env, bindir, board, game_id, journal_stream):
+    """A sungka-relay into a pipe (_into_pipe), above board, whose game_id an
+    observer joins through it."""
+    def act(address):
+        code, ref = wire.Client(address).raw("/sungka.v1.Register/JoinGame",
+                                             wire.message((1, game_id), (2, "carol"), (3, True)))
+        check(code == "OK", f"JoinGame through the relay: {code} {ref}")
+    argv = [os.path.join(bindir, "sungka-relay"), "--listen", "127.0.0.1:0",
+            "--upstream", board.address]
+    return _into_pipe(env, argv, journal_stream, act)
 
 
 def journal(bindir):
@@ -193,6 +213,20 @@ def journal(bindir):
         check(lines and all(STAMP.match(l) for l in lines),
               f"lines without their time stamp:\n  {shown}")
         check(not any(re.match(r"<\d>", l) for l in lines), f"a priority prefix:\n  {shown}")
+
+        # sungka-relay, the same.
+        board = env.board()
+        game_id, _ = _raw_game(wire.Client(board.address))
+        lines = _relay_into_pipe(env, bindir, board, game_id, lambda st: f"{st.st_dev}:{st.st_ino}")
+        shown = "\n  ".join(lines)
+        check(lines and all(re.match(r"<[3-7]>\S", l) for l in lines) and
+              any(re.search(r"^<6>game \S+: relaying it$", l) for l in lines) and
+              "<6>shutting down" in lines, f"the relay in the journal:\n  {shown}")
+        lines = _relay_into_pipe(env, bindir, board, game_id, lambda st: f"{other.st_dev}:{other.st_ino}")
+        shown = "\n  ".join(lines)
+        check(lines and all(STAMP.match(l) for l in lines) and
+              any(re.search(r"game \S+: relaying it$", l) for l in lines),
+              f"the relay elsewhere:\n  {shown}")
 
 
 if __name__ == "__main__":

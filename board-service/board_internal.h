@@ -312,7 +312,10 @@ void board_log_client(board_service *svc, int level, const char *host, const cha
 void board_log_person(board_service *svc, int level, const struct participant *p,
                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* "client HOST: limit reached: SENTENCE" (LOG_NOTICE), where a limit of
- * host's refused a call: sentence is the one the client is answered. */
+ * host's refused a call: sentence is the one the client is answered. At
+ * most BOARD_LIMIT_LINES + 1 a minute for one host (counted in svc->limits,
+ * "limit-lines"): the last says that more are not logged. Loop thread. */
+#define BOARD_LIMIT_LINES 10
 void board_log_limit(board_service *svc, const char *host, const char *sentence);
 /* "client HOST: sign-in failed for "NAME": WHY" (LOG_NOTICE), the name
  * escaped (board_echo). */

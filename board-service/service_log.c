@@ -78,6 +78,22 @@ void board_log_person(board_service *svc, int level, const participant *p, const
 
 void board_log_limit(board_service *svc, const char *host, const char *sentence)
 {
+    /* A flood of refused calls must not become a flood of lines: the log's
+     * growth is a resource of its own, counted per address. A service
+     * without its table (a test's bare room) logs every one. */
+    limit_table *t = &svc->limits;
+    if (t->cap) {
+        int64_t now = board_now_ms();
+        int n = board_limit_count(t, "limit-lines", host, 60 * 1000, now);
+        if (n > BOARD_LIMIT_LINES)
+            return;
+        board_limit_add(t, "limit-lines", host, 60 * 1000, now);
+        if (n == BOARD_LIMIT_LINES) {
+            board_log_client(svc, LOG_NOTICE, host, "limit reached: %s (more of this "
+                             "address's refusals are not logged for a minute)", sentence);
+            return;
+        }
+    }
     board_log_client(svc, LOG_NOTICE, host, "limit reached: %s", sentence);
 }
 

@@ -159,12 +159,16 @@ static void refuse(rpc_call *call, rpc_code code, const char *reason, const char
 /* A limit of client c's address refused call: said in the log (the same
  * line as the board service's, which a fail2ban filter may read), then
  * answered. */
-static void refuse_limit(relay *r, rpc_call *call, const relay_client *c, const char *err)
+static void refuse_limit(relay *r, rpc_call *call, relay_client *c, const char *err)
 {
     const char *host = c->host;
     if (strncmp(host, "ipv4:", 5) == 0 || strncmp(host, "ipv6:", 5) == 0)
         host += 5;
-    relay__log_at(r, LOG_NOTICE, "client %s: limit reached: %s", host, err);
+    if (address_window_admits(&c->log_window_ms, &c->logged, RELAY_LIMIT_LINES + 1,
+                              RELAY_LIMIT_LOG_WINDOW_MS, relay__now_ms()))
+        relay__log_at(r, LOG_NOTICE, "client %s: limit reached: %s%s", host, err,
+                      c->logged > RELAY_LIMIT_LINES ? " (more of this address's refusals are "
+                                                      "not logged for a minute)" : "");
     refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
 }
 

@@ -10,6 +10,9 @@ exactly the lines of those failures and refusals, each with the host
 service's stderr makes ("HH:MM:SS text") and as fail2ban's systemd backend
 hands the journal's lines to a filter ("HOST sungka-board[PID]: text").
 
+limit_lines: a client refused over and over makes a few lines a minute, not
+one per refusal.
+
 journal: with JOURNAL_STREAM naming the very pipe its stderr goes to (as
 systemd sets it for a unit), every line is "<N>text", N the line's priority
 (3 error .. 7 debug), and carries no time of our own; with JOURNAL_STREAM
@@ -131,6 +134,30 @@ def fail2ban(bindir):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def limit_lines(bindir):
+    """A flood of refusals is no flood of lines: 30 accounts refused over
+    --client-registrations make 11 "limit reached" lines, the last saying
+    that more are not logged; every one is refused all the same."""
+    with Env(bindir) as env:
+        board = env.board("--client-registrations", "1")
+        client = wire.Client(board.address)
+        code, _ = _account(client, "CreateAccount", "zed", "correct horse battery")
+        check(code == "OK", f"CreateAccount zed: {code}")
+        for i in range(30):
+            code, why = _account(client, "CreateAccount", f"flood{i}", "correct horse battery")
+            check(code == "RESOURCE_EXHAUSTED", f"account {i} over the limit: {code} {why}")
+        # A line written after every refusal's: the pipe has them all when it is read.
+        _raw_game(client)
+        board.expect_stderr(r"game \w+ created")
+        lines = [l for l in board.err_lines if "limit reached" in l]
+        check(len(lines) == 11 and all("127.0.0.1" in l for l in lines) and
+              lines[-1].endswith("(more of this address's refusals are not logged for a "
+                                 "minute)") and
+              not any("not logged" in l for l in lines[:-1]),
+              "wanted 11 lines, the last saying the rest are not logged:\n  " +
+              "\n  ".join(lines))
+
+
 def _into_pipe(env, argv, journal_stream, act):
     """A server (argv) whose stderr is a pipe of this test's, with
     JOURNAL_STREAM set by journal_stream(fstat of the pipe); act(address)
@@ -230,4 +257,4 @@ def journal(bindir):
 
 
 if __name__ == "__main__":
-    sys.exit(main({"fail2ban": fail2ban, "journal": journal}))
+    sys.exit(main({"fail2ban": fail2ban, "journal": journal, "limit_lines": limit_lines}))

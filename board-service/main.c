@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "board.h"
+#include "log_line.h"
 #include "options.h"
 #include "rpc.h"
 #include "self_signed.h"
@@ -697,7 +698,7 @@ int main(int argc, char **argv)
     int port;
     char err[1024];
     if (board_create(&cfg, &svc, &port, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-board: %s\n", err);
+        log_line_say(LOG_ERR, "sungka-board: %s\n", err);
         rpc_shutdown();
         return 1;
     }
@@ -707,23 +708,25 @@ int main(int argc, char **argv)
     server_say_listening("sungka-board", listen, port, cfg.tls_cert ? " (TLS)" : "");
     if (self_signed) {
         /* Said whatever --quiet says: players need it to trust us. */
-        fprintf(stderr, "sungka-board: TLS certificate %s (%s %s); players compare this "
-                        "fingerprint with the one their agent shows on first connecting\n",
-                ss.fingerprint, ss.made ? "made now:" : "kept in", ss.cert);
+        log_line_say(LOG_NOTICE, "sungka-board: TLS certificate %s (%s %s); players compare "
+                                 "this fingerprint with the one their agent shows on first "
+                                 "connecting\n",
+                     ss.fingerprint, ss.made ? "made now:" : "kept in", ss.cert);
         if (ss.missing[0])
-            fprintf(stderr, "sungka-board: warning: the kept certificate does not name %s; "
-                            "clients that check host names refuse it under those (sungka-player "
-                            "pins the certificate itself and does not mind); delete %s and %s "
-                            "to make one that names them\n",
-                    ss.missing, ss.cert, ss.key);
+            log_line_say(LOG_WARNING, "sungka-board: warning: the kept certificate does not "
+                                      "name %s; clients that check host names refuse it under "
+                                      "those (sungka-player pins the certificate itself and "
+                                      "does not mind); delete %s and %s to make one that names "
+                                      "them\n",
+                         ss.missing, ss.cert, ss.key);
     }
     bool loopback = strncmp(listen, "127.", 4) == 0 || strncmp(listen, "localhost:", 10) == 0 ||
                     strncmp(listen, "[::1]", 5) == 0;
     if (!cfg.tls_cert && !loopback)
-        fprintf(stderr, "sungka-board: warning: serving in plaintext on %s: anyone on the "
-                        "network can read the games and steal seat tokens; use "
-                        "--tls-self-signed (or --tls-cert and --tls-key)\n",
-                listen);
+        log_line_say(LOG_WARNING, "sungka-board: warning: serving in plaintext on %s: anyone on "
+                                  "the network can read the games and steal seat tokens; use "
+                                  "--tls-self-signed (or --tls-cert and --tls-key)\n",
+                     listen);
 
     board_run(svc);
     server_stop_forget();

@@ -25,6 +25,17 @@ bool log_line_to_journal(FILE *out)
     return (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino;
 }
 
+void log_line_say(int level, const char *fmt, ...)
+{
+    if (log_line_to_journal(stderr))
+        fprintf(stderr, "<%d>", level < LOG_ERR ? LOG_ERR : level > LOG_DEBUG ? LOG_DEBUG : level);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+}
+
 void log_line_write(FILE *out, bool journal, int level, const char *fmt, va_list ap)
 {
     char line[4096];

@@ -31,4 +31,11 @@ bool log_line_to_journal(FILE *out);
  * else stamped with the local time; flushed. Cut at 4 KiB. */
 void log_line_write(FILE *out, bool journal, int level, const char *fmt, va_list ap);
 
+/* A server's own sentence on stderr, outside its log ("sungka-board: cannot
+ * listen on ...", its TLS fingerprint, a warning at start): as it is, with
+ * no time stamp, but with the "<N>" of level when stderr is the journal's
+ * (log_line_to_journal), so that a failure to start is an error there.
+ * Main thread, before or after the server runs. */
+void log_line_say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif /* SUNGKA_LOG_LINE_H */

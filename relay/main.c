@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "log_line.h"
 #include "options.h"
 #include "relay.h"
 #include "rpc.h"
@@ -151,7 +152,7 @@ int main(int argc, char **argv)
     int port = 0;
     char err[512];
     if (relay_create(&cfg, &r, &port, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-relay: %s\n", err);
+        log_line_say(LOG_ERR, "sungka-relay: %s\n", err);
         rpc_shutdown();
         return 1;
     }

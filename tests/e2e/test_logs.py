@@ -217,6 +217,26 @@ def _relay_into_pipe(env, bindir, board, game_id, journal_stream):
     return _into_pipe(env, argv, journal_stream, act)
 
 
+def _refused_start(env, bindir, address, journal_stream):
+    """A sungka-board on an address in use, its stderr a pipe as in
+    _into_pipe: its status and its stderr lines."""
+    rfd, wfd = os.pipe()
+    st = os.fstat(wfd)
+    argv = WRAPPER + [os.path.join(bindir, "sungka-board"), "--listen", address,
+                      "--db", ":memory:"]
+    p = subprocess.Popen(argv, env=dict(env.env, JOURNAL_STREAM=journal_stream(st)),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=wfd)
+    os.close(wfd)
+    try:
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    with os.fdopen(rfd) as r:
+        return rc, r.read().splitlines()
+
+
 def journal(bindir):
     """"<N>" and no time stamp when stderr is the journal's stream; a time
     stamp and no "<N>" when JOURNAL_STREAM names something else."""
@@ -241,8 +261,18 @@ def journal(bindir):
               f"lines without their time stamp:\n  {shown}")
         check(not any(re.match(r"<\d>", l) for l in lines), f"a priority prefix:\n  {shown}")
 
-        # sungka-relay, the same.
+        # A service that cannot start says why as an error, still without a time.
         board = env.board()
+        want = (f"sungka-board: cannot listen on {board.address}: the address is in use "
+                f"(is another sungka-board running?)")
+        rc, lines = _refused_start(env, bindir, board.address,
+                                   lambda st: f"{st.st_dev}:{st.st_ino}")
+        check(rc == 1 and lines == ["<3>" + want], f"status {rc}, lines {lines}")
+        rc, lines = _refused_start(env, bindir, board.address,
+                                   lambda st: f"{other.st_dev}:{other.st_ino}")
+        check(rc == 1 and lines == [want], f"status {rc}, lines {lines}")
+
+        # sungka-relay, the same.
         game_id, _ = _raw_game(wire.Client(board.address))
         lines = _relay_into_pipe(env, bindir, board, game_id, lambda st: f"{st.st_dev}:{st.st_ino}")
         shown = "\n  ".join(lines)

@@ -10,6 +10,8 @@ exactly the lines of those failures and refusals, each with the host
 service's stderr makes ("HH:MM:SS text") and as fail2ban's systemd backend
 hands the journal's lines to a filter ("HOST sungka-board[PID]: text").
 
+The relay's limit lines, the same.
+
 limit_lines: a client refused over and over makes a few lines a minute, not
 one per refusal.
 
@@ -54,8 +56,9 @@ def _misbehave(client):
     --signin-failures 3): plays a little, then two accounts (the second is
     over the limit), three wrong passwords for alice and one for a name
     nobody has, then alice once more (over her name's limit). Returns how
-    many failed sign-ins and limit refusals it met, from the answers."""
-    _raw_game(client)
+    many failed sign-ins and limit refusals it met, from the answers, and
+    the game's id."""
+    game_id, _ = _raw_game(client)
     code, _ = _account(client, "CreateAccount", "alice", "correct horse battery")
     check(code == "OK", f"CreateAccount alice: {code}")
     failures = limits = 0
@@ -69,7 +72,7 @@ def _misbehave(client):
     code, why = _account(client, "SignIn", "alice", "correct horse battery")
     check(code == "RESOURCE_EXHAUSTED", f"alice after 3 failures: {code} {why}")
     limits += 1
-    return failures, limits
+    return failures, limits, game_id
 
 
 def _regex(log_path, env):
@@ -94,7 +97,7 @@ def fail2ban(bindir):
     the host that caused them, and nothing a normal client causes."""
     with Env(bindir) as env:
         board = env.board("--client-registrations", "1", "--signin-failures", "3")
-        failures, limits = _misbehave(wire.Client(board.address))
+        failures, limits, game_id = _misbehave(wire.Client(board.address))
         board.expect_stderr(r"sign-in failed", count=failures)
         board.expect_stderr(r"limit reached", count=limits)
         board.expect_stderr(r"joined as a player", count=2)
@@ -130,6 +133,26 @@ def fail2ban(bindir):
             check([m[:8] + " " + m.split("]: ", 1)[1] for m in matched_j] == want,
                   "in the journal's form fail2ban-regex matched\n  " + "\n  ".join(matched_j))
             check(hosts_j == ["127.0.0.1"] * len(want), f"the hosts it found: {hosts_j}")
+
+            # sungka-relay's limits, in the same form: the second observer seat
+            # from one address over --max-client-observers 1.
+            relay = env.relay(board.address, "--max-client-observers", "1")
+            watcher = wire.Client(relay.address)
+            for i, want_code in enumerate(("OK", "RESOURCE_EXHAUSTED")):
+                code, why = watcher.raw("/sungka.v1.Register/JoinGame",
+                                        wire.message((1, game_id), (2, f"eve{i}"), (3, True)))
+                check(code == want_code, f"observer {i} at the relay: {code} {why}")
+            relay.expect_stderr(r"limit reached")
+            relay.expect_stderr(r"relaying it")
+            relay_lines = list(relay.err_lines)
+            want = [l for l in relay_lines if BANNABLE.search(l)]
+            check(len(want) == 1, "wanted one limit line from the relay\n" + relay.dump())
+            relay_log = os.path.join(tmp, "relay.log")
+            with open(relay_log, "w") as f:
+                f.write("\n".join(relay_lines) + "\n")
+            matched, hosts = _regex(relay_log, env.env)
+            check(matched == want and hosts == ["127.0.0.1"],
+                  f"fail2ban-regex over the relay's log matched {matched}, hosts {hosts}")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

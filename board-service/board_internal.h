@@ -18,6 +18,7 @@
 #define SUNGKA_BOARD_INTERNAL_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <syslog.h>            /* LOG_ERR .. LOG_DEBUG: board_log_at's levels */
@@ -148,6 +149,7 @@ typedef struct logged_event {
  * The service's (svc->limits): made with it, freed after its server, since
  * calls are answered until then. */
 #define BOARD_LIMIT_SLOTS 4096
+#define BOARD_RECONF_STRINGS 3       /* relays, tls_cert, tls_key (reconfigure.c) */
 typedef struct limit_table {
     struct limit_slot *slots;
     size_t cap;
@@ -249,6 +251,12 @@ struct board_service {
     char relay_key[RELAY_KEY_BYTES];   /* --relay-key's secret; "" when none */
     char endpoint[128];
     volatile sig_atomic_t stop;
+    volatile sig_atomic_t reload;  /* board_request_reload: on_reload soon */
+    atomic_bool quiet;         /* cfg.quiet, as board_log reads it from any thread
+                                * (reconfigure.c changes it) */
+    char *reconf_strings[BOARD_RECONF_STRINGS];   /* reconfigure.c: its copies of
+                                * the strings a reload changed (relays, the TLS
+                                * files), which cfg points to; freed by board_destroy */
     room **rooms;              /* registry.c: the games, in no order */
     int n_rooms, rooms_cap;
     int *room_slots;           /* registry.c: a hash of their ids (index + 1; 0: free) */

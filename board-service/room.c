@@ -455,7 +455,7 @@ static void start_game(room *r)
     if (room__emit(r, &ev) != ROOM_OK)
         return;
     board_log(r->svc, "game %s started", r->id);
-    if (r->svc->store &&
+    if (room__store(r) &&
         store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_shared_now_ms(r->svc)) != 0) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot store its start: %s", r->id,
                   store_last_error(r->svc->store));

@@ -196,9 +196,9 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
     b->bot_level = r->bot_level;
     r->seat_holder[seat] = b;
     snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", b->name);
-    store *db = r->svc->store;
     room__store_person(r, p);
     room__store_person(r, b);
+    store *db = room__store(r);
     if (db && (store_participant_bot(db, r->id, b->id, b->bot_level) != 0 ||
                store_player_lost(db, p->name, p->account_id) != 0)) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot store that %s took %s's seat: %s", r->id, b->name,

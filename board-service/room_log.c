@@ -114,6 +114,11 @@ void room__log_truncate(room *r, size_t from)
 
 /* A write to the store failed: the change or the move under way is not
  * stored. Outside either, the room has already changed: reload it. */
+store *room__store(const room *r)
+{
+    return r->write_failed ? NULL : r->svc->store;
+}
+
 void room__write_failed(room *r)
 {
     r->write_failed = true;
@@ -236,12 +241,11 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
 /* Record a participant as it now is (for recovery after a crash). */
 void room__store_person(room *r, const participant *p)
 {
-    if (r->svc->store &&
-        (store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
-                               p->ready) != 0 ||
-         (p->account_id > 0 &&
-          store_participant_account(r->svc->store, r->id, p->id, p->account_id, p->host) !=
-              0))) {
+    store *db = room__store(r);
+    if (db && (store_participant_put(db, r->id, p->id, p->name, p->seat, p->token, p->ready) !=
+                   0 ||
+               (p->account_id > 0 &&
+                store_participant_account(db, r->id, p->id, p->account_id, p->host) != 0))) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot store %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
         room__write_failed(r);
@@ -274,6 +278,27 @@ static void send_snapshot(room *r, participant *p)
     free(data);
 }
 
+/* A seated player resumes after an event the log does not hold: it was sent
+ * that event, and every event is stored before it is sent, so unless the
+ * player lies the log went back in time under the game (a standby promoted
+ * behind, an old backup restored), and another node, or this one after a
+ * restart, is serving it from the shorter log. One seat's word is not
+ * enough (a player about to lose could stop the game so); a second seat's
+ * is, and the game is stopped for good, as when a write finds its log
+ * behind (room_halt). */
+static void claim_beyond(room *r, const participant *p, uint64_t after_seq)
+{
+    if (p->seat < 0 || r->lost)
+        return;
+    r->beyond_claims |= 1u << p->seat;
+    if (__builtin_popcount(r->beyond_claims) < 2)
+        return;
+    board_log_at(r->svc, LOG_WARNING, "game %s: two players resume after events its log does "
+                                      "not hold (%llu; the log ends at %zu)", r->id,
+                 (unsigned long long)after_seq, r->log_len);
+    room_lose(r, ROOM_LOST_BEHIND);
+}
+
 room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
                        uint64_t after_seq, char *err, size_t errlen)
 {
@@ -285,6 +310,7 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
     if (after_seq > r->log_len) {
         snprintf(err, errlen, "game %s has no event %llu yet (last is %zu)", r->id,
                  (unsigned long long)after_seq, r->log_len);
+        claim_beyond(r, p, after_seq);
         return ROOM_E_RANGE;
     }
     /* A stream that replaces this participant's own from the same address

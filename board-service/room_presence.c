@@ -13,7 +13,8 @@
 /* Take a participant out of the room (and of the store: it is gone for good). */
 void room__remove_participant(room *r, participant *p)
 {
-    if (r->svc->store && store_participant_remove(r->svc->store, r->id, p->id) != 0) {
+    store *db = room__store(r);
+    if (db && store_participant_remove(db, r->id, p->id) != 0) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot forget %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
         room__write_failed(r);

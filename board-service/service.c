@@ -12,6 +12,7 @@
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -244,6 +245,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         svc->cfg.check_replay = true;
     svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
+    atomic_init(&svc->quiet, svc->cfg.quiet);
     board_log_open(svc);
     if (board_people_init(svc) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -460,7 +462,14 @@ int board_run(board_service *svc)
         board_accounts_drain(svc);     /* password work done: answer its calls */
         run_timers(svc);
         board_health_beat(svc, board_now_ms());
+        if (svc->reload) {
+            svc->reload = 0;
+            if (svc->cfg.on_reload)
+                svc->cfg.on_reload(svc, svc->cfg.hook_arg);
+        }
     }
+    if (svc->cfg.on_stopping)
+        svc->cfg.on_stopping(svc->cfg.hook_arg);
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
     board_bots_stop(svc);
@@ -480,6 +489,11 @@ void board_request_stop(board_service *svc)
     svc->stop = 1;
 }
 
+void board_request_reload(board_service *svc)
+{
+    svc->reload = 1;
+}
+
 void board_destroy(board_service *svc)
 {
     if (!svc)
@@ -497,5 +511,7 @@ void board_destroy(board_service *svc)
     board_people_free(svc);
     board_limits_free(&svc->limits);     /* after the server: its calls count here */
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
+    for (int i = 0; i < BOARD_RECONF_STRINGS; i++)
+        free(svc->reconf_strings[i]);
     free(svc);
 }

@@ -9,6 +9,7 @@
  * cfg.log and log_journal, both set before any thread starts.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +39,8 @@ void board_log_open(board_service *svc)
 
 void board_log_at(board_service *svc, int level, const char *fmt, ...)
 {
+    if (atomic_load(&svc->quiet))
+        return;
     va_list ap;
     va_start(ap, fmt);
     log_line_write(svc->cfg.log ? svc->cfg.log : stderr, svc->log_journal, level, fmt, ap);
@@ -46,6 +49,8 @@ void board_log_at(board_service *svc, int level, const char *fmt, ...)
 
 void board_log(board_service *svc, const char *fmt, ...)
 {
+    if (atomic_load(&svc->quiet))
+        return;
     va_list ap;
     va_start(ap, fmt);
     log_line_write(svc->cfg.log ? svc->cfg.log : stderr, svc->log_journal, LOG_INFO, fmt, ap);

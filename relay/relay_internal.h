@@ -79,7 +79,11 @@ struct feed {
     char token[RELAY_UP_TOKEN_BYTES];
     unsigned gen;                  /* the upstream call's; older calls' news is stale */
     rpc_stream *up;                /* the stream in use; NULL when none */
-    rpc_client *host;              /* the node of the last stream opened (the pool's) */
+    rpc_client *host;              /* the node of the last stream opened */
+    char where[RPC_ADDRESS_BYTES]; /* where upstream last said the game is; "": the
+                                    * pool's node in use (each feed goes its own way:
+                                    * moving the one pool for each, two feeds on two
+                                    * nodes sent each other away for ever) */
     uint8_t *summary;              /* BoardRef.game as upstream packed it */
     size_t summary_len;
     logged snapshot;               /* data NULL until one came */

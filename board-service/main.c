@@ -19,6 +19,7 @@
 
 #include "board.h"
 #include "config_file.h"
+#include "log_line.h"
 #include "options.h"
 #include "rpc.h"
 #include "self_signed.h"
@@ -774,11 +775,11 @@ static void reload(board_service *svc, void *arg)
     settings next;
     char err[1024], said[2048];
     if (!rl->file) {
-        fprintf(stderr, "sungka-board: SIGHUP: no configuration file to reload (--config FILE, "
-                        "or %s)\n", DEFAULT_CONFIG);
+        log_line_say(LOG_WARNING, "sungka-board: SIGHUP: no configuration file to reload "
+                                  "(--config FILE, or %s)\n", DEFAULT_CONFIG);
     } else if (load_settings(&next, rl->file, rl->argc, rl->argv, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-board: reload refused, the settings stay as they were: %s\n",
-                err);
+        log_line_say(LOG_ERR, "sungka-board: reload refused, the settings stay as they were: "
+                              "%s\n", err);
         settings_free(&next);
     } else {
         settings *was = rl->running;
@@ -792,7 +793,7 @@ static void reload(board_service *svc, void *arg)
         if (next.self_signed != was->self_signed)
             strncat(said, "; needs a restart: tls-self-signed", sizeof said - strlen(said) - 1);
         rpc_set_verbose(verbose);
-        fprintf(stderr, "sungka-board: reloaded %s: %s\n", rl->file, said);
+        log_line_say(LOG_NOTICE, "sungka-board: reloaded %s: %s\n", rl->file, said);
         settings_free(&next);          /* board_reconfigure copied what it took */
     }
     sd_notify(0, "READY=1\nSTATUS=Serving");
@@ -871,7 +872,7 @@ int main(int argc, char **argv)
     board_service *svc;
     int port;
     if (board_create(&cfg, &svc, &port, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-board: %s\n", err);
+        log_line_say(LOG_ERR, "sungka-board: %s\n", err);
         rpc_shutdown();
         goto out;
     }
@@ -883,23 +884,25 @@ int main(int argc, char **argv)
     sd_notify(0, "READY=1\nSTATUS=Serving");
     if (self_signed) {
         /* Said whatever --quiet says: players need it to trust us. */
-        fprintf(stderr, "sungka-board: TLS certificate %s (%s %s); players compare this "
-                        "fingerprint with the one their agent shows on first connecting\n",
-                ss.fingerprint, ss.made ? "made now:" : "kept in", ss.cert);
+        log_line_say(LOG_NOTICE, "sungka-board: TLS certificate %s (%s %s); players compare "
+                                 "this fingerprint with the one their agent shows on first "
+                                 "connecting\n",
+                     ss.fingerprint, ss.made ? "made now:" : "kept in", ss.cert);
         if (ss.missing[0])
-            fprintf(stderr, "sungka-board: warning: the kept certificate does not name %s; "
-                            "clients that check host names refuse it under those (sungka-player "
-                            "pins the certificate itself and does not mind); delete %s and %s "
-                            "to make one that names them\n",
-                    ss.missing, ss.cert, ss.key);
+            log_line_say(LOG_WARNING, "sungka-board: warning: the kept certificate does not "
+                                      "name %s; clients that check host names refuse it under "
+                                      "those (sungka-player pins the certificate itself and "
+                                      "does not mind); delete %s and %s to make one that names "
+                                      "them\n",
+                         ss.missing, ss.cert, ss.key);
     }
     bool loopback = strncmp(listen, "127.", 4) == 0 || strncmp(listen, "localhost:", 10) == 0 ||
                     strncmp(listen, "[::1]", 5) == 0;
     if (!cfg.tls_cert && !loopback)
-        fprintf(stderr, "sungka-board: warning: serving in plaintext on %s: anyone on the "
-                        "network can read the games and steal seat tokens; use "
-                        "--tls-self-signed (or --tls-cert and --tls-key)\n",
-                listen);
+        log_line_say(LOG_WARNING, "sungka-board: warning: serving in plaintext on %s: anyone on "
+                                  "the network can read the games and steal seat tokens; use "
+                                  "--tls-self-signed (or --tls-cert and --tls-key)\n",
+                     listen);
 
     board_run(svc);
     server_stop_forget();

@@ -246,6 +246,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
     atomic_init(&svc->quiet, svc->cfg.quiet);
+    board_log_open(svc);
     if (board_people_init(svc) != 0) {
         snprintf(err, errlen, "out of memory");
         free(svc);
@@ -380,7 +381,7 @@ static void run_clocks(board_service *svc, int64_t now)
 /* Everyone was last heard from now. */
 static void forgive_silence(board_service *svc, int64_t now)
 {
-    board_log(svc, "the service was stalled for %lld ms: nobody is departed for it",
+    board_log_at(svc, LOG_WARNING, "the service was stalled for %lld ms: nobody is departed for it",
               (long long)(now - svc->next_ping_ms + svc->cfg.ping_interval_ms));
     for (int i = 0; i < svc->n_rooms; i++) {
         int n;
@@ -440,7 +441,7 @@ static void run_timers(board_service *svc)
         if (room_is_idle(r) || stale_empty) {
             board_log(svc, "game %s removed (%s)", room_id(r), stale_empty ? "nobody joined" : "over");
             if (svc->store && !stale_empty && store_game_forget(svc->store, room_id(r)) != 0)
-                board_log(svc, "game %s: %s", room_id(r), store_last_error(svc->store));
+                board_log_at(svc, LOG_ERR, "game %s: %s", room_id(r), store_last_error(svc->store));
             board_rooms_remove(svc, i);
         }
     }

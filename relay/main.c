@@ -13,6 +13,7 @@
 
 #include "config_file.h"
 
+#include "log_line.h"
 #include "options.h"
 #include "relay.h"
 #include "rpc.h"
@@ -212,7 +213,7 @@ int main(int argc, char **argv)
     relay *r;
     int port = 0;
     if (relay_create(&cfg, &r, &port, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-relay: %s\n", err);
+        log_line_say(LOG_ERR, "sungka-relay: %s\n", err);
         rpc_shutdown();
         rc = 1;
         goto out;

@@ -418,7 +418,7 @@ static void on_news(relay *r, inbox *in)
         break;
     case IN_JOIN_FAILED:
         if (in->st.code == RPC_UNAUTHENTICATED)     /* our key: the operator must know */
-            relay__log(r, "game %s: upstream refuses this relay: %s", f->game_id,
+            relay__log_at(r, LOG_ERR, "game %s: upstream refuses this relay: %s", f->game_id,
                        in->st.message);
         if (final(in->st.code)) {      /* no such game: say so, keep nothing */
             fail_joins(r, f, &in->st);
@@ -444,7 +444,8 @@ static void on_news(relay *r, inbox *in)
             /* at once where the cluster says the game is; else after a while */
             bool moved = follow(r, f, &in->st);   /* or to the next upstream */
             bool sent_on = moved && in->st.endpoint[0];
-            relay__log(r, "game %s: the stream from upstream ended (%s); again%s", f->game_id,
+            relay__log_at(r, LOG_NOTICE, "game %s: the stream from upstream ended (%s); again%s",
+                          f->game_id,
                        in->st.message, sent_on ? " where it moved" : "");
             retry_later(f, sent_on && f->attempts < 3);
         }

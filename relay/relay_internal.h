@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <syslog.h>                /* relay__log_at's levels */
 
 #include "address.h"
 #include "relay.h"
@@ -40,6 +41,8 @@ typedef struct relay_client {      /* one observer's address (relay_clients.c) *
     int streams;                   /* event streams it has open */
     int64_t join_window_ms;        /* joins in the current one-second window */
     int joins;
+    int64_t log_window_ms;         /* "limit reached" lines in the current minute */
+    int logged;
     bool relay;                    /* a relay below this one, showing our key: its own
                                     * slots and streams are its audience's, unbounded here */
 } relay_client;
@@ -117,9 +120,20 @@ struct relay {
     int free_slot;                 /* a hint: slots below are taken */
     pthread_mutex_t mu;            /* the inbox */
     inbox *in_head, *in_tail;
+    bool log_journal;              /* lines in the journal's form (log_line.h) */
 };
 
+/* "limit reached" lines one address may cause per RELAY_LIMIT_LOG_WINDOW_MS:
+ * RELAY_LIMIT_LINES, and one more saying that the rest are not logged (a
+ * flood of refusals is no flood of lines). Its entry is kept that long. */
+#define RELAY_LIMIT_LINES 10
+#define RELAY_LIMIT_LOG_WINDOW_MS (60 * 1000)
+
 /* --- relay.c --- */
+/* A line of the log (log_line.h) at a syslog.h level: LOG_ERR .. LOG_DEBUG;
+ * relay__log is LOG_INFO. Nothing when --quiet. */
+void relay__log_at(relay *r, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void relay__log(relay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Send an event to one watcher's stream; a watcher too slow for its outbox
  * is cut off (it resumes after the last event it saw). */

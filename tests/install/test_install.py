@@ -99,7 +99,10 @@ def expected_files(gtk, source):
     files |= {f"share/bash-completion/completions/{p}" for p in ("sungka-board", "sungka-player")}
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
                                                   "architecture.md", "cluster.md",
-                                                  "board.conf.example")}
+                                                  "operating.md", "board.conf.example",
+                                                  "examples/fail2ban/sungka-board.conf",
+                                                  "examples/fail2ban/"
+                                                  "sungka-board.local.example")}
     if gtk:
         files.add(f"share/applications/{APP_ID}.desktop")
         files.add("share/icons/hicolor/scalable/apps/sungka.svg")

@@ -150,6 +150,7 @@ static int hold(board_service *svc, rpc_call *call, held_call *h, const char *na
         snprintf(err, sizeof err, "the service is busy checking passwords; try again in a "
                                   "moment");
     if (limited || rc != 0) {
+        board_log_limit(svc, h->host, err);
         held_free(h);
         reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
         return -1;
@@ -423,6 +424,7 @@ static bool signin_limited(board_service *svc, rpc_call *call, const char *host,
         return false;
     char err[160];
     snprintf(err, sizeof err, "too many failed sign-ins for %s: wait a few minutes", what);
+    board_log_limit(svc, host, err);
     reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
     return true;
 }
@@ -511,11 +513,12 @@ static void created(accounts_job *job)
         reason_fail(call, RPC_ALREADY_EXISTS, "NAME_CONFUSABLE",
                     "that name, or one that looks like it, was registered just now");
     } else if (rc != 0) {
+        board_log_at(svc, LOG_ERR, "cannot store an account: %s", store_last_error(svc->store));
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the account");
     } else {
         svc->any_accounts = true;
-        board_log(svc, "account %lld created%s", (long long)a.id,
-                  claimed ? ", claiming its name's statistics" : "");
+        board_log_client(svc, LOG_INFO, h->host, "account %lld created%s", (long long)a.id,
+                         claimed ? ", claiming its name's statistics" : "");
         char token[ACCOUNTS_SESSION_TOKEN_BYTES];
         int64_t expires;
         if (new_session(svc, call, a.id, token, &expires) == 0) {
@@ -568,6 +571,7 @@ static void create_account(rpc_call *call, const ProtobufCMessage *request, void
         svc->cfg.client_registrations) {
         snprintf(err, sizeof err, "your address made %d accounts this hour (the limit)",
                  svc->cfg.client_registrations);
+        board_log_limit(svc, h->host, err);
         reason_fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
         held_free(h);
         return;
@@ -590,6 +594,8 @@ static void signed_in_done(accounts_job *job)
         return;
     if (h->result != 0 || h->account.id == 0) {       /* counted when let in */
         metric_add(svc->m.signin_failures, 1);
+        board_log_signin_failed(svc, h->host, h->name.display,
+                                h->account.id == 0 ? "no such account" : "wrong password");
         reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong name or password");
         held_free(h);
         return;
@@ -624,6 +630,7 @@ static void sign_in(rpc_call *call, const ProtobufCMessage *request, void *user)
     }
     int rc = store_account_find(svc->store, h->name.key, &h->account);
     if (rc < 0) {
+        board_log_at(svc, LOG_ERR, "cannot read the accounts: %s", store_last_error(svc->store));
         reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
         held_free(h);
         return;
@@ -696,6 +703,8 @@ static void changed(accounts_job *job)
         return;
     int n = 0;
     if (h->result != 0) {      /* counted when let in */
+        board_log_signin_failed(svc, h->host, h->account.name,
+                                "wrong password to change it");
         reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong password");
         held_free(h);
         return;
@@ -705,10 +714,13 @@ static void changed(accounts_job *job)
         store_account_set_password(svc->store, h->account.id, h->hash, board_wall_ms()) != 0 ||
         store_sessions_delete_account(svc->store, h->account.id, h->session_id, &n) != 0 ||
         store_commit(svc->store) != 0) {
+        board_log_at(svc, LOG_ERR, "cannot store a new password: %s",
+                     store_last_error(svc->store));
         store_rollback(svc->store);
         reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the new password");
     } else {
-        board_log(svc, "account %lld changed its password", (long long)h->account.id);
+        board_log_client(svc, LOG_INFO, h->host, "account %lld changed its password",
+                         (long long)h->account.id);
         revoke_seats(svc, h->account.id, "your account's password changed, which ends its "
                                          "seat tokens: join the game again (signed in) to "
                                          "take your seat back");

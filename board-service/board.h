@@ -4,13 +4,16 @@
  *
  * One event-loop thread owns every game, seat and stream: board_run() is that
  * loop, and nothing else in this module may be called while it runs except
- * board_request_stop(), which is async-signal-safe.
+ * board_request_stop() and board_request_reload(), which are async-signal-safe,
+ * and board_reconfigure() from inside the loop (its on_reload hook).
  */
 #ifndef SUNGKA_BOARD_H
 #define SUNGKA_BOARD_H
 
 #include <stdbool.h>
 #include <stdio.h>
+
+struct board_service;
 
 typedef struct board_config {
     const char *listen;        /* "0.0.0.0:7070"; port 0 picks a free one */
@@ -89,6 +92,13 @@ typedef struct board_config {
                                 * that changed from its stored log and abort if it
                                 * differs from the live one (room_check.c) */
     FILE *log;                 /* where to log (default stderr) */
+    bool quiet;                /* log nothing (--quiet) */
+    /* Hooks board_run calls on the loop thread (main's), with hook_arg: */
+    void (*on_reload)(struct board_service *svc, void *arg);  /* after board_request_reload
+                                * (NULL: such a request is ignored); it may call
+                                * board_reconfigure */
+    void (*on_stopping)(void *arg);  /* once, as the loop begins to shut down (NULL: none) */
+    void *hook_arg;
 } board_config;
 
 typedef struct board_service board_service;
@@ -107,6 +117,22 @@ int board_run(board_service *svc);
 
 /* Async-signal-safe: ask board_run() to return soon. */
 void board_request_stop(board_service *svc);
+
+/* Async-signal-safe: ask board_run() to call cfg.on_reload on its thread soon. */
+void board_request_reload(board_service *svc);
+
+/* On the loop thread only (from on_reload): take next's values of the settings
+ * a running service can change — the limits read where they are checked
+ * (max-games, max-games-per-client, max-participants, chat-length, chat-rate,
+ * move-rate, the per-address limits but --ipv6-prefix, client-registrations,
+ * client-lookups), require-accounts, relays and relay-after, quiet and
+ * verbose, and the TLS certificate and key, read again from their files and
+ * served from the next handshake — and keep the others. Zero fields of next
+ * mean their defaults, as for board_create. Writes into said a sentence for
+ * the log: what changed, "old -> new", and which changed settings need a
+ * restart. The strings taken are copied: next's may go when this returns. */
+void board_reconfigure(board_service *svc, const board_config *next, char *said,
+                       size_t saidlen);
 
 /* Free everything; only after board_run() returned (or instead of it). */
 void board_destroy(board_service *svc);

@@ -18,8 +18,10 @@
 #define SUNGKA_BOARD_INTERNAL_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <syslog.h>            /* LOG_ERR .. LOG_DEBUG: board_log_at's levels */
 #include <stdint.h>
 
 #include "board.h"
@@ -148,6 +150,7 @@ typedef struct logged_event {
  * The service's (svc->limits): made with it, freed after its server, since
  * calls are answered until then. */
 #define BOARD_LIMIT_SLOTS 4096
+#define BOARD_RECONF_STRINGS 3       /* relays, tls_cert, tls_key (reconfigure.c) */
 typedef struct limit_table {
     struct limit_slot *slots;
     size_t cap;
@@ -263,6 +266,12 @@ struct board_service {
     char relay_key[RELAY_KEY_BYTES];   /* --relay-key's secret; "" when none */
     char endpoint[128];
     volatile sig_atomic_t stop;
+    volatile sig_atomic_t reload;  /* board_request_reload: on_reload soon */
+    atomic_bool quiet;         /* cfg.quiet, as board_log reads it from any thread
+                                * (reconfigure.c changes it) */
+    char *reconf_strings[BOARD_RECONF_STRINGS];   /* reconfigure.c: its copies of
+                                * the strings a reload changed (relays, the TLS
+                                * files), which cfg points to; freed by board_destroy */
     room **rooms;              /* registry.c: the games, in no order */
     int n_rooms, rooms_cap;
     int *room_slots;           /* registry.c: a hash of their ids (index + 1; 0: free) */
@@ -291,6 +300,8 @@ struct board_service {
     struct board_health *health;   /* health.c: the loop's beat, the watchdog */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
+    bool log_journal;          /* service_log.c: lines in the journal's form; set
+                                * by board_create, read-only after (any thread) */
 };
 
 /* --- board_metrics.c: --metrics --- */
@@ -306,8 +317,43 @@ void board_metrics_free(board_service *svc);
 /* --- service_log.c: the service's clocks and log --- */
 int64_t board_now_ms(void);              /* monotonic */
 int64_t board_wall_ms(void);             /* since the epoch, for event stamps */
+/* A line of the log at a syslog.h level (log_line.h): LOG_ERR what failed
+ * and lost or refused work (a store that fails), LOG_WARNING what an
+ * operator should look at (the loop stalled, a damaged game), LOG_NOTICE a
+ * client refused by a limit or a failed sign-in, LOG_INFO the life of games
+ * and players, LOG_DEBUG the chatter. board_log is LOG_INFO. Any thread.
+ * A line about a client says "client HOST" (board_log_host). */
+void board_log_at(board_service *svc, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void board_log(board_service *svc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Whether the log goes to the journal (log_line_to_journal), decided once
+ * by board_create before any thread starts. */
+void board_log_open(board_service *svc);
+/* A client address key ("ipv4:10.0.0.7", "ipv6:2001:db8::/64") as the log
+ * shows it ("10.0.0.7", "2001:db8::/64"; "(unknown)" for "", as a bot's); returns buf. */
+#define BOARD_LOG_HOST_BYTES 64
+const char *board_log_host(const char *host, char *buf, size_t len);
+/* A line about the client at host (an address key, as board_peer_host
+ * gives): "client HOST: " and the text. Every line on a client's path says
+ * whose it is this way, first, where nothing the client sent comes before
+ * it (a fail2ban filter reads the host there: packaging/fail2ban). */
+void board_log_client(board_service *svc, int level, const char *host, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A line about participant p: board_log_client's with p's address, but a
+ * bot's (the service's own child) as board_log_at's. */
+void board_log_person(board_service *svc, int level, const struct participant *p,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "client HOST: limit reached: SENTENCE" (LOG_NOTICE), where a limit of
+ * host's refused a call: sentence is the one the client is answered. At
+ * most BOARD_LIMIT_LINES + 1 a minute for one host (counted in svc->limits,
+ * "limit-lines"): the last says that more are not logged. Loop thread. */
+#define BOARD_LIMIT_LINES 10
+void board_log_limit(board_service *svc, const char *host, const char *sentence);
+/* "client HOST: sign-in failed for "NAME": WHY" (LOG_NOTICE), the name
+ * escaped (board_echo). */
+void board_log_signin_failed(board_service *svc, const char *host, const char *name,
+                             const char *why);
 /* A client's string, cut to fit buf (at a character boundary) and escaped,
  * for echoing in an error sentence; returns buf. */
 const char *board_echo(const char *in, char *buf, size_t len);

@@ -193,12 +193,14 @@ int board_client_may_join(board_service *svc, board_client *holder, board_client
     if (observe && !holder->relay && holder->observers >= cfg->max_client_observers) {
         snprintf(err, errlen, "your address already watches with %d observer seats (at most %d)",
                  holder->observers, cfg->max_client_observers);
+        board_log_limit(svc, asker->host, err);
         return -1;
     }
     if (!address_window_admits(&asker->join_window_ms, &asker->joins, cfg->client_join_rate,
                        JOIN_WINDOW_MS, board_now_ms())) {
         snprintf(err, errlen, "too many joins from your address: at most %d a second",
                  cfg->client_join_rate);
+        board_log_limit(svc, asker->host, err);
         return -1;
     }
     return 0;
@@ -212,6 +214,7 @@ int board_client_may_chat(board_service *svc, board_client *c, char *err, size_t
         return 0;
     snprintf(err, errlen, "too many messages from your address: at most %d every %d seconds",
              limit, BOARD_CHAT_WINDOW_MS / 1000);
+    board_log_limit(svc, c->host, err);
     return -1;
 }
 
@@ -228,5 +231,6 @@ int board_client_may_stream(board_service *svc, const board_client *c, int more,
         snprintf(err, errlen, "your address already has %d open event streams and this call "
                  "asks for %d more (at most %d; each subscription is one)", c->streams, more,
                  max);
+    board_log_limit(svc, c->host, err);
     return -1;
 }

@@ -31,7 +31,7 @@ static int adopt_orphans(board_service *svc, bool starting)
     char ids[ADOPT_PER_TICK][STORE_ID_BYTES];
     int n = 0;
     if (store_games_adopt(svc->store, ADOPT_PER_TICK, ids, &n) != 0)
-        board_log(svc, "cannot adopt games: %s", store_last_error(svc->store));
+        board_log_at(svc, LOG_ERR, "cannot adopt games: %s", store_last_error(svc->store));
     else if (n > 0)
         board_adopt(svc, (const char (*)[STORE_ID_BYTES])ids, n, starting);
     metric_add(svc->m.adoptions, n);
@@ -77,12 +77,12 @@ static int renew(board_service *svc, int64_t now)
     svc->lease_failing = rc < 0;
     metric_add(rc < 0 ? svc->m.lease_failures : svc->m.lease_renewals, 1);
     if (rc < 0) {
-        board_log(svc, "cannot renew the lease: %s", store_last_error(svc->store));
+        board_log_at(svc, LOG_ERR, "cannot renew the lease: %s", store_last_error(svc->store));
         svc->next_lease_ms = now + 1000;
         return -1;
     }
     if (rc == STORE_LAPSED) {
-        board_log(svc, "the lease ran out before it was renewed; checking the games");
+        board_log_at(svc, LOG_WARNING, "the lease ran out before it was renewed; checking the games");
         find_lost(svc);
     }
     svc->next_lease_ms = now + svc->cfg.lease_ms / 3;
@@ -115,7 +115,7 @@ void board_let_go_lost(board_service *svc)
         room *r = svc->rooms[i];
         if (!room_is_lost(r))
             continue;
-        board_log(svc, "game %s: %s", room_id(r), room_lost_why(r));
+        board_log_at(svc, LOG_WARNING, "game %s: %s", room_id(r), room_lost_why(r));
         if (room_is_behind(r))
             room_halt(r);
         board_let_go(svc, r, room_is_behind(r)
@@ -160,7 +160,7 @@ bool board_cluster_healthy(const board_service *svc)
 void board_cluster_leave(board_service *svc)
 {
     if (svc->store && store_shared(svc->store) && store_node_leave(svc->store) != 0)
-        board_log(svc, "cannot leave the cluster: %s", store_last_error(svc->store));
+        board_log_at(svc, LOG_ERR, "cannot leave the cluster: %s", store_last_error(svc->store));
 }
 
 /* Where a game this node does not host lives, answered on call. */
@@ -195,6 +195,7 @@ static bool may_look_up(board_service *svc, rpc_call *call)
         char msg[160];
         snprintf(msg, sizeof msg, "too many unknown seat tokens or games: at most %d a second "
                                   "from one address (--client-lookups)", svc->cfg.client_lookups);
+        board_log_limit(svc, host, msg);
         rpc_call_finish_reason(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", msg);
         return false;
     }

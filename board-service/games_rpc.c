@@ -55,7 +55,8 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     store_remote_game *remote = NULL;
     int n_remote = 0;
     if (cluster && store_remote_games(svc->store, MAX_REMOTE_LISTED, &remote, &n_remote) != 0)
-        board_log(svc, "cannot list the cluster's games: %s", store_last_error(svc->store));
+        board_log_at(svc, LOG_ERR, "cannot list the cluster's games: %s",
+                     store_last_error(svc->store));
     size_t cap = (size_t)svc->n_rooms + (size_t)n_remote + 1;
     Sungka__V1__GameSummary *sums = calloc(cap, sizeof *sums);
     Sungka__V1__GameSummary **ptrs = calloc(cap, sizeof *ptrs);
@@ -171,6 +172,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
     if (open >= svc->cfg.max_games_per_client) {
         *code = RPC_RESOURCE_EXHAUSTED;
         snprintf(err, errlen, "this client already has %d open games (the limit)", open);
+        board_log_limit(svc, creator, err);
         return NULL;
     }
     *code = RPC_INVALID_ARGUMENT;
@@ -208,6 +210,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
     *code = RPC_RESOURCE_EXHAUSTED;
     if (svc->n_rooms >= svc->cfg.max_games) {
         snprintf(err, errlen, "the service hosts too many games");
+        board_log_limit(svc, creator, err);
         return NULL;
     }
     char id[BOARD_ID_LEN];
@@ -244,6 +247,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
     if (svc->store && store_room(svc, r) != 0) {
         *code = RPC_UNAVAILABLE;
         snprintf(err, errlen, "cannot store the new game: %s", store_last_error(svc->store));
+        board_log_at(svc, LOG_ERR, "%s", err);
         room_free(r);
         return NULL;
     }
@@ -252,7 +256,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
         room_free(r);
         return NULL;
     }
-    board_log(svc, "game %s created: %s", id, kind->name);
+    board_log_client(svc, LOG_INFO, creator, "game %s created: %s", id, kind->name);
     return r;
 }
 
@@ -263,7 +267,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
 static void discard_room(board_service *svc, room *r)
 {
     if (svc->store && store_game_forget(svc->store, room_id(r)) != 0)
-        board_log(svc, "game %s: cannot forget it: %s", room_id(r),
+        board_log_at(svc, LOG_ERR, "game %s: cannot forget it: %s", room_id(r),
                   store_last_error(svc->store));
     board_log(svc, "game %s dropped: its creation was refused", room_id(r));
     board_let_go(svc, r, "the game was never made");

@@ -1,7 +1,9 @@
 /*
  * main.c — `sungka-board`: the command line of the board service.
- * Parses options, starts the service, prints the bound address on one line
- * (tests and the player agent read it), and stops cleanly on SIGINT/SIGTERM.
+ * Reads its configuration file and options (flags over the file), starts the
+ * service, prints the bound address on one line (tests and the player agent
+ * read it), tells systemd it is ready (sd_notify), reloads the file on SIGHUP
+ * and stops cleanly on SIGINT/SIGTERM.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,7 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
+
 #include "board.h"
+#include "config_file.h"
+#include "log_line.h"
 #include "options.h"
 #include "rpc.h"
 #include "self_signed.h"
@@ -21,6 +27,9 @@
 #include "store.h"
 #include "version.h"
 #include "xdg.h"
+
+/* --config's default: read when it exists and no --config is given. */
+#define DEFAULT_CONFIG "/etc/sungka/board.conf"
 
 static void stop_board(void *svc)
 {
@@ -33,6 +42,17 @@ static void usage(FILE *out)
             "Usage: sungka-board [OPTION]...\n"
             "Host Sungka games: players and observers join with sungka-player.\n"
             "\n"
+            "      --config FILE         read settings from FILE (default\n"
+            "                            " DEFAULT_CONFIG " when it exists; \"\" reads\n"
+            "                            none): an INI file whose [board] section has one\n"
+            "                            key per long option below, without the dashes\n"
+            "                            (max-client-streams = 256; require-accounts =\n"
+            "                            true); options on the command line override it.\n"
+            "                            SIGHUP reads it again: limits, relays, --quiet,\n"
+            "                            --verbose and the --tls-cert/--tls-key files\n"
+            "                            change at once, the log says which other\n"
+            "                            changes need a restart, and a file with an\n"
+            "                            error is refused (the settings stay)\n"
             "  -l, --listen ADDR         address to listen on (default 127.0.0.1:7070;\n"
             "                            0.0.0.0:7070 for other machines; port 0 picks one)\n"
             "      --advertise HOST:PORT\n"
@@ -153,18 +173,411 @@ static void usage(FILE *out)
             "  -h, --help                show this help and exit\n"
             "      --version             show the version and exit\n"
             "\n"
-            "On start it prints \"sungka-board listening on HOST:PORT\" on standard output.\n"
+            "On start it prints \"sungka-board listening on HOST:PORT\" on standard output\n"
+            "and, under systemd (Type=notify), tells it READY=1.\n"
             "With --tls-self-signed, delete tls-cert.pem and tls-key.pem to make a new\n"
             "certificate (for new names, or a key that may have leaked): players who\n"
             "trusted the old one are then warned that it changed, and must accept it.\n");
 }
 
+
+/* The options: the one list of settings. The configuration file's keys are
+ * their long names (config_file.h), so nothing else lists them. */
+enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_FIRST_MOVE,
+       OPT_MAX_GAMES,
+       OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
+       OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE, OPT_PRESENCE_EVENTS,
+       OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS, OPT_IPV6_PREFIX,
+       OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
+       OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
+       OPT_PASSWORD_WORKERS, OPT_PASSWORD_QUEUE, OPT_SIGNIN_FAILURES,
+       OPT_CLIENT_SIGNIN_FAILURES, OPT_SIGNIN_RATE, OPT_CLIENT_SIGNIN_RATE,
+       OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
+       OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
+       OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
+       OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS };
+
+static const struct option longopts[] = {
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"listen", required_argument, NULL, 'l'},
+    {"advertise", required_argument, NULL, OPT_ADVERTISE},
+    {"ping-interval", required_argument, NULL, OPT_PING_INTERVAL},
+    {"first-move-time", required_argument, NULL, OPT_FIRST_MOVE},
+    {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"bot-think", required_argument, NULL, OPT_BOT_THINK},
+    {"db", required_argument, NULL, OPT_DB},
+    {"max-games-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
+    {"max-participants", required_argument, NULL, OPT_MAX_PARTICIPANTS},
+    {"max-message", required_argument, NULL, OPT_MAX_MESSAGE},
+    {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+    {"chat-length", required_argument, NULL, OPT_CHAT_LENGTH},
+    {"chat-rate", required_argument, NULL, OPT_CHAT_RATE},
+    {"presence-events", required_argument, NULL, OPT_PRESENCE_EVENTS},
+    {"move-rate", required_argument, NULL, OPT_MOVE_RATE},
+    {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
+    {"max-client-streams", required_argument, NULL, OPT_CLIENT_STREAMS},
+    {"max-client-observers", required_argument, NULL, OPT_CLIENT_OBSERVERS},
+    {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
+    {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
+    {"client-chat-rate", required_argument, NULL, OPT_CLIENT_CHAT_RATE},
+    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
+    {"tls-self-signed", no_argument, NULL, OPT_TLS_SELF_SIGNED},
+    {"tls-name", required_argument, NULL, OPT_TLS_NAME},
+    {"max-games", required_argument, NULL, OPT_MAX_GAMES},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"lease", required_argument, NULL, OPT_LEASE},
+    {"cluster-status", no_argument, NULL, OPT_CLUSTER_STATUS},
+    {"relays", required_argument, NULL, OPT_RELAYS},
+    {"relay-after", required_argument, NULL, OPT_RELAY_AFTER},
+    {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
+    {"require-accounts", no_argument, NULL, OPT_REQUIRE_ACCOUNTS},
+    {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
+    {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
+    {"client-lookups", required_argument, NULL, OPT_CLIENT_LOOKUPS},
+    {"password-workers", required_argument, NULL, OPT_PASSWORD_WORKERS},
+    {"password-queue", required_argument, NULL, OPT_PASSWORD_QUEUE},
+    {"signin-failures", required_argument, NULL, OPT_SIGNIN_FAILURES},
+    {"client-signin-failures", required_argument, NULL, OPT_CLIENT_SIGNIN_FAILURES},
+    {"signin-rate", required_argument, NULL, OPT_SIGNIN_RATE},
+    {"client-signin-rate", required_argument, NULL, OPT_CLIENT_SIGNIN_RATE},
+    {"client-signin-jobs", required_argument, NULL, OPT_CLIENT_SIGNIN_JOBS},
+    {"max-account-sessions", required_argument, NULL, OPT_MAX_ACCOUNT_SESSIONS},
+    {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
+    {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
+    {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
+    {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
+    {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
+    {"metrics", required_argument, NULL, OPT_METRICS},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
+    {NULL, 0, NULL, 0},
+};
+
+/* What the command line and the configuration file set: the service's
+ * configuration and the switches main acts on itself. */
+typedef struct settings {
+    board_config cfg;
+    bool check, cluster_status, rating_report, help, version, self_signed;
+    const char *tls_names[BOARD_TLS_MAX_NAMES];
+    size_t n_tls_names;
+    const char *config;            /* --config FILE */
+    config_values *file_values;    /* the file's strings, which cfg points into */
+} settings;
+
+/* The option keys a configuration file may not hold: things to do, and
+ * the file itself. */
+static const int not_settings[] = {'h', 'V', OPT_CHECK, OPT_CLUSTER_STATUS, OPT_RATING_REPORT,
+                                   OPT_CONFIG};
+
 /* Strict positive integer option: the whole string, in 1..max. */
-static int parse_count(const char *opt, const char *s, int max, int *out)
+static int count(const char *s, int max, int *out, char *err, size_t errlen)
 {
-    return option_number("sungka-board", opt, s, 1, max, out);
+    return option_number_says(s, 1, max, out, err, errlen);
 }
 
+/* One option, from the command line or the file (config_apply_fn): c is
+ * its val in longopts, value its argument (NULL for none). */
+static int apply_option(void *user, int c, const char *name, const char *value, char *err,
+                        size_t errlen)
+{
+    settings *st = user;
+    int seconds;
+    (void)name;
+    switch (c) {
+    case 'l':
+        st->cfg.listen = value;
+        break;
+    case OPT_ADVERTISE:
+        st->cfg.advertise = value;
+        break;
+    case OPT_PING_INTERVAL:
+        if (count(value, 3600, &seconds, err, errlen))
+            return -1;
+        st->cfg.ping_interval_ms = seconds * 1000;
+        break;
+    case OPT_PING_TIMEOUT:
+        if (count(value, 3600, &seconds, err, errlen))
+            return -1;
+        st->cfg.ping_timeout_ms = seconds * 1000;
+        break;
+    case OPT_GRACE:
+        if (count(value, 86400, &seconds, err, errlen))
+            return -1;
+        st->cfg.grace_ms = seconds * 1000;
+        break;
+    case OPT_FIRST_MOVE:
+        if (count(value, 3600, &seconds, err, errlen))
+            return -1;
+        st->cfg.first_move_ms = seconds * 1000;
+        break;
+    case OPT_DB:
+        st->cfg.db = value;
+        break;
+    case OPT_METRICS:
+        st->cfg.metrics = value;
+        break;
+    case OPT_MAX_PER_CLIENT:
+        if (count(value, 1000000, &st->cfg.max_games_per_client, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_PARTICIPANTS:
+        if (count(value, 1000000, &st->cfg.max_participants, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_MESSAGE:
+        if (count(value, 64 << 20, &st->cfg.max_message_bytes, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_STREAMS:
+        if (count(value, 100000, &st->cfg.max_streams, err, errlen))
+            return -1;
+        break;
+    case OPT_CHAT_LENGTH:
+        if (count(value, 65536, &st->cfg.chat_length, err, errlen))
+            return -1;
+        break;
+    case OPT_PRESENCE_EVENTS:
+        if (count(value, 100000, &st->cfg.presence_events, err, errlen))
+            return -1;
+        break;
+    case OPT_CHAT_RATE:
+        if (count(value, 100000, &st->cfg.chat_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_MOVE_RATE:
+        if (count(value, 1000000, &st->cfg.move_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_REQUEST:
+        if (count(value, 64 << 20, &st->cfg.max_request_bytes, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_STREAMS:
+        if (count(value, 1000000, &st->cfg.max_client_streams, err, errlen))
+            return -1;
+        break;
+    case OPT_IPV6_PREFIX:
+        if (count(value, 128, &st->cfg.ipv6_prefix, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_OBSERVERS:
+        if (count(value, 1000000, &st->cfg.max_client_observers, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_JOIN_RATE:
+        if (count(value, 1000000, &st->cfg.client_join_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_CHAT_RATE:
+        if (count(value, 1000000, &st->cfg.client_chat_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_TLS_CERT:
+        st->cfg.tls_cert = value;
+        break;
+    case OPT_TLS_KEY:
+        st->cfg.tls_key = value;
+        break;
+    case OPT_TLS_CLIENT_CA:
+        st->cfg.tls_client_ca = value;
+        break;
+    case OPT_TLS_SELF_SIGNED:
+        st->self_signed = true;
+        break;
+    case OPT_TLS_NAME:
+        if (!board_tls_name_ok(value)) {
+            snprintf(err, errlen, "'%s' is not a host name or an IP address", value);
+            return -1;
+        }
+        if (st->n_tls_names == BOARD_TLS_MAX_NAMES) {
+            snprintf(err, errlen, "at most %d names", BOARD_TLS_MAX_NAMES);
+            return -1;
+        }
+        st->tls_names[st->n_tls_names++] = value;
+        break;
+    case OPT_BOT_THINK:
+        if (count(value, 600000, &st->cfg.bot_think_ms, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_GAMES:
+        if (count(value, 1000000, &st->cfg.max_games, err, errlen))
+            return -1;
+        break;
+    case 'q':
+        st->cfg.quiet = true;
+        break;
+    case 'v':
+        st->cfg.grpc_log = true;
+        break;
+    case OPT_CHECK:
+        st->check = true;
+        break;
+    case OPT_CLUSTER_STATUS:
+        st->cluster_status = true;
+        break;
+    case OPT_RELAYS:
+        st->cfg.relays = value;
+        break;
+    case OPT_RELAY_AFTER:
+        if (count(value, 10000000, &st->cfg.relay_after, err, errlen))
+            return -1;
+        break;
+    case OPT_RELAY_KEY:
+        st->cfg.relay_key = value;
+        break;
+    case OPT_LEASE:
+        if (count(value, 3600, &seconds, err, errlen))
+            return -1;
+        st->cfg.lease_ms = seconds * 1000;
+        break;
+    case OPT_RATED_MIN_MOVES:
+        if (option_number_says(value, 0, 1000, &st->cfg.rated_min_moves, err, errlen) != 0)
+            return -1;
+        if (st->cfg.rated_min_moves == 0)
+            st->cfg.rated_min_moves = -1;        /* none (0 would be the default) */
+        break;
+    case OPT_RATED_PAIR_GAMES:
+        if (option_number_says(value, 0, 100000, &st->cfg.rated_pair_games, err, errlen) != 0)
+            return -1;
+        if (st->cfg.rated_pair_games == 0)
+            st->cfg.rated_pair_games = -1;       /* no limit */
+        break;
+    case OPT_RATED_SAME_ADDRESS:
+        st->cfg.rated_same_address = true;
+        break;
+    case OPT_RATING_REPORT:
+        st->rating_report = true;
+        break;
+    case OPT_REQUIRE_ACCOUNTS:
+        st->cfg.require_accounts = true;
+        break;
+    case OPT_SESSION_DAYS:
+        if (count(value, 3650, &st->cfg.session_days, err, errlen))
+            return -1;
+        break;
+    case OPT_STALL_LIMIT:
+        if (count(value, 3600000, &st->cfg.stall_limit_ms, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_LOOKUPS:
+        if (count(value, 1000000, &st->cfg.client_lookups, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_REGISTRATIONS:
+        if (count(value, 1000000, &st->cfg.client_registrations, err, errlen))
+            return -1;
+        break;
+    case OPT_PASSWORD_WORKERS:
+        if (count(value, 16, &st->cfg.password_workers, err, errlen))
+            return -1;
+        break;
+    case OPT_PASSWORD_QUEUE:
+        if (count(value, 100000, &st->cfg.password_queue, err, errlen))
+            return -1;
+        break;
+    case OPT_SIGNIN_FAILURES:
+        if (count(value, 1000000, &st->cfg.signin_failures, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_SIGNIN_FAILURES:
+        if (count(value, 1000000, &st->cfg.client_signin_failures, err, errlen))
+            return -1;
+        break;
+    case OPT_SIGNIN_RATE:
+        if (count(value, 1000000, &st->cfg.signin_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_SIGNIN_RATE:
+        if (count(value, 1000000, &st->cfg.client_signin_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_SIGNIN_JOBS:
+        if (count(value, 100000, &st->cfg.client_signin_jobs, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_ACCOUNT_SESSIONS:
+        if (count(value, 100000, &st->cfg.max_account_sessions, err, errlen))
+            return -1;
+        break;
+    case 'h':
+        st->help = true;
+        break;
+    case 'V':
+        st->version = true;
+        break;
+    case OPT_CONFIG:
+        st->config = value;
+        break;
+    default:
+        snprintf(err, errlen, "is not an option");
+        return -1;
+    }
+    return 0;
+}
+
+static const char *option_name(int c)
+{
+    for (const struct option *o = longopts; o->name; o++)
+        if (o->val == c)
+            return o->name;
+    return "?";
+}
+
+/* The command line into st (over what is there): 0, or 2 after saying what
+ * was wrong. GNU getopt starts again from the first argument at optind 0,
+ * so a reload reads the same command line again. */
+static int parse_argv(int argc, char **argv, settings *st)
+{
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "l:qvh", longopts, NULL)) != -1) {
+        if (c == '?') {
+            usage(stderr);
+            return 2;
+        }
+        char why[512];
+        const char *name = option_name(c);
+        if (apply_option(st, c, name, optarg, why, sizeof why) != 0) {
+            fprintf(stderr, "sungka-board: --%s %s\n", name, why);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sungka-board: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Fresh settings: the file's (when file is not NULL), then the command
+ * line's over them. 0; or -1 with the file's error in err (st's strings
+ * then still to free: settings_free). */
+static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
+                         size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    if (file && config_file_read(file, "board", longopts, not_settings,
+                                 sizeof not_settings / sizeof not_settings[0], apply_option, st,
+                                 &st->file_values, err, errlen) != 0)
+        return -1;
+    if (parse_argv(argc, argv, st) != 0) {      /* it was read once already: not again */
+        snprintf(err, errlen, "the command line is refused");
+        return -1;
+    }
+    return 0;
+}
+
+static void settings_free(settings *st)
+{
+    config_values_free(st->file_values);
+    st->file_values = NULL;
+}
 static void print_problem(void *user, const char *text)
 {
     printf("%s: %s\n", (const char *)user, text);
@@ -353,391 +766,158 @@ static int use_self_signed(board_config *cfg, const char *const *extra, size_t n
     return 0;
 }
 
+/* A reload (SIGHUP): read the file and the command line again and hand
+ * the service what changed; a file with an error changes nothing. On the
+ * loop thread (board_run calls it), which is main's. */
+typedef struct reloading {
+    int argc;
+    char **argv;
+    const char *file;          /* NULL: there is none to read */
+    settings *running;         /* what the service was given */
+} reloading;
+
+static void reload(board_service *svc, void *arg)
+{
+    reloading *rl = arg;
+    sd_notify(0, "RELOADING=1\nSTATUS=Reloading the configuration");
+    settings next;
+    char err[1024], said[2048];
+    if (!rl->file) {
+        log_line_say(LOG_WARNING, "sungka-board: SIGHUP: no configuration file to reload "
+                                  "(--config FILE, or %s)\n", DEFAULT_CONFIG);
+    } else if (load_settings(&next, rl->file, rl->argc, rl->argv, err, sizeof err) != 0) {
+        log_line_say(LOG_ERR, "sungka-board: reload refused, the settings stay as they were: "
+                              "%s\n", err);
+        settings_free(&next);
+    } else {
+        settings *was = rl->running;
+        if (was->self_signed && next.self_signed) {   /* the same files as at start */
+            next.cfg.tls_cert = was->cfg.tls_cert;
+            next.cfg.tls_key = was->cfg.tls_key;
+            next.cfg.tls_self_signed = true;
+        }
+        bool verbose = next.cfg.grpc_log;
+        board_reconfigure(svc, &next.cfg, said, sizeof said);
+        if (next.self_signed != was->self_signed)
+            strncat(said, "; needs a restart: tls-self-signed", sizeof said - strlen(said) - 1);
+        rpc_set_verbose(verbose);
+        log_line_say(LOG_NOTICE, "sungka-board: reloaded %s: %s\n", rl->file, said);
+        settings_free(&next);          /* board_reconfigure copied what it took */
+    }
+    sd_notify(0, "READY=1\nSTATUS=Serving");
+}
+
+static void stopping(void *arg)
+{
+    (void)arg;
+    sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+}
+
+static void request_reload(void *svc)
+{
+    board_request_reload(svc);
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_FIRST_MOVE,
-           OPT_MAX_GAMES,
-           OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
-           OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS, OPT_CHAT_LENGTH, OPT_CHAT_RATE, OPT_PRESENCE_EVENTS,
-           OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS, OPT_IPV6_PREFIX,
-           OPT_CLIENT_JOIN_RATE, OPT_CLIENT_CHAT_RATE, OPT_CHECK, OPT_TLS_SELF_SIGNED,
-           OPT_TLS_NAME, OPT_REQUIRE_ACCOUNTS, OPT_SESSION_DAYS, OPT_CLIENT_REGISTRATIONS, OPT_CLIENT_LOOKUPS,
-           OPT_PASSWORD_WORKERS, OPT_PASSWORD_QUEUE, OPT_SIGNIN_FAILURES,
-           OPT_CLIENT_SIGNIN_FAILURES, OPT_SIGNIN_RATE, OPT_CLIENT_SIGNIN_RATE,
-           OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
-           OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
-           OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
-           OPT_RATING_REPORT, OPT_METRICS };
-    static const struct option longopts[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"advertise", required_argument, NULL, OPT_ADVERTISE},
-        {"ping-interval", required_argument, NULL, OPT_PING_INTERVAL},
-        {"first-move-time", required_argument, NULL, OPT_FIRST_MOVE},
-        {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
-        {"grace", required_argument, NULL, OPT_GRACE},
-        {"bot-think", required_argument, NULL, OPT_BOT_THINK},
-        {"db", required_argument, NULL, OPT_DB},
-        {"max-games-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
-        {"max-participants", required_argument, NULL, OPT_MAX_PARTICIPANTS},
-        {"max-message", required_argument, NULL, OPT_MAX_MESSAGE},
-        {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
-        {"chat-length", required_argument, NULL, OPT_CHAT_LENGTH},
-        {"chat-rate", required_argument, NULL, OPT_CHAT_RATE},
-        {"presence-events", required_argument, NULL, OPT_PRESENCE_EVENTS},
-        {"move-rate", required_argument, NULL, OPT_MOVE_RATE},
-        {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
-        {"max-client-streams", required_argument, NULL, OPT_CLIENT_STREAMS},
-        {"max-client-observers", required_argument, NULL, OPT_CLIENT_OBSERVERS},
-        {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
-        {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
-        {"client-chat-rate", required_argument, NULL, OPT_CLIENT_CHAT_RATE},
-        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
-        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
-        {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
-        {"tls-self-signed", no_argument, NULL, OPT_TLS_SELF_SIGNED},
-        {"tls-name", required_argument, NULL, OPT_TLS_NAME},
-        {"max-games", required_argument, NULL, OPT_MAX_GAMES},
-        {"check", no_argument, NULL, OPT_CHECK},
-        {"lease", required_argument, NULL, OPT_LEASE},
-        {"cluster-status", no_argument, NULL, OPT_CLUSTER_STATUS},
-        {"relays", required_argument, NULL, OPT_RELAYS},
-        {"relay-after", required_argument, NULL, OPT_RELAY_AFTER},
-        {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
-        {"require-accounts", no_argument, NULL, OPT_REQUIRE_ACCOUNTS},
-        {"session-days", required_argument, NULL, OPT_SESSION_DAYS},
-        {"client-registrations", required_argument, NULL, OPT_CLIENT_REGISTRATIONS},
-        {"client-lookups", required_argument, NULL, OPT_CLIENT_LOOKUPS},
-        {"password-workers", required_argument, NULL, OPT_PASSWORD_WORKERS},
-        {"password-queue", required_argument, NULL, OPT_PASSWORD_QUEUE},
-        {"signin-failures", required_argument, NULL, OPT_SIGNIN_FAILURES},
-        {"client-signin-failures", required_argument, NULL, OPT_CLIENT_SIGNIN_FAILURES},
-        {"signin-rate", required_argument, NULL, OPT_SIGNIN_RATE},
-        {"client-signin-rate", required_argument, NULL, OPT_CLIENT_SIGNIN_RATE},
-        {"client-signin-jobs", required_argument, NULL, OPT_CLIENT_SIGNIN_JOBS},
-        {"max-account-sessions", required_argument, NULL, OPT_MAX_ACCOUNT_SESSIONS},
-        {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
-        {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
-        {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
-        {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
-        {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
-        {"metrics", required_argument, NULL, OPT_METRICS},
-        {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},   /* long only: not in the short options */
-        {NULL, 0, NULL, 0},
-    };
-    board_config cfg = {0};
-    int seconds, quiet = 0, check = 0, cluster_status = 0, rating_report = 0, c;
-    bool self_signed = false;
-    const char *tls_names[BOARD_TLS_MAX_NAMES];
-    size_t n_tls_names = 0;
-    while ((c = getopt_long(argc, argv, "l:qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'l':
-            cfg.listen = optarg;
-            break;
-        case OPT_ADVERTISE:
-            cfg.advertise = optarg;
-            break;
-        case OPT_PING_INTERVAL:
-            if (parse_count("--ping-interval", optarg, 3600, &seconds) != 0)
-                return 2;
-            cfg.ping_interval_ms = seconds * 1000;
-            break;
-        case OPT_PING_TIMEOUT:
-            if (parse_count("--ping-timeout", optarg, 3600, &seconds) != 0)
-                return 2;
-            cfg.ping_timeout_ms = seconds * 1000;
-            break;
-        case OPT_GRACE:
-            if (parse_count("--grace", optarg, 86400, &seconds) != 0)
-                return 2;
-            cfg.grace_ms = seconds * 1000;
-            break;
-        case OPT_FIRST_MOVE:
-            if (parse_count("--first-move-time", optarg, 3600, &seconds) != 0)
-                return 2;
-            cfg.first_move_ms = seconds * 1000;
-            break;
-        case OPT_DB:
-            cfg.db = optarg;
-            break;
-        case OPT_MAX_PER_CLIENT:
-            if (parse_count("--max-games-per-client", optarg, 1000000, &cfg.max_games_per_client))
-                return 2;
-            break;
-        case OPT_MAX_PARTICIPANTS:
-            if (parse_count("--max-participants", optarg, 1000000, &cfg.max_participants) != 0)
-                return 2;
-            break;
-        case OPT_MAX_MESSAGE:
-            if (parse_count("--max-message", optarg, 64 << 20, &cfg.max_message_bytes) != 0)
-                return 2;
-            break;
-        case OPT_MAX_STREAMS:
-            if (parse_count("--max-streams", optarg, 100000, &cfg.max_streams) != 0)
-                return 2;
-            break;
-        case OPT_CHAT_LENGTH:
-            if (parse_count("--chat-length", optarg, 65536, &cfg.chat_length) != 0)
-                return 2;
-            break;
-        case OPT_PRESENCE_EVENTS:
-            if (parse_count("--presence-events", optarg, 100000, &cfg.presence_events) != 0)
-                return 2;
-            break;
-        case OPT_CHAT_RATE:
-            if (parse_count("--chat-rate", optarg, 100000, &cfg.chat_rate) != 0)
-                return 2;
-            break;
-        case OPT_MOVE_RATE:
-            if (parse_count("--move-rate", optarg, 1000000, &cfg.move_rate) != 0)
-                return 2;
-            break;
-        case OPT_MAX_REQUEST:
-            if (parse_count("--max-request", optarg, 64 << 20, &cfg.max_request_bytes) != 0)
-                return 2;
-            break;
-        case OPT_CLIENT_STREAMS:
-            if (parse_count("--max-client-streams", optarg, 1000000, &cfg.max_client_streams))
-                return 2;
-            break;
-        case OPT_IPV6_PREFIX:
-            if (parse_count("--ipv6-prefix", optarg, 128, &cfg.ipv6_prefix))
-                return 2;
-            break;
-        case OPT_CLIENT_OBSERVERS:
-            if (parse_count("--max-client-observers", optarg, 1000000,
-                            &cfg.max_client_observers))
-                return 2;
-            break;
-        case OPT_CLIENT_JOIN_RATE:
-            if (parse_count("--client-join-rate", optarg, 1000000, &cfg.client_join_rate))
-                return 2;
-            break;
-        case OPT_CLIENT_CHAT_RATE:
-            if (parse_count("--client-chat-rate", optarg, 1000000, &cfg.client_chat_rate))
-                return 2;
-            break;
-        case OPT_TLS_CERT:
-            cfg.tls_cert = optarg;
-            break;
-        case OPT_TLS_KEY:
-            cfg.tls_key = optarg;
-            break;
-        case OPT_TLS_CLIENT_CA:
-            cfg.tls_client_ca = optarg;
-            break;
-        case OPT_TLS_SELF_SIGNED:
-            self_signed = true;
-            break;
-        case OPT_TLS_NAME:
-            if (!board_tls_name_ok(optarg)) {
-                fprintf(stderr, "sungka-board: --tls-name '%s' is not a host name or an IP "
-                                "address\n", optarg);
-                return 2;
-            }
-            if (n_tls_names == BOARD_TLS_MAX_NAMES) {
-                fprintf(stderr, "sungka-board: at most %d --tls-name\n", BOARD_TLS_MAX_NAMES);
-                return 2;
-            }
-            tls_names[n_tls_names++] = optarg;
-            break;
-        case OPT_BOT_THINK:
-            if (parse_count("--bot-think", optarg, 600000, &cfg.bot_think_ms) != 0)
-                return 2;
-            break;
-        case OPT_MAX_GAMES:
-            if (parse_count("--max-games", optarg, 1000000, &cfg.max_games) != 0)
-                return 2;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'v':
-            cfg.grpc_log = true;
-            break;
-        case OPT_CHECK:
-            check = 1;
-            break;
-        case OPT_CLUSTER_STATUS:
-            cluster_status = 1;
-            break;
-        case OPT_RELAYS:
-            cfg.relays = optarg;
-            break;
-        case OPT_RELAY_AFTER:
-            if (parse_count("--relay-after", optarg, 10000000, &cfg.relay_after) != 0)
-                return 2;
-            break;
-        case OPT_RELAY_KEY:
-            cfg.relay_key = optarg;
-            break;
-        case OPT_LEASE:
-            if (parse_count("--lease", optarg, 3600, &seconds) != 0)
-                return 2;
-            cfg.lease_ms = seconds * 1000;
-            break;
-        case OPT_RATED_MIN_MOVES:
-            if (option_number("sungka-board", "--rated-min-moves", optarg, 0, 1000,
-                              &cfg.rated_min_moves) != 0)
-                return 2;
-            if (cfg.rated_min_moves == 0)
-                cfg.rated_min_moves = -1;        /* none (0 would be the default) */
-            break;
-        case OPT_RATED_PAIR_GAMES:
-            if (option_number("sungka-board", "--rated-pair-games", optarg, 0, 100000,
-                              &cfg.rated_pair_games) != 0)
-                return 2;
-            if (cfg.rated_pair_games == 0)
-                cfg.rated_pair_games = -1;       /* no limit */
-            break;
-        case OPT_RATED_SAME_ADDRESS:
-            cfg.rated_same_address = true;
-            break;
-        case OPT_RATING_REPORT:
-            rating_report = 1;
-            break;
-        case OPT_METRICS:
-            cfg.metrics = optarg;
-            break;
-        case OPT_REQUIRE_ACCOUNTS:
-            cfg.require_accounts = true;
-            break;
-        case OPT_SESSION_DAYS:
-            if (parse_count("--session-days", optarg, 3650, &cfg.session_days) != 0)
-                return 2;
-            break;
-        case OPT_STALL_LIMIT:
-            if (parse_count("--stall-limit", optarg, 3600000, &cfg.stall_limit_ms) != 0)
-                return 2;
-            break;
-        case OPT_CLIENT_LOOKUPS:
-            if (parse_count("--client-lookups", optarg, 1000000, &cfg.client_lookups) != 0)
-                return 2;
-            break;
-        case OPT_CLIENT_REGISTRATIONS:
-            if (parse_count("--client-registrations", optarg, 1000000,
-                            &cfg.client_registrations) != 0)
-                return 2;
-            break;
-        case OPT_PASSWORD_WORKERS:
-            if (parse_count("--password-workers", optarg, 16, &cfg.password_workers) != 0)
-                return 2;
-            break;
-        case OPT_PASSWORD_QUEUE:
-            if (parse_count("--password-queue", optarg, 100000, &cfg.password_queue) != 0)
-                return 2;
-            break;
-        case OPT_SIGNIN_FAILURES:
-            if (parse_count("--signin-failures", optarg, 1000000, &cfg.signin_failures) != 0)
-                return 2;
-            break;
-        case OPT_CLIENT_SIGNIN_FAILURES:
-            if (parse_count("--client-signin-failures", optarg, 1000000,
-                            &cfg.client_signin_failures) != 0)
-                return 2;
-            break;
-        case OPT_SIGNIN_RATE:
-            if (parse_count("--signin-rate", optarg, 1000000, &cfg.signin_rate) != 0)
-                return 2;
-            break;
-        case OPT_CLIENT_SIGNIN_RATE:
-            if (parse_count("--client-signin-rate", optarg, 1000000,
-                            &cfg.client_signin_rate) != 0)
-                return 2;
-            break;
-        case OPT_CLIENT_SIGNIN_JOBS:
-            if (parse_count("--client-signin-jobs", optarg, 100000,
-                            &cfg.client_signin_jobs) != 0)
-                return 2;
-            break;
-        case OPT_MAX_ACCOUNT_SESSIONS:
-            if (parse_count("--max-account-sessions", optarg, 100000,
-                            &cfg.max_account_sessions) != 0)
-                return 2;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'V':
-            printf("sungka-board %s\n", SUNGKA_VERSION);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
-        }
+    settings first = {0}, st;
+    if (parse_argv(argc, argv, &first) != 0)
+        return 2;
+    if (first.help) {
+        usage(stdout);
+        return 0;
     }
-    if (optind < argc) {
-        fprintf(stderr, "sungka-board: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
+    if (first.version) {
+        printf("sungka-board %s\n", SUNGKA_VERSION);
+        return 0;
+    }
+    /* --config "" reads none; without --config, the default when it exists. */
+    const char *file = first.config ? (first.config[0] ? first.config : NULL)
+                                    : (access(DEFAULT_CONFIG, F_OK) == 0 ? DEFAULT_CONFIG : NULL);
+    char err[1024];
+    if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-board: %s\n", err);
+        settings_free(&st);
         return 2;
     }
-    if (check)
-        return check_database(cfg.db);
-    if (cluster_status)
-        return print_cluster(cfg.db);
-    if (rating_report)
-        return print_rating_report(cfg.db);
+    board_config cfg = st.cfg;
+    bool self_signed = st.self_signed;
+    int rc = 2;
+    if (st.check) {
+        rc = check_database(cfg.db);
+        goto out;
+    }
+    if (st.cluster_status) {
+        rc = print_cluster(cfg.db);
+        goto out;
+    }
+    if (st.rating_report) {
+        rc = print_rating_report(cfg.db);
+        goto out;
+    }
     if (self_signed && (cfg.tls_cert || cfg.tls_key)) {
         fprintf(stderr, "sungka-board: --tls-self-signed makes its own certificate: give it "
                         "or --tls-cert and --tls-key, not both\n");
-        return 2;
+        goto out;
     }
-    if (n_tls_names && !self_signed) {
+    if (st.n_tls_names && !self_signed) {
         fprintf(stderr, "sungka-board: --tls-name names a certificate --tls-self-signed "
                         "makes; a --tls-cert names its hosts itself\n");
-        return 2;
+        goto out;
     }
+    rc = 1;
     board_self_signed ss;
-    if (self_signed && use_self_signed(&cfg, tls_names, n_tls_names, &ss) != 0)
-        return 1;
-    FILE *devnull = NULL;
-    if (quiet) {
-        devnull = fopen("/dev/null", "w");
-        cfg.log = devnull;
-    }
+    if (self_signed && use_self_signed(&cfg, st.tls_names, st.n_tls_names, &ss) != 0)
+        goto out;
+    reloading rl = {.argc = argc, .argv = argv, .file = file, .running = &st};
+    cfg.on_reload = reload;
+    cfg.on_stopping = stopping;
+    cfg.hook_arg = &rl;
+    st.cfg = cfg;
 
     rpc_set_verbose(cfg.grpc_log);
     rpc_init();
     board_service *svc;
     int port;
-    char err[1024];
     if (board_create(&cfg, &svc, &port, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-board: %s\n", err);
+        log_line_say(LOG_ERR, "sungka-board: %s\n", err);
         rpc_shutdown();
-        return 1;
+        goto out;
     }
     server_stop_on_signals(stop_board, svc);
+    server_reload_on_sighup(request_reload, svc);
 
     const char *listen = cfg.listen ? cfg.listen : "127.0.0.1:7070";
     server_say_listening("sungka-board", listen, port, cfg.tls_cert ? " (TLS)" : "");
+    sd_notify(0, "READY=1\nSTATUS=Serving");
     if (self_signed) {
         /* Said whatever --quiet says: players need it to trust us. */
-        fprintf(stderr, "sungka-board: TLS certificate %s (%s %s); players compare this "
-                        "fingerprint with the one their agent shows on first connecting\n",
-                ss.fingerprint, ss.made ? "made now:" : "kept in", ss.cert);
+        log_line_say(LOG_NOTICE, "sungka-board: TLS certificate %s (%s %s); players compare "
+                                 "this fingerprint with the one their agent shows on first "
+                                 "connecting\n",
+                     ss.fingerprint, ss.made ? "made now:" : "kept in", ss.cert);
         if (ss.missing[0])
-            fprintf(stderr, "sungka-board: warning: the kept certificate does not name %s; "
-                            "clients that check host names refuse it under those (sungka-player "
-                            "pins the certificate itself and does not mind); delete %s and %s "
-                            "to make one that names them\n",
-                    ss.missing, ss.cert, ss.key);
+            log_line_say(LOG_WARNING, "sungka-board: warning: the kept certificate does not "
+                                      "name %s; clients that check host names refuse it under "
+                                      "those (sungka-player pins the certificate itself and "
+                                      "does not mind); delete %s and %s to make one that names "
+                                      "them\n",
+                         ss.missing, ss.cert, ss.key);
     }
     bool loopback = strncmp(listen, "127.", 4) == 0 || strncmp(listen, "localhost:", 10) == 0 ||
                     strncmp(listen, "[::1]", 5) == 0;
     if (!cfg.tls_cert && !loopback)
-        fprintf(stderr, "sungka-board: warning: serving in plaintext on %s: anyone on the "
-                        "network can read the games and steal seat tokens; use "
-                        "--tls-self-signed (or --tls-cert and --tls-key)\n",
-                listen);
+        log_line_say(LOG_WARNING, "sungka-board: warning: serving in plaintext on %s: anyone on "
+                                  "the network can read the games and steal seat tokens; use "
+                                  "--tls-self-signed (or --tls-cert and --tls-key)\n",
+                     listen);
 
     board_run(svc);
     server_stop_forget();
     board_destroy(svc);
     rpc_shutdown();
-    if (devnull)
-        fclose(devnull);
-    return 0;
+    rc = 0;
+out:
+    settings_free(&st);
+    return rc;
 }

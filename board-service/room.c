@@ -376,7 +376,7 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
         if (res == 0)
             res = room__store_ratings(r, ratings, n_rated, &why);
         if (store_group_end(db, res) != 0) {
-            board_log(r->svc, "game %s: cannot store the result: %s", r->id,
+            board_log_at(r->svc, LOG_ERR, "game %s: cannot store the result: %s", r->id,
                       store_last_error(r->svc->store));
             room__write_failed(r);
         }
@@ -403,7 +403,7 @@ int room_halt(room *r)
     if (res == 0)
         res = store_game_forget(db, r->id);
     if (store_group_end(db, res) != 0) {
-        board_log(r->svc, "game %s: cannot record it as stopped: %s", r->id,
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot record it as stopped: %s", r->id,
                   store_last_error(db));
         return -1;
     }
@@ -455,9 +455,9 @@ static void start_game(room *r)
     if (room__emit(r, &ev) != ROOM_OK)
         return;
     board_log(r->svc, "game %s started", r->id);
-    if (r->svc->store &&
+    if (room__store(r) &&
         store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_shared_now_ms(r->svc)) != 0) {
-        board_log(r->svc, "game %s: cannot store its start: %s", r->id,
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot store its start: %s", r->id,
                   store_last_error(r->svc->store));
         room__write_failed(r);
     }
@@ -496,7 +496,7 @@ static void replace_token(room *r, participant *p)
         person_index_remove(&r->svc->tokens, p);
     make_token(p->token);
     if (r->indexed && person_index_add(&r->svc->tokens, p) != 0)
-        board_log(r->svc, "game %s: cannot index the new token of %s", r->id, p->name);
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot index the new token of %s", r->id, p->name);
 }
 
 room_rc room_revoke_account_tokens(room *r, int64_t account_id, const char *why, int *revoked)
@@ -608,8 +608,8 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
      * grow the log with comings and goings. */
     if (seat >= 0)
         room__announce_who(r, p, ROOM_EV_JOINED);
-    board_log(r->svc, "game %s: %s joined as %s", r->id, name,
-              seat >= 0 ? "a player" : "an observer");
+    board_log_person(r->svc, LOG_INFO, p, "game %s: %s joined as %s", r->id, name,
+                     seat >= 0 ? "a player" : "an observer");
     room__maybe_start(r);
     room_rc rc = room__change_end(r, err, errlen);
     if (rc == ROOM_OK)
@@ -760,6 +760,7 @@ room_rc room_chat(room *r, participant *p, board_client *from, const char *text,
     if (p->chat_in_window >= cfg->chat_rate) {
         snprintf(err, errlen, "too many messages: at most %d every %d seconds",
                  cfg->chat_rate, BOARD_CHAT_WINDOW_MS / 1000);
+        board_log_limit(r->svc, p->host, err);
         return ROOM_E_LIMIT;
     }
     if (board_client_may_chat(r->svc, from, err, errlen) != 0)

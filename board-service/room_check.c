@@ -67,7 +67,7 @@ typedef struct differences {
 static void differ(differences *d, const char *what, const char *live_value,
                    const char *stored_value)
 {
-    board_log(d->live->svc, "replay check: game %s: %s is %s live but %s from its stored log",
+    board_log_at(d->live->svc, LOG_ERR, "replay check: game %s: %s is %s live but %s from its stored log",
               d->live->id, what, live_value, stored_value);
     d->n++;
 }
@@ -218,7 +218,7 @@ int board_check_replay(board_service *svc)
         }
         differences d = {.live = r};
         if (!stored) {
-            board_log(svc, "replay check: game %s: cannot rebuild it from the store: %s", r->id,
+            board_log_at(svc, LOG_ERR, "replay check: game %s: cannot rebuild it from the store: %s", r->id,
                       store_last_error(svc->store));
             d.n++;
         } else {
@@ -226,7 +226,7 @@ int board_check_replay(board_service *svc)
             room_free(stored);
         }
         if (d.n > 0)
-            board_log(svc, "replay check: game %s: %d difference%s", r->id, d.n,
+            board_log_at(svc, LOG_ERR, "replay check: game %s: %d difference%s", r->id, d.n,
                       d.n == 1 ? "" : "s");
         total += d.n;
     }
@@ -237,6 +237,6 @@ void board_check_replay_or_abort(board_service *svc)
 {
     if (!svc->cfg.check_replay || board_check_replay(svc) == 0)
         return;
-    board_log(svc, "replay check: a game differs from its stored log; aborting");
+    board_log_at(svc, LOG_ERR, "replay check: a game differs from its stored log; aborting");
     abort();
 }

@@ -43,7 +43,7 @@ void room__leave_game(room *r, int seat, participant *p, const char *why, int64_
                      .result = &res, .clocks = room__clocks_after(r, -1, &after, now, &clocks)};
     if (room__emit(r, &ev) != ROOM_OK)
         return;
-    board_log(r->svc, "game %s: %s %s", r->id, p->name, why);
+    board_log_person(r->svc, LOG_INFO, p, "game %s: %s %s", r->id, p->name, why);
     if (game_is_over(&r->state)) {
         char result[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
         char reason[sizeof result + BOARD_NAME_BYTES + 32];
@@ -196,12 +196,12 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
     b->bot_level = r->bot_level;
     r->seat_holder[seat] = b;
     snprintf(r->seat_name[seat], sizeof r->seat_name[seat], "%s", b->name);
-    store *db = r->svc->store;
     room__store_person(r, p);
     room__store_person(r, b);
+    store *db = room__store(r);
     if (db && (store_participant_bot(db, r->id, b->id, b->bot_level) != 0 ||
                store_player_lost(db, p->name, p->account_id) != 0)) {
-        board_log(r->svc, "game %s: cannot store that %s took %s's seat: %s", r->id, b->name,
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot store that %s took %s's seat: %s", r->id, b->name,
                   p->name, store_last_error(db));
         room__write_failed(r);
     }

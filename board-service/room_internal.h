@@ -68,6 +68,8 @@ struct room {
     bool lost;                 /* not ours to serve any more (room_lose): the loop
                                 * lets it go */
     room_lost lost_why;
+    unsigned beyond_claims;    /* seats that resumed after an event the log lacks
+                                * (room_log.c, claim_beyond): a bit each */
     int64_t rated_account[GAME_MAX_SEATS];   /* a rated game's seats' accounts as it
                                               * started; 0 before */
     char unrated[ROOM_UNRATED_BYTES];   /* a rated game that changes no rating, as its
@@ -137,6 +139,11 @@ void room__change_begin_events_only(room *r);
 /* ROOM_OK, or ROOM_E_STORE with a sentence in err (err may be NULL). */
 room_rc room__change_end(room *r, char *err, size_t errlen);
 /* A store write failed (the change or move under way is lost). */
+/* The store, for a write of the change under way; NULL when there is none,
+ * or when the change is lost already (its group could not begin, its fence
+ * refused it, a write failed): a write then goes nowhere, rather than to the
+ * database on its own, outside the change's group and its fence. */
+store *room__store(const room *r);
 void room__write_failed(room *r);
 /* Mark r diverged: no calls until it is reloaded from its log. */
 void room__diverge(room *r, const char *why);

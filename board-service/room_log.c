@@ -52,7 +52,13 @@ void room__check_sent(participant *p, int rc, uint64_t seq)
     char why[96];
     snprintf(why, sizeof why, "too far behind; resubscribe after seq %llu",
              (unsigned long long)(seq ? seq - 1 : 0));
-    board_log(p->room->svc, "game %s: cutting off slow subscriber %s", p->room->id, p->name);
+    char what[BOARD_NAME_BYTES + 96];
+    snprintf(what, sizeof what, "game %s: %s is too far behind the game's events; its stream "
+             "is cut off", p->room->id, p->name);
+    if (p->bot_level > 0)
+        board_log_at(p->room->svc, LOG_NOTICE, "%s", what);
+    else
+        board_log_limit(p->room->svc, p->host, what);
     room__detach_stream(p, ROOM_E_LIMIT, why);
 }
 
@@ -95,7 +101,7 @@ void room__diverge(room *r, const char *why)
         return;
     r->diverged = true;
     r->svc->n_diverged++;
-    board_log(r->svc, "game %s: %s; it is reloaded from its stored log", r->id, why);
+    board_log_at(r->svc, LOG_WARNING, "game %s: %s; it is reloaded from its stored log", r->id, why);
 }
 
 /* Forget the log's entries from `from` on: they were never stored, or their
@@ -110,6 +116,11 @@ void room__log_truncate(room *r, size_t from)
 
 /* A write to the store failed: the change or the move under way is not
  * stored. Outside either, the room has already changed: reload it. */
+store *room__store(const room *r)
+{
+    return r->write_failed ? NULL : r->svc->store;
+}
+
 void room__write_failed(room *r)
 {
     r->write_failed = true;
@@ -192,7 +203,7 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
         size_t cap = r->log_cap ? r->log_cap * 2 : 64;
         logged_event *grown = realloc(r->log, cap * sizeof *grown);
         if (!grown) {
-            board_log(r->svc, "game %s: out of memory for the event log", r->id);
+            board_log_at(r->svc, LOG_ERR, "game %s: out of memory for the event log", r->id);
             room__write_failed(r);
             return -1;
         }
@@ -207,7 +218,7 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
     le->only_for[1] = b;
     le->data = wire_pack_event(ev, &le->len);
     if (!le->data) {
-        board_log(r->svc, "game %s: out of memory for the event log", r->id);
+        board_log_at(r->svc, LOG_ERR, "game %s: out of memory for the event log", r->id);
         room__write_failed(r);
         return -1;
     }
@@ -215,7 +226,7 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
                                                     a, b, WIRE_EVENT_FORMAT, le->data, le->len)
                                : 0;
     if (stored != 0) {
-        board_log(r->svc, "game %s: cannot store event %llu: %s", r->id,
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot store event %llu: %s", r->id,
                   (unsigned long long)le->seq, store_last_error(r->svc->store));
         free(le->data);
         if (stored == STORE_FENCED)    /* never sent: the log is another's */
@@ -232,13 +243,12 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
 /* Record a participant as it now is (for recovery after a crash). */
 void room__store_person(room *r, const participant *p)
 {
-    if (r->svc->store &&
-        (store_participant_put(r->svc->store, r->id, p->id, p->name, p->seat, p->token,
-                               p->ready) != 0 ||
-         (p->account_id > 0 &&
-          store_participant_account(r->svc->store, r->id, p->id, p->account_id, p->host) !=
-              0))) {
-        board_log(r->svc, "game %s: cannot store %s: %s", r->id, p->name,
+    store *db = room__store(r);
+    if (db && (store_participant_put(db, r->id, p->id, p->name, p->seat, p->token, p->ready) !=
+                   0 ||
+               (p->account_id > 0 &&
+                store_participant_account(db, r->id, p->id, p->account_id, p->host) != 0))) {
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot store %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
         room__write_failed(r);
     }
@@ -270,6 +280,27 @@ static void send_snapshot(room *r, participant *p)
     free(data);
 }
 
+/* A seated player resumes after an event the log does not hold: it was sent
+ * that event, and every event is stored before it is sent, so unless the
+ * player lies the log went back in time under the game (a standby promoted
+ * behind, an old backup restored), and another node, or this one after a
+ * restart, is serving it from the shorter log. One seat's word is not
+ * enough (a player about to lose could stop the game so); a second seat's
+ * is, and the game is stopped for good, as when a write finds its log
+ * behind (room_halt). */
+static void claim_beyond(room *r, const participant *p, uint64_t after_seq)
+{
+    if (p->seat < 0 || r->lost)
+        return;
+    r->beyond_claims |= 1u << p->seat;
+    if (__builtin_popcount(r->beyond_claims) < 2)
+        return;
+    board_log_at(r->svc, LOG_WARNING, "game %s: two players resume after events its log does "
+                                      "not hold (%llu; the log ends at %zu)", r->id,
+                 (unsigned long long)after_seq, r->log_len);
+    room_lose(r, ROOM_LOST_BEHIND);
+}
+
 room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
                        uint64_t after_seq, char *err, size_t errlen)
 {
@@ -281,6 +312,7 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
     if (after_seq > r->log_len) {
         snprintf(err, errlen, "game %s has no event %llu yet (last is %zu)", r->id,
                  (unsigned long long)after_seq, r->log_len);
+        claim_beyond(r, p, after_seq);
         return ROOM_E_RANGE;
     }
     /* A stream that replaces this participant's own from the same address
@@ -315,7 +347,7 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
         if (p->seat >= 0)
             r->gone &= ~(1u << p->seat);      /* back before anyone claimed */
         p->depart_deadline_ms = 0;
-        board_log(r->svc, "game %s: %s is back", r->id, p->name);
+        board_log_person(r->svc, LOG_INFO, p, "game %s: %s is back", r->id, p->name);
         if (room__presence_logged(r, p))
             room__announce_who(r, p, ROOM_EV_RETURNED);
         room__maybe_start(r);

@@ -53,6 +53,7 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
     }
     if (++p->moves_in_window > r->svc->cfg.move_rate) {
         snprintf(err, errlen, "too many moves: at most %d a second", r->svc->cfg.move_rate);
+        board_log_limit(r->svc, p->host, err);
         return ROOM_E_LIMIT;
     }
     int to_move = game_to_move(&r->state);
@@ -71,7 +72,8 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
     int rc = game_check(&r->state, p->seat, move, why, sizeof why);
     if (rc != GAME_OK) {
         snprintf(err, errlen, "%s", why);
-        board_log(r->svc, "game %s: refused move %d by %s: %s", r->id, move, p->name, why);
+        board_log_person(r->svc, LOG_INFO, p, "game %s: refused move %d by %s: %s", r->id, move,
+                         p->name, why);
         return rc == GAME_E_RANGE || rc == GAME_E_HOME ? ROOM_E_INVALID : ROOM_E_STATE;
     }
     return play_move(r, p, move, reply, now, err, errlen);
@@ -154,7 +156,7 @@ static room_rc refuse_alone(board_service *svc, struct move_batch *b, struct pen
     room *r = pm->room;
     const char *why = store_last_error(svc->store);
     snprintf(err, errlen, "the move could not be stored, so it was not played (%s)", why);
-    board_log(svc, "game %s: move %d by %s not stored: %s", r->id, pm->move, pm->mover->name,
+    board_log_at(svc, LOG_ERR, "game %s: move %d by %s not stored: %s", r->id, pm->move, pm->mover->name,
               why);
     assert(pm == &b->moves[b->n - 1]);
     b->n--;
@@ -266,7 +268,7 @@ void room_commit_moves(board_service *svc)
         room *r = pm->room;
         r->holding = false;
         if (why) {
-            board_log(svc, "game %s: move %d by %s not stored: %s", r->id, pm->move,
+            board_log_at(svc, LOG_ERR, "game %s: move %d by %s not stored: %s", r->id, pm->move,
                       pm->mover->name, why);
             room__log_truncate(r, pm->log_before);
             /* A move whose event was never stored changed nothing here. */

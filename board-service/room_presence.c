@@ -13,8 +13,9 @@
 /* Take a participant out of the room (and of the store: it is gone for good). */
 void room__remove_participant(room *r, participant *p)
 {
-    if (r->svc->store && store_participant_remove(r->svc->store, r->id, p->id) != 0) {
-        board_log(r->svc, "game %s: cannot forget %s: %s", r->id, p->name,
+    store *db = room__store(r);
+    if (db && store_participant_remove(db, r->id, p->id) != 0) {
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot forget %s: %s", r->id, p->name,
                   store_last_error(r->svc->store));
         room__write_failed(r);
     }
@@ -45,8 +46,9 @@ bool room__presence_logged(room *r, participant *p)
     }
     if (p->presence_in_window >= r->svc->cfg.presence_events) {
         if (p->presence_in_window++ == r->svc->cfg.presence_events)
-            board_log(r->svc, "game %s: %s comes and goes too often; no more of it is logged "
-                      "for %d minutes", r->id, p->name, PRESENCE_WINDOW_MS / 60000);
+            board_log_person(r->svc, LOG_NOTICE, p, "game %s: %s comes and goes too often; no "
+                             "more of it is logged for %d minutes", r->id, p->name,
+                             PRESENCE_WINDOW_MS / 60000);
         return false;
     }
     p->presence_in_window++;
@@ -93,7 +95,7 @@ void room_depart(room *r, participant *p, const char *why)
 static void depart(room *r, participant *p, const char *why)
 {
     room__detach_stream(p, ROOM_E_GONE, why);
-    board_log(r->svc, "game %s: %s departed (%s)", r->id, p->name, why);
+    board_log_person(r->svc, LOG_INFO, p, "game %s: %s departed (%s)", r->id, p->name, why);
     p->departed = true;
     if (p->seat >= 0 && game_open(r)) {
         /* Keep the seat: the player may come back with their token. */
@@ -130,7 +132,7 @@ static void leave(room *r, participant *p)
 {
     room__detach_stream(p, ROOM_OK, "you left the game");
     p->departed = true;   /* no pings or events for it from now on */
-    board_log(r->svc, "game %s: %s left", r->id, p->name);
+    board_log_person(r->svc, LOG_INFO, p, "game %s: %s left", r->id, p->name);
     if (r->status == ROOM_RUNNING && p->seat >= 0) {
         /* Quitting a running game loses it (docs/rules.md, "Leaving a
          * game"): out of it like a resignation, and the others play on or
@@ -171,7 +173,7 @@ static void grace_over(room *r, participant *p)
     }
     char how[64];
     snprintf(how, sizeof how, "did not come back within %d s", r->svc->cfg.grace_ms / 1000);
-    board_log(r->svc, "game %s: %s %s", r->id, p->name, how);
+    board_log_person(r->svc, LOG_INFO, p, "game %s: %s %s", r->id, p->name, how);
     if (r->status == ROOM_RUNNING && p->seat >= 0 && game_is_out(&r->state, p->seat)) {
         /* out already: nothing to wait for; the result keeps their place */
         p->depart_deadline_ms = INT64_MAX;

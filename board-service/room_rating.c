@@ -49,7 +49,7 @@ void room_load_rating(room *r, participant *p)
         p->rating.volatility = GLICKO2_NEWCOMER.volatility;
         p->has_rating = true;
     } else {
-        board_log(r->svc, "game %s: cannot read %s's rating: %s", r->id, p->name,
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot read %s's rating: %s", r->id, p->name,
                   store_last_error(r->svc->store));
     }
 }
@@ -131,7 +131,7 @@ void room__rated_start(room *r, room_unrated *why)
     if (res == 0 && why->code)
         res = store_game_unrated(db, r->id, why->code);
     if (res != 0) {
-        board_log(r->svc, "game %s: cannot keep its rated seats or whether they count: %s",
+        board_log_at(r->svc, LOG_ERR, "game %s: cannot keep its rated seats or whether they count: %s",
                   r->id, store_last_error(db));
         room__write_failed(r);
         return;
@@ -217,7 +217,7 @@ int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
             b->rd = GLICKO2_NEWCOMER.rd;
             b->volatility = GLICKO2_NEWCOMER.volatility;
         } else if (rc != 0) {
-            board_log(r->svc, "game %s: cannot read the ratings, so it is not rated: %s",
+            board_log_at(r->svc, LOG_ERR, "game %s: cannot read the ratings, so it is not rated: %s",
                       r->id, store_last_error(r->svc->store));
             return 0;
         }
@@ -225,7 +225,7 @@ int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
     }
     glicko2_rating after[GAME_MAX_SEATS];
     if (placement_rate(players, seats, GLICKO2_TAU, after) != 0) {
-        board_log(r->svc, "game %s: the ratings did not compute; it is not rated", r->id);
+        board_log_at(r->svc, LOG_WARNING, "game %s: the ratings did not compute; it is not rated", r->id);
         return 0;
     }
     int64_t now = board_wall_ms();

@@ -357,3 +357,42 @@ int board_self_signed_ensure(const char *dir, const char *const *list, size_t n,
     ERR_clear_error();         /* OpenSSL's per-thread queue: gRPC reads it later */
     return rc;
 }
+
+int board_tls_check_pair(const char *cert_path, const char *key_path, char *err,
+                         size_t errlen)
+{
+    X509 *cert = NULL;
+    EVP_PKEY *key = NULL;
+    int rc = -1;
+    FILE *f = fopen(cert_path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", cert_path, strerror(errno));
+        return -1;
+    }
+    cert = PEM_read_X509(f, NULL, no_password, NULL);
+    fclose(f);
+    if (!cert) {
+        snprintf(err, errlen, "%s is not a PEM certificate", cert_path);
+        goto out;
+    }
+    if (!(f = fopen(key_path, "r"))) {
+        snprintf(err, errlen, "cannot read %s: %s", key_path, strerror(errno));
+        goto out;
+    }
+    key = PEM_read_PrivateKey(f, NULL, no_password, NULL);
+    fclose(f);
+    if (!key)
+        snprintf(err, errlen, "%s is not an unencrypted PEM private key", key_path);
+    else if (X509_check_private_key(cert, key) != 1)
+        snprintf(err, errlen, "%s and %s do not belong together (the key is not the "
+                              "certificate's)", cert_path, key_path);
+    else if (X509_cmp_current_time(X509_get0_notAfter(cert)) <= 0)
+        snprintf(err, errlen, "%s has expired", cert_path);
+    else
+        rc = 0;
+out:
+    EVP_PKEY_free(key);
+    X509_free(cert);
+    ERR_clear_error();
+    return rc;
+}

@@ -57,4 +57,13 @@ bool board_tls_name_ok(const char *name);
 int board_self_signed_ensure(const char *dir, const char *const *names, size_t n,
                              board_self_signed *out /* OUT */, char *err, size_t errlen);
 
+/*
+ * A --tls-cert and --tls-key pair fit to serve, before a reload swaps it in
+ * (reconfigure.c): both readable PEM, the key the certificate's, the
+ * certificate not expired. 0, or -1 with a sentence in err naming the file
+ * at fault. Any thread; nothing kept.
+ */
+int board_tls_check_pair(const char *cert_path, const char *key_path, char *err,
+                         size_t errlen);
+
 #endif /* SUNGKA_SELF_SIGNED_H */

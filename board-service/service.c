@@ -12,6 +12,7 @@
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -244,6 +245,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         svc->cfg.check_replay = true;
     svc->io = rpc_io;
     board_config_defaults(&svc->cfg);
+    atomic_init(&svc->quiet, svc->cfg.quiet);
+    board_log_open(svc);
     if (board_people_init(svc) != 0) {
         snprintf(err, errlen, "out of memory");
         free(svc);
@@ -382,7 +385,7 @@ static void run_clocks(board_service *svc, int64_t now)
 /* Everyone was last heard from now. */
 static void forgive_silence(board_service *svc, int64_t now)
 {
-    board_log(svc, "the service was stalled for %lld ms: nobody is departed for it",
+    board_log_at(svc, LOG_WARNING, "the service was stalled for %lld ms: nobody is departed for it",
               (long long)(now - svc->next_ping_ms + svc->cfg.ping_interval_ms));
     for (int i = 0; i < svc->n_rooms; i++) {
         int n;
@@ -442,7 +445,7 @@ static void run_timers(board_service *svc)
         if (room_is_idle(r) || stale_empty) {
             board_log(svc, "game %s removed (%s)", room_id(r), stale_empty ? "nobody joined" : "over");
             if (svc->store && !stale_empty && store_game_forget(svc->store, room_id(r)) != 0)
-                board_log(svc, "game %s: %s", room_id(r), store_last_error(svc->store));
+                board_log_at(svc, LOG_ERR, "game %s: %s", room_id(r), store_last_error(svc->store));
             board_rooms_remove(svc, i);
         }
     }
@@ -468,7 +471,14 @@ int board_run(board_service *svc)
         run_timers(svc);
         board_health_beat(svc, board_now_ms());
         board_metrics_turn(svc, started);
+        if (svc->reload) {
+            svc->reload = 0;
+            if (svc->cfg.on_reload)
+                svc->cfg.on_reload(svc, svc->cfg.hook_arg);
+        }
     }
+    if (svc->cfg.on_stopping)
+        svc->cfg.on_stopping(svc->cfg.hook_arg);
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
     board_bots_stop(svc);
@@ -486,6 +496,11 @@ int board_run(board_service *svc)
 void board_request_stop(board_service *svc)
 {
     svc->stop = 1;
+}
+
+void board_request_reload(board_service *svc)
+{
+    svc->reload = 1;
 }
 
 void board_destroy(board_service *svc)
@@ -506,5 +521,7 @@ void board_destroy(board_service *svc)
     board_limits_free(&svc->limits);     /* after the server: its calls count here */
     board_metrics_free(svc);             /* ... and refusals here; stops the listener */
     sodium_memzero(svc->relay_key, sizeof svc->relay_key);
+    for (int i = 0; i < BOARD_RECONF_STRINGS; i++)
+        free(svc->reconf_strings[i]);
     free(svc);
 }

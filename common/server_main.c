@@ -9,6 +9,27 @@
 
 static void (*volatile stop_fn)(void *);
 static void *volatile stop_arg;
+static void (*volatile reload_fn)(void *);
+static void *volatile reload_arg;
+
+static void on_hangup(int sig)
+{
+    (void)sig;
+    void (*fn)(void *) = reload_fn;
+    if (fn)
+        fn(reload_arg);
+}
+
+void server_reload_on_sighup(void (*reload)(void *arg), void *arg)
+{
+    reload_arg = arg;
+    reload_fn = reload;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_hangup;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGHUP, &sa, NULL);
+}
 
 static void on_signal(int sig)
 {
@@ -34,6 +55,7 @@ void server_stop_on_signals(void (*stop)(void *arg), void *arg)
 void server_stop_forget(void)
 {
     stop_fn = NULL;
+    reload_fn = NULL;
 }
 
 void server_say_listening(const char *program, const char *listen, int port,

@@ -1,6 +1,6 @@
 /*
  * server_main.h — what the mains of the two servers (sungka-board,
- * sungka-relay) share: stopping cleanly on SIGINT/SIGTERM, and the one
+ * sungka-relay) share: stopping cleanly on SIGINT/SIGTERM, reloading on SIGHUP, and the one
  * line on standard output that says where they listen (tests and scripts
  * read it).
  *
@@ -14,7 +14,11 @@
 /* SIGINT and SIGTERM call stop(arg); SIGPIPE is ignored (a peer that left
  * must not kill the server). */
 void server_stop_on_signals(void (*stop)(void *arg), void *arg);
-/* Signals no longer call it (before the server is destroyed). */
+/* SIGHUP calls reload(arg) (a flag too: board_request_reload), where it
+ * would otherwise end the process. */
+void server_reload_on_sighup(void (*reload)(void *arg), void *arg);
+/* Signals no longer call them (before the server is destroyed); SIGHUP is
+ * then ignored. */
 void server_stop_forget(void);
 
 /* "PROGRAM listening on HOST:PORT" and suffix, flushed: HOST as listen

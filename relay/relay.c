@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "grpc/health/v1/health.pb-c.h"
+#include "log_line.h"
 #include "relay_internal.h"
 
 #define WATCHER_GRACE_MS 60000
@@ -27,20 +28,24 @@
 #define OUTBOX_LIMIT 4096
 #define N_ENTRIES(a) (sizeof (a) / sizeof (a)[0])
 
+void relay__log_at(relay *r, int level, const char *fmt, ...)
+{
+    if (!r->cfg.log)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line_write(r->cfg.log, r->log_journal, level, fmt, ap);
+    va_end(ap);
+}
+
 void relay__log(relay *r, const char *fmt, ...)
 {
     if (!r->cfg.log)
         return;
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    fprintf(r->cfg.log, "%02d:%02d:%02d ", tm.tm_hour, tm.tm_min, tm.tm_sec);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(r->cfg.log, fmt, ap);
+    log_line_write(r->cfg.log, r->log_journal, LOG_INFO, fmt, ap);
     va_end(ap);
-    fputc('\n', r->cfg.log);
-    fflush(r->cfg.log);
 }
 
 /* ------------------------------------------------------------- watchers */
@@ -152,6 +157,22 @@ static void refuse(rpc_call *call, rpc_code code, const char *reason, const char
     rpc_call_finish_reason(call, code, reason, message);
 }
 
+/* A limit of client c's address refused call: said in the log (the same
+ * line as the board service's, which a fail2ban filter may read), then
+ * answered. */
+static void refuse_limit(relay *r, rpc_call *call, relay_client *c, const char *err)
+{
+    const char *host = c->host;
+    if (strncmp(host, "ipv4:", 5) == 0 || strncmp(host, "ipv6:", 5) == 0)
+        host += 5;
+    if (address_window_admits(&c->log_window_ms, &c->logged, RELAY_LIMIT_LINES + 1,
+                              RELAY_LIMIT_LOG_WINDOW_MS, relay__now_ms()))
+        relay__log_at(r, LOG_NOTICE, "client %s: limit reached: %s%s", host, err,
+                      c->logged > RELAY_LIMIT_LINES ? " (more of this address's refusals are "
+                                                      "not logged for a minute)" : "");
+    refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+}
+
 void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *failed)
 {
     rpc_call_on_done(call, NULL, NULL);
@@ -165,7 +186,7 @@ void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *fai
     char err[160];
     relay_client *from = relay__client_of(r, call);
     if (from && relay__client_may_watch(r, from, err, sizeof err) != 0) {
-        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        refuse_limit(r, call, from, err);
         return;
     }
     watcher *w = from ? watcher_new(r, f, from) : NULL;
@@ -227,7 +248,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
         return;
     }
     if (relay__client_may_join(r, from, asker, err, sizeof err) != 0) {
-        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        refuse_limit(r, call, asker, err);
         return;
     }
     feed *f = relay__feed_find(r, req->game_id);
@@ -284,7 +305,7 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *use
         return;
     }
     if (relay__client_may_stream(r, from, err, sizeof err) != 0) {
-        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        refuse_limit(r, call, from, err);
         return;
     }
     w->stream = call;
@@ -389,6 +410,7 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
         return -1;
     }
     r->cfg = *cfg;
+    r->log_journal = log_line_to_journal(r->cfg.log);
     if (r->cfg.max_games <= 0)
         r->cfg.max_games = 1000;
     if (r->cfg.max_observers <= 0)

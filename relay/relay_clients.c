@@ -158,7 +158,8 @@ void relay__clients_sweep(relay *r, int64_t now)
         for (relay_client **at = &t->buckets[i]; *at;) {
             relay_client *c = *at;
             if (c->watchers == 0 && c->streams == 0 &&
-                now - c->join_window_ms >= JOIN_WINDOW_MS) {
+                now - c->join_window_ms >= JOIN_WINDOW_MS &&
+                now - c->log_window_ms >= RELAY_LIMIT_LOG_WINDOW_MS) {
                 *at = c->next;
                 free(c);
                 t->n--;

@@ -7,8 +7,9 @@
  * was first given on: a watcher gets that snapshot and every logged event
  * after it, or, resuming, the events after the last it saw. When the stream
  * breaks, the feed subscribes again after its last event, where the cluster
- * says the game is now (rpc_pool_follow: ELSEWHERE, or the next upstream
- * address); when its seat is gone upstream, it joins again first.
+ * says its game is now (follow: ELSEWHERE's endpoint, kept by the feed
+ * itself, or the pool's next upstream address); when its seat is gone
+ * upstream, it joins again first.
  *
  * Threads: upstream's client threads run on_joined, on_event and on_ended;
  * they only pack what came and queue it (push), and answer pings, which
@@ -190,6 +191,27 @@ static size_t identity(const relay *r, const feed *f, bool joining, rpc_header h
     return joining && f->asker[0] ? 2 : 1;
 }
 
+/* The node to ask about f's game: where upstream last said it is, else the
+ * pool's node in use. */
+static rpc_client *upstream_of(relay *r, const feed *f)
+{
+    rpc_client *c = f->where[0] ? rpc_pool_client_at(r->up, f->where) : NULL;
+    return c ? c : rpc_pool_client(r->up);
+}
+
+/* After a failed call: where f's game is now, if upstream said; else the
+ * pool's next node when this one did not answer. True when there is
+ * somewhere new to ask. */
+static bool follow(relay *r, feed *f, const rpc_status *st)
+{
+    if (st->endpoint[0] && strlen(st->endpoint) < sizeof f->where) {
+        snprintf(f->where, sizeof f->where, "%s", st->endpoint);
+        return true;
+    }
+    f->where[0] = '\0';
+    return rpc_pool_follow(r->up, st);
+}
+
 /* Ask upstream for an observer's seat (again, after it was lost). */
 static void join(relay *r, feed *f)
 {
@@ -204,7 +226,7 @@ static void join(relay *r, feed *f)
     size_t n_headers = identity(r, f, true, headers);
     f->token[0] = '\0';
     f->state = FEED_JOINING;
-    if (!c || rpc_client_call_headers(rpc_pool_client(r->up), &m, &req.base, NULL, headers,
+    if (!c || rpc_client_call_headers(upstream_of(r, f), &m, &req.base, NULL, headers,
                                       n_headers, CALL_TIMEOUT_MS, on_joined, c) != 0) {
         f->calls_out -= c != NULL;
         free(c);
@@ -224,7 +246,7 @@ static void subscribe(relay *r, feed *f)
     size_t n_headers = identity(r, f, false, headers);
     f->state = FEED_LIVE;
     if (c)
-        c->host = f->host = rpc_pool_client(r->up);   /* the pool keeps it to the end */
+        c->host = f->host = upstream_of(r, f);   /* the pool keeps it to the end */
     if (!c || rpc_client_stream_headers(c->host, &m, &req.base, c->token, headers, n_headers,
                                         on_event, on_ended, c, &stream) != 0) {
         f->calls_out -= c != NULL;
@@ -398,13 +420,13 @@ static void on_news(relay *r, inbox *in)
         break;
     case IN_JOIN_FAILED:
         if (in->st.code == RPC_UNAUTHENTICATED)     /* our key: the operator must know */
-            relay__log(r, "game %s: upstream refuses this relay: %s", f->game_id,
+            relay__log_at(r, LOG_ERR, "game %s: upstream refuses this relay: %s", f->game_id,
                        in->st.message);
         if (final(in->st.code)) {      /* no such game: say so, keep nothing */
             fail_joins(r, f, &in->st);
             f->state = FEED_OVER;
         } else {
-            bool moved = rpc_pool_follow(r->up, &in->st);
+            bool moved = follow(r, f, &in->st);
             if (!moved || f->attempts > 2)
                 fail_joins(r, f, &in->st);     /* they may ask again */
             retry_later(f, moved && f->attempts < 3);
@@ -422,9 +444,10 @@ static void on_news(relay *r, inbox *in)
             join(r, f);                /* our seat is gone upstream: a new one */
         } else {
             /* at once where the cluster says the game is; else after a while */
-            bool moved = rpc_pool_follow(r->up, &in->st);   /* or to the next upstream */
+            bool moved = follow(r, f, &in->st);   /* or to the next upstream */
             bool sent_on = moved && in->st.endpoint[0];
-            relay__log(r, "game %s: the stream from upstream ended (%s); again%s", f->game_id,
+            relay__log_at(r, LOG_NOTICE, "game %s: the stream from upstream ended (%s); again%s",
+                          f->game_id,
                        in->st.message, sent_on ? " where it moved" : "");
             retry_later(f, sent_on && f->attempts < 3);
         }
@@ -462,7 +485,7 @@ static void leave(relay *r, feed *f)
 {
     Sungka__V1__LeaveRequest req = SUNGKA__V1__LEAVE_REQUEST__INIT;
     rpc_method m = method(&sungka__v1__board__descriptor, "Leave");
-    rpc_client_call(f->host ? f->host : rpc_pool_client(r->up), &m, &req.base, f->token,
+    rpc_client_call(f->host ? f->host : upstream_of(r, f), &m, &req.base, f->token,
                     CALL_TIMEOUT_MS, rpc_reply_drop, NULL);
     f->state = FEED_OVER;              /* the stream's end follows */
 }

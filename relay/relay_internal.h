@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <syslog.h>                /* relay__log_at's levels */
 
 #include "address.h"
 #include "metrics.h"
@@ -41,6 +42,8 @@ typedef struct relay_client {      /* one observer's address (relay_clients.c) *
     int streams;                   /* event streams it has open */
     int64_t join_window_ms;        /* joins in the current one-second window */
     int joins;
+    int64_t log_window_ms;         /* "limit reached" lines in the current minute */
+    int logged;
     bool relay;                    /* a relay below this one, showing our key: its own
                                     * slots and streams are its audience's, unbounded here */
 } relay_client;
@@ -78,7 +81,11 @@ struct feed {
     char token[RELAY_UP_TOKEN_BYTES];
     unsigned gen;                  /* the upstream call's; older calls' news is stale */
     rpc_stream *up;                /* the stream in use; NULL when none */
-    rpc_client *host;              /* the node of the last stream opened (the pool's) */
+    rpc_client *host;              /* the node of the last stream opened */
+    char where[RPC_ADDRESS_BYTES]; /* where upstream last said the game is; "": the
+                                    * pool's node in use (each feed goes its own way:
+                                    * moving the one pool for each, two feeds on two
+                                    * nodes sent each other away for ever) */
     uint8_t *summary;              /* BoardRef.game as upstream packed it */
     size_t summary_len;
     logged snapshot;               /* data NULL until one came */
@@ -127,9 +134,20 @@ struct relay {
     int free_slot;                 /* a hint: slots below are taken */
     pthread_mutex_t mu;            /* the inbox */
     inbox *in_head, *in_tail;
+    bool log_journal;              /* lines in the journal's form (log_line.h) */
 };
 
+/* "limit reached" lines one address may cause per RELAY_LIMIT_LOG_WINDOW_MS:
+ * RELAY_LIMIT_LINES, and one more saying that the rest are not logged (a
+ * flood of refusals is no flood of lines). Its entry is kept that long. */
+#define RELAY_LIMIT_LINES 10
+#define RELAY_LIMIT_LOG_WINDOW_MS (60 * 1000)
+
 /* --- relay.c --- */
+/* A line of the log (log_line.h) at a syslog.h level: LOG_ERR .. LOG_DEBUG;
+ * relay__log is LOG_INFO. Nothing when --quiet. */
+void relay__log_at(relay *r, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void relay__log(relay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Send an event to one watcher's stream; a watcher too slow for its outbox
  * is cut off (it resumes after the last event it saw). */

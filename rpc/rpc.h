@@ -201,6 +201,18 @@ int rpc_server_add_methods(rpc_server *srv, const ProtobufCServiceDescriptor *sv
                            const rpc_method_entry *entries, size_t n_entries, void *user);
 
 /*
+ * A TLS server's certificate chain and key (and client CA) read again from
+ * tls's files and served from the next TLS handshake on; connections already
+ * open keep theirs. Polling thread (or before rpc_server_start). gRPC asks
+ * for the certificate from its own threads at every handshake: the new one
+ * waits for it under a mutex. Returns 0; -1 when the server is in plaintext
+ * (TLS or not is chosen at rpc_server_create) or a file cannot be read (the
+ * old certificate stays). The files are read, not checked: the caller checks
+ * that the key is the certificate's.
+ */
+int rpc_server_reload_tls(rpc_server *srv, const rpc_tls_files *tls);
+
+/*
  * The turn hook (Redis's beforeSleep): runs on the polling thread at the end
  * of every rpc_server_poll() that handled a completion, and also before each
  * handler (except those of `batched` entries) and each done callback. Work a
@@ -485,6 +497,11 @@ rpc_client *rpc_pool_client(rpc_pool *p);
 const char *rpc_pool_address(rpc_pool *p, char *buf, size_t len);
 /* Use the node at address (made if new): 0, or -1. */
 int rpc_pool_go_to(rpc_pool *p, const char *address);
+/* The channel to address (learned if new), without moving the pool: for a
+ * caller with several games on several nodes at once (a relay), each
+ * kept where its own game is. NULL when it cannot be made or the pool is
+ * full. Valid until rpc_pool_destroy. */
+rpc_client *rpc_pool_client_at(rpc_pool *p, const char *address);
 /* Use the next address given (the first, from a node a call named); false
  * when there is no other. */
 bool rpc_pool_next(rpc_pool *p);

@@ -123,22 +123,46 @@ const char *rpc_pool_address(rpc_pool *p, char *buf, size_t len)
     return buf;
 }
 
+/* The index of address's node, learned if new; -1 when the pool is full.
+ * Locked. */
+static int node_at(rpc_pool *p, const char *address)
+{
+    int i = 0;
+    while (i < p->n_nodes && strcmp(p->nodes[i].address, address) != 0)
+        i++;
+    if (i == p->n_nodes) {
+        if (i == POOL_MAX_NODES)
+            return -1;
+        snprintf(p->nodes[i].address, RPC_ADDRESS_BYTES, "%s", address);
+        p->nodes[i].client = NULL;
+        p->n_nodes++;
+    }
+    return i;
+}
+
 int rpc_pool_go_to(rpc_pool *p, const char *address)
 {
     if (!address[0] || strlen(address) >= RPC_ADDRESS_BYTES)
         return -1;
     pthread_mutex_lock(&p->mu);
-    int i = 0;
-    while (i < p->n_nodes && strcmp(p->nodes[i].address, address) != 0)
-        i++;
-    if (i == p->n_nodes && i < POOL_MAX_NODES) {
-        snprintf(p->nodes[i].address, RPC_ADDRESS_BYTES, "%s", address);
-        p->nodes[i].client = NULL;
-        p->n_nodes++;
-    }
-    int rc = i < p->n_nodes ? use(p, i) : -1;
+    int i = node_at(p, address);
+    int rc = i >= 0 ? use(p, i) : -1;
     pthread_mutex_unlock(&p->mu);
     return rc;
+}
+
+rpc_client *rpc_pool_client_at(rpc_pool *p, const char *address)
+{
+    if (!address[0] || strlen(address) >= RPC_ADDRESS_BYTES)
+        return NULL;
+    pthread_mutex_lock(&p->mu);
+    int i = node_at(p, address);
+    if (i >= 0 && !p->nodes[i].client &&
+        rpc_client_create(p->nodes[i].address, &p->opts, &p->nodes[i].client) != 0)
+        i = -1;
+    rpc_client *c = i >= 0 ? p->nodes[i].client : NULL;
+    pthread_mutex_unlock(&p->mu);
+    return c;
 }
 
 bool rpc_pool_next(rpc_pool *p)

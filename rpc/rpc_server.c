@@ -27,6 +27,7 @@
  */
 #include "rpc_server_internal.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,79 @@ static void tag_init(rpc__tag *t, int kind, void *obj)
     t->obj = obj;
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* TLS whose certificate can be replaced                                    */
+/* ------------------------------------------------------------------------ */
+
+/* gRPC calls the fetcher (fetch_tls) on its own threads at the start of
+ * every TLS handshake, and once when the listener is made; a configuration
+ * waiting in `pending` is handed over then (gRPC frees it), otherwise the
+ * last one stays. The cost is a mutex taken per handshake. */
+struct rpc_tls_source {
+    pthread_mutex_t lock;
+    grpc_ssl_server_certificate_config *pending;   /* locked */
+};
+
+static grpc_ssl_certificate_config_reload_status fetch_tls(
+    void *user, grpc_ssl_server_certificate_config **config)
+{
+    struct rpc_tls_source *src = user;
+    pthread_mutex_lock(&src->lock);
+    grpc_ssl_server_certificate_config *c = src->pending;
+    src->pending = NULL;
+    pthread_mutex_unlock(&src->lock);
+    if (!c)
+        return GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_UNCHANGED;
+    *config = c;
+    return GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_NEW;
+}
+
+/* tls's files as a configuration gRPC can take, or NULL. */
+static grpc_ssl_server_certificate_config *load_tls(const rpc_tls_files *tls)
+{
+    char *cert = tls->cert ? rpc__read_file(tls->cert) : NULL;
+    char *key = tls->key ? rpc__read_file(tls->key) : NULL;
+    char *ca = tls->ca ? rpc__read_file(tls->ca) : NULL;
+    grpc_ssl_server_certificate_config *config = NULL;
+    if (cert && key && (ca || !tls->ca)) {
+        grpc_ssl_pem_key_cert_pair pair = {key, cert};
+        /* gRPC asserts that a fetched configuration has roots, even when no
+         * client certificate is asked for: our own certificate then, which
+         * is never used (no client is asked for one). */
+        config = grpc_ssl_server_certificate_config_create(ca ? ca : cert, &pair, 1);
+    }
+    free(cert);
+    free(key);
+    free(ca);
+    return config;
+}
+
+static void tls_source_free(struct rpc_tls_source *src)
+{
+    if (!src)
+        return;
+    if (src->pending)
+        grpc_ssl_server_certificate_config_destroy(src->pending);
+    pthread_mutex_destroy(&src->lock);
+    free(src);
+}
+
+int rpc_server_reload_tls(rpc_server *srv, const rpc_tls_files *tls)
+{
+    if (!srv->tls)
+        return -1;
+    grpc_ssl_server_certificate_config *config = load_tls(tls);
+    if (!config)
+        return -1;
+    pthread_mutex_lock(&srv->tls->lock);
+    grpc_ssl_server_certificate_config *old = srv->tls->pending;
+    srv->tls->pending = config;
+    pthread_mutex_unlock(&srv->tls->lock);
+    if (old)                   /* never handed over: no handshake since */
+        grpc_ssl_server_certificate_config_destroy(old);
+    return 0;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
@@ -126,21 +200,23 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
 
     grpc_server_credentials *creds = NULL;
     if (o.tls.cert) {
-        char *cert = rpc__read_file(o.tls.cert);
-        char *key = o.tls.key ? rpc__read_file(o.tls.key) : NULL;
-        char *ca = o.tls.ca ? rpc__read_file(o.tls.ca) : NULL;
-        if (cert && key && (ca || !o.tls.ca)) {
-            grpc_ssl_pem_key_cert_pair pair = {key, cert};
+        /* Through a fetcher rather than fixed: rpc_server_reload_tls. */
+        srv->tls = calloc(1, sizeof *srv->tls);
+        grpc_ssl_server_certificate_config *config = srv->tls ? load_tls(&o.tls) : NULL;
+        if (config) {
+            pthread_mutex_init(&srv->tls->lock, NULL);
+            srv->tls->pending = config;          /* taken when the port is added */
             /* With a client CA, clients must present a certificate it signed. */
-            creds = grpc_ssl_server_credentials_create_ex(
-                ca, &pair, 1,
-                ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
-                   : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
-                NULL);
+            grpc_ssl_server_credentials_options *copts =
+                grpc_ssl_server_credentials_create_options_using_config_fetcher(
+                    o.tls.ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                             : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+                    fetch_tls, srv->tls);
+            creds = copts ? grpc_ssl_server_credentials_create_with_options(copts) : NULL;
+        } else {
+            free(srv->tls);
+            srv->tls = NULL;
         }
-        free(cert);
-        free(key);
-        free(ca);
         if (!creds) {
             gpr_log(GPR_ERROR, "rpc: cannot use the TLS certificate, key or CA files");
             goto fail_server;
@@ -162,6 +238,7 @@ int rpc_server_create(const char *addr, const rpc_server_options *opts,
 fail_server:
     /* No listener was added, so the server can be destroyed unstarted. */
     grpc_server_destroy(srv->server);
+    tls_source_free(srv->tls);
 fail_cq:
     grpc_completion_queue_shutdown(srv->cq);
     while (grpc_completion_queue_next(srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC),
@@ -746,6 +823,7 @@ void rpc_server_destroy(rpc_server *srv)
     }
     grpc_server_destroy(srv->server);
     rpc__side_stop(srv);
+    tls_source_free(srv->tls);     /* after the listener: its fetcher reads it */
     grpc_completion_queue_shutdown(srv->cq);
     while (grpc_completion_queue_next(srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC),
                                       NULL).type != GRPC_QUEUE_SHUTDOWN) {

@@ -62,6 +62,8 @@ struct rpc_server {
     size_t lost_requests;         /* rpc_server_take_lost_requests */
     atomic_bool wake;             /* the only field other threads touch */
     struct rpc_side *side;        /* rpc_side.c: methods answered off the loop */
+    struct rpc_tls_source *tls;   /* TLS: the certificate gRPC takes at its next
+                                   * handshake (rpc_server_reload_tls); NULL: plaintext */
 };
 
 struct rpc_call {

@@ -478,6 +478,50 @@ static void log_gone_back_in_time(void **state)
     assert_int_equal(sql_number(w, "SELECT count(*) FROM participants WHERE game_id = '5'"), 0);
 }
 
+/* A node that serves a game from a log that went back in time (loaded
+ * after a failover to a standby that was behind, as an adopter does) has
+ * no memory of what was lost; its players do. One seated player resuming
+ * past the log's end is refused and changes nothing (it could be lying);
+ * the second stops the game for good, as a write that finds its log behind
+ * does. (The adopter played on, numbering other moves under the seqs the
+ * players had seen: found by the chaos test with an asynchronous standby.) */
+static void players_resuming_past_the_log(void **state)
+{
+    world *w = *state;
+    char err[256];
+    room *r = new_game(w, "8", false);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    for (int i = 0; i < 3; i++) {
+        fake_reply moved = {0};
+        assert_int_equal(play(w, r, &moved), ROOM_OK);
+    }
+    uint64_t seen = last_seq(&sb);
+    char sql[96];
+    snprintf(sql, sizeof sql, "DELETE FROM events WHERE game_id = '8' AND seq > %llu",
+             (unsigned long long)seen - 2);
+    fault_sql(w, sql);
+    fault_sql(w, "DELETE FROM moves WHERE game_id = '8' AND ply > 0");
+    room__diverge(r, "the test loads it again from the shorter log");
+    r = reloaded(w, r);
+    assert_int_equal(r->log_len, seen - 2);
+    participant *alice = room_find_name(r, "alice"), *bob = room_find_name(r, "bob");
+    fake_stream again_a = {0}, again_b = {0};
+    assert_int_equal(room_subscribe(r, alice, &again_a, w->here, seen, err, sizeof err),
+                     ROOM_E_RANGE);
+    assert_false(r->lost);                       /* one player's word */
+    assert_int_equal(room_subscribe(r, alice, &again_a, w->here, seen, err, sizeof err),
+                     ROOM_E_RANGE);
+    assert_false(r->lost);                       /* ... however often */
+    assert_int_equal(room_subscribe(r, bob, &again_b, w->here, seen, err, sizeof err),
+                     ROOM_E_RANGE);
+    assert_true(room_is_behind(r));
+    board_let_go_lost(w->svc);
+    assert_null(board_find_room(w->svc, "8"));
+    assert_int_equal(sql_number(w, "SELECT status FROM games WHERE id = '8'"), ROOM_ABANDONED);
+    close_all(w->svc);
+}
+
 /* Two games move in one loop turn, and the second one's write fails: that
  * move alone is refused, undone to its savepoint; the first game's move is
  * stored, sent and acknowledged, and its game goes on. (One game's failure
@@ -546,6 +590,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(replay_check_finds_a_drift, setup, teardown),
         cmocka_unit_test_setup_teardown(log_gone_back_in_time, setup, teardown),
         cmocka_unit_test_setup_teardown(one_game_fails_its_move_alone, setup, teardown),
+        cmocka_unit_test_setup_teardown(players_resuming_past_the_log, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,11 +6,14 @@ random (seeded), then a checker that compares what the service acknowledged
 and what every client saw with the stored logs.
 
     chaos.py BINDIR [--duration S] [--seed N] [--games N] [--settle S]
-                    [--standby] [--netns] [--keep DIR] [--json OUT]
+                    [--standby] [--async] [--netns] [--relays N]
+                    [--keep DIR] [--json OUT]
 
-It starts a throwaway PostgreSQL 15 server (optionally a synchronous
-standby), 3 sungka-board nodes on it (SUNGKA_CHECK_REPLAY=1, --lease 2), the
-workload (workload.py), and the faults (faults.py) for --duration seconds;
+It starts a throwaway PostgreSQL 15 server (optionally a standby,
+synchronous, or asynchronous with --async), 3 sungka-board nodes on it
+(SUNGKA_CHECK_REPLAY=1, --lease 2), optionally --relays N sungka-relays in
+front of them, the workload (workload.py, with three observers per game when
+there are relays), and the faults (faults.py) for --duration seconds;
 then every node is running again and the games play on, without faults, for
 --settle seconds; then everything stops, the stored logs are read and the
 checker (checker.py) prints one line per metric. Exit status 0 when nothing
@@ -70,6 +73,7 @@ class Run:
         self.pg_bindir = cluster.pg_bindir()
         self.servers = []          # PgServer, primary first
         self.nodes = []
+        self.relays = []           # cluster.Relay, with --relays
         self.node_lock = threading.RLock()
         self.crashes = []          # unexpected exits: dicts
         self.stop_monitor = threading.Event()
@@ -91,14 +95,14 @@ class Run:
         return self.servers[0]
 
     def db_url(self):
-        addr = netns.CLIENT_ADDR if self.net else "127.0.0.1"
+        addr = netns.DB_ADDR if self.net else "127.0.0.1"
         hosts = ",".join(f"{addr}:{s.port}" for s in self.servers)
         return f"postgresql://postgres@{hosts}/{DB_NAME}?target_session_attrs=read-write"
 
     def start_pg(self):
         os.makedirs(self.pgroot, exist_ok=True)
         cluster.give_to_postgres(self.pgroot)
-        also = netns.CLIENT_ADDR if self.net else None
+        also = netns.DB_ADDR if self.net else None
         primary = cluster.PgServer(self.pgroot, "pg1", self.pg_bindir, also_listen=also)
         self.servers.append(primary)
         primary.initdb()
@@ -112,19 +116,24 @@ class Run:
 
     def _attach_standby(self, primary, standby):
         """standby made from primary (pg_basebackup -R), started, and made
-        the primary's synchronous standby: a commit waits for it."""
+        the primary's synchronous standby: a commit waits for it. With
+        --async it stays asynchronous (no synchronous_standby_names): a
+        commit does not wait, and a failover may lose what it had not
+        received yet."""
         cluster.remove_tree(standby.data)
         standby.base_backup_from(primary)
         standby.start()
-        primary.psql("ALTER SYSTEM SET synchronous_standby_names = '*'")
-        primary.psql("SELECT pg_reload_conf()")
+        want = "async" if self.args.use_async else "sync"
+        if not self.args.use_async:
+            primary.psql("ALTER SYSTEM SET synchronous_standby_names = '*'")
+            primary.psql("SELECT pg_reload_conf()")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             rows = primary.psql("SELECT sync_state FROM pg_stat_replication")
-            if any(r[0] == "sync" for r in rows):
+            if any(r[0] == want for r in rows):
                 return
             time.sleep(0.2)
-        raise SetupFailed("the standby did not become synchronous within 60 s")
+        raise SetupFailed(f"the standby did not stream ({want}) within 60 s")
 
     def _freeze_receiver(self, standby):
         """SIGSTOP the standby's WAL receiver (waiting for one to exist: after a
@@ -199,12 +208,21 @@ class Run:
         # Everything comes from one client address (127.0.0.1): the limits
         # per address are raised so that they never stand in the workload's way.
         extra = ["--max-games-per-client", "10000", "--client-join-rate", "10000",
-                 "--max-client-streams", "10000", "--max-streams", "1000"]
-        for i in range(self.args.nodes):
-            n = cluster.Node(i + 1, self.bindir, self.db_url(), self.logdir, self.lease_s, env,
-                             extra=extra)
-            if self.net:
+                 "--max-client-streams", "10000", "--max-streams", "1000",
+                 "--client-lookups", "10000"]
+        nodes = [cluster.Node(i + 1, self.bindir, self.db_url(), self.logdir, self.lease_s,
+                              env, extra=extra) for i in range(self.args.nodes)]
+        if self.net:
+            for n in nodes:
                 self.net.place(n)
+        if self.args.relays:
+            self.start_relays([n.endpoint for n in nodes], env)
+            # A game's first observer watches at its node, the next ones are
+            # sent to the relays in turn (docs/cluster.md, "Relays").
+            for n in nodes:
+                n.extra += ["--relays", ",".join(r.endpoint for r in self.relays),
+                            "--relay-after", "1"]
+        for n in nodes:
             for attempt in range(3):
                 if n.start():
                     break
@@ -215,6 +233,25 @@ class Run:
                 raise SetupFailed(f"node {n.name} did not start:\n{n.tail_text(3000)}")
             self.nodes.append(n)
         threading.Thread(target=self._monitor, name="monitor", daemon=True).start()
+
+    def start_relays(self, upstream, env):
+        """--relays N sungka-relays beside the workload (in PREFIX-c with
+        --netns), each on a port of 127.0.0.1 that the nodes' --relays name."""
+        for i in range(self.args.relays):
+            r = cluster.Relay(i + 1, self.bindir, ",".join(upstream), self.logdir, env)
+            for attempt in range(3):
+                if r.start():
+                    break
+                r.port = cluster.free_port()
+                r.endpoint = f"{r.host}:{r.port}"
+            else:
+                raise SetupFailed(f"relay {r.name} did not start:\n{r.tail_text(3000)}")
+            self.relays.append(r)
+
+    def servers_watched(self):
+        """The nodes and the relays: what the monitor restarts and the
+        checker's crash lines come from."""
+        return self.nodes + self.relays
 
     def restart_node(self, node, within=60.0):
         """Start a node again on its port, trying for a while (the database
@@ -232,7 +269,7 @@ class Run:
         and started again so that the run goes on."""
         while not self.stop_monitor.wait(0.3):
             with self.node_lock:
-                for n in self.nodes:
+                for n in self.servers_watched():
                     if n.p is None or n.expected_exit or n.p.poll() is None:
                         continue
                     rc = n.p.returncode
@@ -247,7 +284,7 @@ class Run:
     def heal(self):
         """Every node running and awake, every link up."""
         with self.node_lock:
-            for n in self.nodes:
+            for n in self.servers_watched():
                 if n.stopped:
                     n.thaw()
                 if not n.alive():
@@ -269,11 +306,13 @@ class Run:
         self.start_nodes()
         self.log(f"[{self.now():7.1f}] PostgreSQL on "
                  + ", ".join(f"{s.name}:{s.port}" for s in self.servers)
-                 + "; nodes " + ", ".join(f"{n.name}={n.endpoint}" for n in self.nodes))
+                 + "; nodes " + ", ".join(f"{n.name}={n.endpoint}" for n in self.nodes)
+                 + "".join(f", relay {r.name}={r.endpoint}" for r in self.relays))
         self.record = workload.Record(self.t0)
         self.workload = workload.Workload([n.endpoint for n in self.nodes], a.games, a.seed,
                                           self.record, pace=(a.pace_min, a.pace_max),
-                                          log=self.log)
+                                          log=self.log, observers=3 if a.relays else 0,
+                                          relays=[r.endpoint for r in self.relays])
         self.workload.start()
         f = faults_mod.Faults(self, a.kinds, a.seed, log=self.log)
         self.faults = f
@@ -297,7 +336,7 @@ class Run:
                 self.log(f"    {key}: {n} x \"{text}\"")
         self.stop_monitor.set()
         with self.node_lock:
-            for n in self.nodes:
+            for n in self.servers_watched():
                 n.final_exit = n.terminate()
         self.dump_store()
         self.write_history()
@@ -339,9 +378,11 @@ class Run:
             dump("games.jsonl", [dict(id=g.id, slot=g.slot, started=g.started_t, over=g.over,
                                       last_ack=g.last_ack_t, acked=g.acked, host=g.host)
                                  for g in rec.games.values()])
+            dump("observers.jsonl", rec.observers)
+            dump("snapshots.jsonl", rec.snapshots)
         dump("faults.jsonl", self.faults.done)
         nodes = []
-        for n in self.nodes:
+        for n in self.servers_watched():
             with open(n.log, errors="replace") as fh:
                 lines = [l.rstrip("\n") for l in fh if CRASH.search(l)]
             nodes.append(dict(name=n.name, endpoint=n.endpoint, incarnations=n.incarnation,
@@ -356,6 +397,8 @@ class Run:
                            settle=self.args.settle, games=self.args.games,
                            faults_end=self.faults_end, settle_end=self.settle_end,
                            stuck_after=self.args.stuck_after, failovers=self.failovers,
+                           use_async=self.args.use_async,
+                           relay_endpoints=[r.endpoint for r in self.relays],
                            counters=self.workload.counters.snapshot()), f, indent=1)
 
     # ------------------------------------------------------------ cleanup
@@ -371,7 +414,7 @@ class Run:
                 self.workload.stop.set()
         except Exception:
             pass
-        for n in self.nodes:
+        for n in self.servers_watched():
             try:
                 n.expected_exit = True
                 n.kill()
@@ -410,11 +453,19 @@ def parse(argv):
                    help="fault kinds, comma separated (faults.py); by default "
                         f"{','.join(faults_mod.SHORT_KINDS)}, with --standby also "
                         f"{','.join(faults_mod.STANDBY_KINDS)}, with --netns also "
-                        f"{','.join(faults_mod.NETNS_KINDS)}")
+                        f"{','.join(faults_mod.NETNS_KINDS)}, with --relays also "
+                        f"{','.join(faults_mod.RELAY_KINDS)}")
     p.add_argument("--standby", action="store_true",
                    help="a synchronous streaming standby, and failovers to it")
+    p.add_argument("--async", dest="use_async", action="store_true",
+                   help="the standby asynchronous (implies --standby): a failover may lose "
+                        "acknowledged moves, and the checker reports whether the service "
+                        "stopped each game that lost some (detected) or went on (diverged)")
     p.add_argument("--netns", action="store_true",
                    help="each node in a network namespace of its own, and partitions")
+    p.add_argument("--relays", type=int, default=0, metavar="N",
+                   help="N sungka-relays (0): each game gets three observers, the first at "
+                        "its node and the others sent to the relays, and the fault relay_kill")
     p.add_argument("--gap-min", type=float, default=3.0, help="seconds between faults, least")
     p.add_argument("--gap-max", type=float, default=7.0, help="seconds between faults, most")
     p.add_argument("--pace-min", type=float, default=0.1, help="a game's pause between moves")
@@ -432,12 +483,18 @@ def parse(argv):
     a = p.parse_args(argv)
     if a.seed is None:
         a.seed = random.SystemRandom().randrange(1, 1 << 31)
+    if a.use_async:
+        a.standby = True
+    if not 0 <= a.relays <= 8:
+        p.error(f"--relays takes 0 to 8 relays, not {a.relays}")
     if a.kinds is None:
         a.kinds = list(faults_mod.SHORT_KINDS)
         if a.standby:
             a.kinds += faults_mod.STANDBY_KINDS
         if a.netns:
             a.kinds += faults_mod.NETNS_KINDS
+        if a.relays:
+            a.kinds += faults_mod.RELAY_KINDS
     else:
         a.kinds = [k for k in a.kinds.split(",") if k]
     for k in a.kinds:
@@ -445,8 +502,11 @@ def parse(argv):
             p.error(f"no fault kind {k}")
     if {"failover", "stall_failover", "restart_failover"} & set(a.kinds) and not a.standby:
         p.error("the faults failover, stall_failover and restart_failover need --standby")
-    if "partition" in a.kinds and not a.netns:
-        p.error("the fault partition needs --netns")
+    for k in faults_mod.NETNS_KINDS:
+        if k in a.kinds and not a.netns:
+            p.error(f"the fault {k} needs --netns")
+    if "relay_kill" in a.kinds and not a.relays:
+        p.error("the fault relay_kill needs --relays N (N at least 1)")
     if a.hard_limit is None:
         a.hard_limit = a.duration + a.settle + 150
     if a.settle <= a.stuck_after + 5:

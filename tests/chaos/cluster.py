@@ -1,6 +1,6 @@
 """cluster.py — what the chaos test runs and breaks: PostgreSQL 15 servers
 of its own (a primary, optionally a synchronous streaming standby) and the
-sungka-board nodes on them.
+sungka-board nodes on them, and optionally sungka-relays in front of them.
 
 PostgreSQL refuses root: as root (ctest) its programs run as the `postgres`
 user (runuser), in a directory that user owns (TESTING.md, "A real
@@ -62,7 +62,7 @@ class PgServer:
 
     def __init__(self, root, name, bindir, port=None, also_listen=None):
         self.root = root
-        self.also_listen = also_listen     # another address (10.77.0.1 with --netns)
+        self.also_listen = also_listen     # with --netns: 10.78.0.1 as well
         self.name = name
         self.bindir = bindir
         self.data = os.path.join(root, name)
@@ -363,6 +363,23 @@ class Node:
             self.signal(signal.SIGKILL)
             self.p.wait(10)
             return None
+
+
+class Relay(Node):
+    """One sungka-relay (docs/cluster.md, "Relays") in front of the nodes, at a
+    fixed port that the nodes' --relays name; killed and started again there
+    by the fault relay_kill. Its log is relay-rI.log beside the nodes'."""
+
+    def __init__(self, index, bindir, upstream, logdir, env, host="127.0.0.1"):
+        super().__init__(index, bindir, None, logdir, 0, env, host=host)
+        self.name = f"r{index}"
+        self.upstream = upstream        # the nodes' endpoints, "HOST:PORT,..."
+        self.log = os.path.join(logdir, f"relay-{self.name}.log")
+
+    def argv(self):
+        return self.wrap + [os.path.join(self.bindir, "sungka-relay"),
+                            "--listen", f"{self.host}:{self.port}",
+                            "--advertise", self.endpoint, "--upstream", self.upstream]
 
 
 def remove_tree(path):

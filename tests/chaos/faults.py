@@ -32,14 +32,23 @@ NETNS_KINDS --netns):
                  failover as above. A commit the crash cut is committed on
                  the restarted primary and never reached the standby: what
                  the nodes read of it in between they must not show;
-  partition      long run with --netns: a node's bridge port switched off
-                 (`bridge link set dev PORT state 0`: frames vanish, the link
-                 stays up), cutting it off from the database and the players,
+  partition      long run with --netns: a node's bridge ports switched off
+                 (`bridge link set dev PORT state 0`: frames vanish, the links
+                 stay up), cutting it off from the database and the players,
                  for its lease plus 2..5 s or for 11..15 s (past the sessions'
-                 tcp_user_timeout), then on again.
+                 tcp_user_timeout), then on again;
+  partition_players  long run with --netns: only the node's port on the
+                 players' network switched off, for as long: the players,
+                 the relays and the other nodes' clients cannot reach it, the
+                 database can. The node keeps its lease, so its games stay
+                 with it (no failover) and wait for the cut to heal;
+  relay_kill     with --relays: kill -9 of a relay, started again on its
+                 port 0..2 s later. Its observers find their chair gone and
+                 join again through the nodes, which send them to a relay.
 Each fault is logged with the games it affects (the games hosted by the
-node, or every game for the database's faults) and its start and end, on
-the run's clock, for the checker's recovery times.
+node, or every game for the database's faults; for relay_kill the observers
+that were watching at that relay) and its start and end, on the run's clock,
+for the checker's recovery times.
 """
 import random
 import time
@@ -48,7 +57,8 @@ NODE_KINDS = ("kill9", "stop_lease", "stop_idle_tx")
 PG_KINDS = ("pg_fast", "pg_immediate")
 SHORT_KINDS = NODE_KINDS + PG_KINDS
 STANDBY_KINDS = ("failover", "stall_failover", "restart_failover")
-NETNS_KINDS = ("partition",)
+NETNS_KINDS = ("partition", "partition_players")
+RELAY_KINDS = ("relay_kill",)
 
 
 class Faults:
@@ -83,14 +93,21 @@ class Faults:
             self.run.heal()
             stop.wait(self.rng.uniform(*gap))
 
-    def _begin(self, kind, node=None):
+    def _begin(self, kind, node=None, clients=None):
         rec = self.run.record
         wl = self.run.workload
-        affected = wl.games_on(node.endpoint) if node else [g.id for g in wl.active_games()]
+        if clients is not None:
+            affected = []
+        else:
+            affected = wl.games_on(node.endpoint) if node else [g.id for g in wl.active_games()]
         f = dict(kind=kind, node=node.name if node else None, start=rec.now(), end=None,
                  affected=affected, detail="")
+        if clients is not None:
+            f["clients"] = clients
+            affected = clients
         self.log(f"[{f['start']:7.1f}] {time.strftime('%H:%M:%S')} fault {kind}" +
-                 (f" {node.name}" if node else "") + f": {len(affected)} game(s) affected")
+                 (f" {node.name}" if node else "") + f": {len(affected)} "
+                 + ("observer(s)" if clients is not None else "game(s)") + " affected")
         return f
 
     def _end(self, f, detail=""):
@@ -181,14 +198,36 @@ class Faults:
         self._end(f, detail)
 
     # ------------------------------------------------------------ network
-    def partition(self):
-        node = self._victim()
+    def _partition_hold(self):
         # Half of them past the sessions' tcp_user_timeout (10 s): the node's
         # connection to the database is given up while cut off.
-        hold = (self.run.lease_s + self.rng.uniform(2.0, 5.0) if self.rng.random() < 0.5
+        return (self.run.lease_s + self.rng.uniform(2.0, 5.0) if self.rng.random() < 0.5
                 else self.rng.uniform(11.0, 15.0))
+
+    def partition(self):
+        node = self._victim()
+        hold = self._partition_hold()
         f = self._begin("partition", node)
         self.run.net.cut(node)
         time.sleep(hold)
         self.run.net.mend(node)
         self._end(f, f"cut off {hold:.1f} s")
+
+    def partition_players(self):
+        node = self._victim()
+        hold = self._partition_hold()
+        f = self._begin("partition_players", node)
+        self.run.net.cut_players(node)
+        time.sleep(hold)
+        self.run.net.mend(node)
+        self._end(f, f"cut off from the players {hold:.1f} s")
+
+    # ------------------------------------------------------------ relays
+    def relay_kill(self):
+        relay = self.rng.choice(self.run.relays)
+        f = self._begin("relay_kill", relay,
+                        clients=self.run.workload.observers_at(relay.endpoint))
+        relay.kill()
+        time.sleep(self.rng.uniform(0.0, 2.0))
+        ok = self.run.restart_node(relay)
+        self._end(f, "restarted" if ok else "could not be restarted")

@@ -1,14 +1,21 @@
 """netns.py — separate machines on one machine for the chaos test's long run
 (TESTING.md, "Separate machines on one machine"; --netns).
 
-Namespaces, all named PREFIX-*: PREFIX-br holds a bridge br0; PREFIX-c is the
-"client machine", where chaos.py itself runs (re-executed there by the
-parent) with the workload and PostgreSQL (10.77.0.1); PREFIX-nI is node I's
-machine (10.77.0.(10+I), port 7070). Each machine's eth0 is one end of a
-veth pair whose other end, pc or pnI, is a port of br0. A partition switches
-a node's bridge port off (`bridge link set dev pnI state 0`): its frames
-vanish, its link stays up, so the node sees silence, not errors, from the
-database and from the players alike; state 3 (forwarding) heals it.
+Namespaces, all named PREFIX-*: PREFIX-br holds two bridges; PREFIX-c is
+the "client machine", where chaos.py itself runs (re-executed there by the
+parent) with the workload, the relays and PostgreSQL; PREFIX-nI is node I's
+machine. Two networks join them:
+  the players' network, bridge br0: PREFIX-c's eth0 (10.77.0.1) and node I's
+    eth0 (10.77.0.(10+I), the node listens there on port 7070); bridge
+    ports pc and pnI;
+  the database network, bridge br1: PREFIX-c's eth1 (10.78.0.1, where
+    PostgreSQL also listens and the nodes connect) and node I's eth1
+    (10.78.0.(10+I)); bridge ports dc and dnI.
+A partition switches a node's bridge ports off (`bridge link set dev pnI
+state 0`): its frames vanish, its links stay up, so the node sees silence,
+not errors; state 3 (forwarding) heals it. `partition` switches off both of
+its ports (cut off from the database and from the players alike),
+`partition_players` only pnI (the database still reachable).
 
 The parent (outside every namespace) makes them before the run and removes
 them after it, whatever became of the run: every process still in one of
@@ -21,11 +28,17 @@ import time
 
 SUBNET = "10.77.0"
 CLIENT_ADDR = f"{SUBNET}.1"
+DB_SUBNET = "10.78.0"
+DB_ADDR = f"{DB_SUBNET}.1"          # PostgreSQL, as the nodes reach it
 NODE_PORT = 7070
 
 
 def node_addr(i):
     return f"{SUBNET}.{10 + i}"
+
+
+def node_db_addr(i):
+    return f"{DB_SUBNET}.{10 + i}"
 
 
 def _ip(*args, check=True):
@@ -48,16 +61,20 @@ def setup(prefix, n_nodes):
         for name in [ns["br"], ns["c"], *ns["nodes"]]:
             _ip("netns", "add", name)
             _ip("-n", name, "link", "set", "lo", "up")
-        _ip("-n", ns["br"], "link", "add", "br0", "type", "bridge")
-        _ip("-n", ns["br"], "link", "set", "br0", "up")
-        ends = [(ns["c"], "pc", CLIENT_ADDR)] + \
-            [(name, f"pn{i}", node_addr(i)) for i, name in enumerate(ns["nodes"], 1)]
-        for name, port, addr in ends:
-            _ip("-n", ns["br"], "link", "add", port, "type", "veth", "peer", "name", "eth0",
-                "netns", name)
-            _ip("-n", ns["br"], "link", "set", port, "master", "br0", "up")
-            _ip("-n", name, "addr", "add", f"{addr}/24", "dev", "eth0")
-            _ip("-n", name, "link", "set", "eth0", "up")
+        for bridge, dev, prefix_port, client_addr, addr_of in (
+                ("br0", "eth0", "p", CLIENT_ADDR, node_addr),
+                ("br1", "eth1", "d", DB_ADDR, node_db_addr)):
+            _ip("-n", ns["br"], "link", "add", bridge, "type", "bridge")
+            _ip("-n", ns["br"], "link", "set", bridge, "up")
+            ends = [(ns["c"], f"{prefix_port}c", client_addr)] + \
+                [(name, f"{prefix_port}n{i}", addr_of(i))
+                 for i, name in enumerate(ns["nodes"], 1)]
+            for name, port, addr in ends:
+                _ip("-n", ns["br"], "link", "add", port, "type", "veth", "peer", "name", dev,
+                    "netns", name)
+                _ip("-n", ns["br"], "link", "set", port, "master", bridge, "up")
+                _ip("-n", name, "addr", "add", f"{addr}/24", "dev", dev)
+                _ip("-n", name, "link", "set", dev, "up")
     except Exception:
         teardown(prefix, n_nodes)
         raise
@@ -92,7 +109,7 @@ class Net:
 
     def __init__(self, prefix, n_nodes):
         self.ns = names(prefix, n_nodes)
-        self.cut_now = set()
+        self.cut_now = set()          # bridge ports switched off: pn1, dn2, ...
 
     def place(self, node):
         """Node i runs in PREFIX-ni at node_addr(i):7070."""
@@ -101,26 +118,34 @@ class Net:
         node.endpoint = f"{node.host}:{node.port}"
         node.wrap = ["ip", "netns", "exec", self.ns["nodes"][node.index - 1]]
 
-    def _state(self, node, state):
+    def _state(self, port, state):
         r = subprocess.run(["ip", "netns", "exec", self.ns["br"], "bridge", "link", "set",
-                            "dev", f"pn{node.index}", "state", str(state)],
+                            "dev", port, "state", str(state)],
                            capture_output=True, text=True, timeout=30)
         if r.returncode != 0:
-            raise RuntimeError(f"bridge link set dev pn{node.index} state {state}: "
-                               f"{r.stderr.strip()}")
+            raise RuntimeError(f"bridge link set dev {port} state {state}: {r.stderr.strip()}")
+        if state == 0:
+            self.cut_now.add(port)
+        else:
+            self.cut_now.discard(port)
 
     def cut(self, node):
-        self._state(node, 0)
-        self.cut_now.add(node.index)
+        """The node cut off from the players and from the database."""
+        self._state(f"pn{node.index}", 0)
+        self._state(f"dn{node.index}", 0)
+
+    def cut_players(self, node):
+        """The node cut off from the players (and the relays, and the other
+        nodes' answers to them); the database still reachable."""
+        self._state(f"pn{node.index}", 0)
 
     def mend(self, node):
-        self._state(node, 3)
-        self.cut_now.discard(node.index)
+        self._state(f"pn{node.index}", 3)
+        self._state(f"dn{node.index}", 3)
 
     def mend_all(self):
-        for i in list(self.cut_now):
-            self._state(type("N", (), {"index": i}), 3)
-            self.cut_now.discard(i)
+        for port in sorted(self.cut_now):
+            self._state(port, 3)
 
     def teardown(self):
         pass          # the parent removes the namespaces

@@ -11,10 +11,20 @@ call goes where the answers say:
   UNAVAILABLE GAME_MOVING -> wait a little, ask again (another node);
   UNAVAILABLE NOT_STORED -> the change did not happen: decide again;
   no answer, no reason   -> the next node of the list.
+With relays (chaos.py --relays), each game also has three observers: the
+first joins through the nodes and watches at the game's node, the next two
+are sent by the node to the relays (--relay-after 1). An observer whose
+stream fails at a relay, or whose chair is unknown where it asks (a relay
+killed and started again, the game adopted by another node), joins again
+through the nodes and resumes after the last event it saw, as the agent
+does (docs/cluster.md, "Relays").
 What is recorded, for the checker (checker.py):
   every Move the service acknowledged: game, seq returned, seat, move, when;
-  every logged event (seq > 0) each stream received: game, seq, client, the
-  event's bytes (as sent: the stored bytes, room_log.c) and when.
+  every logged event (seq > 0) each stream received, seats' and observers'
+  alike: game, seq, client, the event's bytes (as sent: the stored bytes,
+  room_log.c) and when;
+  each observer's course: when it started and stopped, why it stopped, how
+  often it joined again, where it watched, the snapshots it was given.
 Every call has a deadline and every loop ends when the run stops.
 """
 import hashlib
@@ -31,6 +41,7 @@ PROTO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 CALL_TIMEOUT = 3.0          # one attempt at one node
 MOVE_TIMEOUT = 6.0          # one Move at one node: a patient player (the agent waits 5 s)
 SILENCE_S = 4.0             # a stream without a message (pings every second) is dead
+OBSERVER_GRACE_S = 20.0     # an observer watches on this long after its game's end
 GAME_KIND = "kalah"
 
 grpc = pb = None
@@ -127,10 +138,15 @@ class Router:
             if ch is None:
                 # Short reconnection backoff: a node killed comes back on its
                 # port within seconds, and gRPC's default waits up to 2 min.
+                # Keepalive as our agents' (rpc_client.c: 10 s, 5 s to answer):
+                # a connection whose packets vanished (a partition) is given
+                # up, rather than waiting out TCP's retransmission backoff.
                 ch = grpc.insecure_channel(ep, options=[
                     ("grpc.initial_reconnect_backoff_ms", 200),
                     ("grpc.min_reconnect_backoff_ms", 200),
                     ("grpc.max_reconnect_backoff_ms", 1000),
+                    ("grpc.keepalive_time_ms", 10000),
+                    ("grpc.keepalive_timeout_ms", 5000),
                     ("grpc.enable_retries", 0)])
                 self.channels[ep] = ch
             return ch
@@ -225,6 +241,8 @@ class Record:
         self.anomalies = []     # what a client noticed on its own (gap, past end)
         self.refusals = []      # a seat token answered UNAUTHENTICATED: game, client, node,
                                 # method, wall_ms (the checker compares with the game's end)
+        self.observers = []     # each observer's course, when it stops (Observer.summary)
+        self.snapshots = []     # snapshots an observer was given: client, after, last_seq, t
         self.games = {}         # game id -> Game
 
     def now(self):
@@ -246,6 +264,15 @@ class Record:
             self.refusals.append(dict(game=game, client=client, node=node, method=method,
                                       details=details[:120], t=self.now(),
                                       wall_ms=int(time.time() * 1000)))
+
+    def snapshot(self, client, after, last_seq, node):
+        with self.lock:
+            self.snapshots.append(dict(client=client, after=after, last_seq=last_seq,
+                                       node=node, t=self.now()))
+
+    def observer_done(self, summary):
+        with self.lock:
+            self.observers.append(summary)
 
     def anomaly(self, what, **kw):
         with self.lock:
@@ -270,7 +297,8 @@ class Game:
 
 
 class Workload:
-    def __init__(self, endpoints, n_slots, seed, record, pace=(0.1, 0.4), log=print):
+    def __init__(self, endpoints, n_slots, seed, record, pace=(0.1, 0.4), log=print,
+                 observers=0, relays=()):
         self.stop = threading.Event()          # everything stops
         self.no_new_games = threading.Event()  # slots finish their game, start none
         self.counters = Counters()
@@ -284,6 +312,8 @@ class Workload:
         self.threads = []
         self.streams = []          # live Stream objects (the silence watchdog's)
         self.streams_lock = threading.Lock()
+        self.n_observers = observers     # per game
+        self.relays = list(relays)       # the relays' endpoints
 
     # ------------------------------------------------------------ set up
     def start(self):
@@ -302,6 +332,12 @@ class Workload:
 
     def games_on(self, endpoint):
         return [g.id for g in self.active_games() if g.host == endpoint]
+
+    def observers_at(self, endpoint):
+        """The observers (client names) watching at endpoint now."""
+        with self.streams_lock:
+            return [s.client for s in self.streams
+                    if isinstance(s, Observer) and s.ep == endpoint and s.token]
 
     def _refused_seat(self, token, node, method, details):
         """A Board call or stream with one of our seats answered
@@ -362,6 +398,10 @@ class Workload:
                 s = Stream(self, g, seat)
                 g.streams.append(s)
                 s.start()
+            for i in range(self.n_observers):
+                # One after the other: the first stays at the node, the
+                # next are sent to the relays in turn.
+                Observer(self, g, i).start()
             try:
                 self._play(g, rng)
             finally:
@@ -483,6 +523,7 @@ class Stream:
         self.done = threading.Event()
         self.lock = threading.Lock()
         self.thread = None
+        self.saw_over = False     # this stream received its game's GameOver
 
     def start(self):
         with self.wl.streams_lock:
@@ -588,4 +629,145 @@ class Stream:
         rec.saw(self.g.id, ev.seq, self.client, data)
         self.last = ev.seq
         if body == "game_over":
+            self.saw_over = True
             self.g.over_seen = True
+
+
+class Observer(Stream):
+    """An observer of a game: joined through the nodes (the game's node keeps
+    the first, sends the next to a relay), watching until it has seen the
+    game end, or OBSERVER_GRACE_S after its players saw it end, or the run
+    stops. Whatever ends its stream other than a redirection, it joins again
+    through the nodes and resumes after the last event it saw. It outlives
+    the slot's game (the slot goes on to the next) and says how it fared
+    (Record.observer_done)."""
+
+    SUBSCRIBE = "/sungka.v1.Board/Subscribe"
+
+    def __init__(self, wl, game, index):
+        super().__init__(wl, game, None)
+        self.client = f"{game.id}/o{index}"
+        self.index = index
+        self.token = None
+        self.ep = None
+        self.asked_after = 0
+        self.started_t = wl.record.now()
+        self.last_seen_t = None
+        self.joins = 0
+        self.where = {}           # endpoint -> times it joined there
+        self.ended_by = "run stopped"
+
+    def start(self):
+        self._join()              # at once: the node counts its observers in turn
+        super().start()
+
+    def _join(self):
+        try:
+            ref, ep = self.wl.router.call(
+                "/sungka.v1.Register/JoinGame",
+                pb.JoinGameRequest(game_id=self.g.id, name=f"w{self.index}-{self.joins}",
+                                   observe=True),
+                pb.BoardRef, prefer=self.g.host, budget=10, attempt=MOVE_TIMEOUT,
+                abort=self._stopped)
+        except (Refused, GaveUp) as e:
+            self.wl.counters.add(f"observer joins failed ({type(e).__name__})",
+                                 sample=str(e)[:160])
+            return False
+        self.joins += 1
+        self.token = ref.token
+        self.ep = ref.endpoint or ep
+        self.where[self.ep] = self.where.get(self.ep, 0) + 1
+        return True
+
+    def _run(self):
+        wl, g = self.wl, self.g
+        over_t = None
+        hops = 0
+        ahead = 0                 # OUT_OF_RANGE answers in a row from a relay
+        try:
+            while not self._stopped() and not self.saw_over:
+                if g.over and over_t is None:
+                    over_t = time.monotonic()
+                if over_t is not None and time.monotonic() - over_t > OBSERVER_GRACE_S:
+                    self.ended_by = f"no GameOver within {OBSERVER_GRACE_S:.0f} s of the end"
+                    break
+                if self.token is None and not self._join():
+                    wl.stop.wait(0.5)
+                    continue
+                code, reason, where = self._watch()
+                if self._stopped() or self.saw_over:
+                    break
+                wl.counters.add(f"observer Subscribe ended {code} {reason}".strip())
+                if code == "UNAVAILABLE" and reason == "ELSEWHERE" and where:
+                    self.ep = where          # the same chair, at the game's node now
+                    hops += 1
+                    if hops > 8:
+                        wl.stop.wait(0.2)
+                    continue
+                hops = 0
+                if code == "OUT_OF_RANGE" and self.ep in wl.relays:
+                    # A relay that has only just taken the game on (started
+                    # again, or new to it), or whose feed cannot reach the
+                    # game's node, has no event that far yet: ask again there,
+                    # then through the nodes (the observers behind are the
+                    # checker's).
+                    ahead += 1
+                    if ahead < 20:
+                        wl.stop.wait(0.25)
+                        continue
+                elif code == "OUT_OF_RANGE":
+                    wl.record.anomaly("resubscribe past the end of the log", game=g.id,
+                                      client=self.client, after=self.asked_after, node=self.ep)
+                ahead = 0
+                # A relay gone or started again (its chairs with it), the game
+                # moved, a node frozen: join again, through the nodes.
+                self.token = None
+                wl.stop.wait(0.2)
+        finally:
+            if self.saw_over:
+                self.ended_by = "saw GameOver"
+            wl.record.observer_done(dict(
+                client=self.client, game=g.id, started=self.started_t,
+                ended=wl.record.now(), ended_by=self.ended_by, joins=self.joins,
+                where=self.where, last_seq=self.last, last_seen=self.last_seen_t))
+            with wl.streams_lock:
+                if self in wl.streams:
+                    wl.streams.remove(self)
+
+    def _watch(self):
+        """One Subscribe at self.ep after the last event seen; how it ended:
+        (code, reason, endpoint named)."""
+        self.asked_after = self.last or 0
+        try:
+            method = self.wl.router.method(self.ep, self.SUBSCRIBE, None, stream=True)
+            with self.lock:
+                if self._stopped():
+                    return "CANCELLED", "", ""
+                self.last_msg = time.monotonic()
+                self.call = method(pb.SubscribeRequest(after_seq=self.asked_after),
+                                   metadata=auth(self.token))
+            for data in self.call:
+                self.last_msg = time.monotonic()
+                self._event(data, self.ep)
+                if self.saw_over:
+                    break
+            return "OK", "", ""
+        except grpc.RpcError as e:
+            code, reason, where, _ = rpc_error(e)
+            return code, reason, where
+        finally:
+            with self.lock:
+                if self.call is not None:
+                    self.call.cancel()
+                self.call = None
+
+    def _event(self, data, ep):
+        ev = pb.Event.FromString(data)
+        body = ev.WhichOneof("body")
+        if body == "ping":
+            return                   # an observer's pings need no answer
+        if body == "snapshot":
+            self.wl.record.snapshot(self.client, self.asked_after, ev.snapshot.last_seq, ep)
+        elif ev.seq:
+            self.last_seen_t = self.wl.record.now()
+        super()._event(data, ep)

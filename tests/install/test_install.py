@@ -98,7 +98,11 @@ def expected_files(gtk, source):
     files.add("lib/systemd/system/sungka-board.service")
     files |= {f"share/bash-completion/completions/{p}" for p in ("sungka-board", "sungka-player")}
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
-                                                  "architecture.md", "cluster.md")}
+                                                  "architecture.md", "cluster.md",
+                                                  "operating.md", "board.conf.example",
+                                                  "examples/fail2ban/sungka-board.conf",
+                                                  "examples/fail2ban/"
+                                                  "sungka-board.local.example")}
     if gtk:
         files.add(f"share/applications/{APP_ID}.desktop")
         files.add("share/icons/hicolor/scalable/apps/sungka.svg")
@@ -216,7 +220,8 @@ def check_unit(prefix, exec_path, tmp):
           f"ExecStart lacks the database or the address: {start}")
     for k, v in (("Environment", "SUNGKA_LISTEN=0.0.0.0:7070"), ("DynamicUser", "yes"),
                  ("StateDirectory", "sungka"), ("ProtectSystem", "strict"),
-                 ("NoNewPrivileges", "yes"), ("Documentation", "man:sungka-board(1)")):
+                 ("NoNewPrivileges", "yes"), ("Documentation", "man:sungka-board(1)"),
+                 ("Type", "notify"), ("ExecReload", "/bin/kill -HUP $MAINPID")):
         check(v in settings.get(k, []), f"the unit lacks {k}={v}")
 
     # systemd-analyze needs ExecStart to exist: in the .deb's tree it is

@@ -88,6 +88,41 @@ static void next_address_when_one_is_down(void **state)
     ts_stop(&b);
 }
 
+/* A channel to another node for one caller's game, the pool staying where
+ * it is for the rest (a relay's feeds on several nodes: each follows its
+ * own game, and none moves the others). */
+static void a_channel_elsewhere_moves_nothing(void **state)
+{
+    (void)state;
+    test_server a = {0}, b = {0};
+    ts_start(&a, NULL);
+    ts_start(&b, NULL);
+    rpc_pool *p;
+    assert_int_equal(rpc_pool_create(a.target, NULL, &p), 0);
+    rpc_client *at_b = rpc_pool_client_at(p, b.target);
+    assert_non_null(at_b);
+    assert_ptr_equal(rpc_pool_client_at(p, b.target), at_b);      /* made once */
+    char at[RPC_ADDRESS_BYTES];
+    assert_string_equal(rpc_pool_address(p, at, sizeof at), a.target);
+    Rpctest__Req req = RPCTEST__REQ__INIT;
+    req.text = "bob";
+    ProtobufCMessage *reply = NULL;
+    rpc_status st;
+    assert_int_equal(rpc_client_call_sync(at_b, &m_say, &req.base, NULL, WAIT_MS, &reply, &st),
+                     0);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    assert_int_equal(atomic_load(&b.say_calls), 1);
+    assert_int_equal(say(p, "ann", &st), 0);                       /* still at a */
+    assert_int_equal(atomic_load(&a.say_calls), 1);
+    /* the pool going there later uses the same channel */
+    assert_int_equal(rpc_pool_go_to(p, b.target), 0);
+    assert_ptr_equal(rpc_pool_client(p), at_b);
+    assert_null(rpc_pool_client_at(p, ""));
+    rpc_pool_destroy(p);
+    ts_stop(&a);
+    ts_stop(&b);
+}
+
 static void bad_lists_refused(void **state)
 {
     (void)state;
@@ -110,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(follows_the_endpoint),
         cmocka_unit_test(next_address_when_one_is_down),
+        cmocka_unit_test(a_channel_elsewhere_moves_nothing),
         cmocka_unit_test(bad_lists_refused),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "accounts_pool.h"
+#include "log_line.h"
 #include "board_rpc.h"
 
 #define GAUGES_EVERY_S 1.0
@@ -89,7 +90,7 @@ int board_metrics_start(board_service *svc, char *err, size_t errlen)
     m->set = set;
     m->next_gauges = 0;
     metrics_publish(set);
-    fprintf(stderr, "sungka-board: metrics on port %d (GET /metrics)\n", port);
+    log_line_say(LOG_NOTICE, "sungka-board: metrics on port %d (GET /metrics)\n", port);
     return 0;
 }
 

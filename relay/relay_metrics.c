@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 
+#include "log_line.h"
 #include "relay_internal.h"
 
 #define GAUGES_EVERY_S 1.0
@@ -52,7 +53,7 @@ int relay__metrics_start(relay *r, char *err, size_t errlen)
     }
     m->set = set;
     metrics_publish(set);
-    fprintf(stderr, "sungka-relay: metrics on port %d (GET /metrics)\n", port);
+    log_line_say(LOG_NOTICE, "sungka-relay: metrics on port %d (GET /metrics)\n", port);
     return 0;
 }
 

@@ -134,3 +134,37 @@ void config_values_free(config_values *v)
         v = next;
     }
 }
+
+static const char *long_name(const struct option *opts, int val)
+{
+    for (const struct option *o = opts; o->name; o++)
+        if (o->val == val)
+            return o->name;
+    return "?";
+}
+
+int config_argv_read(const char *prog, int argc, char **argv, const char *shortopts,
+                     const struct option *opts, config_apply_fn apply, void *user,
+                     void (*usage)(FILE *out))
+{
+    int c;
+    optind = 0;                    /* GNU getopt: start again from argv[1] */
+    while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+        if (c == '?') {
+            usage(stderr);
+            return 2;
+        }
+        char why[512];
+        const char *name = long_name(opts, c);
+        if (apply(user, c, name, optarg, why, sizeof why) != 0) {
+            fprintf(stderr, "%s: --%s %s\n", prog, name, why);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}

@@ -21,6 +21,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* The program's option function: apply option val (named name, its long
  * name) with value (NULL for an option without an argument). 0; or -1
@@ -41,6 +42,14 @@ typedef struct config_values config_values;
 int config_file_read(const char *path, const char *section, const struct option *opts,
                      const int *refused, size_t n_refused, config_apply_fn apply, void *user,
                      config_values **kept, char *err, size_t errlen);
+
+/* The command line through the same apply, one option at a time: 0; or 2
+ * after saying on stderr what was wrong ("PROG: --NAME why", or an
+ * unexpected argument; usage(stderr) for an option getopt does not know).
+ * optind is reset, so that the same argv may be read again (a reload). */
+int config_argv_read(const char *prog, int argc, char **argv, const char *shortopts,
+                     const struct option *opts, config_apply_fn apply, void *user,
+                     void (*usage)(FILE *out));
 
 /* Free the strings a read kept; NULL is fine. */
 void config_values_free(config_values *v);

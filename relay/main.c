@@ -150,38 +150,11 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     return 0;
 }
 
-static const char *option_name(int c)
-{
-    for (const struct option *o = longopts; o->name; o++)
-        if (o->val == c)
-            return o->name;
-    return "?";
-}
-
 /* The command line into st (over what is there): 0, or 2 after saying what
  * was wrong. optind 0: GNU getopt starts again, for the second reading. */
 static int parse_argv(int argc, char **argv, settings *st)
 {
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "u:l:qh", longopts, NULL)) != -1) {
-        if (c == '?') {
-            usage(stderr);
-            return 2;
-        }
-        char why[512];
-        const char *name = option_name(c);
-        if (apply_option(st, c, name, optarg, why, sizeof why) != 0) {
-            fprintf(stderr, "sungka-relay: --%s %s\n", name, why);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "sungka-relay: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        return 2;
-    }
-    return 0;
+    return config_argv_read("sungka-relay", argc, argv, "u:l:qh", longopts, apply_option, st, usage);
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@ PostgreSQL database (issue 18): any node lists and joins every game, a game
 lives on the node that made it, and when that node dies another adopts the
 game while the agents follow by themselves. Needs the tests' PostgreSQL
 server (SUNGKA_TEST_PG_URL_FILE, the ctest fixture pg)."""
+import contextlib
 import glob
 import os
 import re
@@ -516,23 +517,40 @@ def _free_port():
         return sock.getsockname()[1]
 
 
-def _synchronous_pair(top):
-    """A primary and its synchronous standby in top, started: (primary,
-    standby) once the standby is synchronous."""
-    primary = PgServer(top, "primary")
-    primary.start()
-    standby = PgServer(top, "standby", primary=primary)
+@contextlib.contextmanager
+def _pg_servers(prefix):
+    """A directory the PostgreSQL user may write, and a list to put the
+    servers made there in: each is killed, and the directory removed, at
+    the end."""
+    top = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(top, 0o755)
+    if os.geteuid() == 0:
+        shutil.chown(top, "postgres")
+    servers = []
     try:
+        yield top, servers
+    finally:
+        for server in reversed(servers):
+            server.kill()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _synchronous_pair():
+    """A primary and its synchronous standby, started: (primary, standby)
+    once the standby is synchronous; both killed at the end."""
+    with _pg_servers("sungka-ha-") as (top, servers):
+        primary = PgServer(top, "primary")
+        servers.append(primary)
+        primary.start()
+        standby = PgServer(top, "standby", primary=primary)
+        servers.append(standby)
         standby.start()
         deadline = time.monotonic() + 30
         while primary.psql("SELECT sync_state FROM pg_stat_replication") != "sync":
             check(time.monotonic() < deadline, "the standby never became synchronous")
             time.sleep(0.2)
-    except BaseException:
-        standby.kill()
-        primary.kill()
-        raise
-    return primary, standby
+        yield primary, standby
 
 def standby_promoted(bindir):
     """The cluster's PostgreSQL with a synchronous standby; the primary is
@@ -541,13 +559,7 @@ def standby_promoted(bindir):
     new primary by themselves, every acknowledged move is there, and the game
     plays to its end."""
     with Env(bindir) as env:
-        top = tempfile.mkdtemp(prefix="sungka-ha-")
-        os.chmod(top, 0o755)
-        if os.geteuid() == 0:
-            shutil.chown(top, "postgres")
-        primary = standby = None
-        try:
-            primary, standby = _synchronous_pair(top)
+        with _synchronous_pair() as (primary, standby):
             url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
                    "/sungka_ha?target_session_attrs=read-write")
             a, b = [env.board("--db", url, "--lease", str(LEASE_S), "--grace", "60")
@@ -579,11 +591,6 @@ def standby_promoted(bindir):
             check_replay(alice, game, len(seen))
             for p in (alice, bob):
                 p.quit()
-        finally:
-            for server in (standby, primary):
-                if server:
-                    server.kill()
-            shutil.rmtree(top, ignore_errors=True)
 
 
 def _freeze(datadir, sig):
@@ -602,13 +609,7 @@ def unconfirmed_commit_not_served(bindir):
     node read the primary's log at once and showed the move; after the
     promotion it was gone and its number went to another move.)"""
     with Env(bindir) as env:
-        top = tempfile.mkdtemp(prefix="sungka-ha-")
-        os.chmod(top, 0o755)
-        if os.geteuid() == 0:
-            shutil.chown(top, "postgres")
-        primary = standby = None
-        try:
-            primary, standby = _synchronous_pair(top)
+        with _synchronous_pair() as (primary, standby):
             url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
                    "/sungka_unconfirmed?target_session_attrs=read-write&connect_timeout=2")
             node = env.board("--db", url, "--lease", str(LEASE_S), "--grace", "120")
@@ -649,11 +650,6 @@ def unconfirmed_commit_not_served(bindir):
             check_replay(alice, game, len(seen))
             for p in (alice, bob):
                 p.quit()
-        finally:
-            for server in (standby, primary):
-                if server:
-                    server.kill()
-            shutil.rmtree(top, ignore_errors=True)
 
 def primary_waits_for_nobody(bindir):
     """The database hangs: its primary waits for a synchronous standby there
@@ -662,13 +658,9 @@ def primary_waits_for_nobody(bindir):
     freezing, says NOT_SERVING and lives on; when the setting is put right it
     serves again by itself. (It froze with no log line, health unanswered.)"""
     with Env(bindir) as env:
-        top = tempfile.mkdtemp(prefix="sungka-hung-")
-        os.chmod(top, 0o755)
-        if os.geteuid() == 0:
-            shutil.chown(top, "postgres")
-        server = None
-        try:
+        with _pg_servers("sungka-hung-") as (top, servers):
             server = PgServer(top, "primary", sync=False)
+            servers.append(server)
             server.start()
             url = f"postgresql://postgres@127.0.0.1:{server.port}/sungka_hung"
             node = env.board("--db", url, "--lease", str(LEASE_S))
@@ -689,10 +681,6 @@ def primary_waits_for_nobody(bindir):
                 check(time.monotonic() < deadline, "the node did not serve again\n" +
                       node.dump())
                 time.sleep(0.5)
-        finally:
-            if server:
-                server.kill()
-            shutil.rmtree(top, ignore_errors=True)
 
 
 def _renewing(node, timeout=None):

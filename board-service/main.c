@@ -804,9 +804,7 @@ int main(int argc, char **argv)
         printf("sungka-board %s\n", SUNGKA_VERSION);
         return 0;
     }
-    /* --config "" reads none; without --config, the default when it exists. */
-    const char *file = first.config ? (first.config[0] ? first.config : NULL)
-                                    : (access(DEFAULT_CONFIG, F_OK) == 0 ? DEFAULT_CONFIG : NULL);
+    const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
     char err[1024];
     if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-board: %s\n", err);

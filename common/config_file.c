@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 struct config_values {
     struct config_values *next;
@@ -167,4 +168,11 @@ int config_argv_read(const char *prog, int argc, char **argv, const char *shorto
         return 2;
     }
     return 0;
+}
+
+const char *config_file_chosen(const char *given, const char *default_path)
+{
+    if (given)
+        return given[0] ? given : NULL;
+    return access(default_path, F_OK) == 0 ? default_path : NULL;
 }

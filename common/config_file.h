@@ -51,6 +51,10 @@ int config_argv_read(const char *prog, int argc, char **argv, const char *shorto
                      const struct option *opts, config_apply_fn apply, void *user,
                      void (*usage)(FILE *out));
 
+/* The file to read: given (--config's value; "" reads none), or when no
+ * --config was given, default_path if it exists; NULL for none. */
+const char *config_file_chosen(const char *given, const char *default_path);
+
 /* Free the strings a read kept; NULL is fine. */
 void config_values_free(config_values *v);
 

@@ -170,8 +170,7 @@ int main(int argc, char **argv)
         printf("sungka-relay %s\n", SUNGKA_VERSION);
         return 0;
     }
-    const char *file = first.config ? (first.config[0] ? first.config : NULL)
-                                    : (access(DEFAULT_CONFIG, F_OK) == 0 ? DEFAULT_CONFIG : NULL);
+    const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
     char err[1024];
     int rc = 2;
     if (file && config_file_read(file, "relay", longopts, not_settings,

@@ -218,59 +218,73 @@ def health_follows_database(bindir):
     (NOT_SERVING) once it cannot renew its lease, keeps running, and answers
     a seat token it cannot place "try again". On a PostgreSQL server of the
     test's own, which it stops."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    with Env(bindir) as env:
-        # Where the server's own user (postgres, when the tests run as root) may go.
-        top = tempfile.mkdtemp(prefix="sungka-pg-")
-        os.chmod(top, 0o755)
-        pgdir = os.path.join(top, "pg")
-        server = os.path.join(here, "..", "pg", "pg_server.sh")
-        subprocess.run([server, "start", pgdir], check=True, capture_output=True, timeout=120)
-        try:
-            with open(os.path.join(pgdir, "url")) as f:
-                url = f.read().strip().rsplit("/", 1)[0] + "/sungka_health"
-            node = env.board("--db", url, "--lease", str(LEASE_S))
-            client = wire.Client(node.address)
-            health = "/grpc.health.v1.Health/Check"
+    with Env(bindir) as env, OwnPg("sungka_health") as pg:
+        node = env.board("--db", pg.url, "--lease", str(LEASE_S))
+        client = wire.Client(node.address)
+        health = "/grpc.health.v1.Health/Check"
+        code, reply = client.raw(health, b"")
+        check(code == "OK" and wire.get(reply, 1) == 1, f"healthy: {code} {reply}")
+        pg.stop()
+        deadline = time.monotonic() + LEASE_S + 10
+        while True:
             code, reply = client.raw(health, b"")
-            check(code == "OK" and wire.get(reply, 1) == 1, f"healthy: {code} {reply}")
-            subprocess.run([server, "stop", pgdir], check=True, capture_output=True,
-                           timeout=120)
-            deadline = time.monotonic() + LEASE_S + 10
-            while True:
-                code, reply = client.raw(health, b"")
-                if code == "OK" and wire.get(reply, 1) == 2:
-                    break
-                check(time.monotonic() < deadline, f"still {code} {reply}\n" + node.dump())
-                time.sleep(0.2)
-            node.expect_stderr(r"cannot renew the lease", timeout=5)
-            check(node.p.poll() is None, "the node died with its database")
-            # A seat token it does not know, which the database cannot place:
-            # a moment to wait, not an unknown token (that ends an agent's
-            # seat for good: it was answered so during failovers).
-            code, reason, text = client.reason("/sungka.v1.Board/GetBoard", b"",
-                                               token="ab" * 16)
-            check(code == "UNAVAILABLE" and reason == "GAME_MOVING",
-                  f"an unplaceable token was answered {code} {reason}: {text}")
-            client.close()
-        finally:
-            subprocess.run([server, "stop", pgdir], capture_output=True, timeout=120)
-            shutil.rmtree(top, ignore_errors=True)
+            if code == "OK" and wire.get(reply, 1) == 2:
+                break
+            check(time.monotonic() < deadline, f"still {code} {reply}\n" + node.dump())
+            time.sleep(0.2)
+        node.expect_stderr(r"cannot renew the lease", timeout=5)
+        check(node.p.poll() is None, "the node died with its database")
+        # A seat token it does not know, which the database cannot place:
+        # a moment to wait, not an unknown token (that ends an agent's
+        # seat for good: it was answered so during failovers).
+        code, reason, text = client.reason("/sungka.v1.Board/GetBoard", b"",
+                                           token="ab" * 16)
+        check(code == "UNAVAILABLE" and reason == "GAME_MOVING",
+              f"an unplaceable token was answered {code} {reason}: {text}")
+        client.close()
 
 
-def _own_pg(name):
-    """A PostgreSQL server of the test's own (it freezes or stops it):
-    (its directory, a database URL on it, the pg_server.sh to stop it)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    top = tempfile.mkdtemp(prefix="sungka-pg-")
-    os.chmod(top, 0o755)     # where the server's own user (postgres, as root) may go
-    pgdir = os.path.join(top, "pg")
-    server = os.path.join(here, "..", "pg", "pg_server.sh")
-    subprocess.run([server, "start", pgdir], check=True, capture_output=True, timeout=120)
-    with open(os.path.join(pgdir, "url")) as f:
-        url = f.read().strip().rsplit("/", 1)[0] + "/" + name
-    return top, pgdir, url, server
+class OwnPg:
+    """A PostgreSQL server of the test's own, which it may stop or freeze
+    (pg_server.sh in a directory its user may go to): .url names database
+    `name` on it, .datadir its data; stopped and removed at the end, thawed
+    first if frozen."""
 
+    def __init__(self, name):
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.top = tempfile.mkdtemp(prefix="sungka-pg-")
+        os.chmod(self.top, 0o755)    # the server's own user (postgres, as root) goes there
+        self.dir = os.path.join(self.top, "pg")
+        self.datadir = os.path.join(self.dir, "data")
+        self.script = os.path.join(here, "..", "pg", "pg_server.sh")
+        self.frozen = []
+        subprocess.run([self.script, "start", self.dir], check=True, capture_output=True,
+                       timeout=120)
+        with open(os.path.join(self.dir, "url")) as f:
+            self.url = f.read().strip().rsplit("/", 1)[0] + "/" + name
+
+    def stop(self, check_rc=True):
+        subprocess.run([self.script, "stop", self.dir], check=check_rc, capture_output=True,
+                       timeout=120)
+
+    def freeze(self):
+        self.frozen = _pg_processes(self.datadir)
+        for pid in self.frozen:
+            os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self):
+        for pid in self.frozen:
+            os.kill(pid, signal.SIGCONT)
+        self.frozen = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.thaw()
+        self.stop(check_rc=False)
+        shutil.rmtree(self.top, ignore_errors=True)
+        return False
 
 def _pg_processes(datadir):
     """The postmaster of the server of datadir and all its children."""
@@ -289,55 +303,43 @@ def health_off_the_loop(bindir):
     stuck). The log says the loop stopped turning, and that it turns again
     while the server is still frozen (the statement given up); health says
     SERVING again after the thaw."""
-    with Env(bindir) as env:
-        top, pgdir, url, server = _own_pg("sungka_stall")
-        frozen = []
-        try:
-            node = env.board("--db", url, "--lease", str(LEASE_S), "--stall-limit", "1500")
-            client = wire.Client(node.address)
-            health = "/grpc.health.v1.Health/Check"
+    with Env(bindir) as env, OwnPg("sungka_stall") as pg:
+        node = env.board("--db", pg.url, "--lease", str(LEASE_S), "--stall-limit", "1500")
+        client = wire.Client(node.address)
+        health = "/grpc.health.v1.Health/Check"
+        code, reply = client.raw(health, b"", timeout=5)
+        check(code == "OK" and wire.get(reply, 1) == 1, f"healthy: {code} {reply}")
+        pg.freeze()
+        # The lease is renewed every LEASE_S/3 s: the loop is inside a
+        # statement soon after, and stuck there.
+        node.expect_stderr(r"loop has not turned for \d+ ms", timeout=LEASE_S + 10)
+        answers = []
+        for _ in range(3):
+            code, reply = client.raw(health, b"", timeout=2)
+            answers.append((code, wire.get(reply, 1) if code == "OK" else reply))
+        check(all(a == ("OK", 2) for a in answers),
+              f"health while the loop is stuck: {answers} (expected NOT_SERVING, 2)\n" +
+              node.dump())
+        # What the loop answers waits: the loop is stuck indeed.
+        code, reply = client.raw("/sungka.v1.Register/ListGames", wire.message(),
+                                 timeout=2)
+        check(code == "DEADLINE_EXCEEDED", f"ListGames while stuck: {code} {reply}")
+        # Still frozen, the loop gives the statement up and turns again
+        # (8 s for an answer, 2 s more after a cancel, 5 s to connect):
+        # the cancel request, which a frozen server never answers either,
+        # held it until the thaw.
+        node.expect_stderr(r"loop turns again after \d+ ms", timeout=25)
+        pg.thaw()
+        deadline = time.monotonic() + LEASE_S + 15
+        while True:
             code, reply = client.raw(health, b"", timeout=5)
-            check(code == "OK" and wire.get(reply, 1) == 1, f"healthy: {code} {reply}")
-            frozen = _pg_processes(os.path.join(pgdir, "data"))
-            for pid in frozen:
-                os.kill(pid, signal.SIGSTOP)
-            # The lease is renewed every LEASE_S/3 s: the loop is inside a
-            # statement soon after, and stuck there.
-            node.expect_stderr(r"loop has not turned for \d+ ms", timeout=LEASE_S + 10)
-            answers = []
-            for _ in range(3):
-                code, reply = client.raw(health, b"", timeout=2)
-                answers.append((code, wire.get(reply, 1) if code == "OK" else reply))
-            check(all(a == ("OK", 2) for a in answers),
-                  f"health while the loop is stuck: {answers} (expected NOT_SERVING, 2)\n" +
+            if code == "OK" and wire.get(reply, 1) == 1:
+                break
+            check(time.monotonic() < deadline, f"not serving again: {code} {reply}\n" +
                   node.dump())
-            # What the loop answers waits: the loop is stuck indeed.
-            code, reply = client.raw("/sungka.v1.Register/ListGames", wire.message(),
-                                     timeout=2)
-            check(code == "DEADLINE_EXCEEDED", f"ListGames while stuck: {code} {reply}")
-            # Still frozen, the loop gives the statement up and turns again
-            # (8 s for an answer, 2 s more after a cancel, 5 s to connect):
-            # the cancel request, which a frozen server never answers either,
-            # held it until the thaw.
-            node.expect_stderr(r"loop turns again after \d+ ms", timeout=25)
-            for pid in frozen:
-                os.kill(pid, signal.SIGCONT)
-            frozen = []
-            deadline = time.monotonic() + LEASE_S + 15
-            while True:
-                code, reply = client.raw(health, b"", timeout=5)
-                if code == "OK" and wire.get(reply, 1) == 1:
-                    break
-                check(time.monotonic() < deadline, f"not serving again: {code} {reply}\n" +
-                      node.dump())
-                time.sleep(0.2)
-            check(node.p.poll() is None, "the node died with its frozen database")
-            client.close()
-        finally:
-            for pid in frozen:
-                os.kill(pid, signal.SIGCONT)
-            subprocess.run([server, "stop", pgdir], capture_output=True, timeout=120)
-            shutil.rmtree(top, ignore_errors=True)
+            time.sleep(0.2)
+        check(node.p.poll() is None, "the node died with its frozen database")
+        client.close()
 
 
 def relay_pings_each_host(bindir):
@@ -591,12 +593,6 @@ def standby_promoted(bindir):
             check_replay(alice, game, len(seen))
             for p in (alice, bob):
                 p.quit()
-
-
-def _freeze(datadir, sig):
-    """SIGSTOP or SIGCONT a PostgreSQL server and all its processes."""
-    for pid in _pg_processes(datadir):
-        os.kill(pid, sig)
 
 
 def unconfirmed_commit_not_served(bindir):

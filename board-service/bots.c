@@ -158,8 +158,9 @@ int board_bots_spawn(board_service *svc, room *r, int n, int level, char *err, s
             return -1;
         p->bot_level = level;
         if (svc->store && store_participant_bot(svc->store, room_id(r), p->id, level) != 0)
-            board_log_at(svc, LOG_ERR, "game %s: cannot remember that %s is a bot (%s); it will not come "
-                           "back after a restart", room_id(r), name, store_last_error(svc->store));
+            board_log_at(svc, LOG_ERR,
+                         "game %s: cannot remember that %s is a bot (%s); it will not come "
+                         "back after a restart", room_id(r), name, store_last_error(svc->store));
         if (room_sit(r, p, seats - n + i, err, errlen) != ROOM_OK ||
             room_ready(r, p, true, err, errlen) != ROOM_OK ||
             start_child(svc, r, p, err, errlen) != 0) {
@@ -175,8 +176,9 @@ int board_bots_adopt(board_service *svc, room *r, participant *p, int level, cha
 {
     p->bot_level = level;
     if (svc->store && store_participant_bot(svc->store, room_id(r), p->id, level) != 0)
-        board_log_at(svc, LOG_ERR, "game %s: cannot remember that %s is a bot (%s); it will not come "
-                       "back after a restart", room_id(r), p->name, store_last_error(svc->store));
+        board_log_at(svc, LOG_ERR,
+                     "game %s: cannot remember that %s is a bot (%s); it will not come "
+                     "back after a restart", room_id(r), p->name, store_last_error(svc->store));
     return start_child(svc, r, p, err, errlen);
 }
 
@@ -184,8 +186,9 @@ int board_bots_take_over(board_service *svc, room *r, participant *p)
 {
     char err[256], path[PATH_MAX], name[BOARD_NAME_BYTES];
     if (player_path(path, sizeof path) != 0) {
-        board_log_at(svc, LOG_WARNING, "game %s: no bot can take %s's seat: sungka-player is not installed "
-                       "next to sungka-board; the seat waits for a claim", room_id(r), p->name);
+        board_log_at(svc, LOG_WARNING,
+                     "game %s: no bot can take %s's seat: sungka-player is not installed "
+                     "next to sungka-board; the seat waits for a claim", room_id(r), p->name);
         return -1;
     }
     int n_people;
@@ -197,7 +200,8 @@ int board_bots_take_over(board_service *svc, room *r, participant *p)
     }
     participant *bot;
     if (room_take_over(r, p, name, &bot, err, sizeof err) != ROOM_OK) {
-        board_log_at(svc, LOG_WARNING, "game %s: no bot took %s's seat: %s", room_id(r), p->name, err);
+        board_log_at(svc, LOG_WARNING,
+                     "game %s: no bot took %s's seat: %s", room_id(r), p->name, err);
         return -1;
     }
     /* The seat is the bot's now, stored: a restart starts it if this fails. */

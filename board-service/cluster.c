@@ -82,7 +82,8 @@ static int renew(board_service *svc, int64_t now)
         return -1;
     }
     if (rc == STORE_LAPSED) {
-        board_log_at(svc, LOG_WARNING, "the lease ran out before it was renewed; checking the games");
+        board_log_at(svc, LOG_WARNING,
+                     "the lease ran out before it was renewed; checking the games");
         find_lost(svc);
     }
     svc->next_lease_ms = now + svc->cfg.lease_ms / 3;

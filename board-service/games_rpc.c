@@ -268,7 +268,7 @@ static void discard_room(board_service *svc, room *r)
 {
     if (svc->store && store_game_forget(svc->store, room_id(r)) != 0)
         board_log_at(svc, LOG_ERR, "game %s: cannot forget it: %s", room_id(r),
-                  store_last_error(svc->store));
+                     store_last_error(svc->store));
     board_log(svc, "game %s dropped: its creation was refused", room_id(r));
     board_let_go(svc, r, "the game was never made");
 }

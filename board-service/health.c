@@ -79,12 +79,13 @@ static void *watch_loop(void *arg)
         int64_t now = board_now_ms();
         if (!stuck_since && now - beat >= svc->cfg.stall_limit_ms) {
             stuck_since = beat;
-            board_log_at(svc, LOG_WARNING, "the service's loop has not turned for %lld ms (is the database "
-                           "answering?): health says NOT_SERVING until it does",
-                      (long long)(now - beat));
+            board_log_at(svc, LOG_WARNING,
+                         "the service's loop has not turned for %lld ms (is the database "
+                         "answering?): health says NOT_SERVING until it does",
+                         (long long)(now - beat));
         } else if (stuck_since && beat != stuck_since) {
             board_log_at(svc, LOG_NOTICE, "the service's loop turns again after %lld ms",
-                      (long long)(beat - stuck_since));
+                         (long long)(beat - stuck_since));
             stuck_since = 0;
         }
     }

@@ -144,8 +144,9 @@ static int served_bytes(board_service *svc, const room *r, uint64_t seq,
     if (escaped < 0)
         return -1;
     if (escaped > 0)
-        board_log_at(svc, LOG_WARNING, "game %s: event %llu holds text that is not safe to show; it is "
-                  "served escaped", room_id(r), (unsigned long long)seq);
+        board_log_at(svc, LOG_WARNING,
+                     "game %s: event %llu holds text that is not safe to show; it is "
+                     "served escaped", room_id(r), (unsigned long long)seq);
     *len = protobuf_c_message_get_packed_size(&ev->base);
     *data = malloc(*len ? *len : 1);
     if (!*data)
@@ -184,8 +185,9 @@ static void on_event(void *user, const char *game_id, uint64_t seq, int64_t time
     }
     /* room_restore_event takes the bytes, whatever it answers */
     if (!whole || room_restore_event(r, seq, a, b, served, served_len, &value) != 0) {
-        board_log_at(rc->svc, LOG_ERR, "game %s: its stored log is damaged at event %llu; not recovered",
-                  game_id, (unsigned long long)seq);
+        board_log_at(rc->svc, LOG_ERR,
+                     "game %s: its stored log is damaged at event %llu; not recovered",
+                     game_id, (unsigned long long)seq);
         room_mark_damaged(r);            /* dropped below */
     }
     if (ev)
@@ -205,7 +207,8 @@ static int settle(board_service *svc, recovering *rc, int first)
     for (int i = svc->n_rooms - 1; i >= first; i--) {
         room *r = svc->rooms[i];
         if (!room_is_damaged(r) && room_index_people(r) != 0) {
-            board_log_at(svc, LOG_ERR, "game %s: out of memory for its people; not recovered", room_id(r));
+            board_log_at(svc, LOG_ERR,
+                         "game %s: out of memory for its people; not recovered", room_id(r));
             room_mark_damaged(r);
         }
         if (room_is_damaged(r)) {
@@ -262,12 +265,13 @@ static int reload(board_service *svc, int index, int64_t now)
     room *fresh = svc->n_rooms == first + 1 ? svc->rooms[first] : NULL;
     if (res != 0 || !fresh || room_is_damaged(fresh)) {
         board_log_at(svc, LOG_ERR, "game %s: cannot reload it yet: %s", room_id(old),
-                  res != 0 ? store_last_error(svc->store) : "its stored log is not whole");
+                     res != 0 ? store_last_error(svc->store) : "its stored log is not whole");
         while (svc->n_rooms > first)
             board_rooms_remove(svc, svc->n_rooms - 1);
         room_reload_later(old, now + RELOAD_RETRY_MS);
         if (board_rooms_add(svc, old) != 0) {
-            board_log_at(svc, LOG_ERR, "game %s: out of memory; it is kept in the store only", room_id(old));
+            board_log_at(svc, LOG_ERR,
+                         "game %s: out of memory; it is kept in the store only", room_id(old));
             room_close_streams(old, "out of memory");
             room_free(old);
         }
@@ -277,13 +281,14 @@ static int reload(board_service *svc, int index, int64_t now)
     room_free(old);
     if (room_index_people(fresh) != 0) {
         board_log_at(svc, LOG_ERR, "game %s: out of memory for its people; it is kept in the store",
-                  room_id(fresh));
+                     room_id(fresh));
         board_let_go(svc, fresh, "out of memory");
         return -1;
     }
     room_clock_resume(fresh, board_now_ms());
-    board_log_at(svc, LOG_NOTICE, "game %s reloaded from its stored log (%llu events)", room_id(fresh),
-              (unsigned long long)room_last_seq(fresh));
+    board_log_at(svc, LOG_NOTICE,
+                 "game %s reloaded from its stored log (%llu events)", room_id(fresh),
+                 (unsigned long long)room_last_seq(fresh));
     return 0;
 }
 
@@ -349,7 +354,8 @@ int board_adopt(board_service *svc, const char (*ids)[STORE_ID_BYTES], int n, bo
     int first = svc->n_rooms;
     for (int i = 0; i < n; i++)
         if (store_recover_game(svc->store, ids[i], &recovery_cb, &rc) != 0)
-            board_log_at(svc, LOG_ERR, "cannot adopt game %s: %s", ids[i], store_last_error(svc->store));
+            board_log_at(svc, LOG_ERR,
+                         "cannot adopt game %s: %s", ids[i], store_last_error(svc->store));
     log_recovered(svc, &rc, settle(svc, &rc, first),
                   own ? "recovered" : "adopted from a node that stopped:");
     board_bots_recover(svc, first);

@@ -377,7 +377,7 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
             res = room__store_ratings(r, ratings, n_rated, &why);
         if (store_group_end(db, res) != 0) {
             board_log_at(r->svc, LOG_ERR, "game %s: cannot store the result: %s", r->id,
-                      store_last_error(r->svc->store));
+                         store_last_error(r->svc->store));
             room__write_failed(r);
         }
     }
@@ -404,7 +404,7 @@ int room_halt(room *r)
         res = store_game_forget(db, r->id);
     if (store_group_end(db, res) != 0) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot record it as stopped: %s", r->id,
-                  store_last_error(db));
+                     store_last_error(db));
         return -1;
     }
     return 0;
@@ -458,7 +458,7 @@ static void start_game(room *r)
     if (room__store(r) &&
         store_game_status(r->svc->store, r->id, ROOM_RUNNING, board_shared_now_ms(r->svc)) != 0) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot store its start: %s", r->id,
-                  store_last_error(r->svc->store));
+                     store_last_error(r->svc->store));
         room__write_failed(r);
     }
 }

@@ -67,8 +67,9 @@ typedef struct differences {
 static void differ(differences *d, const char *what, const char *live_value,
                    const char *stored_value)
 {
-    board_log_at(d->live->svc, LOG_ERR, "replay check: game %s: %s is %s live but %s from its stored log",
-              d->live->id, what, live_value, stored_value);
+    board_log_at(d->live->svc, LOG_ERR,
+                 "replay check: game %s: %s is %s live but %s from its stored log",
+                 d->live->id, what, live_value, stored_value);
     d->n++;
 }
 
@@ -218,8 +219,9 @@ int board_check_replay(board_service *svc)
         }
         differences d = {.live = r};
         if (!stored) {
-            board_log_at(svc, LOG_ERR, "replay check: game %s: cannot rebuild it from the store: %s", r->id,
-                      store_last_error(svc->store));
+            board_log_at(svc, LOG_ERR,
+                         "replay check: game %s: cannot rebuild it from the store: %s", r->id,
+                         store_last_error(svc->store));
             d.n++;
         } else {
             compare(&d, r, stored);
@@ -227,7 +229,7 @@ int board_check_replay(board_service *svc)
         }
         if (d.n > 0)
             board_log_at(svc, LOG_ERR, "replay check: game %s: %d difference%s", r->id, d.n,
-                      d.n == 1 ? "" : "s");
+                         d.n == 1 ? "" : "s");
         total += d.n;
     }
     return total;

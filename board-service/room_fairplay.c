@@ -201,8 +201,9 @@ room_rc room_take_over(room *r, participant *p, const char *bot_name, participan
     store *db = room__store(r);
     if (db && (store_participant_bot(db, r->id, b->id, b->bot_level) != 0 ||
                store_player_lost(db, p->name, p->account_id) != 0)) {
-        board_log_at(r->svc, LOG_ERR, "game %s: cannot store that %s took %s's seat: %s", r->id, b->name,
-                  p->name, store_last_error(db));
+        board_log_at(r->svc, LOG_ERR,
+                     "game %s: cannot store that %s took %s's seat: %s", r->id, b->name,
+                     p->name, store_last_error(db));
         room__write_failed(r);
     }
     room_event ev = {.kind = ROOM_EV_TAKEN_OVER, .who = b, .seat = seat, .text = p->name,

@@ -101,7 +101,8 @@ void room__diverge(room *r, const char *why)
         return;
     r->diverged = true;
     r->svc->n_diverged++;
-    board_log_at(r->svc, LOG_WARNING, "game %s: %s; it is reloaded from its stored log", r->id, why);
+    board_log_at(r->svc, LOG_WARNING,
+                 "game %s: %s; it is reloaded from its stored log", r->id, why);
 }
 
 /* Forget the log's entries from `from` on: they were never stored, or their
@@ -227,7 +228,7 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
                                : 0;
     if (stored != 0) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot store event %llu: %s", r->id,
-                  (unsigned long long)le->seq, store_last_error(r->svc->store));
+                     (unsigned long long)le->seq, store_last_error(r->svc->store));
         free(le->data);
         if (stored == STORE_FENCED)    /* never sent: the log is another's */
             room_lose(r, ROOM_LOST_ADOPTED);
@@ -249,7 +250,7 @@ void room__store_person(room *r, const participant *p)
                (p->account_id > 0 &&
                 store_participant_account(db, r->id, p->id, p->account_id, p->host) != 0))) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot store %s: %s", r->id, p->name,
-                  store_last_error(r->svc->store));
+                     store_last_error(r->svc->store));
         room__write_failed(r);
     }
 }
@@ -296,7 +297,7 @@ static void claim_beyond(room *r, const participant *p, uint64_t after_seq)
     if (__builtin_popcount(r->beyond_claims) < 2)
         return;
     board_log_at(r->svc, LOG_WARNING, "game %s: two players resume after events its log does "
-                                      "not hold (%llu; the log ends at %zu)", r->id,
+                 "not hold (%llu; the log ends at %zu)", r->id,
                  (unsigned long long)after_seq, r->log_len);
     room_lose(r, ROOM_LOST_BEHIND);
 }

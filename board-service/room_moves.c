@@ -156,8 +156,9 @@ static room_rc refuse_alone(board_service *svc, struct move_batch *b, struct pen
     room *r = pm->room;
     const char *why = store_last_error(svc->store);
     snprintf(err, errlen, "the move could not be stored, so it was not played (%s)", why);
-    board_log_at(svc, LOG_ERR, "game %s: move %d by %s not stored: %s", r->id, pm->move, pm->mover->name,
-              why);
+    board_log_at(svc, LOG_ERR,
+                 "game %s: move %d by %s not stored: %s", r->id, pm->move, pm->mover->name,
+                 why);
     assert(pm == &b->moves[b->n - 1]);
     b->n--;
     r->holding = false;
@@ -269,7 +270,7 @@ void room_commit_moves(board_service *svc)
         r->holding = false;
         if (why) {
             board_log_at(svc, LOG_ERR, "game %s: move %d by %s not stored: %s", r->id, pm->move,
-                      pm->mover->name, why);
+                         pm->mover->name, why);
             room__log_truncate(r, pm->log_before);
             /* A move whose event was never stored changed nothing here. */
             if (pm->applied && !r->lost)

@@ -16,7 +16,7 @@ void room__remove_participant(room *r, participant *p)
     store *db = room__store(r);
     if (db && store_participant_remove(db, r->id, p->id) != 0) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot forget %s: %s", r->id, p->name,
-                  store_last_error(r->svc->store));
+                     store_last_error(r->svc->store));
         room__write_failed(r);
     }
     room__detach_stream(p, ROOM_OK, "you left the game");

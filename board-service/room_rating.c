@@ -50,7 +50,7 @@ void room_load_rating(room *r, participant *p)
         p->has_rating = true;
     } else {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot read %s's rating: %s", r->id, p->name,
-                  store_last_error(r->svc->store));
+                     store_last_error(r->svc->store));
     }
 }
 
@@ -121,7 +121,7 @@ void room__rated_start(room *r, room_unrated *why)
     int seats = game_seats(&r->state);
     for (int s = 0; s < seats; s++)
         r->rated_account[s] = r->seat_holder[s] ? r->seat_holder[s]->account_id : 0;
-    store *db = r->svc->store;
+    store *db = room__store(r);
     if (!db)
         return;
     bool one_address = !r->svc->cfg.rated_same_address && same_address(r, seats, why);
@@ -131,8 +131,9 @@ void room__rated_start(room *r, room_unrated *why)
     if (res == 0 && why->code)
         res = store_game_unrated(db, r->id, why->code);
     if (res != 0) {
-        board_log_at(r->svc, LOG_ERR, "game %s: cannot keep its rated seats or whether they count: %s",
-                  r->id, store_last_error(db));
+        board_log_at(r->svc, LOG_ERR,
+                     "game %s: cannot keep its rated seats or whether they count: %s", r->id,
+                     store_last_error(db));
         room__write_failed(r);
         return;
     }
@@ -217,15 +218,17 @@ int room__rate(room *r, bool abandoned, int n_winners, const int *winners,
             b->rd = GLICKO2_NEWCOMER.rd;
             b->volatility = GLICKO2_NEWCOMER.volatility;
         } else if (rc != 0) {
-            board_log_at(r->svc, LOG_ERR, "game %s: cannot read the ratings, so it is not rated: %s",
-                      r->id, store_last_error(r->svc->store));
+            board_log_at(r->svc, LOG_ERR,
+                         "game %s: cannot read the ratings, so it is not rated: %s",
+                         r->id, store_last_error(r->svc->store));
             return 0;
         }
         players[s] = (placement_player){{b->rating, b->rd, b->volatility}, place[s]};
     }
     glicko2_rating after[GAME_MAX_SEATS];
     if (placement_rate(players, seats, GLICKO2_TAU, after) != 0) {
-        board_log_at(r->svc, LOG_WARNING, "game %s: the ratings did not compute; it is not rated", r->id);
+        board_log_at(r->svc, LOG_WARNING,
+                     "game %s: the ratings did not compute; it is not rated", r->id);
         return 0;
     }
     int64_t now = board_wall_ms();

@@ -188,7 +188,8 @@ bool board_reloading(rpc_call *call, const room *r)
     if (!room_is_diverged(r))
         return false;
     char msg[96];
-    snprintf(msg, sizeof msg, "game %s is being reloaded from its stored log; try again", room_id(r));
+    snprintf(msg, sizeof msg, "game %s is being reloaded from its stored log; try again",
+             room_id(r));
     rpc_call_finish_reason(call, RPC_UNAVAILABLE, "GAME_MOVING", msg);
     return true;
 }
@@ -386,7 +387,7 @@ static void run_clocks(board_service *svc, int64_t now)
 static void forgive_silence(board_service *svc, int64_t now)
 {
     board_log_at(svc, LOG_WARNING, "the service was stalled for %lld ms: nobody is departed for it",
-              (long long)(now - svc->next_ping_ms + svc->cfg.ping_interval_ms));
+                 (long long)(now - svc->next_ping_ms + svc->cfg.ping_interval_ms));
     for (int i = 0; i < svc->n_rooms; i++) {
         int n;
         participant *const *people = room_people(svc->rooms[i], &n, NULL);
@@ -443,7 +444,8 @@ static void run_timers(board_service *svc)
         bool stale_empty = room_status_of(r) == ROOM_WAITING && n_people == 0 &&
                            now - room_created_ms(r) > EMPTY_GAME_TTL_MS;
         if (room_is_idle(r) || stale_empty) {
-            board_log(svc, "game %s removed (%s)", room_id(r), stale_empty ? "nobody joined" : "over");
+            board_log(svc, "game %s removed (%s)", room_id(r),
+                      stale_empty ? "nobody joined" : "over");
             if (svc->store && !stale_empty && store_game_forget(svc->store, room_id(r)) != 0)
                 board_log_at(svc, LOG_ERR, "game %s: %s", room_id(r), store_last_error(svc->store));
             board_rooms_remove(svc, i);

@@ -154,7 +154,8 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
  * was wrong. optind 0: GNU getopt starts again, for the second reading. */
 static int parse_argv(int argc, char **argv, settings *st)
 {
-    return config_argv_read("sungka-relay", argc, argv, "u:l:qh", longopts, apply_option, st, usage);
+    return config_argv_read("sungka-relay", argc, argv, "u:l:qh", longopts, apply_option, st,
+                            usage);
 }
 
 int main(int argc, char **argv)

@@ -46,8 +46,9 @@ class World:
         self.board.p.wait(5)
         self.start(self.board.port)
 
-    def client(self, name, source="127.0.0.1"):
-        """A signed-in account whose calls come from `source`."""
+    def connect(self, name, source="127.0.0.1"):
+        """A client for name's account whose calls come from `source`, not
+        signed in yet."""
         address = self.board.address
         if source != "127.0.0.1":
             f = OtherAddress(f"127.0.0.1:{self.board.port}", source)
@@ -56,6 +57,11 @@ class World:
         c = stubs.Client(address)
         self.clients.append(c)
         c.name = name
+        return c
+
+    def client(self, name, source="127.0.0.1"):
+        """A new account whose calls come from `source`."""
+        c = self.connect(name, source)
         c.create(name)
         return c
 
@@ -163,14 +169,7 @@ def same_address(bindir):
 
 def _sign_in_again(w, name, source="127.0.0.1"):
     """name's account signed in on a new connection from source."""
-    address = w.board.address
-    if source != "127.0.0.1":
-        f = OtherAddress(f"127.0.0.1:{w.board.port}", source)
-        w.forwarders.append(f)
-        address = f.address
-    c = stubs.Client(address)
-    w.clients.append(c)
-    c.name = name
+    c = w.connect(name, source)
     c.sign_in(name)
     return c
 

@@ -46,6 +46,7 @@ enum stmt_id {
     ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
     ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD, ST_GAME_UNRATED,
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
+    ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_ACTION_ADD, ST_ACTIONS,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
@@ -271,6 +272,24 @@ static const char *const stmt_sql[ST_COUNT] = {
         " JOIN total t ON t.who = p.who"
         " JOIN accounts a ON a.id = p.who JOIN accounts b ON b.id = p.opp"
         " WHERE p.gain >= ?1 * t.gain ORDER BY p.gain DESC, a.name, b.name LIMIT ?2",
+    /* the operator's bans and actions (admin_rpc.c) */
+    [ST_BAN_PUT] =
+        "INSERT INTO bans (kind, target, label, reason, made_ms, until_ms)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (kind, target) DO UPDATE SET"
+        " label = excluded.label, reason = excluded.reason, made_ms = excluded.made_ms,"
+        " until_ms = excluded.until_ms",
+    [ST_BAN_DELETE] =
+        "DELETE FROM bans WHERE kind = ?1 AND target = ?2 AND (until_ms = 0 OR until_ms > ?3)",
+    [ST_BANS_EXPIRE] = "DELETE FROM bans WHERE until_ms <> 0 AND until_ms <= ?1",
+    [ST_BANS] =
+        "SELECT kind, target, label, reason, made_ms, until_ms FROM bans"
+        " ORDER BY made_ms, kind, target LIMIT ?1",
+    [ST_ACTION_ADD] =
+        "INSERT INTO admin_actions (at_ms, who, action, target, reason)"
+        " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_ACTIONS] =
+        "SELECT at_ms, who, action, target, reason FROM admin_actions"
+        " ORDER BY id DESC LIMIT ?1",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -2409,4 +2428,117 @@ int store_recover_game(store *s, const char *game_id, const store_recovery_cb *c
     if (res < 0 || read_options(s, &g) < 0 || read_rated_seats(s, &g) < 0)
         return -1;
     return recover_game(s, cb ? cb : &none, user, &g);
+}
+
+/* ------------------------------------------------------------------------
+ * The operator's bans and the audit log
+ * ------------------------------------------------------------------------ */
+
+int store_ban_put(store *s, const store_ban *b)
+{
+    if (!b || (b->kind != STORE_BAN_ACCOUNT && b->kind != STORE_BAN_ADDRESS))
+        return failf(s, "a ban is of an account or an address");
+    if (check_str(s, b->target, sizeof b->target, "ban's target", false) < 0 ||
+        check_str(s, b->label, sizeof b->label, "ban's label", false) < 0 ||
+        check_str(s, b->reason, sizeof b->reason, "ban's reason", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_BAN_PUT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, b->kind);
+    db_bind_text(st, 2, b->target);
+    db_bind_text(st, 3, b->label);
+    db_bind_text(st, 4, b->reason);
+    db_bind_int64(st, 5, b->made_ms);
+    db_bind_int64(st, 6, b->until_ms);
+    return run(s, st, "cannot store the ban");
+}
+
+int store_ban_delete(store *s, int kind, const char *target, int64_t now_ms)
+{
+    if (check_str(s, target, STORE_BAN_TARGET_BYTES, "ban's target", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_BAN_DELETE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, kind);
+    db_bind_text(st, 2, target);
+    db_bind_int64(st, 3, now_ms);
+    if (run(s, st, "cannot lift the ban") < 0)
+        return -1;
+    if (db_changes(s->db) == 0) {
+        failf(s, "no such ban");
+        return STORE_NOT_FOUND;
+    }
+    return 0;
+}
+
+int store_bans(store *s, int64_t now_ms, store_ban *out, int max, int *n)
+{
+    if (!out || !n || max <= 0)
+        return failf(s, "the bans need a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_BANS_EXPIRE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, now_ms);
+    if (run(s, st, "cannot forget expired bans") < 0 || !(st = stmt(s, ST_BANS)))
+        return -1;
+    db_bind_int64(st, 1, max);
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW && *n < max) {
+        store_ban *b = &out[(*n)++];
+        b->kind = db_col_int(st, 0);
+        col_text(st, 1, b->target, sizeof b->target);
+        col_text(st, 2, b->label, sizeof b->label);
+        col_text(st, 3, b->reason, sizeof b->reason);
+        b->made_ms = db_col_int64(st, 4);
+        b->until_ms = db_col_int64(st, 5);
+    }
+    if (rc == DB_FAILED)
+        fail_db(s, "cannot read the bans");
+    finish(st);
+    return rc == DB_FAILED ? -1 : 0;
+}
+
+int store_admin_action_add(store *s, const store_admin_action *a)
+{
+    if (!a || check_str(s, a->who, sizeof a->who, "action's caller", false) < 0 ||
+        check_str(s, a->action, sizeof a->action, "action", false) < 0 ||
+        check_str(s, a->target, sizeof a->target, "action's target", true) < 0 ||
+        check_str(s, a->reason, sizeof a->reason, "action's reason", true) < 0)
+        return a ? -1 : failf(s, "no action");
+    db_stmt *st = stmt(s, ST_ACTION_ADD);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, a->at_ms);
+    db_bind_text(st, 2, a->who);
+    db_bind_text(st, 3, a->action);
+    db_bind_text(st, 4, a->target);
+    db_bind_text(st, 5, a->reason);
+    return run(s, st, "cannot store the admin action");
+}
+
+int store_admin_actions(store *s, int limit, store_admin_action *out, int *n)
+{
+    if (!out || !n || limit <= 0)
+        return failf(s, "the admin actions need a limit above 0 and a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_ACTIONS);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, limit);
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW && *n < limit) {
+        store_admin_action *a = &out[(*n)++];
+        a->at_ms = db_col_int64(st, 0);
+        col_text(st, 1, a->who, sizeof a->who);
+        col_text(st, 2, a->action, sizeof a->action);
+        col_text(st, 3, a->target, sizeof a->target);
+        col_text(st, 4, a->reason, sizeof a->reason);
+    }
+    if (rc == DB_FAILED)
+        fail_db(s, "cannot read the admin actions");
+    finish(st);
+    return rc == DB_FAILED ? -1 : 0;
 }

@@ -631,6 +631,45 @@ int store_game_next_id(store *s, unsigned *id);
 int store_recover_game(store *s, const char *game_id, const store_recovery_cb *cb,
                        void *user);
 
+/* ------------------------------------------------------------------------
+ * The operator's bans and the audit log of the Admin service (admin_rpc.c).
+ * A cluster's nodes read the bans from the shared database, so a ban made
+ * on one is applied by every one.
+ * ------------------------------------------------------------------------ */
+enum { STORE_BAN_ACCOUNT = 1, STORE_BAN_ADDRESS = 2 };
+#define STORE_BAN_TARGET_BYTES 64     /* an account id in decimal; a prefix in CIDR */
+#define STORE_BAN_REASON_BYTES 512
+#define STORE_ACTION_BYTES     32
+
+typedef struct store_ban {
+    int kind;                             /* STORE_BAN_ACCOUNT or STORE_BAN_ADDRESS */
+    char target[STORE_BAN_TARGET_BYTES];
+    char label[STORE_NAME_BYTES];         /* what people read: the account's name, the prefix */
+    char reason[STORE_BAN_REASON_BYTES];  /* shown to the person refused */
+    int64_t made_ms;                      /* wall clock (a cluster's: the database's) */
+    int64_t until_ms;                     /* 0: until lifted */
+} store_ban;
+
+/* Make or replace the ban of (b->kind, b->target). */
+int store_ban_put(store *s, const store_ban *b);
+/* Lift a ban: 0, or STORE_NOT_FOUND when there was none in force at now_ms. */
+int store_ban_delete(store *s, int kind, const char *target, int64_t now_ms);
+/* The bans in force at now_ms (until_ms 0 or later), at most max into out;
+ * *n how many. Expired rows are deleted first. */
+int store_bans(store *s, int64_t now_ms, store_ban *out /* OUT */, int max, int *n /* OUT */);
+
+typedef struct store_admin_action {
+    int64_t at_ms;
+    char who[STORE_HOST_BYTES];           /* the caller's address key */
+    char action[STORE_ACTION_BYTES];      /* "ban account" */
+    char target[STORE_NAME_BYTES];
+    char reason[STORE_BAN_REASON_BYTES];
+} store_admin_action;
+
+int store_admin_action_add(store *s, const store_admin_action *a);
+/* The newest limit (> 0) actions, newest first, into out; *n how many. */
+int store_admin_actions(store *s, int limit, store_admin_action *out /* OUT */, int *n);
+
 /* Test-only: checkpoints the store's checkpointer thread has run (a file
  * store copies its write-ahead log back on a thread of its own,
  * store_checkpoint.h; 0 for ":memory:"). */

@@ -227,6 +227,19 @@ static void send_session(rpc_call *call, const char *name, char *token, int64_t 
     sodium_memzero(token, ACCOUNTS_SESSION_TOKEN_BYTES);
 }
 
+/* An account the operator disabled (admin_rpc.c): true, and call refused
+ * with the ban's reason. */
+static bool disabled(board_service *svc, rpc_call *call, int64_t account_id)
+{
+    const store_ban *b = board_account_ban(svc, account_id);
+    if (!b)
+        return false;
+    char why[STORE_BAN_REASON_BYTES + 64];
+    board_account_disabled(b, why, sizeof why);
+    reason_fail(call, RPC_PERMISSION_DENIED, "ACCOUNT_DISABLED", why);
+    return true;
+}
+
 /* The session a call carries. 1: signed in (*acct, and *ss when not NULL);
  * 0: no authorization metadata at all; -1: refused and answered. */
 static int session_of(board_service *svc, rpc_call *call, store_account *acct,
@@ -273,6 +286,8 @@ static int session_of(board_service *svc, rpc_call *call, store_account *acct,
                     "the session's account is gone: sign in again");
         return -1;
     }
+    if (disabled(svc, call, acct->id))
+        return -1;
     if (ss_out)
         *ss_out = ss;
     return 1;
@@ -601,6 +616,13 @@ static void signed_in_done(accounts_job *job)
         return;
     }
     forgive_attempt(svc, h->host, h->name.key);
+    /* Told only to whoever knows the password. */
+    if (disabled(svc, call, h->account.id)) {
+        board_log_client(svc, LOG_INFO, h->host, "account %lld is disabled: sign-in refused",
+                         (long long)h->account.id);
+        held_free(h);
+        return;
+    }
     metric_add(svc->m.signins, 1);
     char token[ACCOUNTS_SESSION_TOKEN_BYTES];
     int64_t expires;

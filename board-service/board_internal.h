@@ -300,6 +300,7 @@ struct board_service {
     struct board_health *health;   /* health.c: the loop's beat, the watchdog */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
+    struct board_admin *admin; /* admin_rpc.c: the admin token's hash and the bans */
     bool log_journal;          /* service_log.c: lines in the journal's form; set
                                 * by board_create, read-only after (any thread) */
 };

@@ -11,6 +11,7 @@
 
 #include "board_internal.h"
 #include "rpc.h"
+#include "sungka/v1/admin.pb-c.h"
 #include "sungka/v1/sungka.pb-c.h"
 
 /* --- service.c: the rooms' way out --- */
@@ -115,6 +116,23 @@ int board_account_name(board_service *svc, rpc_call *call, const store_account *
 void board_stats_name(board_service *svc, const char *name, char *out, size_t len);
 /* The account called `name` in any case: 0, or -1 when there is none. */
 int board_find_account(board_service *svc, const char *name, store_account *out);
+
+/* --- admin_rpc.c: the Admin service (admin.proto) and the bans --- */
+extern const rpc_method_entry board_admin_methods[];
+extern const size_t board_admin_n_methods;
+/* The admin token read or made (--admin-token-file, or DB.admin-token) and
+ * the bans read; after the store is open. 0, or -1 with a sentence. */
+int board_admin_start(board_service *svc, char *err, size_t errlen);
+/* Timers: a cluster's node reads the bans again (other nodes make some). */
+void board_admin_tick(board_service *svc, int64_t now);
+void board_admin_free(board_service *svc);
+/* The rpc server's admit hook: false when call's address is banned (then
+ * answered PERMISSION_DENIED, ADDRESS_BANNED, with the ban's reason). */
+bool board_admit(void *svc, rpc_call *call);
+/* The ban in force on account_id, or NULL; and the sentence the person
+ * reads ("This account is disabled: REASON"). */
+const store_ban *board_account_ban(board_service *svc, int64_t account_id);
+void board_account_disabled(const store_ban *b, char *out, size_t len);
 
 /* --- wire.c: protobuf builders for replies --- */
 /* Fill a summary of r; free its arrays with wire_summary_clear. */

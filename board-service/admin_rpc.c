@@ -155,7 +155,22 @@ static int load_token(board_service *svc, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ bans */
 
-static int read_bans(board_service *svc)
+static void apply_ban(board_service *svc, const ban *b, int *tokens, int *streams);
+
+/* Whether bans[0..n) holds b's target (made before, so applied already). */
+static bool known(const ban *bans, int n, const ban *b)
+{
+    for (int i = 0; i < n; i++)
+        if (bans[i].row.kind == b->row.kind && strcmp(bans[i].row.target, b->row.target) == 0 &&
+            bans[i].row.made_ms == b->row.made_ms)
+            return true;
+    return false;
+}
+
+/* Read the bans in force from the store into the copy the calls check.
+ * apply_new: a ban this node did not make (another node of the cluster
+ * did) is applied here too, to the seats and streams this node serves. */
+static int read_bans(board_service *svc, bool apply_new)
 {
     struct board_admin *a = svc->admin;
     if (!svc->store)
@@ -187,6 +202,11 @@ static int read_bans(board_service *svc)
         kept++;
     }
     free(rows);
+    for (int i = 0; apply_new && i < kept; i++) {
+        int tokens = 0, streams = 0;
+        if (!known(a->bans, a->n_bans, &bans[i]))
+            apply_ban(svc, &bans[i], &tokens, &streams);
+    }
     free(a->bans);
     a->bans = bans;
     a->n_bans = kept;
@@ -508,7 +528,7 @@ static bool put_ban(board_service *svc, rpc_call *call, const store_ban *b)
         rpc_call_finish_reason(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the ban");
         return false;
     }
-    read_bans(svc);
+    read_bans(svc, false);
     return true;
 }
 
@@ -542,15 +562,10 @@ static void ban_account(rpc_call *call, const ProtobufCMessage *request, void *u
     if (!put_ban(svc, call, &b) || !record(svc, call, host, "ban account", acct.name,
                                             req->reason))
         return;
-    char why[STORE_BAN_REASON_BYTES + 64];
-    board_account_disabled(&b, why, sizeof why);
-    int total = 0;
-    for (int i = 0; i < svc->n_rooms; i++) {
-        int n = 0;
-        room_revoke_account_tokens(svc->rooms[i], acct.id, why, &n);
-        total += n;
-    }
-    ban_done(call, acct.name, b.until_ms, total, 0);
+    ban applied = {.row = b, .account_id = acct.id};
+    int tokens = 0, streams = 0;
+    apply_ban(svc, &applied, &tokens, &streams);
+    ban_done(call, acct.name, b.until_ms, tokens, streams);
 }
 
 static void unban_account(rpc_call *call, const ProtobufCMessage *request, void *user)
@@ -573,7 +588,7 @@ static void unban_account(rpc_call *call, const ProtobufCMessage *request, void 
         rpc_call_finish_reason(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot lift the ban");
         return;
     }
-    read_bans(svc);
+    read_bans(svc, false);
     if (record(svc, call, host, "unban account", acct.name, req->reason))
         ban_done(call, acct.name, 0, 0, 0);
 }
@@ -628,6 +643,25 @@ static int end_streams_from(board_service *svc, const address_prefix *p, const c
     return ended;
 }
 
+/* What a new ban does to the people this node serves: an account's seat
+ * tokens end (its streams with them), an address's streams end; each told
+ * the ban's sentence. */
+static void apply_ban(board_service *svc, const ban *b, int *tokens, int *streams)
+{
+    char why[STORE_BAN_REASON_BYTES + 128];
+    if (b->row.kind == STORE_BAN_ADDRESS) {
+        address_refusal(b, why, sizeof why);
+        *streams = end_streams_from(svc, &b->prefix, why);
+        return;
+    }
+    board_account_disabled(&b->row, why, sizeof why);
+    for (int i = 0; i < svc->n_rooms; i++) {
+        int n = 0;
+        room_revoke_account_tokens(svc->rooms[i], b->account_id, why, &n);
+        *tokens += n;
+    }
+}
+
 static void ban_address(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
@@ -644,10 +678,9 @@ static void ban_address(rpc_call *call, const ProtobufCMessage *request, void *u
     if (!put_ban(svc, call, &b.row) ||
         !record(svc, call, host, "ban address", b.row.target, req->reason))
         return;
-    char why[STORE_BAN_REASON_BYTES + 128];
-    address_refusal(&b, why, sizeof why);
-    int ended = end_streams_from(svc, &b.prefix, why);
-    ban_done(call, b.row.target, b.row.until_ms, 0, ended);
+    int tokens = 0, streams = 0;
+    apply_ban(svc, &b, &tokens, &streams);
+    ban_done(call, b.row.target, b.row.until_ms, tokens, streams);
 }
 
 static void unban_address(rpc_call *call, const ProtobufCMessage *request, void *user)
@@ -671,7 +704,7 @@ static void unban_address(rpc_call *call, const ProtobufCMessage *request, void 
         rpc_call_finish_reason(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot lift the ban");
         return;
     }
-    read_bans(svc);
+    read_bans(svc, false);
     if (record(svc, call, host, "unban address", target, req->reason))
         ban_done(call, target, 0, 0, 0);
 }
@@ -684,7 +717,7 @@ static void list_bans(rpc_call *call, const ProtobufCMessage *request, void *use
     char host[BOARD_HOST_BYTES];
     if (!admitted_store(svc, call, host, sizeof host))
         return;
-    read_bans(svc);
+    read_bans(svc, true);
     Sungka__V1__AdminBan *bans = calloc((size_t)a->n_bans + 1, sizeof *bans);
     Sungka__V1__AdminBan **ptrs = calloc((size_t)a->n_bans + 1, sizeof *ptrs);
     if (!bans || !ptrs) {
@@ -840,7 +873,7 @@ int board_admin_start(board_service *svc, char *err, size_t errlen)
     }
     if (load_token(svc, err, errlen) != 0)
         return -1;
-    if (svc->store && read_bans(svc) != 0) {
+    if (svc->store && read_bans(svc, false) != 0) {
         snprintf(err, errlen, "cannot read the bans: %s", store_last_error(svc->store));
         return -1;
     }
@@ -854,7 +887,7 @@ void board_admin_tick(board_service *svc, int64_t now)
     if (!a || !svc->store || !store_shared(svc->store) || now < a->next_refresh_ms)
         return;
     a->next_refresh_ms = now + BAN_REFRESH_MS;
-    read_bans(svc);
+    read_bans(svc, true);
 }
 
 void board_admin_free(board_service *svc)

@@ -54,17 +54,20 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: sungka-admin [OPTION]... COMMAND [ARG]...\n"
             "Moderate a Sungka board service through its Admin service: who is online,\n"
-            "ending games, banning accounts and addresses, the rating report and the\n"
-            "log of every admin action.\n"
+            "taking someone out of a game, ending games, banning accounts and addresses,\n"
+            "muting chat, the rating report and the log of every admin action.\n"
             "\n"
             "Commands (sungka-admin COMMAND --help says more):\n"
             "  online                       who is connected, their address, games, seats\n"
+            "  kick GAME NAME REASON        take NAME out of game GAME, for REASON\n"
             "  end GAME REASON              end a game with no result, for REASON\n"
             "  ban NAME REASON              disable an account (--for DURATION)\n"
             "  unban NAME [REASON]          enable it again\n"
             "  ban-address PREFIX REASON    refuse an address or a CIDR prefix (--for)\n"
             "  unban-address PREFIX [REASON]\n"
-            "  bans                         the bans in force\n"
+            "  mute NAME REASON             refuse an account's chat (--for DURATION)\n"
+            "  unmute NAME [REASON]\n"
+            "  bans                         the bans and mutes in force\n"
             "  ratings                      who plays whom rated (rating farming)\n"
             "  log [N]                      the newest N admin actions (default 50)\n"
             "\n"
@@ -74,7 +77,7 @@ static void usage(FILE *out)
             "  -t, --token-file FILE        the admin token (default: the one beside the\n"
             "                               default database,\n"
             "                               $XDG_DATA_HOME/sungka/sungka.db.admin-token)\n"
-            "      --for DURATION           ban, ban-address: for this long (90s, 30m, 12h,\n"
+            "      --for DURATION           ban, ban-address, mute: for this long (90s, 30m, 12h,\n"
             "                               7d; default: until lifted)\n"
             "      --tls                    connect with TLS (the system's roots, or\n"
             "                               --tls-ca)\n"
@@ -159,6 +162,43 @@ static int cmd_online(rpc_pool *pool, const char *token, const admin_opts *o, ch
         printf("(nobody)\n");
     protobuf_c_message_free_unpacked(&r->base, NULL);
     return 0;
+}
+
+static int ban_call(rpc_pool *pool, const char *token, const char *method,
+                    ProtobufCMessage *req, const char *what);
+
+static int cmd_kick(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
+{
+    (void)o;
+    Sungka__V1__AdminKickRequest req = SUNGKA__V1__ADMIN_KICK_REQUEST__INIT;
+    ProtobufCMessage *r;
+    req.game_id = argv[0];
+    req.name = argv[1];
+    req.reason = argv[2];
+    if (call(pool, token, "Kick", &req.base, &r) != 0)
+        return EXIT_REFUSED;
+    protobuf_c_message_free_unpacked(r, NULL);
+    char n[160];
+    printf("%s taken out of game %s\n", safe(argv[1], n, sizeof n), argv[0]);
+    return 0;
+}
+
+static int cmd_mute(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
+{
+    Sungka__V1__AdminMuteRequest req = SUNGKA__V1__ADMIN_MUTE_REQUEST__INIT;
+    req.name = argv[0];
+    req.reason = argv[1];
+    req.duration_seconds = o->duration;
+    return ban_call(pool, token, "Mute", &req.base, "muted account");
+}
+
+static int cmd_unmute(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
+{
+    (void)o;
+    Sungka__V1__AdminUnmuteRequest req = SUNGKA__V1__ADMIN_UNMUTE_REQUEST__INIT;
+    req.name = argv[0];
+    req.reason = argv[1] ? argv[1] : "";
+    return ban_call(pool, token, "Unmute", &req.base, "unmuted account");
 }
 
 static int cmd_end(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
@@ -327,6 +367,9 @@ static const command commands[] = {
     {"online", "", 0, 0, "List everyone in the games of the service: the address they joined "
      "from, their name, their account (or guest), the game, the seat (or watching) and "
      "whether their event stream is open.", cmd_online},
+    {"kick", "GAME NAME REASON", 3, 3, "Take the participant NAME out of game GAME: their "
+     "event stream ends with \"the operator took you out of the game: REASON\", and a seated "
+     "player of a running game is out of it and loses, as by leaving.", cmd_kick},
     {"end", "GAME REASON", 2, 2, "End game GAME, waiting or running, with no result (nobody "
      "wins or loses, no rating changes). Everyone in it reads \"the operator ended the game: "
      "REASON\".", cmd_end},
@@ -341,8 +384,11 @@ static const command commands[] = {
      "REASON\". Its open event streams end.", cmd_ban_address},
     {"unban-address", "PREFIX [REASON]", 1, 2, "Lift the ban of PREFIX (as it was banned).",
      cmd_unban_address},
-    {"bans", "", 0, 0, "List the bans in force: kind, target, since, until, reason.",
-     cmd_bans},
+    {"mute", "NAME REASON", 2, 2, "Refuse the chat and private messages of the account NAME, "
+     "for --for DURATION or until unmuted, with \"You are muted: REASON\".", cmd_mute},
+    {"unmute", "NAME [REASON]", 1, 2, "Let the account NAME chat again.", cmd_unmute},
+    {"bans", "", 0, 0, "List the bans and mutes in force: kind, target, since, until, "
+     "reason.", cmd_bans},
     {"ratings", "", 0, 0, "The rating report (sungka-board --rating-report, from the "
      "running service): the pairs with the most rated games together, the accounts whose "
      "points came mostly from one opponent, and the pairs whose games were not rated.",
@@ -436,8 +482,8 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-        return usage_error("%s", "which command? (online, end, ban, unban, ban-address, "
-                                 "unban-address, bans, ratings, log)");
+        return usage_error("%s", "which command? (online, kick, end, ban, unban, ban-address, "
+                                 "unban-address, mute, unmute, bans, ratings, log)");
     }
     const command *cmd = NULL;
     for (size_t i = 0; i < N_COMMANDS; i++)
@@ -466,8 +512,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "Usage: sungka-admin [OPTION]... %s %s\n", cmd->name, cmd->args);
         return EXIT_USAGE;
     }
-    if (o.duration && strcmp(cmd->name, "ban") != 0 && strcmp(cmd->name, "ban-address") != 0)
-        return usage_error("--for goes with ban and ban-address, not %s", cmd->name);
+    if (o.duration && strcmp(cmd->name, "ban") != 0 && strcmp(cmd->name, "ban-address") != 0 &&
+        strcmp(cmd->name, "mute") != 0)
+        return usage_error("--for goes with ban, ban-address and mute, not %s", cmd->name);
     if (cmd->run == cmd_log && n_args == 1) {
         char *end;
         long n = strtol(args[0], &end, 10);

@@ -1,7 +1,8 @@
 /*
  * admin_rpc.c — the Admin service (proto/sungka/v1/admin.proto), the
- * operator's: who is online, ending a game, banning accounts and
- * addresses, the rating report and the audit log; and the bans applied to
+ * operator's: who is online, taking someone out of a game, ending a game,
+ * banning accounts and addresses, muting an account's chat, the rating
+ * report and the audit log; and the bans applied to
  * every call (board_admit, the rpc server's admit hook).
  *
  * Choices worth knowing:
@@ -197,7 +198,7 @@ static int read_bans(board_service *svc, bool apply_new)
         if (rows[i].kind == STORE_BAN_ADDRESS &&
             address_prefix_parse(rows[i].target, &b->prefix, NULL, 0, why, sizeof why) != 0)
             continue;
-        if (rows[i].kind == STORE_BAN_ACCOUNT)
+        if (rows[i].kind == STORE_BAN_ACCOUNT || rows[i].kind == STORE_BAN_MUTE)
             b->account_id = strtoll(rows[i].target, NULL, 10);
         kept++;
     }
@@ -232,15 +233,33 @@ static void until_text(int64_t until_ms, char *out, size_t len)
     snprintf(out, len, " (until %s)", when);
 }
 
-const store_ban *board_account_ban(board_service *svc, int64_t account_id)
+/* The ban of `kind` (an account's, or a mute) in force on account_id. */
+static const store_ban *of_account(board_service *svc, int kind, int64_t account_id)
 {
     struct board_admin *a = svc->admin;
     int64_t now = board_shared_now_ms(svc);
     for (int i = 0; a && i < a->n_bans; i++)
-        if (a->bans[i].row.kind == STORE_BAN_ACCOUNT && a->bans[i].account_id == account_id &&
+        if (a->bans[i].row.kind == kind && a->bans[i].account_id == account_id &&
             in_force(&a->bans[i], now))
             return &a->bans[i].row;
     return NULL;
+}
+
+const store_ban *board_account_ban(board_service *svc, int64_t account_id)
+{
+    return of_account(svc, STORE_BAN_ACCOUNT, account_id);
+}
+
+const store_ban *board_account_mute(board_service *svc, int64_t account_id)
+{
+    return of_account(svc, STORE_BAN_MUTE, account_id);
+}
+
+void board_account_muted(const store_ban *b, char *out, size_t len)
+{
+    char until[64];
+    until_text(b->until_ms, until, sizeof until);
+    snprintf(out, len, "You are muted: %s%s", b->reason, until);
 }
 
 void board_account_disabled(const store_ban *b, char *out, size_t len)
@@ -544,23 +563,24 @@ static int named_account(board_service *svc, rpc_call *call, const char *name,
     return -1;
 }
 
-static void ban_account(rpc_call *call, const ProtobufCMessage *request, void *user)
+/* Ban (kind STORE_BAN_ACCOUNT) or mute (STORE_BAN_MUTE) the account name. */
+static void sanction_account(board_service *svc, rpc_call *call, int kind, const char *name,
+                             const char *reason, int64_t seconds)
 {
-    board_service *svc = user;
-    const Sungka__V1__AdminBanAccountRequest *req = (const void *)request;
     char host[BOARD_HOST_BYTES];
     store_account acct;
-    store_ban b = {.kind = STORE_BAN_ACCOUNT};
-    if (!admitted_store(svc, call, host, sizeof host) || take_reason(call, req->reason, true) ||
-        named_account(svc, call, req->name, &acct) != 0 ||
-        take_until(svc, call, req->duration_seconds, &b.until_ms) != 0)
+    store_ban b = {.kind = kind};
+    if (!admitted_store(svc, call, host, sizeof host) || take_reason(call, reason, true) ||
+        named_account(svc, call, name, &acct) != 0 ||
+        take_until(svc, call, seconds, &b.until_ms) != 0)
         return;
     snprintf(b.target, sizeof b.target, "%lld", (long long)acct.id);
     snprintf(b.label, sizeof b.label, "%s", acct.name);
-    snprintf(b.reason, sizeof b.reason, "%s", req->reason);
+    snprintf(b.reason, sizeof b.reason, "%s", reason);
     b.made_ms = board_shared_now_ms(svc);
-    if (!put_ban(svc, call, &b) || !record(svc, call, host, "ban account", acct.name,
-                                            req->reason))
+    if (!put_ban(svc, call, &b) ||
+        !record(svc, call, host, kind == STORE_BAN_MUTE ? "mute" : "ban account", acct.name,
+                reason))
         return;
     ban applied = {.row = b, .account_id = acct.id};
     int tokens = 0, streams = 0;
@@ -568,29 +588,96 @@ static void ban_account(rpc_call *call, const ProtobufCMessage *request, void *u
     ban_done(call, acct.name, b.until_ms, tokens, streams);
 }
 
-static void unban_account(rpc_call *call, const ProtobufCMessage *request, void *user)
+/* Lift an account's ban (its sessions end too) or mute. */
+static void lift_account(board_service *svc, rpc_call *call, int kind, const char *name,
+                         const char *reason)
 {
-    board_service *svc = user;
-    const Sungka__V1__AdminUnbanAccountRequest *req = (const void *)request;
     char host[BOARD_HOST_BYTES], target[STORE_BAN_TARGET_BYTES];
     store_account acct;
-    if (!admitted_store(svc, call, host, sizeof host) || take_reason(call, req->reason, false) ||
-        named_account(svc, call, req->name, &acct) != 0)
+    if (!admitted_store(svc, call, host, sizeof host) || take_reason(call, reason, false) ||
+        named_account(svc, call, name, &acct) != 0)
         return;
     snprintf(target, sizeof target, "%lld", (long long)acct.id);
-    int rc = store_ban_delete(svc->store, STORE_BAN_ACCOUNT, target, board_shared_now_ms(svc));
+    int rc = store_ban_delete(svc->store, kind, target, board_shared_now_ms(svc));
     if (rc == STORE_NOT_FOUND) {
-        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_BANNED", "that account is not banned");
+        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_BANNED",
+                               kind == STORE_BAN_MUTE ? "that account is not muted"
+                                                      : "that account is not banned");
         return;
     }
     /* The sessions it had while banned end: the person signs in again. */
-    if (rc != 0 || store_sessions_delete_account(svc->store, acct.id, NULL, NULL) != 0) {
+    if (rc != 0 || (kind == STORE_BAN_ACCOUNT &&
+                    store_sessions_delete_account(svc->store, acct.id, NULL, NULL) != 0)) {
         rpc_call_finish_reason(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot lift the ban");
         return;
     }
     read_bans(svc, false);
-    if (record(svc, call, host, "unban account", acct.name, req->reason))
+    if (record(svc, call, host, kind == STORE_BAN_MUTE ? "unmute" : "unban account",
+               acct.name, reason))
         ban_done(call, acct.name, 0, 0, 0);
+}
+
+static void ban_account(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    const Sungka__V1__AdminBanAccountRequest *req = (const void *)request;
+    sanction_account(user, call, STORE_BAN_ACCOUNT, req->name, req->reason,
+                     req->duration_seconds);
+}
+
+static void unban_account(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    const Sungka__V1__AdminUnbanAccountRequest *req = (const void *)request;
+    lift_account(user, call, STORE_BAN_ACCOUNT, req->name, req->reason);
+}
+
+static void mute(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    const Sungka__V1__AdminMuteRequest *req = (const void *)request;
+    sanction_account(user, call, STORE_BAN_MUTE, req->name, req->reason,
+                     req->duration_seconds);
+}
+
+static void unmute(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    const Sungka__V1__AdminUnmuteRequest *req = (const void *)request;
+    lift_account(user, call, STORE_BAN_MUTE, req->name, req->reason);
+}
+
+static void kick(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__AdminKickRequest *req = (const void *)request;
+    char host[BOARD_HOST_BYTES], err[256], why[STORE_BAN_REASON_BYTES + 64];
+    if (!admitted_store(svc, call, host, sizeof host) || take_reason(call, req->reason, true))
+        return;
+    room *r = board_find_room(svc, req->game_id);
+    if (!r) {
+        if (!board_cluster_redirect_game(svc, call, req->game_id))
+            rpc_call_finish_reason(call, RPC_NOT_FOUND, "NO_SUCH_GAME", "there is no such game");
+        return;
+    }
+    if (board_reloading(call, r))
+        return;
+    participant *p = room_find_name(r, req->name);
+    if (!p) {
+        char echo[160];
+        snprintf(err, sizeof err, "nobody in game %s is called '%s'", room_id(r),
+                 board_echo(req->name, echo, sizeof echo));
+        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NO_SUCH_PLAYER", err);
+        return;
+    }
+    char target[STORE_NAME_BYTES + 32];
+    snprintf(target, sizeof target, "%s in game %s", p->name, room_id(r));
+    snprintf(why, sizeof why, "the operator took you out of the game: %s", req->reason);
+    room_rc rc = room_kick(r, p, why, err, sizeof err);      /* p may be gone now */
+    if (rc != ROOM_OK) {
+        board_refuse(call, rc, err);
+        return;
+    }
+    if (!record(svc, call, host, "kick", target, req->reason))
+        return;
+    Sungka__V1__AdminKickResponse reply = SUNGKA__V1__ADMIN_KICK_RESPONSE__INIT;
+    rpc_call_reply(call, &reply.base);
 }
 
 /* An address or prefix from a request, canonical, into text: 0, or -1
@@ -649,6 +736,8 @@ static int end_streams_from(board_service *svc, const address_prefix *p, const c
 static void apply_ban(board_service *svc, const ban *b, int *tokens, int *streams)
 {
     char why[STORE_BAN_REASON_BYTES + 128];
+    if (b->row.kind == STORE_BAN_MUTE)
+        return;                    /* refused at the next chat line */
     if (b->row.kind == STORE_BAN_ADDRESS) {
         address_refusal(b, why, sizeof why);
         *streams = end_streams_from(svc, &b->prefix, why);
@@ -726,7 +815,8 @@ static void list_bans(rpc_call *call, const ProtobufCMessage *request, void *use
         for (int i = 0; i < a->n_bans; i++) {
             const store_ban *b = &a->bans[i].row;
             sungka__v1__admin_ban__init(&bans[i]);
-            bans[i].kind = b->kind == STORE_BAN_ACCOUNT ? "account" : "address";
+            bans[i].kind = b->kind == STORE_BAN_ACCOUNT ? "account"
+                           : b->kind == STORE_BAN_MUTE ? "mute" : "address";
             bans[i].target = (char *)b->label;
             bans[i].reason = (char *)b->reason;
             bans[i].made_ms = b->made_ms;
@@ -856,6 +946,9 @@ const rpc_method_entry board_admin_methods[] = {
     {"UnbanAccount", unban_account, false, false},
     {"BanAddress", ban_address, false, false},
     {"UnbanAddress", unban_address, false, false},
+    {"Kick", kick, false, false},
+    {"Mute", mute, false, false},
+    {"Unmute", unmute, false, false},
     {"ListBans", list_bans, false, false},
     {"RatingReport", rating_report, false, false},
     {"ListActions", list_actions, false, false},

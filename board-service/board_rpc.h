@@ -133,6 +133,10 @@ bool board_admit(void *svc, rpc_call *call);
  * reads ("This account is disabled: REASON"). */
 const store_ban *board_account_ban(board_service *svc, int64_t account_id);
 void board_account_disabled(const store_ban *b, char *out, size_t len);
+/* The mute in force on account_id's chat, or NULL; and its sentence ("You
+ * are muted: REASON"). */
+const store_ban *board_account_mute(board_service *svc, int64_t account_id);
+void board_account_muted(const store_ban *b, char *out, size_t len);
 
 /* --- wire.c: protobuf builders for replies --- */
 /* Fill a summary of r; free its arrays with wire_summary_clear. */

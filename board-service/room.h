@@ -128,6 +128,10 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen);
 room_rc room_abort(room *r, participant *p, char *err, size_t errlen);
 room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen);
 room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen);
+/* The operator takes p out of r: its stream ends with rc ROOM_E_DENIED and
+ * why, then it leaves as room_leave (a seated player of a running game is
+ * out of it and loses). p may be freed. */
+room_rc room_kick(room *r, participant *p, const char *why, char *err, size_t errlen);
 /* The operator ends r (waiting or running) with no result, for `reason`
  * (admin_rpc.c's EndGame), which everyone in it reads. */
 room_rc room_end_by_operator(room *r, const char *reason, char *err, size_t errlen);

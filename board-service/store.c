@@ -2436,8 +2436,9 @@ int store_recover_game(store *s, const char *game_id, const store_recovery_cb *c
 
 int store_ban_put(store *s, const store_ban *b)
 {
-    if (!b || (b->kind != STORE_BAN_ACCOUNT && b->kind != STORE_BAN_ADDRESS))
-        return failf(s, "a ban is of an account or an address");
+    if (!b || (b->kind != STORE_BAN_ACCOUNT && b->kind != STORE_BAN_ADDRESS &&
+               b->kind != STORE_BAN_MUTE))
+        return failf(s, "a ban is of an account, an address or an account's chat");
     if (check_str(s, b->target, sizeof b->target, "ban's target", false) < 0 ||
         check_str(s, b->label, sizeof b->label, "ban's label", false) < 0 ||
         check_str(s, b->reason, sizeof b->reason, "ban's reason", false) < 0)

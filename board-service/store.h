@@ -636,13 +636,13 @@ int store_recover_game(store *s, const char *game_id, const store_recovery_cb *c
  * A cluster's nodes read the bans from the shared database, so a ban made
  * on one is applied by every one.
  * ------------------------------------------------------------------------ */
-enum { STORE_BAN_ACCOUNT = 1, STORE_BAN_ADDRESS = 2 };
+enum { STORE_BAN_ACCOUNT = 1, STORE_BAN_ADDRESS = 2, STORE_BAN_MUTE = 3 /* an account's chat */ };
 #define STORE_BAN_TARGET_BYTES 64     /* an account id in decimal; a prefix in CIDR */
 #define STORE_BAN_REASON_BYTES 512
 #define STORE_ACTION_BYTES     32
 
 typedef struct store_ban {
-    int kind;                             /* STORE_BAN_ACCOUNT or STORE_BAN_ADDRESS */
+    int kind;                             /* STORE_BAN_ACCOUNT, _ADDRESS or _MUTE */
     char target[STORE_BAN_TARGET_BYTES];
     char label[STORE_NAME_BYTES];         /* what people read: the account's name, the prefix */
     char reason[STORE_BAN_REASON_BYTES];  /* shown to the person refused */

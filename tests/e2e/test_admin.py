@@ -345,6 +345,62 @@ def end_game(bindir):
     _admin(bindir, body)
 
 
+def kick_and_mute(bindir):
+    """A muted account's chat and private messages are refused with the
+    reason, others chat on, and unmuted it chats again; a participant taken
+    out of a game reads why on their stream and their token is over."""
+    def body(env, a):
+        C = stubs.grpc.StatusCode
+        alice, bob, carol = a.client(), a.client(), a.client()
+        alice.create("alice")
+        bob.create("bob")
+        game = stubs.new_kalah(alice)
+        ra = alice.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game.game_id),
+                                  metadata=alice.md(), timeout=T)
+        rb = bob.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game.game_id),
+                                metadata=bob.md(), timeout=T)
+        rc = carol.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game.game_id, name="carol",
+                                                           observe=True), timeout=T)
+        out = a.run("mute", "alice", "spamming the chat", "--for", "1h")
+        check("muted account alice until" in out, out)
+        for what, req in (("a chat line", stubs.pb.ChatRequest(text="hello")),
+                          ("a private message", stubs.pb.ChatRequest(text="psst", to="bob"))):
+            e = stubs.refused(f"{what} of the muted account", C.PERMISSION_DENIED, "MUTED",
+                              alice.board.Chat, req, metadata=stubs.auth(ra.token))
+            check(e.details().startswith("You are muted: spamming the chat (until "),
+                  e.details())
+        bob.board.Chat(stubs.pb.ChatRequest(text="hi all"), metadata=stubs.auth(rb.token),
+                       timeout=T)
+        out = a.run("bans")
+        check("mute" in out and "alice" in out and "spamming the chat" in out, out)
+        a.run("unmute", "alice", "calmer now")
+        alice.board.Chat(stubs.pb.ChatRequest(text="sorry"), metadata=stubs.auth(ra.token),
+                         timeout=T)
+
+        stream = carol.board.Subscribe(stubs.pb.SubscribeRequest(),
+                                       metadata=stubs.auth(rc.token))
+        next(stream)
+        out = a.run("kick", game.game_id, "carol", "rude to the players")
+        check(f"carol taken out of game {game.game_id}" in out, out)
+        try:
+            for _ in stream:
+                pass
+            raise Failure("the kicked observer's stream ended without an error")
+        except stubs.grpc.RpcError as e:
+            check(e.code() == C.PERMISSION_DENIED and
+                  e.details() == "the operator took you out of the game: rude to the players",
+                  f"the stream ended {e.code()} {e.details()}")
+        stubs.refused("the kicked observer's token", C.UNAUTHENTICATED, "UNKNOWN_TOKEN",
+                      carol.board.GetBoard, stubs.pb.GetBoardRequest(),
+                      metadata=stubs.auth(rc.token))
+        out = a.run("kick", game.game_id, "nobody", "x", status=1)
+        check("nobody in game" in out, out)
+        out = a.run("log")
+        for word in ("mute", "unmute", "kick", "carol in game"):
+            check(word in out, f"the log lacks {word!r}:\n{out}")
+    _admin(bindir, body)
+
+
 def cluster_ban(bindir):
     """A ban made through one node of a cluster refuses on the other."""
     with Env(bindir) as env:
@@ -395,4 +451,5 @@ def cluster_ban(bindir):
 if __name__ == "__main__":
     sys.exit(main({"token": token, "default_token_file": default_token_file,
                    "ban_account": ban_account, "ban_address": ban_address,
-                   "end_game": end_game, "cluster_ban": cluster_ban}))
+                   "end_game": end_game, "kick_and_mute": kick_and_mute,
+                   "cluster_ban": cluster_ban}))

@@ -52,7 +52,13 @@ static void bans_kept_and_expired(void **state)
     assert_ok(s, store_bans(s, 9000, got, 4, &n));
     assert_int_equal(n, 0);
 
-    b = ban(3, "x", "no such kind", 1, 0);
+    b = ban(STORE_BAN_MUTE, "7", "shouting", 1, 0);     /* a mute beside a ban of one account */
+    assert_ok(s, store_ban_put(s, &b));
+    assert_ok(s, store_bans(s, 9000, got, 4, &n));
+    assert_int_equal(n, 1);
+    assert_int_equal(got[0].kind, STORE_BAN_MUTE);
+    assert_ok(s, store_ban_delete(s, STORE_BAN_MUTE, "7", 9000));
+    b = ban(4, "x", "no such kind", 1, 0);
     assert_int_equal(store_ban_put(s, &b), -1);
     b = ban(STORE_BAN_ACCOUNT, "8", "", 1, 0);
     assert_int_equal(store_ban_put(s, &b), -1);        /* a ban says why */

@@ -55,7 +55,8 @@ static void usage(FILE *out)
             "Usage: sungka-admin [OPTION]... COMMAND [ARG]...\n"
             "Moderate a Sungka board service through its Admin service: who is online,\n"
             "taking someone out of a game, ending games, banning accounts and addresses,\n"
-            "muting chat, the rating report and the log of every admin action.\n"
+            "muting chat, resetting a forgotten password, the rating report and the log\n"
+            "of every admin action.\n"
             "\n"
             "Commands (sungka-admin COMMAND --help says more):\n"
             "  online                       who is connected, their address, games, seats\n"
@@ -65,6 +66,7 @@ static void usage(FILE *out)
             "  unban NAME [REASON]          enable it again\n"
             "  ban-address PREFIX REASON    refuse an address or a CIDR prefix (--for)\n"
             "  unban-address PREFIX [REASON]\n"
+            "  reset-password NAME [REASON] a one-time code to set a forgotten password\n"
             "  mute NAME REASON             refuse an account's chat (--for DURATION)\n"
             "  unmute NAME [REASON]\n"
             "  bans                         the bans and mutes in force\n"
@@ -199,6 +201,23 @@ static int cmd_unmute(rpc_pool *pool, const char *token, const admin_opts *o, ch
     req.name = argv[0];
     req.reason = argv[1] ? argv[1] : "";
     return ban_call(pool, token, "Unmute", &req.base, "unmuted account");
+}
+
+static int cmd_reset(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
+{
+    (void)o;
+    Sungka__V1__AdminResetPasswordRequest req = SUNGKA__V1__ADMIN_RESET_PASSWORD_REQUEST__INIT;
+    Sungka__V1__AdminResetPasswordResponse *r;
+    req.name = argv[0];
+    req.reason = argv[1] ? argv[1] : "";
+    if (call(pool, token, "ResetPassword", &req.base, (ProtobufCMessage **)&r) != 0)
+        return EXIT_REFUSED;
+    char n[160], c[64], w[32];
+    printf("reset code for %s: %s (valid until %s UTC, once)\n", safe(r->account, n, sizeof n),
+           safe(r->code, c, sizeof c), when(r->expires_ms, w, sizeof w));
+    printf("Hand it to the account's owner, who types in sungka-player: reset %s CODE\n", n);
+    protobuf_c_message_free_unpacked(&r->base, NULL);
+    return 0;
 }
 
 static int cmd_end(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
@@ -384,6 +403,11 @@ static const command commands[] = {
      "REASON\". Its open event streams end.", cmd_ban_address},
     {"unban-address", "PREFIX [REASON]", 1, 2, "Lift the ban of PREFIX (as it was banned).",
      cmd_unban_address},
+    {"reset-password", "NAME [REASON]", 1, 2, "Make a one-time code, valid 24 hours, with "
+     "which the owner of the account NAME sets a new password (sungka-player: reset NAME "
+     "CODE; or Accounts.ResetPassword). The code is printed here only: the service keeps its "
+     "hash. Setting the password ends every session and seat token of the account. A new "
+     "code replaces the one before.", cmd_reset},
     {"mute", "NAME REASON", 2, 2, "Refuse the chat and private messages of the account NAME, "
      "for --for DURATION or until unmuted, with \"You are muted: REASON\".", cmd_mute},
     {"unmute", "NAME [REASON]", 1, 2, "Let the account NAME chat again.", cmd_unmute},
@@ -483,7 +507,8 @@ int main(int argc, char **argv)
             return 0;
         }
         return usage_error("%s", "which command? (online, kick, end, ban, unban, ban-address, "
-                                 "unban-address, mute, unmute, bans, ratings, log)");
+                                 "unban-address, reset-password, mute, unmute, bans, "
+                                 "ratings, log)");
     }
     const command *cmd = NULL;
     for (size_t i = 0; i < N_COMMANDS; i++)

@@ -1,8 +1,8 @@
 /*
  * admin_rpc.c — the Admin service (proto/sungka/v1/admin.proto), the
  * operator's: who is online, taking someone out of a game, ending a game,
- * banning accounts and addresses, muting an account's chat, the rating
- * report and the audit log; and the bans applied to
+ * banning accounts and addresses, muting an account's chat, a one-time
+ * code for a forgotten password, the rating report and the audit log; and the bans applied to
  * every call (board_admit, the rpc server's admit hook).
  *
  * Choices worth knowing:
@@ -318,6 +318,51 @@ bool board_admit(void *user, rpc_call *call)
     address_refusal(b, msg, sizeof msg);
     rpc_call_finish_reason(call, RPC_PERMISSION_DENIED, "ADDRESS_BANNED", msg);
     return false;
+}
+
+/* ------------------------------------------------------------ reset codes */
+
+/* Letters that cannot be read for one another (no I, O, 0, 1): 32 of
+ * them, 5 bits each; RESET_CODE_CHARS of them, 60 bits, against at most
+ * --signin-failures guesses of a name per 5 minutes. */
+static const char code_letters[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+#define RESET_CODE_CHARS 12
+#define RESET_CODE_MS (24 * 3600 * 1000)
+
+int board_reset_code_hash(int64_t account_id, const char *code,
+                          uint8_t out[STORE_RESET_HASH_BYTES])
+{
+    char norm[RESET_CODE_CHARS + 1];
+    size_t n = 0;
+    for (const char *c = code; *c; c++) {
+        if (*c == '-' || *c == ' ')
+            continue;
+        char up = *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
+        if (n >= RESET_CODE_CHARS || !strchr(code_letters, up) || !up)
+            return -1;
+        norm[n++] = up;
+    }
+    if (n != RESET_CODE_CHARS)
+        return -1;
+    norm[n] = '\0';
+    char key[32];
+    snprintf(key, sizeof key, "sungka reset %lld", (long long)account_id);
+    crypto_generichash(out, STORE_RESET_HASH_BYTES, (const unsigned char *)norm, n,
+                       (const unsigned char *)key, strlen(key));
+    sodium_memzero(norm, sizeof norm);
+    return 0;
+}
+
+/* A new code, "ABCD-EFGH-JKLM", into out (RESET_CODE_CHARS + 3 bytes). */
+static void make_code(char *out)
+{
+    size_t k = 0;
+    for (int i = 0; i < RESET_CODE_CHARS; i++) {
+        if (i && i % 4 == 0)
+            out[k++] = '-';
+        out[k++] = code_letters[randombytes_uniform(sizeof code_letters - 1)];
+    }
+    out[k] = '\0';
 }
 
 /* ------------------------------------------------------------ calls */
@@ -643,6 +688,34 @@ static void unmute(rpc_call *call, const ProtobufCMessage *request, void *user)
     lift_account(user, call, STORE_BAN_MUTE, req->name, req->reason);
 }
 
+static void reset_password(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__AdminResetPasswordRequest *req = (const void *)request;
+    char host[BOARD_HOST_BYTES], code[RESET_CODE_CHARS + 4];
+    uint8_t hash[STORE_RESET_HASH_BYTES];
+    store_account acct;
+    if (!admitted_store(svc, call, host, sizeof host) || take_reason(call, req->reason, false) ||
+        named_account(svc, call, req->name, &acct) != 0)
+        return;
+    make_code(code);
+    int64_t until = board_shared_now_ms(svc) + RESET_CODE_MS;
+    if (board_reset_code_hash(acct.id, code, hash) != 0 ||
+        store_reset_code_put(svc->store, acct.id, hash, until) != 0) {
+        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "NOT_STORED",
+                               "cannot store the reset code");
+    } else if (record(svc, call, host, "reset password", acct.name, req->reason)) {
+        Sungka__V1__AdminResetPasswordResponse reply =
+            SUNGKA__V1__ADMIN_RESET_PASSWORD_RESPONSE__INIT;
+        reply.account = acct.name;
+        reply.code = code;
+        reply.expires_ms = until;
+        rpc_call_reply(call, &reply.base);
+    }
+    sodium_memzero(code, sizeof code);
+    sodium_memzero(hash, sizeof hash);
+}
+
 static void kick(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
@@ -949,6 +1022,7 @@ const rpc_method_entry board_admin_methods[] = {
     {"Kick", kick, false, false},
     {"Mute", mute, false, false},
     {"Unmute", unmute, false, false},
+    {"ResetPassword", reset_password, false, false},
     {"ListBans", list_bans, false, false},
     {"RatingReport", rating_report, false, false},
     {"ListActions", list_actions, false, false},

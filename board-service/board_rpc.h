@@ -133,6 +133,11 @@ bool board_admit(void *svc, rpc_call *call);
  * reads ("This account is disabled: REASON"). */
 const store_ban *board_account_ban(board_service *svc, int64_t account_id);
 void board_account_disabled(const store_ban *b, char *out, size_t len);
+/* A password reset code as it is kept: the hash of the code (upper case,
+ * without its dashes and spaces) for account_id. 0, or -1 when code cannot
+ * be one (its length or letters). */
+int board_reset_code_hash(int64_t account_id, const char *code,
+                          uint8_t out[STORE_RESET_HASH_BYTES]);
 /* The mute in force on account_id's chat, or NULL; and its sentence ("You
  * are muted: REASON"). */
 const store_ban *board_account_mute(board_service *svc, int64_t account_id);

@@ -47,6 +47,7 @@ enum stmt_id {
     ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD, ST_GAME_UNRATED,
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
     ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_ACTION_ADD, ST_ACTIONS,
+    ST_RESET_PUT, ST_RESET_GET, ST_RESET_DELETE,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
@@ -290,6 +291,12 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ACTIONS] =
         "SELECT at_ms, who, action, target, reason FROM admin_actions"
         " ORDER BY id DESC LIMIT ?1",
+    [ST_RESET_PUT] =
+        "INSERT INTO reset_codes (account_id, hash, expires_ms) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash,"
+        " expires_ms = excluded.expires_ms",
+    [ST_RESET_GET] = "SELECT hash, expires_ms FROM reset_codes WHERE account_id = ?1",
+    [ST_RESET_DELETE] = "DELETE FROM reset_codes WHERE account_id = ?1",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -2542,4 +2549,57 @@ int store_admin_actions(store *s, int limit, store_admin_action *out, int *n)
         fail_db(s, "cannot read the admin actions");
     finish(st);
     return rc == DB_FAILED ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Password reset codes
+ * ------------------------------------------------------------------------ */
+
+int store_reset_code_put(store *s, int64_t account_id,
+                         const uint8_t hash[STORE_RESET_HASH_BYTES], int64_t expires_ms)
+{
+    if (account_id <= 0 || !hash)
+        return failf(s, "a reset code needs an account and a hash");
+    db_stmt *st = stmt(s, ST_RESET_PUT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account_id);
+    db_bind_blob(st, 2, hash, STORE_RESET_HASH_BYTES);
+    db_bind_int64(st, 3, expires_ms);
+    return run(s, st, "cannot store the reset code");
+}
+
+int store_reset_code_get(store *s, int64_t account_id, uint8_t hash[STORE_RESET_HASH_BYTES],
+                         int64_t *expires_ms)
+{
+    db_stmt *st = stmt(s, ST_RESET_GET);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account_id);
+    int rc = db_step(st);
+    size_t len = 0;
+    const void *h = rc == DB_ROW ? db_col_blob(st, 0, &len) : NULL;
+    if (rc == DB_ROW && len == STORE_RESET_HASH_BYTES) {
+        memcpy(hash, h, STORE_RESET_HASH_BYTES);
+        *expires_ms = db_col_int64(st, 1);
+    } else if (rc == DB_ROW) {
+        rc = DB_DONE;              /* a damaged row is no code */
+    } else if (rc != DB_DONE) {
+        fail_db(s, "cannot read a reset code");
+    }
+    finish(st);
+    if (rc == DB_DONE) {
+        failf(s, "no reset code");
+        return STORE_NOT_FOUND;
+    }
+    return rc == DB_ROW ? 0 : -1;
+}
+
+int store_reset_code_delete(store *s, int64_t account_id)
+{
+    db_stmt *st = stmt(s, ST_RESET_DELETE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account_id);
+    return run(s, st, "cannot forget the reset code");
 }

@@ -670,6 +670,19 @@ int store_admin_action_add(store *s, const store_admin_action *a);
 /* The newest limit (> 0) actions, newest first, into out; *n how many. */
 int store_admin_actions(store *s, int limit, store_admin_action *out /* OUT */, int *n);
 
+/* A one-time code that resets an account's forgotten password (the
+ * operator hands it over: admin_rpc.c; the person uses it: accounts_rpc.c).
+ * Only its hash is kept, one per account: a new code replaces the old. */
+#define STORE_RESET_HASH_BYTES 32
+int store_reset_code_put(store *s, int64_t account_id,
+                         const uint8_t hash[STORE_RESET_HASH_BYTES], int64_t expires_ms);
+/* 0 and the code's hash and end, or STORE_NOT_FOUND. */
+int store_reset_code_get(store *s, int64_t account_id,
+                         uint8_t hash[STORE_RESET_HASH_BYTES] /* OUT */,
+                         int64_t *expires_ms /* OUT */);
+/* The code is used (or its account's password set otherwise): forget it. */
+int store_reset_code_delete(store *s, int64_t account_id);
+
 /* Test-only: checkpoints the store's checkpointer thread has run (a file
  * store copies its write-ahead log back on a thread of its own,
  * store_checkpoint.h; 0 for ":memory:"). */

@@ -234,7 +234,8 @@ static const char *const schema_3[] = {
     NULL,
 };
 
-/* 4: store_sqlite.c's 10, the operator's bans and the audit log. */
+/* 4: store_sqlite.c's 10, the operator's bans, the audit log and the
+ * password reset codes. */
 static const char *const schema_4[] = {
     "CREATE TABLE bans ("
     "  kind     integer NOT NULL,"
@@ -251,6 +252,10 @@ static const char *const schema_4[] = {
     "  action text NOT NULL,"
     "  target text NOT NULL,"
     "  reason text NOT NULL)",
+    "CREATE TABLE reset_codes ("
+    "  account_id bigint PRIMARY KEY,"
+    "  hash       bytea NOT NULL,"
+    "  expires_ms bigint NOT NULL)",
     NULL,
 };
 

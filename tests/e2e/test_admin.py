@@ -11,6 +11,7 @@ Usage: test_admin.py BINDIR TEST.
 """
 import importlib
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -401,6 +402,59 @@ def kick_and_mute(bindir):
     _admin(bindir, body)
 
 
+def reset_password(bindir):
+    """The operator's one-time code sets a forgotten password, once: the old
+    password is refused after it, the code a second time too, and a wrong
+    code counts as a failed sign-in; the person uses it from the text view."""
+    def body(env, a):
+        C = stubs.grpc.StatusCode
+        alice = a.client()
+        alice.create("alice")
+        old_session = alice.session
+        out = a.run("reset-password", "alice", "she asked by mail")
+        code = re.search(r"reset code for alice: ([A-Z0-9-]{14}) \(valid until", out)
+        check(code, f"no code in: {out}")
+        code = code.group(1)
+        check(code not in "\n".join(a.board.err_lines), "the service logged the code")
+        req = stubs.pb.ResetPasswordRequest
+        stubs.refused("a wrong code", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                      alice.accounts.ResetPassword,
+                      req(name="alice", code="AAAA-AAAA-AAAA", new_password="a new secret"))
+        a.board.expect_stderr(r'client 127\.0\.0\.1: sign-in failed for "alice": wrong '
+                              r'password reset code')
+        reply = alice.accounts.ResetPassword(
+            req(name="alice", code=code.lower().replace("-", " "), new_password="a new secret"),
+            timeout=T)
+        check(reply.sessions_ended == 1, f"ResetPassword answered {reply}")
+        stubs.refused("the session from before", C.UNAUTHENTICATED, "UNKNOWN_SESSION",
+                      alice.accounts.WhoAmI, stubs.pb.WhoAmIRequest(),
+                      metadata=stubs.auth(old_session))
+        stubs.refused("the old password", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                      alice.accounts.SignIn, stubs.pb.SignInRequest(name="alice",
+                                                                     password=stubs.PASSWORD))
+        stubs.refused("the code a second time", C.UNAUTHENTICATED, "BAD_CREDENTIALS",
+                      alice.accounts.ResetPassword,
+                      req(name="alice", code=code, new_password="yet another one"))
+        alice.sign_in("alice", "a new secret")
+
+        # From the text view, with a new code.
+        code = re.search(r"reset code for alice: (\S+)",
+                         a.run("reset-password", "alice")).group(1)
+        p = env.player("x", "--server", a.board.address, ready=False)
+        p.expect(r"^You are in the lobby")
+        p.send(f"reset alice {code}")
+        p.send("horse battery")
+        p.send("horse battery")
+        p.expect(r"^Password reset; every other session of the account is signed out\. "
+                 r"Signed in as alice\.")
+        check(not any("horse" in l for l in p.lines), "a password was shown:\n" + p.dump())
+        p.quit()
+        alice.sign_in("alice", "horse battery")
+        out = a.run("log")
+        check("reset password" in out and "she asked by mail" in out and code not in out, out)
+    _admin(bindir, body)
+
+
 def cluster_ban(bindir):
     """A ban made through one node of a cluster refuses on the other."""
     with Env(bindir) as env:
@@ -452,4 +506,5 @@ if __name__ == "__main__":
     sys.exit(main({"token": token, "default_token_file": default_token_file,
                    "ban_account": ban_account, "ban_address": ban_address,
                    "end_game": end_game, "kick_and_mute": kick_and_mute,
+                   "reset_password": reset_password,
                    "cluster_ban": cluster_ban}))

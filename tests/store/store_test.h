@@ -325,8 +325,8 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
  * the newest first, then set PRAGMA user_version. */
 /* The schema version a fresh file gets (the number of migrations). */
 #define STORE_TEST_VERSION 10
-#define STORE_TEST_UNDO_10 /* the operator's bans and audit log */ \
-    "DROP TABLE admin_actions; DROP TABLE bans;"
+#define STORE_TEST_UNDO_10 /* the operator's bans, audit log and reset codes */ \
+    "DROP TABLE reset_codes; DROP TABLE admin_actions; DROP TABLE bans;"
 #define STORE_TEST_UNDO_9 /* accounts' looks */ \
     "DROP INDEX accounts_by_look; ALTER TABLE accounts DROP COLUMN look;"
 #define STORE_TEST_UNDO_8 /* rated games that do not count */ \

@@ -312,7 +312,8 @@ static void test_file_before_looks_migrates(void **state)
     snprintf(sql, sizeof sql, "%s%s PRAGMA user_version = 8; %s", STORE_TEST_UNDO_10,
              STORE_TEST_UNDO_9, rows);
     char pg_sql[4096];
-    snprintf(pg_sql, sizeof pg_sql, "DROP TABLE admin_actions; DROP TABLE bans;"
+    snprintf(pg_sql, sizeof pg_sql, "DROP TABLE reset_codes; DROP TABLE admin_actions;"
+             " DROP TABLE bans;"
              " DROP INDEX accounts_by_look;"
              " ALTER TABLE accounts DROP COLUMN look; UPDATE sungka_schema SET version = 2; %s",
              rows);

@@ -2,7 +2,9 @@
  * test_store_admin.c — the operator's bans and audit log in the store
  * (admin_rpc.c): a ban is kept, replaced by a new one of the same target,
  * read while in force and forgotten once expired, lifted once; actions come
- * back newest first within their limit. On SQLite and on PostgreSQL.
+ * back newest first within their limit; a password reset code is kept
+ * hashed, replaced by a newer one and forgotten once used. On SQLite and on
+ * PostgreSQL.
  */
 #include "store_test.h"
 
@@ -91,11 +93,33 @@ static void actions_newest_first(void **state)
     store_close(s);
 }
 
+static void reset_codes(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    int64_t bob = make_account(s, "bob", NULL);
+    uint8_t h1[STORE_RESET_HASH_BYTES], h2[STORE_RESET_HASH_BYTES], got[STORE_RESET_HASH_BYTES];
+    memset(h1, 1, sizeof h1);
+    memset(h2, 2, sizeof h2);
+    int64_t until = 0;
+    assert_int_equal(store_reset_code_get(s, bob, got, &until), STORE_NOT_FOUND);
+    assert_ok(s, store_reset_code_put(s, bob, h1, 100));
+    assert_ok(s, store_reset_code_put(s, bob, h2, 200));       /* a new code replaces it */
+    assert_ok(s, store_reset_code_get(s, bob, got, &until));
+    assert_memory_equal(got, h2, sizeof h2);
+    assert_int_equal(until, 200);
+    assert_ok(s, store_reset_code_delete(s, bob));
+    assert_int_equal(store_reset_code_get(s, bob, got, &until), STORE_NOT_FOUND);
+    assert_int_equal(store_reset_code_put(s, 0, h1, 1), -1);
+    store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bans_kept_and_expired),
         cmocka_unit_test(actions_newest_first),
+        cmocka_unit_test(reset_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -456,7 +456,9 @@ def reset_password(bindir):
 
 
 def cluster_ban(bindir):
-    """A ban made through one node of a cluster refuses on the other."""
+    """A ban made through one node of a cluster refuses on the other, and
+    ends the stream the other serves from that address; a game the other
+    node hosts is ended through the first (sungka-admin follows ELSEWHERE)."""
     with Env(bindir) as env:
         if not env.dbs.url:
             raise Failure("needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
@@ -474,6 +476,17 @@ def cluster_ban(bindir):
                 stream = far.board.Subscribe(stubs.pb.SubscribeRequest(),
                                              metadata=stubs.auth(ref.token))
                 next(stream)
+                # A game B hosts, ended through A: sungka-admin follows ELSEWHERE to B.
+                near = stubs.Client(b.address)
+                other_game = stubs.new_kalah(near)
+                near.close()
+                argv = [os.path.join(bindir, "sungka-admin"), "--server", a.address,
+                        "--token-file", token_file, "end", other_game.game_id, "test over"]
+                r = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                                   env=env.env)
+                check(r.returncode == 0 and f"game {other_game.game_id} ended" in r.stdout,
+                      f"end through A: {r.returncode} {r.stdout} {r.stderr}")
+                b.expect_stderr(rf"game {other_game.game_id} over: the operator ended the game")
                 argv = [os.path.join(bindir, "sungka-admin"), "--server", a.address,
                         "--token-file", token_file, "ban-address", "127.0.0.2", "seen on A"]
                 r = subprocess.run(argv, capture_output=True, text=True, timeout=60,

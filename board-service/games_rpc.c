@@ -1,7 +1,8 @@
 /*
  * games_rpc.c — the Register service's calls about games: ListGames (this
  * node's and, in a cluster, the others'), CreateGame and JoinGame, with the
- * checks of names, options and per-client caps they make first. The other
+ * checks of names, options and per-client caps they make first, and the
+ * kinds a game may be of with their options (ListKinds). The other
  * Register calls read the store's history (history.c). Loop thread only.
  */
 #include <stdio.h>
@@ -99,6 +100,90 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     free(sums);
     free(ptrs);
     free(remote);
+}
+
+/* ListKinds: the kinds as games/ describes them (game_option_spec, the same
+ * table that checks a request's options), translated to the wire here so
+ * that games/ never sees protobuf. */
+typedef struct kind_space {
+    Sungka__V1__KindInfo info;
+    Sungka__V1__KindOption options[GAME_MAX_OPTIONS];
+    Sungka__V1__KindOption *option_ptrs[GAME_MAX_OPTIONS];
+    Sungka__V1__NamedMove named[GAME_MAX_OPTIONS];
+    Sungka__V1__NamedMove *named_ptrs[GAME_MAX_OPTIONS];
+} kind_space;
+
+/* Indexed by game_drawing. */
+static const Sungka__V1__BoardLayout wire_layouts[] = {
+    [GAME_DRAW_MANCALA] = SUNGKA__V1__BOARD_LAYOUT__BOARD_LAYOUT_MANCALA,
+    [GAME_DRAW_DISCS] = SUNGKA__V1__BOARD_LAYOUT__BOARD_LAYOUT_DISCS,
+    [GAME_DRAW_SLICES] = SUNGKA__V1__BOARD_LAYOUT__BOARD_LAYOUT_SLICES,
+};
+
+static void kind_to_wire(const game_kind *k, kind_space *sp)
+{
+    Sungka__V1__KindInfo *info = &sp->info;
+    sungka__v1__kind_info__init(info);
+    info->name = (char *)k->name;
+    info->title = (char *)k->title;
+    int lo, hi;
+    game_kind_seats(k, &lo, &hi);
+    info->min_seats = lo;
+    info->max_seats = hi;
+    if ((size_t)k->drawing < sizeof wire_layouts / sizeof wire_layouts[0])
+        info->layout = wire_layouts[k->drawing];
+    info->cells = (char *)game_kind_cells_help(k);
+    for (int i = 0; i < k->n_options && i < GAME_MAX_OPTIONS; i++) {
+        const game_option_spec *o = &k->options[i];
+        Sungka__V1__KindOption *w = &sp->options[i];
+        sungka__v1__kind_option__init(w);
+        w->name = (char *)o->name;
+        w->type = SUNGKA__V1__OPTION_TYPE__OPTION_TYPE_INTEGER;
+        w->default_value = o->def;
+        w->min = o->min;
+        w->max = o->max;
+        w->step = o->step > 1 ? o->step : 1;
+        w->description = (char *)(o->help ? o->help : "");
+        sp->option_ptrs[i] = w;
+        info->n_options++;
+    }
+    info->options = sp->option_ptrs;
+    for (int i = 0; i < k->n_named_moves && i < GAME_MAX_OPTIONS; i++) {
+        const game_named_move *m = &k->named_moves[i];
+        Sungka__V1__NamedMove *w = &sp->named[i];
+        sungka__v1__named_move__init(w);
+        w->move = m->move;
+        w->name = (char *)m->name;
+        w->description = (char *)(m->help ? m->help : "");
+        sp->named_ptrs[i] = w;
+        info->n_named_moves++;
+    }
+    info->named_moves = sp->named_ptrs;
+}
+
+static void list_kinds(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    int n = game_kind_count();
+    kind_space *space = calloc((size_t)n + 1, sizeof *space);
+    Sungka__V1__KindInfo **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
+    if (!space || !ptrs) {
+        free(space);
+        free(ptrs);
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        kind_to_wire(game_kind_at(i), &space[i]);
+        ptrs[i] = &space[i].info;
+    }
+    Sungka__V1__ListKindsResponse reply = SUNGKA__V1__LIST_KINDS_RESPONSE__INIT;
+    reply.n_kinds = (size_t)n;
+    reply.kinds = ptrs;
+    rpc_call_reply(call, &reply.base);
+    free(space);
+    free(ptrs);
 }
 
 /* Record a new game in the store (its moves and result follow as it goes). */
@@ -443,6 +528,7 @@ const rpc_method_entry board_games_methods[] = {
     {"ListMatches", history_list_matches, false, false},
     {"GetMatch", history_get_match, false, false},
     {"RatingHistory", history_rating_history, false, false},
+    {"ListKinds", list_kinds, false, false},
 };
 
 const size_t board_games_n_methods = sizeof board_games_methods / sizeof board_games_methods[0];

@@ -46,11 +46,37 @@ static int clean_name(const char *in, char *out, size_t outlen, char *err, size_
 /* The other nodes' games a cluster's lobby shows at most. */
 #define MAX_REMOTE_LISTED 1000
 
+/* The lobby's order: by game id as a number (ids are decimal, from a
+ * counter or the cluster's sequence, so a new game comes last), any other
+ * id after the shorter ones and bytewise. A page starts after the id in its
+ * token. */
+static int id_order(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+static int by_id(const void *x, const void *y)
+{
+    const Sungka__V1__GameSummary *const *a = x, *const *b = y;
+    return id_order((*a)->game_id, (*b)->game_id);
+}
+
 static void list_games(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
     const Sungka__V1__ListGamesRequest *req = (const void *)request;
     Sungka__V1__ListGamesResponse reply = SUNGKA__V1__LIST_GAMES_RESPONSE__INIT;
+    int page;
+    char err[256];
+    store_page_key after;
+    if (board_page_size(req->page_size, 0, 100, 1000, &page, err, sizeof err) != 0 ||
+        board_page_key("games", req->page_token, &after, err, sizeof err) != 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
     /* A cluster's node lists the other nodes' games too, as the store has them. */
     bool cluster = svc->store && store_shared(svc->store);
     store_remote_game *remote = NULL;
@@ -75,6 +101,8 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
             continue;
         if (req->status && (int)req->status != (int)room_status_of(r))
             continue;
+        if (after.set && id_order(room_id(r), after.text) <= 0)
+            continue;
         wire_summary(r, &sums[n]);
         if (cluster)
             sums[n].endpoint = svc->endpoint;
@@ -87,13 +115,23 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
             continue;
         if (req->status && (int)req->status != g->status)
             continue;
+        if (after.set && id_order(g->id, after.text) <= 0)
+            continue;
         wire_remote_summary(&remote[i], &sums[n]);
         ptrs[n] = &sums[n];
         n++;
     }
-    reply.n_games = n;
+    qsort(ptrs, n, sizeof *ptrs, by_id);
+    char next[BOARD_PAGE_TOKEN_BYTES] = "";
+    if (n > (size_t)page) {
+        store_page_key k = {.set = true};
+        snprintf(k.text, sizeof k.text, "%s", ptrs[page - 1]->game_id);
+        board_page_token("games", &k, next, sizeof next);
+    }
+    reply.n_games = n > (size_t)page ? (size_t)page : n;
     reply.service_version = (char *)SUNGKA_VERSION;
     reply.games = ptrs;
+    reply.next_page_token = next;
     rpc_call_reply(call, &reply.base);
     for (size_t i = 0; i < n; i++)
         wire_summary_clear(&sums[i]);

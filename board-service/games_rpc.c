@@ -58,10 +58,18 @@ static int id_order(const char *a, const char *b)
     return strcmp(a, b);
 }
 
+/* A game the lobby may list: one of this node's rooms, or another node's
+ * game as the store has it. */
+typedef struct listed {
+    const char *id;
+    room *r;                          /* or */
+    const store_remote_game *remote;
+} listed;
+
 static int by_id(const void *x, const void *y)
 {
-    const Sungka__V1__GameSummary *const *a = x, *const *b = y;
-    return id_order((*a)->game_id, (*b)->game_id);
+    const listed *a = x, *b = y;
+    return id_order(a->id, b->id);
 }
 
 static void list_games(rpc_call *call, const ProtobufCMessage *request, void *user)
@@ -84,10 +92,14 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     if (cluster && store_remote_games(svc->store, MAX_REMOTE_LISTED, &remote, &n_remote) != 0)
         board_log_at(svc, LOG_ERR, "cannot list the cluster's games: %s",
                      store_last_error(svc->store));
+    /* Every game the filters and the token let through, sorted; only the
+     * page's are then made into summaries. */
     size_t cap = (size_t)svc->n_rooms + (size_t)n_remote + 1;
-    Sungka__V1__GameSummary *sums = calloc(cap, sizeof *sums);
-    Sungka__V1__GameSummary **ptrs = calloc(cap, sizeof *ptrs);
-    if (!sums || !ptrs) {
+    listed *all = calloc(cap, sizeof *all);
+    Sungka__V1__GameSummary *sums = calloc((size_t)page, sizeof *sums);
+    Sungka__V1__GameSummary **ptrs = calloc((size_t)page, sizeof *ptrs);
+    if (!all || !sums || !ptrs) {
+        free(all);
         free(sums);
         free(ptrs);
         free(remote);
@@ -97,44 +109,46 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     size_t n = 0;
     for (int i = 0; i < svc->n_rooms; i++) {
         room *r = svc->rooms[i];
-        if (req->kind[0] && strcmp(req->kind, room_kind(r)->name) != 0)
+        if ((req->kind[0] && strcmp(req->kind, room_kind(r)->name) != 0) ||
+            (req->status && (int)req->status != (int)room_status_of(r)) ||
+            (after.set && id_order(room_id(r), after.text) <= 0))
             continue;
-        if (req->status && (int)req->status != (int)room_status_of(r))
-            continue;
-        if (after.set && id_order(room_id(r), after.text) <= 0)
-            continue;
-        wire_summary(r, &sums[n]);
-        if (cluster)
-            sums[n].endpoint = svc->endpoint;
-        ptrs[n] = &sums[n];
-        n++;
+        all[n++] = (listed){.id = room_id(r), .r = r};
     }
     for (int i = 0; i < n_remote; i++) {
         const store_game_info *g = &remote[i].game;
-        if (req->kind[0] && strcmp(req->kind, g->kind) != 0)
+        if ((req->kind[0] && strcmp(req->kind, g->kind) != 0) ||
+            (req->status && (int)req->status != g->status) ||
+            (after.set && id_order(g->id, after.text) <= 0))
             continue;
-        if (req->status && (int)req->status != g->status)
-            continue;
-        if (after.set && id_order(g->id, after.text) <= 0)
-            continue;
-        wire_remote_summary(&remote[i], &sums[n]);
-        ptrs[n] = &sums[n];
-        n++;
+        all[n++] = (listed){.id = g->id, .remote = &remote[i]};
     }
-    qsort(ptrs, n, sizeof *ptrs, by_id);
+    qsort(all, n, sizeof *all, by_id);
+    size_t shown = n > (size_t)page ? (size_t)page : n;
+    for (size_t i = 0; i < shown; i++) {
+        if (all[i].r) {
+            wire_summary(all[i].r, &sums[i]);
+            if (cluster)
+                sums[i].endpoint = svc->endpoint;
+        } else {
+            wire_remote_summary(all[i].remote, &sums[i]);
+        }
+        ptrs[i] = &sums[i];
+    }
     char next[BOARD_PAGE_TOKEN_BYTES] = "";
-    if (n > (size_t)page) {
+    if (n > shown) {
         store_page_key k = {.set = true};
-        snprintf(k.text, sizeof k.text, "%s", ptrs[page - 1]->game_id);
+        snprintf(k.text, sizeof k.text, "%s", all[shown - 1].id);
         board_page_token("games", &k, next, sizeof next);
     }
-    reply.n_games = n > (size_t)page ? (size_t)page : n;
+    reply.n_games = shown;
     reply.service_version = (char *)SUNGKA_VERSION;
     reply.games = ptrs;
     reply.next_page_token = next;
     rpc_call_reply(call, &reply.base);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < shown; i++)
         wire_summary_clear(&sums[i]);
+    free(all);
     free(sums);
     free(ptrs);
     free(remote);

@@ -25,6 +25,22 @@ void board_refuse(rpc_call *call, room_rc rc, const char *why);
  * true when call was answered UNAVAILABLE GAME_MOVING (try again). */
 bool board_reloading(rpc_call *call, const room *r);
 
+/* --- pages.c: the lists a page at a time --- */
+#define BOARD_PAGE_TOKEN_BYTES 512   /* a token, and its decoded text, with a NUL */
+/* The size of a page: page_size, or when 0 the older field limit, or when
+ * that is 0 too def; at most max (a larger ask gets max). 0 and *out, or -1
+ * with a sentence (a negative page_size). */
+int board_page_size(int32_t page_size, int32_t limit, int def, int max, int *out /* OUT */,
+                    char *err, size_t errlen);
+/* The token of the page after the row with key k in list `list` ("games",
+ * "matches", ...) into out (BOARD_PAGE_TOKEN_BYTES). */
+void board_page_token(const char *list, const store_page_key *k, char *out, size_t outlen);
+/* Read a client's page token for list `list`: "" gives k->set false (the
+ * first page); else 0 with the key, or -1 with a sentence (garbage, forged,
+ * or another list's token: INVALID_ARGUMENT). */
+int board_page_key(const char *list, const char *token, store_page_key *k /* OUT */, char *err,
+                   size_t errlen);
+
 /* --- games_rpc.c: Register's ListGames, CreateGame and JoinGame --- */
 extern const rpc_method_entry board_games_methods[];
 extern const size_t board_games_n_methods;

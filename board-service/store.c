@@ -68,11 +68,16 @@ enum stmt_id {
 
 /* Ended games, newest first; `order` is the games' insertion order, which
  * breaks ties of the end time (SQLite's rowid, PostgreSQL's ord). */
+/* A page starts after the key (?4 ended_ms, ?5 order) of the row before
+ * (?4 NULL: the first page); the order is read back after the game's columns.
+ * "?4 IS NULL" comes after ?4's first use here and below: PostgreSQL types a
+ * parameter by where it first meets it, and cannot from IS NULL. */
 #define MATCHES_SQL(order) \
-    "SELECT " GAME_COLUMNS " FROM games g WHERE status >= 3" \
+    "SELECT " GAME_COLUMNS ", " order " FROM games g WHERE status >= 3" \
     " AND (kind = ?1 OR ?1 IS NULL)" \
     " AND (EXISTS (SELECT 1 FROM results r" \
     "              WHERE r.game_id = g.id AND r.name = ?2) OR ?2 IS NULL)" \
+    " AND (ended_ms < ?4 OR (ended_ms = ?4 AND " order " < ?5) OR ?4 IS NULL)" \
     " ORDER BY ended_ms DESC, " order " DESC LIMIT ?3"
 /* What recovery (and adoption) takes: games not over, and ended ones whose
  * players may still ask for a rematch. */
@@ -145,9 +150,13 @@ static const char *const stmt_sql[ST_COUNT] = {
         "SELECT name, played, wins, losses, draws, streak, best_streak, account_id"
         " FROM players WHERE name = ?1",
     /* accounts only: guests and unclaimed names are not ranked */
+    /* a page starts after the key (?2 wins, ?3 best streak, ?4 name) of the
+     * row before; ?2 NULL: the top */
     [ST_LEADERBOARD] =
         "SELECT name, played, wins, losses, draws, streak, best_streak, account_id"
         " FROM players WHERE account_id IS NOT NULL"
+        " AND (wins < ?2 OR (wins = ?2 AND (best_streak < ?3"
+        "      OR (best_streak = ?3 AND name > ?4))) OR ?2 IS NULL)"
         " ORDER BY wins DESC, best_streak DESC, name LIMIT ?1",
     [ST_MATCHES] = MATCHES_SQL("g.rowid"),
     [ST_GAME_GET] = "SELECT " GAME_COLUMNS " FROM games g WHERE id = ?1",
@@ -226,18 +235,25 @@ static const char *const stmt_sql[ST_COUNT] = {
         "INSERT INTO rating_history (account_id, kind, ended_ms, game_id, rating_before,"
         " rating, rd, volatility) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     /* the newest ?3, returned oldest first */
+    /* only points before the key (?4 ended_ms, ?5 game id); ?4 NULL: the newest */
     [ST_RATING_HISTORY] =
         "SELECT kind, ended_ms, game_id, rating_before, rating, rd, volatility FROM"
         " (SELECT * FROM rating_history WHERE account_id = ?1 AND (kind = ?2 OR ?2 IS NULL)"
+        "  AND (ended_ms < ?4 OR (ended_ms = ?4 AND game_id < ?5) OR ?4 IS NULL)"
         "  ORDER BY ended_ms DESC, game_id DESC LIMIT ?3) AS newest"
         " ORDER BY ended_ms, game_id",
     [ST_RATINGS_OF] =
         "SELECT kind, rating, rd, volatility, games, updated_ms FROM ratings"
         " WHERE account_id = ?1 ORDER BY kind",
-    /* settled ratings first, then the provisional ones (?3: the bound) */
+    /* settled ratings first, then the provisional ones (?3: the bound); a
+     * page starts after the key (?4 provisional 0 or 1, ?5 rating, ?6 name)
+     * of the row before; ?4 NULL: the top */
     [ST_RATING_LEADERBOARD] =
         "SELECT a.name, r.account_id, r.rating, r.rd, r.volatility, r.games, r.updated_ms"
         " FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE r.kind = ?1"
+        " AND ((CASE WHEN r.rd > ?3 THEN 1 ELSE 0 END) > ?4"
+        "      OR ((CASE WHEN r.rd > ?3 THEN 1 ELSE 0 END) = ?4 AND (r.rating < ?5"
+        "          OR (r.rating = ?5 AND a.name > ?6))) OR ?4 IS NULL)"
         " ORDER BY r.rd > ?3, r.rating DESC, a.name LIMIT ?2",
     [ST_GAME_UNRATED] = "UPDATE games SET unrated = ?2 WHERE id = ?1 AND rated <> 0",
     [ST_PAIR_RATED_GAMES] =
@@ -1131,7 +1147,8 @@ int store_player_stats(store *s, const char *name, store_stats *out)
     return res;
 }
 
-int store_leaderboard(store *s, int limit, store_stats *out, int *n)
+int store_leaderboard(store *s, int limit, const store_page_key *after, store_stats *out,
+                      int *n)
 {
     if (!n || (limit > 0 && !out) || limit <= 0)
         return failf(s, "the leaderboard needs a limit above 0 and a place for it");
@@ -1140,6 +1157,11 @@ int store_leaderboard(store *s, int limit, store_stats *out, int *n)
     if (!st)
         return -1;
     db_bind_int64(st, 1, limit);
+    if (after && after->set) {
+        db_bind_int64(st, 2, after->a);
+        db_bind_int64(st, 3, after->b);
+        db_bind_text(st, 4, after->text);
+    }
     int rc;
     while ((rc = db_step(st)) == DB_ROW && *n < limit)
         read_stats(st, &out[(*n)++]);
@@ -1225,7 +1247,7 @@ static int complete_summary(store *s, store_match_summary *m)
 }
 
 int store_matches(store *s, const char *player, const char *kind, int limit,
-                  store_match_summary **out, int *n)
+                  const store_page_key *after, store_match_summary **out, int *n)
 {
     if (!out || !n || limit <= 0)
         return failf(s, "the match history needs a limit above 0 and a place for it");
@@ -1242,6 +1264,10 @@ int store_matches(store *s, const char *player, const char *kind, int limit,
     if (player)
         db_bind_text(st, 2, player);
     db_bind_int64(st, 3, limit);
+    if (after && after->set) {
+        db_bind_int64(st, 4, after->a);
+        db_bind_int64(st, 5, after->b);
+    }
 
     store_match_summary *list = NULL;
     int count = 0, cap = 0, rc, res = 0;
@@ -1256,6 +1282,7 @@ int store_matches(store *s, const char *player, const char *kind, int limit,
         store_match_summary *m = &list[count++];
         memset(m, 0, sizeof *m);
         read_game(st, &m->game, &m->n_moves);
+        m->order = db_col_int64(st, GAME_N_COLUMNS);
         if (complete_summary(s, m) < 0) {
             res = -1;
             break;
@@ -1984,7 +2011,7 @@ int store_ratings_of(store *s, int64_t account_id, store_rating *out, int max, i
 }
 
 int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, int limit,
-                             store_rated_player *out, int *n)
+                             const store_page_key *after, store_rated_player *out, int *n)
 {
     if (check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
         return -1;
@@ -1997,6 +2024,11 @@ int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, 
     db_bind_text(st, 1, kind);
     db_bind_int64(st, 2, limit);
     db_bind_double(st, 3, provisional_rd);
+    if (after && after->set) {
+        db_bind_int64(st, 4, after->a);
+        db_bind_double(st, 5, after->x);
+        db_bind_text(st, 6, after->text);
+    }
     int rc;
     while (*n < limit && (rc = db_step(st)) == DB_ROW) {
         store_rated_player *p = &out[(*n)++];
@@ -2118,7 +2150,7 @@ int store_report_one_opponent(store *s, double share, int limit, store_pair_row 
 }
 
 int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,
-                         store_rating_point **out, int *n)
+                         const store_page_key *before, store_rating_point **out, int *n)
 {
     if (kind && check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
         return -1;
@@ -2133,6 +2165,10 @@ int store_rating_history(store *s, int64_t account_id, const char *kind, int lim
     if (kind)
         db_bind_text(st, 2, kind);
     db_bind_int64(st, 3, limit);
+    if (before && before->set) {
+        db_bind_int64(st, 4, before->a);
+        db_bind_text(st, 5, before->text);
+    }
     store_rating_point *points = NULL;
     int count = 0, cap = 0, rc;
     while ((rc = db_step(st)) == DB_ROW) {

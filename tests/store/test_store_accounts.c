@@ -103,7 +103,7 @@ static void test_claim_exact_name_once(void **state)
     assert_int_equal(st.played, 2);
     int n = 0;
     store_stats top[4];
-    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_ok(s, store_leaderboard(s, 4, NULL, top, &n));
     assert_int_equal(n, 1);                          /* alice is a guest: not ranked */
     assert_string_equal(top[0].name, "bob");
     store_close(s);
@@ -394,12 +394,12 @@ static void test_version_2_file_migrates(void **state)
     assert_int_equal(st.account_id, 0);              /* unclaimed */
     int n = -1;
     store_stats top[4];
-    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_ok(s, store_leaderboard(s, 4, NULL, top, &n));
     assert_int_equal(n, 0);
     bool claimed = false;
     int64_t alice = make_account(s, "alice", &claimed);
     assert_true(claimed);
-    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_ok(s, store_leaderboard(s, 4, NULL, top, &n));
     assert_int_equal(n, 1);
     assert_int_equal(top[0].wins, 2);
     assert_int_equal(top[0].account_id, alice);

@@ -16,6 +16,7 @@ Usage: test_block.py BINDIR TEST.
 """
 import importlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -331,8 +332,61 @@ def reports(bindir):
     _with(bindir, body, "--report-rate", "2")
 
 
+def text_view(bindir):
+    """The text view's block, blocked, unblock and report, typed as a person
+    would: alice blocks bob and reads nothing more of his, his tell to her is
+    refused, she reports him about the game and the operator's list has it."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "text.db")
+        board = env.board("--db", db)
+        people = {}
+        for name in ("alice", "bob", "carol"):
+            p = env.player(name, "--server", board.address, "--state-dir",
+                           os.path.join(env.state_dir, name), ready=False)
+            p.expect(r"^You are in the lobby")
+            for line in (f"register {name}", "correct horse", "correct horse"):
+                p.send(line)
+            p.expect(rf"^Account {name} created\. Signed in\.")
+            people[name] = p
+        alice, bob, carol = people["alice"], people["bob"], people["carol"]
+        alice.send("new kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob.send(f"join {game}")
+        alice.expect(r"^bob joined")
+        carol.send(f"watch {game}")
+        for p in (alice, bob):
+            p.expect(r"watching")
+        alice.send("block bob")
+        alice.expect(r"^Blocked bob: you will not read them")
+        alice.send("blocked")
+        alice.expect(r"^You block: bob$")
+        bob.send("chat hello from bob")
+        carol.expect(r"^\[chat\] bob: hello from bob")
+        bob.send("tell alice psst")
+        bob.expect(r"^Refused: alice is not taking private messages from you")
+        carol.send("chat carol's mark")
+        alice.expect(r"^\[chat\] carol: carol's mark")
+        check(not any("hello from bob" in line or "psst" in line for line in alice.lines),
+              "alice's view shows what bob, whom she blocks, said")
+        alice.send("report bob insults in the chat")
+        alice.expect(r"^Reported bob to the operator \(report 1\)\.")
+        alice.send("unblock bob")
+        alice.expect(r"^Unblocked bob\.")
+        bob.send("chat bob again")
+        alice.expect(r"^\[chat\] bob: bob again")
+        for p in (alice, bob, carol):
+            p.quit()
+        out = subprocess.run([os.path.join(env.bindir, "sungka-board"), "--reports",
+                              *env.dbs.argv(["--db", db])], env=env.env,
+                             capture_output=True, text=True, timeout=60)
+        check(out.returncode == 0 and
+              re.search(rf"^1 .* alice +bob +{game} +ipv4:127\.0\.0\.1 +insults in the chat$",
+                        out.stdout, re.M),
+              f"--reports: {out.returncode} {out.stdout} {out.stderr}")
+
+
 if __name__ == "__main__":
     sys.exit(main({"chat_and_tells": chat_and_tells, "spectators": spectators,
                    "after_restart": after_restart,
                    "no_rematch": no_rematch, "guest_refused": guest_refused,
-                   "block_cap": block_cap, "reports": reports}))
+                   "block_cap": block_cap, "reports": reports, "text_view": text_view}))

@@ -25,8 +25,20 @@ int board_blocks_load(board_service *svc, participant *p)
 {
     if (!svc->store || p->account_id <= 0 || p->bot_level > 0)
         return 0;
-    int max = svc->cfg.max_blocks;
-    int n = 0;
+    /* All of them, however many: --max-blocks lowered on a reload leaves
+     * the blocks made before in force. */
+    int max = 0, n = 0;
+    if (store_block_count(svc->store, p->account_id, &max) != 0) {
+        board_log_at(svc, LOG_ERR, "cannot read the blocks of %s: %s", p->name,
+                     store_last_error(svc->store));
+        return -1;
+    }
+    if (max == 0) {
+        free(p->blocked);
+        p->blocked = NULL;
+        p->n_blocked = 0;
+        return 0;
+    }
     store_block *rows = calloc((size_t)max, sizeof *rows);
     int64_t *ids = rows ? malloc((size_t)max * sizeof *ids) : NULL;
     if (!ids || store_blocks_of(svc->store, p->account_id, max, rows, &n) != 0) {
@@ -41,10 +53,8 @@ int board_blocks_load(board_service *svc, participant *p)
     free(rows);
     qsort(ids, (size_t)n, sizeof *ids, by_id);
     free(p->blocked);
-    p->blocked = n > 0 ? ids : NULL;
+    p->blocked = ids;
     p->n_blocked = n;
-    if (n == 0)
-        free(ids);
     return 0;
 }
 

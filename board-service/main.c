@@ -285,7 +285,7 @@ typedef struct settings {
 /* The option keys a configuration file may not hold: things to do, and
  * the file itself. */
 static const int not_settings[] = {'h', 'V', OPT_CHECK, OPT_CLUSTER_STATUS, OPT_RATING_REPORT,
-                                   OPT_CONFIG};
+                                   OPT_REPORTS, OPT_CONFIG};
 
 /* Strict positive integer option: the whole string, in 1..max. */
 static int count(const char *s, int max, int *out, char *err, size_t errlen)

@@ -152,7 +152,12 @@ static void list_blocked(rpc_call *call, const ProtobufCMessage *request, void *
     store_account me;
     if (account_calling(svc, call, &me) != 0)
         return;
-    int max = svc->cfg.max_blocks, n = 0;
+    int max = 0, n = 0;
+    if (store_block_count(svc->store, me.id, &max) != 0) {
+        fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read your blocks; try again");
+        return;
+    }
+    max = max > 0 ? max : 1;
     store_block *rows = calloc((size_t)max, sizeof *rows);
     Sungka__V1__BlockedAccount *items = calloc((size_t)max, sizeof *items);
     Sungka__V1__BlockedAccount **ptrs = calloc((size_t)max, sizeof *ptrs);

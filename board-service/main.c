@@ -90,6 +90,8 @@ static void usage(FILE *out)
             "      --max-blocks N        accounts one account may block (default 500)\n"
             "      --report-rate N       reports one account may make per 24 hours\n"
             "                            (default 20)\n"
+            "      --block-rate N        blocks and unblocks one account may make per minute\n"
+            "                            (default 30)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
@@ -205,7 +207,7 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
        OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_MAX_BLOCKS, OPT_REPORT_RATE,
-       OPT_REPORTS };
+       OPT_REPORTS, OPT_BLOCK_RATE };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -263,6 +265,7 @@ static const struct option longopts[] = {
     {"reports", no_argument, NULL, OPT_REPORTS},
     {"max-blocks", required_argument, NULL, OPT_MAX_BLOCKS},
     {"report-rate", required_argument, NULL, OPT_REPORT_RATE},
+    {"block-rate", required_argument, NULL, OPT_BLOCK_RATE},
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
@@ -396,6 +399,10 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_REPORT_RATE:
         if (count(value, 100000, &st->cfg.report_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_BLOCK_RATE:
+        if (count(value, 100000, &st->cfg.block_rate, err, errlen))
             return -1;
         break;
     case OPT_TLS_CERT:

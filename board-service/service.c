@@ -107,6 +107,8 @@ void board_config_defaults(board_config *cfg)
         cfg->max_blocks = 500;
     if (cfg->report_rate <= 0)
         cfg->report_rate = 20;
+    if (cfg->block_rate <= 0)
+        cfg->block_rate = 30;
     if (cfg->client_lookups <= 0)
         cfg->client_lookups = 50;
     if (cfg->stall_limit_ms <= 0)

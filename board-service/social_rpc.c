@@ -13,6 +13,8 @@
  *     (two nodes of a cluster blocking for one account at once may pass it
  *     by one). The participants of that account here read their blocks
  *     again at once (board_blocks_changed); delivery filters with them.
+ *     That reading is a scan of this node's participants, so an account
+ *     blocks and unblocks at most --block-rate times a minute.
  *   - Reports are limited per reporter (--report-rate a day), counted in the
  *     store, so a restart or another node of a cluster does not reset it.
  *     Their reason is text as a chat line is (text_check), kept with the
@@ -31,6 +33,7 @@
 #include "sungka/v1/social.pb-c.h"
 
 #define REPORT_REASON_MAX 500           /* bytes, as a chat line by default */
+#define BLOCK_WINDOW_MS 60000           /* --block-rate's window */
 #define REPORT_WINDOW_MS (24 * 3600 * 1000LL)
 
 static void fail(rpc_call *call, rpc_code code, const char *reason, const char *msg)
@@ -81,6 +84,28 @@ static int account_named(board_service *svc, rpc_call *call, const char *name,
 
 /* --------------------------------------------------------------- blocks */
 
+/* Each block or unblock reads the blocks of the account's participants here
+ * again (a scan of the participants): --block-rate of them a minute per
+ * account. Counted when let in. 0, or -1 answered. */
+static int block_admitted(board_service *svc, rpc_call *call, const store_account *me)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%lld", (long long)me->id);
+    int64_t now = board_now_ms();
+    if (board_limit_count(&svc->limits, "block-acct", key, BLOCK_WINDOW_MS, now) >=
+        svc->cfg.block_rate) {
+        char msg[160], host[BOARD_HOST_BYTES];
+        snprintf(msg, sizeof msg, "too many blocks and unblocks: at most %d a minute; wait "
+                 "a minute", svc->cfg.block_rate);
+        board_peer_host(svc, call, host, sizeof host);
+        board_log_limit(svc, host, msg);
+        fail(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", msg);
+        return -1;
+    }
+    board_limit_add(&svc->limits, "block-acct", key, BLOCK_WINDOW_MS, now);
+    return 0;
+}
+
 static void block(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     const Sungka__V1__BlockRequest *req = (const void *)request;
@@ -92,6 +117,8 @@ static void block(rpc_call *call, const ProtobufCMessage *request, void *user)
         fail(call, RPC_INVALID_ARGUMENT, "BAD_REQUEST", "you cannot block yourself");
         return;
     }
+    if (block_admitted(svc, call, &me) != 0)
+        return;
     int n = 0;
     int rc = store_group_begin(svc->store);
     if (rc == 0) {
@@ -127,7 +154,8 @@ static void unblock(rpc_call *call, const ProtobufCMessage *request, void *user)
     const Sungka__V1__UnblockRequest *req = (const void *)request;
     board_service *svc = user;
     store_account me, them;
-    if (account_calling(svc, call, &me) != 0 || account_named(svc, call, req->name, &them) != 0)
+    if (account_calling(svc, call, &me) != 0 || account_named(svc, call, req->name, &them) != 0 ||
+        block_admitted(svc, call, &me) != 0)
         return;
     int rc = store_block_delete(svc->store, me.id, them.id);
     if (rc == STORE_NOT_FOUND) {

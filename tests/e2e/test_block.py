@@ -268,7 +268,8 @@ def guest_refused(bindir):
 
 def block_cap(bindir):
     """--max-blocks 2: a third account is refused with a sentence; blocking
-    one already blocked again is fine; unknown names and oneself refused."""
+    one already blocked again is fine; unknown names and oneself refused;
+    --block-rate 6 refuses the seventh block or unblock of a minute."""
     def body(env, board, db, person):
         alice = person("alice")
         for name in ("bob", "carol", "dave"):
@@ -286,7 +287,16 @@ def block_cap(bindir):
                       alice.social.Block, soc.BlockRequest(name="zed"), metadata=alice.md())
         stubs.refused("blocking oneself", stubs.grpc.StatusCode.INVALID_ARGUMENT, "BAD_REQUEST",
                       alice.social.Block, soc.BlockRequest(name="alice"), metadata=alice.md())
-    _with(bindir, body, "--max-blocks", "2")
+        # --block-rate 6: four calls so far (the refused one too), two more...
+        alice.do("Unblock", soc.UnblockRequest(name="carol"))
+        alice.do("Block", soc.BlockRequest(name="carol"))
+        e = stubs.refused("a seventh block or unblock in a minute past --block-rate 6",
+                          stubs.grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_REACHED",
+                          alice.social.Unblock, soc.UnblockRequest(name="carol"),
+                          metadata=alice.md())
+        check("at most 6 a minute" in e.details(), f"the rate's sentence: {e.details()}")
+        board.expect_stderr(r"client 127\.0\.0\.1: limit reached: too many blocks and unblocks")
+    _with(bindir, body, "--max-blocks", "2", "--block-rate", "6")
 
 
 def reports(bindir):

@@ -346,7 +346,8 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
     "ALTER TABLE games DROP COLUMN per_move_ms; ALTER TABLE games DROP COLUMN base_ms;" \
     "ALTER TABLE games DROP COLUMN increment_ms;"
 #define STORE_TEST_UNDO_3 /* event formats */ "ALTER TABLE events DROP COLUMN format;"
-#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 STORE_TEST_UNDO_3
+#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8 \
+    STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 STORE_TEST_UNDO_3
 
 #define assert_ok(s, call) \
     do { \

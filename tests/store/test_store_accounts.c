@@ -312,7 +312,8 @@ static void test_file_before_looks_migrates(void **state)
     snprintf(sql, sizeof sql, "%s %s PRAGMA user_version = 8; %s", STORE_TEST_UNDO_10,
              STORE_TEST_UNDO_9, rows);
     char pg_sql[4096];
-    snprintf(pg_sql, sizeof pg_sql, "DROP TABLE blocks; DROP TABLE reports; DROP INDEX accounts_by_look;"
+    snprintf(pg_sql, sizeof pg_sql, "DROP TABLE blocks; DROP TABLE reports;"
+             " DROP INDEX accounts_by_look;"
              " ALTER TABLE accounts DROP COLUMN look; UPDATE sungka_schema SET version = 2; %s",
              rows);
     test_sql_exec(path, sql, pg_sql);
@@ -378,8 +379,9 @@ static void test_version_2_file_migrates(void **state)
     /* What a service before accounts left behind: statistics by name. */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8 STORE_TEST_UNDO_7
-                                  STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4",
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8
+                                  STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5
+                                  "PRAGMA user_version = 4",
                                   NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(db);

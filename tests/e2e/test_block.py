@@ -25,7 +25,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Env, check, main  # noqa: E402
+from harness import Env, Failure, check, main  # noqa: E402
 import test_accounts as stubs  # noqa: E402  (generate, Client, auth, refused, ...)
 
 T = 15.0
@@ -204,6 +204,36 @@ def after_restart(bindir):
               f"the replay after a restart gave alice bob's line: {alice.chats()}")
         print("  replayed after a restart: carol's line, not bob's")
     _with(bindir, body)
+
+
+def cluster(bindir):
+    """Two nodes on one PostgreSQL database (docs/cluster.md, "Blocks"):
+    alice blocks bob through node b while her game lives on node a; when
+    her stream there is taken again, node a reads her blocks from the
+    database and bob's lines no longer reach her."""
+    def body(env, board, db, person):
+        if not env.dbs.url:
+            raise Failure("needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
+        other = env.board("--db", db, "--lease", "3")
+        alice, bob, carol = person("alice"), person("bob"), person("carol")
+        gid = _game(alice)
+        alice.join(gid)
+        bob.join(gid)
+        carol.join(gid, observe=True)
+        channel = stubs.grpc.insecure_channel(other.address)
+        try:
+            soc_grpc.SocialStub(channel).Block(soc.BlockRequest(name="bob"),
+                                               metadata=alice.md(), timeout=T)
+        finally:
+            channel.close()
+        seen = max((e.seq for e in list(alice.events)), default=0)
+        alice.resubscribe(seen)            # a reconnection, after the last event seen
+        bob.say("bob after the block")
+        carol.wait_chat("bob after the block")
+        check(not _heard(alice, "bob after the block", "carol mark", carol),
+              "alice read bob's line after blocking him through another node")
+        print("  blocked through node b, filtered on node a from alice's next subscription")
+    _with(bindir, body, "--lease", "3")
 
 
 def spectators(bindir):
@@ -397,6 +427,6 @@ def text_view(bindir):
 
 if __name__ == "__main__":
     sys.exit(main({"chat_and_tells": chat_and_tells, "spectators": spectators,
-                   "after_restart": after_restart,
+                   "after_restart": after_restart, "cluster": cluster,
                    "no_rematch": no_rematch, "guest_refused": guest_refused,
                    "block_cap": block_cap, "reports": reports, "text_view": text_view}))

@@ -68,6 +68,8 @@ class Person(stubs.Client):
         self.call = self.board.Subscribe(stubs.pb.SubscribeRequest(after_seq=after_seq),
                                          metadata=stubs.auth(self.token))
         threading.Thread(target=self._gather, daemon=True).start()
+        if after_seq == 0:
+            self.wait_stream()
 
     def join(self, game_id, observe=False):
         ref = self.lobby.JoinGame(stubs.pb.JoinGameRequest(game_id=game_id, name=self.name,
@@ -77,7 +79,16 @@ class Person(stubs.Client):
         self.call = self.board.Subscribe(stubs.pb.SubscribeRequest(),
                                          metadata=stubs.auth(self.token))
         threading.Thread(target=self._gather, daemon=True).start()
+        self.wait_stream()
         return ref
+
+    def wait_stream(self):
+        """Until the stream's first event (its snapshot) is here: from then
+        on every chat line is sent to it."""
+        deadline = time.monotonic() + T
+        while not self.events:
+            check(time.monotonic() < deadline, f"{self.name}'s stream sent nothing")
+            time.sleep(0.02)
 
     def _gather(self):
         try:
@@ -391,8 +402,9 @@ def text_view(bindir):
         alice, bob, carol = people["alice"], people["bob"], people["carol"]
         alice.send("new kalah")
         game = alice.expect(r"Created game (\d+)").group(1)
+        alice.expect(r"^You are alice")
         bob.send(f"join {game}")
-        alice.expect(r"^bob joined")
+        bob.expect(r"^You are bob")        # both streams open before carol comes
         carol.send(f"watch {game}")
         for p in (alice, bob):
             p.expect(r"watching")

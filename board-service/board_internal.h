@@ -124,6 +124,10 @@ typedef struct participant {
     store_rating rating;
     char host[BOARD_HOST_BYTES];   /* the client address it joined from ("": unknown, a
                                     * bot; stored for an account's participant only) */
+    int64_t *blocked;          /* the accounts its account blocks, sorted (blocks.c: read
+                                * from the store at each subscription and at a change made
+                                * on this node); NULL when none. Freed by board_person_free */
+    int n_blocked;
 } participant;
 
 /* A rated game's result for one seat (room_rating.c), as GameOver carries it. */
@@ -139,6 +143,8 @@ typedef struct logged_event {
     uint64_t seq;
     unsigned only_for[2];      /* private: the two participant ids who may see it; 0: all;
                                 * BOARD_FOR_OBSERVERS: the observers */
+    int64_t from_account;      /* a chat line: its sender's account, which the
+                                * recipients' blocks filter at delivery; 0: none */
     size_t len;
     uint8_t *data;
 } logged_event;
@@ -525,6 +531,8 @@ typedef struct room_event {
                                 * rating: why, a sentence; else NULL */
     int level;                 /* TAKEN_OVER: the bot's */
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
+    const char *sender;        /* CHAT read back from the store (wire_event_value): the
+                                * sender's name, where live play has who */
 } room_event;
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their
@@ -539,6 +547,33 @@ uint8_t *wire_pack_event(const room_event *ev, size_t *len);
 uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len);
 /* One ping for everyone in r: nonce, the listed people, how many watch. */
 uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len);
+
+/* blocks.c: players' blocks (docs/rules.md, "Blocking and reporting"). The
+ * blocks of a participant's account are read from the store into it
+ * (p->blocked) when it subscribes, and again when its account blocks or
+ * unblocks someone through this node (board_blocks_changed); delivery asks
+ * only that copy, so a chat line costs no database read. */
+/* Read p's account's blocks into p (nothing for a guest or a bot, or without
+ * a store). 0; -1 when they cannot be read (p keeps what it had). */
+int board_blocks_load(board_service *svc, participant *p);
+/* Does p's account block account? */
+bool board_blocks(const participant *p, int64_t account);
+/* Read again the blocks of every participant of account here. */
+void board_blocks_changed(board_service *svc, int64_t account);
+/* 1 when account a blocks b or b blocks a (read from the store, so a
+ * cluster's nodes agree), 0 when neither (or one is a guest: 0), -1 when the
+ * store cannot say: the caller refuses to pair them then. For pairing two
+ * named people: a rematch now, quick pairing later. */
+int board_blocked_either(board_service *svc, int64_t account_a, int64_t account_b);
+/* Free a participant and what it holds. */
+void board_person_free(participant *p);
+
+/* social_rpc.c: the operator's list of the players' reports (the Social
+ * service takes them), newest first: at most limit (> 0) into out, *n of
+ * them, each with its id, time, reporter, reported, game id and reason. 0, or
+ * -1 with a sentence in err (no store, or the store's own error). */
+int board_reports_list(board_service *svc, int limit, store_report *out /* OUT */,
+                       int *n /* OUT */, char *err, size_t errlen);
 
 #include "room.h"
 

@@ -103,6 +103,9 @@ void history_rating_history(rpc_call *call, const ProtobufCMessage *request, voi
 /* --- accounts_rpc.c: the Accounts service, and who calls the lobby --- */
 extern const rpc_method_entry board_accounts_methods[];
 extern const size_t board_accounts_n_methods;
+/* social_rpc.c: the Social service (Block, Unblock, ListBlocked, Report). */
+extern const rpc_method_entry board_social_methods[];
+extern const size_t board_social_n_methods;
 /* Start the password workers (after the server exists: they wake it) and
  * the limit table; 0, or -1 with a sentence. Without a store there are no
  * accounts and every Accounts call says so. */

@@ -73,6 +73,9 @@ static const struct setting {
     S("client-signin-rate", INT, client_signin_rate, false),
     S("client-signin-jobs", INT, client_signin_jobs, false),
     S("client-registrations", INT, client_registrations, true),
+    S("max-blocks", INT, max_blocks, true),
+    S("report-rate", INT, report_rate, true),
+    S("block-rate", INT, block_rate, true),
     S("client-lookups", INT, client_lookups, true),
     S("stall-limit", INT, stall_limit_ms, false),  /* the watchdog's thread reads it */
     S("tls-cert", TLS, tls_cert, false),

@@ -24,7 +24,7 @@ void room__remove_participant(room *r, participant *p)
     if (p->seat >= 0 && r->seat_holder[p->seat] == p)
         r->seat_holder[p->seat] = NULL;
     room__drop_person(r, p);
-    free(p);
+    board_person_free(p);
     r->svc->released++;
 }
 

@@ -24,6 +24,7 @@
 #include "board_rpc.h"
 #include "text.h"
 #include "version.h"
+#include "sungka/v1/social.pb-c.h"
 
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
@@ -102,6 +103,12 @@ void board_config_defaults(board_config *cfg)
         cfg->client_signin_jobs = 2;
     if (cfg->client_registrations <= 0)
         cfg->client_registrations = 10;
+    if (cfg->max_blocks <= 0)
+        cfg->max_blocks = 500;
+    if (cfg->report_rate <= 0)
+        cfg->report_rate = 20;
+    if (cfg->block_rate <= 0)
+        cfg->block_rate = 30;
     if (cfg->client_lookups <= 0)
         cfg->client_lookups = 50;
     if (cfg->stall_limit_ms <= 0)
@@ -327,6 +334,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                board_accounts_methods, board_accounts_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__admin__descriptor,
                                board_admin_methods, board_admin_n_methods, svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__social_service__descriptor,
+                               board_social_methods, board_social_n_methods, svc) != 0 ||
         board_health_init(svc) != 0 || rpc_server_start(svc->server) != 0 ||
         board_health_watch(svc) != 0) {
         snprintf(err, errlen, "cannot start the RPC server");

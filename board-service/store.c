@@ -48,6 +48,8 @@ enum stmt_id {
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
     ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_ACTION_ADD, ST_ACTIONS,
     ST_RESET_PUT, ST_RESET_GET, ST_RESET_DELETE,
+    ST_BLOCK_PUT, ST_BLOCK_DELETE, ST_BLOCK_COUNT, ST_BLOCKS_OF, ST_BLOCKED_EITHER,
+    ST_ABUSE_INSERT, ST_ABUSE_SINCE, ST_ABUSE_LIST,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
@@ -275,6 +277,27 @@ static const char *const stmt_sql[ST_COUNT] = {
         " JOIN accounts a ON a.id = x.account_id JOIN accounts b ON b.id = y.account_id"
         " WHERE g.unrated = ?1 GROUP BY x.account_id, y.account_id, a.name, b.name"
         " ORDER BY n DESC, a.name, b.name LIMIT ?2",
+    [ST_BLOCK_PUT] =
+        "INSERT INTO blocks (account_id, blocked_id, created_ms) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (account_id, blocked_id) DO NOTHING",
+    [ST_BLOCK_DELETE] = "DELETE FROM blocks WHERE account_id = ?1 AND blocked_id = ?2",
+    [ST_BLOCK_COUNT] = "SELECT count(*) FROM blocks WHERE account_id = ?1",
+    [ST_BLOCKS_OF] =
+        "SELECT b.blocked_id, a.name, b.created_ms FROM blocks b"
+        " JOIN accounts a ON a.id = b.blocked_id WHERE b.account_id = ?1"
+        " ORDER BY a.name_key LIMIT ?2",
+    [ST_BLOCKED_EITHER] =
+        "SELECT count(*) FROM blocks WHERE (account_id = ?1 AND blocked_id = ?2)"
+        " OR (account_id = ?2 AND blocked_id = ?1)",
+    [ST_ABUSE_INSERT] =
+        "INSERT INTO reports (time_ms, reporter_id, reported_id, game_id, reason, host)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+    [ST_ABUSE_SINCE] = "SELECT count(*) FROM reports WHERE reporter_id = ?1 AND time_ms >= ?2",
+    [ST_ABUSE_LIST] =
+        "SELECT r.id, r.time_ms, r.reporter_id, r.reported_id, a.name, b.name, r.game_id,"
+        " r.reason, r.host FROM reports r"
+        " JOIN accounts a ON a.id = r.reporter_id JOIN accounts b ON b.id = r.reported_id"
+        " ORDER BY r.id DESC LIMIT ?1",
     /* each point won in a two-seat game, against the other seat's account */
     [ST_REPORT_ONE_OPPONENT] =
         "WITH won AS (SELECT h.account_id AS who, o.account_id AS opp,"
@@ -2638,4 +2661,150 @@ int store_reset_code_delete(store *s, int64_t account_id)
         return -1;
     db_bind_int64(st, 1, account_id);
     return run(s, st, "cannot forget the reset code");
+}
+
+/* ------------------------------------------------------------------------
+ * Blocks and reports.
+ * ------------------------------------------------------------------------ */
+
+int store_block_put(store *s, int64_t account, int64_t blocked, int64_t when_ms)
+{
+    if (account <= 0 || blocked <= 0 || account == blocked)
+        return failf(s, "a block needs two different accounts");
+    db_stmt *st = stmt(s, ST_BLOCK_PUT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account);
+    db_bind_int64(st, 2, blocked);
+    db_bind_int64(st, 3, when_ms);
+    return run(s, st, "cannot store the block");
+}
+
+int store_block_delete(store *s, int64_t account, int64_t blocked)
+{
+    db_stmt *st = stmt(s, ST_BLOCK_DELETE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account);
+    db_bind_int64(st, 2, blocked);
+    if (run(s, st, "cannot remove the block") < 0)
+        return -1;
+    return db_changes(s->db) == 0 ? STORE_NOT_FOUND : 0;
+}
+
+/* One count of a statement bound with a and b (b < 0: only a). */
+static int count_of(store *s, enum stmt_id id, int64_t a, int64_t b, int *n, const char *what)
+{
+    if (!n)
+        return failf(s, "no place for the count");
+    *n = 0;
+    db_stmt *st = stmt(s, id);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, a);
+    if (b >= 0)
+        db_bind_int64(st, 2, b);
+    int res = 0;
+    if (db_step(st) == DB_ROW)
+        *n = db_col_int(st, 0);
+    else
+        res = fail_db(s, what);
+    finish(st);
+    return res;
+}
+
+int store_block_count(store *s, int64_t account, int *n)
+{
+    return count_of(s, ST_BLOCK_COUNT, account, -1, n, "cannot count the blocks");
+}
+
+int store_blocked_either(store *s, int64_t a, int64_t b)
+{
+    int n = 0;
+    if (count_of(s, ST_BLOCKED_EITHER, a, b, &n, "cannot read the blocks") < 0)
+        return -1;
+    return n > 0;
+}
+
+int store_blocks_of(store *s, int64_t account, int max, store_block *out, int *n)
+{
+    if (!n || !out || max <= 0)
+        return failf(s, "the blocks need a limit above 0 and a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_BLOCKS_OF);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account);
+    db_bind_int64(st, 2, max);
+    int rc = DB_DONE;
+    while (*n < max && (rc = db_step(st)) == DB_ROW) {
+        store_block *b = &out[(*n)++];
+        b->account_id = db_col_int64(st, 0);
+        col_text(st, 1, b->name, sizeof b->name);
+        b->created_ms = db_col_int64(st, 2);
+    }
+    int res = *n == max || rc == DB_DONE ? 0 : fail_db(s, "cannot read the blocks");
+    finish(st);
+    return res;
+}
+
+int store_report_add(store *s, store_report *r)
+{
+    if (!r || r->reporter_id <= 0 || r->reported_id <= 0)
+        return failf(s, "a report needs the accounts of its reporter and of the reported");
+    if (check_str(s, r->game_id, STORE_ID_BYTES, "game id", true) < 0 ||
+        check_str(s, r->reason, STORE_REPORT_REASON_BYTES, "report's reason", false) < 0 ||
+        check_str(s, r->host, STORE_HOST_BYTES, "client address", true) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_ABUSE_INSERT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, r->time_ms);
+    db_bind_int64(st, 2, r->reporter_id);
+    db_bind_int64(st, 3, r->reported_id);
+    db_bind_text(st, 4, r->game_id);
+    db_bind_text(st, 5, r->reason);
+    db_bind_text(st, 6, r->host);
+    if (db_step(st) != DB_ROW) {
+        fail_db(s, "cannot store the report");
+        finish(st);
+        return -1;
+    }
+    r->id = db_col_int64(st, 0);     /* RETURNING id */
+    finish(st);
+    return 0;
+}
+
+int store_reports_since(store *s, int64_t reporter, int64_t since_ms, int *n)
+{
+    return count_of(s, ST_ABUSE_SINCE, reporter, since_ms < 0 ? 0 : since_ms, n,
+                    "cannot count the reports");
+}
+
+int store_reports_list(store *s, int limit, store_report *out, int *n)
+{
+    if (!n || !out || limit <= 0)
+        return failf(s, "the reports need a limit above 0 and a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_ABUSE_LIST);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, limit);
+    int rc = DB_DONE;
+    while (*n < limit && (rc = db_step(st)) == DB_ROW) {
+        store_report *r = &out[(*n)++];
+        memset(r, 0, sizeof *r);
+        r->id = db_col_int64(st, 0);
+        r->time_ms = db_col_int64(st, 1);
+        r->reporter_id = db_col_int64(st, 2);
+        r->reported_id = db_col_int64(st, 3);
+        col_text(st, 4, r->reporter, sizeof r->reporter);
+        col_text(st, 5, r->reported, sizeof r->reported);
+        col_text(st, 6, r->game_id, sizeof r->game_id);
+        col_text(st, 7, r->reason, sizeof r->reason);
+        col_text(st, 8, r->host, sizeof r->host);
+    }
+    int res = *n == limit || rc == DB_DONE ? 0 : fail_db(s, "cannot read the reports");
+    finish(st);
+    return res;
 }

@@ -439,6 +439,53 @@ int store_account_fill_looks(store *s, store_look_fn fn, void *user, int *filled
 int store_account_set_password(store *s, int64_t id, const char *password_hash,
                                int64_t when_ms);
 
+/* --- Blocks and reports (docs/rules.md, "Blocking and reporting") --------- */
+
+/* An account blocks another: the service delivers none of the blocked
+ * account's chat to the blocker and never pairs the two. Kept per blocker;
+ * the service caps how many (--max-blocks) with store_block_count first. */
+typedef struct store_block {
+    int64_t account_id;                           /* the blocked account */
+    char name[STORE_NAME_BYTES];                  /* its name as registered */
+    int64_t created_ms;                           /* wall clock */
+} store_block;
+
+/* account blocks blocked from when_ms: 0 (also when it did already: the
+ * first time is kept), or -1. */
+int store_block_put(store *s, int64_t account, int64_t blocked, int64_t when_ms);
+/* 0, STORE_NOT_FOUND when account did not block blocked, or -1. */
+int store_block_delete(store *s, int64_t account, int64_t blocked);
+/* How many accounts account blocks, into *n. */
+int store_block_count(store *s, int64_t account, int *n /* OUT */);
+/* The accounts account blocks, by name, at most max (> 0) into out, *n of
+ * them. */
+int store_blocks_of(store *s, int64_t account, int max, store_block *out /* OUT */,
+                    int *n /* OUT */);
+/* 1 when a blocks b or b blocks a, 0 when neither does, -1 on failure. */
+int store_blocked_either(store *s, int64_t a, int64_t b);
+
+#define STORE_REPORT_REASON_BYTES 1024   /* the service takes 500 bytes at most */
+
+/* A player's report of another for the operator. */
+typedef struct store_report {
+    int64_t id;                                   /* > 0; set by the store */
+    int64_t time_ms;                              /* wall clock */
+    int64_t reporter_id, reported_id;             /* accounts */
+    char reporter[STORE_NAME_BYTES];              /* their names (read only: */
+    char reported[STORE_NAME_BYTES];              /*  store_reports_list fills them) */
+    char game_id[STORE_ID_BYTES];                 /* "": about no game */
+    char reason[STORE_REPORT_REASON_BYTES];
+    char host[STORE_HOST_BYTES];                  /* the reporter's client address */
+} store_report;
+
+/* Store *r (id ignored, then set). 0, or -1. */
+int store_report_add(store *s, store_report *r /* IN/OUT */);
+/* How many reports reporter made at since_ms or later, into *n: the
+ * service's rate (--report-rate), the same on every node of a cluster. */
+int store_reports_since(store *s, int64_t reporter, int64_t since_ms, int *n /* OUT */);
+/* The newest reports first, at most limit (> 0) into out, *n of them. */
+int store_reports_list(store *s, int limit, store_report *out /* OUT */, int *n /* OUT */);
+
 /* --- Sessions ------------------------------------------------------------- */
 
 /* A signed-in session: the store keeps its public id and the hash of its

@@ -215,6 +215,23 @@ static const char *const migrations[] = {
      "  account_id INTEGER PRIMARY KEY,"
      "  hash       BLOB NOT NULL,"
      "  expires_ms INTEGER NOT NULL);"),
+    /* 11: players' blocks and reports (docs/rules.md, "Blocking and
+     * reporting"): a block is its blocker's row; reports are counted by
+     * reporter and time (--report-rate) and listed newest first. */
+    ("CREATE TABLE blocks ("
+     "  account_id INTEGER NOT NULL,"
+     "  blocked_id INTEGER NOT NULL,"
+     "  created_ms INTEGER NOT NULL,"
+     "  PRIMARY KEY (account_id, blocked_id)) WITHOUT ROWID;"
+     "CREATE TABLE reports ("
+     "  id          INTEGER PRIMARY KEY,"
+     "  time_ms     INTEGER NOT NULL,"
+     "  reporter_id INTEGER NOT NULL,"
+     "  reported_id INTEGER NOT NULL,"
+     "  game_id     TEXT NOT NULL,"
+     "  reason      TEXT NOT NULL,"
+     "  host        TEXT NOT NULL);"
+     "CREATE INDEX reports_by_reporter ON reports(reporter_id, time_ms);"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -357,6 +357,23 @@ int agent_reset_password(agent *ag, const char *name, const char *code,
 /* The account signed in, as registered, or NULL for a guest. */
 const char *agent_account(const agent *ag);
 
+/* Blocking and reporting (docs/rules.md, "Blocking and reporting"), signed
+ * in only; blocking, with the call deadline; 0, or -1 with a sentence (a
+ * guest is told to sign in without a call). View thread only.
+ *   agent_block: the service delivers none of name's chat to this account
+ *     and never pairs the two; *shown (may be NULL, AGENT_NAME_BYTES) gets
+ *     the name as registered.
+ *   agent_blocked: the names blocked, by name: *names (caller frees with
+ *     free(), one array of *n strings of AGENT_NAME_BYTES each).
+ *   agent_report: a report for the operator about name, in the game at
+ *     hand (if any), with the reason; *id (may be NULL) its number. */
+int agent_block(agent *ag, const char *name, bool block, char *shown, char *err,
+                size_t errlen);
+int agent_blocked(agent *ag, char (**names)[AGENT_NAME_BYTES], int *n, char *err,
+                  size_t errlen);
+int agent_report(agent *ag, const char *name, const char *reason, int64_t *id, char *err,
+                 size_t errlen);
+
 /* The id of the game joined (known as soon as agent_start returns). */
 const char *agent_game_id(const agent *ag);
 

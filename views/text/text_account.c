@@ -4,6 +4,7 @@
  * next line; one that needs it twice (a new password) asks again, so a typo
  * is caught here rather than locking its author out.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -91,6 +92,45 @@ bool text_account_command(text_account *ta, agent *ag, const char *cmd, const ch
             fprintf(out, _("Signed in as %s.\n"), account);
         else
             fprintf(out, _("Playing as a guest (register NAME or login NAME to sign in).\n"));
+    } else if (strcmp(cmd, "block") == 0 || strcmp(cmd, "unblock") == 0) {
+        bool block = cmd[0] == 'b';
+        char shown[AGENT_NAME_BYTES];
+        if (!*rest || strchr(rest, ' '))
+            fprintf(out, block ? _("Usage: block NAME\n") : _("Usage: unblock NAME\n"));
+        else if (agent_block(ag, rest, block, shown, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else
+            fprintf(out, block ? _("Blocked %s: you will not read them, and you will not be "
+                                   "paired with them.\n")
+                               : _("Unblocked %s.\n"), shown);
+    } else if (strcmp(cmd, "blocked") == 0) {
+        char (*names)[AGENT_NAME_BYTES] = NULL;
+        int n = 0;
+        if (agent_blocked(ag, &names, &n, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else if (n == 0)
+            fprintf(out, _("You block nobody.\n"));
+        else
+            fprintf(out, _("You block:"));
+        for (int i = 0; i < n; i++)
+            fprintf(out, " %s%s", names[i], i + 1 < n ? "," : "\n");
+        free(names);
+    } else if (strcmp(cmd, "report") == 0) {
+        char name[AGENT_NAME_BYTES];
+        const char *reason = rest;
+        size_t len = strcspn(rest, " \t");
+        while (reason[len] == ' ' || reason[len] == '\t')
+            len++;
+        int64_t id = 0;
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(rest, " \t"), rest);
+        reason = rest + len;
+        if (!name[0] || !*reason)
+            fprintf(out, _("Usage: report NAME REASON...\n"));
+        else if (agent_report(ag, name, reason, &id, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else
+            fprintf(out, _("Reported %s to the operator (report %lld).\n"), name,
+                    (long long)id);
     } else {
         return false;
     }

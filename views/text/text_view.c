@@ -97,7 +97,10 @@ static void print_help(text_view *tv)
             "  register NAME  create an account and sign in\n"
             "  login NAME     sign in; logout [everywhere] signs out\n"
             "  passwd         change your password\n"
-            "  whoami         who you are signed in as\n"));
+            "  whoami         who you are signed in as\n"
+            "  block NAME     read nothing more from NAME, never be paired with them\n"
+            "                 (unblock NAME; blocked lists them)\n"
+            "  report NAME REASON...  report NAME to the operator, about this game\n"));
     fprintf(tv->out, _("  reset NAME CODE  a forgotten password: set a new one with the code\n"
                        "                 the service's operator gave you\n"));
 }

@@ -382,6 +382,30 @@ static int cmd_log(rpc_pool *pool, const char *token, const admin_opts *o, char 
     return 0;
 }
 
+static int cmd_reports(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
+{
+    Sungka__V1__AdminListReportsRequest req = SUNGKA__V1__ADMIN_LIST_REPORTS_REQUEST__INIT;
+    Sungka__V1__AdminListReportsResponse *r;
+    req.limit = argv[0] ? o->limit : 0;
+    if (call(pool, token, "ListReports", &req.base, (ProtobufCMessage **)&r) != 0)
+        return EXIT_REFUSED;
+    printf("%-6s %-20s %-18s %-20s %-20s %-8s %s\n", "ID", "WHEN (UTC)", "FROM", "REPORTER",
+           "REPORTED", "GAME", "REASON");
+    for (size_t i = 0; i < r->n_reports; i++) {
+        const Sungka__V1__AdminReport *p = r->reports[i];
+        char w[32], from[64], a[96], b[96], g[64], why[600];
+        printf("%-6lld %-20s %-18s %-20s %-20s %-8s %s\n", (long long)p->id,
+               when(p->at_ms, w, sizeof w), safe(p->address, from, sizeof from),
+               safe(p->reporter, a, sizeof a), safe(p->reported, b, sizeof b),
+               p->game_id[0] ? safe(p->game_id, g, sizeof g) : "-",
+               safe(p->reason, why, sizeof why));
+    }
+    if (r->n_reports == 0)
+        printf("(none)\n");
+    protobuf_c_message_free_unpacked(&r->base, NULL);
+    return 0;
+}
+
 static const command commands[] = {
     {"online", "", 0, 0, "List everyone in the games of the service: the address they joined "
      "from, their name, their account (or guest), the game, the seat (or watching) and "
@@ -419,6 +443,9 @@ static const command commands[] = {
      cmd_ratings},
     {"log", "[N]", 0, 1, "The newest N (default 50, at most 500) admin actions: when, from "
      "which address, what, on whom, and why.", cmd_log},
+    {"reports", "[N]", 0, 1, "The newest N (default 50, at most 500) reports players made of "
+     "one another (block and report, in sungka-player): when, from which address, who "
+     "reported whom, about which game, and why.", cmd_reports},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -540,11 +567,14 @@ int main(int argc, char **argv)
     if (o.duration && strcmp(cmd->name, "ban") != 0 && strcmp(cmd->name, "ban-address") != 0 &&
         strcmp(cmd->name, "mute") != 0)
         return usage_error("--for goes with ban, ban-address and mute, not %s", cmd->name);
-    if (cmd->run == cmd_log && n_args == 1) {
+    if ((cmd->run == cmd_log || cmd->run == cmd_reports) && n_args == 1) {
         char *end;
         long n = strtol(args[0], &end, 10);
         if (*end || end == args[0] || n < 1 || n > 500)
-            return usage_error("log takes a number of actions, 1 to 500, not '%s'", args[0]);
+            return usage_error(cmd->run == cmd_log
+                                   ? "log takes a number of actions, 1 to 500, not '%s'"
+                                   : "reports takes a number of reports, 1 to 500, not '%s'",
+                               args[0]);
         o.limit = (int)n;
     }
     for (int i = 0; i < n_args; i++) {

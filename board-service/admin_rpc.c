@@ -1012,6 +1012,51 @@ static void list_actions(rpc_call *call, const ProtobufCMessage *request, void *
     free(who);
 }
 
+/* Players' reports (social_rpc.c keeps them), for the operator. */
+static void list_reports(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__AdminListReportsRequest *req = (const void *)request;
+    char host[BOARD_HOST_BYTES];
+    if (!admitted_store(svc, call, host, sizeof host))
+        return;
+    int limit = req->limit > 0 ? req->limit : ACTIONS_DEFAULT;
+    if (limit > ACTIONS_MAX)
+        limit = ACTIONS_MAX;
+    store_report *rows = calloc((size_t)limit, sizeof *rows);
+    Sungka__V1__AdminReport *msgs = calloc((size_t)limit, sizeof *msgs);
+    Sungka__V1__AdminReport **ptrs = calloc((size_t)limit, sizeof *ptrs);
+    char (*addr)[BOARD_LOG_HOST_BYTES] = calloc((size_t)limit, sizeof *addr);
+    int n = 0;
+    char err[256];
+    if (!rows || !msgs || !ptrs || !addr) {
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+    } else if (board_reports_list(svc, limit, rows, &n, err, sizeof err) != 0) {
+        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the reports");
+    } else {
+        for (int i = 0; i < n; i++) {
+            sungka__v1__admin_report__init(&msgs[i]);
+            msgs[i].id = rows[i].id;
+            msgs[i].at_ms = rows[i].time_ms;
+            msgs[i].reporter = rows[i].reporter;
+            msgs[i].reported = rows[i].reported;
+            msgs[i].game_id = rows[i].game_id;
+            msgs[i].reason = rows[i].reason;
+            msgs[i].address = (char *)board_log_host(rows[i].host, addr[i], sizeof addr[i]);
+            ptrs[i] = &msgs[i];
+        }
+        Sungka__V1__AdminListReportsResponse reply =
+            SUNGKA__V1__ADMIN_LIST_REPORTS_RESPONSE__INIT;
+        reply.reports = ptrs;
+        reply.n_reports = (size_t)n;
+        rpc_call_reply(call, &reply.base);
+    }
+    free(rows);
+    free(msgs);
+    free(ptrs);
+    free(addr);
+}
+
 const rpc_method_entry board_admin_methods[] = {
     {"ListOnline", list_online, false, false},
     {"EndGame", end_game, false, false},
@@ -1026,6 +1071,7 @@ const rpc_method_entry board_admin_methods[] = {
     {"ListBans", list_bans, false, false},
     {"RatingReport", rating_report, false, false},
     {"ListActions", list_actions, false, false},
+    {"ListReports", list_reports, false, false},
 };
 const size_t board_admin_n_methods = sizeof board_admin_methods / sizeof board_admin_methods[0];
 

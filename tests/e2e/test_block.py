@@ -380,7 +380,21 @@ def reports(bindir):
               " ".join(rows[0][7:]) == "stalls every game", f"the newest first: {rows[0]}")
         check(rows[1][0] == str(first.id) and rows[1][3:6] == ["alice", "bob", gid] and
               " ".join(rows[1][7:]) == "insults in chat", f"the first report: {rows[1]}")
-    _with(bindir, body, "--report-rate", "2")
+        # The same list over the Admin service, with sungka-admin.
+        out = subprocess.run([os.path.join(env.bindir, "sungka-admin"), "--server",
+                              board.address, "--token-file", token_file, "reports"],
+                             env=env.env, capture_output=True, text=True, timeout=60)
+        check(out.returncode == 0, f"sungka-admin reports: {out.returncode} {out.stderr}")
+        print("\n".join(f"  | {line}" for line in out.stdout.splitlines()))
+        rows = [line.split() for line in out.stdout.splitlines()[1:]]
+        check(len(rows) == 2, f"two reports listed by sungka-admin:\n{out.stdout}")
+        check(rows[0][0] == str(second.id) and rows[0][4:7] == ["alice", "bob", "-"] and
+              " ".join(rows[0][7:]) == "stalls every game", f"the newest first: {rows[0]}")
+        check(rows[1][0] == str(first.id) and rows[1][4:7] == ["alice", "bob", gid] and
+              " ".join(rows[1][7:]) == "insults in chat", f"the first report: {rows[1]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        token_file = os.path.join(tmp, "admin-token")
+        _with(bindir, body, "--report-rate", "2", "--admin-token-file", token_file)
 
 
 def text_view(bindir):

@@ -28,7 +28,7 @@ static void learn_db_clock(board_service *svc);
 
 /* How far the game ids move on after the database went back in time: more
  * than the games the cluster can make in the time a standby lags. */
-#define IDS_MARGIN 10000
+#define IDS_MARGIN 1000
 
 /* Adopt up to ADOPT_PER_TICK orphaned games; how many. At the start they
  * are logged as recovered (most are this endpoint's node's, before it).
@@ -84,7 +84,7 @@ static int stop_games_gone_back(board_service *svc, const char *was, const char 
 {
     for (int i = 0; i < svc->n_rooms; i++) {
         room *r = svc->rooms[i];
-        if (room_is_lost(r))
+        if (room_is_behind(r))
             continue;
         uint64_t stored = 0, sent = room_last_seq(r);
         int rc = store_game_stored_last(svc->store, room_id(r), &stored);
@@ -107,6 +107,52 @@ static int stop_games_gone_back(board_service *svc, const char *was, const char 
                          (unsigned long long)stored, (unsigned long long)stored + 1,
                          (unsigned long long)sent);
         room_lose(r, ROOM_LOST_BEHIND);
+    }
+    return 0;
+}
+
+/* How long a game removed over is kept in mind: past the time a standby
+ * lags, a failover takes and a node takes to notice it. */
+#define REMOVED_KEPT_MS 30000
+
+void board_cluster_note_removed(board_service *svc, const room *r)
+{
+    if (!svc->store || !store_shared(svc->store))
+        return;
+    struct removed_game *g = &svc->removed[svc->next_removed++ % BOARD_REMOVED_KEPT];
+    snprintf(g->id, sizeof g->id, "%s", room_id(r));
+    g->sent = room_last_seq(r);
+    g->at_ms = board_now_ms();
+}
+
+/* The games removed lately, over, whose end the database lost: nobody plays
+ * them on, but their players saw events the log no longer holds. Each is
+ * forgotten (so that no node adopts it from the shorter log) and said. */
+static int check_removed(board_service *svc, int64_t now, const char *was, const char *is)
+{
+    for (int i = 0; i < BOARD_REMOVED_KEPT; i++) {
+        struct removed_game *g = &svc->removed[i];
+        if (!g->at_ms || now - g->at_ms > REMOVED_KEPT_MS)
+            continue;
+        uint64_t stored = 0;
+        int rc = store_game_stored_last(svc->store, g->id, &stored);
+        if (rc < 0) {
+            board_log_at(svc, LOG_ERR, "cannot check the games against the database's new "
+                         "history: %s", store_last_error(svc->store));
+            return -1;
+        }
+        g->at_ms = 0;
+        if (rc == 0 && stored >= g->sent)
+            continue;
+        board_log_at(svc, LOG_WARNING, "game %s: the database went back in time (history %s, "
+                     "was %s): its stored log ends at event %llu and lost events %llu to %llu "
+                     "that were sent", g->id, is, was, (unsigned long long)stored,
+                     (unsigned long long)stored + 1, (unsigned long long)g->sent);
+        board_log_at(svc, LOG_WARNING, "game %s: its stored log has lost events it sent; it "
+                     "had ended and was removed here, and is forgotten so that no node plays it "
+                     "on", g->id);
+        if (rc == 0 && store_game_forget(svc->store, g->id) < 0)
+            board_log_at(svc, LOG_ERR, "game %s: %s", g->id, store_last_error(svc->store));
     }
     return 0;
 }
@@ -138,7 +184,8 @@ int board_cluster_check_history(board_service *svc, int64_t now)
                      "change: %s", seen, store_last_error(svc->store));
         return -1;
     }
-    if (stop_games_gone_back(svc, svc->db_history, is) != 0)
+    if (stop_games_gone_back(svc, svc->db_history, is) != 0 ||
+        check_removed(svc, now, svc->db_history, is) != 0)
         return -1;
     memcpy(svc->db_history, is, sizeof is);
     return 0;
@@ -205,6 +252,9 @@ int board_cluster_confirm(board_service *svc, int64_t now)
 
 void board_let_go_lost(board_service *svc)
 {
+    /* A game fenced off may be one the database forgot (its owner with it):
+     * stopped, not let go for another node to carry on. */
+    board_cluster_check_history(svc, board_now_ms());
     for (int i = svc->n_rooms - 1; i >= 0 && svc->n_lost > 0; i--) {
         room *r = svc->rooms[i];
         if (!room_is_lost(r))

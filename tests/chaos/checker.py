@@ -255,6 +255,10 @@ def check(run_dir, pb, max_details=20):
     for g in played:
         if g["over"] or db_status.get(g["id"], 0) >= 3:
             continue
+        # Stopped for good, perhaps where the database has no record of it
+        # left to mark (it lost the game's making): nobody may move.
+        if use_async and g["id"] in stopped:
+            continue
         last = max(x for x in (g.get("last_ack"), g["started"], meta["faults_end"]) if x is not None)
         if end - last > stuck_after:
             stuck.append(f"game {g['id']} (slot {g['slot']}): no move acknowledged for "

@@ -11,6 +11,12 @@
  * last event they saw. A game this node lost while it could not renew (a
  * pause, a partition) is fenced by the store: its next event is refused,
  * and the room lets go of its players so that they find the new owner.
+ * A database that went back in time (an asynchronous standby promoted
+ * behind, a backup restored) reads as another history (store_db_history):
+ * the node then stops its games whose stored log lost what they sent,
+ * moves the game ids past those it knows, and adopts nothing for a grace,
+ * so that a host that is alive checks its games before anyone else
+ * carries them on from the shorter log (docs/cluster.md).
  * Everything here runs on the loop thread.
  */
 #include <limits.h>

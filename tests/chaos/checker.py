@@ -38,6 +38,7 @@ whether they fail the run:
   holes in stored logs   FAIL  a game's stored seqs are not 1..max
   stuck games            FAIL  a game not over with no acknowledged move for
                                the last --stuck-after seconds of the settle
+                               (with --async, not one the service stopped)
   node crashes           FAIL  a node that exited without the test killing it,
                                or whose log says AddressSanitizer, replay
                                check, Segmentation, ...

@@ -276,6 +276,7 @@ struct pg {
     int64_t changes;           /* rows the last INSERT, UPDATE or DELETE touched */
     bool unique;               /* the last failure was SQLSTATE 23505 */
     char history[64];          /* the session's database history (learn_history); "": unknown */
+    bool no_history;           /* the server has no such functions (not PostgreSQL itself) */
     char err[512];             /* the last failure, one line */
 };
 
@@ -386,11 +387,14 @@ static int setup_session(struct pg *p)
  * standby keeps it) and its timeline (the first 8 hex digits of the name of
  * the WAL file being written: a promotion starts a new one at once, while
  * pg_control_checkpoint() names it only after the next checkpoint). Both
- * are open to any role. A server that is not PostgreSQL, or is in
- * recovery, leaves it unknown (""), and the next db_history asks again. */
+ * are open to any role. A server in recovery, or that failed to answer,
+ * leaves it unknown (""), and the next db_history asks again; one without
+ * these functions (a PostgreSQL-compatible database) is not asked again. */
 static void learn_history(struct pg *p)
 {
     p->history[0] = '\0';
+    if (p->no_history)
+        return;
     PGresult *res = PQexec(p->conn,
                            "SELECT (SELECT system_identifier FROM pg_control_system())::text"
                            " || '/' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)"
@@ -398,6 +402,9 @@ static void learn_history(struct pg *p)
     if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && PQnfields(res) == 1 &&
         !PQgetisnull(res, 0, 0))
         snprintf(p->history, sizeof p->history, "%s", PQgetvalue(res, 0, 0));
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    if (state && strcmp(state, "42883") == 0)    /* undefined_function: never asked again */
+        p->no_history = true;
     PQclear(res);
 }
 
@@ -950,7 +957,7 @@ static unsigned long pg_checkpoints(db *d)
 static const char *pg_history(db *d)
 {
     struct pg *p = pg_of(d);
-    if (!p->history[0] && PQstatus(p->conn) == CONNECTION_OK &&
+    if (!p->history[0] && !p->no_history && PQstatus(p->conn) == CONNECTION_OK &&
         !open_transaction(PQtransactionStatus(p->conn)))
         learn_history(p);
     return p->history;

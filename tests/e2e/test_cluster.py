@@ -657,8 +657,9 @@ def went_back_in_time(bindir):
     it makes meanwhile gets an id never given before; the frozen node,
     woken within that while, finds its game's stored log short of what it
     sent and stops it for good, and its other game gone. (The other node
-    adopted the game from the shorter log and played on under the numbers
-    already sent, and gave the lost game's id again.)"""
+    adopted the game from the shorter log, to number on from its end, and
+    its next game's id was below the lost game's: that id was to be given
+    again.)"""
     with Env(bindir) as env:
         with _pg_servers("sungka-async-") as (top, servers):
             primary = PgServer(top, "primary", sync=False)

@@ -34,6 +34,9 @@
 #define BOARD_NAME_BYTES   (BOARD_NAME_MAX * 4 + 1)
 #define BOARD_TOKEN_HEX    32        /* 128-bit token as hex */
 #define BOARD_ID_LEN       16
+/* Games removed over that a node keeps in mind, for a while
+ * (board_cluster_note_removed), in case the database goes back in time. */
+#define BOARD_REMOVED_KEPT 256
 #define BOARD_CHAT_WINDOW_MS 5000    /* the chat rate's window (config: chat_rate) */
 #define BOARD_TITLE_MAX    80
 #define BOARD_LISTED_PEOPLE 64       /* named in a snapshot or a ping: the players,
@@ -289,6 +292,15 @@ struct board_service {
     int n_lost;                /* rooms another node adopted, to let go of */
     int n_diverged;            /* rooms to reload from their logs (recovery.c) */
     bool lease_failing;        /* cluster.c: the last renewal failed */
+    char db_history[64];       /* cluster.c: the database's history as last checked
+                                * (store_db_history; "" before it is known) */
+    int64_t adopt_after_ms;    /* cluster.c: no adopting before (after a history change) */
+    struct removed_game {      /* cluster.c: games removed lately (over), to check them too */
+        char id[BOARD_ID_LEN];
+        uint64_t sent;         /* the last event sent */
+        int64_t at_ms;         /* board_now_ms() when removed; 0: empty */
+    } removed[BOARD_REMOVED_KEPT];
+    unsigned next_removed;
     int64_t db_clock_offset_ms;    /* cluster.c: the database's clock less this machine's,
                                     * as of the last renewal (0 outside a cluster) */
     unsigned next_relay;       /* cluster.c: the --relays entry to send to next */
@@ -429,6 +441,16 @@ int board_cluster_confirm(board_service *svc, int64_t now);
 void board_let_go_lost(board_service *svc);
 /* A clean stop: the others adopt this node's games at once. */
 void board_cluster_leave(board_service *svc);
+/* Has the database gone to another history (failed over, restored) since
+ * this node last looked? Then the games here whose stored logs lost events
+ * they sent are stopped (room_lose, ROOM_LOST_BEHIND), the cluster's game
+ * ids moved past every id this node knows, and no game adopted for a grace.
+ * 0: nothing changed, or done; -1: the database could not answer (logged),
+ * to be checked again. Before a game id is taken, and at each renewal. */
+int board_cluster_check_history(board_service *svc, int64_t now);
+/* r, over, is removed: the last event it sent is kept in mind for
+ * half a minute, so that a history change that lost it is noticed too. */
+void board_cluster_note_removed(board_service *svc, const room *r);
 /* Is game_id this node's, as the database says: 1 (always, outside a
  * cluster), 0 another node's, -1 the database cannot say. */
 int board_game_here(board_service *svc, const char *game_id);

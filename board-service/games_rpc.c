@@ -353,7 +353,8 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
     char id[BOARD_ID_LEN];
     unsigned number = svc->next_id + 1;
     if (svc->store && store_shared(svc->store) &&
-        store_game_next_id(svc->store, &number) != 0) {    /* unique in the cluster */
+        (board_cluster_check_history(svc, board_now_ms()) != 0 ||   /* ids forgotten? */
+         store_game_next_id(svc->store, &number) != 0)) {    /* unique in the cluster */
         *code = RPC_UNAVAILABLE;
         snprintf(err, errlen, "cannot number a new game: %s", store_last_error(svc->store));
         return NULL;

@@ -123,11 +123,12 @@ const logged_event *room_logged(const room *r, uint64_t seq)
 
 void room_lose(room *r, room_lost why)
 {
-    if (r->lost)
+    if (r->lost && (why != ROOM_LOST_BEHIND || r->lost_why == ROOM_LOST_BEHIND))
         return;
+    if (!r->lost)
+        r->svc->n_lost++;
     r->lost = true;
-    r->lost_why = why;
-    r->svc->n_lost++;
+    r->lost_why = why;   /* behind outweighs adopted: the game is stopped, not passed on */
 }
 
 bool room_is_behind(const room *r)

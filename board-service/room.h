@@ -221,6 +221,8 @@ typedef enum room_lost {
     ROOM_LOST_BEHIND,
 } room_lost;
 bool room_is_lost(const room *r);
+/* Once; a game lost as adopted may still be found behind (its owner's row
+ * was what the database forgot), and is then stopped rather than passed on. */
 void room_lose(room *r, room_lost why);
 /* Why, in a sentence for the log ("another node has it now"). */
 const char *room_lost_why(const room *r);

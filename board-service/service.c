@@ -465,6 +465,8 @@ static void run_timers(board_service *svc)
                       stale_empty ? "nobody joined" : "over");
             if (svc->store && !stale_empty && store_game_forget(svc->store, room_id(r)) != 0)
                 board_log_at(svc, LOG_ERR, "game %s: %s", room_id(r), store_last_error(svc->store));
+            if (!stale_empty)
+                board_cluster_note_removed(svc, r);
             board_rooms_remove(svc, i);
         }
     }

@@ -53,7 +53,7 @@ enum stmt_id {
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
-    ST_REMOTE_GAMES, ST_GAME_FENCE, ST_DB_TIME,
+    ST_REMOTE_GAMES, ST_GAME_FENCE, ST_DB_TIME, ST_GAME_STORED_LAST, ST_IDS_PAST,
     ST_COUNT
 };
 
@@ -416,6 +416,15 @@ static const char *const pg_sql[ST_COUNT] = {
     [ST_GAME_FENCE] = "SELECT 1 FROM game_owners WHERE game_id = ?1::text AND node_id = ?2::bigint"
                       " FOR SHARE",
     [ST_DB_TIME] = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+    /* the game's last stored event (0: none); no row: no such game */
+    [ST_GAME_STORED_LAST] =
+        "SELECT COALESCE((SELECT max(seq) FROM events WHERE game_id = ?1::text), 0)"
+        " FROM games WHERE id = ?1::text",
+    /* Past ?1 and past where it is, by ?2 more: a nextval() of another
+     * node in between is left behind, not handed out again. */
+    [ST_IDS_PAST] =
+        "SELECT setval('game_ids', GREATEST(last_value, ?1::bigint) + ?2::bigint)"
+        " FROM game_ids",
 };
 
 static const char *sql_of(const db *d, enum stmt_id id)
@@ -2472,6 +2481,41 @@ int store_game_next_id(store *s, unsigned *id)
         return failf(s, "the cluster has run out of game ids (%lld)", (long long)next);
     *id = (unsigned)next;
     return 0;
+}
+
+const char *store_db_history(store *s)
+{
+    return s ? db_history(s->db) : "";
+}
+
+int store_game_stored_last(store *s, const char *game_id, uint64_t *last)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_GAME_STORED_LAST);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    int rc = db_step(st);
+    if (rc == DB_ROW)
+        *last = (uint64_t)db_col_int64(st, 0);
+    int res = rc == DB_ROW ? 0 : rc == DB_DONE ? STORE_NOT_FOUND
+                                                : fail_db(s, "cannot read a game's log");
+    if (res == STORE_NOT_FOUND)
+        failf(s, "there is no game %s", game_id);
+    finish(st);
+    return res;
+}
+
+int store_game_ids_past(store *s, unsigned seen, unsigned margin)
+{
+    db_stmt *st = stmt(s, ST_IDS_PAST);
+    int64_t next;
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, seen);
+    db_bind_int64(st, 2, margin);
+    return one_int64(s, st, "cannot move the game ids on", &next);
 }
 
 int store_recover_game(store *s, const char *game_id, const store_recovery_cb *cb,

@@ -695,6 +695,24 @@ int store_nodes(store *s, store_node *out, int max, int *n);
 /* A new game id, unique in the cluster (a database sequence). */
 int store_game_next_id(store *s, unsigned *id);
 
+/* Which history of the database the store's connection is on: on
+ * PostgreSQL the server's system identifier and timeline, "SYSID/TIMELINE",
+ * as read when the connection was made (or reconnected). A database that
+ * was failed over to a standby, or restored, reads differently, and may
+ * have gone back in time. "" when unknown (SQLite, or a server that cannot
+ * say). Valid until the store's next call. */
+const char *store_db_history(store *s);
+
+/* The seq of game_id's last stored event (0: none): 0, or STORE_NOT_FOUND
+ * when the database has no such game. */
+int store_game_stored_last(store *s, const char *game_id, uint64_t *last /* OUT */);
+
+/* Move the cluster's game ids on: the next one is past both seen and the
+ * last one handed out, by margin more. After the database went back in
+ * time, the ids it forgot are never handed out again (as long as fewer
+ * than margin were forgotten past seen). */
+int store_game_ids_past(store *s, unsigned seen, unsigned margin);
+
 /* store_recover for one game (any status), as an adopting node loads it. */
 int store_recover_game(store *s, const char *game_id, const store_recovery_cb *cb,
                        void *user);

@@ -321,6 +321,8 @@ struct pg {
     struct pg_stmt *stmts;     /* every statement prepared, freed by close */
     int64_t changes;           /* rows the last INSERT, UPDATE or DELETE touched */
     bool unique;               /* the last failure was SQLSTATE 23505 */
+    char history[64];          /* the session's database history (learn_history); "": unknown */
+    bool no_history;           /* the server has no such functions (not PostgreSQL itself) */
     char err[512];             /* the last failure, one line */
 };
 
@@ -426,6 +428,32 @@ static int setup_session(struct pg *p)
     return rc;
 }
 
+/* Which history of the database this session is on: the server's system
+ * identifier (pg_control_system(); initdb makes it, a base backup and so a
+ * standby keeps it) and its timeline (the first 8 hex digits of the name of
+ * the WAL file being written: a promotion starts a new one at once, while
+ * pg_control_checkpoint() names it only after the next checkpoint). Both
+ * are open to any role. A server in recovery, or that failed to answer,
+ * leaves it unknown (""), and the next db_history asks again; one without
+ * these functions (a PostgreSQL-compatible database) is not asked again. */
+static void learn_history(struct pg *p)
+{
+    p->history[0] = '\0';
+    if (p->no_history)
+        return;
+    PGresult *res = PQexec(p->conn,
+                           "SELECT (SELECT system_identifier FROM pg_control_system())::text"
+                           " || '/' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)"
+                           " WHERE NOT pg_is_in_recovery()");
+    if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && PQnfields(res) == 1 &&
+        !PQgetisnull(res, 0, 0))
+        snprintf(p->history, sizeof p->history, "%s", PQgetvalue(res, 0, 0));
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    if (state && strcmp(state, "42883") == 0)    /* undefined_function: never asked again */
+        p->no_history = true;
+    PQclear(res);
+}
+
 /* Connect again (the statements prepared before are gone with the old
  * session: the new generation prepares them again). */
 static int reconnect(struct pg *p)
@@ -443,6 +471,7 @@ static int reconnect(struct pg *p)
         memcpy(why, p->err, sizeof why);
         return failf(p, "the connection to PostgreSQL was lost, and the new one fails: %s", why);
     }
+    learn_history(p);
     return 0;
 }
 
@@ -971,6 +1000,15 @@ static unsigned long pg_checkpoints(db *d)
     return 0;     /* the server checkpoints */
 }
 
+static const char *pg_history(db *d)
+{
+    struct pg *p = pg_of(d);
+    if (!p->history[0] && !p->no_history && PQstatus(p->conn) == CONNECTION_OK &&
+        !open_transaction(PQtransactionStatus(p->conn)))
+        learn_history(p);
+    return p->history;
+}
+
 static void pg_close(db *d)
 {
     struct pg *p = pg_of(d);
@@ -1007,6 +1045,7 @@ static const db_driver pg_driver = {
     .unique_violation = pg_unique_violation,
     .errmsg = pg_errmsg,
     .checkpoints = pg_checkpoints,
+    .history = pg_history,
     .close = pg_close,
 };
 
@@ -1291,6 +1330,7 @@ int db_pg_open(const char *uri, db **out, char *err, size_t errlen)
         pg_close(&p->base);
         return -1;
     }
+    learn_history(p);
     p->err[0] = '\0';
     *out = &p->base;
     return 0;

@@ -1353,6 +1353,31 @@ def test_gnome(bindir, shotdir):
             escape_closes(g, title, name)
         g.do("style-set dark")
         g.do("style", r"^script: style dark palette dark$")
+        # the command line said where: no connect dialog to go back to
+        with open(g.script, "a") as f:
+            f.write("action app.connect\n")
+        g.expect(r"^script: error action app.connect is disabled now$")
+        finish(g)
+
+
+def test_connect_again(bindir, shotdir):
+    """Connect… from the menu: connected through the dialog to one service,
+    with a game made there, the view leaves it, shows the dialog again and
+    plays on another service under another name."""
+    with Session(bindir, shotdir) as s:
+        first, second = s.board(), s.board()
+        g = s.gtk(state_dir="")
+        g.expect(r"^script: started")
+        g.do(f"connect {first.address} alice")
+        g.do("wait-connect", r"^script: connected alice$")
+        g.do("lobby-new kalah cups=3 stones=2", r"^script: created 1$")
+        g.do("action app.connect")
+        g.do("windows", r"^script: window connect transient=main modal=1$")
+        g.do("status", r"^script: status Not connected yet")
+        g.do(f"connect {second.address} carol")
+        g.do("wait-connect", r"^script: connected carol$")
+        g.do("lobby-new tictactoe size=3 dims=2", r"^script: created 1$")
+        g.do("wait-people carol (you)")
         finish(g)
 
 
@@ -1380,7 +1405,8 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "filipino": language_test("fil"), "indonesian": language_test("id"),
          "running_en": running_test("en"), "running_fil": running_test("fil"),
          "running_id": running_test("id"), "ready_name": test_ready_name,
-         "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user}
+         "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
+         "connect_again": test_connect_again}
 
 
 def main():

@@ -456,6 +456,9 @@ void globby_free(globby *lb)
 {
     if (!lb)
         return;
+    /* the kind's drop-down says "selected" changed while it is taken down:
+     * lb must not be reached from there (Connect… frees a dialog in use) */
+    g_signal_handlers_disconnect_by_data(lb->kind, lb);
     gtk_window_destroy(GTK_WINDOW(lb->window));
     g_free(lb);
 }

@@ -1,7 +1,7 @@
 /*
  * gtk_menu.c — the GTK view as a GNOME application: the header bar's
- * primary menu (New Game, Preferences, Keyboard Shortcuts, About Sungka,
- * Quit), every accelerator of the window in one table (gview_accels: the
+ * primary menu (New Game, History, Connect…, Preferences, Keyboard
+ * Shortcuts, About Sungka, Quit), every accelerator of the window in one table (gview_accels: the
  * actions' keys, the buttons' tooltips and the shortcuts window are all
  * made from it), and the windows the menu opens — an AdwAboutWindow, a
  * GtkShortcutsWindow and an AdwPreferencesWindow — each transient for the
@@ -226,7 +226,25 @@ static void act_preferences(GSimpleAction *a, GVariant *p, gpointer data)
     show_over(v, w, &v->prefs);
 }
 
+/* Another service, or another name: only when the connect dialog started
+ * this window's agent (run_connect), and never in the middle of our game
+ * (Leave first: it asks, since that loses the game). */
+static void act_connect(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview_reconnect(data);
+}
+
+void gmenu_update(gview *v)
+{
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(v->app), "connect");
+    g_simple_action_set_enabled(G_SIMPLE_ACTION(a),
+                                v->launcher && v->ag && !gview_playing(v));
+}
+
 static const GActionEntry menu_actions[] = {
+    {.name = "connect", .activate = act_connect},
     {.name = "about", .activate = act_about},
     {.name = "shortcuts", .activate = act_shortcuts},
     {.name = "preferences", .activate = act_preferences},
@@ -243,6 +261,7 @@ GtkWidget *gmenu_button(gview *v)
     GMenu *top = g_menu_new();
     g_menu_append(top, _("_New Game\u2026"), "win.games");
     g_menu_append(top, _("_History\u2026"), "win.history");
+    g_menu_append(top, _("_Connect\u2026"), "app.connect");
     g_menu_append_section(menu, NULL, G_MENU_MODEL(top));
     GMenu *app = g_menu_new();
     g_menu_append(app, _("_Preferences"), "app.preferences");

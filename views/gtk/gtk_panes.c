@@ -295,6 +295,7 @@ void gview_refresh(gview *v)
     gview_update_people(v);
     update_recipients(v);
     gview_update_buttons(v);
+    gmenu_update(v);
     gview_update_named_moves(v);
     update_title(v);
     gview_update_account(v);

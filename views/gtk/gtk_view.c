@@ -100,6 +100,35 @@ void gview_connected(gview *v, agent *ag)
         globby_show(v->lobby);
 }
 
+void gview_reconnect(gview *v)
+{
+    if (!v->launcher || !v->ag)
+        return;
+    if (agent_in_game(v->ag))
+        agent_leave(v->ag);
+    gview_anim_jump(v);
+    g_source_remove(v->agent_watch);
+    v->agent_watch = 0;
+    gview_away_stop(v);
+    greplay_free(v->replay);
+    ghistory_free(v->history);
+    v->history = NULL;
+    globby_free(v->lobby);
+    v->lobby = NULL;
+    gpassword_free(v->password);
+    gview_close_over_dialog(v);
+    v->ag = NULL;
+    v->launcher->stop(v->launcher);     /* the agent, and a private service */
+    gmoves_clear(v);
+    v->flash[0] = '\0';
+    v->connection[0] = '\0';
+    gview_log(v, _("Disconnected: say where to play next in the connect dialog."));
+    gview_sync_shown(v);
+    gview_refresh(v);
+    gconnect_free(v->connect);
+    v->connect = gconnect_new(v);
+}
+
 /* The primary instance starts: the window, not shown yet. */
 static void on_startup(GApplication *app, gpointer data)
 {

@@ -116,6 +116,10 @@ const agent_model *gview_model(const gview *v);
 bool gview_in_game(const gview *v);
 /* The connect dialog started the agent: watch it and open the games dialog. */
 void gview_connected(gview *v, agent *ag);
+/* Connect… (run_connect only, connected and not playing): leave the game,
+ * stop the agent (and a private service) through v->launcher, close every
+ * window that needed it, and show the connect dialog again. */
+void gview_reconnect(gview *v);
 /* Refresh every pane from the model and redraw the board. */
 void gview_refresh(gview *v);
 /* Append a line to the event and chat log. */
@@ -170,13 +174,14 @@ void gview_build(gview *v);
 void gview_update_buttons(gview *v);
 
 /* gtk_menu.c: the header bar's primary menu (a GMenu of app.* and win.*
- * actions: New game, Connect…, Preferences, Keyboard Shortcuts, About
- * Sungka, Quit), its actions and their accelerators, and the windows it
+ * actions: New Game, History, Connect…, Preferences, Keyboard Shortcuts,
+ * About Sungka, Quit), its actions and their accelerators, and the windows it
  * opens, each transient for the main window and closed by Escape. The
  * colour scheme (the desktop's, or light or dark as chosen in Preferences
  * and remembered in gtk.ini's [appearance]) is applied at start-up; the
  * board is drawn from the palette of the style in force (gview_palette). */
 GtkWidget *gmenu_button(gview *v);        /* the menu button, actions added */
+void gmenu_update(gview *v);              /* Connect… usable now? (gview_refresh) */
 void gmenu_apply_style(void);             /* the remembered colour scheme */
 /* The shortcuts window's text: a GtkBuilder .ui of every accelerator
  * (g_free it); accels is the window's table, n its length. */

@@ -624,6 +624,7 @@ def test_accounts(bindir, shotdir):
         if "wrong password" not in why:
             raise Failure(f"a wrong password in the change-password dialog: '{why}'")
         s.shot_of(g2, "password", "gtk_account_password")
+        check_names(g2, "password", "the change-password dialog")
         g2.do(f"password {PASSWORD} new-password-2", r"^script: password changed$")
         g2.do("wait-log Your password was changed")
         g2.do("account", r"^script: account Signed in as Alice$")
@@ -929,6 +930,7 @@ def test_history(bindir, shotdir):
         g.do("history-kind tictactoe")
         g.do("history-list", r"^script: history 1$")
         s.shot_of(g, "history", "gtk_history")
+        check_names(g, "history", "the history dialog")
         g.do(f"history-replay {gid}")
         g.do("replay-line", rf"^script: replay move 0 of {n}: ")
         g.do("replay forward", rf"^script: replay move 1 of {n}: (carl|bot-1) played cell \d+$")
@@ -939,6 +941,7 @@ def test_history(bindir, shotdir):
         g.do("replay-key End")
         g.do(f"wait-replay move {n} of {n}")
         s.shot_of(g, "replay", "gtk_replay_end")
+        check_names(g, "replay", "the replay window")
         print(f"replayed match {gid}: {n} moves, {result}")
         finish(g)
 
@@ -1244,6 +1247,8 @@ def running_test(lang):
         with Session(bindir, shotdir) as s:
             g, bob, _ = running_game(s, env)
             g.do("style", rf"^script: style {first} palette {first}$")
+            # the side pane beside the board, not folded away
+            g.do("flap", r"^script: flap folded=0 revealed=1 toggle=0 ")
             check_names(g, "main", f"{lang}, running")
             greys = {}
             for style in (first, "light" if first == "dark" else "dark"):

@@ -1355,6 +1355,8 @@ def test_gnome(bindir, shotdir):
             g.do(f"action {action}")
             g.do("windows", rf"^script: window {name} transient=main modal=1$")
             s.shot_of(g, name, f"gtk_{name}")
+            if name == "prefs":    # ours; About's and the shortcuts' are libadwaita's and GTK's
+                check_names(g, name, "Preferences")
             escape_closes(g, title, name)
         g.do("style-set dark")
         g.do("style", r"^script: style dark palette dark$")

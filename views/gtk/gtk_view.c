@@ -19,11 +19,13 @@
  * (gtk_lobby.c) opens when there is no game yet.
  */
 #include <glib-unix.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gtk_view.h"
 #include "gtk_view_internal.h"
+#include "xdg.h"
 
 const agent_model *gview_model(const gview *v)
 {
@@ -134,6 +136,13 @@ static void on_startup(GApplication *app, gpointer data)
 {
     (void)app;
     gview *v = data;
+    /* The icon's theme directory beside the program: the installed one
+     * (already searched) or the build tree's, where views/CMakeLists.txt
+     * copies it. */
+    char icons[PATH_MAX];
+    if (xdg_beside_program(SUNGKA_ICONDIR_FROM_BINDIR, icons, sizeof icons) == 0)
+        gtk_icon_theme_add_search_path(gtk_icon_theme_get_for_display(gdk_display_get_default()),
+                                       icons);
     gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
     gmenu_apply_style();
     gview_build(v);

@@ -106,6 +106,8 @@ void board_config_defaults(board_config *cfg)
         cfg->client_lookups = 50;
     if (cfg->stall_limit_ms <= 0)
         cfg->stall_limit_ms = 3000;
+    if (cfg->max_health_watches <= 0)
+        cfg->max_health_watches = 64;
     if (!cfg->log)
         cfg->log = stderr;
 }

@@ -2,7 +2,7 @@
  * main.c — `sungka-board`: the command line of the board service.
  * Reads its configuration file and options (flags over the file), starts the
  * service, prints the bound address on one line (tests and the player agent
- * read it), tells systemd it is ready (sd_notify), reloads the file on SIGHUP
+ * read it), tells systemd it is ready (server_notify.h), reloads the file on SIGHUP
  * and stops cleanly on SIGINT/SIGTERM.
  */
 #include <errno.h>
@@ -15,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
 #include "board.h"
 #include "config_file.h"
 #include "log_line.h"
@@ -24,6 +22,7 @@
 #include "rpc.h"
 #include "self_signed.h"
 #include "server_main.h"
+#include "server_notify.h"
 #include "store.h"
 #include "version.h"
 #include "xdg.h"
@@ -269,7 +268,7 @@ static const struct option longopts[] = {
 typedef struct settings {
     board_config cfg;
     bool check, cluster_status, rating_report, help, version, self_signed;
-    const char *tls_names[BOARD_TLS_MAX_NAMES];
+    const char *tls_names[SELF_SIGNED_MAX_NAMES];
     size_t n_tls_names;
     const char *config;            /* --config FILE */
     config_values *file_values;    /* the file's strings, which cfg points into */
@@ -396,12 +395,12 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         st->self_signed = true;
         break;
     case OPT_TLS_NAME:
-        if (!board_tls_name_ok(value)) {
+        if (!self_signed_name_ok(value)) {
             snprintf(err, errlen, "'%s' is not a host name or an IP address", value);
             return -1;
         }
-        if (st->n_tls_names == BOARD_TLS_MAX_NAMES) {
-            snprintf(err, errlen, "at most %d names", BOARD_TLS_MAX_NAMES);
+        if (st->n_tls_names == SELF_SIGNED_MAX_NAMES) {
+            snprintf(err, errlen, "at most %d names", SELF_SIGNED_MAX_NAMES);
             return -1;
         }
         st->tls_names[st->n_tls_names++] = value;
@@ -712,15 +711,15 @@ static void listen_host(const char *listen, char *out, size_t len)
  * Sungka's data directory), and cfg's TLS files pointed at the pair.
  * 0, or -1 with the sentence said. */
 static int use_self_signed(board_config *cfg, const char *const *extra, size_t n_extra,
-                           board_self_signed *ss)
+                           self_signed_pair *ss)
 {
     char host[256] = "", bound[256], dir[PATH_MAX], err[2048];
-    const char *list[BOARD_TLS_MAX_NAMES + 6];
+    const char *list[SELF_SIGNED_MAX_NAMES + 6];
     size_t n = 0;
-    if (gethostname(host, sizeof host - 1) == 0 && board_tls_name_ok(host))
+    if (gethostname(host, sizeof host - 1) == 0 && self_signed_name_ok(host))
         list[n++] = host;
     listen_host(cfg->listen ? cfg->listen : "127.0.0.1:7070", bound, sizeof bound);
-    if (bound[0] && board_tls_name_ok(bound))
+    if (bound[0] && self_signed_name_ok(bound))
         list[n++] = bound;
     list[n++] = "localhost";
     list[n++] = "127.0.0.1";
@@ -739,7 +738,7 @@ static int use_self_signed(board_config *cfg, const char *const *extra, size_t n
                         "(no home directory?); use --tls-cert and --tls-key\n");
         return -1;
     }
-    if (board_self_signed_ensure(dir, list, n, ss, err, sizeof err) != 0) {
+    if (self_signed_ensure(dir, list, n, ss, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-board: --tls-self-signed: %s\n", err);
         return -1;
     }
@@ -762,7 +761,7 @@ typedef struct reloading {
 static void reload(board_service *svc, void *arg)
 {
     reloading *rl = arg;
-    sd_notify(0, "RELOADING=1\nSTATUS=Reloading the configuration");
+    server_notify_reloading();
     settings next;
     char err[1024], said[2048];
     if (!rl->file) {
@@ -787,13 +786,13 @@ static void reload(board_service *svc, void *arg)
         log_line_say(LOG_NOTICE, "sungka-board: reloaded %s: %s\n", rl->file, said);
         settings_free(&next);          /* board_reconfigure copied what it took */
     }
-    sd_notify(0, "READY=1\nSTATUS=Serving");
+    server_notify_ready();
 }
 
 static void stopping(void *arg)
 {
     (void)arg;
-    sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+    server_notify_stopping();
 }
 
 static void request_reload(void *svc)
@@ -847,7 +846,7 @@ int main(int argc, char **argv)
         goto out;
     }
     rc = 1;
-    board_self_signed ss;
+    self_signed_pair ss;
     if (self_signed && use_self_signed(&cfg, st.tls_names, st.n_tls_names, &ss) != 0)
         goto out;
     reloading rl = {.argc = argc, .argv = argv, .file = file, .running = &st};
@@ -870,7 +869,7 @@ int main(int argc, char **argv)
 
     const char *listen = cfg.listen ? cfg.listen : "127.0.0.1:7070";
     server_say_listening("sungka-board", listen, port, cfg.tls_cert ? " (TLS)" : "");
-    sd_notify(0, "READY=1\nSTATUS=Serving");
+    server_notify_ready();
     if (self_signed) {
         /* Said whatever --quiet says: players need it to trust us. */
         log_line_say(LOG_NOTICE, "sungka-board: TLS certificate %s (%s %s); players compare "

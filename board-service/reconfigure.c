@@ -135,7 +135,7 @@ static void reload_tls(board_service *svc, const board_config *next, char *chang
     }
     char why[512];
     rpc_tls_files files = {next->tls_cert, next->tls_key, cur->tls_client_ca};
-    if (board_tls_check_pair(next->tls_cert, next->tls_key, why, sizeof why) != 0) {
+    if (self_signed_check_pair(next->tls_cert, next->tls_key, why, sizeof why) != 0) {
         add(changed, changedlen, "%sthe TLS certificate is not reloaded, the old one is "
                                  "served: %s%s", sep, why, "");
         return;

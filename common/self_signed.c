@@ -39,7 +39,7 @@ static bool is_ip(const char *name)
     return inet_pton(AF_INET, name, buf) == 1 || inet_pton(AF_INET6, name, buf) == 1;
 }
 
-bool board_tls_name_ok(const char *name)
+bool self_signed_name_ok(const char *name)
 {
     size_t len = strlen(name);
     if (len == 0 || len > 253)
@@ -77,7 +77,7 @@ static bool names(X509 *cert, const char *name)
     return X509_check_host(cert, name, 0, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL) == 1;
 }
 
-static int set_fingerprint(X509 *cert, board_self_signed *out)
+static int set_fingerprint(X509 *cert, self_signed_pair *out)
 {
     unsigned char *der = NULL;
     int len = i2d_X509(cert, &der);
@@ -209,7 +209,7 @@ static int write_pem(const char *path, EVP_PKEY *key, X509 *cert, char *err, siz
     return 0;
 }
 
-static int make_pair(const char *const *list, size_t n, board_self_signed *out, char *err,
+static int make_pair(const char *const *list, size_t n, self_signed_pair *out, char *err,
                      size_t errlen)
 {
     int rc = -1;
@@ -239,14 +239,14 @@ out:
 
 /* ------------------------------------------------------------ reusing */
 
-static const char *delete_both(const board_self_signed *o, char *buf, size_t len)
+static const char *delete_both(const self_signed_pair *o, char *buf, size_t len)
 {
     snprintf(buf, len, "delete %s and %s to make a new pair (players who trusted the old "
                        "certificate will then be warned that it changed)", o->cert, o->key);
     return buf;
 }
 
-static int load_pair(const char *const *list, size_t n, board_self_signed *out, char *err,
+static int load_pair(const char *const *list, size_t n, self_signed_pair *out, char *err,
                      size_t errlen)
 {
     char fix[2 * PATH_MAX + 128];
@@ -315,8 +315,8 @@ out:
     return rc;
 }
 
-int board_self_signed_ensure(const char *dir, const char *const *list, size_t n,
-                             board_self_signed *out, char *err, size_t errlen)
+int self_signed_ensure(const char *dir, const char *const *list, size_t n,
+                             self_signed_pair *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (n == 0) {
@@ -324,7 +324,7 @@ int board_self_signed_ensure(const char *dir, const char *const *list, size_t n,
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        if (!board_tls_name_ok(list[i])) {
+        if (!self_signed_name_ok(list[i])) {
             snprintf(err, errlen, "'%s' cannot be a certificate's name: give a host name "
                                   "or an IP address", list[i]);
             return -1;
@@ -358,7 +358,7 @@ int board_self_signed_ensure(const char *dir, const char *const *list, size_t n,
     return rc;
 }
 
-int board_tls_check_pair(const char *cert_path, const char *key_path, char *err,
+int self_signed_check_pair(const char *cert_path, const char *key_path, char *err,
                          size_t errlen)
 {
     X509 *cert = NULL;

@@ -5,7 +5,7 @@ then each change (the service's loop stalled by a store lock and turning
 again), SERVICE_UNKNOWN for a name the service does not answer for (the
 stream stays open), streams capped per address and in all, and a client
 that leaves gives its stream back; the service stops cleanly with streams
-open. (Check is tested with the stalls in test_cluster.py and
+open; at a relay too. (Check is tested with the stalls in test_cluster.py and
 test_durability.py.)
 Usage: test_health.py BINDIR TEST   (ctest runs one process per test)
 """
@@ -162,5 +162,37 @@ def streams_capped(bindir):
         check(board.p.returncode == 0, "the service did not stop cleanly\n" + board.dump())
 
 
+def at_a_relay(bindir):
+    """A relay answers Watch too: SERVING for "" and the services it serves,
+    SERVICE_UNKNOWN for another (the stream kept open); each Watch is an open
+    stream of its address at the relay (--max-client-streams 2: a third is
+    refused, and one given back lets the next in)."""
+    with Env(bindir) as env:
+        board = env.board()
+        relay = env.relay(board.address, "--max-client-streams", "2")
+        served, first = _first(relay.address, "sungka.v1.Board")
+        check(first == SERVING, f"Watch(sungka.v1.Board) at the relay began with {first}")
+        unknown, first = _first(relay.address, "sungka.v1.Accounts")
+        check(first == SERVICE_UNKNOWN,
+              f"Watch of a service the relay does not serve began with {first}")
+        third, end = _first(relay.address)
+        check(isinstance(end, tuple) and end[1] == "RESOURCE_EXHAUSTED",
+              f"a third stream from one address at the relay: {end}")
+        third.close()
+        check(unknown.call.is_active(), "the unknown service's Watch stream was ended")
+        unknown.close()
+        deadline = time.monotonic() + T
+        while True:
+            again, first = _first(relay.address)
+            again.close()
+            if first == SERVING:
+                break
+            check(time.monotonic() < deadline, f"a Watch after one left is refused: {first}")
+            time.sleep(0.2)
+        served.close()
+        relay.stop()
+        check(relay.p.returncode == 0, "the relay did not stop cleanly\n" + relay.dump())
+
+
 if __name__ == "__main__":
-    sys.exit(main({f.__name__: f for f in (changes_followed, streams_capped)}))
+    sys.exit(main({f.__name__: f for f in (changes_followed, streams_capped, at_a_relay)}))

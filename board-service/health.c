@@ -132,6 +132,7 @@ int board_health_init(board_service *svc)
         .max_streams = svc->cfg.max_health_watches,
         .max_per_address = quarter > 0 ? quarter : 1,
         .ipv6_prefix = svc->cfg.ipv6_prefix,
+        .flag = "--max-health-watches",
     };
     if (rpc_server_add_side_method(svc->server, &grpc__health__v1__health__descriptor, "Check",
                                    answer_check, svc) != 0)

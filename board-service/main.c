@@ -150,6 +150,9 @@ static void usage(FILE *out)
             "      --max-health-watches N  health Watch streams open at once (default\n"
             "                            64); one client address may open a quarter of\n"
             "                            them (at least one)\n"
+            "      --max-reflection-streams N  server reflection streams (grpcurl's)\n"
+            "                            open at once (default 16); one client address\n"
+            "                            may open a quarter of them (at least one)\n"
             "      --rated-min-moves N   a rated game in which a player made fewer than N\n"
             "                            moves changes no rating (default 2; 0: any\n"
             "                            length counts)\n"
@@ -199,7 +202,8 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
        OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
-       OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_MAX_HEALTH_WATCHES };
+       OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_MAX_HEALTH_WATCHES,
+       OPT_MAX_REFLECTION_STREAMS };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -251,6 +255,7 @@ static const struct option longopts[] = {
     {"max-account-sessions", required_argument, NULL, OPT_MAX_ACCOUNT_SESSIONS},
     {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
     {"max-health-watches", required_argument, NULL, OPT_MAX_HEALTH_WATCHES},
+    {"max-reflection-streams", required_argument, NULL, OPT_MAX_REFLECTION_STREAMS},
     {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
     {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
     {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
@@ -471,6 +476,10 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_MAX_HEALTH_WATCHES:
         if (count(value, 100000, &st->cfg.max_health_watches, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_REFLECTION_STREAMS:
+        if (count(value, 100000, &st->cfg.max_reflection_streams, err, errlen))
             return -1;
         break;
     case OPT_CLIENT_LOOKUPS:

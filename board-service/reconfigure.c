@@ -76,6 +76,7 @@ static const struct setting {
     S("client-lookups", INT, client_lookups, true),
     S("stall-limit", INT, stall_limit_ms, false),  /* the watchdog's thread reads it */
     S("max-health-watches", INT, max_health_watches, false),  /* rpc's side thread's cap */
+    S("max-reflection-streams", INT, max_reflection_streams, false),     /* ...and this */
     S("tls-cert", TLS, tls_cert, false),
     S("tls-key", TLS, tls_key, false),
     S("tls-client-ca", STRING, tls_client_ca, false),

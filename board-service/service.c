@@ -108,6 +108,8 @@ void board_config_defaults(board_config *cfg)
         cfg->stall_limit_ms = 3000;
     if (cfg->max_health_watches <= 0)
         cfg->max_health_watches = 64;
+    if (cfg->max_reflection_streams <= 0)
+        cfg->max_reflection_streams = 16;
     if (!cfg->log)
         cfg->log = stderr;
 }
@@ -323,7 +325,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                board_play_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__accounts__descriptor,
                                board_accounts_methods, board_accounts_n_methods, svc) != 0 ||
-        board_health_init(svc) != 0 || rpc_server_start(svc->server) != 0 ||
+        board_health_init(svc) != 0 || board_reflection_init(svc) != 0 ||
+        rpc_server_start(svc->server) != 0 ||
         board_health_watch(svc) != 0) {
         snprintf(err, errlen, "cannot start the RPC server");
         goto fail_server;
@@ -358,6 +361,7 @@ fail_accounts:
 fail_server:
     rpc_server_destroy(svc->server);
     board_health_free(svc);
+    board_reflection_free(svc);
 fail_store:
     board_rooms_free(svc);
     store_close(svc->store);
@@ -515,6 +519,7 @@ void board_destroy(board_service *svc)
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_health_free(svc);      /* after the server: its side thread reads it */
+    board_reflection_free(svc);  /* the same */
     board_bots_stop(svc);
     board_rooms_free(svc);
     board_clients_free(svc);     /* after the rooms: their people point here */

@@ -23,6 +23,11 @@
  * in all and per client address (rpc_side_stream_limits), since each holds
  * a call on a thread that answers everyone's health checks.
  *
+ * A side bidi stream (rpc_server_add_side_bidi) answers each request the
+ * client sends with one reply, in order: it receives one request, sends its
+ * answer, and only then receives the next, so it too has one send (and one
+ * receive) in flight. When the client is done sending, the status is OK.
+ *
  * Threads: rpc__side_* run on the thread that owns the server (create, start,
  * destroy); everything else runs on the side thread.
  */
@@ -39,10 +44,10 @@
 
 #include "address.h"
 
-#define SIDE_METHODS_MAX 4
+#define SIDE_METHODS_MAX 8
 #define SIDE_WAIT_MS 100
 
-enum { SIDE_REQUEST, SIDE_ANSWERED, SIDE_SENT, SIDE_CLOSED };
+enum { SIDE_REQUEST, SIDE_ANSWERED, SIDE_SENT, SIDE_CLOSED, SIDE_RECEIVED };
 
 struct side_method {
     rpc__tag tag;                    /* SIDE_REQUEST: a call matched */
@@ -56,7 +61,8 @@ struct side_method {
     grpc_metadata_array md;
     grpc_byte_buffer *payload;
     bool armed;
-    bool streaming;                  /* rpc_server_add_side_stream */
+    bool streaming;                  /* rpc_server_add_side_stream or _bidi */
+    bool bidi;                       /* rpc_server_add_side_bidi */
     rpc_side_stream_limits limits;   /* ...and its caps */
     size_t n_streams;                /* its streams open */
 };
@@ -65,10 +71,12 @@ struct side_method {
 struct side_stream {
     rpc__tag t_send;                 /* SIDE_SENT */
     rpc__tag t_close;                /* SIDE_CLOSED */
+    rpc__tag t_recv;                 /* SIDE_RECEIVED (bidi) */
     struct side_stream *next;        /* in rpc_side.streams */
     struct side_method *m;
     grpc_call *call;
-    ProtobufCMessage *request;       /* asked again at every turn */
+    ProtobufCMessage *request;       /* asked again at every turn (NULL: bidi) */
+    grpc_byte_buffer *received;      /* bidi: RECV_MESSAGE's */
     char host[ADDRESS_HOST_BYTES];   /* the client's address, for its cap */
     grpc_byte_buffer *in_flight;     /* the send batch's message */
     uint8_t *last;                   /* the bytes last sent (NULL: nothing yet) */
@@ -76,6 +84,7 @@ struct side_stream {
     grpc_slice details;              /* of the status, once one is sent */
     int cancelled;                   /* RECV_CLOSE_ON_SERVER's */
     bool md_sent, send_busy, close_seen, finished;
+    bool recv_busy;                  /* bidi: a RECV_MESSAGE in flight */
 };
 
 /* A call being answered: freed when its batch comes back. */
@@ -105,7 +114,8 @@ static void arm(struct rpc_server *srv, struct side_method *m)
     grpc_metadata_array_init(&m->md);
     m->payload = NULL;
     grpc_call_error err = grpc_server_request_registered_call(
-        srv->server, m->registered, &m->call, &m->deadline, &m->md, &m->payload,
+        srv->server, m->registered, &m->call, &m->deadline, &m->md,
+        m->bidi ? NULL : &m->payload,      /* a bidi stream reads its own requests */
         m->side->cq, m->side->cq, &m->tag);
     m->armed = err == GRPC_CALL_OK;
     if (!m->armed)
@@ -236,7 +246,7 @@ static void answer_once(struct side_method *m, grpc_call *gc, grpc_byte_buffer *
 /* A stream is freed once its close and its last send are back. */
 static void stream_maybe_free(struct side_stream *st)
 {
-    if (!st->close_seen || st->send_busy)
+    if (!st->close_seen || st->send_busy || st->recv_busy)
         return;
     struct rpc_side *side = st->m->side;
     for (struct side_stream **p = &side->streams; *p; p = &(*p)->next) {
@@ -247,7 +257,8 @@ static void stream_maybe_free(struct side_stream *st)
     }
     st->m->n_streams--;
     grpc_call_unref(st->call);
-    protobuf_c_message_free_unpacked(st->request, NULL);
+    if (st->request)
+        protobuf_c_message_free_unpacked(st->request, NULL);
     free(st->last);
     grpc_slice_unref(st->details);
     free(st);
@@ -291,6 +302,8 @@ static void stream_send(struct side_stream *st, grpc_byte_buffer *msg, grpc_stat
  * turn asks again. */
 static void stream_turn(struct side_stream *st)
 {
+    if (st->m->bidi)
+        return;                       /* answers what it receives, not turns */
     if (st->send_busy || st->close_seen || st->finished || atomic_load(&st->m->side->stopping))
         return;
     char why[256] = "";
@@ -316,6 +329,25 @@ static void stream_turn(struct side_stream *st)
     stream_send(st, msg, GRPC_STATUS_OK, NULL);
 }
 
+/* bidi: wait for the client's next request (one at a time: it is answered
+ * before the next is read, so one send and one receive at most). */
+static void stream_receive(struct side_stream *st)
+{
+    if (st->finished || st->close_seen || st->recv_busy)
+        return;
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &st->received;
+    if (grpc_call_start_batch(st->call, &op, 1, &st->t_recv, NULL) != GRPC_CALL_OK) {
+        gpr_log(GPR_ERROR, "rpc: cannot receive on a %s stream", st->m->desc->name);
+        st->finished = true;
+        grpc_call_cancel(st->call, NULL);
+        return;
+    }
+    st->recv_busy = true;
+}
+
 static void on_stream_sent(struct side_stream *st, bool success)
 {
     st->send_busy = false;
@@ -323,7 +355,47 @@ static void on_stream_sent(struct side_stream *st, bool success)
     st->in_flight = NULL;
     if (!success)
         st->finished = true;          /* the call is over: its close comes back */
+    if (st->m->bidi)
+        stream_receive(st);
     stream_maybe_free(st);
+}
+
+/* bidi: a request came (answered at once), or the client is done sending
+ * (then the status, OK). */
+static void on_stream_received(struct side_stream *st, bool success)
+{
+    st->recv_busy = false;
+    grpc_byte_buffer *bb = st->received;
+    st->received = NULL;
+    if (!success || st->finished || st->close_seen || atomic_load(&st->m->side->stopping)) {
+        grpc_byte_buffer_destroy(bb);
+        stream_maybe_free(st);
+        return;
+    }
+    if (!bb) {                        /* half-closed: every request was answered */
+        stream_send(st, NULL, GRPC_STATUS_OK, "");
+        return;
+    }
+    struct side_method *m = st->m;
+    char why[256] = "";
+    grpc_status_code status;
+    m->payload = bb;                  /* decode_request reads it there */
+    ProtobufCMessage *request = decode_request(m, &status, why, sizeof why);
+    m->payload = NULL;
+    grpc_byte_buffer_destroy(bb);
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (request) {
+        status = answer_request(m, request, &bytes, &len, why, sizeof why);
+        protobuf_c_message_free_unpacked(request, NULL);
+    }
+    grpc_byte_buffer *msg = status == GRPC_STATUS_OK ? rpc__pack_raw(bytes, len) : NULL;
+    free(bytes);
+    if (status == GRPC_STATUS_OK && !msg) {
+        status = GRPC_STATUS_RESOURCE_EXHAUSTED;
+        snprintf(why, sizeof why, "out of memory");
+    }
+    stream_send(st, msg, status, why);
 }
 
 static void on_stream_closed(struct side_stream *st)
@@ -339,8 +411,8 @@ static void open_stream(struct side_method *m, grpc_call *gc)
     struct rpc_side *side = m->side;
     char why[256] = "";
     grpc_status_code status;
-    ProtobufCMessage *request = decode_request(m, &status, why, sizeof why);
-    if (!request) {
+    ProtobufCMessage *request = NULL;
+    if (!m->bidi && !(request = decode_request(m, &status, why, sizeof why))) {
         answer_once(m, gc, NULL, status, why);
         return;
     }
@@ -354,20 +426,22 @@ static void open_stream(struct side_method *m, grpc_call *gc)
     struct side_stream *st = NULL;
     if (m->n_streams >= (size_t)m->limits.max_streams)
         snprintf(why, sizeof why, "the service has %d %s streams open, the most it keeps "
-                 "(--max-health-watches): try again later", m->limits.max_streams,
-                 m->desc->name);
+                 "(%s): try again later", m->limits.max_streams, m->desc->name,
+                 m->limits.flag ? m->limits.flag : "a limit of the service");
     else if (from_host >= m->limits.max_per_address)
         snprintf(why, sizeof why, "your address has %d %s streams open, the most one address "
                  "may have: close one first", from_host, m->desc->name);
     else if (!(st = calloc(1, sizeof *st)))
         snprintf(why, sizeof why, "out of memory");
     if (!st) {
-        protobuf_c_message_free_unpacked(request, NULL);
+        if (request)
+            protobuf_c_message_free_unpacked(request, NULL);
         answer_once(m, gc, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, why);
         return;
     }
     st->t_send = (rpc__tag){SIDE_SENT, st};
     st->t_close = (rpc__tag){SIDE_CLOSED, st};
+    st->t_recv = (rpc__tag){SIDE_RECEIVED, st};
     st->m = m;
     st->call = gc;
     st->request = request;
@@ -381,14 +455,18 @@ static void open_stream(struct side_method *m, grpc_call *gc)
         gpr_log(GPR_ERROR, "rpc: cannot open a %s stream", m->desc->name);
         grpc_call_cancel(gc, NULL);
         grpc_call_unref(gc);
-        protobuf_c_message_free_unpacked(request, NULL);
+        if (request)
+            protobuf_c_message_free_unpacked(request, NULL);
         free(st);
         return;
     }
     st->next = side->streams;
     side->streams = st;
     m->n_streams++;
-    stream_turn(st);                  /* the first answer at once */
+    if (m->bidi)
+        stream_receive(st);           /* the first request */
+    else
+        stream_turn(st);              /* the first answer at once */
 }
 
 static void on_request(struct rpc_server *srv, struct side_method *m)
@@ -452,6 +530,8 @@ static void *side_main(void *arg)
                 on_stream_sent(t->obj, ev.success);
             } else if (t->kind == SIDE_CLOSED) {
                 on_stream_closed(t->obj);
+            } else if (t->kind == SIDE_RECEIVED) {
+                on_stream_received(t->obj, ev.success);
             } else {
                 struct side_method *m = t->obj;
                 m->armed = false;
@@ -465,7 +545,8 @@ static void *side_main(void *arg)
 
 /* m registered with gRPC, or NULL. */
 static struct side_method *add_method(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
-                                      const char *method, rpc_side_answer answer, void *user)
+                                      const char *method, const char *service_name,
+                                      bool bidi, rpc_side_answer answer, void *user)
 {
     const ProtobufCMethodDescriptor *desc = protobuf_c_service_descriptor_get_method_by_name(
         svc, method);
@@ -490,9 +571,10 @@ static struct side_method *add_method(rpc_server *srv, const ProtobufCServiceDes
     if (side->n_methods == SIDE_METHODS_MAX)
         return NULL;
     char path[256];
-    snprintf(path, sizeof path, "/%s/%s", svc->name, method);
+    snprintf(path, sizeof path, "/%s/%s", service_name ? service_name : svc->name, method);
     void *registered = grpc_server_register_method(
-        srv->server, path, NULL, GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+        srv->server, path, NULL,
+        bidi ? GRPC_SRM_PAYLOAD_NONE : GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
     if (!registered)
         return NULL;
     struct side_method *m = &side->methods[side->n_methods++];
@@ -510,7 +592,7 @@ static struct side_method *add_method(rpc_server *srv, const ProtobufCServiceDes
 int rpc_server_add_side_method(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
                                const char *method, rpc_side_answer answer, void *user)
 {
-    return add_method(srv, svc, method, answer, user) ? 0 : -1;
+    return add_method(srv, svc, method, NULL, false, answer, user) ? 0 : -1;
 }
 
 int rpc_server_add_side_stream(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
@@ -520,10 +602,27 @@ int rpc_server_add_side_stream(rpc_server *srv, const ProtobufCServiceDescriptor
     if (!limits || limits->max_streams < 1 || limits->max_per_address < 1 ||
         limits->ipv6_prefix < 1 || limits->ipv6_prefix > 128)
         return -1;
-    struct side_method *m = add_method(srv, svc, method, answer, user);
+    struct side_method *m = add_method(srv, svc, method, NULL, false, answer, user);
     if (!m)
         return -1;
     m->streaming = true;
+    m->limits = *limits;
+    return 0;
+}
+
+int rpc_server_add_side_bidi(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                             const char *method, const char *service_name,
+                             rpc_side_answer answer, const rpc_side_stream_limits *limits,
+                             void *user)
+{
+    if (!limits || limits->max_streams < 1 || limits->max_per_address < 1 ||
+        limits->ipv6_prefix < 1 || limits->ipv6_prefix > 128)
+        return -1;
+    struct side_method *m = add_method(srv, svc, method, service_name, true, answer, user);
+    if (!m)
+        return -1;
+    m->streaming = true;
+    m->bidi = true;
     m->limits = *limits;
     return 0;
 }

@@ -700,41 +700,13 @@ static int print_rating_report(const char *db)
     return rc == 0 ? 0 : 1;
 }
 
-/* The host of "HOST:PORT" or "[V6]:PORT" into out, unless it is a wildcard
- * (0.0.0.0, ::), which names no host; "" then. */
-static void listen_host(const char *listen, char *out, size_t len)
-{
-    const char *colon = strrchr(listen, ':');
-    size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
-    if (n >= 2 && listen[0] == '[' && listen[n - 1] == ']') {
-        listen++;
-        n -= 2;
-    }
-    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), listen);
-    if (strcmp(out, "0.0.0.0") == 0 || strcmp(out, "::") == 0)
-        out[0] = '\0';
-}
-
-/* --tls-self-signed: the names a new certificate carries (this host's
- * name first: the common name), its directory (the database's, else
- * Sungka's data directory), and cfg's TLS files pointed at the pair.
- * 0, or -1 with the sentence said. */
+/* --tls-self-signed: the pair in its directory (the database's, else
+ * Sungka's data directory; self_signed_for_server names the certificate),
+ * and cfg's TLS files pointed at it. 0, or -1 with the sentence said. */
 static int use_self_signed(board_config *cfg, const char *const *extra, size_t n_extra,
                            self_signed_pair *ss)
 {
-    char host[256] = "", bound[256], dir[PATH_MAX], err[2048];
-    const char *list[SELF_SIGNED_MAX_NAMES + 6];
-    size_t n = 0;
-    if (gethostname(host, sizeof host - 1) == 0 && self_signed_name_ok(host))
-        list[n++] = host;
-    listen_host(cfg->listen ? cfg->listen : "127.0.0.1:7070", bound, sizeof bound);
-    if (bound[0] && self_signed_name_ok(bound))
-        list[n++] = bound;
-    list[n++] = "localhost";
-    list[n++] = "127.0.0.1";
-    list[n++] = "::1";
-    for (size_t i = 0; i < n_extra; i++)
-        list[n++] = extra[i];
+    char dir[PATH_MAX], err[2048];
     /* Beside the database file; a shared database's nodes each keep their
      * own in their data directory. */
     if (cfg->db && cfg->db[0] && strcmp(cfg->db, ":memory:") != 0 &&
@@ -747,7 +719,8 @@ static int use_self_signed(board_config *cfg, const char *const *extra, size_t n
                         "(no home directory?); use --tls-cert and --tls-key\n");
         return -1;
     }
-    if (self_signed_ensure(dir, list, n, ss, err, sizeof err) != 0) {
+    if (self_signed_for_server(dir, cfg->listen ? cfg->listen : "127.0.0.1:7070", extra,
+                               n_extra, ss, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-board: --tls-self-signed: %s\n", err);
         return -1;
     }

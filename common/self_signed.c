@@ -396,3 +396,40 @@ out:
     ERR_clear_error();
     return rc;
 }
+
+/* listen's host into out, "" for a wildcard address (0.0.0.0, ::). */
+static void listen_host(const char *listen, char *out, size_t len)
+{
+    const char *colon = strrchr(listen, ':');
+    size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
+    if (n >= 2 && listen[0] == '[' && listen[n - 1] == ']') {
+        listen++;
+        n -= 2;
+    }
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), listen);
+    if (strcmp(out, "0.0.0.0") == 0 || strcmp(out, "::") == 0)
+        out[0] = '\0';
+}
+
+int self_signed_for_server(const char *dir, const char *listen, const char *const *extra,
+                           size_t n_extra, self_signed_pair *out, char *err, size_t errlen)
+{
+    char host[256] = "", bound[256];
+    const char *list[SELF_SIGNED_MAX_NAMES + 6];
+    size_t n = 0;
+    if (n_extra > SELF_SIGNED_MAX_NAMES) {
+        snprintf(err, errlen, "at most %d names", SELF_SIGNED_MAX_NAMES);
+        return -1;
+    }
+    if (gethostname(host, sizeof host - 1) == 0 && self_signed_name_ok(host))
+        list[n++] = host;
+    listen_host(listen, bound, sizeof bound);
+    if (bound[0] && self_signed_name_ok(bound))
+        list[n++] = bound;
+    list[n++] = "localhost";
+    list[n++] = "127.0.0.1";
+    list[n++] = "::1";
+    for (size_t i = 0; i < n_extra; i++)
+        list[n++] = extra[i];
+    return self_signed_ensure(dir, list, n, out, err, errlen);
+}

@@ -58,6 +58,16 @@ int self_signed_ensure(const char *dir, const char *const *names, size_t n,
                              self_signed_pair *out /* OUT */, char *err, size_t errlen);
 
 /*
+ * self_signed_ensure for a server listening on `listen` ("HOST:PORT"): the
+ * names are this machine's host name (the common name), listen's host
+ * (unless a wildcard address), localhost, 127.0.0.1 and ::1, then extra
+ * (n_extra, each self_signed_name_ok: --tls-name). Same result.
+ */
+int self_signed_for_server(const char *dir, const char *listen, const char *const *extra,
+                           size_t n_extra, self_signed_pair *out /* OUT */, char *err,
+                           size_t errlen);
+
+/*
  * A --tls-cert and --tls-key pair fit to serve, before a reload swaps it in
  * (reconfigure.c): both readable PEM, the key the certificate's, the
  * certificate not expired. 0, or -1 with a sentence in err naming the file

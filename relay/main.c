@@ -7,6 +7,7 @@
  * SIGINT/SIGTERM.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include "rpc.h"
 #include "server_main.h"
 #include "server_notify.h"
+#include "self_signed.h"
+#include "xdg.h"
 #include "version.h"
 
 /* --config's default: read when it exists and no --config is given. */
@@ -78,6 +81,12 @@ static void usage(FILE *out)
             "                            chain...\n"
             "      --tls-key FILE        ...and its private key (checked to belong to it;\n"
             "                            both read again on SIGHUP)\n"
+            "      --tls-self-signed     serve observers in TLS with a certificate of the\n"
+            "                            relay's own, made on the first start and kept\n"
+            "                            in ~/.local/share/sungka/relay/ (its fingerprint\n"
+            "                            is logged: observers compare it on first use)\n"
+            "      --tls-name NAME       a host name or address the certificate\n"
+            "                            --tls-self-signed makes also names (repeatable)\n"
             "      --upstream-tls        speak TLS to --upstream, whose certificate must\n"
             "                            chain to the system's CAs (or --upstream-ca)\n"
             "      --upstream-ca FILE    TLS to --upstream; its certificate must chain to\n"
@@ -98,7 +107,7 @@ static void usage(FILE *out)
 enum { OPT_ADVERTISE = 256, OPT_MAX_GAMES, OPT_MAX_OBSERVERS, OPT_MAX_STREAMS,
        OPT_CLIENT_OBSERVERS, OPT_CLIENT_STREAMS, OPT_CLIENT_JOIN_RATE, OPT_IPV6_PREFIX,
        OPT_RELAY_KEY, OPT_CONFIG, OPT_METRICS, OPT_TLS_CERT, OPT_TLS_KEY, OPT_UPSTREAM_TLS,
-       OPT_UPSTREAM_CA, OPT_UPSTREAM_NAME,
+       OPT_UPSTREAM_CA, OPT_UPSTREAM_NAME, OPT_TLS_SELF_SIGNED, OPT_TLS_NAME,
        OPT_VERSION };
 
 /* The options: the one list of settings (the file's keys are their names). */
@@ -118,6 +127,8 @@ static const struct option longopts[] = {
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"tls-self-signed", no_argument, NULL, OPT_TLS_SELF_SIGNED},
+    {"tls-name", required_argument, NULL, OPT_TLS_NAME},
     {"upstream-tls", no_argument, NULL, OPT_UPSTREAM_TLS},
     {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
     {"upstream-name", required_argument, NULL, OPT_UPSTREAM_NAME},
@@ -134,6 +145,9 @@ static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
 typedef struct settings {
     relay_config cfg;
     bool help, version;
+    bool self_signed;          /* --tls-self-signed */
+    const char *tls_names[SELF_SIGNED_MAX_NAMES];   /* --tls-name */
+    size_t n_tls_names;
     const char *config;        /* --config FILE */
     config_values *file_values;    /* the file's strings, which cfg points into */
 } settings;
@@ -172,6 +186,18 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     case OPT_UPSTREAM_TLS: cfg->upstream_tls = true; break;
     case OPT_UPSTREAM_CA: cfg->upstream_tls = true; cfg->upstream_ca = value; break;
     case OPT_UPSTREAM_NAME: cfg->upstream_name = value; break;
+    case OPT_TLS_SELF_SIGNED: st->self_signed = true; break;
+    case OPT_TLS_NAME:
+        if (!self_signed_name_ok(value)) {
+            snprintf(err, errlen, "'%s' is not a host name or an IP address", value);
+            return -1;
+        }
+        if (st->n_tls_names == SELF_SIGNED_MAX_NAMES) {
+            snprintf(err, errlen, "at most %d names", SELF_SIGNED_MAX_NAMES);
+            return -1;
+        }
+        st->tls_names[st->n_tls_names++] = value;
+        break;
     case OPT_CONFIG: st->config = value; break;
     case 'h': st->help = true; break;
     case OPT_VERSION: st->version = true; break;
@@ -215,6 +241,7 @@ typedef struct reloading {
     int argc;
     char **argv;
     const char *file;          /* NULL: there is none to read */
+    const self_signed_pair *ss;    /* --tls-self-signed's pair; NULL: none */
 } reloading;
 
 static void reload(relay *r, void *arg)
@@ -231,12 +258,50 @@ static void reload(relay *r, void *arg)
                               "%s\n", err);
         config_values_free(next.file_values);
     } else {
+        if (rl->ss && next.self_signed) {   /* the same files as at start */
+            next.cfg.tls_cert = rl->ss->cert;
+            next.cfg.tls_key = rl->ss->key;
+        }
         relay_reconfigure(r, &next.cfg, said, sizeof said);
+        if (!rl->ss != !next.self_signed)
+            strncat(said, "; needs a restart: tls-self-signed", sizeof said - strlen(said) - 1);
         rpc_set_verbose(next.cfg.grpc_log);
         log_line_say(LOG_NOTICE, "sungka-relay: reloaded %s: %s\n", rl->file, said);
         config_values_free(next.file_values);   /* relay_reconfigure copied what it took */
     }
     server_notify_ready();
+}
+
+/* --tls-self-signed: the relay's own pair (in Sungka's data directory,
+ * relay/), and cfg's TLS files pointed at it; its fingerprint said. 0, or
+ * -1 with the sentence said. */
+static int use_self_signed(relay_config *cfg, const settings *st, self_signed_pair *ss)
+{
+    char dir[PATH_MAX], err[2048];
+    if (xdg_sungka_dir(XDG_DATA, true, dir, sizeof dir) != 0 ||
+        strlen(dir) + sizeof "/relay" > sizeof dir) {
+        fprintf(stderr, "sungka-relay: cannot find a directory for the TLS certificate (no "
+                        "home directory?); use --tls-cert and --tls-key\n");
+        return -1;
+    }
+    strcat(dir, "/relay");
+    if (self_signed_for_server(dir, cfg->listen, st->tls_names, st->n_tls_names, ss, err,
+                               sizeof err) != 0) {
+        fprintf(stderr, "sungka-relay: --tls-self-signed: %s\n", err);
+        return -1;
+    }
+    cfg->tls_cert = ss->cert;
+    cfg->tls_key = ss->key;
+    /* Said whatever --quiet says: observers need it to trust us. */
+    log_line_say(LOG_NOTICE, "sungka-relay: TLS certificate %s (%s %s); observers compare this "
+                             "fingerprint with the one their agent shows on first connecting\n",
+                 ss->fingerprint, ss->made ? "made now:" : "kept in", ss->cert);
+    if (ss->missing[0])
+        log_line_say(LOG_WARNING, "sungka-relay: warning: the kept certificate does not name "
+                                  "%s; clients that check host names refuse it under those; "
+                                  "delete %s and %s to make one that names them\n",
+                     ss->missing, ss->cert, ss->key);
+    return 0;
 }
 
 static void request_reload(void *r)
@@ -270,7 +335,23 @@ int main(int argc, char **argv)
         usage(stderr);
         goto out;
     }
-    reloading rl = {.argc = argc, .argv = argv, .file = file};
+    if (st.self_signed && (cfg.tls_cert || cfg.tls_key)) {
+        fprintf(stderr, "sungka-relay: --tls-self-signed makes its own certificate: give it "
+                        "or --tls-cert and --tls-key, not both\n");
+        goto out;
+    }
+    if (st.n_tls_names && !st.self_signed) {
+        fprintf(stderr, "sungka-relay: --tls-name names a certificate --tls-self-signed "
+                        "makes; a --tls-cert names its hosts itself\n");
+        goto out;
+    }
+    self_signed_pair ss;
+    if (st.self_signed && use_self_signed(&cfg, &st, &ss) != 0) {
+        rc = 1;
+        goto out;
+    }
+    reloading rl = {.argc = argc, .argv = argv, .file = file,
+                    .ss = st.self_signed ? &ss : NULL};
     cfg.on_reload = reload;
     cfg.hook_arg = &rl;
     rpc_set_verbose(cfg.grpc_log);

@@ -7,6 +7,7 @@ service upstream reached in TLS, pinned to its own certificate (another
 certificate refused). Clients are stock Python gRPC (wire.py).
 Usage: test_relay_ops.py BINDIR TEST   (ctest runs one process per test)
 """
+import hashlib
 import os
 import re
 import shutil
@@ -224,6 +225,37 @@ def tls_through(bindir):
                   relay.dump())
 
 
+def self_signed(bindir):
+    """--tls-self-signed at a relay: a certificate of its own, made on the
+    first start in Sungka's data directory (relay/) and kept, its SHA-256
+    fingerprint logged (the same one a client computes from what it is
+    served); an observer trusting that certificate joins in TLS; the next
+    start keeps it."""
+    with Env(bindir) as env:
+        board = env.board()
+        relay = env.relay(board.address, "--tls-self-signed", "--tls-name", "relay.example")
+        relay.expect_stderr(r"sungka-relay: TLS certificate SHA256:[0-9A-F:]+ \(made now: ")
+        cert = os.path.join(env.env["XDG_DATA_HOME"], "sungka", "relay", "tls-cert.pem")
+        check(os.path.exists(cert), f"no certificate kept at {cert}\n" + relay.dump())
+        pem = ssl.get_server_certificate(("127.0.0.1", relay.port), timeout=10)
+        digest = hashlib.sha256(ssl.PEM_cert_to_DER_cert(pem)).hexdigest().upper()
+        fingerprint = "SHA256:" + ":".join(digest[i:i + 2] for i in range(0, 64, 2))
+        check(any(fingerprint in l for l in relay.err_lines),
+              f"the logged fingerprint is not the served certificate's ({fingerprint})\n" +
+              relay.dump())
+        client = wire.Client(board.address)
+        game_id, _ = _raw_game(client)
+        client.close()
+        to_relay = _channel(relay.address, cert)
+        code, ref = _raw(to_relay, REGISTER + "JoinGame",
+                         wire.message((1, game_id), (2, "watcher"), (3, True)))
+        check(code == "OK", f"JoinGame at the self-signed relay: {code} {ref}")
+        to_relay.close()
+        relay.stop()
+        again = env.relay(board.address, "--tls-self-signed")
+        again.expect_stderr(rf"sungka-relay: TLS certificate {fingerprint} \(kept in ")
+
+
 def wrong_upstream_refused(bindir):
     """A relay told to trust another certificate than its board service's
     (--upstream-ca) does not relay from it: an observer's join is refused
@@ -260,4 +292,4 @@ def wrong_upstream_refused(bindir):
 
 if __name__ == "__main__":
     sys.exit(main({f.__name__: f for f in (sighup_reload, sd_notify, tls_through,
-                                           wrong_upstream_refused)}))
+                                           self_signed, wrong_upstream_refused)}))

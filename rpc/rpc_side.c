@@ -122,16 +122,17 @@ static void arm(struct rpc_server *srv, struct side_method *m)
         gpr_log(GPR_ERROR, "rpc: cannot wait for %s calls: %d", m->desc->name, (int)err);
 }
 
-/* The request of m's call, decoded and checked; NULL with a status and a
- * sentence when it cannot be. Freed with protobuf_c_message_free_unpacked. */
-static ProtobufCMessage *decode_request(struct side_method *m, grpc_status_code *status,
-                                        char *why, size_t whylen)
+/* A request of m's (payload: its bytes, NULL when none came), decoded and
+ * checked; NULL with a status and a sentence when it cannot be. Freed with
+ * protobuf_c_message_free_unpacked. */
+static ProtobufCMessage *decode_request(struct side_method *m, grpc_byte_buffer *payload,
+                                        grpc_status_code *status, char *why, size_t whylen)
 {
     ProtobufCMessage *request = NULL;
     char where[128];
-    int unpacked = m->payload ? rpc__unpack_checked(m->desc->input, m->payload, &request, where,
-                                                    sizeof where)
-                              : -1;
+    int unpacked = payload ? rpc__unpack_checked(m->desc->input, payload, &request, where,
+                                                 sizeof where)
+                           : -1;
     *status = GRPC_STATUS_INVALID_ARGUMENT;
     if (unpacked == -2) {
         snprintf(why, whylen, "%s holds a NUL byte (U+0000), which no text may hold", where);
@@ -186,7 +187,7 @@ static grpc_status_code answer_call(struct side_method *m, grpc_byte_buffer **re
 {
     *reply = NULL;
     grpc_status_code status;
-    ProtobufCMessage *request = decode_request(m, &status, why, whylen);
+    ProtobufCMessage *request = decode_request(m, m->payload, &status, why, whylen);
     if (!request)
         return status;
     uint8_t *bytes;
@@ -379,9 +380,7 @@ static void on_stream_received(struct side_stream *st, bool success)
     struct side_method *m = st->m;
     char why[256] = "";
     grpc_status_code status;
-    m->payload = bb;                  /* decode_request reads it there */
-    ProtobufCMessage *request = decode_request(m, &status, why, sizeof why);
-    m->payload = NULL;
+    ProtobufCMessage *request = decode_request(m, bb, &status, why, sizeof why);
     grpc_byte_buffer_destroy(bb);
     uint8_t *bytes = NULL;
     size_t len = 0;
@@ -412,7 +411,7 @@ static void open_stream(struct side_method *m, grpc_call *gc)
     char why[256] = "";
     grpc_status_code status;
     ProtobufCMessage *request = NULL;
-    if (!m->bidi && !(request = decode_request(m, &status, why, sizeof why))) {
+    if (!m->bidi && !(request = decode_request(m, m->payload, &status, why, sizeof why))) {
         answer_once(m, gc, NULL, status, why);
         return;
     }

@@ -11,6 +11,7 @@ Usage: test_reflection.py BINDIR TEST   (ctest runs one process per test)
 import os
 import queue
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Env, check, main  # noqa: E402
@@ -129,5 +130,41 @@ def call_without_protos(bindir):
         channel.close()
 
 
+def streams_capped(bindir):
+    """--max-reflection-streams 4: one open reflection stream per client
+    address (a quarter); a second is refused RESOURCE_EXHAUSTED with a
+    sentence saying so, and once the first ends, the address may open one
+    again."""
+    with Env(bindir) as env:
+        board = env.board("--max-reflection-streams", "4")
+        channel = grpc.insecure_channel(board.address)
+        first = Reflection(channel)
+        _services(first.ask(LIST_SERVICES, ""))
+        second = Reflection(channel)
+        try:
+            second.ask(LIST_SERVICES, "")
+            check(False, "a second reflection stream from one address was answered")
+        except grpc.RpcError as e:
+            check(e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and
+                  "your address has 1 ServerReflectionInfo streams open" in e.details(),
+                  f"the second stream: {e.code()} {e.details()}")
+        second.requests.put(None)        # its request iterator ends too
+        first.close()
+        deadline = time.monotonic() + T
+        while True:
+            again = Reflection(channel)
+            try:
+                _services(again.ask(LIST_SERVICES, ""))
+                again.close()
+                break
+            except grpc.RpcError as e:
+                again.requests.put(None)
+                check(time.monotonic() < deadline, f"still refused after the first ended: {e}")
+                time.sleep(0.2)
+        channel.close()
+        board.stop()
+        check(board.p.returncode == 0, "the service did not stop cleanly\n" + board.dump())
+
+
 if __name__ == "__main__":
-    sys.exit(main({"call_without_protos": call_without_protos}))
+    sys.exit(main({f.__name__: f for f in (call_without_protos, streams_capped)}))

@@ -86,6 +86,8 @@ typedef struct board_config {
     const char *relay_key;     /* a file with the secret relays show (relay_key.h):
                                 * their joins count against the observer's address they
                                 * name; NULL: no relay is known, nobody may name one */
+    const char *admin_token_file;  /* the Admin service's token (admin_rpc.c; made when
+                                    * missing); NULL: DB.admin-token beside an SQLite file */
     const char *metrics;       /* "HOST:PORT": serve GET /metrics (Prometheus) there;
                                 * NULL: no metrics */
     int verbose;               /* log every request to the log stream */

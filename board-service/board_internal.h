@@ -301,6 +301,7 @@ struct board_service {
     struct board_reflection *reflection;   /* reflection.c: read-only once made */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
+    struct board_admin *admin; /* admin_rpc.c: the admin token's hash and the bans */
     bool log_journal;          /* service_log.c: lines in the journal's form; set
                                 * by board_create, read-only after (any thread) */
 };

@@ -42,7 +42,8 @@ struct board_health {
 static bool known_service(const char *name)
 {
     return !name[0] || strcmp(name, "sungka.v1.Register") == 0 ||
-           strcmp(name, "sungka.v1.Board") == 0 || strcmp(name, "sungka.v1.Accounts") == 0;
+           strcmp(name, "sungka.v1.Board") == 0 || strcmp(name, "sungka.v1.Accounts") == 0 ||
+           strcmp(name, "sungka.v1.Admin") == 0;
 }
 
 static int64_t stalled_for(const board_service *svc)

@@ -169,6 +169,10 @@ static void usage(FILE *out)
             "                            games, the accounts whose rating points came mostly\n"
             "                            from one opponent, and the pairs whose games were\n"
             "                            not rated, from the database (--db), and exit\n"
+            "      --admin-token-file FILE  the token sungka-admin shows to the Admin\n"
+            "                            service: read, or made (mode 0600) when missing;\n"
+            "                            default DB.admin-token beside an SQLite --db (a\n"
+            "                            cluster's nodes are given the same file)\n"
             "      --metrics HOST:PORT   serve metrics in Prometheus's text format at\n"
             "                            http://HOST:PORT/metrics (plain HTTP: keep it on\n"
             "                            loopback or a private network; port 0 picks one,\n"
@@ -202,7 +206,7 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
        OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
-       OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_MAX_HEALTH_WATCHES,
+       OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_ADMIN_TOKEN_FILE, OPT_MAX_HEALTH_WATCHES,
        OPT_MAX_REFLECTION_STREAMS };
 
 static const struct option longopts[] = {
@@ -261,6 +265,7 @@ static const struct option longopts[] = {
     {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
     {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
     {"metrics", required_argument, NULL, OPT_METRICS},
+    {"admin-token-file", required_argument, NULL, OPT_ADMIN_TOKEN_FILE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -330,6 +335,9 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_METRICS:
         st->cfg.metrics = value;
+        break;
+    case OPT_ADMIN_TOKEN_FILE:
+        st->cfg.admin_token_file = value;
         break;
     case OPT_MAX_PER_CLIENT:
         if (count(value, 1000000, &st->cfg.max_games_per_client, err, errlen))

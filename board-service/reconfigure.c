@@ -86,6 +86,7 @@ static const struct setting {
     S("relay-after", INT, relay_after, true),
     S("relay-key", STRING, relay_key, false),
     S("metrics", STRING, metrics, false),          /* its listener is bound at start */
+    S("admin-token-file", STRING, admin_token_file, false),  /* read once, at start */
     S("verbose", BOOL, grpc_log, true),            /* main calls rpc_set_verbose */
 #undef S
 };

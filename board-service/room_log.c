@@ -366,6 +366,14 @@ void room_stream_ended(participant *p, void *stream)
     room_depart(p->room, p, "the connection closed");
 }
 
+void room_end_stream(participant *p, room_rc rc, const char *why)
+{
+    if (!p->stream)
+        return;
+    room__detach_stream(p, rc, why);
+    room_depart(p->room, p, why);
+}
+
 void room_close_streams(room *r, const char *why)
 {
     for (int i = 0; i < r->n_people; i++)

@@ -128,6 +128,14 @@ void room_leave(room *r, participant *p)
     room__change_end(r, NULL, 0);
 }
 
+room_rc room_kick(room *r, participant *p, const char *why, char *err, size_t errlen)
+{
+    room__detach_stream(p, ROOM_E_DENIED, why);
+    room__change_begin(r);
+    leave(r, p);
+    return room__change_end(r, err, errlen);
+}
+
 static void leave(room *r, participant *p)
 {
     room__detach_stream(p, ROOM_OK, "you left the game");

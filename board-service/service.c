@@ -283,6 +283,9 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
             goto fail_store;
     }
 
+    if (board_admin_start(svc, err, errlen) != 0)
+        goto fail_store;
+
     rpc_server_options opts = {0};
     const char *tls_files[][2] = {{"--tls-cert", svc->cfg.tls_cert},
                                   {"--tls-key", svc->cfg.tls_key},
@@ -319,12 +322,15 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     }
     rpc_server_set_turn_hook(svc->server, end_turn, svc);
     rpc_server_set_refusal_hook(svc->server, board_metrics_refusal, svc);
+    rpc_server_set_admit_hook(svc->server, board_admit, svc);
     if (rpc_server_add_methods(svc->server, &sungka__v1__register__descriptor,
                                board_games_methods, board_games_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__board__descriptor, board_play_methods,
                                board_play_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__accounts__descriptor,
                                board_accounts_methods, board_accounts_n_methods, svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__admin__descriptor,
+                               board_admin_methods, board_admin_n_methods, svc) != 0 ||
         board_health_init(svc) != 0 || board_reflection_init(svc) != 0 ||
         rpc_server_start(svc->server) != 0 ||
         board_health_watch(svc) != 0) {
@@ -363,6 +369,7 @@ fail_server:
     board_health_free(svc);
     board_reflection_free(svc);
 fail_store:
+    board_admin_free(svc);
     board_rooms_free(svc);
     store_close(svc->store);
 fail_free:
@@ -408,6 +415,7 @@ static void run_timers(board_service *svc)
     int64_t now = board_now_ms();
     run_clocks(svc, now);
     board_cluster_tick(svc, now);
+    board_admin_tick(svc, now);
     if (svc->n_lost > 0)
         board_let_go_lost(svc);
     if (svc->n_diverged > 0)
@@ -525,6 +533,7 @@ void board_destroy(board_service *svc)
     board_clients_free(svc);     /* after the rooms: their people point here */
     room_moves_free(svc);
     board_cluster_leave(svc);
+    board_admin_free(svc);
     store_close(svc->store);
     board_people_free(svc);
     board_limits_free(&svc->limits);     /* after the server: its calls count here */

@@ -234,11 +234,37 @@ static const char *const schema_3[] = {
     NULL,
 };
 
+/* 4: store_sqlite.c's 10, the operator's bans, the audit log and the
+ * password reset codes. */
+static const char *const schema_4[] = {
+    "CREATE TABLE bans ("
+    "  kind     integer NOT NULL,"
+    "  target   text COLLATE \"C\" NOT NULL,"
+    "  label    text NOT NULL,"
+    "  reason   text NOT NULL,"
+    "  made_ms  bigint NOT NULL,"
+    "  until_ms bigint NOT NULL,"
+    "  PRIMARY KEY (kind, target))",
+    "CREATE TABLE admin_actions ("
+    "  id     bigserial PRIMARY KEY,"
+    "  at_ms  bigint NOT NULL,"
+    "  who    text NOT NULL,"
+    "  action text NOT NULL,"
+    "  target text NOT NULL,"
+    "  reason text NOT NULL)",
+    "CREATE TABLE reset_codes ("
+    "  account_id bigint PRIMARY KEY,"
+    "  hash       bytea NOT NULL,"
+    "  expires_ms bigint NOT NULL)",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
     schema_2,
     schema_3,
+    schema_4,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))

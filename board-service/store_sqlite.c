@@ -192,6 +192,29 @@ static const char *const migrations[] = {
      * service fills them when it starts (store_account_fill_looks). */
     ("ALTER TABLE accounts ADD COLUMN look TEXT NOT NULL DEFAULT '';"
      "CREATE INDEX accounts_by_look ON accounts(look);"),
+    /* 10: the operator's bans (an account, by its id; an address or
+     * prefix, in CIDR; an account's chat), the audit log of the Admin
+     * service (admin_rpc.c), and the one-time codes that reset a forgotten
+     * password (kept hashed, one per account). */
+    ("CREATE TABLE bans ("
+     "  kind     INTEGER NOT NULL,"
+     "  target   TEXT NOT NULL,"
+     "  label    TEXT NOT NULL,"
+     "  reason   TEXT NOT NULL,"
+     "  made_ms  INTEGER NOT NULL,"
+     "  until_ms INTEGER NOT NULL,"
+     "  PRIMARY KEY (kind, target)) WITHOUT ROWID;"
+     "CREATE TABLE admin_actions ("
+     "  id     INTEGER PRIMARY KEY,"
+     "  at_ms  INTEGER NOT NULL,"
+     "  who    TEXT NOT NULL,"
+     "  action TEXT NOT NULL,"
+     "  target TEXT NOT NULL,"
+     "  reason TEXT NOT NULL);"
+     "CREATE TABLE reset_codes ("
+     "  account_id INTEGER PRIMARY KEY,"
+     "  hash       BLOB NOT NULL,"
+     "  expires_ms INTEGER NOT NULL);"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -193,6 +193,7 @@ void agent_library_init(void)
         .sign_out_everywhere = rpc_method_named(acc, "SignOutEverywhere", false),
         .change_password = rpc_method_named(acc, "ChangePassword", false),
         .who_am_i = rpc_method_named(acc, "WhoAmI", false),
+        .reset_password = rpc_method_named(acc, "ResetPassword", false),
     };
 }
 

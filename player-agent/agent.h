@@ -339,6 +339,10 @@ const char *agent_name(const agent *ag);
  *     account); forgotten here in any case, even when the service cannot be
  *     reached.
  *   agent_change_password: the other sessions end; this one stays.
+ *   agent_reset_password: a forgotten password replaced with the one-time
+ *     code the operator handed over (sungka-admin reset-password), without
+ *     a session; every session of the account ends, then this agent signs
+ *     in with the new password.
  * A lobby call the service refuses because it no longer knows the session
  * (expired, or ended from elsewhere) forgets it here too, and its sentence
  * ends "(signed out here too: sign in again, or play as a guest)". */
@@ -348,6 +352,8 @@ int agent_sign_in(agent *ag, const char *name, const char *password, char *err, 
 int agent_sign_out(agent *ag, bool everywhere, char *err, size_t errlen);
 int agent_change_password(agent *ag, const char *old_password, const char *new_password,
                           char *err, size_t errlen);
+int agent_reset_password(agent *ag, const char *name, const char *code,
+                         const char *new_password, char *err, size_t errlen);
 /* The account signed in, as registered, or NULL for a guest. */
 const char *agent_account(const agent *ag);
 

@@ -134,3 +134,22 @@ int agent_change_password(agent *ag, const char *old_password, const char *new_p
     protobuf_c_message_free_unpacked(reply, NULL);
     return 0;
 }
+
+int agent_reset_password(agent *ag, const char *name, const char *code,
+                         const char *new_password, char *err, size_t errlen)
+{
+    if (agent_may_send_secret(&ag->cfg, err, errlen) != 0)
+        return -1;
+    Sungka__V1__ResetPasswordRequest req = SUNGKA__V1__RESET_PASSWORD_REQUEST__INIT;
+    req.name = (char *)name;
+    req.code = (char *)code;
+    req.new_password = (char *)new_password;
+    rpc_method m = agent__methods.reset_password;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen,
+                         "cannot reset the password") != 0)
+        return -1;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    forget(ag);            /* its sessions ended, this agent's too if it had one */
+    return agent_sign_in(ag, name, new_password, err, errlen);
+}

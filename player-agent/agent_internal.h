@@ -99,7 +99,7 @@ typedef struct agent_methods {
         offer_draw, answer_draw, claim, rematch;
     /* Accounts */
     rpc_method create_account, sign_in, sign_out, sign_out_everywhere, change_password,
-        who_am_i;
+        who_am_i, reset_password;
 } agent_methods;
 extern agent_methods agent__methods;
 

@@ -1,5 +1,5 @@
 /*
- * text_account.c — register, login, logout and passwd in the text view
+ * text_account.c — register, login, logout, passwd and reset in the text view
  * (text_account.h). Each command that needs a password asks for it on the
  * next line; one that needs it twice (a new password) asks again, so a typo
  * is caught here rather than locking its author out.
@@ -18,6 +18,8 @@ enum {
     ASK_OLD,                   /* passwd: the current one, */
     ASK_NEW,                   /* the new one, */
     ASK_NEW_AGAIN,             /* and again */
+    ASK_RESET,                 /* reset: the new password (the code is in old), */
+    ASK_RESET_AGAIN,           /* and again */
 };
 
 static void echo(text_account *ta, bool on)
@@ -74,6 +76,15 @@ bool text_account_command(text_account *ta, agent *ag, const char *cmd, const ch
             fprintf(out, _("Sign in first (login NAME).\n"));
         else
             ask(ta, ASK_OLD, _("Current password: "), out);
+    } else if (strcmp(cmd, "reset") == 0) {
+        const char *space = strchr(rest, ' ');
+        if (!space || space == rest || !space[1] || strchr(space + 1, ' ')) {
+            fprintf(out, _("Usage: reset NAME CODE (the code the operator gave you)\n"));
+            return true;
+        }
+        snprintf(ta->name, sizeof ta->name, "%.*s", (int)(space - rest), rest);
+        snprintf(ta->old, sizeof ta->old, "%s", space + 1);
+        ask(ta, ASK_RESET, _("Choose a password (8 characters or more): "), out);
     } else if (strcmp(cmd, "whoami") == 0) {
         const char *account = agent_account(ag);
         if (account)
@@ -105,10 +116,23 @@ bool text_account_line(text_account *ta, agent *ag, const char *line, FILE *out)
         break;
     case ASK_REGISTER:
     case ASK_NEW:
+    case ASK_RESET:
         snprintf(ta->first, sizeof ta->first, "%s", line);
-        ask(ta, step == ASK_REGISTER ? ASK_REGISTER_AGAIN : ASK_NEW_AGAIN,
+        ask(ta, step == ASK_REGISTER ? ASK_REGISTER_AGAIN
+                : step == ASK_NEW    ? ASK_NEW_AGAIN
+                                     : ASK_RESET_AGAIN,
             _("The same password again: "), out);
         return true;
+    case ASK_RESET_AGAIN:
+        echo(ta, true);
+        if (strcmp(line, ta->first) != 0)
+            fprintf(out, _("The two passwords differ; nothing was changed.\n"));
+        else if (agent_reset_password(ag, ta->name, ta->old, line, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else
+            fprintf(out, _("Password reset; every other session of the account is signed "
+                           "out. Signed in as %s.\n"), agent_account(ag));
+        break;
     case ASK_REGISTER_AGAIN:
         echo(ta, true);
         if (strcmp(line, ta->first) != 0)

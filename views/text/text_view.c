@@ -98,6 +98,8 @@ static void print_help(text_view *tv)
             "  login NAME     sign in; logout [everywhere] signs out\n"
             "  passwd         change your password\n"
             "  whoami         who you are signed in as\n"));
+    fprintf(tv->out, _("  reset NAME CODE  a forgotten password: set a new one with the code\n"
+                       "                 the service's operator gave you\n"));
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */

@@ -71,7 +71,8 @@ def changes_followed(bindir):
         db = os.path.join(env.state_dir, "health.db")
         board = env.board("--db", db, "--stall-limit", "300")
         watchers = {}
-        for name in ("", "sungka.v1.Board", "sungka.v1.Register", "sungka.v1.Accounts"):
+        for name in ("", "sungka.v1.Board", "sungka.v1.Register", "sungka.v1.Accounts",
+                     "sungka.v1.Admin"):
             w, first = _first(board.address, name)
             watchers[name] = w
             check(first == SERVING, f"Watch({name!r}) began with {first} (1 is SERVING)")

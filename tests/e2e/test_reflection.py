@@ -75,7 +75,7 @@ def call_without_protos(bindir):
         channel = grpc.insecure_channel(board.address)
         r = Reflection(channel)
         services = _services(r.ask(LIST_SERVICES, ""))
-        want = {"sungka.v1.Register", "sungka.v1.Board", "sungka.v1.Accounts",
+        want = {"sungka.v1.Register", "sungka.v1.Board", "sungka.v1.Accounts", "sungka.v1.Admin",
                 "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"}
         check(want <= services, f"list_services lacks {sorted(want - services)}: {services}")
 

@@ -1,7 +1,7 @@
 """test_install.py — Sungka installed the way a user installs it.
 
     test_install.py --build DIR --source DIR --version VERSION --cmake CMAKE
-                    [--jobs N] [--gtk] {deb|prefix}
+                    [--jobs N] [--debs DIR] [--gtk] {deb|prefix}
 
 deb     dpkg-buildpackage -b builds the Debian packages (debian/) from a copy
         of the source in a temporary directory, as a Debian build does:
@@ -659,12 +659,29 @@ def check_lintian(changes):
 
 
 def unpack(debs, names, tree):
+    os.makedirs(tree, exist_ok=True)
     for n in names:
         run_ok(["dpkg", "-x", debs[n], tree])
 
 
+def built_packages(args, tmp):
+    """--debs DIR: the packages a dpkg-buildpackage of this source left in
+    DIR (to run the checks again by hand without building again)."""
+    for f in os.listdir(args.debs):
+        if f.endswith((".deb", ".changes", ".buildinfo")):
+            shutil.copy(os.path.join(args.debs, f), tmp)
+    debs = {}
+    for f in os.listdir(tmp):
+        m = re.fullmatch(r"([a-z-]+)_([^_]+)_([a-z0-9]+)\.deb", f)
+        if m and not m.group(1).endswith("-dbgsym"):
+            debs[m.group(1)] = os.path.join(tmp, f)
+    changes = [os.path.join(tmp, f) for f in os.listdir(tmp) if f.endswith(".changes")]
+    check(len(changes) == 1, f"{args.debs} has no .changes file")
+    return debs, changes[0]
+
+
 def test_deb(args, tmp):
-    debs, changes = build_packages(args, tmp)
+    debs, changes = built_packages(args, tmp) if args.debs else build_packages(args, tmp)
     packages = ["sungka-server", "sungka-terminal", "sungka-gtk"]
     check(sorted(debs) == sorted(packages), f"dpkg-buildpackage made {sorted(debs)}")
     check_lintian(changes)
@@ -716,6 +733,7 @@ def main():
     ap.add_argument("--version", required=True)
     ap.add_argument("--cmake", required=True)
     ap.add_argument("--jobs", type=int, default=2, help="dpkg-buildpackage's parallel=N")
+    ap.add_argument("--debs", help="check the packages already built in this directory")
     ap.add_argument("--gtk", action="store_true")
     ap.add_argument("test", choices=["deb", "prefix"])
     args = ap.parse_args()

@@ -8,6 +8,10 @@ From the tree alone (its programs, its /etc/sungka/board.conf, its examples):
     conffile with the test's settings added (limits, a metrics listener);
   - SIGHUP reloads it: a changed live limit (max-client-observers 2 -> 4)
     is in force at once, and the log says "reloaded";
+  - the package's sungka-admin bans an account and an address (127.0.0.2,
+    through e2e_util.OtherAddress): the account's sign-in and the address's
+    calls are refused with the reasons given, 127.0.0.1 goes on, and the log
+    has each ban;
   - a real Prometheus server scrapes its /metrics and loads the alert rules
     the package ships (examples/prometheus/sungka.rules.yml), and sees the
     failed sign-ins the test caused;
@@ -31,6 +35,7 @@ import urllib.request
 E2E = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e")
 sys.path.insert(0, os.path.normpath(E2E))
 from harness import Env, Failure, Proc, check  # noqa: E402
+from e2e_util import OtherAddress  # noqa: E402
 import wire  # noqa: E402
 import test_config  # noqa: E402
 import test_logs  # noqa: E402
@@ -120,6 +125,43 @@ def _fail2ban(tree, tmp, board, env):
     check(hosts == ["127.0.0.1"] * len(want), f"the hosts it found: {hosts}")
 
 
+def _bans(env, tree, board):
+    """sungka-admin (the token: the one the service made beside its default
+    database, which sungka-admin reads by default) bans an account and an
+    address; both are refused afterwards, with the reason."""
+    admin = os.path.join(tree, "usr", "bin", "sungka-admin")
+
+    def run_admin(*args):
+        r = subprocess.run([admin, "--server", board.address, *args], capture_output=True,
+                           text=True, timeout=60, env=env.env)
+        check(r.returncode == 0, f"sungka-admin {' '.join(args)}: status {r.returncode}\n"
+                                 f"{r.stdout}{r.stderr}\n" + board.dump())
+        return r.stdout
+
+    password = "correct horse battery"
+    with OtherAddress(board.address) as other:
+        far, near = wire.Client(other.address), wire.Client(board.address)
+        code, why = test_logs._account(far, "CreateAccount", "carol", password)
+        check(code == "OK", f"CreateAccount carol: {code} {why}")
+        out = run_admin("ban", "carol", "cheating at kalah")
+        check("banned account carol" in out, out)
+        code, why = test_logs._account(far, "SignIn", "carol", password)
+        check(code == "PERMISSION_DENIED" and why == "This account is disabled: cheating at kalah",
+              f"carol's sign-in after the ban: {code} {why}")
+        out = run_admin("ban-address", "127.0.0.2", "flooding the lobby")
+        check("banned address 127.0.0.2/32" in out, out)
+        code, why = far.raw("/sungka.v1.Register/ListGames", wire.message())
+        check(code == "PERMISSION_DENIED" and why.startswith(
+                  "Your address is banned from this service: flooding the lobby"),
+              f"a call from the banned address: {code} {why}")
+        code, why = near.raw("/sungka.v1.Register/ListGames", wire.message())
+        check(code == "OK", f"a call from 127.0.0.1 after the address's ban: {code} {why}")
+        far.close()
+        near.close()
+    board.expect_stderr(r"admin 127\.0\.0\.1: ban account carol: cheating at kalah")
+    board.expect_stderr(r"admin 127\.0\.0\.1: ban address 127\.0\.0\.2/32: flooding the lobby")
+
+
 def run(tree, tmp):
     bindir = os.path.join(tree, "usr", "bin")
     try:
@@ -139,17 +181,7 @@ def run(tree, tmp):
             check(test_config._observers_allowed(board) == 4,
                   "the reloaded max-client-observers = 4 is not in force\n" + board.dump())
 
-            # ---------------------------------------------------------------
-            # INTEGRATOR: ban through the admin surface goes here, once the
-            # Admin service and sungka-admin are merged (the package takes
-            # sungka-admin by itself: packaging/CMakeLists.txt, one line).
-            # With tree/usr/bin/sungka-admin against this board: ban an
-            # account and an address prefix (e.g. 127.0.0.0/8 is too wide for
-            # the rest of this test: ban ::1/128 or a second loopback address
-            # the client binds), then check that a sign-in of that account
-            # and a call from that prefix are both refused, the refusal
-            # carrying the ban's reason; and that the ban has its log line.
-            # ---------------------------------------------------------------
+            _bans(env, tree, board)
 
             failures, limits, _ = test_logs._misbehave(wire.Client(board.address))
             board.expect_stderr(r"sign-in failed", count=failures)

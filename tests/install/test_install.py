@@ -225,6 +225,7 @@ for p in ("sungka-board", "sungka-relay", "sungka-player"):
     MAN_SECTIONS[p] += ["SIGNALS", "ENVIRONMENT"]
 MAN_SECTIONS["sungka-player"].append("INTERACTIVE COMMANDS")
 MAN_SECTIONS["sungka-bench"].append("ENVIRONMENT")
+MAN_SECTIONS["sungka-admin"].append("ENVIRONMENT")
 
 
 def man_section(page, name):

@@ -23,7 +23,8 @@ deb     dpkg-buildpackage -b builds the Debian packages (debian/) from a copy
           - sungka-terminal's sungka-player links no GTK and offers no gtk view;
           - sungka-server with sungka-gtk in one tree: the checks below;
           - sungka-server alone, run as an operator runs it (server_tree.py:
-            a configuration file, SIGHUP, Prometheus, fail2ban).
+            a configuration file, SIGHUP, bans through sungka-admin,
+            Prometheus, fail2ban).
 prefix  `cmake --install BUILD --prefix TMP`, then the checks below on TMP.
 
 On the installed tree:

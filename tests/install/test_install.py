@@ -498,7 +498,8 @@ def package_files(pkg, gtk, source):
     if pkg == "sungka-server":
         progs = SERVER_PROGRAMS
         files |= {f"lib/systemd/system/{u}.service" for u in UNITS}
-        files |= {"etc/sungka/board.conf", "etc/sungka/relay.conf"}
+        files |= {"etc/sungka/board.conf", "etc/sungka/relay.conf",
+                  "usr/share/lintian/overrides/sungka-server"}
         files |= {doc + d for d in ("README.md", "architecture.md", "cluster.md",
                                     "operating.md", "rules.md", "examples/board.conf.example",
                                     "examples/relay.conf.example",

@@ -285,6 +285,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         }
         if (store_open(svc->cfg.db ? svc->cfg.db : path, &svc->store, err, errlen) != 0)
             goto fail_free;
+        if (store_open_notice(svc->store)[0])
+            board_log_at(svc, LOG_NOTICE, "%s", store_open_notice(svc->store));
         /* A cluster's node recovers once it knows its endpoint, below. */
         if (!store_shared(svc->store) && board_recover(svc, err, errlen) != 0)
             goto fail_store;

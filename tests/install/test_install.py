@@ -43,7 +43,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-admin", "sungka-perft",
-            "sungka-bench"]
+            "sungka-bench", "sungka-web"]
+# The web app sungka-web serves (web/app/).
+WEB_FILES = ["index.html", "app.js", "app.css"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
 # The GTK view's application id, which names its desktop entry.
 APP_ID = "io.github.sungka.Player"
@@ -97,6 +99,7 @@ def expected_files(gtk, source):
     files |= {f"share/locale/{lang}/LC_MESSAGES/sungka.mo" for lang in linguas(source)}
     files |= {f"share/man/man1/{p}.1.gz" for p in PROGRAMS}
     files.add("lib/systemd/system/sungka-board.service")
+    files |= {f"share/sungka/web/{f}" for f in WEB_FILES}
     files |= {f"share/bash-completion/completions/{p}"
               for p in ("sungka-board", "sungka-player", "sungka-admin")}
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",

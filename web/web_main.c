@@ -290,7 +290,8 @@ static void usage(FILE *out)
             "                              the line \"listening on HOST:PORT\" says which\n"
             "  -s, --server HOST:PORT      the board service (sungka-board) to play on\n"
             "      --tls                   speak TLS to the board service\n"
-            "      --tls-ca FILE           ...verifying its certificate against this CA\n"
+            "      --tls-ca FILE           ...verifying its certificate against this CA (a\n"
+            "                              service's own --tls-self-signed certificate will do)\n"
             "      --web-root DIR          the web app's files (default: the copy installed\n"
             "                              beside the program, ../share/sungka/web)\n"
             "      --max-per-address N     browser connections from one address (default %d)\n"
@@ -383,6 +384,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-web: --listen wants HOST:PORT (like 127.0.0.1:8080), not '%s'\n",
                 listen);
         return 2;
+    }
+    if (gw.cfg.tls_ca)
+        gw.cfg.tls = true;
+    agent_config tls_files = {.server = gw.cfg.server, .tls = gw.cfg.tls,
+                              .tls_ca = gw.cfg.tls_ca};
+    char err[512];
+    if (agent_check_tls(&tls_files, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-web: %s\n", err);
+        return 1;
     }
     char root[PATH_MAX];
     if (web_root) {

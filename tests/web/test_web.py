@@ -300,7 +300,40 @@ def protocol(bindir):
         check(web.p.poll() is None, "the gateway died")
 
 
-TESTS = {f.__name__: f for f in (play_kalah, security, protocol)}
+def tls(bindir):
+    """--tls and --tls-ca: the gateway plays on a service that speaks only
+    TLS, checking its certificate; without --tls it cannot, and says so."""
+    import websocket
+    with Env(bindir, sqlite_only="the certificate is kept beside the database file") as env:
+        home = os.path.join(env.state_dir, "tls")
+        os.makedirs(home)
+        board = env.board("--tls-self-signed", "--db", os.path.join(home, "board.db"))
+        cert = os.path.join(home, "tls-cert.pem")
+        web = gateway(env, board, "--tls-ca", cert)
+        ws = _ws(web)
+        ws.send(json.dumps({"type": "new", "kind": "kalah", "options": ["cups=4"]}))
+        st = json.loads(ws.recv())
+        check(st["type"] == "state" and st["status"] == "waiting", f"over TLS: {st}")
+        ws.close()
+        plain = gateway(env, board)
+        ws = websocket.create_connection(f"ws://127.0.0.1:{plain.port}/ws", origin=plain.url,
+                                         subprotocols=["sungka"], timeout=WAIT)
+        m = json.loads(ws.recv())
+        check(m["type"] == "error" and m["code"] == "unreachable" and m["message"],
+              f"a gateway without --tls before a TLS service said {m}")
+        ws.close()
+        bad = os.path.join(home, "not-a-cert.pem")
+        with open(bad, "w") as f:
+            f.write("nothing\n")
+        p = Proc("web-bad", WRAPPER + [os.path.join(bindir, "sungka-web"), "--listen",
+                                       "127.0.0.1:0", "--server", board.address, "--tls-ca", bad],
+                 stdin=False, env=env.env)
+        env.procs.append(p)
+        check(p.wait_exit() == 1, "a gateway with an unreadable --tls-ca did not exit 1")
+        p.expect_stderr(r"not-a-cert\.pem")   # the sentence names the file
+
+
+TESTS = {f.__name__: f for f in (play_kalah, security, protocol, tls)}
 
 
 def main():

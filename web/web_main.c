@@ -60,6 +60,7 @@ typedef struct conn {
     char ip[64];
     bool counted;              /* in the per-address count */
     bool too_large;            /* the command being received went past the limit */
+    bool cut_off;              /* dropped for not reading (web_session_overflowed) */
     size_t rx_len;
     char rx[WEB_MAX_COMMAND];
 } conn;
@@ -243,8 +244,21 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return c->session ? on_writable(wsi, c) : -1;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        for (conn *k = gw.conns; k; k = k->next)
+        for (conn *k = gw.conns; k; k = k->next) {
+            if (!k->cut_off && web_session_overflowed(k->session)) {
+                /* A browser that does not read never makes its socket
+                 * writable again: drop it from here, with the reason if
+                 * the socket still takes the close frame. */
+                static const char why[] = "too slow: the browser did not read its messages";
+                k->cut_off = true;
+                lwsl_user("cut off the browser at %s: %s\n", k->ip, why);
+                lws_close_reason(k->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                                 (unsigned char *)why, sizeof why - 1);
+                lws_set_timeout(k->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+                continue;
+            }
             lws_callback_on_writable(k->wsi);
+        }
         return 0;
     case LWS_CALLBACK_CLOSED:
         if (c->counted)

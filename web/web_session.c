@@ -134,8 +134,7 @@ static void send_json(web_session *s, json_t *msg)
     free(text);
     pthread_mutex_lock(&s->lock);
     if (!it || s->out.bytes + len > WEB_OUTBOX_BYTES) {
-        s->overflowed = true;
-        free(it);
+        s->overflowed = true;      /* it is freed below */
     } else if (!s->closed) {
         queue_push(&s->out, it);
         it = NULL;
@@ -661,6 +660,14 @@ char *web_session_take(web_session *s, size_t *len, bool *close_now, char *reaso
     *len = it->len;
     memmove(it, it->text, it->len + 1);   /* the caller frees the string itself */
     return (char *)it;
+}
+
+bool web_session_overflowed(web_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool over = s->overflowed;
+    pthread_mutex_unlock(&s->lock);
+    return over;
 }
 
 void web_session_close(web_session *s)

@@ -24,7 +24,8 @@
  *
  * Memory per browser is bounded: at most WEB_OUTBOX_BYTES of JSON wait for
  * a browser that does not read; past that the session is marked overflowed
- * and the service thread closes the connection with a reason ("too slow").
+ * and the service thread drops the connection (with the close reason "too
+ * slow" when the socket still has room for it).
  * Commands are at most WEB_MAX_COMMAND bytes each (the service thread
  * closes a connection that sends more) and at most WEB_MAX_INBOX wait.
  *
@@ -71,6 +72,10 @@ int web_session_input(web_session *s, const char *text, size_t len);
  * reason[0..reason_len) (e.g. "too slow": the outbox overflowed). */
 char *web_session_take(web_session *s, size_t *len, bool *close, char *reason,
                        size_t reason_len);
+
+/* Whether the outbox overflowed (service thread): the browser is to be cut
+ * off now, even though its socket never becomes writable again. */
+bool web_session_overflowed(web_session *s);
 
 /* The browser is gone (service thread): the session thread leaves its game,
  * destroys its agent and ends. Do not use s afterwards. */

@@ -300,6 +300,53 @@ def protocol(bindir):
         check(web.p.poll() is None, "the gateway died")
 
 
+def slow_browser(bindir):
+    """A browser that sends but never reads is cut off with a reason once
+    its outbox is full, rather than the gateway keeping its answers
+    without bound; the gateway serves the next one."""
+    import socket
+    import websocket
+    with Env(bindir) as env:
+        board = env.board("--client-join-rate", "1000")   # 30 games at once from one address
+        web = gateway(env, board)
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{web.port}/ws", origin=web.url, subprotocols=["sungka"],
+            timeout=WAIT, sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),))
+        # A lobby of 30 games is some 5 KB; asked for 3,000 times it is several
+        # times the outbox and the socket's buffers.
+        maker = _ws(web)
+        for _ in range(30):
+            maker.send(json.dumps({"type": "new", "kind": "kalah"}))
+            answer = json.loads(maker.recv())
+            check(answer["type"] == "state", f"a new game was refused: {answer}")
+        sent = 0
+        try:
+            while sent < 3000:
+                for _ in range(10):
+                    ws.send('{"type": "list"}')
+                sent += 10
+                time.sleep(0.02)   # slower than the gateway answers: the inbox never fills
+        except (websocket.WebSocketException, OSError):
+            pass   # cut off already
+        web.expect_stderr(r"cut off the browser at 127\.0\.0\.1: too slow", timeout=WAIT)
+        # It reads at last: what was sent before the cut, then the end (the
+        # close frame when it still fitted in the socket, else the end of
+        # the stream), never an endless stream.
+        code, reason = None, b""
+        try:
+            while True:
+                op, frame = ws.recv_data(control_frame=True)
+                if op == websocket.ABNF.OPCODE_CLOSE:
+                    code, reason = int.from_bytes(frame[:2], "big"), frame[2:]
+                    break
+        except (websocket.WebSocketConnectionClosedException, ConnectionError):
+            pass
+        check(code is None or (code == 1008 and reason.startswith(b"too slow")),
+              f"a browser that does not read was closed with {code} {reason!r}")
+        ws.close()
+        _ws(web).close()
+
+
 def tls(bindir):
     """--tls and --tls-ca: the gateway plays on a service that speaks only
     TLS, checking its certificate; without --tls it cannot, and says so."""
@@ -333,7 +380,7 @@ def tls(bindir):
         p.expect_stderr(r"not-a-cert\.pem")   # the sentence names the file
 
 
-TESTS = {f.__name__: f for f in (play_kalah, security, protocol, tls)}
+TESTS = {f.__name__: f for f in (play_kalah, security, protocol, slow_browser, tls)}
 
 
 def main():

@@ -195,6 +195,29 @@ def check_programs(prefix, version, home):
           f"the installed sungka-player did not speak Filipino ({r.returncode}):\n{r.stdout}\n"
           f"{r.stderr}")
 
+    check_web(prefix, env)
+
+
+def check_web(prefix, env):
+    """The installed sungka-web serves the installed app (share/sungka/web
+    beside it), without --web-root."""
+    import urllib.request
+    p = subprocess.Popen([os.path.join(prefix, "bin", "sungka-web"), "--listen", "127.0.0.1:0",
+                          "--server", "127.0.0.1:1"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = p.stdout.readline()
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+        check(m, f"the installed sungka-web did not start: {line!r}")
+        with open(os.path.join(prefix, "share", "sungka", "web", "app.js"), "rb") as f:
+            installed = f.read()
+        with urllib.request.urlopen(f"http://127.0.0.1:{m.group(1)}/app.js", timeout=30) as r:
+            check(r.read() == installed,
+                  "the installed sungka-web does not serve the installed app")
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+
 
 def check_man(prefix, version):
     for p in PROGRAMS:

@@ -188,6 +188,50 @@ def play_kalah(bindir):
             b.close()
 
 
+def every_kind(bindir):
+    """Every kind is drawn from what the gateway sends (no rules in the
+    page): a game of each against the service's bot, one move clicked, the
+    bot's answer seen, a screenshot."""
+    with Env(bindir) as env:
+        board = env.board("--bot-think", "20")
+        web = gateway(env, board)
+        (a,) = _browsers(1)
+        try:
+            a.d.get(web.url + "/")
+            a.wait("the lobby's kinds", "document.querySelectorAll('#kind option').length == 5")
+            for kind, drawing in (("sungka", "mancala"), ("congklak", "mancala"),
+                                  ("kalah", "mancala"), ("reversi", "discs"),
+                                  ("tictactoe", "slices")):
+                if a.js("document.getElementById('lobby').hidden"):
+                    a.d.find_element("id", "leave").click()
+                    a.wait("the lobby", "!document.getElementById('lobby').hidden")
+                a.js(f"(document.getElementById('kind').value = '{kind}', true)")
+                a.d.find_element("id", "create").click()
+                a.wait(f"a {kind} game", "!document.getElementById('game').hidden && "
+                       f"document.getElementById('game-title').textContent.length > 0")
+                cells = a.wait(f"the {kind} board's playable cells",
+                               lambda: a.d.find_elements("css selector", "#board [data-move]"))
+                shape = {"mancala": "ellipse", "discs": "rect.square", "slices": "rect.slice"}
+                check(a.d.find_elements("css selector", f"#board [data-cell] {shape[drawing]}"),
+                      f"{kind} is not drawn as {drawing}")
+                # Until the bot has answered: a move may give another turn.
+                bot_moved = lambda: any(m.startswith("bot-1:") for m in a.moves())  # noqa: E731
+                for _ in range(30):
+                    before = len(a.moves())
+                    cells[0].click()
+                    a.wait(f"the move played in {kind}", lambda: len(a.moves()) > before)
+                    cells = a.wait(f"the bot's answer in {kind}", lambda: bot_moved() or
+                                   a.d.find_elements("css selector", "#board [data-move]"))
+                    if bot_moved():
+                        break
+                check(bot_moved(), f"the bot never answered in {kind}")
+                check(a.js("document.getElementById('description').textContent.length > 10"),
+                      f"{kind}: no description for screen readers")
+                a.shot(f"{kind}")
+        finally:
+            a.close()
+
+
 def _ws(web, origin=None):
     import websocket
     ws = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws",
@@ -380,7 +424,8 @@ def tls(bindir):
         p.expect_stderr(r"not-a-cert\.pem")   # the sentence names the file
 
 
-TESTS = {f.__name__: f for f in (play_kalah, security, protocol, slow_browser, tls)}
+TESTS = {f.__name__: f for f in (play_kalah, every_kind, security, protocol, slow_browser,
+                                  tls)}
 
 
 def main():

@@ -156,7 +156,8 @@ function showState(st) {
   let turn = "";
   if (st.status === "waiting") turn = "Waiting for players.";
   else if (st.status === "running" && st.to_move >= 0)
-    turn = st.to_move === st.my_seat ? "Your move: choose a cup."
+    turn = st.to_move === st.my_seat
+             ? `Your move: choose a ${st.drawing === "mancala" ? "cup" : "square"}.`
                                      : `${st.seats[st.to_move].name} to move.`;
   $("turn").textContent = `${who}. ${turn}`;
   drawBoard(st);

@@ -121,6 +121,15 @@ static void release(web_session *s)
 
 /* --- to the browser (session thread) --- */
 
+/* Wake the service loop, under s->lock: once the service thread has let go
+ * (closed) the context may be gone, and it lets go under the same lock.
+ * lws_cancel_service takes no lock of its own (it writes to a pipe). */
+static void wake_loop_locked(web_session *s)
+{
+    if (!s->closed)
+        lws_cancel_service(s->ctx);
+}
+
 /* Queue msg (stolen) for the browser; past the outbox's bound the session
  * is marked overflowed instead and the service thread cuts the browser off. */
 static void send_json(web_session *s, json_t *msg)
@@ -139,9 +148,9 @@ static void send_json(web_session *s, json_t *msg)
         queue_push(&s->out, it);
         it = NULL;
     }
+    wake_loop_locked(s);
     pthread_mutex_unlock(&s->lock);
     free(it);
-    lws_cancel_service(s->ctx);
 }
 
 /* A string the agent hands us is strict UTF-8 (agent.h); a NULL from
@@ -163,8 +172,8 @@ static void finish(web_session *s, const char *reason)
     pthread_mutex_lock(&s->lock);
     s->over = true;
     snprintf(s->over_reason, sizeof s->over_reason, "%s", reason);
+    wake_loop_locked(s);
     pthread_mutex_unlock(&s->lock);
-    lws_cancel_service(s->ctx);
 }
 
 static const char *const status_words[] = {

@@ -21,6 +21,8 @@
  *   - the agent's own threads (rpc client, reconnect) never see a session.
  * The queues between the two (commands in, JSON out) and the flags below
  * are under the session's mutex; everything else is the session thread's.
+ * The session thread wakes the loop only under that mutex and only before
+ * web_session_close, so never after the context is destroyed.
  *
  * Memory per browser is bounded: at most WEB_OUTBOX_BYTES of JSON wait for
  * a browser that does not read; past that the session is marked overflowed

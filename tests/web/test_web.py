@@ -162,6 +162,13 @@ def play_kalah(bindir):
                     check(not b.d.find_elements("css selector", "#board [data-move]"),
                           "a watcher is offered cups to play")
                     watching = True
+                    # Chat reaches the watcher as text, never as markup.
+                    line = '<img src=x id=injected> & <b>bold</b>'
+                    a.d.find_element("id", "chat-text").send_keys(line + "\n")
+                    b.wait("the chat line", "[...document.querySelectorAll('#chat li')]"
+                           f".some(li => li.textContent.endsWith({json.dumps(line)}))")
+                    check(not b.js("document.querySelector('#chat img, #chat b, #injected')"),
+                          "a chat line was put into the watcher's page as markup")
             check(watching, "the game ended before anyone could watch it")
             end = a.over()
             check(end.startswith("Game over:"), f"the end reads {end!r}")

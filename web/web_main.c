@@ -452,7 +452,6 @@ int main(int argc, char **argv)
     info.mounts = &files;
     info.headers = &header_csp;
     info.server_string = "sungka-web";
-    info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE * 0;
 
     agent_library_init();
     struct lws_context *ctx = lws_create_context(&info);

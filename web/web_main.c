@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <netdb.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -323,6 +324,21 @@ static void on_signal(int sig)
     stopping = 1;
 }
 
+/* A host name ("localhost") as the address libwebsockets binds to, which
+ * takes addresses and interface names only: into out; -1 when unknown. */
+static int numeric_host(const char *host, char *out, size_t len)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE};
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
+        return -1;
+    int rc = getnameinfo(res->ai_addr, res->ai_addrlen, out, (socklen_t)len, NULL, 0,
+                         NI_NUMERICHOST);
+    freeaddrinfo(res);
+    return rc == 0 ? 0 : -1;
+}
+
 /* "host:port" into host and port; -1 when it is not that. */
 static int split_address(const char *text, char *host, size_t hostlen, int *port)
 {
@@ -334,8 +350,14 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
     long p = strtol(colon + 1, &end, 10);
     if (errno || *end || end == colon + 1 || p < 0 || p > 65535)
         return -1;
-    memcpy(host, text, (size_t)(colon - text));
-    host[colon - text] = '\0';
+    const char *start = text;
+    size_t n = (size_t)(colon - text);
+    if (n >= 2 && text[0] == '[' && text[n - 1] == ']') {   /* "[::1]:8080" */
+        start++;
+        n -= 2;
+    }
+    memcpy(host, start, n);
+    host[n] = '\0';
     *port = (int)p;
     return 0;
 }
@@ -408,6 +430,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-web: %s\n", err);
         return 1;
     }
+    char bind_host[256];
+    if (numeric_host(host, bind_host, sizeof bind_host) != 0) {
+        fprintf(stderr, "sungka-web: cannot listen on %s: no such host name or address\n",
+                listen);
+        return 2;
+    }
     char root[PATH_MAX];
     if (web_root) {
         snprintf(root, sizeof root, "%s", web_root);
@@ -447,7 +475,11 @@ int main(int argc, char **argv)
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = port;
-    info.iface = host;
+    info.iface = bind_host;
+    /* libwebsockets 4.1 binds an IPv6 socket to every address when given
+     * an IPv4 one to listen on: an IPv4 address gets an IPv4 socket. */
+    if (!strchr(bind_host, ':'))
+        info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     info.protocols = protocols;
     info.mounts = &files;
     info.headers = &header_csp;
@@ -462,9 +494,18 @@ int main(int argc, char **argv)
         return 1;
     }
     struct lws_vhost *vh = lws_get_vhost_by_name(ctx, "default");
-    int bound = vh ? lws_get_vhost_listen_port(vh) : port;
-    printf("sungka-web: listening on %s:%d, playing on %s; open http://%s:%d/\n", host, bound,
-           gw.cfg.server, host, bound);
+    int bound = vh ? lws_get_vhost_listen_port(vh) : -1;
+    if (bound <= 0) {
+        fprintf(stderr, "sungka-web: cannot listen on %s (is the address this machine's, and "
+                        "the port free?)\n", listen);
+        lws_context_destroy(ctx);
+        agent_library_shutdown();
+        return 1;
+    }
+    bool v6 = strchr(host, ':') != NULL;
+    printf("sungka-web: listening on %s%s%s:%d, playing on %s; open http://%s%s%s:%d/\n",
+           v6 ? "[" : "", host, v6 ? "]" : "", bound, gw.cfg.server, v6 ? "[" : "", host,
+           v6 ? "]" : "", bound);
     fflush(stdout);
 
     struct sigaction sa = {.sa_handler = on_signal};

@@ -265,6 +265,14 @@ def security(bindir):
     with Env(bindir) as env:
         board = env.board()
         web = gateway(env, board, "--max-per-address", "2")
+        # Listening on 127.0.0.1 is on that address only (libwebsockets
+        # would take every address of an IPv6 socket otherwise).
+        import socket
+        try:
+            socket.create_connection(("127.0.0.2", web.port), timeout=5).close()
+            raise Failure("a gateway listening on 127.0.0.1 answers on 127.0.0.2 too")
+        except ConnectionRefusedError:
+            pass
         for path in ("/", "/game/1", "/app.js"):
             with urllib.request.urlopen(web.url + path, timeout=WAIT) as r:
                 csp = r.headers.get("Content-Security-Policy", "")

@@ -1,6 +1,7 @@
 #!/bin/sh
 # sungka.sh — the two commands of the README.
 #   ./sungka.sh play [PLAYER-OPTIONS]   install what is missing, build, and play
+#   ./sungka.sh play --web HOST:PORT    ...or play in a browser: the link is printed
 #   ./sungka.sh test                    install what is missing, build, run every test,
 #                                       then again in a sanitizer build
 # Installing needs root (apt-get); building and playing do not.
@@ -62,11 +63,41 @@ build() {
     cmake --build build -j "$(nproc)"
 }
 
+# play --web ADDR: a private board service on loopback and sungka-web in
+# front of it on ADDR, until Ctrl+C; the link to open is printed.
+play_web() {
+    out=$(mktemp)
+    build/bin/sungka-board --listen 127.0.0.1:0 >"$out" &
+    board=$!
+    trap 'kill $board 2>/dev/null; rm -f "$out"' EXIT INT TERM
+    port=""
+    for _ in $(seq 100); do
+        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$out" | head -n 1)
+        [ -n "$port" ] && break
+        kill -0 $board 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$port" ]; then
+        echo "sungka.sh: the private board service did not start (see above)" >&2
+        exit 1
+    fi
+    case "$1" in
+    0.0.0.0:*|\[::\]:*) echo "Friends open http://THIS-MACHINE'S-NAME:${1##*:}/ (plain HTTP: \
+guests only, no passwords)." ;;
+    esac
+    build/bin/sungka-web --listen "$1" --server "127.0.0.1:$port" || true
+    exit 0
+}
+
 case "${1:-}" in
 play)
     shift
     install_missing
     build
+    if [ "${1:-}" = "--web" ]; then
+        [ $# -eq 2 ] || { echo "usage: ./sungka.sh play --web HOST:PORT" >&2; exit 2; }
+        play_web "$2"
+    fi
     if [ $# -eq 0 ]; then
         # A game of sungka against the computer, on a private board service.
         set -- --name "${USER:-player}" --new sungka --bots 1 --ready
@@ -92,7 +123,8 @@ test)
     exec ctest --output-on-failure -j 2 -LE "valgrind|soak|install|chaos"
     ;;
 *)
-    echo "usage: ./sungka.sh play [sungka-player options] | ./sungka.sh test" >&2
+    echo "usage: ./sungka.sh play [sungka-player options] | ./sungka.sh play --web HOST:PORT |" \
+         "./sungka.sh test" >&2
     exit 2
     ;;
 esac

@@ -61,8 +61,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server_tree  # noqa: E402
 
 PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-admin", "sungka-perft",
-            "sungka-bench"]
+            "sungka-bench", "sungka-web"]
 UNITS = ["sungka-board", "sungka-relay"]
+# The web app sungka-web serves (web/app/).
+WEB_FILES = ["index.html", "app.js", "app.css"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
 # The GTK view's application id, which names its desktop entry.
 APP_ID = "io.github.sungka.Player"
@@ -118,6 +120,7 @@ def expected_files(gtk, source):
     files |= {f"share/man/man1/{p}.1.gz" for p in PROGRAMS}
     files |= {f"lib/systemd/system/{u}.service" for u in UNITS}
     files |= {f"share/bash-completion/completions/{p}" for p in PROGRAMS}
+    files |= {f"share/sungka/web/{f}" for f in WEB_FILES}
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
                                                   "architecture.md", "cluster.md",
                                                   "operating.md", "board.conf.example",
@@ -218,6 +221,29 @@ def check_programs(prefix, version, home):
           f"the installed sungka-player did not speak Filipino ({r.returncode}):\n{r.stdout}\n"
           f"{r.stderr}")
     return commands
+
+    check_web(prefix, env)
+
+
+def check_web(prefix, env):
+    """The installed sungka-web serves the installed app (share/sungka/web
+    beside it), without --web-root."""
+    import urllib.request
+    p = subprocess.Popen([os.path.join(prefix, "bin", "sungka-web"), "--listen", "127.0.0.1:0",
+                          "--server", "127.0.0.1:1"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = p.stdout.readline()
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+        check(m, f"the installed sungka-web did not start: {line!r}")
+        with open(os.path.join(prefix, "share", "sungka", "web", "app.js"), "rb") as f:
+            installed = f.read()
+        with urllib.request.urlopen(f"http://127.0.0.1:{m.group(1)}/app.js", timeout=30) as r:
+            check(r.read() == installed,
+                  "the installed sungka-web does not serve the installed app")
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
 
 
 # The sections every page has besides help2man's, and those of some.
@@ -506,6 +532,7 @@ def package_files(pkg, gtk, source):
                                     "examples/fail2ban/sungka-board.conf",
                                     "examples/fail2ban/sungka-board.local.example",
                                     "examples/prometheus/sungka.rules.yml")}
+        files |= {f"usr/share/sungka/web/{f}" for f in WEB_FILES}
     else:
         progs = ["sungka-player"]
         files |= {doc + "README.md", doc + "rules.md"}

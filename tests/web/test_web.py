@@ -1,0 +1,464 @@
+#!/usr/bin/python3
+"""test_web.py — Sungka in the browser: sungka-web end to end.
+
+A real sungka-board and sungka-web on loopback, and real browsers: headless
+Chromium (Debian chromium, chromium-driver) driven with python3-selenium, as
+a person would use the page; and a WebSocket client (python3-websocket)
+speaking docs/web-protocol.md by hand, for what a browser would never send.
+
+Usage: test_web.py BINDIR SHOTDIR TEST. Exit 77 (skipped) when Chromium or
+its driver is missing. Screenshots go to SHOTDIR (build/screenshots/), as
+the GTK tests' do. Every process started is stopped at the end.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from harness import WRAPPER, Env, Failure, Proc, check  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+WAIT = 30.0
+SHOTS = None
+
+
+def gateway(env, board, *extra):
+    """A sungka-web in front of board; .port, .url."""
+    argv = WRAPPER + [os.path.join(env.bindir, "sungka-web"), "--listen", "127.0.0.1:0",
+                      "--server", board.address, *extra]
+    p = Proc("web", argv, stdin=False, env=env.env)
+    env.procs.append(p)
+    m = p.expect(r"listening on 127\.0\.0\.1:(\d+)", timeout=15)
+    p.port = int(m.group(1))
+    p.url = f"http://127.0.0.1:{p.port}"
+    return p
+
+
+class Browser:
+    """One headless Chromium window; closed with the test."""
+
+    def __init__(self, width=1100, height=900):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+        self.profile = tempfile.mkdtemp(prefix="sungka-chromium-")
+        opts = Options()
+        opts.binary_location = CHROMIUM
+        for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                  f"--window-size={width},{height}", f"--user-data-dir={self.profile}",
+                  "--no-first-run", "--disable-extensions"):
+            opts.add_argument(a)
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+    def close(self):
+        try:
+            self.d.quit()
+        finally:
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+    def wait(self, what, cond, timeout=WAIT):
+        """Poll cond() (a JavaScript expression's value, or a callable) until
+        it is true; return it."""
+        from selenium.common.exceptions import StaleElementReferenceException
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                v = cond() if callable(cond) else self.d.execute_script(f"return ({cond});")
+                if v:
+                    return v
+            except StaleElementReferenceException:
+                pass
+            if time.monotonic() > end:
+                raise Failure(f"the page never showed {what}; it shows:\n" + self.text())
+            time.sleep(0.05)
+
+    def js(self, expr):
+        return self.d.execute_script(f"return ({expr});")
+
+    def text(self):
+        try:
+            return self.js("document.body.innerText")
+        except Exception as e:   # noqa: BLE001 - only for a failure's message
+            return f"(cannot read the page: {e})"
+
+    def board(self):
+        """Each cell's number and what it shows, in cell order."""
+        return self.js("[...document.querySelectorAll('#board [data-cell]')]"
+                       ".map(g => g.dataset.cell + ':' + g.textContent)")
+
+    def moves(self):
+        return self.js("[...document.querySelectorAll('#moves li')].map(li => li.textContent)")
+
+    def over(self):
+        return self.js("document.getElementById('over').hidden ? '' : "
+                       "document.getElementById('over').textContent")
+
+    def shot(self, name):
+        path = os.path.join(SHOTS, f"web_{name}.png")
+        self.d.save_screenshot(path)
+        check(os.path.getsize(path) > 5000, f"the screenshot {path} is empty")
+
+    def console_errors(self):
+        return [e["message"] for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _browsers(n):
+    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+        print("skipped: chromium and chromium-driver are not installed")
+        sys.exit(77)
+    return [Browser() for _ in range(n)]
+
+
+def play_kalah(bindir):
+    """A guest opens the lobby, starts kalah against the service's bot and
+    plays it to the end by clicking cups; a second browser opens the game's
+    link in the middle and sees every later move and the same board."""
+    with Env(bindir) as env:
+        board = env.board("--bot-think", "20")
+        web = gateway(env, board)
+        a, b = _browsers(2)
+        try:
+            a.d.get(web.url + "/")
+            a.wait("the lobby's kinds", "document.querySelectorAll('#kind option').length > 0")
+            a.wait("the name it plays under",
+                   "document.getElementById('connection').textContent.startsWith('Connected as')")
+            a.shot("lobby")
+            a.js("(document.getElementById('kind').value = 'kalah', true)")
+            a.d.find_element("id", "create").click()
+            a.wait("the game", "!document.getElementById('game').hidden")
+            link = a.js("document.getElementById('game-link').textContent")
+            check(link.startswith(web.url + "/game/"), f"the game's link is {link!r}")
+            clicks = 0
+            watching = False
+            while not a.over():
+                cell = a.wait("a cup to play or the end",
+                              lambda: a.over() or a.d.find_elements("css selector",
+                                                                    "#board [data-move]"))
+                if a.over():
+                    break
+                before = len(a.moves())
+                # The keyboard and the pointer both play: every third move by Enter.
+                if clicks % 3 == 2:
+                    cell[0].send_keys("\n")
+                else:
+                    cell[0].click()
+                clicks += 1
+                a.wait("the move played", lambda: len(a.moves()) > before or a.over())
+                if clicks == 3 and not watching:
+                    a.shot("kalah_midgame")
+                    b.d.get(link)
+                    b.wait("the watched game", "!document.getElementById('game').hidden")
+                    b.wait("the watched board", "document.querySelectorAll('#board [data-cell]')"
+                                                ".length == 14")
+                    check(b.js("document.getElementById('turn').textContent")
+                          .startswith("You are watching"), "the watcher is not told it watches")
+                    check(not b.d.find_elements("css selector", "#board [data-move]"),
+                          "a watcher is offered cups to play")
+                    watching = True
+                    # Chat reaches the watcher as text, never as markup.
+                    line = '<img src=x id=injected> & <b>bold</b>'
+                    a.d.find_element("id", "chat-text").send_keys(line + "\n")
+                    b.wait("the chat line", "[...document.querySelectorAll('#chat li')]"
+                           f".some(li => li.textContent.endsWith({json.dumps(line)}))")
+                    check(not b.js("document.querySelector('#chat img, #chat b, #injected')"),
+                          "a chat line was put into the watcher's page as markup")
+            check(watching, "the game ended before anyone could watch it")
+            end = a.over()
+            check(end.startswith("Game over:"), f"the end reads {end!r}")
+            b.wait("the end", lambda: b.over() == end)
+            a.shot("kalah_over")
+            b.shot("kalah_watcher")
+            seen, all_moves = b.moves(), a.moves()
+            check(seen and all_moves[-len(seen):] == seen,
+                  f"the watcher's moves {seen} are not the last of the player's {all_moves}")
+            check(len(seen) >= len(all_moves) - 8,
+                  f"the watcher saw {len(seen)} of {len(all_moves)} moves")
+            check(a.board() == b.board(), f"the boards differ:\n{a.board()}\n{b.board()}")
+            for who in (a, b):
+                errors = who.console_errors()
+                check(not errors, f"the browser's console has errors: {errors}")
+            # A phone's width: the narrow layout still shows the board and the end.
+            a.d.set_window_size(390, 844)
+            a.wait("the narrow layout", "window.innerWidth <= 600")
+            check(a.js("document.getElementById('board').getBoundingClientRect().width <= 390"),
+                  "the board does not fit a phone's width")
+            a.shot("kalah_narrow")
+        finally:
+            a.close()
+            b.close()
+
+
+def every_kind(bindir):
+    """Every kind is drawn from what the gateway sends (no rules in the
+    page): a game of each against the service's bot, one move clicked, the
+    bot's answer seen, a screenshot."""
+    with Env(bindir) as env:
+        board = env.board("--bot-think", "20")
+        web = gateway(env, board)
+        (a,) = _browsers(1)
+        try:
+            a.d.get(web.url + "/")
+            a.wait("the lobby's kinds", "document.querySelectorAll('#kind option').length == 5")
+            for kind, drawing in (("sungka", "mancala"), ("congklak", "mancala"),
+                                  ("kalah", "mancala"), ("reversi", "discs"),
+                                  ("tictactoe", "slices")):
+                if a.js("document.getElementById('lobby').hidden"):
+                    a.d.find_element("id", "leave").click()
+                    a.wait("the lobby", "!document.getElementById('lobby').hidden")
+                a.js(f"(document.getElementById('kind').value = '{kind}', true)")
+                a.d.find_element("id", "create").click()
+                a.wait(f"a {kind} game", "!document.getElementById('game').hidden && "
+                       f"document.getElementById('game-title').textContent.length > 0")
+                cells = a.wait(f"the {kind} board's playable cells",
+                               lambda: a.d.find_elements("css selector", "#board [data-move]"))
+                shape = {"mancala": "ellipse", "discs": "rect.square", "slices": "rect.slice"}
+                check(a.d.find_elements("css selector", f"#board [data-cell] {shape[drawing]}"),
+                      f"{kind} is not drawn as {drawing}")
+                # Until the bot has answered: a move may give another turn.
+                bot_moved = lambda: any(m.startswith("bot-1:") for m in a.moves())  # noqa: E731
+                for _ in range(30):
+                    before = len(a.moves())
+                    cells[0].click()
+                    a.wait(f"the move played in {kind}", lambda: len(a.moves()) > before)
+                    cells = a.wait(f"the bot's answer in {kind}", lambda: bot_moved() or
+                                   a.d.find_elements("css selector", "#board [data-move]"))
+                    if bot_moved():
+                        break
+                check(bot_moved(), f"the bot never answered in {kind}")
+                check(a.js("document.getElementById('description').textContent.length > 10"),
+                      f"{kind}: no description for screen readers")
+                a.shot(f"{kind}")
+        finally:
+            a.close()
+
+
+def _ws(web, origin=None):
+    import websocket
+    ws = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws",
+                                     origin=origin or web.url, subprotocols=["sungka"],
+                                     timeout=WAIT)
+    hello = json.loads(ws.recv())
+    check(hello["type"] == "hello" and hello["version"] == 1, f"the first message was {hello}")
+    lobby = json.loads(ws.recv())
+    check(lobby["type"] == "lobby", f"the second message was {lobby}")
+    return ws
+
+
+def _error(ws, sent, code):
+    ws.send(sent)
+    m = json.loads(ws.recv())
+    check(m["type"] == "error" and m["code"] == code and m["message"],
+          f"{sent[:40]!r} was answered {m}, not an error {code}")
+
+
+def security(bindir):
+    """The headers every page carries, a foreign Origin refused, a limit per
+    address."""
+    import websocket
+    with Env(bindir) as env:
+        board = env.board()
+        web = gateway(env, board, "--max-per-address", "2")
+        # Listening on 127.0.0.1 is on that address only (libwebsockets
+        # would take every address of an IPv6 socket otherwise).
+        import socket
+        try:
+            socket.create_connection(("127.0.0.2", web.port), timeout=5).close()
+            raise Failure("a gateway listening on 127.0.0.1 answers on 127.0.0.2 too")
+        except ConnectionRefusedError:
+            pass
+        for path in ("/", "/game/1", "/app.js"):
+            with urllib.request.urlopen(web.url + path, timeout=WAIT) as r:
+                csp = r.headers.get("Content-Security-Policy", "")
+                check("script-src 'self'" in csp and "unsafe-inline" not in csp
+                      and "default-src 'none'" in csp, f"{path}: Content-Security-Policy {csp!r}")
+                check(r.headers.get("X-Content-Type-Options") == "nosniff",
+                      f"{path}: no X-Content-Type-Options: nosniff")
+                body = r.read().decode()
+                if path != "/app.js":
+                    check("<script src=\"/app.js\"" in body and "<script>" not in body,
+                          f"{path} is not the app, or has inline script")
+        for origin in ("http://evil.example", f"http://127.0.0.1:{web.port + 1}",
+                       f"https://127.0.0.1:{web.port}"):
+            try:
+                ws = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws", origin=origin,
+                                                 subprotocols=["sungka"], timeout=WAIT)
+                ws.close()
+                raise Failure(f"a WebSocket from {origin} was accepted")
+            except (websocket.WebSocketException, ConnectionError):
+                pass
+        web.expect_stderr(r"refused a WebSocket from a page on another site", count=3)
+        one, two = _ws(web), _ws(web)
+        try:
+            _ws(web)
+            raise Failure("a third connection from one address was accepted with a limit of 2")
+        except (websocket.WebSocketException, ConnectionError):
+            pass
+        web.expect_stderr(r"refused a WebSocket from 127\.0\.0\.1: 2 connections already")
+        one.close()
+        # Its place is free again once it closed.
+        end = time.monotonic() + WAIT
+        while True:
+            try:
+                _ws(web).close()
+                break
+            except (websocket.WebSocketException, ConnectionError):
+                check(time.monotonic() < end, "a closed connection's place never came free")
+                time.sleep(0.1)
+        two.close()
+
+
+def protocol(bindir):
+    """What a browser would never send: an error sentence or a close, never
+    a crash; the gateway serves the next browser as before."""
+    import websocket
+    with Env(bindir) as env:
+        board = env.board()
+        web = gateway(env, board)
+        ws = _ws(web)
+        _error(ws, "{bad", "bad_json")
+        _error(ws, "[1, 2]", "bad_json")
+        _error(ws, '{"type": "launch"}', "bad_command")
+        _error(ws, '{"kind": "kalah"}', "bad_command")
+        _error(ws, '{"type": "move", "move": "three"}', "bad_field")
+        _error(ws, '{"type": "move", "move": 2}', "refused")
+        _error(ws, '{"type": "join", "game": 7}', "bad_field")
+        _error(ws, '{"type": "join", "game": "999"}', "refused")
+        _error(ws, '{"type": "new", "kind": "chess"}', "refused")
+        _error(ws, '{"type": "hello", "version": 2}', "version")
+        ws.send('{"type": "list"}')
+        check(json.loads(ws.recv())["type"] == "lobby", "list after errors is not answered")
+        # A command bigger than the gateway takes: closed with 1009 and a reason.
+        ws.send(json.dumps({"type": "chat", "text": "x" * 5000}))
+        op, frame = ws.recv_data(control_frame=True)
+        check(op == websocket.ABNF.OPCODE_CLOSE, f"an oversized command got opcode {op}")
+        code = int.from_bytes(frame[:2], "big")
+        check(code == 1009 and b"too large" in frame[2:],
+              f"an oversized command was closed with {code} {frame[2:]!r}")
+        ws.close()
+        # A binary frame: closed too.
+        ws = _ws(web)
+        ws.send_binary(b"\x00\x01")
+        op, frame = ws.recv_data(control_frame=True)
+        check(op == websocket.ABNF.OPCODE_CLOSE and int.from_bytes(frame[:2], "big") == 1003,
+              f"a binary frame was answered with opcode {op} {frame!r}")
+        ws.close()
+        # Still serving, and a game works through the protocol alone.
+        ws = _ws(web)
+        ws.send(json.dumps({"type": "new", "kind": "kalah", "options": ["cups=4"]}))
+        st = json.loads(ws.recv())
+        check(st["type"] == "state" and st["kind"] == "kalah" and st["status"] == "waiting"
+              and len(st["cells"]) == 10, f"a new game's state was {st}")
+        ws.close()
+        check(web.p.poll() is None, "the gateway died")
+
+
+def slow_browser(bindir):
+    """A browser that sends but never reads is cut off with a reason once
+    its outbox is full, rather than the gateway keeping its answers
+    without bound; the gateway serves the next one."""
+    import socket
+    import websocket
+    with Env(bindir) as env:
+        board = env.board("--client-join-rate", "1000")   # 30 games at once from one address
+        web = gateway(env, board)
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{web.port}/ws", origin=web.url, subprotocols=["sungka"],
+            timeout=WAIT, sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),))
+        # A lobby of 30 games is some 5 KB; asked for 3,000 times it is several
+        # times the outbox and the socket's buffers.
+        maker = _ws(web)
+        for _ in range(30):
+            maker.send(json.dumps({"type": "new", "kind": "kalah"}))
+            answer = json.loads(maker.recv())
+            check(answer["type"] == "state", f"a new game was refused: {answer}")
+        sent = 0
+        try:
+            while sent < 3000:
+                for _ in range(10):
+                    ws.send('{"type": "list"}')
+                sent += 10
+                time.sleep(0.02)   # slower than the gateway answers: the inbox never fills
+        except (websocket.WebSocketException, OSError):
+            pass   # cut off already
+        web.expect_stderr(r"cut off the browser at 127\.0\.0\.1: too slow", timeout=WAIT)
+        # It reads at last: what was sent before the cut, then the end (the
+        # close frame when it still fitted in the socket, else the end of
+        # the stream), never an endless stream.
+        code, reason = None, b""
+        try:
+            while True:
+                op, frame = ws.recv_data(control_frame=True)
+                if op == websocket.ABNF.OPCODE_CLOSE:
+                    code, reason = int.from_bytes(frame[:2], "big"), frame[2:]
+                    break
+        except (websocket.WebSocketConnectionClosedException, ConnectionError):
+            pass
+        check(code is None or (code == 1008 and reason.startswith(b"too slow")),
+              f"a browser that does not read was closed with {code} {reason!r}")
+        ws.close()
+        _ws(web).close()
+
+
+def tls(bindir):
+    """--tls and --tls-ca: the gateway plays on a service that speaks only
+    TLS, checking its certificate; without --tls it cannot, and says so."""
+    import websocket
+    with Env(bindir, sqlite_only="the certificate is kept beside the database file") as env:
+        home = os.path.join(env.state_dir, "tls")
+        os.makedirs(home)
+        board = env.board("--tls-self-signed", "--db", os.path.join(home, "board.db"))
+        cert = os.path.join(home, "tls-cert.pem")
+        web = gateway(env, board, "--tls-ca", cert)
+        ws = _ws(web)
+        ws.send(json.dumps({"type": "new", "kind": "kalah", "options": ["cups=4"]}))
+        st = json.loads(ws.recv())
+        check(st["type"] == "state" and st["status"] == "waiting", f"over TLS: {st}")
+        ws.close()
+        plain = gateway(env, board)
+        ws = websocket.create_connection(f"ws://127.0.0.1:{plain.port}/ws", origin=plain.url,
+                                         subprotocols=["sungka"], timeout=WAIT)
+        m = json.loads(ws.recv())
+        check(m["type"] == "error" and m["code"] == "unreachable" and m["message"],
+              f"a gateway without --tls before a TLS service said {m}")
+        ws.close()
+        bad = os.path.join(home, "not-a-cert.pem")
+        with open(bad, "w") as f:
+            f.write("nothing\n")
+        p = Proc("web-bad", WRAPPER + [os.path.join(bindir, "sungka-web"), "--listen",
+                                       "127.0.0.1:0", "--server", board.address, "--tls-ca", bad],
+                 stdin=False, env=env.env)
+        env.procs.append(p)
+        check(p.wait_exit() == 1, "a gateway with an unreadable --tls-ca did not exit 1")
+        p.expect_stderr(r"not-a-cert\.pem")   # the sentence names the file
+
+
+TESTS = {f.__name__: f for f in (play_kalah, every_kind, security, protocol, slow_browser,
+                                  tls)}
+
+
+def main():
+    global SHOTS
+    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
+        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
+        return 2
+    bindir, SHOTS, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.makedirs(SHOTS, exist_ok=True)
+    started = time.monotonic()
+    try:
+        TESTS[name](bindir)
+    except Failure as f:
+        print(f"FAIL {name}: {f}")
+        return 1
+    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,524 @@
+/*
+ * web_main.c — sungka-web: the gateway between browsers and a board
+ * service. It serves the web app's files (web/app/, installed to
+ * /usr/share/sungka/web) and a WebSocket endpoint, /ws, speaking the JSON
+ * of docs/web-protocol.md; each browser gets a player agent of its own
+ * (web_session.h), so the browser only draws and sends commands.
+ *
+ * The library: libwebsockets (Debian 12: 4.1), chosen because it does HTTP
+ * file serving and WebSocket framing (RFC 6455: masking, fragments, close
+ * codes and reasons, ping) in one event loop with a documented way to wake
+ * that loop from other threads (lws_cancel_service). libmicrohttpd, which
+ * the project already uses for --metrics, has no WebSocket framing in
+ * Debian 12's version (0.9.75: only an "upgrade" hook, the frames would be
+ * ours to parse); h2o is built for a reverse proxy's configuration file
+ * and its C library (libh2o) is a less settled API.
+ *
+ * Threads:
+ *   - the main thread runs the libwebsockets service loop: every lws call
+ *     and callback below, the per-address counts, the list of connections;
+ *   - one session thread per browser (web_session.c) runs its agent and
+ *     wakes this loop with lws_cancel_service when it has JSON to send; the
+ *     loop then asks each connection's session for it (web_session_take,
+ *     under the session's mutex), in LWS_CALLBACK_EVENT_WAIT_CANCELLED;
+ *   - the agents' own threads (agent.h).
+ *
+ * Safe in public, as far as this increment goes: the WebSocket's Origin
+ * must name the host the page was served from (the Host header; a page
+ * elsewhere cannot drive a visitor's session), at most --max-per-address
+ * connections from one address, commands of WEB_MAX_COMMAND bytes at most
+ * (a bigger one closes the connection with 1009), a browser that does not
+ * read is cut off (web_session.h), and every response carries a strict
+ * Content-Security-Policy (no inline script, nothing from elsewhere) and
+ * X-Content-Type-Options: nosniff.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <netdb.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libwebsockets.h>
+
+#include "agent.h"
+#include "version.h"
+#include "web_session.h"
+
+#define MAX_ADDRESSES 1024
+#define DEFAULT_PER_ADDRESS 16
+
+/* One browser connection (libwebsockets' per-session data; service thread). */
+typedef struct conn {
+    struct conn *next;
+    struct lws *wsi;
+    web_session *session;
+    char ip[64];
+    bool counted;              /* in the per-address count */
+    bool too_large;            /* the command being received went past the limit */
+    bool cut_off;              /* dropped for not reading (web_session_overflowed) */
+    size_t rx_len;
+    char rx[WEB_MAX_COMMAND];
+} conn;
+
+typedef struct address_count {
+    char ip[64];
+    int n;
+} address_count;
+
+/* All service thread only. */
+static struct {
+    web_config cfg;
+    char index_path[PATH_MAX];
+    int per_address;
+    conn *conns;
+    address_count addresses[MAX_ADDRESSES];
+    int n_addresses;
+} gw;
+
+static volatile sig_atomic_t stopping;
+
+/* The peer's address as people write it: an IPv4 peer of a dual-stack
+ * socket without its "::ffff:" prefix. */
+static void peer_address(struct lws *wsi, char *ip, size_t len)
+{
+    char raw[64] = "";
+    lws_get_peer_simple(wsi, raw, sizeof raw);
+    const char *p = strncmp(raw, "::ffff:", 7) == 0 && strchr(raw + 7, '.') ? raw + 7 : raw;
+    snprintf(ip, len, "%s", p);
+}
+
+static address_count *address_find(const char *ip, bool add)
+{
+    for (int i = 0; i < gw.n_addresses; i++)
+        if (strcmp(gw.addresses[i].ip, ip) == 0)
+            return &gw.addresses[i];
+    if (!add || gw.n_addresses >= MAX_ADDRESSES)
+        return NULL;
+    address_count *a = &gw.addresses[gw.n_addresses++];
+    snprintf(a->ip, sizeof a->ip, "%s", ip);
+    a->n = 0;
+    return a;
+}
+
+static void address_release(const char *ip)
+{
+    address_count *a = address_find(ip, false);
+    if (a && --a->n == 0)
+        *a = gw.addresses[--gw.n_addresses];
+}
+
+/* Does the Origin header name the host this page was served from? A
+ * browser always sends Origin on a WebSocket; a page on another site would
+ * show its own. */
+static bool origin_allowed(struct lws *wsi)
+{
+    char origin[256], host[256], want[300];
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0 ||
+        lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
+        return false;
+    snprintf(want, sizeof want, "http://%s", host);
+    return strcmp(origin, want) == 0;
+}
+
+static void conn_unlink(conn *c)
+{
+    for (conn **p = &gw.conns; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            return;
+        }
+}
+
+static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
+{
+    if (c->too_large || c->rx_len + len > sizeof c->rx) {
+        c->too_large = true;
+        static const char why[] = "message too large (at most 4096 bytes)";
+        lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)why,
+                         sizeof why - 1);
+        return -1;
+    }
+    memcpy(c->rx + c->rx_len, in, len);
+    c->rx_len += len;
+    if (!lws_is_final_fragment(wsi))
+        return 0;
+    size_t n = c->rx_len;
+    c->rx_len = 0;
+    if (lws_frame_is_binary(wsi)) {
+        static const char why[] = "binary messages are not part of the protocol";
+        lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, (unsigned char *)why,
+                         sizeof why - 1);
+        return -1;
+    }
+    if (web_session_input(c->session, c->rx, n) != 0) {
+        static const char why[] = "too many commands waiting";
+        lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why,
+                         sizeof why - 1);
+        return -1;
+    }
+    return 0;
+}
+
+static int on_writable(struct lws *wsi, conn *c)
+{
+    size_t len = 0;
+    bool close_now = false;
+    char reason[124];
+    char *text = web_session_take(c->session, &len, &close_now, reason, sizeof reason);
+    if (text) {
+        unsigned char *buf = malloc(LWS_PRE + len);
+        if (!buf) {
+            free(text);
+            return -1;
+        }
+        memcpy(buf + LWS_PRE, text, len);
+        free(text);
+        int w = lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT);
+        free(buf);
+        if (w < (int)len)
+            return -1;
+        lws_callback_on_writable(wsi);   /* there may be more */
+        return 0;
+    }
+    if (close_now) {
+        lws_close_reason(wsi, strncmp(reason, "too slow", 8) == 0
+                                  ? LWS_CLOSE_STATUS_POLICY_VIOLATION
+                                  : LWS_CLOSE_STATUS_GOINGAWAY,
+                         (unsigned char *)reason, strlen(reason));
+        return -1;
+    }
+    return 0;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+    conn *c = user;
+    switch (reason) {
+    case LWS_CALLBACK_HTTP:
+        /* The /game mount: /game/ID is the app, which reads ID from its
+         * address. */
+        if (lws_serve_http_file(wsi, gw.index_path, "text/html; charset=utf-8", NULL, 0) < 0)
+            return -1;
+        return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        char uri[64];
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0)
+            return 1;
+        if (!origin_allowed(wsi)) {
+            lwsl_user("refused a WebSocket from a page on another site\n");
+            return 1;
+        }
+        char ip[64];
+        peer_address(wsi, ip, sizeof ip);
+        address_count *a = address_find(ip, false);
+        if (a && a->n >= gw.per_address) {
+            lwsl_user("refused a WebSocket from %s: %d connections already\n", ip, a->n);
+            return 1;
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_ESTABLISHED: {
+        memset(c, 0, sizeof *c);
+        c->wsi = wsi;
+        peer_address(wsi, c->ip, sizeof c->ip);
+        address_count *a = address_find(c->ip, true);
+        if (!a)
+            return -1;
+        a->n++;
+        c->counted = true;
+        c->session = web_session_open(&gw.cfg, lws_get_context(wsi));
+        if (!c->session)
+            return -1;
+        c->next = gw.conns;
+        gw.conns = c;
+        return 0;
+    }
+    case LWS_CALLBACK_RECEIVE:
+        return c->session ? on_receive(wsi, c, in, len) : -1;
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return c->session ? on_writable(wsi, c) : -1;
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        for (conn *k = gw.conns; k; k = k->next) {
+            if (!k->cut_off && web_session_overflowed(k->session)) {
+                /* A browser that does not read never makes its socket
+                 * writable again: drop it from here, with the reason if
+                 * the socket still takes the close frame. */
+                static const char why[] = "too slow: the browser did not read its messages";
+                k->cut_off = true;
+                lwsl_user("cut off the browser at %s: %s\n", k->ip, why);
+                lws_close_reason(k->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                                 (unsigned char *)why, sizeof why - 1);
+                lws_set_timeout(k->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+                continue;
+            }
+            lws_callback_on_writable(k->wsi);
+        }
+        return 0;
+    case LWS_CALLBACK_CLOSED:
+        if (c->counted)
+            address_release(c->ip);
+        c->counted = false;
+        if (c->session) {
+            conn_unlink(c);
+            web_session_close(c->session);
+            c->session = NULL;
+        }
+        return 0;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static const struct lws_protocols protocols[] = {
+    {"sungka", callback, sizeof(conn), WEB_MAX_COMMAND, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+/* The headers every response carries. */
+static const struct lws_protocol_vhost_options header_referrer = {
+    NULL, NULL, "Referrer-Policy:", "no-referrer"};
+static const struct lws_protocol_vhost_options header_frames = {
+    &header_referrer, NULL, "X-Frame-Options:", "DENY"};
+static const struct lws_protocol_vhost_options header_nosniff = {
+    &header_frames, NULL, "X-Content-Type-Options:", "nosniff"};
+static const struct lws_protocol_vhost_options header_csp = {
+    &header_nosniff, NULL, "Content-Security-Policy:",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: sungka-web --listen HOST:PORT --server HOST:PORT [OPTION]...\n"
+            "Play and watch Sungka in a web browser: serves the web app and speaks to the\n"
+            "board service for each browser, as a player agent of its own.\n"
+            "\n"
+            "  -l, --listen HOST:PORT      where browsers connect (port 0: any free port);\n"
+            "                              the line \"listening on HOST:PORT\" says which\n"
+            "  -s, --server HOST:PORT      the board service (sungka-board) to play on\n"
+            "      --tls                   speak TLS to the board service\n"
+            "      --tls-ca FILE           ...verifying its certificate against this CA (a\n"
+            "                              service's own --tls-self-signed certificate will do)\n"
+            "      --web-root DIR          the web app's files (default: the copy installed\n"
+            "                              beside the program, ../share/sungka/web)\n"
+            "      --max-per-address N     browser connections from one address (default %d)\n"
+            "  -h, --help                  show this help and exit\n"
+            "      --version               show the version and exit\n"
+            "\n"
+            "Open http://HOST:PORT/ in a browser for the lobby; http://HOST:PORT/game/ID\n"
+            "watches game ID. The browser's messages are described in docs/web-protocol.md.\n",
+            DEFAULT_PER_ADDRESS);
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stopping = 1;
+}
+
+/* A host name ("localhost") as the address libwebsockets binds to, which
+ * takes addresses and interface names only: into out; -1 when unknown. */
+static int numeric_host(const char *host, char *out, size_t len)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE};
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
+        return -1;
+    int rc = getnameinfo(res->ai_addr, res->ai_addrlen, out, (socklen_t)len, NULL, 0,
+                         NI_NUMERICHOST);
+    freeaddrinfo(res);
+    return rc == 0 ? 0 : -1;
+}
+
+/* "host:port" into host and port; -1 when it is not that. */
+static int split_address(const char *text, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(text, ':');
+    if (!colon || colon == text || (size_t)(colon - text) >= hostlen)
+        return -1;
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || p < 0 || p > 65535)
+        return -1;
+    const char *start = text;
+    size_t n = (size_t)(colon - text);
+    if (n >= 2 && text[0] == '[' && text[n - 1] == ']') {   /* "[::1]:8080" */
+        start++;
+        n -= 2;
+    }
+    memcpy(host, start, n);
+    host[n] = '\0';
+    *port = (int)p;
+    return 0;
+}
+
+enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION };
+
+int main(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"server", required_argument, NULL, 's'},
+        {"tls", no_argument, NULL, OPT_TLS},
+        {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+        {"web-root", required_argument, NULL, OPT_WEB_ROOT},
+        {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    const char *listen = NULL, *web_root = NULL;
+    gw.per_address = DEFAULT_PER_ADDRESS;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "l:s:h", longs, NULL)) != -1) {
+        switch (opt) {
+        case 'l': listen = optarg; break;
+        case 's': gw.cfg.server = optarg; break;
+        case OPT_TLS: gw.cfg.tls = true; break;
+        case OPT_TLS_CA: gw.cfg.tls_ca = optarg; break;
+        case OPT_WEB_ROOT: web_root = optarg; break;
+        case OPT_PER_ADDRESS: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || end == optarg || n < 1 || n > 100000) {
+                fprintf(stderr, "sungka-web: --max-per-address must be a number from 1 to "
+                                "100000, not '%s'\n", optarg);
+                return 2;
+            }
+            gw.per_address = (int)n;
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        case OPT_VERSION: printf("sungka-web %s\n", SUNGKA_VERSION); return 0;
+        default:
+            fprintf(stderr, "Try 'sungka-web --help' for more information.\n");
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sungka-web: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    char host[256];
+    int port;
+    if (!listen || !gw.cfg.server) {
+        fprintf(stderr, "sungka-web: say where browsers connect (--listen HOST:PORT) and which "
+                        "board service to play on (--server HOST:PORT)\n");
+        return 2;
+    }
+    if (split_address(listen, host, sizeof host, &port) != 0) {
+        fprintf(stderr, "sungka-web: --listen wants HOST:PORT (like 127.0.0.1:8080), not '%s'\n",
+                listen);
+        return 2;
+    }
+    if (gw.cfg.tls_ca)
+        gw.cfg.tls = true;
+    agent_config tls_files = {.server = gw.cfg.server, .tls = gw.cfg.tls,
+                              .tls_ca = gw.cfg.tls_ca};
+    char err[512];
+    if (agent_check_tls(&tls_files, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-web: %s\n", err);
+        return 1;
+    }
+    char bind_host[256];
+    if (numeric_host(host, bind_host, sizeof bind_host) != 0) {
+        fprintf(stderr, "sungka-web: cannot listen on %s: no such host name or address\n",
+                listen);
+        return 2;
+    }
+    char root[PATH_MAX];
+    if (web_root) {
+        snprintf(root, sizeof root, "%s", web_root);
+    } else {
+        /* Beside the program: build/bin/../share/sungka/web in the build
+         * tree, /usr/bin/../share/sungka/web once installed. */
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n < 0) {
+            fprintf(stderr, "sungka-web: cannot tell where this program is (%s); say where the "
+                            "web app is with --web-root DIR\n", strerror(errno));
+            return 1;
+        }
+        exe[n] = '\0';
+        snprintf(root, sizeof root, "%s/%s", dirname(exe), SUNGKA_WEB_FROM_BINDIR);
+    }
+    char real_root[PATH_MAX];
+    if (!realpath(root, real_root)) {
+        fprintf(stderr, "sungka-web: the web app's directory %s cannot be read (%s); say where "
+                        "it is with --web-root DIR\n", root, strerror(errno));
+        return 1;
+    }
+    snprintf(gw.index_path, sizeof gw.index_path, "%.*s/index.html", PATH_MAX - 12, real_root);
+    if (access(gw.index_path, R_OK) != 0) {
+        fprintf(stderr, "sungka-web: %s has no index.html: it is not the web app's directory "
+                        "(--web-root)\n", real_root);
+        return 1;
+    }
+
+    lws_set_log_level(LLL_ERR | LLL_USER, NULL);
+    static struct lws_http_mount game_mount = {
+        .mountpoint = "/game", .origin = "sungka", .origin_protocol = LWSMPRO_CALLBACK,
+        .mountpoint_len = 5};
+    struct lws_http_mount files = {
+        .mount_next = &game_mount, .mountpoint = "/", .origin = real_root, .def = "index.html",
+        .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1};
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = port;
+    info.iface = bind_host;
+    /* libwebsockets 4.1 binds an IPv6 socket to every address when given
+     * an IPv4 one to listen on: an IPv4 address gets an IPv4 socket. */
+    if (!strchr(bind_host, ':'))
+        info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.protocols = protocols;
+    info.mounts = &files;
+    info.headers = &header_csp;
+    info.server_string = "sungka-web";
+
+    agent_library_init();
+    struct lws_context *ctx = lws_create_context(&info);
+    if (!ctx) {
+        fprintf(stderr, "sungka-web: cannot listen on %s (is the address this machine's, and "
+                        "the port free?)\n", listen);
+        agent_library_shutdown();
+        return 1;
+    }
+    struct lws_vhost *vh = lws_get_vhost_by_name(ctx, "default");
+    int bound = vh ? lws_get_vhost_listen_port(vh) : -1;
+    if (bound <= 0) {
+        fprintf(stderr, "sungka-web: cannot listen on %s (is the address this machine's, and "
+                        "the port free?)\n", listen);
+        lws_context_destroy(ctx);
+        agent_library_shutdown();
+        return 1;
+    }
+    bool v6 = strchr(host, ':') != NULL;
+    printf("sungka-web: listening on %s%s%s:%d, playing on %s; open http://%s%s%s:%d/\n",
+           v6 ? "[" : "", host, v6 ? "]" : "", bound, gw.cfg.server, v6 ? "[" : "", host,
+           v6 ? "]" : "", bound);
+    fflush(stdout);
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    while (!stopping)
+        if (lws_service(ctx, 0) < 0)
+            break;
+    /* Closing every connection closes every session; then wait for their
+     * threads, whose agents need the RPC layer until they end. */
+    lws_context_destroy(ctx);
+    web_sessions_wait_all();
+    agent_library_shutdown();
+    return 0;
+}

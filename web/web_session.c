@@ -1,0 +1,697 @@
+/*
+ * web_session.c — one browser's player agent and the JSON both ways
+ * (docs/web-protocol.md). Threads and ownership: web_session.h.
+ */
+#include "web_session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <libwebsockets.h>
+
+#include "agent.h"
+#include "gtk_geometry.h"
+
+/* The area the board is laid out in; the browser scales the SVG to fit. */
+#define BOARD_W 960.0
+#define BOARD_H 540.0
+#define MAX_MOVES_KEPT 2048
+
+typedef struct item {
+    struct item *next;
+    size_t len;
+    char text[];
+} item;
+
+typedef struct item_queue {
+    item *head, *tail;
+    int count;
+    size_t bytes;
+} item_queue;
+
+struct web_session {
+    const web_config *cfg;     /* read-only: any thread */
+    struct lws_context *ctx;   /* read-only: any thread */
+    int wake_fd;               /* eventfd: commands or close waiting */
+    pthread_mutex_t lock;
+    /* locked */
+    item_queue in, out;
+    bool overflowed;           /* the browser did not read: out was dropped */
+    bool over;                 /* the session thread ended its agent */
+    char over_reason[124];
+    bool closed;               /* the service thread let go */
+    int refs;                  /* owners left: service thread, session thread */
+    /* session thread only */
+    agent *ag;
+    char name[AGENT_NAME_BYTES];
+    char moves_game[32];       /* the game the move list is of */
+    json_t *moves;             /* the moves seen in it, oldest first */
+};
+
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t all_done = PTHREAD_COND_INITIALIZER;
+static int running_threads;
+
+static void queue_push(item_queue *q, item *it)
+{
+    it->next = NULL;
+    if (q->tail)
+        q->tail->next = it;
+    else
+        q->head = it;
+    q->tail = it;
+    q->count++;
+    q->bytes += it->len;
+}
+
+static item *queue_pop(item_queue *q)
+{
+    item *it = q->head;
+    if (!it)
+        return NULL;
+    q->head = it->next;
+    if (!q->head)
+        q->tail = NULL;
+    q->count--;
+    q->bytes -= it->len;
+    return it;
+}
+
+static void queue_clear(item_queue *q)
+{
+    item *it;
+    while ((it = queue_pop(q)))
+        free(it);
+}
+
+static item *item_new(const char *text, size_t len)
+{
+    item *it = malloc(sizeof *it + len + 1);
+    if (!it)
+        return NULL;
+    it->len = len;
+    memcpy(it->text, text, len);
+    it->text[len] = '\0';
+    return it;
+}
+
+static void release(web_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool last = --s->refs == 0;
+    pthread_mutex_unlock(&s->lock);
+    if (!last)
+        return;
+    queue_clear(&s->in);
+    queue_clear(&s->out);
+    close(s->wake_fd);
+    pthread_mutex_destroy(&s->lock);
+    json_decref(s->moves);
+    free(s);
+}
+
+/* --- to the browser (session thread) --- */
+
+/* Wake the service loop, under s->lock: once the service thread has let go
+ * (closed) the context may be gone, and it lets go under the same lock.
+ * lws_cancel_service takes no lock of its own (it writes to a pipe). */
+static void wake_loop_locked(web_session *s)
+{
+    if (!s->closed)
+        lws_cancel_service(s->ctx);
+}
+
+/* Queue msg (stolen) for the browser; past the outbox's bound the session
+ * is marked overflowed instead and the service thread cuts the browser off. */
+static void send_json(web_session *s, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!text)
+        return;
+    size_t len = strlen(text);
+    item *it = item_new(text, len);
+    free(text);
+    pthread_mutex_lock(&s->lock);
+    if (!it || s->out.bytes + len > WEB_OUTBOX_BYTES) {
+        s->overflowed = true;      /* it is freed below */
+    } else if (!s->closed) {
+        queue_push(&s->out, it);
+        it = NULL;
+    }
+    wake_loop_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    free(it);
+}
+
+/* A string the agent hands us is strict UTF-8 (agent.h); a NULL from
+ * jansson would only mean out of memory, and then an empty string does. */
+static json_t *str(const char *text)
+{
+    json_t *j = json_string(text ? text : "");
+    return j ? j : json_string("");
+}
+
+static void send_error(web_session *s, const char *code, const char *sentence)
+{
+    send_json(s, json_pack("{s:s, s:s, s:o}", "type", "error", "code", code, "message",
+                           str(sentence)));
+}
+
+static void finish(web_session *s, const char *reason)
+{
+    pthread_mutex_lock(&s->lock);
+    s->over = true;
+    snprintf(s->over_reason, sizeof s->over_reason, "%s", reason);
+    wake_loop_locked(s);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static const char *const status_words[] = {
+    [AGENT_GAME_WAITING] = "waiting", [AGENT_GAME_RUNNING] = "running",
+    [AGENT_GAME_FINISHED] = "finished", [AGENT_GAME_ABANDONED] = "abandoned",
+};
+
+static const char *status_word(agent_status st)
+{
+    return st >= AGENT_GAME_WAITING && st <= AGENT_GAME_ABANDONED ? status_words[st] : "unknown";
+}
+
+static const char *const drawing_words[] = {
+    [GAME_DRAW_MANCALA] = "mancala", [GAME_DRAW_DISCS] = "discs", [GAME_DRAW_SLICES] = "slices",
+};
+
+static json_t *rect_json(const geo_rect *r)
+{
+    return json_pack("[f,f,f,f]", r->x, r->y, r->w, r->h);
+}
+
+static void send_lobby(web_session *s)
+{
+    agent_game_info *games = NULL;
+    int n = 0;
+    char err[256];
+    if (agent_list_games(s->ag, NULL, 0, &games, &n, err, sizeof err) != 0) {
+        send_error(s, "refused", err);
+        return;
+    }
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++) {
+        const agent_game_info *g = &games[i];
+        json_t *seats = json_array();
+        for (int k = 0; k < g->n_seats && k < GAME_MAX_SEATS; k++)
+            json_array_append_new(seats, str(g->seat_name[k]));
+        json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:i, s:b}", "id",
+                                              str(g->id), "kind", str(g->kind), "title",
+                                              str(g->title), "options", str(g->options),
+                                              "status", status_word(g->status), "seats", seats,
+                                              "observers", g->observers, "rated", g->rated));
+    }
+    free(games);
+    json_t *kinds = json_array();
+    for (int i = 0; i < game_kind_count(); i++)
+        json_array_append_new(kinds, str(game_kind_at(i)->name));
+    send_json(s, json_pack("{s:s, s:o, s:o}", "type", "lobby", "games", list, "kinds", kinds));
+}
+
+/* The board as words, for the browser's aria-live region: what GTK's board
+ * description says (views/gtk/gtk_panes.c, update_accessible). */
+static void describe(const agent_model *m, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    char name[AGENT_NAME_BYTES + 16];
+#define ADD(...)                                                                          \
+    do {                                                                                  \
+        if (at < len) {                                                                   \
+            int w_ = snprintf(buf + at, len - at, __VA_ARGS__);                           \
+            at = w_ < 0 ? len : at + (size_t)w_;                                          \
+        }                                                                                 \
+    } while (0)
+    if (m->state.layout == GAME_LAYOUT_MANCALA) {
+        for (int seat = 0; seat < game_seats(&m->state); seat++) {
+            ADD("%s: cups", agent_seat_name(m, seat, name, sizeof name));
+            for (int c = 0; c < m->state.cups; c++)
+                ADD(" %d", game_cell(&m->state, game_mancala_cup(&m->state, seat, c)));
+            ADD(", home %d. ", game_cell(&m->state, game_mancala_home(&m->state, seat)));
+        }
+    } else {
+        int scores[GAME_MAX_SEATS];
+        game_scores(&m->state, scores);
+        for (int seat = 0; seat < game_seats(&m->state); seat++)
+            ADD("%s has %d. ", agent_seat_name(m, seat, name, sizeof name), scores[seat]);
+    }
+    int to = game_to_move(&m->state);
+    if (m->status == AGENT_GAME_RUNNING && to >= 0)
+        ADD("%s to move.", agent_seat_name(m, to, name, sizeof name));
+    else if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
+        ADD("The game is over.");
+#undef ADD
+}
+
+static void send_state(web_session *s)
+{
+    const agent_model *m = agent_model_get(s->ag);
+    if (!agent_in_game(s->ag) || !m->have_state)
+        return;
+    const game_state *st = &m->state;
+    int viewer = m->my_seat >= 0 ? m->my_seat : 0;
+    geo_layout L;
+    geo_layout_init(&L, st, viewer, BOARD_W, BOARD_H);
+
+    int legal[GAME_MAX_MOVES];
+    int n_legal = 0;
+    int to = game_to_move(st);
+    if (m->status == AGENT_GAME_RUNNING && to >= 0 && agent_holds_seat(s->ag, to))
+        n_legal = agent_legal_moves(s->ag, legal, GAME_MAX_MOVES);
+
+    int scores[GAME_MAX_SEATS];
+    game_scores(st, scores);
+    json_t *seats = json_array();
+    for (int seat = 0; seat < game_seats(st); seat++) {
+        char name[AGENT_NAME_BYTES + 16];
+        geo_rect r;
+        json_t *label = geo_seat_label_rect(&L, seat, &r) == 0 ? rect_json(&r) : json_null();
+        char mark[2] = {game_seat_mark(st, seat), '\0'};
+        const char *colour = game_seat_colour(st, seat);
+        json_array_append_new(seats, json_pack("{s:i, s:o, s:i, s:s, s:o, s:o, s:b}", "seat",
+                                               seat,
+                                               "name", str(agent_seat_name(m, seat, name,
+                                                                           sizeof name)),
+                                               "score", scores[seat], "mark", mark, "colour",
+                                               colour ? str(colour) : json_null(), "label",
+                                               label, "out", game_is_out(st, seat)));
+    }
+    json_t *cells = json_array();
+    for (int c = 0; c < game_cell_count(st); c++) {
+        geo_rect r;
+        if (geo_cell_rect(&L, c, &r) != 0)
+            continue;
+        int move = m->my_seat >= 0 ? geo_cell_move(st, to >= 0 ? to : viewer, c) : -1;
+        bool playable = false;
+        for (int i = 0; move >= 0 && i < n_legal; i++)
+            playable = playable || legal[i] == move;
+        char text[32] = "";
+        if (move >= 0)
+            agent_format_move(m, move, text, sizeof text);
+        bool home = false;
+        if (st->layout == GAME_LAYOUT_MANCALA)
+            for (int seat = 0; seat < game_seats(st); seat++)
+                home = home || game_mancala_home(st, seat) == c;
+        json_array_append_new(cells, json_pack("{s:i, s:i, s:o, s:b, s:i, s:s}", "cell", c,
+                                               "value", game_cell(st, c), "rect", rect_json(&r),
+                                               "home", home, "move", playable ? move : -1,
+                                               "label", text));
+    }
+    char description[2048];
+    describe(m, description, sizeof description);
+    json_t *over = json_null();
+    if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED) {
+        json_t *winners = json_array();
+        for (int i = 0; i < m->n_winners; i++)
+            json_array_append_new(winners, json_integer(m->winners[i]));
+        over = json_pack("{s:o, s:o}", "reason", str(m->end_reason), "winners", winners);
+    }
+    json_t *msg = json_pack(
+        "{s:s, s:o, s:o, s:o, s:s, s:s, s:i, s:i, s:[f,f,f,f], s:o, s:o, s:o, s:O, s:o, s:i}",
+        "type", "state", "game", str(m->game_id), "kind", str(m->kind ? m->kind->name : ""),
+        "title", str(m->title), "status", status_word(m->status), "drawing",
+        drawing_words[st->kind->drawing], "my_seat", m->my_seat, "to_move", to, "view", L.x0,
+        L.y0, L.width, L.height, "seats", seats, "cells", cells, "description", str(description),
+        "moves", s->moves ? s->moves : json_null(), "over", over, "observers", m->n_observers);
+    if (msg)
+        send_json(s, msg);
+}
+
+static void send_event(web_session *s, const char *event, const agent_msg *msg, const char *text)
+{
+    char seat_name[AGENT_NAME_BYTES + 16];
+    const char *name = msg->name;
+    if (!name[0] && msg->seat >= 0)    /* a move names its seat only */
+        name = agent_seat_name(agent_model_get(s->ag), msg->seat, seat_name, sizeof seat_name);
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o}", "type", "event", "event", event, "seat",
+                          msg->seat, "name", str(name), "text", str(text));
+    if (j)
+        send_json(s, j);
+}
+
+static void remember_move(web_session *s, const agent_msg *msg)
+{
+    const agent_model *m = agent_model_get(s->ag);
+    if (strcmp(s->moves_game, m->game_id) != 0 || !s->moves) {
+        json_decref(s->moves);
+        s->moves = json_array();
+        snprintf(s->moves_game, sizeof s->moves_game, "%s", m->game_id);
+    }
+    char text[32], name[AGENT_NAME_BYTES + 16];
+    agent_format_move(m, msg->move, text, sizeof text);
+    if (json_array_size(s->moves) < MAX_MOVES_KEPT)
+        json_array_append_new(s->moves,
+                              json_pack("{s:i, s:o, s:o}", "seat", msg->seat, "name",
+                                        str(agent_seat_name(m, msg->seat, name, sizeof name)),
+                                        "move", str(text)));
+}
+
+/* One message from the agent, already applied to its model. */
+static void from_agent(web_session *s, const agent_msg *msg)
+{
+    char text[AGENT_TEXT_BYTES + 64];
+    const agent_model *m = agent_model_get(s->ag);
+    switch (msg->kind) {
+    case AGENT_MSG_SNAPSHOT:
+        if (strcmp(s->moves_game, m->game_id) != 0) {
+            json_decref(s->moves);
+            s->moves = json_array();
+            snprintf(s->moves_game, sizeof s->moves_game, "%s", m->game_id);
+        }
+        break;
+    case AGENT_MSG_MOVED: {
+        remember_move(s, msg);
+        char move[32];
+        agent_format_move(m, msg->move, move, sizeof move);
+        send_event(s, "moved", msg, move);
+        break;
+    }
+    case AGENT_MSG_CHAT:
+        send_event(s, "chat", msg, msg->text);
+        return;
+    case AGENT_MSG_GAME_OVER:
+        send_event(s, "game_over", msg, msg->text);
+        break;
+    case AGENT_MSG_JOINED:
+        send_event(s, "joined", msg, "");
+        break;
+    case AGENT_MSG_LEFT:
+        send_event(s, "left", msg, "");
+        break;
+    case AGENT_MSG_STARTED:
+        send_event(s, "started", msg, "");
+        break;
+    case AGENT_MSG_OUT:
+        send_event(s, "out", msg, msg->text);
+        break;
+    case AGENT_MSG_NOTICE:
+    case AGENT_MSG_RECONNECTING:
+    case AGENT_MSG_RECONNECTED:
+        send_event(s, "notice", msg, msg->text);
+        return;
+    case AGENT_MSG_REFUSED:
+        send_error(s, "refused", msg->text);
+        return;
+    case AGENT_MSG_DISCONNECTED:
+        snprintf(text, sizeof text, "the board service is gone: %s", msg->text);
+        send_error(s, "disconnected", text);
+        finish(s, "the board service is gone");
+        return;
+    case AGENT_MSG_PINGS:
+        return;
+    default:
+        break;
+    }
+    send_state(s);
+}
+
+/* --- from the browser (session thread) --- */
+
+static void command_new(web_session *s, json_t *cmd)
+{
+    const char *kind = json_string_value(json_object_get(cmd, "kind"));
+    json_t *opts = json_object_get(cmd, "options");
+    json_t *bots = json_object_get(cmd, "bots");
+    if (!kind || (opts && !json_is_array(opts)) || (bots && !json_is_integer(bots))) {
+        send_error(s, "bad_field",
+                   "\"new\" needs a kind (a string), options (an array of \"name=value\" "
+                   "strings) and bots (a number)");
+        return;
+    }
+    const char *options[GAME_MAX_OPTIONS + 1];
+    char bots_opt[32];
+    int n = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(opts, i, o) {
+        if (!json_is_string(o) || n >= GAME_MAX_OPTIONS) {
+            send_error(s, "bad_field", "options must be a short array of \"name=value\" strings");
+            return;
+        }
+        options[n++] = json_string_value(o);
+    }
+    if (bots) {
+        snprintf(bots_opt, sizeof bots_opt, "bots=%lld", (long long)json_integer_value(bots));
+        options[n++] = bots_opt;
+    }
+    char err[512];
+    if (agent_new_game(s->ag, kind, options, n, err, sizeof err) != 0)
+        send_error(s, "refused", err);
+}
+
+static void command(web_session *s, const char *text, size_t len)
+{
+    json_error_t jerr;
+    json_t *cmd = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!cmd || !json_is_object(cmd)) {
+        char why[256];
+        snprintf(why, sizeof why, "that is not a JSON object (%s)", cmd ? "not an object" : jerr.text);
+        send_error(s, "bad_json", why);
+        json_decref(cmd);
+        return;
+    }
+    const char *type = json_string_value(json_object_get(cmd, "type"));
+    char err[512];
+    if (!type) {
+        send_error(s, "bad_command", "every command needs a \"type\" (a string)");
+    } else if (strcmp(type, "hello") == 0) {
+        json_t *v = json_object_get(cmd, "version");
+        if (!json_is_integer(v) || json_integer_value(v) != WEB_PROTOCOL_VERSION)
+            send_error(s, "version", "this gateway speaks version 1 of the protocol only");
+    } else if (strcmp(type, "list") == 0) {
+        send_lobby(s);
+    } else if (strcmp(type, "new") == 0) {
+        command_new(s, cmd);
+    } else if (strcmp(type, "join") == 0) {
+        const char *game = json_string_value(json_object_get(cmd, "game"));
+        json_t *observe = json_object_get(cmd, "observe");
+        if (!game || (observe && !json_is_boolean(observe)))
+            send_error(s, "bad_field", "\"join\" needs a game (its id, a string) and may say "
+                                       "observe (true or false)");
+        else if (agent_join_game(s->ag, game, json_is_true(observe), err, sizeof err) != 0)
+            send_error(s, "refused", err);
+    } else if (strcmp(type, "move") == 0) {
+        json_t *mv = json_object_get(cmd, "move");
+        if (!json_is_integer(mv) || json_integer_value(mv) < -1000 ||
+            json_integer_value(mv) > GAME_MAX_CELLS)
+            send_error(s, "bad_field", "\"move\" needs a move (a number from the board's cells)");
+        else if (!agent_in_game(s->ag))
+            send_error(s, "refused", "you are not at a game");
+        else if (agent_check_move(s->ag, (int)json_integer_value(mv), err, sizeof err) != 0)
+            send_error(s, "refused", err);
+        else
+            agent_move(s->ag, (int)json_integer_value(mv));
+    } else if (strcmp(type, "chat") == 0) {
+        const char *t = json_string_value(json_object_get(cmd, "text"));
+        if (!t || !*t || strlen(t) > 500)
+            send_error(s, "bad_field", "\"chat\" needs a text of 1 to 500 bytes");
+        else if (!agent_in_game(s->ag))
+            send_error(s, "refused", "you are not at a game");
+        else
+            agent_chat(s->ag, t);
+    } else if (strcmp(type, "resign") == 0) {
+        if (!agent_in_game(s->ag))
+            send_error(s, "refused", "you are not at a game");
+        else
+            agent_resign(s->ag);
+    } else if (strcmp(type, "leave") == 0) {
+        agent_leave(s->ag);
+        send_json(s, json_pack("{s:s}", "type", "left"));
+        send_lobby(s);
+    } else {
+        send_error(s, "bad_command", "unknown command type (see docs/web-protocol.md)");
+    }
+    json_decref(cmd);
+}
+
+static void *session_main(void *arg)
+{
+    web_session *s = arg;
+    agent_config cfg = {0};
+    uint8_t rnd[3] = {0};
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        memset(rnd, 0, sizeof rnd);
+    snprintf(s->name, sizeof s->name, "guest-%02x%02x%02x", rnd[0], rnd[1], rnd[2]);
+    cfg.server = s->cfg->server;
+    cfg.tls = s->cfg->tls;
+    cfg.tls_ca = s->cfg->tls_ca;
+    cfg.name = s->name;
+    cfg.ready = true;          /* a browser has nobody to type "ready" */
+    cfg.autostart = true;
+    cfg.state_dir = "";        /* guests' seats are not kept on the gateway's disk */
+    char err[512];
+    if (agent_start(&cfg, &s->ag, err, sizeof err) != 0) {
+        send_error(s, "unreachable", err);
+        finish(s, "cannot reach the board service");
+        goto done;
+    }
+    send_json(s, json_pack("{s:s, s:i, s:o}", "type", "hello", "version", WEB_PROTOCOL_VERSION,
+                           "name", str(s->name)));
+    send_lobby(s);
+    for (;;) {
+        struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN},
+                                {.fd = agent_fd(s->ag), .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (fds[0].revents & POLLIN) {
+            uint64_t n;
+            if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+                break;
+        }
+        pthread_mutex_lock(&s->lock);
+        bool closed = s->closed;
+        pthread_mutex_unlock(&s->lock);
+        if (closed)
+            break;
+        for (;;) {
+            pthread_mutex_lock(&s->lock);
+            item *it = queue_pop(&s->in);
+            pthread_mutex_unlock(&s->lock);
+            if (!it)
+                break;
+            command(s, it->text, it->len);
+            free(it);
+        }
+        agent_msg *msg;
+        bool gone = false;
+        while ((msg = agent_next(s->ag))) {
+            gone = gone || msg->kind == AGENT_MSG_DISCONNECTED;
+            from_agent(s, msg);
+            agent_msg_free(msg);
+        }
+        if (gone)
+            break;
+    }
+    /* A guest's seat is not kept for a browser that went away: leaving ends
+     * the game for the others now rather than after the grace. */
+    agent_leave(s->ag);
+    agent_destroy(s->ag);
+done:
+    pthread_mutex_lock(&all_lock);
+    running_threads--;
+    pthread_cond_broadcast(&all_done);
+    pthread_mutex_unlock(&all_lock);
+    release(s);
+    return NULL;
+}
+
+/* --- the service thread's side --- */
+
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx)
+{
+    web_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->cfg = cfg;
+    s->ctx = ctx;
+    s->refs = 2;
+    s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s->wake_fd < 0)
+        goto fail_free;
+    if (pthread_mutex_init(&s->lock, NULL) != 0)
+        goto fail_fd;
+    pthread_mutex_lock(&all_lock);
+    running_threads++;
+    pthread_mutex_unlock(&all_lock);
+    pthread_t t;
+    if (pthread_create(&t, NULL, session_main, s) != 0)
+        goto fail_count;
+    pthread_detach(t);
+    return s;
+fail_count:
+    pthread_mutex_lock(&all_lock);
+    running_threads--;
+    pthread_mutex_unlock(&all_lock);
+    pthread_mutex_destroy(&s->lock);
+fail_fd:
+    close(s->wake_fd);
+fail_free:
+    free(s);
+    return NULL;
+}
+
+static void wake(web_session *s)
+{
+    uint64_t one = 1;
+    if (write(s->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
+        lwsl_err("sungka-web: cannot wake a session: %s\n", strerror(errno));
+}
+
+int web_session_input(web_session *s, const char *text, size_t len)
+{
+    item *it = item_new(text, len);
+    if (!it)
+        return -1;
+    pthread_mutex_lock(&s->lock);
+    bool full = s->in.count >= WEB_MAX_INBOX;
+    if (!full)
+        queue_push(&s->in, it);
+    pthread_mutex_unlock(&s->lock);
+    if (full) {
+        free(it);
+        return -1;
+    }
+    wake(s);
+    return 0;
+}
+
+char *web_session_take(web_session *s, size_t *len, bool *close_now, char *reason,
+                       size_t reason_len)
+{
+    pthread_mutex_lock(&s->lock);
+    item *it = s->overflowed ? NULL : queue_pop(&s->out);
+    *close_now = false;
+    if (s->overflowed) {
+        *close_now = true;
+        snprintf(reason, reason_len, "too slow: the browser did not read its messages");
+    } else if (!it && s->over) {
+        *close_now = true;
+        snprintf(reason, reason_len, "%s", s->over_reason);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!it)
+        return NULL;
+    *len = it->len;
+    memmove(it, it->text, it->len + 1);   /* the caller frees the string itself */
+    return (char *)it;
+}
+
+bool web_session_overflowed(web_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool over = s->overflowed;
+    pthread_mutex_unlock(&s->lock);
+    return over;
+}
+
+void web_session_close(web_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->closed = true;
+    pthread_mutex_unlock(&s->lock);
+    wake(s);
+    release(s);
+}
+
+void web_sessions_wait_all(void)
+{
+    pthread_mutex_lock(&all_lock);
+    while (running_threads > 0)
+        pthread_cond_wait(&all_done, &all_lock);
+    pthread_mutex_unlock(&all_lock);
+}

@@ -1,0 +1,90 @@
+/*
+ * web_session.h — one browser's player agent: the gateway's view.
+ *
+ * A browser connected to sungka-web over WebSocket gets a session: a player
+ * agent (player-agent/agent.h) of its own, and a thread that is that agent's
+ * view thread. The session turns the agent's messages into the JSON of
+ * docs/web-protocol.md and the browser's JSON commands into agent calls.
+ * The gateway keeps no game state of its own: what it sends is drawn from
+ * the agent's model, and the board's geometry from the GTK view's
+ * (views/gtk/gtk_geometry.h), so the browser only draws and never plays
+ * the rules.
+ *
+ * Threads:
+ *   - the libwebsockets service thread (web_main.c) calls web_session_open,
+ *     web_session_input, web_session_take and web_session_close;
+ *   - the session thread (one per browser, started by web_session_open)
+ *     starts the agent, waits on the agent's fd and on the session's wake
+ *     fd, runs every agent call (lobby calls block it, never the service
+ *     thread), and queues JSON for the browser, then wakes the service
+ *     thread with lws_cancel_service;
+ *   - the agent's own threads (rpc client, reconnect) never see a session.
+ * The queues between the two (commands in, JSON out) and the flags below
+ * are under the session's mutex; everything else is the session thread's.
+ * The session thread wakes the loop only under that mutex and only before
+ * web_session_close, so never after the context is destroyed.
+ *
+ * Memory per browser is bounded: at most WEB_OUTBOX_BYTES of JSON wait for
+ * a browser that does not read; past that the session is marked overflowed
+ * and the service thread drops the connection (with the close reason "too
+ * slow" when the socket still has room for it).
+ * Commands are at most WEB_MAX_COMMAND bytes each (the service thread
+ * closes a connection that sends more) and at most WEB_MAX_INBOX wait.
+ *
+ * Ownership: a session is freed by whichever of its two owners lets go
+ * last — the service thread (web_session_close) or the session thread
+ * (when it ends). After web_session_close the pointer must not be used.
+ */
+#ifndef SUNGKA_WEB_SESSION_H
+#define SUNGKA_WEB_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define WEB_PROTOCOL_VERSION 1
+#define WEB_OUTBOX_BYTES (512 * 1024)
+#define WEB_MAX_COMMAND 4096
+#define WEB_MAX_INBOX 64
+
+struct lws_context;
+
+typedef struct web_session web_session;
+
+/* What every session's agent is given (borrowed for the program's life). */
+typedef struct web_config {
+    const char *server;        /* the board service, "host:port" */
+    bool tls;                  /* speak TLS to it */
+    const char *tls_ca;        /* its CA (NULL: system roots or trust on first use) */
+} web_config;
+
+/* Start a session for a new browser (service thread): the session thread
+ * starts at once and connects its agent. NULL when out of memory or
+ * threads. */
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx);
+
+/* Queue one command, a text message as the browser sent it (service
+ * thread). -1 when WEB_MAX_INBOX commands already wait: the browser sends
+ * faster than it is answered (the caller closes the connection). */
+int web_session_input(web_session *s, const char *text, size_t len);
+
+/* The next JSON message for the browser (service thread): a malloc'd
+ * string the caller frees, with its length in *len; NULL when none.
+ * *close (may be set with or without a message) says the session is over
+ * and the connection should close after it, with the reason in
+ * reason[0..reason_len) (e.g. "too slow": the outbox overflowed). */
+char *web_session_take(web_session *s, size_t *len, bool *close, char *reason,
+                       size_t reason_len);
+
+/* Whether the outbox overflowed (service thread): the browser is to be cut
+ * off now, even though its socket never becomes writable again. */
+bool web_session_overflowed(web_session *s);
+
+/* The browser is gone (service thread): the session thread leaves its game,
+ * destroys its agent and ends. Do not use s afterwards. */
+void web_session_close(web_session *s);
+
+/* Wait until every session thread has ended (main thread, at exit, after
+ * the service thread closed every connection). */
+void web_sessions_wait_all(void);
+
+#endif /* SUNGKA_WEB_SESSION_H */

@@ -35,7 +35,7 @@ static void show(text_replay *rp, FILE *out)
     } else {
         fprintf(out, _("Start of match %s (%d moves).\n"), rp->match.id, rp->match.n_moves);
     }
-    text_draw_board(out, m, NULL, 0);
+    text_draw_board(out, m, NULL, 0, text_terminal_width(out));
     if (rp->step == rp->match.n_moves)
         fprintf(out, _("End: %s.\n"), rp->match.reason);
     fprintf(out, _("Replay: next, prev, start, end, or stop.\n"));

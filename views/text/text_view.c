@@ -105,7 +105,7 @@ static void draw(text_view *tv)
 {
     int legal[GAME_MAX_MOVES];
     int n = agent_legal_moves(tv->ag, legal, GAME_MAX_MOVES);
-    text_draw_board(tv->out, model(tv), legal, n);
+    text_draw_board(tv->out, model(tv), legal, n, text_terminal_width(tv->out));
 }
 
 /* Hint lists longer than this are left out (a 4D board has 256 cells). */
@@ -253,7 +253,7 @@ static void show_snapshot(text_view *tv)
         fprintf(tv->out, _("You are %s, seat %d.\n"), m->seat_name[m->my_seat], m->my_seat);
     else
         fprintf(tv->out, _("You are observing.\n"));
-    text_draw_people(tv->out, m);
+    text_draw_people(tv->out, m, text_terminal_width(tv->out));
     if (m->status == AGENT_GAME_WAITING)
         fprintf(tv->out, _("Waiting for every seat to be taken and every player ready%s.\n"),
                 m->my_seat >= 0 ? _(" (type ready)") : "");
@@ -905,7 +905,7 @@ static void command(text_view *tv, char *line)
         draw(tv);
         print_turn(tv);
     } else if (strcmp(line, "who") == 0) {
-        text_draw_people(tv->out, model(tv));
+        text_draw_people(tv->out, model(tv), text_terminal_width(tv->out));
     } else if (strcmp(line, "games") == 0) {
         list_games(tv, rest);
     } else if (strcmp(line, "new") == 0) {

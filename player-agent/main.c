@@ -254,8 +254,9 @@ static void usage(FILE *out)
             "      --reconnect-for SEC keep trying to get back this long after the\n"
             "                          connection drops (default 90); said once, then\n"
             "                          every 10 s while trying\n"
-            "      --state-dir DIR     where seat tokens are saved (default\n"
-            "                          $XDG_STATE_HOME/sungka; \"\" to save none)\n"
+            "      --state-dir DIR     where seat tokens and the text view's history\n"
+            "                          are saved (default $XDG_STATE_HOME/sungka; \"\"\n"
+            "                          to save none)\n"
             "      --view NAME         the view to use (default text)\n"
             "  -v, --verbose           also show gRPC's own log lines on stderr (and the\n"
             "                          private service's)\n"
@@ -366,7 +367,7 @@ int main(int argc, char **argv)
         case OPT_TAKES_OVER: cfg.bot_takes_over = true; break;
         case OPT_READY: cfg.ready = true; break;
         case OPT_HOT_SEAT: cfg.hot_seat = optarg; break;
-        case OPT_STATE_DIR: cfg.state_dir = optarg; break;
+        case OPT_STATE_DIR: cfg.state_dir = io.state_dir = optarg; break;
         case OPT_BOTS:
             if (parse_int("--bots", optarg, 0, GAME_MAX_SEATS - 1, &cfg.bots) != 0)
                 return 2;

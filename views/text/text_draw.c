@@ -91,10 +91,7 @@ static void spaces(FILE *out, int n)
         fputc(' ', out);
 }
 
-/* line (no newline) written in lines of at most width columns, broken at
- * spaces; a continuation starts with indent spaces; a word wider than a
- * line is cut. */
-static void put_wrapped(FILE *out, const char *line, int width, int indent)
+void text_put_wrapped(FILE *out, const char *line, int width, int indent)
 {
     int col = 0, lead = 0;
     const char *p = line;
@@ -314,7 +311,7 @@ static void draw_rows_down(FILE *out, const agent_model *m, int me, int cw, int 
         char line[AGENT_NAME_BYTES + 64];
         snprintf(line, sizeof line, "%c #%d %s%s", s == game_to_move(st) ? '>' : ' ', s,
                  agent_seat_name(m, s, buf, sizeof buf), s == m->my_seat ? _(" (you)") : "");
-        put_wrapped(out, line, width, 5);
+        text_put_wrapped(out, line, width, 5);
     }
 }
 
@@ -377,7 +374,7 @@ static void draw_discs(FILE *out, const agent_model *m, const int *legal, int n_
     }
     snprintf(line + at, sizeof line - at, "%s", _("; * marks a legal move\n"));
     line[strcspn(line, "\n")] = '\0';
-    put_wrapped(out, line, width, 4);
+    text_put_wrapped(out, line, width, 4);
 }
 
 /* A grid in d dimensions (tic-tac-toe) as 2D slices: x across, y down;
@@ -496,7 +493,7 @@ void text_draw_people(FILE *out, const agent_model *m, int width)
         if (m->status == AGENT_GAME_RUNNING && s == game_to_move(&m->state))
             fprintf(f, _("  <- to move"));
         fclose(f);
-        put_wrapped(out, line, width, 4);
+        text_put_wrapped(out, line, width, 4);
     }
     /* A crowd is counted, and only its first few named: a list, not a
      * drawing, left for the terminal to wrap. */

@@ -24,6 +24,11 @@ int text_terminal_width(FILE *out);
  * character. */
 int text_display_width(const char *s, size_t len);
 
+/* line (no newline) written in lines of at most width columns, broken at
+ * spaces (the line's own leading spaces kept); a continuation starts with
+ * indent spaces; a word wider than a line is cut. */
+void text_put_wrapped(FILE *out, const char *line, int width, int indent);
+
 /* The board from the viewer's side (observers: seat 0's side), in width
  * columns; `legal` (may be NULL with n_legal 0) are the mover's legal
  * moves, marked where the drawing has room for it. */

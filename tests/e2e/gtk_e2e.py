@@ -770,7 +770,7 @@ def test_takeover(bindir, shotdir):
         bob.expect(r"The game starts")
         bob.p.kill()
         bob.p.wait(5)
-        g.do("wait-log bob did not come back: bot-1 (a level 5 bot) plays the seat from now on.")
+        g.do("wait-log bob did not come back: bot-1 (a level 5 bot) plays seat 1 from now on.")
         g.do("wait-people bot-1")
         s.shot(g, "gtk_takeover")
         finish(g)

@@ -508,12 +508,3 @@ void text_draw_people(FILE *out, const agent_model *m, int width)
         fputc('\n', out);
     }
 }
-
-void text_say_watching(FILE *out, int n)
-{
-    if (n <= 0)
-        fprintf(out, _("Nobody is watching.\n"));
-    else
-        fprintf(out, ngettext("%d person is watching.\n", "%d people are watching.\n",
-                              (unsigned long)n), n);
-}

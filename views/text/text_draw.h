@@ -38,7 +38,5 @@ void text_draw_board(FILE *out, const agent_model *m, const int *legal, int n_le
  * still kept) and the seat to move, then how many watch ("3 watching:
  * carol, dave, …"), in width columns. */
 void text_draw_people(FILE *out, const agent_model *m, int width);
-/* "3 people are watching." (1 person; nobody). */
-void text_say_watching(FILE *out, int n);
 
 #endif /* SUNGKA_TEXT_DRAW_H */

@@ -21,6 +21,7 @@
 #include "text_input.h"
 #include "text_replay.h"
 #include "text_view.h"
+#include "narrate.h"
 #include "view_i18n.h"
 #include "xdg.h"
 
@@ -215,39 +216,18 @@ static void show_snapshot(text_view *tv)
     print_turn(tv);
 }
 
-static void show_move(text_view *tv, const agent_msg *msg)
+/* A sentence of the narrator's, as a line. */
+static void say_line(void *ctx, const char *sentence)
 {
-    const agent_model *m = model(tv);
-    char buf[40];
-    char move[16];
-    const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell");
-    agent_format_move(m, msg->move, move, sizeof move);
-    if (msg->move < 0)          /* a move that is no cell: its word ("swap") */
-        fprintf(tv->out, _("%s played %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf), move);
-    else
-        fprintf(tv->out, _("%s played %s %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf),
-                what, move);
-    if (msg->mismatch)
-        fprintf(tv->out, _("WARNING: %s\n"), msg->text);
-    draw(tv);
-    if (msg->extra_turn)
-        fprintf(tv->out, _("%s moves again.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
-}
-
-/* An agent's sentence fragment ("lost the connection to ...") as a line. */
-static void print_sentence(FILE *out, const char *text, const char *end)
-{
-    if (*text >= 'a' && *text <= 'z')
-        fprintf(out, "%c%s%s\n", *text - 'a' + 'A', text + 1, end);
-    else
-        fprintf(out, "%s%s\n", text, end);
+    text_view *tv = ctx;
+    fprintf(tv->out, "%s\n", sentence);
 }
 
 static void show_game_over(text_view *tv, const agent_msg *msg)
 {
     const agent_model *m = model(tv);
     char buf[40];
-    fprintf(tv->out, _("Game over: %s.\n"), msg->text);
+    view_narrate(m, msg, say_line, tv);
     if (!msg->abandoned) {
         print_scores(tv, msg->scores, msg->n_scores);
         if (msg->n_winners == 0) {
@@ -272,8 +252,11 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, _("%s: rating %s -> %s (%+d)\n"), seat_name(tv, s, buf, sizeof buf),
                 was, now, after->value - before->value);
     }
-    if (msg->unrated[0])
-        print_sentence(tv->out, msg->unrated, ".");
+    if (msg->unrated[0]) {
+        char line[AGENT_TEXT_BYTES + 2];
+        view_sentence(line, sizeof line, msg->unrated, ".");
+        say_line(tv, line);
+    }
     if (m->my_seat >= 0 || m->n_people)
         fprintf(tv->out, _("Type quit to leave.\n"));
 }
@@ -309,9 +292,10 @@ static void print_turn_if_theirs(text_view *tv, int seat)
 
 static bool playing_running_game(const text_view *tv);
 
+/* The narrator's sentences (narrate.h), and what only this view adds:
+ * boards, whose turn it is, prompts naming commands. */
 static void handle(text_view *tv, const agent_msg *msg)
 {
-    char buf[40];
     FILE *out = tv->out;
     if (msg->kind == AGENT_MSG_SNAPSHOT || msg->kind == AGENT_MSG_MOVED ||
         msg->kind == AGENT_MSG_STARTED)
@@ -320,21 +304,26 @@ static void handle(text_view *tv, const agent_msg *msg)
     case AGENT_MSG_SNAPSHOT:
         show_snapshot(tv);
         break;
-    case AGENT_MSG_JOINED:
-        /* observers are counted, not named (see the end of this function) */
-        if (msg->seat >= 0)
-            fprintf(out, _("%s joined, seat %d.\n"), msg->name, msg->seat);
+    case AGENT_MSG_GAME_OVER:
+        show_game_over(tv, msg);
         break;
-    case AGENT_MSG_LEFT:
-        if (msg->seat >= 0)
-            fprintf(out, _("%s left.\n"), msg->name);
+    case AGENT_MSG_DRAW_OFFERED:       /* with the commands that answer it */
+        if (agent_holds_seat(tv->ag, msg->seat))
+            fprintf(out, _("You offer a draw.\n"));
+        else if (model(tv)->my_seat >= 0)
+            fprintf(out, _("%s offers a draw: type accept or decline.\n"), msg->name);
+        else
+            view_narrate(model(tv), msg, say_line, tv);
         break;
+    case AGENT_MSG_REMATCH_OFFERED:
+        show_rematch_offer(tv, msg);
+        break;
+    default:
+        view_narrate(model(tv), msg, say_line, tv);
+        break;
+    }
+    switch (msg->kind) {              /* after the sentences */
     case AGENT_MSG_DEPARTED:
-        if (msg->grace_s > 0)
-            fprintf(out, _("%s departed: %s. The seat is kept for %d s.\n"), msg->name, msg->text,
-                    msg->grace_s);
-        else if (msg->seat >= 0)
-            fprintf(out, _("%s departed: %s.\n"), msg->name, msg->text);
         if (msg->grace_s > 0)     /* gone for good ends the game: no waiting */
             print_turn_if_theirs(tv, msg->seat);
         else if (msg->seat >= 0 && playing_running_game(tv) &&
@@ -345,106 +334,39 @@ static void handle(text_view *tv, const agent_msg *msg)
                     msg->name);
         break;
     case AGENT_MSG_RETURNED:
-        fprintf(out, _("%s is back.\n"), msg->name);
         print_turn_if_theirs(tv, msg->seat);
-        break;
-    case AGENT_MSG_READY:
-        fprintf(out, msg->ready ? _("%s is ready.\n") : _("%s is not ready.\n"), msg->name);
-        break;
-    case AGENT_MSG_SEAT:
-        if (msg->seat >= 0)
-            fprintf(out, _("%s sits down at seat %d.\n"), msg->name, msg->seat);
-        else
-            fprintf(out, _("%s stands up from seat %d and watches.\n"), msg->name, msg->from_seat);
-        break;
-    case AGENT_MSG_RECONNECTING:
-        print_sentence(out, msg->text, "");
         break;
     case AGENT_MSG_RECONNECTED:
         /* Whatever was on the screen may be long gone: draw it all again,
          * but after the events missed meanwhile (they follow at once), so
          * as not to show a stale board (see run). */
-        print_sentence(out, msg->text, ".");
         tv->redraw = true;
         break;
     case AGENT_MSG_STARTED:
-        fprintf(out, _("The game starts; %s moves first.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
-        if (msg->unrated[0])
-            print_sentence(out, msg->unrated, ".");
+    case AGENT_MSG_MOVED:
         draw(tv);
         break;
     case AGENT_MSG_TURN:
-        for (int i = 0; i < msg->n_passed; i++)
-            fprintf(out, _("%s passes: no stones to play.\n"),
-                    seat_name(tv, msg->passed[i], buf, sizeof buf));
         print_turn(tv);
         break;
-    case AGENT_MSG_MOVED:
-        show_move(tv, msg);
-        break;
-    case AGENT_MSG_CHAT:
-        if (msg->to[0])
-            fprintf(out, _("[%s to %s] %s\n"), msg->name, msg->to, msg->text);
-        else if (msg->spectators)
-            fprintf(out, _("[spectators] %s: %s\n"), msg->name, msg->text);
-        else
-            fprintf(out, _("[chat] %s: %s\n"), msg->name, msg->text);
-        break;
-    case AGENT_MSG_GAME_OVER:
-        show_game_over(tv, msg);
-        break;
     case AGENT_MSG_OUT:
-        fprintf(out, _("%s is out of the game: %s.\n"), msg->name, msg->text);
-        for (int i = 0; i < msg->n_passed; i++)
-            fprintf(out, _("%s passes: no stones to play.\n"),
-                    seat_name(tv, msg->passed[i], buf, sizeof buf));
         if (msg->to_move >= 0 && msg->from_seat == msg->seat)   /* the turn moved on */
             print_turn(tv);
         break;
-    case AGENT_MSG_DRAW_OFFERED:
-        if (agent_holds_seat(tv->ag, msg->seat))
-            fprintf(out, _("You offer a draw.\n"));
-        else if (model(tv)->my_seat >= 0)
-            fprintf(out, _("%s offers a draw: type accept or decline.\n"), msg->name);
-        else
-            fprintf(out, _("%s offers a draw.\n"), msg->name);
-        break;
-    case AGENT_MSG_DRAW_DECLINED:
-        fprintf(out, _("%s declines the draw.\n"), msg->name);
-        break;
-    case AGENT_MSG_REMATCH_OFFERED:
-        show_rematch_offer(tv, msg);
-        break;
-    case AGENT_MSG_REMATCH_DECLINED:
-        fprintf(out, _("%s declines the rematch.\n"), msg->name);
-        break;
     case AGENT_MSG_REMATCH_STARTED: {
         char err[512];
-        fprintf(out, _("The rematch starts: game %s.\n"), msg->text);
         if (model(tv)->my_seat >= 0 && agent_follow_rematch(tv->ag, err, sizeof err) != 0)
             fprintf(out, "%s\n", err);
         break;
     }
-    case AGENT_MSG_TAKEN_OVER:
-        fprintf(out, _("%s did not come back: %s (a level %d bot) plays seat %d from now on.\n"),
-                msg->text, msg->name, msg->level, msg->seat);
-        break;
-    case AGENT_MSG_NOTICE:
-        fprintf(out, _("Notice: %s\n"), msg->text);
-        break;
-    case AGENT_MSG_PINGS:
-        break;     /* shown by `who` */
-    case AGENT_MSG_REFUSED:
-        fprintf(out, _("Refused: %s\n"), msg->text);
-        break;
     case AGENT_MSG_DISCONNECTED: {
         agent_status st = model(tv)->status;
-        bool over = st == AGENT_GAME_FINISHED || st == AGENT_GAME_ABANDONED;
-        fprintf(out, _("Disconnected from the board service (%s).\n"), msg->text);
         tv->done = true;
-        tv->exit_status = over ? 0 : 1;
+        tv->exit_status = st == AGENT_GAME_FINISHED || st == AGENT_GAME_ABANDONED ? 0 : 1;
         break;
     }
+    default:
+        break;
     }
     /* Observers come and go without a line each (a crowd would flood the
      * screen); one line says how many watch whenever that changes. */
@@ -452,7 +374,7 @@ static void handle(text_view *tv, const agent_msg *msg)
     if (msg->kind == AGENT_MSG_SNAPSHOT)
         tv->watching = watching;       /* shown with the players */
     else if (tv->watching >= 0 && watching != tv->watching && agent_in_game(tv->ag)) {
-        text_say_watching(out, watching);
+        view_narrate_watching(watching, say_line, tv);
         tv->watching = watching;
     }
 }

@@ -1,0 +1,173 @@
+/*
+ * narrate.c — the sentences of events, for every view (narrate.h). One
+ * table would not fit: most kinds choose among sentences by what the
+ * message says (a seat or none, a grace period or none), so each kind is a
+ * case of one switch, and every sentence is a msgid here and nowhere else.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "narrate.h"
+#include "view_i18n.h"
+
+#define SENTENCE_BYTES 2048
+
+/* say(printf(fmt, ...)) */
+static void sayf(view_say_fn say, void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sayf(view_say_fn say, void *ctx, const char *fmt, ...)
+{
+    char buf[SENTENCE_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    say(ctx, buf);
+}
+
+void view_sentence(char *buf, size_t len, const char *text, const char *end)
+{
+    snprintf(buf, len, "%s%s", text, end);
+    if (buf[0] >= 'a' && buf[0] <= 'z')
+        buf[0] = (char)(buf[0] - 'a' + 'A');
+}
+
+static void say_sentence(view_say_fn say, void *ctx, const char *text, const char *end)
+{
+    char buf[SENTENCE_BYTES];
+    view_sentence(buf, sizeof buf, text, end);
+    say(ctx, buf);
+}
+
+static void say_passes(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
+{
+    char buf[40];
+    for (int i = 0; i < msg->n_passed; i++)
+        sayf(say, ctx, _("%s passes: no move."),
+             agent_seat_name(m, msg->passed[i], buf, sizeof buf));
+}
+
+void view_narrate_watching(int n, view_say_fn say, void *ctx)
+{
+    if (n <= 0)
+        say(ctx, _("Nobody is watching."));
+    else
+        sayf(say, ctx, ngettext("%d person is watching.", "%d people are watching.",
+                                (unsigned long)n), n);
+}
+
+void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
+{
+    char buf[40];
+    switch (msg->kind) {
+    case AGENT_MSG_SNAPSHOT:
+    case AGENT_MSG_PINGS:
+        break;                 /* drawn by each view */
+    case AGENT_MSG_JOINED:
+        if (msg->seat >= 0)
+            sayf(say, ctx, _("%s joined, seat %d."), msg->name, msg->seat);
+        break;
+    case AGENT_MSG_LEFT:
+        if (msg->seat >= 0)
+            sayf(say, ctx, _("%s left."), msg->name);
+        break;
+    case AGENT_MSG_DEPARTED:
+        if (msg->grace_s > 0)
+            sayf(say, ctx, _("%s departed: %s. The seat is kept for %d s."), msg->name,
+                 msg->text, msg->grace_s);
+        else if (msg->seat >= 0)
+            sayf(say, ctx, _("%s departed: %s."), msg->name, msg->text);
+        break;
+    case AGENT_MSG_RETURNED:
+        sayf(say, ctx, _("%s is back."), msg->name);
+        break;
+    case AGENT_MSG_READY:
+        sayf(say, ctx, msg->ready ? _("%s is ready.") : _("%s is not ready."), msg->name);
+        break;
+    case AGENT_MSG_SEAT:
+        if (msg->seat >= 0)
+            sayf(say, ctx, _("%s sits down at seat %d."), msg->name, msg->seat);
+        else
+            sayf(say, ctx, _("%s stands up from seat %d and watches."), msg->name,
+                 msg->from_seat);
+        break;
+    case AGENT_MSG_RECONNECTING:
+        say_sentence(say, ctx, msg->text, "");
+        break;
+    case AGENT_MSG_RECONNECTED:
+        say_sentence(say, ctx, msg->text, ".");
+        break;
+    case AGENT_MSG_STARTED:
+        sayf(say, ctx, _("The game starts; %s moves first."),
+             agent_seat_name(m, msg->seat, buf, sizeof buf));
+        if (msg->unrated[0])   /* the service's sentence: why not rated */
+            say_sentence(say, ctx, msg->unrated, ".");
+        break;
+    case AGENT_MSG_TURN:
+        say_passes(m, msg, say, ctx);
+        break;
+    case AGENT_MSG_MOVED: {
+        char move[16];
+        agent_format_move(m, msg->move, move, sizeof move);
+        if (msg->move < 0)     /* a move that is no cell: its word ("swap") */
+            sayf(say, ctx, _("%s played %s."), agent_seat_name(m, msg->seat, buf, sizeof buf),
+                 move);
+        else
+            sayf(say, ctx, _("%s played %s %s."), agent_seat_name(m, msg->seat, buf, sizeof buf),
+                 m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), move);
+        if (msg->mismatch)
+            sayf(say, ctx, _("WARNING: %s"), msg->text);
+        if (msg->extra_turn)
+            sayf(say, ctx, _("%s moves again."), agent_seat_name(m, msg->seat, buf, sizeof buf));
+        break;
+    }
+    case AGENT_MSG_CHAT:
+        if (msg->to[0])
+            sayf(say, ctx, _("[%s to %s] %s"), msg->name, msg->to, msg->text);
+        else if (msg->spectators)
+            sayf(say, ctx, _("[spectators] %s: %s"), msg->name, msg->text);
+        else
+            sayf(say, ctx, _("[chat] %s: %s"), msg->name, msg->text);
+        break;
+    case AGENT_MSG_GAME_OVER:
+        sayf(say, ctx, _("Game over: %s."), msg->text);
+        break;
+    case AGENT_MSG_NOTICE:
+        sayf(say, ctx, _("Notice: %s"), msg->text);
+        break;
+    case AGENT_MSG_OUT:
+        sayf(say, ctx, _("%s is out of the game: %s."), msg->name, msg->text);
+        say_passes(m, msg, say, ctx);
+        break;
+    case AGENT_MSG_DRAW_OFFERED:
+        sayf(say, ctx, _("%s offers a draw."), msg->name);
+        break;
+    case AGENT_MSG_DRAW_DECLINED:
+        sayf(say, ctx, _("%s declines the draw."), msg->name);
+        break;
+    case AGENT_MSG_REMATCH_OFFERED: {
+        int seats = m->have_state ? game_seats(&m->state) : 2, yes = 0;
+        for (int s = 0; s < seats; s++)
+            yes += (msg->accepted >> s) & 1;
+        sayf(say, ctx, _("%s wants a rematch (%d of %d accepted)."), msg->name, yes, seats);
+        break;
+    }
+    case AGENT_MSG_REMATCH_DECLINED:
+        sayf(say, ctx, _("%s declines the rematch."), msg->name);
+        break;
+    case AGENT_MSG_REMATCH_STARTED:
+        sayf(say, ctx, _("The rematch starts: game %s."), msg->text);
+        break;
+    case AGENT_MSG_TAKEN_OVER:
+        sayf(say, ctx, _("%s did not come back: %s (a level %d bot) plays seat %d from now on."),
+             msg->text, msg->name, msg->level, msg->seat);
+        break;
+    case AGENT_MSG_REFUSED:
+        sayf(say, ctx, _("Refused: %s"), msg->text);
+        break;
+    case AGENT_MSG_DISCONNECTED:
+        sayf(say, ctx, _("Disconnected from the board service (%s)."), msg->text);
+        break;
+    }
+}

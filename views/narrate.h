@@ -1,0 +1,36 @@
+/*
+ * narrate.h — the one narrator of events for every view: each message the
+ * agent hands a view becomes its sentences, in the user's language, the
+ * same in the text view's lines and the GTK view's log (and, by their
+ * gettext msgids, in the web app's catalogue: the msgids are the narrator's
+ * stable ids; change one only with its translations).
+ *
+ * What is not narration stays in each view: drawing the board and the
+ * snapshot, prompts that name a view's own controls ("type accept or
+ * decline", a button), dialogs. A view calls view_narrate for a message
+ * and adds its own around it.
+ *
+ * Any thread that may read the model (a view's own); no state. The agent
+ * has applied msg to m before the view sees msg.
+ */
+#ifndef SUNGKA_NARRATE_H
+#define SUNGKA_NARRATE_H
+
+#include "agent.h"
+
+/* One sentence, no newline (borrowed for the call). */
+typedef void (*view_say_fn)(void *ctx, const char *sentence);
+
+/* Every sentence msg makes, in order: say is called 0 or more times (none
+ * for a snapshot or round-trip times, which views draw, and none for an
+ * observer coming or going, which view_narrate_watching counts). */
+void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx);
+
+/* "Nobody is watching." / "1 person is watching." / "3 people are watching." */
+void view_narrate_watching(int n, view_say_fn say, void *ctx);
+
+/* An agent's or the service's sentence fragment ("lost the connection to
+ * ...") as a sentence: a capital first, then end ("." or ""), into buf. */
+void view_sentence(char *buf, size_t len, const char *text, const char *end);
+
+#endif /* SUNGKA_NARRATE_H */

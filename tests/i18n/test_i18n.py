@@ -115,7 +115,30 @@ def test_c_locale(bindir):
         ana.quit()
 
 
-TESTS = {"fil": play_in("fil"), "id": play_in("id"), "c_locale": test_c_locale}
+def test_c_ascii(bindir):
+    """Under LANG=C the terminal takes ASCII only: what the text view writes
+    is converted from UTF-8 (a name, a chat line with a dash and an
+    ellipsis, the seats' list) with ASCII stand-ins, never UTF-8 bytes."""
+    with Env(bindir) as e:
+        board = e.board()
+        ana = speaker(e, "", "ana", "--server", board.address, "--new", "kalah", locale="C")
+        ana.expect(r"^You are ana, seat 0\.$")
+        bob = speaker(e, "", "\u00d1o\u00f1o", "--server", board.address, "--game", "1")
+        bob.expect(r"^You are \u00d1o\u00f1o, seat 1\.$")
+        bob.send("chat h\u00e9llo \u2014 ok\u2026 \u00b1")
+        ana.expect(r"^\[chat\] \?o\?o: h\?llo -- ok\.\.\. \+-$")
+        ana.send("who")
+        ana.expect(r"^  seat 1: \?o\?o")
+        bob.send("chat bye")
+        ana.expect(r"^\[chat\] \?o\?o: bye$")
+        ana.quit()
+        bob.quit()
+        wide = [l for l in ana.lines if any(ord(c) > 127 for c in l)]
+        check(not wide, "the text view wrote other than ASCII under LANG=C:\n" + "\n".join(wide))
+
+
+TESTS = {"fil": play_in("fil"), "id": play_in("id"), "c_locale": test_c_locale,
+         "c_ascii": test_c_ascii}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "text_charset.h"
 #include "text_draw.h"
 #include "view_i18n.h"
 
@@ -33,7 +34,10 @@ static const char *const colour_words[] __attribute__((unused)) = {N_("black"), 
 int text_terminal_width(FILE *out)
 {
     struct winsize ws;
-    if (isatty(fileno(out)) == 1 && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    int fd = fileno(out);
+    if (fd < 0)
+        fd = text_charset_fd(out);     /* converting for the terminal's charset */
+    if (fd >= 0 && isatty(fd) == 1 && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
     const char *env = getenv("COLUMNS");
     int cols = env ? atoi(env) : 0;

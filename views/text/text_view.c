@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "text_account.h"
+#include "text_charset.h"
 #include "text_commands.h"
 #include "text_draw.h"
 #include "text_input.h"
@@ -1067,7 +1068,10 @@ static void command(text_view *tv, char *line)
 static void on_line(void *ctx, char *line)
 {
     text_view *tv = ctx;
-    command(tv, line);
+    static char utf8[4 * TEXT_LINE_MAX_BYTES + 1];    /* room for any conversion */
+    snprintf(utf8, sizeof utf8, "%s", line);
+    text_charset_typed(utf8, sizeof utf8);
+    command(tv, utf8);
     /* a password asked for is read with editing off (text_input.h) */
     text_input_plain(&tv->input, tv->account.step != 0);
     fflush(tv->out);
@@ -1105,7 +1109,9 @@ static void show_clocks(text_view *tv, bool ticking)
 
 static int run(agent *ag, const view_io *io)
 {
-    text_view tv = {.ag = ag, .out = io->out, .watching = -1,
+    /* the view writes UTF-8; out converts it when the terminal's set is
+     * another (text_charset.h) */
+    text_view tv = {.ag = ag, .out = text_charset_open(io->out), .watching = -1,
                     .tty = isatty(fileno(io->out)) == 1};
     tv.account.in_fd = fileno(io->in);
     tv.bell = tv.tty && !io->quiet;     /* a bell in a pipe is noise in a file */
@@ -1154,6 +1160,7 @@ static int run(agent *ag, const view_io *io)
             }
             if (text_input_editing(&tv.input))
                 show_clocks(&tv, clock_ticking(&tv));
+            fflush(tv.out);
             if (!tv.done)
                 text_input_show(&tv.input);
         }
@@ -1181,6 +1188,8 @@ static int run(agent *ag, const view_io *io)
             fprintf(tv.out, _("Could not tell the service that you left.\n"));
     }
     fflush(tv.out);
+    if (tv.out != io->out)
+        fclose(tv.out);
     return tv.exit_status;
 }
 

@@ -193,7 +193,8 @@ typedef enum agent_msg_kind {
     AGENT_MSG_NOTICE,          /* text */
     AGENT_MSG_PINGS,           /* round-trip times and the number watching updated
                                 * in the model */
-    AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence */
+    AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence,
+                                * reason = its machine-readable reason */
     AGENT_MSG_DISCONNECTED,    /* gone for good: text = why */
     AGENT_MSG_RETURNED,        /* name, seat: a departed player is back */
     AGENT_MSG_READY,           /* name, seat, ready */
@@ -224,6 +225,9 @@ typedef struct agent_msg {
     int move;
     char name[AGENT_NAME_BYTES];
     char text[AGENT_TEXT_BYTES];
+    char reason[48];           /* REFUSED: the service's reason for programs
+                                * (its ErrorReason name, "NOT_YOUR_TURN"), "" when
+                                * it gave none or never answered */
     char to[AGENT_NAME_BYTES];  /* CHAT: the addressee of a private message, or "" */
     bool spectators;           /* CHAT: a spectator's, seen by spectators only */
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */

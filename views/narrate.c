@@ -40,12 +40,53 @@ static void say_sentence(view_say_fn say, void *ctx, const char *text, const cha
     say(ctx, buf);
 }
 
+const char *view_seat_name(const agent_model *m, int seat, char *buf, size_t len)
+{
+    if (seat >= 0 && seat < GAME_MAX_SEATS && m->seat_name[seat][0])
+        return m->seat_name[seat];
+    snprintf(buf, len, _("seat %d"), seat);
+    return buf;
+}
+
+/* The reasons whose meaning is whole without the service's words. Those
+ * that cover many cases (BAD_REQUEST: which option, which cell;
+ * WRONG_STATE; NOT_PERMITTED; LIMIT_REACHED: which limit) are left to the
+ * service's sentence. */
+static const struct {
+    const char *reason, *sentence;
+} refusals[] = {
+    {"NOT_YOUR_TURN", N_("It is not your turn.")},
+    {"NOT_FOUND", N_("There is no such game, match or player.")},
+    {"GAME_FULL", N_("There is no seat left in that game.")},
+    {"NOT_STORED", N_("The service could not store it, so it did not happen; try again.")},
+    {"SHUTTING_DOWN", N_("The service is closing.")},
+    {"UNAVAILABLE", N_("The service cannot do that now; try again later.")},
+    {"INTERNAL", N_("The service failed inside.")},
+    {"NOT_UTF8", N_("That text is not valid UTF-8.")},
+    {"NAME_TAKEN", N_("That name is taken.")},
+    {"BAD_CREDENTIALS", N_("Wrong name or password.")},
+    {"NAME_CONFUSABLE", N_("That name looks like a registered one.")},
+    {"NAME_REGISTERED", N_("That name is registered: sign in to play under it.")},
+    {"UNKNOWN_SESSION", N_("Your sign-in has ended: sign in again.")},
+    {"ACCOUNT_REQUIRED", N_("This service plays with accounts only: register or sign in.")},
+    {"NAME_NOT_ALLOWED", N_("That name has characters a name may not have.")},
+    {"NOT_YOUR_NAME", N_("You are signed in under another name.")},
+};
+
+const char *view_refusal(const char *reason)
+{
+    for (size_t i = 0; reason && i < sizeof refusals / sizeof refusals[0]; i++)
+        if (strcmp(reason, refusals[i].reason) == 0)
+            return _(refusals[i].sentence);
+    return NULL;
+}
+
 static void say_passes(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
 {
     char buf[40];
     for (int i = 0; i < msg->n_passed; i++)
         sayf(say, ctx, _("%s passes: no move."),
-             agent_seat_name(m, msg->passed[i], buf, sizeof buf));
+             view_seat_name(m, msg->passed[i], buf, sizeof buf));
 }
 
 void view_narrate_watching(int n, view_say_fn say, void *ctx)
@@ -100,7 +141,7 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
         break;
     case AGENT_MSG_STARTED:
         sayf(say, ctx, _("The game starts; %s moves first."),
-             agent_seat_name(m, msg->seat, buf, sizeof buf));
+             view_seat_name(m, msg->seat, buf, sizeof buf));
         if (msg->unrated[0])   /* the service's sentence: why not rated */
             say_sentence(say, ctx, msg->unrated, ".");
         break;
@@ -111,15 +152,15 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
         char move[16];
         agent_format_move(m, msg->move, move, sizeof move);
         if (msg->move < 0)     /* a move that is no cell: its word ("swap") */
-            sayf(say, ctx, _("%s played %s."), agent_seat_name(m, msg->seat, buf, sizeof buf),
+            sayf(say, ctx, _("%s played %s."), view_seat_name(m, msg->seat, buf, sizeof buf),
                  move);
         else
-            sayf(say, ctx, _("%s played %s %s."), agent_seat_name(m, msg->seat, buf, sizeof buf),
+            sayf(say, ctx, _("%s played %s %s."), view_seat_name(m, msg->seat, buf, sizeof buf),
                  m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), move);
         if (msg->mismatch)
             sayf(say, ctx, _("WARNING: %s"), msg->text);
         if (msg->extra_turn)
-            sayf(say, ctx, _("%s moves again."), agent_seat_name(m, msg->seat, buf, sizeof buf));
+            sayf(say, ctx, _("%s moves again."), view_seat_name(m, msg->seat, buf, sizeof buf));
         break;
     }
     case AGENT_MSG_CHAT:
@@ -163,9 +204,14 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
         sayf(say, ctx, _("%s did not come back: %s (a level %d bot) plays seat %d from now on."),
              msg->text, msg->name, msg->level, msg->seat);
         break;
-    case AGENT_MSG_REFUSED:
-        sayf(say, ctx, _("Refused: %s"), msg->text);
+    case AGENT_MSG_REFUSED: {
+        const char *why = view_refusal(msg->reason);
+        if (why)
+            sayf(say, ctx, _("Refused: %s"), why);
+        else                   /* the service's own words */
+            sayf(say, ctx, _("Refused: %s"), msg->text);
         break;
+    }
     case AGENT_MSG_DISCONNECTED:
         sayf(say, ctx, _("Disconnected from the board service (%s)."), msg->text);
         break;

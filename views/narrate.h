@@ -29,6 +29,16 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
 /* "Nobody is watching." / "1 person is watching." / "3 people are watching." */
 void view_narrate_watching(int n, view_say_fn say, void *ctx);
 
+/* A seat's player's name, or "seat 2" in the user's language for an open
+ * seat (buf, len: room for that); what views show wherever a seat is named. */
+const char *view_seat_name(const agent_model *m, int seat, char *buf, size_t len);
+
+/* A refusal's sentence from its machine-readable reason (the service's
+ * ErrorReason name, "NOT_YOUR_TURN"), in the user's language; NULL for a
+ * reason that says too little by itself (BAD_REQUEST, WRONG_STATE, ...) or
+ * is unknown, when the service's own sentence is what there is. */
+const char *view_refusal(const char *reason);
+
 /* An agent's or the service's sentence fragment ("lost the connection to
  * ...") as a sentence: a capital first, then end ("." or ""), into buf. */
 void view_sentence(char *buf, size_t len, const char *text, const char *end);

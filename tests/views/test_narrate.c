@@ -64,6 +64,10 @@ static void narrate_kind(agent_msg_kind kind, int variant, said *sd)
     msg.move = 2;
     snprintf(msg.name, sizeof msg.name, "bob");
     snprintf(msg.text, sizeof msg.text, "xyzzy");
+    if (variant == 1)          /* a reason that says it all */
+        snprintf(msg.reason, sizeof msg.reason, "NOT_FOUND");
+    else if (variant == 2)     /* one that needs the service's words */
+        snprintf(msg.reason, sizeof msg.reason, "WRONG_STATE");
     if (variant == 1)
         snprintf(msg.to, sizeof msg.to, "alice");
     msg.spectators = variant == 2;
@@ -120,6 +124,14 @@ static void every_kind_has_a_sentence(void **state)
     assert_string_equal(sd.s[2], "bob moves again.");
     narrate_kind(AGENT_MSG_JOINED, 2, &sd);
     assert_int_equal(sd.n, 0);       /* an observer: counted, not named */
+    /* a refusal: from its reason when that says it all, else the service's words */
+    narrate_kind(AGENT_MSG_REFUSED, 1, &sd);
+    assert_string_equal(sd.s[0], "Refused: There is no such game, match or player.");
+    narrate_kind(AGENT_MSG_REFUSED, 2, &sd);
+    assert_string_equal(sd.s[0], "Refused: xyzzy");
+    char buf[40];
+    assert_string_equal(view_seat_name(&model, 3, buf, sizeof buf), "seat 3");
+    assert_string_equal(view_seat_name(&model, 1, buf, sizeof buf), "bob");
 }
 
 static void translated(const char *lang)
@@ -163,6 +175,11 @@ static void translated(const char *lang)
     said sd = {0};
     view_narrate_watching(3, collect, &sd);
     assert_string_not_equal(sd.s[0], "3 people are watching.");
+    char buf[40];
+    assert_string_not_equal(view_seat_name(&model, 3, buf, sizeof buf), "seat 3");
+    narrate_kind(AGENT_MSG_REFUSED, 1, &sd);
+    if (strstr(sd.s[0], "no such game"))
+        fail_msg("%s: the refusal is English: %s", lang, sd.s[0]);
     unsetenv("LANGUAGE");
     setlocale(LC_ALL, "");
 }

@@ -25,6 +25,7 @@
 
 #include "text_charset.h"
 #include "text_draw.h"
+#include "narrate.h"
 #include "view_i18n.h"
 
 /* The seats' colour names that games/ gives (game_seat_colour), marked here
@@ -176,7 +177,7 @@ static void seat_label(FILE *out, const agent_model *m, int seat, const char *le
                        int width)
 {
     char buf[40], label[AGENT_NAME_BYTES + 32];
-    snprintf(label, sizeof label, "%s%s", agent_seat_name(m, seat, buf, sizeof buf),
+    snprintf(label, sizeof label, "%s%s", view_seat_name(m, seat, buf, sizeof buf),
              seat == m->my_seat ? _(" (you)") : "");
     int lw = (int)strlen(lead);
     if (col + lw + 8 > width) {        /* no room for a name worth reading */
@@ -270,7 +271,7 @@ static void draw_rows_across(FILE *out, const agent_model *m, int me, int cw)
     for (int k = 1; k <= seats; k++) {
         int s = (me + k) % seats;
         char label[AGENT_NAME_BYTES + 32];
-        snprintf(label, sizeof label, "%s%s", agent_seat_name(m, s, buf, sizeof buf),
+        snprintf(label, sizeof label, "%s%s", view_seat_name(m, s, buf, sizeof buf),
                  s == m->my_seat ? _(" (you)") : "");
         fprintf(out, "%c ", s == game_to_move(st) ? '>' : ' ');
         put_cut(out, label, 16, 16);
@@ -314,7 +315,7 @@ static void draw_rows_down(FILE *out, const agent_model *m, int me, int cw, int 
         int s = (me + k) % seats;
         char line[AGENT_NAME_BYTES + 64];
         snprintf(line, sizeof line, "%c #%d %s%s", s == game_to_move(st) ? '>' : ' ', s,
-                 agent_seat_name(m, s, buf, sizeof buf), s == m->my_seat ? _(" (you)") : "");
+                 view_seat_name(m, s, buf, sizeof buf), s == m->my_seat ? _(" (you)") : "");
         text_put_wrapped(out, line, width, 5);
     }
 }
@@ -372,7 +373,7 @@ static void draw_discs(FILE *out, const agent_model *m, const int *legal, int n_
         const char *colour = game_seat_colour(st, s);
         char part[AGENT_NAME_BYTES + 48];
         snprintf(part, sizeof part, "%s%c %s%s%s%s %d", s ? ", " : "  ", game_seat_mark(st, s),
-                 agent_seat_name(m, s, buf, sizeof buf), colour ? " (" : "",
+                 view_seat_name(m, s, buf, sizeof buf), colour ? " (" : "",
                  colour ? _(colour) : "", colour ? ")" : "", scores[s]);
         at += (size_t)snprintf(line + at, sizeof line - at, "%s", part);
     }
@@ -470,7 +471,7 @@ void text_draw_people(FILE *out, const agent_model *m, int width)
             return;
         /* the name whole: a line too wide wraps, and a name too wide for a
          * line is cut there */
-        fprintf(f, _("  seat %d: %-16s"), s, agent_seat_name(m, s, buf, sizeof buf));
+        fprintf(f, _("  seat %d: %-16s"), s, view_seat_name(m, s, buf, sizeof buf));
         char rating[16];
         agent_format_rating(p ? &p->rating : NULL, rating, sizeof rating);
         if (rating[0])

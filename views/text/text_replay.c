@@ -8,6 +8,7 @@
 
 #include "text_draw.h"
 #include "text_replay.h"
+#include "narrate.h"
 #include "view_i18n.h"
 
 /* The position after the first `step` moves; -1 if a recorded move is refused. */
@@ -31,7 +32,7 @@ static void show(text_replay *rp, FILE *out)
     if (rp->step > 0) {
         agent_format_move(m, rp->moves[rp->step - 1], move, sizeof move);
         fprintf(out, _("Move %d of %d: %s played %s.\n"), rp->step, rp->match.n_moves,
-                agent_seat_name(m, rp->seats[rp->step - 1], buf, sizeof buf), move);
+                view_seat_name(m, rp->seats[rp->step - 1], buf, sizeof buf), move);
     } else {
         fprintf(out, _("Start of match %s (%d moves).\n"), rp->match.id, rp->match.n_moves);
     }

@@ -51,7 +51,7 @@ static const agent_model *model(const text_view *tv)
 
 static const char *seat_name(const text_view *tv, int seat, char *buf, size_t len)
 {
-    return agent_seat_name(model(tv), seat, buf, len);
+    return view_seat_name(model(tv), seat, buf, len);
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */

@@ -290,7 +290,7 @@ static void draw_rows_down(FILE *out, const agent_model *m, int me, int cw, int 
 {
     const game_state *st = &m->state;
     int seats = game_seats(st), cups = st->cups;
-    char buf[40], head[8];
+    char buf[40], head[16];
     spaces(out, 4);
     for (int k = 1; k <= seats; k++) {
         snprintf(head, sizeof head, "#%d", (me + k) % seats);

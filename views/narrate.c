@@ -76,8 +76,14 @@ static const struct {
 const char *view_refusal(const char *reason)
 {
     for (size_t i = 0; reason && i < sizeof refusals / sizeof refusals[0]; i++)
-        if (strcmp(reason, refusals[i].reason) == 0)
-            return _(refusals[i].sentence);
+        if (strcmp(reason, refusals[i].reason) == 0) {
+            /* Untranslated (English, or a language without a catalog): the
+             * service's own sentence is English too and says more ("nobody
+             * called 'bob' is in this game"); gettext returns its argument
+             * itself when it has no translation. */
+            const char *said = _(refusals[i].sentence);
+            return said != refusals[i].sentence ? said : NULL;
+        }
     return NULL;
 }
 

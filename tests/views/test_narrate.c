@@ -4,7 +4,8 @@
  * times excepted: views draw those), each a whole sentence without a
  * newline; in Filipino and Indonesian every one is translated (no English
  * sentence left: each differs from the English one), the agent's and the
- * service's words inside them aside.
+ * service's words inside them aside; a refusal is said from its reason in
+ * Filipino and Indonesian, and in the service's (English) words in English.
  */
 #include <locale.h>
 #include <setjmp.h>
@@ -124,9 +125,10 @@ static void every_kind_has_a_sentence(void **state)
     assert_string_equal(sd.s[2], "bob moves again.");
     narrate_kind(AGENT_MSG_JOINED, 2, &sd);
     assert_int_equal(sd.n, 0);       /* an observer: counted, not named */
-    /* a refusal: from its reason when that says it all, else the service's words */
+    /* a refusal in English: the service's words, which are English and
+     * more precise, whatever the reason */
     narrate_kind(AGENT_MSG_REFUSED, 1, &sd);
-    assert_string_equal(sd.s[0], "Refused: There is no such game, match or player.");
+    assert_string_equal(sd.s[0], "Refused: xyzzy");
     narrate_kind(AGENT_MSG_REFUSED, 2, &sd);
     assert_string_equal(sd.s[0], "Refused: xyzzy");
     char buf[40];
@@ -177,9 +179,13 @@ static void translated(const char *lang)
     assert_string_not_equal(sd.s[0], "3 people are watching.");
     char buf[40];
     assert_string_not_equal(view_seat_name(&model, 3, buf, sizeof buf), "seat 3");
+    /* translated: from its reason when that says it all, never the
+     * service's (English) words */
     narrate_kind(AGENT_MSG_REFUSED, 1, &sd);
-    if (strstr(sd.s[0], "no such game"))
-        fail_msg("%s: the refusal is English: %s", lang, sd.s[0]);
+    if (strstr(sd.s[0], "xyzzy"))
+        fail_msg("%s: the refusal is the service's English: %s", lang, sd.s[0]);
+    narrate_kind(AGENT_MSG_REFUSED, 2, &sd);
+    assert_non_null(strstr(sd.s[0], "xyzzy"));   /* WRONG_STATE: its words */
     unsetenv("LANGUAGE");
     setlocale(LC_ALL, "");
 }

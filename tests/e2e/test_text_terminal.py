@@ -169,7 +169,37 @@ def narrow(bindir):
                 term.close()
 
 
-TESTS = {f.__name__: f for f in (editing, narrow)}
+def clock_prompt(bindir):
+    """While our clock runs, the clocks are the prompt, rewritten every
+    second before the line being typed: one prompt line, never a line a
+    second, never a prompt drawn twice; after our move the usual prompt."""
+    with Env(bindir) as env:
+        board = env.board()
+        cmd = player_command(bindir, env, os.path.join(env.state_dir, "alice"), "--server",
+                             board.address, "--name", "alice")
+        term = Terminal(cmd, 100)
+        try:
+            term.has(r"^You are in the lobby")
+            term.keys("new kalah clock=5", "Enter")
+            term.has(r"^You are alice, seat 0")
+            bob = env.player("bob", "--server", board.address, "--game", "1")
+            bob.expect(r"^You are bob")
+            term.keys("ready", "Enter")
+            term.has(r"^Your turn")
+            term.keys("cha")
+            term.has(r"^Clocks: alice 4:5\d \(running\), bob 5:00\. > cha$")
+            time.sleep(2.5)           # two more ticks
+            screen = term.has(r"^Clocks: alice 4:5\d \(running\), bob 5:00\. > cha$")
+            prompts = [l for l in screen.splitlines() if " > " in l]
+            check(len(prompts) == 1, f"the clock prompt was drawn {len(prompts)} times:\n{screen}")
+            term.keys("C-u", "1", "Enter")
+            term.has(r"^Waiting for bob to move\.\nClocks: .*\n>\s*$")
+            bob.quit()
+        finally:
+            term.close()
+
+
+TESTS = {f.__name__: f for f in (editing, narrow, clock_prompt)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -209,11 +209,8 @@ void text_input_show(text_input *ti)
 void text_input_set_prompt(text_input *ti, const char *prompt)
 {
     snprintf(ti->prompt, sizeof ti->prompt, "%s", prompt ? prompt : PROMPT);
-    if (ti->editing) {
+    if (ti->editing)
         rl_set_prompt(ti->prompt);
-        text_input_hide(ti);
-        text_input_show(ti);
-    }
 }
 
 void text_input_plain(text_input *ti, bool plain)

@@ -63,7 +63,10 @@ bool text_input_read(text_input *ti);
 /* Around output while a prompt may be shown: see the top of this file. */
 void text_input_hide(text_input *ti);
 void text_input_show(text_input *ti);
-/* The prompt (NULL: the usual one), shown at once when editing. */
+/* The prompt (NULL: the usual one), shown at the next text_input_show:
+ * call it between text_input_hide and text_input_show (libedit redraws
+ * from the start of the line, so the line must be wiped once and drawn
+ * once). */
 void text_input_set_prompt(text_input *ti, const char *prompt);
 /* Read lines without editing (true: a password is asked for), or edit again. */
 void text_input_plain(text_input *ti, bool plain);

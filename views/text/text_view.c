@@ -1078,9 +1078,9 @@ static void on_line(void *ctx, char *line)
 }
 
 /* While our clock runs on a terminal: when editing, the clocks are the
- * prompt (the line being typed stays below nothing); else one line of
- * their own, rewritten every second, wiped before other output. NULL puts
- * the usual prompt back. */
+ * prompt, before the line being typed (call it between text_input_hide
+ * and _show); else one line of their own, rewritten every second, wiped
+ * before other output. ticking false puts the usual prompt back. */
 static void show_clocks(text_view *tv, bool ticking)
 {
     if (text_input_editing(&tv->input)) {
@@ -1142,8 +1142,10 @@ static int run(agent *ag, const view_io *io)
         if (!text_input_editing(&tv.input))
             wipe_status(&tv);
         if (ready == 0) {             /* a second of our clock went by */
+            text_input_hide(&tv.input);
             show_clocks(&tv, true);
             fflush(tv.out);
+            text_input_show(&tv.input);
             continue;
         }
         if (fds[0].revents & POLLIN) {

@@ -1145,7 +1145,8 @@ def language_test(lang):
             g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah",
                       "-o", "cups=4", "-o", "stones=2",
                       env={"LANGUAGE": lang, "LANG": "C.UTF-8", "LC_MESSAGES": "C.UTF-8"})
-            gid = g.expect(r"Created game (\S+)\.").group(1)
+            # "Created game 1." is said in lang; the command to join is not
+            gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
             g.expect(r"^script: started")
             bob = s.text("bob", "--server", board.address, "--game", gid)
             bob.expect(r"^You are bob")

@@ -111,8 +111,12 @@ void text_put_wrapped(FILE *out, const char *line, int width, int indent)
         const char *gap = p;
         while (*p == ' ')
             p++;
-        if (!*p)
+        if (!*p) {             /* trailing padding: kept while it fits */
+            int gw = (int)(p - gap);
+            if (col + gw <= width)
+                fwrite(gap, 1, (size_t)gw, out);
             break;
+        }
         const char *word = p;
         while (*p && *p != ' ')
             p++;

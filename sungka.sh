@@ -22,6 +22,22 @@ PACKAGES=$(packages build)
 # (tests/pg starts a throwaway one), and the tools that check the .deb, the
 # systemd unit, the desktop entry and the completions.
 TEST_PACKAGES=$(packages test)
+# ... and npm, for the test-only tools from npm below, unless an npm is there
+# already (NodeSource's nodejs bundles one, and conflicts with Debian's npm).
+command -v npm >/dev/null 2>&1 || TEST_PACKAGES="$TEST_PACKAGES $(packages npm)"
+
+# Test-only tools from npm, each pinned in its tools/NAME/package-lock.json:
+# buf, which checks the wire contract (tests/proto). Installed when missing
+# or not the pinned version; offline, the test that needs it fails with a
+# sentence and the others run.
+npm_tools() {
+    pinned=$(sed -n 's/.*"@bufbuild\/buf": "\([^"]*\)".*/\1/p' tools/buf/package.json)
+    have=$(tools/buf/node_modules/.bin/buf --version 2>/dev/null || true)
+    [ "$have" = "$pinned" ] && return 0
+    echo "Installing from npm: @bufbuild/buf $pinned (tools/buf)"
+    npm ci --prefix tools/buf --no-audit --no-fund \
+        || echo "sungka.sh: could not install tools/buf from npm; the test proto_buf will fail" >&2
+}
 
 install_missing() {
     missing=""
@@ -58,6 +74,7 @@ play)
     ;;
 test)
     install_missing "$TEST_PACKAGES"
+    npm_tools
     build
     (cd build && ctest --output-on-failure -j 2)
     # The same tests again built with the address and undefined-behaviour

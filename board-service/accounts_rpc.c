@@ -1,6 +1,7 @@
 /*
  * accounts_rpc.c — the Accounts service (CreateAccount, SignIn, SignOut,
- * SignOutEverywhere, ChangePassword, WhoAmI) and the lobby's question "who
+ * SignOutEverywhere, ChangePassword, WhoAmI, ResetPassword with the code the
+ * operator handed over: admin_rpc.c) and the lobby's question "who
  * is calling": a session token in the metadata, or a guest.
  *
  * Choices worth knowing:
@@ -45,7 +46,7 @@
 
 /* ------------------------------------------------------------ the jobs */
 
-typedef enum job_kind { JOB_CREATE, JOB_SIGN_IN, JOB_CHANGE } job_kind;
+typedef enum job_kind { JOB_CREATE, JOB_SIGN_IN, JOB_CHANGE, JOB_RESET } job_kind;
 
 /* One held call and the work it waits for. The passwords are wiped before
  * the job is freed. */
@@ -60,7 +61,8 @@ typedef struct held_call {
     uint8_t session_id[STORE_SESSION_ID_BYTES];   /* change: the session that stays */
     char password[ACCOUNTS_PASSWORD_MAX + 1];
     char new_password[ACCOUNTS_PASSWORD_MAX + 1];
-    char hash[ACCOUNTS_HASH_BYTES];  /* out: create, change: the new hash */
+    uint8_t code_hash[STORE_RESET_HASH_BYTES];    /* reset: the code shown, hashed */
+    char hash[ACCOUNTS_HASH_BYTES];  /* out: create, change, reset: the new hash */
     int result;                      /* out: 0 done / verified; -1 not */
 } held_call;
 
@@ -89,6 +91,9 @@ static void work(accounts_job *job)
         h->result = accounts_password_verify(h->account.password_hash, h->password);
         if (h->result == 0)
             h->result = accounts_password_hash(h->new_password, h->hash);
+        break;
+    case JOB_RESET:
+        h->result = accounts_password_hash(h->new_password, h->hash);
         break;
     }
 }
@@ -227,6 +232,19 @@ static void send_session(rpc_call *call, const char *name, char *token, int64_t 
     sodium_memzero(token, ACCOUNTS_SESSION_TOKEN_BYTES);
 }
 
+/* An account the operator disabled (admin_rpc.c): true, and call refused
+ * with the ban's reason. */
+static bool disabled(board_service *svc, rpc_call *call, int64_t account_id)
+{
+    const store_ban *b = board_account_ban(svc, account_id);
+    if (!b)
+        return false;
+    char why[STORE_BAN_REASON_BYTES + 64];
+    board_account_disabled(b, why, sizeof why);
+    reason_fail(call, RPC_PERMISSION_DENIED, "ACCOUNT_DISABLED", why);
+    return true;
+}
+
 /* The session a call carries. 1: signed in (*acct, and *ss when not NULL);
  * 0: no authorization metadata at all; -1: refused and answered. */
 static int session_of(board_service *svc, rpc_call *call, store_account *acct,
@@ -273,6 +291,8 @@ static int session_of(board_service *svc, rpc_call *call, store_account *acct,
                     "the session's account is gone: sign in again");
         return -1;
     }
+    if (disabled(svc, call, acct->id))
+        return -1;
     if (ss_out)
         *ss_out = ss;
     return 1;
@@ -601,6 +621,13 @@ static void signed_in_done(accounts_job *job)
         return;
     }
     forgive_attempt(svc, h->host, h->name.key);
+    /* Told only to whoever knows the password. */
+    if (disabled(svc, call, h->account.id)) {
+        board_log_client(svc, LOG_INFO, h->host, "account %lld is disabled: sign-in refused",
+                         (long long)h->account.id);
+        held_free(h);
+        return;
+    }
     metric_add(svc->m.signins, 1);
     char token[ACCOUNTS_SESSION_TOKEN_BYTES];
     int64_t expires;
@@ -767,6 +794,112 @@ static void who_am_i(rpc_call *call, const ProtobufCMessage *request, void *user
     rpc_call_reply(call, &reply.base);
 }
 
+/* ------------------------------------------------------------ ResetPassword */
+
+/* Whether account_id still has the reset code whose hash is `shown`, in
+ * force at now: 1 yes; 0 no (none, another, or expired: *expired); -1 the
+ * store failed. */
+static int code_holds(board_service *svc, int64_t account_id, const uint8_t *shown,
+                      bool *expired)
+{
+    uint8_t want[STORE_RESET_HASH_BYTES];
+    int64_t until = 0;
+    *expired = false;
+    int rc = store_reset_code_get(svc->store, account_id, want, &until);
+    if (rc < 0)
+        return -1;
+    bool same = rc == 0 && sodium_memcmp(want, shown, sizeof want) == 0;
+    sodium_memzero(want, sizeof want);
+    if (same && until <= board_shared_now_ms(svc)) {
+        *expired = true;
+        return 0;
+    }
+    return same;
+}
+
+static void reset_done(accounts_job *job)
+{
+    held_call *h = (held_call *)job;
+    board_service *svc = h->svc;
+    rpc_call *call = held_call_of(h);
+    if (!call)
+        return;
+    int n = 0;
+    bool expired;
+    if (h->result != 0) {
+        reason_fail(call, RPC_INTERNAL, "INTERNAL", "cannot hash the password");
+        held_free(h);
+        return;
+    }
+    /* Used meanwhile by another call: once only. */
+    int holds = store_begin(svc->store) == 0
+                    ? code_holds(svc, h->account.id, h->code_hash, &expired) : -1;
+    if (holds == 0) {
+        store_rollback(svc->store);
+        reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS",
+                    "that reset code was used already");
+    } else if (holds < 0 ||
+               store_account_set_password(svc->store, h->account.id, h->hash,
+                                          board_wall_ms()) != 0 ||
+               store_sessions_delete_account(svc->store, h->account.id, NULL, &n) != 0 ||
+               store_reset_code_delete(svc->store, h->account.id) != 0 ||
+               store_commit(svc->store) != 0) {
+        board_log_at(svc, LOG_ERR, "cannot store a reset password: %s",
+                     store_last_error(svc->store));
+        store_rollback(svc->store);
+        reason_fail(call, RPC_UNAVAILABLE, "NOT_STORED", "cannot store the new password");
+    } else {
+        forgive_attempt(svc, h->host, h->account.name_key);
+        board_log_client(svc, LOG_INFO, h->host, "account %lld reset its password with a "
+                                                 "code", (long long)h->account.id);
+        revoke_seats(svc, h->account.id, "your account's password was reset, which ends its "
+                                         "seat tokens: sign in and join the game again to "
+                                         "take your seat back");
+        Sungka__V1__ResetPasswordResponse reply = SUNGKA__V1__RESET_PASSWORD_RESPONSE__INIT;
+        reply.sessions_ended = n;
+        rpc_call_reply(call, &reply.base);
+    }
+    held_free(h);
+}
+
+static void reset_password(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    board_service *svc = user;
+    const Sungka__V1__ResetPasswordRequest *req = (const void *)request;
+    if (!have_accounts(svc, call))
+        return;
+    held_call *h = new_held(svc, call, JOB_RESET);
+    if (!h)
+        return;
+    if (prepare(call, req->name, &h->name) != 0 ||
+        take_password(call, req->new_password, h->new_password, sizeof h->new_password) != 0 ||
+        signin_limited(svc, call, h->host, h->name.key)) {
+        held_free(h);
+        return;
+    }
+    int rc = store_account_find(svc->store, h->name.key, &h->account);
+    bool expired = false;
+    int holds = rc < 0 ? -1 : 0;
+    if (rc == 0 && board_reset_code_hash(h->account.id, req->code, h->code_hash) == 0)
+        holds = code_holds(svc, h->account.id, h->code_hash, &expired);
+    if (holds < 0) {
+        reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
+    } else if (expired) {
+        reason_fail(call, RPC_FAILED_PRECONDITION, "CODE_EXPIRED",
+                    "that reset code has expired: ask the operator for another");
+    } else if (!holds) {
+        /* A guess: counted as a failed sign-in of the name and the address. */
+        count_attempt(svc, h->host, h->name.key);
+        metric_add(svc->m.signin_failures, 1);
+        board_log_signin_failed(svc, h->host, h->name.display, "wrong password reset code");
+        reason_fail(call, RPC_UNAUTHENTICATED, "BAD_CREDENTIALS", "wrong name or reset code");
+    } else {
+        hold(svc, call, h, h->name.key, reset_done);
+        return;
+    }
+    held_free(h);
+}
+
 const rpc_method_entry board_accounts_methods[] = {
     {"CreateAccount", create_account, false, false},
     {"SignIn", sign_in, false, false},
@@ -774,6 +907,7 @@ const rpc_method_entry board_accounts_methods[] = {
     {"SignOutEverywhere", sign_out_everywhere, false, false},
     {"ChangePassword", change_password, false, false},
     {"WhoAmI", who_am_i, false, false},
+    {"ResetPassword", reset_password, false, false},
 };
 const size_t board_accounts_n_methods =
     sizeof board_accounts_methods / sizeof board_accounts_methods[0];

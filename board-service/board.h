@@ -63,6 +63,10 @@ typedef struct board_config {
                                 * client address may ask for per minute (default 60) */
     int client_signin_jobs;    /* ... and have waiting or hashing at once (default 2) */
     int client_registrations;  /* accounts made per client address per hour (default 10) */
+    int max_blocks;            /* accounts one account may block (default 500) */
+    int report_rate;           /* reports one account may make per 24 hours (default 20) */
+    int block_rate;            /* blocks and unblocks one account may make per minute
+                                * (default 30): each reads its participants' blocks again */
     int client_lookups;        /* a cluster: unknown tokens and game ids a client address
                                 * may have looked up in the database per second (default 50) */
     int stall_limit_ms;        /* health says NOT_SERVING once the loop has not turned
@@ -82,6 +86,8 @@ typedef struct board_config {
     const char *relay_key;     /* a file with the secret relays show (relay_key.h):
                                 * their joins count against the observer's address they
                                 * name; NULL: no relay is known, nobody may name one */
+    const char *admin_token_file;  /* the Admin service's token (admin_rpc.c; made when
+                                    * missing); NULL: DB.admin-token beside an SQLite file */
     const char *metrics;       /* "HOST:PORT": serve GET /metrics (Prometheus) there;
                                 * NULL: no metrics */
     int verbose;               /* log every request to the log stream */

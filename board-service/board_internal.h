@@ -34,6 +34,9 @@
 #define BOARD_NAME_BYTES   (BOARD_NAME_MAX * 4 + 1)
 #define BOARD_TOKEN_HEX    32        /* 128-bit token as hex */
 #define BOARD_ID_LEN       16
+/* Games removed over that a node keeps in mind, for a while
+ * (board_cluster_note_removed), in case the database goes back in time. */
+#define BOARD_REMOVED_KEPT 256
 #define BOARD_CHAT_WINDOW_MS 5000    /* the chat rate's window (config: chat_rate) */
 #define BOARD_TITLE_MAX    80
 #define BOARD_LISTED_PEOPLE 64       /* named in a snapshot or a ping: the players,
@@ -124,6 +127,10 @@ typedef struct participant {
     store_rating rating;
     char host[BOARD_HOST_BYTES];   /* the client address it joined from ("": unknown, a
                                     * bot; stored for an account's participant only) */
+    int64_t *blocked;          /* the accounts its account blocks, sorted (blocks.c: read
+                                * from the store at each subscription and at a change made
+                                * on this node); NULL when none. Freed by board_person_free */
+    int n_blocked;
 } participant;
 
 /* A rated game's result for one seat (room_rating.c), as GameOver carries it. */
@@ -139,6 +146,8 @@ typedef struct logged_event {
     uint64_t seq;
     unsigned only_for[2];      /* private: the two participant ids who may see it; 0: all;
                                 * BOARD_FOR_OBSERVERS: the observers */
+    int64_t from_account;      /* a chat line: its sender's account, which the
+                                * recipients' blocks filter at delivery; 0: none */
     size_t len;
     uint8_t *data;
 } logged_event;
@@ -283,6 +292,15 @@ struct board_service {
     int n_lost;                /* rooms another node adopted, to let go of */
     int n_diverged;            /* rooms to reload from their logs (recovery.c) */
     bool lease_failing;        /* cluster.c: the last renewal failed */
+    char db_history[64];       /* cluster.c: the database's history as last checked
+                                * (store_db_history; "" before it is known) */
+    int64_t adopt_after_ms;    /* cluster.c: no adopting before (after a history change) */
+    struct removed_game {      /* cluster.c: games removed lately (over), to check them too */
+        char id[BOARD_ID_LEN];
+        uint64_t sent;         /* the last event sent */
+        int64_t at_ms;         /* board_now_ms() when removed; 0: empty */
+    } removed[BOARD_REMOVED_KEPT];
+    unsigned next_removed;
     int64_t db_clock_offset_ms;    /* cluster.c: the database's clock less this machine's,
                                     * as of the last renewal (0 outside a cluster) */
     unsigned next_relay;       /* cluster.c: the --relays entry to send to next */
@@ -300,6 +318,7 @@ struct board_service {
     struct board_health *health;   /* health.c: the loop's beat, the watchdog */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
+    struct board_admin *admin; /* admin_rpc.c: the admin token's hash and the bans */
     bool log_journal;          /* service_log.c: lines in the journal's form; set
                                 * by board_create, read-only after (any thread) */
 };
@@ -422,6 +441,16 @@ int board_cluster_confirm(board_service *svc, int64_t now);
 void board_let_go_lost(board_service *svc);
 /* A clean stop: the others adopt this node's games at once. */
 void board_cluster_leave(board_service *svc);
+/* Has the database gone to another history (failed over, restored) since
+ * this node last looked? Then the games here whose stored logs lost events
+ * they sent are stopped (room_lose, ROOM_LOST_BEHIND), the cluster's game
+ * ids moved past every id this node knows, and no game adopted for a grace.
+ * 0: nothing changed, or done; -1: the database could not answer (logged),
+ * to be checked again. Before a game id is taken, and at each renewal. */
+int board_cluster_check_history(board_service *svc, int64_t now);
+/* r, over, is removed: the last event it sent is kept in mind for
+ * half a minute, so that a history change that lost it is noticed too. */
+void board_cluster_note_removed(board_service *svc, const room *r);
 /* Is game_id this node's, as the database says: 1 (always, outside a
  * cluster), 0 another node's, -1 the database cannot say. */
 int board_game_here(board_service *svc, const char *game_id);
@@ -524,6 +553,8 @@ typedef struct room_event {
                                 * rating: why, a sentence; else NULL */
     int level;                 /* TAKEN_OVER: the bot's */
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
+    const char *sender;        /* CHAT read back from the store (wire_event_value): the
+                                * sender's name, where live play has who */
 } room_event;
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their
@@ -538,6 +569,33 @@ uint8_t *wire_pack_event(const room_event *ev, size_t *len);
 uint8_t *wire_pack_snapshot(const room *r, const participant *p, size_t *len);
 /* One ping for everyone in r: nonce, the listed people, how many watch. */
 uint8_t *wire_pack_ping(const room *r, uint64_t nonce, size_t *len);
+
+/* blocks.c: players' blocks (docs/rules.md, "Blocking and reporting"). The
+ * blocks of a participant's account are read from the store into it
+ * (p->blocked) when it subscribes, and again when its account blocks or
+ * unblocks someone through this node (board_blocks_changed); delivery asks
+ * only that copy, so a chat line costs no database read. */
+/* Read p's account's blocks into p (nothing for a guest or a bot, or without
+ * a store). 0; -1 when they cannot be read (p keeps what it had). */
+int board_blocks_load(board_service *svc, participant *p);
+/* Does p's account block account? */
+bool board_blocks(const participant *p, int64_t account);
+/* Read again the blocks of every participant of account here. */
+void board_blocks_changed(board_service *svc, int64_t account);
+/* 1 when account a blocks b or b blocks a (read from the store, so a
+ * cluster's nodes agree), 0 when neither (or one is a guest: 0), -1 when the
+ * store cannot say: the caller refuses to pair them then. For pairing two
+ * named people: a rematch now, quick pairing later. */
+int board_blocked_either(board_service *svc, int64_t account_a, int64_t account_b);
+/* Free a participant and what it holds. */
+void board_person_free(participant *p);
+
+/* social_rpc.c: the operator's list of the players' reports (the Social
+ * service takes them), newest first: at most limit (> 0) into out, *n of
+ * them, each with its id, time, reporter, reported, game id and reason. 0, or
+ * -1 with a sentence in err (no store, or the store's own error). */
+int board_reports_list(board_service *svc, int limit, store_report *out /* OUT */,
+                       int *n /* OUT */, char *err, size_t errlen);
 
 #include "room.h"
 

@@ -11,6 +11,7 @@
 
 #include "board_internal.h"
 #include "rpc.h"
+#include "sungka/v1/admin.pb-c.h"
 #include "sungka/v1/sungka.pb-c.h"
 
 /* --- service.c: the rooms' way out --- */
@@ -23,6 +24,22 @@ void board_refuse(rpc_call *call, room_rc rc, const char *why);
 /* A game being reloaded from its log (room_is_diverged) takes no calls:
  * true when call was answered UNAVAILABLE GAME_MOVING (try again). */
 bool board_reloading(rpc_call *call, const room *r);
+
+/* --- pages.c: the lists a page at a time --- */
+#define BOARD_PAGE_TOKEN_BYTES 512   /* a token, and its decoded text, with a NUL */
+/* The size of a page: page_size, or when 0 the older field limit, or when
+ * that is 0 too def; at most max (a larger ask gets max). 0 and *out, or -1
+ * with a sentence (a negative page_size). */
+int board_page_size(int32_t page_size, int32_t limit, int def, int max, int *out /* OUT */,
+                    char *err, size_t errlen);
+/* The token of the page after the row with key k in list `list` ("games",
+ * "matches", ...) into out (BOARD_PAGE_TOKEN_BYTES). */
+void board_page_token(const char *list, const store_page_key *k, char *out, size_t outlen);
+/* Read a client's page token for list `list`: "" gives k->set false (the
+ * first page); else 0 with the key, or -1 with a sentence (garbage, forged,
+ * or another list's token: INVALID_ARGUMENT). */
+int board_page_key(const char *list, const char *token, store_page_key *k /* OUT */, char *err,
+                   size_t errlen);
 
 /* --- games_rpc.c: Register's ListGames, CreateGame and JoinGame --- */
 extern const rpc_method_entry board_games_methods[];
@@ -86,6 +103,9 @@ void history_rating_history(rpc_call *call, const ProtobufCMessage *request, voi
 /* --- accounts_rpc.c: the Accounts service, and who calls the lobby --- */
 extern const rpc_method_entry board_accounts_methods[];
 extern const size_t board_accounts_n_methods;
+/* social_rpc.c: the Social service (Block, Unblock, ListBlocked, Report). */
+extern const rpc_method_entry board_social_methods[];
+extern const size_t board_social_n_methods;
 /* Start the password workers (after the server exists: they wake it) and
  * the limit table; 0, or -1 with a sentence. Without a store there are no
  * accounts and every Accounts call says so. */
@@ -115,6 +135,32 @@ int board_account_name(board_service *svc, rpc_call *call, const store_account *
 void board_stats_name(board_service *svc, const char *name, char *out, size_t len);
 /* The account called `name` in any case: 0, or -1 when there is none. */
 int board_find_account(board_service *svc, const char *name, store_account *out);
+
+/* --- admin_rpc.c: the Admin service (admin.proto) and the bans --- */
+extern const rpc_method_entry board_admin_methods[];
+extern const size_t board_admin_n_methods;
+/* The admin token read or made (--admin-token-file, or DB.admin-token) and
+ * the bans read; after the store is open. 0, or -1 with a sentence. */
+int board_admin_start(board_service *svc, char *err, size_t errlen);
+/* Timers: a cluster's node reads the bans again (other nodes make some). */
+void board_admin_tick(board_service *svc, int64_t now);
+void board_admin_free(board_service *svc);
+/* The rpc server's admit hook: false when call's address is banned (then
+ * answered PERMISSION_DENIED, ADDRESS_BANNED, with the ban's reason). */
+bool board_admit(void *svc, rpc_call *call);
+/* The ban in force on account_id, or NULL; and the sentence the person
+ * reads ("This account is disabled: REASON"). */
+const store_ban *board_account_ban(board_service *svc, int64_t account_id);
+void board_account_disabled(const store_ban *b, char *out, size_t len);
+/* A password reset code as it is kept: the hash of the code (upper case,
+ * without its dashes and spaces) for account_id. 0, or -1 when code cannot
+ * be one (its length or letters). */
+int board_reset_code_hash(int64_t account_id, const char *code,
+                          uint8_t out[STORE_RESET_HASH_BYTES]);
+/* The mute in force on account_id's chat, or NULL; and its sentence ("You
+ * are muted: REASON"). */
+const store_ban *board_account_mute(board_service *svc, int64_t account_id);
+void board_account_muted(const store_ban *b, char *out, size_t len);
 
 /* --- wire.c: protobuf builders for replies --- */
 /* Fill a summary of r; free its arrays with wire_summary_clear. */

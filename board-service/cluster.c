@@ -11,9 +11,17 @@
  * last event they saw. A game this node lost while it could not renew (a
  * pause, a partition) is fenced by the store: its next event is refused,
  * and the room lets go of its players so that they find the new owner.
+ * A database that went back in time (an asynchronous standby promoted
+ * behind, a backup restored) reads as another history (store_db_history):
+ * the node then stops its games whose stored log lost what they sent,
+ * moves the game ids past those it knows, and adopts nothing for a grace,
+ * so that a host that is alive checks its games before anyone else
+ * carries them on from the shorter log (docs/cluster.md).
  * Everything here runs on the loop thread.
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "board_rpc.h"
@@ -24,12 +32,20 @@ static void learn_db_clock(board_service *svc);
  * ticks rather than stall the loop at once. */
 #define ADOPT_PER_TICK 64
 
+/* How far the game ids move on after the database went back in time: more
+ * than the games the cluster can make in the time a standby lags. */
+#define IDS_MARGIN 1000
+
 /* Adopt up to ADOPT_PER_TICK orphaned games; how many. At the start they
- * are logged as recovered (most are this endpoint's node's, before it). */
+ * are logged as recovered (most are this endpoint's node's, before it).
+ * None for a while after the database changed history: its hosts check
+ * their games first. */
 static int adopt_orphans(board_service *svc, bool starting)
 {
     char ids[ADOPT_PER_TICK][STORE_ID_BYTES];
     int n = 0;
+    if (!starting && board_now_ms() < svc->adopt_after_ms)
+        return 0;
     if (store_games_adopt(svc->store, ADOPT_PER_TICK, ids, &n) != 0)
         board_log_at(svc, LOG_ERR, "cannot adopt games: %s", store_last_error(svc->store));
     else if (n > 0)
@@ -51,7 +67,133 @@ int board_cluster_start(board_service *svc, char *err, size_t errlen)
     while (adopt_orphans(svc, true) == ADOPT_PER_TICK) {
     }
     svc->next_lease_ms = board_now_ms() + svc->cfg.lease_ms / 3;
+    snprintf(svc->db_history, sizeof svc->db_history, "%s", store_db_history(svc->store));
     learn_db_clock(svc);
+    return 0;
+}
+
+/* The highest game id this node has made or hosts. */
+static unsigned highest_id_seen(const board_service *svc)
+{
+    unsigned seen = svc->next_id;
+    for (int i = 0; i < svc->n_rooms; i++) {
+        unsigned long id = strtoul(room_id(svc->rooms[i]), NULL, 10);
+        if (id > seen && id <= UINT_MAX)
+            seen = (unsigned)id;
+    }
+    return seen;
+}
+
+/* Stop the games here whose stored log has lost events they sent, saying
+ * which; -1 when the database cannot say. */
+static int stop_games_gone_back(board_service *svc, const char *was, const char *is)
+{
+    for (int i = 0; i < svc->n_rooms; i++) {
+        room *r = svc->rooms[i];
+        if (room_is_behind(r))
+            continue;
+        uint64_t stored = 0, sent = room_last_seq(r);
+        int rc = store_game_stored_last(svc->store, room_id(r), &stored);
+        if (rc < 0) {
+            board_log_at(svc, LOG_ERR, "cannot check the games against the database's new "
+                         "history: %s", store_last_error(svc->store));
+            return -1;
+        }
+        if (rc == 0 && stored >= sent)
+            continue;
+        if (rc == STORE_NOT_FOUND)
+            board_log_at(svc, LOG_WARNING, "game %s: the database went back in time (history "
+                         "%s, was %s) to before the game was made: it lost the game and "
+                         "events 1 to %llu that were sent", room_id(r), is, was,
+                         (unsigned long long)sent);
+        else
+            board_log_at(svc, LOG_WARNING, "game %s: the database went back in time (history "
+                         "%s, was %s): its stored log ends at event %llu and lost events "
+                         "%llu to %llu that were sent", room_id(r), is, was,
+                         (unsigned long long)stored, (unsigned long long)stored + 1,
+                         (unsigned long long)sent);
+        room_lose(r, ROOM_LOST_BEHIND);
+    }
+    return 0;
+}
+
+/* How long a game removed over is kept in mind: past the time a standby
+ * lags, a failover takes and a node takes to notice it. */
+#define REMOVED_KEPT_MS 30000
+
+void board_cluster_note_removed(board_service *svc, const room *r)
+{
+    if (!svc->store || !store_shared(svc->store))
+        return;
+    struct removed_game *g = &svc->removed[svc->next_removed++ % BOARD_REMOVED_KEPT];
+    snprintf(g->id, sizeof g->id, "%s", room_id(r));
+    g->sent = room_last_seq(r);
+    g->at_ms = board_now_ms();
+}
+
+/* The games removed lately, over, whose end the database lost: nobody plays
+ * them on, but their players saw events the log no longer holds. Each is
+ * forgotten (so that no node adopts it from the shorter log) and said. */
+static int check_removed(board_service *svc, int64_t now, const char *was, const char *is)
+{
+    for (int i = 0; i < BOARD_REMOVED_KEPT; i++) {
+        struct removed_game *g = &svc->removed[i];
+        if (!g->at_ms || now - g->at_ms > REMOVED_KEPT_MS)
+            continue;
+        uint64_t stored = 0;
+        int rc = store_game_stored_last(svc->store, g->id, &stored);
+        if (rc < 0) {
+            board_log_at(svc, LOG_ERR, "cannot check the games against the database's new "
+                         "history: %s", store_last_error(svc->store));
+            return -1;
+        }
+        g->at_ms = 0;
+        if (rc == 0 && stored >= g->sent)
+            continue;
+        board_log_at(svc, LOG_WARNING, "game %s: the database went back in time (history %s, "
+                     "was %s): its stored log ends at event %llu and lost events %llu to %llu "
+                     "that were sent", g->id, is, was, (unsigned long long)stored,
+                     (unsigned long long)stored + 1, (unsigned long long)g->sent);
+        board_log_at(svc, LOG_WARNING, "game %s: its stored log has lost events it sent; it "
+                     "had ended and was removed here, and is forgotten so that no node plays it "
+                     "on", g->id);
+        if (rc == 0 && store_game_forget(svc->store, g->id) < 0)
+            board_log_at(svc, LOG_ERR, "game %s: %s", g->id, store_last_error(svc->store));
+    }
+    return 0;
+}
+
+int board_cluster_check_history(board_service *svc, int64_t now)
+{
+    if (!svc->store || !store_shared(svc->store))
+        return 0;
+    char is[sizeof svc->db_history];
+    snprintf(is, sizeof is, "%s", store_db_history(svc->store));
+    if (!is[0] || strcmp(is, svc->db_history) == 0)
+        return 0;              /* unknown (asked again next time), or the same */
+    if (!svc->db_history[0]) {
+        memcpy(svc->db_history, is, sizeof is);     /* the first it knows */
+        return 0;
+    }
+    /* Whoever adopts meanwhile would carry a game on from a log that may
+     * have lost what its host sent: the hosts alive renew their leases and
+     * check their games within one lease and a reconnection. */
+    int grace_ms = svc->cfg.lease_ms + svc->cfg.lease_ms / 3 + 5000;
+    svc->adopt_after_ms = now + grace_ms;
+    board_log_at(svc, LOG_WARNING, "the database is on another history (PostgreSQL system "
+                 "and timeline %s, was %s: failed over or restored), and may have gone back "
+                 "in time: checking the %d games here against it, adopting none for %d s",
+                 is, svc->db_history, svc->n_rooms, grace_ms / 1000);
+    unsigned seen = highest_id_seen(svc);
+    if (store_game_ids_past(svc->store, seen, IDS_MARGIN) != 0) {
+        board_log_at(svc, LOG_ERR, "cannot move the game ids past %u after the history "
+                     "change: %s", seen, store_last_error(svc->store));
+        return -1;
+    }
+    if (stop_games_gone_back(svc, svc->db_history, is) != 0 ||
+        check_removed(svc, now, svc->db_history, is) != 0)
+        return -1;
+    memcpy(svc->db_history, is, sizeof is);
     return 0;
 }
 
@@ -88,6 +230,10 @@ static int renew(board_service *svc, int64_t now)
     }
     svc->next_lease_ms = now + svc->cfg.lease_ms / 3;
     learn_db_clock(svc);
+    if (board_cluster_check_history(svc, now) != 0) {
+        svc->next_lease_ms = now + 1000;
+        return -1;
+    }
     adopt_orphans(svc, false);
     return 0;
 }
@@ -112,6 +258,9 @@ int board_cluster_confirm(board_service *svc, int64_t now)
 
 void board_let_go_lost(board_service *svc)
 {
+    /* A game fenced off may be one the database forgot (its owner with it):
+     * stopped, not let go for another node to carry on. */
+    board_cluster_check_history(svc, board_now_ms());
     for (int i = svc->n_rooms - 1; i >= 0 && svc->n_lost > 0; i--) {
         room *r = svc->rooms[i];
         if (!room_is_lost(r))

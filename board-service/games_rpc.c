@@ -1,7 +1,8 @@
 /*
  * games_rpc.c — the Register service's calls about games: ListGames (this
  * node's and, in a cluster, the others'), CreateGame and JoinGame, with the
- * checks of names, options and per-client caps they make first. The other
+ * checks of names, options and per-client caps they make first, and the
+ * kinds a game may be of with their options (ListKinds). The other
  * Register calls read the store's history (history.c). Loop thread only.
  */
 #include <stdio.h>
@@ -45,11 +46,45 @@ static int clean_name(const char *in, char *out, size_t outlen, char *err, size_
 /* The other nodes' games a cluster's lobby shows at most. */
 #define MAX_REMOTE_LISTED 1000
 
+/* The lobby's order: by game id as a number (ids are decimal, from a
+ * counter or the cluster's sequence, so a new game comes last), any other
+ * id after the shorter ones and bytewise. A page starts after the id in its
+ * token. */
+static int id_order(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+/* A game the lobby may list: one of this node's rooms, or another node's
+ * game as the store has it. */
+typedef struct listed {
+    const char *id;
+    room *r;                          /* or */
+    const store_remote_game *remote;
+} listed;
+
+static int by_id(const void *x, const void *y)
+{
+    const listed *a = x, *b = y;
+    return id_order(a->id, b->id);
+}
+
 static void list_games(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
     const Sungka__V1__ListGamesRequest *req = (const void *)request;
     Sungka__V1__ListGamesResponse reply = SUNGKA__V1__LIST_GAMES_RESPONSE__INIT;
+    int page;
+    char err[256];
+    store_page_key after;
+    if (board_page_size(req->page_size, 0, 100, 1000, &page, err, sizeof err) != 0 ||
+        board_page_key("games", req->page_token, &after, err, sizeof err) != 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
     /* A cluster's node lists the other nodes' games too, as the store has them. */
     bool cluster = svc->store && store_shared(svc->store);
     store_remote_game *remote = NULL;
@@ -57,10 +92,14 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     if (cluster && store_remote_games(svc->store, MAX_REMOTE_LISTED, &remote, &n_remote) != 0)
         board_log_at(svc, LOG_ERR, "cannot list the cluster's games: %s",
                      store_last_error(svc->store));
+    /* Every game the filters and the token let through, sorted; only the
+     * page's are then made into summaries. */
     size_t cap = (size_t)svc->n_rooms + (size_t)n_remote + 1;
-    Sungka__V1__GameSummary *sums = calloc(cap, sizeof *sums);
-    Sungka__V1__GameSummary **ptrs = calloc(cap, sizeof *ptrs);
-    if (!sums || !ptrs) {
+    listed *all = calloc(cap, sizeof *all);
+    Sungka__V1__GameSummary *sums = calloc((size_t)page, sizeof *sums);
+    Sungka__V1__GameSummary **ptrs = calloc((size_t)page, sizeof *ptrs);
+    if (!all || !sums || !ptrs) {
+        free(all);
         free(sums);
         free(ptrs);
         free(remote);
@@ -70,35 +109,133 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     size_t n = 0;
     for (int i = 0; i < svc->n_rooms; i++) {
         room *r = svc->rooms[i];
-        if (req->kind[0] && strcmp(req->kind, room_kind(r)->name) != 0)
+        if ((req->kind[0] && strcmp(req->kind, room_kind(r)->name) != 0) ||
+            (req->status && (int)req->status != (int)room_status_of(r)) ||
+            (after.set && id_order(room_id(r), after.text) <= 0))
             continue;
-        if (req->status && (int)req->status != (int)room_status_of(r))
-            continue;
-        wire_summary(r, &sums[n]);
-        if (cluster)
-            sums[n].endpoint = svc->endpoint;
-        ptrs[n] = &sums[n];
-        n++;
+        all[n++] = (listed){.id = room_id(r), .r = r};
     }
     for (int i = 0; i < n_remote; i++) {
         const store_game_info *g = &remote[i].game;
-        if (req->kind[0] && strcmp(req->kind, g->kind) != 0)
+        if ((req->kind[0] && strcmp(req->kind, g->kind) != 0) ||
+            (req->status && (int)req->status != g->status) ||
+            (after.set && id_order(g->id, after.text) <= 0))
             continue;
-        if (req->status && (int)req->status != g->status)
-            continue;
-        wire_remote_summary(&remote[i], &sums[n]);
-        ptrs[n] = &sums[n];
-        n++;
+        all[n++] = (listed){.id = g->id, .remote = &remote[i]};
     }
-    reply.n_games = n;
+    qsort(all, n, sizeof *all, by_id);
+    size_t shown = n > (size_t)page ? (size_t)page : n;
+    for (size_t i = 0; i < shown; i++) {
+        if (all[i].r) {
+            wire_summary(all[i].r, &sums[i]);
+            if (cluster)
+                sums[i].endpoint = svc->endpoint;
+        } else {
+            wire_remote_summary(all[i].remote, &sums[i]);
+        }
+        ptrs[i] = &sums[i];
+    }
+    char next[BOARD_PAGE_TOKEN_BYTES] = "";
+    if (n > shown) {
+        store_page_key k = {.set = true};
+        snprintf(k.text, sizeof k.text, "%s", all[shown - 1].id);
+        board_page_token("games", &k, next, sizeof next);
+    }
+    reply.n_games = shown;
     reply.service_version = (char *)SUNGKA_VERSION;
     reply.games = ptrs;
+    reply.next_page_token = next;
     rpc_call_reply(call, &reply.base);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < shown; i++)
         wire_summary_clear(&sums[i]);
+    free(all);
     free(sums);
     free(ptrs);
     free(remote);
+}
+
+/* ListKinds: the kinds as games/ describes them (game_option_spec, the same
+ * table that checks a request's options), translated to the wire here so
+ * that games/ never sees protobuf. */
+typedef struct kind_space {
+    Sungka__V1__KindInfo info;
+    Sungka__V1__KindOption options[GAME_MAX_OPTIONS];
+    Sungka__V1__KindOption *option_ptrs[GAME_MAX_OPTIONS];
+    Sungka__V1__NamedMove named[GAME_MAX_OPTIONS];
+    Sungka__V1__NamedMove *named_ptrs[GAME_MAX_OPTIONS];
+} kind_space;
+
+/* Indexed by game_drawing. */
+static const Sungka__V1__BoardLayout wire_layouts[] = {
+    [GAME_DRAW_MANCALA] = SUNGKA__V1__BOARD_LAYOUT__BOARD_LAYOUT_MANCALA,
+    [GAME_DRAW_DISCS] = SUNGKA__V1__BOARD_LAYOUT__BOARD_LAYOUT_DISCS,
+    [GAME_DRAW_SLICES] = SUNGKA__V1__BOARD_LAYOUT__BOARD_LAYOUT_SLICES,
+};
+
+static void kind_to_wire(const game_kind *k, kind_space *sp)
+{
+    Sungka__V1__KindInfo *info = &sp->info;
+    sungka__v1__kind_info__init(info);
+    info->name = (char *)k->name;
+    info->title = (char *)k->title;
+    int lo, hi;
+    game_kind_seats(k, &lo, &hi);
+    info->min_seats = lo;
+    info->max_seats = hi;
+    if ((size_t)k->drawing < sizeof wire_layouts / sizeof wire_layouts[0])
+        info->layout = wire_layouts[k->drawing];
+    info->cells = (char *)game_kind_cells_help(k);
+    for (int i = 0; i < k->n_options && i < GAME_MAX_OPTIONS; i++) {
+        const game_option_spec *o = &k->options[i];
+        Sungka__V1__KindOption *w = &sp->options[i];
+        sungka__v1__kind_option__init(w);
+        w->name = (char *)o->name;
+        w->type = SUNGKA__V1__OPTION_TYPE__OPTION_TYPE_INTEGER;
+        w->default_value = o->def;
+        w->min = o->min;
+        w->max = o->max;
+        w->step = o->step > 1 ? o->step : 1;
+        w->description = (char *)(o->help ? o->help : "");
+        sp->option_ptrs[i] = w;
+        info->n_options++;
+    }
+    info->options = sp->option_ptrs;
+    for (int i = 0; i < k->n_named_moves && i < GAME_MAX_OPTIONS; i++) {
+        const game_named_move *m = &k->named_moves[i];
+        Sungka__V1__NamedMove *w = &sp->named[i];
+        sungka__v1__named_move__init(w);
+        w->move = m->move;
+        w->name = (char *)m->name;
+        w->description = (char *)(m->help ? m->help : "");
+        sp->named_ptrs[i] = w;
+        info->n_named_moves++;
+    }
+    info->named_moves = sp->named_ptrs;
+}
+
+static void list_kinds(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    int n = game_kind_count();
+    kind_space *space = calloc((size_t)n + 1, sizeof *space);
+    Sungka__V1__KindInfo **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
+    if (!space || !ptrs) {
+        free(space);
+        free(ptrs);
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        kind_to_wire(game_kind_at(i), &space[i]);
+        ptrs[i] = &space[i].info;
+    }
+    Sungka__V1__ListKindsResponse reply = SUNGKA__V1__LIST_KINDS_RESPONSE__INIT;
+    reply.n_kinds = (size_t)n;
+    reply.kinds = ptrs;
+    rpc_call_reply(call, &reply.base);
+    free(space);
+    free(ptrs);
 }
 
 /* Record a new game in the store (its moves and result follow as it goes). */
@@ -216,7 +353,8 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
     char id[BOARD_ID_LEN];
     unsigned number = svc->next_id + 1;
     if (svc->store && store_shared(svc->store) &&
-        store_game_next_id(svc->store, &number) != 0) {    /* unique in the cluster */
+        (board_cluster_check_history(svc, board_now_ms()) != 0 ||   /* ids forgotten? */
+         store_game_next_id(svc->store, &number) != 0)) {    /* unique in the cluster */
         *code = RPC_UNAVAILABLE;
         snprintf(err, errlen, "cannot number a new game: %s", store_last_error(svc->store));
         return NULL;
@@ -443,6 +581,7 @@ const rpc_method_entry board_games_methods[] = {
     {"ListMatches", history_list_matches, false, false},
     {"GetMatch", history_get_match, false, false},
     {"RatingHistory", history_rating_history, false, false},
+    {"ListKinds", list_kinds, false, false},
 };
 
 const size_t board_games_n_methods = sizeof board_games_methods / sizeof board_games_methods[0];

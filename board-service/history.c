@@ -104,23 +104,45 @@ void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void 
     rpc_call_reply(call, &reply.base);
 }
 
-/* The leaderboard of one kind, by rating. */
-static void rating_leaderboard(board_service *svc, rpc_call *call, const char *kind, int limit)
+/* The most players a page of a leaderboard holds. */
+#define LEADERBOARD_PAGE_MAX 100
+
+/* The leaderboard of one kind, by rating; its page tokens are the kind's
+ * own ("rating:KIND"), so one kind's cannot go on another's. */
+static void rating_leaderboard(board_service *svc, rpc_call *call, const char *kind, int limit,
+                               const char *token)
 {
+    char echo[48], err[256], list[48];
     if (!game_kind_find(kind)) {
-        char echo[48], err[96];
         snprintf(err, sizeof err, "unknown game kind '%s'", board_echo(kind, echo, sizeof echo));
         board_fail(call, RPC_INVALID_ARGUMENT, err);
         return;
     }
-    store_rated_player rows[100];
-    store_stats stats[100];
-    ratings_space space[100];
-    Sungka__V1__PlayerStats wire[100], *ptrs[100];
+    snprintf(list, sizeof list, "rating:%s", kind);
+    store_page_key after;
+    if (board_page_key(list, token, &after, err, sizeof err) != 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
+    /* one more than the page: whether there is a next one */
+    store_rated_player rows[LEADERBOARD_PAGE_MAX + 1];
+    store_stats stats[LEADERBOARD_PAGE_MAX];
+    ratings_space space[LEADERBOARD_PAGE_MAX];
+    Sungka__V1__PlayerStats wire[LEADERBOARD_PAGE_MAX], *ptrs[LEADERBOARD_PAGE_MAX];
     int n = 0;
-    if (store_rating_leaderboard(svc->store, kind, PLACEMENT_PROVISIONAL_RD, limit, rows, &n)) {
+    if (store_rating_leaderboard(svc->store, kind, PLACEMENT_PROVISIONAL_RD, limit + 1, &after,
+                                 rows, &n)) {
         board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
+    }
+    char next[BOARD_PAGE_TOKEN_BYTES] = "";
+    if (n > limit) {
+        n = limit;
+        const store_rated_player *last = &rows[n - 1];
+        store_page_key k = {.set = true, .a = last->rating.rd > PLACEMENT_PROVISIONAL_RD,
+                            .x = last->rating.rating};
+        snprintf(k.text, sizeof k.text, "%s", last->name);
+        board_page_token(list, &k, next, sizeof next);
     }
     for (int i = 0; i < n; i++) {
         if (store_player_stats(svc->store, rows[i].name, &stats[i]) != 0) {
@@ -135,6 +157,7 @@ static void rating_leaderboard(board_service *svc, rpc_call *call, const char *k
     Sungka__V1__LeaderboardResponse reply = SUNGKA__V1__LEADERBOARD_RESPONSE__INIT;
     reply.n_players = (size_t)n;
     reply.players = ptrs;
+    reply.next_page_token = next;
     rpc_call_reply(call, &reply.base);
 }
 
@@ -144,17 +167,35 @@ void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *
     const Sungka__V1__LeaderboardRequest *req = (const void *)request;
     if (!have_store(svc, call))
         return;
-    int limit = req->limit > 0 && req->limit <= 100 ? req->limit : 10;
-    if (req->kind[0]) {
-        rating_leaderboard(svc, call, req->kind, limit);
+    int limit;
+    char err[256];
+    if (board_page_size(req->page_size, req->limit <= LEADERBOARD_PAGE_MAX ? req->limit : 0, 10,
+                        LEADERBOARD_PAGE_MAX, &limit, err, sizeof err) != 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
         return;
     }
-    store_stats rows[100];
-    Sungka__V1__PlayerStats wire[100], *ptrs[100];
+    if (req->kind[0]) {
+        rating_leaderboard(svc, call, req->kind, limit, req->page_token);
+        return;
+    }
+    store_page_key after;
+    if (board_page_key("players", req->page_token, &after, err, sizeof err) != 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
+    store_stats rows[LEADERBOARD_PAGE_MAX + 1];
+    Sungka__V1__PlayerStats wire[LEADERBOARD_PAGE_MAX], *ptrs[LEADERBOARD_PAGE_MAX];
     int n = 0;
-    if (store_leaderboard(svc->store, limit, rows, &n) != 0) {
+    if (store_leaderboard(svc->store, limit + 1, &after, rows, &n) != 0) {
         board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
+    }
+    char next[BOARD_PAGE_TOKEN_BYTES] = "";
+    if (n > limit) {
+        n = limit;
+        store_page_key k = {.set = true, .a = rows[n - 1].wins, .b = rows[n - 1].best_streak};
+        snprintf(k.text, sizeof k.text, "%s", rows[n - 1].name);
+        board_page_token("players", &k, next, sizeof next);
     }
     for (int i = 0; i < n; i++) {
         stats_to_wire(&rows[i], &wire[i]);
@@ -163,6 +204,7 @@ void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *
     Sungka__V1__LeaderboardResponse reply = SUNGKA__V1__LEADERBOARD_RESPONSE__INIT;
     reply.n_players = (size_t)n;
     reply.players = ptrs;
+    reply.next_page_token = next;
     rpc_call_reply(call, &reply.base);
 }
 
@@ -216,15 +258,30 @@ void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void 
         !fits(call, "player name", req->player, STORE_NAME_BYTES - 1, true) ||
         !fits(call, "game kind", req->kind, STORE_KIND_BYTES - 1, true))
         return;
-    int limit = req->limit > 0 && req->limit <= 200 ? req->limit : 20;
+    int limit;
+    char err[256];
+    store_page_key after;
+    if (board_page_size(req->page_size, req->limit <= 200 ? req->limit : 0, 20, 200, &limit, err,
+                        sizeof err) != 0 ||
+        board_page_key("matches", req->page_token, &after, err, sizeof err) != 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
+        return;
+    }
     store_match_summary *rows = NULL;
     int n = 0;
     char player[BOARD_NAME_BYTES];
     board_stats_name(svc, req->player, player, sizeof player);
+    /* one more than the page: whether there is a next one */
     if (store_matches(svc->store, req->player[0] ? player : NULL,
-                      req->kind[0] ? req->kind : NULL, limit, &rows, &n) != 0) {
+                      req->kind[0] ? req->kind : NULL, limit + 1, &after, &rows, &n) != 0) {
         board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
+    }
+    char next[BOARD_PAGE_TOKEN_BYTES] = "";
+    if (n > limit) {
+        n = limit;
+        store_page_key k = {.set = true, .a = rows[n - 1].game.ended_ms, .b = rows[n - 1].order};
+        board_page_token("matches", &k, next, sizeof next);
     }
     summary_space *space = calloc((size_t)n + 1, sizeof *space);
     Sungka__V1__MatchSummary *wire = calloc((size_t)n + 1, sizeof *wire);
@@ -239,6 +296,7 @@ void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void 
         Sungka__V1__ListMatchesResponse reply = SUNGKA__V1__LIST_MATCHES_RESPONSE__INIT;
         reply.n_matches = (size_t)n;
         reply.matches = ptrs;
+        reply.next_page_token = next;
         rpc_call_reply(call, &reply.base);
     }
     free(space);
@@ -302,7 +360,7 @@ void history_rating_history(rpc_call *call, const ProtobufCMessage *request, voi
         board_fail(call, RPC_INVALID_ARGUMENT, "give an account's name (1..32 characters)");
         return;
     }
-    char echo[48], err[128];
+    char echo[48], err[256];
     if (req->kind[0] && !game_kind_find(req->kind)) {
         snprintf(err, sizeof err, "unknown game kind '%s'",
                  board_echo(req->kind, echo, sizeof echo));
@@ -311,6 +369,13 @@ void history_rating_history(rpc_call *call, const ProtobufCMessage *request, voi
     }
     if (req->limit < 0 || req->limit > 1000) {
         board_fail(call, RPC_INVALID_ARGUMENT, "limit is 0 (the default, 50) to 1000");
+        return;
+    }
+    int limit;
+    store_page_key before;
+    if (board_page_size(req->page_size, req->limit, 50, 1000, &limit, err, sizeof err) != 0 ||
+        board_page_key("history", req->page_token, &before, err, sizeof err) != 0) {
+        board_fail(call, RPC_INVALID_ARGUMENT, err);
         return;
     }
     store_account acct;
@@ -322,10 +387,21 @@ void history_rating_history(rpc_call *call, const ProtobufCMessage *request, voi
     }
     store_rating_point *points = NULL;
     int n = 0;
-    if (store_rating_history(svc->store, acct.id, req->kind[0] ? req->kind : NULL,
-                             req->limit ? req->limit : 50, &points, &n) != 0) {
+    /* One more than the page, oldest first: when it came, the oldest is the
+     * next page's, and the page goes back to the one after it. */
+    if (store_rating_history(svc->store, acct.id, req->kind[0] ? req->kind : NULL, limit + 1,
+                             &before, &points, &n) != 0) {
         board_fail(call, RPC_INTERNAL, store_last_error(svc->store));
         return;
+    }
+    char next[BOARD_PAGE_TOKEN_BYTES] = "";
+    store_rating_point *page = points;
+    if (n > limit) {
+        page = points + 1;
+        n = limit;
+        store_page_key k = {.set = true, .a = page[0].ended_ms};
+        snprintf(k.text, sizeof k.text, "%s", page[0].game_id);
+        board_page_token("history", &k, next, sizeof next);
     }
     Sungka__V1__RatingPoint *wire = calloc((size_t)n + 1, sizeof *wire);
     Sungka__V1__RatingPoint **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
@@ -335,12 +411,12 @@ void history_rating_history(rpc_call *call, const ProtobufCMessage *request, voi
     } else {
         for (int i = 0; i < n; i++) {
             sungka__v1__rating_point__init(&wire[i]);
-            wire[i].kind = points[i].kind;
-            wire[i].game_id = points[i].game_id;
-            wire[i].ended_ms = points[i].ended_ms;
-            wire[i].before = (int32_t)lround(points[i].rating_before);
-            store_rating r = {.rating = points[i].rating, .rd = points[i].rd,
-                              .volatility = points[i].volatility};
+            wire[i].kind = page[i].kind;
+            wire[i].game_id = page[i].game_id;
+            wire[i].ended_ms = page[i].ended_ms;
+            wire[i].before = (int32_t)lround(page[i].rating_before);
+            store_rating r = {.rating = page[i].rating, .rd = page[i].rd,
+                              .volatility = page[i].volatility};
             wire_rating(&r, &ratings[i]);
             ratings[i].games = 0;     /* not kept per point */
             wire[i].rating = &ratings[i];
@@ -350,6 +426,7 @@ void history_rating_history(rpc_call *call, const ProtobufCMessage *request, voi
         reply.name = acct.name;
         reply.n_points = (size_t)n;
         reply.points = ptrs;
+        reply.next_page_token = next;
         rpc_call_reply(call, &reply.base);
     }
     free(ratings);

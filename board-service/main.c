@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -25,6 +26,7 @@
 #include "self_signed.h"
 #include "server_main.h"
 #include "store.h"
+#include "text.h"
 #include "version.h"
 #include "xdg.h"
 
@@ -85,6 +87,11 @@ static void usage(FILE *out)
             "      --client-chat-rate N      chat lines per 5 seconds (default 20)\n"
             "      --ipv6-prefix N           an IPv6 client's address is its first N bits:\n"
             "                                these limits hold per /N (default 64)\n"
+            "      --max-blocks N        accounts one account may block (default 500)\n"
+            "      --report-rate N       reports one account may make per 24 hours\n"
+            "                            (default 20)\n"
+            "      --block-rate N        blocks and unblocks one account may make per minute\n"
+            "                            (default 30)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
@@ -160,10 +167,16 @@ static void usage(FILE *out)
             "      --check               check the database (SQLite's integrity_check) and\n"
             "                            exit: prints \"PATH: ok\" (status 0) or the\n"
             "                            problems (status 1); no service is started\n"
+            "      --reports             print the players' reports, newest first (with\n"
+            "                            --db), and exit\n"
             "      --rating-report       print the pairs of accounts with the most rated\n"
             "                            games, the accounts whose rating points came mostly\n"
             "                            from one opponent, and the pairs whose games were\n"
             "                            not rated, from the database (--db), and exit\n"
+            "      --admin-token-file FILE  the token sungka-admin shows to the Admin\n"
+            "                            service: read, or made (mode 0600) when missing;\n"
+            "                            default DB.admin-token beside an SQLite --db (a\n"
+            "                            cluster's nodes are given the same file)\n"
             "      --metrics HOST:PORT   serve metrics in Prometheus's text format at\n"
             "                            http://HOST:PORT/metrics (plain HTTP: keep it on\n"
             "                            loopback or a private network; port 0 picks one,\n"
@@ -197,7 +210,8 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_CLIENT_SIGNIN_JOBS, OPT_MAX_ACCOUNT_SESSIONS,
        OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
-       OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS };
+        OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_ADMIN_TOKEN_FILE, OPT_MAX_BLOCKS,
+        OPT_REPORT_RATE, OPT_REPORTS, OPT_BLOCK_RATE };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -252,7 +266,12 @@ static const struct option longopts[] = {
     {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
     {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
     {"rating-report", no_argument, NULL, OPT_RATING_REPORT},
+    {"reports", no_argument, NULL, OPT_REPORTS},
+    {"max-blocks", required_argument, NULL, OPT_MAX_BLOCKS},
+    {"report-rate", required_argument, NULL, OPT_REPORT_RATE},
+    {"block-rate", required_argument, NULL, OPT_BLOCK_RATE},
     {"metrics", required_argument, NULL, OPT_METRICS},
+    {"admin-token-file", required_argument, NULL, OPT_ADMIN_TOKEN_FILE},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -264,7 +283,7 @@ static const struct option longopts[] = {
  * configuration and the switches main acts on itself. */
 typedef struct settings {
     board_config cfg;
-    bool check, cluster_status, rating_report, help, version, self_signed;
+    bool check, cluster_status, rating_report, reports, help, version, self_signed;
     const char *tls_names[BOARD_TLS_MAX_NAMES];
     size_t n_tls_names;
     const char *config;            /* --config FILE */
@@ -274,7 +293,7 @@ typedef struct settings {
 /* The option keys a configuration file may not hold: things to do, and
  * the file itself. */
 static const int not_settings[] = {'h', 'V', OPT_CHECK, OPT_CLUSTER_STATUS, OPT_RATING_REPORT,
-                                   OPT_CONFIG};
+                                   OPT_REPORTS, OPT_CONFIG};
 
 /* Strict positive integer option: the whole string, in 1..max. */
 static int count(const char *s, int max, int *out, char *err, size_t errlen)
@@ -322,6 +341,9 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_METRICS:
         st->cfg.metrics = value;
+        break;
+    case OPT_ADMIN_TOKEN_FILE:
+        st->cfg.admin_token_file = value;
         break;
     case OPT_MAX_PER_CLIENT:
         if (count(value, 1000000, &st->cfg.max_games_per_client, err, errlen))
@@ -377,6 +399,18 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_CLIENT_CHAT_RATE:
         if (count(value, 1000000, &st->cfg.client_chat_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_BLOCKS:
+        if (count(value, 100000, &st->cfg.max_blocks, err, errlen))
+            return -1;
+        break;
+    case OPT_REPORT_RATE:
+        if (count(value, 100000, &st->cfg.report_rate, err, errlen))
+            return -1;
+        break;
+    case OPT_BLOCK_RATE:
+        if (count(value, 100000, &st->cfg.block_rate, err, errlen))
             return -1;
         break;
     case OPT_TLS_CERT:
@@ -454,6 +488,9 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_RATING_REPORT:
         st->rating_report = true;
+        break;
+    case OPT_REPORTS:
+        st->reports = true;
         break;
     case OPT_REQUIRE_ACCOUNTS:
         st->cfg.require_accounts = true;
@@ -628,12 +665,14 @@ static void print_pairs(const char *title, const store_pair_row *rows, int n)
         printf("  %-20s %-20s %6d\n", rows[i].a, rows[i].b, rows[i].games);
 }
 
-static int print_rating_report(const char *db)
+/* The database an operator's listing (--rating-report, --reports) reads,
+ * read-only: 0 with *s, or the exit status after saying why. */
+static int open_listing(const char *db, const char *flag, store **s)
 {
     char path[1024], err[1024];
     if (db && (!db[0] || strcmp(db, ":memory:") == 0)) {
-        fprintf(stderr, "sungka-board: --rating-report needs a database (--db PATH or a "
-                        "postgresql:// URI)\n");
+        fprintf(stderr, "sungka-board: %s needs a database (--db PATH or a "
+                        "postgresql:// URI)\n", flag);
         return 2;
     }
     if (!db && store_default_path(path, sizeof path) != 0) {
@@ -641,11 +680,57 @@ static int print_rating_report(const char *db)
                 path);
         return 1;
     }
-    store *s;
-    if (store_open_readonly(db ? db : path, &s, err, sizeof err) != 0) {
+    if (store_open_readonly(db ? db : path, s, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-board: %s\n", err);
         return 1;
     }
+    return 0;
+}
+
+/* --reports: what players reported, newest first (docs/operating.md,
+ * "Blocks and reports"). The reason is shown escaped (text_escape): it is a
+ * stranger's text on an operator's terminal. */
+#define REPORTS_LISTED 1000
+
+static int print_reports(const char *db)
+{
+    store *s;
+    int rc = open_listing(db, "--reports", &s);
+    if (rc != 0)
+        return rc;
+    store_report *rows = calloc(REPORTS_LISTED, sizeof *rows);
+    int n = 0;
+    rc = rows ? store_reports_list(s, REPORTS_LISTED, rows, &n) : -1;
+    if (rc == 0) {
+        printf("%-6s %-20s %-20s %-20s %-16s %-24s %s\n", "ID", "TIME (UTC)", "REPORTER",
+               "REPORTED", "GAME", "ADDRESS", "REASON");
+        if (n == 0)
+            printf("  (none)\n");
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        char when[32] = "?", reason[STORE_REPORT_REASON_BYTES * 4];
+        time_t t = (time_t)(rows[i].time_ms / 1000);
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+        text_escape(rows[i].reason, reason, sizeof reason);
+        printf("%-6lld %-20s %-20s %-20s %-16s %-24s %s\n", (long long)rows[i].id, when,
+               rows[i].reporter, rows[i].reported, rows[i].game_id[0] ? rows[i].game_id : "-",
+               rows[i].host[0] ? rows[i].host : "-", reason);
+    }
+    if (rc != 0)
+        fprintf(stderr, "sungka-board: %s\n", rows ? store_last_error(s) : "out of memory");
+    free(rows);
+    store_close(s);
+    return rc == 0 ? 0 : 1;
+}
+
+static int print_rating_report(const char *db)
+{
+    store *s;
+    int opened = open_listing(db, "--rating-report", &s);
+    if (opened != 0)
+        return opened;
     store_pair_row rows[REPORT_ROWS];
     int n = 0, rc = store_report_pairs(s, REPORT_ROWS, rows, &n);
     if (rc == 0)
@@ -826,6 +911,10 @@ int main(int argc, char **argv)
     }
     if (st.rating_report) {
         rc = print_rating_report(cfg.db);
+        goto out;
+    }
+    if (st.reports) {
+        rc = print_reports(cfg.db);
         goto out;
     }
     if (self_signed && (cfg.tls_cert || cfg.tls_key)) {

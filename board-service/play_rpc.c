@@ -237,6 +237,13 @@ static void chat(rpc_call *call, const ProtobufCMessage *request, void *svc)
     char err[256];
     if (!from)
         return;
+    const store_ban *muted = p->account_id ? board_account_mute(svc, p->account_id) : NULL;
+    if (muted) {
+        char why[STORE_BAN_REASON_BYTES + 64];
+        board_account_muted(muted, why, sizeof why);
+        rpc_call_finish_reason(call, RPC_PERMISSION_DENIED, "MUTED", why);
+        return;
+    }
     room_rc rc = room_chat(p->room, p, from, req->text, req->to, err, sizeof err);
     Sungka__V1__ChatResponse done = SUNGKA__V1__CHAT_RESPONSE__INIT;
     answer(call, rc, err, &done.base);

@@ -73,6 +73,9 @@ static const struct setting {
     S("client-signin-rate", INT, client_signin_rate, false),
     S("client-signin-jobs", INT, client_signin_jobs, false),
     S("client-registrations", INT, client_registrations, true),
+    S("max-blocks", INT, max_blocks, true),
+    S("report-rate", INT, report_rate, true),
+    S("block-rate", INT, block_rate, true),
     S("client-lookups", INT, client_lookups, true),
     S("stall-limit", INT, stall_limit_ms, false),  /* the watchdog's thread reads it */
     S("tls-cert", TLS, tls_cert, false),
@@ -84,6 +87,7 @@ static const struct setting {
     S("relay-after", INT, relay_after, true),
     S("relay-key", STRING, relay_key, false),
     S("metrics", STRING, metrics, false),          /* its listener is bound at start */
+    S("admin-token-file", STRING, admin_token_file, false),  /* read once, at start */
     S("verbose", BOOL, grpc_log, true),            /* main calls rpc_set_verbose */
 #undef S
 };

@@ -99,7 +99,7 @@ static void on_participant(void *user, const char *game_id, unsigned person_id,
     p->last_seen_ms = board_now_ms();
     /* No cap here: whoever the game had before the restart comes back. */
     if (room_restore_person(r, p) != 0)
-        free(p);
+        board_person_free(p);
 }
 
 /* A participant signed in to an account keeps playing for it, and keeps the

@@ -123,11 +123,12 @@ const logged_event *room_logged(const room *r, uint64_t seq)
 
 void room_lose(room *r, room_lost why)
 {
-    if (r->lost)
+    if (r->lost && (why != ROOM_LOST_BEHIND || r->lost_why == ROOM_LOST_BEHIND))
         return;
+    if (!r->lost)
+        r->svc->n_lost++;
     r->lost = true;
-    r->lost_why = why;
-    r->svc->n_lost++;
+    r->lost_why = why;   /* behind outweighs adopted: the game is stopped, not passed on */
 }
 
 bool room_is_behind(const room *r)
@@ -199,7 +200,7 @@ void room_free(room *r)
         room__detach_stream(r->people[i], ROOM_E_CLOSING, "the game is closing");
         room__release_watch(r->people[i]);
         unindex(r, r->people[i]);
-        free(r->people[i]);
+        board_person_free(r->people[i]);
     }
     free(r->people);
     for (size_t i = 0; i < r->log_len; i++)
@@ -584,7 +585,7 @@ room_rc room_join_as(room *r, const char *name, int64_t account_id, bool observe
     make_token(p->token);
     p->seat = seat;
     if (room_add_person(r, p) != 0) {
-        free(p);
+        board_person_free(p);
         room__change_end(r, NULL, 0);
         snprintf(err, errlen, "out of memory");
         return ROOM_E_LIMIT;
@@ -731,6 +732,14 @@ room_rc room_chat(room *r, participant *p, board_client *from, const char *text,
         if (target == p) {
             snprintf(err, errlen, "a private message needs someone else to read it");
             return ROOM_E_INVALID;
+        }
+        /* Blocked by the addressee: refused in words that do not say so
+         * (docs/rules.md, "Blocking and reporting"). */
+        if (board_blocks(target, p->account_id)) {
+            char echo[48];
+            snprintf(err, errlen, "%s is not taking private messages from you",
+                     board_echo(target->name, echo, sizeof echo));
+            return ROOM_E_DENIED;
         }
     }
     /* Spectators talk among themselves while the game runs, so that no one

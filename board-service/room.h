@@ -81,6 +81,9 @@ room_rc room_revoke_account_tokens(room *r, int64_t account_id, const char *why,
  * already (a SubscribeMany's leg counts as long as its call). */
 room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from,
                        uint64_t after_seq, char *err, size_t errlen);
+/* The operator ends p's open stream (its address was banned) with rc and
+ * why; p departs as if its connection had closed. */
+void room_end_stream(participant *p, room_rc rc, const char *why);
 /* The service saw p's stream end (client gone, or shutdown). */
 void room_stream_ended(participant *p, void *stream);
 /* Play a move. ROOM_OK: it is played and waits for room_commit_moves,
@@ -125,6 +128,13 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen);
 room_rc room_abort(room *r, participant *p, char *err, size_t errlen);
 room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen);
 room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen);
+/* The operator takes p out of r: its stream ends with rc ROOM_E_DENIED and
+ * why, then it leaves as room_leave (a seated player of a running game is
+ * out of it and loses). p may be freed. */
+room_rc room_kick(room *r, participant *p, const char *why, char *err, size_t errlen);
+/* The operator ends r (waiting or running) with no result, for `reason`
+ * (admin_rpc.c's EndGame), which everyone in it reads. */
+room_rc room_end_by_operator(room *r, const char *reason, char *err, size_t errlen);
 /* After a seat's grace ran out: the seat is out (two seats: p wins). */
 room_rc room_claim(room *r, participant *p, char *err, size_t errlen);
 /* A service bot `bot_name` at r's bot level takes departed p's seat in the
@@ -211,6 +221,8 @@ typedef enum room_lost {
     ROOM_LOST_BEHIND,
 } room_lost;
 bool room_is_lost(const room *r);
+/* Once; a game lost as adopted may still be found behind (its owner's row
+ * was what the database forgot), and is then stopped rather than passed on. */
 void room_lose(room *r, room_lost why);
 /* Why, in a sentence for the log ("another node has it now"). */
 const char *room_lost_why(const room *r);

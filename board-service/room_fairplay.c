@@ -83,6 +83,19 @@ room_rc room_abort(room *r, participant *p, char *err, size_t errlen)
     return room__change_end(r, err, errlen);
 }
 
+room_rc room_end_by_operator(room *r, const char *reason, char *err, size_t errlen)
+{
+    if (!room_is_open(r)) {
+        snprintf(err, errlen, "game %s is over already", r->id);
+        return ROOM_E_STATE;
+    }
+    char why[STORE_REASON_BYTES];
+    snprintf(why, sizeof why, "the operator ended the game: %s", reason);
+    room__change_begin_events_only(r);
+    room__end_game(r, true, why);
+    return room__change_end(r, err, errlen);
+}
+
 /* ------------------------------------------------------------------- draws */
 
 static room_rc two_seats(const room *r, char *err, size_t errlen)

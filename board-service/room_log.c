@@ -62,8 +62,12 @@ void room__check_sent(participant *p, int rc, uint64_t seq)
     room__detach_stream(p, ROOM_E_LIMIT, why);
 }
 
+/* Whether p is to receive le: its addressees, and never a chat line of an
+ * account p's account blocks (docs/rules.md, "Blocking and reporting"). */
 static bool may_see(const participant *p, const logged_event *le)
 {
+    if (le->from_account && board_blocks(p, le->from_account))
+        return false;
     if (le->only_for[0] == BOARD_FOR_OBSERVERS)
         return p->seat < 0;
     return !le->only_for[0] || p->id == le->only_for[0] || p->id == le->only_for[1];
@@ -217,6 +221,7 @@ int room__append_event_for(room *r, room_event *ev, unsigned a, unsigned b)
     le->seq = ev->seq;
     le->only_for[0] = a;
     le->only_for[1] = b;
+    le->from_account = ev->kind == ROOM_EV_CHAT && ev->who ? ev->who->account_id : 0;
     le->data = wire_pack_event(ev, &le->len);
     if (!le->data) {
         board_log_at(r->svc, LOG_ERR, "game %s: out of memory for the event log", r->id);
@@ -328,6 +333,9 @@ room_rc room_subscribe(room *r, participant *p, void *stream, board_client *from
     if (from)
         from->streams++;
     p->last_seen_ms = board_now_ms();
+    /* The blocks of its account as they are now (a change made through
+     * another node of a cluster arrives so); on failure it keeps the last. */
+    board_blocks_load(r->svc, p);
     /* A snapshot stands for the whole log so far; otherwise replay it. A
      * replay longer than the stream's outbox cuts it off like a slow
      * subscriber (check_sent): it resumes from where it got to. */
@@ -364,6 +372,14 @@ void room_stream_ended(participant *p, void *stream)
         return;
     room__forget_stream(p);
     room_depart(p->room, p, "the connection closed");
+}
+
+void room_end_stream(participant *p, room_rc rc, const char *why)
+{
+    if (!p->stream)
+        return;
+    room__detach_stream(p, rc, why);
+    room_depart(p->room, p, why);
 }
 
 void room_close_streams(room *r, const char *why)
@@ -422,6 +438,14 @@ int room_restore_event(room *r, uint64_t seq, unsigned only_for_a, unsigned only
     le->seq = seq;
     le->only_for[0] = only_for_a;
     le->only_for[1] = only_for_b;
+    /* A chat line's sender by its name among the people restored (the live
+     * log had its account from who): someone who has left since is not
+     * found, and a late subscriber's replay of their old lines is not
+     * filtered. */
+    const participant *sender = value->kind == ROOM_EV_CHAT && value->sender
+                                    ? room_find_name(r, value->sender)
+                                    : NULL;
+    le->from_account = sender ? sender->account_id : 0;
     le->data = data;
     le->len = len;
     return room_apply_event(r, value);

@@ -24,7 +24,7 @@ void room__remove_participant(room *r, participant *p)
     if (p->seat >= 0 && r->seat_holder[p->seat] == p)
         r->seat_holder[p->seat] = NULL;
     room__drop_person(r, p);
-    free(p);
+    board_person_free(p);
     r->svc->released++;
 }
 
@@ -126,6 +126,14 @@ void room_leave(room *r, participant *p)
     room__change_begin(r);
     leave(r, p);
     room__change_end(r, NULL, 0);
+}
+
+room_rc room_kick(room *r, participant *p, const char *why, char *err, size_t errlen)
+{
+    room__detach_stream(p, ROOM_E_DENIED, why);
+    room__change_begin(r);
+    leave(r, p);
+    return room__change_end(r, err, errlen);
 }
 
 static void leave(room *r, participant *p)

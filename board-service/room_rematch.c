@@ -62,6 +62,21 @@ room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err
         room__emit(r, &ev);
         return room__change_end(r, err, errlen);
     }
+    /* Two players of whom one blocks the other are never paired again
+     * (docs/rules.md, "Blocking and reporting"). */
+    for (int s = 0; s < game_seats(&r->state); s++)
+        for (int t = s + 1; t < game_seats(&r->state); t++) {
+            int blocked = board_blocked_either(r->svc, r->seat_holder[s]->account_id,
+                                               r->seat_holder[t]->account_id);
+            if (blocked < 0) {
+                snprintf(err, errlen, "cannot read the players' blocks; try again");
+                return ROOM_E_STORE;
+            }
+            if (blocked > 0) {
+                snprintf(err, errlen, "a rematch between these players is not possible");
+                return ROOM_E_DENIED;
+            }
+        }
     if (r->rematch_accepted & me) {
         snprintf(err, errlen, "you have accepted; wait for the others");
         return ROOM_E_STATE;

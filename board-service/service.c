@@ -24,6 +24,7 @@
 #include "board_rpc.h"
 #include "text.h"
 #include "version.h"
+#include "sungka/v1/social.pb-c.h"
 
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
@@ -102,6 +103,12 @@ void board_config_defaults(board_config *cfg)
         cfg->client_signin_jobs = 2;
     if (cfg->client_registrations <= 0)
         cfg->client_registrations = 10;
+    if (cfg->max_blocks <= 0)
+        cfg->max_blocks = 500;
+    if (cfg->report_rate <= 0)
+        cfg->report_rate = 20;
+    if (cfg->block_rate <= 0)
+        cfg->block_rate = 30;
     if (cfg->client_lookups <= 0)
         cfg->client_lookups = 50;
     if (cfg->stall_limit_ms <= 0)
@@ -279,6 +286,9 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
             goto fail_store;
     }
 
+    if (board_admin_start(svc, err, errlen) != 0)
+        goto fail_store;
+
     rpc_server_options opts = {0};
     const char *tls_files[][2] = {{"--tls-cert", svc->cfg.tls_cert},
                                   {"--tls-key", svc->cfg.tls_key},
@@ -315,12 +325,17 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     }
     rpc_server_set_turn_hook(svc->server, end_turn, svc);
     rpc_server_set_refusal_hook(svc->server, board_metrics_refusal, svc);
+    rpc_server_set_admit_hook(svc->server, board_admit, svc);
     if (rpc_server_add_methods(svc->server, &sungka__v1__register__descriptor,
                                board_games_methods, board_games_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__board__descriptor, board_play_methods,
                                board_play_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__accounts__descriptor,
                                board_accounts_methods, board_accounts_n_methods, svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__admin__descriptor,
+                               board_admin_methods, board_admin_n_methods, svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__social_service__descriptor,
+                               board_social_methods, board_social_n_methods, svc) != 0 ||
         board_health_init(svc) != 0 || rpc_server_start(svc->server) != 0 ||
         board_health_watch(svc) != 0) {
         snprintf(err, errlen, "cannot start the RPC server");
@@ -357,6 +372,7 @@ fail_server:
     rpc_server_destroy(svc->server);
     board_health_free(svc);
 fail_store:
+    board_admin_free(svc);
     board_rooms_free(svc);
     store_close(svc->store);
 fail_free:
@@ -402,6 +418,7 @@ static void run_timers(board_service *svc)
     int64_t now = board_now_ms();
     run_clocks(svc, now);
     board_cluster_tick(svc, now);
+    board_admin_tick(svc, now);
     if (svc->n_lost > 0)
         board_let_go_lost(svc);
     if (svc->n_diverged > 0)
@@ -448,6 +465,8 @@ static void run_timers(board_service *svc)
                       stale_empty ? "nobody joined" : "over");
             if (svc->store && !stale_empty && store_game_forget(svc->store, room_id(r)) != 0)
                 board_log_at(svc, LOG_ERR, "game %s: %s", room_id(r), store_last_error(svc->store));
+            if (!stale_empty)
+                board_cluster_note_removed(svc, r);
             board_rooms_remove(svc, i);
         }
     }
@@ -518,6 +537,7 @@ void board_destroy(board_service *svc)
     board_clients_free(svc);     /* after the rooms: their people point here */
     room_moves_free(svc);
     board_cluster_leave(svc);
+    board_admin_free(svc);
     store_close(svc->store);
     board_people_free(svc);
     board_limits_free(&svc->limits);     /* after the server: its calls count here */

@@ -46,10 +46,14 @@ enum stmt_id {
     ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
     ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD, ST_GAME_UNRATED,
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
+    ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_ACTION_ADD, ST_ACTIONS,
+    ST_RESET_PUT, ST_RESET_GET, ST_RESET_DELETE,
+    ST_BLOCK_PUT, ST_BLOCK_DELETE, ST_BLOCK_COUNT, ST_BLOCKS_OF, ST_BLOCKED_EITHER,
+    ST_ABUSE_INSERT, ST_ABUSE_SINCE, ST_ABUSE_LIST,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
-    ST_REMOTE_GAMES, ST_GAME_FENCE, ST_DB_TIME,
+    ST_REMOTE_GAMES, ST_GAME_FENCE, ST_DB_TIME, ST_GAME_STORED_LAST, ST_IDS_PAST,
     ST_COUNT
 };
 
@@ -66,11 +70,16 @@ enum stmt_id {
 
 /* Ended games, newest first; `order` is the games' insertion order, which
  * breaks ties of the end time (SQLite's rowid, PostgreSQL's ord). */
+/* A page starts after the key (?4 ended_ms, ?5 order) of the row before
+ * (?4 NULL: the first page); the order is read back after the game's columns.
+ * "?4 IS NULL" comes after ?4's first use here and below: PostgreSQL types a
+ * parameter by where it first meets it, and cannot from IS NULL. */
 #define MATCHES_SQL(order) \
-    "SELECT " GAME_COLUMNS " FROM games g WHERE status >= 3" \
+    "SELECT " GAME_COLUMNS ", " order " FROM games g WHERE status >= 3" \
     " AND (kind = ?1 OR ?1 IS NULL)" \
     " AND (EXISTS (SELECT 1 FROM results r" \
     "              WHERE r.game_id = g.id AND r.name = ?2) OR ?2 IS NULL)" \
+    " AND (ended_ms < ?4 OR (ended_ms = ?4 AND " order " < ?5) OR ?4 IS NULL)" \
     " ORDER BY ended_ms DESC, " order " DESC LIMIT ?3"
 /* What recovery (and adoption) takes: games not over, and ended ones whose
  * players may still ask for a rematch. */
@@ -143,9 +152,13 @@ static const char *const stmt_sql[ST_COUNT] = {
         "SELECT name, played, wins, losses, draws, streak, best_streak, account_id"
         " FROM players WHERE name = ?1",
     /* accounts only: guests and unclaimed names are not ranked */
+    /* a page starts after the key (?2 wins, ?3 best streak, ?4 name) of the
+     * row before; ?2 NULL: the top */
     [ST_LEADERBOARD] =
         "SELECT name, played, wins, losses, draws, streak, best_streak, account_id"
         " FROM players WHERE account_id IS NOT NULL"
+        " AND (wins < ?2 OR (wins = ?2 AND (best_streak < ?3"
+        "      OR (best_streak = ?3 AND name > ?4))) OR ?2 IS NULL)"
         " ORDER BY wins DESC, best_streak DESC, name LIMIT ?1",
     [ST_MATCHES] = MATCHES_SQL("g.rowid"),
     [ST_GAME_GET] = "SELECT " GAME_COLUMNS " FROM games g WHERE id = ?1",
@@ -224,18 +237,25 @@ static const char *const stmt_sql[ST_COUNT] = {
         "INSERT INTO rating_history (account_id, kind, ended_ms, game_id, rating_before,"
         " rating, rd, volatility) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     /* the newest ?3, returned oldest first */
+    /* only points before the key (?4 ended_ms, ?5 game id); ?4 NULL: the newest */
     [ST_RATING_HISTORY] =
         "SELECT kind, ended_ms, game_id, rating_before, rating, rd, volatility FROM"
         " (SELECT * FROM rating_history WHERE account_id = ?1 AND (kind = ?2 OR ?2 IS NULL)"
+        "  AND (ended_ms < ?4 OR (ended_ms = ?4 AND game_id < ?5) OR ?4 IS NULL)"
         "  ORDER BY ended_ms DESC, game_id DESC LIMIT ?3) AS newest"
         " ORDER BY ended_ms, game_id",
     [ST_RATINGS_OF] =
         "SELECT kind, rating, rd, volatility, games, updated_ms FROM ratings"
         " WHERE account_id = ?1 ORDER BY kind",
-    /* settled ratings first, then the provisional ones (?3: the bound) */
+    /* settled ratings first, then the provisional ones (?3: the bound); a
+     * page starts after the key (?4 provisional 0 or 1, ?5 rating, ?6 name)
+     * of the row before; ?4 NULL: the top */
     [ST_RATING_LEADERBOARD] =
         "SELECT a.name, r.account_id, r.rating, r.rd, r.volatility, r.games, r.updated_ms"
         " FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE r.kind = ?1"
+        " AND ((CASE WHEN r.rd > ?3 THEN 1 ELSE 0 END) > ?4"
+        "      OR ((CASE WHEN r.rd > ?3 THEN 1 ELSE 0 END) = ?4 AND (r.rating < ?5"
+        "          OR (r.rating = ?5 AND a.name > ?6))) OR ?4 IS NULL)"
         " ORDER BY r.rd > ?3, r.rating DESC, a.name LIMIT ?2",
     [ST_GAME_UNRATED] = "UPDATE games SET unrated = ?2 WHERE id = ?1 AND rated <> 0",
     [ST_PAIR_RATED_GAMES] =
@@ -257,6 +277,27 @@ static const char *const stmt_sql[ST_COUNT] = {
         " JOIN accounts a ON a.id = x.account_id JOIN accounts b ON b.id = y.account_id"
         " WHERE g.unrated = ?1 GROUP BY x.account_id, y.account_id, a.name, b.name"
         " ORDER BY n DESC, a.name, b.name LIMIT ?2",
+    [ST_BLOCK_PUT] =
+        "INSERT INTO blocks (account_id, blocked_id, created_ms) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (account_id, blocked_id) DO NOTHING",
+    [ST_BLOCK_DELETE] = "DELETE FROM blocks WHERE account_id = ?1 AND blocked_id = ?2",
+    [ST_BLOCK_COUNT] = "SELECT count(*) FROM blocks WHERE account_id = ?1",
+    [ST_BLOCKS_OF] =
+        "SELECT b.blocked_id, a.name, b.created_ms FROM blocks b"
+        " JOIN accounts a ON a.id = b.blocked_id WHERE b.account_id = ?1"
+        " ORDER BY a.name_key LIMIT ?2",
+    [ST_BLOCKED_EITHER] =
+        "SELECT count(*) FROM blocks WHERE (account_id = ?1 AND blocked_id = ?2)"
+        " OR (account_id = ?2 AND blocked_id = ?1)",
+    [ST_ABUSE_INSERT] =
+        "INSERT INTO reports (time_ms, reporter_id, reported_id, game_id, reason, host)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+    [ST_ABUSE_SINCE] = "SELECT count(*) FROM reports WHERE reporter_id = ?1 AND time_ms >= ?2",
+    [ST_ABUSE_LIST] =
+        "SELECT r.id, r.time_ms, r.reporter_id, r.reported_id, a.name, b.name, r.game_id,"
+        " r.reason, r.host FROM reports r"
+        " JOIN accounts a ON a.id = r.reporter_id JOIN accounts b ON b.id = r.reported_id"
+        " ORDER BY r.id DESC LIMIT ?1",
     /* each point won in a two-seat game, against the other seat's account */
     [ST_REPORT_ONE_OPPONENT] =
         "WITH won AS (SELECT h.account_id AS who, o.account_id AS opp,"
@@ -271,6 +312,30 @@ static const char *const stmt_sql[ST_COUNT] = {
         " JOIN total t ON t.who = p.who"
         " JOIN accounts a ON a.id = p.who JOIN accounts b ON b.id = p.opp"
         " WHERE p.gain >= ?1 * t.gain ORDER BY p.gain DESC, a.name, b.name LIMIT ?2",
+    /* the operator's bans and actions (admin_rpc.c) */
+    [ST_BAN_PUT] =
+        "INSERT INTO bans (kind, target, label, reason, made_ms, until_ms)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (kind, target) DO UPDATE SET"
+        " label = excluded.label, reason = excluded.reason, made_ms = excluded.made_ms,"
+        " until_ms = excluded.until_ms",
+    [ST_BAN_DELETE] =
+        "DELETE FROM bans WHERE kind = ?1 AND target = ?2 AND (until_ms = 0 OR until_ms > ?3)",
+    [ST_BANS_EXPIRE] = "DELETE FROM bans WHERE until_ms <> 0 AND until_ms <= ?1",
+    [ST_BANS] =
+        "SELECT kind, target, label, reason, made_ms, until_ms FROM bans"
+        " ORDER BY made_ms, kind, target LIMIT ?1",
+    [ST_ACTION_ADD] =
+        "INSERT INTO admin_actions (at_ms, who, action, target, reason)"
+        " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_ACTIONS] =
+        "SELECT at_ms, who, action, target, reason FROM admin_actions"
+        " ORDER BY id DESC LIMIT ?1",
+    [ST_RESET_PUT] =
+        "INSERT INTO reset_codes (account_id, hash, expires_ms) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash,"
+        " expires_ms = excluded.expires_ms",
+    [ST_RESET_GET] = "SELECT hash, expires_ms FROM reset_codes WHERE account_id = ?1",
+    [ST_RESET_DELETE] = "DELETE FROM reset_codes WHERE account_id = ?1",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -351,6 +416,15 @@ static const char *const pg_sql[ST_COUNT] = {
     [ST_GAME_FENCE] = "SELECT 1 FROM game_owners WHERE game_id = ?1::text AND node_id = ?2::bigint"
                       " FOR SHARE",
     [ST_DB_TIME] = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+    /* the game's last stored event (0: none); no row: no such game */
+    [ST_GAME_STORED_LAST] =
+        "SELECT COALESCE((SELECT max(seq) FROM events WHERE game_id = ?1::text), 0)"
+        " FROM games WHERE id = ?1::text",
+    /* Past ?1 and past where it is, by ?2 more: a nextval() of another
+     * node in between is left behind, not handed out again. */
+    [ST_IDS_PAST] =
+        "SELECT setval('game_ids', GREATEST(last_value, ?1::bigint) + ?2::bigint)"
+        " FROM game_ids",
 };
 
 static const char *sql_of(const db *d, enum stmt_id id)
@@ -1105,7 +1179,8 @@ int store_player_stats(store *s, const char *name, store_stats *out)
     return res;
 }
 
-int store_leaderboard(store *s, int limit, store_stats *out, int *n)
+int store_leaderboard(store *s, int limit, const store_page_key *after, store_stats *out,
+                      int *n)
 {
     if (!n || (limit > 0 && !out) || limit <= 0)
         return failf(s, "the leaderboard needs a limit above 0 and a place for it");
@@ -1114,6 +1189,11 @@ int store_leaderboard(store *s, int limit, store_stats *out, int *n)
     if (!st)
         return -1;
     db_bind_int64(st, 1, limit);
+    if (after && after->set) {
+        db_bind_int64(st, 2, after->a);
+        db_bind_int64(st, 3, after->b);
+        db_bind_text(st, 4, after->text);
+    }
     int rc;
     while ((rc = db_step(st)) == DB_ROW && *n < limit)
         read_stats(st, &out[(*n)++]);
@@ -1199,7 +1279,7 @@ static int complete_summary(store *s, store_match_summary *m)
 }
 
 int store_matches(store *s, const char *player, const char *kind, int limit,
-                  store_match_summary **out, int *n)
+                  const store_page_key *after, store_match_summary **out, int *n)
 {
     if (!out || !n || limit <= 0)
         return failf(s, "the match history needs a limit above 0 and a place for it");
@@ -1216,6 +1296,10 @@ int store_matches(store *s, const char *player, const char *kind, int limit,
     if (player)
         db_bind_text(st, 2, player);
     db_bind_int64(st, 3, limit);
+    if (after && after->set) {
+        db_bind_int64(st, 4, after->a);
+        db_bind_int64(st, 5, after->b);
+    }
 
     store_match_summary *list = NULL;
     int count = 0, cap = 0, rc, res = 0;
@@ -1230,6 +1314,7 @@ int store_matches(store *s, const char *player, const char *kind, int limit,
         store_match_summary *m = &list[count++];
         memset(m, 0, sizeof *m);
         read_game(st, &m->game, &m->n_moves);
+        m->order = db_col_int64(st, GAME_N_COLUMNS);
         if (complete_summary(s, m) < 0) {
             res = -1;
             break;
@@ -1958,7 +2043,7 @@ int store_ratings_of(store *s, int64_t account_id, store_rating *out, int max, i
 }
 
 int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, int limit,
-                             store_rated_player *out, int *n)
+                             const store_page_key *after, store_rated_player *out, int *n)
 {
     if (check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
         return -1;
@@ -1971,6 +2056,11 @@ int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, 
     db_bind_text(st, 1, kind);
     db_bind_int64(st, 2, limit);
     db_bind_double(st, 3, provisional_rd);
+    if (after && after->set) {
+        db_bind_int64(st, 4, after->a);
+        db_bind_double(st, 5, after->x);
+        db_bind_text(st, 6, after->text);
+    }
     int rc;
     while (*n < limit && (rc = db_step(st)) == DB_ROW) {
         store_rated_player *p = &out[(*n)++];
@@ -2092,7 +2182,7 @@ int store_report_one_opponent(store *s, double share, int limit, store_pair_row 
 }
 
 int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,
-                         store_rating_point **out, int *n)
+                         const store_page_key *before, store_rating_point **out, int *n)
 {
     if (kind && check_str(s, kind, STORE_KIND_BYTES, "game kind", false) < 0)
         return -1;
@@ -2107,6 +2197,10 @@ int store_rating_history(store *s, int64_t account_id, const char *kind, int lim
     if (kind)
         db_bind_text(st, 2, kind);
     db_bind_int64(st, 3, limit);
+    if (before && before->set) {
+        db_bind_int64(st, 4, before->a);
+        db_bind_text(st, 5, before->text);
+    }
     store_rating_point *points = NULL;
     int count = 0, cap = 0, rc;
     while ((rc = db_step(st)) == DB_ROW) {
@@ -2389,6 +2483,41 @@ int store_game_next_id(store *s, unsigned *id)
     return 0;
 }
 
+const char *store_db_history(store *s)
+{
+    return s ? db_history(s->db) : "";
+}
+
+int store_game_stored_last(store *s, const char *game_id, uint64_t *last)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_GAME_STORED_LAST);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    int rc = db_step(st);
+    if (rc == DB_ROW)
+        *last = (uint64_t)db_col_int64(st, 0);
+    int res = rc == DB_ROW ? 0 : rc == DB_DONE ? STORE_NOT_FOUND
+                                                : fail_db(s, "cannot read a game's log");
+    if (res == STORE_NOT_FOUND)
+        failf(s, "there is no game %s", game_id);
+    finish(st);
+    return res;
+}
+
+int store_game_ids_past(store *s, unsigned seen, unsigned margin)
+{
+    db_stmt *st = stmt(s, ST_IDS_PAST);
+    int64_t next;
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, seen);
+    db_bind_int64(st, 2, margin);
+    return one_int64(s, st, "cannot move the game ids on", &next);
+}
+
 int store_recover_game(store *s, const char *game_id, const store_recovery_cb *cb,
                        void *user)
 {
@@ -2409,4 +2538,317 @@ int store_recover_game(store *s, const char *game_id, const store_recovery_cb *c
     if (res < 0 || read_options(s, &g) < 0 || read_rated_seats(s, &g) < 0)
         return -1;
     return recover_game(s, cb ? cb : &none, user, &g);
+}
+
+/* ------------------------------------------------------------------------
+ * The operator's bans and the audit log
+ * ------------------------------------------------------------------------ */
+
+int store_ban_put(store *s, const store_ban *b)
+{
+    if (!b || (b->kind != STORE_BAN_ACCOUNT && b->kind != STORE_BAN_ADDRESS &&
+               b->kind != STORE_BAN_MUTE))
+        return failf(s, "a ban is of an account, an address or an account's chat");
+    if (check_str(s, b->target, sizeof b->target, "ban's target", false) < 0 ||
+        check_str(s, b->label, sizeof b->label, "ban's label", false) < 0 ||
+        check_str(s, b->reason, sizeof b->reason, "ban's reason", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_BAN_PUT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, b->kind);
+    db_bind_text(st, 2, b->target);
+    db_bind_text(st, 3, b->label);
+    db_bind_text(st, 4, b->reason);
+    db_bind_int64(st, 5, b->made_ms);
+    db_bind_int64(st, 6, b->until_ms);
+    return run(s, st, "cannot store the ban");
+}
+
+int store_ban_delete(store *s, int kind, const char *target, int64_t now_ms)
+{
+    if (check_str(s, target, STORE_BAN_TARGET_BYTES, "ban's target", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_BAN_DELETE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, kind);
+    db_bind_text(st, 2, target);
+    db_bind_int64(st, 3, now_ms);
+    if (run(s, st, "cannot lift the ban") < 0)
+        return -1;
+    if (db_changes(s->db) == 0) {
+        failf(s, "no such ban");
+        return STORE_NOT_FOUND;
+    }
+    return 0;
+}
+
+int store_bans(store *s, int64_t now_ms, store_ban *out, int max, int *n)
+{
+    if (!out || !n || max <= 0)
+        return failf(s, "the bans need a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_BANS_EXPIRE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, now_ms);
+    if (run(s, st, "cannot forget expired bans") < 0 || !(st = stmt(s, ST_BANS)))
+        return -1;
+    db_bind_int64(st, 1, max);
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW && *n < max) {
+        store_ban *b = &out[(*n)++];
+        b->kind = db_col_int(st, 0);
+        col_text(st, 1, b->target, sizeof b->target);
+        col_text(st, 2, b->label, sizeof b->label);
+        col_text(st, 3, b->reason, sizeof b->reason);
+        b->made_ms = db_col_int64(st, 4);
+        b->until_ms = db_col_int64(st, 5);
+    }
+    if (rc == DB_FAILED)
+        fail_db(s, "cannot read the bans");
+    finish(st);
+    return rc == DB_FAILED ? -1 : 0;
+}
+
+int store_admin_action_add(store *s, const store_admin_action *a)
+{
+    if (!a || check_str(s, a->who, sizeof a->who, "action's caller", false) < 0 ||
+        check_str(s, a->action, sizeof a->action, "action", false) < 0 ||
+        check_str(s, a->target, sizeof a->target, "action's target", true) < 0 ||
+        check_str(s, a->reason, sizeof a->reason, "action's reason", true) < 0)
+        return a ? -1 : failf(s, "no action");
+    db_stmt *st = stmt(s, ST_ACTION_ADD);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, a->at_ms);
+    db_bind_text(st, 2, a->who);
+    db_bind_text(st, 3, a->action);
+    db_bind_text(st, 4, a->target);
+    db_bind_text(st, 5, a->reason);
+    return run(s, st, "cannot store the admin action");
+}
+
+int store_admin_actions(store *s, int limit, store_admin_action *out, int *n)
+{
+    if (!out || !n || limit <= 0)
+        return failf(s, "the admin actions need a limit above 0 and a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_ACTIONS);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, limit);
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW && *n < limit) {
+        store_admin_action *a = &out[(*n)++];
+        a->at_ms = db_col_int64(st, 0);
+        col_text(st, 1, a->who, sizeof a->who);
+        col_text(st, 2, a->action, sizeof a->action);
+        col_text(st, 3, a->target, sizeof a->target);
+        col_text(st, 4, a->reason, sizeof a->reason);
+    }
+    if (rc == DB_FAILED)
+        fail_db(s, "cannot read the admin actions");
+    finish(st);
+    return rc == DB_FAILED ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Password reset codes
+ * ------------------------------------------------------------------------ */
+
+int store_reset_code_put(store *s, int64_t account_id,
+                         const uint8_t hash[STORE_RESET_HASH_BYTES], int64_t expires_ms)
+{
+    if (account_id <= 0 || !hash)
+        return failf(s, "a reset code needs an account and a hash");
+    db_stmt *st = stmt(s, ST_RESET_PUT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account_id);
+    db_bind_blob(st, 2, hash, STORE_RESET_HASH_BYTES);
+    db_bind_int64(st, 3, expires_ms);
+    return run(s, st, "cannot store the reset code");
+}
+
+int store_reset_code_get(store *s, int64_t account_id, uint8_t hash[STORE_RESET_HASH_BYTES],
+                         int64_t *expires_ms)
+{
+    db_stmt *st = stmt(s, ST_RESET_GET);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account_id);
+    int rc = db_step(st);
+    size_t len = 0;
+    const void *h = rc == DB_ROW ? db_col_blob(st, 0, &len) : NULL;
+    if (rc == DB_ROW && len == STORE_RESET_HASH_BYTES) {
+        memcpy(hash, h, STORE_RESET_HASH_BYTES);
+        *expires_ms = db_col_int64(st, 1);
+    } else if (rc == DB_ROW) {
+        rc = DB_DONE;              /* a damaged row is no code */
+    } else if (rc != DB_DONE) {
+        fail_db(s, "cannot read a reset code");
+    }
+    finish(st);
+    if (rc == DB_DONE) {
+        failf(s, "no reset code");
+        return STORE_NOT_FOUND;
+    }
+    return rc == DB_ROW ? 0 : -1;
+}
+
+int store_reset_code_delete(store *s, int64_t account_id)
+{
+    db_stmt *st = stmt(s, ST_RESET_DELETE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account_id);
+    return run(s, st, "cannot forget the reset code");
+}
+
+/* ------------------------------------------------------------------------
+ * Blocks and reports.
+ * ------------------------------------------------------------------------ */
+
+int store_block_put(store *s, int64_t account, int64_t blocked, int64_t when_ms)
+{
+    if (account <= 0 || blocked <= 0 || account == blocked)
+        return failf(s, "a block needs two different accounts");
+    db_stmt *st = stmt(s, ST_BLOCK_PUT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account);
+    db_bind_int64(st, 2, blocked);
+    db_bind_int64(st, 3, when_ms);
+    return run(s, st, "cannot store the block");
+}
+
+int store_block_delete(store *s, int64_t account, int64_t blocked)
+{
+    db_stmt *st = stmt(s, ST_BLOCK_DELETE);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account);
+    db_bind_int64(st, 2, blocked);
+    if (run(s, st, "cannot remove the block") < 0)
+        return -1;
+    return db_changes(s->db) == 0 ? STORE_NOT_FOUND : 0;
+}
+
+/* One count of a statement bound with a and b (b < 0: only a). */
+static int count_of(store *s, enum stmt_id id, int64_t a, int64_t b, int *n, const char *what)
+{
+    if (!n)
+        return failf(s, "no place for the count");
+    *n = 0;
+    db_stmt *st = stmt(s, id);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, a);
+    if (b >= 0)
+        db_bind_int64(st, 2, b);
+    int res = 0;
+    if (db_step(st) == DB_ROW)
+        *n = db_col_int(st, 0);
+    else
+        res = fail_db(s, what);
+    finish(st);
+    return res;
+}
+
+int store_block_count(store *s, int64_t account, int *n)
+{
+    return count_of(s, ST_BLOCK_COUNT, account, -1, n, "cannot count the blocks");
+}
+
+int store_blocked_either(store *s, int64_t a, int64_t b)
+{
+    int n = 0;
+    if (count_of(s, ST_BLOCKED_EITHER, a, b, &n, "cannot read the blocks") < 0)
+        return -1;
+    return n > 0;
+}
+
+int store_blocks_of(store *s, int64_t account, int max, store_block *out, int *n)
+{
+    if (!n || !out || max <= 0)
+        return failf(s, "the blocks need a limit above 0 and a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_BLOCKS_OF);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, account);
+    db_bind_int64(st, 2, max);
+    int rc = DB_DONE;
+    while (*n < max && (rc = db_step(st)) == DB_ROW) {
+        store_block *b = &out[(*n)++];
+        b->account_id = db_col_int64(st, 0);
+        col_text(st, 1, b->name, sizeof b->name);
+        b->created_ms = db_col_int64(st, 2);
+    }
+    int res = *n == max || rc == DB_DONE ? 0 : fail_db(s, "cannot read the blocks");
+    finish(st);
+    return res;
+}
+
+int store_report_add(store *s, store_report *r)
+{
+    if (!r || r->reporter_id <= 0 || r->reported_id <= 0)
+        return failf(s, "a report needs the accounts of its reporter and of the reported");
+    if (check_str(s, r->game_id, STORE_ID_BYTES, "game id", true) < 0 ||
+        check_str(s, r->reason, STORE_REPORT_REASON_BYTES, "report's reason", false) < 0 ||
+        check_str(s, r->host, STORE_HOST_BYTES, "client address", true) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_ABUSE_INSERT);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, r->time_ms);
+    db_bind_int64(st, 2, r->reporter_id);
+    db_bind_int64(st, 3, r->reported_id);
+    db_bind_text(st, 4, r->game_id);
+    db_bind_text(st, 5, r->reason);
+    db_bind_text(st, 6, r->host);
+    if (db_step(st) != DB_ROW) {
+        fail_db(s, "cannot store the report");
+        finish(st);
+        return -1;
+    }
+    r->id = db_col_int64(st, 0);     /* RETURNING id */
+    finish(st);
+    return 0;
+}
+
+int store_reports_since(store *s, int64_t reporter, int64_t since_ms, int *n)
+{
+    return count_of(s, ST_ABUSE_SINCE, reporter, since_ms < 0 ? 0 : since_ms, n,
+                    "cannot count the reports");
+}
+
+int store_reports_list(store *s, int limit, store_report *out, int *n)
+{
+    if (!n || !out || limit <= 0)
+        return failf(s, "the reports need a limit above 0 and a place for them");
+    *n = 0;
+    db_stmt *st = stmt(s, ST_ABUSE_LIST);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, limit);
+    int rc = DB_DONE;
+    while (*n < limit && (rc = db_step(st)) == DB_ROW) {
+        store_report *r = &out[(*n)++];
+        memset(r, 0, sizeof *r);
+        r->id = db_col_int64(st, 0);
+        r->time_ms = db_col_int64(st, 1);
+        r->reporter_id = db_col_int64(st, 2);
+        r->reported_id = db_col_int64(st, 3);
+        col_text(st, 4, r->reporter, sizeof r->reporter);
+        col_text(st, 5, r->reported, sizeof r->reported);
+        col_text(st, 6, r->game_id, sizeof r->game_id);
+        col_text(st, 7, r->reason, sizeof r->reason);
+        col_text(st, 8, r->host, sizeof r->host);
+    }
+    int res = *n == limit || rc == DB_DONE ? 0 : fail_db(s, "cannot read the reports");
+    finish(st);
+    return res;
 }

@@ -298,10 +298,24 @@ int store_player_stats(store *s, const char *name, store_stats *out);
  * count them (account_id 0: a guest's name). */
 int store_player_lost(store *s, const char *name, int64_t account_id);
 
+/* Where a page of a list starts: after the row whose key this is (the last
+ * row of the page before), in the list's order, so that rows added between
+ * two pages neither repeat nor hide the ones after it (key-set paging, not
+ * an offset). Each list says which fields make its key; `after` NULL, or
+ * with set false, is the first page. */
+typedef struct store_page_key {
+    bool set;
+    int64_t a, b;                  /* the key's numbers */
+    double x;                      /* ... a real one */
+    char text[STORE_NAME_BYTES];   /* ... and a name or an id */
+} store_page_key;
+
 /* Up to limit (> 0) players with an account into out[limit], by wins (most
  * first), then best streak (longest first), then name (bytewise); guests and
- * unclaimed names are not ranked. *n gets the count. */
-int store_leaderboard(store *s, int limit, store_stats *out, int *n);
+ * unclaimed names are not ranked. *n gets the count.
+ *   after  IN  key (a wins, b best streak, text name) of the row before; NULL */
+int store_leaderboard(store *s, int limit, const store_page_key *after, store_stats *out,
+                      int *n);
 
 /* --- History -------------------------------------------------------------- */
 
@@ -313,14 +327,17 @@ typedef struct store_match_summary {
     int winners[STORE_MAX_SEATS];  /* seat numbers, ascending */
     int n_winners;                 /* 0: a draw, or abandoned */
     int n_moves;
+    int64_t order;                 /* the game's place in the store's insertion
+                                    * order: breaks ties of ended_ms */
 } store_match_summary;
 
 /* Ended games (finished and abandoned), newest end first, at most limit (> 0).
  *   player  IN  only games where this name held a seat; NULL: any
  *   kind    IN  only games of this kind; NULL: any
+ *   after   IN  key (a ended_ms, b order) of the row before; NULL: the newest
  *   out     OUT array of *n summaries, caller frees (NULL when *n is 0) */
 int store_matches(store *s, const char *player, const char *kind, int limit,
-                  store_match_summary **out, int *n);
+                  const store_page_key *after, store_match_summary **out, int *n);
 
 typedef struct store_move {
     int ply, seat, move;
@@ -421,6 +438,53 @@ int store_account_fill_looks(store *s, store_look_fn fn, void *user, int *filled
  * unknown account. Ending its other sessions is the caller's next call. */
 int store_account_set_password(store *s, int64_t id, const char *password_hash,
                                int64_t when_ms);
+
+/* --- Blocks and reports (docs/rules.md, "Blocking and reporting") --------- */
+
+/* An account blocks another: the service delivers none of the blocked
+ * account's chat to the blocker and never pairs the two. Kept per blocker;
+ * the service caps how many (--max-blocks) with store_block_count first. */
+typedef struct store_block {
+    int64_t account_id;                           /* the blocked account */
+    char name[STORE_NAME_BYTES];                  /* its name as registered */
+    int64_t created_ms;                           /* wall clock */
+} store_block;
+
+/* account blocks blocked from when_ms: 0 (also when it did already: the
+ * first time is kept), or -1. */
+int store_block_put(store *s, int64_t account, int64_t blocked, int64_t when_ms);
+/* 0, STORE_NOT_FOUND when account did not block blocked, or -1. */
+int store_block_delete(store *s, int64_t account, int64_t blocked);
+/* How many accounts account blocks, into *n. */
+int store_block_count(store *s, int64_t account, int *n /* OUT */);
+/* The accounts account blocks, by name, at most max (> 0) into out, *n of
+ * them. */
+int store_blocks_of(store *s, int64_t account, int max, store_block *out /* OUT */,
+                    int *n /* OUT */);
+/* 1 when a blocks b or b blocks a, 0 when neither does, -1 on failure. */
+int store_blocked_either(store *s, int64_t a, int64_t b);
+
+#define STORE_REPORT_REASON_BYTES 1024   /* the service takes 500 bytes at most */
+
+/* A player's report of another for the operator. */
+typedef struct store_report {
+    int64_t id;                                   /* > 0; set by the store */
+    int64_t time_ms;                              /* wall clock */
+    int64_t reporter_id, reported_id;             /* accounts */
+    char reporter[STORE_NAME_BYTES];              /* their names (read only: */
+    char reported[STORE_NAME_BYTES];              /*  store_reports_list fills them) */
+    char game_id[STORE_ID_BYTES];                 /* "": about no game */
+    char reason[STORE_REPORT_REASON_BYTES];
+    char host[STORE_HOST_BYTES];                  /* the reporter's client address */
+} store_report;
+
+/* Store *r (id ignored, then set). 0, or -1. */
+int store_report_add(store *s, store_report *r /* IN/OUT */);
+/* How many reports reporter made at since_ms or later, into *n: the
+ * service's rate (--report-rate), the same on every node of a cluster. */
+int store_reports_since(store *s, int64_t reporter, int64_t since_ms, int *n /* OUT */);
+/* The newest reports first, at most limit (> 0) into out, *n of them. */
+int store_reports_list(store *s, int limit, store_report *out /* OUT */, int *n /* OUT */);
 
 /* --- Sessions ------------------------------------------------------------- */
 
@@ -535,9 +599,11 @@ typedef struct store_rated_player {
 
 /* The leaderboard of a kind: settled ratings (deviation at most
  * provisional_rd) by rating, highest first, then the provisional ones the
- * same way; at most limit (> 0) into out, *n of them. */
+ * same way, then by name; at most limit (> 0) into out, *n of them.
+ *   after  IN  key (a 1 if provisional else 0, x rating, text name) of the row
+ *              before; NULL: the top */
 int store_rating_leaderboard(store *s, const char *kind, double provisional_rd, int limit,
-                             store_rated_player *out, int *n);
+                             const store_page_key *after, store_rated_player *out, int *n);
 
 typedef struct store_rating_point {
     char kind[STORE_KIND_BYTES];
@@ -548,9 +614,11 @@ typedef struct store_rating_point {
 
 /* An account's newest limit (> 0) points in kind (NULL: every kind),
  * oldest first.
- *   out  OUT array of *n points, caller frees (NULL when *n is 0) */
+ *   before  IN  only points older than the one with this key (a ended_ms,
+ *               text game id): the oldest of the page after; NULL: the newest
+ *   out     OUT array of *n points, caller frees (NULL when *n is 0) */
 int store_rating_history(store *s, int64_t account_id, const char *kind, int limit,
-                         store_rating_point **out, int *n);
+                         const store_page_key *before, store_rating_point **out, int *n);
 
 /* --- A cluster (issue 18; PostgreSQL only) ---------------------------------
  * Several services share one PostgreSQL database; each is a node. A node
@@ -627,9 +695,79 @@ int store_nodes(store *s, store_node *out, int max, int *n);
 /* A new game id, unique in the cluster (a database sequence). */
 int store_game_next_id(store *s, unsigned *id);
 
+/* Which history of the database the store's connection is on: on
+ * PostgreSQL the server's system identifier and timeline, "SYSID/TIMELINE",
+ * as read when the connection was made (or reconnected). A database that
+ * was failed over to a standby, or restored, reads differently, and may
+ * have gone back in time. "" when unknown (SQLite, or a server that cannot
+ * say). Valid until the store's next call. */
+const char *store_db_history(store *s);
+
+/* The seq of game_id's last stored event (0: none): 0, or STORE_NOT_FOUND
+ * when the database has no such game. */
+int store_game_stored_last(store *s, const char *game_id, uint64_t *last /* OUT */);
+
+/* Move the cluster's game ids on: the next one is past both seen and the
+ * last one handed out, by margin more. After the database went back in
+ * time, the ids it forgot are never handed out again (as long as fewer
+ * than margin were forgotten past seen). */
+int store_game_ids_past(store *s, unsigned seen, unsigned margin);
+
 /* store_recover for one game (any status), as an adopting node loads it. */
 int store_recover_game(store *s, const char *game_id, const store_recovery_cb *cb,
                        void *user);
+
+/* ------------------------------------------------------------------------
+ * The operator's bans and the audit log of the Admin service (admin_rpc.c).
+ * A cluster's nodes read the bans from the shared database, so a ban made
+ * on one is applied by every one.
+ * ------------------------------------------------------------------------ */
+enum { STORE_BAN_ACCOUNT = 1, STORE_BAN_ADDRESS = 2, STORE_BAN_MUTE = 3 /* an account's chat */ };
+#define STORE_BAN_TARGET_BYTES 64     /* an account id in decimal; a prefix in CIDR */
+#define STORE_BAN_REASON_BYTES 512
+#define STORE_ACTION_BYTES     32
+
+typedef struct store_ban {
+    int kind;                             /* STORE_BAN_ACCOUNT, _ADDRESS or _MUTE */
+    char target[STORE_BAN_TARGET_BYTES];
+    char label[STORE_NAME_BYTES];         /* what people read: the account's name, the prefix */
+    char reason[STORE_BAN_REASON_BYTES];  /* shown to the person refused */
+    int64_t made_ms;                      /* wall clock (a cluster's: the database's) */
+    int64_t until_ms;                     /* 0: until lifted */
+} store_ban;
+
+/* Make or replace the ban of (b->kind, b->target). */
+int store_ban_put(store *s, const store_ban *b);
+/* Lift a ban: 0, or STORE_NOT_FOUND when there was none in force at now_ms. */
+int store_ban_delete(store *s, int kind, const char *target, int64_t now_ms);
+/* The bans in force at now_ms (until_ms 0 or later), at most max into out;
+ * *n how many. Expired rows are deleted first. */
+int store_bans(store *s, int64_t now_ms, store_ban *out /* OUT */, int max, int *n /* OUT */);
+
+typedef struct store_admin_action {
+    int64_t at_ms;
+    char who[STORE_HOST_BYTES];           /* the caller's address key */
+    char action[STORE_ACTION_BYTES];      /* "ban account" */
+    char target[STORE_NAME_BYTES];
+    char reason[STORE_BAN_REASON_BYTES];
+} store_admin_action;
+
+int store_admin_action_add(store *s, const store_admin_action *a);
+/* The newest limit (> 0) actions, newest first, into out; *n how many. */
+int store_admin_actions(store *s, int limit, store_admin_action *out /* OUT */, int *n);
+
+/* A one-time code that resets an account's forgotten password (the
+ * operator hands it over: admin_rpc.c; the person uses it: accounts_rpc.c).
+ * Only its hash is kept, one per account: a new code replaces the old. */
+#define STORE_RESET_HASH_BYTES 32
+int store_reset_code_put(store *s, int64_t account_id,
+                         const uint8_t hash[STORE_RESET_HASH_BYTES], int64_t expires_ms);
+/* 0 and the code's hash and end, or STORE_NOT_FOUND. */
+int store_reset_code_get(store *s, int64_t account_id,
+                         uint8_t hash[STORE_RESET_HASH_BYTES] /* OUT */,
+                         int64_t *expires_ms /* OUT */);
+/* The code is used (or its account's password set otherwise): forget it. */
+int store_reset_code_delete(store *s, int64_t account_id);
 
 /* Test-only: checkpoints the store's checkpointer thread has run (a file
  * store copies its write-ahead log back on a thread of its own,

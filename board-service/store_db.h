@@ -68,6 +68,12 @@ typedef struct db_driver {
     const char *(*errmsg)(db *d);
     /* Test hook: checkpoints run by a thread of the driver (0: none). */
     unsigned long (*checkpoints)(db *d);
+    /* Which history of the database the current connection is on, as read
+     * when it was made: a server's identity and timeline, so that a
+     * database restored or failed over to a standby (which may have gone
+     * back in time) reads differently from the one before. "" when the
+     * database cannot say (SQLite: one file, one history). */
+    const char *(*history)(db *d);
     /* Roll back what is open, finalize the statements, disconnect, free. */
     void (*close)(db *d);
 } db_driver;
@@ -123,6 +129,7 @@ static inline int db_exec(db *d, const char *sql) { return d->drv->exec(d, sql);
 static inline bool db_in_transaction(db *d) { return d->drv->in_transaction(d); }
 static inline bool db_unique_violation(db *d) { return d->drv->unique_violation(d); }
 static inline const char *db_errmsg(db *d) { return d->drv->errmsg(d); }
+static inline const char *db_history(db *d) { return d->drv->history(d); }
 static inline void db_close(db *d) { if (d) d->drv->close(d); }
 
 #endif /* SUNGKA_STORE_DB_H */

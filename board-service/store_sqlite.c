@@ -192,6 +192,46 @@ static const char *const migrations[] = {
      * service fills them when it starts (store_account_fill_looks). */
     ("ALTER TABLE accounts ADD COLUMN look TEXT NOT NULL DEFAULT '';"
      "CREATE INDEX accounts_by_look ON accounts(look);"),
+    /* 10: the operator's bans (an account, by its id; an address or
+     * prefix, in CIDR; an account's chat), the audit log of the Admin
+     * service (admin_rpc.c), and the one-time codes that reset a forgotten
+     * password (kept hashed, one per account). */
+    ("CREATE TABLE bans ("
+     "  kind     INTEGER NOT NULL,"
+     "  target   TEXT NOT NULL,"
+     "  label    TEXT NOT NULL,"
+     "  reason   TEXT NOT NULL,"
+     "  made_ms  INTEGER NOT NULL,"
+     "  until_ms INTEGER NOT NULL,"
+     "  PRIMARY KEY (kind, target)) WITHOUT ROWID;"
+     "CREATE TABLE admin_actions ("
+     "  id     INTEGER PRIMARY KEY,"
+     "  at_ms  INTEGER NOT NULL,"
+     "  who    TEXT NOT NULL,"
+     "  action TEXT NOT NULL,"
+     "  target TEXT NOT NULL,"
+     "  reason TEXT NOT NULL);"
+     "CREATE TABLE reset_codes ("
+     "  account_id INTEGER PRIMARY KEY,"
+     "  hash       BLOB NOT NULL,"
+     "  expires_ms INTEGER NOT NULL);"),
+    /* 11: players' blocks and reports (docs/rules.md, "Blocking and
+     * reporting"): a block is its blocker's row; reports are counted by
+     * reporter and time (--report-rate) and listed newest first. */
+    ("CREATE TABLE blocks ("
+     "  account_id INTEGER NOT NULL,"
+     "  blocked_id INTEGER NOT NULL,"
+     "  created_ms INTEGER NOT NULL,"
+     "  PRIMARY KEY (account_id, blocked_id)) WITHOUT ROWID;"
+     "CREATE TABLE reports ("
+     "  id          INTEGER PRIMARY KEY,"
+     "  time_ms     INTEGER NOT NULL,"
+     "  reporter_id INTEGER NOT NULL,"
+     "  reported_id INTEGER NOT NULL,"
+     "  game_id     TEXT NOT NULL,"
+     "  reason      TEXT NOT NULL,"
+     "  host        TEXT NOT NULL);"
+     "CREATE INDEX reports_by_reporter ON reports(reporter_id, time_ms);"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -635,6 +675,12 @@ static const char *lite_errmsg(db *d)
     return sqlite3_errmsg(lite_of(d)->conn);
 }
 
+static const char *lite_history(db *d)
+{
+    (void)d;
+    return "";    /* one file: whoever restores it restarts the service */
+}
+
 static unsigned long lite_checkpoints(db *d)
 {
     lite *s = lite_of(d);
@@ -678,6 +724,7 @@ static const db_driver lite_driver = {
     .unique_violation = lite_unique_violation,
     .errmsg = lite_errmsg,
     .checkpoints = lite_checkpoints,
+    .history = lite_history,
     .close = lite_close,
 };
 

@@ -619,6 +619,9 @@ int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks 
         out->seat = seat_of(msg->seat_taken_over->bot);
         out->level = msg->seat_taken_over->level;
         return out->seat >= 0 ? 0 : -1;
+    case SUNGKA__V1__EVENT__BODY_CHAT:
+        out->sender = msg->chat->from;
+        break;
     case SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED:
         out->seat = seat_of(msg->rematch_offered->who);
         for (size_t k = 0; k < msg->rematch_offered->n_accepted; k++)

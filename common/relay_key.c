@@ -11,10 +11,16 @@
 
 int relay_key_load(const char *path, char out[RELAY_KEY_BYTES], char *err, size_t errlen)
 {
+    return secret_file_load(path, "relay key", out, err, errlen);
+}
+
+int secret_file_load(const char *path, const char *what, char out[RELAY_KEY_BYTES], char *err,
+                     size_t errlen)
+{
     memset(out, 0, RELAY_KEY_BYTES);
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, "cannot read the relay key file %s (%s)", path, strerror(errno));
+        snprintf(err, errlen, "cannot read the %s file %s (%s)", what, path, strerror(errno));
         return -1;
     }
     char line[RELAY_KEY_BYTES + 2] = "";
@@ -26,9 +32,9 @@ int relay_key_load(const char *path, char out[RELAY_KEY_BYTES], char *err, size_
     for (size_t i = 0; i < n; i++)
         printable &= line[i] > ' ' && line[i] < 127;
     if (n < RELAY_KEY_MIN || n >= RELAY_KEY_BYTES || !printable) {
-        snprintf(err, errlen, "the relay key file %s must hold one line of %d to %d printable "
+        snprintf(err, errlen, "the %s file %s must hold one line of %d to %d printable "
                               "characters without spaces (e.g. from `openssl rand -hex 32`)",
-                 path, RELAY_KEY_MIN, RELAY_KEY_BYTES - 1);
+                 what, path, RELAY_KEY_MIN, RELAY_KEY_BYTES - 1);
         return -1;
     }
     memcpy(out, line, n);

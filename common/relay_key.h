@@ -31,6 +31,12 @@
 int relay_key_load(const char *path, char out[RELAY_KEY_BYTES] /* OUT */, char *err,
                    size_t errlen);
 
+/* The same rules for another secret of one line (the Admin service's
+ * token, admin_rpc.c and sungka-admin), whose name `what` ("admin token")
+ * the sentence in err says. */
+int secret_file_load(const char *path, const char *what, char out[RELAY_KEY_BYTES] /* OUT */,
+                     char *err, size_t errlen);
+
 /* What a call's metadata makes of its sender. */
 typedef enum relay_identity {
     RELAY_NOT,                     /* a client like any other */

@@ -87,8 +87,46 @@ static int fail_unknown_option(const game_kind *kind, const char *name, size_t l
 static int fail_out_of_range(const game_option_spec *spec, const char *value, char *err,
                              size_t errlen)
 {
+    if (spec->step > 1)
+        return game__fail(GAME_E_OPTION, err, errlen, "%s must be %d..%d in steps of %d, "
+                          "not %.40s", spec->name, spec->min, spec->max, spec->step, value);
     return game__fail(GAME_E_OPTION, err, errlen, "%s must be %d..%d, not %.40s", spec->name,
                       spec->min, spec->max, value);
+}
+
+bool game_option_allows(const game_option_spec *spec, int value)
+{
+    if (value < spec->min || value > spec->max)
+        return false;
+    return spec->step <= 1 || (value - spec->min) % spec->step == 0;
+}
+
+void game_kind_seats(const game_kind *kind, int *min_seats, int *max_seats)
+{
+    *min_seats = *max_seats = 2;
+    int i = kind ? option_index(kind, "players", strlen("players")) : -1;
+    if (i >= 0) {
+        *min_seats = kind->options[i].min;
+        *max_seats = kind->options[i].max;
+    }
+}
+
+/* Indexed by game_drawing: the kinds drawn alike number their cells alike. */
+static const char *const cells_help[] = {
+    [GAME_DRAW_MANCALA] = "a stone count; seat s's cup c (counted from the seat's left) is "
+                          "cell s*(cups+1)+c, and its home is cell s*(cups+1)+cups",
+    [GAME_DRAW_DISCS] = "0 empty, 1 a disc of seat 0 (black), 2 a disc of seat 1 (white); "
+                        "cell y*size+x, x the column from the left (a..), y the row from "
+                        "the top (1..)",
+    [GAME_DRAW_SLICES] = "0 empty, else the number of the seat whose mark it is plus 1; cell "
+                         "x + y*size + z*size^2 + w*size^3, one coordinate per dimension",
+};
+
+const char *game_kind_cells_help(const game_kind *kind)
+{
+    if (!kind || (size_t)kind->drawing >= sizeof cells_help / sizeof cells_help[0])
+        return "";
+    return cells_help[kind->drawing];
 }
 
 void game_options_default(const game_kind *kind, game_options *out)
@@ -112,7 +150,7 @@ static int options_validate(const game_kind *kind, const game_options *opts, cha
     for (int i = 0; i < kind->n_options; i++) {
         const game_option_spec *spec = &kind->options[i];
         int v = opts->value[i];
-        if (v < spec->min || v > spec->max) {
+        if (!game_option_allows(spec, v)) {
             char text[16];
             snprintf(text, sizeof text, "%d", v);
             return fail_out_of_range(spec, text, err, errlen);
@@ -127,7 +165,7 @@ static int options_set_at(const game_kind *kind, game_options *opts, int i, int 
                           char *err, size_t errlen)
 {
     const game_option_spec *spec = &kind->options[i];
-    if (value < spec->min || value > spec->max) {
+    if (!game_option_allows(spec, value)) {
         char text[16];
         snprintf(text, sizeof text, "%d", value);
         return fail_out_of_range(spec, text, err, errlen);

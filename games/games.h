@@ -60,11 +60,17 @@ typedef enum game_drawing {
     GAME_DRAW_SLICES = 2,     /* a d-dimensional grid as 2D slices of marks */
 } game_drawing;
 
-/* One option a kind accepts, with its range and default. */
+/* One option a kind accepts, with its range and default: the one
+ * description that parses and checks the option, lists it in --help, and
+ * tells a client what it may ask for (Register.ListKinds). Every option is an
+ * integer. A kind's option named "players", when it has one, is its number
+ * of seats (game_kind_seats). */
 typedef struct game_option_spec {
     const char *name;         /* "players", "cups", ... */
     int min, max, def;
     const char *help;         /* short sentence for --help and errors */
+    int step;                 /* 0 or 1: every integer of min..max; n > 1: only
+                               * min, min+n, ... (reversi's even sizes) */
 } game_option_spec;
 
 /* Option values for one kind, in the order of its specs. */
@@ -188,6 +194,17 @@ const game_kind *game_kind_at(int i);
 const game_kind *game_kind_find(const char *name);
 
 /* --- options --- */
+
+/* The seats a game of this kind may have: its "players" option's range, or
+ * 2..2 for a kind without one. */
+void game_kind_seats(const game_kind *kind, int *min_seats, int *max_seats);
+
+/* What a cell of BoardState holds for this kind and how cells are numbered,
+ * in a sentence (by its drawing: the kinds drawn alike number alike). */
+const char *game_kind_cells_help(const game_kind *kind);
+
+/* Whether value is one of spec's values (in range, and on its step). */
+bool game_option_allows(const game_option_spec *spec, int value);
 
 /* The defaults of a kind. */
 void game_options_default(const game_kind *kind, game_options *out);

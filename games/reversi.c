@@ -55,7 +55,7 @@ enum { OPT_SIZE };
 #define RV_MOVES 8 /* priv[8..11]: the legal moves of the seat to move */
 
 static const game_option_spec reversi_options[] = {
-    [OPT_SIZE] = {"size", RV_MIN, RV_MAX, 8, "side of the board, an even number"},
+    [OPT_SIZE] = {"size", RV_MIN, RV_MAX, 8, "side of the board, an even number", .step = 2},
 };
 
 /*
@@ -296,15 +296,6 @@ static void flips_of(int m, const uint64_t *P, const uint64_t *O, int n, uint64_
 
 /* --- the kind --- */
 
-static int reversi_check_options(const game_options *opts, char *err, size_t errlen)
-{
-    int n = opts->value[OPT_SIZE];
-    if (n % 2 != 0)
-        return game__fail(GAME_E_OPTION, err, errlen, "size must be even, %d..%d, not %d",
-                          RV_MIN, RV_MAX, n);
-    return GAME_OK;
-}
-
 static void reversi_loaded(game_state *st)
 {
     memset(st->priv, 0, sizeof st->priv);
@@ -483,7 +474,6 @@ const game_kind game_reversi_kind = {
     .legal_moves = reversi_legal_moves,
     .scores = reversi_scores,
     .loaded = reversi_loaded,
-    .check_options = reversi_check_options,
     .drawing = GAME_DRAW_DISCS,
     .marks = "XO",
     .colours = reversi_colours,

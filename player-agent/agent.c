@@ -163,6 +163,7 @@ void agent_library_init(void)
     const ProtobufCServiceDescriptor *reg = &sungka__v1__register__descriptor;
     const ProtobufCServiceDescriptor *board = &sungka__v1__board__descriptor;
     const ProtobufCServiceDescriptor *acc = &sungka__v1__accounts__descriptor;
+    const ProtobufCServiceDescriptor *social = &sungka__v1__social_service__descriptor;
     agent__methods = (agent_methods){
         .list_games = rpc_method_named(reg, "ListGames", false),
         .create_game = rpc_method_named(reg, "CreateGame", false),
@@ -193,6 +194,11 @@ void agent_library_init(void)
         .sign_out_everywhere = rpc_method_named(acc, "SignOutEverywhere", false),
         .change_password = rpc_method_named(acc, "ChangePassword", false),
         .who_am_i = rpc_method_named(acc, "WhoAmI", false),
+        .reset_password = rpc_method_named(acc, "ResetPassword", false),
+        .block = rpc_method_named(social, "Block", false),
+        .unblock = rpc_method_named(social, "Unblock", false),
+        .list_blocked = rpc_method_named(social, "ListBlocked", false),
+        .report = rpc_method_named(social, "Report", false),
     };
 }
 

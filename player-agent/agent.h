@@ -343,6 +343,10 @@ const char *agent_name(const agent *ag);
  *     account); forgotten here in any case, even when the service cannot be
  *     reached.
  *   agent_change_password: the other sessions end; this one stays.
+ *   agent_reset_password: a forgotten password replaced with the one-time
+ *     code the operator handed over (sungka-admin reset-password), without
+ *     a session; every session of the account ends, then this agent signs
+ *     in with the new password.
  * A lobby call the service refuses because it no longer knows the session
  * (expired, or ended from elsewhere) forgets it here too, and its sentence
  * ends "(signed out here too: sign in again, or play as a guest)". */
@@ -352,8 +356,27 @@ int agent_sign_in(agent *ag, const char *name, const char *password, char *err, 
 int agent_sign_out(agent *ag, bool everywhere, char *err, size_t errlen);
 int agent_change_password(agent *ag, const char *old_password, const char *new_password,
                           char *err, size_t errlen);
+int agent_reset_password(agent *ag, const char *name, const char *code,
+                         const char *new_password, char *err, size_t errlen);
 /* The account signed in, as registered, or NULL for a guest. */
 const char *agent_account(const agent *ag);
+
+/* Blocking and reporting (docs/rules.md, "Blocking and reporting"), signed
+ * in only; blocking, with the call deadline; 0, or -1 with a sentence (a
+ * guest is told to sign in without a call). View thread only.
+ *   agent_block: the service delivers none of name's chat to this account
+ *     and never pairs the two; *shown (may be NULL, AGENT_NAME_BYTES) gets
+ *     the name as registered.
+ *   agent_blocked: the names blocked, by name: *names (caller frees with
+ *     free(), one array of *n strings of AGENT_NAME_BYTES each).
+ *   agent_report: a report for the operator about name, in the game at
+ *     hand (if any), with the reason; *id (may be NULL) its number. */
+int agent_block(agent *ag, const char *name, bool block, char *shown, char *err,
+                size_t errlen);
+int agent_blocked(agent *ag, char (**names)[AGENT_NAME_BYTES], int *n, char *err,
+                  size_t errlen);
+int agent_report(agent *ag, const char *name, const char *reason, int64_t *id, char *err,
+                 size_t errlen);
 
 /* The id of the game joined (known as soon as agent_start returns). */
 const char *agent_game_id(const agent *ag);

@@ -5,6 +5,7 @@
  * lobby: the session fields of struct agent need no lock.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent_internal.h"
@@ -131,6 +132,106 @@ int agent_change_password(agent *ag, const char *old_password, const char *new_p
     if (agent__call_sync(ag, &m, &req.base, ag->session, &reply, err, errlen,
                          "cannot change the password") != 0)
         return -1;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+int agent_reset_password(agent *ag, const char *name, const char *code,
+                         const char *new_password, char *err, size_t errlen)
+{
+    if (agent_may_send_secret(&ag->cfg, err, errlen) != 0)
+        return -1;
+    Sungka__V1__ResetPasswordRequest req = SUNGKA__V1__RESET_PASSWORD_REQUEST__INIT;
+    req.name = (char *)name;
+    req.code = (char *)code;
+    req.new_password = (char *)new_password;
+    rpc_method m = agent__methods.reset_password;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen,
+                         "cannot reset the password") != 0)
+        return -1;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    forget(ag);            /* its sessions ended, this agent's too if it had one */
+    return agent_sign_in(ag, name, new_password, err, errlen);
+}
+
+/* ------------------------------------------------------------ social */
+
+static int need_account(const agent *ag, char *err, size_t errlen)
+{
+    if (ag->session[0])
+        return 0;
+    snprintf(err, errlen, "sign in first: only an account can block or report someone");
+    return -1;
+}
+
+int agent_block(agent *ag, const char *name, bool block, char *shown, char *err,
+                size_t errlen)
+{
+    if (need_account(ag, err, errlen) != 0)
+        return -1;
+    Sungka__V1__BlockRequest b = SUNGKA__V1__BLOCK_REQUEST__INIT;
+    Sungka__V1__UnblockRequest u = SUNGKA__V1__UNBLOCK_REQUEST__INIT;
+    b.name = u.name = (char *)name;
+    rpc_method m = block ? agent__methods.block : agent__methods.unblock;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, block ? &b.base : &u.base, ag->session, &reply, err, errlen,
+                         block ? "cannot block" : "cannot unblock") != 0)
+        return -1;
+    if (shown) {
+        const char *as = block ? ((Sungka__V1__BlockResponse *)reply)->name : name;
+        agent__text(shown, AGENT_NAME_BYTES, as && as[0] ? as : name);
+    }
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+int agent_blocked(agent *ag, char (**names)[AGENT_NAME_BYTES], int *n, char *err,
+                  size_t errlen)
+{
+    *names = NULL;
+    *n = 0;
+    if (need_account(ag, err, errlen) != 0)
+        return -1;
+    Sungka__V1__ListBlockedRequest req = SUNGKA__V1__LIST_BLOCKED_REQUEST__INIT;
+    rpc_method m = agent__methods.list_blocked;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, ag->session, &reply, err, errlen,
+                         "cannot list the blocked") != 0)
+        return -1;
+    Sungka__V1__ListBlockedResponse *r = (Sungka__V1__ListBlockedResponse *)reply;
+    if (r->n_blocked > 0) {
+        *names = calloc(r->n_blocked, sizeof **names);
+        if (!*names) {
+            protobuf_c_message_free_unpacked(reply, NULL);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < r->n_blocked; i++)
+        agent__text((*names)[i], AGENT_NAME_BYTES, r->blocked[i]->name);
+    *n = (int)r->n_blocked;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+int agent_report(agent *ag, const char *name, const char *reason, int64_t *id, char *err,
+                 size_t errlen)
+{
+    if (need_account(ag, err, errlen) != 0)
+        return -1;
+    Sungka__V1__ReportRequest req = SUNGKA__V1__REPORT_REQUEST__INIT;
+    req.name = (char *)name;
+    req.reason = (char *)reason;
+    const char *game = agent_game_id(ag);
+    req.game_id = (char *)(game ? game : "");
+    rpc_method m = agent__methods.report;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, ag->session, &reply, err, errlen,
+                         "cannot report") != 0)
+        return -1;
+    if (id)
+        *id = ((Sungka__V1__ReportResponse *)reply)->id;
     protobuf_c_message_free_unpacked(reply, NULL);
     return 0;
 }

@@ -26,6 +26,7 @@
 #include "msgq.h"
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
+#include "sungka/v1/social.pb-c.h"
 
 #define AGENT_MAX_HELD 2       /* one seat, two in hot seat, or one chair */
 #define AGENT_TOKEN_BYTES 80
@@ -99,7 +100,9 @@ typedef struct agent_methods {
         offer_draw, answer_draw, claim, rematch;
     /* Accounts */
     rpc_method create_account, sign_in, sign_out, sign_out_everywhere, change_password,
-        who_am_i;
+        who_am_i, reset_password;
+    /* Social */
+    rpc_method block, unblock, list_blocked, report;
 } agent_methods;
 extern agent_methods agent__methods;
 

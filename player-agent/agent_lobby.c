@@ -377,27 +377,54 @@ int agent_follow_rematch(agent *ag, char *err, size_t errlen)
     return 0;
 }
 
+/* The most games the lobby gathers, over however many pages. */
+#define AGENT_MAX_LISTED 100000
+
 int agent_list_games(agent *ag, const char *kind, agent_status status, agent_game_info **out,
                      int *n, char *err, size_t errlen)
 {
-    Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
-    req.kind = (char *)(kind ? kind : "");
-    req.status = (Sungka__V1__GameStatus)status;   /* same numbers */
-    rpc_method m = agent__methods.list_games;
-    ProtobufCMessage *reply = NULL;
-    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "cannot list the games") != 0)
-        return -1;
-    Sungka__V1__ListGamesResponse *list = (Sungka__V1__ListGamesResponse *)reply;
-    *out = calloc(list->n_games + 1, sizeof **out);
-    if (!*out) {
+    /* Every page, each asked for with the token the one before gave. */
+    agent_game_info *all = NULL;
+    size_t count = 0;
+    char token[512] = "";
+    do {
+        Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
+        req.kind = (char *)(kind ? kind : "");
+        req.status = (Sungka__V1__GameStatus)status;   /* same numbers */
+        req.page_size = 1000;
+        req.page_token = token;
+        rpc_method m = agent__methods.list_games;
+        ProtobufCMessage *reply = NULL;
+        if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen,
+                             "cannot list the games") != 0) {
+            free(all);
+            return -1;
+        }
+        Sungka__V1__ListGamesResponse *list = (Sungka__V1__ListGamesResponse *)reply;
+        agent_game_info *grown = realloc(all, (count + list->n_games + 1) * sizeof *all);
+        if (!grown) {
+            protobuf_c_message_free_unpacked(reply, NULL);
+            free(all);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        all = grown;
+        for (size_t i = 0; i < list->n_games; i++)
+            agent__game_info(list->games[i], &all[count++]);
+        /* A token too long to keep, or one that does not move on: stop
+         * here rather than ask for the same page for ever. */
+        const char *next = list->next_page_token;
+        if (strlen(next) >= sizeof token || strcmp(next, token) == 0 || list->n_games == 0)
+            next = "";
+        snprintf(token, sizeof token, "%s", next);
         protobuf_c_message_free_unpacked(reply, NULL);
+    } while (token[0] && count < AGENT_MAX_LISTED);
+    if (!all && !(all = calloc(1, sizeof *all))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (size_t i = 0; i < list->n_games; i++)
-        agent__game_info(list->games[i], &(*out)[i]);
-    *n = (int)list->n_games;
-    protobuf_c_message_free_unpacked(reply, NULL);
+    *out = all;
+    *n = (int)count;
     return 0;
 }
 

@@ -315,7 +315,7 @@ static void subscribe(rpc_call *call, const ProtobufCMessage *request, void *use
     if (relay__feed_watch(w->feed, w, req->after_seq, err, sizeof err) != 0) {
         rpc_call_on_done(call, NULL, NULL);
         stream_done(call, false, w);
-        refuse(call, RPC_OUT_OF_RANGE, "OUT_OF_RANGE", err);
+        refuse(call, RPC_OUT_OF_RANGE, "PAST_END_OF_LOG", err);
     }
 }
 
@@ -376,6 +376,7 @@ static const rpc_method_entry register_methods[] = {
     {"ListMatches", lobby_elsewhere, false, false},
     {"GetMatch", lobby_elsewhere, false, false},
     {"RatingHistory", lobby_elsewhere, false, false},
+    {"ListKinds", lobby_elsewhere, false, false},
 };
 static const rpc_method_entry board_methods[] = {
     {"Subscribe", subscribe, true, false},

@@ -237,6 +237,14 @@ void rpc_server_set_refusal_hook(rpc_server *srv,
                                  void (*hook)(void *user, rpc_code code, const char *reason),
                                  void *user);
 
+/* Called on the polling thread for every call whose request decoded, before
+ * its handler (and before the turn hook): true lets it through; false means
+ * the hook finished the call (a refusal) and no handler runs. For what every
+ * call must pass whatever its method (the board service's banned addresses).
+ * Side methods (health) do not pass through it. Set before rpc_server_start(). */
+void rpc_server_set_admit_hook(rpc_server *srv, bool (*hook)(void *user, rpc_call *call),
+                               void *user);
+
 /*
  * A unary method answered on a thread of its own instead of by
  * rpc_server_poll(): for what must be answered while the polling thread is

@@ -506,6 +506,13 @@ void rpc_server_set_refusal_hook(rpc_server *srv,
     srv->refusal_user = user;
 }
 
+void rpc_server_set_admit_hook(rpc_server *srv, bool (*hook)(void *user, rpc_call *call),
+                               void *user)
+{
+    srv->admit_hook = hook;
+    srv->admit_user = user;
+}
+
 void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user)
 {
     srv->turn_hook = hook;
@@ -664,6 +671,8 @@ static void on_recv(rpc_call *c, bool success)
         } else if (rpc_message_check_utf8(c->request, field, sizeof field) != 0) {
             snprintf(msg, sizeof msg, "%s is not valid UTF-8", field);
             refuse(c, RPC_INVALID_ARGUMENT, "NOT_UTF8", msg);
+        } else if (c->srv->admit_hook && !c->srv->admit_hook(c->srv->admit_user, c)) {
+            /* refused and finished by the hook */
         } else if (c->svc->by_index) {
             const rpc_method_entry *e = c->svc->by_index[c->method_index];
             if (!e->batched)

@@ -52,6 +52,8 @@ struct rpc_server {
     void (*turn_hook)(void *);    /* rpc_server_set_turn_hook */
     void *turn_user;
     void (*refusal_hook)(void *, rpc_code, const char *);   /* rpc_server_set_refusal_hook */
+    bool (*admit_hook)(void *, rpc_call *);   /* rpc_server_set_admit_hook */
+    void *admit_user;
     void *refusal_user;
     double turn_started;          /* rpc_server_turn_started */
     rpc_call *calls;              /* every live call, for shutdown */

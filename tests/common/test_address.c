@@ -73,6 +73,56 @@ static void the_longest_fits(void **state)
                "ipv6:2001:db8:1234:5678:9abc:def0:1234:5678/128");
 }
 
+/* A ban's prefix (admin_rpc.c): parsed, its host bits cleared, written
+ * back canonical; a peer is in it or not. */
+static bool banned(const char *prefix, const char *peer)
+{
+    address_prefix p, a;
+    char text[ADDRESS_PREFIX_TEXT_BYTES], err[128];
+    assert_int_equal(address_prefix_parse(prefix, &p, text, sizeof text, err, sizeof err), 0);
+    assert_int_equal(address_of_peer(peer, &a), 0);
+    return address_prefix_contains(&p, &a);
+}
+
+static void assert_prefix(const char *in, const char *want)
+{
+    address_prefix p;
+    char text[ADDRESS_PREFIX_TEXT_BYTES], err[128];
+    assert_int_equal(address_prefix_parse(in, &p, text, sizeof text, err, sizeof err), 0);
+    assert_string_equal(text, want);
+}
+
+static void ban_prefixes(void **state)
+{
+    (void)state;
+    assert_prefix("198.51.100.7", "198.51.100.7/32");
+    assert_prefix("198.51.100.7/24", "198.51.100.0/24");
+    assert_prefix("2001:db8::1", "2001:db8::1/128");
+    assert_prefix("2001:db8:ffff::1/33", "2001:db8:8000::/33");
+    assert_prefix("::ffff:10.1.2.3/120", "10.1.2.0/24");
+    assert_prefix("0.0.0.0/0", "0.0.0.0/0");
+    address_prefix p;
+    char err[128];
+    assert_int_equal(address_prefix_parse("bob", &p, NULL, 0, err, sizeof err), -1);
+    assert_int_equal(address_prefix_parse("10.0.0.0/33", &p, NULL, 0, err, sizeof err), -1);
+    assert_int_equal(address_prefix_parse("10.0.0.0/", &p, NULL, 0, err, sizeof err), -1);
+    assert_int_equal(address_prefix_parse("::/129", &p, NULL, 0, err, sizeof err), -1);
+    assert_int_equal(address_prefix_parse("", &p, NULL, 0, err, sizeof err), -1);
+
+    assert_true(banned("127.0.0.2/32", "ipv4:127.0.0.2:5555"));
+    assert_false(banned("127.0.0.2/32", "ipv4:127.0.0.1:5555"));
+    assert_true(banned("127.0.0.0/8", "ipv4:127.0.0.1:5555"));
+    assert_true(banned("10.1.0.0/15", "ipv4:10.0.255.1:1"));
+    assert_false(banned("10.1.0.0/16", "ipv4:10.0.255.1:1"));
+    assert_true(banned("2001:db8::/32", "ipv6:[2001:db8:1::5]:5555"));
+    assert_true(banned("2001:db8::/32", "ipv6:%5B2001:db8:1::5%5D:5555"));
+    assert_false(banned("2001:db8::/32", "ipv6:[2001:db9::5]:5555"));
+    assert_true(banned("1.2.3.4", "ipv6:[::ffff:1.2.3.4]:5555"));    /* a dual-stack socket */
+    assert_false(banned("::/0", "ipv4:1.2.3.4:5"));                  /* families apart */
+    address_prefix a;
+    assert_int_equal(address_of_peer("unix:/tmp/s", &a), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +131,7 @@ int main(void)
         cmocka_unit_test(prefix_is_configurable),
         cmocka_unit_test(mapped_ipv4_is_ipv4),
         cmocka_unit_test(the_longest_fits),
+        cmocka_unit_test(ban_prefixes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -697,6 +697,51 @@ def test_rematch(bindir, shotdir):
         print("a rematch offered from the window, accepted by bob: alice moved to seat 1")
 
 
+def test_block(bindir, shotdir):
+    """Block and report from the window (docs/rules.md, "Blocking and
+    reporting"): Alice, signed in, chooses bob in the chat's recipient list,
+    blocks him (asked first) and reports him with a reason typed into the
+    dialog; bob's private message to her is refused, and the service logs
+    the report."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk(state_dir=os.path.join(s.tmp, "alice"))
+        g.expect(r"^script: started")
+        g.do(f"connect-account {board.address} Alice {PASSWORD} register")
+        g.do("wait-connect", r"^script: connected Alice$")
+        gid = g.do("lobby-new kalah cups=3 stones=2", r"^script: created (\S+)").group(1)
+        bob = s.text("bob", "--server", board.address, "--state-dir", os.path.join(s.tmp, "bob"))
+        bob.expect(r"^You are in the lobby")
+        for line in ("register bob", PASSWORD, PASSWORD):
+            bob.send(line)
+        bob.expect(r"^Account bob created\. Signed in\.")
+        bob.send(f"join {gid}")
+        bob.expect(r"^You are bob")
+        g.do("wait-people bob")
+        with open(g.script, "a") as f:   # nobody chosen: nothing to block
+            f.write("action win.block\n")
+        g.expect(r"^script: error action win.block is disabled now$")
+        g.do("recipient bob")
+        g.do("action win.block")
+        g.do("confirm")
+        g.do("wait-log Blocked bob")
+        bob.send("tell Alice psst")
+        bob.expect(r"^Refused: Alice is not taking private messages from you")
+        g.do("action win.report")
+        g.do("report-send he insults everyone")
+        g.do("wait-log Reported bob to the operator")
+        logged = re.compile(r"client 127\.0\.0\.1: report \d+: Alice reports bob "
+                            r"\(game \S+\): he insults everyone")
+        deadline = time.monotonic() + WAIT        # the service's log is its stderr
+        while not any(logged.search(line) for line in list(board.err)):
+            if time.monotonic() > deadline:
+                raise Failure("the service did not log the report\n" + "\n".join(board.err))
+            time.sleep(0.1)
+        s.shot(g, "gtk_block")
+        finish(g)
+        print("Alice blocked bob and reported him from the window")
+
+
 def test_moves(bindir, shotdir):
     """The move list beside the board (issue 16): it follows the game, a
     window that starts watching mid-game lists the moves before it came,
@@ -1169,7 +1214,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,
-         "accounts": test_accounts, "rated": test_rated,
+         "accounts": test_accounts, "rated": test_rated, "block": test_block,
          "rematch": test_rematch, "moves": test_moves, "takeover": test_takeover,
          "filipino": language_test("fil"), "indonesian": language_test("id")}
 

@@ -803,7 +803,10 @@ def old_lookalikes_kept(bindir):
         c.close()
         board.stop()
         con = sqlite3.connect(path)
-        con.executescript("DROP INDEX accounts_by_look; ALTER TABLE accounts DROP COLUMN look;"
+        con.executescript("DROP TABLE blocks; DROP TABLE reports;"   # schema 11's
+                          "DROP TABLE reset_codes; DROP TABLE admin_actions;"  # 10's
+                          "DROP TABLE bans;"
+                          "DROP INDEX accounts_by_look; ALTER TABLE accounts DROP COLUMN look;"
                           "PRAGMA user_version = 8;")
         # aIice with alice's password hash: a schema-8 service let both in
         con.execute("INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms,"

@@ -506,9 +506,9 @@ class PgServer:
     def promote(self):
         self._as_owner("pg_ctl", "-D", self.dir, "-w", "promote")
 
-    def psql(self, sql):
+    def psql(self, sql, db="postgres"):
         r = self._as_owner("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                           "-At", "-c", sql, check_rc=False)
+                           "-d", db, "-At", "-c", sql, check_rc=False)
         return r.stdout.strip()
 
 
@@ -647,6 +647,83 @@ def unconfirmed_commit_not_served(bindir):
             for p in (alice, bob):
                 p.quit()
 
+def went_back_in_time(bindir):
+    """An asynchronous standby, stopped while the primary goes on: moves are
+    acknowledged and a game is made that only the primary holds. Then the
+    game's node is frozen, the primary dies and the standby is promoted:
+    the database has gone back in time, and the frozen node's last lease
+    renewals are gone with it, so its lease has run out there. The other
+    node sees the new history and adopts nothing for a while, and the game
+    it makes meanwhile gets an id never given before; the frozen node,
+    woken within that while, finds its game's stored log short of what it
+    sent and stops it for good, and its other game gone. (The other node
+    adopted the game from the shorter log, to number on from its end, and
+    its next game's id was below the lost game's: that id was to be given
+    again.)"""
+    with Env(bindir) as env:
+        with _pg_servers("sungka-async-") as (top, servers):
+            primary = PgServer(top, "primary", sync=False)
+            servers.append(primary)
+            primary.start()
+            standby = PgServer(top, "standby", primary=primary)
+            servers.append(standby)
+            standby.start()
+            url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
+                   "/sungka_async?target_session_attrs=read-write&connect_timeout=2")
+            a, b = [env.board("--db", url, "--lease", str(LEASE_S), "--grace", "120")
+                    for _ in range(2)]
+            alice = env.player("alice", "--server", f"{a.address},{b.address}", "--new", "kalah")
+            game = alice.expect(r"Created game (\d+)").group(1)
+            bob = env.player("bob", "--server", f"{a.address},{b.address}", "--game", game)
+            auto = Autoplayer(env, [alice, bob], seed=7)
+            auto.play_moves(4)
+            await_moves(bob, 4)
+            deadline = time.monotonic() + 30
+            while standby.psql("SELECT pg_last_wal_replay_lsn() >= '"
+                               + primary.psql("SELECT pg_current_wal_lsn()") + "'") != "t":
+                check(time.monotonic() < deadline, "the standby never caught up")
+                time.sleep(0.2)
+            kept = int(primary.psql(f"SELECT max(seq) FROM events WHERE game_id = '{game}'",
+                                    "sungka_async"))
+            standby.kill()
+            auto.play_moves(3)                 # acknowledged by the primary alone
+            await_moves(bob, 7)
+            # As 40 games made meanwhile would (a sequence is logged 32 ahead).
+            primary.psql("SELECT nextval('game_ids') FROM generate_series(1, 40)",
+                         "sungka_async")
+            carol = env.player("carol", "--server", a.address, "--new", "kalah")
+            lost_game = carol.expect(r"Created game (\d+)").group(1)
+            time.sleep(LEASE_S + 1)            # a's lease as the standby has it runs out
+            a.p.send_signal(signal.SIGSTOP)
+            try:
+                primary.kill()
+                standby.start()
+                standby.promote()
+                b.expect_stderr(r"another history|adopted from a node that stopped",
+                                timeout=30)
+                dave = env.player("dave", "--server", b.address, "--new", "kalah")
+                made = dave.expect(r"Created game (\d+)").group(1)
+                check(int(made) > int(lost_game),
+                      f"game id {made} given after the failover, not past {lost_game}, the "
+                      "last one given before\n" + b.dump())
+            finally:
+                a.p.send_signal(signal.SIGCONT)
+            a.expect_stderr(rf"game {game}: the database went back in time .*its stored log "
+                            rf"ends at event {kept} and lost events {kept + 1} to", timeout=30)
+            a.expect_stderr(rf"game {game}: its stored log has lost events it sent", timeout=10)
+            a.expect_stderr(rf"game {lost_game}: the database went back in time .*before the "
+                            "game was made", timeout=10)
+            # Past the adopters' wait: nobody carries the game on.
+            time.sleep(LEASE_S * 4 / 3 + 7)
+            check(not any("adopted from a node that stopped" in line for line in b.err_lines),
+                  "the other node adopted a game from the shorter log\n" + b.dump())
+            row = standby.psql(f"SELECT status, (SELECT max(seq) FROM events WHERE game_id = "
+                               f"'{game}') FROM games WHERE id = '{game}'", "sungka_async")
+            check(row == f"4|{kept}",
+                  f"game {game} is stored as (status|last event) {row}, not stopped (4) at "
+                  f"event {kept}\n" + env.dump_all())
+
+
 def primary_waits_for_nobody(bindir):
     """The database hangs: its primary waits for a synchronous standby there
     is none of (a promoted standby that kept the setting), so no COMMIT
@@ -700,5 +777,6 @@ if __name__ == "__main__":
                    "standby_promoted": standby_promoted,
                    "unconfirmed_commit_not_served": unconfirmed_commit_not_served,
                    "primary_waits_for_nobody": primary_waits_for_nobody,
+                   "went_back_in_time": went_back_in_time,
                    "lookups_limited": lookups_limited,
                    "subscribe_many_elsewhere": subscribe_many_elsewhere}))

@@ -145,7 +145,7 @@ def example_file(bindir):
     file starts a service."""
     example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                            "packaging", "board.conf.example")
-    actions = {"help", "version", "check", "cluster-status", "rating-report", "config"}
+    actions = {"help", "version", "check", "cluster-status", "rating-report", "reports", "config"}
     with Env(bindir) as env:
         h = _run(env, bindir, "--help")
         options = set(re.findall(r"^ {2,6}(?:-\w, )?--([a-z0-9-]+)", "\n".join(h.lines),

@@ -303,7 +303,7 @@ static void set_options(fuzz_in *in, const game_kind *kind, game_options *opts)
         for (int i = 0; i < kind->n_options; i++)
             if (strcmp(kind->options[i].name, name) == 0)
                 index = i;
-        static const game_option_spec junk = {"junk", -3, 40, 0, ""};
+        static const game_option_spec junk = {"junk", -3, 40, 0, "", 0};
         int value = option_value(in, index >= 0 ? &kind->options[index] : &junk);
         game_options before = *opts;
         char err[GAME_ERR_LEN] = "";
@@ -320,8 +320,8 @@ static void set_options(fuzz_in *in, const game_kind *kind, game_options *opts)
         }
         FUZZ_CHECK(index >= 0, "%s: accepted unknown option '%s'", kind->name, name);
         const game_option_spec *spec = &kind->options[index];
-        FUZZ_CHECK(value >= spec->min && value <= spec->max, "%s: accepted %s=%d out of %d..%d",
-                   kind->name, name, value, spec->min, spec->max);
+        FUZZ_CHECK(game_option_allows(spec, value), "%s: accepted %s=%d out of %d..%d (step %d)",
+                   kind->name, name, value, spec->min, spec->max, spec->step);
         FUZZ_CHECK(opts->n == kind->n_options && opts->value[index] == value,
                    "%s: %s=%d accepted but not stored", kind->name, name, value);
         FUZZ_CHECK(game_option(kind, opts, name, value + 1) == value,

@@ -206,6 +206,57 @@ static void test_load(void **state)
     assert_int_equal(game_to_move(&st), -1);
 }
 
+/* What Register.ListKinds advertises comes from these: every advertised
+ * value makes a game, every value beside them is refused, and the seats and
+ * cells are said for every kind. */
+static void test_descriptions(void **state)
+{
+    (void)state;
+    char err[GAME_ERR_LEN];
+    for (int i = 0; i < game_kind_count(); i++) {
+        const game_kind *k = game_kind_at(i);
+        int lo, hi;
+        game_kind_seats(k, &lo, &hi);
+        assert_true(lo >= 2 && lo <= hi && hi <= GAME_MAX_SEATS);
+        assert_true(strlen(game_kind_cells_help(k)) > 20);
+        for (int j = 0; j < k->n_options; j++) {
+            const game_option_spec *o = &k->options[j];
+            int edges[] = {o->min, o->max, o->def};
+            for (int e = 0; e < 3; e++) {
+                game_options opts;
+                game_state st;
+                game_options_default(k, &opts);
+                assert_true(game_option_allows(o, edges[e]));
+                assert_int_equal(game_options_set(k, &opts, o->name, edges[e], err, sizeof err),
+                                 GAME_OK);
+                assert_int_equal(game_new(&st, k, &opts, err, sizeof err), GAME_OK);
+                if (strcmp(o->name, "players") == 0)
+                    assert_int_equal(game_seats(&st), edges[e]);
+                else if (e == 2)
+                    assert_true(game_seats(&st) >= lo && game_seats(&st) <= hi);
+            }
+            int outside[] = {o->min - 1, o->max + 1, o->step > 1 ? o->min + 1 : o->min - 1};
+            for (int e = 0; e < 3; e++) {
+                game_options opts;
+                game_options_default(k, &opts);
+                assert_false(game_option_allows(o, outside[e]));
+                assert_int_equal(game_options_set(k, &opts, o->name, outside[e], err,
+                                                  sizeof err), GAME_E_OPTION);
+            }
+        }
+    }
+    int lo, hi;
+    game_kind_seats(game_kind_find("sungka"), &lo, &hi);
+    assert_int_equal(lo, 2);
+    assert_int_equal(hi, 6);
+    game_kind_seats(game_kind_find("kalah"), &lo, &hi);
+    assert_int_equal(lo, 2);
+    assert_int_equal(hi, 2);
+    const game_kind *rv = game_kind_find("reversi");
+    assert_int_equal(rv->options[0].step, 2);
+    assert_non_null(strstr(game_kind_cells_help(rv), "y*size+x"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_new_validates),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_descriptions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -495,9 +495,12 @@ static void test_options(void **state)
         int value;
         const char *text;
     } bad[] = {
-        {3, "size must be 4..16, not 3"},     {18, "size must be 4..16, not 18"},
-        {5, "size must be even, 4..16, not 5"}, {7, "size must be even, 4..16, not 7"},
-        {15, "size must be even, 4..16, not 15"}, {2, "size must be 4..16, not 2"},
+        {3, "size must be 4..16 in steps of 2, not 3"},
+        {18, "size must be 4..16 in steps of 2, not 18"},
+        {5, "size must be 4..16 in steps of 2, not 5"},
+        {7, "size must be 4..16 in steps of 2, not 7"},
+        {15, "size must be 4..16 in steps of 2, not 15"},
+        {2, "size must be 4..16 in steps of 2, not 2"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';

@@ -42,7 +42,8 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-perft", "sungka-bench"]
+PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-admin", "sungka-perft",
+            "sungka-bench"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
 # The GTK view's application id, which names its desktop entry.
 APP_ID = "io.github.sungka.Player"
@@ -96,7 +97,8 @@ def expected_files(gtk, source):
     files |= {f"share/locale/{lang}/LC_MESSAGES/sungka.mo" for lang in linguas(source)}
     files |= {f"share/man/man1/{p}.1.gz" for p in PROGRAMS}
     files.add("lib/systemd/system/sungka-board.service")
-    files |= {f"share/bash-completion/completions/{p}" for p in ("sungka-board", "sungka-player")}
+    files |= {f"share/bash-completion/completions/{p}"
+              for p in ("sungka-board", "sungka-player", "sungka-admin")}
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
                                                   "architecture.md", "cluster.md",
                                                   "operating.md", "board.conf.example",
@@ -284,6 +286,8 @@ try sungka-player --new kalah --option ''
 try sungka-board --
 try sungka-player --vers
 try sungka-board --listen ''
+try sungka-admin ''
+try sungka-admin --server 127.0.0.1:7070 ban-
 """
 
 
@@ -293,8 +297,8 @@ def check_completion(prefix, gtk):
     r = run(["bash", "--norc", "--noprofile", "-c", COMPLETE, "bash", comp], env=env)
     check(r.returncode == 0, f"the completion script did not load ({r.returncode}):\n{r.stderr}")
     lines = r.stdout.split("\n")
-    check(len(lines) >= 7, f"completion output: {r.stdout!r}")
-    new, any_, views, opts, board, ver, listen = (l.split() for l in lines[:7])
+    check(len(lines) >= 9, f"completion output: {r.stdout!r}")
+    new, any_, views, opts, board, ver, listen, admin, ban = (l.split() for l in lines[:9])
     check(sorted(new) == sorted(KINDS), f"--new completes to {new}")
     check(sorted(any_) == sorted(KINDS), f"--any completes to {any_}")
     want_views = {"text", "bot"} | ({"gtk"} if gtk else set())
@@ -304,6 +308,9 @@ def check_completion(prefix, gtk):
         check(o in board, f"sungka-board -- does not complete to {o}: {board}")
     check(ver == ["--version"], f"sungka-player --vers completes to {ver}")
     check(listen == [], f"--listen completes to {listen}, not to nothing")
+    check({"online", "ban", "ban-address", "log"} <= set(admin),
+          f"sungka-admin completes to {admin}")
+    check(ban == ["ban-address"], f"sungka-admin ... ban- completes to {ban}")
 
 
 def check_tree(prefix, exec_path, version, gtk, tmp, build):

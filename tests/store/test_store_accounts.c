@@ -103,7 +103,7 @@ static void test_claim_exact_name_once(void **state)
     assert_int_equal(st.played, 2);
     int n = 0;
     store_stats top[4];
-    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_ok(s, store_leaderboard(s, 4, NULL, top, &n));
     assert_int_equal(n, 1);                          /* alice is a guest: not ranked */
     assert_string_equal(top[0].name, "bob");
     store_close(s);
@@ -309,9 +309,12 @@ static void test_file_before_looks_migrates(void **state)
              "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms)"
              " VALUES ('%s', '%s', '%s', 'h1', 1, 1), ('%s', '%s', '%s', 'h2', 2, 2);",
              a.display, a.key, a.skeleton, b.display, b.key, b.skeleton);
-    snprintf(sql, sizeof sql, "%s PRAGMA user_version = 8; %s", STORE_TEST_UNDO_9, rows);
+    snprintf(sql, sizeof sql, "%s%s%s PRAGMA user_version = 8; %s", STORE_TEST_UNDO_11,
+             STORE_TEST_UNDO_10, STORE_TEST_UNDO_9, rows);
     char pg_sql[4096];
-    snprintf(pg_sql, sizeof pg_sql, "DROP INDEX accounts_by_look;"
+    snprintf(pg_sql, sizeof pg_sql, "DROP TABLE blocks; DROP TABLE reports;"
+             " DROP TABLE reset_codes; DROP TABLE admin_actions; DROP TABLE bans;"
+             " DROP INDEX accounts_by_look;"
              " ALTER TABLE accounts DROP COLUMN look; UPDATE sungka_schema SET version = 2; %s",
              rows);
     test_sql_exec(path, sql, pg_sql);
@@ -319,7 +322,7 @@ static void test_file_before_looks_migrates(void **state)
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
     assert_int_equal(test_sql_int(path, "PRAGMA user_version",
                                   "SELECT version FROM sungka_schema"),
-                     test_on_pg() ? 3 : STORE_TEST_VERSION);
+                     test_on_pg() ? 5 : STORE_TEST_VERSION);
     store_account got_a, got_b;
     assert_ok(s, store_account_find(s, "alice", &got_a));
     assert_ok(s, store_account_find(s, "aiice", &got_b));
@@ -377,8 +380,9 @@ static void test_version_2_file_migrates(void **state)
     /* What a service before accounts left behind: statistics by name. */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_9 STORE_TEST_UNDO_8 STORE_TEST_UNDO_7
-                                  STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 "PRAGMA user_version = 4",
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_11 STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8
+                                  STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5
+                                  "PRAGMA user_version = 4",
                                   NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(db);
@@ -390,12 +394,12 @@ static void test_version_2_file_migrates(void **state)
     assert_int_equal(st.account_id, 0);              /* unclaimed */
     int n = -1;
     store_stats top[4];
-    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_ok(s, store_leaderboard(s, 4, NULL, top, &n));
     assert_int_equal(n, 0);
     bool claimed = false;
     int64_t alice = make_account(s, "alice", &claimed);
     assert_true(claimed);
-    assert_ok(s, store_leaderboard(s, 4, top, &n));
+    assert_ok(s, store_leaderboard(s, 4, NULL, top, &n));
     assert_int_equal(n, 1);
     assert_int_equal(top[0].wins, 2);
     assert_int_equal(top[0].account_id, alice);

@@ -1,8 +1,9 @@
 /*
  * test_store_cluster.c — nodes of a cluster sharing one PostgreSQL database
  * (store.h, "A cluster"): a node owns the games it creates, live nodes adopt
- * a dead node's games each exactly once, and a node that lost a game cannot
- * append to it. Needs the test PostgreSQL server (SUNGKA_TEST_PG_URL_FILE,
+ * a dead node's games each exactly once, a node that lost a game cannot
+ * append to it, and what a node reads when the database may have gone back
+ * in time. Needs the test PostgreSQL server (SUNGKA_TEST_PG_URL_FILE,
  * tests/pg); on SQLite only the refusal is checked.
  */
 #include "store_test.h"
@@ -321,6 +322,43 @@ static void a_transaction_holds_its_game(void **state)
     store_close(b);
 }
 
+/* What a node checks when the database may have gone back in time: which
+ * history it is on (the same for every session of one server), a game's
+ * last stored event, and the game ids moved past those it knows. */
+static void what_a_history_change_checks(void **state)
+{
+    (void)state;
+    char url[600];
+    if (!cluster_url(url, sizeof url))
+        skip();
+    store *a = node(url, "10.0.0.1:7070", 60000), *b = node(url, "10.0.0.2:7070", 60000);
+    char history[64];
+    snprintf(history, sizeof history, "%s", store_db_history(a));
+    assert_non_null(strchr(history, '/'));      /* "SYSTEM-ID/TIMELINE" */
+    assert_string_equal(store_db_history(b), history);
+
+    make_game(a, "1", "sungka", 2);
+    uint64_t last = 99;
+    assert_ok(b, store_game_stored_last(b, "1", &last));
+    assert_int_equal(last, 0);
+    assert_ok(a, append(a, "1", 1));
+    assert_ok(a, append(a, "1", 2));
+    assert_ok(b, store_game_stored_last(b, "1", &last));
+    assert_int_equal(last, 2);
+    assert_int_equal(store_game_stored_last(b, "2", &last), STORE_NOT_FOUND);
+
+    unsigned before, after;
+    assert_ok(a, store_game_next_id(a, &before));
+    assert_ok(b, store_game_ids_past(b, before + 500, 1000));   /* past what b has seen */
+    assert_ok(a, store_game_next_id(a, &after));
+    assert_int_equal(after, before + 1501);
+    assert_ok(a, store_game_ids_past(a, 1, 1000));   /* past where it is, when beyond seen */
+    assert_ok(b, store_game_next_id(b, &before));
+    assert_int_equal(before, after + 1001);
+    store_close(a);
+    store_close(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +368,7 @@ int main(void)
         cmocka_unit_test(a_restart_takes_its_games_at_once),
         cmocka_unit_test(leaving_hands_games_over),
         cmocka_unit_test(a_transaction_holds_its_game),
+        cmocka_unit_test(what_a_history_change_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,7 @@ static void test_round_trip(void **state)
 
     store_match_summary *list;
     int n;
-    assert_ok(s, store_matches(s, NULL, NULL, 10, &list, &n));
+    assert_ok(s, store_matches(s, NULL, NULL, 10, NULL, &list, &n));
     assert_int_equal(n, 4);                                    /* no waiting game */
     assert_string_equal(list[0].game.id, "4");                 /* newest end first */
     assert_string_equal(list[1].game.id, "2");
@@ -84,26 +84,26 @@ static void test_round_trip(void **state)
     free(list);
 
     /* Filters. */
-    assert_ok(s, store_matches(s, "cy", NULL, 10, &list, &n));
+    assert_ok(s, store_matches(s, "cy", NULL, 10, NULL, &list, &n));
     assert_int_equal(n, 2);
     assert_string_equal(list[0].game.id, "4");
     assert_string_equal(list[1].game.id, "2");
     free(list);
-    assert_ok(s, store_matches(s, NULL, "sungka", 10, &list, &n));
+    assert_ok(s, store_matches(s, NULL, "sungka", 10, NULL, &list, &n));
     assert_int_equal(n, 2);
     assert_string_equal(list[0].game.id, "3");
     assert_string_equal(list[1].game.id, "1");
     free(list);
-    assert_ok(s, store_matches(s, "ana", "sungka", 1, &list, &n));
+    assert_ok(s, store_matches(s, "ana", "sungka", 1, NULL, &list, &n));
     assert_int_equal(n, 1);
     assert_string_equal(list[0].game.id, "3");
     free(list);
-    assert_ok(s, store_matches(s, "cy", "sungka", 10, &list, &n));
+    assert_ok(s, store_matches(s, "cy", "sungka", 10, NULL, &list, &n));
     assert_int_equal(n, 0);
     assert_null(list);
-    assert_ok(s, store_matches(s, "nobody", NULL, 10, &list, &n));
+    assert_ok(s, store_matches(s, "nobody", NULL, 10, NULL, &list, &n));
     assert_int_equal(n, 0);
-    assert_int_equal(store_matches(s, NULL, NULL, 0, &list, &n), -1);
+    assert_int_equal(store_matches(s, NULL, NULL, 0, NULL, &list, &n), -1);
 
     /* One match with its moves, in order. */
     store_match_summary one;
@@ -136,6 +136,42 @@ static void test_round_trip(void **state)
 }
 
 /* Moves inserted out of order come back by ply; a repeated ply is refused. */
+/* Pages of the history (store_page_key): games that end in the same
+ * millisecond are told apart by their order, and a page after a key has
+ * exactly the rows after it, whatever ends in between. */
+static void test_pages(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    const char *ab[2] = { "ana", "ben" };
+    const char *ids[] = { "1", "2", "3", "4", "5", "6", "7" };
+    for (int i = 0; i < 7; i++)
+        played_game(s, ids[i], "kalah", 2, ab, 1, 0, i < 5 ? 10000 : 20000);
+    store_match_summary *all, *page;
+    int n_all, n;
+    assert_ok(s, store_matches(s, NULL, NULL, 100, NULL, &all, &n_all));
+    assert_int_equal(n_all, 7);
+    const char *want[] = { "7", "6", "5", "4", "3", "2", "1" };   /* ties: the last made first */
+    store_page_key key = { .set = false };
+    int seen = 0;
+    for (int round = 0; round < 10 && seen < 7; round++) {
+        assert_ok(s, store_matches(s, NULL, NULL, 2, &key, &page, &n));
+        assert_true(n >= 1 && n <= 2);
+        for (int i = 0; i < n; i++)
+            assert_string_equal(page[i].game.id, want[seen++]);
+        key = (store_page_key){ .set = true, .a = page[n - 1].game.ended_ms,
+                                .b = page[n - 1].order };
+        free(page);
+        if (round == 0)   /* a game ending now is newer than every page */
+            played_game(s, "8", "kalah", 2, ab, 1, 0, 30000);
+    }
+    assert_int_equal(seen, 7);
+    assert_ok(s, store_matches(s, NULL, NULL, 2, &key, &page, &n));
+    assert_int_equal(n, 0);
+    free(all);
+    store_close(s);
+}
+
 static void test_move_order(void **state)
 {
     (void)state;
@@ -217,6 +253,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_pages),
         cmocka_unit_test(test_move_order),
         cmocka_unit_test(test_bad_input),
     };

@@ -44,14 +44,14 @@ static void record_and_read(void **state)
     assert_ok(s, store_ratings_record(s, "2", "kalah", 2000, 2, who, after, later));
     store_rating_point *pts = NULL;
     int n = 0;
-    assert_ok(s, store_rating_history(s, alice, "kalah", 10, &pts, &n));
+    assert_ok(s, store_rating_history(s, alice, "kalah", 10, NULL, &pts, &n));
     assert_int_equal(n, 2);
     assert_string_equal(pts[0].game_id, "1");          /* oldest first */
     assert_true(pts[0].rating_before == 1500 && pts[0].rating == 1662.31);
     assert_string_equal(pts[1].game_id, "2");
     assert_true(pts[1].rating_before == 1662.31 && pts[1].rating == 1600);
     free(pts);
-    assert_ok(s, store_rating_history(s, alice, NULL, 1, &pts, &n));
+    assert_ok(s, store_rating_history(s, alice, NULL, 1, NULL, &pts, &n));
     assert_int_equal(n, 1);                             /* the newest one */
     assert_string_equal(pts[0].game_id, "2");
     free(pts);
@@ -67,7 +67,7 @@ static void record_and_read(void **state)
     store_rating bad[2] = {later[0], later[1]};
     bad[1].rd = 0;
     assert_int_equal(store_ratings_record(s, "2", "kalah", 3000, 2, who, after, bad), -1);
-    assert_ok(s, store_rating_history(s, bob, "kalah", 10, &pts, &n));
+    assert_ok(s, store_rating_history(s, bob, "kalah", 10, NULL, &pts, &n));
     assert_int_equal(n, 2);                             /* nothing half-written */
     free(pts);
     store_close(s);
@@ -89,15 +89,15 @@ static void leaderboard_settled_first(void **state)
     assert_ok(s, store_ratings_record(s, "1", "reversi", 5, 3, who, before, after));
     store_rated_player top[5];
     int n = 0;
-    assert_ok(s, store_rating_leaderboard(s, "reversi", 110, 5, top, &n));
+    assert_ok(s, store_rating_leaderboard(s, "reversi", 110, 5, NULL, top, &n));
     assert_int_equal(n, 3);
     assert_string_equal(top[0].name, "cat");
     assert_string_equal(top[1].name, "ben");
     assert_string_equal(top[2].name, "ann");
     assert_int_equal(top[2].account_id, a);
-    assert_ok(s, store_rating_leaderboard(s, "reversi", 110, 1, top, &n));
+    assert_ok(s, store_rating_leaderboard(s, "reversi", 110, 1, NULL, top, &n));
     assert_int_equal(n, 1);
-    assert_ok(s, store_rating_leaderboard(s, "kalah", 110, 5, top, &n));
+    assert_ok(s, store_rating_leaderboard(s, "kalah", 110, 5, NULL, top, &n));
     assert_int_equal(n, 0);
     store_close(s);
 }

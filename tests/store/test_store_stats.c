@@ -244,7 +244,7 @@ static void test_leaderboard(void **state)
      * eve none. */
     store_stats top[10];
     int n = -1;
-    assert_ok(s, store_leaderboard(s, 10, top, &n));
+    assert_ok(s, store_leaderboard(s, 10, NULL, top, &n));
     assert_int_equal(n, 6);
     const char *order[] = { "zoe", "amy", "bob", "cat", "dan", "eve" };
     for (int i = 0; i < 6; i++)
@@ -269,10 +269,10 @@ static void test_leaderboard(void **state)
     assert_int_equal(gus.wins, 6);      /* five against eve, one against "zoe" */
     assert_int_equal(gus.account_id, 0);
 
-    assert_ok(s, store_leaderboard(s, 2, top, &n));
+    assert_ok(s, store_leaderboard(s, 2, NULL, top, &n));
     assert_int_equal(n, 2);
     assert_string_equal(top[1].name, "amy");
-    assert_int_equal(store_leaderboard(s, 0, top, &n), -1);
+    assert_int_equal(store_leaderboard(s, 0, NULL, top, &n), -1);
     store_close(s);
 }
 

@@ -115,11 +115,12 @@ static void build_options(globby *lb)
             value = spec->def;
             g_clear_error(&err);
         }
-        if (value < spec->min || value > spec->max)
+        if (!game_option_allows(spec, value))
             value = spec->def;
         GtkWidget *label = gtk_label_new(spec->name);
         gtk_label_set_xalign(GTK_LABEL(label), 0);
-        GtkWidget *spin = gtk_spin_button_new_with_range(spec->min, spec->max, 1);
+        GtkWidget *spin = gtk_spin_button_new_with_range(spec->min, spec->max,
+                                                         spec->step > 1 ? spec->step : 1);
         gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), value);
         gtk_widget_set_tooltip_text(spin, spec->help);
         gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL,

@@ -47,6 +47,7 @@
  *                        stays open for a shot-of password)
  *   connect-close        close the connect dialog as its window button would
  *   confirm              answer yes to the question on screen (Leave? Resign?)
+ *   report-send REASON   type REASON into the report dialog and press Report
  *   people               print the players pane
  *   wait-people TEXT     wait until TEXT is in the players pane
  *   wait-people-gone TEXT    wait until it is not
@@ -578,6 +579,9 @@ static bool act(gscript *sc, char *line)
             return true;
         }
         answer(v);
+    } else if (g_str_has_prefix(line, "report-send ")) {
+        if (gsocial_report_answer(v, line + 12) != 0)
+            say("error no report dialog on screen");
     } else if (strcmp(line, "people") == 0) {
         say_flat("people", gtk_label_get_text(GTK_LABEL(v->people)));
     } else if (strcmp(line, "anims") == 0) {

@@ -89,6 +89,7 @@ typedef struct gview {
     gpassword *password;       /* the change-password dialog while open */
     GtkWidget *account;        /* "Signed in as Alice", or the guest's name */
     GtkWidget *btn_sign_out, *btn_password;
+    GtkWidget *social_row;     /* Block, Report...: on the chosen recipient, signed in */
     globby *lobby;             /* the games dialog, once connected */
     ghistory *history;         /* the history dialog, once asked for */
     greplay *replay;           /* the replay window while open */
@@ -216,6 +217,14 @@ GtkWidget *gconnect_window(const gconnect *c);
  * signing out, and the change-password dialog. */
 void gview_update_account(gview *v);      /* the label, from agent_account */
 void gview_sign_out(gview *v);
+/* gtk_social.c: blocking and reporting the person chosen in the chat's
+ * recipient list (docs/rules.md, "Blocking and reporting"). */
+bool gsocial_chosen(gview *v, char *name, size_t len);   /* false: Everyone */
+void gsocial_block(gview *v);             /* asked first by win.block */
+void gsocial_report(gview *v);            /* a dialog asks for the reason */
+/* For the script hook: type reason into the open report dialog and press
+ * Report; -1 when none is open. */
+int gsocial_report_answer(gview *v, const char *reason);
 /* The dialog: shown (made when none is open), v->password set until it
  * closes. */
 void gpassword_show(gview *v);

@@ -235,6 +235,27 @@ static void act_password(GSimpleAction *a, GVariant *p, gpointer data)
     gpassword_show(data);
 }
 
+static void act_block(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    char name[AGENT_NAME_BYTES];
+    if (!gsocial_chosen(v, name, sizeof name))
+        return;
+    char *q = g_strdup_printf(_("Block %s? You will read nothing more from them, and you will "
+                                "not be paired with them."), name);
+    ask(v, q, _("Block"), gsocial_block);
+    g_free(q);
+}
+
+static void act_report(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gsocial_report(data);
+}
+
 static void act_games(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -316,6 +337,8 @@ static const GActionEntry win_actions[] = {
     {.name = "decline-rematch", .activate = act_decline_rematch},
     {.name = "sign-out", .activate = act_sign_out},
     {.name = "password", .activate = act_password},
+    {.name = "block", .activate = act_block},
+    {.name = "report", .activate = act_report},
 };
 
 static const GActionEntry app_actions[] = {
@@ -404,6 +427,11 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "password", signed_in);
     gtk_widget_set_visible(v->btn_sign_out, signed_in);
     gtk_widget_set_visible(v->btn_password, signed_in);
+    char chosen[AGENT_NAME_BYTES];
+    bool someone = signed_in && in && gsocial_chosen(v, chosen, sizeof chosen);
+    set_enabled(v, "block", someone);
+    set_enabled(v, "report", someone);
+    gtk_widget_set_visible(v->social_row, signed_in && in);
     gtk_widget_set_visible(v->fair_row, playing);
     gtk_widget_set_sensitive(v->entry, in);
     gtk_widget_set_sensitive(v->recipient, in);
@@ -579,6 +607,16 @@ void gview_build(gview *v)
     g_signal_connect(v->entry, "activate", G_CALLBACK(gview_on_chat), v);
     gtk_box_append(GTK_BOX(chat), v->recipient);
     gtk_box_append(GTK_BOX(chat), v->entry);
+    /* Block and report whoever the recipient list names (gtk_social.c). */
+    v->social_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+    gtk_box_append(GTK_BOX(v->social_row),
+                   command_button(_("_Block"), _("Block the person chosen for private "
+                                                 "messages"), "win.block"));
+    gtk_box_append(GTK_BOX(v->social_row),
+                   command_button(_("Re_port…"), _("Report the person chosen for private "
+                                                   "messages to the operator"), "win.report"));
+    g_signal_connect_swapped(v->recipient, "notify::selected",
+                             G_CALLBACK(gview_update_buttons), v);
 
     gtk_box_append(GTK_BOX(right), v->account);
     gtk_box_append(GTK_BOX(right), account_row);
@@ -586,6 +624,7 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(right), gmoves_new(v));
     gtk_box_append(GTK_BOX(right), scroll);
     gtk_box_append(GTK_BOX(right), chat);
+    gtk_box_append(GTK_BOX(right), v->social_row);
 
     gtk_paned_set_start_child(GTK_PANED(paned), left);
     gtk_paned_set_end_child(GTK_PANED(paned), right);

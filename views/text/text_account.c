@@ -1,9 +1,10 @@
 /*
- * text_account.c — register, login, logout and passwd in the text view
+ * text_account.c — register, login, logout, passwd and reset in the text view
  * (text_account.h). Each command that needs a password asks for it on the
  * next line; one that needs it twice (a new password) asks again, so a typo
  * is caught here rather than locking its author out.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@ enum {
     ASK_OLD,                   /* passwd: the current one, */
     ASK_NEW,                   /* the new one, */
     ASK_NEW_AGAIN,             /* and again */
+    ASK_RESET,                 /* reset: the new password (the code is in old), */
+    ASK_RESET_AGAIN,           /* and again */
 };
 
 static void echo(text_account *ta, bool on)
@@ -74,12 +77,60 @@ bool text_account_command(text_account *ta, agent *ag, const char *cmd, const ch
             fprintf(out, _("Sign in first (login NAME).\n"));
         else
             ask(ta, ASK_OLD, _("Current password: "), out);
+    } else if (strcmp(cmd, "reset") == 0) {
+        const char *space = strchr(rest, ' ');
+        if (!space || space == rest || !space[1] || strchr(space + 1, ' ')) {
+            fprintf(out, _("Usage: reset NAME CODE (the code the operator gave you)\n"));
+            return true;
+        }
+        snprintf(ta->name, sizeof ta->name, "%.*s", (int)(space - rest), rest);
+        snprintf(ta->old, sizeof ta->old, "%s", space + 1);
+        ask(ta, ASK_RESET, _("Choose a password (8 characters or more): "), out);
     } else if (strcmp(cmd, "whoami") == 0) {
         const char *account = agent_account(ag);
         if (account)
             fprintf(out, _("Signed in as %s.\n"), account);
         else
             fprintf(out, _("Playing as a guest (register NAME or login NAME to sign in).\n"));
+    } else if (strcmp(cmd, "block") == 0 || strcmp(cmd, "unblock") == 0) {
+        bool block = cmd[0] == 'b';
+        char shown[AGENT_NAME_BYTES];
+        if (!*rest || strchr(rest, ' '))
+            fprintf(out, block ? _("Usage: block NAME\n") : _("Usage: unblock NAME\n"));
+        else if (agent_block(ag, rest, block, shown, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else
+            fprintf(out, block ? _("Blocked %s: you will not read them, and you will not be "
+                                   "paired with them.\n")
+                               : _("Unblocked %s.\n"), shown);
+    } else if (strcmp(cmd, "blocked") == 0) {
+        char (*names)[AGENT_NAME_BYTES] = NULL;
+        int n = 0;
+        if (agent_blocked(ag, &names, &n, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else if (n == 0)
+            fprintf(out, _("You block nobody.\n"));
+        else
+            fprintf(out, _("You block:"));
+        for (int i = 0; i < n; i++)
+            fprintf(out, " %s%s", names[i], i + 1 < n ? "," : "\n");
+        free(names);
+    } else if (strcmp(cmd, "report") == 0) {
+        char name[AGENT_NAME_BYTES];
+        const char *reason = rest;
+        size_t len = strcspn(rest, " \t");
+        while (reason[len] == ' ' || reason[len] == '\t')
+            len++;
+        int64_t id = 0;
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(rest, " \t"), rest);
+        reason = rest + len;
+        if (!name[0] || !*reason)
+            fprintf(out, _("Usage: report NAME REASON...\n"));
+        else if (agent_report(ag, name, reason, &id, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else
+            fprintf(out, _("Reported %s to the operator (report %lld).\n"), name,
+                    (long long)id);
     } else {
         return false;
     }
@@ -105,10 +156,23 @@ bool text_account_line(text_account *ta, agent *ag, const char *line, FILE *out)
         break;
     case ASK_REGISTER:
     case ASK_NEW:
+    case ASK_RESET:
         snprintf(ta->first, sizeof ta->first, "%s", line);
-        ask(ta, step == ASK_REGISTER ? ASK_REGISTER_AGAIN : ASK_NEW_AGAIN,
+        ask(ta, step == ASK_REGISTER ? ASK_REGISTER_AGAIN
+                : step == ASK_NEW    ? ASK_NEW_AGAIN
+                                     : ASK_RESET_AGAIN,
             _("The same password again: "), out);
         return true;
+    case ASK_RESET_AGAIN:
+        echo(ta, true);
+        if (strcmp(line, ta->first) != 0)
+            fprintf(out, _("The two passwords differ; nothing was changed.\n"));
+        else if (agent_reset_password(ag, ta->name, ta->old, line, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
+        else
+            fprintf(out, _("Password reset; every other session of the account is signed "
+                           "out. Signed in as %s.\n"), agent_account(ag));
+        break;
     case ASK_REGISTER_AGAIN:
         echo(ta, true);
         if (strcmp(line, ta->first) != 0)

@@ -870,7 +870,8 @@ static void cmd_replay(text_view *tv, const char *word, char *rest)
         text_replay_start(&tv->replay, tv->ag, rest, tv->out);
 }
 
-/* register, login, logout, passwd, whoami: text_account.c */
+/* register, login, logout, passwd, whoami, reset, block, unblock, blocked,
+ * report: text_account.c */
 static void cmd_account(text_view *tv, const char *word, char *rest)
 {
     text_account_command(&tv->account, tv->ag, word, rest, tv->out);
@@ -958,6 +959,15 @@ static const text_command commands[] = {
      TEXT_SECTION_ACCOUNT, cmd_account},
     {"passwd", "", N_("change your password"), TEXT_SECTION_ACCOUNT, cmd_account},
     {"whoami", "", N_("who you are signed in as"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"reset", N_("NAME CODE"), N_("a forgotten password: set a new one with the code the "
+                                  "service's operator gave you"), TEXT_SECTION_ACCOUNT,
+     cmd_account},
+    {"block", N_("NAME"), N_("read nothing more from NAME, never be paired with them"),
+     TEXT_SECTION_ACCOUNT, cmd_account},
+    {"unblock", N_("NAME"), N_("read NAME again"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"blocked", "", N_("the players you blocked"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"report", N_("NAME REASON..."), N_("report NAME to the operator, about this game"),
+     TEXT_SECTION_ACCOUNT, cmd_account},
 };
 
 /* Other words for some commands, as typed before the table. */

@@ -218,8 +218,23 @@ typedef enum agent_msg_kind {
     AGENT_MSG_REMATCH_STARTED, /* text: the new game's id (agent_follow_rematch) */
 } agent_msg_kind;
 
+/* What the agent itself says in a message, as a code a view translates
+ * (text keeps the English sentence, for logs and views that show it as
+ * is). */
+typedef enum agent_said {
+    AGENT_SAID_TEXT = 0,       /* nothing but text (the service's words, or others) */
+    AGENT_SAID_LOST,           /* RECONNECTING: lost the connection to `where`;
+                                * trying again for `seconds` */
+    AGENT_SAID_STILL_TRYING,   /* RECONNECTING: still trying, `seconds` so far */
+    AGENT_SAID_RECONNECTED,    /* RECONNECTED: reconnected to `where` */
+    AGENT_SAID_GAVE_UP,        /* DISCONNECTED: could not reconnect within `seconds` */
+} agent_said;
+
 typedef struct agent_msg {
     agent_msg_kind kind;
+    agent_said said;           /* the agent's own words as a code (text: in English) */
+    char where[AGENT_TEXT_BYTES];  /* ... its address, for LOST and RECONNECTED */
+    int seconds;               /* ... its seconds, for LOST, STILL_TRYING, GAVE_UP */
     uint64_t seq;
     int seat;
     int move;

@@ -87,6 +87,28 @@ const char *view_refusal(const char *reason)
     return NULL;
 }
 
+const char *view_agent_words(const agent_msg *msg, char *buf, size_t len)
+{
+    switch (msg->said) {
+    case AGENT_SAID_LOST:
+        snprintf(buf, len, _("lost the connection to %s; trying again for %d s\u2026"), msg->where,
+                 msg->seconds);
+        return buf;
+    case AGENT_SAID_STILL_TRYING:
+        snprintf(buf, len, _("still trying (%d s)\u2026"), msg->seconds);
+        return buf;
+    case AGENT_SAID_RECONNECTED:
+        snprintf(buf, len, _("reconnected to %s"), msg->where);
+        return buf;
+    case AGENT_SAID_GAVE_UP:
+        snprintf(buf, len, _("could not reconnect within %d s; giving up"), msg->seconds);
+        return buf;
+    case AGENT_SAID_TEXT:
+        break;
+    }
+    return msg->text;
+}
+
 static void say_passes(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
 {
     char buf[40];
@@ -106,7 +128,7 @@ void view_narrate_watching(int n, view_say_fn say, void *ctx)
 
 void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
 {
-    char buf[40];
+    char buf[40], words[AGENT_TEXT_BYTES];
     switch (msg->kind) {
     case AGENT_MSG_SNAPSHOT:
     case AGENT_MSG_PINGS:
@@ -140,10 +162,10 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
                  msg->from_seat);
         break;
     case AGENT_MSG_RECONNECTING:
-        say_sentence(say, ctx, msg->text, "");
+        say_sentence(say, ctx, view_agent_words(msg, words, sizeof words), "");
         break;
     case AGENT_MSG_RECONNECTED:
-        say_sentence(say, ctx, msg->text, ".");
+        say_sentence(say, ctx, view_agent_words(msg, words, sizeof words), ".");
         break;
     case AGENT_MSG_STARTED:
         sayf(say, ctx, _("The game starts; %s moves first."),
@@ -219,7 +241,8 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
         break;
     }
     case AGENT_MSG_DISCONNECTED:
-        sayf(say, ctx, _("Disconnected from the board service (%s)."), msg->text);
+        sayf(say, ctx, _("Disconnected from the board service (%s)."),
+             view_agent_words(msg, words, sizeof words));
         break;
     }
 }

@@ -41,6 +41,11 @@ const char *view_seat_name(const agent_model *m, int seat, char *buf, size_t len
  * English and more precise. */
 const char *view_refusal(const char *reason);
 
+/* The agent's own words in msg (msg->said) as a fragment in the user's
+ * language ("lost the connection to HOST:PORT; trying again for 90 s..."),
+ * into buf; msg->text when it has no code (the service's words). */
+const char *view_agent_words(const agent_msg *msg, char *buf, size_t len);
+
 /* An agent's or the service's sentence fragment ("lost the connection to
  * ...") as a sentence: a capital first, then end ("." or ""), into buf. */
 void view_sentence(char *buf, size_t len, const char *text, const char *end);

@@ -3,8 +3,8 @@
  * message a view is handed has its sentences (a snapshot and round-trip
  * times excepted: views draw those), each a whole sentence without a
  * newline; in Filipino and Indonesian every one is translated (no English
- * sentence left: each differs from the English one), the agent's and the
- * service's words inside them aside; a refusal is said from its reason in
+ * sentence left: each differs from the English one), the agent's own words
+ * too (from their codes), the service's words inside them aside; a refusal is said from its reason in
  * Filipino and Indonesian, and in the service's (English) words in English.
  */
 #include <locale.h>
@@ -80,6 +80,15 @@ static void narrate_kind(agent_msg_kind kind, int variant, said *sd)
     msg.mismatch = variant == 1;
     msg.n_passed = 1;
     msg.passed[0] = 1;
+    /* the agent's own words as codes (text: the English, as the agent puts it) */
+    snprintf(msg.where, sizeof msg.where, "127.0.0.1:7070");
+    msg.seconds = 90;
+    if (kind == AGENT_MSG_RECONNECTING)
+        msg.said = variant == 1 ? AGENT_SAID_STILL_TRYING : AGENT_SAID_LOST;
+    else if (kind == AGENT_MSG_RECONNECTED)
+        msg.said = AGENT_SAID_RECONNECTED;
+    else if (kind == AGENT_MSG_DISCONNECTED && variant == 1)
+        msg.said = AGENT_SAID_GAVE_UP;
     memset(sd, 0, sizeof *sd);
     view_narrate(&model, &msg, collect, sd);
 }
@@ -87,13 +96,6 @@ static void narrate_kind(agent_msg_kind kind, int variant, said *sd)
 static bool drawn_not_said(int kind)
 {
     return kind == AGENT_MSG_SNAPSHOT || kind == AGENT_MSG_PINGS;
-}
-
-/* The agent's own words, not translated yet by the view (its fragment is
- * the whole sentence). */
-static bool agents_words(int kind)
-{
-    return kind == AGENT_MSG_RECONNECTING || kind == AGENT_MSG_RECONNECTED;
 }
 
 static void every_kind_has_a_sentence(void **state)
@@ -125,6 +127,16 @@ static void every_kind_has_a_sentence(void **state)
     assert_string_equal(sd.s[2], "bob moves again.");
     narrate_kind(AGENT_MSG_JOINED, 2, &sd);
     assert_int_equal(sd.n, 0);       /* an observer: counted, not named */
+    /* the agent's words from their codes, never from its English text */
+    narrate_kind(AGENT_MSG_RECONNECTING, 0, &sd);
+    assert_string_equal(sd.s[0], "Lost the connection to 127.0.0.1:7070; trying again for 90 s\u2026");
+    narrate_kind(AGENT_MSG_RECONNECTING, 1, &sd);
+    assert_string_equal(sd.s[0], "Still trying (90 s)\u2026");
+    narrate_kind(AGENT_MSG_RECONNECTED, 0, &sd);
+    assert_string_equal(sd.s[0], "Reconnected to 127.0.0.1:7070.");
+    narrate_kind(AGENT_MSG_DISCONNECTED, 1, &sd);
+    assert_string_equal(sd.s[0], "Disconnected from the board service (could not reconnect "
+                                 "within 90 s; giving up).");
     /* a refusal in English: the service's words, which are English and
      * more precise, whatever the reason */
     narrate_kind(AGENT_MSG_REFUSED, 1, &sd);
@@ -165,8 +177,6 @@ static void translated(const char *lang)
         }
     assert_int_equal(m, n);
     for (int i = 0; i < n; i++) {
-        if (agents_words(kinds[i]))
-            continue;
         /* Filipino keeps "[chat]" (a loanword), and so the whole line */
         if (strcmp(lang, "fil") == 0 && kinds[i] == AGENT_MSG_CHAT &&
             strncmp(english[i].s[0], "[chat]", 6) == 0)

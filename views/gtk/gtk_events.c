@@ -113,6 +113,7 @@ static void log_line(void *ctx, const char *sentence)
  * a message: animation, the moves list, the status line, dialogs. */
 static void handle(gview *v, const agent_msg *msg)
 {
+    char words[AGENT_TEXT_BYTES];
     if (msg->kind != AGENT_MSG_GAME_OVER)     /* that one's sentence opens a dialog's text */
         view_narrate(gview_model(v), msg, log_line, v);
     switch (msg->kind) {
@@ -162,15 +163,18 @@ static void handle(gview *v, const agent_msg *msg)
         break;
     case AGENT_MSG_DISCONNECTED:
         v->connection[0] = '\0';
-        snprintf(v->flash, sizeof v->flash, _("Disconnected: %s"), msg->text);
+        snprintf(v->flash, sizeof v->flash, _("Disconnected: %s"),
+                 view_agent_words(msg, words, sizeof words));
         v->exit_status = gview_game_over(gview_model(v)) ? 0 : 1;
         break;
     case AGENT_MSG_RECONNECTING:   /* the agent's words, once and then every 10 s */
-        view_sentence(v->connection, sizeof v->connection, msg->text, "");
+        view_sentence(v->connection, sizeof v->connection,
+                      view_agent_words(msg, words, sizeof words), "");
         break;
     case AGENT_MSG_RECONNECTED:
         v->connection[0] = '\0';
-        view_sentence(v->flash, sizeof v->flash, msg->text, ".");
+        view_sentence(v->flash, sizeof v->flash, view_agent_words(msg, words, sizeof words),
+                      ".");
         break;
     default:
         break;

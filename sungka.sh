@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")"
 
 # The Debian packages come from one list, packaging/debian-packages.txt, which
-# the .deb's dependencies are checked against too: its lines are
+# the packages' dependencies (debian/) are checked against too: its lines are
 # "SECTION PACKAGE # why".
 packages() {
     sed -n "s/^$1[[:space:]]\{1,\}\([^[:space:]#]\{1,\}\).*/\1/p" packaging/debian-packages.txt \
@@ -19,8 +19,9 @@ PACKAGES=$(packages build)
 # ... and what the tests use besides: an independent gRPC client, a terminal,
 # valgrind, a virtual display with screenshots for the GTK view, the sqlite3
 # program (the README's recovery of a damaged database), a PostgreSQL server
-# (tests/pg starts a throwaway one), and the tools that check the .deb, the
-# systemd unit, the desktop entry and the completions.
+# (tests/pg starts a throwaway one), and the tools that build and check the
+# Debian packages, the systemd units, the desktop entry, the AppStream
+# metainfo and the completions.
 TEST_PACKAGES=$(packages test)
 # ... and npm, for the test-only tools from npm below, unless an npm is there
 # already (NodeSource's nodejs bundles one, and conflicts with Debian's npm).

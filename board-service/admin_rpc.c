@@ -546,7 +546,7 @@ static void end_game(rpc_call *call, const ProtobufCMessage *request, void *user
     if (!r) {
         if (board_cluster_redirect_game(svc, call, req->game_id))
             return;
-        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NO_SUCH_GAME", "there is no such game");
+        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_FOUND", "there is no such game");
         return;
     }
     if (board_reloading(call, r))
@@ -604,7 +604,7 @@ static int named_account(board_service *svc, rpc_call *call, const char *name,
         return 0;
     char echo[160], err[224];
     snprintf(err, sizeof err, "there is no account '%s'", board_echo(name, echo, sizeof echo));
-    rpc_call_finish_reason(call, RPC_NOT_FOUND, "NO_SUCH_ACCOUNT", err);
+    rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_FOUND", err);
     return -1;
 }
 
@@ -645,7 +645,7 @@ static void lift_account(board_service *svc, rpc_call *call, int kind, const cha
     snprintf(target, sizeof target, "%lld", (long long)acct.id);
     int rc = store_ban_delete(svc->store, kind, target, board_shared_now_ms(svc));
     if (rc == STORE_NOT_FOUND) {
-        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_BANNED",
+        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_FOUND",
                                kind == STORE_BAN_MUTE ? "that account is not muted"
                                                       : "that account is not banned");
         return;
@@ -726,7 +726,7 @@ static void kick(rpc_call *call, const ProtobufCMessage *request, void *user)
     room *r = board_find_room(svc, req->game_id);
     if (!r) {
         if (!board_cluster_redirect_game(svc, call, req->game_id))
-            rpc_call_finish_reason(call, RPC_NOT_FOUND, "NO_SUCH_GAME", "there is no such game");
+            rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_FOUND", "there is no such game");
         return;
     }
     if (board_reloading(call, r))
@@ -736,7 +736,7 @@ static void kick(rpc_call *call, const ProtobufCMessage *request, void *user)
         char echo[160];
         snprintf(err, sizeof err, "nobody in game %s is called '%s'", room_id(r),
                  board_echo(req->name, echo, sizeof echo));
-        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NO_SUCH_PLAYER", err);
+        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_FOUND", err);
         return;
     }
     char target[STORE_NAME_BYTES + 32];
@@ -859,7 +859,7 @@ static void unban_address(rpc_call *call, const ProtobufCMessage *request, void 
         char err[128];
         snprintf(err, sizeof err, "%s is not banned (give the prefix as it was banned)",
                  target);
-        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_BANNED", err);
+        rpc_call_finish_reason(call, RPC_NOT_FOUND, "NOT_FOUND", err);
         return;
     }
     if (rc != 0) {

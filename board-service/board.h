@@ -71,6 +71,10 @@ typedef struct board_config {
                                 * may have looked up in the database per second (default 50) */
     int stall_limit_ms;        /* health says NOT_SERVING once the loop has not turned
                                 * for this long, and the log says so (default 3000) */
+    int max_health_watches;    /* Health.Watch streams open at once (default 64; a quarter
+                                * of them, at least one, per client address) */
+    int max_reflection_streams;    /* server reflection streams open at once (default 16;
+                                    * a quarter, at least one, per client address) */
     const char *tls_cert;      /* PEM certificate chain: TLS instead of plaintext */
     const char *tls_key;       /* its private key */
     const char *tls_client_ca; /* require client certificates signed by this CA */

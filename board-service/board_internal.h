@@ -316,6 +316,7 @@ struct board_service {
     limit_table limits;        /* accounts_rpc.c: sign-in failures, password checks,
                                 * accounts made */
     struct board_health *health;   /* health.c: the loop's beat, the watchdog */
+    struct board_reflection *reflection;   /* reflection.c: read-only once made */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
     struct board_admin *admin; /* admin_rpc.c: the admin token's hash and the bans */
@@ -467,6 +468,11 @@ bool board_cluster_healthy(const board_service *svc);
  * init: before rpc_server_start (it adds the side method); watch: after it;
  * beat: the loop, every turn; free: after rpc_server_destroy. --- */
 int board_health_init(board_service *svc);
+/* --- reflection.c: gRPC server reflection, answered on rpc's side thread
+ * from the descriptors built into the program. init: before
+ * rpc_server_start; free: after rpc_server_destroy. --- */
+int board_reflection_init(board_service *svc);
+void board_reflection_free(board_service *svc);
 int board_health_watch(board_service *svc);
 void board_health_beat(board_service *svc, int64_t now);
 void board_health_free(board_service *svc);

@@ -102,7 +102,8 @@ void board_metrics_refusal(void *user, rpc_code code, const char *reason)
     if (code == RPC_RESOURCE_EXHAUSTED)
         metric_add(svc->m.limits_hit, 1);
     /* The reasons are the program's own words (proto: ErrorReason), a few
-     * dozen: one counter each, made the first time one is met. */
+     * dozen: one counter each, made the first time one is met, and found
+     * through the set's index (metrics.c) after that. */
     metric_add(metrics_counter(svc->m.set, "sungka_refusals_total",
                                "Calls refused, by the reason sent with the status.", "reason",
                                reason ? reason : rpc_code_name(code)),

@@ -11,6 +11,13 @@
  * cfg.stall_limit_ms. A thread of our own watches the same beat and says
  * so in the log, once when the loop stops and once when it turns again, so
  * that a stuck service is never a silent one.
+ *
+ * Watch is the same answer as a stream (rpc_server_add_side_stream): sent at
+ * once, then whenever it changes (the side thread asks again ten times a
+ * second); an unknown service name is answered SERVICE_UNKNOWN and the
+ * stream stays open, as the gRPC health protocol says, where Check refuses
+ * it with NOT_FOUND. The streams are capped by --max-health-watches in all,
+ * a quarter of them (at least one) per client address.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,12 +42,21 @@ struct board_health {
 static bool known_service(const char *name)
 {
     return !name[0] || strcmp(name, "sungka.v1.Register") == 0 ||
-           strcmp(name, "sungka.v1.Board") == 0 || strcmp(name, "sungka.v1.Accounts") == 0;
+           strcmp(name, "sungka.v1.Board") == 0 || strcmp(name, "sungka.v1.Accounts") == 0 ||
+           strcmp(name, "sungka.v1.Admin") == 0;
 }
 
 static int64_t stalled_for(const board_service *svc)
 {
     return board_now_ms() - atomic_load(&svc->health->beat_ms);
+}
+
+static Grpc__Health__V1__HealthCheckResponse__ServingStatus serving(const board_service *svc)
+{
+    bool up = atomic_load(&svc->health->loop_serving) &&
+              stalled_for(svc) < svc->cfg.stall_limit_ms;
+    return up ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
+              : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
 }
 
 /* rpc's side thread: from the atomics only. */
@@ -54,10 +70,22 @@ static rpc_code answer_check(const ProtobufCMessage *request, ProtobufCMessage *
         snprintf(why, whylen, "unknown service");
         return RPC_NOT_FOUND;
     }
-    bool serving = atomic_load(&svc->health->loop_serving) &&
-                   stalled_for(svc) < svc->cfg.stall_limit_ms;
-    res->status = serving ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
-                          : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
+    res->status = serving(svc);
+    return RPC_OK;
+}
+
+/* The same, for each turn of a Watch stream. */
+static rpc_code answer_watch(const ProtobufCMessage *request, ProtobufCMessage *reply,
+                             char *why, size_t whylen, void *user)
+{
+    (void)why;
+    (void)whylen;
+    const board_service *svc = user;
+    const Grpc__Health__V1__HealthCheckRequest *req = (const void *)request;
+    Grpc__Health__V1__HealthCheckResponse *res = (void *)reply;
+    res->status = known_service(req->service)
+                      ? serving(svc)
+                      : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN;
     return RPC_OK;
 }
 
@@ -100,8 +128,18 @@ int board_health_init(board_service *svc)
     atomic_init(&svc->health->beat_ms, board_now_ms());
     atomic_init(&svc->health->loop_serving, true);
     atomic_init(&svc->health->stopping, false);
-    return rpc_server_add_side_method(svc->server, &grpc__health__v1__health__descriptor,
-                                      "Check", answer_check, svc);
+    int quarter = svc->cfg.max_health_watches / 4;
+    rpc_side_stream_limits limits = {
+        .max_streams = svc->cfg.max_health_watches,
+        .max_per_address = quarter > 0 ? quarter : 1,
+        .ipv6_prefix = svc->cfg.ipv6_prefix,
+        .flag = "--max-health-watches",
+    };
+    if (rpc_server_add_side_method(svc->server, &grpc__health__v1__health__descriptor, "Check",
+                                   answer_check, svc) != 0)
+        return -1;
+    return rpc_server_add_side_stream(svc->server, &grpc__health__v1__health__descriptor,
+                                      "Watch", answer_watch, &limits, svc);
 }
 
 int board_health_watch(board_service *svc)

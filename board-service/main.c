@@ -2,7 +2,7 @@
  * main.c — `sungka-board`: the command line of the board service.
  * Reads its configuration file and options (flags over the file), starts the
  * service, prints the bound address on one line (tests and the player agent
- * read it), tells systemd it is ready (sd_notify), reloads the file on SIGHUP
+ * read it), tells systemd it is ready (server_notify.h), reloads the file on SIGHUP
  * and stops cleanly on SIGINT/SIGTERM.
  */
 #include <errno.h>
@@ -16,8 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
 #include "board.h"
 #include "config_file.h"
 #include "log_line.h"
@@ -25,6 +23,7 @@
 #include "rpc.h"
 #include "self_signed.h"
 #include "server_main.h"
+#include "server_notify.h"
 #include "store.h"
 #include "text.h"
 #include "version.h"
@@ -155,6 +154,12 @@ static void usage(FILE *out)
             "                            for MS milliseconds, e.g. waiting on a database\n"
             "                            that stopped answering; the log says so too\n"
             "                            (default 3000)\n"
+            "      --max-health-watches N  health Watch streams open at once (default\n"
+            "                            64); one client address may open a quarter of\n"
+            "                            them (at least one)\n"
+            "      --max-reflection-streams N  server reflection streams (grpcurl's)\n"
+            "                            open at once (default 16); one client address\n"
+            "                            may open a quarter of them (at least one)\n"
             "      --rated-min-moves N   a rated game in which a player made fewer than N\n"
             "                            moves changes no rating (default 2; 0: any\n"
             "                            length counts)\n"
@@ -211,7 +216,8 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_LEASE, OPT_CLUSTER_STATUS, OPT_RELAYS, OPT_RELAY_AFTER, OPT_RELAY_KEY,
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
         OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_ADMIN_TOKEN_FILE, OPT_MAX_BLOCKS,
-        OPT_REPORT_RATE, OPT_REPORTS, OPT_BLOCK_RATE };
+        OPT_REPORT_RATE, OPT_REPORTS, OPT_BLOCK_RATE, OPT_MAX_HEALTH_WATCHES,
+        OPT_MAX_REFLECTION_STREAMS };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -262,6 +268,8 @@ static const struct option longopts[] = {
     {"client-signin-jobs", required_argument, NULL, OPT_CLIENT_SIGNIN_JOBS},
     {"max-account-sessions", required_argument, NULL, OPT_MAX_ACCOUNT_SESSIONS},
     {"stall-limit", required_argument, NULL, OPT_STALL_LIMIT},
+    {"max-health-watches", required_argument, NULL, OPT_MAX_HEALTH_WATCHES},
+    {"max-reflection-streams", required_argument, NULL, OPT_MAX_REFLECTION_STREAMS},
     {"rated-min-moves", required_argument, NULL, OPT_RATED_MIN_MOVES},
     {"rated-pair-games", required_argument, NULL, OPT_RATED_PAIR_GAMES},
     {"rated-same-address", no_argument, NULL, OPT_RATED_SAME_ADDRESS},
@@ -284,7 +292,7 @@ static const struct option longopts[] = {
 typedef struct settings {
     board_config cfg;
     bool check, cluster_status, rating_report, reports, help, version, self_signed;
-    const char *tls_names[BOARD_TLS_MAX_NAMES];
+    const char *tls_names[SELF_SIGNED_MAX_NAMES];
     size_t n_tls_names;
     const char *config;            /* --config FILE */
     config_values *file_values;    /* the file's strings, which cfg points into */
@@ -426,12 +434,12 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         st->self_signed = true;
         break;
     case OPT_TLS_NAME:
-        if (!board_tls_name_ok(value)) {
+        if (!self_signed_name_ok(value)) {
             snprintf(err, errlen, "'%s' is not a host name or an IP address", value);
             return -1;
         }
-        if (st->n_tls_names == BOARD_TLS_MAX_NAMES) {
-            snprintf(err, errlen, "at most %d names", BOARD_TLS_MAX_NAMES);
+        if (st->n_tls_names == SELF_SIGNED_MAX_NAMES) {
+            snprintf(err, errlen, "at most %d names", SELF_SIGNED_MAX_NAMES);
             return -1;
         }
         st->tls_names[st->n_tls_names++] = value;
@@ -501,6 +509,14 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_STALL_LIMIT:
         if (count(value, 3600000, &st->cfg.stall_limit_ms, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_HEALTH_WATCHES:
+        if (count(value, 100000, &st->cfg.max_health_watches, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_REFLECTION_STREAMS:
+        if (count(value, 100000, &st->cfg.max_reflection_streams, err, errlen))
             return -1;
         break;
     case OPT_CLIENT_LOOKUPS:
@@ -769,41 +785,13 @@ static int print_rating_report(const char *db)
     return rc == 0 ? 0 : 1;
 }
 
-/* The host of "HOST:PORT" or "[V6]:PORT" into out, unless it is a wildcard
- * (0.0.0.0, ::), which names no host; "" then. */
-static void listen_host(const char *listen, char *out, size_t len)
-{
-    const char *colon = strrchr(listen, ':');
-    size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
-    if (n >= 2 && listen[0] == '[' && listen[n - 1] == ']') {
-        listen++;
-        n -= 2;
-    }
-    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), listen);
-    if (strcmp(out, "0.0.0.0") == 0 || strcmp(out, "::") == 0)
-        out[0] = '\0';
-}
-
-/* --tls-self-signed: the names a new certificate carries (this host's
- * name first: the common name), its directory (the database's, else
- * Sungka's data directory), and cfg's TLS files pointed at the pair.
- * 0, or -1 with the sentence said. */
+/* --tls-self-signed: the pair in its directory (the database's, else
+ * Sungka's data directory; self_signed_for_server names the certificate),
+ * and cfg's TLS files pointed at it. 0, or -1 with the sentence said. */
 static int use_self_signed(board_config *cfg, const char *const *extra, size_t n_extra,
-                           board_self_signed *ss)
+                           self_signed_pair *ss)
 {
-    char host[256] = "", bound[256], dir[PATH_MAX], err[2048];
-    const char *list[BOARD_TLS_MAX_NAMES + 6];
-    size_t n = 0;
-    if (gethostname(host, sizeof host - 1) == 0 && board_tls_name_ok(host))
-        list[n++] = host;
-    listen_host(cfg->listen ? cfg->listen : "127.0.0.1:7070", bound, sizeof bound);
-    if (bound[0] && board_tls_name_ok(bound))
-        list[n++] = bound;
-    list[n++] = "localhost";
-    list[n++] = "127.0.0.1";
-    list[n++] = "::1";
-    for (size_t i = 0; i < n_extra; i++)
-        list[n++] = extra[i];
+    char dir[PATH_MAX], err[2048];
     /* Beside the database file; a shared database's nodes each keep their
      * own in their data directory. */
     if (cfg->db && cfg->db[0] && strcmp(cfg->db, ":memory:") != 0 &&
@@ -816,7 +804,8 @@ static int use_self_signed(board_config *cfg, const char *const *extra, size_t n
                         "(no home directory?); use --tls-cert and --tls-key\n");
         return -1;
     }
-    if (board_self_signed_ensure(dir, list, n, ss, err, sizeof err) != 0) {
+    if (self_signed_for_server(dir, cfg->listen ? cfg->listen : "127.0.0.1:7070", extra,
+                               n_extra, ss, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-board: --tls-self-signed: %s\n", err);
         return -1;
     }
@@ -839,7 +828,7 @@ typedef struct reloading {
 static void reload(board_service *svc, void *arg)
 {
     reloading *rl = arg;
-    sd_notify(0, "RELOADING=1\nSTATUS=Reloading the configuration");
+    server_notify_reloading();
     settings next;
     char err[1024], said[2048];
     if (!rl->file) {
@@ -864,13 +853,13 @@ static void reload(board_service *svc, void *arg)
         log_line_say(LOG_NOTICE, "sungka-board: reloaded %s: %s\n", rl->file, said);
         settings_free(&next);          /* board_reconfigure copied what it took */
     }
-    sd_notify(0, "READY=1\nSTATUS=Serving");
+    server_notify_ready();
 }
 
 static void stopping(void *arg)
 {
     (void)arg;
-    sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+    server_notify_stopping();
 }
 
 static void request_reload(void *svc)
@@ -928,7 +917,7 @@ int main(int argc, char **argv)
         goto out;
     }
     rc = 1;
-    board_self_signed ss;
+    self_signed_pair ss;
     if (self_signed && use_self_signed(&cfg, st.tls_names, st.n_tls_names, &ss) != 0)
         goto out;
     reloading rl = {.argc = argc, .argv = argv, .file = file, .running = &st};
@@ -951,7 +940,7 @@ int main(int argc, char **argv)
 
     const char *listen = cfg.listen ? cfg.listen : "127.0.0.1:7070";
     server_say_listening("sungka-board", listen, port, cfg.tls_cert ? " (TLS)" : "");
-    sd_notify(0, "READY=1\nSTATUS=Serving");
+    server_notify_ready();
     if (self_signed) {
         /* Said whatever --quiet says: players need it to trust us. */
         log_line_say(LOG_NOTICE, "sungka-board: TLS certificate %s (%s %s); players compare "

@@ -78,6 +78,8 @@ static const struct setting {
     S("block-rate", INT, block_rate, true),
     S("client-lookups", INT, client_lookups, true),
     S("stall-limit", INT, stall_limit_ms, false),  /* the watchdog's thread reads it */
+    S("max-health-watches", INT, max_health_watches, false),  /* rpc's side thread's cap */
+    S("max-reflection-streams", INT, max_reflection_streams, false),     /* ...and this */
     S("tls-cert", TLS, tls_cert, false),
     S("tls-key", TLS, tls_key, false),
     S("tls-client-ca", STRING, tls_client_ca, false),
@@ -138,7 +140,7 @@ static void reload_tls(board_service *svc, const board_config *next, char *chang
     }
     char why[512];
     rpc_tls_files files = {next->tls_cert, next->tls_key, cur->tls_client_ca};
-    if (board_tls_check_pair(next->tls_cert, next->tls_key, why, sizeof why) != 0) {
+    if (self_signed_check_pair(next->tls_cert, next->tls_key, why, sizeof why) != 0) {
         add(changed, changedlen, "%sthe TLS certificate is not reloaded, the old one is "
                                  "served: %s%s", sep, why, "");
         return;

@@ -113,6 +113,10 @@ void board_config_defaults(board_config *cfg)
         cfg->client_lookups = 50;
     if (cfg->stall_limit_ms <= 0)
         cfg->stall_limit_ms = 3000;
+    if (cfg->max_health_watches <= 0)
+        cfg->max_health_watches = 64;
+    if (cfg->max_reflection_streams <= 0)
+        cfg->max_reflection_streams = 16;
     if (!cfg->log)
         cfg->log = stderr;
 }
@@ -281,6 +285,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         }
         if (store_open(svc->cfg.db ? svc->cfg.db : path, &svc->store, err, errlen) != 0)
             goto fail_free;
+        if (store_open_notice(svc->store)[0])
+            board_log_at(svc, LOG_NOTICE, "%s", store_open_notice(svc->store));
         /* A cluster's node recovers once it knows its endpoint, below. */
         if (!store_shared(svc->store) && board_recover(svc, err, errlen) != 0)
             goto fail_store;
@@ -336,7 +342,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                board_admin_methods, board_admin_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__social_service__descriptor,
                                board_social_methods, board_social_n_methods, svc) != 0 ||
-        board_health_init(svc) != 0 || rpc_server_start(svc->server) != 0 ||
+        board_health_init(svc) != 0 || board_reflection_init(svc) != 0 ||
+        rpc_server_start(svc->server) != 0 ||
         board_health_watch(svc) != 0) {
         snprintf(err, errlen, "cannot start the RPC server");
         goto fail_server;
@@ -371,6 +378,7 @@ fail_accounts:
 fail_server:
     rpc_server_destroy(svc->server);
     board_health_free(svc);
+    board_reflection_free(svc);
 fail_store:
     board_admin_free(svc);
     board_rooms_free(svc);
@@ -532,6 +540,7 @@ void board_destroy(board_service *svc)
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_health_free(svc);      /* after the server: its side thread reads it */
+    board_reflection_free(svc);  /* the same */
     board_bots_stop(svc);
     board_rooms_free(svc);
     board_clients_free(svc);     /* after the rooms: their people point here */

@@ -466,6 +466,11 @@ static int fail_db(store *s, const char *what)
     return failf(s, "%s: %s", what, db_errmsg(s->db));
 }
 
+const char *store_open_notice(const store *s)
+{
+    return s->db->notice;
+}
+
 const char *store_last_error(const store *s)
 {
     return s ? s->err : "no store";

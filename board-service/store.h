@@ -122,6 +122,12 @@ int store_open_readonly(const char *path, store **out, char *err, size_t errlen)
 int store_check(const char *path, void (*problem)(void *user, const char *text), void *user,
                 char *err, size_t errlen);
 
+/* What opening s did that the operator should hear of, as one sentence; ""
+ * when nothing. Today: the copy of an SQLite file taken before migrating its
+ * schema ("backed up the database PATH (schema version N) to
+ * PATH.before-vM.bak before migrating it to version M"). Owned by s. */
+const char *store_open_notice(const store *s);
+
 /* Finish statements, roll back an open transaction, close. NULL is ignored. */
 void store_close(store *s);
 

@@ -81,6 +81,9 @@ typedef struct db_driver {
 /* The first member of every driver's connection and statement. */
 struct db {
     const db_driver *drv;
+    /* What opening did that the operator should hear of, one sentence (""
+     * when nothing): the backup taken before a migration (store_open_notice). */
+    char notice[1536];
 };
 struct db_stmt {
     db *d;

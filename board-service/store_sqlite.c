@@ -6,7 +6,8 @@
  * schema is built by migrations[]: step v brings a database from version
  * v - 1 to v, and PRAGMA user_version records where a file stands, so a file
  * written by an older service is brought up to date on open and one written
- * by a newer service is refused rather than misread.
+ * by a newer service is refused rather than misread. Before it migrates a
+ * file, it copies it beside itself (backup_before_migrating).
  *
  * Durability is WAL with synchronous = NORMAL: a commit survives the process
  * being killed, not necessarily power loss (see store.h for why).
@@ -296,6 +297,67 @@ static int query_int(lite *s, const char *sql, int *out)
     return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* Create a missing database file with mode 0600 (it holds seat tokens);
+ * SQLite gives its -wal and -shm files the same mode. */
+static int create_private(const char *path, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* Before a migration: a copy of the file as it stands, at
+ * PATH.before-vN.bak (N: the version it is about to be brought to), mode
+ * 0600 like the file. A migrated file is one the older program refuses, so
+ * this copy is the way back to it (docs/operating.md, "Upgrade"). It is
+ * SQLite's online backup through this connection, before the write
+ * transaction of the migration (SQLite copies nothing from a connection that
+ * is writing): one read transaction, so the WAL's committed pages are in it,
+ * and this process's lock on the file (lock_file) keeps other services from
+ * writing in between. A copy that cannot be made stops the start: the file
+ * stays as it was. Costs a read and a write of the whole file, once per
+ * upgrade that changes the schema. Nothing for a file of this version, a
+ * new one, or one that is not Sungka's (migrate refuses that). */
+static int backup_before_migrating(lite *s, const char *path)
+{
+    int from, app_id;
+    if (query_int(s, "PRAGMA user_version", &from) < 0 ||
+        query_int(s, "PRAGMA application_id", &app_id) < 0)
+        return -1;
+    if (app_id != STORE_APPLICATION_ID || from <= 0 || from >= SCHEMA_VERSION)
+        return 0;
+    char bak[PATH_MAX + 32], why[256];
+    if (snprintf(bak, sizeof bak, "%s.before-v%d.bak", path, SCHEMA_VERSION) >= (int)sizeof bak)
+        return failf(s, "cannot back it up before migrating it: the path is too long");
+    if (create_private(bak, why, sizeof why) < 0)
+        return failf(s, "cannot back it up to %s before migrating it from schema version %d "
+                        "to %d: %s", bak, from, SCHEMA_VERSION, why);
+    sqlite3 *dst = NULL;
+    int rc = sqlite3_open_v2(bak, &dst, SQLITE_OPEN_READWRITE, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_backup *b = sqlite3_backup_init(dst, "main", s->conn, "main");
+        rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(dst);
+        int done = b ? sqlite3_backup_finish(b) : rc;
+        if (rc == SQLITE_DONE)
+            rc = done;
+    }
+    if (rc != SQLITE_OK) {
+        failf(s, "cannot back it up to %s before migrating it from schema version %d to %d: %s",
+              bak, from, SCHEMA_VERSION, dst ? sqlite3_errmsg(dst) : sqlite3_errstr(rc));
+        sqlite3_close(dst);
+        return -1;
+    }
+    sqlite3_close(dst);
+    snprintf(s->base.notice, sizeof s->base.notice,
+             "backed up the database %.600s (schema version %d) to %.620s before migrating it "
+             "to version %d", path, from, bak, SCHEMA_VERSION);
+    return 0;
+}
+
 /* Bring the schema to SCHEMA_VERSION, inside the caller's write transaction. */
 static int migrate(lite *s)
 {
@@ -326,18 +388,6 @@ static int migrate(lite *s)
     return 0;
 }
 
-/* Create a missing database file with mode 0600 (it holds seat tokens);
- * SQLite gives its -wal and -shm files the same mode. */
-static int create_private(const char *path, char *why, size_t whylen)
-{
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s", strerror(errno));
-        return -1;
-    }
-    close(fd);
-    return 0;
-}
 
 /* Two services on one file would both recover the same games and write
  * them: the first to open the file holds an exclusive flock() on it until
@@ -509,6 +559,8 @@ static int configure(lite *s, const char *path)
                       ? 0 : run_check(s, "PRAGMA quick_check", first_problem, problem);
     if (damaged != 0)
         return damaged < 0 ? -1 : fail_damaged(s, path, problem);
+    if (strcmp(path, ":memory:") != 0 && backup_before_migrating(s, path) < 0)
+        return -1;
     /* Take the write lock once: an unwritable file or directory shows here,
      * at startup, rather than on the first move. */
     if (exec_sql(s, "BEGIN IMMEDIATE", "cannot write") < 0)

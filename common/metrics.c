@@ -39,10 +39,20 @@ struct metric {
     double pub_sum;
 };
 
+/* The index's slots: a power of two, at least twice METRICS_MAX, so that a
+ * probe stays short when the set is full. */
+#define INDEX_SLOTS 512
+_Static_assert(INDEX_SLOTS >= 2 * METRICS_MAX && (INDEX_SLOTS & (INDEX_SLOTS - 1)) == 0,
+               "INDEX_SLOTS: a power of two, at least twice METRICS_MAX");
+
 struct metrics {
     pthread_mutex_t lock;      /* the pub_ fields, n (for readers) */
     metric *list[METRICS_MAX];
     int n;
+    /* The owner's: list positions + 1 (0: empty) by the hash of name and
+     * label, open addressing, so that a metric met at run time (a refusal's
+     * reason, on every refusal) is found without comparing every name. */
+    short index[INDEX_SLOTS];
     struct MHD_Daemon *daemon; /* NULL until metrics_serve */
 };
 
@@ -90,12 +100,30 @@ static void make_label(char *out, size_t len, const char *key, const char *value
     out[o] = '\0';
 }
 
-static metric *find(metrics *m, const char *name, const char *label)
+/* FNV-1a over name, a NUL, and label. */
+static uint32_t slot_of(const char *name, const char *label)
 {
-    for (int i = 0; i < m->n; i++)
-        if (strcmp(m->list[i]->name, name) == 0 && strcmp(m->list[i]->label, label) == 0)
-            return m->list[i];
-    return NULL;
+    uint32_t h = 2166136261u;
+    for (const char *s = name; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    h *= 16777619u;
+    for (const char *s = label; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h & (INDEX_SLOTS - 1);
+}
+
+/* The metric named so, or NULL; *slot: its slot in the index, or the empty
+ * one where it would go. */
+static metric *find(metrics *m, const char *name, const char *label, uint32_t *slot)
+{
+    for (uint32_t i = slot_of(name, label);; i = (i + 1) & (INDEX_SLOTS - 1)) {
+        *slot = i;
+        if (!m->index[i])
+            return NULL;
+        metric *x = m->list[m->index[i] - 1];
+        if (strcmp(x->name, name) == 0 && strcmp(x->label, label) == 0)
+            return x;
+    }
 }
 
 /* The metric name{key="value"}, made (filled in, then listed under the
@@ -107,7 +135,8 @@ static metric *make(metrics *m, metric_kind kind, const char *name, const char *
         return NULL;
     char label[128];
     make_label(label, sizeof label, key, value);
-    metric *old = find(m, name, label);
+    uint32_t slot;
+    metric *old = find(m, name, label, &slot);
     if (old)
         return old->kind == kind ? old : NULL;
     if (m->n == METRICS_MAX)
@@ -125,6 +154,7 @@ static metric *make(metrics *m, metric_kind kind, const char *name, const char *
     pthread_mutex_lock(&m->lock);
     m->list[m->n++] = x;
     pthread_mutex_unlock(&m->lock);
+    m->index[slot] = (short)m->n;
     return x;
 }
 

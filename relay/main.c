@@ -2,9 +2,12 @@
  * main.c — `sungka-relay`: the command line of a relay (relay.h). Parses
  * its configuration file and options (flags over the file; the keys are the
  * long options, config_file.h), starts the relay, prints the bound address
- * on one line (tests read it), and stops cleanly on SIGINT/SIGTERM.
+ * on one line (tests read it), tells systemd it is ready (server_notify.h),
+ * reloads the file on SIGHUP (relay_reconfigure) and stops cleanly on
+ * SIGINT/SIGTERM.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,9 @@
 #include "relay.h"
 #include "rpc.h"
 #include "server_main.h"
+#include "server_notify.h"
+#include "self_signed.h"
+#include "xdg.h"
 #include "version.h"
 
 /* --config's default: read when it exists and no --config is given. */
@@ -40,7 +46,10 @@ static void usage(FILE *out)
             "                            none): an INI file whose [relay] section has one\n"
             "                            key per long option below, without the dashes\n"
             "                            (upstream = HOST:PORT); options on the command\n"
-            "                            line override it\n"
+            "                            line override it; SIGHUP reads it again: limits,\n"
+            "                            --quiet, --verbose and the TLS certificate are\n"
+            "                            taken at once, the rest at the next start (the\n"
+            "                            log says which)\n"
             "  -u, --upstream ADDRS      the cluster's board services (any of them finds a\n"
             "                            game's host), or another relay\n"
             "  -l, --listen ADDR         address to listen on (default 127.0.0.1:7171;\n"
@@ -68,7 +77,26 @@ static void usage(FILE *out)
             "                            http://HOST:PORT/metrics (plain HTTP: keep it on\n"
             "                            loopback or a private network; port 0 picks one,\n"
             "                            said on stderr)\n"
+            "      --tls-cert FILE       serve observers in TLS with this PEM certificate\n"
+            "                            chain...\n"
+            "      --tls-key FILE        ...and its private key (checked to belong to it;\n"
+            "                            both read again on SIGHUP)\n"
+            "      --tls-self-signed     serve observers in TLS with a certificate of the\n"
+            "                            relay's own, made on the first start and kept\n"
+            "                            in ~/.local/share/sungka/relay/ (its fingerprint\n"
+            "                            is logged: observers compare it on first use)\n"
+            "      --tls-name NAME       a host name or address the certificate\n"
+            "                            --tls-self-signed makes also names (repeatable)\n"
+            "      --upstream-tls        speak TLS to --upstream, whose certificate must\n"
+            "                            chain to the system's CAs (or --upstream-ca)\n"
+            "      --upstream-ca FILE    TLS to --upstream; its certificate must chain to\n"
+            "                            the PEM certificate(s) in FILE: give a board\n"
+            "                            service's own tls-cert.pem (--tls-self-signed) to\n"
+            "                            trust exactly that certificate\n"
+            "      --upstream-name NAME  the name upstream's certificate must carry, when\n"
+            "                            it is not the host in --upstream\n"
             "  -q, --quiet               do not log to stderr\n"
+            "  -v, --verbose             also show gRPC's own log lines\n"
             "  -h, --help                show this help and exit\n"
             "      --version             show the version and exit\n"
             "\n"
@@ -78,7 +106,8 @@ static void usage(FILE *out)
 
 enum { OPT_ADVERTISE = 256, OPT_MAX_GAMES, OPT_MAX_OBSERVERS, OPT_MAX_STREAMS,
        OPT_CLIENT_OBSERVERS, OPT_CLIENT_STREAMS, OPT_CLIENT_JOIN_RATE, OPT_IPV6_PREFIX,
-       OPT_RELAY_KEY, OPT_CONFIG, OPT_METRICS,
+       OPT_RELAY_KEY, OPT_CONFIG, OPT_METRICS, OPT_TLS_CERT, OPT_TLS_KEY, OPT_UPSTREAM_TLS,
+       OPT_UPSTREAM_CA, OPT_UPSTREAM_NAME, OPT_TLS_SELF_SIGNED, OPT_TLS_NAME,
        OPT_VERSION };
 
 /* The options: the one list of settings (the file's keys are their names). */
@@ -96,7 +125,15 @@ static const struct option longopts[] = {
     {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
     {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
     {"metrics", required_argument, NULL, OPT_METRICS},
+    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"tls-self-signed", no_argument, NULL, OPT_TLS_SELF_SIGNED},
+    {"tls-name", required_argument, NULL, OPT_TLS_NAME},
+    {"upstream-tls", no_argument, NULL, OPT_UPSTREAM_TLS},
+    {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
+    {"upstream-name", required_argument, NULL, OPT_UPSTREAM_NAME},
     {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -108,6 +145,9 @@ static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
 typedef struct settings {
     relay_config cfg;
     bool help, version;
+    bool self_signed;          /* --tls-self-signed */
+    const char *tls_names[SELF_SIGNED_MAX_NAMES];   /* --tls-name */
+    size_t n_tls_names;
     const char *config;        /* --config FILE */
     config_values *file_values;    /* the file's strings, which cfg points into */
 } settings;
@@ -128,6 +168,7 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     case 'u': cfg->upstream = value; break;
     case 'l': cfg->listen = value; break;
     case 'q': cfg->log = NULL; break;
+    case 'v': cfg->grpc_log = true; break;
     case OPT_ADVERTISE: cfg->advertise = value; break;
     case OPT_MAX_GAMES: return count(value, 1000000, &cfg->max_games, err, errlen);
     case OPT_MAX_OBSERVERS: return count(value, 10000000, &cfg->max_observers, err, errlen);
@@ -140,6 +181,23 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     case OPT_IPV6_PREFIX: return count(value, 128, &cfg->ipv6_prefix, err, errlen);
     case OPT_RELAY_KEY: cfg->relay_key = value; break;
     case OPT_METRICS: cfg->metrics = value; break;
+    case OPT_TLS_CERT: cfg->tls_cert = value; break;
+    case OPT_TLS_KEY: cfg->tls_key = value; break;
+    case OPT_UPSTREAM_TLS: cfg->upstream_tls = true; break;
+    case OPT_UPSTREAM_CA: cfg->upstream_tls = true; cfg->upstream_ca = value; break;
+    case OPT_UPSTREAM_NAME: cfg->upstream_name = value; break;
+    case OPT_TLS_SELF_SIGNED: st->self_signed = true; break;
+    case OPT_TLS_NAME:
+        if (!self_signed_name_ok(value)) {
+            snprintf(err, errlen, "'%s' is not a host name or an IP address", value);
+            return -1;
+        }
+        if (st->n_tls_names == SELF_SIGNED_MAX_NAMES) {
+            snprintf(err, errlen, "at most %d names", SELF_SIGNED_MAX_NAMES);
+            return -1;
+        }
+        st->tls_names[st->n_tls_names++] = value;
+        break;
     case OPT_CONFIG: st->config = value; break;
     case 'h': st->help = true; break;
     case OPT_VERSION: st->version = true; break;
@@ -154,13 +212,106 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
  * was wrong. optind 0: GNU getopt starts again, for the second reading. */
 static int parse_argv(int argc, char **argv, settings *st)
 {
-    return config_argv_read("sungka-relay", argc, argv, "u:l:qh", longopts, apply_option, st,
+    return config_argv_read("sungka-relay", argc, argv, "u:l:qvh", longopts, apply_option, st,
                             usage);
+}
+
+/* Fresh settings: the defaults, the file's (when file is not NULL), then
+ * the command line's over them. 0; or -1 with the file's error in err (st's
+ * strings then still to free: config_values_free(st->file_values)). */
+static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
+                         size_t errlen)
+{
+    *st = (settings){.cfg = {.listen = "127.0.0.1:7171", .log = stderr}};
+    if (file && config_file_read(file, "relay", longopts, not_settings,
+                                 sizeof not_settings / sizeof not_settings[0], apply_option, st,
+                                 &st->file_values, err, errlen) != 0)
+        return -1;
+    if (parse_argv(argc, argv, st) != 0) {
+        snprintf(err, errlen, "the command line is refused");
+        return -1;
+    }
+    return 0;
+}
+
+/* A reload (SIGHUP): read the file and the command line again and hand the
+ * relay what changed; a file with an error changes nothing. On the loop
+ * thread (relay_run calls it), which is main's. */
+typedef struct reloading {
+    int argc;
+    char **argv;
+    const char *file;          /* NULL: there is none to read */
+    const self_signed_pair *ss;    /* --tls-self-signed's pair; NULL: none */
+} reloading;
+
+static void reload(relay *r, void *arg)
+{
+    reloading *rl = arg;
+    server_notify_reloading();
+    settings next;
+    char err[1024], said[2048];
+    if (!rl->file) {
+        log_line_say(LOG_WARNING, "sungka-relay: SIGHUP: no configuration file to reload "
+                                  "(--config FILE, or %s)\n", DEFAULT_CONFIG);
+    } else if (load_settings(&next, rl->file, rl->argc, rl->argv, err, sizeof err) != 0) {
+        log_line_say(LOG_ERR, "sungka-relay: reload refused, the settings stay as they were: "
+                              "%s\n", err);
+        config_values_free(next.file_values);
+    } else {
+        if (rl->ss && next.self_signed) {   /* the same files as at start */
+            next.cfg.tls_cert = rl->ss->cert;
+            next.cfg.tls_key = rl->ss->key;
+        }
+        relay_reconfigure(r, &next.cfg, said, sizeof said);
+        if (!rl->ss != !next.self_signed)
+            strncat(said, "; needs a restart: tls-self-signed", sizeof said - strlen(said) - 1);
+        rpc_set_verbose(next.cfg.grpc_log);
+        log_line_say(LOG_NOTICE, "sungka-relay: reloaded %s: %s\n", rl->file, said);
+        config_values_free(next.file_values);   /* relay_reconfigure copied what it took */
+    }
+    server_notify_ready();
+}
+
+/* --tls-self-signed: the relay's own pair (in Sungka's data directory,
+ * relay/), and cfg's TLS files pointed at it; its fingerprint said. 0, or
+ * -1 with the sentence said. */
+static int use_self_signed(relay_config *cfg, const settings *st, self_signed_pair *ss)
+{
+    char dir[PATH_MAX], err[2048];
+    if (xdg_sungka_dir(XDG_DATA, true, dir, sizeof dir) != 0 ||
+        strlen(dir) + sizeof "/relay" > sizeof dir) {
+        fprintf(stderr, "sungka-relay: cannot find a directory for the TLS certificate (no "
+                        "home directory?); use --tls-cert and --tls-key\n");
+        return -1;
+    }
+    strcat(dir, "/relay");
+    if (self_signed_for_server(dir, cfg->listen, st->tls_names, st->n_tls_names, ss, err,
+                               sizeof err) != 0) {
+        fprintf(stderr, "sungka-relay: --tls-self-signed: %s\n", err);
+        return -1;
+    }
+    cfg->tls_cert = ss->cert;
+    cfg->tls_key = ss->key;
+    /* Said whatever --quiet says: observers need it to trust us. */
+    log_line_say(LOG_NOTICE, "sungka-relay: TLS certificate %s (%s %s); observers compare this "
+                             "fingerprint with the one their agent shows on first connecting\n",
+                 ss->fingerprint, ss->made ? "made now:" : "kept in", ss->cert);
+    if (ss->missing[0])
+        log_line_say(LOG_WARNING, "sungka-relay: warning: the kept certificate does not name "
+                                  "%s; clients that check host names refuse it under those; "
+                                  "delete %s and %s to make one that names them\n",
+                     ss->missing, ss->cert, ss->key);
+    return 0;
+}
+
+static void request_reload(void *r)
+{
+    relay_request_reload(r);
 }
 
 int main(int argc, char **argv)
 {
-    settings first = {0}, st = {.cfg = {.listen = "127.0.0.1:7171", .log = stderr}};
+    settings first = {0}, st = {0};
     if (parse_argv(argc, argv, &first) != 0)
         return 2;
     if (first.help) {
@@ -174,20 +325,36 @@ int main(int argc, char **argv)
     const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
     char err[1024];
     int rc = 2;
-    if (file && config_file_read(file, "relay", longopts, not_settings,
-                                 sizeof not_settings / sizeof not_settings[0], apply_option, &st,
-                                 &st.file_values, err, sizeof err) != 0) {
+    if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-relay: %s\n", err);
         goto out;
     }
-    if (parse_argv(argc, argv, &st) != 0)
-        goto out;
     relay_config cfg = st.cfg;
     if (!cfg.upstream) {
         fprintf(stderr, "sungka-relay: --upstream names the board services to relay from\n");
         usage(stderr);
         goto out;
     }
+    if (st.self_signed && (cfg.tls_cert || cfg.tls_key)) {
+        fprintf(stderr, "sungka-relay: --tls-self-signed makes its own certificate: give it "
+                        "or --tls-cert and --tls-key, not both\n");
+        goto out;
+    }
+    if (st.n_tls_names && !st.self_signed) {
+        fprintf(stderr, "sungka-relay: --tls-name names a certificate --tls-self-signed "
+                        "makes; a --tls-cert names its hosts itself\n");
+        goto out;
+    }
+    self_signed_pair ss;
+    if (st.self_signed && use_self_signed(&cfg, &st, &ss) != 0) {
+        rc = 1;
+        goto out;
+    }
+    reloading rl = {.argc = argc, .argv = argv, .file = file,
+                    .ss = st.self_signed ? &ss : NULL};
+    cfg.on_reload = reload;
+    cfg.hook_arg = &rl;
+    rpc_set_verbose(cfg.grpc_log);
     rpc_init();
     relay *r;
     int port = 0;
@@ -197,9 +364,12 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    server_say_listening("sungka-relay", cfg.listen, port, "");
+    server_say_listening("sungka-relay", cfg.listen, port, cfg.tls_cert ? " (TLS)" : "");
     server_stop_on_signals(stop_relay, r);
+    server_reload_on_sighup(request_reload, r);
+    server_notify_ready();
     relay_run(r);
+    server_notify_stopping();
     server_stop_forget();
     relay_destroy(r);
     rpc_shutdown();

@@ -11,6 +11,7 @@
  * Threads: everything here runs on the loop thread (relay_run), but
  * relay_request_stop.
  */
+#include <errno.h>
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,10 +19,12 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "grpc/health/v1/health.pb-c.h"
 #include "log_line.h"
 #include "relay_internal.h"
+#include "self_signed.h"
 
 #define WATCHER_GRACE_MS 60000
 #define RELAY_SLICE_MS 2
@@ -358,6 +361,48 @@ static void health_check(rpc_call *call, const ProtobufCMessage *request, void *
     rpc_call_reply(call, &reply.base);
 }
 
+/* The services a relay answers health for ("" is the relay itself). */
+static bool relay_service(const char *name)
+{
+    return !name[0] || strcmp(name, "sungka.v1.Register") == 0 ||
+           strcmp(name, "sungka.v1.Board") == 0;
+}
+
+static void health_watch_done(rpc_call *call, bool client_gone, void *user)
+{
+    (void)call;
+    (void)client_gone;
+    relay_client *from = user;
+    from->streams--;
+}
+
+/* Health/Watch: SERVING (or SERVICE_UNKNOWN, the stream kept open, as the
+ * gRPC health protocol says) once; a relay that answers is serving, so
+ * there is no change to send until the stream ends. Each one is an open
+ * stream of its client's address (--max-client-streams), as a Subscribe. */
+static void health_watch(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    relay *r = user;
+    const Grpc__Health__V1__HealthCheckRequest *req = (const void *)request;
+    relay_client *from = relay__client_of(r, call);
+    char err[160];
+    if (!from) {
+        refuse(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", "out of memory");
+        return;
+    }
+    if (relay__client_may_stream(r, from, err, sizeof err) != 0) {
+        refuse_limit(r, call, from, err);
+        return;
+    }
+    from->streams++;
+    rpc_call_on_done(call, health_watch_done, from);
+    Grpc__Health__V1__HealthCheckResponse reply = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+    reply.status = relay_service(req->service)
+                       ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
+                       : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN;
+    rpc_call_send(call, &reply.base);
+}
+
 /* The lobby and history are the board services': a relay only shows games. */
 static void lobby_elsewhere(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
@@ -398,9 +443,28 @@ static const rpc_method_entry board_methods[] = {
 };
 static const rpc_method_entry health_methods[] = {
     {"Check", health_check, false, false},
+    {"Watch", health_watch, true, false},
 };
 
 /* ------------------------------------------------------------- the relay */
+
+void relay__config_defaults(relay_config *cfg)
+{
+    if (cfg->max_games <= 0)
+        cfg->max_games = 1000;
+    if (cfg->max_observers <= 0)
+        cfg->max_observers = 100000;
+    if (cfg->max_streams <= 0)
+        cfg->max_streams = 64;
+    if (cfg->max_client_observers <= 0)
+        cfg->max_client_observers = 256;
+    if (cfg->max_client_streams <= 0)
+        cfg->max_client_streams = 256;
+    if (cfg->ipv6_prefix <= 0)
+        cfg->ipv6_prefix = ADDRESS_IPV6_PREFIX;
+    if (cfg->client_join_rate <= 0)
+        cfg->client_join_rate = 20;
+}
 
 int relay_create(const relay_config *cfg, relay **out, int *port, char *err, size_t errlen)
 {
@@ -412,20 +476,16 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
     }
     r->cfg = *cfg;
     r->log_journal = log_line_to_journal(r->cfg.log);
-    if (r->cfg.max_games <= 0)
-        r->cfg.max_games = 1000;
-    if (r->cfg.max_observers <= 0)
-        r->cfg.max_observers = 100000;
-    if (r->cfg.max_streams <= 0)
-        r->cfg.max_streams = 64;
-    if (r->cfg.max_client_observers <= 0)
-        r->cfg.max_client_observers = 256;
-    if (r->cfg.max_client_streams <= 0)
-        r->cfg.max_client_streams = 256;
-    if (r->cfg.ipv6_prefix <= 0)
-        r->cfg.ipv6_prefix = ADDRESS_IPV6_PREFIX;
-    if (r->cfg.client_join_rate <= 0)
-        r->cfg.client_join_rate = 20;
+    relay__config_defaults(&r->cfg);
+    if (!cfg->tls_cert != !cfg->tls_key) {
+        snprintf(err, errlen, "TLS needs both --tls-cert and --tls-key");
+        free(r);
+        return -1;
+    }
+    if (cfg->tls_cert && self_signed_check_pair(cfg->tls_cert, cfg->tls_key, err, errlen) != 0) {
+        free(r);
+        return -1;
+    }
     if (cfg->relay_key && relay_key_load(cfg->relay_key, r->key, err, errlen) != 0) {
         free(r);
         return -1;
@@ -436,6 +496,14 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
     rpc_client_options copts = {0};
     copts.keepalive.time_ms = 10000;  /* no faster than a board service permits (5 s) */
     copts.keepalive.timeout_ms = 5000;
+    copts.use_tls = cfg->upstream_tls || cfg->upstream_ca;
+    copts.tls.ca = cfg->upstream_ca;
+    copts.tls_server_name = cfg->upstream_name;
+    if (cfg->upstream_ca && access(cfg->upstream_ca, R_OK) != 0) {
+        snprintf(err, errlen, "cannot read --upstream-ca %s: %s", cfg->upstream_ca,
+                 strerror(errno));
+        goto fail;
+    }
     if (!cfg->upstream || rpc_pool_create(cfg->upstream, &copts, &r->up) != 0) {
         snprintf(err, errlen, "--upstream takes HOST:PORT[,HOST:PORT...], not '%s'",
                  cfg->upstream ? cfg->upstream : "");
@@ -448,6 +516,8 @@ int relay_create(const relay_config *cfg, relay **out, int *port, char *err, siz
     opts.max_receive_bytes = 64 * 1024;
     opts.max_streams_per_conn = r->cfg.max_streams;
     opts.outbox_limit = OUTBOX_LIMIT + 16;
+    opts.tls.cert = cfg->tls_cert;
+    opts.tls.key = cfg->tls_key;
     if (rpc_server_create(cfg->listen, &opts, &r->server, port) != 0) {
         snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this machine)",
                  cfg->listen);
@@ -522,6 +592,11 @@ int relay_run(relay *r)
             next_tick = relay__tick(r, now);
         }
         relay__metrics_turn(r, started);
+        if (r->reload) {
+            r->reload = 0;
+            if (r->cfg.on_reload)
+                r->cfg.on_reload(r, r->cfg.hook_arg);
+        }
     }
     relay__log(r, "shutting down");
     for (int i = 0; i < r->n_slots; i++)
@@ -546,6 +621,11 @@ void relay_request_stop(relay *r)
     r->stop = 1;
 }
 
+void relay_request_reload(relay *r)
+{
+    r->reload = 1;
+}
+
 void relay_destroy(relay *r)
 {
     if (!r)
@@ -562,5 +642,7 @@ void relay_destroy(relay *r)
     relay__metrics_free(r);       /* after the server: its refusals count here */
     sodium_memzero(r->key, sizeof r->key);
     pthread_mutex_destroy(&r->mu);
+    free(r->own[0]);
+    free(r->own[1]);
     free(r);
 }

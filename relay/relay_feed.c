@@ -392,6 +392,30 @@ static void fail_joins(relay *r, feed *f, const rpc_status *st)
     f->n_joins = 0;
 }
 
+/* What an upstream that cannot be reached most likely means to an operator,
+ * from gRPC's words for it, most specific first; "" when nothing fits. */
+static const char *unreachable_hint(const relay *r, const rpc_status *st)
+{
+    static const struct {
+        const char *words;         /* in gRPC's message */
+        bool tls;                  /* when the relay speaks TLS upstream */
+        const char *hint;
+    } hints[] = {
+        {"certificate verify failed", true, ", its certificate is not the one trusted here "
+                                            "(--upstream-ca)"},
+        {"Peer name", true, ", its certificate does not name that host (--upstream-name)"},
+        {"WRONG_VERSION_NUMBER", true, ", it does not speak TLS (drop --upstream-tls and "
+                                       "--upstream-ca)"},
+        {"Socket closed", false, ", it closed the connection at once (if it uses TLS, give "
+                                 "--upstream-tls or --upstream-ca)"},
+    };
+    bool tls = r->cfg.upstream_tls || r->cfg.upstream_ca;
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (hints[i].tls == tls && strstr(st->message, hints[i].words))
+            return hints[i].hint;
+    return "";
+}
+
 static bool final(rpc_code code)
 {
     return code == RPC_NOT_FOUND || code == RPC_INVALID_ARGUMENT ||
@@ -427,6 +451,11 @@ static void on_news(relay *r, inbox *in)
             f->state = FEED_OVER;
         } else {
             bool moved = follow(r, f, &in->st);
+            if ((!moved || f->attempts > 2) && in->st.code == RPC_UNAVAILABLE)
+                /* Down, or a TLS mismatch: the operator must know. */
+                relay__log_at(r, LOG_WARNING, "game %s: cannot reach upstream (%s)%s: %s",
+                              f->game_id, r->cfg.upstream, unreachable_hint(r, &in->st),
+                              in->st.message);
             if (!moved || f->attempts > 2)
                 fail_joins(r, f, &in->st);     /* they may ask again */
             retry_later(f, moved && f->attempts < 3);

@@ -125,6 +125,8 @@ struct relay {
     char endpoint[RPC_ADDRESS_BYTES];
     char name[40];                 /* the relay's observer name upstream */
     volatile sig_atomic_t stop;
+    volatile sig_atomic_t reload;  /* relay_request_reload */
+    char *own[2];                  /* tls_cert and tls_key as reloaded (relay_reconfigure) */
     feed *feeds;
     int n_feeds;
     relay_clients clients;         /* per observer's address (relay_clients.c) */
@@ -156,6 +158,10 @@ void relay__send(watcher *w, const logged *ev);
 void relay__answer_join(relay *r, feed *f, rpc_call *call, const rpc_status *failed);
 /* End a watcher's stream with a status (the call's done unhooks it). */
 void relay__end_watch(watcher *w, rpc_code code, const char *message);
+
+/* The defaults of a relay_config's unset numbers (relay_create; and a
+ * reload's, so that an unset one compares as its default). */
+void relay__config_defaults(relay_config *cfg);
 
 /* --- relay_clients.c: limits per observer's address --- */
 /* The entry that holds what call opens (a slot, a stream), made when new;

@@ -254,13 +254,52 @@ void rpc_server_set_admit_hook(rpc_server *srv, bool (*hook)(void *user, rpc_cal
  * `reply` (initialised for the method's output type; strings it sets are
  * not freed) and returns RPC_OK, or a code and a sentence in why[whylen].
  * Requests that do not decode or hold invalid UTF-8 are refused before it
- * runs. Before rpc_server_start(); at most 4 side methods per server. The
+ * runs. Before rpc_server_start(); at most 8 side methods per server. The
  * method is then never routed to the service added for its descriptor.
  */
 typedef rpc_code (*rpc_side_answer)(const ProtobufCMessage *request, ProtobufCMessage *reply,
                                     char *why, size_t whylen, void *user);
 int rpc_server_add_side_method(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
                                const char *method, rpc_side_answer answer, void *user);
+
+/*
+ * A server-streaming method answered on the side thread, the same way: a
+ * stream that sends `answer`'s reply at once, then again whenever it
+ * changes. `answer` (as above, on the side thread, from atomics only) is
+ * asked again about ten times a second for every open stream, and a reply
+ * is sent when its bytes differ from the last one sent, so a change is seen
+ * within about 100 ms, and a value that goes and comes back between two
+ * asks is not seen. An answer other than RPC_OK ends the stream with that
+ * code and sentence. The stream ends when the client leaves or the server
+ * shuts down. Streams open at once are capped in all and per client address
+ * (IPv6 by prefix, address.h): a call past a cap is refused with
+ * RESOURCE_EXHAUSTED and a sentence naming the cap. Counts against the
+ * 8 side methods.
+ */
+typedef struct rpc_side_stream_limits {
+    int max_streams;           /* open at once, all clients (>= 1) */
+    int max_per_address;       /* open at once from one client address (>= 1) */
+    int ipv6_prefix;           /* an IPv6 client's address is its first N bits (1..128) */
+    const char *flag;          /* the option setting max_streams, named when it is hit */
+} rpc_side_stream_limits;
+int rpc_server_add_side_stream(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                               const char *method, rpc_side_answer answer,
+                               const rpc_side_stream_limits *limits, void *user);
+
+/*
+ * A bidirectional stream answered on the side thread: each request the
+ * client sends is answered by `answer` (as above) with one reply, in order
+ * (the next request is read once the reply is sent); when the client is
+ * done sending, the stream ends OK. An answer other than RPC_OK ends the
+ * stream with that code and sentence. Capped as side streams are.
+ * service_name: served under that service's name instead of svc's, for
+ * the same messages under another package (NULL: svc's). Counts against the
+ * 8 side methods.
+ */
+int rpc_server_add_side_bidi(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
+                             const char *method, const char *service_name,
+                             rpc_side_answer answer, const rpc_side_stream_limits *limits,
+                             void *user);
 
 int rpc_server_start(rpc_server *srv);
 

@@ -65,8 +65,8 @@ static void made_then_kept(void **state)
     (void)state;
     char dir[128], err[1024];
     dir_of("a/b", dir, sizeof dir);                /* made with its parent */
-    board_self_signed first, again;
-    assert_int_equal(board_self_signed_ensure(dir, names, N_NAMES, &first, err, sizeof err), 0);
+    self_signed_pair first, again;
+    assert_int_equal(self_signed_ensure(dir, names, N_NAMES, &first, err, sizeof err), 0);
     assert_true(first.made);
     assert_string_equal(first.missing, "");
     assert_int_equal(strncmp(first.fingerprint, "SHA256:", 7), 0);
@@ -96,27 +96,27 @@ static void made_then_kept(void **state)
 
     /* Kept: the same certificate, whatever names are asked for now. */
     const char *more[] = {"board.example.org", "new.example.org", "198.51.100.1"};
-    assert_int_equal(board_self_signed_ensure(dir, more, 3, &again, err, sizeof err), 0);
+    assert_int_equal(self_signed_ensure(dir, more, 3, &again, err, sizeof err), 0);
     assert_false(again.made);
     assert_string_equal(again.fingerprint, first.fingerprint);
     assert_string_equal(again.missing, "new.example.org 198.51.100.1");
 }
 
 /* A fresh pair in `sub`, for spoiling. */
-static void fresh(const char *sub, board_self_signed *out)
+static void fresh(const char *sub, self_signed_pair *out)
 {
     char dir[128], err[1024];
     dir_of(sub, dir, sizeof dir);
-    assert_int_equal(board_self_signed_ensure(dir, names, 2, out, err, sizeof err), 0);
+    assert_int_equal(self_signed_ensure(dir, names, 2, out, err, sizeof err), 0);
 }
 
 static void refuse(const char *sub, const char *says, const char *also)
 {
     char dir[128], err[1024];
-    board_self_signed ss;
+    self_signed_pair ss;
     dir_of(sub, dir, sizeof dir);
     err[0] = '\0';
-    assert_int_equal(board_self_signed_ensure(dir, names, 2, &ss, err, sizeof err), -1);
+    assert_int_equal(self_signed_ensure(dir, names, 2, &ss, err, sizeof err), -1);
     if (!strstr(err, says) || (also && !strstr(err, also)))
         fail_msg("'%s' does not say '%s' and '%s'", err, says, also ? also : "");
 }
@@ -124,7 +124,7 @@ static void refuse(const char *sub, const char *says, const char *also)
 static void half_a_pair(void **state)
 {
     (void)state;
-    board_self_signed ss;
+    self_signed_pair ss;
     fresh("half-cert", &ss);
     unlink(ss.key);
     refuse("half-cert", "but not", ss.key);
@@ -143,7 +143,7 @@ static void copy_file(const char *from, const char *to)
 static void key_of_another(void **state)
 {
     (void)state;
-    board_self_signed one, two;
+    self_signed_pair one, two;
     fresh("one", &one);
     fresh("two", &two);
     copy_file(two.key, one.key);                  /* cp keeps the 0600 of the target */
@@ -153,7 +153,7 @@ static void key_of_another(void **state)
 static void key_readable_by_others(void **state)
 {
     (void)state;
-    board_self_signed ss;
+    self_signed_pair ss;
     fresh("open", &ss);
     assert_int_equal(chmod(ss.key, 0644), 0);
     refuse("open", "may be read by others", "chmod 600");
@@ -162,7 +162,7 @@ static void key_readable_by_others(void **state)
 static void not_pem(void **state)
 {
     (void)state;
-    board_self_signed ss;
+    self_signed_pair ss;
     fresh("garbage", &ss);
     FILE *f = fopen(ss.cert, "w");
     assert_non_null(f);
@@ -174,22 +174,22 @@ static void not_pem(void **state)
 static void names_checked(void **state)
 {
     (void)state;
-    assert_true(board_tls_name_ok("host"));
-    assert_true(board_tls_name_ok("a-b.example.org"));
-    assert_true(board_tls_name_ok("*.example.org"));
-    assert_true(board_tls_name_ok("10.1.2.3"));
-    assert_true(board_tls_name_ok("fe80::1"));
-    assert_false(board_tls_name_ok(""));
-    assert_false(board_tls_name_ok("a,IP:1.2.3.4"));
-    assert_false(board_tls_name_ok("a b"));
-    assert_false(board_tls_name_ok("a..b"));
-    assert_false(board_tls_name_ok("-a"));
-    assert_false(board_tls_name_ok("*.*.example.org"));
+    assert_true(self_signed_name_ok("host"));
+    assert_true(self_signed_name_ok("a-b.example.org"));
+    assert_true(self_signed_name_ok("*.example.org"));
+    assert_true(self_signed_name_ok("10.1.2.3"));
+    assert_true(self_signed_name_ok("fe80::1"));
+    assert_false(self_signed_name_ok(""));
+    assert_false(self_signed_name_ok("a,IP:1.2.3.4"));
+    assert_false(self_signed_name_ok("a b"));
+    assert_false(self_signed_name_ok("a..b"));
+    assert_false(self_signed_name_ok("-a"));
+    assert_false(self_signed_name_ok("*.*.example.org"));
     char dir[128], err[1024];
-    board_self_signed ss;
+    self_signed_pair ss;
     dir_of("bad-name", dir, sizeof dir);
     const char *bad[] = {"ok.example.org", "no/slash"};
-    assert_int_equal(board_self_signed_ensure(dir, bad, 2, &ss, err, sizeof err), -1);
+    assert_int_equal(self_signed_ensure(dir, bad, 2, &ss, err, sizeof err), -1);
     assert_non_null(strstr(err, "no/slash"));
 }
 

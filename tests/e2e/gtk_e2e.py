@@ -624,6 +624,7 @@ def test_accounts(bindir, shotdir):
         if "wrong password" not in why:
             raise Failure(f"a wrong password in the change-password dialog: '{why}'")
         s.shot_of(g2, "password", "gtk_account_password")
+        check_names(g2, "password", "the change-password dialog")
         g2.do(f"password {PASSWORD} new-password-2", r"^script: password changed$")
         g2.do("wait-log Your password was changed")
         g2.do("account", r"^script: account Signed in as Alice$")
@@ -974,6 +975,7 @@ def test_history(bindir, shotdir):
         g.do("history-kind tictactoe")
         g.do("history-list", r"^script: history 1$")
         s.shot_of(g, "history", "gtk_history")
+        check_names(g, "history", "the history dialog")
         g.do(f"history-replay {gid}")
         g.do("replay-line", rf"^script: replay move 0 of {n}: ")
         g.do("replay forward", rf"^script: replay move 1 of {n}: (carl|bot-1) played cell \d+$")
@@ -984,6 +986,7 @@ def test_history(bindir, shotdir):
         g.do("replay-key End")
         g.do(f"wait-replay move {n} of {n}")
         s.shot_of(g, "replay", "gtk_replay_end")
+        check_names(g, "replay", "the replay window")
         print(f"replayed match {gid}: {n} moves, {result}")
         finish(g)
 
@@ -1152,6 +1155,8 @@ def test_accelerators(bindir, shotdir):
         keys("key", "ctrl+h")
         until_ok(g, "history-list", r"^script: history \d+$", timeout=10)
         s.shot_of(g, "history", "gtk_history_by_key")
+        # the history dialog is modal over the window: Escape closes it first
+        escape_closes(g, "Sungka \u2014 match history", "history")
         keys("windowfocus", "--sync", wid)
         # Waiting for bob: quits without asking. The view's display ends with
         # it (xvfb-run), which xdotool may live to see and report as a broken
@@ -1210,13 +1215,251 @@ def language_test(lang):
     return test
 
 
+# --- the GTK view as a GNOME application (libadwaita) ----------------------
+
+LANGUAGES = {"en": {}, "fil": {"LANGUAGE": "fil", "LANG": "C.UTF-8", "LC_MESSAGES": "C.UTF-8"},
+             "id": {"LANGUAGE": "id", "LANG": "C.UTF-8", "LC_MESSAGES": "C.UTF-8"}}
+
+
+def xdotool(g, *args):
+    """xdotool on the view's display; its output."""
+    if not shutil.which("xdotool"):
+        print("SKIP: xdotool is not installed")
+        raise SystemExit(77)
+    r = subprocess.run(["xdotool", *args], env=g.desktop_env(), capture_output=True, text=True,
+                       timeout=30)
+    if r.returncode != 0:
+        raise Failure(f"xdotool {' '.join(args)}: {r.stderr}")
+    return r.stdout
+
+
+def running_game(s, env=None, name="alice"):
+    """A kalah game (default options) running, alice (GTK) to move against
+    bob (text view); the view and bob."""
+    board = s.board()
+    g = s.gtk("--server", board.address, "--name", name, "--new", "kalah", env=env)
+    gid = g.expect(r"Created game (\S+)\.").group(1)
+    g.expect(r"^script: started")
+    bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+    bob.expect(r"^You are bob")
+    g.do("wait-people bob")
+    g.do("button ready")
+    bob.expect(r"The game starts")
+    g.do("wait-turn", r"^script: turn legal ")
+    return g, bob, gid
+
+
+def check_fit(g, what):
+    """Every shown control of the main window inside it (and inside every
+    container holding it), and the window no wider than its default."""
+    fit = g.do("fit", r"^script: fit min (\d+) window (\d+)x(\d+) outside (\d+)$")
+    lines = [l for l in g.seen if l.startswith("script: outside ")]
+    minimum, width, height, outside = (int(x) for x in fit.groups())
+    if outside or minimum > 960 or width > 960 or height > 640:
+        raise Failure(f"{what}: {fit.group(0)}\n" + "\n".join(lines[-outside:] if outside else []))
+    print(f"{what}: {fit.group(0)}")
+
+
+def check_names(g, window, what):
+    """Every control of `window` has an accessible name, without a
+    mnemonic's underscore or a word said twice."""
+    out = g.do(f"a11y {window}", r"^script: a11y (\d+) bad (\d+)$")
+    if int(out.group(1)) == 0 or int(out.group(2)) != 0:
+        bad = [l for l in g.seen if " BAD: " in l]
+        raise Failure(f"{what}: accessible names: {out.group(0)}\n" + "\n".join(bad))
+
+
+def board_grey(path):
+    """How light the board's background is in a window shot (0..255): a
+    pixel left of the board, under the status line."""
+    r = subprocess.run(["convert", path, "-format", "%[fx:int(255*p{24,150}.intensity)]",
+                        "info:"], capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        raise Failure(f"convert {path}: {r.stderr}")
+    return int(r.stdout.strip())
+
+
+def running_test(lang):
+    def test(bindir, shotdir):
+        """A running game (the buttons of a player to move shown) at the
+        default 960x640 window in LANG, light and dark: every control inside
+        the window, every control named for screen readers, the board drawn
+        from the dark palette in the dark style. English starts dark, as a
+        desktop that prefers dark says (ADW_DEBUG_COLOR_SCHEME, read by
+        libadwaita as the desktop's setting), the others light; then the
+        other style is chosen as Preferences does. Shots of both."""
+        first = "dark" if lang == "en" else "light"
+        env = dict(LANGUAGES[lang], ADW_DEBUG_COLOR_SCHEME=f"prefer-{first}")
+        with Session(bindir, shotdir) as s:
+            g, bob, _ = running_game(s, env)
+            g.do("style", rf"^script: style {first} palette {first}$")
+            # the side pane beside the board, not folded away
+            g.do("flap", r"^script: flap folded=0 revealed=1 toggle=0 ")
+            check_names(g, "main", f"{lang}, running")
+            greys = {}
+            for style in (first, "light" if first == "dark" else "dark"):
+                if style != first:
+                    g.do(f"style-set {style}")
+                    g.do("style", rf"^script: style {style} palette {style}$")
+                check_fit(g, f"{lang}, {style}, running")
+                name = f"gtk_running_{lang}_{style}"
+                s.shot(g, name)
+                greys[style] = board_grey(os.path.join(shotdir, f"{name}.png"))
+            if not greys["light"] > 150 > 90 > greys["dark"]:
+                raise Failure(f"the board is not drawn darker in the dark style: {greys}")
+            finish(g)
+    return test
+
+
+def test_ready_name(bindir, shotdir):
+    """The Ready button's accessible name follows its label without the
+    mnemonic's underscore: "Ready", then "Not ready" once pressed."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah")
+        g.expect(r"^script: started")
+        g.do("wait-log Game 1:")
+        g.do("a11y main", r"^script: control GtkButton 'Ready'$")
+        g.do("button ready")
+        g.do("wait-people alice (you) \u00B7 ready")
+        g.do("a11y main", r"^script: control GtkButton 'Not ready'$")
+        check_names(g, "main", "waiting, ready")
+        finish(g)
+
+
+def test_narrow(bindir, shotdir):
+    """A narrow window (400 px): the side pane folds away, the board keeps
+    the width, a header bar button brings the pane over it; nothing shown
+    falls outside the window."""
+    with Session(bindir, shotdir) as s:
+        g, bob, gid = running_game(s)
+        g.do("flap", r"^script: flap folded=0 revealed=1 toggle=0 ")
+        wid = xdotool(g, "search", "--sync", "--name", f"game {gid}").split()[0]
+        xdotool(g, "windowsize", "--sync", wid, "400", "640")
+        deadline = time.monotonic() + WAIT
+        while True:
+            m = g.do("flap", r"^script: flap folded=(\d) revealed=(\d) toggle=(\d) "
+                             r"board=(\d+)x(\d+)$")
+            # folded, and the fold's animation over
+            if (m.group(1) == "1" and int(m.group(4)) >= 300) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        folded, revealed, toggle, width = (int(x) for x in m.groups()[:4])
+        while True:     # the pane slides out of the window, then is unmapped
+            fit = g.do("fit", r"^script: fit min (\d+) window (\d+)x\d+ outside (\d+)$")
+            if fit.group(3) == "0" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        if (folded, revealed, toggle) != (1, 0, 1) or width < 300:
+            raise Failure(f"at 400 px the pane should fold behind a button: {m.group(0)}; "
+                          f"{fit.group(0)}")
+        if int(fit.group(3)) or int(fit.group(2)) > 400:
+            lines = [l for l in g.seen[-20:] if l.startswith("script: outside ")]
+            raise Failure(f"the narrow window: {fit.group(0)}\n" + "\n".join(lines))
+        s.shot(g, "gtk_narrow")
+        g.do("button pane")
+        g.do("flap", r"^script: flap folded=1 revealed=1 toggle=1 ")
+        s.shot(g, "gtk_narrow_pane")
+        check_names(g, "main", "narrow, pane shown")
+        finish(g)
+
+
+def escape_closes(g, title, name):
+    """Escape typed at the window titled `title` closes it (`name` in the
+    hook's list of windows)."""
+    wid = xdotool(g, "search", "--sync", "--name", title).split()[0]
+    xdotool(g, "windowfocus", "--sync", wid)
+    xdotool(g, "key", "Escape")
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        g.do("windows")
+        listed = [l for l in g.seen[-12:] if l.startswith(f"script: window {name} ")]
+        if not listed:
+            return
+        time.sleep(0.2)
+    raise Failure(f"Escape did not close the {name} window\n" + g.dump())
+
+
+def test_gnome(bindir, shotdir):
+    """The header bar's menu and its windows: About (version, licence),
+    Keyboard Shortcuts and Preferences open over the main window, modal,
+    and close on Escape, as the games dialog does; the keys F1, Ctrl+?,
+    Ctrl+N; the Style preference is remembered."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice")
+        g.expect(r"^script: started")
+        g.do("windows", r"^script: window lobby transient=main modal=1$")
+        check_names(g, "lobby", "the games dialog")
+        escape_closes(g, "Sungka \u2014 games", "lobby")
+        g.do("accel app.about", r"^script: accel F1$")
+        g.do("accel app.shortcuts", r"^script: accel <Control>question$")
+        g.do("accel win.games", r"^script: accel <Control>g <Control>n$")
+        for action, name, title in (("app.about", "about", "About Sungka"),
+                                    ("app.shortcuts", "shortcuts", "Keyboard shortcuts"),
+                                    ("app.preferences", "prefs", "Preferences")):
+            g.do(f"action {action}")
+            g.do("windows", rf"^script: window {name} transient=main modal=1$")
+            s.shot_of(g, name, f"gtk_{name}")
+            if name == "prefs":    # ours; About's and the shortcuts' are libadwaita's and GTK's
+                check_names(g, name, "Preferences")
+            escape_closes(g, title, name)
+        g.do("style-set dark")
+        g.do("style", r"^script: style dark palette dark$")
+        # the command line said where: no connect dialog to go back to
+        with open(g.script, "a") as f:
+            f.write("action app.connect\n")
+        g.expect(r"^script: error action app.connect is disabled now$")
+        finish(g)
+
+
+def test_connect_again(bindir, shotdir):
+    """Connect… from the menu: connected through the dialog to one service,
+    with a game made there, the view leaves it, shows the dialog again and
+    plays on another service under another name."""
+    with Session(bindir, shotdir) as s:
+        first, second = s.board(), s.board()
+        g = s.gtk(state_dir="")
+        g.expect(r"^script: started")
+        g.do(f"connect {first.address} alice")
+        g.do("wait-connect", r"^script: connected alice$")
+        g.do("lobby-new kalah cups=3 stones=2", r"^script: created 1$")
+        g.do("action app.connect")
+        g.do("windows", r"^script: window connect transient=main modal=1$")
+        g.do("status", r"^script: status Not connected yet")
+        g.do(f"connect {second.address} carol")
+        g.do("wait-connect", r"^script: connected carol$")
+        g.do("lobby-new tictactoe size=3 dims=2", r"^script: created 1$")
+        g.do("wait-people carol (you)")
+        finish(g)
+
+
+def test_connect_user(bindir, shotdir):
+    """The connect dialog's first name is $USER's (here "somebody"), not
+    the password database's (root, where the tests run as root); its
+    controls are named for screen readers."""
+    with Session(bindir, shotdir) as s:
+        g = s.gtk(state_dir="", env={"USER": "somebody"})
+        g.expect(r"^script: started")
+        g.do("connect-fields", r"^script: fields server= name=somebody$")
+        g.do("windows", r"^script: window connect transient=main modal=1$")
+        check_names(g, "connect", "the connect dialog")
+        g.do("connect-close")
+        if g.p.wait(20) != 0:
+            raise Failure("closing the connect dialog did not quit with 0\n" + g.dump())
+
+
 TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
          "single_instance": test_single_instance, "accelerators": test_accelerators,
          "accounts": test_accounts, "rated": test_rated, "block": test_block,
          "rematch": test_rematch, "moves": test_moves, "takeover": test_takeover,
-         "filipino": language_test("fil"), "indonesian": language_test("id")}
+         "filipino": language_test("fil"), "indonesian": language_test("id"),
+         "running_en": running_test("en"), "running_fil": running_test("fil"),
+         "running_id": running_test("id"), "ready_name": test_ready_name,
+         "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
+         "connect_again": test_connect_again}
 
 
 def main():

@@ -319,11 +319,12 @@ class Env:
                           f"127.0.0.1:{port}", *self.dbs.argv(extra, default=default)]
         return self._server("board", argv, env)
 
-    def relay(self, upstream, *extra):
-        """A sungka-relay taking its games from upstream ("HOST:PORT,...")."""
+    def relay(self, upstream, *extra, env=None):
+        """A sungka-relay taking its games from upstream ("HOST:PORT,...");
+        env: variables of its own besides the test's."""
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-relay"), "--listen", "127.0.0.1:0",
                           "--upstream", upstream, *extra]
-        return self._server("relay", argv)
+        return self._server("relay", argv, env)
 
     def _server(self, name, argv, env=None):
         """Starts a server and waits for its "listening on" line: .port, .address."""

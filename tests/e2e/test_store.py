@@ -224,8 +224,58 @@ def bad_database(bindir):
             check(any(path in l for l in p.err_lines), "the error must name the file\n" + p.dump())
 
 
+def backup_before_migration(bindir):
+    """A database of an older schema (the fixture of old_log: version 2) is
+    copied beside itself before the service migrates it: DB.before-vN.bak,
+    N the version it is brought to, holding exactly what the old file held
+    (its dump, row for row, and its version), mode 0600 like the file; the
+    log says so. A second start, on the migrated file, copies nothing."""
+    import sqlite3
+    here = os.path.dirname(os.path.abspath(__file__))
+    with Env(bindir, sqlite_only="an SQLite file of an older schema (the fixture)") as env:
+        db = os.path.join(env.state_dir, "old.db")
+        con = sqlite3.connect(db)
+        with open(os.path.join(here, "fixtures", "log-format-1.sql")) as f:
+            con.executescript(f.read())
+        before = list(con.iterdump())
+        old_version = con.execute("PRAGMA user_version").fetchone()[0]
+        con.close()
+        os.chmod(db, 0o600)
+        board = env.board("--db", db)
+        board.expect_stderr(r"backed up the database .*old\.db \(schema version "
+                                rf"{old_version}\) to (\S+) before migrating it to version "
+                                r"(\d+)", timeout=15)
+        with board.cond:
+            line = next(l for l in board.err_lines if "backed up the database" in l)
+        m = re.search(r"to (\S+\.bak) before migrating it to version (\d+)", line)
+        bak, new_version = m.group(1), int(m.group(2))
+        check(bak == f"{db}.before-v{new_version}.bak" and new_version > old_version,
+              f"the backup is {bak}, for version {new_version}")
+        board.stop()
+        check(os.stat(bak).st_mode & 0o777 == 0o600,
+              f"the backup's mode is {oct(os.stat(bak).st_mode & 0o777)}, not 0600")
+        con = sqlite3.connect(bak)
+        copy = list(con.iterdump())
+        copy_version = con.execute("PRAGMA user_version").fetchone()[0]
+        con.close()
+        check(copy_version == old_version, f"the backup is of version {copy_version}")
+        check(copy == before, "the backup differs from the old file:\n" +
+              "\n".join(sorted(set(copy) ^ set(before))[:10]))
+        con = sqlite3.connect(db)
+        now = con.execute("PRAGMA user_version").fetchone()[0]
+        con.close()
+        check(now == new_version, f"the database is of version {now}, not {new_version}")
+        os.unlink(bak)
+        again = env.board("--db", db)
+        again.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+        check(not os.path.exists(bak) and
+              not any("backed up" in l for l in again.err_lines),
+              "the migrated file was backed up again\n" + again.dump())
+
+
 TESTS = {f.__name__: f for f in (
-    stats_and_history, crash_recovery, old_log, store_refuses, bad_database)}
+    stats_and_history, crash_recovery, old_log, store_refuses, bad_database,
+    backup_before_migration)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

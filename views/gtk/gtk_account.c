@@ -170,8 +170,8 @@ static gpassword *gpassword_new(gview *v)
     gtk_box_append(GTK_BOX(box), p->message);
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     gtk_widget_set_halign(row, GTK_ALIGN_END);
-    GtkWidget *cancel = gtk_button_new_with_mnemonic(_("_Cancel"));
-    p->btn_change = gtk_button_new_with_mnemonic(_("C_hange"));
+    GtkWidget *cancel = gview_mnemonic_button(_("_Cancel"));
+    p->btn_change = gview_mnemonic_button(_("C_hange"));
     gtk_widget_add_css_class(p->btn_change, "suggested-action");
     g_signal_connect(cancel, "clicked", G_CALLBACK(on_cancel), p);
     g_signal_connect(p->btn_change, "clicked", G_CALLBACK(on_change), p);

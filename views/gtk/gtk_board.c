@@ -16,21 +16,52 @@
 
 #include "gtk_board.h"
 
-typedef struct rgb {
-    double r, g, b;
-} rgb;
+typedef board_rgb rgb;
 
-static const rgb wood = {0.62, 0.42, 0.22};
-static const rgb wood_dark = {0.40, 0.25, 0.12};
-static const rgb cup_fill = {0.33, 0.20, 0.09};
-static const rgb felt = {0.10, 0.45, 0.25};
-static const rgb paper = {0.97, 0.96, 0.92};
-static const rgb hover_col = {1.00, 0.85, 0.20};
-static const rgb cursor_col = {0.20, 0.55, 1.00};
-/* Seat colours for marks and pebbles. */
-static const rgb seat_col[GAME_MAX_SEATS] = {
-    {0.80, 0.15, 0.15}, {0.15, 0.35, 0.80}, {0.15, 0.60, 0.20},
-    {0.55, 0.25, 0.65}, {0.85, 0.50, 0.10}, {0.20, 0.60, 0.65},
+const board_palette board_palette_light = {
+    .background = {0.90, 0.88, 0.83},
+    .wood = {0.62, 0.42, 0.22},
+    .wood_dark = {0.40, 0.25, 0.12},
+    .wood_to_move = {0.70, 0.50, 0.28},
+    .cup = {0.33, 0.20, 0.09},
+    .felt = {0.10, 0.45, 0.25},
+    .felt_lines = {0.02, 0.20, 0.10},
+    .paper = {0.97, 0.96, 0.92},
+    .paper_lines = {0.45, 0.45, 0.45},
+    .paper_last = {1.00, 0.93, 0.75},
+    .hover = {1.00, 0.85, 0.20},
+    .cursor = {0.20, 0.55, 1.00},
+    .ink = {0.10, 0.10, 0.10},
+    .dim_ink = {0.25, 0.25, 0.25},
+    .on_wood = {0.10, 0.10, 0.10},
+    .cup_numbers = {0.95, 0.90, 0.80},
+    .last_disc = {0.90, 0.20, 0.20},
+    .seat = {{0.80, 0.15, 0.15}, {0.15, 0.35, 0.80}, {0.15, 0.60, 0.20},
+             {0.55, 0.25, 0.65}, {0.85, 0.50, 0.10}, {0.20, 0.60, 0.65}},
+};
+
+/* Darker wood and felt on a charcoal ground, light ink: the board keeps its
+ * materials but no longer glares in a dark window. */
+const board_palette board_palette_dark = {
+    .background = {0.14, 0.14, 0.15},
+    .wood = {0.42, 0.27, 0.14},
+    .wood_dark = {0.25, 0.15, 0.07},
+    .wood_to_move = {0.52, 0.35, 0.19},
+    .cup = {0.20, 0.12, 0.05},
+    .felt = {0.06, 0.30, 0.17},
+    .felt_lines = {0.01, 0.12, 0.06},
+    .paper = {0.24, 0.24, 0.26},
+    .paper_lines = {0.50, 0.50, 0.52},
+    .paper_last = {0.40, 0.34, 0.20},
+    .hover = {0.95, 0.78, 0.15},
+    .cursor = {0.35, 0.65, 1.00},
+    .ink = {0.92, 0.92, 0.90},
+    .dim_ink = {0.72, 0.72, 0.70},
+    .on_wood = {0.96, 0.92, 0.85},
+    .cup_numbers = {0.90, 0.84, 0.72},
+    .last_disc = {1.00, 0.35, 0.35},
+    .seat = {{0.95, 0.40, 0.40}, {0.45, 0.62, 1.00}, {0.40, 0.82, 0.45},
+             {0.78, 0.52, 0.90}, {1.00, 0.68, 0.30}, {0.40, 0.82, 0.85}},
 };
 
 static void set(cairo_t *cr, rgb c)
@@ -180,9 +211,9 @@ static void draw_mancala(cairo_t *cr, const geo_layout *L, const board_look *loo
         geo_cell_rect(L, game_mancala_home(&look->m->state, L->viewer), &b);
         cairo_new_path(cr);
         rounded(cr, a.x, a.y, b.x + b.w - a.x, a.h, u * 0.5);
-        set(cr, wood);
+        set(cr, look->pal->wood);
         cairo_fill_preserve(cr);
-        set(cr, wood_dark);
+        set(cr, look->pal->wood_dark);
         cairo_set_line_width(cr, fmax(1, u * 0.04));
         cairo_stroke(cr);
     } else {
@@ -191,7 +222,7 @@ static void draw_mancala(cairo_t *cr, const geo_layout *L, const board_look *loo
             geo_cell_rect(L, game_mancala_home(&look->m->state, s), &b);
             cairo_new_path(cr);
             rounded(cr, a.x, a.y + u * 0.04, b.x + b.w - a.x, a.h - u * 0.08, u * 0.45);
-            set(cr, s == look->to_move ? (rgb){0.70, 0.50, 0.28} : wood);
+            set(cr, s == look->to_move ? look->pal->wood_to_move : look->pal->wood);
             cairo_fill(cr);
         }
     }
@@ -203,10 +234,10 @@ static void draw_mancala(cairo_t *cr, const geo_layout *L, const board_look *loo
             continue;
         seat_label(look, s, buf, sizeof buf);
         if (L->kind == GEO_MANCALA_TWO)
-            text(cr, buf, &lr, lr.h * 0.55, s == look->to_move, 0, (rgb){0.1, 0.1, 0.1});
+            text(cr, buf, &lr, lr.h * 0.55, s == look->to_move, 0, look->pal->ink);
         else {
             geo_rect in = {lr.x + u * 0.1, lr.y, lr.w - u * 0.2, lr.h};
-            text(cr, buf, &in, u * 0.28, s == look->to_move, -1, (rgb){0.1, 0.1, 0.1});
+            text(cr, buf, &in, u * 0.28, s == look->to_move, -1, look->pal->on_wood);
         }
     }
     for (int s = 0; s < seats; s++) {
@@ -224,7 +255,7 @@ static void draw_mancala(cairo_t *cr, const geo_layout *L, const board_look *loo
                 cairo_arc(cr, cx, cy, rx, 0, 2 * M_PI);
             else
                 rounded(cr, cx - rx, cy - ry, 2 * rx, 2 * ry, rx);
-            set(cr, cup_fill);
+            set(cr, look->pal->cup);
             cairo_fill(cr);
             if (cell == look->last) {
                 cairo_new_path(cr);
@@ -236,9 +267,9 @@ static void draw_mancala(cairo_t *cr, const geo_layout *L, const board_look *loo
             pebbles(cr, cx, cy, rx, ry, count);
             count_label(cr, count, cx, cy, u * 0.30);
             if (cell == look->hover)
-                ring(cr, cx, cy, fmin(rx, ry) + u * 0.03, hover_col, fmax(2, u * 0.07), false);
+                ring(cr, cx, cy, fmin(rx, ry) + u * 0.03, look->pal->hover, fmax(2, u * 0.07), false);
             if (cell == look->cursor)
-                ring(cr, cx, cy, fmin(rx, ry) + u * 0.06, cursor_col, fmax(2, u * 0.05), true);
+                ring(cr, cx, cy, fmin(rx, ry) + u * 0.06, look->pal->cursor, fmax(2, u * 0.05), true);
         }
     }
     /* cup numbers along the viewer's row, as the text view and the
@@ -250,7 +281,7 @@ static void draw_mancala(cairo_t *cr, const geo_layout *L, const board_look *loo
             geo_rect nb = {r.x, r.y + r.h * 0.86, r.w, r.h * 0.16};
             char num[16];
             snprintf(num, sizeof num, "%d", c);
-            text(cr, num, &nb, u * 0.12, false, 0, (rgb){0.95, 0.9, 0.8});
+            text(cr, num, &nb, u * 0.12, false, 0, look->pal->cup_numbers);
         }
     }
 }
@@ -264,10 +295,10 @@ static void draw_squares(cairo_t *cr, const geo_layout *L, const board_look *loo
     double bx = L->x0 + 0.5 * u, by = L->y0 + 0.5 * u;
     cairo_new_path(cr);
     cairo_rectangle(cr, bx, by, n * u, n * u);
-    set(cr, felt);
+    set(cr, look->pal->felt);
     cairo_fill(cr);
     cairo_set_line_width(cr, fmax(1, u * 0.03));
-    cairo_set_source_rgb(cr, 0.02, 0.2, 0.1);
+    set(cr, look->pal->felt_lines);
     for (int i = 0; i <= n; i++) {
         cairo_move_to(cr, bx + i * u, by);
         cairo_line_to(cr, bx + i * u, by + n * u);
@@ -279,10 +310,10 @@ static void draw_squares(cairo_t *cr, const geo_layout *L, const board_look *loo
         char s[16];
         geo_rect top = {bx + i * u, L->y0, u, 0.5 * u};
         snprintf(s, sizeof s, "%c", 'a' + i);
-        text(cr, s, &top, u * 0.3, false, 0, (rgb){0.2, 0.2, 0.2});
+        text(cr, s, &top, u * 0.3, false, 0, look->pal->dim_ink);
         geo_rect left = {L->x0, by + i * u, 0.5 * u, u};
         snprintf(s, sizeof s, "%d", i + 1);
-        text(cr, s, &left, u * 0.3, false, 0, (rgb){0.2, 0.2, 0.2});
+        text(cr, s, &left, u * 0.3, false, 0, look->pal->dim_ink);
     }
     for (int i = 0; i < look->n_hints; i++) {
         geo_rect r;
@@ -301,7 +332,7 @@ static void draw_squares(cairo_t *cr, const geo_layout *L, const board_look *loo
         if (cell == look->hover) {
             cairo_new_path(cr);
             cairo_rectangle(cr, r.x, r.y, r.w, r.h);
-            set_a(cr, hover_col, 0.45);
+            set_a(cr, look->pal->hover, 0.45);
             cairo_fill(cr);
             /* a ghost of the disc the mover would place */
             cairo_new_path(cr);
@@ -321,17 +352,17 @@ static void draw_squares(cairo_t *cr, const geo_layout *L, const board_look *loo
             cairo_stroke(cr);
         }
         if (cell == look->last)
-            ring(cr, cx, cy, u * 0.12, (rgb){0.9, 0.2, 0.2}, fmax(1.5, u * 0.05), false);
+            ring(cr, cx, cy, u * 0.12, look->pal->last_disc, fmax(1.5, u * 0.05), false);
         if (cell == look->cursor)
-            outline_rect(cr, &r, cursor_col, fmax(2, u * 0.07), true);
+            outline_rect(cr, &r, look->pal->cursor, fmax(2, u * 0.07), true);
     }
 }
 
 /* ----------------------------------------------------------- tic-tac-toe */
 
-static void mark(cairo_t *cr, int seat, double cx, double cy, double r)
+static void mark(cairo_t *cr, const board_palette *pal, int seat, double cx, double cy, double r)
 {
-    rgb c = seat_col[seat % GAME_MAX_SEATS];
+    rgb c = pal->seat[seat % GAME_MAX_SEATS];
     cairo_save(cr);
     cairo_new_path(cr);
     set(cr, c);
@@ -376,24 +407,25 @@ static void draw_slices(cairo_t *cr, const geo_layout *L, const board_look *look
                 snprintf(s, sizeof s, "z=%d w=%d", z, w);
             else
                 snprintf(s, sizeof s, "z=%d", z);
-            text(cr, s, &lr, lr.h * 0.6, false, 0, (rgb){0.25, 0.25, 0.25});
+            text(cr, s, &lr, lr.h * 0.6, false, 0, look->pal->dim_ink);
         }
     for (int cell = 0; cell < L->n_cells; cell++) {
         geo_rect r;
         geo_cell_rect(L, cell, &r);
         cairo_new_path(cr);
         cairo_rectangle(cr, r.x, r.y, r.w, r.h);
-        set(cr, cell == look->hover ? hover_col : cell == look->last ? (rgb){1, 0.93, 0.75}
-                                                                    : paper);
+        set(cr, cell == look->hover  ? look->pal->hover
+                : cell == look->last ? look->pal->paper_last
+                                     : look->pal->paper);
         cairo_fill_preserve(cr);
-        cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+        set(cr, look->pal->paper_lines);
         cairo_set_line_width(cr, fmax(0.5, u * 0.03));
         cairo_stroke(cr);
         int v = look->cells[cell];
         if (v > 0)
-            mark(cr, v - 1, r.x + r.w / 2, r.y + r.h / 2, u * 0.3);
+            mark(cr, look->pal, v - 1, r.x + r.w / 2, r.y + r.h / 2, u * 0.3);
         if (cell == look->cursor)
-            outline_rect(cr, &r, cursor_col, fmax(1.5, u * 0.08), false);
+            outline_rect(cr, &r, look->pal->cursor, fmax(1.5, u * 0.08), false);
     }
 }
 
@@ -401,12 +433,12 @@ void board_draw(cairo_t *cr, const geo_layout *L, const board_look *look, double
                 double height)
 {
     cairo_save(cr);
-    cairo_set_source_rgb(cr, 0.90, 0.88, 0.83);
+    set(cr, look->pal->background);
     cairo_paint(cr);
     if (L->kind == GEO_NONE || !look->m || !look->m->have_state) {
         geo_rect all = {0, 0, width, height};
         text(cr, look->m && !look->m->have_state ? "\u2026" : "", &all, 24, false, 0,
-             (rgb){0.3, 0.3, 0.3});
+             look->pal->dim_ink);
         cairo_restore(cr);
         return;
     }

@@ -313,11 +313,21 @@ static GtkWidget *password_entry(const char *accessible)
 
 static GtkWidget *mode_button(gconnect *c, const char *label, GtkWidget *group)
 {
-    GtkWidget *b = gtk_check_button_new_with_mnemonic(label);
+    GtkWidget *b = gview_mnemonic_check(label);
     if (group)
         gtk_check_button_set_group(GTK_CHECK_BUTTON(b), GTK_CHECK_BUTTON(group));
     g_signal_connect(b, "toggled", G_CALLBACK(on_mode), c);
     return b;
+}
+
+/* Who is at the desktop, for a first name: $USER as the session says,
+ * else the account's name from the password database (g_get_user_name, which
+ * reads the database only, and so says "root" in a root shell whatever
+ * $USER says). */
+static const char *desktop_user(void)
+{
+    const char *user = g_getenv("USER");
+    return user && *user ? user : g_get_user_name();
 }
 
 /* The remembered server and way in (a guest unless the user signed in
@@ -332,7 +342,7 @@ static void prefill(gconnect *c)
     const char *given = c->v->launcher->cfg->name;
     gtk_editable_set_text(GTK_EDITABLE(c->server), server ? server : "");
     if (!given || !*given)
-        given = name && *name ? name : g_get_user_name();
+        given = name && *name ? name : desktop_user();
     gtk_editable_set_text(GTK_EDITABLE(c->name), given ? given : "");
     g_free(server);
     g_free(name);
@@ -400,8 +410,8 @@ gconnect *gconnect_new(gview *v)
 
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     gtk_widget_set_halign(row, GTK_ALIGN_END);
-    c->btn_quit = gtk_button_new_with_mnemonic(_("_Quit"));
-    c->btn_connect = gtk_button_new_with_mnemonic(_("_Connect"));
+    c->btn_quit = gview_mnemonic_button(_("_Quit"));
+    c->btn_connect = gview_mnemonic_button(_("_Connect"));
     gtk_accessible_update_property(GTK_ACCESSIBLE(c->btn_quit), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    _("Quit without playing"), -1);
     gtk_accessible_update_property(GTK_ACCESSIBLE(c->btn_connect),

@@ -204,7 +204,7 @@ static void on_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
 
 static GtkWidget *button(const char *label, const char *accessible)
 {
-    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    GtkWidget *b = gview_mnemonic_button(label);
     gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
                                    -1);
     return b;
@@ -214,7 +214,7 @@ static GtkWidget *button(const char *label, const char *accessible)
 static GtkWidget *filters(ghistory *h)
 {
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-    h->everyone = gtk_check_button_new_with_mnemonic(_("_Everyone\u2019s matches"));
+    h->everyone = gview_mnemonic_check(_("_Everyone\u2019s matches"));
     gtk_accessible_update_property(GTK_ACCESSIBLE(h->everyone), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    _("Show everyone's matches, not only yours"), -1);
     g_signal_connect(h->everyone, "toggled", G_CALLBACK(on_everyone), h);

@@ -84,7 +84,7 @@ static const game_kind *chosen_kind(const globby *lb)
 static GtkWidget *check_row(globby *lb, int row, const char *label, const char *tip,
                             const char *help_text)
 {
-    GtkWidget *box = gtk_check_button_new_with_mnemonic(label);
+    GtkWidget *box = gview_mnemonic_check(label);
     gtk_widget_set_tooltip_text(box, tip);
     GtkWidget *help = gtk_label_new(help_text);
     gtk_label_set_xalign(GTK_LABEL(help), 0);
@@ -349,7 +349,7 @@ static void on_create(GtkButton *b, gpointer data)
 
 static GtkWidget *button(const char *label, const char *accessible)
 {
-    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    GtkWidget *b = gview_mnemonic_button(label);
     gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
                                    -1);
     return b;
@@ -456,6 +456,9 @@ void globby_free(globby *lb)
 {
     if (!lb)
         return;
+    /* the kind's drop-down says "selected" changed while it is taken down:
+     * lb must not be reached from there (Connect… frees a dialog in use) */
+    g_signal_handlers_disconnect_by_data(lb->kind, lb);
     gtk_window_destroy(GTK_WINDOW(lb->window));
     g_free(lb);
 }

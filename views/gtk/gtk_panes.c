@@ -278,6 +278,13 @@ static void update_title(gview *v)
         t = g_strdup(_("Sungka"));
     gtk_window_set_title(GTK_WINDOW(v->window), t);
     g_free(t);
+    /* the header bar: the game, or where we are without one */
+    char *sub = gview_in_game(v) && m->kind
+                    ? g_strdup_printf(_("Game %s: %s (%s)"), m->game_id, m->title, m->kind->name)
+                : v->ag ? g_strdup(_("In the lobby"))
+                        : g_strdup(_("Not connected"));
+    adw_window_title_set_subtitle(ADW_WINDOW_TITLE(v->title), sub);
+    g_free(sub);
 }
 
 void gview_refresh(gview *v)
@@ -288,6 +295,7 @@ void gview_refresh(gview *v)
     gview_update_people(v);
     update_recipients(v);
     gview_update_buttons(v);
+    gmenu_update(v);
     gview_update_named_moves(v);
     update_title(v);
     gview_update_account(v);

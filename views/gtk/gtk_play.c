@@ -70,6 +70,12 @@ void gview_layout(const gview *v, geo_layout *L)
 
 /* ------------------------------------------------------------ drawing */
 
+const board_palette *gview_palette(void)
+{
+    return adw_style_manager_get_dark(adw_style_manager_get_default()) ? &board_palette_dark
+                                                                         : &board_palette_light;
+}
+
 static void draw_board(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
     (void)area;
@@ -81,6 +87,7 @@ static void draw_board(GtkDrawingArea *area, cairo_t *cr, int width, int height,
     int n_hints = gview_animating(v) ? 0 : gview_legal_cells(v, hints, GAME_MAX_MOVES);
     bool cells_ok = m->have_state && v->n_shown == game_cell_count(&m->state);
     board_look look = {
+        .pal = gview_palette(),
         .m = m,
         .cells = cells_ok ? v->shown : NULL,
         .hover = gview_animating(v) ? -1 : v->hover,

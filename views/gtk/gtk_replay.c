@@ -123,6 +123,7 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpoin
     geo_layout L;
     geo_layout_init(&L, &m->state, 0, width, height);
     board_look look = {
+        .pal = gview_palette(),
         .m = m,
         .cells = r->cells,
         .hover = -1,
@@ -188,7 +189,7 @@ static gboolean on_close_request(GtkWindow *w, gpointer data)
 static GtkWidget *step_button(greplay *r, const char *label, const char *accessible,
                               GCallback fn)
 {
-    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    GtkWidget *b = gview_mnemonic_button(label);
     gtk_widget_set_tooltip_text(b, accessible);
     gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
                                    -1);
@@ -225,6 +226,10 @@ static void build(greplay *r)
     gtk_window_set_title(GTK_WINDOW(r->window), title);
     g_free(title);
     gtk_window_set_default_size(GTK_WINDOW(r->window), 720, 520);
+    /* a window of its own beside the main one (not modal: both stay usable),
+     * above it, and closed by Escape as the dialogs are */
+    gtk_window_set_transient_for(GTK_WINDOW(r->window), GTK_WINDOW(r->v->window));
+    gview_close_on_escape(r->window);
     g_signal_connect(r->window, "close-request", G_CALLBACK(on_close_request), r);
 
     GtkWidget *box = gview_padded_column(6, 8);
@@ -236,6 +241,9 @@ static void build(greplay *r)
     gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(r->area), 240);
     gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(r->area), 160);
     gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(r->area), draw, r, NULL);
+    /* drawn again in the other palette when the style turns dark or light */
+    g_signal_connect_object(adw_style_manager_get_default(), "notify::dark",
+                            G_CALLBACK(gtk_widget_queue_draw), r->area, G_CONNECT_SWAPPED);
     gtk_accessible_update_property(GTK_ACCESSIBLE(r->area), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    _("Replayed board: Left and Right step through the moves, "
                                      "Home and End go to the start and the end"),

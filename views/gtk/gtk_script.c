@@ -16,7 +16,8 @@
  *   chat TEXT            type TEXT into the chat entry and press Enter
  *   recipient NAME       choose the chat recipient (Everyone, or a name)
  *   button NAME          press ready | sit | stand | leave | games | history |
- *                        rematch | no-rematch, or a
+ *                        rematch | no-rematch | pane (the header bar's button
+ *                        for the folded side pane), or a
  *                        move that is no cell by its word (swap)
  *   movelist             print the move list, its lines joined by "|"
  *   export FILE          write the game to FILE as Export... does
@@ -65,6 +66,25 @@
  *                        legal moves ("turn none" once the game is over)
  *   wait-over            wait for the end of the game; print the winners
  *   wait-log TEXT        wait until TEXT appears in the event and chat log
+ *   fit                  how the main window holds its controls: "fit min W
+ *                        window WxH outside N" (the content's minimum width,
+ *                        the window's size, how many shown controls lie
+ *                        outside the window or an ancestor's allocation),
+ *                        then an
+ *                        "outside TYPE NAME x y w h (WHY)" line for each
+ *   a11y WINDOW          every control of that window (shown or not) and its
+ *                        accessible name: "control TYPE NAME" lines, then
+ *                        "a11y N bad M" — M without a name, with a mnemonic's
+ *                        underscore in it, or with a word said twice
+ *   windows              the windows open: "window NAME transient=PARENT
+ *                        modal=0|1" lines (main, connect, lobby, history,
+ *                        replay, password, about, shortcuts, prefs, over)
+ *   style                "style dark|light palette dark|light": libadwaita's
+ *                        style in force and the board's palette
+ *   style-set system|light|dark    the colour scheme, as Preferences sets it
+ *   flap                 the side pane: "flap folded=0|1 revealed=0|1
+ *                        toggle=0|1 board=WxH" (toggle: the header bar's
+ *                        button is shown)
  *   quit                 leave, as closing the window after confirming
  * Each line is acknowledged with "script: ok LINE" (or "script: error ...").
  * Nothing here runs unless the variable is set.
@@ -113,7 +133,172 @@ static GtkWidget *named_window(gview *v, const char *name)
     if (strcmp(name, "history") == 0) return v->history ? ghistory_window(v->history) : NULL;
     if (strcmp(name, "replay") == 0) return v->replay ? greplay_window(v->replay) : NULL;
     if (strcmp(name, "password") == 0) return v->password ? gpassword_window(v->password) : NULL;
+    if (strcmp(name, "about") == 0) return v->about;
+    if (strcmp(name, "shortcuts") == 0) return v->shortcuts;
+    if (strcmp(name, "prefs") == 0) return v->prefs;
+    if (strcmp(name, "over") == 0) return v->over_dialog;
     return NULL;
+}
+
+/* The name a window has in these lines, or its type's. */
+static const char *window_name(gview *v, GtkWidget *w)
+{
+    static const char *const names[] = {"main", "connect", "lobby", "history", "replay",
+                                        "password", "about", "shortcuts", "prefs", "over"};
+    for (size_t i = 0; w && i < G_N_ELEMENTS(names); i++)
+        if (named_window(v, names[i]) == w)
+            return names[i];
+    return w ? G_OBJECT_TYPE_NAME(w) : "none";
+}
+
+/* ------------------------------------------------- layout and names */
+
+/* The controls a person uses (and a screen reader names). The insides of
+ * GTK's composite widgets (a drop-down's button, an entry's text) are
+ * theirs: the composite is checked instead. */
+static bool is_control(GtkWidget *w)
+{
+    return GTK_IS_BUTTON(w) || GTK_IS_CHECK_BUTTON(w) || GTK_IS_MENU_BUTTON(w) ||
+           GTK_IS_DROP_DOWN(w) || GTK_IS_ENTRY(w) || GTK_IS_PASSWORD_ENTRY(w) ||
+           GTK_IS_SPIN_BUTTON(w) || GTK_IS_SWITCH(w) || GTK_IS_TEXT_VIEW(w) ||
+           (GTK_IS_DRAWING_AREA(w) && gtk_widget_get_focusable(w));
+}
+
+static bool is_composite(GtkWidget *w)
+{
+    return GTK_IS_MENU_BUTTON(w) || GTK_IS_DROP_DOWN(w) || GTK_IS_ENTRY(w) ||
+           GTK_IS_PASSWORD_ENTRY(w) || GTK_IS_SPIN_BUTTON(w) || GTK_IS_POPOVER(w) ||
+           ADW_IS_COMBO_ROW(w);
+}
+
+/* Every control under w, depth first, into out. */
+static void controls(GtkWidget *w, GPtrArray *out)
+{
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+        if (GTK_IS_NATIVE(c))
+            continue;                  /* a popover: a surface of its own */
+        if (is_control(c))
+            g_ptr_array_add(out, c);
+        if (!is_composite(c))
+            controls(c, out);
+    }
+}
+
+/* The accessible name GTK gives a screen reader: the label property, or
+ * "(labelled)" when another widget's text names it; "" when neither. Read
+ * through GTK's accessibility test calls, which print the value they find
+ * when it differs from the one asked about. Free with g_free. */
+static char *accessible_name(GtkWidget *w)
+{
+    if (gtk_test_accessible_has_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL)) {
+        char *label = gtk_test_accessible_check_property(
+            GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL, "\x01 no such name");
+        return label ? label : g_strdup("");
+    }
+    if (gtk_test_accessible_has_relation(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_RELATION_LABELLED_BY))
+        return g_strdup("(labelled)");
+    return g_strdup("");
+}
+
+/* What is wrong with a name: NULL when nothing. */
+static const char *name_trouble(const char *name)
+{
+    if (!*name)
+        return "no name";
+    for (const char *c = name; *c; c++)
+        if (*c == '_' && g_ascii_isalpha(c[1]))
+            return "a mnemonic's underscore";
+    char **words = g_strsplit_set(name, " ", -1);
+    const char *trouble = NULL;
+    for (int i = 0; words[i] && words[i + 1]; i++) {
+        char *a = g_utf8_casefold(words[i], -1), *b = g_utf8_casefold(words[i + 1], -1);
+        if (*a && strcmp(a, b) == 0 && g_utf8_strlen(a, -1) > 1)
+            trouble = "a word said twice";
+        g_free(a);
+        g_free(b);
+    }
+    g_strfreev(words);
+    return trouble;
+}
+
+static void say_a11y(GtkWidget *window)
+{
+    GPtrArray *all = g_ptr_array_new();
+    controls(window, all);
+    int bad = 0;
+    for (guint i = 0; i < all->len; i++) {
+        GtkWidget *c = all->pdata[i];
+        char *name = accessible_name(c);
+        const char *trouble = name_trouble(name);
+        say("control %s '%s'%s%s", G_OBJECT_TYPE_NAME(c), name, trouble ? " BAD: " : "",
+            trouble ? trouble : "");
+        bad += trouble != NULL;
+        g_free(name);
+    }
+    say("a11y %u bad %d", all->len, bad);
+    g_ptr_array_free(all, TRUE);
+}
+
+/* Is w (shown) wholly inside the window and every ancestor's allocation?
+ * (A container given less than its minimum, as a GtkPaned's child may be,
+ * shifts or spills its children out of its allocation.) When not, *why
+ * says which ancestor cuts it. */
+static bool fits(GtkWidget *w, GtkWidget *window, graphene_rect_t *r, const char **why)
+{
+    *why = "unplaced";
+    if (!gtk_widget_compute_bounds(w, window, r))
+        return false;
+    const float slack = 0.5f;
+    for (GtkWidget *a = gtk_widget_get_parent(w); a; a = gtk_widget_get_parent(a)) {
+        graphene_rect_t ar;
+        if (GTK_IS_SCROLLED_WINDOW(a) || GTK_IS_VIEWPORT(a))
+            continue;                  /* scrolled into view on purpose */
+        *why = G_OBJECT_TYPE_NAME(a);
+        if (!gtk_widget_compute_bounds(a, window, &ar))
+            return false;
+        if (r->origin.x < ar.origin.x - slack || r->origin.y < ar.origin.y - slack ||
+            r->origin.x + r->size.width > ar.origin.x + ar.size.width + slack ||
+            r->origin.y + r->size.height > ar.origin.y + ar.size.height + slack)
+            return false;
+        if (a == window)
+            break;
+    }
+    return true;
+}
+
+static void say_fit(gview *v)
+{
+    GtkWidget *content = adw_application_window_get_content(ADW_APPLICATION_WINDOW(v->window));
+    int min;
+    gtk_widget_measure(content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+    GPtrArray *all = g_ptr_array_new();
+    controls(v->window, all);
+    GString *out = g_string_new(NULL);
+    int outside = 0;
+    for (guint i = 0; i < all->len; i++) {
+        GtkWidget *c = all->pdata[i];
+        graphene_rect_t r = GRAPHENE_RECT_INIT(0, 0, 0, 0);
+        const char *why;
+        if (!gtk_widget_get_mapped(c) || fits(c, v->window, &r, &why))
+            continue;
+        char *name = accessible_name(c);
+        g_string_append_printf(out, "outside %s '%s' %.0f %.0f %.0f %.0f (%s)\n",
+                               G_OBJECT_TYPE_NAME(c), name, r.origin.x, r.origin.y, r.size.width,
+                               r.size.height, why);
+        g_free(name);
+        outside++;
+    }
+    say("fit min %d window %dx%d outside %d", min, gtk_widget_get_width(v->window),
+        gtk_widget_get_height(v->window), outside);
+    if (out->len) {
+        g_string_truncate(out, out->len - 1);
+        char **lines = g_strsplit(out->str, "\n", -1);
+        for (int i = 0; lines[i]; i++)
+            say("%s", lines[i]);
+        g_strfreev(lines);
+    }
+    g_string_free(out, TRUE);
+    g_ptr_array_free(all, TRUE);
 }
 
 static void shot_done(gscript *sc)
@@ -251,8 +436,9 @@ static GtkWidget *named_button(gview *v, const char *name)
     if (strcmp(name, "history") == 0) return v->btn_history;
     if (strcmp(name, "sign-out") == 0) return v->btn_sign_out;
     if (strcmp(name, "password") == 0) return v->btn_password;
-    if (strcmp(name, "rematch") == 0) return gtk_widget_get_first_child(v->rematch_row);
-    if (strcmp(name, "no-rematch") == 0) return gtk_widget_get_last_child(v->rematch_row);
+    if (strcmp(name, "rematch") == 0) return v->btn_rematch;
+    if (strcmp(name, "no-rematch") == 0) return v->btn_no_rematch;
+    if (strcmp(name, "pane") == 0) return v->pane_toggle;
     /* A named move's button (games.h), by its word: "button swap". */
     for (GtkWidget *b = gtk_widget_get_first_child(v->moves_box); b;
          b = gtk_widget_get_next_sibling(b))
@@ -582,6 +768,39 @@ static bool act(gscript *sc, char *line)
     } else if (g_str_has_prefix(line, "report-send ")) {
         if (gsocial_report_answer(v, line + 12) != 0)
             say("error no report dialog on screen");
+    } else if (strcmp(line, "fit") == 0) {
+        say_fit(v);
+    } else if (sscanf(line, "a11y %63s", word) == 1) {
+        GtkWidget *w = named_window(v, word);
+        if (!w) {
+            say("error no window '%s' is open", word);
+            return true;
+        }
+        say_a11y(w);
+    } else if (strcmp(line, "windows") == 0) {
+        GListModel *tops = gtk_window_get_toplevels();
+        for (guint i = 0; i < g_list_model_get_n_items(tops); i++) {
+            GtkWindow *w = g_list_model_get_item(tops, i);
+            if (gtk_widget_get_visible(GTK_WIDGET(w)))
+                say("window %s transient=%s modal=%d", window_name(v, GTK_WIDGET(w)),
+                    window_name(v, (GtkWidget *)gtk_window_get_transient_for(w)),
+                    gtk_window_get_modal(w));
+            g_object_unref(w);
+        }
+    } else if (strcmp(line, "style") == 0) {
+        bool dark = adw_style_manager_get_dark(adw_style_manager_get_default());
+        say("style %s palette %s", dark ? "dark" : "light",
+            gview_palette() == &board_palette_dark ? "dark" : "light");
+    } else if (sscanf(line, "style-set %63s", word) == 1) {
+        AdwColorScheme scheme = strcmp(word, "dark") == 0    ? ADW_COLOR_SCHEME_FORCE_DARK
+                                : strcmp(word, "light") == 0 ? ADW_COLOR_SCHEME_FORCE_LIGHT
+                                                             : ADW_COLOR_SCHEME_DEFAULT;
+        adw_style_manager_set_color_scheme(adw_style_manager_get_default(), scheme);
+    } else if (strcmp(line, "flap") == 0) {
+        say("flap folded=%d revealed=%d toggle=%d board=%dx%d",
+            adw_flap_get_folded(ADW_FLAP(v->flap)), adw_flap_get_reveal_flap(ADW_FLAP(v->flap)),
+            gtk_widget_get_mapped(v->pane_toggle), gtk_widget_get_width(v->area),
+            gtk_widget_get_height(v->area));
     } else if (strcmp(line, "people") == 0) {
         say_flat("people", gtk_label_get_text(GTK_LABEL(v->people)));
     } else if (strcmp(line, "anims") == 0) {

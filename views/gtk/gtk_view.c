@@ -3,6 +3,10 @@
  * watched, the main loop run until the user quits, everything taken down;
  * and the small questions every part of the window asks the model.
  *
+ * The application is an AdwApplication (libadwaita: a GNOME application
+ * that follows the desktop's light or dark style), its window an
+ * AdwApplicationWindow with a header bar (gtk_window.c, gtk_menu.c).
+ *
  * The agent's queue fd is a GLib source (g_unix_fd_add), so agent messages
  * and the user's input are served by the one main loop on this thread; the
  * agent has already applied each message to its model when we see it, and
@@ -15,11 +19,13 @@
  * (gtk_lobby.c) opens when there is no game yet.
  */
 #include <glib-unix.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gtk_view.h"
 #include "gtk_view_internal.h"
+#include "xdg.h"
 
 const agent_model *gview_model(const gview *v)
 {
@@ -96,12 +102,49 @@ void gview_connected(gview *v, agent *ag)
         globby_show(v->lobby);
 }
 
+void gview_reconnect(gview *v)
+{
+    if (!v->launcher || !v->ag)
+        return;
+    if (agent_in_game(v->ag))
+        agent_leave(v->ag);
+    gview_anim_jump(v);
+    g_source_remove(v->agent_watch);
+    v->agent_watch = 0;
+    gview_away_stop(v);
+    greplay_free(v->replay);
+    ghistory_free(v->history);
+    v->history = NULL;
+    globby_free(v->lobby);
+    v->lobby = NULL;
+    gpassword_free(v->password);
+    gview_close_over_dialog(v);
+    v->ag = NULL;
+    v->launcher->stop(v->launcher);     /* the agent, and a private service */
+    gmoves_clear(v);
+    v->flash[0] = '\0';
+    v->connection[0] = '\0';
+    gview_log(v, _("Disconnected: say where to play next in the connect dialog."));
+    gview_sync_shown(v);
+    gview_refresh(v);
+    gconnect_free(v->connect);
+    v->connect = gconnect_new(v);
+}
+
 /* The primary instance starts: the window, not shown yet. */
 static void on_startup(GApplication *app, gpointer data)
 {
     (void)app;
     gview *v = data;
+    /* The icon's theme directory beside the program: the installed one
+     * (already searched) or the build tree's, where views/CMakeLists.txt
+     * copies it. */
+    char icons[PATH_MAX];
+    if (xdg_beside_program(SUNGKA_ICONDIR_FROM_BINDIR, icons, sizeof icons) == 0)
+        gtk_icon_theme_add_search_path(gtk_icon_theme_get_for_display(gdk_display_get_default()),
+                                       icons);
     gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
+    gmenu_apply_style();
     gview_build(v);
     gview_sync_shown(v);
     gview_refresh(v);
@@ -148,6 +191,10 @@ static void take_down(gview *v)
     gconnect_free(v->connect);
     gpassword_free(v->password);
     gview_close_over_dialog(v);
+    GtkWidget **menus[] = {&v->about, &v->shortcuts, &v->prefs};
+    for (size_t i = 0; i < G_N_ELEMENTS(menus); i++)
+        if (*menus[i])
+            gtk_window_destroy(GTK_WINDOW(*menus[i]));   /* clears the pointer */
     gtk_window_destroy(GTK_WINDOW(v->window));
     while (g_main_context_iteration(NULL, FALSE))
         ;
@@ -167,8 +214,11 @@ static int run_app(gview *v, bool unique)
     }
     v->last_cell = v->hover = v->cursor = -1;
     v->watching = -1;
-    v->app = gtk_application_new(GVIEW_APP_ID, unique ? G_APPLICATION_DEFAULT_FLAGS
-                                                      : G_APPLICATION_NON_UNIQUE);
+    /* libadwaita's application: its style sheet, and the desktop's colour
+     * scheme followed (adw_init at start-up) */
+    v->app = GTK_APPLICATION(adw_application_new(GVIEW_APP_ID,
+                                                 unique ? G_APPLICATION_DEFAULT_FLAGS
+                                                        : G_APPLICATION_NON_UNIQUE));
     g_signal_connect(v->app, "startup", G_CALLBACK(on_startup), v);
     g_signal_connect(v->app, "activate", G_CALLBACK(on_activate), v);
     int status = g_application_run(G_APPLICATION(v->app), 0, NULL);

@@ -5,7 +5,9 @@
  * chat), the board and playing on it (gtk_play.c), the sowing animation
  * (gtk_anim.c) and the away countdown (gtk_away.c); agent messages become
  * lines and dialogs in gtk_events.c. Around it: the connect dialog
- * (gtk_connect.c), the account's actions and the change-password dialog
+ * (gtk_connect.c), the header bar's primary menu and the windows it opens
+ * (About, Keyboard Shortcuts, Preferences) with the colour scheme
+ * (gtk_menu.c), the account's actions and the change-password dialog
  * (gtk_account.c), the games dialog (gtk_lobby.c), the match history and
  * its replay window (gtk_history.c, gtk_replay.c), the remembered settings
  * (gtk_prefs.c) and the test hook (gtk_script.c). Everything here runs on
@@ -14,10 +16,12 @@
 #ifndef SUNGKA_GTK_VIEW_INTERNAL_H
 #define SUNGKA_GTK_VIEW_INTERNAL_H
 
+#include <adwaita.h>
 #include <gtk/gtk.h>
 #include <stdbool.h>
 
 #include "agent.h"
+#include "gtk_board.h"
 #include "gtk_geometry.h"
 #include "view.h"
 #include "view_i18n.h"
@@ -37,7 +41,8 @@ typedef struct gview {
     agent *ag;                 /* NULL until the connect dialog has started it */
     view_launcher *launcher;   /* run_connect's way to start the agent, else NULL */
     agent *given;              /* run's agent, until the first activation */
-    GtkApplication *app;
+    GtkApplication *app;       /* an AdwApplication: libadwaita's style follows
+                                * the desktop's (dark included) */
     int activations;           /* "activate" signals: 1, then one per further
                                 * launch that presented this window */
     guint agent_watch;         /* g_unix_fd_add on agent_fd() */
@@ -45,7 +50,16 @@ typedef struct gview {
     bool quitting;
 
     /* widgets (owned by the window) */
-    GtkWidget *window;         /* a GtkApplicationWindow: the win.* actions */
+    GtkWidget *window;         /* an AdwApplicationWindow: the win.* actions */
+    GtkWidget *title;          /* AdwWindowTitle in the header bar: the game or
+                                * the lobby */
+    GtkWidget *flap;           /* AdwFlap: the board, with the side pane beside
+                                * it, or folded behind pane_toggle when narrow */
+    GtkWidget *pane_toggle;    /* the header bar's button for the folded pane */
+    GtkWidget *menu_button;    /* the primary menu (F10) */
+    GtkWidget *about;          /* AdwAboutWindow while open */
+    GtkWidget *shortcuts;      /* GtkShortcutsWindow while open */
+    GtkWidget *prefs;          /* AdwPreferencesWindow while open */
     GtkWidget *banner;         /* the game-over line above the board */
     GtkWidget *status;         /* whose turn, or what we wait for */
     GtkWidget *area;           /* the board */
@@ -57,6 +71,7 @@ typedef struct gview {
     GtkWidget *btn_ready, *btn_sit, *btn_stand, *btn_leave, *btn_games, *btn_history;
     GtkWidget *fair_row;       /* Resign / Draw / Accept / Decline / Abort / Claim */
     GtkWidget *rematch_row;    /* after the end: Rematch / Decline rematch */
+    GtkWidget *btn_rematch, *btn_no_rematch;
     GtkWidget *moves;          /* gtk_moves.c: the move list (a read-only text view) */
     int n_listed_moves;
     bool was_my_turn;          /* for the notification when it becomes ours */
@@ -102,12 +117,28 @@ const agent_model *gview_model(const gview *v);
 bool gview_in_game(const gview *v);
 /* The connect dialog started the agent: watch it and open the games dialog. */
 void gview_connected(gview *v, agent *ag);
+/* Connect… (run_connect only, connected and not playing): leave the game,
+ * stop the agent (and a private service) through v->launcher, close every
+ * window that needed it, and show the connect dialog again. */
+void gview_reconnect(gview *v);
 /* Refresh every pane from the model and redraw the board. */
 void gview_refresh(gview *v);
 /* Append a line to the event and chat log. */
 void gview_log(gview *v, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-/* A window over the main one (dialogs: games, history, questions). */
+/* A window over the main one (dialogs: games, history, questions):
+ * transient for it, modal, closed by Escape as by its close button. */
 GtkWidget *gview_dialog(gview *v, const char *title);
+/* Escape closes window w (a "close-request", as its close button). */
+void gview_close_on_escape(GtkWidget *w);
+/* A button's or check button's label, mnemonic and all ("_Ready"), and its
+ * accessible name:
+ * the label without the underscore ("Ready"), set again on every relabel
+ * since GTK puts the raw label there. */
+void gview_set_button_label(GtkWidget *button, const char *mnemonic_label);
+/* gtk_button_new_with_mnemonic and gtk_check_button_new_with_mnemonic, with
+ * the accessible name as gview_set_button_label sets it. */
+GtkWidget *gview_mnemonic_button(const char *mnemonic_label);
+GtkWidget *gview_mnemonic_check(const char *mnemonic_label);
 /* A vertical box with `margin` pixels on every side: a dialog's or pane's body. */
 GtkWidget *gview_padded_column(int spacing, int margin);
 /* Pointer and keyboard, in the board's coordinates (also used by the
@@ -142,6 +173,29 @@ bool gview_playing(const gview *v);
 void gview_build(gview *v);
 /* Which buttons can be used now, from the model. */
 void gview_update_buttons(gview *v);
+
+/* gtk_menu.c: the header bar's primary menu (a GMenu of app.* and win.*
+ * actions: New Game, History, Connect…, Preferences, Keyboard Shortcuts,
+ * About Sungka, Quit), its actions and their accelerators, and the windows it
+ * opens, each transient for the main window and closed by Escape. The
+ * colour scheme (the desktop's, or light or dark as chosen in Preferences
+ * and remembered in gtk.ini's [appearance]) is applied at start-up; the
+ * board is drawn from the palette of the style in force (gview_palette). */
+GtkWidget *gmenu_button(gview *v);        /* the menu button, actions added */
+void gmenu_update(gview *v);              /* Connect… usable now? (gview_refresh) */
+void gmenu_apply_style(void);             /* the remembered colour scheme */
+/* The shortcuts window's text: a GtkBuilder .ui of every accelerator
+ * (g_free it); accels is the window's table, n its length. */
+typedef struct gview_accel {
+    const char *action;        /* "win.ready" */
+    const char *keys[3];       /* accelerators, NULL-terminated */
+    const char *group;         /* the shortcuts window's section, untranslated */
+    const char *title;         /* what it does, untranslated (N_) */
+} gview_accel;
+extern const gview_accel gview_accels[];
+extern const size_t gview_n_accels;
+/* The board's colours in the style in force (light or dark). */
+const board_palette *gview_palette(void);
 
 /* gtk_panes.c: the status line and banner, the players pane, the chat
  * recipients, the title and the board's description, from the model

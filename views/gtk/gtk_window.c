@@ -7,20 +7,64 @@
  * in its button's tooltip. Over the players, who we are (gtk_account.c),
  * with Sign out (Ctrl+O) and Password (Ctrl+P) while signed in. Leaving or
  * closing during a running game asks first, since it loses the game.
+ *
+ * The window is an AdwApplicationWindow: a header bar (the game's title,
+ * the primary menu of gtk_menu.c) over an AdwFlap holding the board's
+ * column and the side pane. The rows of buttons under the board wrap
+ * (GtkFlowBox) and show only the commands that apply, so that in any
+ * language every control fits the default 960x640 window; under the width
+ * both columns need, the side pane folds away behind a header bar button
+ * and the board keeps the window. Every button's accessible name is its
+ * label without the mnemonic's underscore (gview_set_button_label).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "gtk_view_internal.h"
 
+/* The side pane's widest (players, moves, log, chat): wider lines wrap. */
+#define PANE_MAX_WIDTH 320
+
 /* --------------------------------------------------------- small parts */
+
+void gview_close_on_escape(GtkWidget *w)
+{
+    GtkEventController *keys = gtk_shortcut_controller_new();
+    gtk_shortcut_controller_add_shortcut(
+        GTK_SHORTCUT_CONTROLLER(keys),
+        gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Escape, 0),
+                         gtk_named_action_new("window.close")));
+    gtk_widget_add_controller(w, keys);
+}
 
 GtkWidget *gview_dialog(gview *v, const char *title)
 {
     GtkWidget *w = gtk_window_new();
     gtk_window_set_title(GTK_WINDOW(w), title);
     gtk_window_set_transient_for(GTK_WINDOW(w), GTK_WINDOW(v->window));
+    gtk_window_set_modal(GTK_WINDOW(w), TRUE);
+    gtk_window_set_destroy_with_parent(GTK_WINDOW(w), TRUE);
+    gview_close_on_escape(w);
     return w;
+}
+
+void gview_set_button_label(GtkWidget *button, const char *mnemonic_label)
+{
+    if (GTK_IS_CHECK_BUTTON(button)) {
+        gtk_check_button_set_label(GTK_CHECK_BUTTON(button), mnemonic_label);
+        gtk_check_button_set_use_underline(GTK_CHECK_BUTTON(button), TRUE);
+    } else {
+        gtk_button_set_label(GTK_BUTTON(button), mnemonic_label);
+        gtk_button_set_use_underline(GTK_BUTTON(button), TRUE);
+    }
+    /* "_Ready" read out as "Ready": the underscore only marks Alt+R */
+    GString *name = g_string_new(NULL);
+    for (const char *c = mnemonic_label; *c; c++)
+        if (*c != '_' || c[1] == '_')
+            g_string_append_c(name, *c == '_' ? *c++ : *c);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   name->str, -1);
+    g_string_free(name, TRUE);
 }
 
 GtkWidget *gview_padded_column(int spacing, int margin)
@@ -345,36 +389,15 @@ static const GActionEntry app_actions[] = {
     {.name = "quit", .activate = act_quit},
 };
 
-/* The keyboard's way to each command, shown in the buttons' tooltips.
- * Letters of their names where the usual ones (Ctrl+Q, Ctrl+W: close)
- * do not apply; the buttons' mnemonics (Alt+R, ...) work as well. */
-static const struct {
-    const char *action;
-    const char *accel;
-} accels[] = {
-    {"app.quit", "<Control>q"},
-    {"win.ready", "<Control>r"},
-    {"win.sit", "<Control>d"},      /* sit down */
-    {"win.stand", "<Control>u"},    /* stand up */
-    {"win.leave", "<Control>w"},
-    {"win.games", "<Control>g"},
-    {"win.history", "<Control>h"},
-    {"win.chat", "<Control>l"},
-    {"win.board", "<Control>b"},
-    {"win.sign-out", "<Control>o"},  /* sign out */
-    {"win.password", "<Control>p"},
-    {"win.export", "<Control>e"},   /* export the game */
-};
-
 /* "Ctrl+H" for win.history, in the user's words; NULL when it has none.
  * Free with g_free. */
 static char *accel_label(const char *action)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
+    for (size_t i = 0; i < gview_n_accels; i++) {
         guint key;
         GdkModifierType mods;
-        if (strcmp(accels[i].action, action) == 0 &&
-            gtk_accelerator_parse(accels[i].accel, &key, &mods))
+        if (strcmp(gview_accels[i].action, action) == 0 &&
+            gtk_accelerator_parse(gview_accels[i].keys[0], &key, &mods))
             return gtk_accelerator_get_label(key, mods);
     }
     return NULL;
@@ -386,6 +409,23 @@ static void set_enabled(gview *v, const char *name, bool on)
     g_simple_action_set_enabled(G_SIMPLE_ACTION(a), on);
 }
 
+/* Show or hide the button of an action in one of the rows under the board:
+ * a button that does not apply now leaves room for those that do (the rows
+ * wrap, so every shown one stays on screen in any language). */
+static void show_command(gview *v, const char *action, bool on)
+{
+    GtkWidget *rows[] = {gtk_widget_get_ancestor(v->btn_ready, GTK_TYPE_FLOW_BOX), v->fair_row,
+                         v->rematch_row};
+    for (size_t i = 0; i < G_N_ELEMENTS(rows); i++)
+        for (GtkWidget *c = gtk_widget_get_first_child(rows[i]); c;
+             c = gtk_widget_get_next_sibling(c)) {
+            GtkWidget *b = gtk_flow_box_child_get_child(GTK_FLOW_BOX_CHILD(c));
+            const char *name = gtk_actionable_get_action_name(GTK_ACTIONABLE(b));
+            if (name && strcmp(name, action) == 0)
+                gtk_widget_set_visible(c, on);
+        }
+}
+
 void gview_update_buttons(gview *v)
 {
     const agent_model *m = gview_model(v);
@@ -393,11 +433,16 @@ void gview_update_buttons(gview *v)
     bool waiting = in && m->status == AGENT_GAME_WAITING;
     const agent_person *me = gview_find_person(m, m->my_name);
     bool ready = me && me->ready;
-    gtk_button_set_label(GTK_BUTTON(v->btn_ready),
-                         waiting && ready ? _("_Not ready") : _("_Ready"));
+    const char *ready_label = waiting && ready ? _("_Not ready") : _("_Ready");
+    if (strcmp(gtk_button_get_label(GTK_BUTTON(v->btn_ready)), ready_label) != 0)
+        gview_set_button_label(v->btn_ready, ready_label);
     set_enabled(v, "ready", waiting && m->my_seat >= 0);
     set_enabled(v, "sit", waiting && m->my_seat < 0);
     set_enabled(v, "stand", waiting && m->my_seat >= 0);
+    /* taking or leaving a seat, and being ready: before the start only */
+    show_command(v, "win.ready", !in || waiting);
+    show_command(v, "win.sit", !in || waiting);
+    show_command(v, "win.stand", !in || waiting);
     set_enabled(v, "leave", in);
     set_enabled(v, "games", v->ag && !gview_playing(v));
     set_enabled(v, "history", v->ag != NULL);
@@ -415,6 +460,9 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "accept-draw", offered_to_me);
     set_enabled(v, "decline-draw", offered_to_me);
     set_enabled(v, "claim", claimable);
+    show_command(v, "win.accept-draw", offered_to_me);
+    show_command(v, "win.decline-draw", offered_to_me);
+    show_command(v, "win.claim", claimable);
     /* After the end: a rematch, seats rotated. */
     bool ended = in && (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED);
     bool over = ended && m->my_seat >= 0;
@@ -439,19 +487,56 @@ void gview_update_buttons(gview *v)
 
 /* ------------------------------------------------------------ building */
 
-/* A button for a command: its tooltip says what it does and its key. */
+GtkWidget *gview_mnemonic_button(const char *mnemonic_label)
+{
+    GtkWidget *b = gtk_button_new();
+    gview_set_button_label(b, mnemonic_label);
+    return b;
+}
+
+GtkWidget *gview_mnemonic_check(const char *mnemonic_label)
+{
+    GtkWidget *b = gtk_check_button_new();
+    gview_set_button_label(b, mnemonic_label);
+    return b;
+}
+
+/* A button for a command: its tooltip says what it does and its key; a
+ * screen reader says its label as its name and the tooltip's sentence as
+ * its description. */
 static GtkWidget *command_button(const char *label, const char *tip, const char *action)
 {
-    GtkWidget *b = gtk_button_new_with_mnemonic(label);
+    GtkWidget *b = gview_mnemonic_button(label);
     gtk_actionable_set_action_name(GTK_ACTIONABLE(b), action);
     char *key = accel_label(action);
     /* TRANSLATORS: a button's tooltip, then its keyboard shortcut ("Ctrl+H") */
     char *text = key ? g_strdup_printf(_("%s (%s)"), tip, key) : g_strdup(tip);
     gtk_widget_set_tooltip_text(b, text);
-    gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, tip, -1);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, tip,
+                                   -1);
     g_free(text);
     g_free(key);
     return b;
+}
+
+/* A row of buttons that wraps onto more lines when the window is narrow or
+ * the language's words are long, so that no button is ever cut off (a
+ * GtkBox's minimum width is every button's side by side). */
+static GtkWidget *button_row(void)
+{
+    GtkWidget *row = gtk_flow_box_new();
+    gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(row), GTK_SELECTION_NONE);
+    gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(row), 6);
+    gtk_flow_box_set_row_spacing(GTK_FLOW_BOX(row), 6);
+    gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(row), 12);
+    return row;
+}
+
+static void row_add(GtkWidget *row, GtkWidget *button)
+{
+    gtk_flow_box_append(GTK_FLOW_BOX(row), button);
+    /* the button takes the focus, not the flow box's cell around it */
+    gtk_widget_set_focusable(gtk_widget_get_parent(button), FALSE);
 }
 
 /* The window's actions and the application's, with their accelerators. */
@@ -461,21 +546,51 @@ static void add_actions(gview *v)
                                     G_N_ELEMENTS(win_actions), v);
     g_action_map_add_action_entries(G_ACTION_MAP(v->app), app_actions,
                                     G_N_ELEMENTS(app_actions), v);
-    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
-        const char *keys[] = {accels[i].accel, NULL};
-        gtk_application_set_accels_for_action(v->app, accels[i].action, keys);
-    }
+    for (size_t i = 0; i < gview_n_accels; i++)
+        gtk_application_set_accels_for_action(v->app, gview_accels[i].action,
+                                              gview_accels[i].keys);
 }
 
 void gview_build(gview *v)
 {
-    v->window = gtk_application_window_new(v->app);
+    v->window = adw_application_window_new(v->app);
     gtk_window_set_default_size(GTK_WINDOW(v->window), 960, 640);
     g_signal_connect(v->window, "close-request", G_CALLBACK(on_close_request), v);
     add_actions(v);
 
-    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-    gtk_window_set_child(GTK_WINDOW(v->window), paned);
+    /* The header bar: the game's title, the side pane's button (while it is
+     * folded away) and the primary menu. */
+    GtkWidget *outer = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    GtkWidget *header = adw_header_bar_new();
+    v->title = adw_window_title_new(_("Sungka"), NULL);
+    adw_header_bar_set_title_widget(ADW_HEADER_BAR(header), v->title);
+    v->menu_button = gmenu_button(v);
+    adw_header_bar_pack_end(ADW_HEADER_BAR(header), v->menu_button);
+    v->pane_toggle = gtk_toggle_button_new();
+    gtk_button_set_icon_name(GTK_BUTTON(v->pane_toggle), "sidebar-show-right-symbolic");
+    gtk_widget_set_tooltip_text(v->pane_toggle, _("Players, moves and chat"));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(v->pane_toggle),
+                                   GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Players, moves and chat"), -1);
+    adw_header_bar_pack_end(ADW_HEADER_BAR(header), v->pane_toggle);
+    gtk_box_append(GTK_BOX(outer), header);
+
+    /* Below it the board, and the side pane beside it; in a narrow window
+     * (under the width both need) the pane folds away behind the header
+     * bar's button and slides over the board when asked for. AdwFlap: the
+     * breakpoints of libadwaita 1.4 are newer than Debian 12's 1.2. */
+    v->flap = adw_flap_new();
+    adw_flap_set_flap_position(ADW_FLAP(v->flap), GTK_PACK_END);
+    adw_flap_set_fold_policy(ADW_FLAP(v->flap), ADW_FLAP_FOLD_POLICY_AUTO);
+    adw_flap_set_fold_threshold_policy(ADW_FLAP(v->flap), ADW_FOLD_THRESHOLD_POLICY_MINIMUM);
+    adw_flap_set_transition_type(ADW_FLAP(v->flap), ADW_FLAP_TRANSITION_TYPE_OVER);
+    adw_flap_set_separator(ADW_FLAP(v->flap), gtk_separator_new(GTK_ORIENTATION_VERTICAL));
+    gtk_widget_set_vexpand(v->flap, TRUE);
+    g_object_bind_property(v->flap, "folded", v->pane_toggle, "visible", G_BINDING_SYNC_CREATE);
+    g_object_bind_property(v->flap, "reveal-flap", v->pane_toggle, "active",
+                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
+    gtk_box_append(GTK_BOX(outer), v->flap);
+    adw_application_window_set_content(ADW_APPLICATION_WINDOW(v->window), outer);
 
     /* left: banner, status, board, buttons */
     GtkWidget *left = gview_padded_column(6, 8);
@@ -499,8 +614,11 @@ void gview_build(gview *v)
                                      "or use the arrow keys and Enter"),
                                    -1);
     gview_play_attach(v);
+    /* drawn again in the other palette when the style turns dark or light */
+    g_signal_connect_object(adw_style_manager_get_default(), "notify::dark",
+                            G_CALLBACK(gtk_widget_queue_draw), v->area, G_CONNECT_SWAPPED);
 
-    GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    GtkWidget *buttons = button_row();
     v->btn_ready = command_button(_("_Ready"), _("Say you are ready to start"), "win.ready");
     v->btn_sit = command_button(_("_Sit"), _("Take an open seat"), "win.sit");
     v->btn_stand = command_button(_("S_tand"), _("Give up your seat and watch"), "win.stand");
@@ -509,15 +627,15 @@ void gview_build(gview *v)
                                   "win.games");
     v->btn_history = command_button(_("_History\u2026"), _("Past matches and their replays"),
                                     "win.history");
-    gtk_box_append(GTK_BOX(buttons), v->btn_ready);
-    gtk_box_append(GTK_BOX(buttons), v->btn_sit);
-    gtk_box_append(GTK_BOX(buttons), v->btn_stand);
-    gtk_box_append(GTK_BOX(buttons), v->btn_leave);
-    gtk_box_append(GTK_BOX(buttons), v->btn_games);
-    gtk_box_append(GTK_BOX(buttons), v->btn_history);
+    row_add(buttons, v->btn_ready);
+    row_add(buttons, v->btn_sit);
+    row_add(buttons, v->btn_stand);
+    row_add(buttons, v->btn_leave);
+    row_add(buttons, v->btn_games);
+    row_add(buttons, v->btn_history);
 
     /* Shown only to a player of a running game (gview_update_buttons). */
-    v->fair_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    v->fair_row = button_row();
     const struct {
         const char *label, *tip, *action;
     } fair[] = {
@@ -531,20 +649,20 @@ void gview_build(gview *v)
          "win.claim"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(fair); i++)
-        gtk_box_append(GTK_BOX(v->fair_row),
-                       command_button(_(fair[i].label), _(fair[i].tip), fair[i].action));
+        row_add(v->fair_row, command_button(_(fair[i].label), _(fair[i].tip), fair[i].action));
     gtk_widget_set_visible(v->fair_row, FALSE);
-    v->rematch_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    gtk_box_append(GTK_BOX(v->rematch_row),
-                   command_button(_("Re_match"), _("Play again, each player one seat on (or "
-                                                   "accept the rematch offered)"), "win.rematch"));
-    gtk_box_append(GTK_BOX(v->rematch_row),
-                   command_button(_("_No rematch"), _("Decline the rematch offered"),
-                                  "win.decline-rematch"));
-    gtk_box_append(GTK_BOX(v->rematch_row),
-                   command_button(_("E_xport\u2026"), _("Write this game down to a file "
-                                                         "(reversi: f5d6c3\u2026)"),
-                                  "win.export"));
+    v->rematch_row = button_row();
+    v->btn_rematch = command_button(_("Re_match"), _("Play again, each player one seat on (or "
+                                                     "accept the rematch offered)"),
+                                    "win.rematch");
+    v->btn_no_rematch = command_button(_("_No rematch"), _("Decline the rematch offered"),
+                                       "win.decline-rematch");
+    row_add(v->rematch_row, v->btn_rematch);
+    row_add(v->rematch_row, v->btn_no_rematch);
+    row_add(v->rematch_row,
+            command_button(_("E_xport\u2026"), _("Write this game down to a file "
+                                                  "(reversi: f5d6c3\u2026)"),
+                           "win.export"));
     gtk_widget_set_visible(v->rematch_row, FALSE);
 
     gtk_box_append(GTK_BOX(left), v->banner);
@@ -626,9 +744,14 @@ void gview_build(gview *v)
     gtk_box_append(GTK_BOX(right), chat);
     gtk_box_append(GTK_BOX(right), v->social_row);
 
-    gtk_paned_set_start_child(GTK_PANED(paned), left);
-    gtk_paned_set_end_child(GTK_PANED(paned), right);
-    gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
-    gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-    gtk_paned_set_position(GTK_PANED(paned), 640);
+    adw_flap_set_content(ADW_FLAP(v->flap), left);
+    /* At most PANE_MAX_WIDTH wide, however long its lines: the board has
+     * the rest. On the window's background when it slides over the board. */
+    GtkWidget *clamp = adw_clamp_new();
+    adw_clamp_set_maximum_size(ADW_CLAMP(clamp), PANE_MAX_WIDTH);
+    adw_clamp_set_tightening_threshold(ADW_CLAMP(clamp), PANE_MAX_WIDTH);
+    adw_clamp_set_child(ADW_CLAMP(clamp), right);
+    gtk_widget_set_hexpand(clamp, FALSE);   /* the chat entry's expanding stops here */
+    gtk_widget_add_css_class(clamp, "background");
+    adw_flap_set_flap(ADW_FLAP(v->flap), clamp);
 }

@@ -39,7 +39,7 @@ static bool is_ip(const char *name)
     return inet_pton(AF_INET, name, buf) == 1 || inet_pton(AF_INET6, name, buf) == 1;
 }
 
-bool board_tls_name_ok(const char *name)
+bool self_signed_name_ok(const char *name)
 {
     size_t len = strlen(name);
     if (len == 0 || len > 253)
@@ -77,7 +77,7 @@ static bool names(X509 *cert, const char *name)
     return X509_check_host(cert, name, 0, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL) == 1;
 }
 
-static int set_fingerprint(X509 *cert, board_self_signed *out)
+static int set_fingerprint(X509 *cert, self_signed_pair *out)
 {
     unsigned char *der = NULL;
     int len = i2d_X509(cert, &der);
@@ -209,7 +209,7 @@ static int write_pem(const char *path, EVP_PKEY *key, X509 *cert, char *err, siz
     return 0;
 }
 
-static int make_pair(const char *const *list, size_t n, board_self_signed *out, char *err,
+static int make_pair(const char *const *list, size_t n, self_signed_pair *out, char *err,
                      size_t errlen)
 {
     int rc = -1;
@@ -239,14 +239,14 @@ out:
 
 /* ------------------------------------------------------------ reusing */
 
-static const char *delete_both(const board_self_signed *o, char *buf, size_t len)
+static const char *delete_both(const self_signed_pair *o, char *buf, size_t len)
 {
     snprintf(buf, len, "delete %s and %s to make a new pair (players who trusted the old "
                        "certificate will then be warned that it changed)", o->cert, o->key);
     return buf;
 }
 
-static int load_pair(const char *const *list, size_t n, board_self_signed *out, char *err,
+static int load_pair(const char *const *list, size_t n, self_signed_pair *out, char *err,
                      size_t errlen)
 {
     char fix[2 * PATH_MAX + 128];
@@ -315,8 +315,8 @@ out:
     return rc;
 }
 
-int board_self_signed_ensure(const char *dir, const char *const *list, size_t n,
-                             board_self_signed *out, char *err, size_t errlen)
+int self_signed_ensure(const char *dir, const char *const *list, size_t n,
+                             self_signed_pair *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (n == 0) {
@@ -324,7 +324,7 @@ int board_self_signed_ensure(const char *dir, const char *const *list, size_t n,
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        if (!board_tls_name_ok(list[i])) {
+        if (!self_signed_name_ok(list[i])) {
             snprintf(err, errlen, "'%s' cannot be a certificate's name: give a host name "
                                   "or an IP address", list[i]);
             return -1;
@@ -358,7 +358,7 @@ int board_self_signed_ensure(const char *dir, const char *const *list, size_t n,
     return rc;
 }
 
-int board_tls_check_pair(const char *cert_path, const char *key_path, char *err,
+int self_signed_check_pair(const char *cert_path, const char *key_path, char *err,
                          size_t errlen)
 {
     X509 *cert = NULL;
@@ -395,4 +395,41 @@ out:
     X509_free(cert);
     ERR_clear_error();
     return rc;
+}
+
+/* listen's host into out, "" for a wildcard address (0.0.0.0, ::). */
+static void listen_host(const char *listen, char *out, size_t len)
+{
+    const char *colon = strrchr(listen, ':');
+    size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
+    if (n >= 2 && listen[0] == '[' && listen[n - 1] == ']') {
+        listen++;
+        n -= 2;
+    }
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), listen);
+    if (strcmp(out, "0.0.0.0") == 0 || strcmp(out, "::") == 0)
+        out[0] = '\0';
+}
+
+int self_signed_for_server(const char *dir, const char *listen, const char *const *extra,
+                           size_t n_extra, self_signed_pair *out, char *err, size_t errlen)
+{
+    char host[256] = "", bound[256];
+    const char *list[SELF_SIGNED_MAX_NAMES + 6];
+    size_t n = 0;
+    if (n_extra > SELF_SIGNED_MAX_NAMES) {
+        snprintf(err, errlen, "at most %d names", SELF_SIGNED_MAX_NAMES);
+        return -1;
+    }
+    if (gethostname(host, sizeof host - 1) == 0 && self_signed_name_ok(host))
+        list[n++] = host;
+    listen_host(listen, bound, sizeof bound);
+    if (bound[0] && self_signed_name_ok(bound))
+        list[n++] = bound;
+    list[n++] = "localhost";
+    list[n++] = "127.0.0.1";
+    list[n++] = "::1";
+    for (size_t i = 0; i < n_extra; i++)
+        list[n++] = extra[i];
+    return self_signed_ensure(dir, list, n, out, err, errlen);
 }

@@ -28,34 +28,44 @@
 
 #include "fingerprint.h"
 
-#define BOARD_TLS_MAX_NAMES 32
+#define SELF_SIGNED_MAX_NAMES 32
 
-typedef struct board_self_signed {
+typedef struct self_signed_pair {
     char cert[PATH_MAX];          /* the certificate's file (for --tls-cert) */
     char key[PATH_MAX];           /* the key's file (for --tls-key) */
     char fingerprint[FINGERPRINT_LEN];   /* fingerprint.h's text */
     bool made;                    /* made now (false: found and reused) */
     char missing[512];            /* reused: the names asked for that it does not
                                    * carry, space-separated ("" when none) */
-} board_self_signed;
+} self_signed_pair;
 
 /* Is `name` fit for the certificate: an IPv4 or IPv6 address, or a DNS
  * name (letters, digits, '-', '.', and one leading "*." for a wildcard),
  * 1..253 bytes? */
-bool board_tls_name_ok(const char *name);
+bool self_signed_name_ok(const char *name);
 
 /*
  * Find the pair in `dir` (made 0700 with its parents when missing) and check
  * it, or make it when neither file exists. `names` (n of them, each
- * board_tls_name_ok, duplicates fine; the first is the certificate's common
+ * self_signed_name_ok, duplicates fine; the first is the certificate's common
  * name) are what a new certificate names. 0 and *out, or -1 with a sentence
  * in err naming the file at fault and what to do: only one of the two
  * files exists, a file is unreadable or not PEM, the key is readable by
  * others, the key does not belong to the certificate, the certificate has
  * expired, or a file cannot be written.
  */
-int board_self_signed_ensure(const char *dir, const char *const *names, size_t n,
-                             board_self_signed *out /* OUT */, char *err, size_t errlen);
+int self_signed_ensure(const char *dir, const char *const *names, size_t n,
+                             self_signed_pair *out /* OUT */, char *err, size_t errlen);
+
+/*
+ * self_signed_ensure for a server listening on `listen` ("HOST:PORT"): the
+ * names are this machine's host name (the common name), listen's host
+ * (unless a wildcard address), localhost, 127.0.0.1 and ::1, then extra
+ * (n_extra, each self_signed_name_ok: --tls-name). Same result.
+ */
+int self_signed_for_server(const char *dir, const char *listen, const char *const *extra,
+                           size_t n_extra, self_signed_pair *out /* OUT */, char *err,
+                           size_t errlen);
 
 /*
  * A --tls-cert and --tls-key pair fit to serve, before a reload swaps it in
@@ -63,7 +73,7 @@ int board_self_signed_ensure(const char *dir, const char *const *names, size_t n
  * certificate not expired. 0, or -1 with a sentence in err naming the file
  * at fault. Any thread; nothing kept.
  */
-int board_tls_check_pair(const char *cert_path, const char *key_path, char *err,
+int self_signed_check_pair(const char *cert_path, const char *key_path, char *err,
                          size_t errlen);
 
 #endif /* SUNGKA_SELF_SIGNED_H */

@@ -1238,7 +1238,8 @@ def running_game(s, env=None, name="alice"):
     bob (text view); the view and bob."""
     board = s.board()
     g = s.gtk("--server", board.address, "--name", name, "--new", "kalah", env=env)
-    gid = g.expect(r"Created game (\S+)\.").group(1)
+    # "Created game 1." is said in env's language; the command to join is not
+    gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
     g.expect(r"^script: started")
     bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
     bob.expect(r"^You are bob")

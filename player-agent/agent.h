@@ -193,7 +193,8 @@ typedef enum agent_msg_kind {
     AGENT_MSG_NOTICE,          /* text */
     AGENT_MSG_PINGS,           /* round-trip times and the number watching updated
                                 * in the model */
-    AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence */
+    AGENT_MSG_REFUSED,         /* a command was refused: text = the service's sentence,
+                                * reason = its machine-readable reason */
     AGENT_MSG_DISCONNECTED,    /* gone for good: text = why */
     AGENT_MSG_RETURNED,        /* name, seat: a departed player is back */
     AGENT_MSG_READY,           /* name, seat, ready */
@@ -217,13 +218,31 @@ typedef enum agent_msg_kind {
     AGENT_MSG_REMATCH_STARTED, /* text: the new game's id (agent_follow_rematch) */
 } agent_msg_kind;
 
+/* What the agent itself says in a message, as a code a view translates
+ * (text keeps the English sentence, for logs and views that show it as
+ * is). */
+typedef enum agent_said {
+    AGENT_SAID_TEXT = 0,       /* nothing but text (the service's words, or others) */
+    AGENT_SAID_LOST,           /* RECONNECTING: lost the connection to `where`;
+                                * trying again for `seconds` */
+    AGENT_SAID_STILL_TRYING,   /* RECONNECTING: still trying, `seconds` so far */
+    AGENT_SAID_RECONNECTED,    /* RECONNECTED: reconnected to `where` */
+    AGENT_SAID_GAVE_UP,        /* DISCONNECTED: could not reconnect within `seconds` */
+} agent_said;
+
 typedef struct agent_msg {
     agent_msg_kind kind;
+    agent_said said;           /* the agent's own words as a code (text: in English) */
+    char where[AGENT_TEXT_BYTES];  /* ... its address, for LOST and RECONNECTED */
+    int seconds;               /* ... its seconds, for LOST, STILL_TRYING, GAVE_UP */
     uint64_t seq;
     int seat;
     int move;
     char name[AGENT_NAME_BYTES];
     char text[AGENT_TEXT_BYTES];
+    char reason[48];           /* REFUSED: the service's reason for programs
+                                * (its ErrorReason name, "NOT_YOUR_TURN"), "" when
+                                * it gave none or never answered */
     char to[AGENT_NAME_BYTES];  /* CHAT: the addressee of a private message, or "" */
     bool spectators;           /* CHAT: a spectator's, seen by spectators only */
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */

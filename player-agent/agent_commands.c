@@ -30,7 +30,12 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
                      words);
         else
             agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
-        agent__push_text(ag, AGENT_MSG_REFUSED, said);
+        agent_msg *m = agent__msg_new(AGENT_MSG_REFUSED);
+        if (m) {
+            snprintf(m->text, sizeof m->text, "%s", said);
+            snprintf(m->reason, sizeof m->reason, "%s", st->reason);
+            agent__push(ag, m);
+        }
     }
 }
 

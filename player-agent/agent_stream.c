@@ -106,6 +106,8 @@ static void on_event(ProtobufCMessage *msg, void *user)
             char at[AGENT_ADDRESS_BYTES];
             snprintf(m->text, sizeof m->text, "reconnected to %s",
                      rpc_pool_address(ag->pool, at, sizeof at));
+            m->said = AGENT_SAID_RECONNECTED;
+            snprintf(m->where, sizeof m->where, "%s", at);
         }
         agent__push(ag, m);
     }
@@ -139,8 +141,10 @@ static void on_stream_end(const rpc_status *st, void *user)
 {
     stream_ctx *ctx = user;
     agent *ag = ctx->ag;
-    char text[AGENT_TEXT_BYTES];
+    char text[AGENT_TEXT_BYTES], where[AGENT_ADDRESS_BYTES] = "";
     agent_msg_kind kind = AGENT_MSG_RECONNECTING;
+    agent_said said_code = AGENT_SAID_TEXT;    /* what text says, for views to translate */
+    int seconds = 0;
 
     pthread_mutex_lock(&ag->lock);
     agent_holder *h = ctx->holder < ag->n_held ? &ag->held[ctx->holder] : NULL;
@@ -192,11 +196,16 @@ static void on_stream_end(const rpc_status *st, void *user)
             h->lost_ms = h->said_ms = now;
             snprintf(text, sizeof text, "lost the connection to %s; trying again for %d s\u2026",
                      at, for_s);
+            said_code = AGENT_SAID_LOST;
+            snprintf(where, sizeof where, "%s", at);
+            seconds = for_s;
         }
         rpc_pool_follow(ag->pool, st);       /* a cluster: the next node may know where it went */
         if (now - h->lost_ms > ag->cfg.reconnect_for_ms) {
             kind = AGENT_MSG_DISCONNECTED;
             snprintf(text, sizeof text, "could not reconnect within %d s; giving up", for_s);
+            said_code = AGENT_SAID_GAVE_UP;
+            seconds = for_s;
         } else {
             int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
             if (delay > RETRY_MAX_MS)
@@ -205,8 +214,9 @@ static void on_stream_end(const rpc_status *st, void *user)
             h->retry_ms = now + delay;
             if (!text[0] && now - h->said_ms >= PROGRESS_MS) {
                 h->said_ms = now;
-                snprintf(text, sizeof text, "still trying (%d s)\u2026",
-                         (int)((now - h->lost_ms) / 1000));
+                seconds = (int)((now - h->lost_ms) / 1000);
+                snprintf(text, sizeof text, "still trying (%d s)\u2026", seconds);
+                said_code = AGENT_SAID_STILL_TRYING;
             }
             pthread_cond_signal(&ag->wake);
         }
@@ -215,8 +225,16 @@ static void on_stream_end(const rpc_status *st, void *user)
         h->gen = 0;          /* nothing more from this seat */
     bool primary = ctx->holder == 0;
     pthread_mutex_unlock(&ag->lock);
-    if (text[0] && (primary || kind == AGENT_MSG_DISCONNECTED))
-        agent__push_text(ag, kind, text);
+    if (text[0] && (primary || kind == AGENT_MSG_DISCONNECTED)) {
+        agent_msg *m = agent__msg_new(kind);
+        if (m) {
+            snprintf(m->text, sizeof m->text, "%s", text);
+            m->said = said_code;
+            snprintf(m->where, sizeof m->where, "%s", where);
+            m->seconds = seconds;
+            agent__push(ag, m);
+        }
+    }
     free(ctx);
 }
 

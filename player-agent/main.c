@@ -18,6 +18,7 @@
 #include "options.h"
 #include "version.h"
 #include "view.h"
+#include "view_i18n.h"
 
 /* A whole number in min..max, or a message and -1. */
 static int parse_int(const char *opt, const char *s, int min, int max, int *out)
@@ -126,14 +127,14 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
             c.tls_ca = ps->board.cert;
         }
         if (ps->serve)
-            printf("Hosting a board service on %s in TLS. Its certificate's fingerprint is\n"
-                   "  %s\n"
-                   "Those who join are shown it on their first connection: it must be this "
-                   "one.\n",
+            printf(_("Hosting a board service on %s in TLS. Its certificate's fingerprint is\n"
+                     "  %s\n"
+                     "Those who join are shown it on their first connection: it must be this "
+                     "one.\n"),
                    ps->serve, ps->board.fingerprint);
         if (ps->board.memory_db)
-            printf("This game's result will not be kept: another Sungka game on this computer "
-                   "holds the statistics file.\n");
+            printf(_("This game's result will not be kept: another Sungka game on this "
+                     "computer holds the statistics file.\n"));
     }
     if (c.tls) {
         if (agent_check_tls(&c, err, errlen) != 0) {   /* before "Connected.", in words */
@@ -158,8 +159,9 @@ static int start_agent(player_start *ps, const agent_config *cfg, agent **out, c
     if (c.new_kind && (ps->serve || ps->board.pid == 0)) {
         const char *port =
             ps->serve && strrchr(ps->serve, ':') ? strrchr(ps->serve, ':') + 1 : NULL;
-        printf("Created game %s. Others join with:\n"
-               "  sungka-player --server %s%s%s --name NAME --game %s\n",
+        /* TRANSLATORS: the command's words and THIS-HOST stay as they are */
+        printf(_("Created game %s. Others join with:\n"
+                 "  sungka-player --server %s%s%s --name NAME --game %s\n"),
                agent_game_id(*out), port ? "THIS-HOST:" : "", port ? port : c.server,
                c.tls ? " --tls" : "", agent_game_id(*out));
         fflush(stdout);
@@ -254,8 +256,9 @@ static void usage(FILE *out)
             "      --reconnect-for SEC keep trying to get back this long after the\n"
             "                          connection drops (default 90); said once, then\n"
             "                          every 10 s while trying\n"
-            "      --state-dir DIR     where seat tokens are saved (default\n"
-            "                          $XDG_STATE_HOME/sungka; \"\" to save none)\n"
+            "      --state-dir DIR     where seat tokens and the text view's history\n"
+            "                          are saved (default $XDG_STATE_HOME/sungka; \"\"\n"
+            "                          to save none)\n"
             "      --view NAME         the view to use (default text)\n"
             "  -v, --verbose           also show gRPC's own log lines on stderr (and the\n"
             "                          private service's)\n"
@@ -366,7 +369,7 @@ int main(int argc, char **argv)
         case OPT_TAKES_OVER: cfg.bot_takes_over = true; break;
         case OPT_READY: cfg.ready = true; break;
         case OPT_HOT_SEAT: cfg.hot_seat = optarg; break;
-        case OPT_STATE_DIR: cfg.state_dir = optarg; break;
+        case OPT_STATE_DIR: cfg.state_dir = io.state_dir = optarg; break;
         case OPT_BOTS:
             if (parse_int("--bots", optarg, 0, GAME_MAX_SEATS - 1, &cfg.bots) != 0)
                 return 2;

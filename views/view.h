@@ -17,6 +17,8 @@ typedef struct view_io {
     int level;     /* bot: 1..10 (default 5) */
     int think_ms;  /* bot: time budget per move (default 1000) */
     bool quiet;    /* no bell (or other sound) when it becomes your turn */
+    const char *state_dir; /* where a view keeps its files (the text view's
+                            * history): agent_config.state_dir's rules */
 } view_io;
 
 /* How a view that asks the user where to connect starts the agent itself,

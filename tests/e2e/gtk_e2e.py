@@ -816,7 +816,7 @@ def test_takeover(bindir, shotdir):
         bob.expect(r"The game starts")
         bob.p.kill()
         bob.p.wait(5)
-        g.do("wait-log bob did not come back: bot-1 (a level 5 bot) plays the seat from now on.")
+        g.do("wait-log bob did not come back: bot-1 (a level 5 bot) plays seat 1 from now on.")
         g.do("wait-people bot-1")
         s.shot(g, "gtk_takeover")
         finish(g)
@@ -1195,7 +1195,8 @@ def language_test(lang):
             g = s.gtk("--server", board.address, "--name", "alice", "--new", "kalah",
                       "-o", "cups=4", "-o", "stones=2",
                       env={"LANGUAGE": lang, "LANG": "C.UTF-8", "LC_MESSAGES": "C.UTF-8"})
-            gid = g.expect(r"Created game (\S+)\.").group(1)
+            # "Created game 1." is said in lang; the command to join is not
+            gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
             g.expect(r"^script: started")
             bob = s.text("bob", "--server", board.address, "--game", gid)
             bob.expect(r"^You are bob")
@@ -1237,7 +1238,8 @@ def running_game(s, env=None, name="alice"):
     bob (text view); the view and bob."""
     board = s.board()
     g = s.gtk("--server", board.address, "--name", name, "--new", "kalah", env=env)
-    gid = g.expect(r"Created game (\S+)\.").group(1)
+    # "Created game 1." is said in env's language; the command to join is not
+    gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
     g.expect(r"^script: started")
     bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
     bob.expect(r"^You are bob")

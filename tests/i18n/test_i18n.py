@@ -115,7 +115,82 @@ def test_c_locale(bindir):
         ana.quit()
 
 
-TESTS = {"fil": play_in("fil"), "id": play_in("id"), "c_locale": test_c_locale}
+def _english_sentences(pot):
+    """The views' English sentences (the template's msgids) as regular
+    expressions found anywhere in a line: each directive any text. Only those
+    with three words or more: a name or a number alone is no sentence."""
+    import re
+    import subprocess
+    out = subprocess.run(["msgcat", "--no-wrap", pot], capture_output=True, text=True,
+                         check=True).stdout
+    found = []
+    for block in out.split("\n\n"):
+        m = re.search(r'^msgid ((?:".*"\n?)+)', block, re.M)
+        if not m:
+            continue
+        joined = "".join(l[1:-1] for l in m.group(1).strip().split("\n"))
+        text = joined.encode().decode("unicode_escape").encode("latin-1").decode("utf-8")
+        for line in text.split("\n"):
+            if line.strip().startswith("sungka-player "):
+                continue       # a command to type, the same in every language
+            if len(re.findall(r"[A-Za-z]{2,}", re.sub(r"%[-+ #0-9.]*[sdcu]", "", line))) < 3:
+                continue
+            parts = re.split(r"%[-+ #0-9.]*[sdcu]", line.strip())
+            found.append((line, re.compile(".*".join(re.escape(p) for p in parts))))
+    return found
+
+
+def test_fil_no_english(bindir):
+    """A Filipino session that creates a game and is refused shows no English
+    sentence of the views' or the agent's: each line of its output is checked
+    against every English msgid ("Created game", "seat 1", the refusal's
+    sentence are the agent's and the service's words, translated here from
+    the refusal's machine-readable reason)."""
+    pot = os.path.join(bindir, "..", "po", "sungka.pot")
+    english = _english_sentences(pot)
+    check(len(english) > 100, f"too few English sentences read from {pot}")
+    with Env(bindir) as e:
+        board = e.board()
+        ana = speaker(e, "fil", "ana", "--server", board.address, "--new", "kalah")
+        ana.expect(r"^Nagawa ang larong 1\. Makasasali ang iba gamit ang:$")
+        ana.expect(LINES["fil"]["seat"])
+        ana.expect(r"^  upuan 1: upuan 1 ")
+        ana.send("tell nobody hi")
+        ana.expect(r"^Tinanggihan: Walang ganoong laro, laban o manlalaro\.$")
+        ana.send("who")
+        ana.expect(r"^  upuan 1: upuan 1 ")
+        ana.quit()
+        for line in ana.lines:
+            for msgid, rx in english:
+                check(not rx.search(line), f"an English sentence in Filipino: {line!r} "
+                                          f"(msgid {msgid!r})")
+        print(f"{len(ana.lines)} lines, none of {len(english)} English sentences")
+
+
+def test_c_ascii(bindir):
+    """Under LANG=C the terminal takes ASCII only: what the text view writes
+    is converted from UTF-8 (a name, a chat line with a dash and an
+    ellipsis, the seats' list) with ASCII stand-ins, never UTF-8 bytes."""
+    with Env(bindir) as e:
+        board = e.board()
+        ana = speaker(e, "", "ana", "--server", board.address, "--new", "kalah", locale="C")
+        ana.expect(r"^You are ana, seat 0\.$")
+        bob = speaker(e, "", "\u00d1o\u00f1o", "--server", board.address, "--game", "1")
+        bob.expect(r"^You are \u00d1o\u00f1o, seat 1\.$")
+        bob.send("chat h\u00e9llo \u2014 ok\u2026 \u00b1")
+        ana.expect(r"^\[chat\] \?o\?o: h\?llo -- ok\.\.\. \+-$")
+        ana.send("who")
+        ana.expect(r"^  seat 1: \?o\?o")
+        bob.send("chat bye")
+        ana.expect(r"^\[chat\] \?o\?o: bye$")
+        ana.quit()
+        bob.quit()
+        wide = [l for l in ana.lines if any(ord(c) > 127 for c in l)]
+        check(not wide, "the text view wrote other than ASCII under LANG=C:\n" + "\n".join(wide))
+
+
+TESTS = {"fil": play_in("fil"), "id": play_in("id"), "c_locale": test_c_locale,
+         "c_ascii": test_c_ascii, "fil_no_english": test_fil_no_english}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gtk_view_internal.h"
+#include "narrate.h"
 
 /* ------------------------------------------------------------ game over */
 
@@ -35,6 +36,12 @@ static gboolean on_over_close(GtkWindow *w, gpointer data)
     return FALSE;
 }
 
+/* A sentence of the narrator's as a line of s. */
+static void append_line(void *ctx, const char *sentence)
+{
+    g_string_append_printf(ctx, "%s\n", sentence);
+}
+
 static void show_gview_game_over(gview *v, const agent_msg *msg)
 {
     const agent_model *m = gview_model(v);
@@ -43,7 +50,7 @@ static void show_gview_game_over(gview *v, const agent_msg *msg)
     if (msg->abandoned) {
         g_string_append_printf(s, _("The game was abandoned: %s."), msg->text);
     } else {
-        g_string_append_printf(s, _("Game over: %s.\n"), msg->text);
+        view_narrate(m, msg, append_line, s);     /* "Game over: ..." */
         gview_append_winners(v, s);
         g_string_append(s, ".\n");
         for (int i = 0; i < msg->n_scores; i++)
@@ -96,19 +103,19 @@ static void show_gview_game_over(gview *v, const agent_msg *msg)
 
 /* ------------------------------------------------------------ messages */
 
-/* An agent's sentence fragment ("lost the connection to ...") with a
- * capital and an ending, into buf. */
-static void sentence(char *buf, size_t len, const char *text, const char *end)
+/* A sentence of the narrator's (narrate.h), as a line of the log. */
+static void log_line(void *ctx, const char *sentence)
 {
-    g_strlcpy(buf, text, len);
-    g_strlcat(buf, end, len);
-    if (buf[0] >= 'a' && buf[0] <= 'z')
-        buf[0] = (char)(buf[0] - 'a' + 'A');
+    gview_log(ctx, "%s", sentence);
 }
 
+/* The narrator's sentences in the log, and what only this view does with
+ * a message: animation, the moves list, the status line, dialogs. */
 static void handle(gview *v, const agent_msg *msg)
 {
-    char buf[64];
+    char words[AGENT_TEXT_BYTES];
+    if (msg->kind != AGENT_MSG_GAME_OVER)     /* that one's sentence opens a dialog's text */
+        view_narrate(gview_model(v), msg, log_line, v);
     switch (msg->kind) {
     case AGENT_MSG_SNAPSHOT: {
         const agent_model *m = gview_model(v);
@@ -127,134 +134,49 @@ static void handle(gview *v, const agent_msg *msg)
             gview_log(v, _("This game is over: %s."), m->end_reason);
         break;
     }
-    case AGENT_MSG_JOINED:
-        /* observers are counted, not named (see the end of this function) */
-        if (msg->seat >= 0)
-            gview_log(v, _("%s joined, seat %d."), msg->name, msg->seat);
-        break;
-    case AGENT_MSG_LEFT:
-        if (msg->seat >= 0)
-            gview_log(v, _("%s left."), msg->name);
-        break;
-    case AGENT_MSG_DEPARTED:
-        if (msg->grace_s > 0)
-            gview_log(v, _("%s departed: %s. The seat is kept for %d s."), msg->name, msg->text,
-                      msg->grace_s);
-        else if (msg->seat >= 0)
-            gview_log(v, _("%s departed: %s."), msg->name, msg->text);
-        break;
-    case AGENT_MSG_RETURNED:
-        gview_log(v, _("%s is back."), msg->name);
-        break;
-    case AGENT_MSG_READY:
-        gview_log(v, msg->ready ? _("%s is ready.") : _("%s is not ready."), msg->name);
-        break;
-    case AGENT_MSG_SEAT:
-        if (msg->seat >= 0)
-            gview_log(v, _("%s sits down at seat %d."), msg->name, msg->seat);
-        else
-            gview_log(v, _("%s stands up and watches."), msg->name);
-        break;
     case AGENT_MSG_STARTED:
-        gview_log(v, _("The game starts; %s moves first."), gview_seat_name(v, msg->seat, buf, sizeof buf));
-        if (msg->unrated[0])
-            gview_log(v, "%s", msg->unrated);   /* the service's sentence: why not rated */
         gview_anim_jump(v);
         v->last_cell = -1;
         break;
     case AGENT_MSG_TURN:
-        for (int i = 0; i < msg->n_passed; i++)
-            gview_log(v, _("%s passes: no move."), gview_seat_name(v, msg->passed[i], buf, sizeof buf));
         v->move_pending = false;
         break;
-    case AGENT_MSG_MOVED: {
-        const agent_model *m = gview_model(v);
-        char mv[16];
-        agent_format_move(m, msg->move, mv, sizeof mv);
-        if (msg->move < 0)      /* a move that is no cell: its word ("swap") */
-            gview_log(v, _("%s played %s."), gview_seat_name(v, msg->seat, buf, sizeof buf), mv);
-        else
-            gview_log(v, _("%s played %s %s."), gview_seat_name(v, msg->seat, buf, sizeof buf),
-                      m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), mv);
+    case AGENT_MSG_MOVED:
         gmoves_append(v, msg->seat, msg->move);
-        if (msg->mismatch)
-            gview_log(v, _("WARNING: %s"), msg->text);
-        if (msg->extra_turn)
-            gview_log(v, _("%s moves again."), gview_seat_name(v, msg->seat, buf, sizeof buf));
         v->move_pending = false;
         v->flash[0] = '\0';
         gview_anim_start(v, msg);
         break;
-    }
-    case AGENT_MSG_CHAT:
-        if (msg->to[0])
-            gview_log(v, _("[%s to %s] %s"), msg->name, msg->to, msg->text);
-        else if (msg->spectators)
-            gview_log(v, _("[spectators] %s: %s"), msg->name, msg->text);
-        else
-            gview_log(v, "%s: %s", msg->name, msg->text);
-        break;
     case AGENT_MSG_GAME_OVER:
         show_gview_game_over(v, msg);
         break;
-    case AGENT_MSG_NOTICE:
-        gview_log(v, _("Notice: %s"), msg->text);
-        break;
-    case AGENT_MSG_OUT:
-        gview_log(v, _("%s is out of the game: %s."), msg->name, msg->text);
-        for (int i = 0; i < msg->n_passed; i++)
-            gview_log(v, _("%s passes: no move."), gview_seat_name(v, msg->passed[i], buf, sizeof buf));
-        break;
-    case AGENT_MSG_DRAW_OFFERED:
-        gview_log(v, _("%s offers a draw."), msg->name);
-        break;
-    case AGENT_MSG_DRAW_DECLINED:
-        gview_log(v, _("%s declines the draw."), msg->name);
-        break;
-    case AGENT_MSG_REMATCH_OFFERED: {
-        const agent_model *m = gview_model(v);
-        int seats = m->have_state ? game_seats(&m->state) : 2, yes = 0;
-        for (int s = 0; s < seats; s++)
-            yes += (msg->accepted >> s) & 1;
-        gview_log(v, _("%s wants a rematch (%d of %d accepted)."), msg->name, yes, seats);
-        break;
-    }
-    case AGENT_MSG_REMATCH_DECLINED:
-        gview_log(v, _("%s declines the rematch."), msg->name);
-        break;
     case AGENT_MSG_REMATCH_STARTED: {
         char err[512];
-        gview_log(v, _("The rematch starts: game %s."), msg->text);
         gview_close_over_dialog(v);
         if (gview_model(v)->my_seat >= 0 && agent_follow_rematch(v->ag, err, sizeof err) != 0)
             gview_log(v, "%s", err);
         break;
     }
-    case AGENT_MSG_TAKEN_OVER:
-        gview_log(v, _("%s did not come back: %s (a level %d bot) plays the seat from now on."),
-                  msg->text, msg->name, msg->level);
-        break;
-    case AGENT_MSG_PINGS:
-        break;
     case AGENT_MSG_REFUSED:
         v->move_pending = false;
         snprintf(v->flash, sizeof v->flash, _("Refused: %s"), msg->text);
-        gview_log(v, _("Refused: %s"), msg->text);
         break;
     case AGENT_MSG_DISCONNECTED:
-        gview_log(v, _("Disconnected from the board service (%s)."), msg->text);
         v->connection[0] = '\0';
-        snprintf(v->flash, sizeof v->flash, _("Disconnected: %s"), msg->text);
+        snprintf(v->flash, sizeof v->flash, _("Disconnected: %s"),
+                 view_agent_words(msg, words, sizeof words));
         v->exit_status = gview_game_over(gview_model(v)) ? 0 : 1;
         break;
     case AGENT_MSG_RECONNECTING:   /* the agent's words, once and then every 10 s */
-        sentence(v->connection, sizeof v->connection, msg->text, "");
-        gview_log(v, "%s", v->connection);
+        view_sentence(v->connection, sizeof v->connection,
+                      view_agent_words(msg, words, sizeof words), "");
         break;
     case AGENT_MSG_RECONNECTED:
         v->connection[0] = '\0';
-        sentence(v->flash, sizeof v->flash, msg->text, ".");
-        gview_log(v, "%s", v->flash);
+        view_sentence(v->flash, sizeof v->flash, view_agent_words(msg, words, sizeof words),
+                      ".");
+        break;
+    default:
         break;
     }
     /* Observers come and go without a line each; one line says how many
@@ -263,12 +185,7 @@ static void handle(gview *v, const agent_msg *msg)
     if (msg->kind == AGENT_MSG_SNAPSHOT)
         v->watching = watching;
     else if (v->watching >= 0 && watching != v->watching && gview_in_game(v)) {
-        if (watching <= 0)
-            gview_log(v, _("Nobody is watching."));
-        else
-            gview_log(v, ngettext("%d person is watching.", "%d people are watching.",
-                                  (unsigned long)watching),
-                      watching);
+        view_narrate_watching(watching, log_line, v);
         v->watching = watching;
     }
     if (!gview_animating(v))

@@ -8,6 +8,7 @@
 
 #include "text_draw.h"
 #include "text_replay.h"
+#include "narrate.h"
 #include "view_i18n.h"
 
 /* The position after the first `step` moves; -1 if a recorded move is refused. */
@@ -31,11 +32,11 @@ static void show(text_replay *rp, FILE *out)
     if (rp->step > 0) {
         agent_format_move(m, rp->moves[rp->step - 1], move, sizeof move);
         fprintf(out, _("Move %d of %d: %s played %s.\n"), rp->step, rp->match.n_moves,
-                agent_seat_name(m, rp->seats[rp->step - 1], buf, sizeof buf), move);
+                view_seat_name(m, rp->seats[rp->step - 1], buf, sizeof buf), move);
     } else {
         fprintf(out, _("Start of match %s (%d moves).\n"), rp->match.id, rp->match.n_moves);
     }
-    text_draw_board(out, m, NULL, 0);
+    text_draw_board(out, m, NULL, 0, text_terminal_width(out));
     if (rp->step == rp->match.n_moves)
         fprintf(out, _("End: %s.\n"), rp->match.reason);
     fprintf(out, _("Replay: next, prev, start, end, or stop.\n"));

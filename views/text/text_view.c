@@ -3,8 +3,9 @@
  * standard input, print each event as a line (and the board after every
  * change), and turn each input line into a command.
  *
- * Input is read with read(2) into our own buffer, not stdio, so poll() never
- * sleeps on lines stdio has already buffered (pipes deliver many at once).
+ * Lines come from text_input (edited with libedit on a terminal); output
+ * printed while a line is being typed goes above it (text_input_hide and
+ * _show around it).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,20 +16,20 @@
 #include <unistd.h>
 
 #include "text_account.h"
+#include "text_charset.h"
+#include "text_commands.h"
 #include "text_draw.h"
+#include "text_input.h"
 #include "text_replay.h"
 #include "text_view.h"
+#include "narrate.h"
 #include "view_i18n.h"
+#include "xdg.h"
 
-#define LINE_MAX_BYTES 1024
-
-typedef struct text_view {
+struct text_view {
     agent *ag;
     FILE *out;
-    int in_fd;
-    char line[LINE_MAX_BYTES + 1];
-    size_t line_len;
-    bool discarding;           /* the current input line was too long */
+    text_input input;          /* lines typed (edited on a terminal) */
     bool quit_armed;           /* "quit" once in a running game: ask again */
     bool resign_armed;         /* "resign" once: ask again */
     text_replay replay;        /* a recorded match being stepped through */
@@ -41,7 +42,7 @@ typedef struct text_view {
     bool bell;                 /* ring when it becomes our turn (view_io.quiet: no) */
     bool tty;                  /* out is a terminal: a ticking clock line is fine */
     bool status_shown;         /* that line is on the screen, unfinished */
-} text_view;
+};
 
 static const agent_model *model(const text_view *tv)
 {
@@ -50,59 +51,7 @@ static const agent_model *model(const text_view *tv)
 
 static const char *seat_name(const text_view *tv, int seat, char *buf, size_t len)
 {
-    return agent_seat_name(model(tv), seat, buf, len);
-}
-
-static void print_help(text_view *tv)
-{
-    fprintf(tv->out,
-            _("Commands:\n"
-            "  N           play cup (or cell) number N; in reversi also a cell like d3,\n"
-            "              in tic-tac-toe also coordinates like 1,2,0\n"
-            "  chat TEXT   say TEXT to everyone in the game\n"
-            "  tell NAME TEXT  say TEXT to NAME only\n"
-            "  ready       say you are ready to start (unready: not ready)\n"
-            "  sit [N]     take seat N (or any open seat) before the start\n"
-            "  stand       give up your seat and watch, before the start\n"
-            "  board       draw the board again\n"
-            "  who         the players, with ping times (or how long an away player's\n"
-            "              seat is kept), and how many are watching\n"
-            "  games [KIND] [waiting|running|finished|abandoned]  list the games\n"
-            "  new KIND [NAME=VALUE...] [rated]  create a game and sit at it (rated:\n"
-            "              for signed-in players; the result changes their ratings;\n"
-            "              also bots=N, bot-level=N, clock=SPEC, bot-takes-over)\n"
-            "  join ID     join game ID as a player; watch ID to observe it\n"
-            "  stats [NAME]  a player's statistics (yours by default)\n"
-            "  leaderboard [KIND]  the players with the most wins, or the best\n"
-            "              rated in a kind (a ? marks a provisional rating)\n"
-            "  ratings [NAME] [KIND]  a player's rating after each rated game\n"
-            "  history [NAME] [KIND]  past matches\n"
-            "  replay ID   step through a past match (next, prev, start, end, stop)\n"
-            "  help        this list\n"
-            "  quit        leave (a player leaving a running game loses it)\n"));
-    fprintf(tv->out,
-            _("In a running game:\n"
-            "  resign      give up (two players: the other wins; more: the others play on)\n"
-            "  abort       end the game with no result, before everyone has moved\n"
-            "  draw        offer a draw (two players); accept or decline one offered\n"
-            "  claim       a player left and did not come back in time: take the win\n"
-            "              (more players: play on without them)\n"
-            "  moves       the moves of this game so far\n"
-            "After the end:\n"
-            "  rematch     offer to play again, seats rotated (or accept the offer);\n"
-            "              decline says no\n"
-            "  export ID [FILE]  a past match written down (reversi: f5d6c3...)\n"));
-    fprintf(tv->out,
-            _("Accounts (a password is asked for on the next line, not shown):\n"
-            "  register NAME  create an account and sign in\n"
-            "  login NAME     sign in; logout [everywhere] signs out\n"
-            "  passwd         change your password\n"
-            "  whoami         who you are signed in as\n"
-            "  block NAME     read nothing more from NAME, never be paired with them\n"
-            "                 (unblock NAME; blocked lists them)\n"
-            "  report NAME REASON...  report NAME to the operator, about this game\n"));
-    fprintf(tv->out, _("  reset NAME CODE  a forgotten password: set a new one with the code\n"
-                       "                 the service's operator gave you\n"));
+    return view_seat_name(model(tv), seat, buf, len);
 }
 
 /* The board, with the mover's legal cells marked where the drawing can. */
@@ -110,7 +59,7 @@ static void draw(text_view *tv)
 {
     int legal[GAME_MAX_MOVES];
     int n = agent_legal_moves(tv->ag, legal, GAME_MAX_MOVES);
-    text_draw_board(tv->out, model(tv), legal, n);
+    text_draw_board(tv->out, model(tv), legal, n, text_terminal_width(tv->out));
 }
 
 /* Hint lists longer than this are left out (a 4D board has 256 cells). */
@@ -258,7 +207,7 @@ static void show_snapshot(text_view *tv)
         fprintf(tv->out, _("You are %s, seat %d.\n"), m->seat_name[m->my_seat], m->my_seat);
     else
         fprintf(tv->out, _("You are observing.\n"));
-    text_draw_people(tv->out, m);
+    text_draw_people(tv->out, m, text_terminal_width(tv->out));
     if (m->status == AGENT_GAME_WAITING)
         fprintf(tv->out, _("Waiting for every seat to be taken and every player ready%s.\n"),
                 m->my_seat >= 0 ? _(" (type ready)") : "");
@@ -268,39 +217,18 @@ static void show_snapshot(text_view *tv)
     print_turn(tv);
 }
 
-static void show_move(text_view *tv, const agent_msg *msg)
+/* A sentence of the narrator's, as a line. */
+static void say_line(void *ctx, const char *sentence)
 {
-    const agent_model *m = model(tv);
-    char buf[40];
-    char move[16];
-    const char *what = m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell");
-    agent_format_move(m, msg->move, move, sizeof move);
-    if (msg->move < 0)          /* a move that is no cell: its word ("swap") */
-        fprintf(tv->out, _("%s played %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf), move);
-    else
-        fprintf(tv->out, _("%s played %s %s.\n"), seat_name(tv, msg->seat, buf, sizeof buf),
-                what, move);
-    if (msg->mismatch)
-        fprintf(tv->out, _("WARNING: %s\n"), msg->text);
-    draw(tv);
-    if (msg->extra_turn)
-        fprintf(tv->out, _("%s moves again.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
-}
-
-/* An agent's sentence fragment ("lost the connection to ...") as a line. */
-static void print_sentence(FILE *out, const char *text, const char *end)
-{
-    if (*text >= 'a' && *text <= 'z')
-        fprintf(out, "%c%s%s\n", *text - 'a' + 'A', text + 1, end);
-    else
-        fprintf(out, "%s%s\n", text, end);
+    text_view *tv = ctx;
+    fprintf(tv->out, "%s\n", sentence);
 }
 
 static void show_game_over(text_view *tv, const agent_msg *msg)
 {
     const agent_model *m = model(tv);
     char buf[40];
-    fprintf(tv->out, _("Game over: %s.\n"), msg->text);
+    view_narrate(m, msg, say_line, tv);
     if (!msg->abandoned) {
         print_scores(tv, msg->scores, msg->n_scores);
         if (msg->n_winners == 0) {
@@ -325,8 +253,11 @@ static void show_game_over(text_view *tv, const agent_msg *msg)
         fprintf(tv->out, _("%s: rating %s -> %s (%+d)\n"), seat_name(tv, s, buf, sizeof buf),
                 was, now, after->value - before->value);
     }
-    if (msg->unrated[0])
-        print_sentence(tv->out, msg->unrated, ".");
+    if (msg->unrated[0]) {
+        char line[AGENT_TEXT_BYTES + 2];
+        view_sentence(line, sizeof line, msg->unrated, ".");
+        say_line(tv, line);
+    }
     if (m->my_seat >= 0 || m->n_people)
         fprintf(tv->out, _("Type quit to leave.\n"));
 }
@@ -362,9 +293,10 @@ static void print_turn_if_theirs(text_view *tv, int seat)
 
 static bool playing_running_game(const text_view *tv);
 
+/* The narrator's sentences (narrate.h), and what only this view adds:
+ * boards, whose turn it is, prompts naming commands. */
 static void handle(text_view *tv, const agent_msg *msg)
 {
-    char buf[40];
     FILE *out = tv->out;
     if (msg->kind == AGENT_MSG_SNAPSHOT || msg->kind == AGENT_MSG_MOVED ||
         msg->kind == AGENT_MSG_STARTED)
@@ -373,21 +305,26 @@ static void handle(text_view *tv, const agent_msg *msg)
     case AGENT_MSG_SNAPSHOT:
         show_snapshot(tv);
         break;
-    case AGENT_MSG_JOINED:
-        /* observers are counted, not named (see the end of this function) */
-        if (msg->seat >= 0)
-            fprintf(out, _("%s joined, seat %d.\n"), msg->name, msg->seat);
+    case AGENT_MSG_GAME_OVER:
+        show_game_over(tv, msg);
         break;
-    case AGENT_MSG_LEFT:
-        if (msg->seat >= 0)
-            fprintf(out, _("%s left.\n"), msg->name);
+    case AGENT_MSG_DRAW_OFFERED:       /* with the commands that answer it */
+        if (agent_holds_seat(tv->ag, msg->seat))
+            fprintf(out, _("You offer a draw.\n"));
+        else if (model(tv)->my_seat >= 0)
+            fprintf(out, _("%s offers a draw: type accept or decline.\n"), msg->name);
+        else
+            view_narrate(model(tv), msg, say_line, tv);
         break;
+    case AGENT_MSG_REMATCH_OFFERED:
+        show_rematch_offer(tv, msg);
+        break;
+    default:
+        view_narrate(model(tv), msg, say_line, tv);
+        break;
+    }
+    switch (msg->kind) {              /* after the sentences */
     case AGENT_MSG_DEPARTED:
-        if (msg->grace_s > 0)
-            fprintf(out, _("%s departed: %s. The seat is kept for %d s.\n"), msg->name, msg->text,
-                    msg->grace_s);
-        else if (msg->seat >= 0)
-            fprintf(out, _("%s departed: %s.\n"), msg->name, msg->text);
         if (msg->grace_s > 0)     /* gone for good ends the game: no waiting */
             print_turn_if_theirs(tv, msg->seat);
         else if (msg->seat >= 0 && playing_running_game(tv) &&
@@ -398,106 +335,39 @@ static void handle(text_view *tv, const agent_msg *msg)
                     msg->name);
         break;
     case AGENT_MSG_RETURNED:
-        fprintf(out, _("%s is back.\n"), msg->name);
         print_turn_if_theirs(tv, msg->seat);
-        break;
-    case AGENT_MSG_READY:
-        fprintf(out, msg->ready ? _("%s is ready.\n") : _("%s is not ready.\n"), msg->name);
-        break;
-    case AGENT_MSG_SEAT:
-        if (msg->seat >= 0)
-            fprintf(out, _("%s sits down at seat %d.\n"), msg->name, msg->seat);
-        else
-            fprintf(out, _("%s stands up from seat %d and watches.\n"), msg->name, msg->from_seat);
-        break;
-    case AGENT_MSG_RECONNECTING:
-        print_sentence(out, msg->text, "");
         break;
     case AGENT_MSG_RECONNECTED:
         /* Whatever was on the screen may be long gone: draw it all again,
          * but after the events missed meanwhile (they follow at once), so
          * as not to show a stale board (see run). */
-        print_sentence(out, msg->text, ".");
         tv->redraw = true;
         break;
     case AGENT_MSG_STARTED:
-        fprintf(out, _("The game starts; %s moves first.\n"), seat_name(tv, msg->seat, buf, sizeof buf));
-        if (msg->unrated[0])
-            print_sentence(out, msg->unrated, ".");
+    case AGENT_MSG_MOVED:
         draw(tv);
         break;
     case AGENT_MSG_TURN:
-        for (int i = 0; i < msg->n_passed; i++)
-            fprintf(out, _("%s passes: no stones to play.\n"),
-                    seat_name(tv, msg->passed[i], buf, sizeof buf));
         print_turn(tv);
         break;
-    case AGENT_MSG_MOVED:
-        show_move(tv, msg);
-        break;
-    case AGENT_MSG_CHAT:
-        if (msg->to[0])
-            fprintf(out, _("[%s to %s] %s\n"), msg->name, msg->to, msg->text);
-        else if (msg->spectators)
-            fprintf(out, _("[spectators] %s: %s\n"), msg->name, msg->text);
-        else
-            fprintf(out, _("[chat] %s: %s\n"), msg->name, msg->text);
-        break;
-    case AGENT_MSG_GAME_OVER:
-        show_game_over(tv, msg);
-        break;
     case AGENT_MSG_OUT:
-        fprintf(out, _("%s is out of the game: %s.\n"), msg->name, msg->text);
-        for (int i = 0; i < msg->n_passed; i++)
-            fprintf(out, _("%s passes: no stones to play.\n"),
-                    seat_name(tv, msg->passed[i], buf, sizeof buf));
         if (msg->to_move >= 0 && msg->from_seat == msg->seat)   /* the turn moved on */
             print_turn(tv);
         break;
-    case AGENT_MSG_DRAW_OFFERED:
-        if (agent_holds_seat(tv->ag, msg->seat))
-            fprintf(out, _("You offer a draw.\n"));
-        else if (model(tv)->my_seat >= 0)
-            fprintf(out, _("%s offers a draw: type accept or decline.\n"), msg->name);
-        else
-            fprintf(out, _("%s offers a draw.\n"), msg->name);
-        break;
-    case AGENT_MSG_DRAW_DECLINED:
-        fprintf(out, _("%s declines the draw.\n"), msg->name);
-        break;
-    case AGENT_MSG_REMATCH_OFFERED:
-        show_rematch_offer(tv, msg);
-        break;
-    case AGENT_MSG_REMATCH_DECLINED:
-        fprintf(out, _("%s declines the rematch.\n"), msg->name);
-        break;
     case AGENT_MSG_REMATCH_STARTED: {
         char err[512];
-        fprintf(out, _("The rematch starts: game %s.\n"), msg->text);
         if (model(tv)->my_seat >= 0 && agent_follow_rematch(tv->ag, err, sizeof err) != 0)
             fprintf(out, "%s\n", err);
         break;
     }
-    case AGENT_MSG_TAKEN_OVER:
-        fprintf(out, _("%s did not come back: %s (a level %d bot) plays seat %d from now on.\n"),
-                msg->text, msg->name, msg->level, msg->seat);
-        break;
-    case AGENT_MSG_NOTICE:
-        fprintf(out, _("Notice: %s\n"), msg->text);
-        break;
-    case AGENT_MSG_PINGS:
-        break;     /* shown by `who` */
-    case AGENT_MSG_REFUSED:
-        fprintf(out, _("Refused: %s\n"), msg->text);
-        break;
     case AGENT_MSG_DISCONNECTED: {
         agent_status st = model(tv)->status;
-        bool over = st == AGENT_GAME_FINISHED || st == AGENT_GAME_ABANDONED;
-        fprintf(out, _("Disconnected from the board service (%s).\n"), msg->text);
         tv->done = true;
-        tv->exit_status = over ? 0 : 1;
+        tv->exit_status = st == AGENT_GAME_FINISHED || st == AGENT_GAME_ABANDONED ? 0 : 1;
         break;
     }
+    default:
+        break;
     }
     /* Observers come and go without a line each (a crowd would flood the
      * screen); one line says how many watch whenever that changes. */
@@ -505,7 +375,7 @@ static void handle(text_view *tv, const agent_msg *msg)
     if (msg->kind == AGENT_MSG_SNAPSHOT)
         tv->watching = watching;       /* shown with the players */
     else if (tv->watching >= 0 && watching != tv->watching && agent_in_game(tv->ag)) {
-        text_say_watching(out, watching);
+        view_narrate_watching(watching, say_line, tv);
         tv->watching = watching;
     }
 }
@@ -816,6 +686,350 @@ static void new_game(text_view *tv, char *rest)
         fprintf(tv->out, _("Created game %s.\n"), agent_game_id(tv->ag));
 }
 
+/* ------------------------------------------------------ the command table */
+
+static void cmd_chat(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    if (!*rest)
+        fprintf(tv->out, _("Usage: chat TEXT\n"));
+    else if (agent_chat(tv->ag, rest) != 0)
+        fprintf(tv->out, _("You are not in a game.\n"));
+}
+
+static void cmd_tell(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    char *text = rest;
+    while (*text && !isspace((unsigned char)*text))
+        text++;
+    if (*text)
+        *text++ = '\0';
+    while (isspace((unsigned char)*text))
+        text++;
+    if (!*rest || !*text)
+        fprintf(tv->out, _("Usage: tell NAME TEXT\n"));
+    else if (agent_tell(tv->ag, rest, text) != 0)
+        fprintf(tv->out, _("You are not in a game.\n"));
+}
+
+static void cmd_ready(text_view *tv, const char *word, char *rest)
+{
+    (void)rest;
+    if (agent_ready(tv->ag, word[0] == 'r') != 0)
+        fprintf(tv->out, _("You are not in a game.\n"));
+}
+
+static void cmd_sit(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    char *end;
+    long seat = *rest ? strtol(rest, &end, 10) : -1;
+    if (*rest && (*end || seat < 0 || seat >= GAME_MAX_SEATS))
+        fprintf(tv->out, _("Usage: sit [SEAT-NUMBER]\n"));
+    else if (agent_sit(tv->ag, (int)seat) != 0)
+        fprintf(tv->out, _("You are not in a game.\n"));
+}
+
+/* The commands that are one call to the agent, which fails only outside a
+ * game. */
+static void cmd_simple(text_view *tv, const char *word, char *rest)
+{
+    (void)rest;
+    int rc;
+    if (strcmp(word, "stand") == 0)
+        rc = agent_stand(tv->ag);
+    else if (strcmp(word, "abort") == 0)
+        rc = agent_abort(tv->ag);
+    else if (strcmp(word, "draw") == 0)
+        rc = agent_offer_draw(tv->ag);
+    else if (strcmp(word, "claim") == 0)
+        rc = agent_claim(tv->ag);
+    else                                   /* accept: the draw offered */
+        rc = agent_answer_draw(tv->ag, true);
+    if (rc != 0)
+        fprintf(tv->out, _("You are not in a game.\n"));
+}
+
+static void cmd_resign(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    if (!playing_running_game(tv)) {
+        fprintf(tv->out, _("You are not playing a running game.\n"));
+    } else if (!tv->resign_armed) {
+        fprintf(tv->out, _("Type resign again to give up this game.\n"));
+        tv->resign_armed = true;
+    } else if (agent_resign(tv->ag) != 0) {
+        fprintf(tv->out, _("You are not in a game.\n"));
+    }
+}
+
+static void cmd_rematch(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    if (!game_over(tv) || model(tv)->my_seat < 0)
+        fprintf(tv->out, _("A rematch is for the players, once the game is over.\n"));
+    else if (agent_rematch(tv->ag, false) != 0)
+        fprintf(tv->out, _("You are not in a game.\n"));
+}
+
+/* decline: the rematch offered once the game is over, else the draw. */
+static void cmd_decline(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    int rc = game_over(tv) ? agent_rematch(tv->ag, true) : agent_answer_draw(tv->ag, false);
+    if (rc != 0)
+        fprintf(tv->out, _("You are not in a game.\n"));
+}
+
+static void cmd_board(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    draw(tv);
+    print_turn(tv);
+}
+
+static void cmd_who(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    text_draw_people(tv->out, model(tv), text_terminal_width(tv->out));
+}
+
+static void cmd_games(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    list_games(tv, rest);
+}
+
+static void cmd_new(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    new_game(tv, rest);
+}
+
+/* join ID, watch ID */
+static void cmd_join(text_view *tv, const char *word, char *rest)
+{
+    char err[512];
+    if (!*rest)
+        fprintf(tv->out, _("Usage: %s GAME-ID\n"), word);
+    else if (!may_switch(tv))
+        ;
+    else if (agent_join_game(tv->ag, rest, word[0] == 'w', err, sizeof err) != 0)
+        fprintf(tv->out, "%s\n", err);
+}
+
+static void cmd_stats(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    show_stats(tv, *rest ? rest : agent_name(tv->ag));
+}
+
+static void cmd_leaderboard(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    show_leaderboard(tv, rest);
+}
+
+static void cmd_ratings(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    show_rating_history(tv, rest);
+}
+
+static void cmd_history(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    show_history(tv, rest);
+}
+
+static void cmd_moves(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    show_moves(tv);
+}
+
+static void cmd_export(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    export_match(tv, rest);
+}
+
+static void cmd_replay(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    if (!*rest)
+        fprintf(tv->out, _("Usage: replay MATCH-ID (history lists them)\n"));
+    else
+        text_replay_start(&tv->replay, tv->ag, rest, tv->out);
+}
+
+/* register, login, logout, passwd, whoami, reset, block, unblock, blocked,
+ * report: text_account.c */
+static void cmd_account(text_view *tv, const char *word, char *rest)
+{
+    text_account_command(&tv->account, tv->ag, word, rest, tv->out);
+}
+
+static void cmd_help(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    text_commands_help(tv->out);
+}
+
+static void cmd_quit(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    request_quit(tv);
+}
+
+/* The headings of help's sections, in the order shown. */
+static const char *const sections[] = {
+    [TEXT_SECTION_ANY] = N_("Commands:"),
+    [TEXT_SECTION_RUNNING] = N_("In a running game:"),
+    [TEXT_SECTION_OVER] = N_("After the end:"),
+    [TEXT_SECTION_ACCOUNT] = N_("Accounts (a password is asked for on the next line, not "
+                                "shown):"),
+};
+
+/* Every command: what dispatches it and what help says of it, in help's
+ * order. The words typed are never translated; their arguments and help
+ * lines are. A move (a number, "d3", "1,2,0") is no word here: it is tried
+ * first, and help's first line says so. */
+static const text_command commands[] = {
+    {"chat", N_("TEXT"), N_("say TEXT to everyone in the game"), TEXT_SECTION_ANY, cmd_chat},
+    {"tell", N_("NAME TEXT"), N_("say TEXT to NAME only"), TEXT_SECTION_ANY, cmd_tell},
+    {"ready", "", N_("say you are ready to start"), TEXT_SECTION_ANY, cmd_ready},
+    {"unready", "", N_("say you are not ready after all"), TEXT_SECTION_ANY, cmd_ready},
+    {"sit", N_("[N]"), N_("take seat N (or any open seat) before the start"), TEXT_SECTION_ANY,
+     cmd_sit},
+    {"stand", "", N_("give up your seat and watch, before the start"), TEXT_SECTION_ANY,
+     cmd_simple},
+    {"board", "", N_("draw the board again"), TEXT_SECTION_ANY, cmd_board},
+    {"who", "", N_("the players, with ping times (or how long an away player's seat is "
+                   "kept), and how many are watching"), TEXT_SECTION_ANY, cmd_who},
+    {"games", N_("[KIND] [waiting|running|finished|abandoned]"), N_("list the games"),
+     TEXT_SECTION_ANY, cmd_games},
+    {"new", N_("KIND [NAME=VALUE...] [rated]"),
+     N_("create a game and sit at it (rated: for signed-in players; the result changes their "
+        "ratings; also bots=N, bot-level=N, clock=SPEC, bot-takes-over)"),
+     TEXT_SECTION_ANY, cmd_new},
+    {"join", N_("ID"), N_("join game ID as a player"), TEXT_SECTION_ANY, cmd_join},
+    {"watch", N_("ID"), N_("watch game ID"), TEXT_SECTION_ANY, cmd_join},
+    {"stats", N_("[NAME]"), N_("a player's statistics (yours by default)"), TEXT_SECTION_ANY,
+     cmd_stats},
+    {"leaderboard", N_("[KIND]"), N_("the players with the most wins, or the best rated in a "
+                                     "kind (a ? marks a provisional rating)"),
+     TEXT_SECTION_ANY, cmd_leaderboard},
+    {"ratings", N_("[NAME] [KIND]"), N_("a player's rating after each rated game"),
+     TEXT_SECTION_ANY, cmd_ratings},
+    {"history", N_("[NAME] [KIND]"), N_("past matches"), TEXT_SECTION_ANY, cmd_history},
+    {"replay", N_("ID"), N_("step through a past match (next, prev, start, end, stop)"),
+     TEXT_SECTION_ANY, cmd_replay},
+    {"help", "", N_("this list"), TEXT_SECTION_ANY, cmd_help},
+    {"quit", "", N_("leave (a player leaving a running game loses it)"), TEXT_SECTION_ANY,
+     cmd_quit},
+    {"resign", "", N_("give up (two players: the other wins; more: the others play on)"),
+     TEXT_SECTION_RUNNING, cmd_resign},
+    {"abort", "", N_("end the game with no result, before everyone has moved"),
+     TEXT_SECTION_RUNNING, cmd_simple},
+    {"draw", "", N_("offer a draw (two players)"), TEXT_SECTION_RUNNING, cmd_simple},
+    {"accept", "", N_("accept the draw offered"), TEXT_SECTION_RUNNING, cmd_simple},
+    {"decline", "", N_("decline the draw offered (after the end: the rematch)"),
+     TEXT_SECTION_RUNNING, cmd_decline},
+    {"claim", "", N_("a player left and did not come back in time: take the win (more "
+                     "players: play on without them)"), TEXT_SECTION_RUNNING, cmd_simple},
+    {"moves", "", N_("the moves of this game so far"), TEXT_SECTION_RUNNING, cmd_moves},
+    {"rematch", "", N_("offer to play again, seats rotated (or accept the offer)"),
+     TEXT_SECTION_OVER, cmd_rematch},
+    {"export", N_("ID [FILE]"), N_("a past match written down (reversi: f5d6c3...)"),
+     TEXT_SECTION_OVER, cmd_export},
+    {"register", N_("NAME"), N_("create an account and sign in"), TEXT_SECTION_ACCOUNT,
+     cmd_account},
+    {"login", N_("NAME"), N_("sign in"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"logout", N_("[everywhere]"), N_("sign out (everywhere: on every device)"),
+     TEXT_SECTION_ACCOUNT, cmd_account},
+    {"passwd", "", N_("change your password"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"whoami", "", N_("who you are signed in as"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"reset", N_("NAME CODE"), N_("a forgotten password: set a new one with the code the "
+                                  "service's operator gave you"), TEXT_SECTION_ACCOUNT,
+     cmd_account},
+    {"block", N_("NAME"), N_("read nothing more from NAME, never be paired with them"),
+     TEXT_SECTION_ACCOUNT, cmd_account},
+    {"unblock", N_("NAME"), N_("read NAME again"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"blocked", "", N_("the players you blocked"), TEXT_SECTION_ACCOUNT, cmd_account},
+    {"report", N_("NAME REASON..."), N_("report NAME to the operator, about this game"),
+     TEXT_SECTION_ACCOUNT, cmd_account},
+};
+
+/* Other words for some commands, as typed before the table. */
+static const struct {
+    const char *alias, *name;
+} aliases[] = {{"say", "chat"}, {"exit", "quit"}, {"?", "help"}};
+
+/* The names Tab completes (text_input), from the table. */
+static const char *command_names[sizeof commands / sizeof commands[0] + 1];
+
+int text_commands_count(void)
+{
+    return (int)(sizeof commands / sizeof commands[0]);
+}
+
+const text_command *text_commands_at(int i)
+{
+    return i >= 0 && i < text_commands_count() ? &commands[i] : NULL;
+}
+
+const text_command *text_commands_find(const char *word)
+{
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(word, aliases[i].alias) == 0)
+            word = aliases[i].name;
+    for (int i = 0; i < text_commands_count(); i++)
+        if (strcmp(word, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* "  usage       help", the help wrapped to the terminal under itself. */
+static void help_line(FILE *out, const char *usage, const char *help, int width)
+{
+    char line[1024];
+    if (text_display_width(usage, strlen(usage)) < 12)
+        snprintf(line, sizeof line, "  %-12s%s", usage, help);
+    else
+        snprintf(line, sizeof line, "  %s  %s", usage, help);
+    text_put_wrapped(out, line, width, 14);
+}
+
+void text_commands_help(FILE *out)
+{
+    int width = text_terminal_width(out);
+    for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
+        fprintf(out, "%s\n", _(sections[sec]));
+        if (sec == TEXT_SECTION_ANY)
+            help_line(out, "N", _("play cup (or cell) number N; in reversi also a cell like d3, "
+                                  "in tic-tac-toe also coordinates like 1,2,0"), width);
+        for (int i = 0; i < text_commands_count(); i++) {
+            const text_command *c = &commands[i];
+            if (c->section != (int)sec)
+                continue;
+            char usage[96];
+            snprintf(usage, sizeof usage, "%s%s%s", c->name, c->args[0] ? " " : "",
+                     c->args[0] ? _(c->args) : "");
+            help_line(out, usage, _(c->help), width);
+        }
+    }
+}
+
 static void command(text_view *tv, char *line)
 {
     if (text_account_line(&tv->account, tv->ag, line, tv->out))
@@ -841,187 +1055,112 @@ static void command(text_view *tv, char *line)
     }
 
     int move;
+    const text_command *cmd = NULL;
     if (agent_parse_move(model(tv), line, &move) == 0) {
         char why[GAME_ERR_LEN];
         if (agent_check_move(tv->ag, move, why, sizeof why) != 0)
             fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"), why);
         else if (agent_move(tv->ag, move) != 0)
             fprintf(tv->out, _("Could not send the move.\n"));
-    } else if (strcmp(line, "chat") == 0 || strcmp(line, "say") == 0) {
-        if (!*rest)
-            fprintf(tv->out, _("Usage: chat TEXT\n"));
-        else if (agent_chat(tv->ag, rest) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "tell") == 0) {
-        char *text = rest;
-        while (*text && !isspace((unsigned char)*text))
-            text++;
-        if (*text)
-            *text++ = '\0';
-        while (isspace((unsigned char)*text))
-            text++;
-        if (!*rest || !*text)
-            fprintf(tv->out, _("Usage: tell NAME TEXT\n"));
-        else if (agent_tell(tv->ag, rest, text) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "ready") == 0 || strcmp(line, "unready") == 0) {
-        if (agent_ready(tv->ag, line[0] == 'r') != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "sit") == 0) {
-        char *end;
-        long seat = *rest ? strtol(rest, &end, 10) : -1;
-        if (*rest && (*end || seat < 0 || seat >= GAME_MAX_SEATS))
-            fprintf(tv->out, _("Usage: sit [SEAT-NUMBER]\n"));
-        else if (agent_sit(tv->ag, (int)seat) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "stand") == 0) {
-        if (agent_stand(tv->ag) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "resign") == 0) {
-        if (!playing_running_game(tv)) {
-            fprintf(tv->out, _("You are not playing a running game.\n"));
-        } else if (!tv->resign_armed) {
-            fprintf(tv->out, _("Type resign again to give up this game.\n"));
-            tv->resign_armed = true;
-        } else if (agent_resign(tv->ag) != 0) {
-            fprintf(tv->out, _("You are not in a game.\n"));
-        }
-    } else if (strcmp(line, "abort") == 0) {
-        if (agent_abort(tv->ag) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "draw") == 0) {
-        if (agent_offer_draw(tv->ag) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "claim") == 0) {
-        if (agent_claim(tv->ag) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "rematch") == 0) {
-        if (!game_over(tv) || model(tv)->my_seat < 0)
-            fprintf(tv->out, _("A rematch is for the players, once the game is over.\n"));
-        else if (agent_rematch(tv->ag, false) != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "decline") == 0 && game_over(tv)) {
-        if (agent_rematch(tv->ag, true) != 0)     /* the rematch offered */
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "accept") == 0 || strcmp(line, "decline") == 0) {
-        if (agent_answer_draw(tv->ag, line[0] == 'a') != 0)
-            fprintf(tv->out, _("You are not in a game.\n"));
-    } else if (strcmp(line, "board") == 0) {
-        draw(tv);
-        print_turn(tv);
-    } else if (strcmp(line, "who") == 0) {
-        text_draw_people(tv->out, model(tv));
-    } else if (strcmp(line, "games") == 0) {
-        list_games(tv, rest);
-    } else if (strcmp(line, "new") == 0) {
-        new_game(tv, rest);
-    } else if (strcmp(line, "join") == 0 || strcmp(line, "watch") == 0) {
-        char err[512];
-        if (!*rest)
-            fprintf(tv->out, _("Usage: %s GAME-ID\n"), line);
-        else if (!may_switch(tv))
-            ;
-        else if (agent_join_game(tv->ag, rest, line[0] == 'w', err, sizeof err) != 0)
-            fprintf(tv->out, "%s\n", err);
-    } else if (strcmp(line, "stats") == 0) {
-        show_stats(tv, *rest ? rest : agent_name(tv->ag));
-    } else if (strcmp(line, "leaderboard") == 0) {
-        show_leaderboard(tv, rest);
-    } else if (strcmp(line, "ratings") == 0) {
-        show_rating_history(tv, rest);
-    } else if (strcmp(line, "history") == 0) {
-        show_history(tv, rest);
-    } else if (text_account_command(&tv->account, tv->ag, line, rest, tv->out)) {
-        ;
-    } else if (strcmp(line, "moves") == 0) {
-        show_moves(tv);
-    } else if (strcmp(line, "export") == 0) {
-        export_match(tv, rest);
-    } else if (strcmp(line, "replay") == 0) {
-        if (!*rest)
-            fprintf(tv->out, _("Usage: replay MATCH-ID (history lists them)\n"));
-        else
-            text_replay_start(&tv->replay, tv->ag, rest, tv->out);
-    } else if (strcmp(line, "help") == 0 || strcmp(line, "?") == 0) {
-        print_help(tv);
-    } else if (strcmp(line, "quit") == 0 || strcmp(line, "exit") == 0) {
-        request_quit(tv);
+    } else if ((cmd = text_commands_find(line)) != NULL) {
+        cmd->run(tv, line, rest);
     } else {
         fprintf(tv->out, _("Unknown command '%s'. Type help for commands.\n"), line);
     }
-    if (strcmp(line, "quit") != 0 && strcmp(line, "exit") != 0)
+    /* "quit" and "resign" ask again: only when typed twice in a row */
+    if (!cmd || cmd->run != cmd_quit)
         tv->quit_armed = false;
-    if (strcmp(line, "resign") != 0)
+    if (!cmd || cmd->run != cmd_resign)
         tv->resign_armed = false;
 }
 
-/* Split what arrived on stdin into lines; returns false at end of input. */
-static bool read_input(text_view *tv)
+/* A line from text_input. */
+static void on_line(void *ctx, char *line)
 {
-    char chunk[512];
-    ssize_t n = read(tv->in_fd, chunk, sizeof chunk);
-    if (n < 0)
-        return errno == EINTR || errno == EAGAIN;
-    if (n == 0) {
-        if (tv->line_len && !tv->discarding) {
-            tv->line[tv->line_len] = '\0';
-            command(tv, tv->line);
+    text_view *tv = ctx;
+    static char utf8[4 * TEXT_LINE_MAX_BYTES + 1];    /* room for any conversion */
+    snprintf(utf8, sizeof utf8, "%s", line);
+    text_charset_typed(utf8, sizeof utf8);
+    command(tv, utf8);
+    /* a password asked for is read with editing off (text_input.h) */
+    text_input_plain(&tv->input, tv->account.step != 0);
+    fflush(tv->out);
+}
+
+/* While our clock runs on a terminal: when editing, the clocks are the
+ * prompt, before the line being typed (call it between text_input_hide
+ * and _show); else one line of their own, rewritten every second, wiped
+ * before other output. ticking false puts the usual prompt back. */
+static void show_clocks(text_view *tv, bool ticking)
+{
+    if (text_input_editing(&tv->input)) {
+        if (!ticking && !tv->status_shown)
+            return;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = ticking ? open_memstream(&text, &len) : NULL;
+        if (f) {
+            FILE *out = tv->out;
+            tv->out = f;
+            print_clocks(tv, " > ");
+            tv->out = out;
+            fclose(f);
         }
-        return false;
+        text_input_set_prompt(&tv->input, f ? text : NULL);
+        tv->status_shown = f != NULL;
+        free(text);
+        return;
     }
-    for (ssize_t i = 0; i < n; i++) {
-        char c = chunk[i];
-        if (c == '\n') {
-            if (tv->discarding)
-                fprintf(tv->out, _("That line was too long (over %d bytes); ignored.\n"),
-                        LINE_MAX_BYTES);
-            else {
-                tv->line[tv->line_len] = '\0';
-                command(tv, tv->line);
-            }
-            tv->line_len = 0;
-            tv->discarding = false;
-        } else if (tv->line_len < LINE_MAX_BYTES) {
-            tv->line[tv->line_len++] = c;
-        } else {
-            tv->discarding = true;
-        }
-    }
-    return true;
+    if (!ticking)
+        return;
+    print_clocks(tv, "");
+    tv->status_shown = true;
 }
 
 static int run(agent *ag, const view_io *io)
 {
-    text_view tv = {.ag = ag, .out = io->out, .in_fd = fileno(io->in), .watching = -1,
+    /* the view writes UTF-8; out converts it when the terminal's set is
+     * another (text_charset.h) */
+    text_view tv = {.ag = ag, .out = text_charset_open(io->out), .watching = -1,
                     .tty = isatty(fileno(io->out)) == 1};
-    tv.account.in_fd = tv.in_fd;
+    tv.account.in_fd = fileno(io->in);
     tv.bell = tv.tty && !io->quiet;     /* a bell in a pipe is noise in a file */
+    for (int i = 0; i < text_commands_count(); i++)
+        command_names[i] = text_commands_at(i)->name;
+    char history[4096];
+    bool keep_history = xdg_state_file(io->state_dir, "history", history, sizeof history) == 0;
     bool input_open = true;
     fprintf(tv.out, _("Connected. Type help for commands.\n"));
     if (!agent_in_game(ag))
         fprintf(tv.out, _("You are in the lobby: games lists the games, new KIND starts one, "
                           "join ID joins one.\n"));
     fflush(tv.out);
+    text_input_open(&tv.input, io->in, io->out, keep_history ? history : NULL, command_names,
+                    on_line, &tv);
     while (!tv.done) {
         struct pollfd fds[2] = {
             {.fd = agent_fd(ag), .events = POLLIN},
-            {.fd = input_open ? tv.in_fd : -1, .events = POLLIN},
+            {.fd = input_open ? text_input_fd(&tv.input) : -1, .events = POLLIN},
         };
-        int ready = poll(fds, 2, clock_ticking(&tv) ? 1000 : -1);
+        bool ticking = clock_ticking(&tv);
+        int ready = poll(fds, 2, ticking ? 1000 : -1);
         if (ready < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        wipe_status(&tv);
+        if (!text_input_editing(&tv.input))
+            wipe_status(&tv);
         if (ready == 0) {             /* a second of our clock went by */
-            print_clocks(&tv, "");
-            tv.status_shown = true;
+            text_input_hide(&tv.input);
+            show_clocks(&tv, true);
             fflush(tv.out);
+            text_input_show(&tv.input);
             continue;
         }
         if (fds[0].revents & POLLIN) {
             agent_msg *msg;
+            text_input_hide(&tv.input);
             while (!tv.done && (msg = agent_next(ag)) != NULL) {
                 handle(&tv, msg);
                 agent_msg_free(msg);
@@ -1031,15 +1170,21 @@ static int run(agent *ag, const view_io *io)
                 draw(&tv);
                 print_turn(&tv);
             }
+            if (text_input_editing(&tv.input))
+                show_clocks(&tv, clock_ticking(&tv));
+            fflush(tv.out);
+            if (!tv.done)
+                text_input_show(&tv.input);
         }
         if (!tv.done && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            if (!read_input(&tv)) {
+            if (!text_input_read(&tv.input)) {
                 input_open = false;
                 tv.done = true;      /* end of input: leave like `quit` */
             }
         }
         fflush(tv.out);
     }
+    text_input_close(&tv.input);
     text_replay_stop(&tv.replay);
     text_account_stop(&tv.account);
     if (tv.exit_status == 0) {
@@ -1055,6 +1200,8 @@ static int run(agent *ag, const view_io *io)
             fprintf(tv.out, _("Could not tell the service that you left.\n"));
     }
     fflush(tv.out);
+    if (tv.out != io->out)
+        fclose(tv.out);
     return tv.exit_status;
 }
 

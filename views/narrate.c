@@ -1,0 +1,248 @@
+/*
+ * narrate.c — the sentences of events, for every view (narrate.h). One
+ * table would not fit: most kinds choose among sentences by what the
+ * message says (a seat or none, a grace period or none), so each kind is a
+ * case of one switch, and every sentence is a msgid here and nowhere else.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "narrate.h"
+#include "view_i18n.h"
+
+#define SENTENCE_BYTES 2048
+
+/* say(printf(fmt, ...)) */
+static void sayf(view_say_fn say, void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sayf(view_say_fn say, void *ctx, const char *fmt, ...)
+{
+    char buf[SENTENCE_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    say(ctx, buf);
+}
+
+void view_sentence(char *buf, size_t len, const char *text, const char *end)
+{
+    snprintf(buf, len, "%s%s", text, end);
+    if (buf[0] >= 'a' && buf[0] <= 'z')
+        buf[0] = (char)(buf[0] - 'a' + 'A');
+}
+
+static void say_sentence(view_say_fn say, void *ctx, const char *text, const char *end)
+{
+    char buf[SENTENCE_BYTES];
+    view_sentence(buf, sizeof buf, text, end);
+    say(ctx, buf);
+}
+
+const char *view_seat_name(const agent_model *m, int seat, char *buf, size_t len)
+{
+    if (seat >= 0 && seat < GAME_MAX_SEATS && m->seat_name[seat][0])
+        return m->seat_name[seat];
+    snprintf(buf, len, _("seat %d"), seat);
+    return buf;
+}
+
+/* The reasons whose meaning is whole without the service's words. Those
+ * that cover many cases (BAD_REQUEST: which option, which cell;
+ * WRONG_STATE; NOT_PERMITTED; LIMIT_REACHED: which limit) are left to the
+ * service's sentence. */
+static const struct {
+    const char *reason, *sentence;
+} refusals[] = {
+    {"NOT_YOUR_TURN", N_("It is not your turn.")},
+    {"NOT_FOUND", N_("There is no such game, match or player.")},
+    {"GAME_FULL", N_("There is no seat left in that game.")},
+    {"NOT_STORED", N_("The service could not store it, so it did not happen; try again.")},
+    {"SHUTTING_DOWN", N_("The service is closing.")},
+    {"UNAVAILABLE", N_("The service cannot do that now; try again later.")},
+    {"INTERNAL", N_("The service failed inside.")},
+    {"NOT_UTF8", N_("That text is not valid UTF-8.")},
+    {"NAME_TAKEN", N_("That name is taken.")},
+    {"BAD_CREDENTIALS", N_("Wrong name or password.")},
+    {"NAME_CONFUSABLE", N_("That name looks like a registered one.")},
+    {"NAME_REGISTERED", N_("That name is registered: sign in to play under it.")},
+    {"UNKNOWN_SESSION", N_("Your sign-in has ended: sign in again.")},
+    {"ACCOUNT_REQUIRED", N_("This service plays with accounts only: register or sign in.")},
+    {"NAME_NOT_ALLOWED", N_("That name has characters a name may not have.")},
+    {"NOT_YOUR_NAME", N_("You are signed in under another name.")},
+};
+
+const char *view_refusal(const char *reason)
+{
+    for (size_t i = 0; reason && i < sizeof refusals / sizeof refusals[0]; i++)
+        if (strcmp(reason, refusals[i].reason) == 0) {
+            /* Untranslated (English, or a language without a catalog): the
+             * service's own sentence is English too and says more ("nobody
+             * called 'bob' is in this game"); gettext returns its argument
+             * itself when it has no translation. */
+            const char *said = _(refusals[i].sentence);
+            return said != refusals[i].sentence ? said : NULL;
+        }
+    return NULL;
+}
+
+const char *view_agent_words(const agent_msg *msg, char *buf, size_t len)
+{
+    switch (msg->said) {
+    case AGENT_SAID_LOST:
+        snprintf(buf, len, _("lost the connection to %s; trying again for %d s\u2026"), msg->where,
+                 msg->seconds);
+        return buf;
+    case AGENT_SAID_STILL_TRYING:
+        snprintf(buf, len, _("still trying (%d s)\u2026"), msg->seconds);
+        return buf;
+    case AGENT_SAID_RECONNECTED:
+        snprintf(buf, len, _("reconnected to %s"), msg->where);
+        return buf;
+    case AGENT_SAID_GAVE_UP:
+        snprintf(buf, len, _("could not reconnect within %d s; giving up"), msg->seconds);
+        return buf;
+    case AGENT_SAID_TEXT:
+        break;
+    }
+    return msg->text;
+}
+
+static void say_passes(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
+{
+    char buf[40];
+    for (int i = 0; i < msg->n_passed; i++)
+        sayf(say, ctx, _("%s passes: no move."),
+             view_seat_name(m, msg->passed[i], buf, sizeof buf));
+}
+
+void view_narrate_watching(int n, view_say_fn say, void *ctx)
+{
+    if (n <= 0)
+        say(ctx, _("Nobody is watching."));
+    else
+        sayf(say, ctx, ngettext("%d person is watching.", "%d people are watching.",
+                                (unsigned long)n), n);
+}
+
+void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
+{
+    char buf[40], words[AGENT_TEXT_BYTES];
+    switch (msg->kind) {
+    case AGENT_MSG_SNAPSHOT:
+    case AGENT_MSG_PINGS:
+        break;                 /* drawn by each view */
+    case AGENT_MSG_JOINED:
+        if (msg->seat >= 0)
+            sayf(say, ctx, _("%s joined, seat %d."), msg->name, msg->seat);
+        break;
+    case AGENT_MSG_LEFT:
+        if (msg->seat >= 0)
+            sayf(say, ctx, _("%s left."), msg->name);
+        break;
+    case AGENT_MSG_DEPARTED:
+        if (msg->grace_s > 0)
+            sayf(say, ctx, _("%s departed: %s. The seat is kept for %d s."), msg->name,
+                 msg->text, msg->grace_s);
+        else if (msg->seat >= 0)
+            sayf(say, ctx, _("%s departed: %s."), msg->name, msg->text);
+        break;
+    case AGENT_MSG_RETURNED:
+        sayf(say, ctx, _("%s is back."), msg->name);
+        break;
+    case AGENT_MSG_READY:
+        sayf(say, ctx, msg->ready ? _("%s is ready.") : _("%s is not ready."), msg->name);
+        break;
+    case AGENT_MSG_SEAT:
+        if (msg->seat >= 0)
+            sayf(say, ctx, _("%s sits down at seat %d."), msg->name, msg->seat);
+        else
+            sayf(say, ctx, _("%s stands up from seat %d and watches."), msg->name,
+                 msg->from_seat);
+        break;
+    case AGENT_MSG_RECONNECTING:
+        say_sentence(say, ctx, view_agent_words(msg, words, sizeof words), "");
+        break;
+    case AGENT_MSG_RECONNECTED:
+        say_sentence(say, ctx, view_agent_words(msg, words, sizeof words), ".");
+        break;
+    case AGENT_MSG_STARTED:
+        sayf(say, ctx, _("The game starts; %s moves first."),
+             view_seat_name(m, msg->seat, buf, sizeof buf));
+        if (msg->unrated[0])   /* the service's sentence: why not rated */
+            say_sentence(say, ctx, msg->unrated, ".");
+        break;
+    case AGENT_MSG_TURN:
+        say_passes(m, msg, say, ctx);
+        break;
+    case AGENT_MSG_MOVED: {
+        char move[16];
+        agent_format_move(m, msg->move, move, sizeof move);
+        if (msg->move < 0)     /* a move that is no cell: its word ("swap") */
+            sayf(say, ctx, _("%s played %s."), view_seat_name(m, msg->seat, buf, sizeof buf),
+                 move);
+        else
+            sayf(say, ctx, _("%s played %s %s."), view_seat_name(m, msg->seat, buf, sizeof buf),
+                 m->state.layout == GAME_LAYOUT_MANCALA ? _("cup") : _("cell"), move);
+        if (msg->mismatch)
+            sayf(say, ctx, _("WARNING: %s"), msg->text);
+        if (msg->extra_turn)
+            sayf(say, ctx, _("%s moves again."), view_seat_name(m, msg->seat, buf, sizeof buf));
+        break;
+    }
+    case AGENT_MSG_CHAT:
+        if (msg->to[0])
+            sayf(say, ctx, _("[%s to %s] %s"), msg->name, msg->to, msg->text);
+        else if (msg->spectators)
+            sayf(say, ctx, _("[spectators] %s: %s"), msg->name, msg->text);
+        else
+            sayf(say, ctx, _("[chat] %s: %s"), msg->name, msg->text);
+        break;
+    case AGENT_MSG_GAME_OVER:
+        sayf(say, ctx, _("Game over: %s."), msg->text);
+        break;
+    case AGENT_MSG_NOTICE:
+        sayf(say, ctx, _("Notice: %s"), msg->text);
+        break;
+    case AGENT_MSG_OUT:
+        sayf(say, ctx, _("%s is out of the game: %s."), msg->name, msg->text);
+        say_passes(m, msg, say, ctx);
+        break;
+    case AGENT_MSG_DRAW_OFFERED:
+        sayf(say, ctx, _("%s offers a draw."), msg->name);
+        break;
+    case AGENT_MSG_DRAW_DECLINED:
+        sayf(say, ctx, _("%s declines the draw."), msg->name);
+        break;
+    case AGENT_MSG_REMATCH_OFFERED: {
+        int seats = m->have_state ? game_seats(&m->state) : 2, yes = 0;
+        for (int s = 0; s < seats; s++)
+            yes += (msg->accepted >> s) & 1;
+        sayf(say, ctx, _("%s wants a rematch (%d of %d accepted)."), msg->name, yes, seats);
+        break;
+    }
+    case AGENT_MSG_REMATCH_DECLINED:
+        sayf(say, ctx, _("%s declines the rematch."), msg->name);
+        break;
+    case AGENT_MSG_REMATCH_STARTED:
+        sayf(say, ctx, _("The rematch starts: game %s."), msg->text);
+        break;
+    case AGENT_MSG_TAKEN_OVER:
+        sayf(say, ctx, _("%s did not come back: %s (a level %d bot) plays seat %d from now on."),
+             msg->text, msg->name, msg->level, msg->seat);
+        break;
+    case AGENT_MSG_REFUSED: {
+        const char *why = view_refusal(msg->reason);
+        if (why)
+            sayf(say, ctx, _("Refused: %s"), why);
+        else                   /* the service's own words */
+            sayf(say, ctx, _("Refused: %s"), msg->text);
+        break;
+    }
+    case AGENT_MSG_DISCONNECTED:
+        sayf(say, ctx, _("Disconnected from the board service (%s)."),
+             view_agent_words(msg, words, sizeof words));
+        break;
+    }
+}

@@ -1,0 +1,53 @@
+/*
+ * narrate.h — the one narrator of events for every view: each message the
+ * agent hands a view becomes its sentences, in the user's language, the
+ * same in the text view's lines and the GTK view's log (and, by their
+ * gettext msgids, in the web app's catalogue: the msgids are the narrator's
+ * stable ids; change one only with its translations).
+ *
+ * What is not narration stays in each view: drawing the board and the
+ * snapshot, prompts that name a view's own controls ("type accept or
+ * decline", a button), dialogs. A view calls view_narrate for a message
+ * and adds its own around it.
+ *
+ * Any thread that may read the model (a view's own); no state. The agent
+ * has applied msg to m before the view sees msg.
+ */
+#ifndef SUNGKA_NARRATE_H
+#define SUNGKA_NARRATE_H
+
+#include "agent.h"
+
+/* One sentence, no newline (borrowed for the call). */
+typedef void (*view_say_fn)(void *ctx, const char *sentence);
+
+/* Every sentence msg makes, in order: say is called 0 or more times (none
+ * for a snapshot or round-trip times, which views draw, and none for an
+ * observer coming or going, which view_narrate_watching counts). */
+void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx);
+
+/* "Nobody is watching." / "1 person is watching." / "3 people are watching." */
+void view_narrate_watching(int n, view_say_fn say, void *ctx);
+
+/* A seat's player's name, or "seat 2" in the user's language for an open
+ * seat (buf, len: room for that); what views show wherever a seat is named. */
+const char *view_seat_name(const agent_model *m, int seat, char *buf, size_t len);
+
+/* A refusal's sentence from its machine-readable reason (the service's
+ * ErrorReason name, "NOT_YOUR_TURN"), in the user's language; NULL when
+ * the service's own sentence is better: for a reason that says too little
+ * by itself (BAD_REQUEST, WRONG_STATE, ...) or is unknown, and when the
+ * user reads English (no translation), as the service's sentence is
+ * English and more precise. */
+const char *view_refusal(const char *reason);
+
+/* The agent's own words in msg (msg->said) as a fragment in the user's
+ * language ("lost the connection to HOST:PORT; trying again for 90 s..."),
+ * into buf; msg->text when it has no code (the service's words). */
+const char *view_agent_words(const agent_msg *msg, char *buf, size_t len);
+
+/* An agent's or the service's sentence fragment ("lost the connection to
+ * ...") as a sentence: a capital first, then end ("." or ""), into buf. */
+void view_sentence(char *buf, size_t len, const char *text, const char *end);
+
+#endif /* SUNGKA_NARRATE_H */

@@ -507,6 +507,17 @@ static void first_problem(void *user, const char *text)
         snprintf(first, 256, "%s", text);
 }
 
+/* The first read of the file failed: a file SQLite finds corrupt (damage
+ * in its schema's pages, say) is damaged, with the same sentence as one
+ * quick_check faults; anything else ("file is not a database") says itself. */
+static int unreadable(lite *s, const char *path)
+{
+    int code = sqlite3_errcode(s->conn) & 0xff;
+    if (code == SQLITE_CORRUPT)
+        return fail_damaged(s, path, sqlite3_errmsg(s->conn));
+    return failf(s, "%s", sqlite3_errmsg(s->conn));
+}
+
 static int configure(lite *s, const char *path)
 {
     int rc = sqlite3_open_v2(path, &s->conn,
@@ -533,16 +544,14 @@ static int configure(lite *s, const char *path)
      * fails here ("file is not a database"). */
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->conn, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK)
-        return failf(s, "%s", sqlite3_errmsg(s->conn));
+        return unreadable(s, path);
     rc = sqlite3_step(st);
     char mode[16] = "";
     if (rc == SQLITE_ROW)
         snprintf(mode, sizeof mode, "%s", (const char *)sqlite3_column_text(st, 0));
-    else
-        failf(s, "%s", sqlite3_errmsg(s->conn));
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW)
-        return -1;
+        return unreadable(s, path);
     if (strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)
         return failf(s, "cannot use write-ahead logging (journal mode is %s)", mode);
 

@@ -175,7 +175,9 @@ def damaged_database(bindir):
         schema = _schema_pages(db)
         if schema:
             page, pages = schema
-            while {middle // page + 1, (middle + 4095) // page + 1} & pages:
+            # Every page the 4 KiB touch, not only the first and the last
+            # (with 1 KiB pages the schema can be one of those between).
+            while set(range(middle // page + 1, (middle + 4095) // page + 2)) & pages:
                 middle += page
         check(middle + 4096 <= size, f"no 4 KiB after the middle of the {size}-byte file "
               f"are free of SQLite's schema ({schema})")
@@ -203,6 +205,21 @@ def damaged_database(bindir):
         ok = _run(env, bindir, "sungka-board", "--db", sound, "--check")
         check(ok.rc == 0 and ok.lines == [f"{sound}: ok"], "--check of a sound file\n"
               + ok.dump())
+        # Damage in SQLite's own schema, which nothing can read past: the
+        # same sentence (it failed with SQLite's bare "database disk image
+        # is malformed" when the schema grew onto the pages the noise hit).
+        if schema and len(schema[1] - {1}) > 0:
+            page, pages = schema
+            in_schema = db + ".schema-damaged"
+            shutil.copyfile(sound, in_schema)
+            with open(in_schema, "r+b") as f:
+                f.seek((min(pages - {1}) - 1) * page)
+                f.write(random.Random(8).randbytes(page))
+            refused = _run(env, bindir, "sungka-board", "--listen", "127.0.0.1:0", "--db",
+                           in_schema)
+            check(refused.rc == 1 and len(refused.err_lines) == 1 and
+                  f"the database {in_schema} is damaged" in refused.err_lines[0],
+                  "damage in the schema's pages\n" + refused.dump())
 
         if not _recover_supported():
             print(f"note: {SQLITE3} has no working .recover (no sqlite_dbpage table); "

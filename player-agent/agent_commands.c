@@ -25,9 +25,14 @@ static void command_done(const rpc_status *st, ProtobufCMessage *reply, void *us
         /* The next command goes where the game is now; this one is not
          * sent again (it may have been played before its node died). */
         rpc_pool_follow(ag->pool, st);
+        /* A command goes out on a connection that worked: if it fails on
+         * the way, its node went away, and whether it took effect before
+         * is for the game's events to say (not for the hints about TLS
+         * that a first connection gets). */
         if (agent__unreachable(ag, st, words, sizeof words))
-            snprintf(said, sizeof said, "cannot reach the board service at %.120s: %s", at,
-                     words);
+            snprintf(said, sizeof said, "lost the board service at %.120s before it answered; "
+                     "the command may or may not have been played: the game's events will "
+                     "say once reconnected", at);
         else
             agent__text(said, sizeof said, st->message[0] ? st->message : rpc_code_name(st->code));
         agent_msg *m = agent__msg_new(AGENT_MSG_REFUSED);

@@ -398,6 +398,11 @@ class Autoplayer:
                     sent += 1
                 elif re.match(r"^\S+ played (cup|cell) ", line):
                     moving.discard(a.name)
+                elif line.startswith("Refused:") and "may or may not have been played" in line:
+                    # Its node died with the move on the way: the events
+                    # after reconnecting say whether it was played; if not,
+                    # the view asks for the turn again.
+                    moving.discard(a.name)
                 elif line.startswith("Refused:"):
                     raise Failure(f"{a.name}: a legal move was refused: {line}\n" + a.dump())
                 elif line.startswith("Game over:"):

@@ -281,6 +281,36 @@ def reconnect_in_words(bindir):
         alice.quit()
 
 
+def move_while_lost(bindir):
+    """A move sent after the service died: the agent says that it lost the
+    service before it answered and that the events will say whether the
+    move was played, not the hints of a first connection ("if the service
+    uses TLS, give --tls"), and then takes the turn again once back."""
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "game.db")
+        board = env.board("--db", db, "--grace", "60")
+        alice = env.player("alice", "--server", board.address, "--new", "kalah",
+                           "--reconnect-for", "60")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game,
+                         "--reconnect-for", "60")
+        turn = alice.expect(r"^Your turn.*Legal: (.+)$", timeout=20)
+        board.p.send_signal(signal.SIGKILL)
+        board.p.wait(5)
+        alice.send(turn.group(1).split()[0])
+        addr = re.escape(board.address)
+        said = alice.expect(rf"^Refused: lost the board service at {addr} before it answered; "
+                            r"the command may or may not have been played: the game's events "
+                            r"will say once reconnected$", timeout=15).group(0)
+        check("--tls" not in said, f"a first connection's hint: {said}")
+        board2 = env.board("--db", db, "--grace", "60", port=board.port)
+        board2.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+        alice.expect(rf"^Reconnected to {addr}\.$", timeout=30)
+        alice.expect(r"^Your turn", timeout=20)       # not played: the turn again
+        alice.quit()
+        bob.quit()
+
+
 def redraw_after_reconnect(bindir):
     """After the service is killed and started again on the same database,
     the reconnected text view draws the board again, by itself."""
@@ -597,7 +627,7 @@ def watch_count_from_pings(bindir):
 
 TESTS = {f.__name__: f for f in (
     bot_says_ready, ready_on_resume, sit_then_move, lobby_unreachable, tls_mismatch, away_countdown,
-    reconnect_in_words, redraw_after_reconnect, hostile_service, watch_count,
+    reconnect_in_words, move_while_lost, redraw_after_reconnect, hostile_service, watch_count,
     watch_count_from_pings)}
 
 if __name__ == "__main__":

@@ -206,6 +206,7 @@ void room_free(room *r)
     for (size_t i = 0; i < r->log_len; i++)
         free(r->log[i].data);
     free(r->log);
+    free(r->played);
     r->svc->released += r->n_people + 1;
     free(r);
 }
@@ -376,10 +377,13 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
                                     accounts, scores, winners, n_winners, board_wall_ms());
         if (res == 0)
             res = room__store_ratings(r, ratings, n_rated, &why);
-        /* Its moves for history, from the log just stored (match_moves.c). */
+        /* Its moves for history, as its events applied them (the log just
+         * stored; match_moves.c reads them back from it after a failure to
+         * keep them). */
         char err[256] = "";
         if (res == 0)
-            res = board_match_moves_fill(db, r->id, err, sizeof err);
+            res = r->played_lost ? board_match_moves_fill(db, r->id, err, sizeof err)
+                                 : store_moves_fill(db, r->id, r->played, r->n_moves);
         if (store_group_end(db, res) != 0) {
             board_log_at(r->svc, LOG_ERR, "game %s: cannot store the result: %s", r->id,
                          err[0] ? err : store_last_error(r->svc->store));

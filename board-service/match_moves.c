@@ -6,10 +6,14 @@
  * `moves` table (what history, exports and replays read) is no longer
  * written per move, which cost a second b-tree insert in every move's
  * transaction; it is filled once, when the game ends, in the transaction
- * that records the result (board_match_moves_fill), so readers of ended
- * games and the PostgreSQL queries are unchanged. A game not yet ended has
- * its moves read from its log (board_match_moves), decoded by the same code
- * that replays a game at recovery (wire_upgrade_event, wire_event_value).
+ * that records the result (room.c: end_with writes the moves the room kept
+ * as it applied them), so readers of ended games and the PostgreSQL queries
+ * are unchanged. Here the moves are read from the stored log instead,
+ * decoded by the same code that replays a game at recovery
+ * (wire_upgrade_event, wire_event_value): for a game not yet ended
+ * (GetMatch), and for the fill (board_match_moves_fill) when the room ran
+ * out of memory for its copy or its database went back in time (room_halt:
+ * the moves the database kept, not memory's).
  * Loop thread only, like the store.
  */
 #include <stdio.h>

@@ -3,8 +3,10 @@
  * PostgreSQL server: moves per second by node count, and the failover
  * (bench_service.h).
  */
+#include <libpq-fe.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,12 +70,85 @@ void bench_relays(int n, int rounds)
     }
 }
 
+/* ---------------------------------------------- the PostgreSQL server */
+
+/* The databases the cluster section made (each node creates its database on
+ * first start, as the SQLite driver creates its file), dropped at its end,
+ * and at exit when a failure ends the run midway. */
+#define MAX_BENCH_DBS 8
+static const char *dbs_url;
+static char dbs[MAX_BENCH_DBS][64];
+static int n_dbs;
+
+/* A connection to pg_url's own database (the maintenance one), or NULL with
+ * the server's sentence in why. */
+static PGconn *pg_connect(const char *pg_url, char *why, size_t len)
+{
+    PGconn *c = PQconnectdb(pg_url);
+    if (c && PQstatus(c) == CONNECTION_OK)
+        return c;
+    const char *msg = c ? PQerrorMessage(c) : "out of memory";
+    snprintf(why, len, "%.*s", (int)strcspn(msg, "\n"), msg);
+    PQfinish(c);
+    return NULL;
+}
+
+int bench_pg_check(const char *pg_url, char *why, size_t len)
+{
+    PGconn *c = pg_connect(pg_url, why, len);
+    if (!c)
+        return -1;
+    PQfinish(c);
+    return 0;
+}
+
+/* Drop every database the section made; WITH (FORCE) ends what a killed or
+ * still running node left connected (PostgreSQL 13 and later). */
+static void drop_databases(void)
+{
+    if (!n_dbs)
+        return;
+    char why[256];
+    PGconn *c = pg_connect(dbs_url, why, sizeof why);
+    for (int i = 0; i < n_dbs; i++) {
+        char *ident = c ? PQescapeIdentifier(c, dbs[i], strlen(dbs[i])) : NULL;
+        char sql[160];
+        PGresult *res = NULL;
+        if (ident) {
+            snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", ident);
+            res = PQexec(c, sql);
+        }
+        if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
+            fprintf(stderr, "sungka-bench: cannot drop the database %s on the PostgreSQL "
+                            "server (drop it by hand): %s\n", dbs[i],
+                    c ? (res ? PQresultErrorMessage(res) : PQerrorMessage(c)) : why);
+        PQclear(res);
+        PQfreemem(ident);
+    }
+    PQfinish(c);
+    n_dbs = 0;
+}
+
+/* pg_url with its database name replaced by name, which is dropped at the
+ * section's end. */
+static void bench_database(const char *pg_url, const char *name, char *out, size_t len);
+
 /* pg_url with its database name replaced by name. */
 static void pg_database(const char *pg_url, const char *name, char *out, size_t len)
 {
     const char *slash = strrchr(pg_url, '/');
     int keep = slash && slash > pg_url + 13 ? (int)(slash - pg_url) : (int)strlen(pg_url);
     snprintf(out, len, "%.*s/%s", keep, pg_url, name);
+}
+
+static void bench_database(const char *pg_url, const char *name, char *out, size_t len)
+{
+    if (n_dbs == 0 && !dbs_url)
+        atexit(drop_databases);
+    dbs_url = pg_url;
+    if (n_dbs < MAX_BENCH_DBS)
+        snprintf(dbs[n_dbs++], sizeof dbs[0], "%s", name);
+    pg_database(pg_url, name, out, len);
 }
 
 /* A Move through a pool of channels to the cluster, following it to the
@@ -152,7 +227,7 @@ void bench_cluster(const char *pg_url, int tput_ms)
     cpu_meter meter = {0};
     for (int n = 1; n <= 3; n++) {
         snprintf(name, sizeof name, "sungka_bench_%d_tput_%d", (int)getpid(), n);
-        pg_database(pg_url, name, url, sizeof url);
+        bench_database(pg_url, name, url, sizeof url);
         child nodes[3] = {{0}};
         nodes_at[0] = '\0';
         for (int i = 0; i < n; i++) {
@@ -182,7 +257,7 @@ void bench_cluster(const char *pg_url, int tput_ms)
     double ms[3];
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof name, "sungka_bench_%d_failover_%d", (int)getpid(), i);
-        pg_database(pg_url, name, url, sizeof url);
+        bench_database(pg_url, name, url, sizeof url);
         progress("cluster: failover %d of 3 (lease 2 s)", i + 1);
         ms[i] = failover_once(url, "2");
     }
@@ -192,6 +267,7 @@ void bench_cluster(const char *pg_url, int tput_ms)
             ms[j] = ms[j - 1];
             ms[j - 1] = t;
         }
+    drop_databases();
     row *r = add_row("cluster", "kill -9 -> next move accepted", "lease 2 s");
     r->value = ms[1];
     r->unit = "ms";

@@ -79,6 +79,17 @@ static int parse_only(const char *list)
     return mask;
 }
 
+/* "N.N syscalls" per one of n, or "syscalls not counted" when the kernel
+ * gave no counter (count < 0: no tracefs, or not allowed), rather than a
+ * negative count divided into "-0.00". */
+static void syscalls_per(char *buf, size_t len, double count, double n, int decimals)
+{
+    if (count < 0 || n <= 0)
+        snprintf(buf, len, "syscalls not counted");
+    else
+        snprintf(buf, len, "%.*f syscalls", decimals, count / n);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -86,16 +97,18 @@ static void usage(FILE *out)
             "Benchmark the board service against a floor written straight on gRPC core.\n"
             "\n"
             "  -q, --quick        a short run (under 30 s): fewer samples, shorter windows,\n"
-            "                     no fan-out to 5,000 observers\n"
+            "                     no fan-out to 10,000 observers\n"
             "  -o, --json FILE    write the results as JSON here (default bench-results.json)\n"
             "      --only LIST    sections to run, comma-separated: move,fanout,tput,durable,\n"
             "                     memory,streams,join,relays, and cluster (with --pg)\n"
-            "      --board PATH   the sungka-board program for the memory, streams, join,\n"
-            "                     relays and cluster sections (default: next to this\n"
-            "                     program; sungka-relay is looked for beside it)\n"
+            "      --board PATH   the sungka-board program that every section measures\n"
+            "                     (each runs it as a child; default: next to this\n"
+            "                     program); the relays section runs the sungka-relay\n"
+            "                     beside it\n"
             "      --pg URL       a PostgreSQL server for the cluster section\n"
             "                     (postgresql://USER@HOST:PORT/postgres; it makes\n"
-            "                     databases sungka_bench_PID_* there)\n"
+            "                     databases sungka_bench_PID_* there and drops them at\n"
+            "                     the end; it must be reachable before anything runs)\n"
             "      --verdict-anyway  say MET or MISSED even when the machine was not quiet\n"
             "                     (otherwise NOISY): a load average above 0.25 a CPU\n"
             "                     before the run, or other processes using over 5%% of\n"
@@ -169,6 +182,12 @@ int main(int argc, char **argv)
     }
     if (pg_url && mask == S_ALL)
         mask |= S_CLUSTER;
+    char why[256];
+    if ((mask & S_CLUSTER) && bench_pg_check(pg_url, why, sizeof why) != 0) {
+        fprintf(stderr, "sungka-bench: the PostgreSQL server of --pg cannot be reached, so "
+                        "nothing was run: %s\n", why);
+        return 2;
+    }
     child_programs_find(board);   /* sungka-board, and sungka-relay beside it */
 
     /* Thousands of streams over a few hundred connections: raise the fd cap. */
@@ -257,14 +276,16 @@ int main(int argc, char **argv)
             meter.server = &bare;
             stats floor_s = bench_echo_fanout(&meter, bare.target, n, per, rr);
             double floor_cpu = meter.cpu_us / ((double)n * rr);
-            double floor_sys = meter.syscalls / ((double)n * rr);
+            char floor_sys[40];
+            syscalls_per(floor_sys, sizeof floor_sys, meter.syscalls, (double)n * rr, 2);
             child b;
             board_start(&b, db_file());
             meter.server = &b;
             stats s = bench_board_fanout(&meter, b.target, n, per, fan[i].many, rr, &games, &done,
                                          NULL);
             double cpu = done ? meter.cpu_us / ((double)n * done) : 0;
-            double sys = done ? meter.syscalls / ((double)n * done) : -1;
+            char sys[40];
+            syscalls_per(sys, sizeof sys, meter.syscalls, (double)n * done, 2);
             meter.server = NULL;
             child_stop(&b);
             snprintf(param, sizeof param, "N=%d, %d/%s", n, per,
@@ -277,7 +298,7 @@ int main(int argc, char **argv)
             snprintf(note, sizeof note,
                      "%d game%s, one move per round; %d rounds; floor: bare gRPC core pushing "
                      "to N streams of the same shape; per observer reached: service %.1f us "
-                     "CPU, %.2f syscalls; floor %.1f us, %.2f", games, games == 1 ? "" : "s",
+                     "CPU, %s; floor %.1f us, %s", games, games == 1 ? "" : "s",
                      done, cpu, sys, floor_cpu, floor_sys);
             snprintf(r->note, sizeof r->note, "%s", note);
             static char what[8][64];   /* targets keep the pointer */
@@ -296,7 +317,8 @@ int main(int argc, char **argv)
         meter.server = &bare;
         double floor = bench_echo_throughput(&meter, bare.target, 100, tput_ms);
         double floor_cpu = meter.cpu_us / (floor * tput_ms / 1000.0);
-        double floor_sys = meter.syscalls / (floor * tput_ms / 1000.0);
+        char floor_sys[40];
+        syscalls_per(floor_sys, sizeof floor_sys, meter.syscalls, floor * tput_ms / 1000.0, 1);
         for (size_t i = 0; i < sizeof tput_g / sizeof tput_g[0]; i++) {
             int g = tput_g[i], started;
             progress("throughput, %d concurrent games (%d ms)", g, tput_ms);
@@ -305,7 +327,8 @@ int main(int argc, char **argv)
             meter.server = &b;
             double mps = bench_throughput(&meter, b.target, g, tput_ms, &started);
             double cpu = meter.cpu_us / (mps * tput_ms / 1000.0);
-            double sys = meter.syscalls / (mps * tput_ms / 1000.0);
+            char sys[40];
+            syscalls_per(sys, sizeof sys, meter.syscalls, mps * tput_ms / 1000.0, 1);
             meter.server = NULL;
             child_stop(&b);
             snprintf(param, sizeof param, "%d games", g);
@@ -314,8 +337,8 @@ int main(int argc, char **argv)
             r->unit = "moves/s";
             snprintf(r->note, sizeof r->note,
                      "%d games played in %.1f s, one Move in flight per game; mean move "
-                     "latency ~%.0f us (G / rate); per move: service CPU %.0f us, %.1f "
-                     "syscalls", started, tput_ms / 1000.0, g / mps * 1e6, cpu, sys);
+                     "latency ~%.0f us (G / rate); per move: service CPU %.0f us, %s",
+                     started, tput_ms / 1000.0, g / mps * 1e6, cpu, sys);
             if (g == 100)
                 add_target("moves/s across 100 games / bare unary calls/s", mps / floor, 0.8,
                            "x", true);
@@ -325,7 +348,7 @@ int main(int argc, char **argv)
         r->unit = "calls/s";
         snprintf(r->note, sizeof r->note,
                  "gRPC core with no project code, as many calls in flight over as many "
-                 "connections as the 100-game row; per call: CPU %.0f us, %.1f syscalls",
+                 "connections as the 100-game row; per call: CPU %.0f us, %s",
                  floor_cpu, floor_sys);
         progress("throughput: rpc/ echo Say, 100 calls in flight (%d ms)", tput_ms);
         r = add_row("tput", "rpc/ echo Say calls/s", "100 in flight");
@@ -333,9 +356,10 @@ int main(int argc, char **argv)
         meter.server = &es;
         r->value = bench_echo_throughput(&meter, es.target, 100, tput_ms);
         r->unit = "calls/s";
-        snprintf(r->note, sizeof r->note, "per call: CPU %.0f us, %.1f syscalls",
-                 meter.cpu_us / (r->value * tput_ms / 1000.0),
-                 meter.syscalls / (r->value * tput_ms / 1000.0));
+        char sys[40];
+        syscalls_per(sys, sizeof sys, meter.syscalls, r->value * tput_ms / 1000.0, 1);
+        snprintf(r->note, sizeof r->note, "per call: CPU %.0f us, %s",
+                 meter.cpu_us / (r->value * tput_ms / 1000.0), sys);
         meter.server = NULL;
 
     }

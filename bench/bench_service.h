@@ -50,5 +50,9 @@ void bench_join(int n);
  * sharing the PostgreSQL server at pg_url, and the failover. */
 void bench_relays(int n, int rounds);
 void bench_cluster(const char *pg_url, int tput_ms);
+/* 0 when the PostgreSQL server at pg_url answers, or -1 with its sentence
+ * in why: checked before any section runs, so that a wrong --pg costs
+ * nothing already measured. */
+int bench_pg_check(const char *pg_url, char *why, size_t len);
 
 #endif

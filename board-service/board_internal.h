@@ -418,6 +418,17 @@ void board_reload_diverged(board_service *svc, int64_t now);
  * read or its log does not replay. */
 room *board_rebuild(board_service *svc, const char *id);
 
+/* --- match_moves.c: a match's moves, from its stored event log --- */
+/* game_id's moves in ply order, decoded from its stored events (MoveMade),
+ * time_ms the event's. 0, or -1 with a sentence in err (the store failed,
+ * out of memory, or an event the log holds cannot be read).
+ *   moves  OUT array of *n moves, caller frees (NULL when none) */
+int board_match_moves(store *db, const char *game_id, store_move **moves, int *n, char *err,
+                      size_t errlen);
+/* Write them to the store's `moves` table (store_moves_fill), once, as the
+ * game ends, inside the transaction that records its result. */
+int board_match_moves_fill(store *db, const char *game_id, char *err, size_t errlen);
+
 /* --- room_check.c: the replay check --- */
 /* Rebuild every game whose log grew since the last check from the store
  * and compare it with the live one, field by field: how many differences

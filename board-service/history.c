@@ -324,6 +324,17 @@ void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *us
                         rc == STORE_NOT_FOUND ? err : store_last_error(svc->store));
         return;
     }
+    /* A game not ended has no rows in `moves` yet (or only those 0.x wrote
+     * per move): its moves are its log's. */
+    if (m.game.status < STORE_FINISHED) {
+        free(moves);
+        char err[256];
+        if (board_match_moves(svc->store, req->game_id, &moves, &n, err, sizeof err) != 0) {
+            board_fail(call, RPC_INTERNAL, err);
+            return;
+        }
+        m.n_moves = n;
+    }
     summary_space space;
     Sungka__V1__MatchSummary summary;
     summary_to_wire(&m, &space, &summary);

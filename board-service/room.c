@@ -206,6 +206,7 @@ void room_free(room *r)
     for (size_t i = 0; i < r->log_len; i++)
         free(r->log[i].data);
     free(r->log);
+    free(r->played);
     r->svc->released += r->n_people + 1;
     free(r);
 }
@@ -376,9 +377,16 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
                                     accounts, scores, winners, n_winners, board_wall_ms());
         if (res == 0)
             res = room__store_ratings(r, ratings, n_rated, &why);
+        /* Its moves for history, as its events applied them (the log just
+         * stored; match_moves.c reads them back from it after a failure to
+         * keep them). */
+        char err[256] = "";
+        if (res == 0)
+            res = r->played_lost ? board_match_moves_fill(db, r->id, err, sizeof err)
+                                 : store_moves_fill(db, r->id, r->played, r->n_moves);
         if (store_group_end(db, res) != 0) {
             board_log_at(r->svc, LOG_ERR, "game %s: cannot store the result: %s", r->id,
-                         store_last_error(r->svc->store));
+                         err[0] ? err : store_last_error(r->svc->store));
             room__write_failed(r);
         }
     }
@@ -401,11 +409,15 @@ int room_halt(room *r)
         res = store_game_finish(db, r->id, ROOM_ABANDONED, room_lost_why(r),
                                 game_seats(&r->state), names, NULL, scores, NULL, 0,
                                 board_wall_ms());
+    /* its moves: the ones the database kept (the log it has, not memory's) */
+    char err[256] = "";
+    if (res == 0 && r->status < ROOM_FINISHED)
+        res = board_match_moves_fill(db, r->id, err, sizeof err);
     if (res == 0)
         res = store_game_forget(db, r->id);
     if (store_group_end(db, res) != 0) {
         board_log_at(r->svc, LOG_ERR, "game %s: cannot record it as stopped: %s", r->id,
-                     store_last_error(db));
+                     err[0] ? err : store_last_error(db));
         return -1;
     }
     return 0;

@@ -160,6 +160,13 @@ static void compare(differences *d, const room *a, const room *b)
     same_log(d, a, b);
     same_people(d, a, b);
     same_int(d, "the moves played", a->n_moves, b->n_moves);
+    /* the copy kept for the `moves` rows (room_events.c: note_played) */
+    for (int i = 0; i < a->n_moves && i < b->n_moves && !a->played_lost && !b->played_lost;
+         i++) {
+        same_int(d, "a played move's seat", a->played[i].seat, b->played[i].seat);
+        same_int(d, "a played move", a->played[i].move, b->played[i].move);
+        same_int(d, "a played move's time", a->played[i].time_ms, b->played[i].time_ms);
+    }
     same_int(d, "the seats that moved", a->moved, b->moved);
     same_int(d, "the open draw offer", a->draw_offer, b->draw_offer);
     same_int(d, "the draw offers made", a->draw_offered, b->draw_offered);

@@ -16,6 +16,7 @@
  */
 #include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "room_internal.h"
@@ -53,12 +54,34 @@ static int apply_started(room *r, const room_event *ev)
     return 0;
 }
 
+/* Keep the move for the game's `moves` rows (room__store_moves), at the
+ * time of its event. Out of memory only loses the copy: the end then
+ * decodes the stored log (match_moves.c), so applying never fails for it. */
+static void note_played(room *r, const room_event *ev)
+{
+    if (r->played_lost)
+        return;
+    if (r->n_moves == r->played_cap) {
+        int cap = r->played_cap ? r->played_cap * 2 : 64;
+        store_move *grown = realloc(r->played, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            r->played_lost = true;
+            return;
+        }
+        r->played = grown;
+        r->played_cap = cap;
+    }
+    r->played[r->n_moves] = (store_move){.ply = r->n_moves, .seat = ev->seat,
+                                         .move = ev->move, .time_ms = ev->time_ms};
+}
+
 static int apply_moved(room *r, const room_event *ev)
 {
     char err[GAME_ERR_LEN];
     if (r->status != ROOM_RUNNING || !seat_ok(r, ev->seat) ||
         game_play(&r->state, ev->seat, ev->move, NULL, err, sizeof err) != GAME_OK)
         return -1;
+    note_played(r, ev);
     r->n_moves++;
     r->seat_moves[ev->seat]++;
     /* A move closes an open draw offer, and lets its mover offer again. */

@@ -47,6 +47,11 @@ struct room {
                                 * indexes (a room being reloaded is not, yet) */
     size_t checked_len;        /* room_check.c: its log's length at the last check */
     int n_moves;               /* moves played, for the store's ply numbers */
+    store_move *played;        /* each of them (apply_moved, live and replayed), for
+                                * the `moves` rows written as the game ends */
+    int played_cap;
+    bool played_lost;          /* out of memory for `played`: the end reads the
+                                * moves back from the stored log instead */
     int seat_moves[GAME_MAX_SEATS];    /* moves each seat played (too short to rate) */
     unsigned moved;            /* bit s: seat s has moved (abort is for before) */
     int draw_offer;            /* the seat whose draw offer is open; -1: none */

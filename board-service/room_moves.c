@@ -226,10 +226,9 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
     room_event ev = {.kind = ROOM_EV_MOVED, .seat = p->seat, .move = move, .result = &res,
                      .state = &after,
                      .clocks = room__clocks_after(r, p->seat, &after, now, &clocks)};
+    /* The event is the move's only write: `moves` is filled from the log
+     * when the game ends (match_moves.c). */
     pm->applied = room__emit(r, &ev) == ROOM_OK;
-    if (pm->applied && db &&
-        store_move_append(db, r->id, r->n_moves, p->seat, move, board_wall_ms()) != 0)
-        room__write_failed(r);
     pm->seq = r->log_len;
     if (!r->write_failed && game_is_over(&r->state)) {
         char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];

@@ -32,7 +32,7 @@ enum stmt_id {
     ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
     ST_GAME_INSERT, ST_OPTION_INSERT, ST_GAME_STATUS,
     ST_PART_PUT, ST_PART_DELETE, ST_PART_BOT,
-    ST_EVENT_INSERT, ST_EVENT_EXISTS, ST_MOVE_INSERT,
+    ST_EVENT_INSERT, ST_EVENT_EXISTS, ST_MOVE_INSERT, ST_MOVE_FILL,
     ST_GAME_STATE, ST_GAME_END, ST_RESULT_INSERT, ST_STATS_ADD, ST_PARTS_CLEAR,
     ST_STATS_GET, ST_LEADERBOARD,
     ST_MATCHES, ST_GAME_GET, ST_OPTIONS_GET, ST_RESULTS_GET, ST_MOVES_GET,
@@ -127,6 +127,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_EVENT_EXISTS] = "SELECT 1 FROM events WHERE game_id = ?1 AND seq = ?2",
     [ST_MOVE_INSERT] =
         "INSERT INTO moves (game_id, ply, seat, move, time_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+    /* a ply already there (written per move by 0.x, before the event log was
+     * the record) keeps its row */
+    [ST_MOVE_FILL] =
+        "INSERT INTO moves (game_id, ply, seat, move, time_ms) VALUES (?1, ?2, ?3, ?4, ?5)"
+        " ON CONFLICT (game_id, ply) DO NOTHING",
     [ST_GAME_STATE] = "SELECT status, seats FROM games WHERE id = ?1",
     [ST_GAME_END] = "UPDATE games SET status = ?2, reason = ?3, ended_ms = ?4 WHERE id = ?1",
     [ST_RESULT_INSERT] =
@@ -935,6 +940,31 @@ int store_move_append(store *s, const char *game_id, int ply, int seat, int move
     db_bind_int64(st, 4, move);
     db_bind_int64(st, 5, time_ms);
     return run_f(s, st, "cannot store move %d of game %s", ply, game_id);
+}
+
+int store_moves_fill(store *s, const char *game_id, const store_move *moves, int n)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    if (n < 0 || (n && !moves))
+        return failf(s, "cannot store the moves of game %s: no moves given", game_id);
+    for (int i = 0; i < n; i++) {
+        const store_move *m = &moves[i];
+        if (m->ply < 0 || m->seat < 0 || m->seat >= STORE_MAX_SEATS)
+            return failf(s, "move %d of game %s by seat %d is out of range", m->ply, game_id,
+                         m->seat);
+        db_stmt *st = stmt(s, ST_MOVE_FILL);
+        if (!st)
+            return -1;
+        db_bind_text(st, 1, game_id);
+        db_bind_int64(st, 2, m->ply);
+        db_bind_int64(st, 3, m->seat);
+        db_bind_int64(st, 4, m->move);
+        db_bind_int64(st, 5, m->time_ms);
+        if (run_f(s, st, "cannot store move %d of game %s", m->ply, game_id) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int store_begin(store *s)

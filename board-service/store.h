@@ -228,12 +228,14 @@ int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time
                        const void *data, size_t len);
 
 /* Append move number ply (0, 1, ... in order; a repeated ply is -1) of game_id:
- * seat moved `move` at time_ms. For history and replay. */
+ * seat moved `move` at time_ms. For history and replay. The service no
+ * longer writes a row per move (the event log is the record; see
+ * store_moves_fill): this is what 0.x wrote, kept for its databases' tests. */
 int store_move_append(store *s, const char *game_id, int ply, int seat, int move,
                       int64_t time_ms);
 
-/* Group writes into one atomic, durable commit (one per accepted move:
- * begin, event append(s), move append, commit). Transactions do not nest:
+/* Group writes into one atomic, durable commit (one per loop turn's moves:
+ * begin, event append(s), commit). Transactions do not nest:
  * store_begin while one is open is -1. If store_commit fails, the whole
  * transaction is rolled back and nothing of it is stored. store_rollback
  * with no transaction open is a no-op returning 0. */
@@ -349,6 +351,14 @@ typedef struct store_move {
     int ply, seat, move;
     int64_t time_ms;
 } store_move;
+
+/* Record an ended game's moves, once, for history and replay (the service
+ * derives them from the game's event log, board_match_moves, in the
+ * transaction that records the result): one row each; a ply already
+ * stored (a database written by 0.x, which stored a row per move) keeps its
+ * row. -1 for a move out of range.
+ *   moves  IN  n moves */
+int store_moves_fill(store *s, const char *game_id, const store_move *moves, int n);
 
 /* One game (any status) and its moves in ply order. Returns STORE_NOT_FOUND
  * (1) when there is no such game, with *moves NULL and *n_moves 0.

@@ -142,6 +142,18 @@ static void refuse_inserts(world *w, const char *table)
     fault_sql(w, sql);
 }
 
+/* The moves of game id that its stored log holds (the record: `moves`
+ * rows are written only when a game ends). */
+static int stored_moves(world *w, const char *id)
+{
+    store_move *moves;
+    int n;
+    char err[256];
+    assert_int_equal(board_match_moves(w->svc->store, id, &moves, &n, err, sizeof err), 0);
+    free(moves);
+    return n;
+}
+
 static void allow_inserts(world *w, const char *table)
 {
     char sql[128];
@@ -336,7 +348,11 @@ static void unstored_event_is_not_sent(void **state)
 }
 
 /* A move whose write fails is refused NOT_STORED, nobody sees it, and
- * after the reload the same seat plays it again. */
+ * after the reload the same seat plays it again. The move's only write is
+ * its event, whose failure leaves the room as it was (one_game_fails_its_
+ * move_alone); here the event is written and applied, and the turn's COMMIT
+ * fails (a deferred key the event's insert broke), as a full disk at commit
+ * would. (It used to fail the move's row in `moves`, written per move.) */
 static void unstored_move_is_refused(void **state)
 {
     world *w = *state;
@@ -349,7 +365,11 @@ static void unstored_move_is_refused(void **state)
     game_state before = r->state;
     int seen_a = sa.n, seen_b = sb.n;
 
-    refuse_inserts(w, "moves");
+    fault_sql(w, "CREATE TABLE guard (id INTEGER PRIMARY KEY);"
+                 "CREATE TABLE fence (g INTEGER REFERENCES guard(id) DEFERRABLE INITIALLY "
+                 "DEFERRED);"
+                 "CREATE TRIGGER fence_moves AFTER INSERT ON events BEGIN "
+                 "INSERT INTO fence VALUES (42); END");
     fake_reply refused = {0};
     assert_int_equal(play(w, r, &refused), ROOM_OK);   /* played, then not stored */
     assert_true(refused.done);
@@ -364,7 +384,7 @@ static void unstored_move_is_refused(void **state)
     fake_reply early = {0};
     assert_int_equal(room_move(r, seat_holder(r, game_to_move(&before)), legal[0], &early, err,
                                sizeof err), ROOM_E_STORE);
-    allow_inserts(w, "moves");
+    fault_sql(w, "DROP TRIGGER fence_moves");
 
     r = reloaded(w, r);
     assert_memory_equal(r->state.cells, before.cells, sizeof before.cells);
@@ -478,6 +498,136 @@ static void log_gone_back_in_time(void **state)
     assert_int_equal(sql_number(w, "SELECT count(*) FROM participants WHERE game_id = '5'"), 0);
 }
 
+/* ------------------------------------------ a match's moves, from its log */
+
+/* What 0.x wrote to `moves` per move, and what history must still read. */
+typedef struct played {
+    int n;
+    store_move m[512];
+} played;
+
+/* One move (play()), noting what the old code would have stored: its ply,
+ * seat and move, at the time of its event (the stored MoveMade's). */
+static void play_noted(world *w, room *r, played *seen)
+{
+    assert_true(seen->n < 512);
+    int seat = game_to_move(&r->state);
+    int legal[GAME_MAX_MOVES];
+    assert_true(game_legal_moves(&r->state, legal, GAME_MAX_MOVES) > 0);
+    fake_reply reply = {0};
+    assert_int_equal(play(w, r, &reply), ROOM_OK);
+    assert_int_equal(reply.rc, ROOM_OK);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT time_ms FROM events WHERE game_id = '%s' AND seq = %llu",
+             r->id, (unsigned long long)reply.seq);
+    seen->m[seen->n] = (store_move){.ply = seen->n, .seat = seat, .move = legal[0],
+                                    .time_ms = sql_number(w, sql)};
+    seen->n++;
+}
+
+/* What GetMatch and the exports read of an ended game (store_match) is what
+ * was played, move by move. */
+static void assert_match_is(world *w, const char *id, const played *want)
+{
+    store_match_summary m;
+    store_move *moves = NULL;
+    int n = 0;
+    assert_int_equal(store_match(w->db, id, &m, &moves, &n), 0);
+    assert_true(m.game.status >= STORE_FINISHED);
+    assert_int_equal(m.n_moves, want->n);
+    assert_int_equal(n, want->n);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(moves[i].ply, want->m[i].ply);
+        assert_int_equal(moves[i].seat, want->m[i].seat);
+        assert_int_equal(moves[i].move, want->m[i].move);
+        assert_int_equal(moves[i].time_ms, want->m[i].time_ms);
+    }
+    free(moves);
+}
+
+/* A move's only write is its event; the game's moves are written to
+ * `moves` once, as it ends, and read as the per-move rows were: same plies,
+ * seats, moves and times. A game begun by 0.x (rows for its first moves,
+ * with their own times) and finished now keeps those rows and gains the
+ * rest. (Without the fill at the end, an ended game has no moves.) */
+static void a_finished_game_reads_as_before(void **state)
+{
+    world *w = *state;
+    room *r = new_game(w, "9", false);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    played seen = {0};
+    play_noted(w, r, &seen);
+    assert_int_equal(sql_number(w, "SELECT count(*) FROM moves WHERE game_id = '9'"), 0);
+    while (r->status == ROOM_RUNNING)
+        play_noted(w, r, &seen);
+    assert_true(seen.n > 2);
+    assert_match_is(w, "9", &seen);
+
+    /* A game whose first three moves 0.x stored as rows. */
+    room *old = new_game(w, "10", false);
+    fake_stream oa = {0}, ob = {0};
+    start_two(w, old, 0, 0, &oa, &ob);
+    played then = {0};
+    for (int i = 0; i < 3; i++) {
+        play_noted(w, old, &then);
+        then.m[i].time_ms = 7000 + i;       /* 0.x's own clock reading */
+        assert_int_equal(store_move_append(w->db, "10", i, then.m[i].seat, then.m[i].move,
+                                           then.m[i].time_ms), 0);
+    }
+    while (old->status == ROOM_RUNNING)
+        play_noted(w, old, &then);
+    assert_match_is(w, "10", &then);
+    close_all(w->svc);
+}
+
+/* A game not ended across a restart: before it, its moves are read from
+ * its log (GetMatch of a running game); after it, it goes on in a new
+ * service from its stored log and, when it ends, every move of both runs
+ * is in `moves`, in order. */
+static void unfinished_game_across_a_restart(void **state)
+{
+    world *w = *state;
+    char err[256];
+    room *r = new_game(w, "11", false);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    played seen = {0};
+    for (int i = 0; i < 4; i++)
+        play_noted(w, r, &seen);
+    store_move *moves;
+    int n;
+    assert_int_equal(board_match_moves(w->db, "11", &moves, &n, err, sizeof err), 0);
+    assert_int_equal(n, 4);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(moves[i].ply, seen.m[i].ply);
+        assert_int_equal(moves[i].seat, seen.m[i].seat);
+        assert_int_equal(moves[i].move, seen.m[i].move);
+        assert_int_equal(moves[i].time_ms, seen.m[i].time_ms);
+    }
+    free(moves);
+    close_all(w->svc);
+
+    board_service *again = fixture_service(w->db, recorders);
+    assert_int_equal(board_recover(again, err, sizeof err), 0);
+    room *back = board_find_room(again, "11");
+    assert_non_null(back);
+    assert_int_equal(back->n_moves, 4);
+    board_client *here = board_client_find(again, "ipv4:192.0.2.7");
+    fake_stream ra = {0}, rb = {0};
+    assert_int_equal(room_subscribe(back, room_find_name(back, "alice"), &ra, here, 0, err,
+                                    sizeof err), ROOM_OK);
+    assert_int_equal(room_subscribe(back, room_find_name(back, "bob"), &rb, here, 0, err,
+                                    sizeof err), ROOM_OK);
+    world there = *w;
+    there.svc = again;
+    while (back->status == ROOM_RUNNING)
+        play_noted(&there, back, &seen);
+    assert_match_is(w, "11", &seen);
+    close_all(again);
+    fixture_service_free(again);
+}
+
 /* A node that serves a game from a log that went back in time (loaded
  * after a failover to a standby that was behind, as an adopter does) has
  * no memory of what was lost; its players do. One seated player resuming
@@ -544,11 +694,11 @@ static void one_game_fails_its_move_alone(void **state)
     assert_int_equal(moved.rc, ROOM_OK);
     assert_false(good->diverged);
     assert_int_equal(count(&g2, SUNGKA__V1__EVENT__BODY_MOVE_MADE), 1);
-    assert_int_equal(sql_number(w, "SELECT count(*) FROM moves WHERE game_id = '6'"), 1);
+    assert_int_equal(stored_moves(w, "6"), 1);
     assert_false(refused.done);          /* answered by room_move's return instead */
     assert_false(bad->diverged);         /* its event never stored: nothing applied */
     assert_int_equal(count(&b2, SUNGKA__V1__EVENT__BODY_MOVE_MADE), 0);
-    assert_int_equal(sql_number(w, "SELECT count(*) FROM moves WHERE game_id = '7'"), 0);
+    assert_int_equal(stored_moves(w, "7"), 0);
     close_all(w->svc);
 }
 
@@ -591,6 +741,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(log_gone_back_in_time, setup, teardown),
         cmocka_unit_test_setup_teardown(one_game_fails_its_move_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(players_resuming_past_the_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_finished_game_reads_as_before, setup, teardown),
+        cmocka_unit_test_setup_teardown(unfinished_game_across_a_restart, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,68 @@ def crash_recovery(bindir):
             p.quit()
 
 
+def running_game_history(bindir):
+    """GetMatch of a game still running gives the moves played so far, read
+    from its event log (a game's rows in `moves` are written when it ends),
+    and the same after the service restarts on the same database."""
+    import wire
+    with Env(bindir) as env:
+        db = os.path.join(env.state_dir, "running.db")
+        board = env.board("--db", db)
+        client = wire.Client(board.address)
+        try:
+            code, reply = client.raw("/sungka.v1.Register/CreateGame", wire.message((1, "kalah")))
+            check(code == "OK", f"CreateGame: {code} {reply}")
+            game = wire.first_string(wire.first_message(reply, 1), 1)
+            tokens = []
+            for name in ("alice", "bob"):
+                code, ref = client.raw("/sungka.v1.Register/JoinGame",
+                                       wire.message((1, game), (2, name)))
+                check(code == "OK", f"JoinGame {name}: {code} {ref}")
+                tokens.append(wire.get(ref, 3).decode())
+            for token in tokens:
+                code, text = client.raw("/sungka.v1.Board/Ready", wire.message((1, True)),
+                                        token=token)
+                check(code == "OK", f"Ready: {code} {text}")
+            played = []
+            for _ in range(5):      # whoever may move, the first cup that is legal
+                done = False
+                for seat, token in enumerate(tokens):
+                    for cup in range(6):
+                        code, _ = client.raw("/sungka.v1.Board/Move", wire.message((1, cup)),
+                                             token=token)
+                        if code == "OK":
+                            played.append((seat, cup))
+                            done = True
+                            break
+                    if done:
+                        break
+                check(done, f"nobody could move after {played}")
+        finally:
+            client.close()
+
+        def history(address):
+            c = wire.Client(address)
+            try:
+                code, match = c.raw("/sungka.v1.Register/GetMatch", wire.message((1, game)))
+            finally:
+                c.close()
+            check(code == "OK", f"GetMatch: {code} {match}")
+            moves = [(wire.get(m, 1, 0), wire.get(m, 2, 0)) for n, m in wire.fields(match) if n == 2]
+            count = wire.get(wire.first_message(match, 1), 12, 0)
+            return moves, count
+
+        moves, count = history(board.address)
+        check(moves == played and count == len(played),
+              f"GetMatch of the running game: {moves} ({count}), played {played}")
+        board.stop()
+        board2 = env.board("--db", db)
+        board2.expect_stderr(r"recovered 1 unfinished game", timeout=15)
+        moves, count = history(board2.address)
+        check(moves == played and count == len(played),
+              f"GetMatch after the restart: {moves} ({count}), played {played}")
+
+
 def old_log(bindir):
     """A database an older service (0.9.0, event format 1: -1 for "no seat",
     seat 0 left out) left mid-game: the game is recovered and its log served
@@ -275,7 +337,7 @@ def backup_before_migration(bindir):
 
 TESTS = {f.__name__: f for f in (
     stats_and_history, crash_recovery, old_log, store_refuses, bad_database,
-    backup_before_migration)}
+    backup_before_migration, running_game_history)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -203,6 +203,52 @@ static void test_move_order(void **state)
     store_close(s);
 }
 
+/* The moves of an ended game, filled at once from its log: plies 0.x
+ * stored as rows (per move) keep them, the others are added; a move out of
+ * range is refused and, with the caller's transaction rolled back, nothing
+ * of the fill is kept. */
+static void test_moves_fill(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    make_game(s, "1", "sungka", 2);
+    assert_ok(s, store_move_append(s, "1", 0, 0, 4, 7000));       /* as 0.x stored it */
+    store_move all[3] = {{.ply = 0, .seat = 0, .move = 4, .time_ms = 10},
+                         {.ply = 1, .seat = 1, .move = 8, .time_ms = 20},
+                         {.ply = 2, .seat = 0, .move = 2, .time_ms = 30}};
+    assert_ok(s, store_begin(s));
+    assert_ok(s, store_moves_fill(s, "1", all, 3));
+    assert_ok(s, store_commit(s));
+    assert_ok(s, store_moves_fill(s, "1", all, 3));      /* again: nothing changes */
+    store_match_summary m;
+    store_move *moves;
+    int n;
+    assert_ok(s, store_match(s, "1", &m, &moves, &n));
+    assert_int_equal(n, 3);
+    assert_int_equal(m.n_moves, 3);
+    assert_int_equal(moves[0].time_ms, 7000);            /* the row 0.x wrote */
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(moves[i].ply, i);
+        assert_int_equal(moves[i].seat, all[i].seat);
+        assert_int_equal(moves[i].move, all[i].move);
+        assert_int_equal(moves[i].time_ms, all[i].time_ms);
+    }
+    free(moves);
+
+    make_game(s, "2", "sungka", 2);
+    store_move bad[2] = {{.ply = 0, .seat = 1, .move = 3, .time_ms = 1},
+                         {.ply = 1, .seat = STORE_MAX_SEATS, .move = 3, .time_ms = 2}};
+    assert_ok(s, store_begin(s));
+    assert_int_equal(store_moves_fill(s, "2", bad, 2), -1);
+    assert_non_null(strstr(store_last_error(s), "move 1 of game 2"));
+    assert_ok(s, store_rollback(s));
+    assert_ok(s, store_match(s, "2", &m, &moves, &n));
+    assert_int_equal(n, 0);
+    free(moves);
+    assert_int_equal(store_moves_fill(s, "2", NULL, 1), -1);
+    store_close(s);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -255,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_pages),
         cmocka_unit_test(test_move_order),
+        cmocka_unit_test(test_moves_fill),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

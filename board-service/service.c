@@ -65,6 +65,10 @@ void board_config_defaults(board_config *cfg)
         cfg->client_join_rate = 20;
     if (cfg->client_chat_rate <= 0)
         cfg->client_chat_rate = 20;
+    if (cfg->client_pairings <= 0)
+        cfg->client_pairings = 1;
+    if (cfg->max_pool <= 0)
+        cfg->max_pool = 1000;
     if (cfg->max_streams <= 0)
         cfg->max_streams = 64;
     if (cfg->chat_length <= 0)
@@ -417,6 +421,7 @@ static void run_timers(board_service *svc)
 {
     int64_t now = board_now_ms();
     run_clocks(svc, now);
+    board_pairing_tick(svc, now);
     board_cluster_tick(svc, now);
     board_admin_tick(svc, now);
     if (svc->n_lost > 0)
@@ -503,6 +508,7 @@ int board_run(board_service *svc)
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
     board_bots_stop(svc);
+    board_pairing_close(svc, "the board service is shutting down");
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i], "the board service is shutting down");
     /* Let the final statuses go out before the server cancels what is left. */
@@ -534,6 +540,7 @@ void board_destroy(board_service *svc)
     board_health_free(svc);      /* after the server: its side thread reads it */
     board_bots_stop(svc);
     board_rooms_free(svc);
+    board_pairing_free(svc);     /* after the server: its done callbacks leave pools */
     board_clients_free(svc);     /* after the rooms: their people point here */
     room_moves_free(svc);
     board_cluster_leave(svc);

@@ -472,6 +472,7 @@ static void run_timers(board_service *svc)
                 board_log_at(svc, LOG_ERR, "game %s: %s", room_id(r), store_last_error(svc->store));
             if (!stale_empty)
                 board_cluster_note_removed(svc, r);
+            room_end_streams(r, "the game is over and its players have gone");
             board_rooms_remove(svc, i);
         }
     }

@@ -501,6 +501,9 @@ int agent_rematch(agent *ag, bool decline);
  * events instead of the old game's; a SNAPSHOT of the new game follows.
  * 0, or -1 with a sentence. */
 int agent_follow_rematch(agent *ag, char *err, size_t errlen);
+/* The same for a spectator (we hold no seat): watch the rematch, game_id
+ * (REMATCH_STARTED's text), instead of the old game (blocking). */
+int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

@@ -377,6 +377,26 @@ int agent_follow_rematch(agent *ag, char *err, size_t errlen)
     return 0;
 }
 
+int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen)
+{
+    agent_holder held;
+    char name[AGENT_NAME_BYTES], id[32] = "";
+    pthread_mutex_lock(&ag->lock);
+    bool watching = ag->n_held == 1 && ag->held[0].seat < 0;
+    snprintf(name, sizeof name, "%s", ag->n_held ? ag->held[0].name : ag->cfg.name);
+    pthread_mutex_unlock(&ag->lock);
+    if (!watching) {
+        snprintf(err, errlen, "we do not watch this game");
+        return -1;
+    }
+    if (join_one(ag, game_id, NULL, NULL, NULL, name, agent__session(ag), true, &held, id, err,
+                 errlen) != 0)
+        return -1;
+    leave_game(ag);                     /* the old game is over: let it go */
+    enter_game(ag, id, &held, 1, false);
+    return 0;
+}
+
 /* The most games the lobby gathers, over however many pages. */
 #define AGENT_MAX_LISTED 100000
 

@@ -251,6 +251,9 @@ static void usage(FILE *out)
             "      --bot-level N       their strength, 1..10 (default 5)\n"
             "      --level N           with --view bot: this bot's strength (default 5)\n"
             "      --think MS          with --view bot: time per move (default 1000)\n"
+            "      --stay              with --view bot: after the end, stay for a rematch\n"
+            "                          (the service's bots accept one) until it starts or\n"
+            "                          the service closes the game\n"
             "      --reconnect-for SEC keep trying to get back this long after the\n"
             "                          connection drops (default 90); said once, then\n"
             "                          every 10 s while trying\n"
@@ -301,7 +304,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_RATED, OPT_TAKES_OVER, OPT_READY, OPT_HOT_SEAT,
-           OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
+           OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK, OPT_STAY,
            OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
            OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD,
            OPT_TLS_SELF_SIGNED };
@@ -326,6 +329,7 @@ int main(int argc, char **argv)
         {"bot-level", required_argument, NULL, OPT_BOT_LEVEL},
         {"level", required_argument, NULL, OPT_LEVEL},
         {"think", required_argument, NULL, OPT_THINK},
+        {"stay", no_argument, NULL, OPT_STAY},
         {"seat", required_argument, NULL, OPT_SEAT},
         {"token-fd", required_argument, NULL, OPT_TOKEN_FD},
         {"tls", no_argument, NULL, OPT_TLS},
@@ -410,6 +414,7 @@ int main(int argc, char **argv)
                 return 2;
             cfg.seat_token = seat_token;
             break;
+        case OPT_STAY: io.stay = true; break;
         case OPT_THINK:
             if (parse_int("--think", optarg, 1, 600000, &io.think_ms) != 0)
                 return 2;

@@ -17,6 +17,7 @@ typedef struct view_io {
     int level;     /* bot: 1..10 (default 5) */
     int think_ms;  /* bot: time budget per move (default 1000) */
     bool quiet;    /* no bell (or other sound) when it becomes your turn */
+    bool stay;     /* bot: stay after the end, for a rematch (the service's bots) */
 } view_io;
 
 /* How a view that asks the user where to connect starts the agent itself,

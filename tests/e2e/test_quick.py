@@ -14,7 +14,10 @@ player is never paired with a guest, and a guest cannot ask for rated
 games; two accounts where one blocks the other are never paired; a
 cancelled stream leaves the pool (its size, the pool gauge of --metrics);
 one address waits for one pairing at a time (--client-pairings) and a pool
-is capped (--max-pool). Usage: test_quick.py BINDIR TEST.
+is capped (--max-pool). Also (issue 33's board page): a rematch against the
+service's bot starts, with a spectator following it (text views), and the
+export of a running game writes its seats and "unfinished". Usage:
+test_quick.py BINDIR TEST.
 """
 import os
 import re
@@ -25,7 +28,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Env, check, main  # noqa: E402
+from harness import Autoplayer, Env, check, main  # noqa: E402
 import test_accounts as stubs  # noqa: E402  (Client, auth, refused, ...)
 import test_block  # noqa: E402  (generate: sungka.proto and social.proto stubs)
 
@@ -299,6 +302,60 @@ def cancel_and_limits(bindir):
     _with(bindir, full, "--max-pool", "1", "--client-pairings", "5")
 
 
+def bot_rematch(bindir):
+    """ann plays kalah against the service's bot (--bots 1) and resigns; she
+    waits, so that a bot that left at the end would have (it said "bot-1 has
+    left" then), and asks for a rematch: the bot accepts by itself, the new
+    game starts with ann one seat on, and the new bot moves first. eve, who
+    watches, follows into the rematch and sees that move."""
+    with Env(bindir) as env:
+        board = env.board()
+        ann = env.player("ann", "--server", board.address, "--new", "kalah", "--bots", "1")
+        game = ann.expect(r"Created game (\d+)").group(1)
+        ann.expect(r"^The game starts")
+        eve = env.player("eve", "--server", board.address, "--game", game, "--observe")
+        eve.expect(r"ann")
+        ann.send("resign")
+        ann.expect(r"^Type resign again")
+        ann.send("resign")
+        ann.expect(r"^Game over: ann resigned")
+        eve.expect(r"^Game over: ann resigned")
+        time.sleep(2)
+        ann.send("rematch")
+        new = ann.expect(r"^The rematch starts: game (\d+)\.").group(1)
+        check(new != game, "the rematch is the old game")
+        ann.expect(r"^You are ann, seat 1\.")
+        ann.expect(r"^bot-1 played")
+        eve.expect(rf"^The rematch starts: game {new}\.")
+        eve.expect(r"^bot-1 played")
+        # The old game's bot has gone; the new one plays on.
+        board.expect_stderr(rf"game {game}: the rematch is game {new}")
+        for p in (ann, eve):
+            p.quit()
+
+
+def export_running(bindir):
+    """export of a game that is still running: its seats and "unfinished",
+    then the moves so far."""
+    with Env(bindir) as env:
+        board = env.board("--db", os.path.join(env.state_dir, "x.db"))
+        alice = env.player("alice", "--server", board.address, "--new", "kalah")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        for p in (alice, bob):
+            p.expect(r"^The game starts")
+        Autoplayer(env, [alice, bob], seed=4).play_moves(2)
+        alice.wait_for(r"^bob played")
+        alice.cursor = len(alice.lines)
+        alice.send(f"export {game}")
+        alice.expect(rf"^# Sungka match {game}: .*\(kalah cups=6 stones=4 swap=0\)")
+        alice.expect(r"^# Seats: 0 alice, 1 bob$")
+        alice.expect(r"^# Result: unfinished$")
+        for p in (alice, bob):
+            p.quit()
+
+
 if __name__ == "__main__":
-    main({"pool_of_20": pool_of_20, "sungka_table": sungka_table, "rated_only": rated_only,
-          "blocked": blocked, "cancel_and_limits": cancel_and_limits})
+    sys.exit(main({"pool_of_20": pool_of_20, "sungka_table": sungka_table, "rated_only": rated_only,
+          "blocked": blocked, "cancel_and_limits": cancel_and_limits,
+          "bot_rematch": bot_rematch, "export_running": export_running}))

@@ -476,6 +476,9 @@ static void handle(text_view *tv, const agent_msg *msg)
         fprintf(out, _("The rematch starts: game %s.\n"), msg->text);
         if (model(tv)->my_seat >= 0 && agent_follow_rematch(tv->ag, err, sizeof err) != 0)
             fprintf(out, "%s\n", err);
+        else if (model(tv)->my_seat < 0 &&
+                 agent_watch_rematch(tv->ag, msg->text, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
         break;
     }
     case AGENT_MSG_TAKEN_OVER:

@@ -302,6 +302,26 @@ def cancel_and_limits(bindir):
     _with(bindir, full, "--max-pool", "1", "--client-pairings", "5")
 
 
+def agent_quick(bindir):
+    """sungka-player --quick kalah:5+3 waits (it says the pool and the
+    range); another player types `quick kalah 5+3` in the text view; both
+    are seated in one clocked game that starts, and play it."""
+    with Env(bindir) as env:
+        board = env.board("--client-pairings", "2")
+        ann = env.player("ann", "--server", board.address, "--quick", "kalah:5+3")
+        ann.expect(r"^Waiting for a quick pairing: 1 in the pool; ratings 1400 to 1600")
+        bob = env.player("bob", "--server", board.address)
+        bob.send("quick kalah 5+3")
+        game = bob.expect(r"^Paired: game (\d+)\.").group(1)
+        for p in (ann, bob):       # a game that started as they were seated
+            p.expect(rf"^Game {game}: .*\(kalah ")
+            p.expect(r"^Clock: 5:00 for the game, plus 3 s a move\.")
+        board.expect_stderr(rf"game {game}: 2 players paired from the kalah pool")
+        Autoplayer(env, [ann, bob], seed=2).play_moves(2)
+        for p in (ann, bob):
+            p.quit()
+
+
 def bot_rematch(bindir):
     """ann plays kalah against the service's bot (--bots 1) and resigns; she
     waits, so that a bot that left at the end would have (it said "bot-1 has
@@ -358,4 +378,4 @@ def export_running(bindir):
 if __name__ == "__main__":
     sys.exit(main({"pool_of_20": pool_of_20, "sungka_table": sungka_table, "rated_only": rated_only,
           "blocked": blocked, "cancel_and_limits": cancel_and_limits,
-          "bot_rematch": bot_rematch, "export_running": export_running}))
+          "agent_quick": agent_quick, "bot_rematch": bot_rematch, "export_running": export_running}))

@@ -71,6 +71,8 @@ static void print_help(text_view *tv)
             "  new KIND [NAME=VALUE...] [rated]  create a game and sit at it (rated:\n"
             "              for signed-in players; the result changes their ratings;\n"
             "              also bots=N, bot-level=N, clock=SPEC, bot-takes-over)\n"
+            "  quick KIND [CLOCK] [NAME=VALUE...] [rated]  quick pairing: wait for\n"
+            "              players of a near rating and play the game made for you\n"
             "  join ID     join game ID as a player; watch ID to observe it\n"
             "  stats [NAME]  a player's statistics (yours by default)\n"
             "  leaderboard [KIND]  the players with the most wins, or the best\n"
@@ -800,6 +802,51 @@ static void export_match(text_view *tv, char *rest)
     free(moves);
 }
 
+static void say_pairing(const agent_pairing *p, void *user)
+{
+    text_view *tv = user;
+    if (p->any_rating)
+        fprintf(tv->out, _("Waiting for a quick pairing: %d in the pool; any rating now.\n"),
+                p->pool_size);
+    else
+        fprintf(tv->out, _("Waiting for a quick pairing: %d in the pool; ratings %d to %d.\n"),
+                p->pool_size, p->rating - p->range, p->rating + p->range);
+    fflush(tv->out);
+}
+
+/* quick KIND [CLOCK] [NAME=VALUE...] [rated]: wait in the pool (blocking:
+ * the pairing's stream says how it goes), then play the game made. */
+static void quick_game(text_view *tv, char *rest)
+{
+    const char *options[GAME_MAX_OPTIONS];
+    char spec[96];
+    int n = 0;
+    bool rated = false;
+    char *kind = strtok(rest, " \t");
+    if (!kind) {
+        fprintf(tv->out, _("Usage: quick KIND [CLOCK] [NAME=VALUE...] [rated], e.g. quick "
+                           "kalah 5+3\n"));
+        return;
+    }
+    snprintf(spec, sizeof spec, "%s", kind);
+    for (char *w = strtok(NULL, " \t"); w; w = strtok(NULL, " \t")) {
+        if (strcmp(w, "rated") == 0)
+            rated = true;
+        else if (strchr(w, '=') && n < GAME_MAX_OPTIONS)
+            options[n++] = w;
+        else
+            snprintf(spec, sizeof spec, "%s:%s", kind, w);
+    }
+    if (!may_switch(tv))
+        return;
+    char err[512];
+    if (agent_quick_pair(tv->ag, spec, options, n, rated, say_pairing, tv, err,
+                         sizeof err) != 0)
+        fprintf(tv->out, "%s\n", err);
+    else
+        fprintf(tv->out, _("Paired: game %s.\n"), agent_game_id(tv->ag));
+}
+
 static void new_game(text_view *tv, char *rest)
 {
     const char *words[1 + GAME_MAX_OPTIONS];
@@ -918,6 +965,8 @@ static void command(text_view *tv, char *line)
         list_games(tv, rest);
     } else if (strcmp(line, "new") == 0) {
         new_game(tv, rest);
+    } else if (strcmp(line, "quick") == 0) {
+        quick_game(tv, rest);
     } else if (strcmp(line, "join") == 0 || strcmp(line, "watch") == 0) {
         char err[512];
         if (!*rest)

@@ -36,6 +36,8 @@ typedef struct board_config {
     int max_client_observers;  /* observer seats, in all games together (default 256) */
     int client_join_rate;      /* joins per second (default 20) */
     int client_chat_rate;      /* chat lines per 5 s (default 20) */
+    int client_pairings;       /* QuickPair calls waiting at once (default 1) */
+    int max_pool;              /* players waiting in one quick-pairing pool (default 1000) */
     int max_request_bytes;     /* largest request accepted (default 64 KiB) */
     int move_rate;             /* moves per seat per second (default 200) */
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */

@@ -80,6 +80,7 @@ typedef struct board_client {
     int joins;
     int64_t chat_window_ms;      /* chat lines in the current chat window */
     int chats;
+    int pairings;                /* QuickPair calls waiting (pairing.c) */
     bool relay;                  /* an authenticated relay's own entry ("relay ipv4:..."):
                                   * its seats and streams are its audience's, bounded by
                                   * the relay (--max-games there), not per address */
@@ -253,12 +254,15 @@ typedef struct room_io {
  * Without --metrics every pointer is NULL and counting into it does
  * nothing (metrics.h). Loop thread only, like the rest: the listener's
  * thread reads what board_metrics_turn publishes, never these. */
+#define BOARD_METRIC_KINDS 16       /* kinds with a pool gauge, at most */
 typedef struct board_metrics {
     metrics *set;              /* NULL: no --metrics */
     metric *games[5];          /* by room_status (1..4): gauges */
     metric *participants, *streams, *password_jobs, *store_errors;
     metric *moves, *move_commit, *events_sent, *limits_hit, *signins, *signin_failures;
     metric *store_commit, *lease_renewals, *lease_failures, *adoptions, *loop_turn;
+    metric *pool_players[BOARD_METRIC_KINDS];   /* by game_kind_at's index: gauges */
+    metric *pool_wait;         /* seconds from a QuickPair to its seat */
     double next_gauges;        /* metrics_now() when the gauges are counted again */
 } board_metrics;
 
@@ -319,6 +323,8 @@ struct board_service {
     struct board_reflection *reflection;   /* reflection.c: read-only once made */
     int64_t next_session_sweep_ms; /* accounts_rpc.c: forget expired sessions then */
     bool any_accounts;         /* accounts_rpc.c: one was ever registered here */
+    struct board_pairing *pairing; /* pairing.c: the quick-pairing pools; NULL until
+                                * the first QuickPair */
     struct board_admin *admin; /* admin_rpc.c: the admin token's hash and the bans */
     bool log_journal;          /* service_log.c: lines in the journal's form; set
                                 * by board_create, read-only after (any thread) */
@@ -396,6 +402,21 @@ int board_client_may_stream(board_service *svc, const board_client *c, int more,
 /* Free the entries that hold nothing and have no open rate window. */
 void board_clients_sweep(board_service *svc, int64_t now);
 void board_clients_free(board_service *svc);
+
+/* --- pairing.c: quick pairing's pools (docs/rules.md, "Quick pairing") --- */
+typedef struct board_pairing board_pairing;
+/* The rating range a player who waited waited_ms accepts: ±this, or -1 for
+ * any rating. */
+int board_pair_range(int64_t waited_ms);
+/* From the loop's timers: ranges widen, pools are tried again, waiting
+ * players told what changed. */
+void board_pairing_tick(board_service *svc, int64_t now);
+/* Players waiting, by game_kind_at's index, into per_kind[n_kinds]. */
+void board_pairing_count(board_service *svc, int *per_kind, int n_kinds);
+/* The service stops: every waiting call ends UNAVAILABLE with why. */
+void board_pairing_close(board_service *svc, const char *why);
+/* After the server is destroyed (its done callbacks ran). */
+void board_pairing_free(board_service *svc);
 
 /* --- listen.c --- */
 /* After rpc_server_create refused addr: one sentence saying why ("cannot

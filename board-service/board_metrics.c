@@ -23,6 +23,9 @@ static const double latency_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
                                         0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 #define N_BOUNDS ((int)(sizeof latency_bounds / sizeof latency_bounds[0]))
 
+/* A quick pairing's wait, in seconds: ranges widen every 5 s, any after 60. */
+static const double wait_bounds[] = {0.1, 0.5, 1, 2.5, 5, 10, 15, 20, 30, 45, 60, 90, 120};
+
 static const char *const state_names[] = {
     [ROOM_WAITING] = "waiting", [ROOM_RUNNING] = "running",
     [ROOM_FINISHED] = "finished", [ROOM_ABANDONED] = "abandoned",
@@ -81,6 +84,13 @@ int board_metrics_start(board_service *svc, char *err, size_t errlen)
     m->loop_turn = metrics_histogram(set, "sungka_loop_turn_seconds",
                                      "The loop's work in one turn, without its wait.",
                                      latency_bounds, N_BOUNDS);
+    for (int k = 0; k < game_kind_count() && k < BOARD_METRIC_KINDS; k++)
+        m->pool_players[k] = metrics_gauge(set, "sungka_pool_players",
+                                           "Players waiting for a quick pairing, by kind.",
+                                           "kind", game_kind_at(k)->name);
+    m->pool_wait = metrics_histogram(set, "sungka_pool_wait_seconds",
+                                     "From a quick-pairing request to its seat.", wait_bounds,
+                                     (int)(sizeof wait_bounds / sizeof wait_bounds[0]));
     int port;
     if (metrics_serve(set, svc->cfg.metrics, &port, err, errlen) != 0) {
         metrics_free(set);
@@ -130,6 +140,10 @@ static void count_gauges(board_service *svc)
     metric_set(svc->m.streams, streams);
     metric_set(svc->m.password_jobs, svc->pool ? accounts_pool_busy(svc->pool) : 0);
     metric_set(svc->m.store_errors, (double)store_errors(svc->store));
+    int pools[BOARD_METRIC_KINDS];
+    board_pairing_count(svc, pools, BOARD_METRIC_KINDS);
+    for (int k = 0; k < BOARD_METRIC_KINDS; k++)
+        metric_set(svc->m.pool_players[k], pools[k]);
 }
 
 void board_metrics_turn(board_service *svc, double started)

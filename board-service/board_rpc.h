@@ -52,6 +52,21 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
                      bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
                      int bot_takes_over_level, rpc_code *code, char *err, size_t errlen);
 
+/* A player name (JoinGameRequest.name) trimmed into out and checked: 1..32
+ * printable characters; 0, or -1 with a sentence. */
+int board_clean_name(const char *in, char *out /* OUT */, size_t outlen, char *err,
+                     size_t errlen);
+/* A request's options over kind's defaults, each at most once: 0, or -1
+ * with a sentence naming the option. */
+int board_read_options(const game_kind *kind, Sungka__V1__GameOption **options, size_t n,
+                       game_options *opts /* OUT */, char *err, size_t errlen);
+/* A game board_new_room made for a call that was then refused: forgotten
+ * in the store and let go, as if never made. */
+void board_discard_room(board_service *svc, room *r);
+
+/* --- pairing.c: quick pairing (Register.QuickPair; docs/rules.md) --- */
+void board_quick_pair(rpc_call *call, const ProtobufCMessage *request, void *user);
+
 /* --- play_rpc.c: the Board service's calls --- */
 extern const rpc_method_entry board_play_methods[];
 extern const size_t board_play_n_methods;

@@ -123,8 +123,8 @@ static int start_child(board_service *svc, room *r, const participant *p, char *
          * checked as any agent checks it). */
         const char *tls = svc->cfg.tls_self_signed ? svc->cfg.tls_cert : NULL;
         execl(path, "sungka-player", "--server", server, "--name", p->name, "--game", room_id(r),
-              "--seat", seat, "--token-fd", "3", "--view", "bot", "--level", lvl, "--think",
-              think, "--state-dir", "", tls ? "--tls-ca" : "--view", tls ? tls : "bot",
+              "--seat", seat, "--token-fd", "3", "--view", "bot", "--stay", "--level", lvl,
+              "--think", think, "--state-dir", "", tls ? "--tls-ca" : "--view", tls ? tls : "bot",
               svc->cfg.grpc_log ? "--verbose" : (char *)NULL, (char *)NULL);
         fprintf(stderr, "sungka-board: cannot run %s: %s\n", path, strerror(errno));
         _exit(127);

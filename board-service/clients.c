@@ -151,7 +151,7 @@ board_client *board_client_find(board_service *svc, const char *host)
 
 static bool idle(const board_client *c, int64_t now)
 {
-    return c->streams == 0 && c->observers == 0 &&
+    return c->streams == 0 && c->observers == 0 && c->pairings == 0 &&
            now - c->join_window_ms >= JOIN_WINDOW_MS &&
            now - c->chat_window_ms >= BOARD_CHAT_WINDOW_MS;
 }

@@ -2,7 +2,8 @@
  * games_rpc.c — the Register service's calls about games: ListGames (this
  * node's and, in a cluster, the others'), CreateGame and JoinGame, with the
  * checks of names, options and per-client caps they make first, and the
- * kinds a game may be of with their options (ListKinds). The other
+ * kinds a game may be of with their options (ListKinds); QuickPair's
+ * handler is pairing.c's. The other
  * Register calls read the store's history (history.c). Loop thread only.
  */
 #include <stdio.h>
@@ -16,7 +17,7 @@
 #include "version.h"
 
 /* Trim and check a player name: 1..32 printable characters. */
-static int clean_name(const char *in, char *out, size_t outlen, char *err, size_t errlen)
+int board_clean_name(const char *in, char *out, size_t outlen, char *err, size_t errlen)
 {
     while (*in == ' ')
         in++;
@@ -268,7 +269,7 @@ static int store_room(board_service *svc, const room *r)
 
 /* A request's options over the kind's defaults: each at most once, so a
  * request cannot pile up thousands of them or say two things of one. */
-static int read_options(const game_kind *kind, Sungka__V1__GameOption **options, size_t n,
+int board_read_options(const game_kind *kind, Sungka__V1__GameOption **options, size_t n,
                         game_options *opts, char *err, size_t errlen)
 {
     game_options_default(kind, opts);
@@ -325,7 +326,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
         return NULL;
     }
     game_options opts;
-    if (read_options(kind, options, n_options, &opts, err, errlen) != 0)
+    if (board_read_options(kind, options, n_options, &opts, err, errlen) != 0)
         return NULL;
     /* docs/rules.md: where a kind lets the service choose the first player
      * ("first=-1", congklak), the choice is random. */
@@ -402,7 +403,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
  * registry, so that it neither counts against its client's open games nor
  * waits in the lobby; its empty row stays in the store, as a game nobody
  * joined does, and goes the same way. */
-static void discard_room(board_service *svc, room *r)
+void board_discard_room(board_service *svc, room *r)
 {
     if (svc->store && store_game_forget(svc->store, room_id(r)) != 0)
         board_log_at(svc, LOG_ERR, "game %s: cannot forget it: %s", room_id(r),
@@ -448,13 +449,13 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
             snprintf(err, sizeof err, "bots can fill at most %d of the %d seats",
                      game_seats(room_state(r)) - 1, game_seats(room_state(r)));
             board_fail(call, RPC_INVALID_ARGUMENT, err);
-            discard_room(svc, r);
+            board_discard_room(svc, r);
             return;
         }
         if (board_bots_spawn(svc, r, req->bots, req->bot_level ? req->bot_level : 5, err,
                              sizeof err) != 0) {
             board_fail(call, RPC_FAILED_PRECONDITION, err);
-            discard_room(svc, r);
+            board_discard_room(svc, r);
             return;
         }
     }
@@ -517,7 +518,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
             reply_ref(svc, call, known, mine);
             return;
         }
-    } else if (clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
+    } else if (board_clean_name(req->name, name, sizeof name, err, sizeof err) != 0) {
         board_fail(call, RPC_INVALID_ARGUMENT, err);
         return;
     } else if (board_guest_name(svc, call, name) != 0) {
@@ -566,7 +567,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
     if (rc != ROOM_OK) {
         board_refuse(call, rc, err);
         if (made && !room_is_diverged(r))
-            discard_room(svc, r);
+            board_discard_room(svc, r);
         return;
     }
     reply_ref(svc, call, r, p);
@@ -582,6 +583,7 @@ const rpc_method_entry board_games_methods[] = {
     {"GetMatch", history_get_match, false, false},
     {"RatingHistory", history_rating_history, false, false},
     {"ListKinds", list_kinds, false, false},
+    {"QuickPair", board_quick_pair, true, false},
 };
 
 const size_t board_games_n_methods = sizeof board_games_methods / sizeof board_games_methods[0];

@@ -335,6 +335,17 @@ void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *us
         }
         m.n_moves = n;
     }
+    /* A game not yet over has no seats or result stored: its seats as they
+     * are here (a cluster's other node's: none), and "unfinished", so that
+     * an export of it says what it is (docs/rules.md, "Transcripts"). */
+    if (m.n_seats == 0 && (m.game.status == STORE_WAITING || m.game.status == STORE_RUNNING)) {
+        const room *r = board_find_room(svc, m.game.id);
+        int seats = r ? game_seats(room_state(r)) : 0;
+        for (int s = 0; s < seats && s < STORE_MAX_SEATS; s++)
+            snprintf(m.seat_names[s], sizeof m.seat_names[s], "%s", room_seat_name(r, s));
+        m.n_seats = seats < STORE_MAX_SEATS ? seats : STORE_MAX_SEATS;
+        snprintf(m.game.reason, sizeof m.game.reason, "unfinished");
+    }
     summary_space space;
     Sungka__V1__MatchSummary summary;
     summary_to_wire(&m, &space, &summary);

@@ -84,8 +84,11 @@ static void usage(FILE *out)
             "      --max-client-observers N  observer seats in all games (default 256)\n"
             "      --client-join-rate N      joins per second (default 20)\n"
             "      --client-chat-rate N      chat lines per 5 seconds (default 20)\n"
+            "      --client-pairings N       quick pairings waiting at once (default 1)\n"
             "      --ipv6-prefix N           an IPv6 client's address is its first N bits:\n"
             "                                these limits hold per /N (default 64)\n"
+            "      --max-pool N          players waiting in one quick-pairing pool (a kind,\n"
+            "                            its options and a time control; default 1000)\n"
             "      --max-blocks N        accounts one account may block (default 500)\n"
             "      --report-rate N       reports one account may make per 24 hours\n"
             "                            (default 20)\n"
@@ -217,7 +220,7 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
         OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_ADMIN_TOKEN_FILE, OPT_MAX_BLOCKS,
         OPT_REPORT_RATE, OPT_REPORTS, OPT_BLOCK_RATE, OPT_MAX_HEALTH_WATCHES,
-        OPT_MAX_REFLECTION_STREAMS };
+        OPT_MAX_REFLECTION_STREAMS, OPT_CLIENT_PAIRINGS, OPT_MAX_POOL };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -243,6 +246,8 @@ static const struct option longopts[] = {
     {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
     {"client-join-rate", required_argument, NULL, OPT_CLIENT_JOIN_RATE},
     {"client-chat-rate", required_argument, NULL, OPT_CLIENT_CHAT_RATE},
+    {"client-pairings", required_argument, NULL, OPT_CLIENT_PAIRINGS},
+    {"max-pool", required_argument, NULL, OPT_MAX_POOL},
     {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
     {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
@@ -395,6 +400,14 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_IPV6_PREFIX:
         if (count(value, 128, &st->cfg.ipv6_prefix, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_PAIRINGS:
+        if (count(value, 1000000, &st->cfg.client_pairings, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_POOL:
+        if (count(value, 1000000, &st->cfg.max_pool, err, errlen))
             return -1;
         break;
     case OPT_CLIENT_OBSERVERS:

@@ -57,6 +57,8 @@ static const struct setting {
     S("max-client-observers", INT, max_client_observers, true),
     S("client-join-rate", INT, client_join_rate, true),
     S("client-chat-rate", INT, client_chat_rate, true),
+    S("client-pairings", INT, client_pairings, true),
+    S("max-pool", INT, max_pool, true),
     S("ipv6-prefix", INT, ipv6_prefix, false),     /* the clients' keys are made with it */
     S("bot-think", INT, bot_think_ms, false),
     S("rated-min-moves", INT, rated_min_moves, false),

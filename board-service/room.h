@@ -173,8 +173,11 @@ void room_clock_resume(room *r, int64_t now);
 
 /* Send pings, notice missed ones, end grace periods that ran out. */
 void room_tick(room *r, int64_t now);
-/* True when nobody is connected to a game that is over: it can go. */
+/* True when nobody but the service's bots is connected to a game that is
+ * over: it can go (room_end_streams first). */
 bool room_is_idle(const room *r);
+/* End every stream normally (OK), saying why: an idle game goes. */
+void room_end_streams(room *r, const char *why);
 /* Close every stream, saying why (shutdown; a game that moved). */
 void room_close_streams(room *r, const char *why);
 /* A recovered room tells its log that the service came back. */

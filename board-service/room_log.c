@@ -382,6 +382,12 @@ void room_end_stream(participant *p, room_rc rc, const char *why)
     room_depart(p->room, p, why);
 }
 
+void room_end_streams(room *r, const char *why)
+{
+    for (int i = 0; i < r->n_people; i++)
+        room__detach_stream(r->people[i], ROOM_OK, why);
+}
+
 void room_close_streams(room *r, const char *why)
 {
     for (int i = 0; i < r->n_people; i++)

@@ -266,11 +266,13 @@ bool room_is_idle(const room *r)
 {
     if (r->status == ROOM_WAITING || r->status == ROOM_RUNNING)
         return false;
-    /* Nobody watching, and nobody a restart is still waiting for. */
+    /* Nobody watching, and nobody a restart is still waiting for. The
+     * service's bots stay after the end for a rematch (bots.c: --stay),
+     * which keeps no game: their streams end with it. */
     int64_t now = board_now_ms();
     for (int i = 0; i < r->n_people; i++) {
         const participant *p = r->people[i];
-        if (p->stream || (p->departed && p->depart_deadline_ms > now &&
+        if ((p->stream && p->bot_level == 0) || (p->departed && p->depart_deadline_ms > now &&
                           p->depart_deadline_ms != INT64_MAX))
             return false;
     }

@@ -65,6 +65,10 @@ void board_config_defaults(board_config *cfg)
         cfg->client_join_rate = 20;
     if (cfg->client_chat_rate <= 0)
         cfg->client_chat_rate = 20;
+    if (cfg->client_pairings <= 0)
+        cfg->client_pairings = 1;
+    if (cfg->max_pool <= 0)
+        cfg->max_pool = 1000;
     if (cfg->max_streams <= 0)
         cfg->max_streams = 64;
     if (cfg->chat_length <= 0)
@@ -425,6 +429,7 @@ static void run_timers(board_service *svc)
 {
     int64_t now = board_now_ms();
     run_clocks(svc, now);
+    board_pairing_tick(svc, now);
     board_cluster_tick(svc, now);
     board_admin_tick(svc, now);
     if (svc->n_lost > 0)
@@ -475,6 +480,7 @@ static void run_timers(board_service *svc)
                 board_log_at(svc, LOG_ERR, "game %s: %s", room_id(r), store_last_error(svc->store));
             if (!stale_empty)
                 board_cluster_note_removed(svc, r);
+            room_end_streams(r, "the game is over and its players have gone");
             board_rooms_remove(svc, i);
         }
     }
@@ -511,6 +517,7 @@ int board_run(board_service *svc)
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
     board_bots_stop(svc);
+    board_pairing_close(svc, "the board service is shutting down");
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i], "the board service is shutting down");
     /* Let the final statuses go out before the server cancels what is left. */
@@ -543,6 +550,7 @@ void board_destroy(board_service *svc)
     board_reflection_free(svc);  /* the same */
     board_bots_stop(svc);
     board_rooms_free(svc);
+    board_pairing_free(svc);     /* after the server: its done callbacks leave pools */
     board_clients_free(svc);     /* after the rooms: their people point here */
     room_moves_free(svc);
     board_cluster_leave(svc);

@@ -188,6 +188,7 @@ void agent_library_init(void)
         .answer_draw = rpc_method_named(board, "AnswerDraw", false),
         .claim = rpc_method_named(board, "Claim", false),
         .rematch = rpc_method_named(board, "Rematch", false),
+        .quick_pair = rpc_method_named(reg, "QuickPair", true),
         .create_account = rpc_method_named(acc, "CreateAccount", false),
         .sign_in = rpc_method_named(acc, "SignIn", false),
         .sign_out = rpc_method_named(acc, "SignOut", false),

@@ -520,6 +520,26 @@ int agent_rematch(agent *ag, bool decline);
  * events instead of the old game's; a SNAPSHOT of the new game follows.
  * 0, or -1 with a sentence. */
 int agent_follow_rematch(agent *ag, char *err, size_t errlen);
+/* The same for a spectator (we hold no seat): watch the rematch, game_id
+ * (REMATCH_STARTED's text), instead of the old game (blocking). */
+int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen);
+
+/* Quick pairing (docs/rules.md, "Quick pairing"): wait in the pool of
+ * spec, "KIND" or "KIND:CLOCK" (agent_parse_clock's), with the options
+ * given as "name=value" (options[n_options]), for a game with players of a
+ * near rating (rated_only: signed in, rated games only), then play it as
+ * agent_join_game does. Blocking: progress (on this thread, may be NULL) is
+ * told each change of the pool while waiting. 0, or -1 with a sentence (the
+ * service's refusal, or the connection lost). */
+typedef struct agent_pairing {
+    int pool_size;             /* players waiting in the pool, us included */
+    int rating, range;         /* we are paired within rating ± range ... */
+    bool any_rating;           /* ... or with any rating */
+    int64_t waited_ms;
+} agent_pairing;
+int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
+                     bool rated_only, void (*progress)(const agent_pairing *p, void *user),
+                     void *user, char *err, size_t errlen);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

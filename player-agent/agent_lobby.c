@@ -377,6 +377,148 @@ int agent_follow_rematch(agent *ag, char *err, size_t errlen)
     return 0;
 }
 
+int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen)
+{
+    agent_holder held;
+    char name[AGENT_NAME_BYTES], id[32] = "";
+    pthread_mutex_lock(&ag->lock);
+    bool watching = ag->n_held == 1 && ag->held[0].seat < 0;
+    snprintf(name, sizeof name, "%s", ag->n_held ? ag->held[0].name : ag->cfg.name);
+    pthread_mutex_unlock(&ag->lock);
+    if (!watching) {
+        snprintf(err, errlen, "we do not watch this game");
+        return -1;
+    }
+    if (join_one(ag, game_id, NULL, NULL, NULL, name, agent__session(ag), true, &held, id, err,
+                 errlen) != 0)
+        return -1;
+    leave_game(ag);                     /* the old game is over: let it go */
+    enter_game(ag, id, &held, 1, false);
+    return 0;
+}
+
+/* A QuickPair stream's news, from the client thread to the waiting one. */
+typedef struct quick_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    agent_pairing latest;
+    bool fresh, ended, paired;
+    rpc_status st;             /* ended: how */
+    int seat;
+    char token[AGENT_TOKEN_BYTES], game_id[32];
+} quick_wait;
+
+static void quick_msg(ProtobufCMessage *msg, void *user)
+{
+    quick_wait *q = user;
+    const Sungka__V1__PairingUpdate *u = (const Sungka__V1__PairingUpdate *)msg;
+    pthread_mutex_lock(&q->lock);
+    q->latest = (agent_pairing){.pool_size = u->pool_size, .rating = u->rating,
+                                .range = u->range, .any_rating = u->any_rating,
+                                .waited_ms = u->waited_ms};
+    q->fresh = true;
+    if (u->board && u->board->token[0]) {
+        q->paired = true;
+        q->seat = agent__seat_of(u->board->seat);
+        agent__text(q->token, sizeof q->token, u->board->token);
+        agent__text(q->game_id, sizeof q->game_id, u->board->game_id);
+    }
+    pthread_cond_signal(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+    protobuf_c_message_free_unpacked(msg, NULL);
+}
+
+static void quick_end(const rpc_status *st, void *user)
+{
+    quick_wait *q = user;
+    pthread_mutex_lock(&q->lock);
+    q->st = *st;
+    q->ended = true;
+    pthread_cond_signal(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+}
+
+int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
+                     bool rated_only, void (*progress)(const agent_pairing *p, void *user),
+                     void *user, char *err, size_t errlen)
+{
+    char kind_name[64];
+    const char *colon = strchr(spec, ':');
+    snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
+             spec);
+    agent_clock clock = {0, 0, 0};
+    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0)
+        return -1;
+    game_options opts;
+    const game_kind *kind = parse_kind(kind_name, options, n_options, &opts, err, errlen);
+    if (!kind)
+        return -1;
+    Sungka__V1__QuickPairRequest req = SUNGKA__V1__QUICK_PAIR_REQUEST__INIT;
+    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
+    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
+    req.kind = (char *)kind->name;
+    options_to_wire(kind, &opts, option, optp);
+    req.n_options = (size_t)kind->n_options;
+    req.options = optp;
+    if (clock.per_move_s || clock.base_s) {
+        tc.per_move_s = clock.per_move_s;
+        tc.base_s = clock.base_s;
+        tc.increment_s = clock.increment_s;
+        req.time_control = &tc;
+    }
+    req.rated_only = rated_only;
+    const char *session = agent__session(ag);
+    const char *name = session ? ag->account : ag->cfg.name;
+    req.name = (char *)name;
+    quick_wait q = {.fresh = false};
+    pthread_mutex_init(&q.lock, NULL);
+    pthread_cond_init(&q.cond, NULL);
+    rpc_stream *stream;
+    int rc = -1;
+    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.quick_pair, &req.base,
+                          session, quick_msg, quick_end, &q, &stream) != 0) {
+        snprintf(err, errlen, "cannot ask for a quick pairing: out of memory");
+        goto out;
+    }
+    pthread_mutex_lock(&q.lock);
+    while (!q.ended) {
+        if (q.fresh && !q.paired) {
+            agent_pairing now = q.latest;
+            q.fresh = false;
+            pthread_mutex_unlock(&q.lock);
+            if (progress)
+                progress(&now, user);
+            pthread_mutex_lock(&q.lock);
+            continue;
+        }
+        pthread_cond_wait(&q.cond, &q.lock);
+    }
+    pthread_mutex_unlock(&q.lock);
+    if (!q.paired) {
+        char words[AGENT_TEXT_BYTES];
+        agent__text(words, sizeof words, q.st.message[0] ? q.st.message
+                                                          : rpc_code_name(q.st.code));
+        snprintf(err, errlen, "no quick pairing: %s", words);
+        goto out;
+    }
+    agent_holder held;
+    memset(&held, 0, sizeof held);
+    held.seat = q.seat;
+    snprintf(held.name, sizeof held.name, "%s", name);
+    snprintf(held.token, sizeof held.token, "%s", q.token);
+    token_store_put(ag->cfg.state_dir, ag->cfg.server, q.game_id, held.name, held.seat,
+                    held.token);
+    if (agent_in_game(ag))
+        leave_game(ag);
+    enter_game(ag, q.game_id, &held, 1, ag->cfg.ready);
+    rc = 0;
+out:
+    pthread_cond_destroy(&q.cond);
+    pthread_mutex_destroy(&q.lock);
+    return rc;
+}
+
 /* The most games the lobby gathers, over however many pages. */
 #define AGENT_MAX_LISTED 100000
 

@@ -226,6 +226,10 @@ static void usage(FILE *out)
             "  -n, --name NAME         your name, 1..32 characters (default: $USER)\n"
             "  -N, --new KIND          create a new game of KIND and join it\n"
             "  -a, --any KIND          join any game of KIND with an open seat (or a new one)\n"
+            "      --quick KIND[:CLOCK] quick pairing: wait for players of a near rating\n"
+            "                          who ask for the same KIND, --option values and\n"
+            "                          CLOCK (5+3, 10, 30/move; --rated: rated games only)\n"
+            "                          and play the game the service makes\n"
             "  -o, --option NAME=VALUE an option of the new game (repeatable), e.g. cups=7\n"
             "  -t, --title TEXT        a title for the new game\n"
             "      --autostart         the new game starts when full, without \"ready\"\n"
@@ -253,6 +257,9 @@ static void usage(FILE *out)
             "      --bot-level N       their strength, 1..10 (default 5)\n"
             "      --level N           with --view bot: this bot's strength (default 5)\n"
             "      --think MS          with --view bot: time per move (default 1000)\n"
+            "      --stay              with --view bot: after the end, stay for a rematch\n"
+            "                          (the service's bots accept one) until it starts or\n"
+            "                          the service closes the game\n"
             "      --reconnect-for SEC keep trying to get back this long after the\n"
             "                          connection drops (default 90); said once, then\n"
             "                          every 10 s while trying\n"
@@ -301,10 +308,25 @@ static void usage(FILE *out)
             "  sungka-player --server HOST:7070 --tls --name carol --game 1 --observe\n");
 }
 
+/* --quick's wait, said on standard output whenever the pool changes. */
+static void say_pairing(const agent_pairing *p, void *user)
+{
+    (void)user;
+    if (p->any_rating)
+        printf("Waiting for a quick pairing: %d in the pool; any rating now (%lld s).\n",
+               p->pool_size, (long long)(p->waited_ms / 1000));
+    else
+        printf("Waiting for a quick pairing: %d in the pool; ratings %d to %d (%lld s).\n",
+               p->pool_size, p->rating - p->range, p->rating + p->range,
+               (long long)(p->waited_ms / 1000));
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_SERVE = 256, OPT_OBSERVE, OPT_VIEW, OPT_AUTOSTART, OPT_RATED, OPT_TAKES_OVER, OPT_READY, OPT_HOT_SEAT,
            OPT_RECONNECT_FOR, OPT_STATE_DIR, OPT_BOTS, OPT_BOT_LEVEL, OPT_LEVEL, OPT_THINK,
+           OPT_STAY, OPT_QUICK,
            OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
            OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD,
            OPT_TLS_SELF_SIGNED };
@@ -329,6 +351,8 @@ int main(int argc, char **argv)
         {"bot-level", required_argument, NULL, OPT_BOT_LEVEL},
         {"level", required_argument, NULL, OPT_LEVEL},
         {"think", required_argument, NULL, OPT_THINK},
+        {"stay", no_argument, NULL, OPT_STAY},
+        {"quick", required_argument, NULL, OPT_QUICK},
         {"seat", required_argument, NULL, OPT_SEAT},
         {"token-fd", required_argument, NULL, OPT_TOKEN_FD},
         {"tls", no_argument, NULL, OPT_TLS},
@@ -351,7 +375,7 @@ int main(int argc, char **argv)
     view_locale_init();        /* the views' language, before any of them speaks */
     agent_config cfg = {0};
     view_io io = {.in = stdin, .out = stdout};
-    const char *serve = NULL, *view_name = "text";
+    const char *serve = NULL, *view_name = "text", *quick = NULL;
     bool verbose = false, self_signed = false;
     static char seat_token[128];
     static char password[1025];
@@ -413,6 +437,8 @@ int main(int argc, char **argv)
                 return 2;
             cfg.seat_token = seat_token;
             break;
+        case OPT_STAY: io.stay = true; break;
+        case OPT_QUICK: quick = optarg; break;
         case OPT_THINK:
             if (parse_int("--think", optarg, 1, 600000, &io.think_ms) != 0)
                 return 2;
@@ -467,15 +493,16 @@ int main(int argc, char **argv)
     /* When the command line already says where and what, the view goes
      * straight to the board; otherwise a view that can ask, asks. */
     bool ask_where = view->run_connect && !cfg.server && !serve && !cfg.new_kind &&
-                     !cfg.any_kind && !cfg.game_id;
+                     !cfg.any_kind && !cfg.game_id && !quick;
     if (!cfg.name && !ask_where)   /* a view that asks remembers the name */
         cfg.name = getenv("USER");
     if ((!cfg.name || !*cfg.name) && !ask_where) {
         fprintf(stderr, "sungka-player: say who you are with --name NAME\n");
         return 2;
     }
-    if ((cfg.new_kind != NULL) + (cfg.game_id != NULL) + (cfg.any_kind != NULL) > 1) {
-        fprintf(stderr, "sungka-player: give at most one of --new, --any and --game\n");
+    if ((cfg.new_kind != NULL) + (cfg.game_id != NULL) + (cfg.any_kind != NULL) +
+        (quick != NULL) > 1) {
+        fprintf(stderr, "sungka-player: give at most one of --new, --any, --game and --quick\n");
         return 2;
     }
     if (cfg.hot_seat && cfg.observe) {
@@ -523,6 +550,11 @@ int main(int argc, char **argv)
     } else if (start_agent(&ps, &cfg, &ag, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-player: %s\n", err);
         status = ps.fail_status;
+    } else if (quick && agent_quick_pair(ag, quick, cfg.options, cfg.n_options, cfg.rated,
+                                         say_pairing, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-player: %s\n", err);
+        agent_destroy(ag);
+        status = 1;
     } else {
         status = view->run(ag, &io);
         agent_destroy(ag);

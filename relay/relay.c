@@ -409,7 +409,7 @@ static void lobby_elsewhere(rpc_call *call, const ProtobufCMessage *request, voi
     (void)request;
     (void)user;
     refuse(call, RPC_UNIMPLEMENTED, "NOT_HERE",
-           "a relay only shows games: list, create and look up games at a board service");
+           "a relay only shows games: list, create, pair and look up games at a board service");
 }
 
 static const rpc_method_entry register_methods[] = {
@@ -422,6 +422,7 @@ static const rpc_method_entry register_methods[] = {
     {"GetMatch", lobby_elsewhere, false, false},
     {"RatingHistory", lobby_elsewhere, false, false},
     {"ListKinds", lobby_elsewhere, false, false},
+    {"QuickPair", lobby_elsewhere, true, false},
 };
 static const rpc_method_entry board_methods[] = {
     {"Subscribe", subscribe, true, false},

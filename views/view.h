@@ -19,6 +19,7 @@ typedef struct view_io {
     bool quiet;    /* no bell (or other sound) when it becomes your turn */
     const char *state_dir; /* where a view keeps its files (the text view's
                             * history): agent_config.state_dir's rules */
+    bool stay;     /* bot: stay after the end, for a rematch (the service's bots) */
 } view_io;
 
 /* How a view that asks the user where to connect starts the agent itself,

@@ -197,6 +197,7 @@ static int run(agent *ag, const view_io *io)
         return 1;
     }
     int status = -1;
+    bool over = false;     /* the game ended; with io->stay we wait for a rematch */
     while (status < 0) {
         struct pollfd fds[2] = {{.fd = agent_fd(ag), .events = POLLIN},
                                 {.fd = b.done_fd, .events = POLLIN}};
@@ -216,10 +217,18 @@ static int run(agent *ag, const view_io *io)
                 b.version++;
             if (msg->kind == AGENT_MSG_GAME_OVER) {
                 print_result(&b, msg);
+                over = true;
+                /* A service's bot stays, so that a rematch can be played
+                 * (the service accepts for it and seats a new bot in the
+                 * new game); the game's end closes its stream. */
+                if (!io->stay)
+                    status = 0;
+            } else if (msg->kind == AGENT_MSG_REMATCH_STARTED && over) {
+                fprintf(b.out, "The rematch is game %s: its own bot plays it.\n", msg->text);
                 status = 0;
             } else if (msg->kind == AGENT_MSG_DISCONNECTED) {
                 fprintf(b.out, "Disconnected: %s\n", msg->text);
-                status = 1;
+                status = over ? 0 : 1;
             } else if (msg->kind == AGENT_MSG_REFUSED) {
                 fprintf(stderr, "bot: refused: %s\n", msg->text);
                 b.sent = false;       /* think again (a refusal should not happen) */

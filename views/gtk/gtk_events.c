@@ -155,6 +155,9 @@ static void handle(gview *v, const agent_msg *msg)
         gview_close_over_dialog(v);
         if (gview_model(v)->my_seat >= 0 && agent_follow_rematch(v->ag, err, sizeof err) != 0)
             gview_log(v, "%s", err);
+        else if (gview_model(v)->my_seat < 0 &&
+                 agent_watch_rematch(v->ag, msg->text, err, sizeof err) != 0)
+            gview_log(v, "%s", err);
         break;
     }
     case AGENT_MSG_REFUSED:

@@ -358,6 +358,9 @@ static void handle(text_view *tv, const agent_msg *msg)
         char err[512];
         if (model(tv)->my_seat >= 0 && agent_follow_rematch(tv->ag, err, sizeof err) != 0)
             fprintf(out, "%s\n", err);
+        else if (model(tv)->my_seat < 0 &&
+                 agent_watch_rematch(tv->ag, msg->text, err, sizeof err) != 0)
+            fprintf(out, "%s\n", err);
         break;
     }
     case AGENT_MSG_DISCONNECTED: {
@@ -667,6 +670,51 @@ static void export_match(text_view *tv, char *rest)
     free(moves);
 }
 
+static void say_pairing(const agent_pairing *p, void *user)
+{
+    text_view *tv = user;
+    if (p->any_rating)
+        fprintf(tv->out, _("Waiting for a quick pairing: %d in the pool; any rating now.\n"),
+                p->pool_size);
+    else
+        fprintf(tv->out, _("Waiting for a quick pairing: %d in the pool; ratings %d to %d.\n"),
+                p->pool_size, p->rating - p->range, p->rating + p->range);
+    fflush(tv->out);
+}
+
+/* quick KIND [CLOCK] [NAME=VALUE...] [rated]: wait in the pool (blocking:
+ * the pairing's stream says how it goes), then play the game made. */
+static void quick_game(text_view *tv, char *rest)
+{
+    const char *options[GAME_MAX_OPTIONS];
+    char spec[96];
+    int n = 0;
+    bool rated = false;
+    char *kind = strtok(rest, " \t");
+    if (!kind) {
+        fprintf(tv->out, _("Usage: quick KIND [CLOCK] [NAME=VALUE...] [rated], e.g. quick "
+                           "kalah 5+3\n"));
+        return;
+    }
+    snprintf(spec, sizeof spec, "%s", kind);
+    for (char *w = strtok(NULL, " \t"); w; w = strtok(NULL, " \t")) {
+        if (strcmp(w, "rated") == 0)
+            rated = true;
+        else if (strchr(w, '=') && n < GAME_MAX_OPTIONS)
+            options[n++] = w;
+        else
+            snprintf(spec, sizeof spec, "%s:%s", kind, w);
+    }
+    if (!may_switch(tv))
+        return;
+    char err[512];
+    if (agent_quick_pair(tv->ag, spec, options, n, rated, say_pairing, tv, err,
+                         sizeof err) != 0)
+        fprintf(tv->out, "%s\n", err);
+    else
+        fprintf(tv->out, _("Paired: game %s.\n"), agent_game_id(tv->ag));
+}
+
 static void new_game(text_view *tv, char *rest)
 {
     const char *words[1 + GAME_MAX_OPTIONS];
@@ -812,6 +860,12 @@ static void cmd_new(text_view *tv, const char *word, char *rest)
     new_game(tv, rest);
 }
 
+static void cmd_quick(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    quick_game(tv, rest);
+}
+
 /* join ID, watch ID */
 static void cmd_join(text_view *tv, const char *word, char *rest)
 {
@@ -922,6 +976,9 @@ static const text_command commands[] = {
      N_("create a game and sit at it (rated: for signed-in players; the result changes their "
         "ratings; also bots=N, bot-level=N, clock=SPEC, bot-takes-over)"),
      TEXT_SECTION_ANY, cmd_new},
+    {"quick", N_("KIND [CLOCK] [NAME=VALUE...] [rated]"),
+     N_("quick pairing: wait for players of a near rating and play the game made for you"),
+     TEXT_SECTION_ANY, cmd_quick},
     {"join", N_("ID"), N_("join game ID as a player"), TEXT_SECTION_ANY, cmd_join},
     {"watch", N_("ID"), N_("watch game ID"), TEXT_SECTION_ANY, cmd_join},
     {"stats", N_("[NAME]"), N_("a player's statistics (yours by default)"), TEXT_SECTION_ANY,

@@ -27,6 +27,9 @@
 stats bench_echo_rtt(const char *target, int calls);
 void bench_move_rtt(const char *target, int moves, stats *ev_out, stats *reply_out,
                     int *games_out);
+/* The same game on Board.Play streams: each move sent on the mover's stream,
+ * timed to its own MoveMade there (its acknowledgement). */
+void bench_play_rtt(const char *target, int moves, stats *ev_out, int *games_out);
 /* One Push to n open Watch streams, per_conn to a connection, to the last
  * one's message; and a Move to the last of n observers' MoveMade (many:
  * each connection's observers on one SubscribeMany stream; watch_at: where

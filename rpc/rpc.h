@@ -573,6 +573,24 @@ int rpc_client_stream_headers(rpc_client *cli, const rpc_method *method,
                               rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end, void *user,
                               rpc_stream **out);
 
+/*
+ * A bidirectional stream (a method the server reads a stream of, as
+ * Board.Play): as rpc_client_stream, with `first` its first message, but
+ * the client does not half-close: rpc_stream_send sends more. on_msg and
+ * on_end run as for rpc_client_stream.
+ */
+int rpc_client_bidi(rpc_client *cli, const rpc_method *method, const ProtobufCMessage *first,
+                    const char *token, rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end,
+                    void *user, rpc_stream **out);
+
+/* Send msg (serialized now; the caller keeps it) on a bidirectional
+ * stream: one send in flight at a time, the rest queued in order (a caller
+ * that sends faster than the server reads holds its queue: gRPC's flow
+ * control). 0; -1 when the stream is not bidirectional, has ended, or
+ * memory ran out. Thread-safe, under rpc_stream_cancel's rule: the caller
+ * knows end_cb has not returned. */
+int rpc_stream_send(rpc_stream *stream, const ProtobufCMessage *msg);
+
 /* Thread-safe, idempotent: cancel the stream; end_cb follows with CANCELLED.
  * Must not be called after end_cb has returned.
  * (Clarification: from a thread other than the client thread, the caller must

@@ -42,6 +42,10 @@ stats bench_board_fanout(cpu_meter *m, const char *target, int n, int per_conn, 
  * Move in flight, for ms; Say calls per second with n_inflight in flight. */
 double bench_throughput(cpu_meter *m, const char *target, int n_games, int ms,
                         int *started_out);
+/* The same with each seat on a Board.Play stream (a move sent on it, its
+ * MoveMade there the answer). */
+double bench_play_throughput(cpu_meter *m, const char *target, int n_games, int ms,
+                             int *started_out);
 double bench_echo_throughput(cpu_meter *m, const char *target, int n_inflight, int ms);
 
 /* bench_memory.c: each on a sungka-board child of its own. */

@@ -367,6 +367,17 @@ static void lobby_elsewhere(rpc_call *call, const ProtobufCMessage *request, voi
            "a relay only shows games: list, create and look up games at a board service");
 }
 
+/* Board.Play is for players, who play at the board service: UNIMPLEMENTED,
+ * so that an agent watching here falls back to Subscribe, as it does with
+ * a board service older than Play. */
+static void play_elsewhere(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    refuse(call, RPC_UNIMPLEMENTED, "NOT_HERE",
+           "a relay only shows games: watch with Subscribe; play at its board service");
+}
+
 static const rpc_method_entry register_methods[] = {
     {"JoinGame", join_game, false, false, false},
     {"ListGames", lobby_elsewhere, false, false, false},
@@ -395,7 +406,7 @@ static const rpc_method_entry board_methods[] = {
     {"AnswerDraw", read_only, false, false, false},
     {"Claim", read_only, false, false, false},
     {"Rematch", read_only, false, false, false},
-    {"Play", read_only, true, false, true},
+    {"Play", play_elsewhere, true, false, true},
 };
 static const rpc_method_entry health_methods[] = {
     {"Check", health_check, false, false, false},

@@ -16,7 +16,9 @@ test_accounts.py does):
   vanish              a Play stream cancelled mid-game: the seat's departure
                       is seen by the other player, as for Subscribe;
   with_subscribe      Play and Subscribe on one seat: the newer replaces the
-                      older (ABORTED, REPLACED), both ways.
+                      older (ABORTED, REPLACED), both ways;
+  counted_as_stream   a Play stream counts as one of its address's event
+                      streams (--max-client-streams), and frees it when it ends.
 Usage: test_play.py BINDIR TEST.
 """
 import os
@@ -396,7 +398,41 @@ def with_subscribe(bindir):
         g.close()
 
 
+def counted_as_stream(bindir):
+    """A Play stream is one of its address's event streams (--max-client-streams):
+    with a limit of 2, alice's and bob's Play streams leave no room for an
+    observer's third stream from the same address, which is refused as a
+    Subscribe would be; when one Play stream ends, its place is free again."""
+    with Env(bindir) as env:
+        stubs.generate(os.path.join(tempfile.mkdtemp(dir=env.state_dir), "stubs"))
+        pb = stubs.pb
+        board = env.board("--max-client-streams", "2", "--grace", "30")
+        g = Game(board.address)
+        carol = g.lobby.JoinGame(pb.JoinGameRequest(game_id=g.id, name="carol", observe=True),
+                                 timeout=T)
+        third = Play(g.board, carol.token)
+        check(third.ended.wait(T) and third.status == "RESOURCE_EXHAUSTED",
+              f"a third stream from one address: {third.status} {third.details}")
+        check(g.play["alice"].status is None and g.play["bob"].status is None,
+              "the refused stream ended an open one")
+        g.play["bob"].close()
+        deadline = time.monotonic() + T
+        while True:
+            sub = g.board.Subscribe(pb.SubscribeRequest(after_seq=g.play["bob"].last_seq()),
+                                    metadata=stubs.auth(g.token["bob"]))
+            try:
+                first = next(sub)
+                break
+            except stubs.grpc.RpcError as e:
+                check(e.code() == stubs.grpc.StatusCode.RESOURCE_EXHAUSTED and
+                      time.monotonic() < deadline, f"after Play ended: {e.code()} {e.details()}")
+                time.sleep(0.1)
+        check(first is not None, "no event on the stream that took Play's place")
+        sub.cancel()
+        g.close()
+
+
 if __name__ == "__main__":
     sys.exit(main({"game_to_end": game_to_end, "refused_own_stream": refused_own_stream,
                    "resume": resume, "flood": flood, "vanish": vanish,
-                   "with_subscribe": with_subscribe}))
+                   "with_subscribe": with_subscribe, "counted_as_stream": counted_as_stream}))

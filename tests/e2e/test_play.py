@@ -18,7 +18,9 @@ test_accounts.py does):
   with_subscribe      Play and Subscribe on one seat: the newer replaces the
                       older (ABORTED, REPLACED), both ways;
   counted_as_stream   a Play stream counts as one of its address's event
-                      streams (--max-client-streams), and frees it when it ends.
+                      streams (--max-client-streams), and frees it when it ends;
+  command_rate        past --move-rate commands a second, a command is refused
+                      LIMIT_REACHED, and the stream goes on.
 Usage: test_play.py BINDIR TEST.
 """
 import os
@@ -432,7 +434,34 @@ def counted_as_stream(bindir):
         g.close()
 
 
+def command_rate(bindir):
+    """More than --move-rate commands a second on one stream are refused
+    (LIMIT_REACHED), whatever they are: pings count too, so after five pings
+    a move out of turn is refused for the rate, not for the turn."""
+    with Env(bindir) as env:
+        stubs.generate(os.path.join(tempfile.mkdtemp(dir=env.state_dir), "stubs"))
+        pb = stubs.pb
+        board = env.board("--move-rate", "5")
+        g = Game(board.address)
+        bob = g.play["bob"]
+        time.sleep(1.1)                    # a fresh one-second window
+        for _ in range(5):
+            bob.send(ping=pb.PingRequest(nonce=1))
+        i = bob.move(2)
+        ev = bob.wait("command_refused", where=lambda e: e.command_refused.id == i)
+        r = ev.command_refused
+        check(r.reason == "LIMIT_REACHED" and "too many commands" in r.message,
+              f"the sixth command in a second: {r}")
+        time.sleep(1.1)
+        i = bob.move(2)
+        ev = bob.wait("command_refused", where=lambda e: e.command_refused.id == i)
+        check(ev.command_refused.reason == "NOT_YOUR_TURN",
+              f"a command in the next second: {ev.command_refused}")
+        g.close()
+
+
 if __name__ == "__main__":
     sys.exit(main({"game_to_end": game_to_end, "refused_own_stream": refused_own_stream,
                    "resume": resume, "flood": flood, "vanish": vanish,
-                   "with_subscribe": with_subscribe, "counted_as_stream": counted_as_stream}))
+                   "with_subscribe": with_subscribe, "counted_as_stream": counted_as_stream,
+                   "command_rate": command_rate}))

@@ -37,6 +37,7 @@ void find_methods(void)
     found.subscribe_many =
         rpc_method_named(&sungka__v1__board__descriptor, "SubscribeMany", true);
     found.move = rpc_method_named(&sungka__v1__board__descriptor, "Move", false);
+    found.play = rpc_method_named(&sungka__v1__board__descriptor, "Play", true);
     found.ready = rpc_method_named(&sungka__v1__board__descriptor, "Ready", false);
     found.health = rpc_method_named(&grpc__health__v1__health__descriptor, "Check", false);
     found.say = rpc_method_named(&sungkabench__echo__descriptor, "Say", false);
@@ -138,6 +139,11 @@ void board_msg(ProtobufCMessage *msg, void *user)
     const Sungka__V1__Event *ev = (const Sungka__V1__Event *)msg;
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_SNAPSHOT) {
         atomic_fetch_add(&sink.hello, 1);
+        wake_main();
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_COMMAND_REFUSED) {
+        fprintf(stderr, "sungka-bench: a Play command was refused: %s\n",
+                ev->command_refused->message);
+        atomic_fetch_add(&sink.errors, 1);
         wake_main();
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE) {
         if (s->kind == SUB_OBSERVER) {

@@ -34,7 +34,7 @@
 /* ---------------------------------------------------------------- methods */
 
 typedef struct bench_methods {
-    rpc_method create, join, subscribe, subscribe_many, move, ready;   /* the board service */
+    rpc_method create, join, subscribe, subscribe_many, move, ready, play;   /* the board service */
     rpc_method health;                            /* grpc.health.v1 Check */
     rpc_method say, watch, push;                  /* the echo (bench_echo.proto) */
 } bench_methods;

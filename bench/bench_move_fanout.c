@@ -123,6 +123,78 @@ void bench_move_rtt(const char *target, int moves, stats *ev_out, stats *reply_o
     free(rep_us);
 }
 
+void bench_play_rtt(const char *target, int moves, stats *ev_out, int *games_out)
+{
+    pool p;
+    pool_open(&p, target, 2);
+    int warm = moves / 10 + 10, played = 0, games = 0;
+    double *ev_us = calloc((size_t)moves, sizeof *ev_us);
+    sub **keep = NULL;   /* every game's two sinks: streams of finished games stay open */
+    game_state *g = malloc(sizeof *g);
+    reset_counters();
+    while (played < warm + moves) {
+        char id[32], token[2][64];
+        create_game(p.c[0], id);
+        games++;
+        join_game(p.c[0], id, "alice", false, token[0]);
+        join_game(p.c[1], id, "bob", false, token[1]);
+        sub *s = calloc(2, sizeof *s);
+        keep = realloc(keep, (size_t)games * sizeof *keep);
+        keep[games - 1] = s;
+        int hello = atomic_load(&sinks()->hello);
+        for (int i = 0; i < 2; i++) {
+            s[i] = (sub){SUB_PLAYER, i, NULL, false};
+            Sungka__V1__PlayStart start = SUNGKA__V1__PLAY_START__INIT;
+            start.token = token[i];
+            Sungka__V1__PlayRequest pr = SUNGKA__V1__PLAY_REQUEST__INIT;
+            pr.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_START;
+            pr.start = &start;
+            pthread_mutex_lock(&sinks()->mu);   /* s[i].stream is set before end_cb can look */
+            if (rpc_client_bidi(p.c[i], &methods()->play, &pr.base, NULL, board_msg,
+                                stream_end, &s[i], &s[i].stream) != 0)
+                fatal("Play: cannot start");
+            pthread_mutex_unlock(&sinks()->mu);
+        }
+        wait_counts(&sinks()->hello, hello + 2, NULL, 0, "snapshots");
+        set_ready(p.c[0], token[0]);
+        set_ready(p.c[1], token[1]);
+        new_local_game(g);
+        while (!game_is_over(g) && played < warm + moves) {
+            int seat = game_to_move(g);
+            int cup = pick_move(g, played * 7);
+            Sungka__V1__MoveRequest mr = SUNGKA__V1__MOVE_REQUEST__INIT;
+            mr.move = cup;
+            Sungka__V1__PlayRequest pr = SUNGKA__V1__PLAY_REQUEST__INIT;
+            pr.id = (uint64_t)played + 1;
+            pr.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE;
+            pr.move = &mr;
+            atomic_store(&sinks()->own, 0);
+            int64_t t0 = now_ns();
+            if (rpc_stream_send(s[seat].stream, &pr.base) != 0)
+                fatal("Play: cannot send a move");
+            wait_counts(&sinks()->own, 1, NULL, 0, "the mover's event on Play");
+            check_errors("Play");
+            if (played >= warm)
+                ev_us[played - warm] = (double)(atomic_load(&sinks()->t_own) - t0) / 1e3;
+            played++;
+            game_play(g, seat, cup, NULL, NULL, 0);
+        }
+        pthread_mutex_lock(&sinks()->mu);
+        for (int i = 0; i < 2; i++)
+            if (!s[i].ended)
+                rpc_stream_cancel(s[i].stream);
+        pthread_mutex_unlock(&sinks()->mu);
+    }
+    pool_close(&p);
+    for (int i = 0; i < games; i++)
+        free(keep[i]);
+    free(keep);
+    free(g);
+    *ev_out = summarize(ev_us, moves);
+    *games_out = games;
+    free(ev_us);
+}
+
 /* ---------------------------------------------------------------- fan-out */
 
 stats bench_echo_fanout(cpu_meter *m, const char *target, int n, int per_conn, int rounds)

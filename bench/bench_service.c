@@ -7,6 +7,7 @@
  * and the same echo on our rpc layer, each in a child process of its own
  * (bench_children.h says why), and measures:
  *   move     Move call -> the mover's own MoveMade event on its subscription,
+ *            and a move on a Board.Play stream -> its own MoveMade there,
  *            beside the floor's unary round trip (Say);
  *   fanout   Move call(s) -> the last of N observers has the MoveMade, beside
  *            the floor pushing one message to N open streams of the same shape
@@ -265,6 +266,23 @@ int main(int argc, char **argv)
         r->f = bare_rtt;
         add_target("move -> own event p50 / bare unary p50", ev.p50 / bare_rtt.p50, 1.3, "x",
                    false);
+        progress("move round trip on Board.Play, store on a file (%d moves)", calls);
+        board_start(&b, db_file());
+        stats pev;
+        bench_play_rtt(b.target, calls, &pev, &games);
+        child_stop(&b);
+        r = add_row("move", "Play move -> own MoveMade", "file store");
+        r->latency = true;
+        r->s = pev;
+        r->has_floor = true;
+        r->f = bare_rtt;
+        snprintf(r->note, sizeof r->note,
+                 "floor: bare unary Say; %d moves over %d games on Board.Play streams", pev.n,
+                 games);
+        add_target("Play move -> own event p50 / bare unary p50", pev.p50 / bare_rtt.p50, 1.0,
+                   "x", false);
+        add_target("Play move -> own event p99 / bare unary p99", pev.p99 / bare_rtt.p99, 1.5,
+                   "x", false);
     }
     if (mask & S_FANOUT) {
         for (size_t i = 0; i < sizeof fan / sizeof fan[0]; i++) {
@@ -342,6 +360,25 @@ int main(int argc, char **argv)
             if (g == 100)
                 add_target("moves/s across 100 games / bare unary calls/s", mps / floor, 0.8,
                            "x", true);
+            if (g != 100)
+                continue;
+            progress("throughput on Board.Play, %d concurrent games (%d ms)", g, tput_ms);
+            board_start(&b, db_file());
+            meter.server = &b;
+            mps = bench_play_throughput(&meter, b.target, g, tput_ms, &started);
+            cpu = meter.cpu_us / (mps * tput_ms / 1000.0);
+            sys = meter.syscalls / (mps * tput_ms / 1000.0);
+            meter.server = NULL;
+            child_stop(&b);
+            r = add_row("tput", "moves per second on Play (file store)", param);
+            r->value = mps;
+            r->unit = "moves/s";
+            snprintf(r->note, sizeof r->note,
+                     "%d games played in %.1f s, each seat on a Board.Play stream, one move in "
+                     "flight per game; per move: service CPU %.0f us, %.1f syscalls", started,
+                     tput_ms / 1000.0, cpu, sys);
+            add_target("moves/s on Play across 100 games / bare unary calls/s", mps / floor, 0.8,
+                       "x", true);
         }
         row *r = add_row("tput", "floor: bare unary Say calls/s", "100 in flight");
         r->value = floor;

@@ -27,6 +27,9 @@
 stats bench_echo_rtt(const char *target, int calls);
 void bench_move_rtt(const char *target, int moves, stats *ev_out, stats *reply_out,
                     int *games_out);
+/* The same game on Board.Play streams: each move sent on the mover's stream,
+ * timed to its own MoveMade there (its acknowledgement). */
+void bench_play_rtt(const char *target, int moves, stats *ev_out, int *games_out);
 /* One Push to n open Watch streams, per_conn to a connection, to the last
  * one's message; and a Move to the last of n observers' MoveMade (many:
  * each connection's observers on one SubscribeMany stream; watch_at: where
@@ -39,6 +42,10 @@ stats bench_board_fanout(cpu_meter *m, const char *target, int n, int per_conn, 
  * Move in flight, for ms; Say calls per second with n_inflight in flight. */
 double bench_throughput(cpu_meter *m, const char *target, int n_games, int ms,
                         int *started_out);
+/* The same with each seat on a Board.Play stream (a move sent on it, its
+ * MoveMade there the answer). */
+double bench_play_throughput(cpu_meter *m, const char *target, int n_games, int ms,
+                             int *started_out);
 double bench_echo_throughput(cpu_meter *m, const char *target, int n_inflight, int ms);
 
 /* bench_memory.c: each on a sungka-board child of its own. */

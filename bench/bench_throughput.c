@@ -173,6 +173,189 @@ double bench_throughput(cpu_meter *m, const char *target, int n_games, int ms,
     return moves / secs;
 }
 
+/* ------------------------------------------------- throughput on Board.Play */
+
+/* The same games with each seat on a Play stream: a move goes out on the
+ * mover's stream and its MoveMade there sends the next (on the client
+ * thread). A finished game's streams are cancelled before the game is
+ * replaced (a connection carries at most 64 streams). */
+typedef struct pgame pgame;
+typedef struct pseat {
+    pgame *g;
+    int seat;
+    rpc_stream *stream;
+    atomic_int ended;
+} pseat;
+
+struct pgame {
+    tgame t;
+    pseat seats[2];
+    atomic_int parked;
+};
+
+static void pp_next(pgame *g);
+
+static void pp_park(pgame *g)
+{
+    if (atomic_exchange(&g->parked, 1))
+        return;
+    tp_park(&g->t);
+}
+
+static void pp_msg(ProtobufCMessage *msg, void *user)
+{
+    pseat *ps = user;
+    pgame *g = ps->g;
+    const Sungka__V1__Event *ev = (const Sungka__V1__Event *)msg;
+    if (ev->body_case == SUNGKA__V1__EVENT__BODY_COMMAND_REFUSED) {
+        fprintf(stderr, "sungka-bench: Play move refused: %s\n", ev->command_refused->message);
+        g->t.failed = true;
+        pp_park(g);
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_MOVE_MADE &&
+               ev->move_made->seat == ps->seat && !atomic_load(&g->parked)) {
+        game_play(&g->t.st, g->t.seat, g->t.pending, NULL, NULL, 0);
+        g->t.moves++;
+        atomic_fetch_add(&tp_moves, 1);
+        if (game_is_over(&g->t.st) || atomic_load(&tp_stop))
+            pp_park(g);
+        else
+            pp_next(g);
+    }
+    protobuf_c_message_free_unpacked(msg, NULL);
+}
+
+static void pp_end(const rpc_status *st, void *user)
+{
+    (void)st;
+    atomic_store(&((pseat *)user)->ended, 1);
+}
+
+static void pp_next(pgame *g)
+{
+    g->t.seat = game_to_move(&g->t.st);
+    g->t.pending = pick_move(&g->t.st, g->t.moves * 7 + g->t.idx);
+    Sungka__V1__MoveRequest mr = SUNGKA__V1__MOVE_REQUEST__INIT;
+    mr.move = g->t.pending;
+    Sungka__V1__PlayRequest pr = SUNGKA__V1__PLAY_REQUEST__INIT;
+    pr.id = (uint64_t)g->t.moves + 1;
+    pr.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE;
+    pr.move = &mr;
+    if (rpc_stream_send(g->seats[g->t.seat].stream, &pr.base) != 0) {
+        g->t.failed = true;
+        pp_park(g);
+    }
+}
+
+/* Cancel a game's streams and wait for their ends (main thread). */
+static void pp_close(pgame *g)
+{
+    for (int i = 0; i < 2; i++)
+        if (g->seats[i].stream) {
+            rpc_stream_cancel(g->seats[i].stream);
+            for (int spins = 0; !atomic_load(&g->seats[i].ended); spins++) {
+                if (spins > WAIT_MS)
+                    fatal("throughput on Play: a stream never ended");
+                sleep_ms(1);
+            }
+            g->seats[i].stream = NULL;
+        }
+}
+
+static void pp_setup(pgame *g)
+{
+    pp_close(g);
+    tp_setup(&g->t);
+    atomic_store(&g->parked, 0);
+    for (int i = 0; i < 2; i++) {
+        g->seats[i].g = g;
+        g->seats[i].seat = i;
+        atomic_store(&g->seats[i].ended, 0);
+        Sungka__V1__PlayStart start = SUNGKA__V1__PLAY_START__INIT;
+        start.token = g->t.token[i];
+        Sungka__V1__PlayRequest pr = SUNGKA__V1__PLAY_REQUEST__INIT;
+        pr.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_START;
+        pr.start = &start;
+        if (rpc_client_bidi(g->t.cli, &methods()->play, &pr.base, NULL, pp_msg, pp_end,
+                            &g->seats[i], &g->seats[i].stream) != 0)
+            fatal("Play: cannot start");
+    }
+}
+
+double bench_play_throughput(cpu_meter *m, const char *target, int n_games, int ms,
+                             int *started_out)
+{
+    pool p;
+    pool_open(&p, target, (2 * n_games + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
+    pgame *gs = calloc((size_t)n_games, sizeof *gs);
+    tp_idle = calloc((size_t)n_games, sizeof *tp_idle);
+    tp_n_idle = 0;
+    atomic_store(&tp_moves, 0);
+    atomic_store(&tp_stop, 0);
+    atomic_store(&tp_busy, 0);
+    int started = n_games;
+    for (int i = 0; i < n_games; i++) {
+        gs[i].t.idx = i;
+        gs[i].t.cli = p.c[i % p.n];
+        pp_setup(&gs[i]);
+    }
+    double cpu0 = cpu_begin(m);
+    int64_t t0 = now_ns(), end = t0 + (int64_t)ms * 1000000;
+    for (int i = 0; i < n_games; i++) {
+        atomic_fetch_add(&tp_busy, 1);
+        pp_next(&gs[i]);
+    }
+    tgame **todo = calloc((size_t)n_games, sizeof *todo);
+    int failed = 0;
+    while (now_ns() < end) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 20 * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        main_wait_lock();
+        if (tp_n_idle == 0)
+            main_wait_timed(&dl);
+        int n = tp_n_idle;
+        memcpy(todo, tp_idle, (size_t)n * sizeof *todo);
+        tp_n_idle = 0;
+        main_wait_unlock();
+        for (int i = 0; i < n; i++) {
+            pgame *g = (pgame *)todo[i];   /* t is its first member */
+            if (g->t.failed) {
+                failed++;
+                continue;
+            }
+            pp_setup(g);
+            started++;
+            atomic_fetch_add(&tp_busy, 1);
+            pp_next(g);
+        }
+    }
+    long moves = atomic_load(&tp_moves);
+    double secs = (double)(now_ns() - t0) / 1e9;
+    cpu_end(m, cpu0);
+    atomic_store(&tp_stop, 1);
+    for (int spins = 0; atomic_load(&tp_busy) > 0; spins++) {
+        if (spins > WAIT_MS / 10)
+            fatal("throughput on Play: %d games never finished their last move",
+                  atomic_load(&tp_busy));
+        sleep_ms(10);
+    }
+    for (int i = 0; i < n_games; i++)
+        pp_close(&gs[i]);
+    pool_close(&p);
+    free(todo);
+    free(tp_idle);
+    tp_idle = NULL;
+    free(gs);
+    if (failed)
+        fatal("throughput on Play: %d games failed a move", failed);
+    *started_out = started;
+    return moves / secs;
+}
+
 /* The floor for throughput: the same number of echo Say calls kept in
  * flight over the same number of connections, each reply sending the next. */
 static atomic_long et_calls;

@@ -901,13 +901,13 @@ static void reset_password(rpc_call *call, const ProtobufCMessage *request, void
 }
 
 const rpc_method_entry board_accounts_methods[] = {
-    {"CreateAccount", create_account, false, false},
-    {"SignIn", sign_in, false, false},
-    {"SignOut", sign_out, false, false},
-    {"SignOutEverywhere", sign_out_everywhere, false, false},
-    {"ChangePassword", change_password, false, false},
-    {"WhoAmI", who_am_i, false, false},
-    {"ResetPassword", reset_password, false, false},
+    {"CreateAccount", create_account, false, false, false},
+    {"SignIn", sign_in, false, false, false},
+    {"SignOut", sign_out, false, false, false},
+    {"SignOutEverywhere", sign_out_everywhere, false, false, false},
+    {"ChangePassword", change_password, false, false, false},
+    {"WhoAmI", who_am_i, false, false, false},
+    {"ResetPassword", reset_password, false, false, false},
 };
 const size_t board_accounts_n_methods =
     sizeof board_accounts_methods / sizeof board_accounts_methods[0];

@@ -1058,20 +1058,20 @@ static void list_reports(rpc_call *call, const ProtobufCMessage *request, void *
 }
 
 const rpc_method_entry board_admin_methods[] = {
-    {"ListOnline", list_online, false, false},
-    {"EndGame", end_game, false, false},
-    {"BanAccount", ban_account, false, false},
-    {"UnbanAccount", unban_account, false, false},
-    {"BanAddress", ban_address, false, false},
-    {"UnbanAddress", unban_address, false, false},
-    {"Kick", kick, false, false},
-    {"Mute", mute, false, false},
-    {"Unmute", unmute, false, false},
-    {"ResetPassword", reset_password, false, false},
-    {"ListBans", list_bans, false, false},
-    {"RatingReport", rating_report, false, false},
-    {"ListActions", list_actions, false, false},
-    {"ListReports", list_reports, false, false},
+    {"ListOnline", list_online, false, false, false},
+    {"EndGame", end_game, false, false, false},
+    {"BanAccount", ban_account, false, false, false},
+    {"UnbanAccount", unban_account, false, false, false},
+    {"BanAddress", ban_address, false, false, false},
+    {"UnbanAddress", unban_address, false, false, false},
+    {"Kick", kick, false, false, false},
+    {"Mute", mute, false, false, false},
+    {"Unmute", unmute, false, false, false},
+    {"ResetPassword", reset_password, false, false, false},
+    {"ListBans", list_bans, false, false, false},
+    {"RatingReport", rating_report, false, false, false},
+    {"ListActions", list_actions, false, false, false},
+    {"ListReports", list_reports, false, false, false},
 };
 const size_t board_admin_n_methods = sizeof board_admin_methods / sizeof board_admin_methods[0];
 

@@ -248,6 +248,9 @@ typedef struct room_io {
     /* Answer a Move call once it is stored: the seq of its MoveMade, or a
      * refusal (ROOM_E_STORE) with a sentence. */
     void (*move_done)(void *reply, room_rc rc, uint64_t seq, const char *why);
+    /* A move sent on a Play stream (room_move_on_stream) could not be
+     * stored: refuse command `id` on that stream (NULL: nobody to tell). */
+    void (*command_refused)(void *stream, uint64_t id, room_rc rc, const char *why);
 } room_io;
 
 /* board_metrics.c: what --metrics shows (docs/operating.md, "Monitoring").

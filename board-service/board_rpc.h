@@ -21,6 +21,11 @@ void board_fail(rpc_call *call, rpc_code code, const char *message);
 /* A room's refusal as a status (room_statuses: the code and the reason a
  * program reads); ROOM_OK finishes the call OK with `why`. */
 void board_refuse(rpc_call *call, room_rc rc, const char *why);
+/* The status and reason board_refuse would finish a call with for rc. */
+void board_refusal(room_rc rc, rpc_code *code /* OUT */, const char **reason /* OUT */);
+/* The reason a program reads beside code when nothing more precise is
+ * known ("LIMIT_REACHED"); static. */
+const char *board_reason_of(rpc_code code);
 /* A game being reloaded from its log (room_is_diverged) takes no calls:
  * true when call was answered UNAVAILABLE GAME_MOVING (try again). */
 bool board_reloading(rpc_call *call, const room *r);
@@ -70,6 +75,11 @@ void board_quick_pair(rpc_call *call, const ProtobufCMessage *request, void *use
 /* --- play_rpc.c: the Board service's calls --- */
 extern const rpc_method_entry board_play_methods[];
 extern const size_t board_play_n_methods;
+/* A command of the Play stream `stream` refused: a CommandRefused event
+ * (seq 0, never logged) with the command's id, code, reason and sentence,
+ * to that stream only. */
+void board_play_refused(rpc_call *stream, uint64_t id, rpc_code code, const char *reason,
+                        const char *why);
 
 /* --- cluster.c --- */
 /* A game (by id or by a seat token) this node does not host: in a cluster,

@@ -574,16 +574,16 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
 }
 
 const rpc_method_entry board_games_methods[] = {
-    {"ListGames", list_games, false, false},
-    {"CreateGame", create_game, false, false},
-    {"JoinGame", join_game, false, false},
-    {"GetPlayerStats", history_player_stats, false, false},
-    {"Leaderboard", history_leaderboard, false, false},
-    {"ListMatches", history_list_matches, false, false},
-    {"GetMatch", history_get_match, false, false},
-    {"RatingHistory", history_rating_history, false, false},
-    {"ListKinds", list_kinds, false, false},
-    {"QuickPair", board_quick_pair, true, false},
+    {"ListGames", list_games, false, false, false},
+    {"CreateGame", create_game, false, false, false},
+    {"JoinGame", join_game, false, false, false},
+    {"GetPlayerStats", history_player_stats, false, false, false},
+    {"Leaderboard", history_leaderboard, false, false, false},
+    {"ListMatches", history_list_matches, false, false, false},
+    {"GetMatch", history_get_match, false, false, false},
+    {"RatingHistory", history_rating_history, false, false, false},
+    {"ListKinds", list_kinds, false, false, false},
+    {"QuickPair", board_quick_pair, true, false, false},
 };
 
 const size_t board_games_n_methods = sizeof board_games_methods / sizeof board_games_methods[0];

@@ -2,7 +2,8 @@
  * play_rpc.c — the Board service's calls: a seat token names the caller's
  * game and seat (caller), and each call hands its request to the room
  * (Subscribe and SubscribeMany attach streams; Move waits for its commit,
- * batched by the turn hook; Chat, Ready, Sit, Resign, Rematch...), whose
+ * batched by the turn hook; Chat, Ready, Sit, Resign, Rematch...; Play is
+ * a stream of commands whose answers are events on it), whose
  * answer board_refuse turns into a status. Loop thread only.
  */
 #include <stdio.h>
@@ -34,14 +35,21 @@ static void move_gone(rpc_call *call, bool client_gone, void *svc)
 }
 
 
+static participant *named_by(board_service *svc, rpc_call *call, const char *token);
+
 /* Every Board call names its game and seat by the caller's token: the
  * participant it names, or NULL once the call is answered UNAUTHENTICATED. */
 static participant *caller(board_service *svc, rpc_call *call)
 {
     char token[BOARD_TOKEN_HEX + 8] = "";
-    participant *p = NULL;
-    if (rpc_call_bearer(call, token, sizeof token) >= 0)
-        p = find_token(svc, token);
+    rpc_call_bearer(call, token, sizeof token);
+    return named_by(svc, call, token);
+}
+
+/* The participant token names (as caller, for a token given otherwise). */
+static participant *named_by(board_service *svc, rpc_call *call, const char *token)
+{
+    participant *p = token[0] ? find_token(svc, token) : NULL;
     if (!p && board_cluster_redirect_token(svc, call, token))
         return NULL;
     if (p && board_reloading(call, p->room))
@@ -437,23 +445,197 @@ static void leave(rpc_call *call, const ProtobufCMessage *request, void *svc)
     room_leave(p->room, p);
 }
 
+/* ------------------------------------------------------------------ Play */
+
+/* What a Play call keeps (freed with the call, rpc_call_on_message): the
+ * token, looked up at every command rather than a participant pointer kept,
+ * so a participant gone by then is simply not found; and its command rate. */
+typedef struct play_session {
+    board_service *svc;
+    char token[BOARD_TOKEN_HEX + 8];
+    int64_t window_start_ms;
+    int in_window;
+} play_session;
+
+void board_play_refused(rpc_call *stream, uint64_t id, rpc_code code, const char *reason,
+                        const char *why)
+{
+    Sungka__V1__CommandRefused refused = SUNGKA__V1__COMMAND_REFUSED__INIT;
+    refused.id = id;
+    refused.code = (int32_t)code;
+    refused.reason = (char *)reason;
+    refused.message = (char *)why;
+    Sungka__V1__Event ev = SUNGKA__V1__EVENT__INIT;
+    ev.time_ms = board_wall_ms();
+    ev.body_case = SUNGKA__V1__EVENT__BODY_COMMAND_REFUSED;
+    ev.command_refused = &refused;
+    /* A full outbox cannot happen here: commands are read only while it
+     * holds fewer than RPC_INBOX_OUTBOX_ROOM (rpc.h). */
+    rpc_call_send(stream, &ev.base);
+}
+
+static void play_refuse(play_session *s, rpc_call *call, uint64_t id, room_rc rc, const char *why)
+{
+    rpc_code code;
+    const char *reason;
+    board_refusal(rc, &code, &reason);
+    board_metrics_refusal(s->svc, code, reason);
+    board_play_refused(call, id, code, reason, why);
+}
+
+/* Commands past --move-rate a second on one stream are refused: the same
+ * bound as a seat's moves, since most commands are moves. */
+static bool play_rate_ok(play_session *s, participant *p, char *err, size_t errlen)
+{
+    int64_t now = board_now_ms();
+    if (now - s->window_start_ms >= 1000) {
+        s->window_start_ms = now;
+        s->in_window = 0;
+    }
+    if (++s->in_window <= s->svc->cfg.move_rate)
+        return true;
+    snprintf(err, errlen, "too many commands: at most %d a second", s->svc->cfg.move_rate);
+    if (s->in_window == s->svc->cfg.move_rate + 1)   /* once a window, not per command */
+        board_log_limit(s->svc, p->host, err);
+    return false;
+}
+
+static void play_chat(play_session *s, rpc_call *call, participant *p, uint64_t id,
+                      const Sungka__V1__ChatRequest *req)
+{
+    char err[256];
+    board_client *from = board_client_of(s->svc, call);
+    if (!from) {
+        play_refuse(s, call, id, ROOM_E_LIMIT, "out of memory");
+        return;
+    }
+    const store_ban *muted = p->account_id ? board_account_mute(s->svc, p->account_id) : NULL;
+    if (muted) {
+        char why[STORE_BAN_REASON_BYTES + 64];
+        board_account_muted(muted, why, sizeof why);
+        board_play_refused(call, id, RPC_PERMISSION_DENIED, "MUTED", why);
+        return;
+    }
+    room_rc rc = room_chat(p->room, p, from, req->text, req->to, err, sizeof err);
+    if (rc != ROOM_OK)
+        play_refuse(s, call, id, rc, err);
+}
+
+/* One command after the start (rpc_message_cb). Batched: moves of one
+ * loop turn, from any number of streams, are stored in one transaction
+ * (room_commit_moves, by the turn hook), and their MoveMade events are
+ * their acknowledgements; any other command first stores what is pending,
+ * as the turn hook does before a unary call. */
+static void play_command(rpc_call *call, const ProtobufCMessage *msg, void *user)
+{
+    play_session *s = user;
+    if (!msg)
+        return;              /* half-closed: the events go on until the client leaves */
+    const Sungka__V1__PlayRequest *req = (const void *)msg;
+    participant *p = find_token(s->svc, s->token);
+    if (!p || p->stream != call)
+        return;              /* not attached (it ends by then): nobody to act for */
+    char err[256] = "";
+    uint64_t id = req->id;
+    if (!play_rate_ok(s, p, err, sizeof err)) {
+        play_refuse(s, call, id, ROOM_E_LIMIT, err);
+        return;
+    }
+    if (req->command_case != SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE)
+        room_commit_moves(s->svc);
+    if (room_is_diverged(p->room)) {
+        snprintf(err, sizeof err, "game %s is being reloaded from its stored log; try again",
+                 room_id(p->room));
+        board_play_refused(call, id, RPC_UNAVAILABLE, "GAME_MOVING", err);
+        return;
+    }
+    room_rc rc = ROOM_OK;
+    switch (req->command_case) {
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE:
+        rc = room_move_on_stream(p->room, p, req->move->move, id, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_CHAT:
+        play_chat(s, call, p, id, req->chat);
+        return;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_PING:
+        room_pong(p, req->ping->nonce);
+        return;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_READY:
+        rc = room_ready(p->room, p, req->ready->ready, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_RESIGN:
+        rc = room_resign(p->room, p, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_OFFER_DRAW:
+        rc = room_offer_draw(p->room, p, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_ANSWER_DRAW:
+        rc = room_answer_draw(p->room, p, req->answer_draw->accept, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_START:
+        snprintf(err, sizeof err, "the stream has started already: start comes once, first");
+        rc = ROOM_E_INVALID;
+        break;
+    default:
+        snprintf(err, sizeof err, "a command this service does not know (field %d): use the "
+                 "unary call", (int)req->command_case);
+        rc = ROOM_E_INVALID;
+        break;
+    }
+    if (rc != ROOM_OK)
+        play_refuse(s, call, id, rc, err);
+}
+
+/* The first message of a Play stream: its start. The seat's events from
+ * after_seq, as Subscribe; then commands (play_command). */
+static void play(rpc_call *call, const ProtobufCMessage *request, void *svc_)
+{
+    board_service *svc = svc_;
+    const Sungka__V1__PlayRequest *req = (const void *)request;
+    if (req->command_case != SUNGKA__V1__PLAY_REQUEST__COMMAND_START) {
+        board_fail(call, RPC_INVALID_ARGUMENT,
+                   "a Play stream begins with a start naming the seat token and after_seq");
+        return;
+    }
+    room_commit_moves(svc);     /* batched: the log replayed holds only what is stored */
+    char token[BOARD_TOKEN_HEX + 8] = "";
+    if (req->start->token[0])
+        snprintf(token, sizeof token, "%s", req->start->token);
+    else
+        rpc_call_bearer(call, token, sizeof token);
+    participant *p = named_by(svc, call, token);
+    board_client *from = p ? client_of(svc, call) : NULL;
+    if (!from)
+        return;
+    play_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        board_refuse(call, ROOM_E_LIMIT, "out of memory");
+        return;
+    }
+    s->svc = svc;
+    snprintf(s->token, sizeof s->token, "%s", token);
+    rpc_call_on_message(call, play_command, s, free);
+    attach_stream(call, p, from, req->start->after_seq);
+}
+
 const rpc_method_entry board_play_methods[] = {
-    {"Subscribe", subscribe, true, false},
-    {"SubscribeMany", subscribe_many, true, false},
-    {"GetBoard", get_board, false, false},
-    {"Move", move, false, true},
-    {"Chat", chat, false, false},
-    {"Ping", ping, false, true},
-    {"Leave", leave, false, false},
-    {"Ready", ready, false, false},
-    {"Sit", sit, false, false},
-    {"Stand", stand, false, false},
-    {"Resign", resign, false, false},
-    {"Abort", abort_game, false, false},
-    {"OfferDraw", offer_draw, false, false},
-    {"AnswerDraw", answer_draw, false, false},
-    {"Claim", claim, false, false},
-    {"Rematch", rematch, false, false},
+    {"Subscribe", subscribe, true, false, false},
+    {"SubscribeMany", subscribe_many, true, false, false},
+    {"GetBoard", get_board, false, false, false},
+    {"Move", move, false, true, false},
+    {"Chat", chat, false, false, false},
+    {"Ping", ping, false, true, false},
+    {"Leave", leave, false, false, false},
+    {"Ready", ready, false, false, false},
+    {"Sit", sit, false, false, false},
+    {"Stand", stand, false, false, false},
+    {"Resign", resign, false, false, false},
+    {"Abort", abort_game, false, false, false},
+    {"OfferDraw", offer_draw, false, false, false},
+    {"AnswerDraw", answer_draw, false, false, false},
+    {"Claim", claim, false, false, false},
+    {"Rematch", rematch, false, false, false},
+    {"Play", play, true, true, true},
 };
 
 const size_t board_play_n_methods = sizeof board_play_methods / sizeof board_play_methods[0];

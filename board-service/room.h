@@ -91,6 +91,11 @@ void room_stream_ended(participant *p, void *stream);
  * event's seq, or ROOM_E_STORE if it could not be stored and was undone).
  * Otherwise refused, and the caller answers `reply` itself. */
 room_rc room_move(room *r, participant *p, int move, void *reply, char *err, size_t errlen);
+/* The same for a move sent on p's Play stream: no call to answer; its
+ * MoveMade, sent to p's stream first once stored, is the acknowledgement,
+ * and a failure to store it is io.command_refused(p's stream, id, ...). */
+room_rc room_move_on_stream(room *r, participant *p, int move, uint64_t id, char *err,
+                            size_t errlen);
 /* The client of a pending move's `reply` went away: nobody to answer. */
 void room_move_abandoned(board_service *svc, void *reply);
 /* Commit the moves played since the last call in one transaction, then send

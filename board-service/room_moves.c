@@ -13,10 +13,32 @@
 
 /* -------------------------------------------------------------------- move */
 
-static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t now,
+/* Where a move's answer goes: a Move call (reply), or the mover's Play
+ * stream (on_stream, with the command's id). */
+struct move_answer {
+    void *reply;
+    bool on_stream;
+    uint64_t id;
+};
+
+static room_rc play_move(room *r, participant *p, int move, struct move_answer to, int64_t now,
                          char *err, size_t errlen);
+static room_rc checked_move(room *r, participant *p, int move, struct move_answer to,
+                            char *err, size_t errlen);
 
 room_rc room_move(room *r, participant *p, int move, void *reply, char *err, size_t errlen)
+{
+    return checked_move(r, p, move, (struct move_answer){reply, false, 0}, err, errlen);
+}
+
+room_rc room_move_on_stream(room *r, participant *p, int move, uint64_t id, char *err,
+                            size_t errlen)
+{
+    return checked_move(r, p, move, (struct move_answer){NULL, true, id}, err, errlen);
+}
+
+static room_rc checked_move(room *r, participant *p, int move, struct move_answer to,
+                            char *err, size_t errlen)
 {
     char label[32];
     if (r->holding)            /* this game's last move is not committed yet */
@@ -76,7 +98,7 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
                          p->name, why);
         return rc == GAME_E_RANGE || rc == GAME_E_HOME ? ROOM_E_INVALID : ROOM_E_STATE;
     }
-    return play_move(r, p, move, reply, now, err, errlen);
+    return play_move(r, p, move, to, now, err, errlen);
 }
 
 /* ----------------------------------------------------------- durable moves */
@@ -95,6 +117,8 @@ room_rc room_move(room *r, participant *p, int move, void *reply, char *err, siz
 struct pending_move {
     room *room;
     void *reply;               /* the Move call to answer; NULL once its client left */
+    bool on_stream;            /* sent on the mover's Play stream instead, as command: */
+    uint64_t command_id;
     uint64_t seq;              /* its MoveMade event */
     size_t log_before;         /* the room's log before it */
     int move;
@@ -168,7 +192,7 @@ static room_rc refuse_alone(board_service *svc, struct move_batch *b, struct pen
     return ROOM_E_STORE;
 }
 
-static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t now,
+static room_rc play_move(room *r, participant *p, int move, struct move_answer to, int64_t now,
                          char *err, size_t errlen)
 {
     board_service *svc = r->svc;
@@ -187,7 +211,9 @@ static room_rc play_move(room *r, participant *p, int move, void *reply, int64_t
         return ROOM_E_STORE;
     }
     pm->room = r;
-    pm->reply = reply;
+    pm->reply = to.reply;
+    pm->on_stream = to.on_stream;
+    pm->command_id = to.id;
     pm->log_before = r->log_len;
     pm->move = move;
     pm->mover = p;
@@ -279,6 +305,11 @@ void room_commit_moves(board_service *svc)
                 snprintf(err, sizeof err,
                          "the move could not be stored, so it was not played (%s)", why);
                 svc->io.move_done(pm->reply, ROOM_E_STORE, 0, err);
+            } else if (pm->on_stream && pm->mover->stream && svc->io.command_refused) {
+                char err[256];
+                snprintf(err, sizeof err,
+                         "the move could not be stored, so it was not played (%s)", why);
+                svc->io.command_refused(pm->mover->stream, pm->command_id, ROOM_E_STORE, err);
             }
         } else {
             room_check(r);

@@ -184,6 +184,17 @@ static const struct {
     [-ROOM_E_REVOKED] = {RPC_UNAUTHENTICATED, "UNKNOWN_TOKEN"},
 };
 
+void board_refusal(room_rc rc, rpc_code *code, const char **reason)
+{
+    *code = room_statuses[-rc].code;
+    *reason = room_statuses[-rc].reason ? room_statuses[-rc].reason : reason_of(*code);
+}
+
+const char *board_reason_of(rpc_code code)
+{
+    return reason_of(code);
+}
+
 void board_refuse(rpc_call *call, room_rc rc, const char *why)
 {
     rpc_code code = room_statuses[-rc].code;
@@ -232,7 +243,17 @@ static void io_move_done(void *reply, room_rc rc, uint64_t seq, const char *why)
     rpc_call_reply(reply, &answer.base);
 }
 
-static const room_io rpc_io = {io_send, io_finish, io_move_done};
+/* A Play stream's move that could not be stored: a CommandRefused to its
+ * stream (play_rpc.c). */
+static void io_command_refused(void *stream, uint64_t id, room_rc rc, const char *why)
+{
+    rpc_code code;
+    const char *reason;
+    board_refusal(rc, &code, &reason);
+    board_play_refused(stream, id, code, reason, why);
+}
+
+static const room_io rpc_io = {io_send, io_finish, io_move_done, io_command_refused};
 
 /* The turn hook: whatever a turn's handlers left pending is stored before
  * anything else reads a game or answers a client. */

@@ -285,10 +285,10 @@ static void report(rpc_call *call, const ProtobufCMessage *request, void *user)
 }
 
 const rpc_method_entry board_social_methods[] = {
-    {"Block", block, false, false},
-    {"Unblock", unblock, false, false},
-    {"ListBlocked", list_blocked, false, false},
-    {"Report", report, false, false},
+    {"Block", block, false, false, false},
+    {"Unblock", unblock, false, false, false},
+    {"ListBlocked", list_blocked, false, false, false},
+    {"Report", report, false, false, false},
 };
 const size_t board_social_n_methods =
     sizeof board_social_methods / sizeof board_social_methods[0];

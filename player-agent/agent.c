@@ -174,6 +174,7 @@ void agent_library_init(void)
         .list_matches = rpc_method_named(reg, "ListMatches", false),
         .get_match = rpc_method_named(reg, "GetMatch", false),
         .subscribe = rpc_method_named(board, "Subscribe", true),
+        .play = rpc_method_named(board, "Play", true),
         .get_board = rpc_method_named(board, "GetBoard", false),
         .move = rpc_method_named(board, "Move", false),
         .chat = rpc_method_named(board, "Chat", false),

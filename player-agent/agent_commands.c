@@ -113,6 +113,13 @@ int agent_move(agent *ag, int move)
     /* hot seat: move for whichever of our seats is to move */
     int to_move = ag->model.have_state ? game_to_move(&ag->model.state) : -1;
     int seat = agent_holds_seat(ag, to_move) ? to_move : ag->model.my_seat;
+    /* On the seat's Play stream: its MoveMade is the answer, a refusal an
+     * event (agent_stream.c); else the Move call. */
+    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
+    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE;
+    cmd.move = &req;
+    if (agent__play_send(ag, seat, &cmd))
+        return 0;
     return command(ag, &agent__methods.move, &req.base, seat);
 }
 

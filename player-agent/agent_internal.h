@@ -56,6 +56,9 @@ typedef struct agent_holder {
     int64_t retry_ms;          /* next attempt due; 0: none */
     bool rejoin;               /* an observer's chair that is gone (a relay that
                                 * died): join again as an observer, then resume */
+    rpc_stream *play;          /* its Board.Play stream once it has sent an event,
+                                * until it ends (cleared under the lock before its
+                                * end callback returns): moves and pings go on it */
 } agent_holder;
 
 #define AGENT_ADDRESS_BYTES RPC_ADDRESS_BYTES
@@ -85,6 +88,9 @@ struct agent {
     agent_holder held[AGENT_MAX_HELD];   /* locked; held[0] feeds the view */
     int n_held;                /* locked */
     unsigned next_gen;         /* locked: the last subscription's generation */
+    bool no_play;              /* locked: the service answered Play UNIMPLEMENTED (an
+                                * older one): Subscribe, and Move and Ping calls */
+    uint64_t next_command;     /* locked: the last Play command's id */
 };
 
 /* The service methods the agent calls, each found by its name in the .proto
@@ -96,7 +102,7 @@ typedef struct agent_methods {
     rpc_method list_games, create_game, join_game, player_stats, leaderboard, list_matches,
         get_match, rating_history, quick_pair;
     /* Board */
-    rpc_method subscribe, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
+    rpc_method subscribe, play, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
         offer_draw, answer_draw, claim, rematch;
     /* Accounts */
     rpc_method create_account, sign_in, sign_out, sign_out_everywhere, change_password,
@@ -150,6 +156,11 @@ int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage
  * fresh snapshot), replacing its earlier one; 0, or -1 when it cannot be
  * started. View or reconnect thread, without the lock. */
 int agent__subscribe(agent *ag, int index, uint64_t after_seq);
+/* Send req (its id is set here) on the Play stream of the held seat `seat`
+ * (-2: any): true when it went, false when that seat has none open (an
+ * older service, or not yet or no longer): the caller makes the unary call.
+ * Any thread but the client thread's callbacks of that stream. */
+bool agent__play_send(agent *ag, int seat, Sungka__V1__PlayRequest *req);
 /* held[index], an observer whose chair is gone: a new one in the same game
  * (where the cluster says: a relay, or the game's node). 0, or -1. From the
  * reconnect thread, without the lock. */

@@ -3,7 +3,9 @@
  * reconnect thread that brings a dropped one back.
  *
  * Each seat we hold has its own subscription (the service pings every seat on
- * its own stream); the first seat's events feed the view, the second's only
+ * its own stream): a Board.Play stream, on which its moves and ping answers
+ * go too, or, from a service that answers Play UNIMPLEMENTED (an older one),
+ * a Subscribe stream beside Move and Ping calls; the first seat's events feed the view, the second's only
  * answer pings and bring what was said to it alone. Every subscription has a
  * generation number: messages and stream ends of a subscription that has
  * since been replaced are dropped (here, and again in agent_next for those
@@ -34,6 +36,8 @@ typedef struct stream_ctx {
     agent *ag;
     int holder;                /* index into ag->held */
     unsigned gen;
+    bool play;                 /* a Play stream (else Subscribe) */
+    rpc_stream *stream;        /* set before any of its callbacks runs */
 } stream_ctx;
 
 static void on_event(ProtobufCMessage *msg, void *user);
@@ -55,18 +59,49 @@ int agent__subscribe(agent *ag, int index, uint64_t after_seq)
     ctx->ag = ag;
     ctx->holder = index;
     ctx->gen = ag->held[index].gen = ++ag->next_gen;
+    ctx->play = !ag->no_play;
+    ctx->stream = NULL;
     snprintf(token, sizeof token, "%s", ag->held[index].token);
     pthread_mutex_unlock(&ag->lock);
 
-    Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
-    sub.after_seq = after_seq;
-    rpc_stream *stream;
-    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.subscribe, &sub.base, token, on_event,
-                          on_stream_end, ctx, &stream) != 0) {
+    int rc;
+    if (ctx->play) {
+        Sungka__V1__PlayStart start = SUNGKA__V1__PLAY_START__INIT;
+        start.token = token;
+        start.after_seq = after_seq;
+        Sungka__V1__PlayRequest first = SUNGKA__V1__PLAY_REQUEST__INIT;
+        first.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_START;
+        first.start = &start;
+        rc = rpc_client_bidi(rpc_pool_client(ag->pool), &agent__methods.play, &first.base, NULL,
+                             on_event, on_stream_end, ctx, &ctx->stream);
+    } else {
+        Sungka__V1__SubscribeRequest sub = SUNGKA__V1__SUBSCRIBE_REQUEST__INIT;
+        sub.after_seq = after_seq;
+        rc = rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.subscribe, &sub.base,
+                               token, on_event, on_stream_end, ctx, &ctx->stream);
+    }
+    if (rc != 0) {
         free(ctx);
         return -1;
     }
     return 0;
+}
+
+bool agent__play_send(agent *ag, int seat, Sungka__V1__PlayRequest *req)
+{
+    bool sent = false;
+    pthread_mutex_lock(&ag->lock);
+    for (int i = 0; i < ag->n_held && !sent; i++) {
+        agent_holder *h = &ag->held[i];
+        if (h->play && (seat == -2 || h->seat == seat)) {
+            req->id = ++ag->next_command;
+            /* Under the lock: on_stream_end clears h->play under it before
+             * the stream's end callback returns, so the stream is alive. */
+            sent = rpc_stream_send(h->play, &req->base) == 0;
+        }
+    }
+    pthread_mutex_unlock(&ag->lock);
+    return sent;
 }
 
 static void on_event(ProtobufCMessage *msg, void *user)
@@ -91,6 +126,8 @@ static void on_event(ProtobufCMessage *msg, void *user)
         h->attempts = 0;
         h->lost_ms = h->retry_ms = 0;
     }
+    if (ctx->play && !h->play)
+        h->play = ctx->stream;               /* moves may go on it from now on */
     if (ev->seq > h->received_seq)
         h->received_seq = ev->seq;
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_SNAPSHOT && ev->snapshot->last_seq > h->received_seq)
@@ -116,10 +153,21 @@ static void on_event(ProtobufCMessage *msg, void *user)
         /* Answer at once, here: a busy view must not look like a lost player. */
         Sungka__V1__PingRequest pong = SUNGKA__V1__PING_REQUEST__INIT;
         pong.nonce = ev->ping->nonce;
-        rpc_client_call(rpc_pool_client(ag->pool), &agent__methods.ping, &pong.base, token, ag->cfg.call_timeout_ms,
-                        rpc_reply_drop, NULL);
+        Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
+        cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_PING;
+        cmd.ping = &pong;
+        /* On its own Play stream (inside its callback: alive), else a call. */
+        if (!ctx->play || rpc_stream_send(ctx->stream, &cmd.base) != 0)
+            rpc_client_call(rpc_pool_client(ag->pool), &agent__methods.ping, &pong.base, token,
+                            ag->cfg.call_timeout_ms, rpc_reply_drop, NULL);
         if (ctx->holder == 0)
             out = agent__pings_msg(ev->ping);
+    } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_COMMAND_REFUSED) {
+        /* A move sent on this stream, refused: as a refused Move call. */
+        agent_msg *m = agent__msg_new(AGENT_MSG_REFUSED);
+        if (m)
+            agent__text(m->text, sizeof m->text, ev->command_refused->message);
+        agent__push(ag, m);
     } else if (ctx->holder == 0 ||
                (ev->body_case == SUNGKA__V1__EVENT__BODY_CHAT && strcmp(ev->chat->to, name) == 0)) {
         /* the second seat's stream only adds what was said to it alone */
@@ -148,12 +196,23 @@ static void on_stream_end(const rpc_status *st, void *user)
 
     pthread_mutex_lock(&ag->lock);
     agent_holder *h = ctx->holder < ag->n_held ? &ag->held[ctx->holder] : NULL;
+    if (h && h->play == ctx->stream)
+        h->play = NULL;                      /* no more sends on it */
     if (ag->stopping || !h || h->gen != ctx->gen) {   /* expected: we replaced or left it */
         pthread_mutex_unlock(&ag->lock);
         free(ctx);
         return;
     }
     int64_t now = agent_now_ms();
+    if (ctx->play && st->code == RPC_UNIMPLEMENTED) {
+        /* An older service: Subscribe at once, and calls for the rest. */
+        ag->no_play = true;
+        h->retry_ms = now;
+        pthread_cond_signal(&ag->wake);
+        pthread_mutex_unlock(&ag->lock);
+        free(ctx);
+        return;
+    }
     char said[sizeof st->message];
     agent__text(said, sizeof said, st->message);
     text[0] = '\0';

@@ -412,39 +412,51 @@ static void lobby_elsewhere(rpc_call *call, const ProtobufCMessage *request, voi
            "a relay only shows games: list, create, pair and look up games at a board service");
 }
 
+/* Board.Play is for players, who play at the board service: UNIMPLEMENTED,
+ * so that an agent watching here falls back to Subscribe, as it does with
+ * a board service older than Play. */
+static void play_elsewhere(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    (void)request;
+    (void)user;
+    refuse(call, RPC_UNIMPLEMENTED, "NOT_HERE",
+           "a relay only shows games: watch with Subscribe; play at its board service");
+}
+
 static const rpc_method_entry register_methods[] = {
-    {"JoinGame", join_game, false, false},
-    {"ListGames", lobby_elsewhere, false, false},
-    {"CreateGame", lobby_elsewhere, false, false},
-    {"GetPlayerStats", lobby_elsewhere, false, false},
-    {"Leaderboard", lobby_elsewhere, false, false},
-    {"ListMatches", lobby_elsewhere, false, false},
-    {"GetMatch", lobby_elsewhere, false, false},
-    {"RatingHistory", lobby_elsewhere, false, false},
-    {"ListKinds", lobby_elsewhere, false, false},
-    {"QuickPair", lobby_elsewhere, true, false},
+    {"JoinGame", join_game, false, false, false},
+    {"ListGames", lobby_elsewhere, false, false, false},
+    {"CreateGame", lobby_elsewhere, false, false, false},
+    {"GetPlayerStats", lobby_elsewhere, false, false, false},
+    {"Leaderboard", lobby_elsewhere, false, false, false},
+    {"ListMatches", lobby_elsewhere, false, false, false},
+    {"GetMatch", lobby_elsewhere, false, false, false},
+    {"RatingHistory", lobby_elsewhere, false, false, false},
+    {"ListKinds", lobby_elsewhere, false, false, false},
+    {"QuickPair", lobby_elsewhere, true, false, false},
 };
 static const rpc_method_entry board_methods[] = {
-    {"Subscribe", subscribe, true, false},
-    {"SubscribeMany", read_only, true, false},
-    {"Ping", ping, false, false},
-    {"Leave", leave, false, false},
-    {"GetBoard", read_only, false, false},
-    {"Move", read_only, false, false},
-    {"Chat", read_only, false, false},
-    {"Ready", read_only, false, false},
-    {"Sit", read_only, false, false},
-    {"Stand", read_only, false, false},
-    {"Resign", read_only, false, false},
-    {"Abort", read_only, false, false},
-    {"OfferDraw", read_only, false, false},
-    {"AnswerDraw", read_only, false, false},
-    {"Claim", read_only, false, false},
-    {"Rematch", read_only, false, false},
+    {"Subscribe", subscribe, true, false, false},
+    {"SubscribeMany", read_only, true, false, false},
+    {"Ping", ping, false, false, false},
+    {"Leave", leave, false, false, false},
+    {"GetBoard", read_only, false, false, false},
+    {"Move", read_only, false, false, false},
+    {"Chat", read_only, false, false, false},
+    {"Ready", read_only, false, false, false},
+    {"Sit", read_only, false, false, false},
+    {"Stand", read_only, false, false, false},
+    {"Resign", read_only, false, false, false},
+    {"Abort", read_only, false, false, false},
+    {"OfferDraw", read_only, false, false, false},
+    {"AnswerDraw", read_only, false, false, false},
+    {"Claim", read_only, false, false, false},
+    {"Rematch", read_only, false, false, false},
+    {"Play", play_elsewhere, true, false, true},
 };
 static const rpc_method_entry health_methods[] = {
-    {"Check", health_check, false, false},
-    {"Watch", health_watch, true, false},
+    {"Check", health_check, false, false, false},
+    {"Watch", health_watch, true, false, false},
 };
 
 /* ------------------------------------------------------------- the relay */

@@ -196,6 +196,7 @@ typedef struct rpc_method_entry {
     rpc_method_handler handler;
     bool server_streaming;
     bool batched;                  /* the turn hook does not run before it */
+    bool client_streaming;         /* the client sends a stream too (rpc_call_on_message) */
 } rpc_method_entry;
 int rpc_server_add_methods(rpc_server *srv, const ProtobufCServiceDescriptor *svc,
                            const rpc_method_entry *entries, size_t n_entries, void *user);
@@ -431,6 +432,35 @@ int rpc_call_finish_elsewhere(rpc_call *call, rpc_code code, const char *reason,
  */
 rpc_call *rpc_call_open_leg(rpc_call *call, uint32_t id);
 
+/*
+ * Bidirectional streams: a method entry with client_streaming (and
+ * server_streaming) has its handler called for the client's first message,
+ * as any stream's is. The handler (or later code, polling thread) sets
+ * rpc_call_on_message to receive the messages that follow: each is decoded
+ * and checked as a request is (a malformed one, a NUL in a string or bad
+ * UTF-8 finish the call INVALID_ARGUMENT, reason BAD_REQUEST or NOT_UTF8)
+ * and handed to cb, which owns it only during the call, one at a time. The
+ * turn hook runs before cb unless the entry is `batched`.
+ *
+ * Flow control: the next message is read only after cb has returned and
+ * while the call's outbox holds fewer than RPC_INBOX_OUTBOX_ROOM messages.
+ * A client that sends without reading what it is sent therefore fills
+ * HTTP/2's window and is pushed back by its own transport: the server holds
+ * at most one of its messages and a bounded outbox. cb gets NULL once the
+ * client half-closes (it sends nothing more; the call goes on until it is
+ * finished or the client leaves). No message callback: nothing more is
+ * read after the first message.
+ */
+#define RPC_INBOX_OUTBOX_ROOM 32
+typedef void (*rpc_message_cb)(rpc_call *call, const ProtobufCMessage *msg, void *user);
+/* release (may be NULL) is called with user once, when the call is freed
+ * (after its done callback, whether or not that was unhooked), or when a
+ * later rpc_call_on_message replaces user: the call's own state lives as
+ * long as the call. On a call whose entry is not client_streaming, cb is
+ * never called (release still is). Polling thread. */
+void rpc_call_on_message(rpc_call *call, rpc_message_cb cb, void *user,
+                         void (*release)(void *user));
+
 /* ------------------------------------------------------------------------ */
 /* Client                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -581,6 +611,24 @@ int rpc_client_stream_headers(rpc_client *cli, const rpc_method *method,
                               const rpc_header *headers, size_t n_headers,
                               rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end, void *user,
                               rpc_stream **out);
+
+/*
+ * A bidirectional stream (a method the server reads a stream of, as
+ * Board.Play): as rpc_client_stream, with `first` its first message, but
+ * the client does not half-close: rpc_stream_send sends more. on_msg and
+ * on_end run as for rpc_client_stream.
+ */
+int rpc_client_bidi(rpc_client *cli, const rpc_method *method, const ProtobufCMessage *first,
+                    const char *token, rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end,
+                    void *user, rpc_stream **out);
+
+/* Send msg (serialized now; the caller keeps it) on a bidirectional
+ * stream: one send in flight at a time, the rest queued in order (a caller
+ * that sends faster than the server reads holds its queue: gRPC's flow
+ * control). 0; -1 when the stream is not bidirectional, has ended, or
+ * memory ran out. Thread-safe, under rpc_stream_cancel's rule: the caller
+ * knows end_cb has not returned. */
+int rpc_stream_send(rpc_stream *stream, const ProtobufCMessage *msg);
 
 /* Thread-safe, idempotent: cancel the stream; end_cb follows with CANCELLED.
  * Must not be called after end_cb has returned.

@@ -32,6 +32,13 @@ enum tag_kind {
     TAG_START,      /* stream: send request + close, receive initial metadata */
     TAG_MSG,        /* stream: one RECV_MESSAGE */
     TAG_STATUS,     /* stream: RECV_STATUS_ON_CLIENT */
+    TAG_SEND,       /* bidirectional stream: one later SEND_MESSAGE */
+};
+
+/* A message queued on a bidirectional stream (rpc_stream_send). */
+struct outmsg {
+    struct outmsg *next;
+    grpc_byte_buffer *bb;
 };
 
 /* One outgoing call; for streams this is the rpc_stream handed out. */
@@ -41,8 +48,16 @@ struct rpc_stream {
     grpc_call *call;
     const ProtobufCMessageDescriptor *output;
     bool stream;
-    rpc__tag t_main, t_msg, t_status;
+    rpc__tag t_main, t_msg, t_status, t_send;
     unsigned tags_out;                  /* guarded by cli->mu */
+
+    /* A bidirectional stream: messages after the first, one send in
+     * flight (gRPC's rule), the rest queued in order. Guarded by cli->mu. */
+    bool bidi;
+    bool send_busy;                     /* the first message's batch, or a later one */
+    bool status_seen;                   /* over: nothing more is sent */
+    struct outmsg *out_head, *out_tail;
+    grpc_byte_buffer *sending;          /* the later message in flight */
 
     grpc_metadata md[1 + RPC_MAX_HEADERS];   /* "authorization: Bearer ...", then
                                         * the caller's headers */
@@ -81,6 +96,14 @@ struct rpc_client {
 
 static void free_call(struct rpc_stream *c)
 {
+    while (c->out_head) {
+        struct outmsg *m = c->out_head;
+        c->out_head = m->next;
+        grpc_byte_buffer_destroy(m->bb);
+        free(m);
+    }
+    if (c->sending)
+        grpc_byte_buffer_destroy(c->sending);
     if (c->send_bb)
         grpc_byte_buffer_destroy(c->send_bb);
     if (c->recv_bb)
@@ -164,6 +187,37 @@ static void post_recv(struct rpc_stream *c)
     }
 }
 
+/* Start the next queued send of a bidirectional stream, if none is in
+ * flight. Called with cli->mu held. */
+static void pump_sends(struct rpc_stream *c)
+{
+    if (c->send_busy || c->status_seen || !c->out_head)
+        return;
+    struct outmsg *m = c->out_head;
+    c->out_head = m->next;
+    if (!c->out_head)
+        c->out_tail = NULL;
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_SEND_MESSAGE;
+    op.data.send_message.send_message = m->bb;
+    c->tags_out++;
+    c->send_busy = true;
+    c->sending = m->bb;
+    free(m);
+    if (grpc_call_start_batch(c->call, &op, 1, &c->t_send, NULL) != GRPC_CALL_OK) {
+        c->tags_out--;
+        c->send_busy = false;
+        grpc_byte_buffer_destroy(c->sending);
+        c->sending = NULL;
+        if (!c->failed) {
+            c->failed = true;
+            rpc__status_setf(&c->fail_status, RPC_INTERNAL, "cannot send a stream message");
+        }
+        grpc_call_cancel(c->call, NULL);
+    }
+}
+
 static void on_stream_event(struct rpc_stream *c, int kind, bool success)
 {
     rpc_client *cli = c->cli;
@@ -198,6 +252,17 @@ static void on_stream_event(struct rpc_stream *c, int kind, bool success)
     c->tags_out--;
     if (got_msg && !c->failed)
         post_recv(c);       /* one RECV_MESSAGE at a time */
+    if (kind == TAG_STATUS)
+        c->status_seen = true;
+    if (c->bidi && (kind == TAG_SEND || kind == TAG_START)) {
+        c->send_busy = false;
+        if (c->sending) {
+            grpc_byte_buffer_destroy(c->sending);
+            c->sending = NULL;
+        }
+        (void)success;      /* a failed send: the status says why */
+        pump_sends(c);
+    }
     bool over = c->tags_out == 0;
     pthread_mutex_unlock(&cli->mu);
     if (over) {
@@ -387,7 +452,7 @@ void rpc_client_destroy(rpc_client *cli)
 static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
                                      grpc_byte_buffer *bb, const char *token,
                                      const rpc_header *headers, size_t n_headers,
-                                     int timeout_ms, bool stream,
+                                     int timeout_ms, bool stream, bool bidi,
                                      rpc_reply_cb reply_cb, rpc_stream_msg_cb msg_cb,
                                      rpc_stream_end_cb end_cb, void *user,
                                      rpc_stream **out)
@@ -400,6 +465,8 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
         goto fail_path;
     c->cli = cli;
     c->stream = stream;
+    c->bidi = bidi;
+    c->send_busy = bidi;          /* the first message goes with the start */
     c->output = method->service->methods[method->index].output;
     c->send_bb = bb;
     c->reply_cb = reply_cb;
@@ -412,6 +479,7 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
     c->t_main = (rpc__tag){stream ? TAG_START : TAG_UNARY, c};
     c->t_msg = (rpc__tag){TAG_MSG, c};
     c->t_status = (rpc__tag){TAG_STATUS, c};
+    c->t_send = (rpc__tag){TAG_SEND, c};
     if (token) {
         size_t tl = strlen(token);
         c->md[0].key = grpc_slice_from_static_string("authorization");
@@ -447,11 +515,16 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
     ops[n].op = GRPC_OP_SEND_MESSAGE;
     ops[n].data.send_message.send_message = c->send_bb;
     n++;
-    ops[n].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-    n++;
-    ops[n].op = GRPC_OP_RECV_INITIAL_METADATA;
-    ops[n].data.recv_initial_metadata.recv_initial_metadata = &c->init_md;
-    n++;
+    if (!bidi) {
+        ops[n].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+        n++;
+        /* A bidirectional stream's start completes when its first message
+         * is sent, so that the next may go: its initial metadata is
+         * received with its status instead. */
+        ops[n].op = GRPC_OP_RECV_INITIAL_METADATA;
+        ops[n].data.recv_initial_metadata.recv_initial_metadata = &c->init_md;
+        n++;
+    }
     if (!stream) {
         ops[n].op = GRPC_OP_RECV_MESSAGE;
         ops[n].data.recv_message.recv_message = &c->recv_bb;
@@ -469,14 +542,21 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
     c->tags_out++;
 
     if (stream) {
-        grpc_op op;
-        memset(&op, 0, sizeof op);
-        op.op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-        op.data.recv_status_on_client.trailing_metadata = &c->trailing_md;
-        op.data.recv_status_on_client.status = &c->status;
-        op.data.recv_status_on_client.status_details = &c->details;
+        grpc_op sops[2];
+        memset(sops, 0, sizeof sops);
+        size_t ns = 0;
+        if (bidi) {
+            sops[ns].op = GRPC_OP_RECV_INITIAL_METADATA;
+            sops[ns].data.recv_initial_metadata.recv_initial_metadata = &c->init_md;
+            ns++;
+        }
+        sops[ns].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+        sops[ns].data.recv_status_on_client.trailing_metadata = &c->trailing_md;
+        sops[ns].data.recv_status_on_client.status = &c->status;
+        sops[ns].data.recv_status_on_client.status_details = &c->details;
+        ns++;
         c->tags_out++;
-        if (grpc_call_start_batch(c->call, &op, 1, &c->t_status, NULL) != GRPC_CALL_OK) {
+        if (grpc_call_start_batch(c->call, sops, ns, &c->t_status, NULL) != GRPC_CALL_OK) {
             /* Too late for -1: the call has begun. End it with our status. */
             c->tags_out--;
             c->failed = true;
@@ -529,7 +609,7 @@ int rpc_client_call_headers(rpc_client *cli, const rpc_method *method,
     if (!cli || !method || !request || !cb)
         return -1;
     return start_call(cli, method, rpc__pack(request), token, headers, n_headers, timeout_ms,
-                      false, cb, NULL, NULL, user, NULL) ? 0 : -1;
+                      false, false, cb, NULL, NULL, user, NULL) ? 0 : -1;
 }
 
 int rpc__client_call_raw(rpc_client *cli, const rpc_method *method,
@@ -539,7 +619,7 @@ int rpc__client_call_raw(rpc_client *cli, const rpc_method *method,
     if (!cli || !method || !cb)
         return -1;
     return start_call(cli, method, rpc__pack_raw(data, len), token, NULL, 0, timeout_ms,
-                      false, cb, NULL, NULL, user, NULL) ? 0 : -1;
+                      false, false, cb, NULL, NULL, user, NULL) ? 0 : -1;
 }
 
 int rpc_client_stream(rpc_client *cli, const rpc_method *method,
@@ -562,7 +642,47 @@ int rpc_client_stream_headers(rpc_client *cli, const rpc_method *method,
     if (!cli || !method || !request || !on_msg || !on_end)
         return -1;
     return start_call(cli, method, rpc__pack(request), token, headers, n_headers, 0, true,
-                      NULL, on_msg, on_end, user, out) ? 0 : -1;
+                      false, NULL, on_msg, on_end, user, out) ? 0 : -1;
+}
+
+int rpc_client_bidi(rpc_client *cli, const rpc_method *method, const ProtobufCMessage *first,
+                    const char *token, rpc_stream_msg_cb on_msg, rpc_stream_end_cb on_end,
+                    void *user, rpc_stream **out)
+{
+    if (out)
+        *out = NULL;
+    if (!cli || !method || !first || !on_msg || !on_end)
+        return -1;
+    return start_call(cli, method, rpc__pack(first), token, NULL, 0, 0, true, true, NULL,
+                      on_msg, on_end, user, out) ? 0 : -1;
+}
+
+int rpc_stream_send(rpc_stream *stream, const ProtobufCMessage *msg)
+{
+    struct outmsg *m = malloc(sizeof *m);
+    grpc_byte_buffer *bb = m ? rpc__pack(msg) : NULL;
+    if (!bb) {
+        free(m);
+        return -1;
+    }
+    m->bb = bb;
+    m->next = NULL;
+    rpc_client *cli = stream->cli;
+    pthread_mutex_lock(&cli->mu);
+    if (!stream->bidi || stream->status_seen) {
+        pthread_mutex_unlock(&cli->mu);
+        grpc_byte_buffer_destroy(bb);
+        free(m);
+        return -1;
+    }
+    if (stream->out_tail)
+        stream->out_tail->next = m;
+    else
+        stream->out_head = m;
+    stream->out_tail = m;
+    pump_sends(stream);
+    pthread_mutex_unlock(&cli->mu);
+    return 0;
 }
 
 void rpc_stream_cancel(rpc_stream *stream)

@@ -470,6 +470,8 @@ static void free_call(rpc_call *c)
     srv->live_calls--;
 
     drop_outbox(c);
+    if (c->msg_release)
+        c->msg_release(c->msg_user);
     if (c->recv_bb)
         grpc_byte_buffer_destroy(c->recv_bb);
     if (c->request)
@@ -633,6 +635,7 @@ static void on_new_call(rpc_server *srv, struct request_slot *slot)
         refuse(c, RPC_UNIMPLEMENTED, "UNKNOWN_METHOD", msg);
         return;
     }
+    c->client_streaming = c->svc->by_index && c->svc->by_index[c->method_index]->client_streaming;
     memset(&op, 0, sizeof op);
     op.op = GRPC_OP_RECV_MESSAGE;
     op.data.recv_message.recv_message = &c->recv_bb;
@@ -645,8 +648,82 @@ static void on_new_call(rpc_server *srv, struct request_slot *slot)
     }
 }
 
+/* A bidirectional stream: read the client's next message, if the last was
+ * handled and the outbox has room (rpc.h: the client is pushed back by its
+ * transport otherwise). Called again when a send completes. */
+static void read_more(rpc_call *c)
+{
+    if (!c->on_msg || c->recv_busy || c->gone || c->finishing || c->over || c->half_closed ||
+        c->close_seen || rpc_call_outbox_len(c) >= RPC_INBOX_OUTBOX_ROOM)
+        return;
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &c->recv_bb;
+    c->tags_out++;
+    c->recv_busy = true;
+    if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) {
+        gpr_log(GPR_ERROR, "rpc: cannot receive the next message");
+        c->tags_out--;
+        c->recv_busy = false;
+        mark_gone(c);
+        grpc_call_cancel(c->call, NULL);
+    }
+}
+
+/* A message after the first of a bidirectional stream: checked as a
+ * request is, then handed to the message callback. */
+static void on_recv_more(rpc_call *c, bool success)
+{
+    c->tags_out--;
+    c->recv_busy = false;
+    grpc_byte_buffer *bb = c->recv_bb;
+    c->recv_bb = NULL;
+    if (success && !c->gone && !c->finishing && !c->over) {
+        if (!bb) {
+            c->half_closed = true;
+            if (c->on_msg)
+                c->on_msg(c, NULL, c->msg_user);
+        } else {
+            char msg[256], field[128];
+            const rpc_method_entry *e = c->svc->by_index[c->method_index];
+            const ProtobufCMethodDescriptor *m = &c->svc->desc->methods[c->method_index];
+            ProtobufCMessage *in = NULL;
+            int unpacked = rpc__unpack_checked(m->input, bb, &in, field, sizeof field);
+            if (unpacked == -2) {
+                snprintf(msg, sizeof msg,
+                         "%s holds a NUL byte (U+0000), which no text may hold", field);
+                refuse(c, RPC_INVALID_ARGUMENT, "BAD_REQUEST", msg);
+            } else if (unpacked != 0) {
+                path_message(c, "malformed message on", msg, sizeof msg);
+                refuse(c, RPC_INVALID_ARGUMENT, "BAD_REQUEST", msg);
+            } else if (rpc_message_check_utf8(in, field, sizeof field) != 0) {
+                snprintf(msg, sizeof msg, "%s is not valid UTF-8", field);
+                refuse(c, RPC_INVALID_ARGUMENT, "NOT_UTF8", msg);
+            } else {
+                if (!e->batched)
+                    run_turn_hook(c->srv);
+                /* The hook may have ended the call (a stream cut off). */
+                if (c->on_msg && !c->finishing && !c->gone)
+                    c->on_msg(c, in, c->msg_user);
+            }
+            if (in)
+                protobuf_c_message_free_unpacked(in, NULL);
+        }
+    }
+    if (bb)
+        grpc_byte_buffer_destroy(bb);
+    read_more(c);
+    maybe_release(c);
+}
+
 static void on_recv(rpc_call *c, bool success)
 {
+    if (c->first_read) {
+        on_recv_more(c, success);
+        return;
+    }
+    c->first_read = true;
     c->tags_out--;
     grpc_byte_buffer *bb = c->recv_bb;
     c->recv_bb = NULL;
@@ -685,6 +762,7 @@ static void on_recv(rpc_call *c, bool success)
     }
     if (bb)
         grpc_byte_buffer_destroy(bb);
+    read_more(c);
     maybe_release(c);
 }
 
@@ -701,6 +779,7 @@ static void on_send(rpc_call *c, bool success)
     else if (c->status_sent)
         c->status_ok = true;      /* one batch at a time: this was it */
     pump(c);
+    read_more(c);                 /* the outbox may have room again */
     maybe_release(c);
 }
 
@@ -865,6 +944,16 @@ void rpc_call_on_done(rpc_call *call, rpc_done_cb cb, void *user)
 {
     call->done = cb;
     call->done_user = user;
+}
+
+void rpc_call_on_message(rpc_call *call, rpc_message_cb cb, void *user,
+                         void (*release)(void *user))
+{
+    if (call->msg_release && (call->msg_user != user || call->msg_release != release))
+        call->msg_release(call->msg_user);
+    call->on_msg = call->client_streaming ? cb : NULL;
+    call->msg_user = user;
+    call->msg_release = release;
 }
 
 static const grpc_metadata *find_md(const rpc_call *call, const char *key)

@@ -104,6 +104,16 @@ struct rpc_call {
     rpc_done_cb done;
     void *done_user;
 
+    /* A bidirectional stream (rpc_call_on_message): the messages after the
+     * first, one read in flight at most, and only with room in the outbox. */
+    bool client_streaming;        /* its entry says the client streams */
+    bool first_read;              /* the first message came (it is `request`) */
+    bool recv_busy;               /* a RECV_MESSAGE batch for a later one is out */
+    bool half_closed;             /* the client sends nothing more */
+    rpc_message_cb on_msg;
+    void *msg_user;
+    void (*msg_release)(void *); /* frees msg_user when the call is freed */
+
     /* Multiplexing (rpc_mux.c). A leg: its call, and its number there. */
     rpc_call *parent;
     uint32_t leg_id;

@@ -81,7 +81,7 @@ static int count(const fake_stream *s, Sungka__V1__Event__BodyCase body)
 
 /* ------------------------------------------------------------- fixtures */
 
-static const room_io recorders = {rec_send, rec_finish, rec_move_done};
+static const room_io recorders = {rec_send, rec_finish, rec_move_done, NULL};
 
 typedef struct world {
     char dir[64], path[96];

@@ -98,7 +98,7 @@ static void fan(rpc_call *call, const ProtobufCMessage *request, void *user)
     }
 }
 
-static const rpc_method_entry mux_methods[] = {{"Fan", fan, true, false}};
+static const rpc_method_entry mux_methods[] = {{"Fan", fan, true, false, false}};
 
 static void *poll_loop(void *arg)
 {

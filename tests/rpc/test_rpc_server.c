@@ -203,25 +203,25 @@ static void test_methods_by_name(void **state)
     rpc_server *srv = NULL;
     int port = 0;
     assert_int_equal(rpc_server_create("127.0.0.1:0", NULL, &srv, &port), 0);
-    const rpc_method_entry missing[] = {{"Say", say_by_name, false, false},
-                                        {"Count", never, true, false}};
+    const rpc_method_entry missing[] = {{"Say", say_by_name, false, false, false},
+                                        {"Count", never, true, false, false}};
     assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, missing, 2, NULL),
                      -1);
-    const rpc_method_entry unknown[] = {{"Say", say_by_name, false, false},
-                                        {"Count", never, true, false},
-                                        {"Hang", never, false, false},
-                                        {"Cuont", never, true, false}};
+    const rpc_method_entry unknown[] = {{"Say", say_by_name, false, false, false},
+                                        {"Count", never, true, false, false},
+                                        {"Hang", never, false, false, false},
+                                        {"Cuont", never, true, false, false}};
     assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, unknown, 4, NULL),
                      -1);
-    const rpc_method_entry twice[] = {{"Say", say_by_name, false, false},
-                                      {"Say", never, false, false},
-                                      {"Hang", never, false, false}};
+    const rpc_method_entry twice[] = {{"Say", say_by_name, false, false, false},
+                                      {"Say", never, false, false, false},
+                                      {"Hang", never, false, false, false}};
     assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, twice, 3, NULL),
                      -1);
     /* Not in the .proto's order. */
-    static const rpc_method_entry reordered[] = {{"Hang", never, false, true},
-                                                 {"Count", never, true, false},
-                                                 {"Say", say_by_name, false, false}};
+    static const rpc_method_entry reordered[] = {{"Hang", never, false, true, false},
+                                                 {"Count", never, true, false, false},
+                                                 {"Say", say_by_name, false, false, false}};
     assert_int_equal(rpc_server_add_methods(srv, &rpctest__echo__descriptor, reordered, 3,
                                             NULL), 0);
     rpc_server_set_turn_hook(srv, count_hook, NULL);

@@ -367,7 +367,7 @@ int main(int argc, char **argv)
             meter.server = &b;
             mps = bench_play_throughput(&meter, b.target, g, tput_ms, &started);
             cpu = meter.cpu_us / (mps * tput_ms / 1000.0);
-            sys = meter.syscalls / (mps * tput_ms / 1000.0);
+            syscalls_per(sys, sizeof sys, meter.syscalls, mps * tput_ms / 1000.0, 1);
             meter.server = NULL;
             child_stop(&b);
             r = add_row("tput", "moves per second on Play (file store)", param);
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
             r->unit = "moves/s";
             snprintf(r->note, sizeof r->note,
                      "%d games played in %.1f s, each seat on a Board.Play stream, one move in "
-                     "flight per game; per move: service CPU %.0f us, %.1f syscalls", started,
+                     "flight per game; per move: service CPU %.0f us, %s", started,
                      tput_ms / 1000.0, cpu, sys);
             add_target("moves/s on Play across 100 games / bare unary calls/s", mps / floor, 0.8,
                        "x", true);

@@ -133,6 +133,13 @@ int agent_tell(agent *ag, const char *to, const char *text)
     Sungka__V1__ChatRequest req = SUNGKA__V1__CHAT_REQUEST__INIT;
     req.text = (char *)text;
     req.to = (char *)(to ? to : "");
+    /* On the Play stream the moves take: what a player types reaches the
+     * game in the order typed (a chat then a move is logged so). */
+    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
+    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_CHAT;
+    cmd.chat = &req;
+    if (agent__play_send(ag, -2, &cmd))
+        return 0;
     return command(ag, &agent__methods.chat, &req.base, -2);
 }
 
@@ -212,7 +219,13 @@ static int acting_seat(agent *ag)
 int agent_resign(agent *ag)
 {
     Sungka__V1__ResignRequest req = SUNGKA__V1__RESIGN_REQUEST__INIT;
-    return command(ag, &agent__methods.resign, &req.base, acting_seat(ag));
+    int seat = acting_seat(ag);
+    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
+    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_RESIGN;
+    cmd.resign = &req;
+    if (agent__play_send(ag, seat, &cmd))
+        return 0;
+    return command(ag, &agent__methods.resign, &req.base, seat);
 }
 
 int agent_abort(agent *ag)
@@ -224,7 +237,13 @@ int agent_abort(agent *ag)
 int agent_offer_draw(agent *ag)
 {
     Sungka__V1__OfferDrawRequest req = SUNGKA__V1__OFFER_DRAW_REQUEST__INIT;
-    return command(ag, &agent__methods.offer_draw, &req.base, acting_seat(ag));
+    int seat = acting_seat(ag);
+    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
+    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_OFFER_DRAW;
+    cmd.offer_draw = &req;
+    if (agent__play_send(ag, seat, &cmd))
+        return 0;
+    return command(ag, &agent__methods.offer_draw, &req.base, seat);
 }
 
 int agent_claim(agent *ag)
@@ -244,5 +263,11 @@ int agent_answer_draw(agent *ag, bool accept)
 {
     Sungka__V1__AnswerDrawRequest req = SUNGKA__V1__ANSWER_DRAW_REQUEST__INIT;
     req.accept = accept;
-    return command(ag, &agent__methods.answer_draw, &req.base, acting_seat(ag));
+    int seat = acting_seat(ag);
+    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
+    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_ANSWER_DRAW;
+    cmd.answer_draw = &req;
+    if (agent__play_send(ag, seat, &cmd))
+        return 0;
+    return command(ag, &agent__methods.answer_draw, &req.base, seat);
 }

@@ -163,11 +163,14 @@ static void on_event(ProtobufCMessage *msg, void *user)
         if (ctx->holder == 0)
             out = agent__pings_msg(ev->ping);
     } else if (ev->body_case == SUNGKA__V1__EVENT__BODY_COMMAND_REFUSED) {
-        /* A move sent on this stream, refused: as a refused Move call. */
+        /* A command sent on this stream, refused: as a refused call, its
+         * reason for the view to say it in the user's language. */
         agent_msg *m = agent__msg_new(AGENT_MSG_REFUSED);
-        if (m)
+        if (m) {
             agent__text(m->text, sizeof m->text, ev->command_refused->message);
-        agent__push(ag, m);
+            snprintf(m->reason, sizeof m->reason, "%s", ev->command_refused->reason);
+            agent__push(ag, m);
+        }
     } else if (ctx->holder == 0 ||
                (ev->body_case == SUNGKA__V1__EVENT__BODY_CHAT && strcmp(ev->chat->to, name) == 0)) {
         /* the second seat's stream only adds what was said to it alone */

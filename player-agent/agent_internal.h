@@ -59,6 +59,8 @@ typedef struct agent_holder {
     rpc_stream *play;          /* its Board.Play stream once it has sent an event,
                                 * until it ends (cleared under the lock before its
                                 * end callback returns): moves and pings go on it */
+    bool play_unanswered;      /* a command went on `play` after its last event:
+                                * if the stream ends now, nothing answered it */
 } agent_holder;
 
 #define AGENT_ADDRESS_BYTES RPC_ADDRESS_BYTES

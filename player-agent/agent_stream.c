@@ -98,6 +98,7 @@ bool agent__play_send(agent *ag, int seat, Sungka__V1__PlayRequest *req)
             /* Under the lock: on_stream_end clears h->play under it before
              * the stream's end callback returns, so the stream is alive. */
             sent = rpc_stream_send(h->play, &req->base) == 0;
+            h->play_unanswered |= sent;
         }
     }
     pthread_mutex_unlock(&ag->lock);
@@ -128,6 +129,8 @@ static void on_event(ProtobufCMessage *msg, void *user)
     }
     if (ctx->play && !h->play)
         h->play = ctx->stream;               /* moves may go on it from now on */
+    if (ctx->play && h->play == ctx->stream)
+        h->play_unanswered = false;          /* whatever answers a command is an event */
     if (ev->seq > h->received_seq)
         h->received_seq = ev->seq;
     if (ev->body_case == SUNGKA__V1__EVENT__BODY_SNAPSHOT && ev->snapshot->last_seq > h->received_seq)
@@ -199,8 +202,13 @@ static void on_stream_end(const rpc_status *st, void *user)
 
     pthread_mutex_lock(&ag->lock);
     agent_holder *h = ctx->holder < ag->n_held ? &ag->held[ctx->holder] : NULL;
-    if (h && h->play == ctx->stream)
+    bool unanswered = false;
+    if (h && h->play == ctx->stream) {
         h->play = NULL;                      /* no more sends on it */
+        unanswered = h->play_unanswered && st->code != RPC_OK;
+        h->play_unanswered = false;
+    }
+
     if (ag->stopping || !h || h->gen != ctx->gen) {   /* expected: we replaced or left it */
         pthread_mutex_unlock(&ag->lock);
         free(ctx);
@@ -287,6 +295,19 @@ static void on_stream_end(const rpc_status *st, void *user)
         h->gen = 0;          /* nothing more from this seat */
     bool primary = ctx->holder == 0;
     pthread_mutex_unlock(&ag->lock);
+    if (unanswered && st->code != RPC_ABORTED) {
+        /* A command sent on it that nothing answered before it ended: as a
+         * Move call whose node went away (agent_commands.c). */
+        char at[AGENT_ADDRESS_BYTES];
+        rpc_pool_address(ag->pool, at, sizeof at);
+        agent_msg *m = agent__msg_new(AGENT_MSG_REFUSED);
+        if (m) {
+            snprintf(m->text, sizeof m->text, "lost the board service at %.120s before it "
+                     "answered; the command may or may not have been played: the game's "
+                     "events will say once reconnected", at);
+            agent__push(ag, m);
+        }
+    }
     if (text[0] && (primary || kind == AGENT_MSG_DISCONNECTED)) {
         agent_msg *m = agent__msg_new(kind);
         if (m) {

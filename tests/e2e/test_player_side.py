@@ -282,9 +282,9 @@ def reconnect_in_words(bindir):
 
 
 def move_while_lost(bindir):
-    """A move sent after the service died: the agent says that it lost the
-    service before it answered and that the events will say whether the
-    move was played, not the hints of a first connection ("if the service
+    """A move sent to a service that dies before answering it: the agent says
+    that it lost the service before it answered and that the events will say
+    whether the move was played, not the hints of a first connection ("if the service
     uses TLS, give --tls"), and then takes the turn again once back."""
     with Env(bindir) as env:
         db = os.path.join(env.state_dir, "game.db")
@@ -295,9 +295,13 @@ def move_while_lost(bindir):
         bob = env.player("bob", "--server", board.address, "--game", game,
                          "--reconnect-for", "60")
         turn = alice.expect(r"^Your turn.*Legal: (.+)$", timeout=20)
+        # The move goes out on the seat's stream to a service that does not
+        # answer (stopped), which then dies: the stream ends with it unanswered.
+        board.p.send_signal(signal.SIGSTOP)
+        alice.send(turn.group(1).split()[0])
+        time.sleep(0.5)
         board.p.send_signal(signal.SIGKILL)
         board.p.wait(5)
-        alice.send(turn.group(1).split()[0])
         addr = re.escape(board.address)
         said = alice.expect(rf"^Refused: lost the board service at {addr} before it answered; "
                             r"the command may or may not have been played: the game's events "

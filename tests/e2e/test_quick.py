@@ -98,8 +98,8 @@ def _set_ratings(db, ratings, kind="kalah"):
                         (ids[name], kind, float(value)))
 
 
-def _with(bindir, body, *flags):
-    with Env(bindir) as env:
+def _with(bindir, body, *flags, sqlite_only=None):
+    with Env(bindir, sqlite_only=sqlite_only) as env:
         test_block.generate(os.path.join(env.state_dir, "stubs"))
         db = os.path.join(env.state_dir, "quick.db")
         board = env.board("--db", db, *ACCOUNTS, *flags)
@@ -172,7 +172,8 @@ def pool_of_20(bindir):
         check(st.board.HasField("to_move"), f"no one to move: {st}")
         board.expect_stderr(r"2 players paired from the kalah pool", count=10)
 
-    _with(bindir, body, "--client-pairings", "20")
+    _with(bindir, body, "--client-pairings", "20",
+          sqlite_only="it writes the players' ratings into the SQLite file")
 
 
 def sungka_table(bindir):

@@ -157,8 +157,10 @@ def _tls_board(env):
     """A board service with --tls-self-signed, and its certificate's file."""
     db = os.path.join(env.state_dir, "board.db")
     board = env.board("--db", db, "--tls-self-signed")
-    cert = os.path.join(env.state_dir, "tls-cert.pem")
-    check(os.path.exists(cert), "--tls-self-signed kept no tls-cert.pem beside the database\n" +
+    # Beside the database file; with PostgreSQL, in Sungka's data directory.
+    cert = os.path.join(env.state_dir, "tls-cert.pem") if env.dbs.url is None else \
+        os.path.join(env.env["XDG_DATA_HOME"], "sungka", "tls-cert.pem")
+    check(os.path.exists(cert), "--tls-self-signed kept no tls-cert.pem where it says\n" +
           board.dump())
     return board, cert
 

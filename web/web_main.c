@@ -49,8 +49,12 @@
 #include "agent.h"
 #include "version.h"
 #include "web_session.h"
+#include "web_store.h"
+#include "xdg.h"
 
 #define MAX_ADDRESSES 1024
+#define SESSION_COOKIE "sungka_session"
+#define CSRF_COOKIE "sungka_csrf"
 #define DEFAULT_PER_ADDRESS 16
 
 /* One browser connection (libwebsockets' per-session data; service thread). */
@@ -74,8 +78,10 @@ typedef struct address_count {
 /* All service thread only. */
 static struct {
     web_config cfg;
+    char root[PATH_MAX];       /* the web app's directory */
     char index_path[PATH_MAX];
     int per_address;
+    bool secure_cookies;       /* the cookies say Secure (behind TLS) */
     conn *conns;
     address_count addresses[MAX_ADDRESSES];
     int n_addresses;
@@ -196,17 +202,79 @@ static int on_writable(struct lws *wsi, conn *c)
     return 0;
 }
 
+/* The app's files, by name: nothing else under the web root is served. */
+static const struct {
+    const char *path, *mime;
+} app_files[] = {
+    {"/app.js", "text/javascript; charset=utf-8"},
+    {"/app.css", "text/css; charset=utf-8"},
+    {"/favicon.svg", "image/svg+xml"},
+};
+
+/* One HTTP request: an app file, or the app's page (/, /index.html,
+ * /game/ID) — with, when the browser has no kept session yet, a new one in
+ * an HttpOnly, SameSite=Strict cookie and its CSRF token in a second one
+ * the page's script reads (web_store.h). The session id is never in a URL
+ * or where a script can read it. */
+static int serve_http(struct lws *wsi)
+{
+    char uri[256] = "";
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0) {
+        lws_return_http_status(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, NULL);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof app_files / sizeof app_files[0]; i++)
+        if (strcmp(uri, app_files[i].path) == 0) {
+            char path[PATH_MAX + 16];
+            snprintf(path, sizeof path, "%s%s", gw.root, app_files[i].path);
+            return lws_serve_http_file(wsi, path, app_files[i].mime, NULL, 0) < 0 ? -1 : 0;
+        }
+    bool page = strcmp(uri, "/") == 0 || strcmp(uri, "/index.html") == 0 ||
+                (strncmp(uri, "/game/", 6) == 0 && uri[6] &&
+                 strspn(uri + 6, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                 "0123456789_-") == strlen(uri + 6));
+    if (!page) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return -1;
+    }
+    char headers[512] = "";
+    int hlen = 0;
+    char id[WEB_STORE_ID_HEX + 8];
+    size_t id_len = sizeof id;
+    if (gw.cfg.state_dir) {
+        bool known = lws_http_cookie_get(wsi, SESSION_COOKIE, id, &id_len) == 0 &&
+                     web_store_known(gw.cfg.state_dir, id, NULL, 0);
+        if (!known && web_store_new(gw.cfg.state_dir, id) != 0) {
+            lwsl_user("no new browser session: %s holds %d already, or cannot be written\n",
+                      gw.cfg.state_dir, WEB_STORE_MAX_SESSIONS);
+            known = false;
+            id[0] = '\0';
+        } else {
+            known = true;
+        }
+        if (known) {
+            char csrf[WEB_STORE_ID_HEX + 1];
+            web_store_csrf(id, csrf);
+            hlen = snprintf(headers, sizeof headers,
+                            "Set-Cookie: " SESSION_COOKIE "=%s; Path=/; Max-Age=%d; HttpOnly; "
+                            "SameSite=Strict%s\r\n"
+                            "Set-Cookie: " CSRF_COOKIE "=%s; Path=/; Max-Age=%d; "
+                            "SameSite=Strict%s\r\n",
+                            id, WEB_STORE_MAX_AGE_S, gw.secure_cookies ? "; Secure" : "",
+                            csrf, WEB_STORE_MAX_AGE_S, gw.secure_cookies ? "; Secure" : "");
+        }
+    }
+    return lws_serve_http_file(wsi, gw.index_path, "text/html; charset=utf-8",
+                               hlen > 0 ? headers : NULL, hlen) < 0 ? -1 : 0;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
     conn *c = user;
     switch (reason) {
     case LWS_CALLBACK_HTTP:
-        /* The /game mount: /game/ID is the app, which reads ID from its
-         * address. */
-        if (lws_serve_http_file(wsi, gw.index_path, "text/html; charset=utf-8", NULL, 0) < 0)
-            return -1;
-        return 0;
+        return serve_http(wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         char uri[64];
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0)
@@ -233,7 +301,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         a->n++;
         c->counted = true;
-        c->session = web_session_open(&gw.cfg, lws_get_context(wsi));
+        /* The cookie session the page was given (serve_http): the
+         * session thread checks it, off this thread. */
+        char id[WEB_STORE_ID_HEX + 8];
+        size_t id_len = sizeof id;
+        bool have_id = gw.cfg.state_dir &&
+                       lws_http_cookie_get(wsi, SESSION_COOKIE, id, &id_len) == 0;
+        c->session = web_session_open(&gw.cfg, lws_get_context(wsi), have_id ? id : NULL);
         if (!c->session)
             return -1;
         c->next = gw.conns;
@@ -310,6 +384,14 @@ static void usage(FILE *out)
             "      --web-root DIR          the web app's files (default: the copy installed\n"
             "                              beside the program, ../share/sungka/web)\n"
             "      --max-per-address N     browser connections from one address (default %d)\n"
+            "      --state-dir DIR         where each browser's session is kept (its seat\n"
+            "                              tokens and sign-in), so a reload or a restart of\n"
+            "                              the gateway finds its game again (default: the\n"
+            "                              XDG state directory's sungka/web)\n"
+            "      --no-state              keep no browser sessions: a browser's seat and\n"
+            "                              sign-in last as long as its connection\n"
+            "      --secure-cookies        mark the session cookies Secure (when browsers\n"
+            "                              reach the gateway through an https proxy)\n"
             "  -h, --help                  show this help and exit\n"
             "      --version               show the version and exit\n"
             "\n"
@@ -362,7 +444,10 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
     return 0;
 }
 
-enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION };
+enum {
+    OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_STATE_DIR,
+    OPT_NO_STATE, OPT_SECURE_COOKIES,
+};
 
 int main(int argc, char **argv)
 {
@@ -375,9 +460,13 @@ int main(int argc, char **argv)
         {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+        {"no-state", no_argument, NULL, OPT_NO_STATE},
+        {"secure-cookies", no_argument, NULL, OPT_SECURE_COOKIES},
         {NULL, 0, NULL, 0},
     };
-    const char *listen = NULL, *web_root = NULL;
+    const char *listen = NULL, *web_root = NULL, *state_dir = NULL;
+    bool no_state = false;
     gw.per_address = DEFAULT_PER_ADDRESS;
     int opt;
     while ((opt = getopt_long(argc, argv, "l:s:h", longs, NULL)) != -1) {
@@ -387,6 +476,9 @@ int main(int argc, char **argv)
         case OPT_TLS: gw.cfg.tls = true; break;
         case OPT_TLS_CA: gw.cfg.tls_ca = optarg; break;
         case OPT_WEB_ROOT: web_root = optarg; break;
+        case OPT_STATE_DIR: state_dir = optarg; break;
+        case OPT_NO_STATE: no_state = true; break;
+        case OPT_SECURE_COOKIES: gw.secure_cookies = true; break;
         case OPT_PER_ADDRESS: {
             char *end;
             long n = strtol(optarg, &end, 10);
@@ -458,6 +550,7 @@ int main(int argc, char **argv)
                         "it is with --web-root DIR\n", root, strerror(errno));
         return 1;
     }
+    snprintf(gw.root, sizeof gw.root, "%s", real_root);
     snprintf(gw.index_path, sizeof gw.index_path, "%.*s/index.html", PATH_MAX - 12, real_root);
     if (access(gw.index_path, R_OK) != 0) {
         fprintf(stderr, "sungka-web: %s has no index.html: it is not the web app's directory "
@@ -465,13 +558,37 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    static char state_path[PATH_MAX];
+    if (state_dir && no_state) {
+        fprintf(stderr, "sungka-web: --state-dir and --no-state contradict each other: "
+                        "give one\n");
+        return 2;
+    }
+    if (!no_state) {
+        if (state_dir) {
+            snprintf(state_path, sizeof state_path, "%s", state_dir);
+        } else if (xdg_sungka_dir(XDG_STATE, true, state_path, sizeof state_path - 8) != 0) {
+            fprintf(stderr, "sungka-web: there is no state directory for the browsers' "
+                            "sessions (%s); say where with --state-dir DIR, or --no-state\n",
+                            strerror(errno));
+            return 1;
+        } else {
+            strcat(state_path, "/web");
+        }
+        if (web_store_open(state_path, err, sizeof err) != 0) {
+            fprintf(stderr, "sungka-web: %s; say where with --state-dir DIR, or --no-state\n",
+                    err);
+            return 1;
+        }
+        gw.cfg.state_dir = state_path;
+    }
+
     lws_set_log_level(LLL_ERR | LLL_USER, NULL);
-    static struct lws_http_mount game_mount = {
-        .mountpoint = "/game", .origin = "sungka", .origin_protocol = LWSMPRO_CALLBACK,
-        .mountpoint_len = 5};
-    struct lws_http_mount files = {
-        .mount_next = &game_mount, .mountpoint = "/", .origin = real_root, .def = "index.html",
-        .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1};
+    /* Every request goes to serve_http, which serves the app's page with
+     * its cookies, and its two files by name. */
+    static struct lws_http_mount files = {
+        .mountpoint = "/", .origin = "sungka", .origin_protocol = LWSMPRO_CALLBACK,
+        .mountpoint_len = 1};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = port;

@@ -22,7 +22,8 @@
  * The queues between the two (commands in, JSON out) and the flags below
  * are under the session's mutex; everything else is the session thread's.
  * The session thread wakes the loop only under that mutex and only before
- * web_session_close, so never after the context is destroyed.
+ * web_session_close, so never after the context is destroyed. The session
+ * thread alone touches the cookie session's files (web_store.h).
  *
  * Memory per browser is bounded: at most WEB_OUTBOX_BYTES of JSON wait for
  * a browser that does not read; past that the session is marked overflowed
@@ -41,7 +42,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define WEB_PROTOCOL_VERSION 1
+#define WEB_PROTOCOL_VERSION 2
+#define WEB_PROTOCOL_OLDEST 1      /* the oldest a page may still speak */
 #define WEB_OUTBOX_BYTES (512 * 1024)
 #define WEB_MAX_COMMAND 4096
 #define WEB_MAX_INBOX 64
@@ -55,12 +57,17 @@ typedef struct web_config {
     const char *server;        /* the board service, "host:port" */
     bool tls;                  /* speak TLS to it */
     const char *tls_ca;        /* its CA (NULL: system roots or trust on first use) */
+    const char *state_dir;     /* the browsers' kept sessions (web_store.h); NULL: none */
 } web_config;
 
 /* Start a session for a new browser (service thread): the session thread
- * starts at once and connects its agent. NULL when out of memory or
- * threads. */
-web_session *web_session_open(const web_config *cfg, struct lws_context *ctx);
+ * starts at once and connects its agent. id: the browser's cookie session
+ * (web_store.h; copied), or NULL. With a known one, the session thread
+ * takes back the game the browser was at (its seat, with the token kept in
+ * the session's directory) and the account it signed in with; the seat
+ * is then kept when the browser goes (the service's grace). NULL when out
+ * of memory or threads. */
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id);
 
 /* Queue one command, a text message as the browser sent it (service
  * thread). -1 when WEB_MAX_INBOX commands already wait: the browser sends

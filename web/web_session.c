@@ -822,7 +822,7 @@ static void *session_main(void *arg)
         goto done;
     }
     if (resumed)
-        snprintf(s->saved_game, sizeof s->saved_game, "%s %s", game, watch ? "watch" : "seat");
+        snprintf(s->saved_game, sizeof s->saved_game, "%.31s %s", game, watch ? "watch" : "seat");
     const char *account = agent_account(s->ag);
     send_json(s, json_pack("{s:s, s:i, s:o, s:o, s:o, s:b}", "type", "hello", "version",
                            WEB_PROTOCOL_VERSION, "name", str(s->name), "account",

@@ -31,6 +31,12 @@
  * read is cut off (web_session.h), and every response carries a strict
  * Content-Security-Policy (no inline script, nothing from elsewhere) and
  * X-Content-Type-Options: nosniff.
+ *
+ * A browser's session: the app's page sets an HttpOnly, SameSite=Strict
+ * cookie naming a kept session (web_store.h) and a readable one with its
+ * CSRF token; the WebSocket's handshake carries the first, and its session
+ * thread takes the browser's seat and sign-in back from the session's
+ * directory (docs/web-protocol.md, "The browser's session").
  */
 #include <errno.h>
 #include <getopt.h>

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libwebsockets.h>
@@ -62,6 +63,7 @@
 #define SESSION_COOKIE "sungka_session"
 #define CSRF_COOKIE "sungka_csrf"
 #define DEFAULT_PER_ADDRESS 16
+#define DEFAULT_SESSIONS_PER_ADDRESS 64
 
 /* One browser connection (libwebsockets' per-session data; service thread). */
 typedef struct conn {
@@ -81,6 +83,13 @@ typedef struct address_count {
     int n;
 } address_count;
 
+/* Kept sessions made for one address in the current hour (serve_http). */
+typedef struct address_made {
+    char ip[64];
+    time_t since;
+    int n;
+} address_made;
+
 /* All service thread only. */
 static struct {
     web_config cfg;
@@ -91,6 +100,8 @@ static struct {
     conn *conns;
     address_count addresses[MAX_ADDRESSES];
     int n_addresses;
+    int sessions_per_address;  /* new kept sessions an address may have made an hour */
+    address_made made[MAX_ADDRESSES];
 } gw;
 
 static volatile sig_atomic_t stopping;
@@ -208,6 +219,37 @@ static int on_writable(struct lws *wsi, conn *c)
     return 0;
 }
 
+/* May ip have one more kept session made for it this hour? Counts it when
+ * so. A stranger who never sends the cookie back cannot fill the state
+ * directory (web_store.h's bound) and keep everyone else's browsers from
+ * being kept: past the limit its pages are served without a session. */
+static bool session_allowed(const char *ip)
+{
+    time_t now = time(NULL);
+    address_made *slot = NULL, *free_slot = NULL, *oldest = NULL;
+    for (int i = 0; i < MAX_ADDRESSES && !slot; i++) {
+        address_made *m = &gw.made[i];
+        if (m->n && now - m->since >= 3600)
+            m->n = 0;              /* its hour is over */
+        if (m->n == 0)
+            free_slot = free_slot ? free_slot : m;
+        else if (strcmp(m->ip, ip) == 0)
+            slot = m;
+        else if (!oldest || m->since < oldest->since)
+            oldest = m;
+    }
+    if (!slot) {
+        slot = free_slot ? free_slot : oldest;   /* every slot busy: the oldest count goes */
+        snprintf(slot->ip, sizeof slot->ip, "%s", ip);
+        slot->since = now;
+        slot->n = 0;
+    }
+    if (slot->n >= gw.sessions_per_address)
+        return false;
+    slot->n++;
+    return true;
+}
+
 /* The app's files, by name: nothing else under the web root is served. */
 static const struct {
     const char *path, *mime;
@@ -250,11 +292,14 @@ static int serve_http(struct lws *wsi)
     if (gw.cfg.state_dir) {
         bool known = lws_http_cookie_get(wsi, SESSION_COOKIE, id, &id_len) == 0 &&
                      web_store_known(gw.cfg.state_dir, id, NULL, 0);
-        if (!known && web_store_new(gw.cfg.state_dir, id) != 0) {
+        char ip[64];
+        peer_address(wsi, ip, sizeof ip);
+        if (!known && !session_allowed(ip)) {
+            lwsl_user("no new browser session for %s: %d made for it in the last hour "
+                      "(--sessions-per-address)\n", ip, gw.sessions_per_address);
+        } else if (!known && web_store_new(gw.cfg.state_dir, id) != 0) {
             lwsl_user("no new browser session: %s holds %d already, or cannot be written\n",
                       gw.cfg.state_dir, WEB_STORE_MAX_SESSIONS);
-            known = false;
-            id[0] = '\0';
         } else {
             known = true;
         }
@@ -398,12 +443,15 @@ static void usage(FILE *out)
             "                              sign-in last as long as its connection\n"
             "      --secure-cookies        mark the session cookies Secure (when browsers\n"
             "                              reach the gateway through an https proxy)\n"
+            "      --sessions-per-address N  new browser sessions kept for one address an\n"
+            "                              hour (default %d; past it, its pages play as\n"
+            "                              guests whose seats end with the connection)\n"
             "  -h, --help                  show this help and exit\n"
             "      --version               show the version and exit\n"
             "\n"
             "Open http://HOST:PORT/ in a browser for the lobby; http://HOST:PORT/game/ID\n"
             "watches game ID. The browser's messages are described in docs/web-protocol.md.\n",
-            DEFAULT_PER_ADDRESS);
+            DEFAULT_PER_ADDRESS, DEFAULT_SESSIONS_PER_ADDRESS);
 }
 
 static void on_signal(int sig)
@@ -452,7 +500,7 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
 
 enum {
     OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_STATE_DIR,
-    OPT_NO_STATE, OPT_SECURE_COOKIES,
+    OPT_NO_STATE, OPT_SECURE_COOKIES, OPT_SESSIONS_PER_ADDRESS,
 };
 
 int main(int argc, char **argv)
@@ -469,11 +517,13 @@ int main(int argc, char **argv)
         {"state-dir", required_argument, NULL, OPT_STATE_DIR},
         {"no-state", no_argument, NULL, OPT_NO_STATE},
         {"secure-cookies", no_argument, NULL, OPT_SECURE_COOKIES},
+        {"sessions-per-address", required_argument, NULL, OPT_SESSIONS_PER_ADDRESS},
         {NULL, 0, NULL, 0},
     };
     const char *listen = NULL, *web_root = NULL, *state_dir = NULL;
     bool no_state = false;
     gw.per_address = DEFAULT_PER_ADDRESS;
+    gw.sessions_per_address = DEFAULT_SESSIONS_PER_ADDRESS;
     int opt;
     while ((opt = getopt_long(argc, argv, "l:s:h", longs, NULL)) != -1) {
         switch (opt) {
@@ -485,6 +535,17 @@ int main(int argc, char **argv)
         case OPT_STATE_DIR: state_dir = optarg; break;
         case OPT_NO_STATE: no_state = true; break;
         case OPT_SECURE_COOKIES: gw.secure_cookies = true; break;
+        case OPT_SESSIONS_PER_ADDRESS: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || end == optarg || n < 1 || n > 1000000) {
+                fprintf(stderr, "sungka-web: --sessions-per-address must be a number from 1 to "
+                                "1000000, not '%s'\n", optarg);
+                return 2;
+            }
+            gw.sessions_per_address = (int)n;
+            break;
+        }
         case OPT_PER_ADDRESS: {
             char *end;
             long n = strtol(optarg, &end, 10);

@@ -264,7 +264,7 @@ def security(bindir):
     import websocket
     with Env(bindir) as env:
         board = env.board()
-        web = gateway(env, board, "--max-per-address", "2")
+        web = gateway(env, board, "--max-per-address", "2", "--sessions-per-address", "2")
         # Listening on 127.0.0.1 is on that address only (libwebsockets
         # would take every address of an IPv6 socket otherwise).
         import socket
@@ -284,6 +284,18 @@ def security(bindir):
                 if path != "/app.js":
                     check("<script src=\"/app.js\"" in body and "<script>" not in body,
                           f"{path} is not the app, or has inline script")
+                # The app's page gives a session in an HttpOnly, SameSite=Strict
+                # cookie (two pages, the limit for this address); a file does not.
+                cookies = r.headers.get_all("Set-Cookie") or []
+                session = [c for c in cookies if c.startswith("sungka_session=")]
+                check(bool(session) == (path != "/app.js"), f"{path}: cookies {cookies}")
+                check(all("HttpOnly" in c and "SameSite=Strict" in c for c in session),
+                      f"{path}: the session cookie is {session}")
+        # A third page from this address in the hour: served without a session.
+        with urllib.request.urlopen(web.url + "/", timeout=WAIT) as r:
+            check(not r.headers.get_all("Set-Cookie"), "a third session was made for one "
+                  "address with --sessions-per-address 2")
+        web.expect_stderr(r"no new browser session for 127\.0\.0\.1: 2 made for it")
         for origin in ("http://evil.example", f"http://127.0.0.1:{web.port + 1}",
                        f"https://127.0.0.1:{web.port}"):
             try:

@@ -541,6 +541,12 @@ def clocked_rematch(bindir):
             first.d.find_element("id", "decline-draw").click()
             first.wait("the offer gone", "document.getElementById('answer-draw').hidden")
             other.wait("the offer gone", "!document.getElementById('offer-draw').hidden")
+            # A tell: to one player, marked as private.
+            b_name = b.js("document.getElementById('who').textContent.match(/guest-[0-9a-f]+/)[0]")
+            a.d.find_element("id", "chat-to").send_keys(b_name)
+            a.d.find_element("id", "chat-text").send_keys("psst\n")
+            b.wait("the tell", "[...document.querySelectorAll('#chat li.tell')]"
+                               f".some(li => li.textContent.includes('(to {b_name}): psst'))")
             a.shot("reversi_clocked")
             # One resigns: the game is over for both, the other won.
             b.d.find_element("id", "resign").click()
@@ -565,6 +571,10 @@ def clocked_rematch(bindir):
             check(_game_id(a) == _game_id(b), "the two browsers are in different rematches")
             _play_one([a, b])
             a.shot("reversi_rematch")
+            # Before everyone has moved, a game may be aborted: over, no result.
+            a.d.find_element("id", "abort").click()
+            for p in (a, b):
+                p.wait("the aborted game", lambda p=p: "abort" in p.over().lower())
             for who in (a, b):
                 errors = who.console_errors()
                 check(not errors, f"the browser's console has errors: {errors}")

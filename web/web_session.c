@@ -766,10 +766,9 @@ static void load_session(web_session *s, char *game, size_t game_len, bool *watc
     if (s->id[0] && s->cfg->state_dir &&
         !web_store_known(s->cfg->state_dir, s->id, s->dir, sizeof s->dir))
         s->id[0] = '\0';       /* unknown or expired: a guest for this connection */
-    if (s->dir[0] && web_store_get(s->dir, "name", s->name, sizeof s->name) == 0 &&
-        strncmp(s->name, "guest-", 6) == 0)
-        ;
-    else {
+    bool named = s->dir[0] && web_store_get(s->dir, "name", s->name, sizeof s->name) == 0 &&
+                 strncmp(s->name, "guest-", 6) == 0;
+    if (!named) {
         uint8_t rnd[3] = {0};
         if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
             memset(rnd, 0, sizeof rnd);

@@ -74,6 +74,7 @@ typedef struct conn {
     bool counted;              /* in the per-address count */
     bool too_large;            /* the command being received went past the limit */
     bool cut_off;              /* dropped for not reading (web_session_overflowed) */
+    bool rx_paused;            /* not read until its commands drain (on_receive) */
     size_t rx_len;
     char rx[WEB_MAX_COMMAND];
 } conn;
@@ -179,11 +180,18 @@ static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
                          sizeof why - 1);
         return -1;
     }
-    if (web_session_input(c->session, c->rx, n) != 0) {
+    int queued = web_session_input(c->session, c->rx, n);
+    if (queued < 0) {
         static const char why[] = "too many commands waiting";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why,
                          sizeof why - 1);
         return -1;
+    }
+    if (queued > 0 && !c->rx_paused) {
+        /* Sending faster than it is answered: not a fault (a busy gateway
+         * is slow to answer), so hold the browser back by not reading it. */
+        c->rx_paused = true;
+        lws_rx_flow_control(wsi, 0);
     }
     return 0;
 }
@@ -382,6 +390,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                                  (unsigned char *)why, sizeof why - 1);
                 lws_set_timeout(k->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
                 continue;
+            }
+            if (k->rx_paused && web_session_inbox_room(k->session)) {
+                k->rx_paused = false;
+                lws_rx_flow_control(k->wsi, 1);
             }
             lws_callback_on_writable(k->wsi);
         }

@@ -46,6 +46,8 @@ struct web_session {
     pthread_mutex_t lock;
     /* locked */
     item_queue in, out;
+    bool in_full;              /* in reached WEB_MAX_INBOX: the service thread stopped
+                                  reading the browser until it drains to half */
     bool overflowed;           /* the browser did not read: out was dropped */
     bool over;                 /* the session thread ended its agent */
     char over_reason[124];
@@ -846,6 +848,10 @@ static void *session_main(void *arg)
         for (;;) {
             pthread_mutex_lock(&s->lock);
             item *it = queue_pop(&s->in);
+            if (s->in_full && s->in.count <= WEB_MAX_INBOX / 2) {
+                s->in_full = false;            /* read the browser again */
+                wake_loop_locked(s);
+            }
             pthread_mutex_unlock(&s->lock);
             if (!it)
                 break;
@@ -929,16 +935,29 @@ int web_session_input(web_session *s, const char *text, size_t len)
     if (!it)
         return -1;
     pthread_mutex_lock(&s->lock);
-    bool full = s->in.count >= WEB_MAX_INBOX;
-    if (!full)
+    /* Past the inbox the caller stopped reading (it was told "full"): what
+     * lws still hands over is the rest of what it had read, a few frames. */
+    bool flooded = s->in.count >= 2 * WEB_MAX_INBOX;
+    if (!flooded)
         queue_push(&s->in, it);
+    bool full = s->in.count >= WEB_MAX_INBOX;
+    if (full)
+        s->in_full = true;
     pthread_mutex_unlock(&s->lock);
-    if (full) {
+    if (flooded) {
         free(it);
         return -1;
     }
     wake(s);
-    return 0;
+    return full ? 1 : 0;
+}
+
+bool web_session_inbox_room(web_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool room = !s->in_full;
+    pthread_mutex_unlock(&s->lock);
+    return room;
 }
 
 char *web_session_take(web_session *s, size_t *len, bool *close_now, char *reason,

@@ -30,7 +30,8 @@
  * and the service thread drops the connection (with the close reason "too
  * slow" when the socket still has room for it).
  * Commands are at most WEB_MAX_COMMAND bytes each (the service thread
- * closes a connection that sends more) and at most WEB_MAX_INBOX wait.
+ * closes a connection that sends more) and at most WEB_MAX_INBOX wait: past
+ * that the browser is no longer read until they drain (flow control).
  *
  * Ownership: a session is freed by whichever of its two owners lets go
  * last — the service thread (web_session_close) or the session thread
@@ -70,9 +71,16 @@ typedef struct web_config {
 web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id);
 
 /* Queue one command, a text message as the browser sent it (service
- * thread). -1 when WEB_MAX_INBOX commands already wait: the browser sends
- * faster than it is answered (the caller closes the connection). */
+ * thread). 0; 1 when WEB_MAX_INBOX commands now wait: the browser sends
+ * faster than it is answered, and the caller stops reading it (TCP then
+ * holds the browser back) until web_session_inbox_room says so again, after
+ * the session thread has woken the loop; -1 out of memory, or when twice
+ * WEB_MAX_INBOX wait (the caller kept reading): the caller closes. */
 int web_session_input(web_session *s, const char *text, size_t len);
+
+/* May the service thread read the browser again (the inbox drained to half
+ * after web_session_input said 1)? Service thread, on a wake-up. */
+bool web_session_inbox_room(web_session *s);
 
 /* The next JSON message for the browser (service thread): a malloc'd
  * string the caller frees, with its length in *len; NULL when none.

@@ -511,6 +511,23 @@ def cluster_ban(bindir):
                 except stubs.grpc.RpcError as e:
                     check(e.code() == stubs.grpc.StatusCode.PERMISSION_DENIED and
                           "seen on A" in e.details(), f"B's stream: {e.code()} {e.details()}")
+                # Lifted through A: B sees the change of the table (it reads the
+                # bans again only when their mark changes) and lets the address in.
+                argv = [os.path.join(bindir, "sungka-admin"), "--server", a.address,
+                        "--token-file", token_file, "unban-address", "127.0.0.2"]
+                r = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                                   env=env.env)
+                check(r.returncode == 0, f"{r.returncode} {r.stdout} {r.stderr}")
+                deadline = time.monotonic() + 20
+                while True:
+                    try:
+                        far.lobby.ListGames(stubs.pb.ListGamesRequest(), timeout=T)
+                        break
+                    except stubs.grpc.RpcError as e:
+                        check(e.code() == stubs.grpc.StatusCode.PERMISSION_DENIED,
+                              f"{e.code()} {e.details()}")
+                    check(time.monotonic() < deadline, "node B never applied A's unban")
+                    time.sleep(0.2)
             finally:
                 far.close()
 

@@ -1035,91 +1035,118 @@ out:
     free(ptrs);
 }
 
-static void list_actions(rpc_call *call, const ProtobufCMessage *request, void *user)
+/* A list the operator reads a page of (ListActions, ListReports): up to
+ * `limit` rows (0: ACTIONS_DEFAULT; at most ACTIONS_MAX) read into an array
+ * of row_size each, each made a message of msg_size (fill, with room for an
+ * address as logs show it), answered by reply. */
+typedef struct admin_list {
+    size_t row_size, msg_size;
+    int (*read)(board_service *svc, int limit, void *rows, int *n);   /* 0 or -1 */
+    void (*fill)(const void *row, void *msg, char *host, size_t hostlen);
+    void (*reply)(rpc_call *call, void **msgs, size_t n);
+    const char *unreadable;            /* said when read fails */
+} admin_list;
+
+static void list_rows(board_service *svc, rpc_call *call, int32_t asked, const admin_list *l)
 {
-    board_service *svc = user;
-    const Sungka__V1__AdminListActionsRequest *req = (const void *)request;
     char host[BOARD_HOST_BYTES];
     if (!admitted_store(svc, call, host, sizeof host))
         return;
-    int limit = req->limit > 0 ? req->limit : ACTIONS_DEFAULT;
+    int limit = asked > 0 ? asked : ACTIONS_DEFAULT;
     if (limit > ACTIONS_MAX)
         limit = ACTIONS_MAX;
-    store_admin_action *rows = calloc((size_t)limit, sizeof *rows);
-    Sungka__V1__AdminAction *msgs = calloc((size_t)limit, sizeof *msgs);
-    Sungka__V1__AdminAction **ptrs = calloc((size_t)limit, sizeof *ptrs);
-    char (*who)[BOARD_LOG_HOST_BYTES] = calloc((size_t)limit, sizeof *who);
+    char *rows = calloc((size_t)limit, l->row_size);
+    char *msgs = calloc((size_t)limit, l->msg_size);
+    void **ptrs = calloc((size_t)limit, sizeof *ptrs);
+    char (*hosts)[BOARD_LOG_HOST_BYTES] = calloc((size_t)limit, sizeof *hosts);
     int n = 0;
-    if (!rows || !msgs || !ptrs || !who) {
+    if (!rows || !msgs || !ptrs || !hosts) {
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-    } else if (store_admin_actions(svc->store, limit, rows, &n) != 0) {
-        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "UNAVAILABLE",
-                               "cannot read the audit log");
+    } else if (l->read(svc, limit, rows, &n) != 0) {
+        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "UNAVAILABLE", l->unreadable);
     } else {
         for (int i = 0; i < n; i++) {
-            sungka__v1__admin_action__init(&msgs[i]);
-            msgs[i].at_ms = rows[i].at_ms;
-            msgs[i].who = (char *)board_log_host(rows[i].who, who[i], sizeof who[i]);
-            msgs[i].action = rows[i].action;
-            msgs[i].target = rows[i].target;
-            msgs[i].reason = rows[i].reason;
-            ptrs[i] = &msgs[i];
+            ptrs[i] = msgs + (size_t)i * l->msg_size;
+            l->fill(rows + (size_t)i * l->row_size, ptrs[i], hosts[i], sizeof hosts[i]);
         }
-        Sungka__V1__AdminListActionsResponse reply =
-            SUNGKA__V1__ADMIN_LIST_ACTIONS_RESPONSE__INIT;
-        reply.actions = ptrs;
-        reply.n_actions = (size_t)n;
-        rpc_call_reply(call, &reply.base);
+        l->reply(call, ptrs, (size_t)n);
     }
     free(rows);
     free(msgs);
     free(ptrs);
-    free(who);
+    free(hosts);
+}
+
+static int read_actions(board_service *svc, int limit, void *rows, int *n)
+{
+    return store_admin_actions(svc->store, limit, rows, n);
+}
+
+static void fill_action(const void *row, void *msg, char *host, size_t hostlen)
+{
+    const store_admin_action *r = row;
+    Sungka__V1__AdminAction *m = msg;
+    sungka__v1__admin_action__init(m);
+    m->at_ms = r->at_ms;
+    m->who = (char *)board_log_host(r->who, host, hostlen);
+    m->action = (char *)r->action;
+    m->target = (char *)r->target;
+    m->reason = (char *)r->reason;
+}
+
+static void reply_actions(rpc_call *call, void **msgs, size_t n)
+{
+    Sungka__V1__AdminListActionsResponse reply = SUNGKA__V1__ADMIN_LIST_ACTIONS_RESPONSE__INIT;
+    reply.actions = (Sungka__V1__AdminAction **)msgs;
+    reply.n_actions = n;
+    rpc_call_reply(call, &reply.base);
+}
+
+static void list_actions(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    static const admin_list actions = {sizeof(store_admin_action),
+                                       sizeof(Sungka__V1__AdminAction), read_actions,
+                                       fill_action, reply_actions, "cannot read the audit log"};
+    list_rows(user, call, ((const Sungka__V1__AdminListActionsRequest *)request)->limit,
+              &actions);
 }
 
 /* Players' reports (social_rpc.c keeps them), for the operator. */
+static int read_reports(board_service *svc, int limit, void *rows, int *n)
+{
+    char err[256];
+    return board_reports_list(svc, limit, rows, n, err, sizeof err);
+}
+
+static void fill_report(const void *row, void *msg, char *host, size_t hostlen)
+{
+    const store_report *r = row;
+    Sungka__V1__AdminReport *m = msg;
+    sungka__v1__admin_report__init(m);
+    m->id = r->id;
+    m->at_ms = r->time_ms;
+    m->reporter = (char *)r->reporter;
+    m->reported = (char *)r->reported;
+    m->game_id = (char *)r->game_id;
+    m->reason = (char *)r->reason;
+    m->address = (char *)board_log_host(r->host, host, hostlen);
+}
+
+static void reply_reports(rpc_call *call, void **msgs, size_t n)
+{
+    Sungka__V1__AdminListReportsResponse reply = SUNGKA__V1__ADMIN_LIST_REPORTS_RESPONSE__INIT;
+    reply.reports = (Sungka__V1__AdminReport **)msgs;
+    reply.n_reports = n;
+    rpc_call_reply(call, &reply.base);
+}
+
 static void list_reports(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
-    board_service *svc = user;
-    const Sungka__V1__AdminListReportsRequest *req = (const void *)request;
-    char host[BOARD_HOST_BYTES];
-    if (!admitted_store(svc, call, host, sizeof host))
-        return;
-    int limit = req->limit > 0 ? req->limit : ACTIONS_DEFAULT;
-    if (limit > ACTIONS_MAX)
-        limit = ACTIONS_MAX;
-    store_report *rows = calloc((size_t)limit, sizeof *rows);
-    Sungka__V1__AdminReport *msgs = calloc((size_t)limit, sizeof *msgs);
-    Sungka__V1__AdminReport **ptrs = calloc((size_t)limit, sizeof *ptrs);
-    char (*addr)[BOARD_LOG_HOST_BYTES] = calloc((size_t)limit, sizeof *addr);
-    int n = 0;
-    char err[256];
-    if (!rows || !msgs || !ptrs || !addr) {
-        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-    } else if (board_reports_list(svc, limit, rows, &n, err, sizeof err) != 0) {
-        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the reports");
-    } else {
-        for (int i = 0; i < n; i++) {
-            sungka__v1__admin_report__init(&msgs[i]);
-            msgs[i].id = rows[i].id;
-            msgs[i].at_ms = rows[i].time_ms;
-            msgs[i].reporter = rows[i].reporter;
-            msgs[i].reported = rows[i].reported;
-            msgs[i].game_id = rows[i].game_id;
-            msgs[i].reason = rows[i].reason;
-            msgs[i].address = (char *)board_log_host(rows[i].host, addr[i], sizeof addr[i]);
-            ptrs[i] = &msgs[i];
-        }
-        Sungka__V1__AdminListReportsResponse reply =
-            SUNGKA__V1__ADMIN_LIST_REPORTS_RESPONSE__INIT;
-        reply.reports = ptrs;
-        reply.n_reports = (size_t)n;
-        rpc_call_reply(call, &reply.base);
-    }
-    free(rows);
-    free(msgs);
-    free(ptrs);
-    free(addr);
+    static const admin_list reports = {sizeof(store_report), sizeof(Sungka__V1__AdminReport),
+                                       read_reports, fill_report, reply_reports,
+                                       "cannot read the reports"};
+    list_rows(user, call, ((const Sungka__V1__AdminListReportsRequest *)request)->limit,
+              &reports);
 }
 
 const rpc_method_entry board_admin_methods[] = {

@@ -3,7 +3,8 @@
  * game and seat (caller), and each call hands its request to the room
  * (Subscribe and SubscribeMany attach streams; Move waits for its commit,
  * batched by the turn hook; Chat, Ready, Sit, Resign, Rematch...; Play is
- * a stream of commands whose answers are events on it), whose
+ * a stream of every seat command, applied in order by the same room
+ * functions, whose answers are events on it), whose
  * answer board_refuse turns into a status. Loop thread only.
  */
 #include <stdio.h>
@@ -537,8 +538,8 @@ static void play_chat(play_session *s, rpc_call *call, participant *p, uint64_t 
         play_refuse(s, call, id, rc, err);
 }
 
-/* The commands' names, for the metrics (sungka_play_commands_total) and
- * the words of a refusal. */
+/* The commands' names, for the metrics (sungka_play_commands_total: one
+ * series each, and "unknown" for a case this service does not know). */
 static const struct {
     Sungka__V1__PlayRequest__CommandCase command;
     const char *name;

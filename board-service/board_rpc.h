@@ -235,5 +235,8 @@ void wire_participant(const participant *p, wire_participant_msg *out);
 /* board_metrics.c: a refusal counted (rpc_server_set_refusal_hook's; user
  * is the service). */
 void board_metrics_refusal(void *user, rpc_code code, const char *reason);
+/* board_metrics.c: a command read from a Play stream counted, by its name
+ * ("move", "abort"...; static). */
+void board_metrics_play_command(board_service *svc, const char *command);
 
 #endif /* SUNGKA_BOARD_RPC_H */

@@ -46,7 +46,7 @@ enum stmt_id {
     ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
     ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD, ST_GAME_UNRATED,
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
-    ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_ACTION_ADD, ST_ACTIONS,
+    ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_BANS_MARK, ST_ACTION_ADD, ST_ACTIONS,
     ST_RESET_PUT, ST_RESET_GET, ST_RESET_DELETE,
     ST_BLOCK_PUT, ST_BLOCK_DELETE, ST_BLOCK_COUNT, ST_BLOCKS_OF, ST_BLOCKED_EITHER,
     ST_ABUSE_INSERT, ST_ABUSE_SINCE, ST_ABUSE_LIST,
@@ -329,6 +329,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_BANS] =
         "SELECT kind, target, label, reason, made_ms, until_ms FROM bans"
         " ORDER BY made_ms, kind, target LIMIT ?1",
+    [ST_BANS_MARK] =
+        "SELECT count(*), coalesce(max(made_ms), 0), coalesce(max(until_ms), 0) FROM bans",
     [ST_ACTION_ADD] =
         "INSERT INTO admin_actions (at_ms, who, action, target, reason)"
         " VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -2645,6 +2647,23 @@ int store_bans(store *s, int64_t now_ms, store_ban *out, int max, int *n)
         fail_db(s, "cannot read the bans");
     finish(st);
     return rc == DB_FAILED ? -1 : 0;
+}
+
+int store_bans_mark_of(store *s, store_bans_mark *out)
+{
+    db_stmt *st = stmt(s, ST_BANS_MARK);
+    if (!st)
+        return -1;
+    int rc = db_step(st);
+    if (rc == DB_ROW) {
+        out->rows = db_col_int64(st, 0);
+        out->newest_made_ms = db_col_int64(st, 1);
+        out->latest_until_ms = db_col_int64(st, 2);
+    } else {
+        fail_db(s, "cannot look at the bans");
+    }
+    finish(st);
+    return rc == DB_ROW ? 0 : -1;
 }
 
 int store_admin_action_add(store *s, const store_admin_action *a)

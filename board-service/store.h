@@ -759,6 +759,15 @@ int store_ban_delete(store *s, int kind, const char *target, int64_t now_ms);
 /* The bans in force at now_ms (until_ms 0 or later), at most max into out;
  * *n how many. Expired rows are deleted first. */
 int store_bans(store *s, int64_t now_ms, store_ban *out /* OUT */, int max, int *n /* OUT */);
+/* What the bans table looks like, cheaply (one row of aggregates): its
+ * rows, their newest made_ms and latest until_ms. A ban made, replaced or
+ * lifted (by any node of a cluster) changes it, since a ban made or
+ * replaced takes the clock's now; so a node reads the bans again only when
+ * this differs from the last (admin_rpc.c). */
+typedef struct store_bans_mark {
+    int64_t rows, newest_made_ms, latest_until_ms;
+} store_bans_mark;
+int store_bans_mark_of(store *s, store_bans_mark *out /* OUT */);
 
 typedef struct store_admin_action {
     int64_t at_ms;

@@ -259,7 +259,7 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
     if (!r->write_failed && game_is_over(&r->state)) {
         char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
         room__result_sentence(r, reason, sizeof reason);
-        room__end_game(r, false, reason);
+        room__end_game(r, false, &(room_end){.why = ROOM_END_FINISHED}, reason);
     }
     /* Keep the move, or undo it alone (a RELEASE that fails undoes it too). */
     if (alone && store_group_end(db, r->write_failed ? -1 : 0) != 0)

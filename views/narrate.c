@@ -109,6 +109,144 @@ const char *view_agent_words(const agent_msg *msg, char *buf, size_t len)
     return msg->text;
 }
 
+/* A reason's words in the user's language, or NULL when they have no
+ * translation: in English the service's (or the rules engine's) own words
+ * are English too and say more ("alice resigned; bob wins", "did not come
+ * back within 90 s"), as with view_refusal. gettext returns its argument
+ * itself when it has no translation. */
+static const char *translated(const char *msgid)
+{
+    const char *t = _(msgid);
+    return t != msgid ? t : NULL;
+}
+
+/* Why a seat left, translated ("%s resigned"), or NULL (unknown, or English). */
+static const char *out_format(int why)
+{
+    const char *fmt = NULL;
+    switch ((agent_out_why)why) {
+    case AGENT_OUT_RESIGNED:     fmt = N_("%s resigned"); break;
+    case AGENT_OUT_TIME_RAN_OUT: fmt = N_("%s ran out of time"); break;
+    case AGENT_OUT_QUIT:         fmt = N_("%s quit the game"); break;
+    case AGENT_OUT_CLAIMED:      fmt = N_("%s did not come back, and the others claimed the seat");
+                                 break;
+    case AGENT_OUT_UNKNOWN:      break;
+    }
+    return fmt ? translated(fmt) : NULL;
+}
+
+const char *view_out_words(int why, const char *name, const char *text, char *buf, size_t len)
+{
+    const char *fmt = out_format(why);
+    if (fmt)
+        snprintf(buf, len, fmt, name);
+    else                       /* unknown, or English: the service's words */
+        snprintf(buf, len, "%s %s", name, text);
+    return buf;
+}
+
+const char *view_end_reason(const agent_model *m, char *buf, size_t len)
+{
+    const char *fmt = NULL, *arg = m->end_who;
+    switch ((agent_end_why)m->end_why) {
+    case AGENT_END_FINISHED:        fmt = N_("the game was played to its end"); break;
+    case AGENT_END_PLAYER_OUT:
+        if (!out_format(m->end_out_why))
+            break;             /* the service's whole sentence */
+        return view_out_words(m->end_out_why, m->end_who, "", buf, len);
+    case AGENT_END_DRAW_AGREED:     fmt = N_("the players agreed a draw"); break;
+    case AGENT_END_ABORTED:         fmt = N_("%s aborted the game"); break;
+    case AGENT_END_NO_FIRST_MOVE:   fmt = N_("%s made no first move in time; the game is aborted");
+                                    break;
+    case AGENT_END_EMPTY_SEAT_TIME: fmt = N_("a seat's time ran out while it was empty"); break;
+    case AGENT_END_OPERATOR:
+        fmt = N_("the operator ended the game: %s");
+        arg = m->end_detail;
+        break;
+    case AGENT_END_NOBODY_LEFT:
+        fmt = N_("%s left and nobody else is playing; the game ends with no winner");
+        break;
+    case AGENT_END_UNKNOWN:
+        break;
+    }
+    if (!fmt || !(fmt = translated(fmt)))
+        return m->end_reason;  /* unknown (an older log, a newer service), or English */
+    if (strstr(fmt, "%s"))
+        snprintf(buf, len, fmt, arg);
+    else
+        snprintf(buf, len, "%s", fmt);
+    return buf;
+}
+
+const char *view_depart_words(const agent_msg *msg)
+{
+    const char *said = NULL;
+    switch ((agent_depart_why)msg->why) {
+    case AGENT_DEPART_CONNECTION_CLOSED: said = N_("the connection closed"); break;
+    case AGENT_DEPART_NO_PINGS:          said = N_("no answer to pings"); break;
+    case AGENT_DEPART_NOT_BACK:          said = N_("did not come back in time"); break;
+    case AGENT_DEPART_TOKEN_REVOKED:     said = N_("the seat was taken over elsewhere"); break;
+    case AGENT_DEPART_ENDED_BY_OPERATOR: said = N_("the operator ended the connection"); break;
+    case AGENT_DEPART_UNKNOWN:           break;
+    }
+    return said && (said = translated(said)) ? said : msg->text;
+}
+
+const char *view_move_refusal(const agent_model *m, int code, int move, const char *why,
+                              char *buf, size_t len)
+{
+    char name[40], cell[16];
+    const char *fmt = NULL;
+    int last = m->have_state ? m->state.cups - 1 : 0;
+    switch (code) {
+    case AGENT_MOVE_OBSERVING:   fmt = N_("you are watching: observers cannot move"); break;
+    case AGENT_MOVE_NOT_STARTED: fmt = N_("the game has not started"); break;
+    case AGENT_MOVE_GAME_OVER:
+    case GAME_E_OVER:            fmt = N_("the game is over"); break;
+    case AGENT_MOVE_THEIR_TURN:
+    case GAME_E_TURN:            fmt = N_("it is %s's turn"); break;
+    case GAME_E_RANGE:
+        fmt = m->have_state && m->state.layout == GAME_LAYOUT_MANCALA
+                  ? N_("there is no cup %d: choose one of 0..%d")
+                  : N_("there is no cell %d on this board");
+        break;
+    case GAME_E_HOME:            fmt = N_("a home cannot be played: choose a cup 0..%d"); break;
+    case GAME_E_EMPTY:           fmt = N_("cup %d is empty"); break;
+    case GAME_E_OCCUPIED:        fmt = N_("cell %s is taken"); break;
+    case GAME_E_ILLEGAL:         fmt = N_("%s is not a legal move now"); break;
+    default:                     break;
+    }
+    const char *said = fmt ? translated(fmt) : NULL;
+    if (!said)                 /* unknown, or English: the engine's own words */
+        return why;
+    switch (code) {
+    case AGENT_MOVE_THEIR_TURN:
+    case GAME_E_TURN:
+        snprintf(buf, len, said,
+                 view_seat_name(m, m->have_state ? game_to_move(&m->state) : -1, name,
+                                sizeof name));
+        break;
+    case GAME_E_RANGE:
+        snprintf(buf, len, said, move, last);   /* a cell's has one %d: extra ignored */
+        break;
+    case GAME_E_HOME:
+        snprintf(buf, len, said, last);
+        break;
+    case GAME_E_EMPTY:
+        snprintf(buf, len, said, move);
+        break;
+    case GAME_E_OCCUPIED:
+    case GAME_E_ILLEGAL:
+        agent_format_move(m, move, cell, sizeof cell);
+        snprintf(buf, len, said, cell);
+        break;
+    default:
+        snprintf(buf, len, "%s", said);
+        break;
+    }
+    return buf;
+}
+
 static void say_passes(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
 {
     char buf[40];
@@ -144,9 +282,9 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
     case AGENT_MSG_DEPARTED:
         if (msg->grace_s > 0)
             sayf(say, ctx, _("%s departed: %s. The seat is kept for %d s."), msg->name,
-                 msg->text, msg->grace_s);
+                 view_depart_words(msg), msg->grace_s);
         else if (msg->seat >= 0)
-            sayf(say, ctx, _("%s departed: %s."), msg->name, msg->text);
+            sayf(say, ctx, _("%s departed: %s."), msg->name, view_depart_words(msg));
         break;
     case AGENT_MSG_RETURNED:
         sayf(say, ctx, _("%s is back."), msg->name);
@@ -200,13 +338,17 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
             sayf(say, ctx, _("[chat] %s: %s"), msg->name, msg->text);
         break;
     case AGENT_MSG_GAME_OVER:
-        sayf(say, ctx, _("Game over: %s."), msg->text);
+        sayf(say, ctx, _("Game over: %s."), view_end_reason(m, words, sizeof words));
         break;
     case AGENT_MSG_NOTICE:
         sayf(say, ctx, _("Notice: %s"), msg->text);
         break;
     case AGENT_MSG_OUT:
-        sayf(say, ctx, _("%s is out of the game: %s."), msg->name, msg->text);
+        if (out_format(msg->why))
+            say_sentence(say, ctx, view_out_words(msg->why, msg->name, msg->text, words,
+                                                  sizeof words), ".");
+        else
+            sayf(say, ctx, _("%s is out of the game: %s."), msg->name, msg->text);
         say_passes(m, msg, say, ctx);
         break;
     case AGENT_MSG_DRAW_OFFERED:

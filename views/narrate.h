@@ -46,6 +46,30 @@ const char *view_refusal(const char *reason);
  * into buf; msg->text when it has no code (the service's words). */
 const char *view_agent_words(const agent_msg *msg, char *buf, size_t len);
 
+/* Why a game ended (the model's end_why and the rest, as the agent kept
+ * them from GameOver), a fragment in the user's language ("alice
+ * resigned"), into buf; m->end_reason (the service's English) when the
+ * service gave no reason this agent knows, and in English (no translation:
+ * the service's sentence is English too and says more, "alice resigned;
+ * bob wins", as with view_refusal). */
+const char *view_end_reason(const agent_model *m, char *buf, size_t len);
+
+/* "alice resigned": name left the game for reason why (agent_out_why), a
+ * fragment in the user's language into buf; name and the service's text
+ * ("alice resigned") for an unknown reason and in English. */
+const char *view_out_words(int why, const char *name, const char *text, char *buf, size_t len);
+
+/* Why msg's player departed (DEPARTED), a fragment in the user's language;
+ * msg->text (the service's English) for an unknown reason and in English. */
+const char *view_depart_words(const agent_msg *msg);
+
+/* Why a move was refused before it was sent (agent_check_move's code: an
+ * agent_move_refusal or a game_error), a fragment in the user's language
+ * ("cup 3 is empty") into buf; why (the engine's or the agent's English)
+ * for a code this view does not know, and in English. */
+const char *view_move_refusal(const agent_model *m, int code, int move, const char *why,
+                              char *buf, size_t len);
+
 /* An agent's or the service's sentence fragment ("lost the connection to
  * ...") as a sentence: a capital first, then end ("." or ""), into buf. */
 void view_sentence(char *buf, size_t len, const char *text, const char *end);

@@ -46,9 +46,10 @@ static void show_gview_game_over(gview *v, const agent_msg *msg)
 {
     const agent_model *m = gview_model(v);
     GString *s = g_string_new(NULL);
-    char buf[64];
+    char buf[64], why[AGENT_TEXT_BYTES];
     if (msg->abandoned) {
-        g_string_append_printf(s, _("The game was abandoned: %s."), msg->text);
+        g_string_append_printf(s, _("The game was abandoned: %s."),
+                               view_end_reason(m, why, sizeof why));
     } else {
         view_narrate(m, msg, append_line, s);     /* "Game over: ..." */
         gview_append_winners(v, s);
@@ -131,7 +132,7 @@ static void handle(gview *v, const agent_msg *msg)
         else
             gview_log(v, _("You are watching."));
         if (gview_game_over(m))
-            gview_log(v, _("This game is over: %s."), m->end_reason);
+            gview_log(v, _("This game is over: %s."), view_end_reason(m, words, sizeof words));
         break;
     }
     case AGENT_MSG_STARTED:

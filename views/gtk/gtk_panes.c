@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gtk_view_internal.h"
+#include "narrate.h"
 
 /* ------------------------------------------------------------ the log */
 
@@ -67,7 +68,8 @@ void gview_update_status(gview *v)
         gview_append_winners(v, s);
         g_string_append(s, ".");
     } else if (m->status == AGENT_GAME_ABANDONED) {
-        g_string_append_printf(s, _("Game abandoned: %s."), m->end_reason);
+        char why[AGENT_TEXT_BYTES];
+        g_string_append_printf(s, _("Game abandoned: %s."), view_end_reason(m, why, sizeof why));
     } else if (m->status != AGENT_GAME_RUNNING || !m->have_state) {
         g_string_append(s, _("Waiting for every seat to be taken and every player ready."));
         if (m->my_seat >= 0)

@@ -212,8 +212,9 @@ static void show_snapshot(text_view *tv)
         fprintf(tv->out, _("Waiting for every seat to be taken and every player ready%s.\n"),
                 m->my_seat >= 0 ? _(" (type ready)") : "");
     draw(tv);
+    char why[AGENT_TEXT_BYTES];
     if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
-        fprintf(tv->out, _("This game is over: %s\n"), m->end_reason);
+        fprintf(tv->out, _("This game is over: %s\n"), view_end_reason(m, why, sizeof why));
     print_turn(tv);
 }
 
@@ -1114,9 +1115,11 @@ static void command(text_view *tv, char *line)
     int move;
     const text_command *cmd = NULL;
     if (agent_parse_move(model(tv), line, &move) == 0) {
-        char why[GAME_ERR_LEN];
-        if (agent_check_move(tv->ag, move, why, sizeof why) != 0)
-            fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"), why);
+        char why[GAME_ERR_LEN], said[GAME_ERR_LEN];
+        int code = agent_check_move(tv->ag, move, why, sizeof why);
+        if (code != 0)
+            fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"),
+                    view_move_refusal(model(tv), code, move, why, said, sizeof said));
         else if (agent_move(tv->ag, move) != 0)
             fprintf(tv->out, _("Could not send the move.\n"));
     } else if ((cmd = text_commands_find(line)) != NULL) {

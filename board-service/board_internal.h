@@ -231,6 +231,13 @@ typedef enum room_rc {
     ROOM_E_FULL = -13,         /* no seat, or no room, left in the game */
     ROOM_E_REVOKED = -14,      /* a stream whose seat token was replaced (its account
                                 * signed out everywhere, or changed its password) */
+    /* Kinds of ROOM_E_STATE and ROOM_E_DENIED precise enough for a client
+     * to say in the user's language (ErrorReason 40..44) */
+    ROOM_E_NOT_STARTED = -15,  /* the game has not started */
+    ROOM_E_ENDED = -16,        /* the game is over */
+    ROOM_E_OBSERVER = -17,     /* observers cannot do that (a player's command) */
+    ROOM_E_NO_OFFER = -18,     /* nobody has offered this seat a draw or a rematch */
+    ROOM_E_PENDING = -19,      /* this seat's offer (or acceptance) waits for the others */
 } room_rc;
 
 /*

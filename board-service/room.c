@@ -646,7 +646,7 @@ room_rc room_ready(room *r, participant *p, bool ready, char *err, size_t errlen
 {
     if (p->seat < 0) {
         snprintf(err, errlen, "observers have nothing to be ready for; sit down first");
-        return ROOM_E_DENIED;
+        return ROOM_E_OBSERVER;
     }
     if (only_before_start(r, err, errlen) != ROOM_OK)
         return ROOM_E_STATE;

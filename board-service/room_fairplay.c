@@ -17,12 +17,12 @@ static room_rc playing(const room *r, const participant *p, const char *what, ch
 {
     if (p->seat < 0) {
         snprintf(err, errlen, "observers cannot %s", what);
-        return ROOM_E_DENIED;
+        return ROOM_E_OBSERVER;
     }
     if (r->status != ROOM_RUNNING) {
         snprintf(err, errlen, r->status == ROOM_WAITING ? "the game has not started"
                                                          : "the game is over");
-        return ROOM_E_STATE;
+        return r->status == ROOM_WAITING ? ROOM_E_NOT_STARTED : ROOM_E_ENDED;
     }
     if (game_is_out(&r->state, p->seat)) {
         snprintf(err, errlen, "you are out of the game");
@@ -120,7 +120,7 @@ room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen)
         return rc;
     if (r->draw_offer == p->seat) {
         snprintf(err, errlen, "your offer is open; wait for the answer");
-        return ROOM_E_STATE;
+        return ROOM_E_PENDING;
     }
     if (r->draw_offer >= 0) {
         snprintf(err, errlen, "a draw is offered to you: accept or decline it");
@@ -146,7 +146,7 @@ room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t
         return rc;
     if (r->draw_offer < 0 || r->draw_offer == p->seat) {
         snprintf(err, errlen, "nobody has offered you a draw");
-        return ROOM_E_STATE;
+        return ROOM_E_NO_OFFER;
     }
     if (!accept) {
         room__change_begin_events_only(r);

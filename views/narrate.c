@@ -48,10 +48,11 @@ const char *view_seat_name(const agent_model *m, int seat, char *buf, size_t len
     return buf;
 }
 
-/* The reasons whose meaning is whole without the service's words. Those
- * that cover many cases (BAD_REQUEST: which option, which cell;
- * WRONG_STATE; NOT_PERMITTED; LIMIT_REACHED: which limit) are left to the
- * service's sentence. */
+/* Every reason a player's command may be refused for, in the user's
+ * language. Those that cover many cases (BAD_REQUEST: which option, which
+ * cell; WRONG_STATE; NOT_PERMITTED; LIMIT_REACHED: which limit) get a
+ * sentence true of all of them; the service names the frequent cases
+ * apart (GAME_NOT_STARTED...), and in English its own sentence says more. */
 static const struct {
     const char *reason, *sentence;
 } refusals[] = {
@@ -71,6 +72,27 @@ static const struct {
     {"ACCOUNT_REQUIRED", N_("This service plays with accounts only: register or sign in.")},
     {"NAME_NOT_ALLOWED", N_("That name has characters a name may not have.")},
     {"NOT_YOUR_NAME", N_("You are signed in under another name.")},
+    {"GAME_NOT_STARTED", N_("The game has not started yet.")},
+    {"GAME_ENDED", N_("The game is over.")},
+    {"OBSERVER", N_("Only the players can do that; you are watching.")},
+    {"NO_OFFER", N_("Nobody has offered you that.")},
+    {"OFFER_PENDING", N_("Your offer is open: wait for the others to answer.")},
+    {"BAD_REQUEST", N_("The service cannot take that as it was given: check what you typed.")},
+    {"WRONG_STATE", N_("That cannot be done at this point of the game.")},
+    {"NOT_PERMITTED", N_("You are not allowed to do that.")},
+    {"LIMIT_REACHED", N_("A limit was reached (too many, or too fast): wait a little and try again.")},
+    {"UNKNOWN_TOKEN", N_("The service no longer knows your seat: join the game again.")},
+    {"UNKNOWN_METHOD", N_("This service does not have that command.")},
+    {"REPLACED", N_("Another connection with your seat took over.")},
+    {"DEPARTED", N_("The service took you for gone.")},
+    {"ELSEWHERE", N_("That game is at another server.")},
+    {"GAME_MOVING", N_("The game is moving to another server: try again in a moment.")},
+    {"READ_ONLY", N_("This server lets you watch only: play at a board service.")},
+    {"NOT_HERE", N_("This server has no lobby or history: ask a board service.")},
+    {"ACCOUNT_DISABLED", N_("The operator has disabled this account.")},
+    {"ADDRESS_BANNED", N_("The operator has banned your address.")},
+    {"MUTED", N_("The operator has muted your chat.")},
+    {"CODE_EXPIRED", N_("That code has expired: ask the operator for another.")},
 };
 
 const char *view_refusal(const char *reason)

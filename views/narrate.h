@@ -34,11 +34,11 @@ void view_narrate_watching(int n, view_say_fn say, void *ctx);
 const char *view_seat_name(const agent_model *m, int seat, char *buf, size_t len);
 
 /* A refusal's sentence from its machine-readable reason (the service's
- * ErrorReason name, "NOT_YOUR_TURN"), in the user's language; NULL when
- * the service's own sentence is better: for a reason that says too little
- * by itself (BAD_REQUEST, WRONG_STATE, ...) or is unknown, and when the
- * user reads English (no translation), as the service's sentence is
- * English and more precise. */
+ * ErrorReason name, "NOT_YOUR_TURN"), in the user's language (a broad one,
+ * WRONG_STATE, gets a sentence true of all its cases); NULL when the
+ * service's own sentence is all there is: for a reason unknown here, and
+ * when the user reads English (no translation), as the service's sentence
+ * is English and more precise. */
 const char *view_refusal(const char *reason);
 
 /* The agent's own words in msg (msg->said) as a fragment in the user's

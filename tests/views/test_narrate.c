@@ -67,8 +67,8 @@ static void narrate_kind(agent_msg_kind kind, int variant, said *sd)
     snprintf(msg.text, sizeof msg.text, "xyzzy");
     if (variant == 1)          /* a reason that says it all */
         snprintf(msg.reason, sizeof msg.reason, "NOT_FOUND");
-    else if (variant == 2)     /* one that needs the service's words */
-        snprintf(msg.reason, sizeof msg.reason, "WRONG_STATE");
+    else if (variant == 2)     /* one unknown here: the service's words */
+        snprintf(msg.reason, sizeof msg.reason, "A_NEWER_REASON");
     if (variant == 1)
         snprintf(msg.to, sizeof msg.to, "alice");
     msg.spectators = variant == 2;
@@ -195,7 +195,14 @@ static void translated(const char *lang)
     if (strstr(sd.s[0], "xyzzy"))
         fail_msg("%s: the refusal is the service's English: %s", lang, sd.s[0]);
     narrate_kind(AGENT_MSG_REFUSED, 2, &sd);
-    assert_non_null(strstr(sd.s[0], "xyzzy"));   /* WRONG_STATE: its words */
+    assert_non_null(strstr(sd.s[0], "xyzzy"));   /* unknown: its words */
+    /* every reason of the contract a player may meet: its own sentence */
+    static const char *const reasons[] = {
+        "BAD_REQUEST", "WRONG_STATE", "NOT_PERMITTED", "LIMIT_REACHED", "GAME_NOT_STARTED",
+        "GAME_ENDED", "OBSERVER", "NO_OFFER", "OFFER_PENDING", "UNKNOWN_TOKEN", "MUTED"};
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (!view_refusal(reasons[i]))
+            fail_msg("%s: no sentence for %s", lang, reasons[i]);
     unsetenv("LANGUAGE");
     setlocale(LC_ALL, "");
 }

@@ -163,7 +163,8 @@ static void handle(gview *v, const agent_msg *msg)
     }
     case AGENT_MSG_REFUSED:
         v->move_pending = false;
-        snprintf(v->flash, sizeof v->flash, _("Refused: %s"), msg->text);
+        snprintf(v->flash, sizeof v->flash, _("Refused: %s"),
+                 view_refusal(msg->reason) ? view_refusal(msg->reason) : msg->text);
         break;
     case AGENT_MSG_DISCONNECTED:
         v->connection[0] = '\0';

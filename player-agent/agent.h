@@ -34,6 +34,7 @@
 #include "games.h"
 
 #define AGENT_NAME_BYTES 129
+#define AGENT_REASON_BYTES 48     /* an ErrorReason's name, "NOT_YOUR_TURN" */
 #define AGENT_TEXT_BYTES 512
 #define AGENT_MAX_PEOPLE 64
 
@@ -437,6 +438,26 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
 int agent_new_game(agent *ag, const char *kind, const char *const *options, int n_options,
                    char *err, size_t errlen);
 int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen);
+
+/* Why the last agent_new_game, agent_join_game or agent_quick_pair failed
+ * before it reached a game, as a code a view
+ * says in the user's language (views/narrate.h: view_lobby_failure); its
+ * err keeps the English. */
+typedef enum agent_lobby_error {
+    AGENT_LOBBY_OTHER = 0,     /* err alone says it (the service unreachable...) */
+    AGENT_LOBBY_UNKNOWN_KIND,  /* arg: the kind as given */
+    AGENT_LOBBY_BAD_OPTION,    /* arg: the option as given ("cups=99"): unknown to
+                                * the kind, or its value out of range */
+    AGENT_LOBBY_BAD_CLOCK,     /* arg: the clock as given */
+    AGENT_LOBBY_REFUSED,       /* the service refused: reason, its ErrorReason name */
+} agent_lobby_error;
+typedef struct agent_lobby_failure {
+    agent_lobby_error code;
+    char arg[64];
+    char reason[AGENT_REASON_BYTES];
+} agent_lobby_failure;
+/* The last failure's (view thread; valid until the next lobby call). */
+const agent_lobby_failure *agent_lobby_failed(const agent *ag);
 
 /* --- statistics and history (blocking, with the call deadline) --- */
 

@@ -269,6 +269,60 @@ const char *view_move_refusal(const agent_model *m, int code, int move, const ch
     return buf;
 }
 
+const char *view_lobby_failure(const agent_lobby_failure *f, const char *err, char *buf,
+                               size_t len)
+{
+    const char *said;
+    switch (f->code) {
+    case AGENT_LOBBY_UNKNOWN_KIND:
+        if (!(said = translated(N_("There is no game kind '%s'. The kinds:"))))
+            return err;
+        int used = snprintf(buf, len, said, f->arg);
+        for (int i = 0; i < game_kind_count() && used >= 0 && (size_t)used < len; i++)
+            used += snprintf(buf + used, len - (size_t)used, " %s", game_kind_at(i)->name);
+        return buf;
+    case AGENT_LOBBY_BAD_OPTION:
+        if (!(said = translated(N_("'%s' is not an option of this kind of game, or its value is "
+                                   "out of range."))))
+            return err;
+        snprintf(buf, len, said, f->arg);
+        return buf;
+    case AGENT_LOBBY_BAD_CLOCK:
+        if (!(said = translated(N_("'%s' is not a clock: write MINUTES+SECONDS (5+3), MINUTES "
+                                   "(10), SECONDS/move (30/move) or none."))))
+            return err;
+        snprintf(buf, len, said, f->arg);
+        return buf;
+    case AGENT_LOBBY_REFUSED:
+        if (!(said = view_refusal(f->reason)))
+            return err;
+        snprintf(buf, len, "%s", said);
+        return buf;
+    case AGENT_LOBBY_OTHER:
+        break;
+    }
+    return err;
+}
+
+/* The kinds' titles (games/: game_kind.title), in the user's language; a
+ * kind's title missing here stays English (views_narrate checks that none
+ * is). */
+static const char *const kind_titles[] = {
+    N_("Sungka (Filipino mancala)"),
+    N_("Congklak (Indonesian mancala)"),
+    N_("Kalah (the common mancala)"),
+    N_("Reversi (Othello)"),
+    N_("Tic-tac-toe in 2 to 4 dimensions"),
+};
+
+const char *view_kind_title(const char *title)
+{
+    for (size_t i = 0; title && i < sizeof kind_titles / sizeof kind_titles[0]; i++)
+        if (strcmp(title, kind_titles[i]) == 0)
+            return _(kind_titles[i]);
+    return title;
+}
+
 static void say_passes(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
 {
     char buf[40];

@@ -70,6 +70,18 @@ const char *view_depart_words(const agent_msg *msg);
 const char *view_move_refusal(const agent_model *m, int code, int move, const char *why,
                               char *buf, size_t len);
 
+/* Why agent_new_game, agent_join_game or agent_quick_pair failed
+ * (agent_lobby_failed), a sentence in the user's language into buf; err
+ * (the agent's or the service's English) for what has no code, and in
+ * English. */
+const char *view_lobby_failure(const agent_lobby_failure *f, const char *err, char *buf,
+                               size_t len);
+
+/* A game's title in the user's language when it is a kind's own title (the
+ * service's default, "Kalah (the common mancala)"); a title a player gave
+ * stays as given. */
+const char *view_kind_title(const char *title);
+
 /* An agent's or the service's sentence fragment ("lost the connection to
  * ...") as a sentence: a capital first, then end ("." or ""), into buf. */
 void view_sentence(char *buf, size_t len, const char *text, const char *end);

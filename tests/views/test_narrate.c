@@ -196,6 +196,11 @@ static void translated(const char *lang)
         fail_msg("%s: the refusal is the service's English: %s", lang, sd.s[0]);
     narrate_kind(AGENT_MSG_REFUSED, 2, &sd);
     assert_non_null(strstr(sd.s[0], "xyzzy"));   /* unknown: its words */
+    /* every kind's own title, translated; a player's title as given */
+    for (int i = 0; i < game_kind_count(); i++)
+        if (strcmp(view_kind_title(game_kind_at(i)->title), game_kind_at(i)->title) == 0)
+            fail_msg("%s: the title of %s is English", lang, game_kind_at(i)->name);
+    assert_string_equal(view_kind_title("Friday night"), "Friday night");
     /* every reason of the contract a player may meet: its own sentence */
     static const char *const reasons[] = {
         "BAD_REQUEST", "WRONG_STATE", "NOT_PERMITTED", "LIMIT_REACHED", "GAME_NOT_STARTED",

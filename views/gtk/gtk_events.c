@@ -125,7 +125,7 @@ static void handle(gview *v, const agent_msg *msg)
         v->cursor = -1;
         v->move_pending = false;
         gmoves_reload(v);
-        gview_log(v, _("Game %s: %s (%s)."), m->game_id, m->title,
+        gview_log(v, _("Game %s: %s (%s)."), m->game_id, view_kind_title(m->title),
                   m->kind ? m->kind->name : "?");
         if (m->my_seat >= 0)
             gview_log(v, _("You are %s, seat %d."), m->seat_name[m->my_seat], m->my_seat);

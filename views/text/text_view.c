@@ -184,7 +184,7 @@ static void print_scores(text_view *tv, const int *scores, int n)
 static void show_snapshot(text_view *tv)
 {
     const agent_model *m = model(tv);
-    fprintf(tv->out, _("Game %s: %s"), m->game_id, m->title);
+    fprintf(tv->out, _("Game %s: %s"), m->game_id, view_kind_title(m->title));
     if (m->kind) {
         fprintf(tv->out, " (%s", m->kind->name);
         for (int i = 0; i < m->kind->n_options; i++)
@@ -470,7 +470,8 @@ static void list_games(text_view *tv, char *rest)
         fprintf(tv->out, _("No games. Start one with: new KIND\n"));
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
-        fprintf(tv->out, _("Game %s: %s (%s %s), %s; seats:"), g->id, g->title, g->kind, g->options,
+        fprintf(tv->out, _("Game %s: %s (%s %s), %s; seats:"), g->id, view_kind_title(g->title),
+                g->kind, g->options,
                 status_label(g->status));
         for (int s = 0; s < g->n_seats; s++) {
             if (!g->seat_name[s][0])
@@ -709,9 +710,11 @@ static void quick_game(text_view *tv, char *rest)
     if (!may_switch(tv))
         return;
     char err[512];
+    char said[768];
     if (agent_quick_pair(tv->ag, spec, options, n, rated, say_pairing, tv, err,
                          sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
     else
         fprintf(tv->out, _("Paired: game %s.\n"), agent_game_id(tv->ag));
 }
@@ -728,9 +731,10 @@ static void new_game(text_view *tv, char *rest)
     }
     if (!may_switch(tv))
         return;
-    char err[512];
+    char err[512], said[768];
     if (agent_new_game(tv->ag, words[0], words + 1, n - 1, err, sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
     else
         fprintf(tv->out, _("Created game %s.\n"), agent_game_id(tv->ag));
 }
@@ -870,13 +874,14 @@ static void cmd_quick(text_view *tv, const char *word, char *rest)
 /* join ID, watch ID */
 static void cmd_join(text_view *tv, const char *word, char *rest)
 {
-    char err[512];
+    char err[512], said[768];
     if (!*rest)
         fprintf(tv->out, _("Usage: %s GAME-ID\n"), word);
     else if (!may_switch(tv))
         ;
     else if (agent_join_game(tv->ag, rest, word[0] == 'w', err, sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
 }
 
 static void cmd_stats(text_view *tv, const char *word, char *rest)

@@ -340,6 +340,28 @@ void view_narrate_watching(int n, view_say_fn say, void *ctx)
                                 (unsigned long)n), n);
 }
 
+void view_narrate_snapshot(const agent_model *m, view_say_fn say, void *ctx)
+{
+    char buf[AGENT_TEXT_BYTES];
+    const agent_clock *tc = &m->time_control;
+    if (tc->per_move_s) {
+        sayf(say, ctx, _("Clock: %d s a move."), tc->per_move_s);
+    } else if (tc->base_s) {
+        char base[16];
+        agent_format_clock((int64_t)tc->base_s * 1000, base, sizeof base);
+        sayf(say, ctx, _("Clock: %s for the game, plus %d s a move."), base, tc->increment_s);
+    }
+    if (m->my_seat >= 0 && m->hot_seat >= 0)
+        sayf(say, ctx, _("You are %s, seat %d, and %s, seat %d (hot seat)."),
+             m->seat_name[m->my_seat], m->my_seat, m->seat_name[m->hot_seat], m->hot_seat);
+    else if (m->my_seat >= 0)
+        sayf(say, ctx, _("You are %s, seat %d."), m->seat_name[m->my_seat], m->my_seat);
+    else
+        say(ctx, _("You are observing."));
+    if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
+        sayf(say, ctx, _("This game is over: %s."), view_end_reason(m, buf, sizeof buf));
+}
+
 void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx)
 {
     char buf[40], words[AGENT_TEXT_BYTES];

@@ -26,6 +26,12 @@ typedef void (*view_say_fn)(void *ctx, const char *sentence);
  * observer coming or going, which view_narrate_watching counts). */
 void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, void *ctx);
 
+/* What a view says on (re)joining a game, after its own line naming the
+ * game: the clock, who we are ("You are alice, seat 0." / "You are
+ * observing."), and why it ended when it has. The seats, the board and
+ * whose turn it is are drawn by each view. */
+void view_narrate_snapshot(const agent_model *m, view_say_fn say, void *ctx);
+
 /* "Nobody is watching." / "1 person is watching." / "3 people are watching." */
 void view_narrate_watching(int n, view_say_fn say, void *ctx);
 

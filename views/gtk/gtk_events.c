@@ -127,12 +127,7 @@ static void handle(gview *v, const agent_msg *msg)
         gmoves_reload(v);
         gview_log(v, _("Game %s: %s (%s)."), m->game_id, view_kind_title(m->title),
                   m->kind ? m->kind->name : "?");
-        if (m->my_seat >= 0)
-            gview_log(v, _("You are %s, seat %d."), m->seat_name[m->my_seat], m->my_seat);
-        else
-            gview_log(v, _("You are watching."));
-        if (gview_game_over(m))
-            gview_log(v, _("This game is over: %s."), view_end_reason(m, words, sizeof words));
+        view_narrate_snapshot(m, log_line, v);   /* the clock, who we are, the end */
         break;
     }
     case AGENT_MSG_STARTED:

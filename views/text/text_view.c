@@ -181,6 +181,8 @@ static void print_scores(text_view *tv, const int *scores, int n)
     fputc('\n', tv->out);
 }
 
+static void say_line(void *ctx, const char *sentence);
+
 static void show_snapshot(text_view *tv)
 {
     const agent_model *m = model(tv);
@@ -192,29 +194,12 @@ static void show_snapshot(text_view *tv)
         fputc(')', tv->out);
     }
     fputc('\n', tv->out);
-    const agent_clock *tc = &m->time_control;
-    if (tc->per_move_s)
-        fprintf(tv->out, _("Clock: %d s a move.\n"), tc->per_move_s);
-    else if (tc->base_s) {
-        char base[16];
-        agent_format_clock((int64_t)tc->base_s * 1000, base, sizeof base);
-        fprintf(tv->out, _("Clock: %s for the game, plus %d s a move.\n"), base, tc->increment_s);
-    }
-    if (m->my_seat >= 0 && m->hot_seat >= 0)
-        fprintf(tv->out, _("You are %s, seat %d, and %s, seat %d (hot seat).\n"),
-                m->seat_name[m->my_seat], m->my_seat, m->seat_name[m->hot_seat], m->hot_seat);
-    else if (m->my_seat >= 0)
-        fprintf(tv->out, _("You are %s, seat %d.\n"), m->seat_name[m->my_seat], m->my_seat);
-    else
-        fprintf(tv->out, _("You are observing.\n"));
+    view_narrate_snapshot(m, say_line, tv);   /* the clock, who we are, the end */
     text_draw_people(tv->out, m, text_terminal_width(tv->out));
     if (m->status == AGENT_GAME_WAITING)
         fprintf(tv->out, _("Waiting for every seat to be taken and every player ready%s.\n"),
                 m->my_seat >= 0 ? _(" (type ready)") : "");
     draw(tv);
-    char why[AGENT_TEXT_BYTES];
-    if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
-        fprintf(tv->out, _("This game is over: %s\n"), view_end_reason(m, why, sizeof why));
     print_turn(tv);
 }
 

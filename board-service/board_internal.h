@@ -231,6 +231,13 @@ typedef enum room_rc {
     ROOM_E_FULL = -13,         /* no seat, or no room, left in the game */
     ROOM_E_REVOKED = -14,      /* a stream whose seat token was replaced (its account
                                 * signed out everywhere, or changed its password) */
+    /* Kinds of ROOM_E_STATE and ROOM_E_DENIED precise enough for a client
+     * to say in the user's language (ErrorReason 40..44) */
+    ROOM_E_NOT_STARTED = -15,  /* the game has not started */
+    ROOM_E_ENDED = -16,        /* the game is over */
+    ROOM_E_OBSERVER = -17,     /* observers cannot do that (a player's command) */
+    ROOM_E_NO_OFFER = -18,     /* nobody has offered this seat a draw or a rematch */
+    ROOM_E_PENDING = -19,      /* this seat's offer (or acceptance) waits for the others */
 } room_rc;
 
 /*
@@ -571,6 +578,21 @@ typedef enum room_event_kind {
     ROOM_EV_COUNT
 } room_event_kind;
 
+/* Why a game ended, a seat left it or a player departed, as the contract's
+ * EndReason, OutReason and DepartReason number them (wire.c copies the
+ * number; a client says it in the user's language). 0: not given. */
+typedef enum room_end_why {
+    ROOM_END_FINISHED = 1, ROOM_END_PLAYER_OUT, ROOM_END_DRAW_AGREED, ROOM_END_ABORTED,
+    ROOM_END_NO_FIRST_MOVE, ROOM_END_EMPTY_SEAT_TIME, ROOM_END_OPERATOR, ROOM_END_NOBODY_LEFT,
+} room_end_why;
+typedef enum room_out_why {
+    ROOM_OUT_RESIGNED = 1, ROOM_OUT_TIME_RAN_OUT, ROOM_OUT_QUIT, ROOM_OUT_CLAIMED,
+} room_out_why;
+typedef enum room_depart_why {
+    ROOM_DEPART_CONNECTION_CLOSED = 1, ROOM_DEPART_NO_PINGS, ROOM_DEPART_NOT_BACK,
+    ROOM_DEPART_TOKEN_REVOKED, ROOM_DEPART_ENDED_BY_OPERATOR,
+} room_depart_why;
+
 typedef struct room_event {
     room_event_kind kind;
     uint64_t seq;
@@ -596,6 +618,11 @@ typedef struct room_event {
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
     const char *sender;        /* CHAT read back from the store (wire_event_value): the
                                 * sender's name, where live play has who */
+    int why;                   /* OVER: room_end_why; OUT: room_out_why; DEPARTED:
+                                * room_depart_why; 0 when not given */
+    int out_why;               /* OVER by ROOM_END_PLAYER_OUT: why `by` left */
+    const char *by;            /* OVER: whose doing (a name or a seat's label), or NULL */
+    const char *detail;        /* OVER by ROOM_END_OPERATOR: the operator's words */
 } room_event;
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their

@@ -50,7 +50,7 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
     }
     if (p->seat < 0) {
         snprintf(err, errlen, "observers cannot move");
-        return ROOM_E_DENIED;
+        return ROOM_E_OBSERVER;
     }
     if (r->status == ROOM_WAITING) {
         int missing = game_seats(&r->state) - room_seats_taken(r);
@@ -60,11 +60,11 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
         else
             snprintf(err, errlen, "the game has not started (waiting for everyone to be "
                                   "ready)");
-        return ROOM_E_STATE;
+        return ROOM_E_NOT_STARTED;
     }
     if (r->status != ROOM_RUNNING) {
         snprintf(err, errlen, "the game is over");
-        return ROOM_E_STATE;
+        return ROOM_E_ENDED;
     }
     /* Rate: a seat sending moves faster than anyone plays is a script gone
      * wrong or an attack; refuse the excess, within a one-second window. */
@@ -259,7 +259,7 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
     if (!r->write_failed && game_is_over(&r->state)) {
         char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
         room__result_sentence(r, reason, sizeof reason);
-        room__end_game(r, false, reason);
+        room__end_game(r, false, &(room_end){.why = ROOM_END_FINISHED}, reason);
     }
     /* Keep the move, or undo it alone (a RELEASE that fails undoes it too). */
     if (alone && store_group_end(db, r->write_failed ? -1 : 0) != 0)

@@ -117,12 +117,12 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what)
 {
-    return agent__call_sync_code(ag, m, req, token, reply, err, errlen, what, NULL);
+    return agent__call_sync_code(ag, m, req, token, reply, err, errlen, what, NULL, NULL);
 }
 
 int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                           const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
-                          const char *what, rpc_code *code)
+                          const char *what, rpc_code *code, char reason[AGENT_REASON_BYTES])
 {
     rpc_status st;
     char at[AGENT_ADDRESS_BYTES];
@@ -138,6 +138,8 @@ int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage
     }
     if (code)
         *code = st.code;
+    if (reason)
+        snprintf(reason, AGENT_REASON_BYTES, "%s", rc == 0 ? "" : st.reason);
     if (rc == 0)
         return 0;
     char words[AGENT_TEXT_BYTES];

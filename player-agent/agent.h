@@ -34,6 +34,7 @@
 #include "games.h"
 
 #define AGENT_NAME_BYTES 129
+#define AGENT_REASON_BYTES 48     /* an ErrorReason's name, "NOT_YOUR_TURN" */
 #define AGENT_TEXT_BYTES 512
 #define AGENT_MAX_PEOPLE 64
 
@@ -174,7 +175,11 @@ typedef struct agent_model {
     int scores[GAME_MAX_SEATS];
     bool ratings_changed;      /* a rated game's end: each seat's before and after */
     agent_rating rating_before[GAME_MAX_SEATS], rating_after[GAME_MAX_SEATS];
-    char end_reason[AGENT_TEXT_BYTES];
+    char end_reason[AGENT_TEXT_BYTES];   /* the service's English: say end_why instead */
+    int end_why;               /* agent_end_why (0: unknown, say end_reason) */
+    int end_out_why;           /* AGENT_END_PLAYER_OUT: agent_out_why of end_who */
+    char end_who[AGENT_NAME_BYTES];      /* whose doing, or "" */
+    char end_detail[AGENT_TEXT_BYTES];   /* AGENT_END_OPERATOR: the operator's words */
     uint64_t last_seq;         /* last logged event seen */
     int mismatches;            /* boards that disagreed with our own replay */
 } agent_model;
@@ -189,7 +194,8 @@ typedef enum agent_msg_kind {
     AGENT_MSG_MOVED,           /* seat, move, steps[], passed[], extra_turn; on a
                                 * mismatch the agent resubscribes by itself */
     AGENT_MSG_CHAT,            /* name, seat, text */
-    AGENT_MSG_GAME_OVER,       /* text = reason; model has winners and scores */
+    AGENT_MSG_GAME_OVER,       /* text = reason (English), why, out_why, name (whose
+                                * doing), detail; model has winners and scores */
     AGENT_MSG_NOTICE,          /* text */
     AGENT_MSG_PINGS,           /* round-trip times and the number watching updated
                                 * in the model */
@@ -218,6 +224,25 @@ typedef enum agent_msg_kind {
     AGENT_MSG_REMATCH_STARTED, /* text: the new game's id (agent_follow_rematch) */
 } agent_msg_kind;
 
+/* Why a game ended (GameOver.why, as the contract numbers EndReason), a
+ * seat left it (PlayerOut.why, OutReason) and a player departed
+ * (PlayerDeparted.why, DepartReason): codes a view says in the user's
+ * language (views/narrate.c). 0, or a value newer than this agent: the
+ * service's English text is all there is. */
+typedef enum agent_end_why {
+    AGENT_END_UNKNOWN = 0, AGENT_END_FINISHED, AGENT_END_PLAYER_OUT, AGENT_END_DRAW_AGREED,
+    AGENT_END_ABORTED, AGENT_END_NO_FIRST_MOVE, AGENT_END_EMPTY_SEAT_TIME, AGENT_END_OPERATOR,
+    AGENT_END_NOBODY_LEFT,
+} agent_end_why;
+typedef enum agent_out_why {
+    AGENT_OUT_UNKNOWN = 0, AGENT_OUT_RESIGNED, AGENT_OUT_TIME_RAN_OUT, AGENT_OUT_QUIT,
+    AGENT_OUT_CLAIMED,
+} agent_out_why;
+typedef enum agent_depart_why {
+    AGENT_DEPART_UNKNOWN = 0, AGENT_DEPART_CONNECTION_CLOSED, AGENT_DEPART_NO_PINGS,
+    AGENT_DEPART_NOT_BACK, AGENT_DEPART_TOKEN_REVOKED, AGENT_DEPART_ENDED_BY_OPERATOR,
+} agent_depart_why;
+
 /* What the agent itself says in a message, as a code a view translates
  * (text keeps the English sentence, for logs and views that show it as
  * is). */
@@ -244,6 +269,10 @@ typedef struct agent_msg {
                                 * (its ErrorReason name, "NOT_YOUR_TURN"), "" when
                                 * it gave none or never answered */
     char to[AGENT_NAME_BYTES];  /* CHAT: the addressee of a private message, or "" */
+    int why;                   /* GAME_OVER: agent_end_why; OUT: agent_out_why;
+                                * DEPARTED: agent_depart_why (0: say text) */
+    int out_why;               /* GAME_OVER by AGENT_END_PLAYER_OUT: why `name` left */
+    char detail[AGENT_TEXT_BYTES];  /* GAME_OVER by AGENT_END_OPERATOR: their words */
     bool spectators;           /* CHAT: a spectator's, seen by spectators only */
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */
     int from_seat;             /* SEAT */
@@ -410,6 +439,26 @@ int agent_new_game(agent *ag, const char *kind, const char *const *options, int 
                    char *err, size_t errlen);
 int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen);
 
+/* Why the last agent_new_game, agent_join_game or agent_quick_pair failed
+ * before it reached a game, as a code a view
+ * says in the user's language (views/narrate.h: view_lobby_failure); its
+ * err keeps the English. */
+typedef enum agent_lobby_error {
+    AGENT_LOBBY_OTHER = 0,     /* err alone says it (the service unreachable...) */
+    AGENT_LOBBY_UNKNOWN_KIND,  /* arg: the kind as given */
+    AGENT_LOBBY_BAD_OPTION,    /* arg: the option as given ("cups=99"): unknown to
+                                * the kind, or its value out of range */
+    AGENT_LOBBY_BAD_CLOCK,     /* arg: the clock as given */
+    AGENT_LOBBY_REFUSED,       /* the service refused: reason, its ErrorReason name */
+} agent_lobby_error;
+typedef struct agent_lobby_failure {
+    agent_lobby_error code;
+    char arg[64];
+    char reason[AGENT_REASON_BYTES];
+} agent_lobby_failure;
+/* The last failure's (view thread; valid until the next lobby call). */
+const agent_lobby_failure *agent_lobby_failed(const agent *ag);
+
 /* --- statistics and history (blocking, with the call deadline) --- */
 
 /* The most kinds one player's ratings are listed for. */
@@ -486,8 +535,20 @@ int agent_write_match(const agent_match *m, const int *seats, const int *moves, 
 int agent_match_position(const agent_match *m, const int *seats, const int *moves, int step,
                          game_state *out, char *err, size_t errlen);
 
-/* Would the service accept this move from us now? 0, or -1 with the reason
- * (the same rules engine the service runs; seed 004's client-side check). */
+/* Why agent_check_move refuses a move, when the rules engine is not the one
+ * to say (its reasons are its game_error values, all negative). */
+typedef enum agent_move_refusal {
+    AGENT_MOVE_OBSERVING = 1,  /* we only watch this game */
+    AGENT_MOVE_NOT_STARTED,
+    AGENT_MOVE_GAME_OVER,      /* over, or no board yet */
+    AGENT_MOVE_THEIR_TURN,     /* another seat's turn (the model's to-move) */
+} agent_move_refusal;
+
+/* Would the service accept this move from us now? 0; or why not as a code
+ * (an agent_move_refusal, or the rules engine's game_error: a view says it
+ * in the user's language, views/narrate.h: view_move_refusal) and as an
+ * English sentence in why (the same rules engine the service runs; seed
+ * 004's client-side check). */
 int agent_check_move(const agent *ag, int move, char *why, size_t len);
 
 /* The legal moves of the seat to move (for hints); 0 when none or not running. */

@@ -102,22 +102,22 @@ int agent_check_move(const agent *ag, int move, char *why, size_t len)
     char buf[40];
     if (md->my_seat < 0) {
         snprintf(why, len, "observers cannot move");
-        return -1;
+        return AGENT_MOVE_OBSERVING;
     }
     if (md->status == AGENT_GAME_WAITING) {
         snprintf(why, len, "the game has not started");
-        return -1;
+        return AGENT_MOVE_NOT_STARTED;
     }
     if (md->status != AGENT_GAME_RUNNING || !md->have_state) {
         snprintf(why, len, "the game is over");
-        return -1;
+        return AGENT_MOVE_GAME_OVER;
     }
     int to_move = game_to_move(&md->state);
     if (!agent_holds_seat(ag, to_move)) {
         snprintf(why, len, "it is %s's turn", agent_seat_name(md, to_move, buf, sizeof buf));
-        return -1;
+        return AGENT_MOVE_THEIR_TURN;
     }
-    return game_check(&md->state, to_move, move, why, len) == GAME_OK ? 0 : -1;
+    return game_check(&md->state, to_move, move, why, len);
 }
 
 int agent_legal_moves(const agent *ag, int *moves, int max)

@@ -76,6 +76,8 @@ struct agent {
     rpc_pool *pool;            /* the board services: --server's, then where calls sent us */
 
     agent_model model;         /* view thread only */
+    agent_lobby_failure lobby_failure;   /* view thread only: the last new, join or
+                                          * quick's (agent_lobby_failed) */
     char session[AGENT_TOKEN_BYTES];     /* view thread only: the signed-in session's
                                           * token, "" for a guest (agent_accounts.c) */
     char account[AGENT_NAME_BYTES];      /* view thread only: its account's name */
@@ -147,10 +149,11 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
 int agent__tls_trust(const agent_config *cfg, agent_trust *t /* OUT */, char *err,
                      size_t errlen);
 void agent__tls_trust_free(agent_trust *t);
-/* The same, with the call's status code in *code (may be NULL). */
+/* The same, with the call's status code in *code and a refusal's reason
+ * (its ErrorReason name, "" for none) in reason (each may be NULL). */
 int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                           const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
-                          const char *what, rpc_code *code);
+                          const char *what, rpc_code *code, char reason[AGENT_REASON_BYTES]);
 
 /* --- agent_stream.c --- */
 

@@ -29,11 +29,24 @@ static void options_to_wire(const game_kind *kind, const game_options *opts,
 }
 
 /* Check "name=value" options locally, for an early and precise error. */
-static const game_kind *parse_kind(const char *kind_name, const char *const *options, int n,
-                                   game_options *opts, char *err, size_t errlen)
+/* The failure a view says (agent_lobby_failed): view thread only. */
+static void lobby_failed(agent *ag, agent_lobby_error code, const char *arg)
+{
+    ag->lobby_failure.code = code;
+    snprintf(ag->lobby_failure.arg, sizeof ag->lobby_failure.arg, "%s", arg ? arg : "");
+}
+
+const agent_lobby_failure *agent_lobby_failed(const agent *ag)
+{
+    return &ag->lobby_failure;
+}
+
+static const game_kind *parse_kind(agent *ag, const char *kind_name, const char *const *options,
+                                   int n, game_options *opts, char *err, size_t errlen)
 {
     const game_kind *kind = game_kind_find(kind_name);
     if (!kind) {
+        lobby_failed(ag, AGENT_LOBBY_UNKNOWN_KIND, kind_name);
         int len = snprintf(err, errlen, "unknown game kind '%s' (kinds:", kind_name);
         for (int i = 0; i < game_kind_count() && len < (int)errlen; i++)
             len += snprintf(err + len, errlen - (size_t)len, " %s", game_kind_at(i)->name);
@@ -43,8 +56,10 @@ static const game_kind *parse_kind(const char *kind_name, const char *const *opt
     }
     game_options_default(kind, opts);
     for (int i = 0; i < n; i++)
-        if (game_options_parse(kind, opts, options[i], err, errlen) != GAME_OK)
+        if (game_options_parse(kind, opts, options[i], err, errlen) != GAME_OK) {
+            lobby_failed(ag, AGENT_LOBBY_BAD_OPTION, options[i]);
             return NULL;
+        }
     return kind;
 }
 
@@ -52,7 +67,7 @@ static const game_kind *parse_kind(const char *kind_name, const char *const *opt
 static int join_one(agent *ag, const char *game_id, const char *any_kind,
                     const game_kind *kind, const game_options *opts, const char *name,
                     const char *session, bool observe, agent_holder *h, char *joined_id,
-                    char *err, size_t errlen)
+                    agent_lobby_failure *failed, char *err, size_t errlen)
 {
     Sungka__V1__JoinGameRequest req = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;
     Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
@@ -72,8 +87,13 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
              game_id ? game_id : any_kind, name);
     rpc_code code;
+    char reason[AGENT_REASON_BYTES];
     if (agent__call_sync_code(ag, &m, &req.base, session, &reply, err, errlen, what,
-                              &code) != 0) {
+                              &code, reason) != 0) {
+        if (failed) {          /* the view's call (failed is the view thread's) */
+            failed->code = reason[0] ? AGENT_LOBBY_REFUSED : AGENT_LOBBY_OTHER;
+            snprintf(failed->reason, sizeof failed->reason, "%s", reason);
+        }
         if (session)
             agent__session_refused(ag, code, err, errlen);
         return -1;
@@ -102,8 +122,8 @@ int agent__rejoin(agent *ag, int index)
     }
     pthread_mutex_unlock(&ag->lock);
     agent_holder fresh;
-    if (!ok || join_one(ag, game_id, NULL, NULL, NULL, name, NULL, true, &fresh, joined, err,
-                        sizeof err) != 0)
+    if (!ok || join_one(ag, game_id, NULL, NULL, NULL, name, NULL, true, &fresh, joined, NULL,
+                        err, sizeof err) != 0)
         return -1;
     pthread_mutex_lock(&ag->lock);
     if (index < ag->n_held) {
@@ -235,10 +255,13 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     int bots = ag->cfg.bots, bot_level = ag->cfg.bot_level;
     bool rated = ag->cfg.rated, takes_over = ag->cfg.bot_takes_over;
     agent_clock clock = ag->cfg.clock;
+    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
     for (int i = 0; i < n_options; i++) {
         if (strncmp(options[i], "clock=", 6) == 0) {
-            if (agent_parse_clock(options[i] + 6, &clock, err, errlen) != 0)
+            if (agent_parse_clock(options[i] + 6, &clock, err, errlen) != 0) {
+                lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, options[i] + 6);
                 return -1;
+            }
         } else if (strncmp(options[i], "bots=", 5) == 0)
             bots = atoi(options[i] + 5);
         else if (strncmp(options[i], "bot-level=", 10) == 0)
@@ -254,7 +277,7 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     const game_kind *kind = NULL;
     const char *kind_name = new_kind ? new_kind : any_kind;
     if (kind_name &&
-        !(kind = parse_kind(kind_name, rules_options, n_rules, &opts, err, errlen)))
+        !(kind = parse_kind(ag, kind_name, rules_options, n_rules, &opts, err, errlen)))
         return -1;
     char id[32] = "";
     if (game_id)
@@ -284,7 +307,10 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         ProtobufCMessage *reply = NULL;
         rpc_code code;
         if (agent__call_sync_code(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
-                                  "cannot create the game", &code) != 0) {
+                                  "cannot create the game", &code,
+                                  ag->lobby_failure.reason) != 0) {
+            lobby_failed(ag, ag->lobby_failure.reason[0] ? AGENT_LOBBY_REFUSED
+                                                         : AGENT_LOBBY_OTHER, NULL);
             agent__session_refused(ag, code, err, errlen);
             return -1;
         }
@@ -319,8 +345,8 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         const char *target = i > 0 ? id : game_id;
         bool watch = observe || (i == 0 && ag->cfg.take_seat);
         if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i],
-                     i > 0 ? NULL : agent__session(ag), watch, &held[i], id, err,
-                     errlen) != 0) {
+                     i > 0 ? NULL : agent__session(ag), watch, &held[i], id,
+                     &ag->lobby_failure, err, errlen) != 0) {
             if (i > 0) {        /* give the first seat back */
                 enter_game(ag, id, held, i, false);
                 leave_game(ag);
@@ -389,8 +415,8 @@ int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen
         snprintf(err, errlen, "we do not watch this game");
         return -1;
     }
-    if (join_one(ag, game_id, NULL, NULL, NULL, name, agent__session(ag), true, &held, id, err,
-                 errlen) != 0)
+    if (join_one(ag, game_id, NULL, NULL, NULL, name, agent__session(ag), true, &held, id, NULL,
+                 err, errlen) != 0)
         return -1;
     leave_game(ag);                     /* the old game is over: let it go */
     enter_game(ag, id, &held, 1, false);
@@ -447,10 +473,13 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
              spec);
     agent_clock clock = {0, 0, 0};
-    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0)
+    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
+    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
+        lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
         return -1;
+    }
     game_options opts;
-    const game_kind *kind = parse_kind(kind_name, options, n_options, &opts, err, errlen);
+    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
     if (!kind)
         return -1;
     Sungka__V1__QuickPairRequest req = SUNGKA__V1__QUICK_PAIR_REQUEST__INIT;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gtk_view_internal.h"
+#include "narrate.h"
 
 struct globby {
     gview *v;
@@ -191,7 +192,8 @@ int globby_refresh(globby *lb)
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
         GString *s = g_string_new(NULL);
-        g_string_append_printf(s, _("Game %s: %s (%s %s), %s; seats:"), g->id, g->title, g->kind,
+        g_string_append_printf(s, _("Game %s: %s (%s %s), %s; seats:"), g->id,
+                               view_kind_title(g->title), g->kind,
                                g->options, status_word(g->status));
         for (int seat = 0; seat < g->n_seats; seat++) {
             if (!g->seat_name[seat][0])
@@ -227,7 +229,8 @@ int globby_join(globby *lb, const char *game_id, bool observe)
 {
     char err[512];
     if (agent_join_game(lb->v->ag, game_id, observe, err, sizeof err) != 0) {
-        set_error(lb, err);
+        char said[768];
+        set_error(lb, view_lobby_failure(agent_lobby_failed(lb->v->ag), err, said, sizeof said));
         return -1;
     }
     set_error(lb, "");
@@ -288,7 +291,8 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
     if (lb->takes_over && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->takes_over)))
         argv[argc++] = "bot-takes-over";
     if (agent_new_game(lb->v->ag, kind->name, argv, argc, err, sizeof err) != 0) {
-        set_error(lb, err);
+        char said[768];
+        set_error(lb, view_lobby_failure(agent_lobby_failed(lb->v->ag), err, said, sizeof said));
         return -1;
     }
     settings_save(lb, kind, &opts);
@@ -411,7 +415,7 @@ globby *globby_new(gview *v)
     const char *titles[64 + 1];
     int nk = game_kind_count() < 64 ? game_kind_count() : 64;
     for (int i = 0; i < nk; i++)
-        titles[i] = game_kind_at(i)->title;
+        titles[i] = view_kind_title(game_kind_at(i)->title);
     titles[nk] = NULL;
     lb->kind = gtk_drop_down_new_from_strings(titles);
     gtk_accessible_update_property(GTK_ACCESSIBLE(lb->kind), GTK_ACCESSIBLE_PROPERTY_LABEL,

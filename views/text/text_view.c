@@ -181,10 +181,12 @@ static void print_scores(text_view *tv, const int *scores, int n)
     fputc('\n', tv->out);
 }
 
+static void say_line(void *ctx, const char *sentence);
+
 static void show_snapshot(text_view *tv)
 {
     const agent_model *m = model(tv);
-    fprintf(tv->out, _("Game %s: %s"), m->game_id, m->title);
+    fprintf(tv->out, _("Game %s: %s"), m->game_id, view_kind_title(m->title));
     if (m->kind) {
         fprintf(tv->out, " (%s", m->kind->name);
         for (int i = 0; i < m->kind->n_options; i++)
@@ -192,28 +194,12 @@ static void show_snapshot(text_view *tv)
         fputc(')', tv->out);
     }
     fputc('\n', tv->out);
-    const agent_clock *tc = &m->time_control;
-    if (tc->per_move_s)
-        fprintf(tv->out, _("Clock: %d s a move.\n"), tc->per_move_s);
-    else if (tc->base_s) {
-        char base[16];
-        agent_format_clock((int64_t)tc->base_s * 1000, base, sizeof base);
-        fprintf(tv->out, _("Clock: %s for the game, plus %d s a move.\n"), base, tc->increment_s);
-    }
-    if (m->my_seat >= 0 && m->hot_seat >= 0)
-        fprintf(tv->out, _("You are %s, seat %d, and %s, seat %d (hot seat).\n"),
-                m->seat_name[m->my_seat], m->my_seat, m->seat_name[m->hot_seat], m->hot_seat);
-    else if (m->my_seat >= 0)
-        fprintf(tv->out, _("You are %s, seat %d.\n"), m->seat_name[m->my_seat], m->my_seat);
-    else
-        fprintf(tv->out, _("You are observing.\n"));
+    view_narrate_snapshot(m, say_line, tv);   /* the clock, who we are, the end */
     text_draw_people(tv->out, m, text_terminal_width(tv->out));
     if (m->status == AGENT_GAME_WAITING)
         fprintf(tv->out, _("Waiting for every seat to be taken and every player ready%s.\n"),
                 m->my_seat >= 0 ? _(" (type ready)") : "");
     draw(tv);
-    if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
-        fprintf(tv->out, _("This game is over: %s\n"), m->end_reason);
     print_turn(tv);
 }
 
@@ -469,7 +455,8 @@ static void list_games(text_view *tv, char *rest)
         fprintf(tv->out, _("No games. Start one with: new KIND\n"));
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
-        fprintf(tv->out, _("Game %s: %s (%s %s), %s; seats:"), g->id, g->title, g->kind, g->options,
+        fprintf(tv->out, _("Game %s: %s (%s %s), %s; seats:"), g->id, view_kind_title(g->title),
+                g->kind, g->options,
                 status_label(g->status));
         for (int s = 0; s < g->n_seats; s++) {
             if (!g->seat_name[s][0])
@@ -708,9 +695,11 @@ static void quick_game(text_view *tv, char *rest)
     if (!may_switch(tv))
         return;
     char err[512];
+    char said[768];
     if (agent_quick_pair(tv->ag, spec, options, n, rated, say_pairing, tv, err,
                          sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
     else
         fprintf(tv->out, _("Paired: game %s.\n"), agent_game_id(tv->ag));
 }
@@ -727,9 +716,10 @@ static void new_game(text_view *tv, char *rest)
     }
     if (!may_switch(tv))
         return;
-    char err[512];
+    char err[512], said[768];
     if (agent_new_game(tv->ag, words[0], words + 1, n - 1, err, sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
     else
         fprintf(tv->out, _("Created game %s.\n"), agent_game_id(tv->ag));
 }
@@ -869,13 +859,14 @@ static void cmd_quick(text_view *tv, const char *word, char *rest)
 /* join ID, watch ID */
 static void cmd_join(text_view *tv, const char *word, char *rest)
 {
-    char err[512];
+    char err[512], said[768];
     if (!*rest)
         fprintf(tv->out, _("Usage: %s GAME-ID\n"), word);
     else if (!may_switch(tv))
         ;
     else if (agent_join_game(tv->ag, rest, word[0] == 'w', err, sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
 }
 
 static void cmd_stats(text_view *tv, const char *word, char *rest)
@@ -1114,9 +1105,11 @@ static void command(text_view *tv, char *line)
     int move;
     const text_command *cmd = NULL;
     if (agent_parse_move(model(tv), line, &move) == 0) {
-        char why[GAME_ERR_LEN];
-        if (agent_check_move(tv->ag, move, why, sizeof why) != 0)
-            fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"), why);
+        char why[GAME_ERR_LEN], said[GAME_ERR_LEN];
+        int code = agent_check_move(tv->ag, move, why, sizeof why);
+        if (code != 0)
+            fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"),
+                    view_move_refusal(model(tv), code, move, why, said, sizeof said));
         else if (agent_move(tv->ag, move) != 0)
             fprintf(tv->out, _("Could not send the move.\n"));
     } else if ((cmd = text_commands_find(line)) != NULL) {

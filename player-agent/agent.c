@@ -297,6 +297,8 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     if (cfg->new_kind || cfg->any_kind || cfg->game_id) {
         if (agent__go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options,
                               cfg->n_options, cfg->observe, err, errlen) != 0) {
+            if (cfg->start_failed)
+                *cfg->start_failed = ag->lobby_failure;
             agent_destroy(ag);
             return -1;
         }

@@ -94,6 +94,9 @@ typedef struct agent_config {
     const char *seat_token;    /* with game_id: take back the seat this token holds,
                                 * as with a saved token, or fail (never join anew);
                                 * how sungka-board hands its bots their seats */
+    struct agent_lobby_failure *start_failed;  /* OUT, may be NULL: when agent_start's
+                                * new, any or join fails, why (agent_lobby_failed),
+                                * so its caller can say it in the user's language */
 } agent_config;
 
 typedef enum agent_status {

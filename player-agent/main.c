@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "local_board.h"
+#include "narrate.h"
 #include "options.h"
 #include "version.h"
 #include "view.h"
@@ -407,7 +408,11 @@ int main(int argc, char **argv)
         case OPT_CLOCK: {
             char err[160];
             if (agent_parse_clock(optarg, &cfg.clock, err, sizeof err) != 0) {
-                fprintf(stderr, "sungka-player: --clock: %s\n", err);
+                agent_lobby_failure bad = {.code = AGENT_LOBBY_BAD_CLOCK};
+                snprintf(bad.arg, sizeof bad.arg, "%s", optarg);
+                char said[512];
+                fprintf(stderr, "sungka-player: --clock: %s\n",
+                        view_lobby_failure(&bad, err, said, sizeof said));
                 return 2;
             }
             break;
@@ -539,6 +544,8 @@ int main(int argc, char **argv)
                        .board = {.verbose = verbose, .tls = serve != NULL}};
     agent_library_verbose(verbose);
     char err[1024];            /* room for the changed-certificate warning */
+    agent_lobby_failure start_failed = {.code = AGENT_LOBBY_OTHER};
+    cfg.start_failed = &start_failed;
     agent *ag;
     int status;
     if (ask_where) {
@@ -548,7 +555,10 @@ int main(int argc, char **argv)
         if (ps.ag)
             agent_destroy(ps.ag);
     } else if (start_agent(&ps, &cfg, &ag, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-player: %s\n", err);
+        /* --new, --any or --game refused: said as the views say it */
+        char said[1024];
+        fprintf(stderr, "sungka-player: %s\n",
+                view_lobby_failure(&start_failed, err, said, sizeof said));
         status = ps.fail_status;
     } else if (quick && agent_quick_pair(ag, quick, cfg.options, cfg.n_options, cfg.rated,
                                          say_pairing, NULL, err, sizeof err) != 0) {

@@ -15,6 +15,7 @@ Usage: test_i18n.py BINDIR {fil|id|c_locale}. Every process started is
 stopped at the end, passed or failed.
 """
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
@@ -320,6 +321,26 @@ def whole_session(lang):
                                                f"({lit!r})\n" + ana.dump())
             print(f"{len(lines)} lines in {lang}, none of {len(english)} msgids in English nor "
                   f"of {len(service)} sentences of the service's and the agent's")
+            # The same mistakes made on the command line: said in her language
+            # too (they were the agent's English before).
+            env = dict(e.env, LANGUAGE=lang, LANG="C.UTF-8")
+            for k in ("LC_ALL", "LC_MESSAGES"):
+                env.pop(k, None)
+            for args, msgid, arg in (
+                    (["--new", "nosuch"], "There is no game kind '%s'. The kinds:", "nosuch"),
+                    (["--new", "kalah", "--option", "cups=99"],
+                     "'%s' is not an option of this kind of game, or its value is out of range.",
+                     "cups=99"),
+                    (["--new", "kalah", "--clock", "xyz"],
+                     "'%s' is not a clock: write MINUTES+SECONDS (5+3), MINUTES (10), "
+                     "SECONDS/move (30/move) or none.", "xyz")):
+                r = subprocess.run([os.path.join(bindir, "sungka-player"), "--server",
+                                    board.address, "--name", "ana", "--state-dir",
+                                    e.state_dir] + args, env=env,
+                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                   timeout=30)
+                check(r.returncode != 0 and re.search(said(msgid, arg), r.stderr),
+                      f"sungka-player {' '.join(args)} in {lang} said {r.stderr!r}")
     return test
 
 

@@ -48,6 +48,9 @@
 
 #include "agent.h"
 #include "version.h"
+#include "web_hub.h"
+#include "web_metrics.h"
+#include "web_proxy.h"
 #include "web_session.h"
 
 #define MAX_ADDRESSES 1024
@@ -58,6 +61,7 @@ typedef struct conn {
     struct conn *next;
     struct lws *wsi;
     web_session *session;
+    web_watch watch;           /* watching a game through its shared observer (web_hub.h) */
     char ip[64];
     bool counted;              /* in the per-address count */
     bool too_large;            /* the command being received went past the limit */
@@ -82,16 +86,6 @@ static struct {
 } gw;
 
 static volatile sig_atomic_t stopping;
-
-/* The peer's address as people write it: an IPv4 peer of a dual-stack
- * socket without its "::ffff:" prefix. */
-static void peer_address(struct lws *wsi, char *ip, size_t len)
-{
-    char raw[64] = "";
-    lws_get_peer_simple(wsi, raw, sizeof raw);
-    const char *p = strncmp(raw, "::ffff:", 7) == 0 && strchr(raw + 7, '.') ? raw + 7 : raw;
-    snprintf(ip, len, "%s", p);
-}
 
 static address_count *address_find(const char *ip, bool add)
 {
@@ -138,6 +132,8 @@ static void conn_unlink(conn *c)
 static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
 {
     if (c->too_large || c->rx_len + len > sizeof c->rx) {
+        if (!c->too_large)
+            web_counts.refused[WEB_REFUSED_TOO_LARGE]++;
         c->too_large = true;
         static const char why[] = "message too large (at most 4096 bytes)";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)why,
@@ -151,12 +147,16 @@ static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
     size_t n = c->rx_len;
     c->rx_len = 0;
     if (lws_frame_is_binary(wsi)) {
+        web_counts.refused[WEB_REFUSED_BINARY]++;
         static const char why[] = "binary messages are not part of the protocol";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, (unsigned char *)why,
                          sizeof why - 1);
         return -1;
     }
+    if (web_hub_command(&c->watch, &gw.cfg, lws_get_context(wsi), c->rx, n))
+        return 0;
     if (web_session_input(c->session, c->rx, n) != 0) {
+        web_counts.refused[WEB_REFUSED_TOO_MANY]++;
         static const char why[] = "too many commands waiting";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why,
                          sizeof why - 1);
@@ -167,6 +167,14 @@ static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
 
 static int on_writable(struct lws *wsi, conn *c)
 {
+    /* The watched game's messages first: they are shared, and waiting for
+     * this browser alone. */
+    int h = web_hub_write(&c->watch);
+    if (h != 0) {
+        if (h > 0)
+            lws_callback_on_writable(wsi);
+        return h < 0 ? -1 : 0;
+    }
     size_t len = 0;
     bool close_now = false;
     char reason[124];
@@ -183,6 +191,7 @@ static int on_writable(struct lws *wsi, conn *c)
         free(buf);
         if (w < (int)len)
             return -1;
+        web_counts.messages_out++;
         lws_callback_on_writable(wsi);   /* there may be more */
         return 0;
     }
@@ -213,13 +222,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return 1;
         if (!origin_allowed(wsi)) {
             lwsl_user("refused a WebSocket from a page on another site\n");
+            web_counts.refused[WEB_REFUSED_ORIGIN]++;
             return 1;
         }
         char ip[64];
-        peer_address(wsi, ip, sizeof ip);
+        web_client_address(wsi, ip, sizeof ip);
         address_count *a = address_find(ip, false);
         if (a && a->n >= gw.per_address) {
             lwsl_user("refused a WebSocket from %s: %d connections already\n", ip, a->n);
+            web_counts.refused[WEB_REFUSED_PER_ADDRESS]++;
             return 1;
         }
         return 0;
@@ -227,7 +238,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
-        peer_address(wsi, c->ip, sizeof c->ip);
+        c->watch.wsi = wsi;
+        web_client_address(wsi, c->ip, sizeof c->ip);
         address_count *a = address_find(c->ip, true);
         if (!a)
             return -1;
@@ -238,6 +250,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         c->next = gw.conns;
         gw.conns = c;
+        web_counts.browsers++;
+        web_counts.connections++;
         return 0;
     }
     case LWS_CALLBACK_RECEIVE:
@@ -245,13 +259,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return c->session ? on_writable(wsi, c) : -1;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        web_hub_pump();
         for (conn *k = gw.conns; k; k = k->next) {
-            if (!k->cut_off && web_session_overflowed(k->session)) {
+            if (!k->cut_off && (k->watch.overflowed || web_session_overflowed(k->session))) {
                 /* A browser that does not read never makes its socket
                  * writable again: drop it from here, with the reason if
                  * the socket still takes the close frame. */
                 static const char why[] = "too slow: the browser did not read its messages";
                 k->cut_off = true;
+                if (!k->watch.overflowed)
+                    web_counts.refused[WEB_REFUSED_SLOW]++;
                 lwsl_user("cut off the browser at %s: %s\n", k->ip, why);
                 lws_close_reason(k->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
                                  (unsigned char *)why, sizeof why - 1);
@@ -265,7 +282,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (c->counted)
             address_release(c->ip);
         c->counted = false;
+        web_hub_unwatch(&c->watch);
         if (c->session) {
+            web_counts.browsers--;
             conn_unlink(c);
             web_session_close(c->session);
             c->session = NULL;
@@ -310,6 +329,16 @@ static void usage(FILE *out)
             "      --web-root DIR          the web app's files (default: the copy installed\n"
             "                              beside the program, ../share/sungka/web)\n"
             "      --max-per-address N     browser connections from one address (default %d)\n"
+            "      --trusted-proxy ADDR[/PREFIX]\n"
+            "                              a reverse proxy in front of the gateway (an\n"
+            "                              address or a network; repeatable): from it, the\n"
+            "                              last address in X-Forwarded-For is the browser's,\n"
+            "                              for --max-per-address and the logs; from anyone\n"
+            "                              else that header is ignored\n"
+            "      --metrics HOST:PORT     serve metrics in Prometheus's text format at\n"
+            "                              http://HOST:PORT/metrics (plain HTTP, apart from\n"
+            "                              the browsers' port: keep it on loopback or an\n"
+            "                              operators' network)\n"
             "  -h, --help                  show this help and exit\n"
             "      --version               show the version and exit\n"
             "\n"
@@ -362,7 +391,8 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
     return 0;
 }
 
-enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION };
+enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_TRUSTED_PROXY,
+       OPT_METRICS };
 
 int main(int argc, char **argv)
 {
@@ -373,11 +403,14 @@ int main(int argc, char **argv)
         {"tls-ca", required_argument, NULL, OPT_TLS_CA},
         {"web-root", required_argument, NULL, OPT_WEB_ROOT},
         {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
+        {"trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY},
+        {"metrics", required_argument, NULL, OPT_METRICS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    const char *listen = NULL, *web_root = NULL;
+    const char *listen = NULL, *web_root = NULL, *metrics = NULL;
+    char err[512];
     gw.per_address = DEFAULT_PER_ADDRESS;
     int opt;
     while ((opt = getopt_long(argc, argv, "l:s:h", longs, NULL)) != -1) {
@@ -398,6 +431,13 @@ int main(int argc, char **argv)
             gw.per_address = (int)n;
             break;
         }
+        case OPT_TRUSTED_PROXY:
+            if (web_proxy_add(optarg, err, sizeof err) != 0) {
+                fprintf(stderr, "sungka-web: %s\n", err);
+                return 2;
+            }
+            break;
+        case OPT_METRICS: metrics = optarg; break;
         case 'h': usage(stdout); return 0;
         case OPT_VERSION: printf("sungka-web %s\n", SUNGKA_VERSION); return 0;
         default:
@@ -425,7 +465,6 @@ int main(int argc, char **argv)
         gw.cfg.tls = true;
     agent_config tls_files = {.server = gw.cfg.server, .tls = gw.cfg.tls,
                               .tls_ca = gw.cfg.tls_ca};
-    char err[512];
     if (agent_check_tls(&tls_files, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-web: %s\n", err);
         return 1;
@@ -434,6 +473,14 @@ int main(int argc, char **argv)
     if (numeric_host(host, bind_host, sizeof bind_host) != 0) {
         fprintf(stderr, "sungka-web: cannot listen on %s: no such host name or address\n",
                 listen);
+        return 2;
+    }
+    char metrics_host[256], metrics_bind[256];
+    int metrics_port = 0;
+    if (metrics && (split_address(metrics, metrics_host, sizeof metrics_host, &metrics_port) != 0 ||
+                    numeric_host(metrics_host, metrics_bind, sizeof metrics_bind) != 0)) {
+        fprintf(stderr, "sungka-web: --metrics wants HOST:PORT of this machine (like "
+                        "127.0.0.1:9180), not '%s'\n", metrics);
         return 2;
     }
     char root[PATH_MAX];
@@ -502,10 +549,22 @@ int main(int argc, char **argv)
         agent_library_shutdown();
         return 1;
     }
+    int metrics_bound = 0;
+    if (metrics && web_metrics_listen(ctx, metrics_bind, metrics_port, &metrics_bound) != 0) {
+        fprintf(stderr, "sungka-web: cannot serve metrics on %s (is the address this machine's, "
+                        "and the port free?)\n", metrics);
+        lws_context_destroy(ctx);
+        agent_library_shutdown();
+        return 1;
+    }
     bool v6 = strchr(host, ':') != NULL;
     printf("sungka-web: listening on %s%s%s:%d, playing on %s; open http://%s%s%s:%d/\n",
            v6 ? "[" : "", host, v6 ? "]" : "", bound, gw.cfg.server, v6 ? "[" : "", host,
            v6 ? "]" : "", bound);
+    if (metrics)
+        printf("sungka-web: metrics at http://%s%s%s:%d/metrics\n",
+               strchr(metrics_host, ':') ? "[" : "", metrics_host,
+               strchr(metrics_host, ':') ? "]" : "", metrics_bound);
     fflush(stdout);
 
     struct sigaction sa = {.sa_handler = on_signal};
@@ -518,6 +577,7 @@ int main(int argc, char **argv)
     /* Closing every connection closes every session; then wait for their
      * threads, whose agents need the RPC layer until they end. */
     lws_context_destroy(ctx);
+    web_hub_close_all();
     web_sessions_wait_all();
     agent_library_shutdown();
     return 0;

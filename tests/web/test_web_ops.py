@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""test_web_ops.py — sungka-web for crowds and operators, end to end.
+
+A real sungka-board and sungka-web on loopback, and WebSocket clients
+(python3-websocket) speaking docs/web-protocol.md: many browsers watching
+one game through one shared observer, X-Forwarded-For believed from a
+trusted proxy only, and /metrics.
+
+Usage: test_web_ops.py BINDIR TEST. Every process started is stopped at
+the end.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from harness import Env, Failure, check  # noqa: E402
+from test_web import WAIT, _ws, gateway  # noqa: E402
+
+N_WATCHERS = 50
+
+
+def recv_until(ws, what, pred):
+    """Messages until one for which pred(msg) is true; that one."""
+    end = time.monotonic() + WAIT
+    while time.monotonic() < end:
+        m = json.loads(ws.recv())
+        if pred(m):
+            return m
+    raise Failure(f"never got {what}")
+
+
+def metrics(web):
+    with urllib.request.urlopen(f"http://127.0.0.1:{web.metrics_port}/metrics",
+                                timeout=WAIT) as r:
+        check(r.headers.get("Content-Type", "").startswith("text/plain"),
+              f"/metrics is {r.headers.get('Content-Type')}")
+        return r.read().decode()
+
+
+def metric(text, name):
+    m = re.search(rf"^{re.escape(name)} (\d+)$", text, re.M)
+    check(m, f"/metrics has no {name}:\n{text}")
+    return int(m.group(1))
+
+
+def wait_metric(web, name, want):
+    end = time.monotonic() + WAIT
+    while True:
+        text = metrics(web)
+        if re.search(rf"^{re.escape(name)} {want}$", text, re.M):
+            return text
+        if time.monotonic() > end:
+            raise Failure(f"/metrics never said {name} {want}:\n{text}")
+        time.sleep(0.05)
+
+
+def with_metrics(env, board, *extra):
+    web = gateway(env, board, "--metrics", "127.0.0.1:0", *extra)
+    m = web.expect(r"metrics at http://127\.0\.0\.1:(\d+)/metrics", timeout=15)
+    web.metrics_port = int(m.group(1))
+    return web
+
+
+def play_until_over(players, states, seen):
+    """Tic-tac-toe between the two players (states: each one's last state),
+    each playing its first playable cell; the moves in seen, in order."""
+    while True:
+        mover = next((p for p in players
+                      if states[p]["to_move"] == states[p]["my_seat"] != -1), None)
+        if not mover:
+            return recv_until(players[0], "the end", lambda m: m["type"] == "state"
+                              and m["over"] is not None)
+        cell = next(c for c in states[mover]["cells"] if c["move"] != -1)
+        mover.send(json.dumps({"type": "move", "move": cell["move"]}))
+        moved = recv_until(mover, "its move", lambda m: m["type"] == "event"
+                           and m["event"] in ("moved", "game_over"))
+        if moved["event"] == "moved":
+            seen.append(moved["text"])
+        for p in players:
+            st = recv_until(p, "the state after the move",
+                            lambda m: m["type"] == "state" and len(m["moves"]) == len(seen))
+            states[p] = st
+        check(len(seen) < 300, "the game does not end")
+
+
+def watchers(bindir):
+    """50 browsers watching one game see every move through one observer:
+    the board service counts one spectator, /metrics 50 watchers of the
+    shared game, and once they all left, none."""
+    with Env(bindir) as env:
+        board = env.board()
+        web = with_metrics(env, board, "--max-per-address", str(N_WATCHERS + 4))
+        a, b = _ws(web), _ws(web)
+        a.send(json.dumps({"type": "new", "kind": "tictactoe", "options": ["size=3", "dims=2"]}))
+        game = recv_until(a, "the new game", lambda m: m["type"] == "state")["game"]
+        b.send(json.dumps({"type": "join", "game": game}))
+        states = {p: recv_until(p, "the game under way", lambda m: m["type"] == "state"
+                                and m["status"] == "running") for p in (a, b)}
+        crowd = []
+        for _ in range(N_WATCHERS):
+            w = _ws(web)
+            w.send(json.dumps({"type": "join", "game": game, "observe": True}))
+            crowd.append(w)
+        for w in crowd:
+            st = recv_until(w, "the watched game", lambda m: m["type"] == "state")
+            check(st["game"] == game and st["my_seat"] == -1,
+                  f"a watcher was shown {st['game']} as seat {st['my_seat']}")
+            check(all(c["move"] == -1 for c in st["cells"]), "a watcher is offered a move")
+        text = metrics(web)
+        check(f'sungka_web_game_watchers{{game="{game}"}} {N_WATCHERS}' in text,
+              f"/metrics does not count {N_WATCHERS} watchers of game {game}:\n{text}")
+        check(metric(text, "sungka_web_shared_games") == 1, "not one shared game")
+        check(metric(text, "sungka_web_browsers") == N_WATCHERS + 2, "browsers miscounted")
+        # The board service sees the gateway's one observer, not fifty.
+        a.send(json.dumps({"type": "list"}))
+        lobby = recv_until(a, "the lobby", lambda m: m["type"] == "lobby")
+        listed = [g for g in lobby["games"] if g["id"] == game]
+        check(listed and listed[0]["observers"] == 1,
+              f"the board service counts {listed and listed[0]['observers']} observers of "
+              f"game {game}, not the gateway's one")
+        moves = []
+        final = play_until_over([a, b], states, moves)
+        check(len(moves) >= 5, f"a tic-tac-toe game of {len(moves)} moves")
+        for i, w in enumerate(crowd):
+            got = []
+            while True:
+                m = recv_until(w, f"the end of the game (watcher {i})",
+                               lambda m: m["type"] == "event")
+                if m["event"] == "moved":
+                    got.append(m["text"])
+                if m["event"] == "game_over":
+                    break
+            check(got == moves, f"watcher {i} saw the moves {got}, the players {moves}")
+            st = recv_until(w, "the last state", lambda m: m["type"] == "state"
+                            and m["over"] is not None)
+            diff = [(c, d) for c, d in zip(st["cells"], final["cells"])
+                    if c["value"] != d["value"]]
+            check(len(st["cells"]) == len(final["cells"]) and not diff,
+                  f"watcher {i} sees another board than the players: {diff[:3]}")
+            check(st["observers"] == 1, f"watcher {i} is told of {st['observers']} observers")
+        # Half leave the game, the rest close: the shared observer goes
+        # with the last of them.
+        for w in crowd[:N_WATCHERS // 2]:
+            w.send(json.dumps({"type": "leave"}))
+            recv_until(w, "left", lambda m: m["type"] == "left")
+        wait_metric(web, f'sungka_web_game_watchers{{game="{game}"}}', N_WATCHERS // 2)
+        for w in crowd:
+            w.close()
+        text = wait_metric(web, "sungka_web_shared_games", 0)
+        check(f'game="{game}"' not in text, "a game nobody watches is still shared")
+        web.expect_stderr(rf"nobody watches game {game} any more")
+        check(metric(text, r'sungka_web_messages_out_total{from="shared_game"}')
+              >= N_WATCHERS * len(moves), "the shared messages were not counted")
+        a.close()
+        b.close()
+
+
+def _ws_from(web, forwarded):
+    import websocket
+    ws = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws", origin=web.url,
+                                     subprotocols=["sungka"], timeout=WAIT,
+                                     header=[f"X-Forwarded-For: {forwarded}"])
+    check(json.loads(ws.recv())["type"] == "hello", "no hello")
+    return ws
+
+
+def _refused(web, forwarded):
+    import websocket
+    try:
+        _ws_from(web, forwarded).close()
+    except (websocket.WebSocketException, ConnectionError):
+        return
+    raise Failure(f"a second connection forwarded for {forwarded} was accepted with a limit of 1")
+
+
+def trusted_proxy(bindir):
+    """X-Forwarded-For counts for the per-address limit and the logs when
+    it comes from a --trusted-proxy, and only its last entry; from anyone
+    else it is ignored. Refusals are counted by reason in /metrics."""
+    with Env(bindir) as env:
+        board = env.board()
+        behind = with_metrics(env, board, "--max-per-address", "1",
+                              "--trusted-proxy", "127.0.0.0/8", "--trusted-proxy", "fd00::/8")
+        one = _ws_from(behind, "203.0.113.5")
+        two = _ws_from(behind, "198.51.100.7, 203.0.113.6")
+        # A client's own entry before the proxy's is not believed.
+        _refused(behind, "203.0.113.9, 203.0.113.5")
+        behind.expect_stderr(r"refused a WebSocket from 203\.0\.113\.5: 1 connections already")
+        check(metric(metrics(behind), 'sungka_web_refused_total{reason="per_address"}') == 1,
+              "the refusal was not counted")
+        one.close()
+        two.close()
+        exposed = gateway(env, board, "--max-per-address", "1", "--trusted-proxy", "10.0.0.1")
+        three = _ws_from(exposed, "203.0.113.5")
+        _refused(exposed, "203.0.113.6")
+        exposed.expect_stderr(r"refused a WebSocket from 127\.0\.0\.1: 1 connections already")
+        three.close()
+        for bad in ("10.0.0.0/33", "proxy.example", "fd00::/129", "/8"):
+            r = subprocess.run([os.path.join(bindir, "sungka-web"), "--listen", "127.0.0.1:0",
+                                "--server", board.address, "--trusted-proxy", bad],
+                               capture_output=True, text=True, timeout=WAIT)
+            check(r.returncode == 2 and "--trusted-proxy wants an address" in r.stderr,
+                  f"--trusted-proxy {bad} gave {r.returncode}: {r.stderr}")
+
+
+TESTS = {f.__name__: f for f in (watchers, trusted_proxy)}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in TESTS:
+        print(f"usage: {sys.argv[0]} BINDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
+        return 2
+    bindir, name = sys.argv[1], sys.argv[2]
+    started = time.monotonic()
+    try:
+        TESTS[name](bindir)
+    except Failure as f:
+        print(f"FAIL {name}: {f}")
+        return 1
+    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -47,6 +47,9 @@
 #include <libwebsockets.h>
 
 #include "agent.h"
+#include "config_file.h"
+#include "options.h"
+#include "server_notify.h"
 #include "version.h"
 #include "web_hub.h"
 #include "web_metrics.h"
@@ -55,6 +58,8 @@
 
 #define MAX_ADDRESSES 1024
 #define DEFAULT_PER_ADDRESS 16
+/* --config's default: read when it exists and no --config is given. */
+#define DEFAULT_CONFIG "/etc/sungka/web.conf"
 
 /* One browser connection (libwebsockets' per-session data; service thread). */
 typedef struct conn {
@@ -339,6 +344,13 @@ static void usage(FILE *out)
             "                              http://HOST:PORT/metrics (plain HTTP, apart from\n"
             "                              the browsers' port: keep it on loopback or an\n"
             "                              operators' network)\n"
+            "      --config FILE           read settings from FILE (default\n"
+            "                              " DEFAULT_CONFIG " when it exists): an INI file\n"
+            "                              whose [web] keys are these long options without\n"
+            "                              their dashes; options on the command line override\n"
+            "                              it; SIGHUP reads it again (--max-per-address and\n"
+            "                              --trusted-proxy change at once, the rest at a\n"
+            "                              restart)\n"
             "  -h, --help                  show this help and exit\n"
             "      --version               show the version and exit\n"
             "\n"
@@ -392,63 +404,148 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
 }
 
 enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_TRUSTED_PROXY,
-       OPT_METRICS };
+       OPT_METRICS, OPT_CONFIG };
+
+static const struct option longopts[] = {
+    {"listen", required_argument, NULL, 'l'},
+    {"server", required_argument, NULL, 's'},
+    {"tls", no_argument, NULL, OPT_TLS},
+    {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+    {"web-root", required_argument, NULL, OPT_WEB_ROOT},
+    {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
+    {"trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY},
+    {"metrics", required_argument, NULL, OPT_METRICS},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* Keys a file may not hold: things to do, and the file itself. */
+static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
+
+/* The settings, from the file and the command line (web_settings_*). The
+ * trusted proxies go to web_proxy's staged list (web_proxy.h). */
+typedef struct settings {
+    const char *listen, *server, *tls_ca, *web_root, *metrics, *config;
+    bool tls, help, version;
+    int per_address;
+    config_values *file_values;    /* the file's strings, which these point into */
+} settings;
+
+/* One option, from the command line or the file (config_apply_fn). */
+static int apply_option(void *user, int c, const char *name, const char *value, char *err,
+                        size_t errlen)
+{
+    settings *st = user;
+    (void)name;
+    switch (c) {
+    case 'l': st->listen = value; break;
+    case 's': st->server = value; break;
+    case OPT_TLS: st->tls = true; break;
+    case OPT_TLS_CA: st->tls_ca = value; break;
+    case OPT_WEB_ROOT: st->web_root = value; break;
+    case OPT_PER_ADDRESS:
+        return option_number_says(value, 1, 100000, &st->per_address, err, errlen);
+    case OPT_TRUSTED_PROXY: return web_proxy_add(value, err, errlen);
+    case OPT_METRICS: st->metrics = value; break;
+    case OPT_CONFIG: st->config = value; break;
+    case 'h': st->help = true; break;
+    case OPT_VERSION: st->version = true; break;
+    default:
+        snprintf(err, errlen, "is not an option");
+        return -1;
+    }
+    return 0;
+}
+
+/* Fresh settings: the defaults, the file's (when file is not NULL), then
+ * the command line's over them. 0; or -1 with the file's error in err, or
+ * 2 when the command line was refused (said on stderr). Either way
+ * st->file_values is the caller's to free. */
+static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
+                         size_t errlen)
+{
+    *st = (settings){.per_address = DEFAULT_PER_ADDRESS};
+    web_proxy_discard();
+    if (file && config_file_read(file, "web", longopts, not_settings,
+                                 sizeof not_settings / sizeof not_settings[0], apply_option, st,
+                                 &st->file_values, err, errlen) != 0)
+        return -1;
+    if (config_argv_read("sungka-web", argc, argv, "l:s:h", longopts, apply_option, st,
+                         usage) != 0)
+        return 2;
+    return 0;
+}
+
+static volatile sig_atomic_t reload_wanted;
+
+static void on_sighup(int sig)
+{
+    (void)sig;
+    reload_wanted = 1;
+}
+
+/* SIGHUP: the file and the command line read again. The limit per address
+ * and the trusted proxies change at once; the rest is kept until a
+ * restart (the log line says so). A file with a mistake changes nothing. */
+static void reload(const char *file, int argc, char **argv)
+{
+    server_notify_reloading();
+    settings st;
+    char err[1024];
+    if (!file) {
+        lwsl_user("SIGHUP: no configuration file to reload (--config FILE, or %s)\n",
+                  DEFAULT_CONFIG);
+    } else if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
+        web_proxy_discard();
+        config_values_free(st.file_values);
+        lwsl_user("reload refused, the settings stay as they were: %s\n", err);
+    } else {
+        /* Numbers and parsed addresses only: the running settings'
+         * strings stay the first reading's (gw.cfg points into them). */
+        gw.per_address = st.per_address;
+        int proxies = web_proxy_commit();
+        config_values_free(st.file_values);
+        lwsl_user("reloaded %s: max-per-address %d, %d trusted proxies; other settings "
+                  "change at a restart\n", file, gw.per_address, proxies);
+    }
+    server_notify_ready();
+}
 
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"server", required_argument, NULL, 's'},
-        {"tls", no_argument, NULL, OPT_TLS},
-        {"tls-ca", required_argument, NULL, OPT_TLS_CA},
-        {"web-root", required_argument, NULL, OPT_WEB_ROOT},
-        {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
-        {"trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY},
-        {"metrics", required_argument, NULL, OPT_METRICS},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
-    const char *listen = NULL, *web_root = NULL, *metrics = NULL;
-    char err[512];
-    gw.per_address = DEFAULT_PER_ADDRESS;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "l:s:h", longs, NULL)) != -1) {
-        switch (opt) {
-        case 'l': listen = optarg; break;
-        case 's': gw.cfg.server = optarg; break;
-        case OPT_TLS: gw.cfg.tls = true; break;
-        case OPT_TLS_CA: gw.cfg.tls_ca = optarg; break;
-        case OPT_WEB_ROOT: web_root = optarg; break;
-        case OPT_PER_ADDRESS: {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || end == optarg || n < 1 || n > 100000) {
-                fprintf(stderr, "sungka-web: --max-per-address must be a number from 1 to "
-                                "100000, not '%s'\n", optarg);
-                return 2;
-            }
-            gw.per_address = (int)n;
-            break;
-        }
-        case OPT_TRUSTED_PROXY:
-            if (web_proxy_add(optarg, err, sizeof err) != 0) {
-                fprintf(stderr, "sungka-web: %s\n", err);
-                return 2;
-            }
-            break;
-        case OPT_METRICS: metrics = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case OPT_VERSION: printf("sungka-web %s\n", SUNGKA_VERSION); return 0;
-        default:
-            fprintf(stderr, "Try 'sungka-web --help' for more information.\n");
-            return 2;
-        }
+    settings first = {0}, st = {0};
+    if (config_argv_read("sungka-web", argc, argv, "l:s:h", longopts, apply_option, &first,
+                         usage) != 0)
+        return 2;
+    web_proxy_discard();
+    if (first.help) {
+        usage(stdout);
+        return 0;
     }
-    if (optind < argc) {
-        fprintf(stderr, "sungka-web: unexpected argument '%s'\n", argv[optind]);
+    if (first.version) {
+        printf("sungka-web %s\n", SUNGKA_VERSION);
+        return 0;
+    }
+    const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
+    char err[1024];
+    int rc = load_settings(&st, file, argc, argv, err, sizeof err);
+    if (rc != 0) {
+        if (rc < 0)
+            fprintf(stderr, "sungka-web: %s\n", err);
+        config_values_free(st.file_values);
         return 2;
     }
+    web_proxy_commit();
+    /* The file's strings stay for the program's life (gw.cfg points into
+     * them). */
+    config_values *kept = st.file_values;
+    const char *listen = st.listen, *web_root = st.web_root, *metrics = st.metrics;
+    gw.cfg.server = st.server;
+    gw.cfg.tls = st.tls;
+    gw.cfg.tls_ca = st.tls_ca;
+    gw.per_address = st.per_address;
     char host[256];
     int port;
     if (!listen || !gw.cfg.server) {
@@ -570,15 +667,25 @@ int main(int argc, char **argv)
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    struct sigaction hup = {.sa_handler = on_sighup};
+    sigaction(SIGHUP, &hup, NULL);
     signal(SIGPIPE, SIG_IGN);
-    while (!stopping)
+    server_notify_ready();
+    while (!stopping) {
         if (lws_service(ctx, 0) < 0)
             break;
+        if (reload_wanted) {
+            reload_wanted = 0;
+            reload(file, argc, argv);
+        }
+    }
+    server_notify_stopping();
     /* Closing every connection closes every session; then wait for their
      * threads, whose agents need the RPC layer until they end. */
     lws_context_destroy(ctx);
     web_hub_close_all();
     web_sessions_wait_all();
     agent_library_shutdown();
+    config_values_free(kept);
     return 0;
 }

@@ -20,8 +20,21 @@ typedef struct proxy {
     int prefix;                /* bits */
 } proxy;
 
-static proxy proxies[MAX_PROXIES];
-static int n_proxies;
+static proxy proxies[MAX_PROXIES], staged[MAX_PROXIES];
+static int n_proxies, n_staged;
+
+int web_proxy_commit(void)
+{
+    memcpy(proxies, staged, sizeof proxies);
+    n_proxies = n_staged;
+    n_staged = 0;
+    return n_proxies;
+}
+
+void web_proxy_discard(void)
+{
+    n_staged = 0;
+}
 
 /* ip (IPv4, IPv6, or IPv4-mapped IPv6) into family and 4 or 16 bytes. */
 static bool parse_ip(const char *ip, int *family, uint8_t *out)
@@ -64,15 +77,15 @@ int web_proxy_add(const char *text, char *err, size_t err_len)
             goto bad;
         p.prefix = (int)bits;
     }
-    if (n_proxies >= MAX_PROXIES) {
-        snprintf(err, err_len, "at most %d --trusted-proxy (give a network, ADDR/PREFIX, "
+    if (n_staged >= MAX_PROXIES) {
+        snprintf(err, err_len, "at most %d of them (give a network, ADDR/PREFIX, "
                                "for many)", MAX_PROXIES);
         return -1;
     }
-    proxies[n_proxies++] = p;
+    staged[n_staged++] = p;
     return 0;
 bad:
-    snprintf(err, err_len, "--trusted-proxy wants an address or a network, like 10.0.0.5, "
+    snprintf(err, err_len, "wants an address or a network, like 10.0.0.5, "
                            "10.0.0.0/8 or fd00::/8, not '%s'", text);
     return -1;
 }

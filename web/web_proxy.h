@@ -6,8 +6,8 @@
  * entry; anything before it was written by the client and is not
  * believed). The per-address limit and the logs use that address.
  *
- * Threads: the list is filled before the service loop starts and only read
- * afterwards (service thread).
+ * Threads: service thread only (main's, which also reads the settings at
+ * the start and at a reload between two turns of the loop).
  */
 #ifndef SUNGKA_WEB_PROXY_H
 #define SUNGKA_WEB_PROXY_H
@@ -17,9 +17,16 @@
 
 struct lws;
 
-/* Add "ADDR" or "ADDR/PREFIX" (IPv4 or IPv6) to the trusted proxies. -1
- * with a sentence in err when it is neither. */
+/* Add "ADDR" or "ADDR/PREFIX" (IPv4 or IPv6) to the staged list of
+ * trusted proxies. -1 with a sentence in err when it is neither. */
 int web_proxy_add(const char *text, char *err, size_t err_len);
+
+/* The staged list becomes the one in use (at the start, and at a reload
+ * whose settings were all accepted); its length. */
+int web_proxy_commit(void);
+
+/* The staged list is emptied (before a reading, and after a refused one). */
+void web_proxy_discard(void);
 
 /* Whether the numeric address ip is a trusted proxy. */
 bool web_proxy_trusted(const char *ip);

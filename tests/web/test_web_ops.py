@@ -12,6 +12,7 @@ the end.
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -182,11 +183,15 @@ def _refused(web, forwarded):
 def trusted_proxy(bindir):
     """X-Forwarded-For counts for the per-address limit and the logs when
     it comes from a --trusted-proxy, and only its last entry; from anyone
-    else it is ignored. Refusals are counted by reason in /metrics."""
+    else it is ignored. Refusals are counted by reason in /metrics. The
+    settings come from a --config file, read again on SIGHUP."""
     with Env(bindir) as env:
         board = env.board()
-        behind = with_metrics(env, board, "--max-per-address", "1",
-                              "--trusted-proxy", "127.0.0.0/8", "--trusted-proxy", "fd00::/8")
+        conf = os.path.join(env.state_dir, "web.conf")
+        with open(conf, "w") as f:
+            f.write("[web]\nmax-per-address = 1\ntrusted-proxy = 127.0.0.0/8\n"
+                    "trusted-proxy = fd00::/8\n")
+        behind = with_metrics(env, board, "--config", conf)
         one = _ws_from(behind, "203.0.113.5")
         two = _ws_from(behind, "198.51.100.7, 203.0.113.6")
         # A client's own entry before the proxy's is not believed.
@@ -194,6 +199,20 @@ def trusted_proxy(bindir):
         behind.expect_stderr(r"refused a WebSocket from 203\.0\.113\.5: 1 connections already")
         check(metric(metrics(behind), 'sungka_web_refused_total{reason="per_address"}') == 1,
               "the refusal was not counted")
+        # A file with a mistake is refused on SIGHUP, and changes nothing.
+        with open(conf, "w") as f:
+            f.write("[web]\nmax-per-address = 2\ntrusted-proxy = 127.0.0.0/33\n")
+        behind.p.send_signal(signal.SIGHUP)
+        behind.expect_stderr(r"reload refused, the settings stay as they were: .*web\.conf:3: "
+                             r"--trusted-proxy|reload refused, the settings stay as they were: "
+                             r".*web\.conf:3")
+        _refused(behind, "203.0.113.5")
+        # A good one takes effect at once: two from one address.
+        with open(conf, "w") as f:
+            f.write("[web]\nmax-per-address = 2\ntrusted-proxy = 127.0.0.1\n")
+        behind.p.send_signal(signal.SIGHUP)
+        behind.expect_stderr(r"reloaded .*web\.conf: max-per-address 2, 1 trusted proxies")
+        _ws_from(behind, "203.0.113.5").close()
         one.close()
         two.close()
         exposed = gateway(env, board, "--max-per-address", "1", "--trusted-proxy", "10.0.0.1")

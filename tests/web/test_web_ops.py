@@ -6,8 +6,13 @@ A real sungka-board and sungka-web on loopback, and WebSocket clients
 one game through one shared observer, X-Forwarded-For believed from a
 trusted proxy only, and /metrics.
 
-Usage: test_web_ops.py BINDIR TEST. Every process started is stopped at
-the end.
+And the app in Filipino and Indonesian on a phone's screen: headless
+Chromium (chromium, chromium-driver, python3-selenium) emulating a 390x844
+phone, screenshots to SHOTDIR (build/screenshots/).
+
+Usage: test_web_ops.py BINDIR SHOTDIR TEST. Exit 77 (skipped) when a
+browser test finds no Chromium. Every process started is stopped at the
+end.
 """
 import json
 import os
@@ -15,15 +20,17 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from harness import Env, Failure, check  # noqa: E402
-from test_web import WAIT, _ws, gateway  # noqa: E402
+from test_web import CHROMEDRIVER, CHROMIUM, WAIT, Browser, _ws, gateway  # noqa: E402
 
 N_WATCHERS = 50
+SHOTS = None
 
 
 def recv_until(ws, what, pred):
@@ -228,14 +235,107 @@ def trusted_proxy(bindir):
                   f"--trusted-proxy {bad} gave {r.returncode}: {r.stderr}")
 
 
-TESTS = {f.__name__: f for f in (watchers, trusted_proxy)}
+class Phone(Browser):
+    """A headless Chromium emulating a 390x844 phone (touch, its pixel
+    ratio), in the language given as the browser's (navigator.languages)."""
+
+    def __init__(self, lang="en"):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+        self.profile = tempfile.mkdtemp(prefix="sungka-chromium-")
+        opts = Options()
+        opts.binary_location = CHROMIUM
+        for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                  f"--user-data-dir={self.profile}", "--no-first-run", "--disable-extensions",
+                  f"--lang={lang}"):
+            opts.add_argument(a)
+        opts.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "touch": True},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 "
+                         "(KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"})
+        opts.add_experimental_option("prefs", {"intl.accept_languages": lang})
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+
+def _shot(browser, name, keep=False):
+    path = os.path.join(SHOTS, f"web_{name}.png")
+    browser.d.save_screenshot(path)
+    check(os.path.getsize(path) > 5000, f"the screenshot {path} is empty")
+
+
+def phone_languages(bindir):
+    """The lobby and a kalah board in Filipino (chosen in the page's
+    selector) on a phone's screen, and the lobby in Indonesian from the
+    browser's own language; the words come from po/LANG.po."""
+    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+        print("skipped: chromium and chromium-driver are not installed")
+        sys.exit(77)
+    with Env(bindir) as env:
+        board = env.board("--bot-think", "20")
+        web = gateway(env, board)
+        fil, idn = Phone("en"), Phone("id")
+        try:
+            p = fil
+            p.d.get(web.url + "/")
+            p.wait("the English lobby", "document.getElementById('connection').textContent"
+                                        ".startsWith('Connected as')")
+            check(p.js("window.innerWidth") == 390, "the phone is not 390 pixels wide")
+            from selenium.webdriver.support.ui import Select
+            Select(p.d.find_element("id", "lang")).select_by_value("fil")
+            p.wait("the lobby in Filipino", "document.documentElement.lang === 'fil' && "
+                   "document.getElementById('connection').textContent"
+                   ".startsWith('Nakakonekta bilang')")
+            p.wait("the kinds", "document.querySelectorAll('#kind option').length > 0")
+            for id_, word in (("create", "Bagong laro"), ("refresh", "I-refresh ang listahan"),
+                              ("games-caption", "Mga laro sa serbisyong ito")):
+                got = p.js(f"document.getElementById('{id_}').textContent")
+                check(got == word, f"#{id_} reads {got!r}, not {word!r}")
+            check(p.js("document.documentElement.scrollWidth <= 390"),
+                  "the lobby is wider than the phone")
+            _shot(p, "fil_phone_lobby")
+            p.js("(document.getElementById('kind').value = 'kalah', true)")
+            p.d.find_element("id", "create").click()
+            p.wait("the board", "!document.getElementById('game').hidden && "
+                   "document.querySelectorAll('#board [data-move]').length > 0")
+            turn = p.js("document.getElementById('turn').textContent")
+            check(turn.startswith("Ikaw si ") and "Tira mo na: pumili ng bahay." in turn,
+                  f"the turn reads {turn!r}")
+            label = p.js("document.querySelector('#board [data-move]').getAttribute('aria-label')")
+            check(re.match(r"tirahin ang bahay \d+, \d+ sigay$", label),
+                  f"a playable cup is labelled {label!r}")
+            p.d.find_element("css selector", "#board [data-move]").click()
+            p.wait("the move played", "document.querySelectorAll('#moves li').length > 0")
+            check(p.js("document.getElementById('board').getBoundingClientRect().right <= 390"),
+                  "the board does not fit the phone's width")
+            _shot(p, "fil_phone_board")
+            # Indonesian, from the browser's language alone.
+            idn.d.get(web.url + "/")
+            idn.wait("the lobby in Indonesian", "document.documentElement.lang === 'id' && "
+                     "document.getElementById('connection').textContent"
+                     ".startsWith('Terhubung sebagai')")
+            got = idn.js("document.getElementById('create').textContent")
+            check(got == "Permainan baru", f"the new game button reads {got!r}")
+            _shot(idn, "id_phone_lobby")
+            for who in (fil, idn):
+                errors = who.console_errors()
+                check(not errors, f"the browser's console has errors: {errors}")
+        finally:
+            fil.close()
+            idn.close()
+
+
+TESTS = {f.__name__: f for f in (watchers, trusted_proxy, phone_languages)}
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in TESTS:
-        print(f"usage: {sys.argv[0]} BINDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
+    global SHOTS
+    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
+        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
         return 2
-    bindir, name = sys.argv[1], sys.argv[2]
+    bindir, SHOTS, name = sys.argv[1:]
+    os.makedirs(SHOTS, exist_ok=True)
     started = time.monotonic()
     try:
         TESTS[name](bindir)

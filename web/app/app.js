@@ -2,7 +2,8 @@
 // what the player clicks (docs/web-protocol.md). It knows no rules: the
 // gateway sends each cell's place, its value and the move it means when
 // playable. Every string from the network goes in with textContent or as
-// an attribute value, never as markup.
+// an attribute value, never as markup. Every word shown goes through
+// t("English") (i18n.js), in the reader's language.
 "use strict";
 
 const PROTOCOL_VERSION = 1;
@@ -37,6 +38,16 @@ function el(tag, attrs, text) {
 
 // --- the lobby ---
 
+function statusWord(status) {
+  switch (status) {
+  case "waiting": return t("waiting");
+  case "running": return t("running");
+  case "finished": return t("finished");
+  case "abandoned": return t("abandoned");
+  default: return status;
+  }
+}
+
 function showLobby(msg) {
   $("lobby").hidden = false;
   $("game").hidden = true;
@@ -52,15 +63,16 @@ function showLobby(msg) {
     const row = el("tr", { "data-game": g.id });
     row.append(el("td", {}, g.title ? `${g.id}: ${g.title}` : g.id));
     row.append(el("td", {}, g.options ? `${g.kind} (${g.options})` : g.kind));
-    row.append(el("td", {}, g.seats.map((s) => s || "(open)").join(", ")));
-    row.append(el("td", {}, g.status));
+    row.append(el("td", {}, g.seats.map((s) => s || t("(open)")).join(", ")));
+    row.append(el("td", {}, statusWord(g.status)));
     const cell = el("td");
     if (g.status === "waiting" && g.seats.includes("")) {
-      const join = el("button", { type: "button", class: "join" }, "Join");
+      const join = el("button", { type: "button", class: "join" }, t("Join"));
       join.addEventListener("click", () => send({ type: "join", game: g.id, observe: false }));
       cell.append(join);
     }
-    const watch = el("a", { href: `/game/${encodeURIComponent(g.id)}`, class: "watch" }, "Watch");
+    const watch = el("a", { href: `/game/${encodeURIComponent(g.id)}`, class: "watch" },
+                     t("Watch"));
     cell.append(" ", watch);
     row.append(cell);
     body.append(row);
@@ -100,8 +112,8 @@ function cellShape(st, c) {
 
 function cellName(st, c) {
   if (st.drawing === "mancala")
-    return c.home ? `home, ${c.value} stones` : `cup ${c.label}, ${c.value} stones`;
-  return `${c.label || "cell " + c.cell}`;
+    return c.home ? t("home, %s stones", c.value) : t("cup %s, %s stones", c.label, c.value);
+  return c.label || t("cell %s", c.cell);
 }
 
 function drawBoard(st) {
@@ -109,7 +121,7 @@ function drawBoard(st) {
                     ? document.activeElement.dataset.move : undefined;
   const [vx, vy, vw, vh] = st.view;
   const svg = el("svg:svg", { viewBox: `${vx - 30} ${vy - 40} ${vw + 60} ${vh + 80}`,
-                              role: "group", "aria-label": "board" });
+                              role: "group", "aria-label": t("board") });
   svg.append(el("svg:rect", { x: vx - 30, y: vy - 40, width: vw + 60, height: vh + 80,
                               rx: 30, class: "board-bg" }));
   for (const s of st.seats)
@@ -126,7 +138,7 @@ function drawBoard(st) {
       g.setAttribute("role", "button");
       g.setAttribute("tabindex", "0");
       g.setAttribute("data-move", c.move);
-      g.setAttribute("aria-label", `play ${cellName(st, c)}`);
+      g.setAttribute("aria-label", t("play %s", cellName(st, c)));
       const play = () => send({ type: "move", move: c.move });
       g.addEventListener("click", play);
       g.addEventListener("keydown", (e) => {
@@ -148,18 +160,19 @@ function showState(st) {
   current = st;
   $("lobby").hidden = true;
   $("game").hidden = false;
-  $("game-title").textContent = `Game ${st.game}: ${st.title || st.kind}`;
+  $("game-title").textContent = t("Game %s: %s", st.game, st.title || st.kind);
   const link = $("game-link");
   link.href = `/game/${encodeURIComponent(st.game)}`;
   link.textContent = new URL(link.href, location.href).href;
-  const who = st.my_seat >= 0 ? `You are ${st.seats[st.my_seat].name}` : "You are watching";
+  const who = st.my_seat >= 0 ? t("You are %s.", st.seats[st.my_seat].name)
+                              : t("You are watching.");
   let turn = "";
-  if (st.status === "waiting") turn = "Waiting for players.";
+  if (st.status === "waiting") turn = t("Waiting for players.");
   else if (st.status === "running" && st.to_move >= 0)
-    turn = st.to_move === st.my_seat
-             ? `Your move: choose a ${st.drawing === "mancala" ? "cup" : "square"}.`
-                                     : `${st.seats[st.to_move].name} to move.`;
-  $("turn").textContent = `${who}. ${turn}`;
+    turn = st.to_move !== st.my_seat ? t("%s to move.", st.seats[st.to_move].name)
+           : st.drawing === "mancala" ? t("Your move: choose a cup.")
+                                      : t("Your move: choose a square.");
+  $("turn").textContent = `${who} ${turn}`;
   drawBoard(st);
   $("description").textContent = st.description;
   const moves = $("moves");
@@ -169,9 +182,9 @@ function showState(st) {
   const over = $("over");
   if (st.over) {
     const names = st.over.winners.map((s) => st.seats[s].name);
-    const result = names.length ? `Won by ${names.join(" and ")}` : "A draw";
+    const result = names.length ? t("Won by %s", names.join(t(" and "))) : t("A draw");
     const scores = st.seats.map((s) => `${s.name} ${s.score}`).join(", ");
-    over.textContent = `Game over: ${result}. ${st.over.reason} (${scores})`;
+    over.textContent = t("Game over: %s. %s (%s)", result, st.over.reason, scores);
     over.hidden = false;
   } else {
     over.hidden = true;
@@ -191,12 +204,12 @@ function onMessage(ev) {
   switch (msg.type) {
   case "hello":
     if (msg.version !== PROTOCOL_VERSION) {
-      showError("This page is older than the gateway: reload it.");
+      showError(t("This page is older than the gateway: reload it."));
       ws.close();
       return;
     }
     me = msg.name;
-    $("connection").textContent = `Connected as ${me}.`;
+    $("connection").textContent = t("Connected as %s.", me);
     send({ type: "hello", version: PROTOCOL_VERSION });
     if (watchPath)
       send({ type: "join", game: watchPath[1], observe: true });
@@ -227,12 +240,32 @@ function connect() {
   ws = new WebSocket(`${scheme}//${location.host}/ws`, "sungka");
   ws.addEventListener("message", onMessage);
   ws.addEventListener("close", (ev) => {
-    $("connection").textContent = ev.reason ? `Disconnected: ${ev.reason}`
-                                            : "Disconnected from the gateway: reload to come back.";
+    $("connection").textContent = ev.reason ? t("Disconnected: %s", ev.reason)
+                                            : t("Disconnected from the gateway: reload to come "
+                                                + "back.");
   });
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+// The page's own words (index.html), in the reader's language.
+function translatePage(lang) {
+  const words = {
+    "connection": t("Connecting…"), "lobby-title": t("Lobby"), "kind-label": t("Game"),
+    "bot-label": t("against the service's bot"), "create": t("New game"),
+    "refresh": t("Refresh the list"), "games-caption": t("Games on this service"),
+    "th-game": t("Game"), "th-kind": t("Kind"), "th-players": t("Players"),
+    "th-status": t("Status"), "link-label": t("Link to this game:"), "resign": t("Resign"),
+    "leave": t("Back to the lobby"), "moves-title": t("Moves"), "chat-title": t("Chat"),
+    "chat-label": t("Say"), "chat-send": t("Send"),
+  };
+  for (const [id, text] of Object.entries(words))
+    if ($(id)) $(id).textContent = text;
+  $("lang").setAttribute("aria-label", t("Language"));
+  $("lang").value = lang;
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  translatePage(await i18nLoad());
+  $("lang").addEventListener("change", () => i18nChoosePersist($("lang").value));
   $("new-game").addEventListener("submit", (e) => {
     e.preventDefault();
     send({ type: "new", kind: $("kind").value, options: [], bots: $("bot").checked ? 1 : 0 });

@@ -112,7 +112,7 @@ int web_hub_watch(web_watch *w, const web_config *cfg, struct lws_context *ctx,
         json_t *cmd = json_pack("{s:s, s:s, s:b}", "type", "join", "game", h->game, "observe", 1);
         char *join = cmd ? json_dumps(cmd, JSON_COMPACT) : NULL;
         json_decref(cmd);
-        h->s = join ? web_session_open(cfg, ctx) : NULL;
+        h->s = join ? web_session_open(cfg, ctx, NULL) : NULL;
         if (!h->s || web_session_input(h->s, join, strlen(join)) != 0) {
             if (h->s)
                 web_session_close(h->s);

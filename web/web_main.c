@@ -49,6 +49,7 @@
 #include "agent.h"
 #include "config_file.h"
 #include "options.h"
+#include "relay_key.h"
 #include "server_notify.h"
 #include "version.h"
 #include "web_hub.h"
@@ -83,6 +84,7 @@ typedef struct address_count {
 /* All service thread only. */
 static struct {
     web_config cfg;
+    char relay_key[RELAY_KEY_BYTES];   /* --relay-key's, when given */
     char index_path[PATH_MAX];
     int per_address;
     conn *conns;
@@ -250,7 +252,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         a->n++;
         c->counted = true;
-        c->session = web_session_open(&gw.cfg, lws_get_context(wsi));
+        c->session = web_session_open(&gw.cfg, lws_get_context(wsi), c->ip);
         if (!c->session)
             return -1;
         c->next = gw.conns;
@@ -344,6 +346,10 @@ static void usage(FILE *out)
             "                              http://HOST:PORT/metrics (plain HTTP, apart from\n"
             "                              the browsers' port: keep it on loopback or an\n"
             "                              operators' network)\n"
+            "      --relay-key FILE        the board service's relay key (its --relay-key):\n"
+            "                              each browser's agent shows it and names the\n"
+            "                              browser's address, so the service counts its\n"
+            "                              limits per browser, not all against the gateway\n"
             "      --config FILE           read settings from FILE (default\n"
             "                              " DEFAULT_CONFIG " when it exists): an INI file\n"
             "                              whose [web] keys are these long options without\n"
@@ -404,7 +410,7 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
 }
 
 enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_TRUSTED_PROXY,
-       OPT_METRICS, OPT_CONFIG };
+       OPT_METRICS, OPT_CONFIG, OPT_RELAY_KEY };
 
 static const struct option longopts[] = {
     {"listen", required_argument, NULL, 'l'},
@@ -416,6 +422,7 @@ static const struct option longopts[] = {
     {"trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY},
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"config", required_argument, NULL, OPT_CONFIG},
+    {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -427,7 +434,7 @@ static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
 /* The settings, from the file and the command line (web_settings_*). The
  * trusted proxies go to web_proxy's staged list (web_proxy.h). */
 typedef struct settings {
-    const char *listen, *server, *tls_ca, *web_root, *metrics, *config;
+    const char *listen, *server, *tls_ca, *web_root, *metrics, *config, *relay_key;
     bool tls, help, version;
     int per_address;
     config_values *file_values;    /* the file's strings, which these point into */
@@ -450,6 +457,7 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     case OPT_TRUSTED_PROXY: return web_proxy_add(value, err, errlen);
     case OPT_METRICS: st->metrics = value; break;
     case OPT_CONFIG: st->config = value; break;
+    case OPT_RELAY_KEY: st->relay_key = value; break;
     case 'h': st->help = true; break;
     case OPT_VERSION: st->version = true; break;
     default:
@@ -546,6 +554,14 @@ int main(int argc, char **argv)
     gw.cfg.tls = st.tls;
     gw.cfg.tls_ca = st.tls_ca;
     gw.per_address = st.per_address;
+    if (st.relay_key) {
+        if (relay_key_load(st.relay_key, gw.relay_key, err, sizeof err) != 0) {
+            fprintf(stderr, "sungka-web: %s\n", err);
+            config_values_free(kept);
+            return 1;
+        }
+        gw.cfg.relay_key = gw.relay_key;
+    }
     char host[256];
     int port;
     if (!listen || !gw.cfg.server) {
@@ -687,5 +703,6 @@ int main(int argc, char **argv)
     web_sessions_wait_all();
     agent_library_shutdown();
     config_values_free(kept);
+    explicit_bzero(gw.relay_key, sizeof gw.relay_key);
     return 0;
 }

@@ -55,12 +55,18 @@ typedef struct web_config {
     const char *server;        /* the board service, "host:port" */
     bool tls;                  /* speak TLS to it */
     const char *tls_ca;        /* its CA (NULL: system roots or trust on first use) */
+    const char *relay_key;     /* the gateway's relay key (--relay-key): each agent
+                                * shows it and names its browser's address, so the
+                                * service counts its limits per browser; NULL: none */
 } web_config;
 
 /* Start a session for a new browser (service thread): the session thread
- * starts at once and connects its agent. NULL when out of memory or
- * threads. */
-web_session *web_session_open(const web_config *cfg, struct lws_context *ctx);
+ * starts at once and connects its agent. client_ip: the browser's address
+ * (numeric), named to the service with the relay key; NULL for the
+ * gateway's own sessions (a shared watcher, web_hub.h). NULL when out of
+ * memory or threads. */
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx,
+                              const char *client_ip);
 
 /* Queue one command, a text message as the browser sent it (service
  * thread). -1 when WEB_MAX_INBOX commands already wait: the browser sends

@@ -235,6 +235,37 @@ def trusted_proxy(bindir):
                   f"--trusted-proxy {bad} gave {r.returncode}: {r.stderr}")
 
 
+def relay_identity(bindir):
+    """With the board service's relay key, each browser's agent names its
+    browser's address: the service's limits per address count browsers,
+    not the gateway. At one event stream per address, two browsers behind
+    the gateway both play, and a third watches through the shared observer."""
+    with Env(bindir) as env:
+        key = os.path.join(env.state_dir, "relay.key")
+        with open(key, "w") as f:
+            f.write(os.urandom(24).hex() + "\n")
+        board = env.board("--relay-key", key, "--max-client-streams", "1")
+        web = gateway(env, board, "--relay-key", key, "--trusted-proxy", "127.0.0.1")
+        a, b, w = (_ws_from(web, f"203.0.113.{n}") for n in (5, 6, 7))
+        for ws in (a, b, w):
+            recv_until(ws, "the lobby", lambda m: m["type"] == "lobby")
+        a.send(json.dumps({"type": "new", "kind": "tictactoe", "options": ["size=3", "dims=2"]}))
+        game = recv_until(a, "the new game", lambda m: m["type"] == "state")["game"]
+        b.send(json.dumps({"type": "join", "game": game}))
+        for ws in (a, b):
+            st = recv_until(ws, "the game under way", lambda m: m["type"] == "state"
+                            and m["status"] == "running")
+            check(st["my_seat"] in (0, 1), f"a player is seat {st['my_seat']}")
+        w.send(json.dumps({"type": "join", "game": game, "observe": True}))
+        st = recv_until(w, "the watched game", lambda m: m["type"] == "state")
+        check(st["game"] == game and st["my_seat"] == -1, "the watcher does not watch")
+        check(not any("limit reached" in l for l in board.err_lines),
+              "the board service counted the browsers against the gateway's address:\n"
+              + "\n".join(board.err_lines[-5:]))
+        for ws in (a, b, w):
+            ws.close()
+
+
 class Phone(Browser):
     """A headless Chromium emulating a 390x844 phone (touch, its pixel
     ratio), in the language given as the browser's (navigator.languages)."""
@@ -326,7 +357,7 @@ def phone_languages(bindir):
             idn.close()
 
 
-TESTS = {f.__name__: f for f in (watchers, trusted_proxy, phone_languages)}
+TESTS = {f.__name__: f for f in (watchers, trusted_proxy, relay_identity, phone_languages)}
 
 
 def main():

@@ -116,14 +116,16 @@ static void address_release(const char *ip)
 
 /* Does the Origin header name the host this page was served from? A
  * browser always sends Origin on a WebSocket; a page on another site would
- * show its own. */
+ * show its own. Behind a trusted TLS proxy (X-Forwarded-Proto: https) the
+ * page's origin is https://HOST. */
 static bool origin_allowed(struct lws *wsi)
 {
     char origin[256], host[256], want[300];
     if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0 ||
         lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
         return false;
-    snprintf(want, sizeof want, "http://%s", host);
+    snprintf(want, sizeof want, "%s://%s", web_proxy_forwarded_https(wsi) ? "https" : "http",
+             host);
     return strcmp(origin, want) == 0;
 }
 

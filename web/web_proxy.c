@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libwebsockets.h>
 
@@ -110,12 +111,27 @@ bool web_proxy_trusted(const char *ip)
     return false;
 }
 
-void web_client_address(struct lws *wsi, char *ip, size_t len)
+static void peer_of(struct lws *wsi, char *ip, size_t len)
 {
     char raw[64] = "";
     lws_get_peer_simple(wsi, raw, sizeof raw);
     const char *p = strncmp(raw, "::ffff:", 7) == 0 && strchr(raw + 7, '.') ? raw + 7 : raw;
     snprintf(ip, len, "%s", p);
+}
+
+bool web_proxy_forwarded_https(struct lws *wsi)
+{
+    char ip[64], proto[16];
+    peer_of(wsi, ip, sizeof ip);
+    if (!web_proxy_trusted(ip))
+        return false;
+    int n = lws_hdr_custom_copy(wsi, proto, sizeof proto, "x-forwarded-proto:", 18);
+    return n > 0 && strcasecmp(proto, "https") == 0;
+}
+
+void web_client_address(struct lws *wsi, char *ip, size_t len)
+{
+    peer_of(wsi, ip, len);
     if (!web_proxy_trusted(ip))
         return;
     char xff[512];

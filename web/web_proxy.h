@@ -36,4 +36,9 @@ bool web_proxy_trusted(const char *ip);
  * forwarded. */
 void web_client_address(struct lws *wsi, char *ip, size_t len);
 
+/* Whether a trusted proxy says the browser spoke HTTPS to it
+ * (X-Forwarded-Proto: https): the page's origin is then https://HOST, and
+ * a cookie the gateway sets must carry Secure. From anyone else, false. */
+bool web_proxy_forwarded_https(struct lws *wsi);
+
 #endif /* SUNGKA_WEB_PROXY_H */

@@ -222,7 +222,23 @@ def trusted_proxy(bindir):
         _ws_from(behind, "203.0.113.5").close()
         one.close()
         two.close()
+        # Behind a TLS proxy the page's origin is https://HOST, which the
+        # proxy says with X-Forwarded-Proto.
+        import websocket
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{behind.port}/ws", origin=f"https://127.0.0.1:{behind.port}",
+            subprotocols=["sungka"], timeout=WAIT,
+            header=["X-Forwarded-For: 203.0.113.8", "X-Forwarded-Proto: https"])
+        check(json.loads(ws.recv())["type"] == "hello", "no hello behind a TLS proxy")
+        ws.close()
         exposed = gateway(env, board, "--max-per-address", "1", "--trusted-proxy", "10.0.0.1")
+        try:
+            websocket.create_connection(
+                f"ws://127.0.0.1:{exposed.port}/ws", origin=f"https://127.0.0.1:{exposed.port}",
+                subprotocols=["sungka"], timeout=WAIT, header=["X-Forwarded-Proto: https"]).close()
+            raise Failure("an https:// origin was believed from an untrusted peer")
+        except (websocket.WebSocketException, ConnectionError):
+            pass
         three = _ws_from(exposed, "203.0.113.5")
         _refused(exposed, "203.0.113.6")
         exposed.expect_stderr(r"refused a WebSocket from 127\.0\.0\.1: 1 connections already")

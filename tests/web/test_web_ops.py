@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -167,6 +168,65 @@ def watchers(bindir):
               >= N_WATCHERS * len(moves), "the shared messages were not counted")
         a.close()
         b.close()
+
+
+def _fast_ws(web, rcvbuf=None):
+    """A WebSocket client that does not check UTF-8 in Python (big boards
+    are tens of KB a message); rcvbuf: a small receive buffer."""
+    import socket
+    import websocket
+    opts = ((socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf),) if rcvbuf else ()
+    ws = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws", origin=web.url,
+                                     subprotocols=["sungka"], timeout=WAIT, sockopt=opts,
+                                     skip_utf8_validation=True)
+    for want in ("hello", "lobby"):
+        check(json.loads(ws.recv())["type"] == want, f"no {want}")
+    return ws
+
+
+def slow_watcher(bindir):
+    """A watcher that never reads is cut off once its share of the shared
+    game's messages passes the bound, without holding back the others: the
+    reading watcher sees every move, the slow one is closed, counted in
+    /metrics as too_slow, and the game's observer stays for the others."""
+    with Env(bindir) as env:
+        board = env.board()
+        web = with_metrics(env, board)
+        a, b = _fast_ws(web), _fast_ws(web)
+        # 512 cells: some 55 KB a state, 57 moves of first-free-cell play.
+        a.send(json.dumps({"type": "new", "kind": "tictactoe", "options": ["size=8", "dims=3"]}))
+        game = recv_until(a, "the new game", lambda m: m["type"] == "state")["game"]
+        b.send(json.dumps({"type": "join", "game": game}))
+        states = {p: recv_until(p, "the game under way", lambda m: m["type"] == "state"
+                                and m["status"] == "running") for p in (a, b)}
+        slow = _fast_ws(web, rcvbuf=4096)
+        slow.send(json.dumps({"type": "join", "game": game, "observe": True}))
+        reader = _fast_ws(web)
+        reader.send(json.dumps({"type": "join", "game": game, "observe": True}))
+        recv_until(reader, "the watched game", lambda m: m["type"] == "state")
+        got, moves = [], []
+        done = threading.Event()
+
+        def read():
+            while not done.is_set():
+                m = json.loads(reader.recv())
+                if m["type"] == "event" and m["event"] == "moved":
+                    got.append(m["text"])
+                if m["type"] == "event" and m["event"] == "game_over":
+                    done.set()
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        play_until_over([a, b], states, moves)
+        web.expect_stderr(r"cut off the browser at 127\.0\.0\.1: too slow", timeout=WAIT)
+        check(done.wait(WAIT), "the reading watcher never saw the end")
+        check(got == moves, f"the reading watcher saw {len(got)} of {len(moves)} moves")
+        text = metrics(web)
+        check(metric(text, 'sungka_web_refused_total{reason="too_slow"}') == 1,
+              "the slow watcher was not counted")
+        check(f'sungka_web_game_watchers{{game="{game}"}} 1' in text,
+              f"the reading watcher is not the game's one watcher left:\n{text}")
+        for ws in (a, b, reader, slow):
+            ws.close()
 
 
 def _ws_from(web, forwarded):
@@ -373,7 +433,8 @@ def phone_languages(bindir):
             idn.close()
 
 
-TESTS = {f.__name__: f for f in (watchers, trusted_proxy, relay_identity, phone_languages)}
+TESTS = {f.__name__: f for f in (watchers, slow_watcher, trusted_proxy, relay_identity,
+                                  phone_languages)}
 
 
 def main():

@@ -492,9 +492,12 @@ typedef struct rpc_client_options {
     int max_message_bytes;        /* default 1 MiB */
     int connect_timeout_ms;       /* default 5000 */
     rpc_header headers[RPC_CLIENT_HEADERS];   /* sent on every call of the client,
-                                   * after the call's own (copied at create;
-                                   * longer than RPC_CLIENT_HEADER_* fails it):
-                                   * a gateway's relay key (relay_key.h) */
+                                   * after the call's own (copied by
+                                   * rpc_client_create; longer than
+                                   * RPC_CLIENT_HEADER_* fails it; a pool
+                                   * creates clients later, so its strings
+                                   * must live as long as the pool): a
+                                   * gateway's relay key (relay_key.h) */
     size_t n_headers;
 } rpc_client_options;
 

@@ -112,7 +112,7 @@ int web_hub_watch(web_watch *w, const web_config *cfg, struct lws_context *ctx,
         json_t *cmd = json_pack("{s:s, s:s, s:b}", "type", "join", "game", h->game, "observe", 1);
         char *join = cmd ? json_dumps(cmd, JSON_COMPACT) : NULL;
         json_decref(cmd);
-        h->s = join ? web_session_open(cfg, ctx, NULL) : NULL;
+        h->s = join ? web_session_open(cfg, ctx, NULL, NULL) : NULL;
         if (!h->s || web_session_input(h->s, join, strlen(join)) != 0) {
             if (h->s)
                 web_session_close(h->s);
@@ -194,7 +194,8 @@ void web_hub_pump(void)
             /* Its own hello and lobby are nobody's; an error before any
              * state means the join was refused: said to the watchers, and
              * the next browser gets a hub of its own to try again. */
-            if (has_type(text, "hello") || has_type(text, "lobby") || has_type(text, "left")) {
+            if (has_type(text, "hello") || has_type(text, "lobby") || has_type(text, "left") ||
+                has_type(text, "account")) {
                 free(text);
                 continue;
             }

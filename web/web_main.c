@@ -31,6 +31,12 @@
  * read is cut off (web_session.h), and every response carries a strict
  * Content-Security-Policy (no inline script, nothing from elsewhere) and
  * X-Content-Type-Options: nosniff.
+ *
+ * A browser's session: the app's page sets an HttpOnly, SameSite=Strict
+ * cookie naming a kept session (web_store.h) and a readable one with its
+ * CSRF token; the WebSocket's handshake carries the first, and its session
+ * thread takes the browser's seat and sign-in back from the session's
+ * directory (docs/web-protocol.md, "The browser's session").
  */
 #include <errno.h>
 #include <getopt.h>
@@ -42,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libwebsockets.h>
@@ -56,11 +63,16 @@
 #include "web_metrics.h"
 #include "web_proxy.h"
 #include "web_session.h"
+#include "web_store.h"
+#include "xdg.h"
 
 #define MAX_ADDRESSES 1024
+#define SESSION_COOKIE "sungka_session"
+#define CSRF_COOKIE "sungka_csrf"
 #define DEFAULT_PER_ADDRESS 16
 /* --config's default: read when it exists and no --config is given. */
 #define DEFAULT_CONFIG "/etc/sungka/web.conf"
+#define DEFAULT_SESSIONS_PER_ADDRESS 64
 
 /* One browser connection (libwebsockets' per-session data; service thread). */
 typedef struct conn {
@@ -72,6 +84,7 @@ typedef struct conn {
     bool counted;              /* in the per-address count */
     bool too_large;            /* the command being received went past the limit */
     bool cut_off;              /* dropped for not reading (web_session_overflowed) */
+    bool rx_paused;            /* not read until its commands drain (on_receive) */
     size_t rx_len;
     char rx[WEB_MAX_COMMAND];
 } conn;
@@ -81,15 +94,26 @@ typedef struct address_count {
     int n;
 } address_count;
 
+/* Kept sessions made for one address in the current hour (serve_http). */
+typedef struct address_made {
+    char ip[64];
+    time_t since;
+    int n;
+} address_made;
+
 /* All service thread only. */
 static struct {
     web_config cfg;
     char relay_key[RELAY_KEY_BYTES];   /* --relay-key's, when given */
+    char root[PATH_MAX];       /* the web app's directory */
     char index_path[PATH_MAX];
     int per_address;
+    bool secure_cookies;       /* the cookies say Secure (behind TLS) */
     conn *conns;
     address_count addresses[MAX_ADDRESSES];
     int n_addresses;
+    int sessions_per_address;  /* new kept sessions an address may have made an hour */
+    address_made made[MAX_ADDRESSES];
 } gw;
 
 static volatile sig_atomic_t stopping;
@@ -164,12 +188,19 @@ static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
     }
     if (web_hub_command(&c->watch, &gw.cfg, lws_get_context(wsi), c->rx, n))
         return 0;
-    if (web_session_input(c->session, c->rx, n) != 0) {
+    int queued = web_session_input(c->session, c->rx, n);
+    if (queued < 0) {
         web_counts.refused[WEB_REFUSED_TOO_MANY]++;
         static const char why[] = "too many commands waiting";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why,
                          sizeof why - 1);
         return -1;
+    }
+    if (queued > 0 && !c->rx_paused) {
+        /* Sending faster than it is answered: not a fault (a busy gateway
+         * is slow to answer), so hold the browser back by not reading it. */
+        c->rx_paused = true;
+        lws_rx_flow_control(wsi, 0);
     }
     return 0;
 }
@@ -214,17 +245,119 @@ static int on_writable(struct lws *wsi, conn *c)
     return 0;
 }
 
+/* May ip have one more kept session made for it this hour? Counts it when
+ * so. A stranger who never sends the cookie back cannot fill the state
+ * directory (web_store.h's bound) and keep everyone else's browsers from
+ * being kept: past the limit its pages are served without a session. */
+static bool session_allowed(const char *ip)
+{
+    time_t now = time(NULL);
+    address_made *slot = NULL, *free_slot = NULL, *oldest = NULL;
+    for (int i = 0; i < MAX_ADDRESSES && !slot; i++) {
+        address_made *m = &gw.made[i];
+        if (m->n && now - m->since >= 3600)
+            m->n = 0;              /* its hour is over */
+        if (m->n == 0)
+            free_slot = free_slot ? free_slot : m;
+        else if (strcmp(m->ip, ip) == 0)
+            slot = m;
+        else if (!oldest || m->since < oldest->since)
+            oldest = m;
+    }
+    if (!slot) {
+        slot = free_slot ? free_slot : oldest;   /* every slot busy: the oldest count goes */
+        snprintf(slot->ip, sizeof slot->ip, "%s", ip);
+        slot->since = now;
+        slot->n = 0;
+    }
+    if (slot->n >= gw.sessions_per_address)
+        return false;
+    slot->n++;
+    return true;
+}
+
+/* The app's files, by name: nothing else under the web root is served. */
+static const struct {
+    const char *path, *mime;
+} app_files[] = {
+    {"/app.js", "text/javascript; charset=utf-8"},
+    {"/app.css", "text/css; charset=utf-8"},
+    {"/favicon.svg", "image/svg+xml"},
+    {"/i18n.js", "text/javascript; charset=utf-8"},
+    {"/i18n/fil.json", "application/json"},
+    {"/i18n/id.json", "application/json"},
+};
+
+/* One HTTP request: an app file, or the app's page (/, /index.html,
+ * /game/ID) — with, when the browser has no kept session yet, a new one in
+ * an HttpOnly, SameSite=Strict cookie and its CSRF token in a second one
+ * the page's script reads (web_store.h). The session id is never in a URL
+ * or where a script can read it. */
+static int serve_http(struct lws *wsi)
+{
+    char uri[256] = "";
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0) {
+        lws_return_http_status(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, NULL);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof app_files / sizeof app_files[0]; i++)
+        if (strcmp(uri, app_files[i].path) == 0) {
+            char path[PATH_MAX + 16];
+            snprintf(path, sizeof path, "%s%s", gw.root, app_files[i].path);
+            return lws_serve_http_file(wsi, path, app_files[i].mime, NULL, 0) < 0 ? -1 : 0;
+        }
+    bool page = strcmp(uri, "/") == 0 || strcmp(uri, "/index.html") == 0 ||
+                (strncmp(uri, "/game/", 6) == 0 && uri[6] &&
+                 strspn(uri + 6, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                 "0123456789_-") == strlen(uri + 6));
+    if (!page) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return -1;
+    }
+    char headers[512] = "";
+    int hlen = 0;
+    char id[WEB_STORE_ID_HEX + 8];
+    size_t id_len = sizeof id;
+    if (gw.cfg.state_dir) {
+        bool known = lws_http_cookie_get(wsi, SESSION_COOKIE, id, &id_len) == 0 &&
+                     web_store_known(gw.cfg.state_dir, id, NULL, 0);
+        char ip[64];
+        web_client_address(wsi, ip, sizeof ip);
+        if (!known && !session_allowed(ip)) {
+            lwsl_user("no new browser session for %s: %d made for it in the last hour "
+                      "(--sessions-per-address)\n", ip, gw.sessions_per_address);
+        } else if (!known && web_store_new(gw.cfg.state_dir, id) != 0) {
+            lwsl_user("no new browser session: %s holds %d already, or cannot be written\n",
+                      gw.cfg.state_dir, WEB_STORE_MAX_SESSIONS);
+        } else {
+            known = true;
+        }
+        if (known) {
+            /* Secure when the browser came over TLS: said by the
+             * operator, or by a trusted proxy (X-Forwarded-Proto). */
+            bool secure = gw.secure_cookies || web_proxy_forwarded_https(wsi);
+            char csrf[WEB_STORE_ID_HEX + 1];
+            web_store_csrf(id, csrf);
+            hlen = snprintf(headers, sizeof headers,
+                            "Set-Cookie: " SESSION_COOKIE "=%s; Path=/; Max-Age=%d; HttpOnly; "
+                            "SameSite=Strict%s\r\n"
+                            "Set-Cookie: " CSRF_COOKIE "=%s; Path=/; Max-Age=%d; "
+                            "SameSite=Strict%s\r\n",
+                            id, WEB_STORE_MAX_AGE_S, secure ? "; Secure" : "",
+                            csrf, WEB_STORE_MAX_AGE_S, secure ? "; Secure" : "");
+        }
+    }
+    return lws_serve_http_file(wsi, gw.index_path, "text/html; charset=utf-8",
+                               hlen > 0 ? headers : NULL, hlen) < 0 ? -1 : 0;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
     conn *c = user;
     switch (reason) {
     case LWS_CALLBACK_HTTP:
-        /* The /game mount: /game/ID is the app, which reads ID from its
-         * address. */
-        if (lws_serve_http_file(wsi, gw.index_path, "text/html; charset=utf-8", NULL, 0) < 0)
-            return -1;
-        return 0;
+        return serve_http(wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         char uri[64];
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0)
@@ -254,7 +387,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         a->n++;
         c->counted = true;
-        c->session = web_session_open(&gw.cfg, lws_get_context(wsi), c->ip);
+        /* The cookie session the page was given (serve_http): the
+         * session thread checks it, off this thread. */
+        char id[WEB_STORE_ID_HEX + 8];
+        size_t id_len = sizeof id;
+        bool have_id = gw.cfg.state_dir &&
+                       lws_http_cookie_get(wsi, SESSION_COOKIE, id, &id_len) == 0;
+        c->session = web_session_open(&gw.cfg, lws_get_context(wsi), have_id ? id : NULL,
+                                      c->ip);
         if (!c->session)
             return -1;
         c->next = gw.conns;
@@ -283,6 +423,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                                  (unsigned char *)why, sizeof why - 1);
                 lws_set_timeout(k->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
                 continue;
+            }
+            if (k->rx_paused && web_session_inbox_room(k->session)) {
+                k->rx_paused = false;
+                lws_rx_flow_control(k->wsi, 1);
             }
             lws_callback_on_writable(k->wsi);
         }
@@ -359,12 +503,23 @@ static void usage(FILE *out)
             "                              it; SIGHUP reads it again (--max-per-address and\n"
             "                              --trusted-proxy change at once, the rest at a\n"
             "                              restart)\n"
+            "      --state-dir DIR         where each browser's session is kept (its seat\n"
+            "                              tokens and sign-in), so a reload or a restart of\n"
+            "                              the gateway finds its game again (default: the\n"
+            "                              XDG state directory's sungka/web)\n"
+            "      --no-state              keep no browser sessions: a browser's seat and\n"
+            "                              sign-in last as long as its connection\n"
+            "      --secure-cookies        mark the session cookies Secure (when browsers\n"
+            "                              reach the gateway through an https proxy)\n"
+            "      --sessions-per-address N  new browser sessions kept for one address an\n"
+            "                              hour (default %d; past it, its pages play as\n"
+            "                              guests whose seats end with the connection)\n"
             "  -h, --help                  show this help and exit\n"
             "      --version               show the version and exit\n"
             "\n"
             "Open http://HOST:PORT/ in a browser for the lobby; http://HOST:PORT/game/ID\n"
             "watches game ID. The browser's messages are described in docs/web-protocol.md.\n",
-            DEFAULT_PER_ADDRESS);
+            DEFAULT_PER_ADDRESS, DEFAULT_SESSIONS_PER_ADDRESS);
 }
 
 static void on_signal(int sig)
@@ -412,7 +567,8 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
 }
 
 enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_TRUSTED_PROXY,
-       OPT_METRICS, OPT_CONFIG, OPT_RELAY_KEY };
+       OPT_METRICS, OPT_CONFIG, OPT_RELAY_KEY, OPT_STATE_DIR, OPT_NO_STATE, OPT_SECURE_COOKIES,
+       OPT_SESSIONS_PER_ADDRESS };
 
 static const struct option longopts[] = {
     {"listen", required_argument, NULL, 'l'},
@@ -425,6 +581,10 @@ static const struct option longopts[] = {
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
+    {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+    {"no-state", no_argument, NULL, OPT_NO_STATE},
+    {"secure-cookies", no_argument, NULL, OPT_SECURE_COOKIES},
+    {"sessions-per-address", required_argument, NULL, OPT_SESSIONS_PER_ADDRESS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -436,9 +596,9 @@ static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
 /* The settings, from the file and the command line (web_settings_*). The
  * trusted proxies go to web_proxy's staged list (web_proxy.h). */
 typedef struct settings {
-    const char *listen, *server, *tls_ca, *web_root, *metrics, *config, *relay_key;
-    bool tls, help, version;
-    int per_address;
+    const char *listen, *server, *tls_ca, *web_root, *metrics, *config, *relay_key, *state_dir;
+    bool tls, help, version, no_state, secure_cookies;
+    int per_address, sessions_per_address;
     config_values *file_values;    /* the file's strings, which these point into */
 } settings;
 
@@ -460,6 +620,11 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     case OPT_METRICS: st->metrics = value; break;
     case OPT_CONFIG: st->config = value; break;
     case OPT_RELAY_KEY: st->relay_key = value; break;
+    case OPT_STATE_DIR: st->state_dir = value; break;
+    case OPT_NO_STATE: st->no_state = true; break;
+    case OPT_SECURE_COOKIES: st->secure_cookies = true; break;
+    case OPT_SESSIONS_PER_ADDRESS:
+        return option_number_says(value, 1, 1000000, &st->sessions_per_address, err, errlen);
     case 'h': st->help = true; break;
     case OPT_VERSION: st->version = true; break;
     default:
@@ -476,7 +641,8 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
 static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
                          size_t errlen)
 {
-    *st = (settings){.per_address = DEFAULT_PER_ADDRESS};
+    *st = (settings){.per_address = DEFAULT_PER_ADDRESS,
+                     .sessions_per_address = DEFAULT_SESSIONS_PER_ADDRESS};
     web_proxy_discard();
     if (file && config_file_read(file, "web", longopts, not_settings,
                                  sizeof not_settings / sizeof not_settings[0], apply_option, st,
@@ -515,10 +681,12 @@ static void reload(const char *file, int argc, char **argv)
         /* Numbers and parsed addresses only: the running settings'
          * strings stay the first reading's (gw.cfg points into them). */
         gw.per_address = st.per_address;
+        gw.sessions_per_address = st.sessions_per_address;
         int proxies = web_proxy_commit();
         config_values_free(st.file_values);
-        lwsl_user("reloaded %s: max-per-address %d, %d trusted proxies; other settings "
-                  "change at a restart\n", file, gw.per_address, proxies);
+        lwsl_user("reloaded %s: max-per-address %d, sessions-per-address %d, %d trusted "
+                  "proxies; other settings change at a restart\n", file, gw.per_address,
+                  gw.sessions_per_address, proxies);
     }
     server_notify_ready();
 }
@@ -556,6 +724,10 @@ int main(int argc, char **argv)
     gw.cfg.tls = st.tls;
     gw.cfg.tls_ca = st.tls_ca;
     gw.per_address = st.per_address;
+    gw.sessions_per_address = st.sessions_per_address;
+    gw.secure_cookies = st.secure_cookies;
+    const char *state_dir = st.state_dir;
+    bool no_state = st.no_state;
     if (st.relay_key) {
         if (relay_key_load(st.relay_key, gw.relay_key, err, sizeof err) != 0) {
             fprintf(stderr, "sungka-web: %s\n", err);
@@ -620,6 +792,7 @@ int main(int argc, char **argv)
                         "it is with --web-root DIR\n", root, strerror(errno));
         return 1;
     }
+    snprintf(gw.root, sizeof gw.root, "%s", real_root);
     snprintf(gw.index_path, sizeof gw.index_path, "%.*s/index.html", PATH_MAX - 12, real_root);
     if (access(gw.index_path, R_OK) != 0) {
         fprintf(stderr, "sungka-web: %s has no index.html: it is not the web app's directory "
@@ -627,13 +800,37 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    static char state_path[PATH_MAX];
+    if (state_dir && no_state) {
+        fprintf(stderr, "sungka-web: --state-dir and --no-state contradict each other: "
+                        "give one\n");
+        return 2;
+    }
+    if (!no_state) {
+        if (state_dir) {
+            snprintf(state_path, sizeof state_path, "%s", state_dir);
+        } else if (xdg_sungka_dir(XDG_STATE, true, state_path, sizeof state_path - 8) != 0) {
+            fprintf(stderr, "sungka-web: there is no state directory for the browsers' "
+                            "sessions (%s); say where with --state-dir DIR, or --no-state\n",
+                            strerror(errno));
+            return 1;
+        } else {
+            strcat(state_path, "/web");
+        }
+        if (web_store_open(state_path, err, sizeof err) != 0) {
+            fprintf(stderr, "sungka-web: %s; say where with --state-dir DIR, or --no-state\n",
+                    err);
+            return 1;
+        }
+        gw.cfg.state_dir = state_path;
+    }
+
     lws_set_log_level(LLL_ERR | LLL_USER, NULL);
-    static struct lws_http_mount game_mount = {
-        .mountpoint = "/game", .origin = "sungka", .origin_protocol = LWSMPRO_CALLBACK,
-        .mountpoint_len = 5};
-    struct lws_http_mount files = {
-        .mount_next = &game_mount, .mountpoint = "/", .origin = real_root, .def = "index.html",
-        .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1};
+    /* Every request goes to serve_http, which serves the app's page with
+     * its cookies, and its two files by name. */
+    static struct lws_http_mount files = {
+        .mountpoint = "/", .origin = "sungka", .origin_protocol = LWSMPRO_CALLBACK,
+        .mountpoint_len = 1};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = port;

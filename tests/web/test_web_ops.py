@@ -278,7 +278,8 @@ def trusted_proxy(bindir):
         with open(conf, "w") as f:
             f.write("[web]\nmax-per-address = 2\ntrusted-proxy = 127.0.0.1\n")
         behind.p.send_signal(signal.SIGHUP)
-        behind.expect_stderr(r"reloaded .*web\.conf: max-per-address 2, 1 trusted proxies")
+        behind.expect_stderr(r"reloaded .*web\.conf: max-per-address 2, sessions-per-address "
+                             r"\d+, 1 trusted proxies")
         _ws_from(behind, "203.0.113.5").close()
         one.close()
         two.close()

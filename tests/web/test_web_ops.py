@@ -292,6 +292,18 @@ def trusted_proxy(bindir):
             header=["X-Forwarded-For: 203.0.113.8", "X-Forwarded-Proto: https"])
         check(json.loads(ws.recv())["type"] == "hello", "no hello behind a TLS proxy")
         ws.close()
+        # ... and the session cookies it gives are Secure there, not elsewhere.
+        def cookies(web, forwarded_https):
+            req = urllib.request.Request(web.url + "/", headers={
+                "X-Forwarded-For": "203.0.113.9",
+                **({"X-Forwarded-Proto": "https"} if forwarded_https else {})})
+            with urllib.request.urlopen(req, timeout=WAIT) as r:
+                return r.headers.get_all("Set-Cookie") or []
+        got = cookies(behind, True)
+        check(got and all("; Secure" in c for c in got),
+              f"the cookies behind a TLS proxy are {got}")
+        got = cookies(behind, False)
+        check(got and not any("Secure" in c for c in got), f"plain HTTP cookies are {got}")
         exposed = gateway(env, board, "--max-per-address", "1", "--trusted-proxy", "10.0.0.1")
         try:
             websocket.create_connection(
@@ -300,6 +312,9 @@ def trusted_proxy(bindir):
             raise Failure("an https:// origin was believed from an untrusted peer")
         except (websocket.WebSocketException, ConnectionError):
             pass
+        got = cookies(exposed, True)
+        check(got and not any("Secure" in c for c in got),
+              f"X-Forwarded-Proto was believed from an untrusted peer: {got}")
         three = _ws_from(exposed, "203.0.113.5")
         _refused(exposed, "203.0.113.6")
         exposed.expect_stderr(r"refused a WebSocket from 127\.0\.0\.1: 1 connections already")

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "agent_internal.h"
+#include "relay_key.h"
 
 agent_methods agent__methods;
 
@@ -275,6 +276,11 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     copts->tls_server_name = ag->trust.name[0] ? ag->trust.name : cfg->tls_name;
     copts->keepalive.time_ms = 10000;     /* no faster than the service permits (5 s) */
     copts->keepalive.timeout_ms = 5000;
+    if (cfg->relay_key) {
+        copts->headers[copts->n_headers++] = (rpc_header){RELAY_KEY_HEADER, cfg->relay_key};
+        if (cfg->relay_for)
+            copts->headers[copts->n_headers++] = (rpc_header){RELAY_FOR_HEADER, cfg->relay_for};
+    }
     if (rpc_pool_create(cfg->server, copts, &ag->pool) != 0) {
         agent__tls_trust_free(&ag->trust);
         snprintf(err, errlen, "cannot open a channel to '%s'", cfg->server);

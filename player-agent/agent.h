@@ -89,6 +89,13 @@ typedef struct agent_config {
     const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
     int call_timeout_ms;       /* deadline of each command (default 5000) */
     int reconnect_for_ms;      /* keep trying to come back this long (default 90000) */
+    const char *relay_key;     /* a relay's key (relay_key.h), shown on every call:
+                                * an agent run by a gateway for someone else
+                                * (sungka-web), whose limits the service then
+                                * counts against relay_for; NULL: none */
+    const char *relay_for;     /* ... the address of the person it acts for
+                                * ("ipv4:198.51.100.7", address.h's form);
+                                * NULL: the gateway's own (a shared watcher) */
     const char *state_dir;     /* where seat tokens are kept between runs (NULL: the
                                 * XDG state directory; "" to keep none) */
     const char *seat_token;    /* with game_id: take back the seat this token holds,

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <libwebsockets.h>
 
+#include "address.h"
 #include "agent.h"
 #include "gtk_geometry.h"
 #include "web_store.h"
@@ -56,6 +57,7 @@ struct web_session {
     /* session thread only */
     agent *ag;
     char name[AGENT_NAME_BYTES];
+    char relay_for[ADDRESS_HOST_BYTES];   /* the browser's address key; "": none */
     char moves_game[32];       /* the game the move list is of */
     json_t *moves;             /* its moves, oldest first */
     /* read-only after web_session_open: any thread */
@@ -798,6 +800,8 @@ static void *session_main(void *arg)
     cfg.server = s->cfg->server;
     cfg.tls = s->cfg->tls;
     cfg.tls_ca = s->cfg->tls_ca;
+    cfg.relay_key = s->cfg->relay_key;
+    cfg.relay_for = s->relay_for[0] ? s->relay_for : NULL;
     cfg.name = s->name;
     cfg.ready = true;          /* a browser has nobody to type "ready" */
     cfg.autostart = true;
@@ -887,11 +891,21 @@ done:
 
 /* --- the service thread's side --- */
 
-web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id)
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id,
+                              const char *client_ip)
 {
     web_session *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    if (client_ip && client_ip[0]) {
+        /* As the board service keys a peer (address.h): "ipv4:198.51.100.7",
+         * an IPv6 address by its /64. */
+        char peer[128];
+        snprintf(peer, sizeof peer, strchr(client_ip, ':') ? "ipv6:[%s]:0" : "ipv4:%s:0",
+                 client_ip);
+        if (address_host(peer, ADDRESS_IPV6_PREFIX, s->relay_for, sizeof s->relay_for) != 0)
+            s->relay_for[0] = '\0';
+    }
     if (id && strlen(id) == WEB_STORE_ID_HEX)
         memcpy(s->id, id, WEB_STORE_ID_HEX + 1);
     s->cfg = cfg;

@@ -58,6 +58,9 @@ typedef struct web_config {
     const char *server;        /* the board service, "host:port" */
     bool tls;                  /* speak TLS to it */
     const char *tls_ca;        /* its CA (NULL: system roots or trust on first use) */
+    const char *relay_key;     /* the gateway's relay key (--relay-key): each agent
+                                * shows it and names its browser's address, so the
+                                * service counts its limits per browser; NULL: none */
     const char *state_dir;     /* the browsers' kept sessions (web_store.h); NULL: none */
 } web_config;
 
@@ -66,9 +69,12 @@ typedef struct web_config {
  * (web_store.h; copied), or NULL. With a known one, the session thread
  * takes back the game the browser was at (its seat, with the token kept in
  * the session's directory) and the account it signed in with; the seat
- * is then kept when the browser goes (the service's grace). NULL when out
- * of memory or threads. */
-web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id);
+ * is then kept when the browser goes (the service's grace). client_ip: the
+ * browser's address (numeric), named to the service with the relay key;
+ * NULL for the gateway's own sessions (a shared watcher, web_hub.h). NULL
+ * when out of memory or threads. */
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id,
+                              const char *client_ip);
 
 /* Queue one command, a text message as the browser sent it (service
  * thread). 0; 1 when WEB_MAX_INBOX commands now wait: the browser sends

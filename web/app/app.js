@@ -5,9 +5,8 @@
 // an attribute value, never as markup.
 "use strict";
 
-// Every string the app shows goes through t(): the one place its
+// Every string the app shows goes through t() (i18n.js): the one place its
 // translations come in (from the same po catalogues as the other views).
-function t(s) { return s; }
 
 const PROTOCOL_VERSION = 2;
 const SVG = "http://www.w3.org/2000/svg";
@@ -372,7 +371,26 @@ function account(type) {
 
 function click(id, fn) { $(id).addEventListener("click", fn); }
 
-document.addEventListener("DOMContentLoaded", () => {
+// The page's own words (index.html), in the reader's language.
+function translatePage(lang) {
+  const words = {
+    "connection": t("Connecting…"), "lobby-title": t("Lobby"), "kind-label": t("Game"),
+    "bot-label": t("against the service's bot"), "create": t("New game"),
+    "refresh": t("Refresh the list"), "games-caption": t("Games on this service"),
+    "th-game": t("Game"), "th-kind": t("Kind"), "th-players": t("Players"),
+    "th-status": t("Status"), "link-label": t("Link to this game:"), "resign": t("Resign"),
+    "leave": t("Back to the lobby"), "moves-title": t("Moves"), "chat-title": t("Chat"),
+    "chat-label": t("Say"), "chat-send": t("Send"),
+  };
+  for (const [id, text] of Object.entries(words))
+    if ($(id)) $(id).textContent = text;
+  $("lang").setAttribute("aria-label", t("Language"));
+  $("lang").value = lang;
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  translatePage(await i18nLoad());
+  $("lang").addEventListener("change", () => i18nChoosePersist($("lang").value));
   $("new-game").addEventListener("submit", (e) => {
     e.preventDefault();
     const options = [];

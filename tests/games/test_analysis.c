@@ -40,6 +40,15 @@ static int play_game(const game_kind *k, const game_options *o, int *seats, int 
         n++;
     }
     game_search_free(s);
+    /* The transcript an export writes reads back as the same moves. */
+    char text[4096], err[GAME_ERR_LEN];
+    int bad, seats2[MAX_PLIES], moves2[MAX_PLIES], n2;
+    assert_true(game_transcript(k, o, seats, moves, n, text, sizeof text, &bad) > 0);
+    assert_int_equal(game_read_transcript(k, o, text, seats2, moves2, MAX_PLIES, &n2, err,
+                                          sizeof err), 0);
+    assert_int_equal(n2, n);
+    assert_memory_equal(seats2, seats, (size_t)n * sizeof *seats);
+    assert_memory_equal(moves2, moves, (size_t)n * sizeof *moves);
     return n;
 }
 
@@ -222,6 +231,13 @@ static void refuses_what_it_cannot_review(void **state)
     assert_int_equal(game_analyse(s, k, &o, seats, moves, 1, NULL, a, accuracy, err, sizeof err),
                      -1);
     assert_non_null(strstr(err, "move 1"));
+    int n;
+    assert_int_equal(game_read_transcript(k, &o, "1 0 2\n2 1 9\n", seats, moves, 1, &n, err,
+                                          sizeof err), -1);
+    assert_non_null(strstr(err, "more than 1"));
+    assert_int_equal(game_read_transcript(k, &o, "1 0 2\nx\n", seats, moves, 5, &n, err,
+                                          sizeof err), -1);
+    assert_non_null(strstr(err, "line 2"));
     game_search_free(s);
 }
 

@@ -479,6 +479,13 @@ int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, in
 int agent_write_match(const agent_match *m, const int *seats, const int *moves, FILE *out,
                       int *bad);
 
+/* A match read back from what agent_write_match wrote (a file of `export`):
+ * its header into *out (id, title, kind and options, seats, result) and its
+ * moves into *seats and *moves (n_moves of each; free both with free()). 0,
+ * or -1 with a sentence in err naming the line or move that is wrong. */
+int agent_read_match(FILE *in, agent_match *out, int **seats, int **moves, char *err,
+                     size_t errlen);
+
 /* The position after the first `step` moves of a match from agent_get_match,
  * replayed through the rules engine from the start (so going back is as
  * exact as going forward). 0, or -1 with a sentence when the kind is unknown

@@ -144,20 +144,25 @@ int game_analyse(game_search *s, const game_kind *kind, const game_options *opts
             int lost = m->before.cu - m->after.cu;
             m->loss = lost > 0 ? lost : 0;
         }
+        /* The mover's winning chance lost, in percentage points: where a
+         * value is proven, seeds and discs do not compare (a proven loss by
+         * one seed from a guessed deficit of one is a lost game, not a lost
+         * seed), so the chance judges too, at Lichess's 10, 20 and 30. */
+        double drop = win_chance(ev, m->before) - win_chance(ev, m->after);
+        if (drop < 0)
+            drop = 0;
         game_judgement j = GAME_JUDGE_GOOD;
         for (int t = 0; t < 3; t++)
-            if (m->loss >= ev->judge[t])
+            if (m->loss >= ev->judge[t] ||
+                ((m->before.exact || m->after.exact) && drop >= 10.0 * (t + 1)))
                 j = (game_judgement)(t + 1);
         /* A proven result given away is a blunder whatever the seeds. */
         if (m->before.exact && m->after.exact && sign(m->after.cu) < sign(m->before.cu))
             j = GAME_JUDGE_BLUNDER;
         m->judgement = moves[i] == m->best ? GAME_JUDGE_GOOD : j;
-        if (moves[i] == m->best || m->loss == 0) {
+        if (moves[i] == m->best) {
             m->accuracy = 1000;
         } else {
-            double drop = win_chance(ev, m->before) - win_chance(ev, m->after);
-            if (drop < 0)
-                drop = 0;
             double a = 103.1668 * exp(-0.04354 * drop) - 3.1669;
             a = a < 0 ? 0 : a > 100 ? 100 : a;
             m->accuracy = (int)lround(a * 10);

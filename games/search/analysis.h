@@ -23,8 +23,15 @@
  * Accuracy, as Lichess measures it from the value lost: the mover's winning
  * chance w = 100 / (1 + exp(-v / win_scale)) (exact: 100, 50 or 0) before and
  * after each move; the move's accuracy 103.1668 exp(-0.04354 (w_before -
- * w_after)) - 3.1669, clamped to 0..100 (100 when it lost nothing or was the
- * best move); a seat's accuracy the mean over its moves.
+ * w_after)) - 3.1669, clamped to 0..100 (100 for the engine's own move); a
+ * seat's accuracy the mean over its moves (Lichess weighs its mean by the
+ * position's volatility; a plain mean is simpler to check by hand).
+ *
+ * Judgement: the value lost against the kind's thresholds; where a value
+ * is proven (exact), also the winning chance lost, 10, 20 or 30 points (as
+ * Lichess judges), since a proven margin and a guessed one do not compare
+ * seed for seed; a proven result given away is always a blunder; the
+ * engine's own move is never judged.
  *
  * Pure code like the rest of games/; the caller owns the searcher and the
  * output arrays and may call from any thread (one searcher per thread).
@@ -47,7 +54,7 @@ typedef enum game_judgement {
     GAME_JUDGE_GOOD = 0,        /* nothing to say */
     GAME_JUDGE_INACCURACY = 1,
     GAME_JUDGE_MISTAKE = 2,
-    GAME_JUDGE_BLUNDER = 3,     /* also: a proven win given up, or a proven draw */
+    GAME_JUDGE_BLUNDER = 3,
 } game_judgement;
 
 /* A position's value for one seat. */

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "games.h"
+#include "analysis.h"
 
 #define AGENT_NAME_BYTES 129
 #define AGENT_TEXT_BYTES 512
@@ -471,6 +472,15 @@ int agent_list_matches(agent *ag, const char *player, const char *kind, agent_ma
 /* One match with its moves in order: seats[i] played moves[i]; free both. */
 int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, int **moves,
                     char *err, size_t errlen);
+
+/* The service's review of match id (Register.GetAnalysis; docs/rules.md,
+ * "Analysis"). 0 and *done: true with out[0..n-1] (n: the match's moves, as
+ * agent_get_match gave them) and accuracy[] filled; false when the service
+ * has none (not yet, or never), with its sentence in reason. -1 with a
+ * sentence in err when the call fails (an older service has no such call). */
+int agent_get_analysis(agent *ag, const char *id, int n, game_analysis_move *out /* OUT [n] */,
+                       int accuracy[GAME_MAX_SEATS] /* OUT */, bool *done /* OUT */,
+                       char *reason, size_t reason_len, char *err, size_t errlen);
 
 /* A match from agent_get_match written down to out (docs/rules.md,
  * "Transcripts"): a few "# " lines saying what it was, then the kind's

@@ -140,6 +140,46 @@ int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, in
     return 0;
 }
 
+int agent_get_analysis(agent *ag, const char *id, int n, game_analysis_move *out,
+                       int accuracy[GAME_MAX_SEATS], bool *done, char *reason,
+                       size_t reason_len, char *err, size_t errlen)
+{
+    Sungka__V1__GetAnalysisRequest req = SUNGKA__V1__GET_ANALYSIS_REQUEST__INIT;
+    req.game_id = (char *)id;
+    rpc_method m = agent__methods.get_analysis;
+    ProtobufCMessage *reply = NULL;
+    *done = false;
+    if (reason_len)
+        reason[0] = '\0';
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no such match") != 0)
+        return -1;
+    Sungka__V1__Analysis *a = (Sungka__V1__Analysis *)reply;
+    if (a->status != SUNGKA__V1__ANALYSIS_STATUS__ANALYSIS_STATUS_DONE) {
+        snprintf(reason, reason_len, "%s", a->reason);
+    } else if (a->n_moves != (size_t)n) {
+        snprintf(reason, reason_len, "the service's review has %zu moves, the match %d",
+                 a->n_moves, n);
+    } else {
+        for (int i = 0; i < n; i++) {
+            const Sungka__V1__AnalysedMove *w = a->moves[i];
+            out[i] = (game_analysis_move){
+                .seat = w->seat, .move = w->move, .best = w->best,
+                .before = {.cu = w->value_before, .exact = w->exact_before},
+                .after = {.cu = w->value_after, .exact = w->exact_after},
+                .loss = w->loss,
+                .judgement = (int)w->judgement >= 0 && (int)w->judgement <= GAME_JUDGE_BLUNDER
+                                 ? (game_judgement)w->judgement : GAME_JUDGE_GOOD,
+                .accuracy = w->accuracy,
+            };
+        }
+        for (int s = 0; s < GAME_MAX_SEATS; s++)
+            accuracy[s] = (size_t)s < a->n_accuracy ? a->accuracy[s] : -1;
+        *done = true;
+    }
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
 int agent_match_position(const agent_match *m, const int *seats, const int *moves, int step,
                          game_state *out, char *err, size_t errlen)
 {

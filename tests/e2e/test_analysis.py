@@ -10,9 +10,11 @@ end on a real sungka-board with an SQLite file:
            moves, bob's second-move error a blunder into a proven loss, the
            last move's value the final margin, proven; an unknown match is
            NOT_FOUND. The same game written as `export` writes it, given to
-           `sungka-player --analyse`, prints the same values and judgements.
+           `sungka-player --analyse`, prints the same values and judgements,
+           and the text view's replay shows the service's review.
   later    with --analysis off the game ends unreviewed and GetAnalysis says
-           so (NONE, with why); the service is killed (-9) and started again
+           so (NONE, with why), and the text view's replay computes it in the
+           agent instead; the service is killed (-9) and started again
            with reviews on: the game is found without a review, queued,
            reviewed and served.
 Usage: test_analysis.py BINDIR TEST.
@@ -107,6 +109,16 @@ def served(bindir):
         a = g.wait_done()
         check_review(a, g.id)
         board.expect_stderr(rf"game {g.id} reviewed")
+        # The text view's replay shows the service's review.
+        carol = env.player("carol", "--server", board.address)
+        carol.expect(r"^Connected\.")
+        carol.send(f"replay {g.id}")
+        carol.expect(rf"^Replaying match {g.id}: review me")
+        carol.send("analysis")
+        carol.expect(rf"^Analysis of match {g.id}: review me \(tictactoe\), 5 moves\.")
+        carol.expect(r"^ +2 +bob +3 +-1\.00 +-1= +\d +blunder$")
+        carol.expect(r"^Accuracy of bob: 58\.4 %")
+        carol.quit()
         stubs.refused("an unknown match", stubs.grpc.StatusCode.NOT_FOUND, None,
                       g.lobby.GetAnalysis, stubs.pb.GetAnalysisRequest(game_id="999999"))
 
@@ -151,6 +163,16 @@ def later(bindir):
         a = g.analysis()
         check(a.status == stubs.pb.ANALYSIS_STATUS_NONE and "--analysis off" in a.reason,
               f"reviews off: {a}")
+        # The replay's analysis, with none on the service, is computed by the agent.
+        carol = env.player("carol", "--server", board.address)
+        carol.expect(r"^Connected\.")
+        carol.send(f"replay {g.id}")
+        carol.expect(rf"^Replaying match {g.id}: review me")
+        carol.send("analysis")
+        carol.expect(r"^The service has no review of this match \(this service reviews no "
+                     r"games \(--analysis off\)\); computing it here\.")
+        carol.expect(r"^ +2 +bob +3 +-1\.00 +-1= +\d +blunder$")
+        carol.quit()
         board.p.send_signal(signal.SIGKILL)
         board.p.wait()
         board = env.board("--db", db)

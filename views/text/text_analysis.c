@@ -96,3 +96,25 @@ done:
     free(a);
     return rc;
 }
+
+void text_analysis_replay(FILE *out, agent *ag, const agent_match *m, const int *seats,
+                          const int *moves)
+{
+    game_analysis_move *a = calloc(m->n_moves ? (size_t)m->n_moves : 1, sizeof *a);
+    int accuracy[GAME_MAX_SEATS];
+    bool done = false;
+    char reason[AGENT_TEXT_BYTES], err[512];
+    if (a && m->kind &&
+        agent_get_analysis(ag, m->id, m->n_moves, a, accuracy, &done, reason, sizeof reason,
+                           err, sizeof err) == 0 &&
+        done) {
+        fprintf(out, _("Analysis of match %s: %s (%s), %d moves.\n"), m->id, m->title,
+                m->kind_name, m->n_moves);
+        print_table(out, m, seats, moves, a, accuracy);
+    } else {
+        fprintf(out, _("The service has no review of this match (%s); computing it here.\n"),
+                done || !reason[0] ? err : reason);
+        text_analysis_show(out, m, seats, moves, 0);
+    }
+    free(a);
+}

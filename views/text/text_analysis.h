@@ -20,4 +20,10 @@
 int text_analysis_show(FILE *out, const agent_match *m, const int *seats, const int *moves,
                        int depth);
 
+/* The replay's `analysis`: the service's stored review of match m, or,
+ * when it has none (said, with its reason) or cannot be asked, the review
+ * computed here. */
+void text_analysis_replay(FILE *out, agent *ag, const agent_match *m, const int *seats,
+                          const int *moves);
+
 #endif /* SUNGKA_TEXT_ANALYSIS_H */

@@ -47,6 +47,7 @@ int text_replay_start(text_replay *rp, agent *ag, const char *id, FILE *out)
 {
     char err[512];
     text_replay_stop(rp);
+    rp->ag = ag;
     if (agent_get_match(ag, id, &rp->match, &rp->seats, &rp->moves, err, sizeof err) != 0) {
         fprintf(out, "%s\n", err);
         return -1;
@@ -92,7 +93,7 @@ bool text_replay_command(text_replay *rp, const char *cmd, FILE *out)
     else if (strcmp(cmd, "end") == 0)
         target = rp->match.n_moves;
     else if (strcmp(cmd, "analysis") == 0) {
-        text_analysis_show(out, &rp->match, rp->seats, rp->moves, 0);
+        text_analysis_replay(out, rp->ag, &rp->match, rp->seats, rp->moves);
         return true;
     } else if (strcmp(cmd, "stop") == 0) {
         text_replay_stop(rp);

@@ -14,6 +14,7 @@
 
 typedef struct text_replay {
     bool active;
+    agent *ag;                 /* whose service the match came from */
     agent_match match;
     int *seats, *moves;        /* seats[i] played moves[i] */
     int step;                  /* moves applied so far */

@@ -14,15 +14,19 @@
  * end of that turn, before the worker can be done), and a review lost to a
  * kill -9 before it was stored is found again at the next start:
  * board_analysis_start queues the newest ended games without one
- * (store_analysis_missing), as many as the queue holds.
+ * (store_analysis_missing), as many as the queue holds (on a cluster's
+ * shared store too: a dead node's unreviewed games are nobody's until then).
  *
- * Bounds: one review at a time; at most --analysis-queue games waiting (a
+ * Bounds: one review at a time, on a thread at nice 10; at most --analysis-queue games waiting (a
  * game ending past that is reviewed at the next start, and GetAnalysis says
  * so); --analysis-depth plies and at most --analysis-time per position.
  * Stopping the service stops a review in progress (its stop flag) and drops
  * the queue: those games are found again at the next start.
  */
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +78,9 @@ static void job_free(review_job *j)
 static void *review_main(void *arg)
 {
     board_analysis *a = arg;
+    /* Below the loop and gRPC's threads: a review may wait, a move may not.
+     * (Linux gives each thread its own nice value.) */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     game_search *s = game_search_new(16u << 20);
     pthread_mutex_lock(&a->mu);
     for (;;) {
@@ -203,18 +210,18 @@ int board_analysis_start(board_service *svc, char *err, size_t errlen)
         return -1;
     }
     svc->analysis = a;
-    /* The games a kill -9 left without a review (one node of a cluster
-     * reviews the games it ends; no scan of the shared store). */
-    if (!store_shared(svc->store)) {
-        char (*ids)[STORE_ID_BYTES] = calloc((size_t)a->cap, sizeof *ids);
-        int n = 0;
-        if (ids && store_analysis_missing(svc->store, 0, a->cap, ids, &n) == 0)
-            for (int i = 0; i < n; i++)
-                enqueue_stored(svc, ids[i]);
-        if (n)
-            board_log(svc, "%d ended game%s without a review: queued", n, n == 1 ? "" : "s");
-        free(ids);
-    }
+    /* The games a kill -9 left without a review. In a cluster every node
+     * starting looks (another node's game ended and unreviewed when it died
+     * is nobody else's work); two nodes starting together may both review
+     * a game, and the second review replaces the first, the same. */
+    char (*ids)[STORE_ID_BYTES] = calloc((size_t)a->cap, sizeof *ids);
+    int n = 0;
+    if (ids && store_analysis_missing(svc->store, 0, a->cap, ids, &n) == 0)
+        for (int i = 0; i < n; i++)
+            enqueue_stored(svc, ids[i]);
+    if (n)
+        board_log(svc, "%d ended game%s without a review: queued", n, n == 1 ? "" : "s");
+    free(ids);
     return 0;
 }
 

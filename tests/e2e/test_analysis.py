@@ -99,7 +99,7 @@ def check_review(a, game_id):
 def served(bindir):
     with Env(bindir) as env:
         stubs.generate(os.path.join(env.state_dir, "stubs"))
-        board = env.board("--db", os.path.join(env.state_dir, "board.db"))
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"), "--analysis", "on")
         g = Game(board.address)
         g.play(MOVES[:2])
         a = g.analysis()
@@ -175,7 +175,7 @@ def later(bindir):
         carol.quit()
         board.p.send_signal(signal.SIGKILL)
         board.p.wait()
-        board = env.board("--db", db)
+        board = env.board("--db", db, "--analysis", "on")
         board.expect_stderr(r"1 ended game without a review: queued")
         g.channel.close()
         g.channel = stubs.grpc.insecure_channel(board.address)

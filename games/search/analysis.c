@@ -69,6 +69,11 @@ static double win_chance(const search_eval *ev, game_value v)
     return 100.0 / (1.0 + exp(-(double)v.cu / ev->win_scale));
 }
 
+double game_analysis_chance(const game_kind *kind, game_value v)
+{
+    return win_chance(search__eval_of(kind), v);
+}
+
 static int sign(int x)
 {
     return (x > 0) - (x < 0);

@@ -89,6 +89,10 @@ void game_analysis_limits(const game_kind *kind, const game_analysis_budget *bud
  * of the kind's unit; *exact when it is a proven result. */
 game_value game_analysis_value(const game_kind *kind, const game_search_result *r);
 
+/* The winning chance of a value for its seat, in percent (the curve
+ * accuracy is measured on): a value graph plots it. */
+double game_analysis_chance(const game_kind *kind, game_value v);
+
 /* The judgement thresholds of a kind (hundredths of its unit lost). */
 void game_analysis_thresholds(const game_kind *kind, int judge[3] /* OUT */);
 

@@ -33,6 +33,14 @@
 
 #include "analysis.h"
 #include "board_rpc.h"
+#include "kalah_db.h"
+
+/* Kalah's endgame table the reviews use for exact endings, built in memory
+ * by the review thread on its first Kalah game of a board size (6 pits a
+ * side: 2.7 MB, under half a second) and kept for the next; a table past
+ * REVIEW_TABLE_BYTES (7 and 8 pits) is not built. */
+#define REVIEW_KALAH_SEEDS 12
+#define REVIEW_TABLE_BYTES (8u << 20)
 
 typedef struct review_job {
     char game_id[STORE_ID_BYTES];
@@ -75,6 +83,34 @@ static void job_free(review_job *j)
     free(j);
 }
 
+/* The table for st's board (the thread's *db, rebuilt for another size),
+ * handed to the searcher; nothing for a board no table serves. */
+static void use_kalah_table(board_analysis *a, game_search *s, game_kalah_db *db,
+                            const review_job *j)
+{
+    game_state st;
+    int cups = game_new(&st, j->kind, &j->opts, NULL, 0) == GAME_OK ? game_kalah_db_cups(&st)
+                                                                    : 0;
+    size_t entries = cups ? game_kalah_db_entries(cups, REVIEW_KALAH_SEEDS) : 0;
+    if (!cups || entries == 0 || entries > REVIEW_TABLE_BYTES) {
+        game_search_set_kalah_db(s, NULL);
+        return;
+    }
+    if (db->cups != cups || !db->margin) {
+        free((void *)db->margin);
+        *db = (game_kalah_db){0};
+        int8_t *t = malloc(entries);
+        if (!t || game_kalah_db_build(cups, REVIEW_KALAH_SEEDS, t, &a->stop) != 0) {
+            free(t);
+            game_search_set_kalah_db(s, NULL);
+            return;
+        }
+        *db = (game_kalah_db){.cups = cups, .max_seeds = REVIEW_KALAH_SEEDS,
+                              .entries = entries, .margin = t};
+    }
+    game_search_set_kalah_db(s, db);
+}
+
 static void *review_main(void *arg)
 {
     board_analysis *a = arg;
@@ -82,6 +118,7 @@ static void *review_main(void *arg)
      * (Linux gives each thread its own nice value.) */
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     game_search *s = game_search_new(16u << 20);
+    game_kalah_db db = {0};
     pthread_mutex_lock(&a->mu);
     for (;;) {
         while (!a->quit && !a->queue)
@@ -101,6 +138,7 @@ static void *review_main(void *arg)
             j->rc = -1;
             snprintf(j->err, sizeof j->err, "out of memory for the review");
         } else {
+            use_kalah_table(a, s, &db, j);
             j->rc = game_analyse(s, j->kind, &j->opts, j->seats, j->moves, j->n, &a->budget,
                                  j->out, j->accuracy, j->err, sizeof j->err);
         }
@@ -113,6 +151,7 @@ static void *review_main(void *arg)
     }
     pthread_mutex_unlock(&a->mu);
     game_search_free(s);
+    free((void *)db.margin);
     return NULL;
 }
 

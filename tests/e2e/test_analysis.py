@@ -9,7 +9,10 @@ end on a real sungka-board with an SQLite file:
            after it, the service reviews it on its thread and serves it: five
            moves, bob's second-move error a blunder into a proven loss, the
            last move's value the final margin, proven; an unknown match is
-           NOT_FOUND. The same game written as `export` writes it, given to
+           NOT_FOUND; a small Kalah game's review is exact throughout (12
+           seeds: within the endgame table the review thread builds, which
+           this exercises; test_analysis.c checks the table's values). The
+           same game written as `export` writes it, given to
            `sungka-player --analyse`, prints the same values and judgements,
            and the text view's replay shows the service's review.
   later    with --analysis off the game ends unreviewed and GetAnalysis says
@@ -36,15 +39,14 @@ MOVES = [("alice", 0), ("bob", 3), ("alice", 1), ("bob", 8), ("alice", 2)]
 
 
 class Game:
-    def __init__(self, address):
+    def __init__(self, address, kind="tictactoe", options=(("size", 3), ("dims", 2))):
         pb = stubs.pb
         self.channel = stubs.grpc.insecure_channel(address)
         self.lobby = stubs.pb_grpc.RegisterStub(self.channel)
         self.board = stubs.pb_grpc.BoardStub(self.channel)
         made = self.lobby.CreateGame(pb.CreateGameRequest(
-            kind="tictactoe", title="review me",
-            options=[pb.GameOption(name="size", value=3), pb.GameOption(name="dims", value=2)]),
-            timeout=T)
+            kind=kind, title="review me",
+            options=[pb.GameOption(name=k, value=v) for k, v in options]), timeout=T)
         self.id = made.game.game_id
         self.token = {}
         for name in ("alice", "bob"):
@@ -60,6 +62,25 @@ class Game:
     def play(self, moves):
         for name, cell in moves:
             self.do(name, "Move", stubs.pb.MoveRequest(move=cell))
+
+    def play_out(self, cups):
+        """Each turn the seat to move plays its first legal cup, to the end."""
+        pb = stubs.pb
+        n = 0
+        while True:
+            b = self.do("alice", "GetBoard", pb.GetBoardRequest()).board
+            if not b.HasField("to_move"):
+                return n
+            who = ("alice", "bob")[b.to_move.value]
+            for cup in range(cups):
+                try:
+                    self.do(who, "Move", pb.MoveRequest(move=cup))
+                    n += 1
+                    break
+                except stubs.grpc.RpcError:
+                    continue
+            else:
+                check(False, f"{who} has no legal cup")
 
     def analysis(self):
         return self.lobby.GetAnalysis(stubs.pb.GetAnalysisRequest(game_id=self.id), timeout=T)
@@ -121,6 +142,17 @@ def served(bindir):
         carol.quit()
         stubs.refused("an unknown match", stubs.grpc.StatusCode.NOT_FOUND, None,
                       g.lobby.GetAnalysis, stubs.pb.GetAnalysisRequest(game_id="999999"))
+
+        # A small Kalah game, 12 seeds: all of it within the endgame table the
+        # review thread builds (and within the search's own solving), so
+        # every value is exact.
+        k = Game(board.address, "kalah", (("cups", 3), ("stones", 2)))
+        n = k.play_out(3)
+        r = k.wait_done()
+        check(r.status == stubs.pb.ANALYSIS_STATUS_DONE and len(r.moves) == n and
+              all(m.exact_before and m.exact_after for m in r.moves),
+              f"every value of a 12-seed Kalah game exact: {r}")
+        k.channel.close()
 
         # The same game as `export` writes it, reviewed by the agent.
         m = g.lobby.GetMatch(stubs.pb.GetMatchRequest(game_id=g.id), timeout=T)

@@ -325,8 +325,21 @@ void board_analysis_drain(board_service *svc)
         review_job *j = done;
         done = j->next;
         size_t len = 0;
-        uint8_t *data = pack_review(j, svc->cfg.analysis_depth, &len);
-        if (!data)
+        uint8_t *data = NULL;
+        /* A game whose end was not committed after all (the turn's
+         * transaction failed, the game reloaded from its log) keeps no
+         * review: it is queued again when it ends. */
+        store_match_summary m;
+        store_move *moves = NULL;
+        int n = 0;
+        bool ended = store_match(svc->store, j->game_id, &m, &moves, &n) == 0 &&
+                     m.game.status >= STORE_FINISHED;
+        free(moves);
+        if (ended)
+            data = pack_review(j, svc->cfg.analysis_depth, &len);
+        if (!ended)
+            board_log(svc, "game %s: its review is dropped: its end is not stored", j->game_id);
+        else if (!data)
             board_log_at(svc, LOG_ERR, "game %s: out of memory for its review", j->game_id);
         else if (store_analysis_put(svc->store, j->game_id, board_wall_ms(), data, len) != 0)
             board_log_at(svc, LOG_ERR, "game %s: cannot store its review: %s", j->game_id,

@@ -231,6 +231,30 @@ static int analyse_file(const char *path, int depth)
     return rc == 0 ? 0 : 1;
 }
 
+/* --analyse ID with --server: the service's review of match ID (or, when
+ * it has none, one computed here, said so). */
+static int analyse_match(agent *ag, const char *id)
+{
+    agent_match m;
+    int *seats, *moves;
+    char err[512];
+    if (agent_get_match(ag, id, &m, &seats, &moves, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-player: %s\n", err);
+        return 1;
+    }
+    int rc = 0;
+    if (!m.kind) {
+        fprintf(stderr, "sungka-player: this program does not know the game kind '%s'\n",
+                m.kind_name);
+        rc = 1;
+    } else {
+        text_analysis_replay(stdout, ag, &m, seats, moves);
+    }
+    free(seats);
+    free(moves);
+    return rc;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -260,7 +284,9 @@ static void usage(FILE *out)
             "                          export wrote; - for standard input): each move's\n"
             "                          value before and after, the engine's move, and\n"
             "                          inaccuracies, mistakes and blunders; each\n"
-            "                          player's accuracy. No service is needed\n"
+            "                          player's accuracy. No service is needed. With\n"
+            "                          --server, FILE is a match id there instead: the\n"
+            "                          service's stored review (or one computed here)\n"
             "      --analysis-depth N  with --analyse: plies searched per position, 1..60\n"
             "                          (default: each kind's own, docs/rules.md)\n"
             "  -o, --option NAME=VALUE an option of the new game (repeatable), e.g. cups=7\n"
@@ -515,7 +541,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: unexpected argument '%s' (see --help)\n", argv[optind]);
         return 2;
     }
-    if (analyse)
+    if (analyse && !cfg.server)
         return analyse_file(analyse, analysis_depth);
     const view_ops *view = view_find(view_name);
     if (!view) {
@@ -593,6 +619,9 @@ int main(int argc, char **argv)
     } else if (start_agent(&ps, &cfg, &ag, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-player: %s\n", err);
         status = ps.fail_status;
+    } else if (analyse) {
+        status = analyse_match(ag, analyse);
+        agent_destroy(ag);
     } else if (quick && agent_quick_pair(ag, quick, cfg.options, cfg.n_options, cfg.rated,
                                          say_pairing, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-player: %s\n", err);

@@ -14,7 +14,8 @@ end on a real sungka-board with an SQLite file:
            this exercises; test_analysis.c checks the table's values). The
            same game written as `export` writes it, given to
            `sungka-player --analyse`, prints the same values and judgements,
-           and the text view's replay shows the service's review.
+           and so does --analyse ID with --server (the service's review); the
+           text view's replay shows the service's review.
   later    with --analysis off the game ends unreviewed and GetAnalysis says
            so (NONE, with why), and the text view's replay computes it in the
            agent instead; the service is killed (-9) and started again
@@ -179,6 +180,15 @@ def served(bindir):
                   f"the agent's values are the service's: {row} vs {mv}")
         check(rows[1][-1] == "blunder", f"bob's blunder in the table: {rows[1]}")
         check("Accuracy of bob" in r.stdout, r.stdout)
+        # --analyse ID with --server: the service's stored review.
+        r = subprocess.run([os.path.join(bindir, "sungka-player"), "--server", board.address,
+                            "--name", "dave", "--state-dir", env.state_dir, "--analyse", g.id],
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(env.env, LANGUAGE="C", LC_ALL="C"))
+        check(r.returncode == 0 and f"Analysis of match {g.id}: review me" in r.stdout and
+              "computing it here" not in r.stdout, f"--analyse ID: {r.stdout}{r.stderr}")
+        rows2 = [l.split() for l in r.stdout.splitlines() if l[:4].strip().isdigit()]
+        check(rows2 == rows, f"the service's table is the file's: {rows2} vs {rows}")
         r = subprocess.run([os.path.join(bindir, "sungka-player"), "--analyse",
                             os.path.join(env.state_dir, "missing.txt")],
                            capture_output=True, text=True, timeout=60)

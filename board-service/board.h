@@ -41,6 +41,12 @@ typedef struct board_config {
     int max_request_bytes;     /* largest request accepted (default 64 KiB) */
     int move_rate;             /* moves per seat per second (default 200) */
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
+    /* The engine's review of ended games (analysis.c; need a store): */
+    bool analysis_off;         /* --analysis off: review nothing */
+    int analysis_depth;        /* plies a position; 0: each kind's own (games/) */
+    int analysis_time_ms;      /* at most this per position (default 2000) */
+    int analysis_queue;        /* ended games waiting for a review; more are
+                                * reviewed at the next start (default 32) */
     int first_move_ms;         /* games with clocks: a seat's first move within this,
                                 * or the game is aborted (default 30000) */
     /* Rated games that do not count (room_rating.c; docs/rules.md, "Ratings"): */

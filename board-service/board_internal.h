@@ -327,6 +327,8 @@ struct board_service {
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
+    struct board_analysis *analysis;   /* analysis.c: the reviews' thread and queue; NULL:
+                                        * --analysis off or no store */
     limit_table limits;        /* accounts_rpc.c: sign-in failures, password checks,
                                 * accounts made */
     struct board_health *health;   /* health.c: the loop's beat, the watchdog */
@@ -393,6 +395,22 @@ void board_log_signin_failed(board_service *svc, const char *host, const char *n
 /* A client's string, cut to fit buf (at a character boundary) and escaped,
  * for echoing in an error sentence; returns buf. */
 const char *board_echo(const char *in, char *buf, size_t len);
+
+/* --- the engine's review of ended games (analysis.c), loop thread only --- */
+typedef struct board_analysis board_analysis;
+/* Start the reviews' thread and queue the ended games a kill -9 left without
+ * a review; nothing with --analysis off or no store. 0, or -1 and a sentence. */
+int board_analysis_start(board_service *svc, char *err, size_t errlen);
+/* A game ended: queue its review (moves copied). A full queue leaves it to
+ * the next start, said in the log. */
+void board_analysis_game_ended(board_service *svc, const char *game_id, const game_kind *kind,
+                               const game_options *opts, const store_move *moves, int n);
+/* Store the reviews the thread finished (after each poll). */
+void board_analysis_drain(board_service *svc);
+/* Whether game_id's review is queued, being computed or waiting to be stored. */
+bool board_analysis_waiting(board_service *svc, const char *game_id);
+/* Stop the thread (a review in progress gives up) and drop the queue. */
+void board_analysis_stop(board_service *svc);
 
 /* --- clients.c: limits per client address --- */
 /* The entry of a client's address ("ipv4:10.0.0.7"), made when new; NULL

@@ -123,6 +123,8 @@ void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void 
 void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *svc);
+/* Register.GetAnalysis (analysis.c): a stored review, or PENDING/NONE and why. */
+void history_get_analysis(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_rating_history(rpc_call *call, const ProtobufCMessage *request, void *svc);
 
 /* --- accounts_rpc.c: the Accounts service, and who calls the lobby --- */

@@ -581,6 +581,7 @@ const rpc_method_entry board_games_methods[] = {
     {"Leaderboard", history_leaderboard, false, false, false},
     {"ListMatches", history_list_matches, false, false, false},
     {"GetMatch", history_get_match, false, false, false},
+    {"GetAnalysis", history_get_analysis, false, false, false},
     {"RatingHistory", history_rating_history, false, false, false},
     {"ListKinds", list_kinds, false, false, false},
     {"QuickPair", board_quick_pair, true, false, false},

@@ -96,6 +96,14 @@ static void usage(FILE *out)
             "      --block-rate N        blocks and unblocks one account may make per minute\n"
             "                            (default 30)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
+            "      --analysis on|off     review every ended game of two seats with the\n"
+            "                            engine, on a thread of its own, one game at a time\n"
+            "                            (GetAnalysis; default on)\n"
+            "      --analysis-depth N    plies searched per position, 1..60 (default: each\n"
+            "                            kind's own: mancala 10, reversi and qubic 6)\n"
+            "      --analysis-time MS    at most this per position (default 2000)\n"
+            "      --analysis-queue N    ended games waiting for their review; beyond, a game\n"
+            "                            is reviewed at the service's next start (default 32)\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
             "      --tls-client-ca FILE  also require client certificates signed by this CA\n"
@@ -207,7 +215,8 @@ static void usage(FILE *out)
  * their long names (config_file.h), so nothing else lists them. */
 enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_FIRST_MOVE,
        OPT_MAX_GAMES,
-       OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
+       OPT_BOT_THINK, OPT_ANALYSIS, OPT_ANALYSIS_DEPTH, OPT_ANALYSIS_TIME, OPT_ANALYSIS_QUEUE,
+       OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
        OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS,
        OPT_CHAT_LENGTH, OPT_CHAT_RATE, OPT_PRESENCE_EVENTS,
        OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS, OPT_IPV6_PREFIX,
@@ -232,6 +241,10 @@ static const struct option longopts[] = {
     {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"bot-think", required_argument, NULL, OPT_BOT_THINK},
+    {"analysis", required_argument, NULL, OPT_ANALYSIS},
+    {"analysis-depth", required_argument, NULL, OPT_ANALYSIS_DEPTH},
+    {"analysis-time", required_argument, NULL, OPT_ANALYSIS_TIME},
+    {"analysis-queue", required_argument, NULL, OPT_ANALYSIS_QUEUE},
     {"db", required_argument, NULL, OPT_DB},
     {"max-games-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
     {"max-participants", required_argument, NULL, OPT_MAX_PARTICIPANTS},
@@ -460,6 +473,25 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_BOT_THINK:
         if (count(value, 600000, &st->cfg.bot_think_ms, err, errlen))
+            return -1;
+        break;
+    case OPT_ANALYSIS:
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+            snprintf(err, errlen, "must be on or off, not '%s'", value);
+            return -1;
+        }
+        st->cfg.analysis_off = strcmp(value, "off") == 0;
+        break;
+    case OPT_ANALYSIS_DEPTH:
+        if (count(value, 60, &st->cfg.analysis_depth, err, errlen))
+            return -1;
+        break;
+    case OPT_ANALYSIS_TIME:
+        if (count(value, 600000, &st->cfg.analysis_time_ms, err, errlen))
+            return -1;
+        break;
+    case OPT_ANALYSIS_QUEUE:
+        if (count(value, 100000, &st->cfg.analysis_queue, err, errlen))
             return -1;
         break;
     case OPT_MAX_GAMES:

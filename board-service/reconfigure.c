@@ -61,6 +61,10 @@ static const struct setting {
     S("max-pool", INT, max_pool, true),
     S("ipv6-prefix", INT, ipv6_prefix, false),     /* the clients' keys are made with it */
     S("bot-think", INT, bot_think_ms, false),
+    S("analysis", BOOL, analysis_off, false),
+    S("analysis-depth", INT, analysis_depth, false),
+    S("analysis-time", INT, analysis_time_ms, false),
+    S("analysis-queue", INT, analysis_queue, false),
     S("rated-min-moves", INT, rated_min_moves, false),
     S("rated-pair-games", INT, rated_pair_games, false),
     S("rated-same-address", BOOL, rated_same_address, false),

@@ -390,6 +390,11 @@ static void end_with(room *r, bool abandoned, const room_end *end, const char *r
             board_log_at(r->svc, LOG_ERR, "game %s: cannot store the result: %s", r->id,
                          err[0] ? err : store_last_error(r->svc->store));
             room__write_failed(r);
+        } else if (!r->played_lost) {
+            /* The engine's review, off the loop (analysis.c); a game whose
+             * moves memory lost is found at the next start instead. */
+            board_analysis_game_ended(r->svc, r->id, r->state.kind, &r->state.opts, r->played,
+                                      r->n_moves);
         }
     }
 }

@@ -95,6 +95,10 @@ void board_config_defaults(board_config *cfg)
         cfg->password_workers = 2;
     if (cfg->password_queue <= 0)
         cfg->password_queue = 32;
+    if (cfg->analysis_time_ms <= 0)
+        cfg->analysis_time_ms = 2000;
+    if (cfg->analysis_queue <= 0)
+        cfg->analysis_queue = 32;
     if (cfg->signin_failures <= 0)
         cfg->signin_failures = 5;
     if (cfg->client_signin_failures <= 0)
@@ -380,6 +384,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     }
     if (board_accounts_start(svc, err, errlen) != 0)
         goto fail_accounts;
+    if (board_analysis_start(svc, err, errlen) != 0)
+        goto fail_accounts;
     if (svc->cfg.advertise) {
         snprintf(svc->endpoint, sizeof svc->endpoint, "%s", svc->cfg.advertise);
     } else {
@@ -404,6 +410,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     return 0;
 
 fail_accounts:
+    board_analysis_stop(svc);
     board_accounts_stop(svc);
 fail_server:
     rpc_server_destroy(svc->server);
@@ -529,6 +536,7 @@ int board_run(board_service *svc)
         if (svc->m.set && started == 0)
             started = metrics_now();
         board_accounts_drain(svc);     /* password work done: answer its calls */
+        board_analysis_drain(svc);     /* reviews done: store them */
         run_timers(svc);
         board_health_beat(svc, board_now_ms());
         board_metrics_turn(svc, started);
@@ -542,6 +550,7 @@ int board_run(board_service *svc)
         svc->cfg.on_stopping(svc->cfg.hook_arg);
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
+    board_analysis_stop(svc);
     board_bots_stop(svc);
     board_pairing_close(svc, "the board service is shutting down");
     for (int i = 0; i < svc->n_rooms; i++)
@@ -570,6 +579,7 @@ void board_destroy(board_service *svc)
     if (!svc)
         return;
     board_accounts_stop(svc);      /* before the server: it answers held calls */
+    board_analysis_stop(svc);      /* before the server: its thread wakes the loop */
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_health_free(svc);      /* after the server: its side thread reads it */

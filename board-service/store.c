@@ -48,6 +48,7 @@ enum stmt_id {
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
     ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_BANS_MARK, ST_ACTION_ADD, ST_ACTIONS,
     ST_RESET_PUT, ST_RESET_GET, ST_RESET_DELETE,
+    ST_ANALYSIS_PUT, ST_ANALYSIS_GET, ST_ANALYSIS_MISSING,
     ST_BLOCK_PUT, ST_BLOCK_DELETE, ST_BLOCK_COUNT, ST_BLOCKS_OF, ST_BLOCKED_EITHER,
     ST_ABUSE_INSERT, ST_ABUSE_SINCE, ST_ABUSE_LIST,
     /* a cluster's, on PostgreSQL only */
@@ -343,6 +344,15 @@ static const char *const stmt_sql[ST_COUNT] = {
         " expires_ms = excluded.expires_ms",
     [ST_RESET_GET] = "SELECT hash, expires_ms FROM reset_codes WHERE account_id = ?1",
     [ST_RESET_DELETE] = "DELETE FROM reset_codes WHERE account_id = ?1",
+    /* the engine's reviews of ended games (board-service/analysis.c) */
+    [ST_ANALYSIS_PUT] =
+        "INSERT INTO analyses (game_id, made_ms, data) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (game_id) DO UPDATE SET made_ms = excluded.made_ms, data = excluded.data",
+    [ST_ANALYSIS_GET] = "SELECT data FROM analyses WHERE game_id = ?1",
+    [ST_ANALYSIS_MISSING] =
+        "SELECT g.id FROM games g WHERE g.status >= 3 AND g.ended_ms >= ?1"
+        " AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.game_id = g.id)"
+        " ORDER BY g.ended_ms DESC LIMIT ?2",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -2905,4 +2915,71 @@ int store_reports_list(store *s, int limit, store_report *out, int *n)
     int res = *n == limit || rc == DB_DONE ? 0 : fail_db(s, "cannot read the reports");
     finish(st);
     return res;
+}
+
+/* ------------------------------------------------------------------------
+ * The engine's reviews of ended games.
+ * ------------------------------------------------------------------------ */
+
+int store_analysis_put(store *s, const char *game_id, int64_t made_ms, const void *data,
+                       size_t len)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_ANALYSIS_PUT);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    db_bind_int64(st, 2, made_ms);
+    db_bind_blob(st, 3, data, len);
+    return run_f(s, st, "cannot store the analysis of game %s", game_id);
+}
+
+int store_analysis_get(store *s, const char *game_id, void **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    db_stmt *st = stmt(s, ST_ANALYSIS_GET);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    int rc = db_step(st);
+    if (rc == DB_ROW) {
+        size_t n = 0;
+        const void *b = db_col_blob(st, 0, &n);
+        *data = malloc(n ? n : 1);
+        if (!*data) {
+            finish(st);
+            return failf(s, "out of memory for the analysis of game %s", game_id);
+        }
+        if (n)
+            memcpy(*data, b, n);
+        *len = n;
+    } else if (rc != DB_DONE) {
+        fail_db(s, "cannot read an analysis");
+    }
+    finish(st);
+    if (rc == DB_DONE) {
+        failf(s, "no analysis of game %s", game_id);
+        return STORE_NOT_FOUND;
+    }
+    return rc == DB_ROW ? 0 : -1;
+}
+
+int store_analysis_missing(store *s, int64_t since_ms, int limit,
+                           char (*ids)[STORE_ID_BYTES], int *n)
+{
+    *n = 0;
+    db_stmt *st = stmt(s, ST_ANALYSIS_MISSING);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, since_ms);
+    db_bind_int64(st, 2, limit);
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW && *n < limit)
+        col_text(st, 0, ids[(*n)++], STORE_ID_BYTES);
+    finish(st);
+    if (rc != DB_ROW && rc != DB_DONE)
+        return fail_db(s, "cannot list the games not yet analysed");
+    return 0;
 }

@@ -366,6 +366,23 @@ int store_moves_fill(store *s, const char *game_id, const store_move *moves, int
 int store_match(store *s, const char *game_id, store_match_summary *out,
                 store_move **moves, int *n_moves);
 
+/* --- The engine's reviews of ended games (board-service/analysis.c) ------ */
+
+/* Keep game_id's review: data is the packed message the service serves
+ * (sungka.v1.Analysis), len bytes; a second put replaces the first. */
+int store_analysis_put(store *s, const char *game_id, int64_t made_ms, const void *data,
+                       size_t len);
+/* A game's stored review: 0 and *data (malloc'd, the caller frees) and *len;
+ * STORE_NOT_FOUND (1) when it has none (yet). */
+int store_analysis_get(store *s, const char *game_id, void **data /* OUT */,
+                       size_t *len /* OUT */);
+/* Up to limit ended games (finished or abandoned) that ended at since_ms or
+ * later and have no review, newest end first, into ids[0..*n-1]: what a
+ * service started again (after a kill -9 before a review was stored) has
+ * still to review. */
+int store_analysis_missing(store *s, int64_t since_ms, int limit,
+                           char (*ids)[STORE_ID_BYTES] /* OUT [limit] */, int *n /* OUT */);
+
 /* --- Recovery ------------------------------------------------------------- */
 
 /* Callbacks of store_recover. Every pointer passed to them is valid only

@@ -176,6 +176,7 @@ void agent_library_init(void)
         .rating_history = rpc_method_named(reg, "RatingHistory", false),
         .list_matches = rpc_method_named(reg, "ListMatches", false),
         .get_match = rpc_method_named(reg, "GetMatch", false),
+        .get_analysis = rpc_method_named(reg, "GetAnalysis", false),
         .subscribe = rpc_method_named(board, "Subscribe", true),
         .play = rpc_method_named(board, "Play", true),
         .get_board = rpc_method_named(board, "GetBoard", false),

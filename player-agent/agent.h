@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "games.h"
+#include "analysis.h"
 
 #define AGENT_NAME_BYTES 129
 #define AGENT_REASON_BYTES 48     /* an ErrorReason's name, "NOT_YOUR_TURN" */
@@ -531,12 +532,28 @@ int agent_list_matches(agent *ag, const char *player, const char *kind, agent_ma
 int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, int **moves,
                     char *err, size_t errlen);
 
+/* The service's review of match id (Register.GetAnalysis; docs/rules.md,
+ * "Analysis"). 0 and *done: true with out[0..n-1] (n: the match's moves, as
+ * agent_get_match gave them) and accuracy[] filled; false when the service
+ * has none (not yet, or never), with its sentence in reason. -1 with a
+ * sentence in err when the call fails (an older service has no such call). */
+int agent_get_analysis(agent *ag, const char *id, int n, game_analysis_move *out /* OUT [n] */,
+                       int accuracy[GAME_MAX_SEATS] /* OUT */, bool *done /* OUT */,
+                       char *reason, size_t reason_len, char *err, size_t errlen);
+
 /* A match from agent_get_match written down to out (docs/rules.md,
  * "Transcripts"): a few "# " lines saying what it was, then the kind's
  * transcript. 0, or -1 when a move is not one this program knows (*bad
  * gets its number), out of memory (*bad 0), or a write fails (errno). */
 int agent_write_match(const agent_match *m, const int *seats, const int *moves, FILE *out,
                       int *bad);
+
+/* A match read back from what agent_write_match wrote (a file of `export`):
+ * its header into *out (id, title, kind and options, seats, result) and its
+ * moves into *seats and *moves (n_moves of each; free both with free()). 0,
+ * or -1 with a sentence in err naming the line or move that is wrong. */
+int agent_read_match(FILE *in, agent_match *out, int **seats, int **moves, char *err,
+                     size_t errlen);
 
 /* The position after the first `step` moves of a match from agent_get_match,
  * replayed through the rules engine from the start (so going back is as

@@ -104,7 +104,7 @@ struct agent {
 typedef struct agent_methods {
     /* Register */
     rpc_method list_games, create_game, join_game, player_stats, leaderboard, list_matches,
-        get_match, rating_history, quick_pair;
+        get_match, rating_history, quick_pair, get_analysis;
     /* Board */
     rpc_method subscribe, play, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
         offer_draw, answer_draw, claim, rematch;

@@ -246,6 +246,9 @@ class Session:
         return False
 
     def board(self, *extra):
+        # No engine reviews of ended games unless a test asks (as harness.py).
+        if not any(str(a).startswith("--analysis") for a in extra):
+            extra = (*extra, "--analysis", "off")
         b = Proc("board", [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
                            *self.dbs.argv(["--db", ":memory:", *extra])], self.env, stdin=False)
         self.procs.append(b)
@@ -952,15 +955,21 @@ def test_fair_play(bindir, shotdir):
 def test_history(bindir, shotdir):
     """A tic-tac-toe match played by two bots, then alice's History: her own
     matches (none), everyone's, by kind; the replay stepped by buttons and
-    keys to the end, where the line says the result."""
+    keys to the end, where the line says the result; the service's review
+    of the match under the board, a value graph and the accuracies."""
     with Session(bindir, shotdir) as s:
-        board = s.board("--bot-think", "20")
+        board = s.board("--bot-think", "20", "--analysis", "on")
         carl = s.text("carl", "--server", board.address, "--view", "bot", "--think", "20",
                       "--new", "tictactoe", "-o", "size=3", "-o", "dims=2", "--bots", "1",
                       "--ready")
         gid = carl.expect(r"Created game (\S+)\.").group(1)
         if carl.p.wait(30) != 0:
             raise Failure("the bot's game did not finish\n" + carl.dump())
+        deadline = time.monotonic() + 60               # the service's review is stored
+        while not any(f"game {gid} reviewed" in l for l in list(board.err)):
+            if time.monotonic() > deadline:
+                raise Failure(f"game {gid} was never reviewed\n" + "\n".join(board.err))
+            time.sleep(0.05)
         g = s.gtk("--server", board.address, "--name", "alice")
         g.expect(r"^script: started")
         g.do("button history")
@@ -978,6 +987,8 @@ def test_history(bindir, shotdir):
         check_names(g, "history", "the history dialog")
         g.do(f"history-replay {gid}")
         g.do("replay-line", rf"^script: replay move 0 of {n}: ")
+        g.do("replay-review", r"^script: review Accuracy: (carl|bot-1) \d+\.\d %, "
+                              r"(carl|bot-1) \d+\.\d %$")
         g.do("replay forward", rf"^script: replay move 1 of {n}: (carl|bot-1) played cell \d+$")
         g.do("replay-key Right", rf"^script: replay move 2 of {n}: ")
         g.do("replay-key Left", rf"^script: replay move 1 of {n}: ")

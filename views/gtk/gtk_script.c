@@ -59,6 +59,7 @@
  *   replay start|back|forward|end    press the replay window's button
  *   replay-key NAME      a key press in the replay window (Left, End, ...)
  *   replay-line          print the replay's line ("replay move 3 of 9: ...")
+ *   replay-review        print the line under the value graph ("review Accuracy: ...")
  *   wait-replay TEXT     wait until the replay's line contains TEXT
  *   status               print the status line
  *   anims                print how many moves were animated, in how many frames
@@ -575,6 +576,8 @@ static bool act_history(gscript *sc, const char *line)
         }
         if (strcmp(line, "replay-line") == 0) {
             say_flat("replay", greplay_line(v->replay));
+        } else if (strcmp(line, "replay-review") == 0) {
+            say_flat("review", greplay_review(v->replay));
         } else if (sscanf(line, "replay-key %63s", word) == 1) {
             guint kv = gdk_keyval_from_name(word);
             if (kv == GDK_KEY_VoidSymbol || !greplay_key(v->replay, kv)) {

@@ -346,6 +346,8 @@ bool greplay_key(greplay *r, guint keyval);
 GtkWidget *greplay_button(const greplay *r, const char *name);
 /* The line under the board: "move 5 of 42: alice played cup 3". */
 const char *greplay_line(const greplay *r);
+/* The line under the value graph: the accuracies, or why there is no review. */
+const char *greplay_review(const greplay *r);
 GtkWidget *greplay_window(const greplay *r);
 
 /* gtk_script.c: the test hook, linked only into the test program

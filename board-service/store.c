@@ -50,6 +50,7 @@ enum stmt_id {
     ST_RESET_PUT, ST_RESET_GET, ST_RESET_DELETE,
     ST_BLOCK_PUT, ST_BLOCK_DELETE, ST_BLOCK_COUNT, ST_BLOCKS_OF, ST_BLOCKED_EITHER,
     ST_ABUSE_INSERT, ST_ABUSE_SINCE, ST_ABUSE_LIST,
+    ST_TOURNAMENT_PUT, ST_TOURNAMENTS,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
@@ -341,6 +342,12 @@ static const char *const stmt_sql[ST_COUNT] = {
         " expires_ms = excluded.expires_ms",
     [ST_RESET_GET] = "SELECT hash, expires_ms FROM reset_codes WHERE account_id = ?1",
     [ST_RESET_DELETE] = "DELETE FROM reset_codes WHERE account_id = ?1",
+    /* tournaments (tournament.c): one row each, its record packed */
+    [ST_TOURNAMENT_PUT] =
+        "INSERT INTO tournaments (id, status, updated_ms, record) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
+        " updated_ms = excluded.updated_ms, record = excluded.record",
+    [ST_TOURNAMENTS] = "SELECT id, record FROM tournaments ORDER BY length(id), id",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -2886,4 +2893,44 @@ int store_reports_list(store *s, int limit, store_report *out, int *n)
     int res = *n == limit || rc == DB_DONE ? 0 : fail_db(s, "cannot read the reports");
     finish(st);
     return res;
+}
+
+/* ------------------------------------------------------------------------
+ * Tournaments
+ * ------------------------------------------------------------------------ */
+
+int store_tournament_put(store *s, const char *id, int status, int64_t updated_ms,
+                         const void *record, size_t len)
+{
+    if (check_str(s, id, STORE_ID_BYTES, "tournament's id", false) < 0)
+        return -1;
+    if (!record || len == 0)
+        return failf(s, "a tournament needs its record");
+    db_stmt *st = stmt(s, ST_TOURNAMENT_PUT);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, id);
+    db_bind_int64(st, 2, status);
+    db_bind_int64(st, 3, updated_ms);
+    db_bind_blob(st, 4, record, len);
+    return run(s, st, "cannot store the tournament");
+}
+
+int store_tournaments_load(store *s, store_tournament_fn fn, void *user)
+{
+    db_stmt *st = stmt(s, ST_TOURNAMENTS);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW) {
+        char id[STORE_ID_BYTES];
+        col_text(st, 0, id, sizeof id);
+        size_t len = 0;
+        const void *data = db_col_blob(st, 1, &len);
+        fn(user, id, data, len);
+    }
+    if (rc == DB_FAILED)
+        fail_db(s, "cannot read the tournaments");
+    finish(st);
+    return rc == DB_FAILED ? -1 : 0;
 }

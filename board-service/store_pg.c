@@ -278,6 +278,16 @@ static const char *const schema_5[] = {
     NULL,
 };
 
+/* 6: store_sqlite.c's 12, tournaments. */
+static const char *const schema_6[] = {
+    "CREATE TABLE tournaments ("
+    "  id         TEXT COLLATE \"C\" PRIMARY KEY,"
+    "  status     INTEGER NOT NULL,"
+    "  updated_ms BIGINT NOT NULL,"
+    "  record     BYTEA NOT NULL)",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
@@ -285,6 +295,7 @@ static const char *const *const pg_migrations[] = {
     schema_3,
     schema_4,
     schema_5,
+    schema_6,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))

@@ -1344,15 +1344,21 @@ static void leave(rpc_call *call, const ProtobufCMessage *request, void *user)
 static void list(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
-    (void)request;
+    const Sungka__V1__ListTournamentsRequest *req = (const void *)request;
     if (!available(svc, call))
         return;
+    if (strlen(req->player) >= BOARD_NAME_BYTES) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "that is longer than any player's name");
+        return;
+    }
     board_tournaments *ts = svc->tournaments;
     tour_msg *tm = calloc((size_t)ts->n + 1, sizeof *tm);
     Sungka__V1__Tournament **out = calloc((size_t)ts->n + 1, sizeof *out);
     int n = 0;
     bool ok = tm && out;
     for (int i = ts->n - 1; ok && i >= 0; i--) {
+        if (req->player[0] && find_player_name(ts->t[i], req->player) < 0)
+            continue;
         ok = tour_msg_fill(ts->t[i], false, &tm[n]) == 0;
         out[n] = &tm[n].m;
         n++;

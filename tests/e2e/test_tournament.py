@@ -342,6 +342,13 @@ def round_robin(bindir):
             check(sorted(seated) == ["ann", "bob", "cid", "dan"], f"round {r}: {seated}")
         check(sum(s.points for s in end.standings) == 12, f"points: {end.standings}")
         check_points(conn, end, arena=False)
+        # Each player's history of tournaments lists it, with the standings.
+        mine = conn.tour.ListTournaments(tpb.ListTournamentsRequest(player="DAN"), timeout=T)
+        check([x.id for x in mine.tournaments] == [tid] and
+              any(s.name == "dan" for s in mine.tournaments[0].standings),
+              f"dan's tournaments: {mine}")
+        none = conn.tour.ListTournaments(tpb.ListTournamentsRequest(player="zed"), timeout=T)
+        check(not none.tournaments, f"zed played in no tournament: {none}")
         for p in players:
             check(p.finished.wait(T), f"{p.name}'s stream did not end with the round robin")
             p.stop = True

@@ -37,7 +37,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Env, check, main  # noqa: E402
+from harness import Autoplayer, Env, check, main  # noqa: E402
 import test_accounts as stubs  # noqa: E402
 
 T = 15.0
@@ -373,5 +373,40 @@ def round_robin(bindir):
         conn.close()
 
 
+def text_view(bindir):
+    """The text view's commands: ann makes a round robin of two (tournament
+    new), both see it (tournaments), join it and are seated in its game
+    (tournament join, the standings printed as they come), play it; joining
+    again follows the standings to the end (it has finished), and standings
+    shows the result."""
+    with Env(bindir) as env:
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"))
+        ann = env.player("ann", "--server", board.address)
+        bob = env.player("bob", "--server", board.address)
+        ann.send("tournament new roundrobin kalah max=2 cups=4 stones=2")
+        tid = ann.expect(r"^Tournament (t\d+) created: tournament join").group(1)
+        bob.send("tournaments")
+        bob.expect(rf"^{tid}\s+Kalah.* round robin: round robin of kalah, waiting for players, "
+                   r"0 of 2 players")
+        ann.send(f"tournament join {tid}")
+        ann.expect(rf"^Standings of {tid}, .*\(waiting for players\):")
+        bob.send(f"tournament join {tid}")
+        game = bob.expect(rf"^Your game in tournament {tid}: game (\d+)\.").group(1)
+        ann.expect(rf"^Your game in tournament {tid}: game {game}\.")
+        Autoplayer(env, [ann, bob], seed=3).play_to_end()
+        # Watching again: the standings as they change, to the end.
+        ann.send(f"tournament join {tid}")
+        ann.expect(rf"^Tournament {tid} has finished\.")
+        ann.send(f"standings {tid}")
+        ann.expect(rf"^Standings of {tid}, .*\(finished\):")
+        first = ann.expect(r"^\s+1\. (\w+)\s+(\d+) points,\s+1 games")
+        second = ann.expect(r"^\s+\d\. (\w+)\s+(\d+) points,\s+1 games")
+        check(int(first.group(2)) + int(second.group(2)) == 2 and
+              {first.group(1), second.group(1)} == {"ann", "bob"},
+              f"the standings after one game: {first.group(0)} / {second.group(0)}")
+        for p in (ann, bob):
+            p.quit()
+
+
 if __name__ == "__main__":
-    main({"arena": arena, "round_robin": round_robin})
+    main({"arena": arena, "round_robin": round_robin, "text_view": text_view})

@@ -358,18 +358,19 @@ def round_robin(bindir):
         # Only the operator creates tournaments with --tournaments=operator.
         board.p.send_signal(signal.SIGTERM)
         board.p.wait(10)
-        board = env.board("--db", db, "--tournaments", "operator", port=board.port)
+        token_file = os.path.join(env.state_dir, "admin-token")   # made by the service
+        board = env.board("--db", db, "--tournaments", "operator", "--admin-token-file",
+                          token_file, port=board.port)
         conn = Conn(board.address)
         req = tpb.CreateTournamentRequest(kind="kalah", format=tpb.TOURNAMENT_FORMAT_ARENA,
                                           minutes=1, max_players=4)
         stubs.refused("a player's Create under --tournaments=operator", G.UNAUTHENTICATED,
                       "BAD_ADMIN_TOKEN", conn.tour.CreateTournament, req)
-        token_file = db + ".admin-token"
-        if os.path.exists(token_file):      # SQLite: the token beside the file
-            with open(token_file) as f:
-                tok = f.read().strip()
-            t = conn.tour.CreateTournament(req, metadata=stubs.auth(tok), timeout=T).tournament
-            check(t.status == tpb.TOURNAMENT_STATUS_RUNNING, f"the operator's arena: {t}")
+        with open(token_file) as f:
+            tok = f.read().strip()
+        t = conn.tour.CreateTournament(req, metadata=stubs.auth(tok), timeout=T).tournament
+        check(t.status == tpb.TOURNAMENT_STATUS_RUNNING and t.creator == "the operator",
+              f"the operator's arena: {t}")
         conn.close()
 
 

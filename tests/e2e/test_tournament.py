@@ -26,6 +26,10 @@ player once a round, points 2 per game in all; standings as the games say.
 Also the refusals: an unknown tournament, a wrong player token, a fifth
 player, a name taken, leaving a started round robin; --tournaments=operator
 refuses Create without the admin token and takes it with one.
+
+drawn_tables: a round robin of tables of three (tictactoe for 3), 4 players:
+one table drawn each round, placement points as the stored results give.
+text_view: the text view's tournaments, tournament new/join and standings.
 Usage: test_tournament.py BINDIR TEST.
 """
 import importlib
@@ -77,8 +81,9 @@ class Player(threading.Thread):
     says when it has); resume() lets it go on. Survives the service's death:
     it connects again and goes on."""
 
-    def __init__(self, address, tid, name, token):
+    def __init__(self, address, tid, name, token, grid=False):
         super().__init__(daemon=True)
+        self.grid = grid                # tictactoe: the first empty cell; else kalah's cup
         self.address, self.tid, self.name, self.token = address, tid, name, token
         self.done = set()               # game ids played to their end
         self.last = None                # the last Tournament its stream sent
@@ -129,9 +134,13 @@ class Player(threading.Thread):
             if stubs.seat(b.board, "to_move") != me:
                 time.sleep(0.01)
                 continue
-            cup = next(i for i in range(4) if b.board.cells[i] > 0)   # our row first
+            cells = b.board.cells
+            if self.grid:
+                move = next(i for i in range(len(cells)) if cells[i] == 0)
+            else:
+                move = next(i for i in range(4) if cells[i] > 0)   # our row first
             try:
-                self.conn.board.Move(stubs.pb.MoveRequest(move=cup), metadata=md, timeout=T)
+                self.conn.board.Move(stubs.pb.MoveRequest(move=move), metadata=md, timeout=T)
             except stubs.grpc.RpcError as e:
                 if e.code() not in (stubs.grpc.StatusCode.FAILED_PRECONDITION,
                                     stubs.grpc.StatusCode.INVALID_ARGUMENT):
@@ -374,6 +383,47 @@ def round_robin(bindir):
         conn.close()
 
 
+def drawn_tables(bindir):
+    """A round robin of tables of three (tictactoe for 3 on a 3x3 board), 4
+    players, 3 rounds: each round one table drawn afresh, whoever does not
+    fit sits out; each seat scores one point per player placed below it
+    (first of three 2, last 0), as its stored result says."""
+    with Env(bindir) as env:
+        generate(os.path.join(env.state_dir, "stubs"))
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"))
+        conn = Conn(board.address)
+        opts = [stubs.pb.GameOption(name=n, value=v)
+                for n, v in (("size", 3), ("dims", 2), ("players", 3))]
+        t = conn.tour.CreateTournament(tpb.CreateTournamentRequest(
+            kind="tictactoe", options=opts, format=tpb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            rounds=3, max_players=4), timeout=T).tournament
+        check(t.seats == 3, f"tables of three: {t}")
+        players = [Player(board.address, t.id, n, tok, grid=True)
+                   for n, tok in join_all(conn, t.id, ["ann", "bob", "cid", "dan"])]
+        for p in players:
+            p.start()
+        end = wait_for(conn, t.id, lambda t: t.status == tpb.TOURNAMENT_STATUS_FINISHED,
+                       "its end", timeout=40)
+        check(end.rounds == 3 and len(end.games) == 3 and
+              [g.round for g in end.games] == [1, 2, 3], f"3 rounds of one table: {end}")
+        total = {n: 0 for n in ("ann", "bob", "cid", "dan")}
+        for g in end.games:
+            check(len(set(g.players)) == 3, f"a table of three: {g}")
+            m = conn.lobby.GetMatch(stubs.pb.GetMatchRequest(game_id=g.game_id),
+                                    timeout=T).summary
+            key = {m.seats[s]: (s in m.winners, m.scores[s]) for s in range(len(m.seats))}
+            for i, name in enumerate(g.players):
+                want = sum(key[o] < key[name] for o in g.players if o != name)
+                check(g.points[i] == want, f"game {g.game_id}: {name} got {g.points[i]}, its "
+                      f"place gives {want} ({key})")
+                total[name] += want
+        for s in end.standings:
+            check(s.points == total[s.name], f"{s.name}: {s.points} points, games {total}")
+        for p in players:
+            p.stop = True
+        conn.close()
+
+
 def text_view(bindir):
     """The text view's commands: ann makes a round robin of two (tournament
     new), both see it (tournaments), join it and are seated in its game
@@ -410,4 +460,5 @@ def text_view(bindir):
 
 
 if __name__ == "__main__":
-    main({"arena": arena, "round_robin": round_robin, "text_view": text_view})
+    main({"arena": arena, "round_robin": round_robin, "drawn_tables": drawn_tables,
+          "text_view": text_view})

@@ -803,7 +803,8 @@ def old_lookalikes_kept(bindir):
         c.close()
         board.stop()
         con = sqlite3.connect(path)
-        con.executescript("DROP TABLE blocks; DROP TABLE reports;"   # schema 11's
+        con.executescript("DROP TABLE tournaments;"                 # schema 12's
+                          "DROP TABLE blocks; DROP TABLE reports;"   # schema 11's
                           "DROP TABLE reset_codes; DROP TABLE admin_actions;"  # 10's
                           "DROP TABLE bans;"
                           "DROP INDEX accounts_by_look; ALTER TABLE accounts DROP COLUMN look;"

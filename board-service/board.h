@@ -47,6 +47,7 @@ typedef struct board_config {
     int max_pool;              /* players waiting in one quick-pairing pool (default 1000) */
     int tournaments;           /* BOARD_TOURNAMENTS_*: who may create one (default open) */
     int max_tournaments;       /* unfinished tournaments at once (default 20) */
+    int client_tournaments;    /* ... of them made from one client address (default 2) */
     int max_tournament_players;    /* players in one tournament (default 64, at most 1000) */
     int max_request_bytes;     /* largest request accepted (default 64 KiB) */
     int move_rate;             /* moves per seat per second (default 200) */

@@ -94,6 +94,8 @@ static void usage(FILE *out)
             "                            default), operator (a call with the admin token)\n"
             "                            or off (no tournaments)\n"
             "      --max-tournaments N   tournaments not yet finished at once (default 20)\n"
+            "      --client-tournaments N  ... of them made from one client address\n"
+            "                            (default 2; the operator's do not count)\n"
             "      --max-tournament-players N  players in one tournament (default 64)\n"
             "      --max-blocks N        accounts one account may block (default 500)\n"
             "      --report-rate N       reports one account may make per 24 hours\n"
@@ -227,7 +229,8 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
         OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_ADMIN_TOKEN_FILE, OPT_MAX_BLOCKS,
         OPT_REPORT_RATE, OPT_REPORTS, OPT_BLOCK_RATE, OPT_MAX_HEALTH_WATCHES,
         OPT_MAX_REFLECTION_STREAMS, OPT_CLIENT_PAIRINGS, OPT_MAX_POOL,
-        OPT_TOURNAMENTS, OPT_MAX_TOURNAMENTS, OPT_MAX_TOURNAMENT_PLAYERS };
+        OPT_TOURNAMENTS, OPT_MAX_TOURNAMENTS, OPT_MAX_TOURNAMENT_PLAYERS,
+        OPT_CLIENT_TOURNAMENTS };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -257,6 +260,7 @@ static const struct option longopts[] = {
     {"max-pool", required_argument, NULL, OPT_MAX_POOL},
     {"tournaments", required_argument, NULL, OPT_TOURNAMENTS},
     {"max-tournaments", required_argument, NULL, OPT_MAX_TOURNAMENTS},
+    {"client-tournaments", required_argument, NULL, OPT_CLIENT_TOURNAMENTS},
     {"max-tournament-players", required_argument, NULL, OPT_MAX_TOURNAMENT_PLAYERS},
     {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -434,6 +438,10 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_MAX_TOURNAMENTS:
         if (count(value, 10000, &st->cfg.max_tournaments, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_TOURNAMENTS:
+        if (count(value, 10000, &st->cfg.client_tournaments, err, errlen))
             return -1;
         break;
     case OPT_MAX_TOURNAMENT_PLAYERS:

@@ -72,6 +72,8 @@ void board_config_defaults(board_config *cfg)
         cfg->max_pool = 1000;
     if (cfg->max_tournaments <= 0)
         cfg->max_tournaments = 20;
+    if (cfg->client_tournaments <= 0)
+        cfg->client_tournaments = 2;
     if (cfg->max_tournament_players <= 0)
         cfg->max_tournament_players = 64;
     if (cfg->max_streams <= 0)

@@ -34,8 +34,10 @@
  *     during one, goes on with that round.
  *   - A tournament lives on the node that made it: in a cluster, other nodes
  *     do not adopt it.
- *   - Bounded: --max-tournaments unfinished at once, --max-tournament-players
- *     per tournament, Watch streams count as event streams of their address
+ *   - Bounded: --max-tournaments unfinished at once, --client-tournaments of
+ *     them made from one address (not the operator's), --max-tournament-players
+ *     per tournament; a join counts as a game's join (--client-join-rate);
+ *     Watch streams count as event streams of their address
  *     (--max-client-streams). Finished tournaments stay listed.
  * Loop thread only, as every handler.
  */
@@ -83,6 +85,7 @@ typedef struct tour {
     char id[16];
     char title[TOUR_TITLE_MAX * 4 + 1];
     char creator[BOARD_NAME_BYTES];
+    char creator_host[BOARD_HOST_BYTES];  /* counts for --client-tournaments */
     const game_kind *kind;
     int n_opts;
     char opt_name[TOUR_MAX_OPTIONS][32];
@@ -352,6 +355,7 @@ static uint8_t *pack_record(const tour *t, size_t *len)
         }
         rec.players = pp;
         rec.n_players = (size_t)t->n_players;
+        rec.creator_host = (char *)t->creator_host;
         *len = sungka__v1__tournament_record__get_packed_size(&rec);
         buf = malloc(*len + 1);
         if (buf)
@@ -826,6 +830,7 @@ static tour *tour_from_record(const Sungka__V1__TournamentRecord *rec, char *err
     snprintf(t->id, sizeof t->id, "%s", m->id);
     snprintf(t->title, sizeof t->title, "%s", m->title);
     snprintf(t->creator, sizeof t->creator, "%s", m->creator);
+    snprintf(t->creator_host, sizeof t->creator_host, "%s", rec->creator_host);
     t->kind = kind;
     for (size_t i = 0; i < m->n_options && i < TOUR_MAX_OPTIONS; i++) {
         snprintf(t->opt_name[i], sizeof t->opt_name[i], "%s", m->options[i]->name);
@@ -1020,12 +1025,14 @@ static void reply_tour(rpc_call *call, const tour *t, int kind)
     tour_msg_clear(&tm);
 }
 
-static int running_count(board_service *svc)
+/* Unfinished tournaments, all (host NULL) or made from host. */
+static int running_count(board_service *svc, const char *host)
 {
     int n = 0;
     for (int i = 0; i < svc->tournaments->n; i++)
         n += svc->tournaments->t[i]->status !=
-             SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED;
+             SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED &&
+             (!host || strcmp(svc->tournaments->t[i]->creator_host, host) == 0);
     return n;
 }
 
@@ -1120,7 +1127,16 @@ static void create(rpc_call *call, const ProtobufCMessage *request, void *user)
     }
     char host[BOARD_HOST_BYTES];
     board_peer_host(svc, call, host, sizeof host);
-    if (running_count(svc) >= svc->cfg.max_tournaments) {
+    int mine = running_count(svc, host);
+    if (!operator && mine >= svc->cfg.client_tournaments) {
+        snprintf(err, sizeof err, "your address already has %d tournament%s not yet finished "
+                 "(at most %d at a time)", mine, mine == 1 ? "" : "s",
+                 svc->cfg.client_tournaments);
+        board_log_limit(svc, host, err);
+        rpc_call_finish_reason(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
+        return;
+    }
+    if (running_count(svc, NULL) >= svc->cfg.max_tournaments) {
         snprintf(err, sizeof err, "the service already holds %d tournaments (the most): try "
                  "again once one has finished", svc->cfg.max_tournaments);
         board_log_limit(svc, host, err);
@@ -1141,6 +1157,7 @@ static void create(rpc_call *call, const ProtobufCMessage *request, void *user)
         snprintf(t->title, sizeof t->title, "%s", req->title);
     else
         snprintf(t->title, sizeof t->title, "%s %s", kind->title, arena ? "arena" : "round robin");
+    snprintf(t->creator_host, sizeof t->creator_host, "%s", host);
     snprintf(t->creator, sizeof t->creator, "%s", operator ? "the operator"
                                                   : who > 0 ? acct.name : "");
     t->kind = kind;
@@ -1201,6 +1218,15 @@ static void join(rpc_call *call, const ProtobufCMessage *request, void *user)
     if (t->n_players >= t->max_players) {   /* players[] has room for max_players */
         snprintf(err, sizeof err, "that tournament is full (%d players)", t->max_players);
         rpc_call_finish_reason(call, RPC_RESOURCE_EXHAUSTED, "GAME_FULL", err);
+        return;
+    }
+    board_client *from = board_client_of(svc, call);
+    if (!from) {
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
+    if (board_client_may_join(svc, from, from, false, err, sizeof err) != 0) {
+        rpc_call_finish_reason(call, RPC_RESOURCE_EXHAUSTED, "LIMIT_REACHED", err);
         return;
     }
     store_account acct;

@@ -24,8 +24,9 @@ its second round. Checked: the round goes on after the restart (round 1's
 games kept), 3 rounds of 2 games, each pair meets exactly once, each
 player once a round, points 2 per game in all; standings as the games say.
 Also the refusals: an unknown tournament, a wrong player token, a fifth
-player, a name taken, leaving a started round robin; --tournaments=operator
-refuses Create without the admin token and takes it with one.
+player, a name taken, leaving a started round robin, a third tournament
+from one address (--client-tournaments); --tournaments=operator refuses
+Create without the admin token and takes it with one.
 
 drawn_tables: a round robin of tables of three (tictactoe for 3), 4 players:
 one table drawn each round, placement points as the stored results give.
@@ -84,6 +85,7 @@ class Player(threading.Thread):
     def __init__(self, address, tid, name, token, grid=False):
         super().__init__(daemon=True)
         self.grid = grid                # tictactoe: the first empty cell; else kalah's cup
+        self.pause_at_round = None      # pause itself once an update shows this round
         self.address, self.tid, self.name, self.token = address, tid, name, token
         self.done = set()               # game ids played to their end
         self.last = None                # the last Tournament its stream sent
@@ -156,6 +158,9 @@ class Player(threading.Thread):
                     timeout=120)
                 for u in stream:
                     self.last = u.tournament
+                    if self.pause_at_round and u.tournament.round >= self.pause_at_round:
+                        self.pause_at_round = None
+                        self.pause()
                     if u.HasField("your_game") and u.your_game.game_id not in self.done:
                         self.play(u.your_game)
                     if self.stop:
@@ -199,6 +204,21 @@ def join_all(conn, tid, names):
         check(len(r.player_token) == 32, f"{n}'s player token: {r.player_token!r}")
         players.append((n, r.player_token))
     return players
+
+
+def kept(before, after):
+    """after (since the restart) goes on from before: the same games first,
+    each one finished before with the same points; nobody's points went
+    down. A game that ended just before the kill may be scored since."""
+    check([g.game_id for g in after.games][:len(before.games)] ==
+          [g.game_id for g in before.games],
+          f"the games changed in the restart:\n{before}\n{after}")
+    for b, a in zip(before.games, after.games):
+        check(not b.finished or (a.finished and list(a.points) == list(b.points)),
+              f"game {b.game_id} changed in the restart: {b} / {a}")
+    was = {s.name: s.points for s in before.standings}
+    check(all(s.points >= was[s.name] for s in after.standings),
+          f"points lost in the restart:\n{before.standings}\n{after.standings}")
 
 
 def kill_and_restart(env, board, db):
@@ -267,10 +287,7 @@ def arena(bindir):
         conn = Conn(board.address)
         after = tournament(conn, tid)
         check(after.ends_ms == ends, f"the arena's end moved: {ends} -> {after.ends_ms}")
-        check([g.game_id for g in after.games][:len(before.games)] ==
-              [g.game_id for g in before.games] and
-              [s.points for s in after.standings] == [s.points for s in before.standings],
-              f"the tournament changed in the restart:\n{before}\n{after}")
+        kept(before, after)
         for p in players:
             p.address = board.address
             p.resume()
@@ -323,10 +340,8 @@ def round_robin(bindir):
         check([x.id for x in listed.tournaments] == [tid], f"listed: {listed}")
         players = [Player(board.address, tid, n, tok) for n, tok in joined]
         for p in players:
+            p.pause_at_round = 2        # each stops as round 2 begins
             p.start()
-        wait_for(conn, tid, lambda t: t.round == 2, "round 2")
-        for p in players:
-            p.pause()
         for p in players:
             p.wait_paused()
         before = tournament(conn, tid)
@@ -334,10 +349,10 @@ def round_robin(bindir):
         board = kill_and_restart(env, board, db)
         conn = Conn(board.address)
         after = tournament(conn, tid)
-        check(after.round == before.round and after.round >= 2 and
-              [g.game_id for g in after.games][:len(before.games)] ==
-              [g.game_id for g in before.games],
-              f"the round robin did not go on with its round:\n{before}\n{after}")
+        check(before.round == 2 and after.round == 2 and
+              sum(not g.finished for g in after.games) == 2,
+              f"the round robin did not go on with round 2:\n{before}\n{after}")
+        kept(before, after)
         for p in players:
             p.address = board.address
             p.resume()
@@ -362,6 +377,14 @@ def round_robin(bindir):
             check(p.finished.wait(T), f"{p.name}'s stream did not end with the round robin")
             p.stop = True
             check(not p.errors, f"{p.name}: {p.errors}")
+        # One address makes at most --client-tournaments (2) unfinished ones
+        # (the finished round robin does not count).
+        req = tpb.CreateTournamentRequest(kind="kalah", format=tpb.TOURNAMENT_FORMAT_ARENA,
+                                          minutes=1, max_players=4)
+        for _ in range(2):
+            conn.tour.CreateTournament(req, timeout=T)
+        stubs.refused("a third tournament from one address", G.RESOURCE_EXHAUSTED,
+                      "LIMIT_REACHED", conn.tour.CreateTournament, req)
         conn.close()
 
         # Only the operator creates tournaments with --tournaments=operator.

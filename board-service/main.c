@@ -432,7 +432,7 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         } else if (strcmp(value, "off") == 0) {
             st->cfg.tournaments = BOARD_TOURNAMENTS_OFF;
         } else {
-            snprintf(err, errlen, "--tournaments is open, operator or off, not '%s'", value);
+            snprintf(err, errlen, "is open, operator or off, not '%s'", value);
             return -1;
         }
         break;

@@ -60,6 +60,7 @@
 #define ARENA_REMATCH_AFTER_MS 3000   /* the last opponent again only after this wait */
 #define TOUR_GUEST_RATING 1500
 #define RR_MAX_ROUNDS 50
+#define TOUR_LIST_MAX 100             /* ListTournaments: the newest this many */
 
 typedef struct tour_player {
     char name[BOARD_NAME_BYTES];
@@ -1382,7 +1383,7 @@ static void list(rpc_call *call, const ProtobufCMessage *request, void *user)
     Sungka__V1__Tournament **out = calloc((size_t)ts->n + 1, sizeof *out);
     int n = 0;
     bool ok = tm && out;
-    for (int i = ts->n - 1; ok && i >= 0; i--) {
+    for (int i = ts->n - 1; ok && i >= 0 && n < TOUR_LIST_MAX; i--) {
         if (req->player[0] && find_player_name(ts->t[i], req->player) < 0)
             continue;
         ok = tour_msg_fill(ts->t[i], false, &tm[n]) == 0;

@@ -743,6 +743,94 @@ static bool rr_make_round(board_service *svc, tour *t)
     return made;
 }
 
+/* Have players a and b met in t? */
+static bool have_met(const tour *t, int a, int b)
+{
+    for (int g = 0; g < t->n_games; g++) {
+        const tour_game *tg = &t->games[g];
+        if (tg->n == 2 && ((tg->player[0] == a && tg->player[1] == b) ||
+                           (tg->player[0] == b && tg->player[1] == a)))
+            return true;
+    }
+    return false;
+}
+
+/* Pair order[0..n) (best first), each with the nearest below it not met
+ * yet, backtracking when the rest cannot be paired (a bounded search:
+ * *budget steps). mate[i] gets i's partner's position. */
+static bool swiss_match(const tour *t, const int *order, int n, int *mate, long *budget)
+{
+    int a = 0;
+    while (a < n && mate[a] >= 0)
+        a++;
+    if (a == n)
+        return true;
+    for (int b = a + 1; b < n; b++) {
+        if (mate[b] >= 0 || have_met(t, order[a], order[b]))
+            continue;
+        if (--*budget < 0)
+            return false;
+        mate[a] = b;
+        mate[b] = a;
+        if (swiss_match(t, order, n, mate, budget))
+            return true;
+        mate[a] = mate[b] = -1;
+    }
+    return false;
+}
+
+static int by_points_tour_cmp(const void *x, const void *y)
+{
+    return by_standing(x, y);
+}
+
+/* A Swiss round: the players by points; an odd field's lowest who has not
+ * sat out yet sits out; each paired with the nearest not met (when no such
+ * pairing exists, or the search runs long, the nearest in order). */
+static bool swiss_make_round(board_service *svc, tour *t)
+{
+    int n = t->n_players;
+    int *order = malloc(((size_t)n + 1) * sizeof *order);
+    int *mate = malloc(((size_t)n + 1) * sizeof *mate);
+    bool made = false;
+    if (!order || !mate)
+        goto out;
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    by_standing_tour = t;
+    qsort(order, (size_t)n, sizeof *order, by_points_tour_cmp);
+    if (n & 1) {
+        /* who sits out: the lowest who has played every round so far */
+        int out = n - 1;
+        for (int i = n - 1; i >= 0; i--) {
+            if (t->players[order[i]].games >= t->round - 1) {
+                out = i;
+                break;
+            }
+        }
+        memmove(&order[out], &order[out + 1], (size_t)(n - out - 1) * sizeof *order);
+        n--;
+    }
+    for (int i = 0; i < n; i++)
+        mate[i] = -1;
+    long budget = 200000;
+    if (!swiss_match(t, order, n, mate, &budget)) {
+        for (int i = 0; i < n; i++)
+            mate[i] = i ^ 1;            /* the nearest in order, rematches and all */
+    }
+    for (int a = 0; a < n; a++) {
+        if (mate[a] < a)
+            continue;
+        int pair[2] = {order[a], order[mate[a]]};
+        shuffle(pair, 2);               /* who begins is drawn */
+        made |= make_game(svc, t, pair, 2, t->round) == 0;
+    }
+out:
+    free(order);
+    free(mate);
+    return made;
+}
+
 static bool round_has_games(const tour *t, int round)
 {
     for (int g = 0; g < t->n_games; g++)
@@ -757,7 +845,17 @@ static void rr_start(board_service *svc, tour *t)
     t->status = SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_RUNNING;
     t->started_ms = board_wall_ms();
     t->round = 1;
-    if (t->seats == 2)
+    if (t->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS) {
+        /* enough rounds for one winner (log2 of the field), or as asked;
+         * never more than there are opponents to meet */
+        int most = t->n_players - 1 + (t->n_players & 1), log2 = 0;
+        while ((1 << log2) < t->n_players)
+            log2++;
+        if (t->rounds == 0)
+            t->rounds = log2;
+        if (t->rounds > most)
+            t->rounds = most;
+    } else if (t->seats == 2)
         t->rounds = t->n_players - 1 + (t->n_players & 1);
     else if (t->rounds == 0)
         t->rounds = t->n_players;
@@ -783,8 +881,9 @@ static void run_one(board_service *svc, tour *t, int64_t now)
             change |= arena_pair(svc, t, now);
         }
     } else if (t->status == SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_RUNNING) {
+        bool swiss = t->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS;
         if (!round_has_games(t, t->round)) {
-            change |= rr_make_round(svc, t);
+            change |= swiss ? swiss_make_round(svc, t) : rr_make_round(svc, t);
         } else if (unfinished_games(t) == 0) {
             if (t->round >= t->rounds) {
                 t->status = SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED;
@@ -792,7 +891,10 @@ static void run_one(board_service *svc, tour *t, int64_t now)
             } else {
                 t->round++;
                 board_log(svc, "tournament %s: round %d", t->id, t->round);
-                rr_make_round(svc, t);
+                if (swiss)
+                    swiss_make_round(svc, t);
+                else
+                    rr_make_round(svc, t);
             }
             change = true;
         }
@@ -1082,9 +1184,17 @@ static void create(rpc_call *call, const ProtobufCMessage *request, void *user)
     int seats = game_seats(st);
     free(st);
     bool arena = req->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA;
-    if (!arena && req->format != SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN) {
-        board_fail(call, RPC_INVALID_ARGUMENT, "a tournament's format is an arena or a round "
-                                               "robin");
+    bool swiss = req->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS;
+    if (!arena && !swiss &&
+        req->format != SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "a tournament's format is an arena, a round "
+                                               "robin or a Swiss tournament");
+        return;
+    }
+    if (swiss && seats != 2) {
+        board_fail(call, RPC_INVALID_ARGUMENT, "a Swiss tournament pairs two players a game: "
+                                               "for tables of more seats, make a round robin "
+                                               "(its tables are drawn each round)");
         return;
     }
     int seconds = req->minutes ? req->minutes * 60 : req->seconds;
@@ -1157,7 +1267,8 @@ static void create(rpc_call *call, const ProtobufCMessage *request, void *user)
     if (req->title[0])
         snprintf(t->title, sizeof t->title, "%s", req->title);
     else
-        snprintf(t->title, sizeof t->title, "%s %s", kind->title, arena ? "arena" : "round robin");
+        snprintf(t->title, sizeof t->title, "%s %s", kind->title,
+                 arena ? "arena" : swiss ? "Swiss" : "round robin");
     snprintf(t->creator_host, sizeof t->creator_host, "%s", host);
     snprintf(t->creator, sizeof t->creator, "%s", operator ? "the operator"
                                                   : who > 0 ? acct.name : "");
@@ -1184,7 +1295,7 @@ static void create(rpc_call *call, const ProtobufCMessage *request, void *user)
         t->started_ms = board_wall_ms();
         t->ends_ms = t->started_ms + (int64_t)seconds * 1000;
     } else {
-        t->rounds = seats == 2 ? 0 : req->rounds;
+        t->rounds = seats == 2 && !swiss ? 0 : req->rounds;
         t->status = SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_WAITING;
     }
     if (save(svc, t) != 0 || add_tour(ts, t) != 0) {
@@ -1194,7 +1305,8 @@ static void create(rpc_call *call, const ProtobufCMessage *request, void *user)
         return;
     }
     board_log_client(svc, LOG_INFO, host, "tournament %s created: %s %s of %s", t->id,
-                     arena ? "an arena" : "a round robin", t->title, kind->name);
+                     arena ? "an arena" : swiss ? "a Swiss" : "a round robin", t->title,
+                     kind->name);
     reply_tour(call, t, 0);
 }
 
@@ -1209,7 +1321,7 @@ static void join(rpc_call *call, const ProtobufCMessage *request, void *user)
     if (!t)
         return;
     if (t->status == SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED ||
-        (t->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN &&
+        (t->format != SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA &&
          t->status != SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_WAITING) ||
         (t->ends_ms && board_wall_ms() >= t->ends_ms)) {
         rpc_call_finish_reason(call, RPC_FAILED_PRECONDITION, "BAD_REQUEST",
@@ -1275,7 +1387,7 @@ static void join(rpc_call *call, const ProtobufCMessage *request, void *user)
         snprintf(p.token + 2 * i, 3, "%02x", raw[i]);
     p.free_since_ms = board_now_ms();
     t->players[t->n_players++] = p;
-    bool start = t->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN &&
+    bool start = t->format != SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA &&
                  t->n_players == t->max_players;
     if (start)
         rr_start(svc, t);
@@ -1323,11 +1435,11 @@ static void leave(rpc_call *call, const ProtobufCMessage *request, void *user)
                                "that is not a player token of this tournament");
         return;
     }
-    if (t->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN) {
+    if (t->format != SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA) {
         if (t->status != SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_WAITING) {
             rpc_call_finish_reason(call, RPC_FAILED_PRECONDITION, "BAD_REQUEST",
-                                   "a round robin's field is fixed once it has started: "
-                                   "resign your games instead");
+                                   "a round robin's or a Swiss tournament's field is "
+                                   "fixed once it has started: resign your games instead");
             return;
         }
         tour_player gone = t->players[p];

@@ -550,7 +550,8 @@ typedef struct agent_standing {
 } agent_standing;
 typedef struct agent_tournament {
     char id[32], title[AGENT_TEXT_BYTES], kind[32];
-    bool arena;                /* else a round robin */
+    bool arena;                /* else a round robin ... */
+    bool swiss;                /* ... or a Swiss tournament */
     int status;                /* 1 waiting for its field, 2 running, 3 finished */
     int round, rounds, max_players, seconds, n_games;
     int64_t ends_ms;           /* an arena's end, the service's wall clock (ms) */
@@ -562,11 +563,12 @@ void agent_tournament_free(agent_tournament *t);
 int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen);
 int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char *err,
                          size_t errlen);
-/* Make a tournament: arena (length: minutes) or round robin (length:
- * rounds, for tables of more than two seats; 0 one per player) of spec
+/* Make a tournament: format "arena" (length: minutes), "roundrobin" (length:
+ * rounds, for tables of more than two seats; 0 one per player) or "swiss"
+ * (length: rounds; 0 log2 of the field) of spec
  * ("KIND" or "KIND:CLOCK") with options "name=value", for max_players. Its
  * id into id_out. 0, or -1 with the service's sentence. */
-int agent_create_tournament(agent *ag, bool arena, const char *spec, const char *const *options,
+int agent_create_tournament(agent *ag, const char *format, const char *spec, const char *const *options,
                             int n_options, int length, int max_players, bool rated,
                             char id_out[32], char *err, size_t errlen);
 /* Play tournament id: join it (the first time; the agent keeps the player

@@ -643,6 +643,7 @@ static void tournament_from_wire(const Sungka__V1__Tournament *m, agent_tourname
     agent__text(out->title, sizeof out->title, m->title);
     agent__text(out->kind, sizeof out->kind, m->kind);
     out->arena = m->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA;
+    out->swiss = m->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS;
     out->status = m->status;
     out->round = m->round;
     out->rounds = m->rounds;
@@ -702,10 +703,16 @@ int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char 
     return 0;
 }
 
-int agent_create_tournament(agent *ag, bool arena, const char *spec, const char *const *options,
+int agent_create_tournament(agent *ag, const char *format, const char *spec, const char *const *options,
                             int n_options, int length, int max_players, bool rated,
                             char id_out[32], char *err, size_t errlen)
 {
+    bool arena = strcmp(format, "arena") == 0, swiss = strcmp(format, "swiss") == 0;
+    if (!arena && !swiss && strcmp(format, "roundrobin") != 0) {
+        snprintf(err, errlen, "a tournament is an arena, a roundrobin or a swiss, not '%s'",
+                 format);
+        return -1;
+    }
     char kind_name[64];
     const char *colon = strchr(spec, ':');
     snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
@@ -731,8 +738,9 @@ int agent_create_tournament(agent *ag, bool arena, const char *spec, const char 
         tc.increment_s = clock.increment_s;
         req.time_control = &tc;
     }
-    req.format = arena ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA
-                       : SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN;
+    req.format = arena   ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA
+                 : swiss ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS
+                         : SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN;
     if (arena)
         req.minutes = length;
     else

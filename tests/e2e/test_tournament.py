@@ -28,6 +28,8 @@ player, a name taken, leaving a started round robin, a third tournament
 from one address (--client-tournaments); --tournaments=operator refuses
 Create without the admin token and takes it with one.
 
+swiss: a Swiss tournament of 6 in 3 rounds: nobody meets twice, winners meet
+winners.
 drawn_tables: a round robin of tables of three (tictactoe for 3), 4 players:
 one table drawn each round, placement points as the stored results give.
 text_view: the text view's tournaments, tournament new/join and standings.
@@ -406,6 +408,50 @@ def round_robin(bindir):
         conn.close()
 
 
+def swiss(bindir):
+    """A Swiss tournament of 6 kalah players in 3 rounds: each round pairs
+    everyone once, nobody meets anyone twice, and from round 2 each pair is
+    the nearest on points that has not met (the leaders meet first); points
+    as the stored results give. A kind of more seats is refused."""
+    with Env(bindir) as env:
+        generate(os.path.join(env.state_dir, "stubs"))
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"))
+        conn = Conn(board.address)
+        stubs.refused("a Swiss of tables of three", stubs.grpc.StatusCode.INVALID_ARGUMENT,
+                      "BAD_REQUEST", conn.tour.CreateTournament, tpb.CreateTournamentRequest(
+                          kind="tictactoe", format=tpb.TOURNAMENT_FORMAT_SWISS,
+                          options=[stubs.pb.GameOption(name="players", value=3)],
+                          max_players=6))
+        opts = [stubs.pb.GameOption(name=n, value=v) for n, v in KALAH]
+        t = conn.tour.CreateTournament(tpb.CreateTournamentRequest(
+            kind="kalah", options=opts, format=tpb.TOURNAMENT_FORMAT_SWISS, rounds=3,
+            max_players=6), timeout=T).tournament
+        names = ["ana", "ben", "cai", "dia", "eve", "fay"]
+        players = [Player(board.address, t.id, n, tok)
+                   for n, tok in join_all(conn, t.id, names)]
+        for p in players:
+            p.start()
+        end = wait_for(conn, t.id, lambda t: t.status == tpb.TOURNAMENT_STATUS_FINISHED,
+                       "its end", timeout=40)
+        check(end.rounds == 3 and len(end.games) == 9, f"3 rounds of 3 games: {end}")
+        pairs = [tuple(sorted(g.players)) for g in end.games]
+        check(len(set(pairs)) == 9, f"a pair met twice: {pairs}")
+        for r in (1, 2, 3):
+            seated = sorted(n for g in end.games if g.round == r for n in g.players)
+            check(seated == sorted(names), f"round {r}: {seated}")
+        # Round 2: the two who won in round 1 with the most points... each
+        # round-1 winner meets a round-1 winner when one is left unmet.
+        won1 = {g.players[i] for g in end.games if g.round == 1
+                for i in range(2) if g.points[i] == 2}
+        if len(won1) == 3:              # no draw in round 1
+            both = sum(set(g.players) <= won1 for g in end.games if g.round == 2)
+            check(both == 1, f"round 2 did not pair the winners together: {end.games}")
+        check_points(conn, end, arena=False)
+        for p in players:
+            p.stop = True
+        conn.close()
+
+
 def drawn_tables(bindir):
     """A round robin of tables of three (tictactoe for 3 on a 3x3 board), 4
     players, 3 rounds: each round one table drawn afresh, whoever does not
@@ -484,4 +530,5 @@ def text_view(bindir):
 
 if __name__ == "__main__":
     main({"arena": arena, "round_robin": round_robin, "drawn_tables": drawn_tables,
+          "swiss": swiss,
           "text_view": text_view})

@@ -200,7 +200,10 @@ static void refresh_tournaments(globby *lb)
                             : t->status == 3 ? _("finished")
                                              : _("running");
         char *text = g_strdup_printf(_("Tournament %s: %s (%s of %s), %s; %d of %d players"),
-                                     t->id, t->title, t->arena ? _("arena") : _("round robin"),
+                                     t->id, t->title,
+                                     t->arena   ? _("arena")
+                                     : t->swiss ? _("Swiss")
+                                                : _("round robin"),
                                      t->kind, state, t->n_standings, t->max_players);
         GtkWidget *label = gtk_label_new(text);
         gtk_label_set_xalign(GTK_LABEL(label), 0);

@@ -747,7 +747,8 @@ static void list_tournaments(text_view *tv)
         fprintf(tv->out, _("No tournaments yet.\n"));
     for (int i = 0; i < n; i++) {
         fprintf(tv->out, _("%-5s %s: %s of %s, %s, %d of %d players\n"), ts[i].id, ts[i].title,
-                ts[i].arena ? _("arena") : _("round robin"), ts[i].kind, tour_state(&ts[i]),
+                ts[i].arena ? _("arena") : ts[i].swiss ? _("Swiss") : _("round robin"), ts[i].kind,
+                tour_state(&ts[i]),
                 ts[i].n_standings, ts[i].max_players);
         agent_tournament_free(&ts[i]);
     }
@@ -759,7 +760,7 @@ static void say_tournament(const agent_tournament *t, void *user)
     print_standings(user, t);
 }
 
-/* tournament new arena|roundrobin KIND [CLOCK] [minutes=N|rounds=N] [max=N]
+/* tournament new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N]
  * [NAME=VALUE...] [rated]; tournament join ID (blocking: the standings at
  * each change until it seats us in a game). */
 static void tournament_command(text_view *tv, char *rest)
@@ -782,9 +783,10 @@ static void tournament_command(text_view *tv, char *rest)
     char *kind = strtok(NULL, " \t");
     bool arena = format && strcmp(format, "arena") == 0;
     if (!what || strcmp(what, "new") != 0 || !kind ||
-        (!arena && strcmp(format, "roundrobin") != 0)) {
-        fprintf(tv->out, _("Usage: tournament new arena|roundrobin KIND [CLOCK] [minutes=N|"
-                           "rounds=N] [max=N] [NAME=VALUE...] [rated], or tournament join ID\n"));
+        (!arena && strcmp(format, "roundrobin") != 0 && strcmp(format, "swiss") != 0)) {
+        fprintf(tv->out, _("Usage: tournament new arena|roundrobin|swiss KIND [CLOCK] "
+                           "[minutes=N|rounds=N] [max=N] [NAME=VALUE...] [rated], or tournament "
+                           "join ID\n"));
         return;
     }
     const char *options[GAME_MAX_OPTIONS];
@@ -805,7 +807,7 @@ static void tournament_command(text_view *tv, char *rest)
             snprintf(spec, sizeof spec, "%s:%s", kind, w);
     }
     char id[32];
-    if (agent_create_tournament(tv->ag, arena, spec, options, n, length, max, rated, id, err,
+    if (agent_create_tournament(tv->ag, format, spec, options, n, length, max, rated, id, err,
                                 sizeof err) != 0)
         fprintf(tv->out, "%s\n", err);
     else
@@ -1114,7 +1116,8 @@ static const text_command commands[] = {
      TEXT_SECTION_ANY, cmd_quick},
     {"tournaments", "", N_("the tournaments: arenas and round robins"), TEXT_SECTION_ANY,
      cmd_tournaments},
-    {"tournament", N_("new arena|roundrobin KIND [CLOCK] [minutes=N|rounds=N] [max=N] | join ID"),
+    {"tournament", N_("new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N] | "
+                      "join ID"),
      N_("make a tournament, or join one and play the game it seats you in (join again for "
         "the next)"), TEXT_SECTION_ANY, cmd_tournament},
     {"standings", N_("ID"), N_("a tournament's standings"), TEXT_SECTION_ANY, cmd_standings},

@@ -483,6 +483,17 @@ static bool admitted(board_service *svc, rpc_call *call, char *host, size_t host
     return true;
 }
 
+bool board_admin_caller(board_service *svc, rpc_call *call)
+{
+    char host[BOARD_HOST_BYTES];
+    if (!svc->admin) {
+        rpc_call_finish_reason(call, RPC_FAILED_PRECONDITION, "NO_ADMIN_TOKEN",
+                               "this service has no admin token");
+        return false;
+    }
+    return admitted(svc, call, host, sizeof host);
+}
+
 /* As admitted, for calls that need the store too. */
 static bool admitted_store(board_service *svc, rpc_call *call, char *host, size_t hostlen)
 {

@@ -338,6 +338,8 @@ struct board_service {
     struct board_pairing *pairing; /* pairing.c: the quick-pairing pools; NULL until
                                 * the first QuickPair */
     struct board_admin *admin; /* admin_rpc.c: the admin token's hash and the bans */
+    struct board_tournaments *tournaments; /* tournament.c: every tournament and its
+                                * watchers; NULL until the first call or recovery */
     bool log_journal;          /* service_log.c: lines in the journal's form; set
                                 * by board_create, read-only after (any thread) */
 };
@@ -445,6 +447,18 @@ void board_pairing_count(board_service *svc, int *per_kind, int n_kinds);
 void board_pairing_close(board_service *svc, const char *why);
 /* After the server is destroyed (its done callbacks ran). */
 void board_pairing_free(board_service *svc);
+
+/* --- tournament.c: tournaments (docs/rules.md, "Tournaments") --- */
+typedef struct board_tournaments board_tournaments;
+/* After the games are recovered: the stored tournaments, as they stood. 0,
+ * or -1 with err (the store cannot be read). */
+int board_tournaments_recover(board_service *svc, char *err, size_t errlen);
+/* From the loop's timers: results scored, arenas paired, rounds begun. */
+void board_tournaments_tick(board_service *svc, int64_t now);
+/* The service stops: every Watch stream ends UNAVAILABLE with why. */
+void board_tournaments_close(board_service *svc, const char *why);
+/* After the server is destroyed (its done callbacks ran). */
+void board_tournaments_free(board_service *svc);
 
 /* --- listen.c --- */
 /* After rpc_server_create refused addr: one sentence saying why ("cannot

@@ -90,6 +90,13 @@ static void usage(FILE *out)
             "                                these limits hold per /N (default 64)\n"
             "      --max-pool N          players waiting in one quick-pairing pool (a kind,\n"
             "                            its options and a time control; default 1000)\n"
+            "      --tournaments WHO     who may create a tournament: open (anyone, the\n"
+            "                            default), operator (a call with the admin token)\n"
+            "                            or off (no tournaments)\n"
+            "      --max-tournaments N   tournaments not yet finished at once (default 20)\n"
+            "      --client-tournaments N  ... of them made from one client address\n"
+            "                            (default 2; the operator's do not count)\n"
+            "      --max-tournament-players N  players in one tournament (default 64)\n"
             "      --max-blocks N        accounts one account may block (default 500)\n"
             "      --report-rate N       reports one account may make per 24 hours\n"
             "                            (default 20)\n"
@@ -230,7 +237,9 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
         OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_ADMIN_TOKEN_FILE, OPT_MAX_BLOCKS,
         OPT_REPORT_RATE, OPT_REPORTS, OPT_BLOCK_RATE, OPT_MAX_HEALTH_WATCHES,
-        OPT_MAX_REFLECTION_STREAMS, OPT_CLIENT_PAIRINGS, OPT_MAX_POOL };
+        OPT_MAX_REFLECTION_STREAMS, OPT_CLIENT_PAIRINGS, OPT_MAX_POOL,
+        OPT_TOURNAMENTS, OPT_MAX_TOURNAMENTS, OPT_MAX_TOURNAMENT_PLAYERS,
+        OPT_CLIENT_TOURNAMENTS };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -262,6 +271,10 @@ static const struct option longopts[] = {
     {"client-chat-rate", required_argument, NULL, OPT_CLIENT_CHAT_RATE},
     {"client-pairings", required_argument, NULL, OPT_CLIENT_PAIRINGS},
     {"max-pool", required_argument, NULL, OPT_MAX_POOL},
+    {"tournaments", required_argument, NULL, OPT_TOURNAMENTS},
+    {"max-tournaments", required_argument, NULL, OPT_MAX_TOURNAMENTS},
+    {"client-tournaments", required_argument, NULL, OPT_CLIENT_TOURNAMENTS},
+    {"max-tournament-players", required_argument, NULL, OPT_MAX_TOURNAMENT_PLAYERS},
     {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
     {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
@@ -422,6 +435,30 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_MAX_POOL:
         if (count(value, 1000000, &st->cfg.max_pool, err, errlen))
+            return -1;
+        break;
+    case OPT_TOURNAMENTS:
+        if (strcmp(value, "open") == 0) {
+            st->cfg.tournaments = BOARD_TOURNAMENTS_OPEN;
+        } else if (strcmp(value, "operator") == 0) {
+            st->cfg.tournaments = BOARD_TOURNAMENTS_OPERATOR;
+        } else if (strcmp(value, "off") == 0) {
+            st->cfg.tournaments = BOARD_TOURNAMENTS_OFF;
+        } else {
+            snprintf(err, errlen, "is open, operator or off, not '%s'", value);
+            return -1;
+        }
+        break;
+    case OPT_MAX_TOURNAMENTS:
+        if (count(value, 10000, &st->cfg.max_tournaments, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_TOURNAMENTS:
+        if (count(value, 10000, &st->cfg.client_tournaments, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_TOURNAMENT_PLAYERS:
+        if (count(value, 1000, &st->cfg.max_tournament_players, err, errlen))
             return -1;
         break;
     case OPT_CLIENT_OBSERVERS:

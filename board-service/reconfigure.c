@@ -59,6 +59,10 @@ static const struct setting {
     S("client-chat-rate", INT, client_chat_rate, true),
     S("client-pairings", INT, client_pairings, true),
     S("max-pool", INT, max_pool, true),
+    S("tournaments", INT, tournaments, true),
+    S("max-tournaments", INT, max_tournaments, true),
+    S("client-tournaments", INT, client_tournaments, true),
+    S("max-tournament-players", INT, max_tournament_players, true),
     S("ipv6-prefix", INT, ipv6_prefix, false),     /* the clients' keys are made with it */
     S("bot-think", INT, bot_think_ms, false),
     S("analysis", BOOL, analysis_off, false),

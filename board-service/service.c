@@ -25,6 +25,7 @@
 #include "text.h"
 #include "version.h"
 #include "sungka/v1/social.pb-c.h"
+#include "sungka/v1/tournament.pb-c.h"
 
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
@@ -69,6 +70,12 @@ void board_config_defaults(board_config *cfg)
         cfg->client_pairings = 1;
     if (cfg->max_pool <= 0)
         cfg->max_pool = 1000;
+    if (cfg->max_tournaments <= 0)
+        cfg->max_tournaments = 20;
+    if (cfg->client_tournaments <= 0)
+        cfg->client_tournaments = 2;
+    if (cfg->max_tournament_players <= 0)
+        cfg->max_tournament_players = 64;
     if (cfg->max_streams <= 0)
         cfg->max_streams = 64;
     if (cfg->chat_length <= 0)
@@ -376,6 +383,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                board_admin_methods, board_admin_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__social_service__descriptor,
                                board_social_methods, board_social_n_methods, svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__tournament_service__descriptor,
+                               board_tournament_methods, board_tournament_n_methods, svc) != 0 ||
         board_health_init(svc) != 0 || board_reflection_init(svc) != 0 ||
         rpc_server_start(svc->server) != 0 ||
         board_health_watch(svc) != 0) {
@@ -406,11 +415,15 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     } else {
         board_bots_recover(svc, 0);
     }
+    /* After the games: a tournament scores its games from them. */
+    if (board_tournaments_recover(svc, err, errlen) != 0)
+        goto fail_accounts;
     *out = svc;
     return 0;
 
 fail_accounts:
     board_analysis_stop(svc);
+    board_tournaments_free(svc);
     board_accounts_stop(svc);
 fail_server:
     rpc_server_destroy(svc->server);
@@ -463,6 +476,7 @@ static void run_timers(board_service *svc)
     int64_t now = board_now_ms();
     run_clocks(svc, now);
     board_pairing_tick(svc, now);
+    board_tournaments_tick(svc, now);
     board_cluster_tick(svc, now);
     board_admin_tick(svc, now);
     if (svc->n_lost > 0)
@@ -553,6 +567,7 @@ int board_run(board_service *svc)
     board_analysis_stop(svc);
     board_bots_stop(svc);
     board_pairing_close(svc, "the board service is shutting down");
+    board_tournaments_close(svc, "the board service is shutting down");
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i], "the board service is shutting down");
     /* Let the final statuses go out before the server cancels what is left. */
@@ -587,6 +602,7 @@ void board_destroy(board_service *svc)
     board_bots_stop(svc);
     board_rooms_free(svc);
     board_pairing_free(svc);     /* after the server: its done callbacks leave pools */
+    board_tournaments_free(svc); /* the same, for its Watch streams */
     board_clients_free(svc);     /* after the rooms: their people point here */
     room_moves_free(svc);
     board_cluster_leave(svc);

@@ -51,6 +51,7 @@ enum stmt_id {
     ST_ANALYSIS_PUT, ST_ANALYSIS_GET, ST_ANALYSIS_MISSING,
     ST_BLOCK_PUT, ST_BLOCK_DELETE, ST_BLOCK_COUNT, ST_BLOCKS_OF, ST_BLOCKED_EITHER,
     ST_ABUSE_INSERT, ST_ABUSE_SINCE, ST_ABUSE_LIST,
+    ST_TOURNAMENT_PUT, ST_TOURNAMENTS,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
@@ -353,6 +354,12 @@ static const char *const stmt_sql[ST_COUNT] = {
         "SELECT g.id FROM games g WHERE g.status >= 3 AND g.ended_ms >= ?1"
         " AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.game_id = g.id)"
         " ORDER BY g.ended_ms DESC LIMIT ?2",
+    /* tournaments (tournament.c): one row each, its record packed */
+    [ST_TOURNAMENT_PUT] =
+        "INSERT INTO tournaments (id, status, updated_ms, record) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
+        " updated_ms = excluded.updated_ms, record = excluded.record",
+    [ST_TOURNAMENTS] = "SELECT id, record FROM tournaments ORDER BY length(id), id",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -2982,4 +2989,44 @@ int store_analysis_missing(store *s, int64_t since_ms, int limit,
     if (rc != DB_ROW && rc != DB_DONE)
         return fail_db(s, "cannot list the games not yet analysed");
     return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Tournaments
+ * ------------------------------------------------------------------------ */
+
+int store_tournament_put(store *s, const char *id, int status, int64_t updated_ms,
+                         const void *record, size_t len)
+{
+    if (check_str(s, id, STORE_ID_BYTES, "tournament's id", false) < 0)
+        return -1;
+    if (!record || len == 0)
+        return failf(s, "a tournament needs its record");
+    db_stmt *st = stmt(s, ST_TOURNAMENT_PUT);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, id);
+    db_bind_int64(st, 2, status);
+    db_bind_int64(st, 3, updated_ms);
+    db_bind_blob(st, 4, record, len);
+    return run(s, st, "cannot store the tournament");
+}
+
+int store_tournaments_load(store *s, store_tournament_fn fn, void *user)
+{
+    db_stmt *st = stmt(s, ST_TOURNAMENTS);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW) {
+        char id[STORE_ID_BYTES];
+        col_text(st, 0, id, sizeof id);
+        size_t len = 0;
+        const void *data = db_col_blob(st, 1, &len);
+        fn(user, id, data, len);
+    }
+    if (rc == DB_FAILED)
+        fail_db(s, "cannot read the tournaments");
+    finish(st);
+    return rc == DB_FAILED ? -1 : 0;
 }

@@ -816,4 +816,16 @@ int store_reset_code_delete(store *s, int64_t account_id);
  * store_checkpoint.h; 0 for ":memory:"). */
 unsigned long store__checkpoints(store *s);
 
+/* --- Tournaments (tournament.c) ------------------------------------------ */
+
+/* Store tournament id (its number in the table's order: "t1", "t2", ...) as
+ * record, the service's packed TournamentRecord, replacing the row it had.
+ *   record  IN  len bytes (> 0) */
+int store_tournament_put(store *s, const char *id, int status, int64_t updated_ms,
+                         const void *record, size_t len);
+/* Called once per stored tournament, oldest first; data and id are valid
+ * during the call only. */
+typedef void (*store_tournament_fn)(void *user, const char *id, const void *data, size_t len);
+int store_tournaments_load(store *s, store_tournament_fn fn, void *user);
+
 #endif /* SUNGKA_STORE_H */

@@ -287,6 +287,16 @@ static const char *const schema_6[] = {
     NULL,
 };
 
+/* 7: store_sqlite.c's 13, tournaments. */
+static const char *const schema_7[] = {
+    "CREATE TABLE tournaments ("
+    "  id         TEXT COLLATE \"C\" PRIMARY KEY,"
+    "  status     INTEGER NOT NULL,"
+    "  updated_ms BIGINT NOT NULL,"
+    "  record     BYTEA NOT NULL)",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
@@ -295,6 +305,7 @@ static const char *const *const pg_migrations[] = {
     schema_4,
     schema_5,
     schema_6,
+    schema_7,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))

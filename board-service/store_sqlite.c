@@ -239,6 +239,14 @@ static const char *const migrations[] = {
      "  game_id TEXT PRIMARY KEY NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
      "  made_ms INTEGER NOT NULL,"
      "  data    BLOB NOT NULL);"),
+    /* 13: tournaments (tournament.c): one row each, its players, games and
+     * points in record (a packed TournamentRecord, tournament.proto), which
+     * every change rewrites whole. */
+    ("CREATE TABLE tournaments ("
+     "  id         TEXT PRIMARY KEY,"
+     "  status     INTEGER NOT NULL,"
+     "  updated_ms INTEGER NOT NULL,"
+     "  record     BLOB NOT NULL) WITHOUT ROWID;"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

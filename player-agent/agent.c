@@ -167,6 +167,7 @@ void agent_library_init(void)
     const ProtobufCServiceDescriptor *board = &sungka__v1__board__descriptor;
     const ProtobufCServiceDescriptor *acc = &sungka__v1__accounts__descriptor;
     const ProtobufCServiceDescriptor *social = &sungka__v1__social_service__descriptor;
+    const ProtobufCServiceDescriptor *tour = &sungka__v1__tournament_service__descriptor;
     agent__methods = (agent_methods){
         .list_games = rpc_method_named(reg, "ListGames", false),
         .create_game = rpc_method_named(reg, "CreateGame", false),
@@ -205,6 +206,11 @@ void agent_library_init(void)
         .unblock = rpc_method_named(social, "Unblock", false),
         .list_blocked = rpc_method_named(social, "ListBlocked", false),
         .report = rpc_method_named(social, "Report", false),
+        .create_tournament = rpc_method_named(tour, "CreateTournament", false),
+        .join_tournament = rpc_method_named(tour, "JoinTournament", false),
+        .list_tournaments = rpc_method_named(tour, "ListTournaments", false),
+        .get_tournament = rpc_method_named(tour, "GetTournament", false),
+        .watch_tournament = rpc_method_named(tour, "WatchTournament", true),
     };
 }
 

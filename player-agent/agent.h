@@ -629,6 +629,45 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
                      bool rated_only, void (*progress)(const agent_pairing *p, void *user),
                      void *user, char *err, size_t errlen);
 
+/* Tournaments (docs/rules.md §16; TournamentService). One as the views see
+ * it: its standings best first (free with agent_tournament_free). */
+typedef struct agent_standing {
+    int rank, points, games, wins, streak;
+    bool withdrawn;
+    char name[AGENT_NAME_BYTES];
+} agent_standing;
+typedef struct agent_tournament {
+    char id[32], title[AGENT_TEXT_BYTES], kind[32];
+    bool arena;                /* else a round robin ... */
+    bool swiss;                /* ... or a Swiss tournament */
+    int status;                /* 1 waiting for its field, 2 running, 3 finished */
+    int round, rounds, max_players, seconds, n_games;
+    int64_t ends_ms;           /* an arena's end, the service's wall clock (ms) */
+    agent_standing *standings;
+    int n_standings;
+} agent_tournament;
+void agent_tournament_free(agent_tournament *t);
+/* Every tournament of the service, newest first; free each and *out. */
+int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen);
+int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char *err,
+                         size_t errlen);
+/* Make a tournament: format "arena" (length: minutes), "roundrobin" (length:
+ * rounds, for tables of more than two seats; 0 one per player) or "swiss"
+ * (length: rounds; 0 log2 of the field) of spec
+ * ("KIND" or "KIND:CLOCK") with options "name=value", for max_players. Its
+ * id into id_out. 0, or -1 with the service's sentence. */
+int agent_create_tournament(agent *ag, const char *format, const char *spec, const char *const *options,
+                            int n_options, int length, int max_players, bool rated,
+                            char id_out[32], char *err, size_t errlen);
+/* Play tournament id: join it (the first time; the agent keeps the player
+ * token for the next times) and watch it, telling progress (this thread)
+ * each update, until it seats us in a game we have not played yet, then
+ * play that game as agent_join_game does: 0. 1 once the tournament has
+ * finished (progress saw its last standings); -1 with a sentence. */
+int agent_play_tournament(agent *ag, const char *id,
+                          void (*progress)(const agent_tournament *t, void *user), void *user,
+                          char *err, size_t errlen);
+
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */
 int agent_leave(agent *ag);

@@ -27,6 +27,7 @@
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
 #include "sungka/v1/social.pb-c.h"
+#include "sungka/v1/tournament.pb-c.h"
 
 #define AGENT_MAX_HELD 2       /* one seat, two in hot seat, or one chair */
 #define AGENT_TOKEN_BYTES 80
@@ -95,6 +96,9 @@ struct agent {
     bool no_play;              /* locked: the service answered Play UNIMPLEMENTED (an
                                 * older one): Subscribe, and Move and Ping calls */
     uint64_t next_command;     /* locked: the last Play command's id */
+    char tour_id[32];          /* view thread: the tournament we joined (agent_play_tournament) */
+    char tour_token[AGENT_TOKEN_BYTES];    /* ... and our player token in it */
+    char tour_played[32];      /* view thread: its game we were last seated in */
 };
 
 /* The service methods the agent calls, each found by its name in the .proto
@@ -113,6 +117,9 @@ typedef struct agent_methods {
         who_am_i, reset_password;
     /* Social */
     rpc_method block, unblock, list_blocked, report;
+    /* TournamentService */
+    rpc_method create_tournament, join_tournament, list_tournaments, get_tournament,
+        watch_tournament;
 } agent_methods;
 extern agent_methods agent__methods;
 

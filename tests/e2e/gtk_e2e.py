@@ -444,6 +444,30 @@ def test_swap(bindir, shotdir):
         finish(g)
 
 
+def test_tournaments(bindir, shotdir):
+    """The games dialog lists the service's tournaments; a tournament's
+    standings open in a dialog of their own (issue 33)."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        ann = s.text("ann", "--server", board.address)
+        ann.send("tournament new arena kalah minutes=5 max=8")
+        tid = ann.expect(r"^Tournament (t\d+) created").group(1)
+        ann.send(f"tournament join {tid}")
+        ann.expect(rf"^Standings of {tid}, ")
+        g = s.gtk("--server", board.address, "--name", "alice")
+        g.expect(r"^script: started")
+        g.do("lobby-tournaments",
+             rf"^script: tournaments Tournament {tid}: Kalah.* \(arena of kalah\), running; "
+             r"1 of 8 players")
+        g.do(f"lobby-standings {tid}",
+             rf"^script: standings Standings of {tid}, .*\(running\):\|\s+1\. ann\s+0 points")
+        s.shot(g, "gtk_tournament_standings")
+        with open(g.script, "a") as f:
+            f.write("lobby-standings t99\n")
+        g.expect(r"^script: error lobby: .*there is no tournament 't99'")
+        finish(g)
+
+
 def test_lobby(bindir, shotdir):
     with Session(bindir, shotdir) as s:
         board = s.board()
@@ -1471,7 +1495,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "running_en": running_test("en"), "running_fil": running_test("fil"),
          "running_id": running_test("id"), "ready_name": test_ready_name,
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
-         "connect_again": test_connect_again}
+         "connect_again": test_connect_again, "tournaments": test_tournaments}
 
 
 def main():

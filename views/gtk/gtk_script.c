@@ -31,6 +31,8 @@
  *                        application was activated (1 + later launches that
  *                        found it running), and its windows
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
+ *   lobby-tournaments    the tournaments' rows ("script: tournaments ROW|ROW")
+ *   lobby-standings ID   tournament ID's standings dialog ("script: standings ...")
  *   connect SERVER NAME  fill in the connect dialog (SERVER "-": leave it
  *                        empty, this computer) and press Connect
  *   wait-connect         wait for that attempt; print "connected NAME" or
@@ -696,6 +698,21 @@ static bool act(gscript *sc, char *line)
         }
         if (g_str_has_prefix(line, "lobby-new "))
             say("created %s", agent_game_id(v->ag));
+    } else if (strcmp(line, "lobby-tournaments") == 0 ||
+               g_str_has_prefix(line, "lobby-standings ")) {
+        if (!v->lobby) {
+            say("error not connected: there is no games dialog yet");
+            return true;
+        }
+        if (line[6] == 't') {
+            globby_refresh(v->lobby);
+            say("tournaments %s", globby_tournaments_text(v->lobby));
+        } else if (globby_standings(v->lobby, line + 16) != 0) {
+            say("error lobby: %s", globby_error(v->lobby));
+            return true;
+        } else {
+            say("standings %s", globby_standings_text(v->lobby));
+        }
     } else if (strcmp(line, "movelist") == 0) {
         char *text = gmoves_text(v);
         for (char *c = text; *c; c++)     /* one line of output */

@@ -310,6 +310,12 @@ void globby_show(globby *lb);
 void globby_free(globby *lb);
 /* For the script hook: act as the user would in the dialog. 0 or -1. */
 int globby_refresh(globby *lb);
+/* A dialog with tournament id's standings: 0, or -1 (globby_error says why). */
+int globby_standings(globby *lb, const char *id);
+/* For the script hook: the tournaments' rows and the last standings shown,
+ * each line after a "|". */
+const char *globby_tournaments_text(const globby *lb);
+const char *globby_standings_text(const globby *lb);
 int globby_join(globby *lb, const char *game_id, bool observe);
 int globby_create(globby *lb, const char *kind, char **assignments, int n);
 const char *globby_error(const globby *lb);

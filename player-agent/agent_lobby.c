@@ -747,10 +747,13 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
     snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
              spec);
     agent_clock clock = {0, 0, 0};
-    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0)
+    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
+    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
+        lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
         return -1;
+    }
     game_options opts;
-    const game_kind *kind = parse_kind(kind_name, options, n_options, &opts, err, errlen);
+    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
     if (!kind)
         return -1;
     Sungka__V1__CreateTournamentRequest req = SUNGKA__V1__CREATE_TOURNAMENT_REQUEST__INIT;

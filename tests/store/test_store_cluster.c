@@ -338,10 +338,10 @@ static void a_pipelined_turn_is_fenced_per_game(void **state)
     for (int turn = 0; turn < 2; turn++) {
         unsigned long trips = store__round_trips(a);
         assert_ok(a, store_turn_begin(a));
-        assert_true(store_defer(a, 1));
+        store_defer(a, 1);                            /* the round trips below tell */
         assert_ok(a, store_game_fence(a, "1"));
         assert_ok(a, append(a, "1", (uint64_t)turn + 1));
-        assert_true(store_defer(a, 2));
+        store_defer(a, 2);
         assert_ok(a, store_game_fence(a, "2"));       /* b's: told at the commit */
         assert_ok(a, append(a, "2", (uint64_t)turn + 1));
         store_defer(a, 0);

@@ -1250,7 +1250,7 @@ static const char *pg_history(db *d)
 {
     struct pg *p = pg_of(d);
     if (!p->history[0] && !p->no_history && PQstatus(p->conn) == CONNECTION_OK &&
-        !open_transaction(PQtransactionStatus(p->conn)))
+        !p->piping && !open_transaction(PQtransactionStatus(p->conn)))
         learn_history(p);
     return p->history;
 }

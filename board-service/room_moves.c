@@ -115,8 +115,10 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
  * node, a log gone back in time, a lock not had in time) is undone alone
  * and refuses its move only, not the other games' moves of the turn.
  * On PostgreSQL the transaction is pipelined (store_turn_begin): a move
- * that does not end its game defers its fence and its event (store_defer,
- * by its tag), so the turn's BEGIN, writes and COMMIT are one round trip.
+ * that neither opens the turn nor ends its game defers its fence and its
+ * event (store_defer, by its tag), so a turn is two round trips whatever
+ * its moves: the BEGIN with the first move's writes, and the others' with
+ * the COMMIT.
  * Such a move needs no savepoint: its writes either land or, when its game
  * is another node's now or its log went back in time, write nothing; the
  * commit says which (store_turn_missed), and that move alone is refused
@@ -235,8 +237,12 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
     game_state after = r->state;
     game_result res;
     game_play(&after, p->seat, move, &res, NULL, 0);
-    /* Not the game's last move: its writes go with the turn's commit. */
-    bool deferred = db && !game_is_over(&after) && store_defer(db, ++b->tags);
+    /* Not the turn's first move nor the game's last: its writes go with the
+     * turn's commit. The first waits for its answer (with the BEGIN's), so
+     * that a store refusing writes (a lock held, the connection lost) is
+     * found before its move is applied, which is then refused without its
+     * game being reloaded, as before. */
+    bool deferred = db && b->n > 1 && !game_is_over(&after) && store_defer(db, ++b->tags);
     if (deferred)
         pm->tag = b->tags;
     /* Others' moves are in the transaction: this one may be undone alone. */

@@ -395,10 +395,10 @@ def _unread(pid, port):
 
 
 def session_killed_mid_commit(bindir):
-    """PostgreSQL: a turn's BEGIN, event and COMMIT go out in one pipeline;
-    the node's database session, frozen (SIGSTOP) so that the pipeline
-    waits in its socket unanswered, is killed (pg_terminate_backend) and
-    let go. The Move is refused UNAVAILABLE with NOT_STORED, nobody gets
+    """PostgreSQL: a turn's BEGIN and its move's event go out together in
+    one pipeline; the node's database session, frozen (SIGSTOP) so that
+    they wait in its socket unanswered, is killed (pg_terminate_backend)
+    and let go. The Move is refused UNAVAILABLE with NOT_STORED, nobody gets
     its MoveMade, nothing of it is stored, and the same seat then plays the
     same move on a new session."""
     import urllib.parse

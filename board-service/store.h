@@ -249,15 +249,16 @@ int store_begin(store *s);
 int store_commit(store *s);
 int store_rollback(store *s);
 
-/* A loop turn's moves in one round trip. store_turn_begin is store_begin
+/* A loop turn's moves in few round trips. store_turn_begin is store_begin
  * for them: on PostgreSQL the transaction is pipelined (libpq's pipeline
  * mode), its BEGIN sent with what follows rather than waited for. Between
  * store_defer(s, tag) and store_defer(s, 0), store_game_fence and
  * store_event_append are sent without waiting for their answers and return
  * 0 (store_defer says whether it is so: true only in a pipelined
  * transaction; elsewhere they run as always); store_commit then sends the
- * COMMIT and reads every answer: one round trip. A deferred write that
- * fails fails the whole transaction (store_commit -1). A deferred fence or
+ * COMMIT and reads every answer: one round trip for all of them. A
+ * deferred write that fails fails the whole transaction (store_commit -1).
+ * A deferred fence or
  * append that found its game not this node's, or its log behind, wrote
  * nothing, and the transaction commits the rest: after store_commit,
  * store_turn_missed(s, tag) is STORE_FENCED or STORE_BEHIND for such a tag

@@ -3,8 +3,9 @@
  * server shared by the board services of a cluster.
  *
  * One connection per db, used only by the thread of its store; every call
- * blocks for one round trip, except in a pipelined transaction (below). A statement is prepared on the server once
- * (named s1, s2, ...), its ?N rewritten to $N and its parameters' types
+ * blocks for one round trip, except in a pipelined transaction (below). A
+ * statement is prepared on the server once (named s1, s2, ...), its ?N
+ * rewritten to $N and its parameters' types
  * inferred by the server. Values go as text, blobs as binary; rows come back
  * as text, the whole result buffered in a PGresult that the steps walk.
  * pg_migrations[] builds the schema as store_sqlite.c's migrations[] do; the
@@ -32,8 +33,8 @@
  * pipeline mode. The BEGIN and every statement the store defers (pg_defer:
  * a turn's fences and event appends) go out without waiting; a statement
  * whose answer is needed, and the COMMIT, are sent after them with a sync,
- * and the answers of everything before are read then, in order: one round
- * trip for the turn's BEGIN, appends and COMMIT. A deferred statement that
+ * and the answers of everything before are read then, in order: the
+ * deferred appends of a turn cost no round trip of their own. A deferred statement that
  * must touch or return one row and did not is a miss, reported by its tag
  * (pg_misses) for the store to refuse that move alone; a deferred statement
  * that fails aborts the rest of the pipeline up to the sync, and so the

@@ -1,5 +1,5 @@
 /*
- * test_store_pipeline.c — a loop turn's moves in one round trip
+ * test_store_pipeline.c — a loop turn's deferred writes in one round trip
  * (store_turn_begin, store_defer; store.h): on PostgreSQL the turn's BEGIN,
  * its deferred event appends and its COMMIT wait for the server once; an
  * append the database holds back (a hole in the log) writes nothing, is

@@ -1151,7 +1151,14 @@ static int pg_pipeline(db *d)
         p->cap_pending = p->cap_misses = MAX_DEFERRED;
     }
     /* A connection lost since the last statement: connect again now, as
-     * the BEGIN would outside a pipeline. */
+     * the BEGIN would outside a pipeline (which runs again on a new session
+     * when it finds its connection lost). A session the server ended while
+     * it was idle (a restart, pg_terminate_backend) has left its goodbye
+     * and the socket's end unread: read what is there, without waiting, so
+     * that libpq knows before the turn's statements are sent on it (the
+     * second read finds the end once the first has taken the message). */
+    for (int i = 0; i < 2 && PQstatus(p->conn) == CONNECTION_OK; i++)
+        PQconsumeInput(p->conn);
     if (PQstatus(p->conn) == CONNECTION_BAD && reconnect(p) < 0)
         return -1;
     if (!PQenterPipelineMode(p->conn)) {

@@ -172,6 +172,29 @@ static void test_session_killed(void **state)
     store_defer(s, 0);
     assert_ok(s, store_commit(s));
     assert_int_equal(count_events(f->url, "1"), 1);
+
+    /* Killed between two turns, while idle: the next turn connects again
+     * and commits, as a BEGIN outside a pipeline runs again on a new
+     * session. */
+    assert_int_equal(test_sql_int(f->url, "SELECT 1",
+                                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                  " WHERE datname = current_database()"
+                                  " AND pid <> pg_backend_pid()"),
+                     1);
+    for (int tries = 0; tries < 500 && test_sql_int(f->url, "SELECT 0",
+                                                    "SELECT count(*) FROM pg_stat_activity"
+                                                    " WHERE datname = current_database()"
+                                                    " AND pid <> pg_backend_pid()") > 0;
+         tries++)
+        usleep(10000);                 /* till the session is gone, so its goodbye is sent */
+    assert_ok(s, store_turn_begin(s));
+    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));   /* the first: waits */
+    assert_true(store_defer(s, 1));
+    assert_ok(s, store_event_append(s, "2", 1, 1, 0, 0, 1, "c", 1));
+    store_defer(s, 0);
+    assert_ok(s, store_commit(s));
+    assert_int_equal(count_events(f->url, "1"), 2);
+    assert_int_equal(count_events(f->url, "2"), 1);
 }
 
 int main(void)

@@ -464,6 +464,20 @@ struct store {
     int64_t node_id;           /* this store's node in a cluster; 0: none */
     char err[1024];
     uint64_t errors;           /* failures so far (store_errors) */
+    /* A turn's deferred writes (store_turn_begin, store_defer): the tag
+     * whose fences and appends are deferred now (0: none), and what each
+     * deferred write was, numbered from 1 for the driver's misses. */
+    uint64_t defer_tag;
+    struct deferred_write *deferred;
+    int n_deferred, cap_deferred;
+};
+
+/* A fence or an event append sent without waiting for its answer. */
+struct deferred_write {
+    uint64_t tag;              /* store_defer's: whose */
+    bool fence;                /* a fence; else the append of event seq */
+    uint64_t seq;
+    char game_id[STORE_ID_BYTES];
 };
 
 /* ------------------------------------------------------------------------
@@ -473,6 +487,8 @@ struct store {
 static int failf(store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int forget_game(store *s, const char *game_id);
 static int event_exists(store *s, const char *game_id, uint64_t seq);
+static bool deferring(store *s);
+static int defer_write(store *s, db_stmt *st, bool fence, const char *game_id, uint64_t seq);
 
 static int failf(store *s, const char *fmt, ...)
 {
@@ -691,6 +707,7 @@ void store_close(store *s)
     if (!s)
         return;
     db_close(s->db);              /* rolls back, and finalizes the statements */
+    free(s->deferred);
     free(s);
 }
 
@@ -914,6 +931,8 @@ int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time
         db_bind_blob(st, 6, "", 0);
     if (store_shared(s))
         db_bind_int64(st, 8, s->node_id);
+    if (deferring(s))          /* held back or not: known with the turn's commit */
+        return defer_write(s, st, false, game_id, seq);
     if (run_f(s, st, "cannot store event %llu of game %s", (unsigned long long)seq,
               game_id) < 0)
         return -1;
@@ -984,6 +1003,100 @@ int store_moves_fill(store *s, const char *game_id, const store_move *moves, int
             return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A turn's writes in one round trip
+ * ------------------------------------------------------------------------ */
+
+int store_turn_begin(store *s)
+{
+    if (!db_can_pipeline(s->db))
+        return store_begin(s);
+    if (db_in_transaction(s->db))
+        return failf(s, "cannot begin a transaction: one is already open");
+    db_stmt *st = stmt(s, ST_BEGIN);   /* prepared before the pipeline, once */
+    if (!st)
+        return -1;
+    s->n_deferred = 0;
+    s->defer_tag = 0;
+    if (s->db->drv->pipeline(s->db) < 0)
+        return fail_db(s, "cannot begin a transaction");
+    int rc = s->db->drv->defer(st, false, 0);
+    finish(st);
+    if (rc < 0) {
+        fail_db(s, "cannot begin a transaction");
+        char keep[sizeof s->err];
+        memcpy(keep, s->err, sizeof keep);
+        run_id(s, ST_ROLLBACK, "cannot roll back");
+        memcpy(s->err, keep, sizeof keep);
+        return -1;
+    }
+    return 0;
+}
+
+bool store_defer(store *s, uint64_t tag)
+{
+    s->defer_tag = tag;
+    return tag && db_piping(s->db);
+}
+
+/* Send st deferred as write w (store_defer's tag), expecting one row. */
+static int defer_write(store *s, db_stmt *st, bool fence, const char *game_id, uint64_t seq)
+{
+    if (s->n_deferred == s->cap_deferred) {
+        struct deferred_write *grown = grow_list(s, s->deferred, s->n_deferred,
+                                                 &s->cap_deferred, sizeof *grown, 64, 0,
+                                                 "cannot store a move");
+        if (!grown) {
+            finish(st);
+            return -1;
+        }
+        s->deferred = grown;
+    }
+    struct deferred_write *w = &s->deferred[s->n_deferred];
+    *w = (struct deferred_write){.tag = s->defer_tag, .fence = fence, .seq = seq};
+    snprintf(w->game_id, sizeof w->game_id, "%s", game_id);
+    int rc = s->db->drv->defer(st, true, (uint64_t)s->n_deferred + 1);
+    finish(st);
+    if (rc < 0)
+        return fail_db(s, fence ? "cannot hold a game" : "cannot store an event");
+    s->n_deferred++;
+    return 0;
+}
+
+static bool deferring(store *s)
+{
+    return s->defer_tag && db_piping(s->db);
+}
+
+int store_turn_missed(store *s, uint64_t tag)
+{
+    if (!tag || !s->db->drv->misses)
+        return 0;
+    const uint64_t *missed;
+    int n = s->db->drv->misses(s->db, &missed);
+    for (int i = 0; i < n; i++) {
+        if (missed[i] < 1 || missed[i] > (uint64_t)s->n_deferred)
+            continue;
+        const struct deferred_write *w = &s->deferred[missed[i] - 1];
+        if (w->tag != tag)
+            continue;
+        if (!w->fence && w->seq > 1 && event_exists(s, w->game_id, w->seq - 1) == 0) {
+            failf(s, "game %s: the database lacks event %llu, stored before: it has gone "
+                     "back in time (a standby promoted behind the primary?)",
+                  w->game_id, (unsigned long long)(w->seq - 1));
+            return STORE_BEHIND;
+        }
+        failf(s, "game %s is another node's now", w->game_id);
+        return STORE_FENCED;
+    }
+    return 0;
+}
+
+unsigned long store__round_trips(store *s)
+{
+    return s->db->drv->round_trips ? s->db->drv->round_trips(s->db) : 0;
 }
 
 int store_begin(store *s)
@@ -1114,6 +1227,8 @@ int store_game_fence(store *s, const char *game_id)
         return -1;
     db_bind_text(st, 1, game_id);
     db_bind_int64(st, 2, s->node_id);
+    if (deferring(s))          /* its row is checked with the turn's commit */
+        return defer_write(s, st, true, game_id, 0);
     int rc = db_step(st);
     int res = rc == DB_ROW ? 0 : rc == DB_DONE ? STORE_FENCED
                                                 : fail_db(s, "cannot hold a game");

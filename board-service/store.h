@@ -249,6 +249,26 @@ int store_begin(store *s);
 int store_commit(store *s);
 int store_rollback(store *s);
 
+/* A loop turn's moves in few round trips. store_turn_begin is store_begin
+ * for them: on PostgreSQL the transaction is pipelined (libpq's pipeline
+ * mode), its BEGIN sent with what follows rather than waited for. Between
+ * store_defer(s, tag) and store_defer(s, 0), store_game_fence and
+ * store_event_append are sent without waiting for their answers and return
+ * 0 (store_defer says whether it is so: true only in a pipelined
+ * transaction; elsewhere they run as always); store_commit then sends the
+ * COMMIT and reads every answer: one round trip for all of them. A
+ * deferred write that fails fails the whole transaction (store_commit -1).
+ * A deferred fence or
+ * append that found its game not this node's, or its log behind, wrote
+ * nothing, and the transaction commits the rest: after store_commit,
+ * store_turn_missed(s, tag) is STORE_FENCED or STORE_BEHIND for such a tag
+ * (with its sentence in store_last_error), 0 for one that was written.
+ * Any other statement in the transaction runs as always, after what was
+ * deferred (waiting for their answers too). tag 0 defers nothing. */
+int store_turn_begin(store *s);
+bool store_defer(store *s, uint64_t tag);
+int store_turn_missed(store *s, uint64_t tag);
+
 /* --- The end of a game --------------------------------------------------- */
 
 /* End game_id, in one transaction (or inside the caller's open one): status
@@ -815,6 +835,9 @@ int store_reset_code_delete(store *s, int64_t account_id);
  * store copies its write-ahead log back on a thread of its own,
  * store_checkpoint.h; 0 for ":memory:"). */
 unsigned long store__checkpoints(store *s);
+/* Test hook: how many times the store waited for its database server (0 on
+ * SQLite): a pipelined turn is one. */
+unsigned long store__round_trips(store *s);
 
 /* --- Tournaments (tournament.c) ------------------------------------------ */
 

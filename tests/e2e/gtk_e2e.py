@@ -805,7 +805,7 @@ def test_moves(bindir, shotdir):
         w = s.gtk("--server", board.address, "--name", "olga", "--game", gid, "--observe",
                   state_dir=os.path.join(s.tmp, "olga"))
         w.expect(r"^script: started")
-        w.do("wait-log You are watching.")
+        w.do("wait-log You are observing.")
         watched = [x.strip() for x in w.do("movelist", r"^script: movelist (.*)$").group(1)
                    .split("|") if x.strip()]
         if watched[:len(listed)] != listed:
@@ -899,7 +899,7 @@ def test_sit_stand(bindir, shotdir):
         g.do("lobby-refresh")
         g.do(f"lobby-watch {gid}")
         bob.expect(r"^1 person is watching\.")   # observers are counted, not named
-        g.do("wait-log You are watching.")
+        g.do("wait-log You are observing.")
         g.do("button sit")
         bob.expect(r"^alice sits down at seat 1\.")
         g.do("wait-log alice sits down at seat 1.")

@@ -158,7 +158,7 @@ def play_kalah(bindir):
                     b.wait("the watched board", "document.querySelectorAll('#board [data-cell]')"
                                                 ".length == 14")
                     check(b.js("document.getElementById('turn').textContent")
-                          .startswith("You are watching"), "the watcher is not told it watches")
+                          .startswith("You are observing"), "the watcher is not told it watches")
                     check(not b.d.find_elements("css selector", "#board [data-move]"),
                           "a watcher is offered cups to play")
                     watching = True

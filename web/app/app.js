@@ -227,7 +227,7 @@ function showState(st) {
   if (location.pathname !== link.pathname)
     history.replaceState(null, "", link.pathname);
   const who = st.my_seat >= 0 ? t("You are %s.").replace("%s", seatName(st, st.my_seat))
-                              : t("You are watching.");
+                              : t("You are observing.");
   let turn = "";
   if (st.status === "waiting") turn = t("Waiting for players.");
   else if (st.status === "running" && st.to_move >= 0)

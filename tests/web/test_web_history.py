@@ -6,10 +6,11 @@ replay", version 3).
 A real sungka-board (reviews on) and sungka-web on loopback; ana plays in
 headless Chromium, ben over a WebSocket speaking the protocol by hand (a
 rated game cannot have the service's bot, and a second Chromium would
-double the test's time). After a rated tic-tac-toe game ana opens the
-History: the match is listed, her rating graph has a point for it, and its
-replay steps through the positions the live board showed, with the value
-graph of the service's review under it. Then the same page in Filipino.
+double the test's time); then ana plays a casual game against the service's
+bot. She opens the History: both matches are listed, her rating graph has a
+point for the rated one, and its replay steps through the positions the
+live board showed, with the value graph of the service's review under it
+(one point per move, the review's judgements). Then the page in Filipino.
 
 Usage: test_web_history.py BINDIR SHOTDIR TEST (exit 77 without Chromium).
 """
@@ -60,7 +61,8 @@ def _recv(ws, what, pred):
 
 def history_replay(bindir):
     with Env(bindir) as env:
-        board = env.board("--analysis", "on", "--analysis-depth", "2", "--rated-same-address")
+        board = env.board("--analysis", "on", "--analysis-depth", "2", "--rated-same-address",
+                          "--bot-think", "20")
         web = gateway(env, board)
         (a,) = _browsers(1)
         ws = None
@@ -103,8 +105,44 @@ def history_replay(bindir):
             live[len(moves)] = a.board()
             board.expect_stderr(rf"game {re.escape(game)} reviewed", timeout=WAIT)
 
+            # Then a casual game against the service's bot, played by clicks.
+            a.d.find_element("id", "leave").click()
+            a.wait("the lobby", "!document.getElementById('lobby').hidden")
+            a.js("(document.getElementById('kind').value = 'tictactoe', "
+                 "document.getElementById('bot').checked = true, "
+                 "document.getElementById('rated').checked = false, true)")
+            a.d.find_element("id", "create").click()
+            a.wait("the bot's game", "!document.getElementById('game').hidden && "
+                                     f"location.pathname.startsWith('/game/') && "
+                                     f"location.pathname != '/game/{game}'")
+            bot_game = a.js("location.pathname.slice(6)")
+            while not a.over():
+                mine = a.wait("ana's move or the end",
+                              lambda: a.over() or a.d.find_elements("css selector", PLAYABLE))
+                if a.over():
+                    break
+                n = len(a.moves())
+                mine[0].click()
+                a.wait("ana's move played", lambda: len(a.moves()) > n or a.over())
+            bot_moves = a.wait("the bot game's moves", lambda: a.over() and a.moves())
+            bot_end = a.board()
+            board.expect_stderr(rf"game {re.escape(bot_game)} reviewed", timeout=WAIT)
+
             # The History: ana's matches (the account signed in) and her ratings.
             a.d.find_element("id", "history-open").click()
+            a.wait("both matches, newest first", "[...document.querySelectorAll('#matches tr')]"
+                   f".map(r => r.dataset.match).join() == '{bot_game},{game}'")
+            a.d.find_element("css selector",
+                             f"#matches tr[data-match='{bot_game}'] button.replay").click()
+            a.wait("the bot game's replay at its end",
+                   "!document.getElementById('replay').hidden && document.getElementById("
+                   f"'replay-where').textContent.startsWith('move {len(bot_moves)} of')")
+            check(a.js("[...document.querySelectorAll('#replay-board [data-cell]')]"
+                       ".map(g => g.dataset.cell + ':' + g.textContent)") == bot_end,
+                  "the bot game's replay does not end as the game did")
+            check(a.js("document.querySelectorAll('#value-graph circle[data-step]').length") ==
+                  len(bot_moves), "the bot game's value graph has not one point per move")
+            a.d.find_element("id", "replay-back").click()
             row = a.wait("the match in the history", lambda: a.d.find_elements(
                 "css selector", f"#matches tr[data-match='{game}'] button.replay"))
             check(a.js("document.getElementById('game').hidden && "

@@ -68,6 +68,8 @@ def history_replay(bindir):
         ws = None
         try:
             _register(a, web.url, "ana", "correct horse 1")
+            check(a.js("getComputedStyle(document.getElementById('account-form')).display")
+                  == "none", "the sign-in form still shows when signed in")
             ws = _ws_account(web, "ben", "battery staple 2")
             a.js("(document.getElementById('kind').value = 'tictactoe', "
                  "document.getElementById('bot').checked = false, "

@@ -95,15 +95,15 @@ function showRatings(msg) {
   const legend = el("ul", { class: "legend" });
   kinds.forEach((kind, k) => {
     const mine = pts.filter((p) => p.kind === kind);
-    // x: the game's place among all of this player's rated games; the
-    // line starts at the rating before the first of them.
+    // x: the game's place among all of this player's rated games (its
+    // point after it); the line starts at the rating before the first.
     const n = pts.length;
-    const x = (i) => GRAPH_PAD + (GRAPH_W - 2 * GRAPH_PAD) * (n > 1 ? i / (n - 1) : 0.5);
+    const x = (i) => GRAPH_PAD + (GRAPH_W - 2 * GRAPH_PAD) * (i + 1) / n;
     const colour = `kind-${k % KIND_COLOURS}`;
     const coords = mine.map((p) => [x(pts.indexOf(p)), y(p.rating)]);
-    if (coords.length > 1)
-      svg.append(el("svg:polyline", { points: coords.map((c) => c.join(",")).join(" "),
-                                      class: `rating-line ${colour}` }));
+    const start = [x(pts.indexOf(mine[0]) - 1), y(mine[0].before)];
+    svg.append(el("svg:polyline", { points: [start, ...coords].map((c) => c.join(",")).join(" "),
+                                    class: `rating-line ${colour}` }));
     mine.forEach((p, i) => {
       const dot = el("svg:circle", { cx: coords[i][0], cy: coords[i][1], r: 4,
                                      class: `rating-point ${colour}`, "data-kind": kind,

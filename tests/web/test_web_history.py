@@ -145,6 +145,7 @@ def history_replay(bindir):
             check(a.js("document.querySelectorAll('#value-graph circle[data-step]').length") ==
                   len(bot_moves), "the bot game's value graph has not one point per move")
             a.d.find_element("id", "replay-back").click()
+            a.wait("the history again", "!document.getElementById('history').hidden")
             row = a.wait("the match in the history", lambda: a.d.find_elements(
                 "css selector", f"#matches tr[data-match='{game}'] button.replay"))
             check(a.js("document.getElementById('game').hidden && "
@@ -201,12 +202,42 @@ def history_replay(bindir):
                                           f"{len(moves)} moves")
             check(pts == [p["judgement"] for p in served["points"]],
                   f"the graph's judgements {pts} are not the review's {served['points']}")
-            a.d.find_element("css selector", f"#value-graph circle[data-step='{len(moves)}']").click()
+            a.d.find_element("css selector",
+                             f"#value-graph circle[data-step='{len(moves)}']").click()
             check(a.js("document.getElementById('replay-where').textContent")
                   .startswith(f"move {len(moves)} of"), "a point of the graph does not jump")
             acc = a.js("document.getElementById('accuracy').textContent")
             check(re.match(r"Accuracy: ana [\d.]+%, ben [\d.]+%$", acc), f"accuracy reads {acc!r}")
             a.shot("history_replay")
+
+            # A game of three seats, which the service does not review: ben
+            # plays it with two bots; ana types his name into the History.
+            ws.send(json.dumps({"type": "new", "kind": "tictactoe", "bots": 2,
+                                "options": ["players=3", "size=3", "dims=2"]}))
+            moved_at, three = -1, None
+            while True:
+                st = _recv(ws, "ben's turn in the game of three", lambda m: m["type"] == "state"
+                           and m["game"] != game and (m["over"] is not None or (
+                               len(m["moves"]) > moved_at and any(c["move"] >= 0
+                                                                  for c in m["cells"]))))
+                three = st["game"]
+                if st["over"] is not None:
+                    break
+                moved_at = len(st["moves"]) + 1
+                ws.send(json.dumps({"type": "move", "move": next(
+                    c["move"] for c in st["cells"] if c["move"] >= 0)}))
+            a.d.find_element("id", "replay-back").click()
+            a.wait("the history again", "!document.getElementById('history').hidden")
+            field = a.d.find_element("id", "history-player")
+            field.clear()
+            field.send_keys("ben\n")
+            a.wait("ben's game of three in his history", lambda: a.d.find_elements(
+                "css selector", f"#matches tr[data-match='{three}'] button.replay"))[0].click()
+            a.wait("the replay without a review",
+                   "(p => p && p.textContent.startsWith('Not reviewed yet: '))"
+                   "(document.querySelector('#value-graph .not-reviewed'))")
+            check(a.js("document.getElementById('history-title').textContent") ==
+                  "Matches of ben", "the history typed is not ben's")
             errors = a.console_errors()
             check(not errors, f"the browser's console has errors: {errors}")
 

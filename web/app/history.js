@@ -166,7 +166,8 @@ function replayGo(step) {
     text = t("move %d of %d: %s played %s").replace("%d", replayStep)
       .replace("%d", msg.moves.length).replace("%s", m.name).replace("%s", m.move);
   }
-  if (replayStep === msg.moves.length && msg.reason) text += ` ${t("The end: %s.").replace("%s", msg.reason)}`;
+  if (replayStep === msg.moves.length && msg.reason)
+    text += ` ${t("The end: %s.").replace("%s", msg.reason)}`;
   $("replay-where").textContent = text;
   for (const b of $("replay-moves").querySelectorAll("button"))
     b.classList.toggle("at", Number(b.dataset.step) === replayStep);
@@ -190,9 +191,9 @@ function drawReview(msg) {
   const x = (i) => GRAPH_PAD + (GRAPH_W - 2 * GRAPH_PAD) * (n ? i / n : 0);
   const y = (c) => GRAPH_PAD + (GRAPH_H - 2 * GRAPH_PAD) * (1 - c / 100);
   const first = msg.seats[0] ? msg.seats[0].name : "?";
+  const label = t("Value graph: the winning chance of %s after each move").replace("%s", first);
   const svg = el("svg:svg", { viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img",
-                              "aria-label": t("Value graph: the winning chance of %s after each move")
-                                .replace("%s", first) });
+                              "aria-label": label });
   svg.append(el("svg:rect", { x: 0, y: 0, width: GRAPH_W, height: GRAPH_H, class: "graph-bg" }));
   svg.append(el("svg:line", { x1: GRAPH_PAD, x2: GRAPH_W - GRAPH_PAD, y1: y(50), y2: y(50),
                               class: "graph-even" }));
@@ -251,7 +252,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("history-prev").addEventListener("click", () => historyOpen(historyPlayer, historyPage - 1));
   $("history-next").addEventListener("click", () => historyOpen(historyPlayer, historyPage + 1));
   $("history-back").addEventListener("click", historyBack);
-  $("replay-back").addEventListener("click", () => historyOpen(historyPlayer, historyPage));
+  $("replay-back").addEventListener("click", () => {
+    replayMsg = null;
+    historyShowOnly("history");
+  });
   $("replay-first").addEventListener("click", () => replayGo(0));
   $("replay-prev").addEventListener("click", () => replayGo(replayStep - 1));
   $("replay-next").addEventListener("click", () => replayGo(replayStep + 1));

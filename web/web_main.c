@@ -284,6 +284,7 @@ static const struct {
     {"/app.css", "text/css; charset=utf-8"},
     {"/favicon.svg", "image/svg+xml"},
     {"/i18n.js", "text/javascript; charset=utf-8"},
+    {"/history.js", "text/javascript; charset=utf-8"},
     {"/i18n/fil.json", "application/json"},
     {"/i18n/id.json", "application/json"},
 };

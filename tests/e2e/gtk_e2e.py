@@ -1450,6 +1450,115 @@ def test_connect_user(bindir, shotdir):
             raise Failure("closing the connect dialog did not quit with 0\n" + g.dump())
 
 
+def red_pixels(path, box):
+    """How many pixels of a window shot, inside box (x, y, w, h), are near
+    the light style's error colour (libadwaita's #c01c28), in which a clock
+    short of time is drawn."""
+    x, y, w, h = box
+    r = subprocess.run(["convert", path, "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-fuzz", "12%", "-fill", "black", "+opaque", "#c01c28",
+                        "-fill", "white", "-opaque", "#c01c28", "-format",
+                        "%[fx:int(mean*w*h+0.5)]", "info:"], capture_output=True, text=True,
+                       timeout=30)
+    if r.returncode != 0:
+        raise Failure(f"convert {path}: {r.stderr}")
+    return int(r.stdout.strip())
+
+
+def test_clock(bindir, shotdir):
+    """The big clocks above the board (issue 33): a clocked game (12 s a
+    move) shows one per seat, the running one counting down and red in its
+    last 10 s — alice sees her own turn red, then bob's once she has moved;
+    the screenshots show the red digits only while a clock is low."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "tictactoe",
+                  "--option", "size=3", "--option", "dims=2", "--clock", "12/move")
+        gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^You are bob")
+        g.do("wait-people bob")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
+        first = g.do("clocks", r"^script: clocks (.*)$").group(1)
+        if not re.fullmatch(r"alice 0:1[0-2] (running|low) \| bob 0:12 stopped", first):
+            raise Failure(f"the clocks at the start: {first}")
+        g.do("wait-clock 0 low", r"^script: clocks alice 0:(10|0\d) low \| bob 0:12 stopped$")
+        s.shot(g, "gtk_clock_low")
+        box = [int(x) for x in g.do("clocks-box", r"^script: clocks-box (.*)$").group(1).split()]
+        low = red_pixels(os.path.join(shotdir, "gtk_clock_low.png"), box)
+        g.do(f"click-move {legal[0]}")
+        seen(bob, r"alice played")
+        g.do("wait-clock 1 running", r"^script: clocks alice 0:\d+ stopped \| bob 0:1\d running$")
+        s.shot(g, "gtk_clock_running")
+        calm = red_pixels(os.path.join(shotdir, "gtk_clock_running.png"), box)
+        if low < 100 or low < 3 * calm:
+            raise Failure(f"the low clock is not red: {low} red pixels low, {calm} running")
+        # bob's turn runs out of its first seconds: red on alice's side too
+        g.do("wait-clock 1 low", r"^script: clocks alice \S+ stopped \| bob 0:(10|0\d) low$")
+        finish(g)
+        print(f"red pixels: {low} with alice's clock low, {calm} with bob's running")
+
+
+def test_step_back(bindir, shotdir):
+    """The move list stepped back while the game runs (issue 33): a click on
+    move 1 shows the board after it (one mark on it), and keeps showing it
+    while bob plays on; move 3 shows three marks; Back to the Game shows the
+    game as it is, four marks. The cells are those the board draws."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "tictactoe",
+                  "--option", "size=3", "--option", "dims=2")
+        gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^You are bob")
+        g.do("wait-people bob")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+
+        def cells(what):
+            return g.do("cells", rf"^script: cells {what}:(.*)$").group(1).split()
+
+        def marks(now, before):
+            return [i for i in range(len(before)) if now[i] != before[i]]
+
+        legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
+        start = cells("live")
+        for turn in range(2):
+            if turn:
+                legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
+            g.do(f"click-move {legal[0]}")
+            bob.expect(r"^alice played cell (\S+)\.")
+            if turn == 0:            # bob plays from the far corner back
+                bob.expect(r"^Your turn")
+                bob.send("8")
+        g.do("moves-view 1")
+        one = cells("viewing 1")
+        if len(marks(one, start)) != 1:
+            raise Failure(f"after move 1 the board shows {one}; at the start {start}")
+        s.shot(g, "gtk_step_back")
+        # bob plays on while alice looks at move 1
+        bob.expect(r"^Your turn")
+        bob.send("7")
+        g.do("wait-turn")
+        lines = [x for x in g.do("movelist", r"^script: movelist (.*)$").group(1).split("|")
+                 if x.strip()]
+        if len(lines) != 4 or cells("viewing 1") != one:
+            raise Failure(f"while the game went on ({lines}) the board left move 1")
+        g.do("status", r"after move 1 of 4")
+        g.do("moves-view 3")
+        if len(marks(cells("viewing 3"), start)) != 3:
+            raise Failure("after move 3 the board does not show three marks")
+        g.do("moves-view live")
+        live = cells("live")
+        if len(marks(live, start)) != 4:
+            raise Failure(f"back in the game the board shows {live}")
+        finish(g)
+        print(f"move 1: {one}; the game: {live}")
+
+
 TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
@@ -1460,7 +1569,8 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "running_en": running_test("en"), "running_fil": running_test("fil"),
          "running_id": running_test("id"), "ready_name": test_ready_name,
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
-         "connect_again": test_connect_again}
+         "connect_again": test_connect_again, "clock": test_clock,
+         "step_back": test_step_back}
 
 
 def main():

@@ -20,6 +20,11 @@
  *                        for the folded side pane), or a
  *                        move that is no cell by its word (swap)
  *   movelist             print the move list, its lines joined by "|"
+ *   moves-view N|live    show the position after move N on the board, as a
+ *                        click on that line of the move list does (live: as
+ *                        Back to the Game does)
+ *   cells                the cells the board draws: "cells viewing N|live: C0
+ *                        C1 ..."
  *   export FILE          write the game to FILE as Export... does
  *   tooltip NAME         print that button's tooltip ("tooltip TEXT")
  *   action NAME          activate an action as its accelerator would
@@ -62,6 +67,12 @@
  *   wait-replay TEXT     wait until the replay's line contains TEXT
  *   status               print the status line
  *   anims                print how many moves were animated, in how many frames
+ *   clocks               the big clocks as shown: "clocks none" when hidden,
+ *                        else "clocks NAME TIME STATE | ..." per seat, STATE
+ *                        stopped | running | low (red)
+ *   wait-clock SEAT STATE    wait until seat SEAT's big clock is in STATE
+ *   clocks-box           where the big clocks are in the window (as a shot
+ *                        draws it): "clocks-box X Y W H"
  *   wait-turn            wait until it is our turn (board at rest); print the
  *                        legal moves ("turn none" once the game is over)
  *   wait-over            wait for the end of the game; print the winners
@@ -351,6 +362,28 @@ static int shot(gscript *sc, GtkWidget *w, const char *path)
     return ok;
 }
 
+static const char *const clock_states[] = {"stopped", "running", "low"};
+
+static void say_clocks(gview *v)
+{
+    if (!gtk_widget_get_visible(v->clocks)) {
+        say("clocks none");
+        return;
+    }
+    GString *s = g_string_new("clocks");
+    for (int seat = 0; seat < GAME_MAX_SEATS; seat++) {
+        int state = gclock_state(v, seat);
+        if (state < 0 || !gtk_widget_get_visible(gtk_widget_get_parent(v->clock_time[seat])))
+            continue;
+        g_string_append_printf(s, "%s %s %s %s", seat ? " |" : "",
+                               gtk_label_get_text(GTK_LABEL(v->clock_name[seat])),
+                               gtk_label_get_text(GTK_LABEL(v->clock_time[seat])),
+                               clock_states[state]);
+    }
+    say("%s", s->str);
+    g_string_free(s, TRUE);
+}
+
 static bool log_contains(gview *v, const char *text)
 {
     GtkTextBuffer *buf = gtk_text_view_get_buffer(GTK_TEXT_VIEW(v->log));
@@ -407,6 +440,15 @@ static bool try_wait(gscript *sc, const char *line)
         return strstr(gtk_label_get_text(GTK_LABEL(v->people)), line + 12) != NULL;
     if (g_str_has_prefix(line, "wait-people-gone "))
         return strstr(gtk_label_get_text(GTK_LABEL(v->people)), line + 17) == NULL;
+    int seat;
+    char state[16];
+    if (sscanf(line, "wait-clock %d %15s", &seat, state) == 2) {
+        int now = gclock_state(v, seat);
+        if (now < 0 || strcmp(clock_states[now], state) != 0)
+            return false;
+        say_clocks(v);
+        return true;
+    }
     if (g_str_has_prefix(line, "wait-replay "))
         return v->replay && strstr(greplay_line(v->replay), line + 12) != NULL;
     if (strcmp(line, "wait-connect") == 0) {
@@ -700,6 +742,24 @@ static bool act(gscript *sc, char *line)
                 *c = '|';
         say("movelist %s", text);
         g_free(text);
+    } else if (g_str_has_prefix(line, "moves-view ")) {
+        if (strcmp(line + 11, "live") == 0)
+            press(v->btn_live, "live");
+        else if (gmoves_view(v, atoi(line + 11)) != 0)
+            say("error no position after move %s", line + 11);
+    } else if (strcmp(line, "cells") == 0) {
+        int16_t buf[GAME_MAX_CELLS];
+        int n;
+        const int16_t *cells = gview_drawn_cells(v, buf, &n);
+        GString *s = g_string_new(NULL);
+        if (v->viewing >= 0)
+            g_string_append_printf(s, "cells viewing %d:", v->viewing);
+        else
+            g_string_append(s, "cells live:");
+        for (int i = 0; cells && i < n; i++)
+            g_string_append_printf(s, " %d", cells[i]);
+        say("%s", s->str);
+        g_string_free(s, TRUE);
     } else if (g_str_has_prefix(line, "export ")) {
         char err[512];
         if (gmoves_export(v, line + 7, err, sizeof err) != 0)
@@ -803,6 +863,16 @@ static bool act(gscript *sc, char *line)
             gtk_widget_get_height(v->area));
     } else if (strcmp(line, "people") == 0) {
         say_flat("people", gtk_label_get_text(GTK_LABEL(v->people)));
+    } else if (strcmp(line, "clocks") == 0) {
+        say_clocks(v);
+    } else if (strcmp(line, "clocks-box") == 0) {
+        graphene_rect_t r;
+        if (!gtk_widget_compute_bounds(v->clocks, v->window, &r)) {
+            say("error the clocks are not on screen");
+            return true;
+        }
+        say("clocks-box %d %d %d %d", (int)r.origin.x, (int)r.origin.y, (int)r.size.width,
+            (int)r.size.height);
     } else if (strcmp(line, "anims") == 0) {
         say("anims %d frames %d", v->anims_done, v->anim_frames);
     } else if (strcmp(line, "quit") == 0) {

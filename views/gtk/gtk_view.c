@@ -198,6 +198,8 @@ static void take_down(gview *v)
     gtk_window_destroy(GTK_WINDOW(v->window));
     while (g_main_context_iteration(NULL, FALSE))
         ;
+    if (v->listed)
+        g_array_free(v->listed, TRUE);
 }
 
 /* Run the view as a GtkApplication until the user quits; the exit status.

@@ -3,7 +3,8 @@
  * is six files: its life (gtk_view.c), its widgets and commands
  * (gtk_window.c), the panes beside the board (gtk_panes.c: status, players,
  * chat), the board and playing on it (gtk_play.c), the sowing animation
- * (gtk_anim.c) and the away countdown (gtk_away.c); agent messages become
+ * (gtk_anim.c), the away countdown (gtk_away.c) and the big clocks above
+ * the board (gtk_clock.c); agent messages become
  * lines and dialogs in gtk_events.c. Around it: the connect dialog
  * (gtk_connect.c), the header bar's primary menu and the windows it opens
  * (About, Keyboard Shortcuts, Preferences) with the colour scheme
@@ -72,8 +73,16 @@ typedef struct gview {
     GtkWidget *fair_row;       /* Resign / Draw / Accept / Decline / Abort / Claim */
     GtkWidget *rematch_row;    /* after the end: Rematch / Decline rematch */
     GtkWidget *btn_rematch, *btn_no_rematch;
+    GtkWidget *clocks;         /* gtk_clock.c: a column per seat, hidden without clocks */
+    GtkWidget *clock_name[GAME_MAX_SEATS], *clock_time[GAME_MAX_SEATS];
+    int clock_shown[GAME_MAX_SEATS];    /* each one's gclock_state as drawn */
     GtkWidget *moves;          /* gtk_moves.c: the move list (a read-only text view) */
     int n_listed_moves;
+    GArray *listed;            /* gmoves_played: seat and move of each listed line */
+    int viewing;               /* the move list's step shown on the board (the
+                                * position after that many moves), -1: the game */
+    game_state viewed;         /* that position, while viewing >= 0 */
+    GtkWidget *btn_live;       /* "Back to the Game", shown while viewing */
     bool was_my_turn;          /* for the notification when it becomes ours */
     GtkWidget *moves_box;      /* a button per move that is no cell ("swap"),
                                 * from the kind's table; shown while legal */
@@ -228,6 +237,17 @@ int gview_away_seconds(const gview *v, const char *name);  /* -1: not counting *
 void gview_away_watch(gview *v);   /* start the 1 s tick if anyone is away */
 void gview_away_stop(gview *v);
 
+/* gtk_clock.c: the big clocks above the board (issue 33). gclock_new makes
+ * v->clocks; gclock_update sets them from the model (gview_refresh and the
+ * 1 s tick). gclock_state: a seat's clock as last drawn — -1 (none),
+ * GCLOCK_STOPPED, GCLOCK_RUNNING, or GCLOCK_LOW (running, GCLOCK_LOW_MS or
+ * less left: drawn red). */
+#define GCLOCK_LOW_MS 10000
+enum { GCLOCK_STOPPED, GCLOCK_RUNNING, GCLOCK_LOW };
+GtkWidget *gclock_new(gview *v);
+void gclock_update(gview *v);
+int gclock_state(const gview *v, int seat);
+
 /* gtk_events.c: agent messages, as lines in the log and the game-over
  * dialog; gview_on_agent is the queue fd's GLib source function. */
 gboolean gview_on_agent(gint fd, GIOCondition cond, gpointer data);
@@ -295,7 +315,19 @@ GtkWidget *gpassword_window(const gpassword *p);
  * follows MOVED messages (gmoves_append, after the model has the move) and is
  * filled from the service's record on a snapshot (gmoves_reload, blocking
  * with the call deadline). gmoves_export writes the game to path as the text
- * view's export does: 0, or -1 with a sentence. */
+ * view's export does: 0, or -1 with a sentence.
+ * Clicking move N of the list shows the position after it on the board
+ * (gmoves_view(v, N), replayed by the rules engine through
+ * agent_match_position) while the game goes on; the list's last move, the
+ * Back to the Game button, Escape or a click on the board go back
+ * (gmoves_view(v, -1)). 0, or -1 when that position cannot be had. */
+typedef struct gmoves_played {
+    int seat, move;
+} gmoves_played;
+int gmoves_view(gview *v, int step);
+/* The cells the board draws now: the viewed position's while viewing, else
+ * v->shown; NULL when there is no board. *n gets their number. */
+const int16_t *gview_drawn_cells(const gview *v, int16_t *buf, int *n);
 GtkWidget *gmoves_new(gview *v);
 void gmoves_clear(gview *v);
 void gmoves_append(gview *v, int seat, int move);

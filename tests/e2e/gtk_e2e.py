@@ -1450,18 +1450,23 @@ def test_connect_user(bindir, shotdir):
             raise Failure("closing the connect dialog did not quit with 0\n" + g.dump())
 
 
-def red_pixels(path, box):
-    """How many pixels of a window shot, inside box (x, y, w, h), are near
-    the light style's error colour (libadwaita's #c01c28), in which a clock
-    short of time is drawn."""
-    x, y, w, h = box
-    r = subprocess.run(["convert", path, "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-fuzz", "12%", "-fill", "black", "+opaque", "#c01c28",
-                        "-fill", "white", "-opaque", "#c01c28", "-format",
+def colour_pixels(path, colour, box=None):
+    """How many pixels of a window shot (inside box, (x, y, w, h), if given)
+    are near colour ("#c01c28")."""
+    crop = ["-crop", f"{box[2]}x{box[3]}+{box[0]}+{box[1]}", "+repage"] if box else []
+    r = subprocess.run(["convert", path, *crop, "-fuzz", "12%", "-fill", "black", "+opaque", colour,
+                        "-fill", "white", "-opaque", colour, "-format",
                         "%[fx:int(mean*w*h+0.5)]", "info:"], capture_output=True, text=True,
                        timeout=30)
     if r.returncode != 0:
         raise Failure(f"convert {path}: {r.stderr}")
     return int(r.stdout.strip())
+
+
+def red_pixels(path, box):
+    """Pixels in the light style's error colour (libadwaita's #c01c28), in
+    which a clock short of time is drawn."""
+    return colour_pixels(path, "#c01c28", box)
 
 
 def test_clock(bindir, shotdir):
@@ -1559,6 +1564,53 @@ def test_step_back(bindir, shotdir):
         print(f"move 1: {one}; the game: {live}")
 
 
+def test_rating_graph(bindir, shotdir):
+    """A player's rating graph (issue 33): after a rated game, the history's
+    Ratings window draws bob's and Alice's ratings from the service's
+    RatingHistory — the same numbers as bob's `ratings` in the text view —
+    as a line in the kind's colour (counted in the window's shot)."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--rated-same-address", "--rated-min-moves", "0")
+        g = s.gtk(state_dir=os.path.join(s.tmp, "alice"))
+        g.expect(r"^script: started")
+        g.do(f"connect-account {board.address} Alice {PASSWORD} register")
+        g.do("wait-connect", r"^script: connected Alice$")
+        gid = g.do("lobby-new tictactoe size=3 dims=2 rated",
+                   r"^script: created (\S+)").group(1)
+        bob = s.text("bob", "--server", board.address, "--state-dir", os.path.join(s.tmp, "bob"))
+        bob.expect(r"^You are in the lobby")
+        for line in ("register bob", PASSWORD, PASSWORD):
+            bob.send(line)
+        bob.expect(r"^Account bob created\. Signed in\.")
+        bob.send(f"join {gid}")
+        bob.expect(r"^You are bob")
+        bob.send("ready")
+        g.do("wait-people bob")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        bob.send("resign")
+        bob.send("resign")
+        g.do("wait-over", r"^script: over")
+        bob.send("ratings bob")
+        ref = bob.expect(r"^tictactoe, game \S+: (\d+) -> (\d+)")
+        want = [int(ref.group(1)), int(ref.group(2))]
+        for name, expect in (("bob", want), ("Alice", None)):
+            kind = g.do(f"ratings {name}", r"^script: ratings-kind (.*)$").group(1).split()
+            got = [int(x) for x in kind[2:]]
+            if kind[0] != "tictactoe" or (expect and got != expect) or len(got) != 2 \
+                    or (name == "Alice" and got[1] <= got[0]):
+                raise Failure(f"{name}'s graph has {kind}, bob's ratings say {want}")
+        colour = kind[1]
+        g.do("ratings bob")
+        s.shot_of(g, "ratings", "gtk_rating_graph")
+        drawn = colour_pixels(os.path.join(shotdir, "gtk_rating_graph.png"), colour)
+        if drawn < 300:
+            raise Failure(f"bob's line is not drawn: {drawn} pixels in {colour}")
+        g.do("ratings nobody-here", r"^script: ratings-error ")
+        finish(g)
+        print(f"bob's graph {want}: {drawn} pixels of its line")
+
+
 TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
@@ -1570,7 +1622,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "running_id": running_test("id"), "ready_name": test_ready_name,
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
          "connect_again": test_connect_again, "clock": test_clock,
-         "step_back": test_step_back}
+         "step_back": test_step_back, "rating_graph": test_rating_graph}
 
 
 def main():

@@ -12,7 +12,8 @@
  *   click-move M         a click at the centre of the cup or cell of move M
  *   key NAME             a key press (a GDK key name: Right, Return, ...)
  *   shot PATH            the window rendered to a PNG file
- *   shot-of WINDOW PATH  the same for main | connect | lobby | history | replay
+ *   shot-of WINDOW PATH  the same for main | connect | lobby | history | replay |
+ *                        ratings
  *   chat TEXT            type TEXT into the chat entry and press Enter
  *   recipient NAME       choose the chat recipient (Everyone, or a name)
  *   button NAME          press ready | sit | stand | leave | games | history |
@@ -66,6 +67,11 @@
  *   replay-line          print the replay's line ("replay move 3 of 9: ...")
  *   wait-replay TEXT     wait until the replay's line contains TEXT
  *   status               print the status line
+ *   ratings NAME         open the rating graph on NAME's ratings, as the
+ *                        history's Ratings… and the window's Show do; print
+ *                        "ratings KINDS" then "ratings-kind KIND COLOUR
+ *                        V0 V1 ..." per line drawn (the rating before the
+ *                        first game, then after each), or "ratings-error TEXT"
  *   anims                print how many moves were animated, in how many frames
  *   clocks               the big clocks as shown: "clocks none" when hidden,
  *                        else "clocks NAME TIME STATE | ..." per seat, STATE
@@ -147,6 +153,7 @@ static GtkWidget *named_window(gview *v, const char *name)
     if (strcmp(name, "about") == 0) return v->about;
     if (strcmp(name, "shortcuts") == 0) return v->shortcuts;
     if (strcmp(name, "prefs") == 0) return v->prefs;
+    if (strcmp(name, "ratings") == 0) return v->ratings ? gratings_window(v->ratings) : NULL;
     if (strcmp(name, "over") == 0) return v->over_dialog;
     return NULL;
 }
@@ -155,7 +162,8 @@ static GtkWidget *named_window(gview *v, const char *name)
 static const char *window_name(gview *v, GtkWidget *w)
 {
     static const char *const names[] = {"main", "connect", "lobby", "history", "replay",
-                                        "password", "about", "shortcuts", "prefs", "over"};
+                                        "password", "about", "shortcuts", "prefs", "over",
+                                        "ratings"};
     for (size_t i = 0; w && i < G_N_ELEMENTS(names); i++)
         if (named_window(v, names[i]) == w)
             return names[i];
@@ -873,6 +881,26 @@ static bool act(gscript *sc, char *line)
         }
         say("clocks-box %d %d %d %d", (int)r.origin.x, (int)r.origin.y, (int)r.size.width,
             (int)r.size.height);
+    } else if (g_str_has_prefix(line, "ratings ")) {
+        gratings *r = gratings_show(v, line + 8);
+        if (!r) {
+            say("error not connected");
+            return true;
+        }
+        if (gratings_error(r)[0])
+            say("ratings-error %s", gratings_error(r));
+        say("ratings %d", gratings_kind_count(r));
+        for (int k = 0; k < gratings_kind_count(r); k++) {
+            int values[256];
+            int n = gratings_values(r, k, values, 256);
+            GString *s = g_string_new(NULL);
+            g_string_append_printf(s, "ratings-kind %s %s", gratings_kind(r, k),
+                                   gratings_colour(k));
+            for (int i = 0; i < n; i++)
+                g_string_append_printf(s, " %d", values[i]);
+            say("%s", s->str);
+            g_string_free(s, TRUE);
+        }
     } else if (strcmp(line, "anims") == 0) {
         say("anims %d frames %d", v->anims_done, v->anim_frames);
     } else if (strcmp(line, "quit") == 0) {

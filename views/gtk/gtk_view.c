@@ -115,6 +115,8 @@ void gview_reconnect(gview *v)
     greplay_free(v->replay);
     ghistory_free(v->history);
     v->history = NULL;
+    gratings_free(v->ratings);
+    v->ratings = NULL;
     globby_free(v->lobby);
     v->lobby = NULL;
     gpassword_free(v->password);
@@ -187,6 +189,7 @@ static void take_down(gview *v)
     gview_away_stop(v);
     greplay_free(v->replay);
     ghistory_free(v->history);
+    gratings_free(v->ratings);
     globby_free(v->lobby);
     gconnect_free(v->connect);
     gpassword_free(v->password);

@@ -10,7 +10,8 @@
  * (About, Keyboard Shortcuts, Preferences) with the colour scheme
  * (gtk_menu.c), the account's actions and the change-password dialog
  * (gtk_account.c), the games dialog (gtk_lobby.c), the match history and
- * its replay window (gtk_history.c, gtk_replay.c), the remembered settings
+ * its replay window (gtk_history.c, gtk_replay.c), a player's rating graph
+ * (gtk_ratings.c), the remembered settings
  * (gtk_prefs.c) and the test hook (gtk_script.c). Everything here runs on
  * the view thread, inside GLib's main loop.
  */
@@ -36,6 +37,7 @@ typedef struct gconnect gconnect;
 typedef struct gpassword gpassword;
 typedef struct ghistory ghistory;
 typedef struct greplay greplay;
+typedef struct gratings gratings;
 typedef struct gscript gscript;
 
 typedef struct gview {
@@ -117,6 +119,7 @@ typedef struct gview {
     globby *lobby;             /* the games dialog, once connected */
     ghistory *history;         /* the history dialog, once asked for */
     greplay *replay;           /* the replay window while open */
+    gratings *ratings;         /* the rating graph, once asked for */
     gscript *script;
 } gview;
 
@@ -379,6 +382,23 @@ GtkWidget *greplay_button(const greplay *r, const char *name);
 /* The line under the board: "move 5 of 42: alice played cup 3". */
 const char *greplay_line(const greplay *r);
 GtkWidget *greplay_window(const greplay *r);
+
+/* gtk_ratings.c: a player's rating graph (issue 33), a line per kind from
+ * the service's RatingHistory. gratings_show opens it (made the first
+ * time, into v->ratings) on name's ratings, fetched before it returns
+ * (blocking with the call deadline); NULL when not connected. A refusal
+ * (no such account) is shown in the window and by gratings_error. For the
+ * script hook: the kinds drawn, each one's colour, and its values (the
+ * rating before its first game, then after each; their number). */
+gratings *gratings_show(gview *v, const char *name);
+int gratings_load(gratings *r, const char *name);    /* 0, or -1 (gratings_error) */
+void gratings_free(gratings *r);
+int gratings_kind_count(const gratings *r);
+const char *gratings_kind(const gratings *r, int k);
+const char *gratings_colour(int k);                  /* "#1c71d8" */
+int gratings_values(const gratings *r, int k, int *out, int max);
+const char *gratings_error(const gratings *r);
+GtkWidget *gratings_window(const gratings *r);
 
 /* gtk_script.c: the test hook, linked only into the test program
  * sungka-player-gtk-test (tests/gtk), never into the sungka-player that is

@@ -540,6 +540,21 @@ typedef struct agent_pairing {
 int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
                      bool rated_only, void (*progress)(const agent_pairing *p, void *user),
                      void *user, char *err, size_t errlen);
+/* The same in steps, for a view that must not block while it waits (the
+ * GTK view): agent_quick_start asks (NULL with a sentence when the spec is
+ * wrong or memory ran out) and returns at once; agent_quick_news (any
+ * thread) says whether the pool changed since last asked (*now: how) and
+ * whether the wait has ended (paired, refused or cancelled);
+ * agent_quick_cancel stops waiting (thread-safe, before finish);
+ * agent_quick_finish (view thread) waits for that end, takes the seat when
+ * paired, as agent_quick_pair does, and frees w: 0, or -1 with a sentence.
+ * Every started wait is finished exactly once. */
+typedef struct agent_quick agent_quick;
+agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
+                               int n_options, bool rated_only, char *err, size_t errlen);
+bool agent_quick_news(agent_quick *w, agent_pairing *now, bool *ended);
+void agent_quick_cancel(agent_quick *w);
+int agent_quick_finish(agent *ag, agent_quick *w, char *err, size_t errlen);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

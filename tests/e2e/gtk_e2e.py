@@ -1611,6 +1611,45 @@ def test_rating_graph(bindir, shotdir):
         print(f"bob's graph {want}: {drawn} pixels of its line")
 
 
+def test_quick_pairing(bindir, shotdir):
+    """Quick pairing from the games dialog (issue 33): alice asks for a
+    game of tic-tac-toe with a 5+3 clock, sees the pool while she waits
+    (the window stays usable), stops waiting, asks again; bob types `quick`
+    in the text view; both are seated in one clocked game, which the window
+    shows with its big clocks."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--client-pairings", "2")
+        g = s.gtk("--server", board.address, "--name", "alice", "--ready")
+        g.expect(r"^script: started")
+        g.do("lobby-clock 5+3")
+        g.do("lobby-quick tictactoe size=3 dims=2")
+        g.do("wait-pool 1 in the pool; ratings 1400 to 1600",
+             r"^script: pool Waiting for a quick pairing: 1 in the pool")
+        g.do("status")                 # the window answers while alice waits
+        s.shot_of(g, "lobby", "gtk_quick_waiting")
+        g.do("lobby-quick-stop")
+        g.do("wait-paired", r"^script: quick-failed no quick pairing: ")
+        g.do("lobby-quick tictactoe size=3 dims=2")
+        g.do("wait-pool 1 in the pool")
+        bob = s.text("bob", "--server", board.address, "--ready")
+        bob.expect(r"^You are in the lobby")
+        bob.send("quick tictactoe 5+3 size=3 dims=2")
+        game = bob.expect(r"^Paired: game (\S+)\.").group(1)
+        g.do("wait-paired", rf"^script: paired {game}$")
+        said = f"game {game}: 2 players paired from the tictactoe pool"
+        if not any(said in line for line in board.err):
+            raise Failure(f"the service did not say '{said}'\n" + board.dump())
+        g.do("wait-people bob")
+        clocks = g.do("clocks", r"^script: clocks (.*)$").group(1)
+        seats = sorted(x.strip() for x in clocks.split("|"))
+        if len(seats) != 2 or not re.fullmatch(r"alice [45]:\d\d (running|stopped)", seats[0]) \
+                or not re.fullmatch(r"bob [45]:\d\d (running|stopped)", seats[1]):
+            raise Failure(f"the paired game's clocks: {clocks}")
+        s.shot(g, "gtk_quick_paired")
+        finish(g)
+        print(f"alice (GTK) and bob (text) paired in game {game}: {clocks}")
+
+
 TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
@@ -1622,7 +1661,8 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "running_id": running_test("id"), "ready_name": test_ready_name,
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
          "connect_again": test_connect_again, "clock": test_clock,
-         "step_back": test_step_back, "rating_graph": test_rating_graph}
+         "step_back": test_step_back, "rating_graph": test_rating_graph,
+         "quick_pairing": test_quick_pairing}
 
 
 def main():

@@ -37,6 +37,12 @@
  *                        application was activated (1 + later launches that
  *                        found it running), and its windows
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
+ *   lobby-clock SPEC     type SPEC into the games dialog's clock ("-": empty)
+ *   lobby-quick KIND [N=V...] [rated]    press Quick Pairing for KIND
+ *   lobby-quick-stop     press Stop Waiting
+ *   wait-pool TEXT       wait until the dialog's pairing line contains TEXT
+ *   wait-paired          wait for the quick pairing's end: "paired GAME", or
+ *                        "quick-failed" and the dialog's sentence
  *   connect SERVER NAME  fill in the connect dialog (SERVER "-": leave it
  *                        empty, this computer) and press Connect
  *   wait-connect         wait for that attempt; print "connected NAME" or
@@ -459,6 +465,23 @@ static bool try_wait(gscript *sc, const char *line)
     }
     if (g_str_has_prefix(line, "wait-replay "))
         return v->replay && strstr(greplay_line(v->replay), line + 12) != NULL;
+    if (g_str_has_prefix(line, "wait-pool ")) {
+        if (!v->lobby)
+            return say("error not connected"), true;
+        if (!strstr(globby_quick_status(v->lobby), line + 10))
+            return false;
+        say("pool %s", globby_quick_status(v->lobby));
+        return true;
+    }
+    if (strcmp(line, "wait-paired") == 0) {
+        if (!v->lobby || globby_waiting(v->lobby))
+            return !v->lobby ? (say("error not connected"), true) : false;
+        if (globby_paired(v->lobby)[0])
+            say("paired %s", globby_paired(v->lobby));
+        else
+            say("quick-failed %s", globby_error(v->lobby));
+        return true;
+    }
     if (strcmp(line, "wait-connect") == 0) {
         if (!v->connect) {
             say("error there is no connect dialog");
@@ -722,6 +745,27 @@ static bool act(gscript *sc, char *line)
     } else if (sscanf(line, "button %63s", word) == 1) {
         if (!press(named_button(v, word), word))
             return true;
+    } else if (g_str_has_prefix(line, "lobby-clock ") || g_str_has_prefix(line, "lobby-quick")) {
+        if (!v->lobby) {
+            say("error not connected: there is no games dialog yet");
+            return true;
+        }
+        if (g_str_has_prefix(line, "lobby-clock ")) {
+            globby_set_clock(v->lobby, strcmp(line + 12, "-") == 0 ? "" : line + 12);
+        } else if (strcmp(line, "lobby-quick-stop") == 0) {
+            globby_quick_stop(v->lobby);
+        } else if (g_str_has_prefix(line, "lobby-quick ")) {
+            char **w = g_strsplit(line + 12, " ", -1);
+            int rc = globby_quick(v->lobby, w[0], w + 1, (int)g_strv_length(w) - 1);
+            g_strfreev(w);
+            if (rc != 0) {
+                say("error lobby: %s", globby_error(v->lobby));
+                return true;
+            }
+        } else {
+            say("error unknown line '%s'", line);
+            return true;
+        }
     } else if (strcmp(line, "lobby-refresh") == 0 || g_str_has_prefix(line, "lobby-join ") ||
                g_str_has_prefix(line, "lobby-watch ") || g_str_has_prefix(line, "lobby-new ")) {
         int rc;

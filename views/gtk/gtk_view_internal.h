@@ -347,6 +347,19 @@ void globby_free(globby *lb);
 int globby_refresh(globby *lb);
 int globby_join(globby *lb, const char *game_id, bool observe);
 int globby_create(globby *lb, const char *kind, char **assignments, int n);
+/* Quick pairing (issue 33): wait in the pool of kind (NULL: the dialog's
+ * kind and options) with the dialog's clock, options overridden by
+ * "name=value" assignments ("rated": rated games only); returns at once, 0
+ * or -1 (globby_error). globby_waiting: still waiting; globby_paired: the
+ * game the last wait gave ("" while waiting or when it failed: the reason
+ * in globby_error); globby_quick_stop: stop waiting (Stop Waiting). */
+int globby_quick(globby *lb, const char *kind, char **assignments, int n);
+bool globby_waiting(const globby *lb);
+const char *globby_paired(const globby *lb);
+const char *globby_quick_status(const globby *lb);   /* the pool, as the dialog says it */
+void globby_quick_stop(globby *lb);
+/* The dialog's clock field, as typed (the script hook sets it). */
+void globby_set_clock(globby *lb, const char *spec);
 const char *globby_error(const globby *lb);
 
 GtkWidget *globby_window(const globby *lb);

@@ -574,6 +574,64 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     return agent_quick_finish(ag, w, err, errlen);
 }
 
+int agent_list_pools(agent *ag, const char *kind, agent_pool_info **out, int *n, char *err,
+                     size_t errlen)
+{
+    Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
+    req.kind = (char *)(kind ? kind : "");
+    req.page_size = 1;                 /* the pools come with the first page */
+    rpc_method m = agent__methods.list_games;
+    ProtobufCMessage *reply = NULL;
+    *out = NULL;
+    *n = 0;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen,
+                         "cannot list the pools") != 0)
+        return -1;
+    Sungka__V1__ListGamesResponse *list = (Sungka__V1__ListGamesResponse *)reply;
+    agent_pool_info *pools = calloc(list->n_pools + 1, sizeof *pools);
+    if (!pools) {
+        protobuf_c_message_free_unpacked(reply, NULL);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < list->n_pools; i++) {
+        const Sungka__V1__PoolSummary *s = list->pools[i];
+        agent_pool_info *p = &pools[i];
+        agent__text(p->kind, sizeof p->kind, s->kind);
+        size_t used = 0;
+        for (size_t o = 0; o < s->n_options && used < sizeof p->options; o++) {
+            char name[48];
+            agent__text(name, sizeof name, s->options[o]->name);
+            int w = snprintf(p->options + used, sizeof p->options - used, "%s%s=%d",
+                             o ? " " : "", name, s->options[o]->value);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (s->time_control)
+            p->clock = (agent_clock){.per_move_s = s->time_control->per_move_s,
+                                     .base_s = s->time_control->base_s,
+                                     .increment_s = s->time_control->increment_s};
+        p->rated = s->rated;
+        p->players = s->players;
+        p->longest_wait_ms = s->longest_wait_ms;
+    }
+    *n = (int)list->n_pools;
+    *out = pools;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+void agent_format_clock_spec(const agent_clock *c, char *buf, size_t len)
+{
+    if (c->per_move_s)
+        snprintf(buf, len, "%d/move", c->per_move_s);
+    else if (c->base_s && c->increment_s)
+        snprintf(buf, len, "%d+%d", c->base_s / 60, c->increment_s);
+    else if (c->base_s)
+        snprintf(buf, len, "%d", c->base_s / 60);
+    else if (len)
+        buf[0] = '\0';
+}
+
 /* The most games the lobby gathers, over however many pages. */
 #define AGENT_MAX_LISTED 100000
 

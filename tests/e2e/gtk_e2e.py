@@ -1614,9 +1614,10 @@ def test_rating_graph(bindir, shotdir):
 def test_quick_pairing(bindir, shotdir):
     """Quick pairing from the games dialog (issue 33): alice asks for a
     game of tic-tac-toe with a 5+3 clock, sees the pool while she waits
-    (the window stays usable), stops waiting, asks again; bob types `quick`
-    in the text view; both are seated in one clocked game, which the window
-    shows with its big clocks."""
+    (the window stays usable); the lobby lists the pool with its size and
+    wait, in bob's text view (`games`) and in alice's dialog; she stops
+    waiting (the pool is gone), asks again; bob types `quick`; both are
+    seated in one clocked game, which the window shows with its big clocks."""
     with Session(bindir, shotdir) as s:
         board = s.board("--client-pairings", "2")
         g = s.gtk("--server", board.address, "--name", "alice", "--ready")
@@ -1626,13 +1627,23 @@ def test_quick_pairing(bindir, shotdir):
         g.do("wait-pool 1 in the pool; ratings 1400 to 1600",
              r"^script: pool Waiting for a quick pairing: 1 in the pool")
         g.do("status")                 # the window answers while alice waits
+        # the lobby lists the pool, its size and its wait: in the text view
+        # and in the games dialog
+        pool = r"Quick pairing pool tictactoe \(size=3 dims=2[^)]*\), clock 5\+3: 1 waiting, " \
+               r"the longest for \d+ s\."
+        bob = s.text("bob", "--server", board.address, "--ready")
+        bob.expect(r"^You are in the lobby")
+        bob.send("games")
+        bob.expect("^" + pool)
+        g.do("lobby-refresh")
+        g.do("lobby-pools", r"^script: lobby-pools " + pool + "$")
         s.shot_of(g, "lobby", "gtk_quick_waiting")
         g.do("lobby-quick-stop")
         g.do("wait-paired", r"^script: quick-failed no quick pairing: ")
+        g.do("lobby-refresh")
+        g.do("lobby-pools", r"^script: lobby-pools $")
         g.do("lobby-quick tictactoe size=3 dims=2")
         g.do("wait-pool 1 in the pool")
-        bob = s.text("bob", "--server", board.address, "--ready")
-        bob.expect(r"^You are in the lobby")
         bob.send("quick tictactoe 5+3 size=3 dims=2")
         game = bob.expect(r"^Paired: game (\S+)\.").group(1)
         g.do("wait-paired", rf"^script: paired {game}$")

@@ -39,6 +39,7 @@ struct globby {
     GtkWidget *rated;          /* GtkCheckButton: a rated game */
     GtkWidget *takes_over;     /* GtkCheckButton: a bot takes a departed player's seat */
     GtkWidget *clock;          /* GtkEntry: "5+3", "10", "30/move", or empty: none */
+    GtkWidget *pools;          /* the quick-pairing pools, as last refreshed */
     GtkWidget *quick_btn, *quick_stop;
     GtkWidget *quick_status;   /* the pool while we wait in it */
     agent_quick *quick;        /* a quick pairing under way, else NULL */
@@ -228,7 +229,34 @@ int globby_refresh(globby *lb)
         g_string_free(s, TRUE);
     }
     free(games);
+    /* the quick-pairing pools where players wait, under the games */
+    agent_pool_info *pools;
+    if (agent_list_pools(lb->v->ag, NULL, &pools, &n, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < n; i++) {
+        char clock[32];
+        agent_format_clock_spec(&pools[i].clock, clock, sizeof clock);
+        if (i)
+            g_string_append_c(s, '\n');
+        g_string_append_printf(s, _("Quick pairing pool %s (%s), clock %s%s: %d waiting, the "
+                                    "longest for %d s."),
+                               pools[i].kind, pools[i].options,
+                               clock[0] ? clock : _("none"), pools[i].rated ? _(", rated") : "",
+                               pools[i].players, (int)(pools[i].longest_wait_ms / 1000));
+    }
+    free(pools);
+    gtk_label_set_text(GTK_LABEL(lb->pools), s->str);
+    gtk_widget_set_visible(lb->pools, s->len > 0);
+    g_string_free(s, TRUE);
     return 0;
+}
+
+const char *globby_pools(const globby *lb)
+{
+    return gtk_label_get_text(GTK_LABEL(lb->pools));
 }
 
 static void joined(globby *lb)
@@ -557,6 +585,11 @@ globby *globby_new(gview *v)
     gtk_widget_set_vexpand(scroll, TRUE);
     gtk_widget_set_size_request(scroll, -1, 160);
     gtk_box_append(GTK_BOX(box), scroll);
+    lb->pools = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(lb->pools), 0);
+    gtk_label_set_wrap(GTK_LABEL(lb->pools), TRUE);
+    gtk_widget_set_visible(lb->pools, FALSE);
+    gtk_box_append(GTK_BOX(box), lb->pools);
 
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     GtkWidget *refresh = button(_("_Refresh"), _("Refresh the list of games"));

@@ -37,6 +37,8 @@
  *                        application was activated (1 + later launches that
  *                        found it running), and its windows
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
+ *   lobby-pools          the pools the dialog lists, as last refreshed: "lobby-pools
+ *                        LINE|LINE..."
  *   lobby-clock SPEC     type SPEC into the games dialog's clock ("-": empty)
  *   lobby-quick KIND [N=V...] [rated]    press Quick Pairing for KIND
  *   lobby-quick-stop     press Stop Waiting
@@ -745,12 +747,18 @@ static bool act(gscript *sc, char *line)
     } else if (sscanf(line, "button %63s", word) == 1) {
         if (!press(named_button(v, word), word))
             return true;
-    } else if (g_str_has_prefix(line, "lobby-clock ") || g_str_has_prefix(line, "lobby-quick")) {
+    } else if (g_str_has_prefix(line, "lobby-clock ") || g_str_has_prefix(line, "lobby-quick") ||
+               strcmp(line, "lobby-pools") == 0) {
         if (!v->lobby) {
             say("error not connected: there is no games dialog yet");
             return true;
         }
-        if (g_str_has_prefix(line, "lobby-clock ")) {
+        if (strcmp(line, "lobby-pools") == 0) {
+            char *text = g_strdup(globby_pools(v->lobby));
+            g_strdelimit(text, "\n", '|');
+            say("lobby-pools %s", text);
+            g_free(text);
+        } else if (g_str_has_prefix(line, "lobby-clock ")) {
             globby_set_clock(v->lobby, strcmp(line + 12, "-") == 0 ? "" : line + 12);
         } else if (strcmp(line, "lobby-quick-stop") == 0) {
             globby_quick_stop(v->lobby);

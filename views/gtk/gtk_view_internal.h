@@ -357,6 +357,8 @@ int globby_quick(globby *lb, const char *kind, char **assignments, int n);
 bool globby_waiting(const globby *lb);
 const char *globby_paired(const globby *lb);
 const char *globby_quick_status(const globby *lb);   /* the pool, as the dialog says it */
+/* The quick-pairing pools under the games list, as last refreshed. */
+const char *globby_pools(const globby *lb);
 void globby_quick_stop(globby *lb);
 /* The dialog's clock field, as typed (the script hook sets it). */
 void globby_set_clock(globby *lb, const char *spec);

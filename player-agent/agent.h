@@ -253,6 +253,8 @@ typedef struct agent_msg {
     bool guest;                /* JOINED (and the other who-events): not signed in */
     agent_rating rating;       /* JOINED (and the other who-events) */
     bool extra_turn;
+    int captured;              /* MOVED: stones or discs the move took, as our own
+                                * rules engine replays it (0 when it could not) */
     bool mismatch;             /* MOVED: our own replay of the move disagrees with
                                 * the service's board (seed 000: "error checking
                                 * for rogue servers"); text says where */

@@ -1661,6 +1661,40 @@ def test_quick_pairing(bindir, shotdir):
         print(f"alice (GTK) and bob (text) paired in game {game}: {clocks}")
 
 
+def test_sounds(bindir, shotdir):
+    """The board page's sounds (issue 33), as the view asks the desktop for
+    them: alice's own clock entering its last 10 s (a 12 s clock), her
+    reversi move (a capture: reversi's moves turn discs), none while the
+    desktop turns event sounds off (bob's move), and the end."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "reversi",
+                  "--option", "size=6", "--clock", "12/move")
+        gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^You are bob")
+        g.do("wait-people bob")
+        g.do("sounds", r"^script: sounds 0 last none wanted 1$")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
+        g.do("wait-clock 0 low")
+        g.do("sounds", r"^script: sounds 1 last low-time wanted 1$")
+        g.do(f"click-move {legal[0]}")
+        g.do("wait-sounds 2", r"^script: sounds 2 last capture wanted 1$")
+        g.do("desktop-sounds off")
+        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
+        mine = bob.expect(r"^Your turn.*Legal: (.+)$").group(1).split()
+        bob.send(mine[0])
+        g.do("wait-turn")
+        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
+        g.do("desktop-sounds on")
+        g.do("action win.resign")
+        g.do("confirm")
+        g.do("wait-sounds 3", r"^script: sounds 3 last end wanted 1$")
+        finish(g)
+
 TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
@@ -1673,7 +1707,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
          "connect_again": test_connect_again, "clock": test_clock,
          "step_back": test_step_back, "rating_graph": test_rating_graph,
-         "quick_pairing": test_quick_pairing}
+         "quick_pairing": test_quick_pairing, "sounds": test_sounds}
 
 
 def main():

@@ -61,14 +61,18 @@ void gclock_update(gview *v)
     for (int s = 0; s < GAME_MAX_SEATS; s++, col = gtk_widget_get_next_sibling(col)) {
         bool shown = any && s < seats;
         gtk_widget_set_visible(col, shown);
-        v->clock_shown[s] = -1;
-        if (!shown)
+        if (!shown) {
+            v->clock_shown[s] = -1;
             continue;
+        }
         char buf[64], left[16];
         gtk_label_set_text(GTK_LABEL(v->clock_name[s]), gview_seat_name(v, s, buf, sizeof buf));
         agent_format_clock(agent_clock_left(m, s), left, sizeof left);
         gtk_label_set_text(GTK_LABEL(v->clock_time[s]), left);
+        int was = v->clock_shown[s];
         int state = v->clock_shown[s] = state_now(v, s);
+        if (state == GCLOCK_LOW && was != GCLOCK_LOW && agent_holds_seat(v->ag, s))
+            gview_sound_play(v, GVIEW_SOUND_LOW_TIME);   /* our time runs short */
         GtkWidget *t = v->clock_time[s];
         if (state == GCLOCK_LOW) {
             gtk_widget_remove_css_class(t, "accent");

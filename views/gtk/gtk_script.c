@@ -80,6 +80,12 @@
  *                        "ratings KINDS" then "ratings-kind KIND COLOUR
  *                        V0 V1 ..." per line drawn (the rating before the
  *                        first game, then after each), or "ratings-error TEXT"
+ *   sounds               "sounds N last NAME wanted 0|1": the sounds played so
+ *                        far, the last one's name (move, capture, low-time,
+ *                        end, or none) and whether sounds play now
+ *   wait-sounds N        wait until N sounds have been played; print "sounds ..."
+ *   desktop-sounds on|off    the desktop's event sounds setting, as the
+ *                        desktop would set it (GtkSettings)
  *   anims                print how many moves were animated, in how many frames
  *   clocks               the big clocks as shown: "clocks none" when hidden,
  *                        else "clocks NAME TIME STATE | ..." per seat, STATE
@@ -467,6 +473,14 @@ static bool try_wait(gscript *sc, const char *line)
     }
     if (g_str_has_prefix(line, "wait-replay "))
         return v->replay && strstr(greplay_line(v->replay), line + 12) != NULL;
+    int count;
+    if (sscanf(line, "wait-sounds %d", &count) == 1) {
+        if (v->sounds_played < count)
+            return false;
+        say("sounds %d last %s wanted %d", v->sounds_played,
+            v->last_sound ? v->last_sound : "none", gview_sound_wanted(v));
+        return true;
+    }
     if (g_str_has_prefix(line, "wait-pool ")) {
         if (!v->lobby)
             return say("error not connected"), true;
@@ -953,6 +967,12 @@ static bool act(gscript *sc, char *line)
             say("%s", s->str);
             g_string_free(s, TRUE);
         }
+    } else if (strcmp(line, "sounds") == 0) {
+        say("sounds %d last %s wanted %d", v->sounds_played,
+            v->last_sound ? v->last_sound : "none", gview_sound_wanted(v));
+    } else if (sscanf(line, "desktop-sounds %63s", word) == 1) {
+        g_object_set(gtk_settings_get_default(), "gtk-enable-event-sounds",
+                     strcmp(word, "on") == 0, NULL);
     } else if (strcmp(line, "anims") == 0) {
         say("anims %d frames %d", v->anims_done, v->anim_frames);
     } else if (strcmp(line, "quit") == 0) {

@@ -147,6 +147,7 @@ static void on_startup(GApplication *app, gpointer data)
                                        icons);
     gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
     gmenu_apply_style();
+    gview_sound_load(v);
     gview_build(v);
     gview_sync_shown(v);
     gview_refresh(v);
@@ -190,6 +191,7 @@ static void take_down(gview *v)
     greplay_free(v->replay);
     ghistory_free(v->history);
     gratings_free(v->ratings);
+    gview_sound_free(v);
     globby_free(v->lobby);
     gconnect_free(v->connect);
     gpassword_free(v->password);

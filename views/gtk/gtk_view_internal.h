@@ -4,7 +4,7 @@
  * (gtk_window.c), the panes beside the board (gtk_panes.c: status, players,
  * chat), the board and playing on it (gtk_play.c), the sowing animation
  * (gtk_anim.c), the away countdown (gtk_away.c) and the big clocks above
- * the board (gtk_clock.c); agent messages become
+ * the board (gtk_clock.c), the sounds (gtk_sound.c); agent messages become
  * lines and dialogs in gtk_events.c. Around it: the connect dialog
  * (gtk_connect.c), the header bar's primary menu and the windows it opens
  * (About, Keyboard Shortcuts, Preferences) with the colour scheme
@@ -120,6 +120,10 @@ typedef struct gview {
     ghistory *history;         /* the history dialog, once asked for */
     greplay *replay;           /* the replay window while open */
     gratings *ratings;         /* the rating graph, once asked for */
+    struct _GSoundContext *sound_ctx;   /* gtk_sound.c: made at the first sound */
+    bool sound_off;            /* the player turned sounds off (Preferences) */
+    int sounds_played;         /* counted for the script hook, */
+    const char *last_sound;    /* ... with the last one's name ("move") */
     gscript *script;
 } gview;
 
@@ -250,6 +254,22 @@ enum { GCLOCK_STOPPED, GCLOCK_RUNNING, GCLOCK_LOW };
 GtkWidget *gclock_new(gview *v);
 void gclock_update(gview *v);
 int gclock_state(const gview *v, int seat);
+
+/* gtk_sound.c: the board page's sounds (issue 33), the desktop's event
+ * sounds through GSound; none when the desktop's gtk-enable-event-sounds
+ * is off or the player turned them off in Preferences (gview_sound_set,
+ * remembered in gtk.ini; gview_sound_load reads it at start). */
+typedef enum gview_sound_kind {
+    GVIEW_SOUND_MOVE,
+    GVIEW_SOUND_CAPTURE,
+    GVIEW_SOUND_LOW_TIME,      /* our own clock enters its last GCLOCK_LOW_MS */
+    GVIEW_SOUND_END,
+} gview_sound_kind;
+void gview_sound_play(gview *v, gview_sound_kind kind);
+bool gview_sound_wanted(const gview *v);
+void gview_sound_load(gview *v);
+void gview_sound_set(gview *v, bool on);
+void gview_sound_free(gview *v);
 
 /* gtk_events.c: agent messages, as lines in the log and the game-over
  * dialog; gview_on_agent is the queue fd's GLib source function. */

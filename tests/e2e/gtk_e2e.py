@@ -1470,19 +1470,24 @@ def red_pixels(path, box):
 
 
 def test_clock(bindir, shotdir):
-    """The big clocks above the board (issue 33): a clocked game (12 s a
-    move) shows one per seat, the running one counting down and red in its
-    last 10 s — alice sees her own turn red, then bob's once she has moved;
-    the screenshots show the red digits only while a clock is low."""
+    """The big clocks above the board and the sounds (issue 33): a clocked
+    reversi game (12 s a move) shows one clock per seat, the running one
+    counting down and red in its last 10 s — alice sees her own turn red,
+    then bob's once she has moved; the screenshots show the red digits only
+    while a clock is low. The sounds, as the view asks the desktop for them:
+    alice's own clock entering its last 10 s, her move (a capture: reversi's
+    moves turn discs), none while the desktop turns event sounds off (bob's
+    move), and the end."""
     with Session(bindir, shotdir) as s:
         board = s.board()
-        g = s.gtk("--server", board.address, "--name", "alice", "--new", "tictactoe",
-                  "--option", "size=3", "--option", "dims=2", "--clock", "12/move")
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "reversi",
+                  "--option", "size=6", "--clock", "12/move")
         gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
         g.expect(r"^script: started")
         bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
         bob.expect(r"^You are bob")
         g.do("wait-people bob")
+        g.do("sounds", r"^script: sounds 0 last none wanted 1$")
         g.do("button ready")
         bob.expect(r"The game starts")
         legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
@@ -1490,11 +1495,13 @@ def test_clock(bindir, shotdir):
         if not re.fullmatch(r"alice 0:1[0-2] (running|low) \| bob 0:12 stopped", first):
             raise Failure(f"the clocks at the start: {first}")
         g.do("wait-clock 0 low", r"^script: clocks alice 0:(10|0\d) low \| bob 0:12 stopped$")
+        g.do("sounds", r"^script: sounds 1 last low-time wanted 1$")
         s.shot(g, "gtk_clock_low")
         box = [int(x) for x in g.do("clocks-box", r"^script: clocks-box (.*)$").group(1).split()]
         low = red_pixels(os.path.join(shotdir, "gtk_clock_low.png"), box)
         g.do(f"click-move {legal[0]}")
         seen(bob, r"alice played")
+        g.do("wait-sounds 2", r"^script: sounds 2 last capture wanted 1$")
         g.do("wait-clock 1 running", r"^script: clocks alice 0:\d+ stopped \| bob 0:1\d running$")
         s.shot(g, "gtk_clock_running")
         calm = red_pixels(os.path.join(shotdir, "gtk_clock_running.png"), box)
@@ -1502,9 +1509,17 @@ def test_clock(bindir, shotdir):
             raise Failure(f"the low clock is not red: {low} red pixels low, {calm} running")
         # bob's turn runs out of its first seconds: red on alice's side too
         g.do("wait-clock 1 low", r"^script: clocks alice \S+ stopped \| bob 0:(10|0\d) low$")
+        g.do("desktop-sounds off")
+        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
+        bob.send(bob.expect(r"^Your turn.*Legal: (.+)$").group(1).split()[0])
+        g.do("wait-turn")
+        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
+        g.do("desktop-sounds on")
+        g.do("action win.resign")
+        g.do("confirm")
+        g.do("wait-sounds 3", r"^script: sounds 3 last end wanted 1$")
         finish(g)
         print(f"red pixels: {low} with alice's clock low, {calm} with bob's running")
-
 
 def test_step_back(bindir, shotdir):
     """The move list stepped back while the game runs (issue 33): a click on
@@ -1661,40 +1676,6 @@ def test_quick_pairing(bindir, shotdir):
         print(f"alice (GTK) and bob (text) paired in game {game}: {clocks}")
 
 
-def test_sounds(bindir, shotdir):
-    """The board page's sounds (issue 33), as the view asks the desktop for
-    them: alice's own clock entering its last 10 s (a 12 s clock), her
-    reversi move (a capture: reversi's moves turn discs), none while the
-    desktop turns event sounds off (bob's move), and the end."""
-    with Session(bindir, shotdir) as s:
-        board = s.board()
-        g = s.gtk("--server", board.address, "--name", "alice", "--new", "reversi",
-                  "--option", "size=6", "--clock", "12/move")
-        gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
-        g.expect(r"^script: started")
-        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
-        bob.expect(r"^You are bob")
-        g.do("wait-people bob")
-        g.do("sounds", r"^script: sounds 0 last none wanted 1$")
-        g.do("button ready")
-        bob.expect(r"The game starts")
-        legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
-        g.do("wait-clock 0 low")
-        g.do("sounds", r"^script: sounds 1 last low-time wanted 1$")
-        g.do(f"click-move {legal[0]}")
-        g.do("wait-sounds 2", r"^script: sounds 2 last capture wanted 1$")
-        g.do("desktop-sounds off")
-        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
-        mine = bob.expect(r"^Your turn.*Legal: (.+)$").group(1).split()
-        bob.send(mine[0])
-        g.do("wait-turn")
-        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
-        g.do("desktop-sounds on")
-        g.do("action win.resign")
-        g.do("confirm")
-        g.do("wait-sounds 3", r"^script: sounds 3 last end wanted 1$")
-        finish(g)
-
 TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
@@ -1707,7 +1688,7 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
          "connect_again": test_connect_again, "clock": test_clock,
          "step_back": test_step_back, "rating_graph": test_rating_graph,
-         "quick_pairing": test_quick_pairing, "sounds": test_sounds}
+         "quick_pairing": test_quick_pairing}
 
 
 def main():

@@ -185,24 +185,6 @@ static int cmd_kick(rpc_pool *pool, const char *token, const admin_opts *o, char
     return 0;
 }
 
-static int cmd_mute(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
-{
-    Sungka__V1__AdminMuteRequest req = SUNGKA__V1__ADMIN_MUTE_REQUEST__INIT;
-    req.name = argv[0];
-    req.reason = argv[1];
-    req.duration_seconds = o->duration;
-    return ban_call(pool, token, "Mute", &req.base, "muted account");
-}
-
-static int cmd_unmute(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
-{
-    (void)o;
-    Sungka__V1__AdminUnmuteRequest req = SUNGKA__V1__ADMIN_UNMUTE_REQUEST__INIT;
-    req.name = argv[0];
-    req.reason = argv[1] ? argv[1] : "";
-    return ban_call(pool, token, "Unmute", &req.base, "unmuted account");
-}
-
 static int cmd_reset(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
 {
     (void)o;
@@ -258,41 +240,67 @@ static int ban_call(rpc_pool *pool, const char *token, const char *method,
     return 0;
 }
 
+/* A ban, a mute or their lifting: the request of type d with its target
+ * ("name" or "address") argv[0], its reason argv[1] (none: ""), and for a
+ * ban or a mute --for's duration; the answer printed as `what`. */
+static int ban_like(rpc_pool *pool, const char *token, const admin_opts *o, char **argv,
+                    const char *method, const ProtobufCMessageDescriptor *d, const char *what)
+{
+    ProtobufCMessage *req = calloc(1, d->sizeof_message);
+    if (!req) {
+        fprintf(stderr, "sungka-admin: out of memory\n");
+        return EXIT_REFUSED;
+    }
+    d->message_init(req);
+    const char *target = protobuf_c_message_descriptor_get_field_by_name(d, "name") ? "name"
+                                                                                    : "address";
+    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(d, target);
+    *(const char **)((char *)req + f->offset) = argv[0];
+    f = protobuf_c_message_descriptor_get_field_by_name(d, "reason");
+    *(const char **)((char *)req + f->offset) = argv[1] ? argv[1] : "";
+    f = protobuf_c_message_descriptor_get_field_by_name(d, "duration_seconds");
+    if (f)
+        *(int64_t *)((char *)req + f->offset) = o->duration;
+    int rc = ban_call(pool, token, method, req, what);
+    free(req);           /* its strings are argv's */
+    return rc;
+}
+
 static int cmd_ban(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
 {
-    Sungka__V1__AdminBanAccountRequest req = SUNGKA__V1__ADMIN_BAN_ACCOUNT_REQUEST__INIT;
-    req.name = argv[0];
-    req.reason = argv[1];
-    req.duration_seconds = o->duration;
-    return ban_call(pool, token, "BanAccount", &req.base, "banned account");
+    return ban_like(pool, token, o, argv, "BanAccount",
+                    &sungka__v1__admin_ban_account_request__descriptor, "banned account");
 }
 
 static int cmd_unban(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
 {
-    (void)o;
-    Sungka__V1__AdminUnbanAccountRequest req = SUNGKA__V1__ADMIN_UNBAN_ACCOUNT_REQUEST__INIT;
-    req.name = argv[0];
-    req.reason = argv[1] ? argv[1] : "";
-    return ban_call(pool, token, "UnbanAccount", &req.base, "unbanned account");
+    return ban_like(pool, token, o, argv, "UnbanAccount",
+                    &sungka__v1__admin_unban_account_request__descriptor, "unbanned account");
 }
 
 static int cmd_ban_address(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
 {
-    Sungka__V1__AdminBanAddressRequest req = SUNGKA__V1__ADMIN_BAN_ADDRESS_REQUEST__INIT;
-    req.address = argv[0];
-    req.reason = argv[1];
-    req.duration_seconds = o->duration;
-    return ban_call(pool, token, "BanAddress", &req.base, "banned address");
+    return ban_like(pool, token, o, argv, "BanAddress",
+                    &sungka__v1__admin_ban_address_request__descriptor, "banned address");
 }
 
 static int cmd_unban_address(rpc_pool *pool, const char *token, const admin_opts *o,
                              char **argv)
 {
-    (void)o;
-    Sungka__V1__AdminUnbanAddressRequest req = SUNGKA__V1__ADMIN_UNBAN_ADDRESS_REQUEST__INIT;
-    req.address = argv[0];
-    req.reason = argv[1] ? argv[1] : "";
-    return ban_call(pool, token, "UnbanAddress", &req.base, "unbanned address");
+    return ban_like(pool, token, o, argv, "UnbanAddress",
+                    &sungka__v1__admin_unban_address_request__descriptor, "unbanned address");
+}
+
+static int cmd_mute(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
+{
+    return ban_like(pool, token, o, argv, "Mute", &sungka__v1__admin_mute_request__descriptor,
+                    "muted account");
+}
+
+static int cmd_unmute(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)
+{
+    return ban_like(pool, token, o, argv, "Unmute",
+                    &sungka__v1__admin_unmute_request__descriptor, "unmuted account");
 }
 
 static int cmd_bans(rpc_pool *pool, const char *token, const admin_opts *o, char **argv)

@@ -94,85 +94,6 @@ static void tp_setup(tgame *g)
     g->moves = 0;
 }
 
-/* G games with one Move in flight each; a finished game is replaced by a new
- * one (set up by the main thread, inside the measured time). */
-double bench_throughput(cpu_meter *m, const char *target, int n_games, int ms,
-                        int *started_out)
-{
-    pool p;
-    pool_open(&p, target, (n_games + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
-    tgame *gs = calloc((size_t)n_games, sizeof *gs);
-    tp_idle = calloc((size_t)n_games, sizeof *tp_idle);
-    tp_n_idle = 0;
-    atomic_store(&tp_moves, 0);
-    atomic_store(&tp_stop, 0);
-    atomic_store(&tp_busy, 0);
-    int started = n_games;
-    for (int i = 0; i < n_games; i++) {
-        gs[i].idx = i;
-        gs[i].cli = p.c[i % p.n];
-        tp_setup(&gs[i]);
-    }
-    double cpu0 = cpu_begin(m);
-    int64_t t0 = now_ns(), end = t0 + (int64_t)ms * 1000000;
-    for (int i = 0; i < n_games; i++) {
-        atomic_fetch_add(&tp_busy, 1);
-        tp_next(&gs[i]);
-    }
-    tgame **todo = calloc((size_t)n_games, sizeof *todo);
-    int failed = 0;
-    for (;;) {
-        int64_t now = now_ns();
-        if (now >= end)
-            break;
-        struct timespec dl;
-        clock_gettime(CLOCK_REALTIME, &dl);
-        dl.tv_nsec += 20 * 1000000L;
-        if (dl.tv_nsec >= 1000000000L) {
-            dl.tv_sec++;
-            dl.tv_nsec -= 1000000000L;
-        }
-        main_wait_lock();
-        if (tp_n_idle == 0)
-            main_wait_timed(&dl);
-        int n = tp_n_idle;
-        memcpy(todo, tp_idle, (size_t)n * sizeof *todo);
-        tp_n_idle = 0;
-        main_wait_unlock();
-        for (int i = 0; i < n; i++) {
-            tgame *g = todo[i];
-            if (g->failed) {
-                failed++;
-                continue;
-            }
-            tp_setup(g);
-            started++;
-            atomic_fetch_add(&tp_busy, 1);
-            tp_next(g);
-        }
-    }
-    long moves = atomic_load(&tp_moves);
-    double secs = (double)(now_ns() - t0) / 1e9;
-    cpu_end(m, cpu0);
-    atomic_store(&tp_stop, 1);
-    /* Wait for the calls in flight to land (each game parks itself). */
-    for (int spins = 0; atomic_load(&tp_busy) > 0; spins++) {
-        if (spins > WAIT_MS / 10)
-            fatal("throughput: %d games never finished their last move",
-                  atomic_load(&tp_busy));
-        sleep_ms(10);
-    }
-    pool_close(&p);
-    free(todo);
-    free(tp_idle);
-    tp_idle = NULL;
-    free(gs);
-    if (failed)
-        fatal("throughput: %d games failed a move", failed);
-    *started_out = started;
-    return moves / secs;
-}
-
 /* ------------------------------------------------- throughput on Board.Play */
 
 /* The same games with each seat on a Play stream: a move goes out on the
@@ -281,12 +202,33 @@ static void pp_setup(pgame *g)
     }
 }
 
-double bench_play_throughput(cpu_meter *m, const char *target, int n_games, int ms,
-                             int *started_out)
+/* ------------------------------------------------- the measuring loop */
+
+/* How the games of a throughput run move: with Move calls (tgame), or on
+ * Play streams (pgame, which begins with its tgame). */
+typedef struct tp_kind {
+    const char *what;              /* for messages: "throughput", "throughput on Play" */
+    size_t game_size;
+    int calls_per_game;            /* calls a game holds open: connections are shared */
+    void (*setup)(tgame *g);       /* main thread: a new game, ready to move */
+    void (*next)(tgame *g);        /* its next move */
+    void (*close)(tgame *g);       /* NULL: nothing stays open */
+} tp_kind;
+
+static tgame *game_at(void *gs, const tp_kind *k, int i)
+{
+    return (tgame *)((char *)gs + (size_t)i * k->game_size);
+}
+
+/* G games with one move in flight each; a finished game is replaced by a
+ * new one (set up by the main thread, inside the measured time). */
+static double run_throughput(const tp_kind *k, cpu_meter *m, const char *target, int n_games,
+                             int ms, int *started_out)
 {
     pool p;
-    pool_open(&p, target, (2 * n_games + CALLS_PER_CLIENT - 1) / CALLS_PER_CLIENT);
-    pgame *gs = calloc((size_t)n_games, sizeof *gs);
+    pool_open(&p, target, (k->calls_per_game * n_games + CALLS_PER_CLIENT - 1) /
+                              CALLS_PER_CLIENT);
+    void *gs = calloc((size_t)n_games, k->game_size);
     tp_idle = calloc((size_t)n_games, sizeof *tp_idle);
     tp_n_idle = 0;
     atomic_store(&tp_moves, 0);
@@ -294,15 +236,15 @@ double bench_play_throughput(cpu_meter *m, const char *target, int n_games, int 
     atomic_store(&tp_busy, 0);
     int started = n_games;
     for (int i = 0; i < n_games; i++) {
-        gs[i].t.idx = i;
-        gs[i].t.cli = p.c[i % p.n];
-        pp_setup(&gs[i]);
+        game_at(gs, k, i)->idx = i;
+        game_at(gs, k, i)->cli = p.c[i % p.n];
+        k->setup(game_at(gs, k, i));
     }
     double cpu0 = cpu_begin(m);
     int64_t t0 = now_ns(), end = t0 + (int64_t)ms * 1000000;
     for (int i = 0; i < n_games; i++) {
         atomic_fetch_add(&tp_busy, 1);
-        pp_next(&gs[i]);
+        k->next(game_at(gs, k, i));
     }
     tgame **todo = calloc((size_t)n_games, sizeof *todo);
     int failed = 0;
@@ -322,38 +264,70 @@ double bench_play_throughput(cpu_meter *m, const char *target, int n_games, int 
         tp_n_idle = 0;
         main_wait_unlock();
         for (int i = 0; i < n; i++) {
-            pgame *g = (pgame *)todo[i];   /* t is its first member */
-            if (g->t.failed) {
+            tgame *g = todo[i];
+            if (g->failed) {
                 failed++;
                 continue;
             }
-            pp_setup(g);
+            k->setup(g);
             started++;
             atomic_fetch_add(&tp_busy, 1);
-            pp_next(g);
+            k->next(g);
         }
     }
     long moves = atomic_load(&tp_moves);
     double secs = (double)(now_ns() - t0) / 1e9;
     cpu_end(m, cpu0);
     atomic_store(&tp_stop, 1);
+    /* Wait for the moves in flight to land (each game parks itself). */
     for (int spins = 0; atomic_load(&tp_busy) > 0; spins++) {
         if (spins > WAIT_MS / 10)
-            fatal("throughput on Play: %d games never finished their last move",
+            fatal("%s: %d games never finished their last move", k->what,
                   atomic_load(&tp_busy));
         sleep_ms(10);
     }
-    for (int i = 0; i < n_games; i++)
-        pp_close(&gs[i]);
+    for (int i = 0; k->close && i < n_games; i++)
+        k->close(game_at(gs, k, i));
     pool_close(&p);
     free(todo);
     free(tp_idle);
     tp_idle = NULL;
     free(gs);
     if (failed)
-        fatal("throughput on Play: %d games failed a move", failed);
+        fatal("%s: %d games failed a move", k->what, failed);
     *started_out = started;
     return moves / secs;
+}
+
+double bench_throughput(cpu_meter *m, const char *target, int n_games, int ms,
+                        int *started_out)
+{
+    static const tp_kind unary = {"throughput", sizeof(tgame), 1, tp_setup, tp_next, NULL};
+    return run_throughput(&unary, m, target, n_games, ms, started_out);
+}
+
+/* pgame's functions as tgame's (its tgame is its first member). */
+static void pp_setup_t(tgame *g)
+{
+    pp_setup((pgame *)g);
+}
+
+static void pp_next_t(tgame *g)
+{
+    pp_next((pgame *)g);
+}
+
+static void pp_close_t(tgame *g)
+{
+    pp_close((pgame *)g);
+}
+
+double bench_play_throughput(cpu_meter *m, const char *target, int n_games, int ms,
+                             int *started_out)
+{
+    static const tp_kind play = {"throughput on Play", sizeof(pgame), 2, pp_setup_t,
+                                 pp_next_t, pp_close_t};
+    return run_throughput(&play, m, target, n_games, ms, started_out);
 }
 
 /* The floor for throughput: the same number of echo Say calls kept in

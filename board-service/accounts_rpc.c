@@ -638,31 +638,48 @@ static void signed_in_done(accounts_job *job)
     held_free(h);
 }
 
+/* What SignIn and ResetPassword do first: accounts kept here, the name
+ * and the password `given` taken (into h->new_password when new, else
+ * h->password), the sign-in limits
+ * of the name and the address, the account looked up. The held call, with
+ * *found 0 when h->account is the name's (else no such account); or NULL
+ * once call is answered. A name or password no account can have is
+ * refused at once: that says nothing about which accounts exist. */
+static held_call *admit_attempt(board_service *svc, rpc_call *call, job_kind job,
+                                const char *name, const char *given, bool new,
+                                int *found /* OUT */)
+{
+    if (!have_accounts(svc, call))
+        return NULL;
+    held_call *h = new_held(svc, call, job);
+    if (!h)
+        return NULL;
+    char *password = new ? h->new_password : h->password;
+    if (prepare(call, name, &h->name) != 0 ||
+        take_password(call, given, password, sizeof h->password) != 0 ||
+        signin_limited(svc, call, h->host, h->name.key)) {
+        held_free(h);
+        return NULL;
+    }
+    *found = store_account_find(svc->store, h->name.key, &h->account);
+    if (*found < 0) {
+        board_log_at(svc, LOG_ERR, "cannot read the accounts: %s", store_last_error(svc->store));
+        reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
+        held_free(h);
+        return NULL;
+    }
+    return h;
+}
+
 static void sign_in(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
     const Sungka__V1__SignInRequest *req = (const void *)request;
-    if (!have_accounts(svc, call))
-        return;
-    held_call *h = new_held(svc, call, JOB_SIGN_IN);
-    if (!h)
-        return;
-    /* A name or password no account can have is refused at once: that
-     * says nothing about which accounts exist. */
-    if (prepare(call, req->name, &h->name) != 0 ||
-        take_password(call, req->password, h->password, sizeof h->password) != 0 ||
-        signin_limited(svc, call, h->host, h->name.key)) {
-        held_free(h);
-        return;
-    }
-    int rc = store_account_find(svc->store, h->name.key, &h->account);
-    if (rc < 0) {
-        board_log_at(svc, LOG_ERR, "cannot read the accounts: %s", store_last_error(svc->store));
-        reason_fail(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the accounts");
-        held_free(h);
-        return;
-    }
-    hold_attempt(svc, call, h, h->name.key, signed_in_done);   /* no account: the dummy hash */
+    int found;
+    held_call *h = admit_attempt(svc, call, JOB_SIGN_IN, req->name, req->password, false,
+                                 &found);
+    if (h)
+        hold_attempt(svc, call, h, h->name.key, signed_in_done);  /* none: the dummy hash */
 }
 
 /* ------------------------------------------------------------ the rest */
@@ -866,20 +883,13 @@ static void reset_password(rpc_call *call, const ProtobufCMessage *request, void
 {
     board_service *svc = user;
     const Sungka__V1__ResetPasswordRequest *req = (const void *)request;
-    if (!have_accounts(svc, call))
-        return;
-    held_call *h = new_held(svc, call, JOB_RESET);
+    int rc;
+    held_call *h = admit_attempt(svc, call, JOB_RESET, req->name, req->new_password, true,
+                                 &rc);
     if (!h)
         return;
-    if (prepare(call, req->name, &h->name) != 0 ||
-        take_password(call, req->new_password, h->new_password, sizeof h->new_password) != 0 ||
-        signin_limited(svc, call, h->host, h->name.key)) {
-        held_free(h);
-        return;
-    }
-    int rc = store_account_find(svc->store, h->name.key, &h->account);
     bool expired = false;
-    int holds = rc < 0 ? -1 : 0;
+    int holds = 0;
     if (rc == 0 && board_reset_code_hash(h->account.id, req->code, h->code_hash) == 0)
         holds = code_holds(svc, h->account.id, h->code_hash, &expired);
     if (holds < 0) {

@@ -18,11 +18,15 @@
  *     (packaging/fail2ban catches it) and counted per address: past
  *     ADMIN_FAILURES in 5 minutes the address is refused before the token
  *     is looked at. Admin calls are limited per address like sign-ins.
- *   - Bans live in the store (table bans) and in a copy here, which the
- *     admit hook reads on every call: a linear scan of the address bans,
- *     which an operator keeps to tens. A node of a cluster reads the table
- *     again every BAN_REFRESH_MS, so a ban made on another node holds here
- *     within that; a lone service's copy is changed with the table.
+ *   - Bans live in the store (table bans) and in a copy here. The address
+ *     bans are kept apart (ban_match.h), so the admit hook, which runs
+ *     before every call, does nothing while there is none, and otherwise
+ *     matches a connection's peer once per change of the bans; the account
+ *     bans and mutes are sorted by account, found by binary search. A node
+ *     of a cluster looks at the table every BAN_REFRESH_MS (one row of
+ *     aggregates, store_bans_mark_of) and reads it again only when that
+ *     changed, so a ban made on another node holds here within that; a
+ *     lone service's copy is changed with the table.
  *   - An account's ban does not delete its sessions: every call on them is
  *     refused with the reason while it lasts ("This account is disabled:
  *     REASON"), and they are deleted when the ban is lifted, so the person
@@ -46,6 +50,7 @@
 
 #include "accounts.h"
 #include "address.h"
+#include "ban_match.h"
 #include "board_rpc.h"
 #include "relay_key.h"
 #include "sungka/v1/admin.pb-c.h"
@@ -75,9 +80,14 @@ struct board_admin {
     bool have_token;
     uint8_t token_hash[crypto_generichash_BYTES];
     char token_path[1024];
-    ban *bans;
+    ban *bans;                 /* every ban in force, oldest first (ListBans) */
     int n_bans;
-    int64_t next_refresh_ms;   /* a cluster's node reads the bans again then */
+    const ban **accounts;      /* the account bans and mutes, by (kind, account_id) */
+    int n_accounts;
+    const ban **addresses;     /* the address bans, as numbered in `match` */
+    ban_match match;
+    store_bans_mark mark;      /* the table when it was last read */
+    int64_t next_refresh_ms;   /* a cluster's node looks at the bans again then */
 };
 
 /* ------------------------------------------------------------ the token */
@@ -168,6 +178,53 @@ static bool known(const ban *bans, int n, const ban *b)
     return false;
 }
 
+static int by_account(const void *x, const void *y)
+{
+    const ban *a = *(const ban *const *)x, *b = *(const ban *const *)y;
+    if (a->row.kind != b->row.kind)
+        return a->row.kind < b->row.kind ? -1 : 1;
+    return a->account_id < b->account_id ? -1 : a->account_id > b->account_id;
+}
+
+/* The indexes of bans[0..n) the calls look in: the account bans and mutes
+ * sorted, the address bans in their matcher. 0, or -1 out of memory (the
+ * indexes are then as they were). */
+static int index_bans(struct board_admin *a, const ban *bans, int n)
+{
+    const ban **accounts = calloc((size_t)n + 1, sizeof *accounts);
+    const ban **addresses = calloc((size_t)n + 1, sizeof *addresses);
+    address_prefix *prefixes = calloc((size_t)n + 1, sizeof *prefixes);
+    int64_t *until = calloc((size_t)n + 1, sizeof *until);
+    int n_accounts = 0, n_addresses = 0, rc = -1;
+    if (!accounts || !addresses || !prefixes || !until)
+        goto out;
+    for (int i = 0; i < n; i++) {
+        if (bans[i].row.kind == STORE_BAN_ADDRESS) {
+            prefixes[n_addresses] = bans[i].prefix;
+            until[n_addresses] = bans[i].row.until_ms;
+            addresses[n_addresses++] = &bans[i];
+        } else {
+            accounts[n_accounts++] = &bans[i];
+        }
+    }
+    if (ban_match_set(&a->match, prefixes, until, n_addresses) != 0)
+        goto out;
+    qsort(accounts, (size_t)n_accounts, sizeof *accounts, by_account);
+    free(a->accounts);
+    free(a->addresses);
+    a->accounts = accounts;
+    a->n_accounts = n_accounts;
+    a->addresses = addresses;
+    accounts = addresses = NULL;
+    rc = 0;
+out:
+    free(accounts);
+    free(addresses);
+    free(prefixes);
+    free(until);
+    return rc;
+}
+
 /* Read the bans in force from the store into the copy the calls check.
  * apply_new: a ban this node did not make (another node of the cluster
  * did) is applied here too, to the seats and streams this node serves. */
@@ -179,14 +236,20 @@ static int read_bans(board_service *svc, bool apply_new)
     store_ban *rows = calloc(MAX_BANS, sizeof *rows);
     if (!rows)
         return -1;
+    /* Looked at before the rows are read: a change in between is seen at
+     * the next look (board_admin_tick), never missed. */
+    if (store_bans_mark_of(svc->store, &a->mark) != 0)
+        memset(&a->mark, 0xff, sizeof a->mark);      /* read again next time */
     int n = 0;
     if (store_bans(svc->store, board_shared_now_ms(svc), rows, MAX_BANS, &n) != 0) {
         board_log_at(svc, LOG_ERR, "cannot read the bans: %s", store_last_error(svc->store));
+        memset(&a->mark, 0xff, sizeof a->mark);
         free(rows);
         return -1;
     }
     ban *bans = n ? calloc((size_t)n, sizeof *bans) : NULL;
     if (n && !bans) {
+        memset(&a->mark, 0xff, sizeof a->mark);
         free(rows);
         return -1;
     }
@@ -203,6 +266,11 @@ static int read_bans(board_service *svc, bool apply_new)
         kept++;
     }
     free(rows);
+    if (index_bans(a, bans, kept) != 0) {
+        memset(&a->mark, 0xff, sizeof a->mark);
+        free(bans);
+        return -1;
+    }
     for (int i = 0; apply_new && i < kept; i++) {
         int tokens = 0, streams = 0;
         if (!known(a->bans, a->n_bans, &bans[i]))
@@ -237,12 +305,16 @@ static void until_text(int64_t until_ms, char *out, size_t len)
 static const store_ban *of_account(board_service *svc, int kind, int64_t account_id)
 {
     struct board_admin *a = svc->admin;
-    int64_t now = board_shared_now_ms(svc);
-    for (int i = 0; a && i < a->n_bans; i++)
-        if (a->bans[i].row.kind == kind && a->bans[i].account_id == account_id &&
-            in_force(&a->bans[i], now))
-            return &a->bans[i].row;
-    return NULL;
+    if (!a || a->n_accounts == 0)
+        return NULL;
+    ban key = {.row.kind = kind, .account_id = account_id};
+    const ban *kp = &key;
+    const ban **hit = bsearch(&kp, a->accounts, (size_t)a->n_accounts, sizeof *a->accounts,
+                              by_account);
+    if (!hit)
+        return NULL;
+    /* One row per (kind, target) in the table, so one per account here. */
+    return in_force(*hit, board_shared_now_ms(svc)) ? &(*hit)->row : NULL;
 }
 
 const store_ban *board_account_ban(board_service *svc, int64_t account_id)
@@ -273,15 +345,8 @@ void board_account_disabled(const store_ban *b, char *out, size_t len)
 static const ban *address_ban(board_service *svc, const char *peer)
 {
     struct board_admin *a = svc->admin;
-    address_prefix addr;
-    if (!a || address_of_peer(peer, &addr) != 0)
-        return NULL;
-    int64_t now = board_shared_now_ms(svc);
-    for (int i = 0; i < a->n_bans; i++)
-        if (a->bans[i].row.kind == STORE_BAN_ADDRESS && in_force(&a->bans[i], now) &&
-            address_prefix_contains(&a->bans[i].prefix, &addr))
-            return &a->bans[i];
-    return NULL;
+    int i = ban_match_peer(&a->match, peer, board_shared_now_ms(svc));
+    return i < 0 ? NULL : a->addresses[i];
 }
 
 static void address_refusal(const ban *b, char *out, size_t len)
@@ -308,8 +373,8 @@ static bool shows_token(const struct board_admin *a, rpc_call *call)
 bool board_admit(void *user, rpc_call *call)
 {
     board_service *svc = user;
-    if (!svc->admin || svc->admin->n_bans == 0)
-        return true;
+    if (!svc->admin || ban_match_empty(&svc->admin->match))
+        return true;                      /* no address ban: the common case */
     const ban *b = address_ban(svc, rpc_call_peer(call));
     /* The operator is not locked out by a ban of their own address. */
     if (!b || shows_token(svc->admin, call))
@@ -416,6 +481,17 @@ static bool admitted(board_service *svc, rpc_call *call, char *host, size_t host
     }
     board_limit_add(&svc->limits, "admin-call", host, 1000, now);
     return true;
+}
+
+bool board_admin_caller(board_service *svc, rpc_call *call)
+{
+    char host[BOARD_HOST_BYTES];
+    if (!svc->admin) {
+        rpc_call_finish_reason(call, RPC_FAILED_PRECONDITION, "NO_ADMIN_TOKEN",
+                               "this service has no admin token");
+        return false;
+    }
+    return admitted(svc, call, host, sizeof host);
 }
 
 /* As admitted, for calls that need the store too. */
@@ -970,91 +1046,118 @@ out:
     free(ptrs);
 }
 
-static void list_actions(rpc_call *call, const ProtobufCMessage *request, void *user)
+/* A list the operator reads a page of (ListActions, ListReports): up to
+ * `limit` rows (0: ACTIONS_DEFAULT; at most ACTIONS_MAX) read into an array
+ * of row_size each, each made a message of msg_size (fill, with room for an
+ * address as logs show it), answered by reply. */
+typedef struct admin_list {
+    size_t row_size, msg_size;
+    int (*read)(board_service *svc, int limit, void *rows, int *n);   /* 0 or -1 */
+    void (*fill)(const void *row, void *msg, char *host, size_t hostlen);
+    void (*reply)(rpc_call *call, void **msgs, size_t n);
+    const char *unreadable;            /* said when read fails */
+} admin_list;
+
+static void list_rows(board_service *svc, rpc_call *call, int32_t asked, const admin_list *l)
 {
-    board_service *svc = user;
-    const Sungka__V1__AdminListActionsRequest *req = (const void *)request;
     char host[BOARD_HOST_BYTES];
     if (!admitted_store(svc, call, host, sizeof host))
         return;
-    int limit = req->limit > 0 ? req->limit : ACTIONS_DEFAULT;
+    int limit = asked > 0 ? asked : ACTIONS_DEFAULT;
     if (limit > ACTIONS_MAX)
         limit = ACTIONS_MAX;
-    store_admin_action *rows = calloc((size_t)limit, sizeof *rows);
-    Sungka__V1__AdminAction *msgs = calloc((size_t)limit, sizeof *msgs);
-    Sungka__V1__AdminAction **ptrs = calloc((size_t)limit, sizeof *ptrs);
-    char (*who)[BOARD_LOG_HOST_BYTES] = calloc((size_t)limit, sizeof *who);
+    char *rows = calloc((size_t)limit, l->row_size);
+    char *msgs = calloc((size_t)limit, l->msg_size);
+    void **ptrs = calloc((size_t)limit, sizeof *ptrs);
+    char (*hosts)[BOARD_LOG_HOST_BYTES] = calloc((size_t)limit, sizeof *hosts);
     int n = 0;
-    if (!rows || !msgs || !ptrs || !who) {
+    if (!rows || !msgs || !ptrs || !hosts) {
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-    } else if (store_admin_actions(svc->store, limit, rows, &n) != 0) {
-        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "UNAVAILABLE",
-                               "cannot read the audit log");
+    } else if (l->read(svc, limit, rows, &n) != 0) {
+        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "UNAVAILABLE", l->unreadable);
     } else {
         for (int i = 0; i < n; i++) {
-            sungka__v1__admin_action__init(&msgs[i]);
-            msgs[i].at_ms = rows[i].at_ms;
-            msgs[i].who = (char *)board_log_host(rows[i].who, who[i], sizeof who[i]);
-            msgs[i].action = rows[i].action;
-            msgs[i].target = rows[i].target;
-            msgs[i].reason = rows[i].reason;
-            ptrs[i] = &msgs[i];
+            ptrs[i] = msgs + (size_t)i * l->msg_size;
+            l->fill(rows + (size_t)i * l->row_size, ptrs[i], hosts[i], sizeof hosts[i]);
         }
-        Sungka__V1__AdminListActionsResponse reply =
-            SUNGKA__V1__ADMIN_LIST_ACTIONS_RESPONSE__INIT;
-        reply.actions = ptrs;
-        reply.n_actions = (size_t)n;
-        rpc_call_reply(call, &reply.base);
+        l->reply(call, ptrs, (size_t)n);
     }
     free(rows);
     free(msgs);
     free(ptrs);
-    free(who);
+    free(hosts);
+}
+
+static int read_actions(board_service *svc, int limit, void *rows, int *n)
+{
+    return store_admin_actions(svc->store, limit, rows, n);
+}
+
+static void fill_action(const void *row, void *msg, char *host, size_t hostlen)
+{
+    const store_admin_action *r = row;
+    Sungka__V1__AdminAction *m = msg;
+    sungka__v1__admin_action__init(m);
+    m->at_ms = r->at_ms;
+    m->who = (char *)board_log_host(r->who, host, hostlen);
+    m->action = (char *)r->action;
+    m->target = (char *)r->target;
+    m->reason = (char *)r->reason;
+}
+
+static void reply_actions(rpc_call *call, void **msgs, size_t n)
+{
+    Sungka__V1__AdminListActionsResponse reply = SUNGKA__V1__ADMIN_LIST_ACTIONS_RESPONSE__INIT;
+    reply.actions = (Sungka__V1__AdminAction **)msgs;
+    reply.n_actions = n;
+    rpc_call_reply(call, &reply.base);
+}
+
+static void list_actions(rpc_call *call, const ProtobufCMessage *request, void *user)
+{
+    static const admin_list actions = {sizeof(store_admin_action),
+                                       sizeof(Sungka__V1__AdminAction), read_actions,
+                                       fill_action, reply_actions, "cannot read the audit log"};
+    list_rows(user, call, ((const Sungka__V1__AdminListActionsRequest *)request)->limit,
+              &actions);
 }
 
 /* Players' reports (social_rpc.c keeps them), for the operator. */
+static int read_reports(board_service *svc, int limit, void *rows, int *n)
+{
+    char err[256];
+    return board_reports_list(svc, limit, rows, n, err, sizeof err);
+}
+
+static void fill_report(const void *row, void *msg, char *host, size_t hostlen)
+{
+    const store_report *r = row;
+    Sungka__V1__AdminReport *m = msg;
+    sungka__v1__admin_report__init(m);
+    m->id = r->id;
+    m->at_ms = r->time_ms;
+    m->reporter = (char *)r->reporter;
+    m->reported = (char *)r->reported;
+    m->game_id = (char *)r->game_id;
+    m->reason = (char *)r->reason;
+    m->address = (char *)board_log_host(r->host, host, hostlen);
+}
+
+static void reply_reports(rpc_call *call, void **msgs, size_t n)
+{
+    Sungka__V1__AdminListReportsResponse reply = SUNGKA__V1__ADMIN_LIST_REPORTS_RESPONSE__INIT;
+    reply.reports = (Sungka__V1__AdminReport **)msgs;
+    reply.n_reports = n;
+    rpc_call_reply(call, &reply.base);
+}
+
 static void list_reports(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
-    board_service *svc = user;
-    const Sungka__V1__AdminListReportsRequest *req = (const void *)request;
-    char host[BOARD_HOST_BYTES];
-    if (!admitted_store(svc, call, host, sizeof host))
-        return;
-    int limit = req->limit > 0 ? req->limit : ACTIONS_DEFAULT;
-    if (limit > ACTIONS_MAX)
-        limit = ACTIONS_MAX;
-    store_report *rows = calloc((size_t)limit, sizeof *rows);
-    Sungka__V1__AdminReport *msgs = calloc((size_t)limit, sizeof *msgs);
-    Sungka__V1__AdminReport **ptrs = calloc((size_t)limit, sizeof *ptrs);
-    char (*addr)[BOARD_LOG_HOST_BYTES] = calloc((size_t)limit, sizeof *addr);
-    int n = 0;
-    char err[256];
-    if (!rows || !msgs || !ptrs || !addr) {
-        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-    } else if (board_reports_list(svc, limit, rows, &n, err, sizeof err) != 0) {
-        rpc_call_finish_reason(call, RPC_UNAVAILABLE, "UNAVAILABLE", "cannot read the reports");
-    } else {
-        for (int i = 0; i < n; i++) {
-            sungka__v1__admin_report__init(&msgs[i]);
-            msgs[i].id = rows[i].id;
-            msgs[i].at_ms = rows[i].time_ms;
-            msgs[i].reporter = rows[i].reporter;
-            msgs[i].reported = rows[i].reported;
-            msgs[i].game_id = rows[i].game_id;
-            msgs[i].reason = rows[i].reason;
-            msgs[i].address = (char *)board_log_host(rows[i].host, addr[i], sizeof addr[i]);
-            ptrs[i] = &msgs[i];
-        }
-        Sungka__V1__AdminListReportsResponse reply =
-            SUNGKA__V1__ADMIN_LIST_REPORTS_RESPONSE__INIT;
-        reply.reports = ptrs;
-        reply.n_reports = (size_t)n;
-        rpc_call_reply(call, &reply.base);
-    }
-    free(rows);
-    free(msgs);
-    free(ptrs);
-    free(addr);
+    static const admin_list reports = {sizeof(store_report), sizeof(Sungka__V1__AdminReport),
+                                       read_reports, fill_report, reply_reports,
+                                       "cannot read the reports"};
+    list_rows(user, call, ((const Sungka__V1__AdminListReportsRequest *)request)->limit,
+              &reports);
 }
 
 const rpc_method_entry board_admin_methods[] = {
@@ -1100,7 +1203,13 @@ void board_admin_tick(board_service *svc, int64_t now)
     if (!a || !svc->store || !store_shared(svc->store) || now < a->next_refresh_ms)
         return;
     a->next_refresh_ms = now + BAN_REFRESH_MS;
-    read_bans(svc, true);
+    store_bans_mark mark;
+    if (store_bans_mark_of(svc->store, &mark) != 0) {
+        board_log_at(svc, LOG_ERR, "cannot look at the bans: %s", store_last_error(svc->store));
+        return;
+    }
+    if (memcmp(&mark, &a->mark, sizeof mark) != 0)
+        read_bans(svc, true);
 }
 
 void board_admin_free(board_service *svc)
@@ -1109,6 +1218,9 @@ void board_admin_free(board_service *svc)
         return;
     sodium_memzero(svc->admin->token_hash, sizeof svc->admin->token_hash);
     free(svc->admin->bans);
+    free(svc->admin->accounts);
+    free(svc->admin->addresses);
+    ban_match_free(&svc->admin->match);
     free(svc->admin);
     svc->admin = NULL;
 }

@@ -15,6 +15,13 @@
 
 struct board_service;
 
+/* --tournaments: who may create a tournament. */
+enum {
+    BOARD_TOURNAMENTS_OPEN = 0,      /* anyone */
+    BOARD_TOURNAMENTS_OPERATOR = 1,  /* a call showing the admin token */
+    BOARD_TOURNAMENTS_OFF = 2,       /* none: the calls answer UNIMPLEMENTED */
+};
+
 typedef struct board_config {
     const char *listen;        /* "0.0.0.0:7070"; port 0 picks a free one */
     const char *advertise;     /* endpoint put in board references (NULL: the bound address) */
@@ -38,9 +45,19 @@ typedef struct board_config {
     int client_chat_rate;      /* chat lines per 5 s (default 20) */
     int client_pairings;       /* QuickPair calls waiting at once (default 1) */
     int max_pool;              /* players waiting in one quick-pairing pool (default 1000) */
+    int tournaments;           /* BOARD_TOURNAMENTS_*: who may create one (default open) */
+    int max_tournaments;       /* unfinished tournaments at once (default 20) */
+    int client_tournaments;    /* ... of them made from one client address (default 2) */
+    int max_tournament_players;    /* players in one tournament (default 64, at most 1000) */
     int max_request_bytes;     /* largest request accepted (default 64 KiB) */
     int move_rate;             /* moves per seat per second (default 200) */
     int bot_think_ms;          /* time per move of service-run bots (default 1000) */
+    /* The engine's review of ended games (analysis.c; need a store): */
+    bool analysis_off;         /* --analysis off: review nothing */
+    int analysis_depth;        /* plies a position; 0: each kind's own (games/) */
+    int analysis_time_ms;      /* at most this per position (default 2000) */
+    int analysis_queue;        /* ended games waiting for a review; more are
+                                * reviewed at the next start (default 32) */
     int first_move_ms;         /* games with clocks: a seat's first move within this,
                                 * or the game is aborted (default 30000) */
     /* Rated games that do not count (room_rating.c; docs/rules.md, "Ratings"): */

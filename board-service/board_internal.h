@@ -231,6 +231,13 @@ typedef enum room_rc {
     ROOM_E_FULL = -13,         /* no seat, or no room, left in the game */
     ROOM_E_REVOKED = -14,      /* a stream whose seat token was replaced (its account
                                 * signed out everywhere, or changed its password) */
+    /* Kinds of ROOM_E_STATE and ROOM_E_DENIED precise enough for a client
+     * to say in the user's language (ErrorReason 40..44) */
+    ROOM_E_NOT_STARTED = -15,  /* the game has not started */
+    ROOM_E_ENDED = -16,        /* the game is over */
+    ROOM_E_OBSERVER = -17,     /* observers cannot do that (a player's command) */
+    ROOM_E_NO_OFFER = -18,     /* nobody has offered this seat a draw or a rematch */
+    ROOM_E_PENDING = -19,      /* this seat's offer (or acceptance) waits for the others */
 } room_rc;
 
 /*
@@ -320,6 +327,8 @@ struct board_service {
     pid_t *bot_pids;           /* bots.c: children still running */
     int n_bots, bots_cap;
     struct accounts_pool *pool;    /* accounts_rpc.c: password hashing; NULL: no store */
+    struct board_analysis *analysis;   /* analysis.c: the reviews' thread and queue; NULL:
+                                        * --analysis off or no store */
     limit_table limits;        /* accounts_rpc.c: sign-in failures, password checks,
                                 * accounts made */
     struct board_health *health;   /* health.c: the loop's beat, the watchdog */
@@ -329,6 +338,8 @@ struct board_service {
     struct board_pairing *pairing; /* pairing.c: the quick-pairing pools; NULL until
                                 * the first QuickPair */
     struct board_admin *admin; /* admin_rpc.c: the admin token's hash and the bans */
+    struct board_tournaments *tournaments; /* tournament.c: every tournament and its
+                                * watchers; NULL until the first call or recovery */
     bool log_journal;          /* service_log.c: lines in the journal's form; set
                                 * by board_create, read-only after (any thread) */
 };
@@ -387,6 +398,22 @@ void board_log_signin_failed(board_service *svc, const char *host, const char *n
  * for echoing in an error sentence; returns buf. */
 const char *board_echo(const char *in, char *buf, size_t len);
 
+/* --- the engine's review of ended games (analysis.c), loop thread only --- */
+typedef struct board_analysis board_analysis;
+/* Start the reviews' thread and queue the ended games a kill -9 left without
+ * a review; nothing with --analysis off or no store. 0, or -1 and a sentence. */
+int board_analysis_start(board_service *svc, char *err, size_t errlen);
+/* A game ended: queue its review (moves copied). A full queue leaves it to
+ * the next start, said in the log. */
+void board_analysis_game_ended(board_service *svc, const char *game_id, const game_kind *kind,
+                               const game_options *opts, const store_move *moves, int n);
+/* Store the reviews the thread finished (after each poll). */
+void board_analysis_drain(board_service *svc);
+/* Whether game_id's review is queued, being computed or waiting to be stored. */
+bool board_analysis_waiting(board_service *svc, const char *game_id);
+/* Stop the thread (a review in progress gives up) and drop the queue. */
+void board_analysis_stop(board_service *svc);
+
 /* --- clients.c: limits per client address --- */
 /* The entry of a client's address ("ipv4:10.0.0.7"), made when new; NULL
  * when out of memory. */
@@ -433,6 +460,18 @@ int board_pairing_pools(board_service *svc, const game_kind *kind, int64_t now,
 void board_pairing_close(board_service *svc, const char *why);
 /* After the server is destroyed (its done callbacks ran). */
 void board_pairing_free(board_service *svc);
+
+/* --- tournament.c: tournaments (docs/rules.md, "Tournaments") --- */
+typedef struct board_tournaments board_tournaments;
+/* After the games are recovered: the stored tournaments, as they stood. 0,
+ * or -1 with err (the store cannot be read). */
+int board_tournaments_recover(board_service *svc, char *err, size_t errlen);
+/* From the loop's timers: results scored, arenas paired, rounds begun. */
+void board_tournaments_tick(board_service *svc, int64_t now);
+/* The service stops: every Watch stream ends UNAVAILABLE with why. */
+void board_tournaments_close(board_service *svc, const char *why);
+/* After the server is destroyed (its done callbacks ran). */
+void board_tournaments_free(board_service *svc);
 
 /* --- listen.c --- */
 /* After rpc_server_create refused addr: one sentence saying why ("cannot
@@ -584,6 +623,21 @@ typedef enum room_event_kind {
     ROOM_EV_COUNT
 } room_event_kind;
 
+/* Why a game ended, a seat left it or a player departed, as the contract's
+ * EndReason, OutReason and DepartReason number them (wire.c copies the
+ * number; a client says it in the user's language). 0: not given. */
+typedef enum room_end_why {
+    ROOM_END_FINISHED = 1, ROOM_END_PLAYER_OUT, ROOM_END_DRAW_AGREED, ROOM_END_ABORTED,
+    ROOM_END_NO_FIRST_MOVE, ROOM_END_EMPTY_SEAT_TIME, ROOM_END_OPERATOR, ROOM_END_NOBODY_LEFT,
+} room_end_why;
+typedef enum room_out_why {
+    ROOM_OUT_RESIGNED = 1, ROOM_OUT_TIME_RAN_OUT, ROOM_OUT_QUIT, ROOM_OUT_CLAIMED,
+} room_out_why;
+typedef enum room_depart_why {
+    ROOM_DEPART_CONNECTION_CLOSED = 1, ROOM_DEPART_NO_PINGS, ROOM_DEPART_NOT_BACK,
+    ROOM_DEPART_TOKEN_REVOKED, ROOM_DEPART_ENDED_BY_OPERATOR,
+} room_depart_why;
+
 typedef struct room_event {
     room_event_kind kind;
     uint64_t seq;
@@ -609,6 +663,11 @@ typedef struct room_event {
     unsigned seats;            /* REMATCH_OFFERED: bit s, seat s accepted */
     const char *sender;        /* CHAT read back from the store (wire_event_value): the
                                 * sender's name, where live play has who */
+    int why;                   /* OVER: room_end_why; OUT: room_out_why; DEPARTED:
+                                * room_depart_why; 0 when not given */
+    int out_why;               /* OVER by ROOM_END_PLAYER_OUT: why `by` left */
+    const char *by;            /* OVER: whose doing (a name or a seat's label), or NULL */
+    const char *detail;        /* OVER by ROOM_END_OPERATOR: the operator's words */
 } room_event;
 
 /* Each returns the packed bytes (malloc'ed; the caller frees) and their

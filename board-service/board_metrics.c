@@ -120,6 +120,15 @@ void board_metrics_refusal(void *user, rpc_code code, const char *reason)
                1);
 }
 
+void board_metrics_play_command(board_service *svc, const char *command)
+{
+    if (svc->m.set)   /* a dozen commands: found through the set's index after the first */
+        metric_add(metrics_counter(svc->m.set, "sungka_play_commands_total",
+                                   "Commands read from Board.Play streams, by command.",
+                                   "command", command),
+                   1);
+}
+
 static void count_gauges(board_service *svc)
 {
     int games[ROOM_ABANDONED + 1] = {0}, people = 0, streams = 0;

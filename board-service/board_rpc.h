@@ -51,7 +51,8 @@ extern const rpc_method_entry board_games_methods[];
 extern const size_t board_games_n_methods;
 /* A new game of kind_name with these options, title, clock, rating and a
  * bot to take over departed seats (level, 0: none), stored and registered;
- * NULL with *code and a sentence in err when refused. */
+ * NULL with *code and a sentence in err when refused. call NULL: a game the
+ * service makes for itself (a tournament's), counted against no client. */
 room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
                      Sungka__V1__GameOption **options, size_t n_options, const char *title,
                      bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
@@ -71,6 +72,10 @@ void board_discard_room(board_service *svc, room *r);
 
 /* --- pairing.c: quick pairing (Register.QuickPair; docs/rules.md) --- */
 void board_quick_pair(rpc_call *call, const ProtobufCMessage *request, void *user);
+
+/* --- tournament.c: the TournamentService (tournament.proto) --- */
+extern const rpc_method_entry board_tournament_methods[];
+extern const size_t board_tournament_n_methods;
 
 /* --- play_rpc.c: the Board service's calls --- */
 extern const rpc_method_entry board_play_methods[];
@@ -123,6 +128,8 @@ void history_player_stats(rpc_call *call, const ProtobufCMessage *request, void 
 void history_leaderboard(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *svc);
+/* Register.GetAnalysis (analysis.c): a stored review, or PENDING/NONE and why. */
+void history_get_analysis(rpc_call *call, const ProtobufCMessage *request, void *svc);
 void history_rating_history(rpc_call *call, const ProtobufCMessage *request, void *svc);
 
 /* --- accounts_rpc.c: the Accounts service, and who calls the lobby --- */
@@ -173,6 +180,9 @@ void board_admin_free(board_service *svc);
 /* The rpc server's admit hook: false when call's address is banned (then
  * answered PERMISSION_DENIED, ADDRESS_BANNED, with the ban's reason). */
 bool board_admit(void *svc, rpc_call *call);
+/* Whether call shows the admin token, as every Admin call must: true, or
+ * false with the call answered (no token kept, a wrong one, too many). */
+bool board_admin_caller(board_service *svc, rpc_call *call);
 /* The ban in force on account_id, or NULL; and the sentence the person
  * reads ("This account is disabled: REASON"). */
 const store_ban *board_account_ban(board_service *svc, int64_t account_id);
@@ -235,5 +245,8 @@ void wire_participant(const participant *p, wire_participant_msg *out);
 /* board_metrics.c: a refusal counted (rpc_server_set_refusal_hook's; user
  * is the service). */
 void board_metrics_refusal(void *user, rpc_code code, const char *reason);
+/* board_metrics.c: a command read from a Play stream counted, by its name
+ * ("move", "abort"...; static). */
+void board_metrics_play_command(board_service *svc, const char *command);
 
 #endif /* SUNGKA_BOARD_RPC_H */

@@ -368,10 +368,11 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
                      bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
                      int bot_takes_over_level, rpc_code *code, char *err, size_t errlen)
 {
-    char creator[BOARD_HOST_BYTES];
-    board_peer_host(svc, call, creator, sizeof creator);
+    char creator[BOARD_HOST_BYTES] = "tournament";
+    if (call)                 /* NULL: a tournament's game, made by the service */
+        board_peer_host(svc, call, creator, sizeof creator);
     int open = 0;
-    for (int i = 0; i < svc->n_rooms; i++) {
+    for (int i = 0; call && i < svc->n_rooms; i++) {
         const room *o = svc->rooms[i];
         open += room_is_open(o) && strcmp(room_creator(o), creator) == 0;
     }
@@ -649,6 +650,7 @@ const rpc_method_entry board_games_methods[] = {
     {"Leaderboard", history_leaderboard, false, false, false},
     {"ListMatches", history_list_matches, false, false, false},
     {"GetMatch", history_get_match, false, false, false},
+    {"GetAnalysis", history_get_analysis, false, false, false},
     {"RatingHistory", history_rating_history, false, false, false},
     {"ListKinds", list_kinds, false, false, false},
     {"QuickPair", board_quick_pair, true, false, false},

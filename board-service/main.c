@@ -90,12 +90,27 @@ static void usage(FILE *out)
             "                                these limits hold per /N (default 64)\n"
             "      --max-pool N          players waiting in one quick-pairing pool (a kind,\n"
             "                            its options and a time control; default 1000)\n"
+            "      --tournaments WHO     who may create a tournament: open (anyone, the\n"
+            "                            default), operator (a call with the admin token)\n"
+            "                            or off (no tournaments)\n"
+            "      --max-tournaments N   tournaments not yet finished at once (default 20)\n"
+            "      --client-tournaments N  ... of them made from one client address\n"
+            "                            (default 2; the operator's do not count)\n"
+            "      --max-tournament-players N  players in one tournament (default 64)\n"
             "      --max-blocks N        accounts one account may block (default 500)\n"
             "      --report-rate N       reports one account may make per 24 hours\n"
             "                            (default 20)\n"
             "      --block-rate N        blocks and unblocks one account may make per minute\n"
             "                            (default 30)\n"
             "      --bot-think MS        time per move of the bots games ask for (default 1000)\n"
+            "      --analysis on|off     review every ended game of two seats with the\n"
+            "                            engine, on a thread of its own, one game at a time\n"
+            "                            (GetAnalysis; default on)\n"
+            "      --analysis-depth N    plies searched per position, 1..60 (default: each\n"
+            "                            kind's own: mancala 10, reversi and qubic 6)\n"
+            "      --analysis-time MS    at most this per position (default 2000)\n"
+            "      --analysis-queue N    ended games waiting for their review; beyond, a game\n"
+            "                            is reviewed at the service's next start (default 32)\n"
             "      --tls-cert FILE       serve TLS with this PEM certificate chain...\n"
             "      --tls-key FILE        ...and its private key\n"
             "      --tls-client-ca FILE  also require client certificates signed by this CA\n"
@@ -207,7 +222,8 @@ static void usage(FILE *out)
  * their long names (config_file.h), so nothing else lists them. */
 enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_FIRST_MOVE,
        OPT_MAX_GAMES,
-       OPT_BOT_THINK, OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
+       OPT_BOT_THINK, OPT_ANALYSIS, OPT_ANALYSIS_DEPTH, OPT_ANALYSIS_TIME, OPT_ANALYSIS_QUEUE,
+       OPT_DB, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_CLIENT_CA,
        OPT_MAX_PER_CLIENT, OPT_MAX_PARTICIPANTS, OPT_MAX_MESSAGE, OPT_MAX_STREAMS,
        OPT_CHAT_LENGTH, OPT_CHAT_RATE, OPT_PRESENCE_EVENTS,
        OPT_MOVE_RATE, OPT_MAX_REQUEST, OPT_CLIENT_STREAMS, OPT_CLIENT_OBSERVERS, OPT_IPV6_PREFIX,
@@ -221,7 +237,9 @@ enum { OPT_ADVERTISE = 256, OPT_PING_INTERVAL, OPT_PING_TIMEOUT, OPT_GRACE, OPT_
        OPT_STALL_LIMIT, OPT_RATED_MIN_MOVES, OPT_RATED_PAIR_GAMES, OPT_RATED_SAME_ADDRESS,
         OPT_RATING_REPORT, OPT_CONFIG, OPT_METRICS, OPT_ADMIN_TOKEN_FILE, OPT_MAX_BLOCKS,
         OPT_REPORT_RATE, OPT_REPORTS, OPT_BLOCK_RATE, OPT_MAX_HEALTH_WATCHES,
-        OPT_MAX_REFLECTION_STREAMS, OPT_CLIENT_PAIRINGS, OPT_MAX_POOL };
+        OPT_MAX_REFLECTION_STREAMS, OPT_CLIENT_PAIRINGS, OPT_MAX_POOL,
+        OPT_TOURNAMENTS, OPT_MAX_TOURNAMENTS, OPT_MAX_TOURNAMENT_PLAYERS,
+        OPT_CLIENT_TOURNAMENTS };
 
 static const struct option longopts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -232,6 +250,10 @@ static const struct option longopts[] = {
     {"ping-timeout", required_argument, NULL, OPT_PING_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"bot-think", required_argument, NULL, OPT_BOT_THINK},
+    {"analysis", required_argument, NULL, OPT_ANALYSIS},
+    {"analysis-depth", required_argument, NULL, OPT_ANALYSIS_DEPTH},
+    {"analysis-time", required_argument, NULL, OPT_ANALYSIS_TIME},
+    {"analysis-queue", required_argument, NULL, OPT_ANALYSIS_QUEUE},
     {"db", required_argument, NULL, OPT_DB},
     {"max-games-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
     {"max-participants", required_argument, NULL, OPT_MAX_PARTICIPANTS},
@@ -249,6 +271,10 @@ static const struct option longopts[] = {
     {"client-chat-rate", required_argument, NULL, OPT_CLIENT_CHAT_RATE},
     {"client-pairings", required_argument, NULL, OPT_CLIENT_PAIRINGS},
     {"max-pool", required_argument, NULL, OPT_MAX_POOL},
+    {"tournaments", required_argument, NULL, OPT_TOURNAMENTS},
+    {"max-tournaments", required_argument, NULL, OPT_MAX_TOURNAMENTS},
+    {"client-tournaments", required_argument, NULL, OPT_CLIENT_TOURNAMENTS},
+    {"max-tournament-players", required_argument, NULL, OPT_MAX_TOURNAMENT_PLAYERS},
     {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
     {"tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA},
@@ -411,6 +437,30 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         if (count(value, 1000000, &st->cfg.max_pool, err, errlen))
             return -1;
         break;
+    case OPT_TOURNAMENTS:
+        if (strcmp(value, "open") == 0) {
+            st->cfg.tournaments = BOARD_TOURNAMENTS_OPEN;
+        } else if (strcmp(value, "operator") == 0) {
+            st->cfg.tournaments = BOARD_TOURNAMENTS_OPERATOR;
+        } else if (strcmp(value, "off") == 0) {
+            st->cfg.tournaments = BOARD_TOURNAMENTS_OFF;
+        } else {
+            snprintf(err, errlen, "is open, operator or off, not '%s'", value);
+            return -1;
+        }
+        break;
+    case OPT_MAX_TOURNAMENTS:
+        if (count(value, 10000, &st->cfg.max_tournaments, err, errlen))
+            return -1;
+        break;
+    case OPT_CLIENT_TOURNAMENTS:
+        if (count(value, 10000, &st->cfg.client_tournaments, err, errlen))
+            return -1;
+        break;
+    case OPT_MAX_TOURNAMENT_PLAYERS:
+        if (count(value, 1000, &st->cfg.max_tournament_players, err, errlen))
+            return -1;
+        break;
     case OPT_CLIENT_OBSERVERS:
         if (count(value, 1000000, &st->cfg.max_client_observers, err, errlen))
             return -1;
@@ -460,6 +510,25 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         break;
     case OPT_BOT_THINK:
         if (count(value, 600000, &st->cfg.bot_think_ms, err, errlen))
+            return -1;
+        break;
+    case OPT_ANALYSIS:
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+            snprintf(err, errlen, "must be on or off, not '%s'", value);
+            return -1;
+        }
+        st->cfg.analysis_off = strcmp(value, "off") == 0;
+        break;
+    case OPT_ANALYSIS_DEPTH:
+        if (count(value, 60, &st->cfg.analysis_depth, err, errlen))
+            return -1;
+        break;
+    case OPT_ANALYSIS_TIME:
+        if (count(value, 600000, &st->cfg.analysis_time_ms, err, errlen))
+            return -1;
+        break;
+    case OPT_ANALYSIS_QUEUE:
+        if (count(value, 100000, &st->cfg.analysis_queue, err, errlen))
             return -1;
         break;
     case OPT_MAX_GAMES:

@@ -3,7 +3,8 @@
  * game and seat (caller), and each call hands its request to the room
  * (Subscribe and SubscribeMany attach streams; Move waits for its commit,
  * batched by the turn hook; Chat, Ready, Sit, Resign, Rematch...; Play is
- * a stream of commands whose answers are events on it), whose
+ * a stream of every seat command, applied in order by the same room
+ * functions, whose answers are events on it), whose
  * answer board_refuse turns into a status. Loop thread only.
  */
 #include <stdio.h>
@@ -269,19 +270,25 @@ static void ready(rpc_call *call, const ProtobufCMessage *request, void *svc)
     answer(call, rc, err, &done.base);
 }
 
+/* Sit, as the call and as a Play command. */
+static room_rc sit_on(participant *p, const Sungka__V1__SitRequest *req, char *err,
+                      size_t errlen)
+{
+    if (req->seat && req->seat->value < 0) {
+        snprintf(err, errlen, "the seat must be 0 or more (leave it out for any)");
+        return ROOM_E_INVALID;
+    }
+    int seat = req->seat ? req->seat->value : -1;   /* -1: any open seat, for the room */
+    return room_sit(p->room, p, seat, err, errlen);
+}
+
 static void sit(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
-    const Sungka__V1__SitRequest *req = (const void *)request;
     participant *p = caller(svc, call);
     char err[256];
     if (!p)
         return;
-    if (req->seat && req->seat->value < 0) {
-        board_fail(call, RPC_INVALID_ARGUMENT, "the seat must be 0 or more (leave it out for any)");
-        return;
-    }
-    int seat = req->seat ? req->seat->value : -1;   /* -1: any open seat, for the room */
-    room_rc rc = room_sit(p->room, p, seat, err, sizeof err);
+    room_rc rc = sit_on(p, (const void *)request, err, sizeof err);
     Sungka__V1__SitResponse done = SUNGKA__V1__SIT_RESPONSE__INIT;
     answer(call, rc, err, &done.base);
 }
@@ -387,27 +394,37 @@ static room *start_rematch(board_service *svc, rpc_call *call, room *r, char *er
     return next;
 }
 
+/* Rematch, as the call and as a Play command: *next is the rematch once
+ * it has started (else NULL). */
+static room_rc rematch_of(board_service *svc, rpc_call *call, participant *p,
+                          const Sungka__V1__RematchRequest *req, room **next /* OUT */,
+                          char *err, size_t errlen)
+{
+    room *r = p->room;
+    bool all = false;
+    *next = NULL;
+    if (room_rematch_id(r)[0] && !req->decline) {   /* started: your seat in it */
+        *next = board_find_room(svc, room_rematch_id(r));
+        if (!*next) {
+            snprintf(err, errlen, "the rematch, game %s, is over", room_rematch_id(r));
+            return ROOM_E_NOT_FOUND;
+        }
+        return ROOM_OK;
+    }
+    room_rc rc = room_rematch(r, p, req->decline, &all, err, errlen);
+    if (rc == ROOM_OK && all && !(*next = start_rematch(svc, call, r, err, errlen)))
+        rc = ROOM_E_LIMIT;
+    return rc;
+}
+
 static void rematch(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
-    const Sungka__V1__RematchRequest *req = (const void *)request;
     participant *p = caller(svc, call);
     char err[256];
     if (!p)
         return;
-    room *r = p->room, *next = NULL;
-    bool all = false;
-    room_rc rc = ROOM_OK;
-    if (room_rematch_id(r)[0] && !req->decline) {   /* started: your seat in it */
-        next = board_find_room(svc, room_rematch_id(r));
-        if (!next) {
-            snprintf(err, sizeof err, "the rematch, game %s, is over", room_rematch_id(r));
-            rc = ROOM_E_NOT_FOUND;
-        }
-    } else {
-        rc = room_rematch(r, p, req->decline, &all, err, sizeof err);
-        if (rc == ROOM_OK && all && !(next = start_rematch(svc, call, r, err, sizeof err)))
-            rc = ROOM_E_LIMIT;
-    }
+    room *next;
+    room_rc rc = rematch_of(svc, call, p, (const void *)request, &next, err, sizeof err);
     Sungka__V1__RematchResponse done = SUNGKA__V1__REMATCH_RESPONSE__INIT;
     Sungka__V1__BoardRef ref = SUNGKA__V1__BOARD_REF__INIT;
     Sungka__V1__SeatNumber seat;
@@ -521,6 +538,35 @@ static void play_chat(play_session *s, rpc_call *call, participant *p, uint64_t 
         play_refuse(s, call, id, rc, err);
 }
 
+/* The commands' names, for the metrics (sungka_play_commands_total: one
+ * series each, and "unknown" for a case this service does not know). */
+static const struct {
+    Sungka__V1__PlayRequest__CommandCase command;
+    const char *name;
+} play_names[] = {
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_START, "start"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE, "move"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_CHAT, "chat"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_PING, "ping"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_READY, "ready"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_RESIGN, "resign"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_OFFER_DRAW, "offer_draw"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_ANSWER_DRAW, "answer_draw"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_SIT, "sit"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_STAND, "stand"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_ABORT, "abort"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_CLAIM, "claim"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_REMATCH, "rematch"},
+};
+
+static const char *play_name(Sungka__V1__PlayRequest__CommandCase command)
+{
+    for (size_t i = 0; i < sizeof play_names / sizeof play_names[0]; i++)
+        if (play_names[i].command == command)
+            return play_names[i].name;
+    return "unknown";
+}
+
 /* One command after the start (rpc_message_cb). Batched: moves of one
  * loop turn, from any number of streams, are stored in one transaction
  * (room_commit_moves, by the turn hook), and their MoveMade events are
@@ -537,6 +583,7 @@ static void play_command(rpc_call *call, const ProtobufCMessage *msg, void *user
         return;              /* not attached (it ends by then): nobody to act for */
     char err[256] = "";
     uint64_t id = req->id;
+    board_metrics_play_command(s->svc, play_name(req->command_case));
     if (!play_rate_ok(s, p, err, sizeof err)) {
         play_refuse(s, call, id, ROOM_E_LIMIT, err);
         return;
@@ -550,6 +597,7 @@ static void play_command(rpc_call *call, const ProtobufCMessage *msg, void *user
         return;
     }
     room_rc rc = ROOM_OK;
+    room *next;
     switch (req->command_case) {
     case SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE:
         rc = room_move_on_stream(p->room, p, req->move->move, id, err, sizeof err);
@@ -571,6 +619,23 @@ static void play_command(rpc_call *call, const ProtobufCMessage *msg, void *user
         break;
     case SUNGKA__V1__PLAY_REQUEST__COMMAND_ANSWER_DRAW:
         rc = room_answer_draw(p->room, p, req->answer_draw->accept, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_SIT:
+        rc = sit_on(p, req->sit, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_STAND:
+        rc = room_stand(p->room, p, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_ABORT:
+        rc = room_abort(p->room, p, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_CLAIM:
+        rc = room_claim(p->room, p, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_REMATCH:
+        /* The rematch's seat comes as the unary call's answer only: on the
+         * stream, its RematchStarted event says where to ask for it. */
+        rc = rematch_of(s->svc, call, p, req->rematch, &next, err, sizeof err);
         break;
     case SUNGKA__V1__PLAY_REQUEST__COMMAND_START:
         snprintf(err, sizeof err, "the stream has started already: start comes once, first");

@@ -331,23 +331,23 @@ const char *room__seat_label(const room *r, int seat, char *buf, size_t len)
 }
 
 /* The game ended: by the rules (abandoned = false) or because a player left. */
-static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
-                     const int *winners);
+static void end_with(room *r, bool abandoned, const room_end *end, const char *reason,
+                     int n_winners, const int *winners);
 
-void room__end_game(room *r, bool abandoned, const char *reason)
+void room__end_game(room *r, bool abandoned, const room_end *end, const char *reason)
 {
     int winners[GAME_MAX_SEATS];
     int n_winners = abandoned ? 0 : game_winners(&r->state, winners);
-    end_with(r, abandoned, reason, n_winners, winners);
+    end_with(r, abandoned, end, reason, n_winners, winners);
 }
 
 void room__end_drawn(room *r, const char *reason)
 {
-    end_with(r, false, reason, 0, NULL);
+    end_with(r, false, &(room_end){.why = ROOM_END_DRAW_AGREED}, reason, 0, NULL);
 }
 
-static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
-                     const int *winners)
+static void end_with(room *r, bool abandoned, const room_end *end, const char *reason,
+                     int n_winners, const int *winners)
 {
     int scores[GAME_MAX_SEATS];
     game_scores(&r->state, scores);
@@ -357,7 +357,9 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
     room_event ev = {.kind = ROOM_EV_OVER, .state = &r->state, .text = reason,
                      .abandoned = abandoned, .n_winners = n_winners, .winners = winners,
                      .ratings = n_rated ? ratings : NULL,
-                     .unrated = why.text[0] ? why.text : NULL};
+                     .unrated = why.text[0] ? why.text : NULL,
+                     .why = (int)end->why, .out_why = (int)end->out_why, .by = end->by,
+                     .detail = end->detail};
     if (room__emit(r, &ev) != ROOM_OK)
         return;
     board_log(r->svc, "game %s over: %s", r->id, reason);
@@ -388,6 +390,11 @@ static void end_with(room *r, bool abandoned, const char *reason, int n_winners,
             board_log_at(r->svc, LOG_ERR, "game %s: cannot store the result: %s", r->id,
                          err[0] ? err : store_last_error(r->svc->store));
             room__write_failed(r);
+        } else if (!r->played_lost) {
+            /* The engine's review, off the loop (analysis.c); a game whose
+             * moves memory lost is found at the next start instead. */
+            board_analysis_game_ended(r->svc, r->id, r->state.kind, &r->state.opts, r->played,
+                                      r->n_moves);
         }
     }
 }
@@ -530,7 +537,7 @@ room_rc room_revoke_account_tokens(room *r, int64_t account_id, const char *why,
         room__store_person(r, p);
         if (p->stream) {
             room__detach_stream(p, ROOM_E_REVOKED, why);
-            room_depart(r, p, "its seat token was revoked");
+            room_depart(r, p, ROOM_DEPART_TOKEN_REVOKED, "its seat token was revoked");
         }
     }
     if (*revoked == 0)
@@ -644,7 +651,7 @@ room_rc room_ready(room *r, participant *p, bool ready, char *err, size_t errlen
 {
     if (p->seat < 0) {
         snprintf(err, errlen, "observers have nothing to be ready for; sit down first");
-        return ROOM_E_DENIED;
+        return ROOM_E_OBSERVER;
     }
     if (only_before_start(r, err, errlen) != ROOM_OK)
         return ROOM_E_STATE;

@@ -122,7 +122,7 @@ bool room_has_open_seat(const room *r);
 /* Mark departed (stream closed or pings missed): a seated player keeps the
  * seat for the grace period; / gone for good (Leave: a seated player quitting
  * a running game is out of it and loses, as by resigning). */
-void room_depart(room *r, participant *p, const char *why);
+void room_depart(room *r, participant *p, room_depart_why code, const char *why);
 void room_leave(room *r, participant *p);
 /* room_fairplay.c — leaving a game without walking out. Seated players of
  * a running game only. Resign: out of the game (two seats: the other wins;

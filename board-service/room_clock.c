@@ -147,14 +147,15 @@ static void fall(room *r, int64_t now)
     if (!(r->moved & (1u << seat))) {
         snprintf(reason, sizeof reason, "%s made no first move in time; the game is aborted",
                  who);
-        room__end_game(r, true, reason);
+        room__end_game(r, true, &(room_end){.why = ROOM_END_NO_FIRST_MOVE, .by = who}, reason);
         return;
     }
     r->clock_ms[seat] = 0;
     if (p)
-        room__leave_game(r, seat, p, "ran out of time", now);
+        room__leave_game(r, seat, p, ROOM_OUT_TIME_RAN_OUT, "ran out of time", now);
     else
-        room__end_game(r, true, "a seat's time ran out while it was empty");
+        room__end_game(r, true, &(room_end){.why = ROOM_END_EMPTY_SEAT_TIME},
+                       "a seat's time ran out while it was empty");
 }
 
 void room_clock_resume(room *r, int64_t now)

@@ -17,12 +17,12 @@ static room_rc playing(const room *r, const participant *p, const char *what, ch
 {
     if (p->seat < 0) {
         snprintf(err, errlen, "observers cannot %s", what);
-        return ROOM_E_DENIED;
+        return ROOM_E_OBSERVER;
     }
     if (r->status != ROOM_RUNNING) {
         snprintf(err, errlen, r->status == ROOM_WAITING ? "the game has not started"
                                                          : "the game is over");
-        return ROOM_E_STATE;
+        return r->status == ROOM_WAITING ? ROOM_E_NOT_STARTED : ROOM_E_ENDED;
     }
     if (game_is_out(&r->state, p->seat)) {
         snprintf(err, errlen, "you are out of the game");
@@ -33,13 +33,15 @@ static room_rc playing(const room *r, const participant *p, const char *what, ch
 
 /* --------------------------------------------------------------- resigning */
 
-void room__leave_game(room *r, int seat, participant *p, const char *why, int64_t now)
+void room__leave_game(room *r, int seat, participant *p, room_out_why code, const char *why,
+                      int64_t now)
 {
     game_state after = r->state;
     game_result res;
     game_retire(&after, seat, &res);
     room_clocks clocks;                /* the next seat's clock runs, or none */
-    room_event ev = {.kind = ROOM_EV_OUT, .who = p, .seat = seat, .text = why, .state = &after,
+    room_event ev = {.kind = ROOM_EV_OUT, .who = p, .seat = seat, .text = why, .why = (int)code,
+                     .state = &after,
                      .result = &res, .clocks = room__clocks_after(r, -1, &after, now, &clocks)};
     if (room__emit(r, &ev) != ROOM_OK)
         return;
@@ -49,7 +51,9 @@ void room__leave_game(room *r, int seat, participant *p, const char *why, int64_
         char reason[sizeof result + BOARD_NAME_BYTES + 32];
         room__result_sentence(r, result, sizeof result);
         snprintf(reason, sizeof reason, "%s %s; %s", p->name, why, result);
-        room__end_game(r, false, reason);
+        room__end_game(r, false,
+                       &(room_end){.why = ROOM_END_PLAYER_OUT, .out_why = code, .by = p->name},
+                       reason);
     }
 }
 
@@ -59,7 +63,7 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen)
     if (rc != ROOM_OK)
         return rc;
     room__change_begin_events_only(r);
-    room__leave_game(r, p->seat, p, "resigned", board_now_ms());
+    room__leave_game(r, p->seat, p, ROOM_OUT_RESIGNED, "resigned", board_now_ms());
     return room__change_end(r, err, errlen);
 }
 
@@ -79,7 +83,7 @@ room_rc room_abort(room *r, participant *p, char *err, size_t errlen)
     char reason[BOARD_NAME_BYTES + 32];
     snprintf(reason, sizeof reason, "%s aborted the game", p->name);
     room__change_begin_events_only(r);
-    room__end_game(r, true, reason);
+    room__end_game(r, true, &(room_end){.why = ROOM_END_ABORTED, .by = p->name}, reason);
     return room__change_end(r, err, errlen);
 }
 
@@ -92,7 +96,7 @@ room_rc room_end_by_operator(room *r, const char *reason, char *err, size_t errl
     char why[STORE_REASON_BYTES];
     snprintf(why, sizeof why, "the operator ended the game: %s", reason);
     room__change_begin_events_only(r);
-    room__end_game(r, true, why);
+    room__end_game(r, true, &(room_end){.why = ROOM_END_OPERATOR, .detail = reason}, why);
     return room__change_end(r, err, errlen);
 }
 
@@ -116,7 +120,7 @@ room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen)
         return rc;
     if (r->draw_offer == p->seat) {
         snprintf(err, errlen, "your offer is open; wait for the answer");
-        return ROOM_E_STATE;
+        return ROOM_E_PENDING;
     }
     if (r->draw_offer >= 0) {
         snprintf(err, errlen, "a draw is offered to you: accept or decline it");
@@ -142,7 +146,7 @@ room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t
         return rc;
     if (r->draw_offer < 0 || r->draw_offer == p->seat) {
         snprintf(err, errlen, "nobody has offered you a draw");
-        return ROOM_E_STATE;
+        return ROOM_E_NO_OFFER;
     }
     if (!accept) {
         room__change_begin_events_only(r);
@@ -178,7 +182,7 @@ room_rc room_claim(room *r, participant *p, char *err, size_t errlen)
         if (!(gone & (1u << s)) || !h || game_is_out(&r->state, s))
             continue;
         r->gone &= ~(1u << s);
-        room__leave_game(r, s, h, "left the game", now);
+        room__leave_game(r, s, h, ROOM_OUT_CLAIMED, "left the game", now);
     }
     return room__change_end(r, err, errlen);
 }

@@ -167,8 +167,17 @@ void room__store_person(room *r, const participant *p);
 /* --- room.c --- */
 /* "alice" for a seat, or "seat 2" while it is open. */
 const char *room__seat_label(const room *r, int seat, char *buf, size_t len);
-/* The game ended: by the rules (abandoned false) or because a player left. */
-void room__end_game(room *r, bool abandoned, const char *reason);
+/* Why a game ends, as GameOver says it to clients (board_internal.h:
+ * room_end_why; by and detail borrowed for the call, NULL when none). */
+typedef struct room_end {
+    room_end_why why;
+    room_out_why out_why;      /* ROOM_END_PLAYER_OUT: why `by` left */
+    const char *by;            /* whose doing: a name or a seat's label */
+    const char *detail;        /* ROOM_END_OPERATOR: the operator's words */
+} room_end;
+/* The game ended: by the rules (abandoned false) or because a player left;
+ * reason is the English sentence for logs and the store. */
+void room__end_game(room *r, bool abandoned, const room_end *end, const char *reason);
 /* ... or by agreement: a draw, whatever the scores. */
 void room__end_drawn(room *r, const char *reason);
 /* "alice wins", "alice and bob share the win", or "the game ended in a
@@ -180,7 +189,8 @@ void room__maybe_start(room *r);
 /* --- room_fairplay.c --- */
 /* Seat (held by p) is out of the running game: resigned or its time ran
  * out (why). Logs PlayerOut; the game ends when one seat is left in. */
-void room__leave_game(room *r, int seat, participant *p, const char *why, int64_t now);
+void room__leave_game(room *r, int seat, participant *p, room_out_why code, const char *why,
+                      int64_t now);
 
 /* --- room_clock.c --- */
 /* Start the clock of the seat to move (none when the game is over), per

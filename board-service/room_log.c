@@ -371,7 +371,7 @@ void room_stream_ended(participant *p, void *stream)
     if (p->stream != stream)
         return;
     room__forget_stream(p);
-    room_depart(p->room, p, "the connection closed");
+    room_depart(p->room, p, ROOM_DEPART_CONNECTION_CLOSED, "the connection closed");
 }
 
 void room_end_stream(participant *p, room_rc rc, const char *why)
@@ -379,7 +379,7 @@ void room_end_stream(participant *p, room_rc rc, const char *why)
     if (!p->stream)
         return;
     room__detach_stream(p, rc, why);
-    room_depart(p->room, p, why);
+    room_depart(p->room, p, ROOM_DEPART_ENDED_BY_OPERATOR, why);
 }
 
 void room_end_streams(room *r, const char *why)

@@ -50,7 +50,7 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
     }
     if (p->seat < 0) {
         snprintf(err, errlen, "observers cannot move");
-        return ROOM_E_DENIED;
+        return ROOM_E_OBSERVER;
     }
     if (r->status == ROOM_WAITING) {
         int missing = game_seats(&r->state) - room_seats_taken(r);
@@ -60,11 +60,11 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
         else
             snprintf(err, errlen, "the game has not started (waiting for everyone to be "
                                   "ready)");
-        return ROOM_E_STATE;
+        return ROOM_E_NOT_STARTED;
     }
     if (r->status != ROOM_RUNNING) {
         snprintf(err, errlen, "the game is over");
-        return ROOM_E_STATE;
+        return ROOM_E_ENDED;
     }
     /* Rate: a seat sending moves faster than anyone plays is a script gone
      * wrong or an attack; refuse the excess, within a one-second window. */
@@ -113,7 +113,17 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
  * a room is needed to undo. A move joining others writes inside a
  * savepoint of its own, so that its game's failure (adopted by another
  * node, a log gone back in time, a lock not had in time) is undone alone
- * and refuses its move only, not the other games' moves of the turn. */
+ * and refuses its move only, not the other games' moves of the turn.
+ * On PostgreSQL the transaction is pipelined (store_turn_begin): a move
+ * that neither opens the turn nor ends its game defers its fence and its
+ * event (store_defer, by its tag), so a turn is two round trips whatever
+ * its moves: the BEGIN with the first move's writes, and the others' with
+ * the COMMIT.
+ * Such a move needs no savepoint: its writes either land or, when its game
+ * is another node's now or its log went back in time, write nothing; the
+ * commit says which (store_turn_missed), and that move alone is refused
+ * then, as a savepoint would have. A move that ends its game writes the
+ * end too, and runs as before, waiting for each answer. */
 struct pending_move {
     room *room;
     void *reply;               /* the Move call to answer; NULL once its client left */
@@ -124,6 +134,7 @@ struct pending_move {
     int move;
     participant *mover;        /* stays: anything that could remove it commits first */
     bool applied;              /* its event was stored and applied: the room moved on */
+    uint64_t tag;              /* its deferred writes (store_defer); 0: none */
     double started;            /* metrics_now() when it was played: its commit latency */
 };
 
@@ -132,6 +143,7 @@ struct move_batch {
     struct pending_move *moves;
     int n, cap;
     bool failed;               /* one of them could not be written: the whole batch fails */
+    uint64_t tags;             /* deferred writes' tags handed out this turn */
 };
 
 static struct move_batch *batch_of(board_service *svc)
@@ -204,7 +216,7 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
         snprintf(err, errlen, "out of memory");
         return ROOM_E_LIMIT;
     }
-    if (db && b->n == 1 && store_begin(db) != 0) {
+    if (db && b->n == 1 && store_turn_begin(db) != 0) {
         b->n--;
         snprintf(err, errlen, "the move could not be stored, so it was not played (%s)",
                  store_last_error(db));
@@ -218,11 +230,23 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
     pm->move = move;
     pm->mover = p;
     pm->applied = false;
+    pm->tag = 0;
     pm->started = svc->m.set ? metrics_now() : 0;
     r->holding = true;
     r->write_failed = false;
+    game_state after = r->state;
+    game_result res;
+    game_play(&after, p->seat, move, &res, NULL, 0);
+    /* Not the turn's first move nor the game's last: its writes go with the
+     * turn's commit. The first waits for its answer (with the BEGIN's), so
+     * that a store refusing writes (a lock held, the connection lost) is
+     * found before its move is applied, which is then refused without its
+     * game being reloaded, as before. */
+    bool deferred = db && b->n > 1 && !game_is_over(&after) && store_defer(db, ++b->tags);
+    if (deferred)
+        pm->tag = b->tags;
     /* Others' moves are in the transaction: this one may be undone alone. */
-    bool alone = db && b->n > 1;
+    bool alone = db && b->n > 1 && !deferred;
     if (alone && store_group_begin(db) != 0) {
         room__write_failed(r);
         alone = false;
@@ -233,6 +257,8 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
     if (fenced == STORE_FENCED) {
         room_lose(r, ROOM_LOST_ADOPTED);
         r->holding = false;
+        if (deferred)
+            store_defer(db, 0);
         if (alone)
             store_group_end(db, -1);
         if (--b->n == 0)
@@ -245,9 +271,6 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
 
     /* One event per move: its steps, the board after it, whose turn it is
      * and the clocks (wire.c packs it); stored, then applied. */
-    game_state after = r->state;
-    game_result res;
-    game_play(&after, p->seat, move, &res, NULL, 0);
     room_clocks clocks;
     room_event ev = {.kind = ROOM_EV_MOVED, .seat = p->seat, .move = move, .result = &res,
                      .state = &after,
@@ -256,10 +279,12 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
      * when the game ends (match_moves.c). */
     pm->applied = room__emit(r, &ev) == ROOM_OK;
     pm->seq = r->log_len;
+    if (deferred)
+        store_defer(db, 0);
     if (!r->write_failed && game_is_over(&r->state)) {
         char reason[GAME_MAX_SEATS * BOARD_NAME_BYTES + 64];
         room__result_sentence(r, reason, sizeof reason);
-        room__end_game(r, false, reason);
+        room__end_game(r, false, &(room_end){.why = ROOM_END_FINISHED}, reason);
     }
     /* Keep the move, or undo it alone (a RELEASE that fails undoes it too). */
     if (alone && store_group_end(db, r->write_failed ? -1 : 0) != 0)
@@ -269,6 +294,30 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
         room_commit_moves(svc);
     }
     return 0;
+}
+
+/* A deferred move the commit left out (store_turn_missed: its game is
+ * another node's now, or its log went back in time): refused alone, as a
+ * failed savepoint refuses it; the turn's other moves stand. */
+static void refuse_missed(board_service *svc, struct pending_move *pm, int missed)
+{
+    room *r = pm->room;
+    const char *why = store_last_error(svc->store);
+    board_log_at(svc, LOG_ERR, "game %s: move %d by %s not stored: %s", r->id, pm->move,
+                 pm->mover->name, why);
+    room__log_truncate(r, pm->log_before);
+    room_lose(r, missed == STORE_BEHIND ? ROOM_LOST_BEHIND : ROOM_LOST_ADOPTED);
+    char err[256];
+    if (missed == STORE_BEHIND)
+        snprintf(err, sizeof err, "the move could not be stored, so it was not played (%s)",
+                 why);
+    else
+        snprintf(err, sizeof err, "game %s has moved to another board service; reconnect",
+                 r->id);
+    if (pm->reply)
+        svc->io.move_done(pm->reply, ROOM_E_STORE, 0, err);
+    else if (pm->on_stream && pm->mover->stream && svc->io.command_refused)
+        svc->io.command_refused(pm->mover->stream, pm->command_id, ROOM_E_STORE, err);
 }
 
 void room_commit_moves(board_service *svc)
@@ -291,6 +340,7 @@ void room_commit_moves(board_service *svc)
      * to its log before the first of them. */
     for (int k = 0; k < b->n; k++) {
         struct pending_move *pm = &b->moves[why ? b->n - 1 - k : k];
+        int missed;
         room *r = pm->room;
         r->holding = false;
         if (why) {
@@ -311,6 +361,8 @@ void room_commit_moves(board_service *svc)
                          "the move could not be stored, so it was not played (%s)", why);
                 svc->io.command_refused(pm->mover->stream, pm->command_id, ROOM_E_STORE, err);
             }
+        } else if (pm->tag && (missed = store_turn_missed(db, pm->tag)) != 0) {
+            refuse_missed(svc, pm, missed);
         } else {
             room_check(r);
             if (!r->lost)
@@ -323,4 +375,5 @@ void room_commit_moves(board_service *svc)
     }
     b->n = 0;
     b->failed = false;
+    b->tags = 0;
 }

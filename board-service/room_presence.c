@@ -55,9 +55,11 @@ bool room__presence_logged(room *r, participant *p)
     return true;
 }
 
-static void announce_departed(room *r, participant *p, const char *why, int grace_s)
+static void announce_departed(room *r, participant *p, room_depart_why code, const char *why,
+                              int grace_s)
 {
-    room_event ev = {.kind = ROOM_EV_DEPARTED, .who = p, .text = why, .grace_s = grace_s};
+    room_event ev = {.kind = ROOM_EV_DEPARTED, .who = p, .text = why, .grace_s = grace_s,
+                     .why = (int)code};
     room__append_event(r, &ev);
 }
 
@@ -72,7 +74,8 @@ static void seat_gone(room *r, participant *p, const char *how)
     } else if (r->status == ROOM_RUNNING) {
         char reason[BOARD_NAME_BYTES + 128];
         snprintf(reason, sizeof reason, "%s %s; the game ends with no winner", p->name, how);
-        room__end_game(r, true, reason);
+        room__end_game(r, true, &(room_end){.why = ROOM_END_NOBODY_LEFT, .by = p->name},
+                       reason);
     }
 }
 
@@ -81,18 +84,18 @@ static bool game_open(const room *r)
     return r->status == ROOM_WAITING || r->status == ROOM_RUNNING;
 }
 
-static void depart(room *r, participant *p, const char *why);
+static void depart(room *r, participant *p, room_depart_why code, const char *why);
 
-void room_depart(room *r, participant *p, const char *why)
+void room_depart(room *r, participant *p, room_depart_why code, const char *why)
 {
     if (p->departed || r->diverged)
         return;
     room__change_begin(r);
-    depart(r, p, why);
+    depart(r, p, code, why);
     room__change_end(r, NULL, 0);
 }
 
-static void depart(room *r, participant *p, const char *why)
+static void depart(room *r, participant *p, room_depart_why code, const char *why)
 {
     room__detach_stream(p, ROOM_E_GONE, why);
     board_log_person(r->svc, LOG_INFO, p, "game %s: %s departed (%s)", r->id, p->name, why);
@@ -101,7 +104,7 @@ static void depart(room *r, participant *p, const char *why)
         /* Keep the seat: the player may come back with their token. */
         p->depart_deadline_ms = board_now_ms() + r->svc->cfg.grace_ms;
         if (room__presence_logged(r, p))
-            announce_departed(r, p, why, r->svc->cfg.grace_ms / 1000);
+            announce_departed(r, p, code, why, r->svc->cfg.grace_ms / 1000);
         return;
     }
     /* An observer keeps its token for the grace, to resume with it, though
@@ -115,7 +118,7 @@ static void depart(room *r, participant *p, const char *why)
     }
     /* A player of a game that is over has nothing to keep. */
     if (p->seat >= 0)
-        announce_departed(r, p, why, 0);
+        announce_departed(r, p, code, why, 0);
     room__remove_participant(r, p);
 }
 
@@ -148,7 +151,7 @@ static void leave(room *r, participant *p)
          * keeps their name and account. */
         p->depart_deadline_ms = INT64_MAX;
         if (!game_is_out(&r->state, p->seat))
-            room__leave_game(r, p->seat, p, "quit", board_now_ms());
+            room__leave_game(r, p->seat, p, ROOM_OUT_QUIT, "quit", board_now_ms());
         else
             room__announce_who(r, p, ROOM_EV_LEFT);
         return;
@@ -193,7 +196,7 @@ static void grace_over(room *r, participant *p)
 
         p->depart_deadline_ms = INT64_MAX;        /* no more graces to run out */
         r->gone |= 1u << p->seat;
-        announce_departed(r, p, how, 0);
+        announce_departed(r, p, ROOM_DEPART_NOT_BACK, how, 0);
         return;
     }
     room__announce_who(r, p, ROOM_EV_LEFT);
@@ -256,7 +259,7 @@ void room_tick(room *r, int64_t now)
             char why[96];
             snprintf(why, sizeof why, "no answer to pings for %d s",
                      svc->cfg.ping_timeout_ms / 1000);
-            room_depart(r, p, why);
+            room_depart(r, p, ROOM_DEPART_NO_PINGS, why);
         }
     }
     send_pings(r, ++svc->next_nonce, now);

@@ -32,7 +32,7 @@ room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err
     *all = false;
     if (p->seat < 0) {
         snprintf(err, errlen, "only the players have a rematch to offer");
-        return ROOM_E_DENIED;
+        return ROOM_E_OBSERVER;
     }
     if (r->status == ROOM_WAITING || r->status == ROOM_RUNNING) {
         snprintf(err, errlen, "the game is not over: a rematch comes after the end");
@@ -55,7 +55,7 @@ room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err
     if (decline) {
         if (!r->rematch_accepted) {
             snprintf(err, errlen, "nobody has offered a rematch");
-            return ROOM_E_STATE;
+            return ROOM_E_NO_OFFER;
         }
         room__change_begin_events_only(r);
         room_event ev = {.kind = ROOM_EV_REMATCH_DECLINED, .who = p, .seat = p->seat};
@@ -79,7 +79,7 @@ room_rc room_rematch(room *r, participant *p, bool decline, bool *all, char *err
         }
     if (r->rematch_accepted & me) {
         snprintf(err, errlen, "you have accepted; wait for the others");
-        return ROOM_E_STATE;
+        return ROOM_E_PENDING;
     }
     unsigned accepted = r->rematch_accepted;
     if (!accepted) {                             /* a new offer */

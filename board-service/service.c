@@ -25,6 +25,7 @@
 #include "text.h"
 #include "version.h"
 #include "sungka/v1/social.pb-c.h"
+#include "sungka/v1/tournament.pb-c.h"
 
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
@@ -69,6 +70,12 @@ void board_config_defaults(board_config *cfg)
         cfg->client_pairings = 1;
     if (cfg->max_pool <= 0)
         cfg->max_pool = 1000;
+    if (cfg->max_tournaments <= 0)
+        cfg->max_tournaments = 20;
+    if (cfg->client_tournaments <= 0)
+        cfg->client_tournaments = 2;
+    if (cfg->max_tournament_players <= 0)
+        cfg->max_tournament_players = 64;
     if (cfg->max_streams <= 0)
         cfg->max_streams = 64;
     if (cfg->chat_length <= 0)
@@ -95,6 +102,10 @@ void board_config_defaults(board_config *cfg)
         cfg->password_workers = 2;
     if (cfg->password_queue <= 0)
         cfg->password_queue = 32;
+    if (cfg->analysis_time_ms <= 0)
+        cfg->analysis_time_ms = 2000;
+    if (cfg->analysis_queue <= 0)
+        cfg->analysis_queue = 32;
     if (cfg->signin_failures <= 0)
         cfg->signin_failures = 5;
     if (cfg->client_signin_failures <= 0)
@@ -182,6 +193,11 @@ static const struct {
     [-ROOM_E_TURN] = {RPC_FAILED_PRECONDITION, "NOT_YOUR_TURN"},
     [-ROOM_E_FULL] = {RPC_RESOURCE_EXHAUSTED, "GAME_FULL"},
     [-ROOM_E_REVOKED] = {RPC_UNAUTHENTICATED, "UNKNOWN_TOKEN"},
+    [-ROOM_E_NOT_STARTED] = {RPC_FAILED_PRECONDITION, "GAME_NOT_STARTED"},
+    [-ROOM_E_ENDED] = {RPC_FAILED_PRECONDITION, "GAME_ENDED"},
+    [-ROOM_E_OBSERVER] = {RPC_PERMISSION_DENIED, "OBSERVER"},
+    [-ROOM_E_NO_OFFER] = {RPC_FAILED_PRECONDITION, "NO_OFFER"},
+    [-ROOM_E_PENDING] = {RPC_FAILED_PRECONDITION, "OFFER_PENDING"},
 };
 
 void board_refusal(room_rc rc, rpc_code *code, const char **reason)
@@ -367,6 +383,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
                                board_admin_methods, board_admin_n_methods, svc) != 0 ||
         rpc_server_add_methods(svc->server, &sungka__v1__social_service__descriptor,
                                board_social_methods, board_social_n_methods, svc) != 0 ||
+        rpc_server_add_methods(svc->server, &sungka__v1__tournament_service__descriptor,
+                               board_tournament_methods, board_tournament_n_methods, svc) != 0 ||
         board_health_init(svc) != 0 || board_reflection_init(svc) != 0 ||
         rpc_server_start(svc->server) != 0 ||
         board_health_watch(svc) != 0) {
@@ -374,6 +392,8 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         goto fail_server;
     }
     if (board_accounts_start(svc, err, errlen) != 0)
+        goto fail_accounts;
+    if (board_analysis_start(svc, err, errlen) != 0)
         goto fail_accounts;
     if (svc->cfg.advertise) {
         snprintf(svc->endpoint, sizeof svc->endpoint, "%s", svc->cfg.advertise);
@@ -395,10 +415,15 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
     } else {
         board_bots_recover(svc, 0);
     }
+    /* After the games: a tournament scores its games from them. */
+    if (board_tournaments_recover(svc, err, errlen) != 0)
+        goto fail_accounts;
     *out = svc;
     return 0;
 
 fail_accounts:
+    board_analysis_stop(svc);
+    board_tournaments_free(svc);
     board_accounts_stop(svc);
 fail_server:
     rpc_server_destroy(svc->server);
@@ -451,6 +476,7 @@ static void run_timers(board_service *svc)
     int64_t now = board_now_ms();
     run_clocks(svc, now);
     board_pairing_tick(svc, now);
+    board_tournaments_tick(svc, now);
     board_cluster_tick(svc, now);
     board_admin_tick(svc, now);
     if (svc->n_lost > 0)
@@ -524,6 +550,7 @@ int board_run(board_service *svc)
         if (svc->m.set && started == 0)
             started = metrics_now();
         board_accounts_drain(svc);     /* password work done: answer its calls */
+        board_analysis_drain(svc);     /* reviews done: store them */
         run_timers(svc);
         board_health_beat(svc, board_now_ms());
         board_metrics_turn(svc, started);
@@ -537,8 +564,10 @@ int board_run(board_service *svc)
         svc->cfg.on_stopping(svc->cfg.hook_arg);
     board_log(svc, "shutting down");
     board_accounts_stop(svc);
+    board_analysis_stop(svc);
     board_bots_stop(svc);
     board_pairing_close(svc, "the board service is shutting down");
+    board_tournaments_close(svc, "the board service is shutting down");
     for (int i = 0; i < svc->n_rooms; i++)
         room_close_streams(svc->rooms[i], "the board service is shutting down");
     /* Let the final statuses go out before the server cancels what is left. */
@@ -565,6 +594,7 @@ void board_destroy(board_service *svc)
     if (!svc)
         return;
     board_accounts_stop(svc);      /* before the server: it answers held calls */
+    board_analysis_stop(svc);      /* before the server: its thread wakes the loop */
     if (svc->server)
         rpc_server_destroy(svc->server);
     board_health_free(svc);      /* after the server: its side thread reads it */
@@ -572,6 +602,7 @@ void board_destroy(board_service *svc)
     board_bots_stop(svc);
     board_rooms_free(svc);
     board_pairing_free(svc);     /* after the server: its done callbacks leave pools */
+    board_tournaments_free(svc); /* the same, for its Watch streams */
     board_clients_free(svc);     /* after the rooms: their people point here */
     room_moves_free(svc);
     board_cluster_leave(svc);

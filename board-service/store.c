@@ -46,10 +46,12 @@ enum stmt_id {
     ST_RATED_SEAT_PUT, ST_RATED_SEATS_GET, ST_RATING_GET, ST_RATING_PUT, ST_RATING_HISTORY_ADD,
     ST_RATING_HISTORY, ST_RATINGS_OF, ST_RATING_LEADERBOARD, ST_GAME_UNRATED,
     ST_PAIR_RATED_GAMES, ST_REPORT_PAIRS, ST_REPORT_REFUSED, ST_REPORT_ONE_OPPONENT,
-    ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_ACTION_ADD, ST_ACTIONS,
+    ST_BAN_PUT, ST_BAN_DELETE, ST_BANS_EXPIRE, ST_BANS, ST_BANS_MARK, ST_ACTION_ADD, ST_ACTIONS,
     ST_RESET_PUT, ST_RESET_GET, ST_RESET_DELETE,
+    ST_ANALYSIS_PUT, ST_ANALYSIS_GET, ST_ANALYSIS_MISSING,
     ST_BLOCK_PUT, ST_BLOCK_DELETE, ST_BLOCK_COUNT, ST_BLOCKS_OF, ST_BLOCKED_EITHER,
     ST_ABUSE_INSERT, ST_ABUSE_SINCE, ST_ABUSE_LIST,
+    ST_TOURNAMENT_PUT, ST_TOURNAMENTS,
     /* a cluster's, on PostgreSQL only */
     ST_NODE_JOIN, ST_NODE_SUPERSEDE, ST_NODE_RENEW, ST_NODE_LEAVE, ST_GAMES_ADOPT,
     ST_GAME_OWNER, ST_NODES, ST_NEXT_ID, ST_OWNER_INSERT, ST_OWNER_FORGET, ST_TOKEN_OWNER,
@@ -329,6 +331,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_BANS] =
         "SELECT kind, target, label, reason, made_ms, until_ms FROM bans"
         " ORDER BY made_ms, kind, target LIMIT ?1",
+    [ST_BANS_MARK] =
+        "SELECT count(*), coalesce(max(made_ms), 0), coalesce(max(until_ms), 0) FROM bans",
     [ST_ACTION_ADD] =
         "INSERT INTO admin_actions (at_ms, who, action, target, reason)"
         " VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -341,6 +345,21 @@ static const char *const stmt_sql[ST_COUNT] = {
         " expires_ms = excluded.expires_ms",
     [ST_RESET_GET] = "SELECT hash, expires_ms FROM reset_codes WHERE account_id = ?1",
     [ST_RESET_DELETE] = "DELETE FROM reset_codes WHERE account_id = ?1",
+    /* the engine's reviews of ended games (board-service/analysis.c) */
+    [ST_ANALYSIS_PUT] =
+        "INSERT INTO analyses (game_id, made_ms, data) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (game_id) DO UPDATE SET made_ms = excluded.made_ms, data = excluded.data",
+    [ST_ANALYSIS_GET] = "SELECT data FROM analyses WHERE game_id = ?1",
+    [ST_ANALYSIS_MISSING] =
+        "SELECT g.id FROM games g WHERE g.status >= 3 AND g.ended_ms >= ?1"
+        " AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.game_id = g.id)"
+        " ORDER BY g.ended_ms DESC LIMIT ?2",
+    /* tournaments (tournament.c): one row each, its record packed */
+    [ST_TOURNAMENT_PUT] =
+        "INSERT INTO tournaments (id, status, updated_ms, record) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
+        " updated_ms = excluded.updated_ms, record = excluded.record",
+    [ST_TOURNAMENTS] = "SELECT id, record FROM tournaments ORDER BY length(id), id",
 };
 
 /* PostgreSQL's spelling, where it differs. */
@@ -445,6 +464,20 @@ struct store {
     int64_t node_id;           /* this store's node in a cluster; 0: none */
     char err[1024];
     uint64_t errors;           /* failures so far (store_errors) */
+    /* A turn's deferred writes (store_turn_begin, store_defer): the tag
+     * whose fences and appends are deferred now (0: none), and what each
+     * deferred write was, numbered from 1 for the driver's misses. */
+    uint64_t defer_tag;
+    struct deferred_write *deferred;
+    int n_deferred, cap_deferred;
+};
+
+/* A fence or an event append sent without waiting for its answer. */
+struct deferred_write {
+    uint64_t tag;              /* store_defer's: whose */
+    bool fence;                /* a fence; else the append of event seq */
+    uint64_t seq;
+    char game_id[STORE_ID_BYTES];
 };
 
 /* ------------------------------------------------------------------------
@@ -454,6 +487,8 @@ struct store {
 static int failf(store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int forget_game(store *s, const char *game_id);
 static int event_exists(store *s, const char *game_id, uint64_t seq);
+static bool deferring(store *s);
+static int defer_write(store *s, db_stmt *st, bool fence, const char *game_id, uint64_t seq);
 
 static int failf(store *s, const char *fmt, ...)
 {
@@ -672,6 +707,7 @@ void store_close(store *s)
     if (!s)
         return;
     db_close(s->db);              /* rolls back, and finalizes the statements */
+    free(s->deferred);
     free(s);
 }
 
@@ -895,6 +931,8 @@ int store_event_append(store *s, const char *game_id, uint64_t seq, int64_t time
         db_bind_blob(st, 6, "", 0);
     if (store_shared(s))
         db_bind_int64(st, 8, s->node_id);
+    if (deferring(s))          /* held back or not: known with the turn's commit */
+        return defer_write(s, st, false, game_id, seq);
     if (run_f(s, st, "cannot store event %llu of game %s", (unsigned long long)seq,
               game_id) < 0)
         return -1;
@@ -965,6 +1003,100 @@ int store_moves_fill(store *s, const char *game_id, const store_move *moves, int
             return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A turn's writes in one round trip
+ * ------------------------------------------------------------------------ */
+
+int store_turn_begin(store *s)
+{
+    if (!db_can_pipeline(s->db))
+        return store_begin(s);
+    if (db_in_transaction(s->db))
+        return failf(s, "cannot begin a transaction: one is already open");
+    db_stmt *st = stmt(s, ST_BEGIN);   /* prepared before the pipeline, once */
+    if (!st)
+        return -1;
+    s->n_deferred = 0;
+    s->defer_tag = 0;
+    if (s->db->drv->pipeline(s->db) < 0)
+        return fail_db(s, "cannot begin a transaction");
+    int rc = s->db->drv->defer(st, false, 0);
+    finish(st);
+    if (rc < 0) {
+        fail_db(s, "cannot begin a transaction");
+        char keep[sizeof s->err];
+        memcpy(keep, s->err, sizeof keep);
+        run_id(s, ST_ROLLBACK, "cannot roll back");
+        memcpy(s->err, keep, sizeof keep);
+        return -1;
+    }
+    return 0;
+}
+
+bool store_defer(store *s, uint64_t tag)
+{
+    s->defer_tag = tag;
+    return tag && db_piping(s->db);
+}
+
+/* Send st deferred as write w (store_defer's tag), expecting one row. */
+static int defer_write(store *s, db_stmt *st, bool fence, const char *game_id, uint64_t seq)
+{
+    if (s->n_deferred == s->cap_deferred) {
+        struct deferred_write *grown = grow_list(s, s->deferred, s->n_deferred,
+                                                 &s->cap_deferred, sizeof *grown, 64, 0,
+                                                 "cannot store a move");
+        if (!grown) {
+            finish(st);
+            return -1;
+        }
+        s->deferred = grown;
+    }
+    struct deferred_write *w = &s->deferred[s->n_deferred];
+    *w = (struct deferred_write){.tag = s->defer_tag, .fence = fence, .seq = seq};
+    snprintf(w->game_id, sizeof w->game_id, "%s", game_id);
+    int rc = s->db->drv->defer(st, true, (uint64_t)s->n_deferred + 1);
+    finish(st);
+    if (rc < 0)
+        return fail_db(s, fence ? "cannot hold a game" : "cannot store an event");
+    s->n_deferred++;
+    return 0;
+}
+
+static bool deferring(store *s)
+{
+    return s->defer_tag && db_piping(s->db);
+}
+
+int store_turn_missed(store *s, uint64_t tag)
+{
+    if (!tag || !s->db->drv->misses)
+        return 0;
+    const uint64_t *missed;
+    int n = s->db->drv->misses(s->db, &missed);
+    for (int i = 0; i < n; i++) {
+        if (missed[i] < 1 || missed[i] > (uint64_t)s->n_deferred)
+            continue;
+        const struct deferred_write *w = &s->deferred[missed[i] - 1];
+        if (w->tag != tag)
+            continue;
+        if (!w->fence && w->seq > 1 && event_exists(s, w->game_id, w->seq - 1) == 0) {
+            failf(s, "game %s: the database lacks event %llu, stored before: it has gone "
+                     "back in time (a standby promoted behind the primary?)",
+                  w->game_id, (unsigned long long)(w->seq - 1));
+            return STORE_BEHIND;
+        }
+        failf(s, "game %s is another node's now", w->game_id);
+        return STORE_FENCED;
+    }
+    return 0;
+}
+
+unsigned long store__round_trips(store *s)
+{
+    return s->db->drv->round_trips ? s->db->drv->round_trips(s->db) : 0;
 }
 
 int store_begin(store *s)
@@ -1095,6 +1227,8 @@ int store_game_fence(store *s, const char *game_id)
         return -1;
     db_bind_text(st, 1, game_id);
     db_bind_int64(st, 2, s->node_id);
+    if (deferring(s))          /* its row is checked with the turn's commit */
+        return defer_write(s, st, true, game_id, 0);
     int rc = db_step(st);
     int res = rc == DB_ROW ? 0 : rc == DB_DONE ? STORE_FENCED
                                                 : fail_db(s, "cannot hold a game");
@@ -2647,6 +2781,23 @@ int store_bans(store *s, int64_t now_ms, store_ban *out, int max, int *n)
     return rc == DB_FAILED ? -1 : 0;
 }
 
+int store_bans_mark_of(store *s, store_bans_mark *out)
+{
+    db_stmt *st = stmt(s, ST_BANS_MARK);
+    if (!st)
+        return -1;
+    int rc = db_step(st);
+    if (rc == DB_ROW) {
+        out->rows = db_col_int64(st, 0);
+        out->newest_made_ms = db_col_int64(st, 1);
+        out->latest_until_ms = db_col_int64(st, 2);
+    } else {
+        fail_db(s, "cannot look at the bans");
+    }
+    finish(st);
+    return rc == DB_ROW ? 0 : -1;
+}
+
 int store_admin_action_add(store *s, const store_admin_action *a)
 {
     if (!a || check_str(s, a->who, sizeof a->who, "action's caller", false) < 0 ||
@@ -2886,4 +3037,111 @@ int store_reports_list(store *s, int limit, store_report *out, int *n)
     int res = *n == limit || rc == DB_DONE ? 0 : fail_db(s, "cannot read the reports");
     finish(st);
     return res;
+}
+
+/* ------------------------------------------------------------------------
+ * The engine's reviews of ended games.
+ * ------------------------------------------------------------------------ */
+
+int store_analysis_put(store *s, const char *game_id, int64_t made_ms, const void *data,
+                       size_t len)
+{
+    if (check_str(s, game_id, STORE_ID_BYTES, "game id", false) < 0)
+        return -1;
+    db_stmt *st = stmt(s, ST_ANALYSIS_PUT);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    db_bind_int64(st, 2, made_ms);
+    db_bind_blob(st, 3, data, len);
+    return run_f(s, st, "cannot store the analysis of game %s", game_id);
+}
+
+int store_analysis_get(store *s, const char *game_id, void **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    db_stmt *st = stmt(s, ST_ANALYSIS_GET);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, game_id);
+    int rc = db_step(st);
+    if (rc == DB_ROW) {
+        size_t n = 0;
+        const void *b = db_col_blob(st, 0, &n);
+        *data = malloc(n ? n : 1);
+        if (!*data) {
+            finish(st);
+            return failf(s, "out of memory for the analysis of game %s", game_id);
+        }
+        if (n)
+            memcpy(*data, b, n);
+        *len = n;
+    } else if (rc != DB_DONE) {
+        fail_db(s, "cannot read an analysis");
+    }
+    finish(st);
+    if (rc == DB_DONE) {
+        failf(s, "no analysis of game %s", game_id);
+        return STORE_NOT_FOUND;
+    }
+    return rc == DB_ROW ? 0 : -1;
+}
+
+int store_analysis_missing(store *s, int64_t since_ms, int limit,
+                           char (*ids)[STORE_ID_BYTES], int *n)
+{
+    *n = 0;
+    db_stmt *st = stmt(s, ST_ANALYSIS_MISSING);
+    if (!st)
+        return -1;
+    db_bind_int64(st, 1, since_ms);
+    db_bind_int64(st, 2, limit);
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW && *n < limit)
+        col_text(st, 0, ids[(*n)++], STORE_ID_BYTES);
+    finish(st);
+    if (rc != DB_ROW && rc != DB_DONE)
+        return fail_db(s, "cannot list the games not yet analysed");
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Tournaments
+ * ------------------------------------------------------------------------ */
+
+int store_tournament_put(store *s, const char *id, int status, int64_t updated_ms,
+                         const void *record, size_t len)
+{
+    if (check_str(s, id, STORE_ID_BYTES, "tournament's id", false) < 0)
+        return -1;
+    if (!record || len == 0)
+        return failf(s, "a tournament needs its record");
+    db_stmt *st = stmt(s, ST_TOURNAMENT_PUT);
+    if (!st)
+        return -1;
+    db_bind_text(st, 1, id);
+    db_bind_int64(st, 2, status);
+    db_bind_int64(st, 3, updated_ms);
+    db_bind_blob(st, 4, record, len);
+    return run(s, st, "cannot store the tournament");
+}
+
+int store_tournaments_load(store *s, store_tournament_fn fn, void *user)
+{
+    db_stmt *st = stmt(s, ST_TOURNAMENTS);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = db_step(st)) == DB_ROW) {
+        char id[STORE_ID_BYTES];
+        col_text(st, 0, id, sizeof id);
+        size_t len = 0;
+        const void *data = db_col_blob(st, 1, &len);
+        fn(user, id, data, len);
+    }
+    if (rc == DB_FAILED)
+        fail_db(s, "cannot read the tournaments");
+    finish(st);
+    return rc == DB_FAILED ? -1 : 0;
 }

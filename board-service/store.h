@@ -249,6 +249,26 @@ int store_begin(store *s);
 int store_commit(store *s);
 int store_rollback(store *s);
 
+/* A loop turn's moves in few round trips. store_turn_begin is store_begin
+ * for them: on PostgreSQL the transaction is pipelined (libpq's pipeline
+ * mode), its BEGIN sent with what follows rather than waited for. Between
+ * store_defer(s, tag) and store_defer(s, 0), store_game_fence and
+ * store_event_append are sent without waiting for their answers and return
+ * 0 (store_defer says whether it is so: true only in a pipelined
+ * transaction; elsewhere they run as always); store_commit then sends the
+ * COMMIT and reads every answer: one round trip for all of them. A
+ * deferred write that fails fails the whole transaction (store_commit -1).
+ * A deferred fence or
+ * append that found its game not this node's, or its log behind, wrote
+ * nothing, and the transaction commits the rest: after store_commit,
+ * store_turn_missed(s, tag) is STORE_FENCED or STORE_BEHIND for such a tag
+ * (with its sentence in store_last_error), 0 for one that was written.
+ * Any other statement in the transaction runs as always, after what was
+ * deferred (waiting for their answers too). tag 0 defers nothing. */
+int store_turn_begin(store *s);
+bool store_defer(store *s, uint64_t tag);
+int store_turn_missed(store *s, uint64_t tag);
+
 /* --- The end of a game --------------------------------------------------- */
 
 /* End game_id, in one transaction (or inside the caller's open one): status
@@ -365,6 +385,23 @@ int store_moves_fill(store *s, const char *game_id, const store_move *moves, int
  *   moves  OUT array of *n_moves moves, caller frees (NULL when none) */
 int store_match(store *s, const char *game_id, store_match_summary *out,
                 store_move **moves, int *n_moves);
+
+/* --- The engine's reviews of ended games (board-service/analysis.c) ------ */
+
+/* Keep game_id's review: data is the packed message the service serves
+ * (sungka.v1.Analysis), len bytes; a second put replaces the first. */
+int store_analysis_put(store *s, const char *game_id, int64_t made_ms, const void *data,
+                       size_t len);
+/* A game's stored review: 0 and *data (malloc'd, the caller frees) and *len;
+ * STORE_NOT_FOUND (1) when it has none (yet). */
+int store_analysis_get(store *s, const char *game_id, void **data /* OUT */,
+                       size_t *len /* OUT */);
+/* Up to limit ended games (finished or abandoned) that ended at since_ms or
+ * later and have no review, newest end first, into ids[0..*n-1]: what a
+ * service started again (after a kill -9 before a review was stored) has
+ * still to review. */
+int store_analysis_missing(store *s, int64_t since_ms, int limit,
+                           char (*ids)[STORE_ID_BYTES] /* OUT [limit] */, int *n /* OUT */);
 
 /* --- Recovery ------------------------------------------------------------- */
 
@@ -759,6 +796,15 @@ int store_ban_delete(store *s, int kind, const char *target, int64_t now_ms);
 /* The bans in force at now_ms (until_ms 0 or later), at most max into out;
  * *n how many. Expired rows are deleted first. */
 int store_bans(store *s, int64_t now_ms, store_ban *out /* OUT */, int max, int *n /* OUT */);
+/* What the bans table looks like, cheaply (one row of aggregates): its
+ * rows, their newest made_ms and latest until_ms. A ban made, replaced or
+ * lifted (by any node of a cluster) changes it, since a ban made or
+ * replaced takes the clock's now; so a node reads the bans again only when
+ * this differs from the last (admin_rpc.c). */
+typedef struct store_bans_mark {
+    int64_t rows, newest_made_ms, latest_until_ms;
+} store_bans_mark;
+int store_bans_mark_of(store *s, store_bans_mark *out /* OUT */);
 
 typedef struct store_admin_action {
     int64_t at_ms;
@@ -789,5 +835,20 @@ int store_reset_code_delete(store *s, int64_t account_id);
  * store copies its write-ahead log back on a thread of its own,
  * store_checkpoint.h; 0 for ":memory:"). */
 unsigned long store__checkpoints(store *s);
+/* Test hook: how many times the store waited for its database server (0 on
+ * SQLite): a pipelined turn is one. */
+unsigned long store__round_trips(store *s);
+
+/* --- Tournaments (tournament.c) ------------------------------------------ */
+
+/* Store tournament id (its number in the table's order: "t1", "t2", ...) as
+ * record, the service's packed TournamentRecord, replacing the row it had.
+ *   record  IN  len bytes (> 0) */
+int store_tournament_put(store *s, const char *id, int status, int64_t updated_ms,
+                         const void *record, size_t len);
+/* Called once per stored tournament, oldest first; data and id are valid
+ * during the call only. */
+typedef void (*store_tournament_fn)(void *user, const char *id, const void *data, size_t len);
+int store_tournaments_load(store *s, store_tournament_fn fn, void *user);
 
 #endif /* SUNGKA_STORE_H */

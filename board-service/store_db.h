@@ -74,6 +74,24 @@ typedef struct db_driver {
      * back in time) reads differently from the one before. "" when the
      * database cannot say (SQLite: one file, one history). */
     const char *(*history)(db *d);
+    /* A pipelined transaction (PostgreSQL; NULL where a statement costs no
+     * round trip, as SQLite's): pipeline opens a transaction whose BEGIN,
+     * and every statement given to defer, go out without waiting for their
+     * answers; a statement stepped meanwhile waits for its own answer and
+     * theirs (one round trip), the COMMIT or ROLLBACK ends it. 0 or -1. */
+    int (*pipeline)(db *d);
+    bool (*piping)(db *d);
+    /* Send st with its bound values (copied: the caller may reset it at
+     * once). Its answer is read at the next wait: a failure then is that
+     * statement's failure (and aborts the rest of the transaction); when
+     * expect_one and it touched or returned other than one row, tag is
+     * among misses. 0, or -1 when it could not be sent. */
+    int (*defer)(db_stmt *st, bool expect_one, uint64_t tag);
+    /* The tags of this pipeline's misses read so far (after its COMMIT:
+     * all of them); kept until the next pipeline. Their count. */
+    int (*misses)(db *d, const uint64_t **tags);
+    /* Test hook: how many times the connection waited for the server. */
+    unsigned long (*round_trips)(db *d);
     /* Roll back what is open, finalize the statements, disconnect, free. */
     void (*close)(db *d);
 } db_driver;
@@ -134,5 +152,7 @@ static inline bool db_unique_violation(db *d) { return d->drv->unique_violation(
 static inline const char *db_errmsg(db *d) { return d->drv->errmsg(d); }
 static inline const char *db_history(db *d) { return d->drv->history(d); }
 static inline void db_close(db *d) { if (d) d->drv->close(d); }
+static inline bool db_can_pipeline(db *d) { return d->drv->pipeline != NULL; }
+static inline bool db_piping(db *d) { return d->drv->piping && d->drv->piping(d); }
 
 #endif /* SUNGKA_STORE_DB_H */

@@ -3,8 +3,9 @@
  * server shared by the board services of a cluster.
  *
  * One connection per db, used only by the thread of its store; every call
- * blocks for one round trip. A statement is prepared on the server once
- * (named s1, s2, ...), its ?N rewritten to $N and its parameters' types
+ * blocks for one round trip, except in a pipelined transaction (below). A
+ * statement is prepared on the server once (named s1, s2, ...), its ?N
+ * rewritten to $N and its parameters' types
  * inferred by the server. Values go as text, blobs as binary; rows come back
  * as text, the whole result buffered in a PGresult that the steps walk.
  * pg_migrations[] builds the schema as store_sqlite.c's migrations[] do; the
@@ -27,6 +28,21 @@
  * been done nevertheless (a COMMIT; an INSERT that is run again and then
  * meets its own row): the service may report a failure for a change that is
  * stored, never acknowledge one that is not.
+ *
+ * A pipelined transaction (pg_pipeline, for a loop turn's moves): libpq's
+ * pipeline mode. The BEGIN and every statement the store defers (pg_defer:
+ * a turn's fences and event appends) go out without waiting; a statement
+ * whose answer is needed, and the COMMIT, are sent after them with a sync,
+ * and the answers of everything before are read then, in order: the
+ * deferred appends of a turn cost no round trip of their own. A deferred statement that
+ * must touch or return one row and did not is a miss, reported by its tag
+ * (pg_misses) for the store to refuse that move alone; a deferred statement
+ * that fails aborts the rest of the pipeline up to the sync, and so the
+ * statement waited on, or the COMMIT: the whole turn is refused. Each wait
+ * ends with a sync, so that a failure in one segment does not abort the
+ * next (a ROLLBACK TO a savepoint still runs). At most MAX_DEFERRED
+ * statements wait unanswered: past that the driver syncs, so that neither
+ * side's buffer fills while the other waits.
  *
  * Timeouts: no server, network or peer may hold the service's loop for
  * long. By default a connection is given up after 5 s (connect_timeout),
@@ -66,6 +82,9 @@
 #define MAX_PARAMS 100
 
 #define BYTEA_OID 17     /* pg_type.oid of bytea: which columns are hex */
+
+/* Deferred statements sent before the driver reads their answers. */
+#define MAX_DEFERRED 256
 
 /* ------------------------------------------------------------------------
  * Schema: one entry per version, a list of statements. Never edit a
@@ -278,6 +297,25 @@ static const char *const schema_5[] = {
     NULL,
 };
 
+/* 6: store_sqlite.c's 12, the engine's review of each ended game. */
+static const char *const schema_6[] = {
+    "CREATE TABLE analyses ("
+    "  game_id TEXT COLLATE \"C\" PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,"
+    "  made_ms BIGINT NOT NULL,"
+    "  data    BYTEA NOT NULL)",
+    NULL,
+};
+
+/* 7: store_sqlite.c's 13, tournaments. */
+static const char *const schema_7[] = {
+    "CREATE TABLE tournaments ("
+    "  id         TEXT COLLATE \"C\" PRIMARY KEY,"
+    "  status     INTEGER NOT NULL,"
+    "  updated_ms BIGINT NOT NULL,"
+    "  record     BYTEA NOT NULL)",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
@@ -285,6 +323,8 @@ static const char *const *const pg_migrations[] = {
     schema_3,
     schema_4,
     schema_5,
+    schema_6,
+    schema_7,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))
@@ -324,6 +364,22 @@ struct pg {
     char history[64];          /* the session's database history (learn_history); "": unknown */
     bool no_history;           /* the server has no such functions (not PostgreSQL itself) */
     char err[512];             /* the last failure, one line */
+    /* A pipelined transaction (pg_pipeline), from its BEGIN to its COMMIT
+     * or ROLLBACK. */
+    bool piping;
+    struct deferred *pending;  /* sent, answers not read yet, in order */
+    int npending, cap_pending;
+    uint64_t *misses;          /* tags of the deferred statements that missed */
+    int nmisses, cap_misses;
+    PGresult *pipe_fail;       /* the first deferred statement that failed, till its wait */
+    unsigned long trips;       /* waits for the server (store__round_trips) */
+};
+
+/* A statement sent in a pipeline, its answer not read yet. */
+struct deferred {
+    struct pg_stmt *prepared;  /* a Prepare sent for it, not the statement: its gen */
+    bool expect_one;           /* must touch or return one row, or its tag misses */
+    uint64_t tag;
 };
 
 /* A column's decoded bytea, kept for the next rows. */
@@ -339,6 +395,7 @@ struct pg_stmt {
     char name[24];             /* unique on the connection */
     unsigned long gen;         /* the session it is prepared in; 0: none */
     bool commits;              /* a COMMIT: see check_commit() */
+    bool ends;                 /* a COMMIT or ROLLBACK (not TO): ends a pipeline */
     bool too_big;              /* a bound blob PostgreSQL cannot take */
     int nparams;
     const char **values;       /* bound values: borrowed, or num[i]; NULL: SQL NULL */
@@ -531,48 +588,147 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The answer to what was just sent (sent: what PQsend* returned), within
- * ANSWER_DEADLINE_MS: the last result, or the first failed one. A result
- * that came only after a cancel is recorded as late (p->late): a COMMIT
- * the server then reports done was never confirmed in time, so the caller
- * must not count on it (it may be stored; it is never acknowledged). */
-static PGresult *answer(struct pg *p, int sent)
+/* Wait until the next result can be read without blocking, within
+ * *deadline: at the deadline a cancel is sent (p->late), and if not even
+ * that is answered in CANCEL_DEADLINE_MS the connection is given up. */
+static void await_result(struct pg *p, int64_t *deadline)
 {
-    p->late = false;
-    if (!sent)
-        return PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
-    int64_t deadline = mono_ms() + ANSWER_DEADLINE_MS;
     while (PQisBusy(p->conn)) {
-        int64_t left = deadline - mono_ms();
+        int64_t left = *deadline - mono_ms();
         if (left <= 0 && !p->late) {
             cancel_in_background(p->conn);
             p->late = true;
-            deadline = mono_ms() + CANCEL_DEADLINE_MS;
+            *deadline = mono_ms() + CANCEL_DEADLINE_MS;
             continue;
         }
         if (left <= 0) {       /* not even the cancel answered: give the connection up */
             shutdown(PQsocket(p->conn), SHUT_RDWR);
             PQconsumeInput(p->conn);
-            break;
+            return;
         }
         struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
         if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
-            break;
+            return;
         if (!PQconsumeInput(p->conn))
-            break;
+            return;
     }
+}
+
+/* The results of one statement sent (up to libpq's NULL after them; a
+ * pipeline's sync is a result of its own, with no NULL after it): the last,
+ * or the first failed one. */
+static PGresult *one_answer(struct pg *p, int64_t *deadline)
+{
     PGresult *kept = NULL, *res;
-    while ((res = PQgetResult(p->conn)) != NULL) {
+    for (;;) {
+        await_result(p, deadline);
+        if (!(res = PQgetResult(p->conn)))
+            break;
+        bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
         if (kept && !succeeded(kept)) {
             PQclear(res);          /* the first failure is the one that counts */
-            continue;
+        } else {
+            PQclear(kept);
+            kept = res;
         }
-        PQclear(kept);
-        kept = res;
-        if (PQstatus(p->conn) == CONNECTION_BAD)
+        if (sync || PQstatus(p->conn) == CONNECTION_BAD)
             break;
     }
     return kept ? kept : PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
+}
+
+/* In a pipeline, after a sync went out: read the deferred statements'
+ * answers in order, recording misses and the first failure (p->pipe_fail). */
+static void read_deferred(struct pg *p, int64_t *deadline)
+{
+    int n = p->npending;
+    p->npending = 0;
+    for (int i = 0; i < n; i++) {
+        struct deferred *d = &p->pending[i];
+        if (PQstatus(p->conn) == CONNECTION_BAD) {
+            if (d->prepared)
+                d->prepared->gen = 0;
+            continue;
+        }
+        PGresult *res = one_answer(p, deadline);
+        if (!succeeded(res)) {
+            if (d->prepared)
+                d->prepared->gen = 0;      /* prepare it again when next run */
+            if (!p->pipe_fail && PQresultStatus(res) != PGRES_PIPELINE_ABORTED) {
+                p->pipe_fail = res;
+                res = NULL;
+            }
+        } else if (d->expect_one) {
+            bool rows = PQresultStatus(res) == PGRES_TUPLES_OK;
+            int64_t n1 = rows ? PQntuples(res) : strtoll(PQcmdTuples(res), NULL, 10);
+            if (n1 != 1 && p->nmisses < p->cap_misses)
+                p->misses[p->nmisses++] = d->tag;
+        }
+        PQclear(res);
+    }
+}
+
+/* The pipeline's end (its COMMIT or ROLLBACK answered, or the connection
+ * lost): out of pipeline mode, nothing pending. */
+static void end_pipeline(struct pg *p)
+{
+    for (int i = 0; i < p->npending; i++)
+        if (p->pending[i].prepared)
+            p->pending[i].prepared->gen = 0;
+    p->npending = 0;
+    PQclear(p->pipe_fail);
+    p->pipe_fail = NULL;
+    p->piping = false;
+    if (PQpipelineStatus(p->conn) != PQ_PIPELINE_OFF && !PQexitPipelineMode(p->conn))
+        shutdown(PQsocket(p->conn), SHUT_RDWR);   /* cannot happen; never stay in it */
+}
+
+/* The answer to what was just sent (sent: what PQsend* returned), within
+ * ANSWER_DEADLINE_MS: the last result, or the first failed one. A result
+ * that came only after a cancel is recorded as late (p->late): a COMMIT
+ * the server then reports done was never confirmed in time, so the caller
+ * must not count on it (it may be stored; it is never acknowledged).
+ * In a pipeline the statement goes with a sync, the deferred statements'
+ * answers are read first, and a failure among them is the answer; ends:
+ * the statement is the pipeline's COMMIT or ROLLBACK. */
+static PGresult *answer_in(struct pg *p, int sent, bool ends)
+{
+    p->late = false;
+    if (!sent) {
+        if (p->piping && ends)
+            end_pipeline(p);
+        return PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
+    }
+    int64_t deadline = mono_ms() + ANSWER_DEADLINE_MS;
+    p->trips++;
+    if (!p->piping)
+        return one_answer(p, &deadline);
+    if (!PQpipelineSync(p->conn)) {
+        end_pipeline(p);
+        return PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
+    }
+    read_deferred(p, &deadline);
+    PGresult *res = one_answer(p, &deadline);
+    if (PQstatus(p->conn) != CONNECTION_BAD)
+        PQclear(one_answer(p, &deadline));        /* the sync's */
+    if (p->pipe_fail && !succeeded(res)) {
+        PQclear(res);
+        res = p->pipe_fail;
+        p->pipe_fail = NULL;
+    }
+    if (ends || PQstatus(p->conn) == CONNECTION_BAD)
+        end_pipeline(p);
+    /* A COMMIT or ROLLBACK that a failure before it aborted left the
+     * transaction open (failed): end it, as its caller meant. */
+    if (ends && !succeeded(res) && PQstatus(p->conn) == CONNECTION_OK &&
+        PQtransactionStatus(p->conn) == PQTRANS_INERROR)
+        PQclear(PQexec(p->conn, "ROLLBACK"));
+    return res;
+}
+
+static PGresult *answer(struct pg *p, int sent)
+{
+    return answer_in(p, sent, false);
 }
 
 typedef PGresult *(*pg_call)(struct pg *p, void *arg);
@@ -635,10 +791,11 @@ static void note_changes(struct pg *p, PGresult *res)
 }
 
 /* PostgreSQL answers the COMMIT of a transaction that an error aborted with
- * a successful "ROLLBACK": that must not read as committed. */
+ * a successful "ROLLBACK": that must not read as committed. (In a pipeline
+ * the error may come in the same round trip: any such answer counts.) */
 static int check_commit(struct pg *p, bool aborted, bool commits, PGresult *res)
 {
-    if (aborted && commits && strcmp(PQcmdStatus(res), "ROLLBACK") == 0)
+    if ((aborted || p->piping) && commits && strcmp(PQcmdStatus(res), "ROLLBACK") == 0)
         return failf(p, "the transaction was rolled back, not committed: a statement in it "
                         "failed");
     return 0;
@@ -650,6 +807,18 @@ static bool is_commit(const char *sql)
     while (isspace((unsigned char)*sql))
         sql++;
     return strncasecmp(sql, "COMMIT", 6) == 0 || strncasecmp(sql, "END", 3) == 0;
+}
+
+/* Whether sql is a whole ROLLBACK (not ROLLBACK TO a savepoint). */
+static bool is_rollback(const char *sql)
+{
+    while (isspace((unsigned char)*sql))
+        sql++;
+    if (strncasecmp(sql, "ROLLBACK", 8) != 0)
+        return false;
+    for (sql += 8; isspace((unsigned char)*sql); sql++)
+        ;
+    return strncasecmp(sql, "TO", 2) != 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -741,6 +910,7 @@ static db_stmt *pg_prepare(db *d, const char *sql)
         return NULL;
     }
     st->commits = is_commit(sql);
+    st->ends = st->commits || is_rollback(sql);
     snprintf(st->name, sizeof st->name, "s%lu", ++p->names);
     /* now, so that a mistake in the SQL shows where it is prepared */
     PGresult *res = run(p, call_prepare, st);
@@ -821,8 +991,9 @@ static PGresult *call_execute(struct pg *p, void *arg)
             return res;
         PQclear(res);
     }
-    return answer(p, PQsendQueryPrepared(p->conn, st->name, st->nparams, st->values,
-                                         st->lengths, st->formats, 0));
+    return answer_in(p, PQsendQueryPrepared(p->conn, st->name, st->nparams, st->values,
+                                            st->lengths, st->formats, 0),
+                     st->ends);
 }
 
 static int pg_step(db_stmt *s)
@@ -981,7 +1152,111 @@ static int pg_exec(db *d, const char *sql)
 
 static bool pg_in_transaction(db *d)
 {
-    return open_transaction(PQtransactionStatus(pg_of(d)->conn));
+    return pg_of(d)->piping || open_transaction(PQtransactionStatus(pg_of(d)->conn));
+}
+
+/* ------------------------------------------------------------------------
+ * A pipelined transaction
+ * ------------------------------------------------------------------------ */
+
+static int pg_pipeline(db *d)
+{
+    struct pg *p = pg_of(d);
+    if (p->piping || open_transaction(PQtransactionStatus(p->conn)))
+        return failf(p, "cannot begin a transaction: one is already open");
+    if (!p->pending) {
+        p->pending = calloc(MAX_DEFERRED, sizeof *p->pending);
+        p->misses = calloc(MAX_DEFERRED, sizeof *p->misses);
+        if (!p->pending || !p->misses)
+            return failf(p, "out of memory");
+        p->cap_pending = p->cap_misses = MAX_DEFERRED;
+    }
+    /* A connection lost since the last statement: connect again now, as
+     * the BEGIN would outside a pipeline (which runs again on a new session
+     * when it finds its connection lost). A session the server ended while
+     * it was idle (a restart, pg_terminate_backend) has left its goodbye
+     * and the socket's end unread: read what is there, without waiting, so
+     * that libpq knows before the turn's statements are sent on it (the
+     * second read finds the end once the first has taken the message). */
+    for (int i = 0; i < 2 && PQstatus(p->conn) == CONNECTION_OK; i++)
+        PQconsumeInput(p->conn);
+    if (PQstatus(p->conn) == CONNECTION_BAD && reconnect(p) < 0)
+        return -1;
+    if (!PQenterPipelineMode(p->conn)) {
+        char why[256];
+        one_line(why, sizeof why, PQerrorMessage(p->conn));
+        return failf(p, "cannot pipeline a transaction: %s", why);
+    }
+    p->piping = true;
+    p->npending = 0;
+    p->nmisses = 0;
+    return 0;
+}
+
+/* Send what is pending and read its answers (a sync on its own): the
+ * bound on statements unanswered. */
+static void settle(struct pg *p)
+{
+    int64_t deadline = mono_ms() + ANSWER_DEADLINE_MS;
+    p->late = false;
+    p->trips++;
+    if (!PQpipelineSync(p->conn)) {
+        end_pipeline(p);
+        return;
+    }
+    read_deferred(p, &deadline);
+    if (PQstatus(p->conn) != CONNECTION_BAD)
+        PQclear(one_answer(p, &deadline));        /* the sync's */
+    if (PQstatus(p->conn) == CONNECTION_BAD)
+        end_pipeline(p);
+}
+
+static int pg_defer(db_stmt *s, bool expect_one, uint64_t tag)
+{
+    struct pg_stmt *st = stmt_of(s);
+    struct pg *p = pg_of(s->d);
+    if (!p->piping)
+        return failf(p, "cannot defer a statement: no pipelined transaction is open");
+    if (st->too_big)
+        return failf(p, "a blob is too big for PostgreSQL (2 GiB at most)");
+    if (p->npending + 2 > p->cap_pending) {
+        settle(p);
+        if (!p->piping)
+            return failf(p, "the connection to PostgreSQL was lost; the open transaction "
+                            "is gone");
+    }
+    if (st->gen != p->gen) {
+        if (!PQsendPrepare(p->conn, st->name, st->sql, st->nparams, NULL))
+            goto lost;
+        st->gen = p->gen;
+        p->pending[p->npending++] = (struct deferred){.prepared = st};
+    }
+    if (!PQsendQueryPrepared(p->conn, st->name, st->nparams, st->values, st->lengths,
+                             st->formats, 0))
+        goto lost;
+    p->pending[p->npending++] = (struct deferred){.expect_one = expect_one, .tag = tag};
+    return 0;
+lost:;
+    char why[256];
+    one_line(why, sizeof why, PQerrorMessage(p->conn));
+    return failf(p, "cannot send a statement to PostgreSQL: %s", why);
+}
+
+static int pg_misses(db *d, const uint64_t **tags)
+{
+    struct pg *p = pg_of(d);
+    *tags = p->misses;
+    return p->nmisses;
+}
+
+static bool pg_piping(db *d)
+{
+    return pg_of(d)->piping;
+}
+
+static unsigned long pg_round_trips(db *d)
+{
+    return pg_of(d)->trips;
 }
 
 static bool pg_unique_violation(db *d)
@@ -1004,7 +1279,7 @@ static const char *pg_history(db *d)
 {
     struct pg *p = pg_of(d);
     if (!p->history[0] && !p->no_history && PQstatus(p->conn) == CONNECTION_OK &&
-        !open_transaction(PQtransactionStatus(p->conn)))
+        !p->piping && !open_transaction(PQtransactionStatus(p->conn)))
         learn_history(p);
     return p->history;
 }
@@ -1014,8 +1289,13 @@ static void pg_close(db *d)
     struct pg *p = pg_of(d);
     if (!p)
         return;
-    if (p->conn && open_transaction(PQtransactionStatus(p->conn)))
+    if (p->piping)
+        end_pipeline(p);
+    if (p->conn && PQpipelineStatus(p->conn) == PQ_PIPELINE_OFF &&
+        open_transaction(PQtransactionStatus(p->conn)))
         PQclear(PQexec(p->conn, "ROLLBACK"));
+    free(p->pending);
+    free(p->misses);
     while (p->stmts) {
         struct pg_stmt *next = p->stmts->next;
         stmt_free(p->stmts);
@@ -1046,6 +1326,11 @@ static const db_driver pg_driver = {
     .errmsg = pg_errmsg,
     .checkpoints = pg_checkpoints,
     .history = pg_history,
+    .pipeline = pg_pipeline,
+    .piping = pg_piping,
+    .defer = pg_defer,
+    .misses = pg_misses,
+    .round_trips = pg_round_trips,
     .close = pg_close,
 };
 

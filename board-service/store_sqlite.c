@@ -233,6 +233,20 @@ static const char *const migrations[] = {
      "  reason      TEXT NOT NULL,"
      "  host        TEXT NOT NULL);"
      "CREATE INDEX reports_by_reporter ON reports(reporter_id, time_ms);"),
+    /* 12: the engine's review of each ended game (docs/rules.md, "Analysis"):
+     * the packed sungka.v1.Analysis the service serves, written once. */
+    ("CREATE TABLE analyses ("
+     "  game_id TEXT PRIMARY KEY NOT NULL REFERENCES games(id) ON DELETE CASCADE,"
+     "  made_ms INTEGER NOT NULL,"
+     "  data    BLOB NOT NULL);"),
+    /* 13: tournaments (tournament.c): one row each, its players, games and
+     * points in record (a packed TournamentRecord, tournament.proto), which
+     * every change rewrites whole. */
+    ("CREATE TABLE tournaments ("
+     "  id         TEXT PRIMARY KEY,"
+     "  status     INTEGER NOT NULL,"
+     "  updated_ms INTEGER NOT NULL,"
+     "  record     BLOB NOT NULL) WITHOUT ROWID;"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -14,6 +14,17 @@
 #include "board_rpc.h"
 #include "placement.h"
 
+/* The room's reasons are the contract's numbers (board_internal.h), copied
+ * as they are: the last of each kept in step here. */
+_Static_assert((int)ROOM_END_NOBODY_LEFT == SUNGKA__V1__END_REASON__END_REASON_NOBODY_LEFT &&
+                   (int)ROOM_END_FINISHED == SUNGKA__V1__END_REASON__END_REASON_FINISHED,
+               "room_end_why is EndReason");
+_Static_assert((int)ROOM_OUT_CLAIMED == SUNGKA__V1__OUT_REASON__OUT_REASON_CLAIMED,
+               "room_out_why is OutReason");
+_Static_assert((int)ROOM_DEPART_ENDED_BY_OPERATOR ==
+                   SUNGKA__V1__DEPART_REASON__DEPART_REASON_ENDED_BY_OPERATOR,
+               "room_depart_why is DepartReason");
+
 static const Sungka__V1__GameStatus status_to_wire[] = {
     [ROOM_WAITING] = SUNGKA__V1__GAME_STATUS__GAME_STATUS_WAITING,
     [ROOM_RUNNING] = SUNGKA__V1__GAME_STATUS__GAME_STATUS_RUNNING,
@@ -311,6 +322,10 @@ static uint8_t *pack_over(Sungka__V1__Event *ev, const room_event *re, size_t *l
     over.reason = (char *)re->text;
     over.abandoned = re->abandoned;
     over.unrated = re->unrated ? (char *)re->unrated : (char *)"";
+    over.why = (Sungka__V1__EndReason)re->why;
+    over.who = re->by ? (char *)re->by : (char *)"";
+    over.out = (Sungka__V1__OutReason)re->out_why;
+    over.detail = re->detail ? (char *)re->detail : (char *)"";
     Sungka__V1__RatingChange changes[GAME_MAX_SEATS], *changep[GAME_MAX_SEATS];
     Sungka__V1__SeatNumber change_seat[GAME_MAX_SEATS];
     Sungka__V1__Rating before[GAME_MAX_SEATS], after[GAME_MAX_SEATS];
@@ -388,6 +403,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         departed.who = who;
         departed.reason = (char *)re->text;
         departed.grace_s = re->grace_s;
+        departed.why = (Sungka__V1__DepartReason)re->why;
         ev.body_case = SUNGKA__V1__EVENT__BODY_PLAYER_DEPARTED;
         ev.player_departed = &departed;
         break;
@@ -427,6 +443,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     case ROOM_EV_OUT:
         out.who = who;
         out.reason = (char *)re->text;
+        out.why = (Sungka__V1__OutReason)re->why;
         out.turn = wire_seat(game_to_move(re->state), &seat_box);
         for (int i = 0; re->result && i < re->result->n_passed; i++)
             passed[out.n_passed++] = re->result->passed[i];

@@ -6,6 +6,7 @@
  */
 #include "games_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -473,6 +474,71 @@ int game_transcript(const game_kind *kind, const game_options *opts, const int *
     if (kind->run_together && used < len)
         used += (size_t)snprintf(buf + used, len - used, "\n");
     return (int)(used < len ? used : len - 1);
+}
+
+/* The next move word of a run-together transcript ("f5d6"): a letter and
+ * the digits after it; 0 and its length, or -1 at the end. */
+static int next_run_together(const char **p, char *word, size_t len)
+{
+    while (**p && isspace((unsigned char)**p))
+        (*p)++;
+    if (!**p)
+        return -1;
+    size_t n = 0;
+    do {
+        if (n + 1 < len)
+            word[n++] = **p;
+        (*p)++;
+    } while (**p && isdigit((unsigned char)**p));
+    word[n] = '\0';
+    return 0;
+}
+
+int game_read_transcript(const game_kind *kind, const game_options *opts, const char *text,
+                         int *seats, int *moves, int max, int *n, char *err, size_t errlen)
+{
+    game_state st;
+    char why[GAME_ERR_LEN];
+    *n = 0;
+    if (game_new(&st, kind, opts, why, sizeof why) != GAME_OK)
+        return game__fail(-1, err, errlen, "%s", why);
+    const char *p = text;
+    for (int line = 0;;) {
+        char word[32];
+        int ply = 0, seat = -1, move;
+        if (kind->run_together) {
+            if (next_run_together(&p, word, sizeof word) != 0)
+                break;
+            seat = game_to_move(&st);
+        } else {
+            while (*p == '\n')
+                p++, line++;
+            line++;
+            if (!*p)
+                break;
+            const char *eol = strchr(p, '\n');
+            size_t l = eol ? (size_t)(eol - p) : strlen(p);
+            char buf[96];
+            snprintf(buf, sizeof buf, "%.*s", (int)(l < sizeof buf ? l : sizeof buf - 1), p);
+            p += l + (eol != NULL);
+            if (sscanf(buf, "%d %d %31s", &ply, &seat, word) != 3 || ply != *n + 1)
+                return game__fail(-1, err, errlen,
+                                  "line %d is not \"%d SEAT MOVE\" (the move's number, the "
+                                  "seat, the move)", line, *n + 1);
+        }
+        if (*n == max)
+            return game__fail(-1, err, errlen, "more than %d moves", max);
+        if (game_parse_move(&st, word, &move) != 0)
+            return game__fail(-1, err, errlen, "move %d, '%s', is not a move of %s", *n + 1,
+                              word, kind->name);
+        if (game_play(&st, seat, move, NULL, why, sizeof why) != GAME_OK)
+            return game__fail(-1, err, errlen, "move %d, '%s', is not legal: %s", *n + 1, word,
+                              why);
+        seats[*n] = seat;
+        moves[*n] = move;
+        (*n)++;
+    }
+    return 0;
 }
 
 int game_parse_move(const game_state *st, const char *text, int *move)

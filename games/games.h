@@ -296,6 +296,14 @@ void game_format_move(const game_state *st, int move, char *buf, size_t len);
 int game_transcript(const game_kind *kind, const game_options *opts, const int *seats,
                     const int *moves, int n, char *buf, size_t len, int *bad);
 
+/* The moves of a transcript that game_transcript wrote (text: the lines
+ * after its "# " header), replayed from the start with opts: at most max
+ * moves into seats[] and moves[], their count into *n. 0, or -1 with a
+ * sentence naming the first move or line that is not one. */
+int game_read_transcript(const game_kind *kind, const game_options *opts, const char *text,
+                         int *seats, int *moves, int max, int *n /* OUT */, char *err,
+                         size_t errlen);
+
 /* A move as a player typed it: a number for every kind, the word of one of
  * the kind's named moves (any case), or the kind's own notation ("d3";
  * tic-tac-toe "x,y,z"). 0 and *move, or -1 when it is none of these (a

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "agent_internal.h"
+#include "relay_key.h"
 
 agent_methods agent__methods;
 
@@ -117,12 +118,12 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
                      const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
                      const char *what)
 {
-    return agent__call_sync_code(ag, m, req, token, reply, err, errlen, what, NULL);
+    return agent__call_sync_code(ag, m, req, token, reply, err, errlen, what, NULL, NULL);
 }
 
 int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                           const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
-                          const char *what, rpc_code *code)
+                          const char *what, rpc_code *code, char reason[AGENT_REASON_BYTES])
 {
     rpc_status st;
     char at[AGENT_ADDRESS_BYTES];
@@ -138,6 +139,8 @@ int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage
     }
     if (code)
         *code = st.code;
+    if (reason)
+        snprintf(reason, AGENT_REASON_BYTES, "%s", rc == 0 ? "" : st.reason);
     if (rc == 0)
         return 0;
     char words[AGENT_TEXT_BYTES];
@@ -164,6 +167,7 @@ void agent_library_init(void)
     const ProtobufCServiceDescriptor *board = &sungka__v1__board__descriptor;
     const ProtobufCServiceDescriptor *acc = &sungka__v1__accounts__descriptor;
     const ProtobufCServiceDescriptor *social = &sungka__v1__social_service__descriptor;
+    const ProtobufCServiceDescriptor *tour = &sungka__v1__tournament_service__descriptor;
     agent__methods = (agent_methods){
         .list_games = rpc_method_named(reg, "ListGames", false),
         .create_game = rpc_method_named(reg, "CreateGame", false),
@@ -173,6 +177,7 @@ void agent_library_init(void)
         .rating_history = rpc_method_named(reg, "RatingHistory", false),
         .list_matches = rpc_method_named(reg, "ListMatches", false),
         .get_match = rpc_method_named(reg, "GetMatch", false),
+        .get_analysis = rpc_method_named(reg, "GetAnalysis", false),
         .subscribe = rpc_method_named(board, "Subscribe", true),
         .play = rpc_method_named(board, "Play", true),
         .get_board = rpc_method_named(board, "GetBoard", false),
@@ -201,6 +206,11 @@ void agent_library_init(void)
         .unblock = rpc_method_named(social, "Unblock", false),
         .list_blocked = rpc_method_named(social, "ListBlocked", false),
         .report = rpc_method_named(social, "Report", false),
+        .create_tournament = rpc_method_named(tour, "CreateTournament", false),
+        .join_tournament = rpc_method_named(tour, "JoinTournament", false),
+        .list_tournaments = rpc_method_named(tour, "ListTournaments", false),
+        .get_tournament = rpc_method_named(tour, "GetTournament", false),
+        .watch_tournament = rpc_method_named(tour, "WatchTournament", true),
     };
 }
 
@@ -273,6 +283,11 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     copts->tls_server_name = ag->trust.name[0] ? ag->trust.name : cfg->tls_name;
     copts->keepalive.time_ms = 10000;     /* no faster than the service permits (5 s) */
     copts->keepalive.timeout_ms = 5000;
+    if (cfg->relay_key) {
+        copts->headers[copts->n_headers++] = (rpc_header){RELAY_KEY_HEADER, cfg->relay_key};
+        if (cfg->relay_for)
+            copts->headers[copts->n_headers++] = (rpc_header){RELAY_FOR_HEADER, cfg->relay_for};
+    }
     if (rpc_pool_create(cfg->server, copts, &ag->pool) != 0) {
         agent__tls_trust_free(&ag->trust);
         snprintf(err, errlen, "cannot open a channel to '%s'", cfg->server);
@@ -295,6 +310,8 @@ int agent_start(const agent_config *cfg, agent **out, char *err, size_t errlen)
     if (cfg->new_kind || cfg->any_kind || cfg->game_id) {
         if (agent__go_to_game(ag, cfg->game_id, cfg->any_kind, cfg->new_kind, cfg->options,
                               cfg->n_options, cfg->observe, err, errlen) != 0) {
+            if (cfg->start_failed)
+                *cfg->start_failed = ag->lobby_failure;
             agent_destroy(ag);
             return -1;
         }

@@ -32,8 +32,10 @@
 #include <stdint.h>
 
 #include "games.h"
+#include "analysis.h"
 
 #define AGENT_NAME_BYTES 129
+#define AGENT_REASON_BYTES 48     /* an ErrorReason's name, "NOT_YOUR_TURN" */
 #define AGENT_TEXT_BYTES 512
 #define AGENT_MAX_PEOPLE 64
 
@@ -88,11 +90,21 @@ typedef struct agent_config {
     const char *hot_seat;      /* a second player's name: hold two seats (seed 003) */
     int call_timeout_ms;       /* deadline of each command (default 5000) */
     int reconnect_for_ms;      /* keep trying to come back this long (default 90000) */
+    const char *relay_key;     /* a relay's key (relay_key.h), shown on every call:
+                                * an agent run by a gateway for someone else
+                                * (sungka-web), whose limits the service then
+                                * counts against relay_for; NULL: none */
+    const char *relay_for;     /* ... the address of the person it acts for
+                                * ("ipv4:198.51.100.7", address.h's form);
+                                * NULL: the gateway's own (a shared watcher) */
     const char *state_dir;     /* where seat tokens are kept between runs (NULL: the
                                 * XDG state directory; "" to keep none) */
     const char *seat_token;    /* with game_id: take back the seat this token holds,
                                 * as with a saved token, or fail (never join anew);
                                 * how sungka-board hands its bots their seats */
+    struct agent_lobby_failure *start_failed;  /* OUT, may be NULL: when agent_start's
+                                * new, any or join fails, why (agent_lobby_failed),
+                                * so its caller can say it in the user's language */
 } agent_config;
 
 typedef enum agent_status {
@@ -174,7 +186,11 @@ typedef struct agent_model {
     int scores[GAME_MAX_SEATS];
     bool ratings_changed;      /* a rated game's end: each seat's before and after */
     agent_rating rating_before[GAME_MAX_SEATS], rating_after[GAME_MAX_SEATS];
-    char end_reason[AGENT_TEXT_BYTES];
+    char end_reason[AGENT_TEXT_BYTES];   /* the service's English: say end_why instead */
+    int end_why;               /* agent_end_why (0: unknown, say end_reason) */
+    int end_out_why;           /* AGENT_END_PLAYER_OUT: agent_out_why of end_who */
+    char end_who[AGENT_NAME_BYTES];      /* whose doing, or "" */
+    char end_detail[AGENT_TEXT_BYTES];   /* AGENT_END_OPERATOR: the operator's words */
     uint64_t last_seq;         /* last logged event seen */
     int mismatches;            /* boards that disagreed with our own replay */
 } agent_model;
@@ -189,7 +205,8 @@ typedef enum agent_msg_kind {
     AGENT_MSG_MOVED,           /* seat, move, steps[], passed[], extra_turn; on a
                                 * mismatch the agent resubscribes by itself */
     AGENT_MSG_CHAT,            /* name, seat, text */
-    AGENT_MSG_GAME_OVER,       /* text = reason; model has winners and scores */
+    AGENT_MSG_GAME_OVER,       /* text = reason (English), why, out_why, name (whose
+                                * doing), detail; model has winners and scores */
     AGENT_MSG_NOTICE,          /* text */
     AGENT_MSG_PINGS,           /* round-trip times and the number watching updated
                                 * in the model */
@@ -218,6 +235,25 @@ typedef enum agent_msg_kind {
     AGENT_MSG_REMATCH_STARTED, /* text: the new game's id (agent_follow_rematch) */
 } agent_msg_kind;
 
+/* Why a game ended (GameOver.why, as the contract numbers EndReason), a
+ * seat left it (PlayerOut.why, OutReason) and a player departed
+ * (PlayerDeparted.why, DepartReason): codes a view says in the user's
+ * language (views/narrate.c). 0, or a value newer than this agent: the
+ * service's English text is all there is. */
+typedef enum agent_end_why {
+    AGENT_END_UNKNOWN = 0, AGENT_END_FINISHED, AGENT_END_PLAYER_OUT, AGENT_END_DRAW_AGREED,
+    AGENT_END_ABORTED, AGENT_END_NO_FIRST_MOVE, AGENT_END_EMPTY_SEAT_TIME, AGENT_END_OPERATOR,
+    AGENT_END_NOBODY_LEFT,
+} agent_end_why;
+typedef enum agent_out_why {
+    AGENT_OUT_UNKNOWN = 0, AGENT_OUT_RESIGNED, AGENT_OUT_TIME_RAN_OUT, AGENT_OUT_QUIT,
+    AGENT_OUT_CLAIMED,
+} agent_out_why;
+typedef enum agent_depart_why {
+    AGENT_DEPART_UNKNOWN = 0, AGENT_DEPART_CONNECTION_CLOSED, AGENT_DEPART_NO_PINGS,
+    AGENT_DEPART_NOT_BACK, AGENT_DEPART_TOKEN_REVOKED, AGENT_DEPART_ENDED_BY_OPERATOR,
+} agent_depart_why;
+
 /* What the agent itself says in a message, as a code a view translates
  * (text keeps the English sentence, for logs and views that show it as
  * is). */
@@ -244,6 +280,10 @@ typedef struct agent_msg {
                                 * (its ErrorReason name, "NOT_YOUR_TURN"), "" when
                                 * it gave none or never answered */
     char to[AGENT_NAME_BYTES];  /* CHAT: the addressee of a private message, or "" */
+    int why;                   /* GAME_OVER: agent_end_why; OUT: agent_out_why;
+                                * DEPARTED: agent_depart_why (0: say text) */
+    int out_why;               /* GAME_OVER by AGENT_END_PLAYER_OUT: why `name` left */
+    char detail[AGENT_TEXT_BYTES];  /* GAME_OVER by AGENT_END_OPERATOR: their words */
     bool spectators;           /* CHAT: a spectator's, seen by spectators only */
     int grace_s;               /* DEPARTED: seconds the seat is kept (0: gone) */
     int from_seat;             /* SEAT */
@@ -427,6 +467,26 @@ int agent_list_pools(agent *ag, const char *kind, agent_pool_info **out, int *n,
 void agent_format_clock_spec(const agent_clock *c, char *buf, size_t len);
 int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen);
 
+/* Why the last agent_new_game, agent_join_game or agent_quick_pair failed
+ * before it reached a game, as a code a view
+ * says in the user's language (views/narrate.h: view_lobby_failure); its
+ * err keeps the English. */
+typedef enum agent_lobby_error {
+    AGENT_LOBBY_OTHER = 0,     /* err alone says it (the service unreachable...) */
+    AGENT_LOBBY_UNKNOWN_KIND,  /* arg: the kind as given */
+    AGENT_LOBBY_BAD_OPTION,    /* arg: the option as given ("cups=99"): unknown to
+                                * the kind, or its value out of range */
+    AGENT_LOBBY_BAD_CLOCK,     /* arg: the clock as given */
+    AGENT_LOBBY_REFUSED,       /* the service refused: reason, its ErrorReason name */
+} agent_lobby_error;
+typedef struct agent_lobby_failure {
+    agent_lobby_error code;
+    char arg[64];
+    char reason[AGENT_REASON_BYTES];
+} agent_lobby_failure;
+/* The last failure's (view thread; valid until the next lobby call). */
+const agent_lobby_failure *agent_lobby_failed(const agent *ag);
+
 /* --- statistics and history (blocking, with the call deadline) --- */
 
 /* The most kinds one player's ratings are listed for. */
@@ -489,12 +549,28 @@ int agent_list_matches(agent *ag, const char *player, const char *kind, agent_ma
 int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, int **moves,
                     char *err, size_t errlen);
 
+/* The service's review of match id (Register.GetAnalysis; docs/rules.md,
+ * "Analysis"). 0 and *done: true with out[0..n-1] (n: the match's moves, as
+ * agent_get_match gave them) and accuracy[] filled; false when the service
+ * has none (not yet, or never), with its sentence in reason. -1 with a
+ * sentence in err when the call fails (an older service has no such call). */
+int agent_get_analysis(agent *ag, const char *id, int n, game_analysis_move *out /* OUT [n] */,
+                       int accuracy[GAME_MAX_SEATS] /* OUT */, bool *done /* OUT */,
+                       char *reason, size_t reason_len, char *err, size_t errlen);
+
 /* A match from agent_get_match written down to out (docs/rules.md,
  * "Transcripts"): a few "# " lines saying what it was, then the kind's
  * transcript. 0, or -1 when a move is not one this program knows (*bad
  * gets its number), out of memory (*bad 0), or a write fails (errno). */
 int agent_write_match(const agent_match *m, const int *seats, const int *moves, FILE *out,
                       int *bad);
+
+/* A match read back from what agent_write_match wrote (a file of `export`):
+ * its header into *out (id, title, kind and options, seats, result) and its
+ * moves into *seats and *moves (n_moves of each; free both with free()). 0,
+ * or -1 with a sentence in err naming the line or move that is wrong. */
+int agent_read_match(FILE *in, agent_match *out, int **seats, int **moves, char *err,
+                     size_t errlen);
 
 /* The position after the first `step` moves of a match from agent_get_match,
  * replayed through the rules engine from the start (so going back is as
@@ -503,8 +579,20 @@ int agent_write_match(const agent_match *m, const int *seats, const int *moves, 
 int agent_match_position(const agent_match *m, const int *seats, const int *moves, int step,
                          game_state *out, char *err, size_t errlen);
 
-/* Would the service accept this move from us now? 0, or -1 with the reason
- * (the same rules engine the service runs; seed 004's client-side check). */
+/* Why agent_check_move refuses a move, when the rules engine is not the one
+ * to say (its reasons are its game_error values, all negative). */
+typedef enum agent_move_refusal {
+    AGENT_MOVE_OBSERVING = 1,  /* we only watch this game */
+    AGENT_MOVE_NOT_STARTED,
+    AGENT_MOVE_GAME_OVER,      /* over, or no board yet */
+    AGENT_MOVE_THEIR_TURN,     /* another seat's turn (the model's to-move) */
+} agent_move_refusal;
+
+/* Would the service accept this move from us now? 0; or why not as a code
+ * (an agent_move_refusal, or the rules engine's game_error: a view says it
+ * in the user's language, views/narrate.h: view_move_refusal) and as an
+ * English sentence in why (the same rules engine the service runs; seed
+ * 004's client-side check). */
 int agent_check_move(const agent *ag, int move, char *why, size_t len);
 
 /* The legal moves of the seat to move (for hints); 0 when none or not running. */
@@ -572,6 +660,45 @@ agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *o
 bool agent_quick_news(agent_quick *w, agent_pairing *now, bool *ended);
 void agent_quick_cancel(agent_quick *w);
 int agent_quick_finish(agent *ag, agent_quick *w, char *err, size_t errlen);
+
+/* Tournaments (docs/rules.md §16; TournamentService). One as the views see
+ * it: its standings best first (free with agent_tournament_free). */
+typedef struct agent_standing {
+    int rank, points, games, wins, streak;
+    bool withdrawn;
+    char name[AGENT_NAME_BYTES];
+} agent_standing;
+typedef struct agent_tournament {
+    char id[32], title[AGENT_TEXT_BYTES], kind[32];
+    bool arena;                /* else a round robin ... */
+    bool swiss;                /* ... or a Swiss tournament */
+    int status;                /* 1 waiting for its field, 2 running, 3 finished */
+    int round, rounds, max_players, seconds, n_games;
+    int64_t ends_ms;           /* an arena's end, the service's wall clock (ms) */
+    agent_standing *standings;
+    int n_standings;
+} agent_tournament;
+void agent_tournament_free(agent_tournament *t);
+/* Every tournament of the service, newest first; free each and *out. */
+int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen);
+int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char *err,
+                         size_t errlen);
+/* Make a tournament: format "arena" (length: minutes), "roundrobin" (length:
+ * rounds, for tables of more than two seats; 0 one per player) or "swiss"
+ * (length: rounds; 0 log2 of the field) of spec
+ * ("KIND" or "KIND:CLOCK") with options "name=value", for max_players. Its
+ * id into id_out. 0, or -1 with the service's sentence. */
+int agent_create_tournament(agent *ag, const char *format, const char *spec, const char *const *options,
+                            int n_options, int length, int max_players, bool rated,
+                            char id_out[32], char *err, size_t errlen);
+/* Play tournament id: join it (the first time; the agent keeps the player
+ * token for the next times) and watch it, telling progress (this thread)
+ * each update, until it seats us in a game we have not played yet, then
+ * play that game as agent_join_game does: 0. 1 once the tournament has
+ * finished (progress saw its last standings); -1 with a sentence. */
+int agent_play_tournament(agent *ag, const char *id,
+                          void (*progress)(const agent_tournament *t, void *user), void *user,
+                          char *err, size_t errlen);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

@@ -68,6 +68,28 @@ static int command(agent *ag, const rpc_method *m, const ProtobufCMessage *req, 
                            command_done, ag);
 }
 
+/* A seat's command: on the seat's Play stream, where it keeps its order
+ * with the seat's moves (a unary call could overtake a move on the
+ * stream), as the PlayRequest case `which` carrying req; its answer is an
+ * event there, a refusal a CommandRefused (agent_stream.c). Without a
+ * Play stream (a service without Play, or between streams): the unary
+ * call m. seat -2: any seat we hold. */
+static int on_play_or_call(agent *ag, int seat, Sungka__V1__PlayRequest__CommandCase which,
+                           const ProtobufCMessage *req, const rpc_method *m)
+{
+    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
+    const ProtobufCFieldDescriptor *f =
+        protobuf_c_message_descriptor_get_field(cmd.base.descriptor, (unsigned)which);
+    if (f) {
+        cmd.command_case = which;
+        /* The oneof's member for `which`, found by its descriptor. */
+        *(const ProtobufCMessage **)((char *)&cmd + f->offset) = req;
+        if (agent__play_send(ag, seat, &cmd))
+            return 0;
+    }
+    return command(ag, m, req, seat);
+}
+
 bool agent_holds_seat(const agent *ag, int seat)
 {
     const agent_model *md = &ag->model;
@@ -80,22 +102,22 @@ int agent_check_move(const agent *ag, int move, char *why, size_t len)
     char buf[40];
     if (md->my_seat < 0) {
         snprintf(why, len, "observers cannot move");
-        return -1;
+        return AGENT_MOVE_OBSERVING;
     }
     if (md->status == AGENT_GAME_WAITING) {
         snprintf(why, len, "the game has not started");
-        return -1;
+        return AGENT_MOVE_NOT_STARTED;
     }
     if (md->status != AGENT_GAME_RUNNING || !md->have_state) {
         snprintf(why, len, "the game is over");
-        return -1;
+        return AGENT_MOVE_GAME_OVER;
     }
     int to_move = game_to_move(&md->state);
     if (!agent_holds_seat(ag, to_move)) {
         snprintf(why, len, "it is %s's turn", agent_seat_name(md, to_move, buf, sizeof buf));
-        return -1;
+        return AGENT_MOVE_THEIR_TURN;
     }
-    return game_check(&md->state, to_move, move, why, len) == GAME_OK ? 0 : -1;
+    return game_check(&md->state, to_move, move, why, len);
 }
 
 int agent_legal_moves(const agent *ag, int *moves, int max)
@@ -113,14 +135,9 @@ int agent_move(agent *ag, int move)
     /* hot seat: move for whichever of our seats is to move */
     int to_move = ag->model.have_state ? game_to_move(&ag->model.state) : -1;
     int seat = agent_holds_seat(ag, to_move) ? to_move : ag->model.my_seat;
-    /* On the seat's Play stream: its MoveMade is the answer, a refusal an
-     * event (agent_stream.c); else the Move call. */
-    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
-    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE;
-    cmd.move = &req;
-    if (agent__play_send(ag, seat, &cmd))
-        return 0;
-    return command(ag, &agent__methods.move, &req.base, seat);
+    /* On the Play stream its MoveMade is the answer. */
+    return on_play_or_call(ag, seat, SUNGKA__V1__PLAY_REQUEST__COMMAND_MOVE, &req.base,
+                           &agent__methods.move);
 }
 
 int agent_chat(agent *ag, const char *text)
@@ -133,14 +150,10 @@ int agent_tell(agent *ag, const char *to, const char *text)
     Sungka__V1__ChatRequest req = SUNGKA__V1__CHAT_REQUEST__INIT;
     req.text = (char *)text;
     req.to = (char *)(to ? to : "");
-    /* On the Play stream the moves take: what a player types reaches the
-     * game in the order typed (a chat then a move is logged so). */
-    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
-    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_CHAT;
-    cmd.chat = &req;
-    if (agent__play_send(ag, -2, &cmd))
-        return 0;
-    return command(ag, &agent__methods.chat, &req.base, -2);
+    /* What a player types reaches the game in the order typed (a chat then
+     * a move is logged so). */
+    return on_play_or_call(ag, -2, SUNGKA__V1__PLAY_REQUEST__COMMAND_CHAT, &req.base,
+                           &agent__methods.chat);
 }
 
 static void send_ready(agent *ag, const char *token, bool ready)
@@ -200,13 +213,15 @@ int agent_sit(agent *ag, int seat)
     Sungka__V1__SitRequest req = SUNGKA__V1__SIT_REQUEST__INIT;
     Sungka__V1__SeatNumber box;
     req.seat = agent__seat_field(seat, &box);   /* -1: any open seat */
-    return command(ag, &agent__methods.sit, &req.base, -2);
+    return on_play_or_call(ag, -2, SUNGKA__V1__PLAY_REQUEST__COMMAND_SIT, &req.base,
+                           &agent__methods.sit);
 }
 
 int agent_stand(agent *ag)
 {
     Sungka__V1__StandRequest req = SUNGKA__V1__STAND_REQUEST__INIT;
-    return command(ag, &agent__methods.stand, &req.base, -2);
+    return on_play_or_call(ag, -2, SUNGKA__V1__PLAY_REQUEST__COMMAND_STAND, &req.base,
+                           &agent__methods.stand);
 }
 
 /* The seat a hot-seat player acts for: the one to move, if we hold it. */
@@ -219,55 +234,44 @@ static int acting_seat(agent *ag)
 int agent_resign(agent *ag)
 {
     Sungka__V1__ResignRequest req = SUNGKA__V1__RESIGN_REQUEST__INIT;
-    int seat = acting_seat(ag);
-    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
-    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_RESIGN;
-    cmd.resign = &req;
-    if (agent__play_send(ag, seat, &cmd))
-        return 0;
-    return command(ag, &agent__methods.resign, &req.base, seat);
+    return on_play_or_call(ag, acting_seat(ag), SUNGKA__V1__PLAY_REQUEST__COMMAND_RESIGN,
+                           &req.base, &agent__methods.resign);
 }
 
 int agent_abort(agent *ag)
 {
     Sungka__V1__AbortRequest req = SUNGKA__V1__ABORT_REQUEST__INIT;
-    return command(ag, &agent__methods.abort, &req.base, acting_seat(ag));
+    return on_play_or_call(ag, acting_seat(ag), SUNGKA__V1__PLAY_REQUEST__COMMAND_ABORT,
+                           &req.base, &agent__methods.abort);
 }
 
 int agent_offer_draw(agent *ag)
 {
     Sungka__V1__OfferDrawRequest req = SUNGKA__V1__OFFER_DRAW_REQUEST__INIT;
-    int seat = acting_seat(ag);
-    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
-    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_OFFER_DRAW;
-    cmd.offer_draw = &req;
-    if (agent__play_send(ag, seat, &cmd))
-        return 0;
-    return command(ag, &agent__methods.offer_draw, &req.base, seat);
+    return on_play_or_call(ag, acting_seat(ag), SUNGKA__V1__PLAY_REQUEST__COMMAND_OFFER_DRAW,
+                           &req.base, &agent__methods.offer_draw);
 }
 
 int agent_claim(agent *ag)
 {
     Sungka__V1__ClaimRequest req = SUNGKA__V1__CLAIM_REQUEST__INIT;
-    return command(ag, &agent__methods.claim, &req.base, acting_seat(ag));
+    return on_play_or_call(ag, acting_seat(ag), SUNGKA__V1__PLAY_REQUEST__COMMAND_CLAIM,
+                           &req.base, &agent__methods.claim);
 }
 
 int agent_rematch(agent *ag, bool decline)
 {
     Sungka__V1__RematchRequest req = SUNGKA__V1__REMATCH_REQUEST__INIT;
     req.decline = decline;
-    return command(ag, &agent__methods.rematch, &req.base, ag->model.my_seat);
+    /* Its seat in the rematch: agent_follow_rematch, on RematchStarted. */
+    return on_play_or_call(ag, ag->model.my_seat, SUNGKA__V1__PLAY_REQUEST__COMMAND_REMATCH,
+                           &req.base, &agent__methods.rematch);
 }
 
 int agent_answer_draw(agent *ag, bool accept)
 {
     Sungka__V1__AnswerDrawRequest req = SUNGKA__V1__ANSWER_DRAW_REQUEST__INIT;
     req.accept = accept;
-    int seat = acting_seat(ag);
-    Sungka__V1__PlayRequest cmd = SUNGKA__V1__PLAY_REQUEST__INIT;
-    cmd.command_case = SUNGKA__V1__PLAY_REQUEST__COMMAND_ANSWER_DRAW;
-    cmd.answer_draw = &req;
-    if (agent__play_send(ag, seat, &cmd))
-        return 0;
-    return command(ag, &agent__methods.answer_draw, &req.base, seat);
+    return on_play_or_call(ag, acting_seat(ag), SUNGKA__V1__PLAY_REQUEST__COMMAND_ANSWER_DRAW,
+                           &req.base, &agent__methods.answer_draw);
 }

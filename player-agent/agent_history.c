@@ -140,6 +140,46 @@ int agent_get_match(agent *ag, const char *id, agent_match *out, int **seats, in
     return 0;
 }
 
+int agent_get_analysis(agent *ag, const char *id, int n, game_analysis_move *out,
+                       int accuracy[GAME_MAX_SEATS], bool *done, char *reason,
+                       size_t reason_len, char *err, size_t errlen)
+{
+    Sungka__V1__GetAnalysisRequest req = SUNGKA__V1__GET_ANALYSIS_REQUEST__INIT;
+    req.game_id = (char *)id;
+    rpc_method m = agent__methods.get_analysis;
+    ProtobufCMessage *reply = NULL;
+    *done = false;
+    if (reason_len)
+        reason[0] = '\0';
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen, "no such match") != 0)
+        return -1;
+    Sungka__V1__Analysis *a = (Sungka__V1__Analysis *)reply;
+    if (a->status != SUNGKA__V1__ANALYSIS_STATUS__ANALYSIS_STATUS_DONE) {
+        snprintf(reason, reason_len, "%s", a->reason);
+    } else if (a->n_moves != (size_t)n) {
+        snprintf(reason, reason_len, "the service's review has %zu moves, the match %d",
+                 a->n_moves, n);
+    } else {
+        for (int i = 0; i < n; i++) {
+            const Sungka__V1__AnalysedMove *w = a->moves[i];
+            out[i] = (game_analysis_move){
+                .seat = w->seat, .move = w->move, .best = w->best,
+                .before = {.cu = w->value_before, .exact = w->exact_before},
+                .after = {.cu = w->value_after, .exact = w->exact_after},
+                .loss = w->loss,
+                .judgement = (int)w->judgement >= 0 && (int)w->judgement <= GAME_JUDGE_BLUNDER
+                                 ? (game_judgement)w->judgement : GAME_JUDGE_GOOD,
+                .accuracy = w->accuracy,
+            };
+        }
+        for (int s = 0; s < GAME_MAX_SEATS; s++)
+            accuracy[s] = (size_t)s < a->n_accuracy ? a->accuracy[s] : -1;
+        *done = true;
+    }
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
 int agent_match_position(const agent_match *m, const int *seats, const int *moves, int step,
                          game_state *out, char *err, size_t errlen)
 {
@@ -211,4 +251,131 @@ int agent_write_match(const agent_match *m, const int *seats, const int *moves, 
     fprintf(out, "\n# Result: %s\n%s", m->reason, text);
     free(text);
     return ferror(out) ? -1 : 0;
+}
+
+/* src cut to fit dst (size bytes, terminated). */
+static void copy_field(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* "# Sungka match ID: TITLE (KIND NAME=VALUE ...)": the parenthesis is the
+ * line's last, since options have none. */
+static int read_match_line(char *line, agent_match *out, char *err, size_t errlen)
+{
+    const char *lead = "# Sungka match ";
+    char *colon = strstr(line, ": ");
+    char *open = strrchr(line, '(');
+    char *close = strrchr(line, ')');
+    if (strncmp(line, lead, strlen(lead)) != 0 || !colon || !open || !close || close < open ||
+        open < colon) {
+        snprintf(err, errlen, "line 1 is not \"# Sungka match ID: TITLE (KIND ...)\"; is it a "
+                              "file that export wrote?");
+        return -1;
+    }
+    *colon = *close = '\0';
+    copy_field(out->id, sizeof out->id, line + strlen(lead));
+    char *title_end = open > colon + 2 ? open - 1 : open;
+    *title_end = '\0';
+    copy_field(out->title, sizeof out->title, colon + 2);
+    char *save = NULL, *word = strtok_r(open + 1, " ", &save);
+    if (!word) {
+        snprintf(err, errlen, "line 1 names no kind of game");
+        return -1;
+    }
+    copy_field(out->kind_name, sizeof out->kind_name, word);
+    out->kind = game_kind_find(word);
+    if (!out->kind) {
+        snprintf(err, errlen, "this program does not know the game kind '%s'", word);
+        return -1;
+    }
+    game_options_default(out->kind, &out->opts);
+    char why[GAME_ERR_LEN];
+    while ((word = strtok_r(NULL, " ", &save)))
+        if (game_options_parse(out->kind, &out->opts, word, why, sizeof why) != GAME_OK) {
+            snprintf(err, errlen, "line 1: %s", why);
+            return -1;
+        }
+    return 0;
+}
+
+int agent_read_match(FILE *in, agent_match *out, int **seats, int **moves, char *err,
+                     size_t errlen)
+{
+    char line[1024];
+    size_t cap = 4096, used = 0;
+    char *text = malloc(cap);
+    *seats = *moves = NULL;
+    memset(out, 0, sizeof *out);
+    out->status = AGENT_GAME_FINISHED;
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    text[0] = '\0';
+    int n_line = 0;
+    while (fgets(line, sizeof line, in)) {
+        n_line++;
+        if (n_line == 1) {
+            line[strcspn(line, "\r\n")] = '\0';
+            if (read_match_line(line, out, err, errlen) != 0)
+                goto fail;
+        } else if (strncmp(line, "# Seats:", 8) == 0) {
+            char *save = NULL;
+            line[strcspn(line, "\r\n")] = '\0';
+            for (char *e = strtok_r(line + 8, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+                int seat, at = 0;
+                if (sscanf(e, " %d %n", &seat, &at) == 1 && seat >= 0 &&
+                    seat < GAME_MAX_SEATS) {
+                    copy_field(out->seat_name[seat], sizeof out->seat_name[seat], e + at);
+                    if (seat + 1 > out->n_seats)
+                        out->n_seats = seat + 1;
+                }
+            }
+        } else if (strncmp(line, "# Result: ", 10) == 0) {
+            line[strcspn(line, "\r\n")] = '\0';
+            copy_field(out->reason, sizeof out->reason, line + 10);
+        } else if (line[0] != '#') {
+            size_t l = strlen(line);
+            if (used + l + 1 > cap) {
+                char *grown = realloc(text, cap * 2 + l);
+                if (!grown) {
+                    snprintf(err, errlen, "out of memory");
+                    goto fail;
+                }
+                text = grown;
+                cap = cap * 2 + l;
+            }
+            memcpy(text + used, line, l + 1);
+            used += l;
+        }
+    }
+    if (n_line == 0) {
+        snprintf(err, errlen, "the file is empty");
+        goto fail;
+    }
+    *seats = malloc(GAME_MAX_MOVES * sizeof **seats);
+    *moves = malloc(GAME_MAX_MOVES * sizeof **moves);
+    if (!*seats || !*moves) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    char why[GAME_ERR_LEN];
+    if (game_read_transcript(out->kind, &out->opts, text, *seats, *moves, GAME_MAX_MOVES,
+                             &out->n_moves, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s", why);
+        goto fail;
+    }
+    free(text);
+    return 0;
+fail:
+    free(text);
+    free(*seats);
+    free(*moves);
+    *seats = *moves = NULL;
+    return -1;
 }

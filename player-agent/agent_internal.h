@@ -27,6 +27,7 @@
 #include "rpc.h"
 #include "sungka/v1/sungka.pb-c.h"
 #include "sungka/v1/social.pb-c.h"
+#include "sungka/v1/tournament.pb-c.h"
 
 #define AGENT_MAX_HELD 2       /* one seat, two in hot seat, or one chair */
 #define AGENT_TOKEN_BYTES 80
@@ -76,6 +77,8 @@ struct agent {
     rpc_pool *pool;            /* the board services: --server's, then where calls sent us */
 
     agent_model model;         /* view thread only */
+    agent_lobby_failure lobby_failure;   /* view thread only: the last new, join or
+                                          * quick's (agent_lobby_failed) */
     char session[AGENT_TOKEN_BYTES];     /* view thread only: the signed-in session's
                                           * token, "" for a guest (agent_accounts.c) */
     char account[AGENT_NAME_BYTES];      /* view thread only: its account's name */
@@ -93,6 +96,9 @@ struct agent {
     bool no_play;              /* locked: the service answered Play UNIMPLEMENTED (an
                                 * older one): Subscribe, and Move and Ping calls */
     uint64_t next_command;     /* locked: the last Play command's id */
+    char tour_id[32];          /* view thread: the tournament we joined (agent_play_tournament) */
+    char tour_token[AGENT_TOKEN_BYTES];    /* ... and our player token in it */
+    char tour_played[32];      /* view thread: its game we were last seated in */
 };
 
 /* The service methods the agent calls, each found by its name in the .proto
@@ -102,7 +108,7 @@ struct agent {
 typedef struct agent_methods {
     /* Register */
     rpc_method list_games, create_game, join_game, player_stats, leaderboard, list_matches,
-        get_match, rating_history, quick_pair;
+        get_match, rating_history, quick_pair, get_analysis;
     /* Board */
     rpc_method subscribe, play, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
         offer_draw, answer_draw, claim, rematch;
@@ -111,6 +117,9 @@ typedef struct agent_methods {
         who_am_i, reset_password;
     /* Social */
     rpc_method block, unblock, list_blocked, report;
+    /* TournamentService */
+    rpc_method create_tournament, join_tournament, list_tournaments, get_tournament,
+        watch_tournament;
 } agent_methods;
 extern agent_methods agent__methods;
 
@@ -147,10 +156,11 @@ int agent__call_sync(agent *ag, const rpc_method *m, const ProtobufCMessage *req
 int agent__tls_trust(const agent_config *cfg, agent_trust *t /* OUT */, char *err,
                      size_t errlen);
 void agent__tls_trust_free(agent_trust *t);
-/* The same, with the call's status code in *code (may be NULL). */
+/* The same, with the call's status code in *code and a refusal's reason
+ * (its ErrorReason name, "" for none) in reason (each may be NULL). */
 int agent__call_sync_code(agent *ag, const rpc_method *m, const ProtobufCMessage *req,
                           const char *token, ProtobufCMessage **reply, char *err, size_t errlen,
-                          const char *what, rpc_code *code);
+                          const char *what, rpc_code *code, char reason[AGENT_REASON_BYTES]);
 
 /* --- agent_stream.c --- */
 

@@ -1,6 +1,8 @@
 /*
  * agent_lobby.c — going to a game and leaving it: list the games, make one,
- * join one (or take a seat back with a saved token), leave. Blocking
+ * join one (or take a seat back with a saved token), leave; quick pairing,
+ * and tournaments (list, make, standings, and play: join, watch until the
+ * tournament seats us, then the game as any other). Blocking
  * Register and Board calls with the agent's deadline, each failure a
  * sentence for the player.
  *
@@ -29,11 +31,24 @@ static void options_to_wire(const game_kind *kind, const game_options *opts,
 }
 
 /* Check "name=value" options locally, for an early and precise error. */
-static const game_kind *parse_kind(const char *kind_name, const char *const *options, int n,
-                                   game_options *opts, char *err, size_t errlen)
+/* The failure a view says (agent_lobby_failed): view thread only. */
+static void lobby_failed(agent *ag, agent_lobby_error code, const char *arg)
+{
+    ag->lobby_failure.code = code;
+    snprintf(ag->lobby_failure.arg, sizeof ag->lobby_failure.arg, "%s", arg ? arg : "");
+}
+
+const agent_lobby_failure *agent_lobby_failed(const agent *ag)
+{
+    return &ag->lobby_failure;
+}
+
+static const game_kind *parse_kind(agent *ag, const char *kind_name, const char *const *options,
+                                   int n, game_options *opts, char *err, size_t errlen)
 {
     const game_kind *kind = game_kind_find(kind_name);
     if (!kind) {
+        lobby_failed(ag, AGENT_LOBBY_UNKNOWN_KIND, kind_name);
         int len = snprintf(err, errlen, "unknown game kind '%s' (kinds:", kind_name);
         for (int i = 0; i < game_kind_count() && len < (int)errlen; i++)
             len += snprintf(err + len, errlen - (size_t)len, " %s", game_kind_at(i)->name);
@@ -43,8 +58,10 @@ static const game_kind *parse_kind(const char *kind_name, const char *const *opt
     }
     game_options_default(kind, opts);
     for (int i = 0; i < n; i++)
-        if (game_options_parse(kind, opts, options[i], err, errlen) != GAME_OK)
+        if (game_options_parse(kind, opts, options[i], err, errlen) != GAME_OK) {
+            lobby_failed(ag, AGENT_LOBBY_BAD_OPTION, options[i]);
             return NULL;
+        }
     return kind;
 }
 
@@ -52,7 +69,7 @@ static const game_kind *parse_kind(const char *kind_name, const char *const *opt
 static int join_one(agent *ag, const char *game_id, const char *any_kind,
                     const game_kind *kind, const game_options *opts, const char *name,
                     const char *session, bool observe, agent_holder *h, char *joined_id,
-                    char *err, size_t errlen)
+                    agent_lobby_failure *failed, char *err, size_t errlen)
 {
     Sungka__V1__JoinGameRequest req = SUNGKA__V1__JOIN_GAME_REQUEST__INIT;
     Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
@@ -72,8 +89,13 @@ static int join_one(agent *ag, const char *game_id, const char *any_kind,
     snprintf(what, sizeof what, "cannot join %s%s as %s", game_id ? "game " : "a game of ",
              game_id ? game_id : any_kind, name);
     rpc_code code;
+    char reason[AGENT_REASON_BYTES];
     if (agent__call_sync_code(ag, &m, &req.base, session, &reply, err, errlen, what,
-                              &code) != 0) {
+                              &code, reason) != 0) {
+        if (failed) {          /* the view's call (failed is the view thread's) */
+            failed->code = reason[0] ? AGENT_LOBBY_REFUSED : AGENT_LOBBY_OTHER;
+            snprintf(failed->reason, sizeof failed->reason, "%s", reason);
+        }
         if (session)
             agent__session_refused(ag, code, err, errlen);
         return -1;
@@ -102,8 +124,8 @@ int agent__rejoin(agent *ag, int index)
     }
     pthread_mutex_unlock(&ag->lock);
     agent_holder fresh;
-    if (!ok || join_one(ag, game_id, NULL, NULL, NULL, name, NULL, true, &fresh, joined, err,
-                        sizeof err) != 0)
+    if (!ok || join_one(ag, game_id, NULL, NULL, NULL, name, NULL, true, &fresh, joined, NULL,
+                        err, sizeof err) != 0)
         return -1;
     pthread_mutex_lock(&ag->lock);
     if (index < ag->n_held) {
@@ -235,10 +257,13 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     int bots = ag->cfg.bots, bot_level = ag->cfg.bot_level;
     bool rated = ag->cfg.rated, takes_over = ag->cfg.bot_takes_over;
     agent_clock clock = ag->cfg.clock;
+    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
     for (int i = 0; i < n_options; i++) {
         if (strncmp(options[i], "clock=", 6) == 0) {
-            if (agent_parse_clock(options[i] + 6, &clock, err, errlen) != 0)
+            if (agent_parse_clock(options[i] + 6, &clock, err, errlen) != 0) {
+                lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, options[i] + 6);
                 return -1;
+            }
         } else if (strncmp(options[i], "bots=", 5) == 0)
             bots = atoi(options[i] + 5);
         else if (strncmp(options[i], "bot-level=", 10) == 0)
@@ -254,7 +279,7 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
     const game_kind *kind = NULL;
     const char *kind_name = new_kind ? new_kind : any_kind;
     if (kind_name &&
-        !(kind = parse_kind(kind_name, rules_options, n_rules, &opts, err, errlen)))
+        !(kind = parse_kind(ag, kind_name, rules_options, n_rules, &opts, err, errlen)))
         return -1;
     char id[32] = "";
     if (game_id)
@@ -284,7 +309,10 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         ProtobufCMessage *reply = NULL;
         rpc_code code;
         if (agent__call_sync_code(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
-                                  "cannot create the game", &code) != 0) {
+                                  "cannot create the game", &code,
+                                  ag->lobby_failure.reason) != 0) {
+            lobby_failed(ag, ag->lobby_failure.reason[0] ? AGENT_LOBBY_REFUSED
+                                                         : AGENT_LOBBY_OTHER, NULL);
             agent__session_refused(ag, code, err, errlen);
             return -1;
         }
@@ -319,8 +347,8 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
         const char *target = i > 0 ? id : game_id;
         bool watch = observe || (i == 0 && ag->cfg.take_seat);
         if (join_one(ag, target, i > 0 ? NULL : any_kind, kind, &opts, names[i],
-                     i > 0 ? NULL : agent__session(ag), watch, &held[i], id, err,
-                     errlen) != 0) {
+                     i > 0 ? NULL : agent__session(ag), watch, &held[i], id,
+                     &ag->lobby_failure, err, errlen) != 0) {
             if (i > 0) {        /* give the first seat back */
                 enter_game(ag, id, held, i, false);
                 leave_game(ag);
@@ -389,8 +417,8 @@ int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen
         snprintf(err, errlen, "we do not watch this game");
         return -1;
     }
-    if (join_one(ag, game_id, NULL, NULL, NULL, name, agent__session(ag), true, &held, id, err,
-                 errlen) != 0)
+    if (join_one(ag, game_id, NULL, NULL, NULL, name, agent__session(ag), true, &held, id, NULL,
+                 err, errlen) != 0)
         return -1;
     leave_game(ag);                     /* the old game is over: let it go */
     enter_game(ag, id, &held, 1, false);
@@ -452,10 +480,13 @@ agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *o
     snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
              spec);
     agent_clock clock = {0, 0, 0};
-    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0)
+    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
+    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
+        lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
         return NULL;
+    }
     game_options opts;
-    const game_kind *kind = parse_kind(kind_name, options, n_options, &opts, err, errlen);
+    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
     if (!kind)
         return NULL;
     Sungka__V1__QuickPairRequest req = SUNGKA__V1__QUICK_PAIR_REQUEST__INIT;
@@ -734,4 +765,267 @@ int agent_leave(agent *ag)
     if (!agent_in_game(ag))
         return 0;
     return leave_game(ag);
+}
+
+/* ------------------------------------------------------------ tournaments */
+
+void agent_tournament_free(agent_tournament *t)
+{
+    if (t) {
+        free(t->standings);
+        t->standings = NULL;
+        t->n_standings = 0;
+    }
+}
+
+static void tournament_from_wire(const Sungka__V1__Tournament *m, agent_tournament *out)
+{
+    memset(out, 0, sizeof *out);
+    agent__text(out->id, sizeof out->id, m->id);
+    agent__text(out->title, sizeof out->title, m->title);
+    agent__text(out->kind, sizeof out->kind, m->kind);
+    out->arena = m->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA;
+    out->swiss = m->format == SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS;
+    out->status = m->status;
+    out->round = m->round;
+    out->rounds = m->rounds;
+    out->max_players = m->max_players;
+    out->seconds = m->seconds;
+    out->ends_ms = m->ends_ms;
+    out->n_games = (int)m->n_games;
+    out->standings = calloc(m->n_standings + 1, sizeof *out->standings);
+    if (!out->standings)
+        return;
+    for (size_t i = 0; i < m->n_standings; i++) {
+        const Sungka__V1__TournamentStanding *s = m->standings[i];
+        agent_standing *o = &out->standings[out->n_standings++];
+        o->rank = s->rank;
+        o->points = s->points;
+        o->games = s->games;
+        o->wins = s->wins;
+        o->streak = s->streak;
+        o->withdrawn = s->withdrawn;
+        agent__text(o->name, sizeof o->name, s->name);
+    }
+}
+
+int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen)
+{
+    Sungka__V1__ListTournamentsRequest req = SUNGKA__V1__LIST_TOURNAMENTS_REQUEST__INIT;
+    rpc_method m = agent__methods.list_tournaments;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                         "no tournaments") != 0)
+        return -1;
+    Sungka__V1__ListTournamentsResponse *list = (Sungka__V1__ListTournamentsResponse *)reply;
+    *out = calloc(list->n_tournaments + 1, sizeof **out);
+    *n = *out ? (int)list->n_tournaments : 0;
+    for (int i = 0; i < *n; i++)
+        tournament_from_wire(list->tournaments[i], &(*out)[i]);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return *out ? 0 : -1;
+}
+
+int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char *err,
+                         size_t errlen)
+{
+    Sungka__V1__GetTournamentRequest req = SUNGKA__V1__GET_TOURNAMENT_REQUEST__INIT;
+    req.tournament_id = (char *)id;
+    rpc_method m = agent__methods.get_tournament;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                         "no standings") != 0)
+        return -1;
+    Sungka__V1__GetTournamentResponse *r = (Sungka__V1__GetTournamentResponse *)reply;
+    if (r->tournament)
+        tournament_from_wire(r->tournament, out);
+    else
+        memset(out, 0, sizeof *out);
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+int agent_create_tournament(agent *ag, const char *format, const char *spec, const char *const *options,
+                            int n_options, int length, int max_players, bool rated,
+                            char id_out[32], char *err, size_t errlen)
+{
+    bool arena = strcmp(format, "arena") == 0, swiss = strcmp(format, "swiss") == 0;
+    if (!arena && !swiss && strcmp(format, "roundrobin") != 0) {
+        snprintf(err, errlen, "a tournament is an arena, a roundrobin or a swiss, not '%s'",
+                 format);
+        return -1;
+    }
+    char kind_name[64];
+    const char *colon = strchr(spec, ':');
+    snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
+             spec);
+    agent_clock clock = {0, 0, 0};
+    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
+    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
+        lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
+        return -1;
+    }
+    game_options opts;
+    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
+    if (!kind)
+        return -1;
+    Sungka__V1__CreateTournamentRequest req = SUNGKA__V1__CREATE_TOURNAMENT_REQUEST__INIT;
+    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
+    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
+    req.kind = (char *)kind->name;
+    options_to_wire(kind, &opts, option, optp);
+    req.n_options = (size_t)kind->n_options;
+    req.options = optp;
+    if (clock.per_move_s || clock.base_s) {
+        tc.per_move_s = clock.per_move_s;
+        tc.base_s = clock.base_s;
+        tc.increment_s = clock.increment_s;
+        req.time_control = &tc;
+    }
+    req.format = arena   ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA
+                 : swiss ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS
+                         : SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN;
+    if (arena)
+        req.minutes = length;
+    else
+        req.rounds = length;
+    req.max_players = max_players;
+    req.rated = rated;
+    rpc_method m = agent__methods.create_tournament;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                         "no tournament") != 0)
+        return -1;
+    Sungka__V1__CreateTournamentResponse *r = (Sungka__V1__CreateTournamentResponse *)reply;
+    agent__text(id_out, 32, r->tournament ? r->tournament->id : "");
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+/* A WatchTournament stream's news, from the client thread to the waiting one. */
+typedef struct tour_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    Sungka__V1__WatchTournamentResponse *latest;   /* owned; NULL once taken */
+    bool ended;
+    rpc_status st;
+} tour_wait;
+
+static void tour_msg(ProtobufCMessage *msg, void *user)
+{
+    tour_wait *w = user;
+    pthread_mutex_lock(&w->lock);
+    if (w->latest)
+        protobuf_c_message_free_unpacked(&w->latest->base, NULL);
+    w->latest = (Sungka__V1__WatchTournamentResponse *)msg;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void tour_end(const rpc_status *st, void *user)
+{
+    tour_wait *w = user;
+    pthread_mutex_lock(&w->lock);
+    w->st = *st;
+    w->ended = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int agent_play_tournament(agent *ag, const char *id,
+                          void (*progress)(const agent_tournament *t, void *user), void *user,
+                          char *err, size_t errlen)
+{
+    const char *session = agent__session(ag);
+    const char *name = session ? ag->account : ag->cfg.name;
+    if (strcmp(ag->tour_id, id) != 0) {
+        Sungka__V1__JoinTournamentRequest req = SUNGKA__V1__JOIN_TOURNAMENT_REQUEST__INIT;
+        req.tournament_id = (char *)id;
+        req.name = (char *)(session ? "" : name);
+        rpc_method m = agent__methods.join_tournament;
+        ProtobufCMessage *reply = NULL;
+        if (agent__call_sync(ag, &m, &req.base, session, &reply, err, errlen,
+                             "cannot join the tournament") != 0)
+            return -1;
+        Sungka__V1__JoinTournamentResponse *r = (Sungka__V1__JoinTournamentResponse *)reply;
+        snprintf(ag->tour_id, sizeof ag->tour_id, "%s", id);
+        agent__text(ag->tour_token, sizeof ag->tour_token, r->player_token);
+        ag->tour_played[0] = '\0';
+        protobuf_c_message_free_unpacked(reply, NULL);
+    }
+    Sungka__V1__WatchTournamentRequest req = SUNGKA__V1__WATCH_TOURNAMENT_REQUEST__INIT;
+    req.tournament_id = (char *)id;
+    req.player_token = ag->tour_token;
+    tour_wait w = {.latest = NULL};
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.cond, NULL);
+    rpc_stream *stream;
+    int rc = -1;
+    bool seated = false, finished = false, cancelled = false;
+    char game_id[32] = "", token[AGENT_TOKEN_BYTES] = "";
+    int seat = -1;
+    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.watch_tournament,
+                          &req.base, NULL, tour_msg, tour_end, &w, &stream) != 0) {
+        snprintf(err, errlen, "cannot watch the tournament: out of memory");
+        goto out;
+    }
+    pthread_mutex_lock(&w.lock);
+    while (!w.ended || w.latest) {
+        if (!w.latest) {
+            pthread_cond_wait(&w.cond, &w.lock);
+            continue;
+        }
+        Sungka__V1__WatchTournamentResponse *u = w.latest;
+        w.latest = NULL;
+        pthread_mutex_unlock(&w.lock);
+        if (u->tournament) {
+            agent_tournament t;
+            tournament_from_wire(u->tournament, &t);
+            finished = t.status == SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED;
+            if (progress)
+                progress(&t, user);
+            agent_tournament_free(&t);
+        }
+        if (!seated && u->your_game && u->your_game->token[0] &&
+            strcmp(u->your_game->game_id, ag->tour_played) != 0) {
+            seated = true;
+            seat = agent__seat_of(u->your_game->seat);
+            agent__text(token, sizeof token, u->your_game->token);
+            agent__text(game_id, sizeof game_id, u->your_game->game_id);
+        }
+        protobuf_c_message_free_unpacked(&u->base, NULL);
+        pthread_mutex_lock(&w.lock);
+        /* Under the lock: tour_end has not run, so the stream is still ours. */
+        if (seated && !w.ended && !cancelled) {
+            rpc_stream_cancel(stream);
+            cancelled = true;
+        }
+    }
+    pthread_mutex_unlock(&w.lock);
+    if (seated) {
+        agent_holder held;
+        memset(&held, 0, sizeof held);
+        held.seat = seat;
+        snprintf(held.name, sizeof held.name, "%s", name);
+        snprintf(held.token, sizeof held.token, "%s", token);
+        snprintf(ag->tour_played, sizeof ag->tour_played, "%s", game_id);
+        token_store_put(ag->cfg.state_dir, ag->cfg.server, game_id, held.name, held.seat,
+                        held.token);
+        if (agent_in_game(ag))
+            leave_game(ag);
+        enter_game(ag, game_id, &held, 1, ag->cfg.ready);
+        rc = 0;
+    } else if (finished) {
+        rc = 1;
+    } else {
+        char words[AGENT_TEXT_BYTES];
+        agent__text(words, sizeof words, w.st.message[0] ? w.st.message
+                                                          : rpc_code_name(w.st.code));
+        snprintf(err, errlen, "the tournament's stream ended: %s", words);
+    }
+out:
+    pthread_cond_destroy(&w.cond);
+    pthread_mutex_destroy(&w.lock);
+    return rc;
 }

@@ -403,6 +403,10 @@ void agent__model_apply(agent_model *md, agent_msg *m)
                 md->people[i].rating = m->rating_after[s];
         }
         snprintf(md->end_reason, sizeof md->end_reason, "%s", m->text);
+        md->end_why = m->why;
+        md->end_out_why = m->out_why;
+        snprintf(md->end_who, sizeof md->end_who, "%s", m->name);
+        snprintf(md->end_detail, sizeof md->end_detail, "%s", m->detail);
         break;
     case AGENT_MSG_PINGS:
         set_people(md, m->people, m->n_people);

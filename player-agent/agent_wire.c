@@ -11,6 +11,12 @@
 #include "agent_internal.h"
 #include "text.h"
 
+_Static_assert((int)AGENT_END_NOBODY_LEFT == SUNGKA__V1__END_REASON__END_REASON_NOBODY_LEFT &&
+                   (int)AGENT_OUT_CLAIMED == SUNGKA__V1__OUT_REASON__OUT_REASON_CLAIMED &&
+                   (int)AGENT_DEPART_ENDED_BY_OPERATOR ==
+                       SUNGKA__V1__DEPART_REASON__DEPART_REASON_ENDED_BY_OPERATOR,
+               "agent.h's reasons are the contract's numbers");
+
 void agent__text(char *dst, size_t size, const char *src)
 {
     /* protobuf-c gives "" for an absent string, but a hand-made message
@@ -40,6 +46,13 @@ Sungka__V1__SeatNumber *agent__seat_field(int seat, Sungka__V1__SeatNumber *box)
     sungka__v1__seat_number__init(box);
     box->value = seat;
     return box;
+}
+
+/* A reason code as the agent knows it (agent.h: the contract's numbers), or
+ * 0 for one newer than this agent, whose English text is then all there is. */
+static int known(int code, int last)
+{
+    return code > 0 && code <= last ? code : 0;
 }
 
 static void copy_clocks(agent_msg *m, const Sungka__V1__Clocks *c)
@@ -198,6 +211,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
             copy_who(m, ev->player_departed->who);
             agent__text(m->text, sizeof m->text, ev->player_departed->reason);
             m->grace_s = ev->player_departed->grace_s;
+            m->why = known(ev->player_departed->why, AGENT_DEPART_ENDED_BY_OPERATOR);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_PLAYER_RETURNED:
@@ -262,6 +276,10 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
             }
             agent__text(m->text, sizeof m->text, o->reason);
             agent__text(m->unrated, sizeof m->unrated, o->unrated);
+            m->why = known(o->why, AGENT_END_NOBODY_LEFT);
+            m->out_why = known(o->out, AGENT_OUT_CLAIMED);
+            agent__text(m->name, sizeof m->name, o->who);
+            agent__text(m->detail, sizeof m->detail, o->detail);
         }
         break;
     case SUNGKA__V1__EVENT__BODY_NOTICE:
@@ -272,6 +290,7 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
         if ((m = agent__msg_new(AGENT_MSG_OUT))) {
             copy_who(m, ev->player_out->who);
             agent__text(m->text, sizeof m->text, ev->player_out->reason);
+            m->why = known(ev->player_out->why, AGENT_OUT_CLAIMED);
             m->to_move = agent__seat_of(ev->player_out->turn);
             copy_seats(ev->player_out->passed, ev->player_out->n_passed, m->passed,
                        &m->n_passed);

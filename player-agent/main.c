@@ -15,10 +15,12 @@
 
 #include "agent.h"
 #include "local_board.h"
+#include "narrate.h"
 #include "options.h"
 #include "version.h"
 #include "view.h"
 #include "view_i18n.h"
+#include "text/text_analysis.h"
 
 /* A whole number in min..max, or a message and -1. */
 static int parse_int(const char *opt, const char *s, int min, int max, int *out)
@@ -205,6 +207,55 @@ static void launcher_stop(view_launcher *l)
     local_board_stop(&ps->board);
 }
 
+/* --analyse FILE: the engine's review of a match an export wrote, printed;
+ * no service is needed. */
+static int analyse_file(const char *path, int depth)
+{
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "sungka-player: cannot read %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    agent_match m;
+    int *seats, *moves;
+    char err[512];
+    int rc = agent_read_match(in, &m, &seats, &moves, err, sizeof err);
+    if (in != stdin)
+        fclose(in);
+    if (rc != 0) {
+        fprintf(stderr, "sungka-player: %s: %s\n", path, err);
+        return 1;
+    }
+    rc = text_analysis_show(stdout, &m, seats, moves, depth);
+    free(seats);
+    free(moves);
+    return rc == 0 ? 0 : 1;
+}
+
+/* --analyse ID with --server: the service's review of match ID (or, when
+ * it has none, one computed here, said so). */
+static int analyse_match(agent *ag, const char *id)
+{
+    agent_match m;
+    int *seats, *moves;
+    char err[512];
+    if (agent_get_match(ag, id, &m, &seats, &moves, err, sizeof err) != 0) {
+        fprintf(stderr, "sungka-player: %s\n", err);
+        return 1;
+    }
+    int rc = 0;
+    if (!m.kind) {
+        fprintf(stderr, "sungka-player: this program does not know the game kind '%s'\n",
+                m.kind_name);
+        rc = 1;
+    } else {
+        text_analysis_replay(stdout, ag, &m, seats, moves);
+    }
+    free(seats);
+    free(moves);
+    return rc;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -230,6 +281,15 @@ static void usage(FILE *out)
             "                          who ask for the same KIND, --option values and\n"
             "                          CLOCK (5+3, 10, 30/move; --rated: rated games only)\n"
             "                          and play the game the service makes\n"
+            "      --analyse FILE      print the engine's review of the match in FILE (what\n"
+            "                          export wrote; - for standard input): each move's\n"
+            "                          value before and after, the engine's move, and\n"
+            "                          inaccuracies, mistakes and blunders; each\n"
+            "                          player's accuracy. No service is needed. With\n"
+            "                          --server, FILE is a match id there instead: the\n"
+            "                          service's stored review (or one computed here)\n"
+            "      --analysis-depth N  with --analyse: plies searched per position, 1..60\n"
+            "                          (default: each kind's own, docs/rules.md)\n"
             "  -o, --option NAME=VALUE an option of the new game (repeatable), e.g. cups=7\n"
             "  -t, --title TEXT        a title for the new game\n"
             "      --autostart         the new game starts when full, without \"ready\"\n"
@@ -329,7 +389,7 @@ int main(int argc, char **argv)
            OPT_STAY, OPT_QUICK,
            OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
            OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD,
-           OPT_TLS_SELF_SIGNED };
+           OPT_TLS_SELF_SIGNED, OPT_ANALYSE, OPT_ANALYSIS_DEPTH };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -353,6 +413,8 @@ int main(int argc, char **argv)
         {"think", required_argument, NULL, OPT_THINK},
         {"stay", no_argument, NULL, OPT_STAY},
         {"quick", required_argument, NULL, OPT_QUICK},
+        {"analyse", required_argument, NULL, OPT_ANALYSE},
+        {"analysis-depth", required_argument, NULL, OPT_ANALYSIS_DEPTH},
         {"seat", required_argument, NULL, OPT_SEAT},
         {"token-fd", required_argument, NULL, OPT_TOKEN_FD},
         {"tls", no_argument, NULL, OPT_TLS},
@@ -375,7 +437,8 @@ int main(int argc, char **argv)
     view_locale_init();        /* the views' language, before any of them speaks */
     agent_config cfg = {0};
     view_io io = {.in = stdin, .out = stdout};
-    const char *serve = NULL, *view_name = "text", *quick = NULL;
+    const char *serve = NULL, *view_name = "text", *quick = NULL, *analyse = NULL;
+    int analysis_depth = 0;
     bool verbose = false, self_signed = false;
     static char seat_token[128];
     static char password[1025];
@@ -407,7 +470,11 @@ int main(int argc, char **argv)
         case OPT_CLOCK: {
             char err[160];
             if (agent_parse_clock(optarg, &cfg.clock, err, sizeof err) != 0) {
-                fprintf(stderr, "sungka-player: --clock: %s\n", err);
+                agent_lobby_failure bad = {.code = AGENT_LOBBY_BAD_CLOCK};
+                snprintf(bad.arg, sizeof bad.arg, "%s", optarg);
+                char said[512];
+                fprintf(stderr, "sungka-player: --clock: %s\n",
+                        view_lobby_failure(&bad, err, said, sizeof said));
                 return 2;
             }
             break;
@@ -439,6 +506,11 @@ int main(int argc, char **argv)
             break;
         case OPT_STAY: io.stay = true; break;
         case OPT_QUICK: quick = optarg; break;
+        case OPT_ANALYSE: analyse = optarg; break;
+        case OPT_ANALYSIS_DEPTH:
+            if (parse_int("--analysis-depth", optarg, 1, 60, &analysis_depth) != 0)
+                return 2;
+            break;
         case OPT_THINK:
             if (parse_int("--think", optarg, 1, 600000, &io.think_ms) != 0)
                 return 2;
@@ -474,6 +546,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "sungka-player: unexpected argument '%s' (see --help)\n", argv[optind]);
         return 2;
     }
+    if (analyse && !cfg.server)
+        return analyse_file(analyse, analysis_depth);
     const view_ops *view = view_find(view_name);
     if (!view) {
         fprintf(stderr, "sungka-player: there is no view '%s' (see --help)\n", view_name);
@@ -539,6 +613,8 @@ int main(int argc, char **argv)
                        .board = {.verbose = verbose, .tls = serve != NULL}};
     agent_library_verbose(verbose);
     char err[1024];            /* room for the changed-certificate warning */
+    agent_lobby_failure start_failed = {.code = AGENT_LOBBY_OTHER};
+    cfg.start_failed = &start_failed;
     agent *ag;
     int status;
     if (ask_where) {
@@ -548,8 +624,14 @@ int main(int argc, char **argv)
         if (ps.ag)
             agent_destroy(ps.ag);
     } else if (start_agent(&ps, &cfg, &ag, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-player: %s\n", err);
+        /* --new, --any or --game refused: said as the views say it */
+        char said[1024];
+        fprintf(stderr, "sungka-player: %s\n",
+                view_lobby_failure(&start_failed, err, said, sizeof said));
         status = ps.fail_status;
+    } else if (analyse) {
+        status = analyse_match(ag, analyse);
+        agent_destroy(ag);
     } else if (quick && agent_quick_pair(ag, quick, cfg.options, cfg.n_options, cfg.rated,
                                          say_pairing, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-player: %s\n", err);

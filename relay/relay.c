@@ -431,6 +431,7 @@ static const rpc_method_entry register_methods[] = {
     {"Leaderboard", lobby_elsewhere, false, false, false},
     {"ListMatches", lobby_elsewhere, false, false, false},
     {"GetMatch", lobby_elsewhere, false, false, false},
+    {"GetAnalysis", lobby_elsewhere, false, false, false},
     {"RatingHistory", lobby_elsewhere, false, false, false},
     {"ListKinds", lobby_elsewhere, false, false, false},
     {"QuickPair", lobby_elsewhere, true, false, false},

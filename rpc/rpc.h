@@ -468,6 +468,19 @@ void rpc_call_on_message(rpc_call *call, rpc_message_cb cb, void *user,
 typedef struct rpc_client rpc_client;
 typedef struct rpc_stream rpc_stream;   /* an outgoing server-streaming call */
 
+/* Metadata of the caller's own, beside the token: lower-case ASCII keys,
+ * printable ASCII values (gRPC refuses others: the call then returns -1).
+ * Both strings are copied; at most RPC_MAX_HEADERS per call, counting a
+ * client's own (rpc_client_options.headers). */
+#define RPC_MAX_HEADERS 4
+#define RPC_CLIENT_HEADERS 2           /* a client's own, on every call */
+#define RPC_CLIENT_HEADER_KEY 32       /* bytes of such a key, NUL included */
+#define RPC_CLIENT_HEADER_VALUE 160    /* ... and of its value */
+typedef struct rpc_header {
+    const char *key;
+    const char *value;
+} rpc_header;
+
 typedef struct rpc_client_options {
     bool use_tls;                 /* TLS (verifying the server) rather than plaintext */
     rpc_tls_files tls;            /* ca: the roots; cert/key: a client certificate */
@@ -478,6 +491,14 @@ typedef struct rpc_client_options {
     rpc_keepalive keepalive;      /* time_ms must not be below the server's min_recv_ping_ms */
     int max_message_bytes;        /* default 1 MiB */
     int connect_timeout_ms;       /* default 5000 */
+    rpc_header headers[RPC_CLIENT_HEADERS];   /* sent on every call of the client,
+                                   * after the call's own (copied by
+                                   * rpc_client_create; longer than
+                                   * RPC_CLIENT_HEADER_* fails it; a pool
+                                   * creates clients later, so its strings
+                                   * must live as long as the pool): a
+                                   * gateway's relay key (relay_key.h) */
+    size_t n_headers;
 } rpc_client_options;
 
 /*
@@ -511,15 +532,6 @@ typedef void (*rpc_reply_cb)(const rpc_status *status, ProtobufCMessage *reply,
 int rpc_client_call(rpc_client *cli, const rpc_method *method,
                     const ProtobufCMessage *request, const char *token,
                     int timeout_ms, rpc_reply_cb cb, void *user);
-
-/* Metadata of the caller's own, beside the token: lower-case ASCII keys,
- * printable ASCII values (gRPC refuses others: the call then returns -1).
- * Both strings are copied; at most RPC_MAX_HEADERS per call. */
-#define RPC_MAX_HEADERS 4
-typedef struct rpc_header {
-    const char *key;
-    const char *value;
-} rpc_header;
 
 /* rpc_client_call, also sending `headers` (n_headers of them). */
 int rpc_client_call_headers(rpc_client *cli, const rpc_method *method,

@@ -87,6 +87,10 @@ struct rpc_client {
     struct rpc_stream *calls;
     size_t live;
     bool closing;
+    /* rpc_client_options.headers, copied; read-only after create */
+    char hkey[RPC_CLIENT_HEADERS][RPC_CLIENT_HEADER_KEY];
+    char hvalue[RPC_CLIENT_HEADERS][RPC_CLIENT_HEADER_VALUE];
+    size_t n_headers;
 };
 
 
@@ -382,6 +386,20 @@ int rpc_client_create(const char *target, const rpc_client_options *opts,
         grpc_channel_credentials_release(creds);
         return -1;
     }
+    if (o.n_headers > RPC_CLIENT_HEADERS) {
+        grpc_channel_credentials_release(creds);
+        goto fail_cli;
+    }
+    for (size_t i = 0; i < o.n_headers; i++) {
+        int k = snprintf(cli->hkey[i], sizeof cli->hkey[i], "%s", o.headers[i].key);
+        int v = snprintf(cli->hvalue[i], sizeof cli->hvalue[i], "%s", o.headers[i].value);
+        if (k < 0 || (size_t)k >= sizeof cli->hkey[i] || v < 0 ||
+            (size_t)v >= sizeof cli->hvalue[i]) {
+            grpc_channel_credentials_release(creds);
+            goto fail_cli;
+        }
+    }
+    cli->n_headers = o.n_headers;
     cli->ch = grpc_channel_create(target, creds, &cargs);
     grpc_channel_credentials_release(creds);
     if (!cli->ch)
@@ -457,7 +475,7 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
                                      rpc_stream_end_cb end_cb, void *user,
                                      rpc_stream **out)
 {
-    char *path = n_headers <= RPC_MAX_HEADERS ? rpc__method_path(method) : NULL;
+    char *path = n_headers + cli->n_headers <= RPC_MAX_HEADERS ? rpc__method_path(method) : NULL;
     if (!path || !bb)
         goto fail_bb;
     struct rpc_stream *c = calloc(1, sizeof *c);
@@ -491,6 +509,10 @@ static struct rpc_stream *start_call(rpc_client *cli, const rpc_method *method,
     for (size_t i = 0; i < n_headers; i++, c->n_md++) {
         c->md[c->n_md].key = grpc_slice_from_copied_string(headers[i].key);
         c->md[c->n_md].value = grpc_slice_from_copied_string(headers[i].value);
+    }
+    for (size_t i = 0; i < cli->n_headers; i++, c->n_md++) {
+        c->md[c->n_md].key = grpc_slice_from_copied_string(cli->hkey[i]);
+        c->md[c->n_md].value = grpc_slice_from_copied_string(cli->hvalue[i]);
     }
 
     pthread_mutex_lock(&cli->mu);

@@ -31,6 +31,12 @@
  * read is cut off (web_session.h), and every response carries a strict
  * Content-Security-Policy (no inline script, nothing from elsewhere) and
  * X-Content-Type-Options: nosniff.
+ *
+ * A browser's session: the app's page sets an HttpOnly, SameSite=Strict
+ * cookie naming a kept session (web_store.h) and a readable one with its
+ * CSRF token; the WebSocket's handshake carries the first, and its session
+ * thread takes the browser's seat and sign-in back from the session's
+ * directory (docs/web-protocol.md, "The browser's session").
  */
 #include <errno.h>
 #include <getopt.h>
@@ -42,26 +48,43 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libwebsockets.h>
 
 #include "agent.h"
+#include "config_file.h"
+#include "options.h"
+#include "relay_key.h"
+#include "server_notify.h"
 #include "version.h"
+#include "web_hub.h"
+#include "web_metrics.h"
+#include "web_proxy.h"
 #include "web_session.h"
+#include "web_store.h"
+#include "xdg.h"
 
 #define MAX_ADDRESSES 1024
+#define SESSION_COOKIE "sungka_session"
+#define CSRF_COOKIE "sungka_csrf"
 #define DEFAULT_PER_ADDRESS 16
+/* --config's default: read when it exists and no --config is given. */
+#define DEFAULT_CONFIG "/etc/sungka/web.conf"
+#define DEFAULT_SESSIONS_PER_ADDRESS 64
 
 /* One browser connection (libwebsockets' per-session data; service thread). */
 typedef struct conn {
     struct conn *next;
     struct lws *wsi;
     web_session *session;
+    web_watch watch;           /* watching a game through its shared observer (web_hub.h) */
     char ip[64];
     bool counted;              /* in the per-address count */
     bool too_large;            /* the command being received went past the limit */
     bool cut_off;              /* dropped for not reading (web_session_overflowed) */
+    bool rx_paused;            /* not read until its commands drain (on_receive) */
     size_t rx_len;
     char rx[WEB_MAX_COMMAND];
 } conn;
@@ -71,27 +94,29 @@ typedef struct address_count {
     int n;
 } address_count;
 
+/* Kept sessions made for one address in the current hour (serve_http). */
+typedef struct address_made {
+    char ip[64];
+    time_t since;
+    int n;
+} address_made;
+
 /* All service thread only. */
 static struct {
     web_config cfg;
+    char relay_key[RELAY_KEY_BYTES];   /* --relay-key's, when given */
+    char root[PATH_MAX];       /* the web app's directory */
     char index_path[PATH_MAX];
     int per_address;
+    bool secure_cookies;       /* the cookies say Secure (behind TLS) */
     conn *conns;
     address_count addresses[MAX_ADDRESSES];
     int n_addresses;
+    int sessions_per_address;  /* new kept sessions an address may have made an hour */
+    address_made made[MAX_ADDRESSES];
 } gw;
 
 static volatile sig_atomic_t stopping;
-
-/* The peer's address as people write it: an IPv4 peer of a dual-stack
- * socket without its "::ffff:" prefix. */
-static void peer_address(struct lws *wsi, char *ip, size_t len)
-{
-    char raw[64] = "";
-    lws_get_peer_simple(wsi, raw, sizeof raw);
-    const char *p = strncmp(raw, "::ffff:", 7) == 0 && strchr(raw + 7, '.') ? raw + 7 : raw;
-    snprintf(ip, len, "%s", p);
-}
 
 static address_count *address_find(const char *ip, bool add)
 {
@@ -115,14 +140,16 @@ static void address_release(const char *ip)
 
 /* Does the Origin header name the host this page was served from? A
  * browser always sends Origin on a WebSocket; a page on another site would
- * show its own. */
+ * show its own. Behind a trusted TLS proxy (X-Forwarded-Proto: https) the
+ * page's origin is https://HOST. */
 static bool origin_allowed(struct lws *wsi)
 {
     char origin[256], host[256], want[300];
     if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0 ||
         lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
         return false;
-    snprintf(want, sizeof want, "http://%s", host);
+    snprintf(want, sizeof want, "%s://%s", web_proxy_forwarded_https(wsi) ? "https" : "http",
+             host);
     return strcmp(origin, want) == 0;
 }
 
@@ -138,6 +165,8 @@ static void conn_unlink(conn *c)
 static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
 {
     if (c->too_large || c->rx_len + len > sizeof c->rx) {
+        if (!c->too_large)
+            web_counts.refused[WEB_REFUSED_TOO_LARGE]++;
         c->too_large = true;
         static const char why[] = "message too large (at most 4096 bytes)";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)why,
@@ -151,22 +180,41 @@ static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
     size_t n = c->rx_len;
     c->rx_len = 0;
     if (lws_frame_is_binary(wsi)) {
+        web_counts.refused[WEB_REFUSED_BINARY]++;
         static const char why[] = "binary messages are not part of the protocol";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, (unsigned char *)why,
                          sizeof why - 1);
         return -1;
     }
-    if (web_session_input(c->session, c->rx, n) != 0) {
+    if (web_hub_command(&c->watch, &gw.cfg, lws_get_context(wsi), c->rx, n))
+        return 0;
+    int queued = web_session_input(c->session, c->rx, n);
+    if (queued < 0) {
+        web_counts.refused[WEB_REFUSED_TOO_MANY]++;
         static const char why[] = "too many commands waiting";
         lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why,
                          sizeof why - 1);
         return -1;
+    }
+    if (queued > 0 && !c->rx_paused) {
+        /* Sending faster than it is answered: not a fault (a busy gateway
+         * is slow to answer), so hold the browser back by not reading it. */
+        c->rx_paused = true;
+        lws_rx_flow_control(wsi, 0);
     }
     return 0;
 }
 
 static int on_writable(struct lws *wsi, conn *c)
 {
+    /* The watched game's messages first: they are shared, and waiting for
+     * this browser alone. */
+    int h = web_hub_write(&c->watch);
+    if (h != 0) {
+        if (h > 0)
+            lws_callback_on_writable(wsi);
+        return h < 0 ? -1 : 0;
+    }
     size_t len = 0;
     bool close_now = false;
     char reason[124];
@@ -183,6 +231,7 @@ static int on_writable(struct lws *wsi, conn *c)
         free(buf);
         if (w < (int)len)
             return -1;
+        web_counts.messages_out++;
         lws_callback_on_writable(wsi);   /* there may be more */
         return 0;
     }
@@ -196,30 +245,134 @@ static int on_writable(struct lws *wsi, conn *c)
     return 0;
 }
 
+/* May ip have one more kept session made for it this hour? Counts it when
+ * so. A stranger who never sends the cookie back cannot fill the state
+ * directory (web_store.h's bound) and keep everyone else's browsers from
+ * being kept: past the limit its pages are served without a session. */
+static bool session_allowed(const char *ip)
+{
+    time_t now = time(NULL);
+    address_made *slot = NULL, *free_slot = NULL, *oldest = NULL;
+    for (int i = 0; i < MAX_ADDRESSES && !slot; i++) {
+        address_made *m = &gw.made[i];
+        if (m->n && now - m->since >= 3600)
+            m->n = 0;              /* its hour is over */
+        if (m->n == 0)
+            free_slot = free_slot ? free_slot : m;
+        else if (strcmp(m->ip, ip) == 0)
+            slot = m;
+        else if (!oldest || m->since < oldest->since)
+            oldest = m;
+    }
+    if (!slot) {
+        slot = free_slot ? free_slot : oldest;   /* every slot busy: the oldest count goes */
+        snprintf(slot->ip, sizeof slot->ip, "%s", ip);
+        slot->since = now;
+        slot->n = 0;
+    }
+    if (slot->n >= gw.sessions_per_address)
+        return false;
+    slot->n++;
+    return true;
+}
+
+/* The app's files, by name: nothing else under the web root is served. */
+static const struct {
+    const char *path, *mime;
+} app_files[] = {
+    {"/app.js", "text/javascript; charset=utf-8"},
+    {"/app.css", "text/css; charset=utf-8"},
+    {"/favicon.svg", "image/svg+xml"},
+    {"/i18n.js", "text/javascript; charset=utf-8"},
+    {"/i18n/fil.json", "application/json"},
+    {"/i18n/id.json", "application/json"},
+};
+
+/* One HTTP request: an app file, or the app's page (/, /index.html,
+ * /game/ID) — with, when the browser has no kept session yet, a new one in
+ * an HttpOnly, SameSite=Strict cookie and its CSRF token in a second one
+ * the page's script reads (web_store.h). The session id is never in a URL
+ * or where a script can read it. */
+static int serve_http(struct lws *wsi)
+{
+    char uri[256] = "";
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0) {
+        lws_return_http_status(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, NULL);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof app_files / sizeof app_files[0]; i++)
+        if (strcmp(uri, app_files[i].path) == 0) {
+            char path[PATH_MAX + 16];
+            snprintf(path, sizeof path, "%s%s", gw.root, app_files[i].path);
+            return lws_serve_http_file(wsi, path, app_files[i].mime, NULL, 0) < 0 ? -1 : 0;
+        }
+    bool page = strcmp(uri, "/") == 0 || strcmp(uri, "/index.html") == 0 ||
+                (strncmp(uri, "/game/", 6) == 0 && uri[6] &&
+                 strspn(uri + 6, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                 "0123456789_-") == strlen(uri + 6));
+    if (!page) {
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+        return -1;
+    }
+    char headers[512] = "";
+    int hlen = 0;
+    char id[WEB_STORE_ID_HEX + 8];
+    size_t id_len = sizeof id;
+    if (gw.cfg.state_dir) {
+        bool known = lws_http_cookie_get(wsi, SESSION_COOKIE, id, &id_len) == 0 &&
+                     web_store_known(gw.cfg.state_dir, id, NULL, 0);
+        char ip[64];
+        web_client_address(wsi, ip, sizeof ip);
+        if (!known && !session_allowed(ip)) {
+            lwsl_user("no new browser session for %s: %d made for it in the last hour "
+                      "(--sessions-per-address)\n", ip, gw.sessions_per_address);
+        } else if (!known && web_store_new(gw.cfg.state_dir, id) != 0) {
+            lwsl_user("no new browser session: %s holds %d already, or cannot be written\n",
+                      gw.cfg.state_dir, WEB_STORE_MAX_SESSIONS);
+        } else {
+            known = true;
+        }
+        if (known) {
+            /* Secure when the browser came over TLS: said by the
+             * operator, or by a trusted proxy (X-Forwarded-Proto). */
+            bool secure = gw.secure_cookies || web_proxy_forwarded_https(wsi);
+            char csrf[WEB_STORE_ID_HEX + 1];
+            web_store_csrf(id, csrf);
+            hlen = snprintf(headers, sizeof headers,
+                            "Set-Cookie: " SESSION_COOKIE "=%s; Path=/; Max-Age=%d; HttpOnly; "
+                            "SameSite=Strict%s\r\n"
+                            "Set-Cookie: " CSRF_COOKIE "=%s; Path=/; Max-Age=%d; "
+                            "SameSite=Strict%s\r\n",
+                            id, WEB_STORE_MAX_AGE_S, secure ? "; Secure" : "",
+                            csrf, WEB_STORE_MAX_AGE_S, secure ? "; Secure" : "");
+        }
+    }
+    return lws_serve_http_file(wsi, gw.index_path, "text/html; charset=utf-8",
+                               hlen > 0 ? headers : NULL, hlen) < 0 ? -1 : 0;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
     conn *c = user;
     switch (reason) {
     case LWS_CALLBACK_HTTP:
-        /* The /game mount: /game/ID is the app, which reads ID from its
-         * address. */
-        if (lws_serve_http_file(wsi, gw.index_path, "text/html; charset=utf-8", NULL, 0) < 0)
-            return -1;
-        return 0;
+        return serve_http(wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         char uri[64];
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0)
             return 1;
         if (!origin_allowed(wsi)) {
             lwsl_user("refused a WebSocket from a page on another site\n");
+            web_counts.refused[WEB_REFUSED_ORIGIN]++;
             return 1;
         }
         char ip[64];
-        peer_address(wsi, ip, sizeof ip);
+        web_client_address(wsi, ip, sizeof ip);
         address_count *a = address_find(ip, false);
         if (a && a->n >= gw.per_address) {
             lwsl_user("refused a WebSocket from %s: %d connections already\n", ip, a->n);
+            web_counts.refused[WEB_REFUSED_PER_ADDRESS]++;
             return 1;
         }
         return 0;
@@ -227,17 +380,27 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
-        peer_address(wsi, c->ip, sizeof c->ip);
+        c->watch.wsi = wsi;
+        web_client_address(wsi, c->ip, sizeof c->ip);
         address_count *a = address_find(c->ip, true);
         if (!a)
             return -1;
         a->n++;
         c->counted = true;
-        c->session = web_session_open(&gw.cfg, lws_get_context(wsi));
+        /* The cookie session the page was given (serve_http): the
+         * session thread checks it, off this thread. */
+        char id[WEB_STORE_ID_HEX + 8];
+        size_t id_len = sizeof id;
+        bool have_id = gw.cfg.state_dir &&
+                       lws_http_cookie_get(wsi, SESSION_COOKIE, id, &id_len) == 0;
+        c->session = web_session_open(&gw.cfg, lws_get_context(wsi), have_id ? id : NULL,
+                                      c->ip);
         if (!c->session)
             return -1;
         c->next = gw.conns;
         gw.conns = c;
+        web_counts.browsers++;
+        web_counts.connections++;
         return 0;
     }
     case LWS_CALLBACK_RECEIVE:
@@ -245,18 +408,25 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return c->session ? on_writable(wsi, c) : -1;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        web_hub_pump();
         for (conn *k = gw.conns; k; k = k->next) {
-            if (!k->cut_off && web_session_overflowed(k->session)) {
+            if (!k->cut_off && (k->watch.overflowed || web_session_overflowed(k->session))) {
                 /* A browser that does not read never makes its socket
                  * writable again: drop it from here, with the reason if
                  * the socket still takes the close frame. */
                 static const char why[] = "too slow: the browser did not read its messages";
                 k->cut_off = true;
+                if (!k->watch.overflowed)
+                    web_counts.refused[WEB_REFUSED_SLOW]++;
                 lwsl_user("cut off the browser at %s: %s\n", k->ip, why);
                 lws_close_reason(k->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
                                  (unsigned char *)why, sizeof why - 1);
                 lws_set_timeout(k->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
                 continue;
+            }
+            if (k->rx_paused && web_session_inbox_room(k->session)) {
+                k->rx_paused = false;
+                lws_rx_flow_control(k->wsi, 1);
             }
             lws_callback_on_writable(k->wsi);
         }
@@ -265,7 +435,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (c->counted)
             address_release(c->ip);
         c->counted = false;
+        web_hub_unwatch(&c->watch);
         if (c->session) {
+            web_counts.browsers--;
             conn_unlink(c);
             web_session_close(c->session);
             c->session = NULL;
@@ -310,12 +482,44 @@ static void usage(FILE *out)
             "      --web-root DIR          the web app's files (default: the copy installed\n"
             "                              beside the program, ../share/sungka/web)\n"
             "      --max-per-address N     browser connections from one address (default %d)\n"
+            "      --trusted-proxy ADDR[/PREFIX]\n"
+            "                              a reverse proxy in front of the gateway (an\n"
+            "                              address or a network; repeatable): from it, the\n"
+            "                              last address in X-Forwarded-For is the browser's,\n"
+            "                              for --max-per-address and the logs; from anyone\n"
+            "                              else that header is ignored\n"
+            "      --metrics HOST:PORT     serve metrics in Prometheus's text format at\n"
+            "                              http://HOST:PORT/metrics (plain HTTP, apart from\n"
+            "                              the browsers' port: keep it on loopback or an\n"
+            "                              operators' network)\n"
+            "      --relay-key FILE        the board service's relay key (its --relay-key):\n"
+            "                              each browser's agent shows it and names the\n"
+            "                              browser's address, so the service counts its\n"
+            "                              limits per browser, not all against the gateway\n"
+            "      --config FILE           read settings from FILE (default\n"
+            "                              " DEFAULT_CONFIG " when it exists): an INI file\n"
+            "                              whose [web] keys are these long options without\n"
+            "                              their dashes; options on the command line override\n"
+            "                              it; SIGHUP reads it again (--max-per-address,\n"
+            "                              --sessions-per-address and --trusted-proxy change\n"
+            "                              at once, the rest at a restart)\n"
+            "      --state-dir DIR         where each browser's session is kept (its seat\n"
+            "                              tokens and sign-in), so a reload or a restart of\n"
+            "                              the gateway finds its game again (default: the\n"
+            "                              XDG state directory's sungka/web)\n"
+            "      --no-state              keep no browser sessions: a browser's seat and\n"
+            "                              sign-in last as long as its connection\n"
+            "      --secure-cookies        mark the session cookies Secure (when browsers\n"
+            "                              reach the gateway through an https proxy)\n"
+            "      --sessions-per-address N  new browser sessions kept for one address an\n"
+            "                              hour (default %d; past it, its pages play as\n"
+            "                              guests whose seats end with the connection)\n"
             "  -h, --help                  show this help and exit\n"
             "      --version               show the version and exit\n"
             "\n"
             "Open http://HOST:PORT/ in a browser for the lobby; http://HOST:PORT/game/ID\n"
             "watches game ID. The browser's messages are described in docs/web-protocol.md.\n",
-            DEFAULT_PER_ADDRESS);
+            DEFAULT_PER_ADDRESS, DEFAULT_SESSIONS_PER_ADDRESS);
 }
 
 static void on_signal(int sig)
@@ -362,52 +566,175 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
     return 0;
 }
 
-enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION };
+enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_TRUSTED_PROXY,
+       OPT_METRICS, OPT_CONFIG, OPT_RELAY_KEY, OPT_STATE_DIR, OPT_NO_STATE, OPT_SECURE_COOKIES,
+       OPT_SESSIONS_PER_ADDRESS };
+
+static const struct option longopts[] = {
+    {"listen", required_argument, NULL, 'l'},
+    {"server", required_argument, NULL, 's'},
+    {"tls", no_argument, NULL, OPT_TLS},
+    {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+    {"web-root", required_argument, NULL, OPT_WEB_ROOT},
+    {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
+    {"trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY},
+    {"metrics", required_argument, NULL, OPT_METRICS},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"relay-key", required_argument, NULL, OPT_RELAY_KEY},
+    {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+    {"no-state", no_argument, NULL, OPT_NO_STATE},
+    {"secure-cookies", no_argument, NULL, OPT_SECURE_COOKIES},
+    {"sessions-per-address", required_argument, NULL, OPT_SESSIONS_PER_ADDRESS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* Keys a file may not hold: things to do, and the file itself. */
+static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
+
+/* The settings, from the file and the command line (web_settings_*). The
+ * trusted proxies go to web_proxy's staged list (web_proxy.h). */
+typedef struct settings {
+    const char *listen, *server, *tls_ca, *web_root, *metrics, *config, *relay_key, *state_dir;
+    bool tls, help, version, no_state, secure_cookies;
+    int per_address, sessions_per_address;
+    config_values *file_values;    /* the file's strings, which these point into */
+} settings;
+
+/* One option, from the command line or the file (config_apply_fn). */
+static int apply_option(void *user, int c, const char *name, const char *value, char *err,
+                        size_t errlen)
+{
+    settings *st = user;
+    (void)name;
+    switch (c) {
+    case 'l': st->listen = value; break;
+    case 's': st->server = value; break;
+    case OPT_TLS: st->tls = true; break;
+    case OPT_TLS_CA: st->tls_ca = value; break;
+    case OPT_WEB_ROOT: st->web_root = value; break;
+    case OPT_PER_ADDRESS:
+        return option_number_says(value, 1, 100000, &st->per_address, err, errlen);
+    case OPT_TRUSTED_PROXY: return web_proxy_add(value, err, errlen);
+    case OPT_METRICS: st->metrics = value; break;
+    case OPT_CONFIG: st->config = value; break;
+    case OPT_RELAY_KEY: st->relay_key = value; break;
+    case OPT_STATE_DIR: st->state_dir = value; break;
+    case OPT_NO_STATE: st->no_state = true; break;
+    case OPT_SECURE_COOKIES: st->secure_cookies = true; break;
+    case OPT_SESSIONS_PER_ADDRESS:
+        return option_number_says(value, 1, 1000000, &st->sessions_per_address, err, errlen);
+    case 'h': st->help = true; break;
+    case OPT_VERSION: st->version = true; break;
+    default:
+        snprintf(err, errlen, "is not an option");
+        return -1;
+    }
+    return 0;
+}
+
+/* Fresh settings: the defaults, the file's (when file is not NULL), then
+ * the command line's over them. 0; or -1 with the file's error in err, or
+ * 2 when the command line was refused (said on stderr). Either way
+ * st->file_values is the caller's to free. */
+static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
+                         size_t errlen)
+{
+    *st = (settings){.per_address = DEFAULT_PER_ADDRESS,
+                     .sessions_per_address = DEFAULT_SESSIONS_PER_ADDRESS};
+    web_proxy_discard();
+    if (file && config_file_read(file, "web", longopts, not_settings,
+                                 sizeof not_settings / sizeof not_settings[0], apply_option, st,
+                                 &st->file_values, err, errlen) != 0)
+        return -1;
+    if (config_argv_read("sungka-web", argc, argv, "l:s:h", longopts, apply_option, st,
+                         usage) != 0)
+        return 2;
+    return 0;
+}
+
+static volatile sig_atomic_t reload_wanted;
+
+static void on_sighup(int sig)
+{
+    (void)sig;
+    reload_wanted = 1;
+}
+
+/* SIGHUP: the file and the command line read again. The limit per address
+ * and the trusted proxies change at once; the rest is kept until a
+ * restart (the log line says so). A file with a mistake changes nothing. */
+static void reload(const char *file, int argc, char **argv)
+{
+    server_notify_reloading();
+    settings st;
+    char err[1024];
+    if (!file) {
+        lwsl_user("SIGHUP: no configuration file to reload (--config FILE, or %s)\n",
+                  DEFAULT_CONFIG);
+    } else if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
+        web_proxy_discard();
+        config_values_free(st.file_values);
+        lwsl_user("reload refused, the settings stay as they were: %s\n", err);
+    } else {
+        /* Numbers and parsed addresses only: the running settings'
+         * strings stay the first reading's (gw.cfg points into them). */
+        gw.per_address = st.per_address;
+        gw.sessions_per_address = st.sessions_per_address;
+        int proxies = web_proxy_commit();
+        config_values_free(st.file_values);
+        lwsl_user("reloaded %s: max-per-address %d, sessions-per-address %d, %d trusted "
+                  "proxies; other settings change at a restart\n", file, gw.per_address,
+                  gw.sessions_per_address, proxies);
+    }
+    server_notify_ready();
+}
 
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"server", required_argument, NULL, 's'},
-        {"tls", no_argument, NULL, OPT_TLS},
-        {"tls-ca", required_argument, NULL, OPT_TLS_CA},
-        {"web-root", required_argument, NULL, OPT_WEB_ROOT},
-        {"max-per-address", required_argument, NULL, OPT_PER_ADDRESS},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
-    const char *listen = NULL, *web_root = NULL;
-    gw.per_address = DEFAULT_PER_ADDRESS;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "l:s:h", longs, NULL)) != -1) {
-        switch (opt) {
-        case 'l': listen = optarg; break;
-        case 's': gw.cfg.server = optarg; break;
-        case OPT_TLS: gw.cfg.tls = true; break;
-        case OPT_TLS_CA: gw.cfg.tls_ca = optarg; break;
-        case OPT_WEB_ROOT: web_root = optarg; break;
-        case OPT_PER_ADDRESS: {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || end == optarg || n < 1 || n > 100000) {
-                fprintf(stderr, "sungka-web: --max-per-address must be a number from 1 to "
-                                "100000, not '%s'\n", optarg);
-                return 2;
-            }
-            gw.per_address = (int)n;
-            break;
-        }
-        case 'h': usage(stdout); return 0;
-        case OPT_VERSION: printf("sungka-web %s\n", SUNGKA_VERSION); return 0;
-        default:
-            fprintf(stderr, "Try 'sungka-web --help' for more information.\n");
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "sungka-web: unexpected argument '%s'\n", argv[optind]);
+    settings first = {0}, st = {0};
+    if (config_argv_read("sungka-web", argc, argv, "l:s:h", longopts, apply_option, &first,
+                         usage) != 0)
         return 2;
+    web_proxy_discard();
+    if (first.help) {
+        usage(stdout);
+        return 0;
+    }
+    if (first.version) {
+        printf("sungka-web %s\n", SUNGKA_VERSION);
+        return 0;
+    }
+    const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
+    char err[1024];
+    int rc = load_settings(&st, file, argc, argv, err, sizeof err);
+    if (rc != 0) {
+        if (rc < 0)
+            fprintf(stderr, "sungka-web: %s\n", err);
+        config_values_free(st.file_values);
+        return 2;
+    }
+    web_proxy_commit();
+    /* The file's strings stay for the program's life (gw.cfg points into
+     * them). */
+    config_values *kept = st.file_values;
+    const char *listen = st.listen, *web_root = st.web_root, *metrics = st.metrics;
+    gw.cfg.server = st.server;
+    gw.cfg.tls = st.tls;
+    gw.cfg.tls_ca = st.tls_ca;
+    gw.per_address = st.per_address;
+    gw.sessions_per_address = st.sessions_per_address;
+    gw.secure_cookies = st.secure_cookies;
+    const char *state_dir = st.state_dir;
+    bool no_state = st.no_state;
+    if (st.relay_key) {
+        if (relay_key_load(st.relay_key, gw.relay_key, err, sizeof err) != 0) {
+            fprintf(stderr, "sungka-web: %s\n", err);
+            config_values_free(kept);
+            return 1;
+        }
+        gw.cfg.relay_key = gw.relay_key;
     }
     char host[256];
     int port;
@@ -425,7 +752,6 @@ int main(int argc, char **argv)
         gw.cfg.tls = true;
     agent_config tls_files = {.server = gw.cfg.server, .tls = gw.cfg.tls,
                               .tls_ca = gw.cfg.tls_ca};
-    char err[512];
     if (agent_check_tls(&tls_files, err, sizeof err) != 0) {
         fprintf(stderr, "sungka-web: %s\n", err);
         return 1;
@@ -434,6 +760,14 @@ int main(int argc, char **argv)
     if (numeric_host(host, bind_host, sizeof bind_host) != 0) {
         fprintf(stderr, "sungka-web: cannot listen on %s: no such host name or address\n",
                 listen);
+        return 2;
+    }
+    char metrics_host[256], metrics_bind[256];
+    int metrics_port = 0;
+    if (metrics && (split_address(metrics, metrics_host, sizeof metrics_host, &metrics_port) != 0 ||
+                    numeric_host(metrics_host, metrics_bind, sizeof metrics_bind) != 0)) {
+        fprintf(stderr, "sungka-web: --metrics wants HOST:PORT of this machine (like "
+                        "127.0.0.1:9180), not '%s'\n", metrics);
         return 2;
     }
     char root[PATH_MAX];
@@ -458,6 +792,7 @@ int main(int argc, char **argv)
                         "it is with --web-root DIR\n", root, strerror(errno));
         return 1;
     }
+    snprintf(gw.root, sizeof gw.root, "%s", real_root);
     snprintf(gw.index_path, sizeof gw.index_path, "%.*s/index.html", PATH_MAX - 12, real_root);
     if (access(gw.index_path, R_OK) != 0) {
         fprintf(stderr, "sungka-web: %s has no index.html: it is not the web app's directory "
@@ -465,13 +800,37 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    static char state_path[PATH_MAX];
+    if (state_dir && no_state) {
+        fprintf(stderr, "sungka-web: --state-dir and --no-state contradict each other: "
+                        "give one\n");
+        return 2;
+    }
+    if (!no_state) {
+        if (state_dir) {
+            snprintf(state_path, sizeof state_path, "%s", state_dir);
+        } else if (xdg_sungka_dir(XDG_STATE, true, state_path, sizeof state_path - 8) != 0) {
+            fprintf(stderr, "sungka-web: there is no state directory for the browsers' "
+                            "sessions (%s); say where with --state-dir DIR, or --no-state\n",
+                            strerror(errno));
+            return 1;
+        } else {
+            strcat(state_path, "/web");
+        }
+        if (web_store_open(state_path, err, sizeof err) != 0) {
+            fprintf(stderr, "sungka-web: %s; say where with --state-dir DIR, or --no-state\n",
+                    err);
+            return 1;
+        }
+        gw.cfg.state_dir = state_path;
+    }
+
     lws_set_log_level(LLL_ERR | LLL_USER, NULL);
-    static struct lws_http_mount game_mount = {
-        .mountpoint = "/game", .origin = "sungka", .origin_protocol = LWSMPRO_CALLBACK,
-        .mountpoint_len = 5};
-    struct lws_http_mount files = {
-        .mount_next = &game_mount, .mountpoint = "/", .origin = real_root, .def = "index.html",
-        .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1};
+    /* Every request goes to serve_http, which serves the app's page with
+     * its cookies, and its two files by name. */
+    static struct lws_http_mount files = {
+        .mountpoint = "/", .origin = "sungka", .origin_protocol = LWSMPRO_CALLBACK,
+        .mountpoint_len = 1};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = port;
@@ -502,23 +861,47 @@ int main(int argc, char **argv)
         agent_library_shutdown();
         return 1;
     }
+    int metrics_bound = 0;
+    if (metrics && web_metrics_listen(ctx, metrics_bind, metrics_port, &metrics_bound) != 0) {
+        fprintf(stderr, "sungka-web: cannot serve metrics on %s (is the address this machine's, "
+                        "and the port free?)\n", metrics);
+        lws_context_destroy(ctx);
+        agent_library_shutdown();
+        return 1;
+    }
     bool v6 = strchr(host, ':') != NULL;
     printf("sungka-web: listening on %s%s%s:%d, playing on %s; open http://%s%s%s:%d/\n",
            v6 ? "[" : "", host, v6 ? "]" : "", bound, gw.cfg.server, v6 ? "[" : "", host,
            v6 ? "]" : "", bound);
+    if (metrics)
+        printf("sungka-web: metrics at http://%s%s%s:%d/metrics\n",
+               strchr(metrics_host, ':') ? "[" : "", metrics_host,
+               strchr(metrics_host, ':') ? "]" : "", metrics_bound);
     fflush(stdout);
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    struct sigaction hup = {.sa_handler = on_sighup};
+    sigaction(SIGHUP, &hup, NULL);
     signal(SIGPIPE, SIG_IGN);
-    while (!stopping)
+    server_notify_ready();
+    while (!stopping) {
         if (lws_service(ctx, 0) < 0)
             break;
+        if (reload_wanted) {
+            reload_wanted = 0;
+            reload(file, argc, argv);
+        }
+    }
+    server_notify_stopping();
     /* Closing every connection closes every session; then wait for their
      * threads, whose agents need the RPC layer until they end. */
     lws_context_destroy(ctx);
+    web_hub_close_all();
     web_sessions_wait_all();
     agent_library_shutdown();
+    config_values_free(kept);
+    explicit_bzero(gw.relay_key, sizeof gw.relay_key);
     return 0;
 }

@@ -18,8 +18,10 @@
 #include <jansson.h>
 #include <libwebsockets.h>
 
+#include "address.h"
 #include "agent.h"
 #include "gtk_geometry.h"
+#include "web_store.h"
 
 /* The area the board is laid out in; the browser scales the SVG to fit. */
 #define BOARD_W 960.0
@@ -45,6 +47,8 @@ struct web_session {
     pthread_mutex_t lock;
     /* locked */
     item_queue in, out;
+    bool in_full;              /* in reached WEB_MAX_INBOX: the service thread stopped
+                                  reading the browser until it drains to half */
     bool overflowed;           /* the browser did not read: out was dropped */
     bool over;                 /* the session thread ended its agent */
     char over_reason[124];
@@ -53,8 +57,14 @@ struct web_session {
     /* session thread only */
     agent *ag;
     char name[AGENT_NAME_BYTES];
+    char relay_for[ADDRESS_HOST_BYTES];   /* the browser's address key; "": none */
     char moves_game[32];       /* the game the move list is of */
-    json_t *moves;             /* the moves seen in it, oldest first */
+    json_t *moves;             /* its moves, oldest first */
+    /* read-only after web_session_open: any thread */
+    char id[WEB_STORE_ID_HEX + 1];   /* the cookie session, "" for none */
+    char dir[4096];            /* its directory (web_store.h), "" for none */
+    /* session thread only */
+    char saved_game[40];       /* what the "game" file says now */
 };
 
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -258,6 +268,45 @@ static void describe(const agent_model *m, char *buf, size_t len)
 #undef ADD
 }
 
+/* Version 2's part of a state: clocks, the offers open, who may be
+ * claimed, the rematch, whether rated (docs/web-protocol.md). */
+static void add_play_state(const agent_model *m, json_t *msg)
+{
+    json_t *clocks = json_null();
+    if (m->time_control.per_move_s || m->time_control.base_s) {
+        clocks = json_array();
+        for (int seat = 0; seat < game_seats(&m->state); seat++) {
+            int64_t left = agent_clock_left(m, seat);
+            json_array_append_new(clocks, left >= 0 ? json_integer(left) : json_null());
+        }
+    }
+    json_t *rematch = json_array();
+    for (int seat = 0; seat < game_seats(&m->state); seat++)
+        if (m->rematch_accepted & (1u << seat))
+            json_array_append_new(rematch, json_integer(seat));
+    json_t *away = json_array();
+    for (int i = 0; i < m->n_people; i++) {
+        int left = agent_away_seconds(&m->people[i]);
+        if (m->people[i].seat >= 0 && left >= 0)
+            json_array_append_new(away, json_pack("{s:i, s:i}", "seat", m->people[i].seat,
+                                                  "seconds", left));
+    }
+    bool claimable = false;
+    for (int seat = 0; seat < game_seats(&m->state); seat++)
+        claimable = claimable || ((m->claimable & (1u << seat)) && seat != m->my_seat);
+    char tc[48] = "";
+    if (m->time_control.per_move_s)
+        snprintf(tc, sizeof tc, "%d/move", m->time_control.per_move_s);
+    else if (m->time_control.base_s)
+        snprintf(tc, sizeof tc, "%d+%d", m->time_control.base_s / 60, m->time_control.increment_s);
+    json_object_update_new(
+        msg, json_pack("{s:o, s:i, s:b, s:o, s:i, s:b, s:o, s:o}", "clocks", clocks,
+                       "clock_running", m->have_clocks ? m->clock_running : -1, "rated",
+                       m->rated, "time_control", str(tc),
+                       "draw_offer", m->draw_offer, "claimable", claimable, "rematch", rematch,
+                       "away", away));
+}
+
 static void send_state(web_session *s)
 {
     const agent_model *m = agent_model_get(s->ag);
@@ -329,6 +378,8 @@ static void send_state(web_session *s)
         L.y0, L.width, L.height, "seats", seats, "cells", cells, "description", str(description),
         "moves", s->moves ? s->moves : json_null(), "over", over, "observers", m->n_observers);
     if (msg)
+        add_play_state(m, msg);
+    if (msg)
         send_json(s, msg);
 }
 
@@ -340,6 +391,9 @@ static void send_event(web_session *s, const char *event, const agent_msg *msg, 
         name = agent_seat_name(agent_model_get(s->ag), msg->seat, seat_name, sizeof seat_name);
     json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o}", "type", "event", "event", event, "seat",
                           msg->seat, "name", str(name), "text", str(text));
+    if (j && msg->kind == AGENT_MSG_CHAT)
+        json_object_update_new(j, json_pack("{s:o, s:b}", "to", str(msg->to), "spectators",
+                                            msg->spectators));
     if (j)
         send_json(s, j);
 }
@@ -361,6 +415,72 @@ static void remember_move(web_session *s, const agent_msg *msg)
                                         "move", str(text)));
 }
 
+/* A snapshot (a game joined, taken back after a reload or a restart of
+ * the gateway, a rematch): the game's moves so far from the service
+ * (GetMatch reads a running game's log), cut to those the snapshot's
+ * board reflects, so the moves that follow as events are not counted
+ * twice. The events after the snapshot wait in the agent's queue
+ * meanwhile: none is missed. Without them (a service without a store),
+ * the list starts here. */
+static void fill_moves(web_session *s)
+{
+    const agent_model *m = agent_model_get(s->ag);
+    json_decref(s->moves);
+    s->moves = json_array();
+    snprintf(s->moves_game, sizeof s->moves_game, "%s", m->game_id);
+    agent_match match;
+    int *seats = NULL, *moves = NULL;
+    char err[256];
+    if (!m->have_state || agent_get_match(s->ag, m->game_id, &match, &seats, &moves, err,
+                                          sizeof err) != 0)
+        return;
+    int upto = -1;
+    for (int n = match.n_moves; n >= 0 && upto < 0; n--) {
+        game_state at;
+        if (agent_match_position(&match, seats, moves, n, &at, err, sizeof err) != 0)
+            continue;
+        bool same = at.n_cells == m->state.n_cells &&
+                    game_to_move(&at) == game_to_move(&m->state);
+        for (int c = 0; same && c < at.n_cells; c++)
+            same = game_cell(&at, c) == game_cell(&m->state, c);
+        if (same)
+            upto = n;
+    }
+    for (int i = 0; i < upto && i < MAX_MOVES_KEPT; i++) {
+        char text[32], name[AGENT_NAME_BYTES + 16];
+        agent_format_move(m, moves[i], text, sizeof text);
+        json_array_append_new(s->moves,
+                              json_pack("{s:i, s:o, s:o}", "seat", seats[i], "name",
+                                        str(agent_seat_name(m, seats[i], name, sizeof name)),
+                                        "move", str(text)));
+    }
+    free(seats);
+    free(moves);
+}
+
+/* The game at hand, in the session's directory, for the next connection
+ * (a reload, or after a restart of the gateway) to come back to: "ID seat"
+ * or "ID watch". */
+static void remember_game(web_session *s)
+{
+    if (!s->dir[0])
+        return;
+    const agent_model *m = agent_model_get(s->ag);
+    char line[40];
+    snprintf(line, sizeof line, "%.31s %s", m->game_id, m->my_seat >= 0 ? "seat" : "watch");
+    if (!m->game_id[0] || strcmp(line, s->saved_game) == 0)
+        return;
+    if (web_store_put(s->dir, "game", line) == 0)
+        snprintf(s->saved_game, sizeof s->saved_game, "%s", line);
+}
+
+static void forget_game(web_session *s)
+{
+    if (s->dir[0])
+        web_store_drop(s->dir, "game");
+    s->saved_game[0] = '\0';
+}
+
 /* One message from the agent, already applied to its model. */
 static void from_agent(web_session *s, const agent_msg *msg)
 {
@@ -368,11 +488,8 @@ static void from_agent(web_session *s, const agent_msg *msg)
     const agent_model *m = agent_model_get(s->ag);
     switch (msg->kind) {
     case AGENT_MSG_SNAPSHOT:
-        if (strcmp(s->moves_game, m->game_id) != 0) {
-            json_decref(s->moves);
-            s->moves = json_array();
-            snprintf(s->moves_game, sizeof s->moves_game, "%s", m->game_id);
-        }
+        fill_moves(s);
+        remember_game(s);
         break;
     case AGENT_MSG_MOVED: {
         remember_move(s, msg);
@@ -396,6 +513,38 @@ static void from_agent(web_session *s, const agent_msg *msg)
     case AGENT_MSG_STARTED:
         send_event(s, "started", msg, "");
         break;
+    case AGENT_MSG_DEPARTED:
+        send_event(s, "departed", msg, msg->text);
+        break;
+    case AGENT_MSG_RETURNED:
+        send_event(s, "returned", msg, "");
+        break;
+    case AGENT_MSG_DRAW_OFFERED:
+        send_event(s, "draw_offered", msg, "");
+        break;
+    case AGENT_MSG_DRAW_DECLINED:
+        send_event(s, "draw_declined", msg, "");
+        break;
+    case AGENT_MSG_REMATCH_OFFERED:
+        send_event(s, "rematch_offered", msg, "");
+        break;
+    case AGENT_MSG_REMATCH_DECLINED:
+        send_event(s, "rematch_declined", msg, "");
+        break;
+    case AGENT_MSG_TAKEN_OVER:
+        send_event(s, "taken_over", msg, msg->text);
+        break;
+    case AGENT_MSG_REMATCH_STARTED: {
+        /* Everyone accepted: go to the new game, seated or watching; its
+         * snapshot follows. */
+        char err[512];
+        send_event(s, "rematch_started", msg, msg->text);
+        int rc = m->my_seat >= 0 ? agent_follow_rematch(s->ag, err, sizeof err)
+                                 : agent_watch_rematch(s->ag, msg->text, err, sizeof err);
+        if (rc != 0)
+            send_error(s, "refused", err);
+        return;
+    }
     case AGENT_MSG_OUT:
         send_event(s, "out", msg, msg->text);
         break;
@@ -454,6 +603,93 @@ static void command_new(web_session *s, json_t *cmd)
         send_error(s, "refused", err);
 }
 
+/* The person's account (version 2): who the browser is now. */
+static void send_account(web_session *s)
+{
+    const char *account = agent_account(s->ag);
+    send_json(s, json_pack("{s:s, s:o, s:o, s:b}", "type", "account", "account",
+                           account ? str(account) : json_null(), "name", str(s->name),
+                           "kept", s->dir[0] != '\0'));
+}
+
+/* sign_in, register, sign_out; true when type is one of them. Signing in
+ * needs the page's CSRF token besides the WebSocket's Origin check (a page
+ * elsewhere can neither open this WebSocket nor read the token's cookie),
+ * and a session kept for the browser (its cookie): a sign-in must outlive
+ * the connection, or a reload would sign the person out. */
+static bool account_command(web_session *s, const char *type, json_t *cmd)
+{
+    bool in = strcmp(type, "sign_in") == 0, reg = strcmp(type, "register") == 0;
+    char err[512];
+    if (strcmp(type, "sign_out") == 0) {
+        if (agent_sign_out(s->ag, false, err, sizeof err) != 0)
+            send_error(s, "refused", err);
+        send_account(s);
+        return true;
+    }
+    if (!in && !reg)
+        return false;
+    const char *name = json_string_value(json_object_get(cmd, "name"));
+    const char *password = json_string_value(json_object_get(cmd, "password"));
+    const char *csrf = json_string_value(json_object_get(cmd, "csrf"));
+    if (!name || !password || !csrf || strlen(name) > 128 || strlen(password) > 1024) {
+        send_error(s, "bad_field", "signing in needs a name, a password and the page's csrf "
+                                   "token (strings)");
+        return true;
+    }
+    if (!s->id[0] || !web_store_csrf_ok(s->id, csrf)) {
+        send_error(s, "csrf", "this page's sign-in token does not match its session: reload "
+                              "the page and sign in again");
+        return true;
+    }
+    int rc = in ? agent_sign_in(s->ag, name, password, err, sizeof err)
+                : agent_register(s->ag, name, password, NULL, err, sizeof err);
+    if (rc != 0)
+        send_error(s, "refused", err);
+    else
+        send_account(s);
+    return true;
+}
+
+/* The commands of a game at hand (version 2): true when type is one. */
+static bool game_command(web_session *s, const char *type, json_t *cmd)
+{
+    static const struct {
+        const char *type;
+        int (*call)(agent *ag);
+    } simple[] = {
+        {"offer_draw", agent_offer_draw}, {"abort", agent_abort}, {"claim", agent_claim},
+    };
+    int which = -1;
+    for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
+        if (strcmp(type, simple[i].type) == 0)
+            which = (int)i;
+    bool answer = strcmp(type, "answer_draw") == 0, rematch = strcmp(type, "rematch") == 0,
+         tell = strcmp(type, "tell") == 0;
+    if (which < 0 && !answer && !rematch && !tell)
+        return false;
+    json_t *flag = json_object_get(cmd, answer ? "accept" : "decline");
+    const char *to = json_string_value(json_object_get(cmd, "to"));
+    const char *text = json_string_value(json_object_get(cmd, "text"));
+    if (!agent_in_game(s->ag))
+        send_error(s, "refused", "you are not at a game");
+    else if (which >= 0)
+        simple[which].call(s->ag);
+    else if (answer && !json_is_boolean(flag))
+        send_error(s, "bad_field", "\"answer_draw\" needs accept (true or false)");
+    else if (answer)
+        agent_answer_draw(s->ag, json_is_true(flag));
+    else if (rematch && flag && !json_is_boolean(flag))
+        send_error(s, "bad_field", "\"rematch\" may say decline (true or false)");
+    else if (rematch)
+        agent_rematch(s->ag, json_is_true(flag));
+    else if (!to || !*to || strlen(to) > 128 || !text || !*text || strlen(text) > 500)
+        send_error(s, "bad_field", "\"tell\" needs to (a name) and a text of 1 to 500 bytes");
+    else
+        agent_tell(s->ag, to, text);
+    return true;
+}
+
 static void command(web_session *s, const char *text, size_t len)
 {
     json_error_t jerr;
@@ -471,8 +707,14 @@ static void command(web_session *s, const char *text, size_t len)
         send_error(s, "bad_command", "every command needs a \"type\" (a string)");
     } else if (strcmp(type, "hello") == 0) {
         json_t *v = json_object_get(cmd, "version");
-        if (!json_is_integer(v) || json_integer_value(v) != WEB_PROTOCOL_VERSION)
-            send_error(s, "version", "this gateway speaks version 1 of the protocol only");
+        if (!json_is_integer(v) || json_integer_value(v) < WEB_PROTOCOL_OLDEST ||
+            json_integer_value(v) > WEB_PROTOCOL_VERSION)
+            send_error(s, "version", "this gateway speaks versions 1 and 2 of the protocol "
+                                     "only: reload the page");
+    } else if (account_command(s, type, cmd)) {
+        /* done */
+    } else if (game_command(s, type, cmd)) {
+        /* done */
     } else if (strcmp(type, "list") == 0) {
         send_lobby(s);
     } else if (strcmp(type, "new") == 0) {
@@ -511,6 +753,7 @@ static void command(web_session *s, const char *text, size_t len)
             agent_resign(s->ag);
     } else if (strcmp(type, "leave") == 0) {
         agent_leave(s->ag);
+        forget_game(s);
         send_json(s, json_pack("{s:s}", "type", "left"));
         send_lobby(s);
     } else {
@@ -519,29 +762,77 @@ static void command(web_session *s, const char *text, size_t len)
     json_decref(cmd);
 }
 
+/* The session's directory, its guest name (made the first time) and the
+ * game it was at, if any (remember_game). */
+static void load_session(web_session *s, char *game, size_t game_len, bool *watch)
+{
+    game[0] = '\0';
+    if (s->id[0] && s->cfg->state_dir &&
+        !web_store_known(s->cfg->state_dir, s->id, s->dir, sizeof s->dir))
+        s->id[0] = '\0';       /* unknown or expired: a guest for this connection */
+    bool named = s->dir[0] && web_store_get(s->dir, "name", s->name, sizeof s->name) == 0 &&
+                 strncmp(s->name, "guest-", 6) == 0;
+    if (!named) {
+        uint8_t rnd[3] = {0};
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+            memset(rnd, 0, sizeof rnd);
+        snprintf(s->name, sizeof s->name, "guest-%02x%02x%02x", rnd[0], rnd[1], rnd[2]);
+        if (s->dir[0])
+            web_store_put(s->dir, "name", s->name);
+    }
+    char line[40];
+    if (s->dir[0] && web_store_get(s->dir, "game", line, sizeof line) == 0) {
+        char *space = strchr(line, ' ');
+        *watch = space && strcmp(space + 1, "watch") == 0;
+        if (space)
+            *space = '\0';
+        snprintf(game, game_len, "%s", line);
+    }
+}
+
 static void *session_main(void *arg)
 {
     web_session *s = arg;
     agent_config cfg = {0};
-    uint8_t rnd[3] = {0};
-    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-        memset(rnd, 0, sizeof rnd);
-    snprintf(s->name, sizeof s->name, "guest-%02x%02x%02x", rnd[0], rnd[1], rnd[2]);
+    char game[40];
+    bool watch = false;
+    load_session(s, game, sizeof game, &watch);
     cfg.server = s->cfg->server;
     cfg.tls = s->cfg->tls;
     cfg.tls_ca = s->cfg->tls_ca;
+    cfg.relay_key = s->cfg->relay_key;
+    cfg.relay_for = s->relay_for[0] ? s->relay_for : NULL;
     cfg.name = s->name;
     cfg.ready = true;          /* a browser has nobody to type "ready" */
     cfg.autostart = true;
-    cfg.state_dir = "";        /* guests' seats are not kept on the gateway's disk */
+    /* A browser's seat tokens and account session are kept in its cookie
+     * session's directory (web_store.h); without one, nowhere. */
+    cfg.state_dir = s->dir;
     char err[512];
-    if (agent_start(&cfg, &s->ag, err, sizeof err) != 0) {
+    /* Back to the game the browser was at: the agent takes its seat back
+     * with the token kept for it, and resumes the game's events. */
+    bool resumed = false;
+    if (game[0]) {
+        cfg.game_id = game;
+        cfg.observe = watch;
+        resumed = agent_start(&cfg, &s->ag, err, sizeof err) == 0;
+        if (!resumed)
+            forget_game(s);    /* over and gone, or the seat was lost */
+        cfg.game_id = NULL;
+        cfg.observe = false;
+    }
+    if (!resumed && agent_start(&cfg, &s->ag, err, sizeof err) != 0) {
         send_error(s, "unreachable", err);
         finish(s, "cannot reach the board service");
         goto done;
     }
-    send_json(s, json_pack("{s:s, s:i, s:o}", "type", "hello", "version", WEB_PROTOCOL_VERSION,
-                           "name", str(s->name)));
+    if (resumed)
+        snprintf(s->saved_game, sizeof s->saved_game, "%.31s %s", game, watch ? "watch" : "seat");
+    const char *account = agent_account(s->ag);
+    send_json(s, json_pack("{s:s, s:i, s:o, s:o, s:o, s:b}", "type", "hello", "version",
+                           WEB_PROTOCOL_VERSION, "name", str(s->name), "account",
+                           account ? str(account) : json_null(), "game",
+                           resumed ? str(game) : json_null(), "kept", s->dir[0] != '\0'));
     send_lobby(s);
     for (;;) {
         struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN},
@@ -561,6 +852,10 @@ static void *session_main(void *arg)
         for (;;) {
             pthread_mutex_lock(&s->lock);
             item *it = queue_pop(&s->in);
+            if (s->in_full && s->in.count <= WEB_MAX_INBOX / 2) {
+                s->in_full = false;            /* read the browser again */
+                wake_loop_locked(s);
+            }
             pthread_mutex_unlock(&s->lock);
             if (!it)
                 break;
@@ -577,9 +872,13 @@ static void *session_main(void *arg)
         if (gone)
             break;
     }
-    /* A guest's seat is not kept for a browser that went away: leaving ends
-     * the game for the others now rather than after the grace. */
-    agent_leave(s->ag);
+    /* A browser with a kept session may come back (a reload, a lost
+     * network): its seat is kept by the service for the grace, as any
+     * departed player's, and its token here. A guest's seat without one
+     * cannot be taken back: leaving ends the game for the others now
+     * rather than after the grace. */
+    if (!s->dir[0])
+        agent_leave(s->ag);
     agent_destroy(s->ag);
 done:
     pthread_mutex_lock(&all_lock);
@@ -592,11 +891,23 @@ done:
 
 /* --- the service thread's side --- */
 
-web_session *web_session_open(const web_config *cfg, struct lws_context *ctx)
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id,
+                              const char *client_ip)
 {
     web_session *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    if (client_ip && client_ip[0]) {
+        /* As the board service keys a peer (address.h): "ipv4:198.51.100.7",
+         * an IPv6 address by its /64. */
+        char peer[128];
+        snprintf(peer, sizeof peer, strchr(client_ip, ':') ? "ipv6:[%s]:0" : "ipv4:%s:0",
+                 client_ip);
+        if (address_host(peer, ADDRESS_IPV6_PREFIX, s->relay_for, sizeof s->relay_for) != 0)
+            s->relay_for[0] = '\0';
+    }
+    if (id && strlen(id) == WEB_STORE_ID_HEX)
+        memcpy(s->id, id, WEB_STORE_ID_HEX + 1);
     s->cfg = cfg;
     s->ctx = ctx;
     s->refs = 2;
@@ -638,16 +949,29 @@ int web_session_input(web_session *s, const char *text, size_t len)
     if (!it)
         return -1;
     pthread_mutex_lock(&s->lock);
-    bool full = s->in.count >= WEB_MAX_INBOX;
-    if (!full)
+    /* Past the inbox the caller stopped reading (it was told "full"): what
+     * lws still hands over is the rest of what it had read, a few frames. */
+    bool flooded = s->in.count >= 2 * WEB_MAX_INBOX;
+    if (!flooded)
         queue_push(&s->in, it);
+    bool full = s->in.count >= WEB_MAX_INBOX;
+    if (full)
+        s->in_full = true;
     pthread_mutex_unlock(&s->lock);
-    if (full) {
+    if (flooded) {
         free(it);
         return -1;
     }
     wake(s);
-    return 0;
+    return full ? 1 : 0;
+}
+
+bool web_session_inbox_room(web_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool room = !s->in_full;
+    pthread_mutex_unlock(&s->lock);
+    return room;
 }
 
 char *web_session_take(web_session *s, size_t *len, bool *close_now, char *reason,

@@ -22,14 +22,16 @@
  * The queues between the two (commands in, JSON out) and the flags below
  * are under the session's mutex; everything else is the session thread's.
  * The session thread wakes the loop only under that mutex and only before
- * web_session_close, so never after the context is destroyed.
+ * web_session_close, so never after the context is destroyed. The session
+ * thread alone touches the cookie session's files (web_store.h).
  *
  * Memory per browser is bounded: at most WEB_OUTBOX_BYTES of JSON wait for
  * a browser that does not read; past that the session is marked overflowed
  * and the service thread drops the connection (with the close reason "too
  * slow" when the socket still has room for it).
  * Commands are at most WEB_MAX_COMMAND bytes each (the service thread
- * closes a connection that sends more) and at most WEB_MAX_INBOX wait.
+ * closes a connection that sends more) and at most WEB_MAX_INBOX wait: past
+ * that the browser is no longer read until they drain (flow control).
  *
  * Ownership: a session is freed by whichever of its two owners lets go
  * last — the service thread (web_session_close) or the session thread
@@ -41,7 +43,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define WEB_PROTOCOL_VERSION 1
+#define WEB_PROTOCOL_VERSION 2
+#define WEB_PROTOCOL_OLDEST 1      /* the oldest a page may still speak */
 #define WEB_OUTBOX_BYTES (512 * 1024)
 #define WEB_MAX_COMMAND 4096
 #define WEB_MAX_INBOX 64
@@ -55,17 +58,35 @@ typedef struct web_config {
     const char *server;        /* the board service, "host:port" */
     bool tls;                  /* speak TLS to it */
     const char *tls_ca;        /* its CA (NULL: system roots or trust on first use) */
+    const char *relay_key;     /* the gateway's relay key (--relay-key): each agent
+                                * shows it and names its browser's address, so the
+                                * service counts its limits per browser; NULL: none */
+    const char *state_dir;     /* the browsers' kept sessions (web_store.h); NULL: none */
 } web_config;
 
 /* Start a session for a new browser (service thread): the session thread
- * starts at once and connects its agent. NULL when out of memory or
- * threads. */
-web_session *web_session_open(const web_config *cfg, struct lws_context *ctx);
+ * starts at once and connects its agent. id: the browser's cookie session
+ * (web_store.h; copied), or NULL. With a known one, the session thread
+ * takes back the game the browser was at (its seat, with the token kept in
+ * the session's directory) and the account it signed in with; the seat
+ * is then kept when the browser goes (the service's grace). client_ip: the
+ * browser's address (numeric), named to the service with the relay key;
+ * NULL for the gateway's own sessions (a shared watcher, web_hub.h). NULL
+ * when out of memory or threads. */
+web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, const char *id,
+                              const char *client_ip);
 
 /* Queue one command, a text message as the browser sent it (service
- * thread). -1 when WEB_MAX_INBOX commands already wait: the browser sends
- * faster than it is answered (the caller closes the connection). */
+ * thread). 0; 1 when WEB_MAX_INBOX commands now wait: the browser sends
+ * faster than it is answered, and the caller stops reading it (TCP then
+ * holds the browser back) until web_session_inbox_room says so again, after
+ * the session thread has woken the loop; -1 out of memory, or when twice
+ * WEB_MAX_INBOX wait (the caller kept reading): the caller closes. */
 int web_session_input(web_session *s, const char *text, size_t len);
+
+/* May the service thread read the browser again (the inbox drained to half
+ * after web_session_input said 1)? Service thread, on a wake-up. */
+bool web_session_inbox_room(web_session *s);
 
 /* The next JSON message for the browser (service thread): a malloc'd
  * string the caller frees, with its length in *len; NULL when none.

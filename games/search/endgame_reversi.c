@@ -27,6 +27,8 @@
  * EG_CHECK + 1 nodes of the deep tier; an interrupted solve returns -1 and
  * the caller searches on without it.
  */
+#include <string.h>
+
 #include "search_internal.h"
 #include "../reversi_bits.h"
 
@@ -70,6 +72,11 @@ search_solver *search_solver_new(void)
     }
     search_prefault(e->tt, ((size_t)1 << EG_TT_BITS) * sizeof *e->tt);
     return e;
+}
+
+void search_solver_reset(search_solver *e)
+{
+    memset(e->tt, 0, ((size_t)1 << EG_TT_BITS) * sizeof *e->tt);
 }
 
 void search_solver_free(search_solver *e)

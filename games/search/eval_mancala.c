@@ -168,6 +168,10 @@ const search_eval search_eval_sungka = {
     .order = mancala_order,
     .moves_left = mancala_moves_left,
     .exact_margins = true,
+    .unit = SEARCH_MARGIN,
+    .judge = {150, 300, 600},
+    .win_scale = 300,
+    .depth = 10,
 };
 
 const search_eval search_eval_congklak = {
@@ -177,6 +181,10 @@ const search_eval search_eval_congklak = {
     .order = mancala_order,
     .moves_left = mancala_moves_left,
     .exact_margins = true,
+    .unit = SEARCH_MARGIN,
+    .judge = {150, 300, 600},
+    .win_scale = 300,
+    .depth = 10,
 };
 
 const search_eval search_eval_kalah = {
@@ -187,4 +195,8 @@ const search_eval search_eval_kalah = {
     .moves_left = mancala_moves_left,
     .exact_margins = true,
     .probe = kalah_probe,
+    .unit = SEARCH_MARGIN,
+    .judge = {150, 300, 600},
+    .win_scale = 300,
+    .depth = 10,
 };

@@ -221,4 +221,8 @@ const search_eval search_eval_reversi = {
     .order = reversi_order,
     .moves_left = reversi_moves_left,
     .solve = search_solve_reversi,
+    .unit = 8,
+    .judge = {300, 600, 1200},
+    .win_scale = 500,
+    .depth = 6,
 };

@@ -242,4 +242,8 @@ const search_eval search_eval_tictactoe = {
     .unmake = ttt_unmake,
     .evaluate = ttt_evaluate,
     .order = ttt_order,
+    .unit = 16,
+    .judge = {100, 200, 400},
+    .win_scale = 200,
+    .depth = 6,
 };

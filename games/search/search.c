@@ -207,6 +207,10 @@ static const search_eval search_eval_generic = {
     .hash = generic_hash,
     .evaluate = generic_evaluate,
     .order = generic_order,
+    .unit = 256,
+    .judge = {100, 200, 400},
+    .win_scale = 300,
+    .depth = 6,
 };
 
 static const search_eval *const evals[] = {
@@ -214,7 +218,7 @@ static const search_eval *const evals[] = {
     &search_eval_reversi, &search_eval_tictactoe,
 };
 
-static const search_eval *eval_of(const game_kind *kind)
+const search_eval *search__eval_of(const game_kind *kind)
 {
     for (size_t i = 0; i < sizeof evals / sizeof evals[0]; i++)
         if (evals[i]->kind == kind)
@@ -448,6 +452,16 @@ void game_search_set_kalah_db(game_search *s, const struct game_kalah_db *db)
         s->kalah_db = db;
 }
 
+void game_search_reset(game_search *s)
+{
+    if (!s)
+        return;
+    memset(s->tt, 0, (s->tt_mask + 1) * 2 * sizeof *s->tt);
+    memset(s->history, 0, GAME_MAX_SEATS * sizeof *s->history);
+    s->age = 0;
+    search_solver_reset(s->solver);
+}
+
 void game_search_free(game_search *s)
 {
     if (!s)
@@ -510,7 +524,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     if (n <= 0)
         return -1;
 
-    s->ev = eval_of(st->kind);
+    s->ev = search__eval_of(st->kind);
     s->root = st->to_move;
     s->seats = st->seats;
     s->salt = options_salt(st) ^ (st->seats > 2 ? search_mix64(0x7007 + (uint64_t)s->root) : 0);

@@ -70,6 +70,12 @@ typedef struct game_search game_search;
  * power of two entries, at least 64 KiB). NULL when memory is short. */
 game_search *game_search_new(size_t tt_bytes);
 
+/* Forget what earlier searches left (the transposition tables, the move
+ * ordering's history), so that the next search finds what a new searcher
+ * would: the game review (analysis.h) values each position as the bot
+ * would from scratch, the same at any point of a game. NULL is fine. */
+void game_search_reset(game_search *s);
+
 /* Frees everything game_search_new allocated; NULL is fine. */
 void game_search_free(game_search *s);
 

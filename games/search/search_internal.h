@@ -170,7 +170,21 @@ struct search_eval {
      * a search is over only when every leaf is exact. The kind's moves_left
      * is then only the trigger for deepening without a cap. */
     bool exact_margins;
+    /* The review of a finished game (analysis.c), on this kind's own scale:
+     * `unit` is the evaluation's points per unit of the result (a disc, a
+     * seed: SEARCH_MARGIN for the margin kinds); judge[] the value lost, in
+     * hundredths of a unit, from which a move is an inaccuracy, a mistake,
+     * a blunder; win_scale the hundredths of a unit that make a player's
+     * winning chance 73 % (the logistic curve accuracy is measured on);
+     * depth the plies searched per position when the caller does not say. */
+    int unit;
+    int judge[3];
+    int win_scale;
+    int depth;
 };
+
+/* The evaluation of a kind (a generic one for a kind without its own). */
+const search_eval *search__eval_of(const game_kind *kind);
 
 /* --- exact endgames (endgame_reversi.c) --- */
 
@@ -178,6 +192,8 @@ struct search_eval {
  * NULL when memory is short. Freed with the searcher. */
 search_solver *search_solver_new(void);
 void search_solver_free(search_solver *e);
+/* Forget every position the solver's table holds (game_search_reset). */
+void search_solver_reset(search_solver *e);
 /* search_eval.solve for reversi on one-word boards (4x4..8x8). */
 int search_solve_reversi(game_search *s, const game_state *st, int *move, int *margin);
 

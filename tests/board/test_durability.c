@@ -36,6 +36,9 @@ typedef struct fake_stream {
     Sungka__V1__Event__BodyCase body[MAX_SEEN];
     bool finished;
     room_rc end_rc;
+    int n_refused;                     /* CommandRefused: io.command_refused */
+    uint64_t refused_id;               /* the last one's command id and rc */
+    room_rc refused_rc;
 } fake_stream;
 
 static int rec_send(void *stream, const void *data, size_t len)
@@ -61,6 +64,17 @@ static void rec_finish(void *stream, room_rc rc, const char *why)
     s->end_rc = rc;
 }
 
+/* A Play stream's command refused (what board_play_refused sends). */
+static void rec_command_refused(void *stream, uint64_t id, room_rc rc, const char *why)
+{
+    fake_stream *s = stream;
+    assert_false(s->finished);
+    assert_non_null(strstr(why, "could not be stored"));
+    s->n_refused++;
+    s->refused_id = id;
+    s->refused_rc = rc;
+}
+
 /* The highest sequence number the stream saw. */
 static uint64_t last_seq(const fake_stream *s)
 {
@@ -81,7 +95,7 @@ static int count(const fake_stream *s, Sungka__V1__Event__BodyCase body)
 
 /* ------------------------------------------------------------- fixtures */
 
-static const room_io recorders = {rec_send, rec_finish, rec_move_done, NULL};
+static const room_io recorders = {rec_send, rec_finish, rec_move_done, rec_command_refused};
 
 typedef struct world {
     char dir[64], path[96];
@@ -394,6 +408,57 @@ static void unstored_move_is_refused(void **state)
     assert_int_equal(again.rc, ROOM_OK);
     assert_int_equal(again.seq, r->log_len);
     assert_int_equal(r->n_moves, 2);
+    close_all(w->svc);
+}
+
+/* The same on a Play stream: a move whose turn's COMMIT fails comes back
+ * as a CommandRefused (STORE, with the command's id) to the mover's stream
+ * only, no MoveMade reaches anyone, the game takes no move until it is
+ * reloaded, and then the seat plays it again. */
+static void unstored_stream_move_is_refused(void **state)
+{
+    world *w = *state;
+    char err[256];
+    room *r = new_game(w, "2", false);
+    fake_stream sa = {0}, sb = {0};
+    start_two(w, r, 0, 0, &sa, &sb);
+    int legal[GAME_MAX_MOVES];
+    game_legal_moves(&r->state, legal, GAME_MAX_MOVES);
+    participant *mover = seat_holder(r, game_to_move(&r->state));
+    assert_int_equal(room_move_on_stream(r, mover, legal[0], 1, err, sizeof err), ROOM_OK);
+    room_commit_moves(w->svc);
+    assert_int_equal(count(&sa, SUNGKA__V1__EVENT__BODY_MOVE_MADE), 1);
+    game_state before = r->state;
+
+    fault_sql(w, "CREATE TABLE guard (id INTEGER PRIMARY KEY);"
+                 "CREATE TABLE fence (g INTEGER REFERENCES guard(id) DEFERRABLE INITIALLY "
+                 "DEFERRED);"
+                 "CREATE TRIGGER fence_moves AFTER INSERT ON events BEGIN "
+                 "INSERT INTO fence VALUES (42); END");
+    game_legal_moves(&r->state, legal, GAME_MAX_MOVES);
+    mover = seat_holder(r, game_to_move(&r->state));
+    fake_stream *mine = mover->stream, *other = mine == &sa ? &sb : &sa;
+    assert_int_equal(room_move_on_stream(r, mover, legal[0], 7, err, sizeof err), ROOM_OK);
+    room_commit_moves(w->svc);
+    assert_int_equal(mine->n_refused, 1);
+    assert_int_equal(mine->refused_id, 7);
+    assert_int_equal(mine->refused_rc, ROOM_E_STORE);
+    assert_int_equal(other->n_refused, 0);
+    assert_int_equal(count(&sa, SUNGKA__V1__EVENT__BODY_MOVE_MADE), 1);
+    assert_int_equal(count(&sb, SUNGKA__V1__EVENT__BODY_MOVE_MADE), 1);
+    /* Until it is reloaded the game takes no move, on a stream either. */
+    assert_int_equal(room_move_on_stream(r, mover, legal[0], 8, err, sizeof err), ROOM_E_STORE);
+    fault_sql(w, "DROP TRIGGER fence_moves");
+
+    r = reloaded(w, r);
+    assert_memory_equal(r->state.cells, before.cells, sizeof before.cells);
+    assert_int_equal(r->n_moves, 1);
+    game_legal_moves(&r->state, legal, GAME_MAX_MOVES);
+    assert_int_equal(room_move_on_stream(r, seat_holder(r, game_to_move(&r->state)), legal[0], 9,
+                                         err, sizeof err), ROOM_OK);
+    room_commit_moves(w->svc);
+    assert_int_equal(r->n_moves, 2);
+    assert_int_equal(mine->n_refused, 1);
     close_all(w->svc);
 }
 
@@ -736,6 +801,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(unstored_event_is_not_sent, setup, teardown),
         cmocka_unit_test_setup_teardown(unstored_move_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(unstored_stream_move_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(rated_last_move_commit_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_check_finds_a_drift, setup, teardown),
         cmocka_unit_test_setup_teardown(log_gone_back_in_time, setup, teardown),

@@ -248,7 +248,7 @@ static void joins_and_seats(void **state)
     assert_int_equal(room_sit(w->r, carol, 1, err, sizeof err), ROOM_OK);
     assert_int_equal(w->here->observers, 0);        /* carol's watching seat is given back */
     assert_int_equal(count(&sa, SUNGKA__V1__EVENT__BODY_SEAT_CHANGED), 2);
-    assert_int_equal(room_ready(w->r, bob, true, err, sizeof err), ROOM_E_DENIED);
+    assert_int_equal(room_ready(w->r, bob, true, err, sizeof err), ROOM_E_OBSERVER);
     close_all(w->svc);
     stream_clear(&sa);
 }
@@ -604,7 +604,7 @@ static void resigning_loses(void **state)
     char err[256];
     participant *alice, *bob;
     fake_stream sa = {0}, sb = {0};
-    assert_int_equal(room_resign(w->r, join(w, "olga", true), err, sizeof err), ROOM_E_DENIED);
+    assert_int_equal(room_resign(w->r, join(w, "olga", true), err, sizeof err), ROOM_E_OBSERVER);
     start_two(w, &alice, &bob, &sa, &sb);
     play_one(w, alice, bob);
     assert_int_equal(room_resign(w->r, bob, err, sizeof err), ROOM_OK);
@@ -619,7 +619,11 @@ static void resigning_loses(void **state)
     assert_int_equal(over->winners[0], 0);
     assert_false(over->abandoned);
     assert_string_equal(over->reason, "bob resigned; alice wins");
-    assert_int_equal(room_resign(w->r, alice, err, sizeof err), ROOM_E_STATE);
+    /* ... and as codes, for a client to say in its user's language */
+    assert_int_equal(over->why, SUNGKA__V1__END_REASON__END_REASON_PLAYER_OUT);
+    assert_int_equal(over->out, SUNGKA__V1__OUT_REASON__OUT_REASON_RESIGNED);
+    assert_string_equal(over->who, "bob");
+    assert_int_equal(room_resign(w->r, alice, err, sizeof err), ROOM_E_ENDED);
     assert_string_equal(err, "the game is over");
     close_all(w->svc);
     stream_clear(&sa);
@@ -665,12 +669,12 @@ static void draw_offers(void **state)
     participant *alice, *bob;
     fake_stream sa = {0}, sb = {0};
     start_two(w, &alice, &bob, &sa, &sb);
-    assert_int_equal(room_answer_draw(w->r, bob, true, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_answer_draw(w->r, bob, true, err, sizeof err), ROOM_E_NO_OFFER);
     assert_string_equal(err, "nobody has offered you a draw");
     assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_OK);
     assert_int_equal(kind_at(&sb, -1), SUNGKA__V1__EVENT__BODY_DRAW_OFFERED);
-    assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_E_STATE);
-    assert_int_equal(room_answer_draw(w->r, alice, true, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_E_PENDING);
+    assert_int_equal(room_answer_draw(w->r, alice, true, err, sizeof err), ROOM_E_NO_OFFER);
     assert_int_equal(room_answer_draw(w->r, bob, false, err, sizeof err), ROOM_OK);
     assert_int_equal(kind_at(&sa, -1), SUNGKA__V1__EVENT__BODY_DRAW_DECLINED);
     /* Once until she has moved again. */
@@ -682,12 +686,13 @@ static void draw_offers(void **state)
         alice_moves = game_to_move(&w->r->state) == alice->seat;
         play_one(w, alice, bob);
     }
-    assert_int_equal(room_answer_draw(w->r, alice, true, err, sizeof err), ROOM_E_STATE);
+    assert_int_equal(room_answer_draw(w->r, alice, true, err, sizeof err), ROOM_E_NO_OFFER);
     assert_int_equal(room_offer_draw(w->r, alice, err, sizeof err), ROOM_OK);
     assert_int_equal(room_answer_draw(w->r, bob, true, err, sizeof err), ROOM_OK);
     assert_int_equal(w->r->status, ROOM_FINISHED);
     const Sungka__V1__GameOver *over = last_logged(&sa)->game_over;
     assert_int_equal(over->n_winners, 0);
+    assert_int_equal(over->why, SUNGKA__V1__END_REASON__END_REASON_DRAW_AGREED);
     assert_false(over->abandoned);
     assert_string_equal(over->reason, "alice and bob agreed a draw");
     close_all(w->svc);

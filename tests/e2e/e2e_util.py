@@ -1,9 +1,11 @@
 """e2e_util.py — helpers several end-to-end test files share: a finished
 agent's report, the moves it saw, a game made and joined over the raw wire,
 an event's kind, the clocks a view shows, another program holding the
-board service's store, and a client address other than 127.0.0.1."""
+board service's store, a client address other than 127.0.0.1, and a program's
+systemd notifications around a reload (notify_cycle)."""
 import os
 import re
+import signal
 import socket
 import sqlite3
 import threading
@@ -11,6 +13,42 @@ import time
 
 from harness import Proc, check  # noqa: E402
 import wire  # noqa: E402
+
+
+def notify_cycle(env, start):
+    """A program under systemd (Type=notify): start(notify_env) starts it
+    with that environment ($NOTIFY_SOCKET, a datagram socket made here) and
+    returns its Proc. It must say READY=1 once it listens, RELOADING=1 and
+    READY=1 around a SIGHUP's reload, STOPPING=1 at SIGTERM, then exit 0."""
+    path = os.path.join(env.state_dir, "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(15)
+    try:
+        proc = start({"NOTIFY_SOCKET": path})
+
+        def said(what):
+            deadline = time.monotonic() + 15
+            seen = []
+            while time.monotonic() < deadline:
+                try:
+                    msg = sock.recv(4096).decode()
+                except socket.timeout:
+                    break
+                seen.append(msg)
+                if what in msg.split("\n"):
+                    return
+            check(False, f"no {what} on $NOTIFY_SOCKET; got {seen}\n" + proc.dump())
+
+        said("READY=1")
+        proc.p.send_signal(signal.SIGHUP)
+        said("RELOADING=1")
+        said("READY=1")
+        proc.p.send_signal(signal.SIGTERM)
+        said("STOPPING=1")
+        check(proc.wait_exit() == 0, "it did not stop cleanly\n" + proc.dump())
+    finally:
+        sock.close()
 
 
 def final_report(agent):

@@ -246,6 +246,9 @@ class Session:
         return False
 
     def board(self, *extra):
+        # No engine reviews of ended games unless a test asks (as harness.py).
+        if not any(str(a).startswith("--analysis") for a in extra):
+            extra = (*extra, "--analysis", "off")
         b = Proc("board", [os.path.join(self.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
                            *self.dbs.argv(["--db", ":memory:", *extra])], self.env, stdin=False)
         self.procs.append(b)
@@ -438,6 +441,30 @@ def test_swap(bindir, shotdir):
         with open(g.script, "a") as f:
             f.write("button swap\n")
         g.expect(r"^script: error button swap is not there")
+        finish(g)
+
+
+def test_tournaments(bindir, shotdir):
+    """The games dialog lists the service's tournaments; a tournament's
+    standings open in a dialog of their own (issue 33)."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        ann = s.text("ann", "--server", board.address)
+        ann.send("tournament new arena kalah minutes=5 max=8")
+        tid = ann.expect(r"^Tournament (t\d+) created").group(1)
+        ann.send(f"tournament join {tid}")
+        ann.expect(rf"^Standings of {tid}, ")
+        g = s.gtk("--server", board.address, "--name", "alice")
+        g.expect(r"^script: started")
+        g.do("lobby-tournaments",
+             rf"^script: tournaments Tournament {tid}: Kalah.* \(arena of kalah\), running; "
+             r"1 of 8 players")
+        g.do(f"lobby-standings {tid}",
+             rf"^script: standings Standings of {tid}, .*\(running\):\|\s+1\. ann\s+0 points")
+        s.shot(g, "gtk_tournament_standings")
+        with open(g.script, "a") as f:
+            f.write("lobby-standings t99\n")
+        g.expect(r"^script: error lobby: .*there is no tournament 't99'")
         finish(g)
 
 
@@ -952,15 +979,21 @@ def test_fair_play(bindir, shotdir):
 def test_history(bindir, shotdir):
     """A tic-tac-toe match played by two bots, then alice's History: her own
     matches (none), everyone's, by kind; the replay stepped by buttons and
-    keys to the end, where the line says the result."""
+    keys to the end, where the line says the result; the service's review
+    of the match under the board, a value graph and the accuracies."""
     with Session(bindir, shotdir) as s:
-        board = s.board("--bot-think", "20")
+        board = s.board("--bot-think", "20", "--analysis", "on")
         carl = s.text("carl", "--server", board.address, "--view", "bot", "--think", "20",
                       "--new", "tictactoe", "-o", "size=3", "-o", "dims=2", "--bots", "1",
                       "--ready")
         gid = carl.expect(r"Created game (\S+)\.").group(1)
         if carl.p.wait(30) != 0:
             raise Failure("the bot's game did not finish\n" + carl.dump())
+        deadline = time.monotonic() + 60               # the service's review is stored
+        while not any(f"game {gid} reviewed" in l for l in list(board.err)):
+            if time.monotonic() > deadline:
+                raise Failure(f"game {gid} was never reviewed\n" + "\n".join(board.err))
+            time.sleep(0.05)
         g = s.gtk("--server", board.address, "--name", "alice")
         g.expect(r"^script: started")
         g.do("button history")
@@ -978,6 +1011,8 @@ def test_history(bindir, shotdir):
         check_names(g, "history", "the history dialog")
         g.do(f"history-replay {gid}")
         g.do("replay-line", rf"^script: replay move 0 of {n}: ")
+        g.do("replay-review", r"^script: review Accuracy: (carl|bot-1) \d+\.\d %, "
+                              r"(carl|bot-1) \d+\.\d %$")
         g.do("replay forward", rf"^script: replay move 1 of {n}: (carl|bot-1) played cell \d+$")
         g.do("replay-key Right", rf"^script: replay move 2 of {n}: ")
         g.do("replay-key Left", rf"^script: replay move 1 of {n}: ")
@@ -1686,8 +1721,8 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "running_en": running_test("en"), "running_fil": running_test("fil"),
          "running_id": running_test("id"), "ready_name": test_ready_name,
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
-         "connect_again": test_connect_again, "clock": test_clock,
-         "step_back": test_step_back, "rating_graph": test_rating_graph,
+         "connect_again": test_connect_again, "tournaments": test_tournaments,
+         "clock": test_clock, "step_back": test_step_back, "rating_graph": test_rating_graph,
          "quick_pairing": test_quick_pairing}
 
 

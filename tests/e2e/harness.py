@@ -315,6 +315,11 @@ class Env:
         """A sungka-board; env: variables of its own besides the test's."""
         # Without --db the service's file would be $XDG_DATA_HOME/sungka/sungka.db.
         default = os.path.join(self.env["XDG_DATA_HOME"], "sungka", "sungka.db")
+        # The engine's review of every ended game would spend the suite's
+        # two cores on games no test looks at: on only where a test asks
+        # (test_analysis.py).
+        if not any(str(a).startswith("--analysis") for a in extra):
+            extra = (*extra, "--analysis", "off")
         argv = WRAPPER + [os.path.join(self.bindir, "sungka-board"), "--listen",
                           f"127.0.0.1:{port}", *self.dbs.argv(extra, default=default)]
         return self._server("board", argv, env)

@@ -487,21 +487,32 @@ def cluster_ban(bindir):
                 check(r.returncode == 0 and f"game {other_game.game_id} ended" in r.stdout,
                       f"end through A: {r.returncode} {r.stdout} {r.stderr}")
                 b.expect_stderr(rf"game {other_game.game_id} over: the operator ended the game")
-                argv = [os.path.join(bindir, "sungka-admin"), "--server", a.address,
-                        "--token-file", token_file, "ban-address", "127.0.0.2", "seen on A"]
-                r = subprocess.run(argv, capture_output=True, text=True, timeout=60,
-                                   env=env.env)
-                check(r.returncode == 0, f"{r.returncode} {r.stdout} {r.stderr}")
-                deadline = time.monotonic() + 20
-                while True:
-                    try:
-                        far.lobby.ListGames(stubs.pb.ListGamesRequest(), timeout=T)
-                    except stubs.grpc.RpcError as e:
-                        check(e.code() == stubs.grpc.StatusCode.PERMISSION_DENIED and
-                              "seen on A" in e.details(), f"{e.code()} {e.details()}")
-                        break
-                    check(time.monotonic() < deadline, "node B never applied A's ban")
-                    time.sleep(0.2)
+
+                def through_a(*words):
+                    argv = [os.path.join(bindir, "sungka-admin"), "--server", a.address,
+                            "--token-file", token_file, *words]
+                    r = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                                       env=env.env)
+                    check(r.returncode == 0, f"{r.returncode} {r.stdout} {r.stderr}")
+
+                def until_b(banned, what):
+                    """Until B refuses the far address (banned) or lets it in."""
+                    deadline = time.monotonic() + 20
+                    while True:
+                        try:
+                            far.lobby.ListGames(stubs.pb.ListGamesRequest(), timeout=T)
+                            if not banned:
+                                return
+                        except stubs.grpc.RpcError as e:
+                            check(e.code() == stubs.grpc.StatusCode.PERMISSION_DENIED and
+                                  "seen on A" in e.details(), f"{e.code()} {e.details()}")
+                            if banned:
+                                return
+                        check(time.monotonic() < deadline, f"node B never applied A's {what}")
+                        time.sleep(0.2)
+
+                through_a("ban-address", "127.0.0.2", "seen on A")
+                until_b(True, "ban")
                 # B ended the stream it served from the banned address, with the reason.
                 try:
                     for ev in stream:
@@ -511,6 +522,10 @@ def cluster_ban(bindir):
                 except stubs.grpc.RpcError as e:
                     check(e.code() == stubs.grpc.StatusCode.PERMISSION_DENIED and
                           "seen on A" in e.details(), f"B's stream: {e.code()} {e.details()}")
+                # Lifted through A: B sees the change of the table (it reads the
+                # bans again only when their mark changes) and lets the address in.
+                through_a("unban-address", "127.0.0.2")
+                until_b(False, "unban")
             finally:
                 far.close()
 

@@ -373,8 +373,99 @@ def refused_move_not_seen(bindir):
         g.close()
 
 
+def _psql(env, dbname, sql):
+    """One query on the tests' PostgreSQL server, its first value."""
+    import subprocess
+    out = subprocess.run([env.dbs.psql(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+                          "-d", dbname, "-c", sql], capture_output=True, text=True,
+                         timeout=30, env=dict(os.environ, PGOPTIONS=""))
+    check(out.returncode == 0, f"psql {sql}: {out.stderr}")
+    return out.stdout.strip()
+
+
+def _unread(pid, port):
+    """Bytes waiting in the receive queue of backend pid's socket (ss)."""
+    import subprocess
+    out = subprocess.run(["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
+                         capture_output=True, text=True, timeout=10)
+    for line in out.stdout.splitlines():
+        if f"pid={pid}," in line:
+            return int(line.split()[0])
+    return 0
+
+
+def session_killed_mid_commit(bindir):
+    """PostgreSQL: a turn's BEGIN and its move's event go out together in
+    one pipeline; the node's database session, frozen (SIGSTOP) so that
+    they wait in its socket unanswered, is killed (pg_terminate_backend)
+    and let go. The Move is refused UNAVAILABLE with NOT_STORED, nobody gets
+    its MoveMade, nothing of it is stored, and the same seat then plays the
+    same move on a new session."""
+    import urllib.parse
+    with Env(bindir) as env:
+        check(bool(env.dbs.url), "needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
+        db, board, g = _start(env, "killed.db")
+        g.move_once()
+        _agree(g, "before the session is killed")
+        last = _last_seq(g, "alice")
+        before = _board(g)
+        who, cup = _legal(before)[0]
+        url = env.dbs.db(db)
+        name = urllib.parse.urlparse(url).path.lstrip("/")
+        port = urllib.parse.urlparse(url).port
+        stored = f"SELECT count(*) FROM events WHERE game_id = '{g.id}'"
+        kept = _psql(env, url, stored)
+        # the service's session (a psql just gone may linger a moment)
+        pids = _psql(env, url, f"SELECT pid FROM pg_stat_activity WHERE datname = '{name}'"
+                               " AND application_name = 'sungka-board'").split()
+        check(len(pids) == 1, f"the service should have one session, not {pids}")
+        pid = int(pids[0])
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            got = []
+            mover = threading.Thread(target=lambda: got.append(_move(g, who, cup)))
+            mover.start()
+            deadline = time.monotonic() + T
+            while _unread(pid, port) == 0:        # the turn's pipeline has come
+                check(time.monotonic() < deadline, "the move's pipeline never reached the "
+                                                   "database session")
+                time.sleep(0.02)
+            _psql(env, url.rsplit("/", 1)[0] + "/postgres",
+                  f"SELECT pg_terminate_backend({pid})")
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        mover.join(T + 5)
+        check(got == [("UNAVAILABLE", "NOT_STORED")],
+              f"{who}'s move on the killed session was answered {got}, not UNAVAILABLE "
+              f"NOT_STORED")
+        check(_psql(env, url, stored) == kept,
+              f"events were stored from the killed turn: {kept} before, "
+              f"{_psql(env, url, stored)} after")
+        for w in ("alice", "bob"):
+            check(_last_seq(g, w) == last,
+                  f"{w} got events of the refused turn: "
+                  f"{[(e.seq, e.WhichOneof('body')) for e in _logged(g, w) if e.seq > last]}")
+        _alive(board, "after its session was killed")
+        deadline = time.monotonic() + SETTLE
+        while True:                 # a reload of the game may answer GAME_MOVING first
+            code, seq = _move(g, who, cup)
+            if code == "OK" or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        check(code == "OK" and seq == last + 1,
+              f"{who}'s move of cup {cup} again, on a new session: {code} {seq} "
+              f"(wanted OK, event {last + 1})")
+        # The game was reloaded from its log (its streams ended with it): the
+        # store has the move played again, once.
+        check(int(_psql(env, url, stored)) == int(kept) + 1,
+              f"stored events after the move played again: {_psql(env, url, stored)}, "
+              f"wanted {int(kept) + 1}")
+        g.close()
+
+
 TESTS = {f.__name__: f for f in (
-    cancelled_move_stall, unstored_event_not_sent, refused_move_not_seen)}
+    cancelled_move_stall, unstored_event_not_sent, refused_move_not_seen,
+    session_killed_mid_commit)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -104,13 +104,18 @@ def draw_agreed(bindir):
 
 def abort_early(bindir):
     """Before both have moved, either may abort: no result, no statistics;
-    once both have moved, abort is refused and says to resign."""
+    once both have moved, abort is refused and says to resign. The agent
+    sends its abort on the seat's Play stream (with its moves), not as the
+    Abort call that could overtake a move: the service counts it there."""
+    from test_metrics import metrics_port, wait_value
     with Env(bindir) as env:
-        board = env.board()
+        board = env.board("--metrics", "127.0.0.1:0")
+        port = metrics_port(board)
         game, alice, bob = _two(env, board)
         bob.send("abort")
         for p in (alice, bob):
             p.expect(r"^Game over: bob aborted the game\.")
+        wait_value(port, ("sungka_play_commands_total", 'command="abort"'), 1)
         bob.send("stats bob")
         bob.expect(r"^bob: 0 played, 0 won, 0 lost, 0 drawn")
         for p in (alice, bob):
@@ -122,6 +127,7 @@ def abort_early(bindir):
             auto.play_moves(1)
         alice.send("abort")
         alice.expect(r"^Refused: every player has moved: too late to abort \(resign instead\)")
+        wait_value(port, ("sungka_play_commands_total", 'command="abort"'), 2)
         for p in (alice, bob):
             p.quit()
 

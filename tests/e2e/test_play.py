@@ -20,7 +20,11 @@ test_accounts.py does):
   counted_as_stream   a Play stream counts as one of its address's event
                       streams (--max-client-streams), and frees it when it ends;
   command_rate        past --move-rate commands a second, a command is refused
-                      LIMIT_REACHED, and the stream goes on.
+                      LIMIT_REACHED, and the stream goes on;
+  seat_commands       stand, sit, abort, rematch and claim on Play: applied in the
+                      order sent (an abort sent right behind a move is logged
+                      after it, which the Abort call could overtake), refused as
+                      their unary calls are.
 Usage: test_play.py BINDIR TEST.
 """
 import os
@@ -277,6 +281,62 @@ def resume(bindir):
         g.close()
 
 
+def seat_commands(bindir):
+    with Env(bindir) as env:
+        stubs.generate(os.path.join(tempfile.mkdtemp(dir=env.state_dir), "stubs"))
+        pb = stubs.pb
+        board = env.board()
+        g = Game(board.address, ready=False)
+        alice, bob = g.play["alice"], g.play["bob"]
+        # Bob stands, asks for seat -1 (refused as Sit refuses it), sits in
+        # seat 1 again: sent back to back, seen in that order.
+        bob.send(stand=pb.StandRequest())
+        bad = bob.send(sit=pb.SitRequest(seat=pb.SeatNumber(value=-1)))
+        bob.send(sit=pb.SitRequest(seat=pb.SeatNumber(value=1)))
+        ev = bob.wait("command_refused", where=lambda e: e.command_refused.id == bad)
+        check(ev.command_refused.code == 3 and ev.command_refused.reason == "BAD_REQUEST",
+              f"sit in seat -1: {ev}")
+        bob.wait("seat_changed", where=lambda e: e.seat_changed.who.HasField("seat"))
+        moved = [e.seat_changed.who.HasField("seat") for e in alice.events
+                 if e.WhichOneof("body") == "seat_changed" and
+                 e.seat_changed.who.name == "bob"]
+        check(moved == [False, True], f"bob's stand then sit, as alice saw them: {moved}")
+        for s in (alice, bob):
+            s.send(ready=pb.ReadyRequest(ready=True))
+        alice.wait("game_started")
+        # Alice's first move and her abort right behind it: the move is
+        # logged first, then the game ends aborted (the Abort call could
+        # arrive before the move was read, and the move be refused).
+        alice.move(0)
+        alice.send(abort=pb.AbortRequest())
+        over = alice.wait("game_over")
+        made = alice.wait("move_made")
+        check(made.seq < over.seq and "aborted" in over.game_over.reason and
+              not _refused(alice), f"move then abort: {made} / {over} / {_refused(alice)}")
+        # A claim after the end: refused on the stream as the Claim call is.
+        i = alice.send(claim=pb.ClaimRequest())
+        ev = alice.wait("command_refused", where=lambda e: e.command_refused.id == i)
+        try:
+            g.board.Claim(pb.ClaimRequest(), metadata=stubs.auth(g.token["alice"]), timeout=T)
+            check(False, "Claim after the end was not refused")
+        except stubs.grpc.RpcError as e:
+            reason = dict(e.trailing_metadata() or ()).get("sungka-error-reason", "")
+            check(ev.command_refused.code == e.code().value[0] and
+                  ev.command_refused.reason == reason,
+                  f"claim on Play {ev.command_refused} vs the call: {e.code()} {reason}")
+        # A rematch both ask for on Play starts; the call names its seat.
+        for s in (alice, bob):
+            s.send(rematch=pb.RematchRequest())
+        started = bob.wait("rematch_started").rematch_started
+        ref = g.board.Rematch(pb.RematchRequest(), metadata=stubs.auth(g.token["bob"]),
+                              timeout=T).board
+        check(ref.game_id == started.game_id and ref.token, f"the rematch's seat: {ref}")
+        check([e.command_refused.id for e in _refused(bob)] == [bad] and
+              alice.status is None and bob.status is None,
+              f"refused: {_refused(bob)}; ended: {alice.status} {bob.status}")
+        g.close()
+
+
 def _legal(g, cup):
     r = g.board.GetBoard(stubs.pb.GetBoardRequest(), metadata=stubs.auth(g.token["alice"]),
                          timeout=T)
@@ -464,4 +524,4 @@ if __name__ == "__main__":
     sys.exit(main({"game_to_end": game_to_end, "refused_own_stream": refused_own_stream,
                    "resume": resume, "flood": flood, "vanish": vanish,
                    "with_subscribe": with_subscribe, "counted_as_stream": counted_as_stream,
-                   "command_rate": command_rate}))
+                   "command_rate": command_rate, "seat_commands": seat_commands}))

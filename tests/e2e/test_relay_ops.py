@@ -12,15 +12,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Env, check, main  # noqa: E402
-from e2e_util import _raw_game  # noqa: E402
+from e2e_util import _raw_game, notify_cycle  # noqa: E402
 import wire  # noqa: E402
 
 import grpc  # noqa: E402
@@ -120,37 +118,9 @@ def sd_notify(bindir):
     RELOADING=1 and READY=1 around a reload, and STOPPING=1 at SIGTERM, on
     the datagram socket $NOTIFY_SOCKET names."""
     with Env(bindir) as env:
-        path = os.path.join(env.state_dir, "notify")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(path)
-        sock.settimeout(15)
-        try:
-            board = env.board()
-            conf = _write(env, "relay.conf", "[relay]\nmax-games = 10\n")
-            relay = env.relay(board.address, "--config", conf, env={"NOTIFY_SOCKET": path})
-
-            def said(what):
-                deadline = time.monotonic() + 15
-                seen = []
-                while time.monotonic() < deadline:
-                    try:
-                        msg = sock.recv(4096).decode()
-                    except socket.timeout:
-                        break
-                    seen.append(msg)
-                    if what in msg.split("\n"):
-                        return
-                check(False, f"no {what} on $NOTIFY_SOCKET; got {seen}\n" + relay.dump())
-
-            said("READY=1")
-            relay.p.send_signal(signal.SIGHUP)
-            said("RELOADING=1")
-            said("READY=1")
-            relay.p.send_signal(signal.SIGTERM)
-            said("STOPPING=1")
-            check(relay.wait_exit() == 0, "it did not stop cleanly\n" + relay.dump())
-        finally:
-            sock.close()
+        board = env.board()
+        conf = _write(env, "relay.conf", "[relay]\nmax-games = 10\n")
+        notify_cycle(env, lambda notify: env.relay(board.address, "--config", conf, env=notify))
 
 
 def _tls_board(env):

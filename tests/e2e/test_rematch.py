@@ -173,7 +173,7 @@ def stock_client(bindir):
         stubs.refused("a rematch while the game runs", C.FAILED_PRECONDITION, "WRONG_STATE",
                       b.Rematch, pb.RematchRequest(), metadata=stubs.auth(ana.token))
         b.Resign(pb.ResignRequest(), metadata=stubs.auth(ana.token), timeout=15)
-        stubs.refused("a rematch offered by an observer", C.PERMISSION_DENIED, "NOT_PERMITTED",
+        stubs.refused("a rematch offered by an observer", C.PERMISSION_DENIED, "OBSERVER",
                       b.Rematch, pb.RematchRequest(), metadata=stubs.auth(eve.token))
         first = b.Rematch(pb.RematchRequest(), metadata=stubs.auth(ana.token), timeout=15)
         check(not first.HasField("board"), f"a board before everyone accepted: {first}")

@@ -93,7 +93,7 @@ def old_token_refused(bindir):
         check(taken and taken.departed == "ben" and taken.level == 1 and
               taken.bot.seat.value == stubs.seat(ben, "seat"), f"SeatTakenOver: {taken}")
         C = stubs.grpc.StatusCode
-        stubs.refused("ben's old token moving", C.PERMISSION_DENIED, "NOT_PERMITTED",
+        stubs.refused("ben's old token moving", C.PERMISSION_DENIED, "OBSERVER",
                       boardc.Move, pb.MoveRequest(move=0), metadata=stubs.auth(ben.token))
         ch.close()
 

@@ -24,7 +24,9 @@
  *             (game_id of JoinGame and GetMatch; a later field 1 wins)
  *     length  1 byte, or 255 and 2 more bytes (little-endian)
  *     payload that many bytes (fewer if the input ends), sent as they are
- *             with rpc__client_call_raw.
+ *             with rpc__client_call_raw;
+ *     more    for a client-streaming method only: a length and payload as
+ *             above, the stream's second message.
  *
  * Checked for every call:
  *   - the bytes are decoded here with protobuf_c_message_unpack as the
@@ -41,13 +43,21 @@
  *     UNAUTHENTICATED;
  *   - after the input's last call the service still answers
  *     grpc.health.v1.Health/Check with SERVING.
- * Subscribe and SubscribeMany are server-streaming: a decodable request is
- * sent as a real stream (the request re-encoded by protobuf-c), which is
- * cancelled after its first message or 30 ms; its end must come, with a
- * stream's status. SubscribeMany's tokens are in its request, so the call's
- * token does not matter: it ends OK (every subscription ended), CANCELLED,
- * or INVALID_ARGUMENT for no subscriptions or too many. Undecodable bytes go
- * raw like the rest.
+ * Which methods stream is the service's own method tables' word
+ * (rpc_method_entry: server_streaming, client_streaming), not their names.
+ * A decodable request to a streaming method is sent as a real stream (the
+ * request re-encoded by protobuf-c): a server stream is cancelled after its
+ * first message or 30 ms; a client stream (Board.Play) is opened with the
+ * request as its first message, and once it answers, the call's second
+ * payload (when protobuf-c decodes it) is sent as its next message (a
+ * command), then it is cancelled after the next message or 30 ms. Its end
+ * must come, with a stream's status; every message it sends is of the
+ * method's output type. A Board stream without a known token sends
+ * nothing and ends UNAUTHENTICATED (or INVALID_ARGUMENT: a client stream's
+ * first message refused before its token is looked at). SubscribeMany's
+ * tokens are in its request, so the call's token does not matter: it ends
+ * OK (every subscription ended), CANCELLED, or INVALID_ARGUMENT for no
+ * subscriptions or too many. Undecodable bytes go raw like the rest.
  *
  * Not reproducible byte for byte across a long run: games made by earlier
  * inputs are still there (ListGames shows them, and ids count up). Replaying
@@ -59,6 +69,7 @@
 #include <time.h>
 
 #include "board.h"
+#include "board_rpc.h"
 #include "fuzz.h"
 #include "games.h"
 #include "grpc/health/v1/health.pb-c.h"
@@ -77,6 +88,7 @@ typedef struct method_entry {
     rpc_method m;
     const char *name;             /* "Register.JoinGame" style, for messages */
     bool board;                   /* needs a seat token */
+    bool client_streaming;        /* the client sends a stream (the service's table says) */
 } method_entry;
 
 static method_entry methods[N_METHODS_MAX];
@@ -136,6 +148,7 @@ static void reply_box_cb(const rpc_status *status, ProtobufCMessage *reply, void
 
 /* A Subscribe stream, filled in on the client thread. */
 typedef struct stream_box {
+    const ProtobufCMessageDescriptor *out;    /* what the method sends */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int events;
@@ -147,9 +160,7 @@ typedef struct stream_box {
 static void stream_msg_cb(ProtobufCMessage *msg, void *user)
 {
     stream_box *b = user;
-    bool ok = (msg->descriptor == &sungka__v1__event__descriptor ||
-               msg->descriptor == &sungka__v1__multi_event__descriptor) &&
-              protobuf_c_message_check(msg);
+    bool ok = msg->descriptor == b->out && protobuf_c_message_check(msg);
     protobuf_c_message_free_unpacked(msg, NULL);
     pthread_mutex_lock(&b->mu);
     b->events++;
@@ -208,6 +219,17 @@ static void service_stop(void)
     svc = NULL;
 }
 
+/* The service's entry for method `name` of a service it serves by table. */
+static const rpc_method_entry *entry_of(const rpc_method_entry *table, size_t n,
+                                        const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return &table[i];
+    FUZZ_CHECK(false, "the service has no entry for method %s", name);
+    return NULL;
+}
+
 static void build_methods(void)
 {
     if (n_methods > 0)
@@ -216,16 +238,24 @@ static void build_methods(void)
     reg_create = rpc_method_named(&sungka__v1__register__descriptor, "CreateGame", false);
     reg_join = rpc_method_named(&sungka__v1__register__descriptor, "JoinGame", false);
     static char names[N_METHODS_MAX][64];
-    const ProtobufCServiceDescriptor *services[] = {&sungka__v1__register__descriptor,
-                                                    &sungka__v1__board__descriptor};
+    const struct {
+        const ProtobufCServiceDescriptor *d;
+        const rpc_method_entry *table;
+        size_t n;
+    } services[] = {
+        {&sungka__v1__register__descriptor, board_games_methods, board_games_n_methods},
+        {&sungka__v1__board__descriptor, board_play_methods, board_play_n_methods},
+    };
     for (int s = 0; s < 2; s++) {
-        const ProtobufCServiceDescriptor *d = services[s];
+        const ProtobufCServiceDescriptor *d = services[s].d;
         for (unsigned i = 0; i < d->n_methods && n_methods < N_METHODS_MAX; i++) {
             method_entry *e = &methods[n_methods];
+            const rpc_method_entry *entry =
+                entry_of(services[s].table, services[s].n, d->methods[i].name);
             e->m.service = d;
             e->m.index = i;
-            e->m.server_streaming = strcmp(d->methods[i].name, "Subscribe") == 0 ||
-                                    strcmp(d->methods[i].name, "SubscribeMany") == 0;
+            e->m.server_streaming = entry->server_streaming;
+            e->client_streaming = entry->client_streaming;
             e->board = s == 1;
             snprintf(names[n_methods], sizeof names[n_methods], "%s.%s", d->short_name,
                      d->methods[i].name);
@@ -390,21 +420,36 @@ static bool is_malformed(const rpc_status *st)
     return st->code == RPC_INVALID_ARGUMENT && strncmp(st->message, "malformed request", 17) == 0;
 }
 
-static void subscribe(const method_entry *e, const ProtobufCMessage *req, const char *token,
-                      bool token_known)
+/* A streaming method's call, as a real stream (the file's comment). */
+static void drive_stream(const method_entry *e, const ProtobufCMessage *req,
+                         const ProtobufCMessage *next, const char *token, bool token_known)
 {
-    stream_box b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    stream_box b = {.out = e->m.service->methods[e->m.index].output,
+                    .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     rpc_stream *stream = NULL;
-    FUZZ_CHECK(rpc_client_stream(cli, &e->m, req, token, stream_msg_cb, stream_end_cb, &b,
-                                 &stream) == 0,
-               "cannot start %s", e->name);
+    int started = e->client_streaming
+                      ? rpc_client_bidi(cli, &e->m, req, token, stream_msg_cb, stream_end_cb,
+                                        &b, &stream)
+                      : rpc_client_stream(cli, &e->m, req, token, stream_msg_cb,
+                                          stream_end_cb, &b, &stream);
+    FUZZ_CHECK(started == 0, "cannot start %s", e->name);
     struct timespec first, limit;
     /* An unknown token is refused at once: wait for that without cancelling
      * (a cancel could beat a slow refusal). */
-    deadline_after(&first, token_known ? 30 : WAIT_LIMIT_MS);
+    deadline_after(&first, token_known || !e->board ? 30 : WAIT_LIMIT_MS);
     deadline_after(&limit, WAIT_LIMIT_MS);
     pthread_mutex_lock(&b.mu);
     while (!b.ended && b.events == 0 && pthread_cond_timedwait(&b.cv, &b.mu, &first) == 0) {
+    }
+    if (next && !b.ended && b.events > 0) {
+        /* Open: its next message (under our lock, as the cancel below:
+         * end_cb has not returned). */
+        int seen = b.events;
+        rpc_stream_send(stream, next);
+        deadline_after(&first, 30);
+        while (!b.ended && b.events == seen &&
+               pthread_cond_timedwait(&b.cv, &b.mu, &first) == 0) {
+        }
     }
     /* Cancel under our lock: end_cb cannot have returned yet, so the stream
      * still exists (rpc.h's rule for cancelling from another thread). */
@@ -431,6 +476,12 @@ static void subscribe(const method_entry *e, const ProtobufCMessage *req, const 
         outcomes[e - methods][b.status.code]++;
         return;
     }
+    outcomes[e - methods][b.status.code]++;
+    if (!e->board) {              /* no token: a stream of the lobby's (QuickPair) */
+        FUZZ_CHECK(unary_code_allowed(b.status.code) || b.status.code == RPC_CANCELLED,
+                   "%s ended %s %s", e->name, rpc_code_name(b.status.code), b.status.message);
+        return;
+    }
     switch (b.status.code) {
     case RPC_OK:
     case RPC_CANCELLED:
@@ -443,45 +494,40 @@ static void subscribe(const method_entry *e, const ProtobufCMessage *req, const 
     case RPC_UNAUTHENTICATED:
         FUZZ_CHECK(!token_known || b.events == 0, "%s: unauthenticated after events", e->name);
         break;
+    case RPC_INVALID_ARGUMENT:    /* a client stream's first message refused */
+        FUZZ_CHECK(e->client_streaming && b.events == 0, "%s ended %s %s", e->name,
+                   rpc_code_name(b.status.code), b.status.message);
+        break;
     default:
         FUZZ_CHECK(false, "%s ended %s %s", e->name, rpc_code_name(b.status.code),
                    b.status.message);
     }
-    outcomes[e - methods][b.status.code]++;
     if (!token_known)
-        FUZZ_CHECK(b.events == 0 && b.status.code == RPC_UNAUTHENTICATED,
+        FUZZ_CHECK(b.events == 0 && (b.status.code == RPC_UNAUTHENTICATED ||
+                                     (e->client_streaming &&
+                                      b.status.code == RPC_INVALID_ARGUMENT)),
                    "%s with an unknown token: %d events, %s", e->name, b.events,
                    rpc_code_name(b.status.code));
 }
 
-static void one_call(const method_entry *e, const uint8_t *data, size_t len, const char *token,
-                     bool token_known)
+static void one_call(const method_entry *e, const uint8_t *data, size_t len, const uint8_t *more,
+                     size_t more_len, const char *token, bool token_known)
 {
     const ProtobufCMessageDescriptor *in = e->m.service->methods[e->m.index].input;
     ProtobufCMessage *msg = protobuf_c_message_unpack(in, NULL, len, data);
     if (msg)
         FUZZ_CHECK(protobuf_c_message_check(msg), "%s: decoded request fails its check",
                    e->name);
-    if (msg && e->m.server_streaming) {
-        subscribe(e, msg, token, token_known);
+    if (msg && (e->m.server_streaming || e->client_streaming)) {
+        ProtobufCMessage *next =
+            e->client_streaming ? protobuf_c_message_unpack(in, NULL, more_len, more) : NULL;
+        drive_stream(e, msg, next, token, token_known);
+        if (next)
+            protobuf_c_message_free_unpacked(next, NULL);
         protobuf_c_message_free_unpacked(msg, NULL);
         return;
     }
     bool decodable = msg != NULL;
-    /* Board.Play's first message must be a start (PlayStart): anything else
-     * is INVALID_ARGUMENT before a token is looked at. A start naming no
-     * token of its own with a known one in the metadata would open a real
-     * stream, which a one-message call cannot drive: e2e_play_* test it. */
-    bool play = e->board && strcmp(e->m.service->methods[e->m.index].name, "Play") == 0;
-    bool play_unstarted = false;
-    if (play && msg) {
-        const Sungka__V1__PlayRequest *pr = (const void *)msg;
-        play_unstarted = pr->command_case != SUNGKA__V1__PLAY_REQUEST__COMMAND_START;
-        if (!play_unstarted && token_known && !pr->start->token[0]) {
-            protobuf_c_message_free_unpacked(msg, NULL);
-            return;
-        }
-    }
     /* Text that is not UTF-8 is refused by the rpc layer before any handler
      * (and so before the token is looked at): INVALID_ARGUMENT, NOT_UTF8. */
     char where[128];
@@ -516,8 +562,7 @@ static void one_call(const method_entry *e, const uint8_t *data, size_t len, con
     FUZZ_CHECK(unary_code_allowed(st->code) || known_bug(e, st), "%s: %s %s", e->name,
                rpc_code_name(st->code), st->message);
     if (decodable && e->board && !token_known)
-        FUZZ_CHECK(st->code == (utf8 && !nul && !play_unstarted ? RPC_UNAUTHENTICATED
-                                                                 : RPC_INVALID_ARGUMENT),
+        FUZZ_CHECK(st->code == (utf8 && !nul ? RPC_UNAUTHENTICATED : RPC_INVALID_ARGUMENT),
                    "%s without a known token: %s %s", e->name, rpc_code_name(st->code),
                    st->message);
     if (st->code == RPC_OK) {
@@ -572,7 +617,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(payload + off, in.p, len);
         in.p += len;
         in.left -= len;
-        one_call(e, payload, off + len, tok ? token : NULL, known);
+        static uint8_t more[65536];
+        size_t more_len = 0;
+        if (e->client_streaming) {
+            more_len = fuzz_u8(&in);
+            if (more_len == 255)
+                more_len = fuzz_u16(&in);
+            if (more_len > in.left)
+                more_len = in.left;
+            memcpy(more, in.p, more_len);
+            in.p += more_len;
+            in.left -= more_len;
+        }
+        one_call(e, payload, off + len, more, more_len, tok ? token : NULL, known);
         last = e->name;
     }
     check_health(last);
@@ -643,6 +700,8 @@ static const char *gen_string(fuzz_rng *rng, const ProtobufCFieldDescriptor *f)
     static const char *const options[] = {"players", "cups", "stones", "first", "size", "dims"};
     static const char *const names[] = {"fuzz-a", "fuzz-b", "fuzz-o", "carol", "dave"};
     if (fuzz_rng_below(rng, 4) != 0) {
+        if (strcmp(f->name, "token") == 0)
+            return "";            /* mostly the call's own token, in its metadata */
         if (strcmp(f->name, "kind") == 0 || strcmp(f->name, "any_of_kind") == 0)
             return kinds[fuzz_rng_below(rng, 5)];
         if (strcmp(f->name, "name") == 0 && f->id == 1 && fuzz_rng_below(rng, 2))
@@ -729,10 +788,42 @@ static void gen_field(fuzz_rng *rng, const ProtobufCFieldDescriptor *f, wbuf *w,
     }
 }
 
-static void gen_message(fuzz_rng *rng, const ProtobufCMessageDescriptor *d, wbuf *w, int depth)
+/* The member of f's oneof written this time (members share their case's
+ * offset): one at random in four of five messages, else none. So a oneof's
+ * every member comes first as often (the last of several would win). */
+static bool oneof_pick(fuzz_rng *rng, const ProtobufCMessageDescriptor *d,
+                       const ProtobufCFieldDescriptor *f, bool opening, unsigned *chosen,
+                       unsigned *offset)
 {
+    if (*offset != f->quantifier_offset) {
+        unsigned n = 0;
+        for (unsigned i = 0; i < d->n_fields; i++)
+            n += (d->fields[i].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+                 d->fields[i].quantifier_offset == f->quantifier_offset;
+        *offset = f->quantifier_offset;
+        *chosen = fuzz_rng_below(rng, 5) < 4 ? (unsigned)fuzz_rng_below(rng, n) : n;
+        if (opening && fuzz_rng_below(rng, 2))
+            *chosen = 0;
+        return *chosen == 0;
+    }
+    return (*chosen)-- == 1;
+}
+
+/* opening: the first message of a client stream, whose oneof's first
+ * member is mostly chosen, since a stream's opening message comes first
+ * in its .proto (PlayRequest's start): a stream refused at its first
+ * message reaches little. */
+static void gen_message_as(fuzz_rng *rng, const ProtobufCMessageDescriptor *d, wbuf *w,
+                           int depth, bool opening)
+{
+    unsigned chosen = 0, offset = (unsigned)-1;
     for (unsigned i = 0; i < d->n_fields; i++) {
         const ProtobufCFieldDescriptor *f = &d->fields[i];
+        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+            if (oneof_pick(rng, d, f, opening, &chosen, &offset))
+                gen_field(rng, f, w, depth);
+            continue;
+        }
         int times = f->label == PROTOBUF_C_LABEL_REPEATED ? (int)fuzz_rng_below(rng, 4)
                                                           : fuzz_rng_below(rng, 5) < 4;
         for (int k = 0; k < times; k++)
@@ -742,6 +833,24 @@ static void gen_message(fuzz_rng *rng, const ProtobufCMessageDescriptor *d, wbuf
         w_varint(w, (uint64_t)99 << 3);
         w_varint(w, gen_int(rng));
     }
+}
+
+/* A payload with its length (1 byte, or 255 and 2 more). */
+static void w_payload(wbuf *w, const uint8_t *msg, size_t len)
+{
+    if (len < 255) {
+        w_byte(w, (uint8_t)len);
+    } else {
+        w_byte(w, 255);
+        w_byte(w, (uint8_t)len);
+        w_byte(w, (uint8_t)(len >> 8));
+    }
+    w_bytes(w, msg, len);
+}
+
+static void gen_message(fuzz_rng *rng, const ProtobufCMessageDescriptor *d, wbuf *w, int depth)
+{
+    gen_message_as(rng, d, w, depth, false);
 }
 
 size_t fuzz_generate(fuzz_rng *rng, uint8_t *buf, size_t cap)
@@ -772,7 +881,7 @@ size_t fuzz_generate(fuzz_rng *rng, uint8_t *buf, size_t cap)
             methods[m].m.service->methods[methods[m].m.index].input;
         int shape = (int)fuzz_rng_below(rng, 10);
         if (shape < 8) {
-            gen_message(rng, in, &mw, 0);
+            gen_message_as(rng, in, &mw, 0, methods[m].client_streaming);
         } else {
             size_t n = fuzz_rng_below(rng, 40);
             for (size_t i = 0; i < n; i++)
@@ -782,14 +891,12 @@ size_t fuzz_generate(fuzz_rng *rng, uint8_t *buf, size_t cap)
             mw.len = mw.cap;
         if (shape == 7 && mw.len > 0)      /* cut short */
             mw.len = fuzz_rng_below(rng, (uint32_t)mw.len);
-        if (mw.len < 255) {
-            w_byte(&w, (uint8_t)mw.len);
-        } else {
-            w_byte(&w, 255);
-            w_byte(&w, (uint8_t)mw.len);
-            w_byte(&w, (uint8_t)(mw.len >> 8));
+        w_payload(&w, msg, mw.len);
+        if (methods[m].client_streaming) {          /* the stream's second message */
+            mw.len = 0;
+            gen_message(rng, in, &mw, 0);
+            w_payload(&w, msg, mw.len > mw.cap ? 0 : mw.len);
         }
-        w_bytes(&w, msg, mw.len);
     }
     return w.len < cap ? w.len : cap;
 }

@@ -15,6 +15,7 @@ Usage: test_i18n.py BINDIR {fil|id|c_locale}. Every process started is
 stopped at the end, passed or failed.
 """
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
@@ -189,8 +190,163 @@ def test_c_ascii(bindir):
         check(not wide, "the text view wrote other than ASCII under LANG=C:\n" + "\n".join(wide))
 
 
+def _service_english(root):
+    """The sentences the service and the agent write in English (their C
+    sources' string literals of three words or more), as regular expressions
+    found anywhere in a line: what a translated session must never show."""
+    import glob
+    import re
+    found = []
+    files = sorted(glob.glob(os.path.join(root, "board-service", "*.c")) +
+                   glob.glob(os.path.join(root, "player-agent", "agent*.c")) +
+                   glob.glob(os.path.join(root, "games", "*.c")))
+    for path in files:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)     # comments aside
+        for lit in re.findall(r'"((?:[^"\\\n]|\\.)*)"', text):
+            words = re.sub(r"%[-+ #0-9.*]*[a-zA-Z]+", " ", lit)
+            if len(re.findall(r"[A-Za-z]{2,}", words)) < 3 or not re.search(r"[a-z] [a-z]", lit):
+                continue
+            parts = [p for p in re.split(r"%[-+ #0-9.*]*(?:l{0,2}|z)[a-zA-Z]", lit)]
+            parts = [p.replace("\\n", "").replace('\\"', '"') for p in parts]
+            if max(len(p.strip()) for p in parts) < 8:
+                continue           # no run of English long enough to be a sentence
+            found.append((f"{os.path.basename(path)}: {lit}",
+                          re.compile(".*".join(re.escape(p) for p in parts if p))))
+    return found
+
+
+def whole_session(lang):
+    """The done-when of issue 34 (a session in LANG shows no English sentence
+    from the agent or the service): ana, in LANG, makes every kind of
+    mistake and meets every kind of ending against bob and carol, who read
+    English: a new game of an unknown kind, with a bad option and a bad
+    clock; a join of a game that does not exist; a move the rules refuse
+    before it is sent; commands the service refuses (an answer to a draw
+    nobody offered, a claim with nobody gone, a second draw offer); a draw
+    offer declined; resigning; a rematch that bob quits; a game aborted by
+    the clock. Then no line of hers is one of the views' English msgids
+    (each is translated) nor one of the service's or the agent's English
+    sentences (their C sources' literals). Her expected lines are the
+    catalog's own translations (gettext), so the test speaks any language."""
+    def test(bindir):
+        import gettext
+        import re
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        tr = gettext.translation("sungka", os.path.join(bindir, "..", "share", "locale"),
+                                 languages=[lang]).gettext
+
+        def said(msgid, *args):
+            """msgid's translation as a regex: each directive an argument given
+            (re-escaped) or, past them, anything."""
+            if tr(msgid) == msgid and not msgid.endswith("\n"):
+                msgid += "\n"         # the text view's line, with its newline
+            text = tr(msgid).rstrip("\n")
+            check(text != msgid.rstrip("\n"), f"{lang}: no translation of {msgid!r}")
+            parts = re.split(r"%[-+ #0-9.]*[sdu]", text)
+            out = re.escape(parts[0])
+            for i, p in enumerate(parts[1:]):
+                out += (re.escape(str(args[i])) if i < len(args) else ".*") + re.escape(p)
+            return out
+
+        english = _english_sentences(os.path.join(bindir, "..", "po", "sungka.pot"))
+        service = _service_english(root)
+        check(len(service) > 100, f"too few of the service's sentences read from {root}")
+        with Env(bindir) as e:
+            board = e.board("--first-move-time", "1")
+            ana = speaker(e, lang, "ana", "--server", board.address)
+            ana.expect("^" + said("Connected. Type help for commands."))
+            ana.send("new nosuch")
+            ana.expect("^" + said("There is no game kind '%s'. The kinds:", "nosuch"))
+            ana.send("new kalah cups=99")
+            ana.expect("^" + said("'%s' is not an option of this kind of game, or its value "
+                                  "is out of range.", "cups=99"))
+            ana.send("new kalah clock=xyz")
+            ana.expect("^" + said("'%s' is not a clock: write MINUTES+SECONDS (5+3), MINUTES "
+                                  "(10), SECONDS/move (30/move) or none.", "xyz"))
+            ana.send("join 999")
+            ana.expect("^" + said("There is no such game, match or player.") + "$")
+            ana.send("new kalah")
+            game = ana.expect("^" + said("Created game %s.\n").replace(".*", r"(\d+)", 1)).group(1)
+            bob = e.player("bob", "--server", board.address, "--game", game)
+            ana.send("ready")
+            first = bob.expect(r"^The game starts; (\S+) moves first\.").group(1)
+            ana.expect("^" + said("The game starts; %s moves first.", first))
+            ana.send("9")              # no cup 9 (or not her turn): refused before sending
+            ana.expect("^" + said("Refused: %s (checked here, not sent).\n"))
+            refused = "^" + said("Refused: %s")
+            ana.send("accept")         # the service: NO_OFFER
+            ana.expect(refused + re.escape(tr("Nobody has offered you that.")))
+            ana.send("claim")          # the service: WRONG_STATE
+            ana.expect(refused + re.escape(tr("That cannot be done at this point of the game.")))
+            ana.send("draw")
+            bob.expect(r"^ana offers a draw: type accept or decline\.")
+            ana.send("draw")           # the service: OFFER_PENDING
+            ana.expect(refused + re.escape(tr("Your offer is open: wait for the others to "
+                                              "answer.")))
+            bob.send("decline")
+            ana.expect("^" + said("%s declines the draw.", "bob"))
+            ana.send("resign")
+            ana.send("resign")
+            bob.expect(r"^Game over: ana resigned")
+            ana.expect("^" + said("Game over: %s.") .replace(".*", said("%s resigned", "ana"), 1))
+            ana.send("rematch")
+            bob.expect(r"^ana wants a rematch")
+            bob.send("rematch")
+            bob.expect(r"^The rematch starts: game (\d+)\.")
+            bob.expect(r"^(Your turn|Waiting for ana to move)")   # it runs
+            ana.expect("^" + said("The rematch starts: game %s."))
+            ana.expect("^" + said("You are %s, seat %d.", "ana"))
+            bob.quit()                 # leaves the running rematch: out, and it ends
+            ana.expect("^" + said("Game over: %s.").replace(".*", said("%s quit the game", "bob"),
+                                                            1))
+            ana.send("new kalah clock=5+3")
+            clocked = ana.expect("^" + said("Created game %s.\n").replace(".*", r"(\d+)", 1)
+                                 ).group(1)
+            carol = e.player("carol", "--server", board.address, "--game", clocked)
+            ana.send("ready")
+            carol.expect(r"^Game over: \S+ made no first move in time", timeout=10)
+            ana.expect("^" + said("Game over: %s.").replace(
+                ".*", said("%s made no first move in time; the game is aborted"), 1))
+            carol.quit()
+            ana.quit()
+            lines = [l for l in ana.lines if l.strip()]
+            for line in lines:
+                for msgid, rx in english:
+                    check(not rx.search(line), f"English in {lang}: {line!r} (msgid {msgid!r})\n"
+                                               + ana.dump())
+                for lit, rx in service:
+                    check(not rx.search(line), f"the service's English in {lang}: {line!r} "
+                                               f"({lit!r})\n" + ana.dump())
+            print(f"{len(lines)} lines in {lang}, none of {len(english)} msgids in English nor "
+                  f"of {len(service)} sentences of the service's and the agent's")
+            # The same mistakes made on the command line: said in her language
+            # too (they were the agent's English before).
+            env = dict(e.env, LANGUAGE=lang, LANG="C.UTF-8")
+            for k in ("LC_ALL", "LC_MESSAGES"):
+                env.pop(k, None)
+            for args, msgid, arg in (
+                    (["--new", "nosuch"], "There is no game kind '%s'. The kinds:", "nosuch"),
+                    (["--new", "kalah", "--option", "cups=99"],
+                     "'%s' is not an option of this kind of game, or its value is out of range.",
+                     "cups=99"),
+                    (["--new", "kalah", "--clock", "xyz"],
+                     "'%s' is not a clock: write MINUTES+SECONDS (5+3), MINUTES (10), "
+                     "SECONDS/move (30/move) or none.", "xyz")):
+                r = subprocess.run([os.path.join(bindir, "sungka-player"), "--server",
+                                    board.address, "--name", "ana", "--state-dir",
+                                    e.state_dir] + args, env=env,
+                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                   timeout=30)
+                check(r.returncode != 0 and re.search(said(msgid, arg), r.stderr),
+                      f"sungka-player {' '.join(args)} in {lang} said {r.stderr!r}")
+    return test
+
+
 TESTS = {"fil": play_in("fil"), "id": play_in("id"), "c_locale": test_c_locale,
-         "c_ascii": test_c_ascii, "fil_no_english": test_fil_no_english}
+         "c_ascii": test_c_ascii, "fil_no_english": test_fil_no_english,
+         "fil_session": whole_session("fil"), "id_session": whole_session("id")}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

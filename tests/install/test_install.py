@@ -38,7 +38,7 @@ On the installed tree:
   - the man pages are roff pages of the right name and version, with EXIT
     STATUS (and SIGNALS, ENVIRONMENT where they apply), and sungka-player's
     INTERACTIVE COMMANDS names every command its text view's "help" lists;
-  - `systemd-analyze verify` accepts both units (for a package, a copy whose
+  - `systemd-analyze verify` accepts every unit (for a package, a copy whose
     ExecStart points into the tree), `systemd-analyze security` rates each
     one's exposure 2.0 or less, and they say what the README promises;
   - `desktop-file-validate` accepts the desktop entry, its Exec and Icon
@@ -62,9 +62,10 @@ import server_tree  # noqa: E402
 
 PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-admin", "sungka-perft",
             "sungka-bench", "sungka-web"]
-UNITS = ["sungka-board", "sungka-relay"]
+UNITS = ["sungka-board", "sungka-relay", "sungka-web"]
 # The web app sungka-web serves (web/app/).
-WEB_FILES = ["index.html", "app.js", "app.css"]
+WEB_FILES = ["index.html", "app.js", "app.css", "favicon.svg", "i18n.js", "i18n/fil.json",
+             "i18n/id.json"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
 # The GTK view's application id, which names its desktop entry.
 APP_ID = "io.github.sungka.Player"
@@ -124,7 +125,7 @@ def expected_files(gtk, source):
     files |= {f"share/doc/sungka/{d}" for d in ("README.md", "LICENSE", "rules.md",
                                                   "architecture.md", "cluster.md",
                                                   "operating.md", "board.conf.example",
-                                                  "relay.conf.example",
+                                                  "relay.conf.example", "web.conf.example",
                                                   "examples/fail2ban/sungka-board.conf",
                                                   "examples/fail2ban/"
                                                   "sungka-board.local.example",
@@ -289,11 +290,13 @@ UNIT_SAYS = {
                      ["--db /var/lib/sungka/sungka.db", "--listen ${SUNGKA_LISTEN}"]),
     "sungka-relay": ([("Environment", "SUNGKA_LISTEN=0.0.0.0:7171")],
                      ["--listen ${SUNGKA_LISTEN}"]),
+    "sungka-web": ([("Environment", "SUNGKA_LISTEN=0.0.0.0:8080")],
+                   ["--listen ${SUNGKA_LISTEN}"]),
 }
 
 
 def check_unit(prefix, unit_dir, bindir, tmp):
-    """Both units, from unit_dir (a directory of the tree): ExecStart names
+    """Every unit, from unit_dir (a directory of the tree): ExecStart names
     the program in bindir (as installed: /usr/bin in a package)."""
     for name in UNITS:
         unit = os.path.join(unit_dir, f"{name}.service")
@@ -524,11 +527,11 @@ def package_files(pkg, gtk, source):
     if pkg == "sungka-server":
         progs = SERVER_PROGRAMS
         files |= {f"lib/systemd/system/{u}.service" for u in UNITS}
-        files |= {"etc/sungka/board.conf", "etc/sungka/relay.conf",
+        files |= {"etc/sungka/board.conf", "etc/sungka/relay.conf", "etc/sungka/web.conf",
                   "usr/share/lintian/overrides/sungka-server"}
         files |= {doc + d for d in ("README.md", "architecture.md", "cluster.md",
                                     "operating.md", "rules.md", "examples/board.conf.example",
-                                    "examples/relay.conf.example",
+                                    "examples/relay.conf.example", "examples/web.conf.example",
                                     "examples/fail2ban/sungka-board.conf",
                                     "examples/fail2ban/sungka-board.local.example",
                                     "examples/prometheus/sungka.rules.yml")}
@@ -618,7 +621,8 @@ def check_scripts(deb, tmp):
     ctrl = os.path.join(tmp, "server-control")
     run_ok(["dpkg-deb", "-e", deb, ctrl])
     read = lambda name: open(os.path.join(ctrl, name)).read()  # noqa: E731
-    check(read("conffiles").split() == ["/etc/sungka/board.conf", "/etc/sungka/relay.conf"],
+    check(read("conffiles").split() == ["/etc/sungka/board.conf", "/etc/sungka/relay.conf",
+                                        "/etc/sungka/web.conf"],
           f"conffiles: {read('conffiles')!r}")
     postinst, prerm = read("postinst"), read("prerm")
     for u in UNITS:

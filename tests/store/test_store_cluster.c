@@ -322,6 +322,43 @@ static void a_transaction_holds_its_game(void **state)
     store_close(b);
 }
 
+/* A pipelined turn (store_turn_begin): each move's fence and event go out
+ * with the turn, unanswered till its COMMIT; the fence of a game that is
+ * another node's misses, and its event writes nothing, while the node's
+ * own game's event commits in the same round trip. */
+static void a_pipelined_turn_is_fenced_per_game(void **state)
+{
+    (void)state;
+    char url[600];
+    if (!cluster_url(url, sizeof url))
+        skip();
+    store *a = node(url, "10.0.0.1:7070", 60000), *b = node(url, "10.0.0.2:7070", 60000);
+    make_game(a, "1", "kalah", 2);
+    make_game(b, "2", "kalah", 2);
+    for (int turn = 0; turn < 2; turn++) {
+        unsigned long trips = store__round_trips(a);
+        assert_ok(a, store_turn_begin(a));
+        store_defer(a, 1);                            /* the round trips below tell */
+        assert_ok(a, store_game_fence(a, "1"));
+        assert_ok(a, append(a, "1", (uint64_t)turn + 1));
+        store_defer(a, 2);
+        assert_ok(a, store_game_fence(a, "2"));       /* b's: told at the commit */
+        assert_ok(a, append(a, "2", (uint64_t)turn + 1));
+        store_defer(a, 0);
+        assert_ok(a, store_commit(a));
+        if (turn > 0)                                 /* the first prepares its statements */
+            assert_int_equal(store__round_trips(a) - trips, 1);
+        assert_int_equal(store_turn_missed(a, 1), 0);
+        assert_int_equal(store_turn_missed(a, 2), STORE_FENCED);
+        assert_non_null(strstr(store_last_error(a), "another node's"));
+    }
+    assert_int_equal(append(a, "1", 2), -1);          /* a's events 1 and 2 are stored */
+    assert_ok(a, append(a, "1", 3));
+    assert_ok(b, append(b, "2", 1));                  /* nothing of a's landed in b's game */
+    store_close(a);
+    store_close(b);
+}
+
 /* What a node checks when the database may have gone back in time: which
  * history it is on (the same for every session of one server), a game's
  * last stored event, and the game ids moved past those it knows. */
@@ -368,6 +405,7 @@ int main(void)
         cmocka_unit_test(a_restart_takes_its_games_at_once),
         cmocka_unit_test(leaving_hands_games_over),
         cmocka_unit_test(a_transaction_holds_its_game),
+        cmocka_unit_test(a_pipelined_turn_is_fenced_per_game),
         cmocka_unit_test(what_a_history_change_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

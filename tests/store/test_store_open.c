@@ -43,7 +43,7 @@ static void test_create_and_reopen(void **state)
     assert_ok(s, store_participant_put(s, "1", 1, "ana", 0, "00ff", false));
     store_close(s);
 
-    /* The file is ours, at schema version 5, in WAL mode, private. */
+    /* The file is ours, at the current schema version, in WAL mode, private. */
     assert_int_equal(peek_int(path, "PRAGMA user_version"), STORE_TEST_VERSION);
     assert_int_equal(peek_int(path, "PRAGMA application_id"), 0x534e474b);
     assert_int_equal(peek_int(path, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"

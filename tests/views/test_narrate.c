@@ -67,8 +67,8 @@ static void narrate_kind(agent_msg_kind kind, int variant, said *sd)
     snprintf(msg.text, sizeof msg.text, "xyzzy");
     if (variant == 1)          /* a reason that says it all */
         snprintf(msg.reason, sizeof msg.reason, "NOT_FOUND");
-    else if (variant == 2)     /* one that needs the service's words */
-        snprintf(msg.reason, sizeof msg.reason, "WRONG_STATE");
+    else if (variant == 2)     /* one unknown here: the service's words */
+        snprintf(msg.reason, sizeof msg.reason, "A_NEWER_REASON");
     if (variant == 1)
         snprintf(msg.to, sizeof msg.to, "alice");
     msg.spectators = variant == 2;
@@ -195,7 +195,94 @@ static void translated(const char *lang)
     if (strstr(sd.s[0], "xyzzy"))
         fail_msg("%s: the refusal is the service's English: %s", lang, sd.s[0]);
     narrate_kind(AGENT_MSG_REFUSED, 2, &sd);
-    assert_non_null(strstr(sd.s[0], "xyzzy"));   /* WRONG_STATE: its words */
+    assert_non_null(strstr(sd.s[0], "xyzzy"));   /* unknown: its words */
+    /* every kind's own title, translated; a player's title as given */
+    for (int i = 0; i < game_kind_count(); i++)
+        if (strcmp(view_kind_title(game_kind_at(i)->title), game_kind_at(i)->title) == 0)
+            fail_msg("%s: the title of %s is English", lang, game_kind_at(i)->name);
+    assert_string_equal(view_kind_title("Friday night"), "Friday night");
+    /* every reason of the contract a player may meet: its own sentence */
+    static const char *const reasons[] = {
+        "BAD_REQUEST", "WRONG_STATE", "NOT_PERMITTED", "LIMIT_REACHED", "GAME_NOT_STARTED",
+        "GAME_ENDED", "OBSERVER", "NO_OFFER", "OFFER_PENDING", "UNKNOWN_TOKEN", "MUTED"};
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (!view_refusal(reasons[i]))
+            fail_msg("%s: no sentence for %s", lang, reasons[i]);
+    unsetenv("LANGUAGE");
+    setlocale(LC_ALL, "");
+}
+
+/* Every reason code the agent hands on (why a game ended, a seat left, a
+ * player departed, a move was refused before sending), said by the view
+ * from the code in Filipino and Indonesian: never the service's or the
+ * engine's English ("xyzzy") but for a code the view does not know; in
+ * English, the service's own words (English too, and more precise). */
+enum { MAX_REASONS = 64 };
+static int reason_sentences(char out[][256])
+{
+    int n = 0;
+    agent_model m = model;
+    snprintf(m.end_reason, sizeof m.end_reason, "xyzzy");
+    snprintf(m.end_who, sizeof m.end_who, "bob");
+    snprintf(m.end_detail, sizeof m.end_detail, "cheating");
+    for (int why = AGENT_END_FINISHED; why <= AGENT_END_NOBODY_LEFT + 1; why++)
+        for (int out_why = 0; out_why <= (why == AGENT_END_PLAYER_OUT ? AGENT_OUT_CLAIMED + 1 : 0);
+             out_why++) {
+            m.end_why = why;
+            m.end_out_why = out_why;
+            char buf[256];
+            snprintf(out[n++], 256, "%s", view_end_reason(&m, buf, sizeof buf));
+        }
+    agent_msg msg;
+    memset(&msg, 0, sizeof msg);
+    snprintf(msg.text, sizeof msg.text, "xyzzy");
+    for (int why = 1; why <= AGENT_DEPART_ENDED_BY_OPERATOR + 1; why++) {
+        msg.why = why;
+        snprintf(out[n++], 256, "%s", view_depart_words(&msg));
+    }
+    for (int why = 1; why <= AGENT_OUT_CLAIMED + 1; why++)
+        view_out_words(why, "bob", "xyzzy", out[n++], 256);
+    static const int codes[] = {AGENT_MOVE_OBSERVING, AGENT_MOVE_NOT_STARTED,
+                                AGENT_MOVE_GAME_OVER, AGENT_MOVE_THEIR_TURN, GAME_E_OVER,
+                                GAME_E_TURN, GAME_E_RANGE, GAME_E_HOME, GAME_E_EMPTY,
+                                GAME_E_OCCUPIED, GAME_E_ILLEGAL, 99};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        char buf[256];
+        snprintf(out[n++], 256, "%s", view_move_refusal(&m, codes[i], 3, "xyzzy", buf, sizeof buf));
+    }
+    assert_true(n <= MAX_REASONS);
+    return n;
+}
+
+/* The codes that are one past the last known (and 99): the service's words. */
+static bool unknown_code(const char *english)
+{
+    return strstr(english, "xyzzy") != NULL;
+}
+
+static void reasons_from_codes(void **state)
+{
+    (void)state;
+    static char english[MAX_REASONS][256], other[MAX_REASONS][256];
+    unsetenv("LANGUAGE");
+    setlocale(LC_ALL, "");
+    int n = reason_sentences(english);
+    for (int i = 0; i < n; i++)             /* English: the service's words */
+        assert_true(unknown_code(english[i]));
+    for (const char *lang = "fil"; lang; lang = strcmp(lang, "fil") == 0 ? "id" : NULL) {
+        setenv("LANGUAGE", lang, 1);
+        setlocale(LC_ALL, "");
+        assert_int_equal(reason_sentences(other), n);
+        int unknown = 0;
+        for (int i = 0; i < n; i++)
+            unknown += unknown_code(other[i]);
+        /* one past the last of EndReason, OutReason (within PLAYER_OUT and
+         * alone), DepartReason, and 99 as a move's: six; the rest from codes */
+        if (unknown != 6)
+            for (int i = 0; i < n; i++)
+                print_message("%s: %s\n", lang, other[i]);
+        assert_int_equal(unknown, 6);
+    }
     unsetenv("LANGUAGE");
     setlocale(LC_ALL, "");
 }
@@ -224,6 +311,7 @@ int main(void)
         cmocka_unit_test(every_kind_has_a_sentence),
         cmocka_unit_test(translated_fil),
         cmocka_unit_test(translated_id),
+        cmocka_unit_test(reasons_from_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

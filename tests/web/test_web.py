@@ -28,9 +28,9 @@ WAIT = 30.0
 SHOTS = None
 
 
-def gateway(env, board, *extra):
+def gateway(env, board, *extra, port=0):
     """A sungka-web in front of board; .port, .url."""
-    argv = WRAPPER + [os.path.join(env.bindir, "sungka-web"), "--listen", "127.0.0.1:0",
+    argv = WRAPPER + [os.path.join(env.bindir, "sungka-web"), "--listen", f"127.0.0.1:{port}",
                       "--server", board.address, *extra]
     p = Proc("web", argv, stdin=False, env=env.env)
     env.procs.append(p)
@@ -245,7 +245,7 @@ def _ws(web, origin=None):
                                      origin=origin or web.url, subprotocols=["sungka"],
                                      timeout=WAIT)
     hello = json.loads(ws.recv())
-    check(hello["type"] == "hello" and hello["version"] == 1, f"the first message was {hello}")
+    check(hello["type"] == "hello" and hello["version"] == 2, f"the first message was {hello}")
     lobby = json.loads(ws.recv())
     check(lobby["type"] == "lobby", f"the second message was {lobby}")
     return ws
@@ -264,7 +264,7 @@ def security(bindir):
     import websocket
     with Env(bindir) as env:
         board = env.board()
-        web = gateway(env, board, "--max-per-address", "2")
+        web = gateway(env, board, "--max-per-address", "2", "--sessions-per-address", "2")
         # Listening on 127.0.0.1 is on that address only (libwebsockets
         # would take every address of an IPv6 socket otherwise).
         import socket
@@ -284,6 +284,18 @@ def security(bindir):
                 if path != "/app.js":
                     check("<script src=\"/app.js\"" in body and "<script>" not in body,
                           f"{path} is not the app, or has inline script")
+                # The app's page gives a session in an HttpOnly, SameSite=Strict
+                # cookie (two pages, the limit for this address); a file does not.
+                cookies = r.headers.get_all("Set-Cookie") or []
+                session = [c for c in cookies if c.startswith("sungka_session=")]
+                check(bool(session) == (path != "/app.js"), f"{path}: cookies {cookies}")
+                check(all("HttpOnly" in c and "SameSite=Strict" in c for c in session),
+                      f"{path}: the session cookie is {session}")
+        # A third page from this address in the hour: served without a session.
+        with urllib.request.urlopen(web.url + "/", timeout=WAIT) as r:
+            check(not r.headers.get_all("Set-Cookie"), "a third session was made for one "
+                  "address with --sessions-per-address 2")
+        web.expect_stderr(r"no new browser session for 127\.0\.0\.1: 2 made for it")
         for origin in ("http://evil.example", f"http://127.0.0.1:{web.port + 1}",
                        f"https://127.0.0.1:{web.port}"):
             try:
@@ -331,9 +343,28 @@ def protocol(bindir):
         _error(ws, '{"type": "join", "game": 7}', "bad_field")
         _error(ws, '{"type": "join", "game": "999"}', "refused")
         _error(ws, '{"type": "new", "kind": "chess"}', "refused")
-        _error(ws, '{"type": "hello", "version": 2}', "version")
+        _error(ws, '{"type": "hello", "version": 3}', "version")
+        # Version 2's commands: their fields checked, refused away from a game.
+        _error(ws, '{"type": "answer_draw", "accept": "yes"}', "refused")
+        _error(ws, '{"type": "offer_draw"}', "refused")
+        _error(ws, '{"type": "sign_in", "name": "ana"}', "bad_field")
+        _error(ws, '{"type": "sign_in", "name": "ana", "password": "p", "csrf": "x"}', "csrf")
+        # A page of version 1 is still spoken to (no error).
+        ws.send('{"type": "hello", "version": 1}')
+        ws.send('{"type": "list"}')
+        check(json.loads(ws.recv())["type"] == "lobby", "a version 1 hello was refused")
         ws.send('{"type": "list"}')
         check(json.loads(ws.recv())["type"] == "lobby", "list after errors is not answered")
+        # A burst sent faster than the gateway answers (a page catching up, a
+        # busy gateway) is held back by flow control and answered whole: the
+        # gateway stops reading the browser while 64 commands wait. (Before,
+        # the 65th waiting closed the connection: "too many commands waiting".)
+        burst = 300
+        for _ in range(burst):
+            ws.send('{"type": "list"}')
+        answers = [json.loads(ws.recv())["type"] for _ in range(burst)]
+        check(answers == ["lobby"] * burst,
+              f"a burst of {burst} lists got {len(answers)} answers: {set(answers)}")
         # A command bigger than the gateway takes: closed with 1009 and a reason.
         ws.send(json.dumps({"type": "chat", "text": "x" * 5000}))
         op, frame = ws.recv_data(control_frame=True)
@@ -378,13 +409,11 @@ def slow_browser(bindir):
             maker.send(json.dumps({"type": "new", "kind": "kalah"}))
             answer = json.loads(maker.recv())
             check(answer["type"] == "state", f"a new game was refused: {answer}")
-        sent = 0
+        # Sent as fast as the gateway takes them: it stops reading while 64
+        # wait (flow control), so what fills is the outbox of answers.
         try:
-            while sent < 3000:
-                for _ in range(10):
-                    ws.send('{"type": "list"}')
-                sent += 10
-                time.sleep(0.02)   # slower than the gateway answers: the inbox never fills
+            for _ in range(3000):
+                ws.send('{"type": "list"}')
         except (websocket.WebSocketException, OSError):
             pass   # cut off already
         web.expect_stderr(r"cut off the browser at 127\.0\.0\.1: too slow", timeout=WAIT)
@@ -439,8 +468,255 @@ def tls(bindir):
         p.expect_stderr(r"not-a-cert\.pem")   # the sentence names the file
 
 
+# --- the player's side: clocks, offers, accounts, coming back ---
+
+PLAYABLE = "#board [data-move]"
+
+
+def _in_game(b, what="the game"):
+    b.wait(what, "!document.getElementById('game').hidden && "
+                 "document.getElementById('game-title').textContent.length > 0")
+
+
+def _game_id(b):
+    return b.js("location.pathname.startsWith('/game/') ? location.pathname.slice(6) : ''")
+
+
+def _play_one(players):
+    """Whoever of players has a cell to play clicks one; wait until every
+    one of them has the move in its list. The player who moved."""
+    def mover():
+        for p in players:
+            if p.d.find_elements("css selector", PLAYABLE):
+                return p
+        return None
+    who = players[0].wait("a cell to play", mover)
+    before = [len(p.moves()) for p in players]
+    who.d.find_elements("css selector", PLAYABLE)[0].click()
+    for p, n in zip(players, before):
+        p.wait("the move in the list", lambda p=p, n=n: len(p.moves()) > n)
+    return who
+
+
+def _clock_ms(b, seat):
+    return b.js(f"(e => e ? Number(e.dataset.ms) : -1)(document.getElementById('clock-{seat}'))")
+
+
+def _lobby_join(b, url, game):
+    b.d.get(url + "/")
+    join = b.wait(f"game {game} to join in the lobby",
+                  lambda: b.d.find_elements("css selector", f"tr[data-game='{game}'] button.join"))
+    join[0].click()
+    _in_game(b)
+
+
+def clocked_rematch(bindir):
+    """Two browsers play a clocked reversi game: the clocks are shown and
+    the one running counts down; one offers a draw, the other declines; one
+    resigns; both ask for a rematch and the new game starts for both."""
+    with Env(bindir) as env:
+        board = env.board()
+        web = gateway(env, board)
+        a, b = _browsers(2)
+        try:
+            a.d.get(web.url + "/")
+            a.wait("the lobby's kinds", "document.querySelectorAll('#kind option').length > 0")
+            a.js("(document.getElementById('kind').value = 'reversi', "
+                 "document.getElementById('bot').checked = false, "
+                 "document.getElementById('clock').value = '5+3', true)")
+            a.d.find_element("id", "create").click()
+            _in_game(a)
+            game = a.wait("the game's address", lambda: _game_id(a))
+            _lobby_join(b, web.url, game)
+            for p in (a, b):
+                p.wait("both clocks", "document.getElementById('clock-0') && "
+                                      "document.getElementById('clock-1')")
+                check("5+3" in p.js("document.getElementById('game-title').textContent"),
+                      "the title does not give the time control")
+            first = _play_one([a, b])
+            # The clock of the one to move now counts down in both pages.
+            other = b if first is a else a
+            seat = other.js("(() => { const li = [...document.querySelectorAll('.clock')]"
+                            ".findIndex(c => c.classList.contains('running')); return li; })()")
+            check(seat in (0, 1), "no clock runs after the first move")
+            start = _clock_ms(other, seat)
+            check(0 < start <= 5 * 60 * 1000 + 3000, f"the running clock shows {start} ms")
+            other.wait("the running clock counting down",
+                       lambda: 0 < _clock_ms(other, seat) < start)
+            # A draw offered and declined.
+            other.d.find_element("id", "offer-draw").click()
+            first.wait("the draw offer", "!document.getElementById('answer-draw').hidden")
+            first.d.find_element("id", "decline-draw").click()
+            first.wait("the offer gone", "document.getElementById('answer-draw').hidden")
+            other.wait("the offer gone", "!document.getElementById('offer-draw').hidden")
+            # A tell: to one player, marked as private.
+            b_name = b.js("document.getElementById('who').textContent.match(/guest-[0-9a-f]+/)[0]")
+            a.d.find_element("id", "chat-to").send_keys(b_name)
+            a.d.find_element("id", "chat-text").send_keys("psst\n")
+            b.wait("the tell", "[...document.querySelectorAll('#chat li.tell')]"
+                               f".some(li => li.textContent.includes('(to {b_name}): psst'))")
+            a.shot("reversi_clocked")
+            # One resigns: the game is over for both, the other won.
+            b.d.find_element("id", "resign").click()
+            for p in (a, b):
+                p.wait("the end", lambda p=p: p.over())
+            end = a.over()
+            check("resign" in end.lower() and a.js("document.getElementById('clock-0') !== null"),
+                  f"the end reads {end!r}")
+            check(a.moves() == b.moves() and len(a.moves()) == 1,
+                  f"the move lists differ: {a.moves()} / {b.moves()}")
+            # Both ask for a rematch; the new game starts for both.
+            a.wait("the rematch button", "!document.getElementById('rematch').hidden")
+            a.d.find_element("id", "rematch").click()
+            b.wait("the rematch asked for", "!document.getElementById('rematch-status').hidden")
+            b.d.find_element("id", "rematch").click()
+            for p in (a, b):
+                p.wait("the rematch", lambda p=p: _game_id(p) not in ("", game))
+                p.wait("the rematch under way",
+                       "document.getElementById('over').hidden && "
+                       "document.querySelectorAll('#moves li').length == 0 && "
+                       "document.getElementById('clock-0') !== null")
+            check(_game_id(a) == _game_id(b), "the two browsers are in different rematches")
+            _play_one([a, b])
+            a.shot("reversi_rematch")
+            # Before everyone has moved, a game may be aborted: over, no result.
+            a.d.find_element("id", "abort").click()
+            for p in (a, b):
+                p.wait("the aborted game", lambda p=p: "abort" in p.over().lower())
+            for who in (a, b):
+                errors = who.console_errors()
+                check(not errors, f"the browser's console has errors: {errors}")
+        finally:
+            a.close()
+            b.close()
+
+
+def _register(b, url, name, password):
+    b.d.get(url + "/")
+    b.wait("the sign-in form", "!document.getElementById('account-form').hidden")
+    b.d.find_element("id", "account-name").send_keys(name)
+    b.d.find_element("id", "account-password").send_keys(password)
+    b.d.find_element("id", "register").click()
+    b.wait("signed in", f"document.getElementById('who').textContent.includes('{name}') && "
+                        "!document.getElementById('sign-out').hidden")
+
+
+def signed_in_reload(bindir):
+    """Two players register in their browsers and play a rated, clocked
+    game; one reloads the page in the middle: its seat, its account and the
+    clocks come back, with the moves so far. The session is in an HttpOnly
+    cookie no script reads and in no address; a sign-in without the page's
+    CSRF token is refused."""
+    import websocket
+    with Env(bindir) as env:
+        board = env.board()
+        web = gateway(env, board)
+        a, b = _browsers(2)
+        try:
+            _register(a, web.url, "ana", "correct horse 1")
+            _register(b, web.url, "ben", "battery staple 2")
+            check("sungka_session" not in a.js("document.cookie"),
+                  "a script can read the session cookie")
+            cookies = {c["name"]: c for c in a.d.get_cookies()}
+            s = cookies.get("sungka_session")
+            check(s and s.get("httpOnly") and s.get("sameSite") == "Strict",
+                  f"the session cookie is not HttpOnly and SameSite=Strict: {s}")
+            a.js("(document.getElementById('kind').value = 'kalah', "
+                 "document.getElementById('bot').checked = false, "
+                 "document.getElementById('clock').value = '10', "
+                 "document.getElementById('rated').checked = true, true)")
+            a.d.find_element("id", "create").click()
+            _in_game(a)
+            game = a.wait("the game's address", lambda: _game_id(a))
+            _lobby_join(b, web.url, game)
+            check("rated" in a.js("document.getElementById('game-title').textContent"),
+                  "the game is not shown as rated")
+            for _ in range(3):
+                _play_one([a, b])
+            moves = a.moves()
+            check(s["value"] not in a.d.current_url, "the session id is in the address")
+            a.d.refresh()
+            a.wait("signed in again", "document.getElementById('who').textContent"
+                                      ".includes('ana')")
+            _in_game(a, "the game again after the reload")
+            check(_game_id(a) == game, f"back at game {_game_id(a)}, not {game}")
+            a.wait("its seat", "document.getElementById('turn').textContent"
+                               ".startsWith('You are ana')")
+            a.wait("the clocks", "document.getElementById('clock-0') && "
+                                 "document.getElementById('clock-1')")
+            for seat in (0, 1):
+                ms = _clock_ms(a, seat)
+                check(0 < ms < 10 * 60 * 1000, f"seat {seat}'s clock shows {ms} ms after reload")
+            a.wait("the moves so far", lambda: a.moves() == moves)
+            _play_one([a, b])
+            check(a.moves() == b.moves(), f"the lists differ: {a.moves()} / {b.moves()}")
+            a.shot("signed_in_reload")
+            # Sign-in needs the page's CSRF token as well as the right Origin.
+            ws = websocket.create_connection(
+                f"ws://127.0.0.1:{web.port}/ws", origin=web.url, subprotocols=["sungka"],
+                timeout=WAIT, cookie=f"sungka_session={s['value']}")
+            try:
+                ws.send(json.dumps({"type": "sign_in", "name": "ana",
+                                    "password": "correct horse 1", "csrf": "0" * 64}))
+                while True:     # past the hello, lobby and state of the game taken back
+                    m = json.loads(ws.recv())
+                    if m["type"] in ("error", "account"):
+                        break
+                check(m["type"] == "error" and m["code"] == "csrf",
+                      f"a sign-in without the CSRF token was answered {m}")
+            finally:
+                ws.close()
+        finally:
+            a.close()
+            b.close()
+
+
+def gateway_restart(bindir):
+    """The gateway is killed (SIGKILL) in the middle of a game and started
+    again on the same port: both browsers connect again by themselves, take
+    their seats back, and the move list misses no move; the game goes on."""
+    with Env(bindir) as env:
+        board = env.board()
+        state = os.path.join(env.state_dir, "web-sessions")
+        web = gateway(env, board, "--state-dir", state)
+        a, b = _browsers(2)
+        try:
+            a.d.get(web.url + "/")
+            a.wait("the lobby's kinds", "document.querySelectorAll('#kind option').length > 0")
+            a.js("(document.getElementById('kind').value = 'kalah', "
+                 "document.getElementById('bot').checked = false, true)")
+            a.d.find_element("id", "create").click()
+            _in_game(a)
+            game = a.wait("the game's address", lambda: _game_id(a))
+            _lobby_join(b, web.url, game)
+            for _ in range(3):
+                _play_one([a, b])
+            moves = a.moves()
+            web.p.kill()
+            web.p.wait()
+            for p in (a, b):
+                p.wait("the lost connection", "document.getElementById('connection')"
+                                              ".textContent.includes('Connecting again')")
+            web = gateway(env, board, "--state-dir", state, port=web.port)
+            for p in (a, b):
+                p.wait("the connection back", "document.getElementById('connection')"
+                                              ".textContent.startsWith('Connected as')")
+                p.wait("the game back with every move", lambda p=p: p.moves() == moves)
+                check(_game_id(p) == game, f"back at game {_game_id(p)}, not {game}")
+            check(a.js("document.getElementById('turn').textContent").startswith("You are guest-"),
+                  "the seat did not come back")
+            _play_one([a, b])
+            check(a.moves() == b.moves() and len(a.moves()) == len(moves) + 1,
+                  f"after the restart: {a.moves()} / {b.moves()}")
+            a.shot("gateway_restart")
+        finally:
+            a.close()
+            b.close()
+
+
 TESTS = {f.__name__: f for f in (play_kalah, every_kind, security, protocol, slow_browser,
-                                  tls)}
+                                  tls, clocked_rematch, signed_in_reload,
+                                  gateway_restart)}
 
 
 def main():

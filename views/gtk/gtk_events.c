@@ -46,9 +46,10 @@ static void show_gview_game_over(gview *v, const agent_msg *msg)
 {
     const agent_model *m = gview_model(v);
     GString *s = g_string_new(NULL);
-    char buf[64];
+    char buf[64], why[AGENT_TEXT_BYTES];
     if (msg->abandoned) {
-        g_string_append_printf(s, _("The game was abandoned: %s."), msg->text);
+        g_string_append_printf(s, _("The game was abandoned: %s."),
+                               view_end_reason(m, why, sizeof why));
     } else {
         view_narrate(m, msg, append_line, s);     /* "Game over: ..." */
         gview_append_winners(v, s);
@@ -124,14 +125,9 @@ static void handle(gview *v, const agent_msg *msg)
         v->cursor = -1;
         v->move_pending = false;
         gmoves_reload(v);
-        gview_log(v, _("Game %s: %s (%s)."), m->game_id, m->title,
+        gview_log(v, _("Game %s: %s (%s)."), m->game_id, view_kind_title(m->title),
                   m->kind ? m->kind->name : "?");
-        if (m->my_seat >= 0)
-            gview_log(v, _("You are %s, seat %d."), m->seat_name[m->my_seat], m->my_seat);
-        else
-            gview_log(v, _("You are watching."));
-        if (gview_game_over(m))
-            gview_log(v, _("This game is over: %s."), m->end_reason);
+        view_narrate_snapshot(m, log_line, v);   /* the clock, who we are, the end */
         break;
     }
     case AGENT_MSG_STARTED:
@@ -164,7 +160,8 @@ static void handle(gview *v, const agent_msg *msg)
     }
     case AGENT_MSG_REFUSED:
         v->move_pending = false;
-        snprintf(v->flash, sizeof v->flash, _("Refused: %s"), msg->text);
+        snprintf(v->flash, sizeof v->flash, _("Refused: %s"),
+                 view_refusal(msg->reason) ? view_refusal(msg->reason) : msg->text);
         break;
     case AGENT_MSG_DISCONNECTED:
         v->connection[0] = '\0';

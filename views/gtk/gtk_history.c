@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gtk_view_internal.h"
+#include "narrate.h"
 
 struct ghistory {
     gview *v;
@@ -236,7 +237,7 @@ static GtkWidget *filters(ghistory *h)
     int nk = game_kind_count() < 64 ? game_kind_count() : 64;
     titles[0] = _("any kind");
     for (int i = 0; i < nk; i++)
-        titles[i + 1] = game_kind_at(i)->title;
+        titles[i + 1] = view_kind_title(game_kind_at(i)->title);
     titles[nk + 1] = NULL;
     h->kind = gtk_drop_down_new_from_strings(titles);
     gtk_accessible_update_property(GTK_ACCESSIBLE(h->kind), GTK_ACCESSIBLE_PROPERTY_LABEL,

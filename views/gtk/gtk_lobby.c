@@ -8,7 +8,8 @@
  * not block the window: agent_quick_start asks, a QUICK_POLL_MS timer shows
  * the pool as it changes ("3 waiting; ratings 1400 to 1600; 12 s") and
  * finishes when it ends (agent_quick_finish: the seat is taken as after a
- * join); Stop Waiting cancels.
+ * join); Stop Waiting cancels. And the service's tournaments, each one's
+ * standings in a dialog of their own (activate its row).
  *
  * It opens once the agent is connected: at start when the command line
  * named a service but no game, or after the connect dialog (gtk_connect.c).
@@ -27,11 +28,15 @@
 #include <string.h>
 
 #include "gtk_view_internal.h"
+#include "narrate.h"
 
 struct globby {
     gview *v;
     GtkWidget *window;
     GtkWidget *list;           /* GtkListBox of games; each row has data "id" */
+    GtkWidget *tours;          /* GtkListBox of tournaments; each row has data "id" */
+    char tours_text[2048];     /* the tournaments' rows, "|" between (the script hook) */
+    char standings_text[4096]; /* the last standings shown, "|" between lines */
     GtkWidget *kind;           /* GtkDropDown of kinds */
     GtkWidget *options;        /* GtkGrid of name / spin button */
     GtkWidget *spins[GAME_MAX_OPTIONS];
@@ -192,12 +197,115 @@ static void clear_list(globby *lb)
         gtk_list_box_remove(GTK_LIST_BOX(lb->list), child);
 }
 
+/* The tournaments' rows (after the games': a failure here leaves the games). */
+static void refresh_tournaments(globby *lb)
+{
+    agent_tournament *ts = NULL;
+    int n = 0;
+    char err[512];
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(lb->tours)) != NULL)
+        gtk_list_box_remove(GTK_LIST_BOX(lb->tours), child);
+    lb->tours_text[0] = '\0';
+    if (agent_list_tournaments(lb->v->ag, &ts, &n, err, sizeof err) != 0)
+        return;                   /* an older service, or none allowed: no list */
+    for (int i = 0; i < n; i++) {
+        const agent_tournament *t = &ts[i];
+        const char *state = t->status == 1   ? _("waiting for players")
+                            : t->status == 3 ? _("finished")
+                                             : _("running");
+        char *text = g_strdup_printf(_("Tournament %s: %s (%s of %s), %s; %d of %d players"),
+                                     t->id, t->title,
+                                     t->arena   ? _("arena")
+                                     : t->swiss ? _("Swiss")
+                                                : _("round robin"),
+                                     t->kind, state, t->n_standings, t->max_players);
+        GtkWidget *label = gtk_label_new(text);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+        GtkWidget *row = gtk_list_box_row_new();
+        gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+        g_object_set_data_full(G_OBJECT(row), "id", g_strdup(t->id), g_free);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
+                                       -1);
+        gtk_list_box_append(GTK_LIST_BOX(lb->tours), row);
+        size_t used = strlen(lb->tours_text);
+        snprintf(lb->tours_text + used, sizeof lb->tours_text - used, "%s%s", used ? "|" : "",
+                 text);
+        g_free(text);
+        agent_tournament_free(&ts[i]);
+    }
+    free(ts);
+}
+
+int globby_standings(globby *lb, const char *id)
+{
+    agent_tournament t;
+    char err[512];
+    if (agent_get_tournament(lb->v->ag, id, &t, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < t.n_standings; i++) {
+        const agent_standing *p = &t.standings[i];
+        g_string_append_printf(s, _("%3d. %-20s %4d points, %3d games, %3d won%s\n"), p->rank,
+                               p->name, p->points, p->games, p->wins,
+                               p->withdrawn ? _(" (left)") : "");
+    }
+    char *title = g_strdup_printf(_("Standings of %s, %s (%s):\n"), t.id, t.title,
+                                  t.status == 1   ? _("waiting for players")
+                                  : t.status == 3 ? _("finished")
+                                                  : _("running"));
+    g_strchomp(title);
+    GtkWidget *dialog = gview_dialog(lb->v, title);
+    gtk_window_set_default_size(GTK_WINDOW(dialog), 460, 300);
+    GtkWidget *box = gview_padded_column(8, 12);
+    GtkWidget *label = gtk_label_new(s->str);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_add_css_class(label, "monospace");
+    gtk_box_append(GTK_BOX(box), label);
+    gtk_window_set_child(GTK_WINDOW(dialog), box);
+    gtk_window_set_transient_for(GTK_WINDOW(dialog), GTK_WINDOW(lb->window));
+    gtk_window_present(GTK_WINDOW(dialog));
+    snprintf(lb->standings_text, sizeof lb->standings_text, "%s|%s", title, s->str);
+    for (char *c = lb->standings_text; *c; c++)
+        if (*c == '\n')
+            *c = '|';
+    g_free(title);
+    g_string_free(s, TRUE);
+    agent_tournament_free(&t);
+    set_error(lb, "");
+    return 0;
+}
+
+const char *globby_tournaments_text(const globby *lb)
+{
+    return lb->tours_text;
+}
+
+const char *globby_standings_text(const globby *lb)
+{
+    return lb->standings_text;
+}
+
+static void on_tournament_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
+{
+    (void)box;
+    char id[32];
+    const char *got = g_object_get_data(G_OBJECT(row), "id");
+    snprintf(id, sizeof id, "%s", got ? got : "");   /* the row goes on refresh */
+    if (id[0])
+        globby_standings(data, id);
+}
+
 int globby_refresh(globby *lb)
 {
     agent_game_info *games = NULL;
     int n = 0;
     char err[512];
     clear_list(lb);
+    refresh_tournaments(lb);
     if (agent_list_games(lb->v->ag, NULL, 0, &games, &n, err, sizeof err) != 0) {
         set_error(lb, err);
         return -1;
@@ -206,7 +314,8 @@ int globby_refresh(globby *lb)
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
         GString *s = g_string_new(NULL);
-        g_string_append_printf(s, _("Game %s: %s (%s %s), %s; seats:"), g->id, g->title, g->kind,
+        g_string_append_printf(s, _("Game %s: %s (%s %s), %s; seats:"), g->id,
+                               view_kind_title(g->title), g->kind,
                                g->options, status_word(g->status));
         for (int seat = 0; seat < g->n_seats; seat++) {
             if (!g->seat_name[seat][0])
@@ -269,7 +378,8 @@ int globby_join(globby *lb, const char *game_id, bool observe)
 {
     char err[512];
     if (agent_join_game(lb->v->ag, game_id, observe, err, sizeof err) != 0) {
-        set_error(lb, err);
+        char said[768];
+        set_error(lb, view_lobby_failure(agent_lobby_failed(lb->v->ag), err, said, sizeof said));
         return -1;
     }
     set_error(lb, "");
@@ -336,7 +446,8 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
         argv[argc++] = clock;
     }
     if (agent_new_game(lb->v->ag, kind->name, argv, argc, err, sizeof err) != 0) {
-        set_error(lb, err);
+        char said[768];
+        set_error(lb, view_lobby_failure(agent_lobby_failed(lb->v->ag), err, said, sizeof said));
         return -1;
     }
     settings_save(lb, kind, &opts);
@@ -603,6 +714,23 @@ globby *globby_new(gview *v)
     gtk_box_append(GTK_BOX(row), observe);
     gtk_box_append(GTK_BOX(box), row);
 
+    GtkWidget *tours_head = gtk_label_new(NULL);
+    m = g_markup_printf_escaped("<b>%s</b>", _("Tournaments"));
+    gtk_label_set_markup(GTK_LABEL(tours_head), m);
+    g_free(m);
+    gtk_label_set_xalign(GTK_LABEL(tours_head), 0);
+    gtk_box_append(GTK_BOX(box), tours_head);
+    lb->tours = gtk_list_box_new();
+    gtk_list_box_set_selection_mode(GTK_LIST_BOX(lb->tours), GTK_SELECTION_SINGLE);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->tours), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Tournaments on the board service: activate one for its "
+                                     "standings"), -1);
+    g_signal_connect(lb->tours, "row-activated", G_CALLBACK(on_tournament_activated), lb);
+    GtkWidget *tscroll = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(tscroll), lb->tours);
+    gtk_widget_set_size_request(tscroll, -1, 80);
+    gtk_box_append(GTK_BOX(box), tscroll);
+
     GtkWidget *new_head = gtk_label_new(NULL);
     m = g_markup_printf_escaped("<b>%s</b>", _("New game"));
     gtk_label_set_markup(GTK_LABEL(new_head), m);
@@ -612,7 +740,7 @@ globby *globby_new(gview *v)
     const char *titles[64 + 1];
     int nk = game_kind_count() < 64 ? game_kind_count() : 64;
     for (int i = 0; i < nk; i++)
-        titles[i] = game_kind_at(i)->title;
+        titles[i] = view_kind_title(game_kind_at(i)->title);
     titles[nk] = NULL;
     lb->kind = gtk_drop_down_new_from_strings(titles);
     gtk_accessible_update_property(GTK_ACCESSIBLE(lb->kind), GTK_ACCESSIBLE_PROPERTY_LABEL,

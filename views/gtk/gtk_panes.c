@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gtk_view_internal.h"
+#include "narrate.h"
 
 /* ------------------------------------------------------------ the log */
 
@@ -67,7 +68,8 @@ void gview_update_status(gview *v)
         gview_append_winners(v, s);
         g_string_append(s, ".");
     } else if (m->status == AGENT_GAME_ABANDONED) {
-        g_string_append_printf(s, _("Game abandoned: %s."), m->end_reason);
+        char why[AGENT_TEXT_BYTES];
+        g_string_append_printf(s, _("Game abandoned: %s."), view_end_reason(m, why, sizeof why));
     } else if (m->status != AGENT_GAME_RUNNING || !m->have_state) {
         g_string_append(s, _("Waiting for every seat to be taken and every player ready."));
         if (m->my_seat >= 0)
@@ -279,15 +281,16 @@ static void update_title(gview *v)
     const agent_model *m = gview_model(v);
     char *t;
     if (gview_in_game(v) && m->kind)
-        t = g_strdup_printf(_("Sungka \u2014 game %s: %s (%s)"), m->game_id, m->title,
-                            m->kind->name);
+        t = g_strdup_printf(_("Sungka \u2014 game %s: %s (%s)"), m->game_id,
+                            view_kind_title(m->title), m->kind->name);
     else
         t = g_strdup(_("Sungka"));
     gtk_window_set_title(GTK_WINDOW(v->window), t);
     g_free(t);
     /* the header bar: the game, or where we are without one */
     char *sub = gview_in_game(v) && m->kind
-                    ? g_strdup_printf(_("Game %s: %s (%s)"), m->game_id, m->title, m->kind->name)
+                    ? g_strdup_printf(_("Game %s: %s (%s)"), m->game_id,
+                                      view_kind_title(m->title), m->kind->name)
                 : v->ag ? g_strdup(_("In the lobby"))
                         : g_strdup(_("Not connected"));
     adw_window_title_set_subtitle(ADW_WINDOW_TITLE(v->title), sub);

@@ -12,6 +12,7 @@
 
 #include "gtk_board.h"
 #include "gtk_view_internal.h"
+#include "narrate.h"
 
 bool gview_my_turn(const gview *v)
 {
@@ -115,9 +116,11 @@ static void draw_board(GtkDrawingArea *area, cairo_t *cr, int width, int height,
 
 static void play(gview *v, int move)
 {
-    char why[GAME_ERR_LEN];
-    if (agent_check_move(v->ag, move, why, sizeof why) != 0) {
-        snprintf(v->flash, sizeof v->flash, _("Not allowed: %s"), why);
+    char why[GAME_ERR_LEN], said[GAME_ERR_LEN];
+    int code = agent_check_move(v->ag, move, why, sizeof why);
+    if (code != 0) {
+        snprintf(v->flash, sizeof v->flash, _("Not allowed: %s"),
+                 view_move_refusal(gview_model(v), code, move, why, said, sizeof said));
     } else if (agent_move(v->ag, move) != 0) {
         snprintf(v->flash, sizeof v->flash, _("Could not send the move."));
     } else {

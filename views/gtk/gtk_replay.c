@@ -2,7 +2,11 @@
  * gtk_replay.c — a recorded match replayed in a window of its own: the
  * board drawn by gtk_board.c (read-only: no hints, no cursor), Start / Back
  * / Forward / End buttons and the Home / Left / Right / End keys, and a line
- * saying where we are ("move 5 of 42: alice played cup 3").
+ * saying where we are ("move 5 of 42: alice played cup 3"); under it, when
+ * the service has reviewed the match (Register.GetAnalysis; docs/rules.md,
+ * "Analysis"), a value graph — the first seat's winning chance after each
+ * move, inaccuracies, mistakes and blunders marked, the step shown, a click
+ * goes there — and each player's accuracy; else a line saying why not.
  *
  * As in the text view's replay, the position after k moves is rebuilt by
  * playing the first k recorded moves through the rules engine from the
@@ -29,6 +33,10 @@ struct greplay {
     int16_t cells[GAME_MAX_CELLS];
     int last_cell;             /* the cell of the last move played, or -1 */
     char *text;                /* the line's text */
+    game_analysis_move *review;        /* the service's review (match.n_moves), or NULL */
+    int accuracy[GAME_MAX_SEATS];
+    GtkWidget *graph;                  /* the value graph (NULL without a review) */
+    char *review_text;                 /* the accuracies, or why there is no review */
 };
 
 /* The position after the first `step` moves into *out; 0, or -1 with a
@@ -102,6 +110,8 @@ void greplay_go(greplay *r, int step)
     describe(r);
     update_buttons(r);
     gtk_widget_queue_draw(r->area);
+    if (r->graph)
+        gtk_widget_queue_draw(r->graph);
 }
 
 bool greplay_key(greplay *r, guint keyval)
@@ -168,8 +178,95 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
 }
 
 /* The match's data, not its window (which may be on its way out). */
+/* The first seat's winning chance after move i (0..100). */
+static double chance_after(const greplay *r, int i)
+{
+    game_value v = r->review[i].after;
+    if (r->review[i].seat != 0)
+        v.cu = -v.cu;
+    return game_analysis_chance(r->match.kind, v);
+}
+
+/* The graph: x the moves, y the first seat's winning chance (100 at the
+ * top), a dot at each judged move (bigger for worse), a bar at the step. */
+static void draw_graph(GtkDrawingArea *area, cairo_t *cr, int width, int height,
+                       gpointer data)
+{
+    (void)area;
+    greplay *r = data;
+    const int n = r->match.n_moves;
+    const double pad = 6, w = width - 2 * pad, h = height - 2 * pad;
+    GdkRGBA fg;
+    gtk_style_context_get_color(gtk_widget_get_style_context(r->graph), &fg);
+    cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.35);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, pad, pad + h / 2);             /* even chances */
+    cairo_line_to(cr, pad + w, pad + h / 2);
+    cairo_stroke(cr);
+    if (n <= 0)
+        return;
+    double x0 = pad, dx = w / n;
+    cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 1);
+    cairo_set_line_width(cr, 2);
+    cairo_move_to(cr, x0, pad + h / 2);
+    for (int i = 0; i < n; i++)
+        cairo_line_to(cr, x0 + dx * (i + 1), pad + h * (1 - chance_after(r, i) / 100));
+    cairo_stroke(cr);
+    for (int i = 0; i < n; i++) {
+        int j = r->review[i].judgement;
+        if (!j)
+            continue;
+        static const double colour[4][3] = {{0, 0, 0}, {0.9, 0.75, 0.1}, {0.95, 0.5, 0.1},
+                                            {0.85, 0.1, 0.1}};
+        cairo_set_source_rgb(cr, colour[j][0], colour[j][1], colour[j][2]);
+        cairo_arc(cr, x0 + dx * (i + 1), pad + h * (1 - chance_after(r, i) / 100), 2 + j,
+                  0, 2 * G_PI);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.6);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, x0 + dx * r->step, pad);
+    cairo_line_to(cr, x0 + dx * r->step, pad + h);
+    cairo_stroke(cr);
+}
+
+static void on_graph_click(GtkGestureClick *g, int n_press, double x, double y, gpointer data)
+{
+    (void)g;
+    (void)n_press;
+    (void)y;
+    greplay *r = data;
+    int width = gtk_widget_get_width(r->graph);
+    if (width > 12 && r->match.n_moves > 0)
+        greplay_go(r, (int)((x - 6) / (width - 12) * r->match.n_moves + 0.5));
+}
+
+/* The service's review, when it has one; else why not, in review_text. */
+static void fetch_review(greplay *r)
+{
+    char reason[AGENT_TEXT_BYTES], err[512];
+    bool done = false;
+    r->review = g_new0(game_analysis_move, r->match.n_moves ? r->match.n_moves : 1);
+    if (agent_get_analysis(r->v->ag, r->match.id, r->match.n_moves, r->review, r->accuracy,
+                           &done, reason, sizeof reason, err, sizeof err) != 0 || !done) {
+        g_free(r->review);
+        r->review = NULL;
+        r->review_text = g_strdup_printf(_("No review of this match: %s"),
+                                         done || !reason[0] ? err : reason);
+        return;
+    }
+    GString *s = g_string_new(_("Accuracy:"));
+    for (int i = 0; i < r->match.n_seats; i++)
+        if (r->accuracy[i] >= 0)
+            g_string_append_printf(s, " %s %.1f %%%s", r->match.seat_name[i],
+                                   r->accuracy[i] / 10.0, i + 1 < r->match.n_seats ? "," : "");
+    r->review_text = g_string_free(s, FALSE);
+}
+
 static void release(greplay *r)
 {
+    g_free(r->review);
+    g_free(r->review_text);
     free(r->seats);
     free(r->moves);
     g_free(r->text);
@@ -250,6 +347,25 @@ static void build(greplay *r)
                                    -1);
     gtk_box_append(GTK_BOX(box), r->area);
 
+    if (r->review) {
+        r->graph = gtk_drawing_area_new();
+        gtk_widget_set_hexpand(r->graph, TRUE);
+        gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(r->graph), 80);
+        gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(r->graph), draw_graph, r, NULL);
+        GtkGesture *click = gtk_gesture_click_new();
+        g_signal_connect(click, "pressed", G_CALLBACK(on_graph_click), r);
+        gtk_widget_add_controller(r->graph, GTK_EVENT_CONTROLLER(click));
+        gtk_accessible_update_property(GTK_ACCESSIBLE(r->graph), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       _("Value graph: the first player's winning chance after "
+                                         "each move; a click goes to that move"),
+                                       -1);
+        gtk_box_append(GTK_BOX(box), r->graph);
+    }
+    GtkWidget *review = gtk_label_new(r->review_text);
+    gtk_label_set_xalign(GTK_LABEL(review), 0);
+    gtk_label_set_wrap(GTK_LABEL(review), TRUE);
+    gtk_box_append(GTK_BOX(box), review);
+
     r->line = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(r->line), 0);
     gtk_label_set_wrap(GTK_LABEL(r->line), TRUE);
@@ -310,6 +426,7 @@ greplay *greplay_open(gview *v, const char *match_id, char *err, size_t errlen)
         snprintf(err, errlen, _("Cannot replay a game of kind '%s'."), r->match.kind_name);
     } else if (position_at(r, 0, &probe, err, errlen) == 0) {
         init_model(r);
+        fetch_review(r);
         build(r);
         greplay_go(r, 0);
         greplay_free(v->replay);
@@ -334,6 +451,11 @@ void greplay_free(greplay *r)
 const char *greplay_line(const greplay *r)
 {
     return r->text ? r->text : "";
+}
+
+const char *greplay_review(const greplay *r)
+{
+    return r->review_text ? r->review_text : "";
 }
 
 GtkWidget *greplay_window(const greplay *r)

@@ -37,6 +37,8 @@
  *                        application was activated (1 + later launches that
  *                        found it running), and its windows
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
+ *   lobby-tournaments    the tournaments' rows ("script: tournaments ROW|ROW")
+ *   lobby-standings ID   tournament ID's standings dialog ("script: standings ...")
  *   lobby-pools          the pools the dialog lists, as last refreshed: "lobby-pools
  *                        LINE|LINE..."
  *   lobby-clock SPEC     type SPEC into the games dialog's clock ("-": empty)
@@ -73,6 +75,7 @@
  *   replay start|back|forward|end    press the replay window's button
  *   replay-key NAME      a key press in the replay window (Left, End, ...)
  *   replay-line          print the replay's line ("replay move 3 of 9: ...")
+ *   replay-review        print the line under the value graph ("review Accuracy: ...")
  *   wait-replay TEXT     wait until the replay's line contains TEXT
  *   status               print the status line
  *   ratings NAME         open the rating graph on NAME's ratings, as the
@@ -664,6 +667,8 @@ static bool act_history(gscript *sc, const char *line)
         }
         if (strcmp(line, "replay-line") == 0) {
             say_flat("replay", greplay_line(v->replay));
+        } else if (strcmp(line, "replay-review") == 0) {
+            say_flat("review", greplay_review(v->replay));
         } else if (sscanf(line, "replay-key %63s", word) == 1) {
             guint kv = gdk_keyval_from_name(word);
             if (kv == GDK_KEY_VoidSymbol || !greplay_key(v->replay, kv)) {
@@ -809,6 +814,21 @@ static bool act(gscript *sc, char *line)
         }
         if (g_str_has_prefix(line, "lobby-new "))
             say("created %s", agent_game_id(v->ag));
+    } else if (strcmp(line, "lobby-tournaments") == 0 ||
+               g_str_has_prefix(line, "lobby-standings ")) {
+        if (!v->lobby) {
+            say("error not connected: there is no games dialog yet");
+            return true;
+        }
+        if (line[6] == 't') {
+            globby_refresh(v->lobby);
+            say("tournaments %s", globby_tournaments_text(v->lobby));
+        } else if (globby_standings(v->lobby, line + 16) != 0) {
+            say("error lobby: %s", globby_error(v->lobby));
+            return true;
+        } else {
+            say("standings %s", globby_standings_text(v->lobby));
+        }
     } else if (strcmp(line, "movelist") == 0) {
         char *text = gmoves_text(v);
         for (char *c = text; *c; c++)     /* one line of output */

@@ -365,6 +365,12 @@ void globby_show(globby *lb);
 void globby_free(globby *lb);
 /* For the script hook: act as the user would in the dialog. 0 or -1. */
 int globby_refresh(globby *lb);
+/* A dialog with tournament id's standings: 0, or -1 (globby_error says why). */
+int globby_standings(globby *lb, const char *id);
+/* For the script hook: the tournaments' rows and the last standings shown,
+ * each line after a "|". */
+const char *globby_tournaments_text(const globby *lb);
+const char *globby_standings_text(const globby *lb);
 int globby_join(globby *lb, const char *game_id, bool observe);
 int globby_create(globby *lb, const char *kind, char **assignments, int n);
 /* Quick pairing (issue 33): wait in the pool of kind (NULL: the dialog's
@@ -416,6 +422,8 @@ bool greplay_key(greplay *r, guint keyval);
 GtkWidget *greplay_button(const greplay *r, const char *name);
 /* The line under the board: "move 5 of 42: alice played cup 3". */
 const char *greplay_line(const greplay *r);
+/* The line under the value graph: the accuracies, or why there is no review. */
+const char *greplay_review(const greplay *r);
 GtkWidget *greplay_window(const greplay *r);
 
 /* gtk_ratings.c: a player's rating graph (issue 33), a line per kind from

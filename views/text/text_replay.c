@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_analysis.h"
 #include "text_draw.h"
 #include "text_replay.h"
 #include "narrate.h"
@@ -46,6 +47,7 @@ int text_replay_start(text_replay *rp, agent *ag, const char *id, FILE *out)
 {
     char err[512];
     text_replay_stop(rp);
+    rp->ag = ag;
     if (agent_get_match(ag, id, &rp->match, &rp->seats, &rp->moves, err, sizeof err) != 0) {
         fprintf(out, "%s\n", err);
         return -1;
@@ -72,6 +74,7 @@ int text_replay_start(text_replay *rp, agent *ag, const char *id, FILE *out)
     rp->active = true;
     fprintf(out, _("Replaying match %s: %s, %s.\n"), rp->match.id, rp->match.title,
             rp->match.reason);
+    fprintf(out, _("Type analysis for the engine's review of the match.\n"));
     show(rp, out);
     return 0;
 }
@@ -89,7 +92,10 @@ bool text_replay_command(text_replay *rp, const char *cmd, FILE *out)
         target = 0;
     else if (strcmp(cmd, "end") == 0)
         target = rp->match.n_moves;
-    else if (strcmp(cmd, "stop") == 0) {
+    else if (strcmp(cmd, "analysis") == 0) {
+        text_analysis_replay(out, rp->ag, &rp->match, rp->seats, rp->moves);
+        return true;
+    } else if (strcmp(cmd, "stop") == 0) {
         text_replay_stop(rp);
         fprintf(out, _("Replay stopped.\n"));
         return true;

@@ -1,7 +1,8 @@
 /*
  * text_replay.h — stepping through a finished match in the text view:
  * `replay ID` fetches it, then next / prev / start / end move through it,
- * drawing the board at each step, and stop leaves. View thread only.
+ * drawing the board at each step, analysis prints the engine's review
+ * (text_analysis.h), and stop leaves. View thread only.
  */
 #ifndef SUNGKA_TEXT_REPLAY_H
 #define SUNGKA_TEXT_REPLAY_H
@@ -13,6 +14,7 @@
 
 typedef struct text_replay {
     bool active;
+    agent *ag;                 /* whose service the match came from */
     agent_match match;
     int *seats, *moves;        /* seats[i] played moves[i] */
     int step;                  /* moves applied so far */

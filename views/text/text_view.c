@@ -181,10 +181,12 @@ static void print_scores(text_view *tv, const int *scores, int n)
     fputc('\n', tv->out);
 }
 
+static void say_line(void *ctx, const char *sentence);
+
 static void show_snapshot(text_view *tv)
 {
     const agent_model *m = model(tv);
-    fprintf(tv->out, _("Game %s: %s"), m->game_id, m->title);
+    fprintf(tv->out, _("Game %s: %s"), m->game_id, view_kind_title(m->title));
     if (m->kind) {
         fprintf(tv->out, " (%s", m->kind->name);
         for (int i = 0; i < m->kind->n_options; i++)
@@ -192,28 +194,12 @@ static void show_snapshot(text_view *tv)
         fputc(')', tv->out);
     }
     fputc('\n', tv->out);
-    const agent_clock *tc = &m->time_control;
-    if (tc->per_move_s)
-        fprintf(tv->out, _("Clock: %d s a move.\n"), tc->per_move_s);
-    else if (tc->base_s) {
-        char base[16];
-        agent_format_clock((int64_t)tc->base_s * 1000, base, sizeof base);
-        fprintf(tv->out, _("Clock: %s for the game, plus %d s a move.\n"), base, tc->increment_s);
-    }
-    if (m->my_seat >= 0 && m->hot_seat >= 0)
-        fprintf(tv->out, _("You are %s, seat %d, and %s, seat %d (hot seat).\n"),
-                m->seat_name[m->my_seat], m->my_seat, m->seat_name[m->hot_seat], m->hot_seat);
-    else if (m->my_seat >= 0)
-        fprintf(tv->out, _("You are %s, seat %d.\n"), m->seat_name[m->my_seat], m->my_seat);
-    else
-        fprintf(tv->out, _("You are observing.\n"));
+    view_narrate_snapshot(m, say_line, tv);   /* the clock, who we are, the end */
     text_draw_people(tv->out, m, text_terminal_width(tv->out));
     if (m->status == AGENT_GAME_WAITING)
         fprintf(tv->out, _("Waiting for every seat to be taken and every player ready%s.\n"),
                 m->my_seat >= 0 ? _(" (type ready)") : "");
     draw(tv);
-    if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
-        fprintf(tv->out, _("This game is over: %s\n"), m->end_reason);
     print_turn(tv);
 }
 
@@ -469,7 +455,8 @@ static void list_games(text_view *tv, char *rest)
         fprintf(tv->out, _("No games. Start one with: new KIND\n"));
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
-        fprintf(tv->out, _("Game %s: %s (%s %s), %s; seats:"), g->id, g->title, g->kind, g->options,
+        fprintf(tv->out, _("Game %s: %s (%s %s), %s; seats:"), g->id, view_kind_title(g->title),
+                g->kind, g->options,
                 status_label(g->status));
         for (int s = 0; s < g->n_seats; s++) {
             if (!g->seat_name[s][0])
@@ -724,11 +711,129 @@ static void quick_game(text_view *tv, char *rest)
     if (!may_switch(tv))
         return;
     char err[512];
+    char said[768];
     if (agent_quick_pair(tv->ag, spec, options, n, rated, say_pairing, tv, err,
                          sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
     else
         fprintf(tv->out, _("Paired: game %s.\n"), agent_game_id(tv->ag));
+}
+
+/* --- tournaments (docs/rules.md §16) --- */
+
+static const char *tour_state(const agent_tournament *t)
+{
+    return t->status == 1 ? _("waiting for players") : t->status == 3 ? _("finished")
+                                                                      : _("running");
+}
+
+static void print_standings(text_view *tv, const agent_tournament *t)
+{
+    fprintf(tv->out, _("Standings of %s, %s (%s):\n"), t->id, t->title, tour_state(t));
+    for (int i = 0; i < t->n_standings; i++) {
+        const agent_standing *s = &t->standings[i];
+        fprintf(tv->out, _("%3d. %-20s %4d points, %3d games, %3d won%s\n"), s->rank, s->name,
+                s->points, s->games, s->wins, s->withdrawn ? _(" (left)") : "");
+    }
+    fflush(tv->out);
+}
+
+static void list_tournaments(text_view *tv)
+{
+    agent_tournament *ts;
+    int n;
+    char err[512];
+    if (agent_list_tournaments(tv->ag, &ts, &n, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    if (n == 0)
+        fprintf(tv->out, _("No tournaments yet.\n"));
+    for (int i = 0; i < n; i++) {
+        fprintf(tv->out, _("%-5s %s: %s of %s, %s, %d of %d players\n"), ts[i].id, ts[i].title,
+                ts[i].arena ? _("arena") : ts[i].swiss ? _("Swiss") : _("round robin"), ts[i].kind,
+                tour_state(&ts[i]),
+                ts[i].n_standings, ts[i].max_players);
+        agent_tournament_free(&ts[i]);
+    }
+    free(ts);
+}
+
+static void say_tournament(const agent_tournament *t, void *user)
+{
+    print_standings(user, t);
+}
+
+/* tournament new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N]
+ * [NAME=VALUE...] [rated]; tournament join ID (blocking: the standings at
+ * each change until it seats us in a game). */
+static void tournament_command(text_view *tv, char *rest)
+{
+    char *what = strtok(rest, " \t"), *format = strtok(NULL, " \t");
+    char err[512];
+    if (what && strcmp(what, "join") == 0 && format) {
+        if (!may_switch(tv))
+            return;
+        int rc = agent_play_tournament(tv->ag, format, say_tournament, tv, err, sizeof err);
+        if (rc < 0)
+            fprintf(tv->out, "%s\n", err);
+        else if (rc == 1)
+            fprintf(tv->out, _("Tournament %s has finished.\n"), format);
+        else
+            fprintf(tv->out, _("Your game in tournament %s: game %s.\n"), format,
+                    agent_game_id(tv->ag));
+        return;
+    }
+    char *kind = strtok(NULL, " \t");
+    bool arena = format && strcmp(format, "arena") == 0;
+    if (!what || strcmp(what, "new") != 0 || !kind ||
+        (!arena && strcmp(format, "roundrobin") != 0 && strcmp(format, "swiss") != 0)) {
+        fprintf(tv->out, _("Usage: tournament new arena|roundrobin|swiss KIND [CLOCK] "
+                           "[minutes=N|rounds=N] [max=N] [NAME=VALUE...] [rated], or tournament "
+                           "join ID\n"));
+        return;
+    }
+    const char *options[GAME_MAX_OPTIONS];
+    char spec[96];
+    int n = 0, length = arena ? 5 : 0, max = arena ? 64 : 4;
+    bool rated = false;
+    snprintf(spec, sizeof spec, "%s", kind);
+    for (char *w = strtok(NULL, " \t"); w; w = strtok(NULL, " \t")) {
+        if (strcmp(w, "rated") == 0)
+            rated = true;
+        else if (strncmp(w, "minutes=", 8) == 0 || strncmp(w, "rounds=", 7) == 0)
+            length = atoi(strchr(w, '=') + 1);
+        else if (strncmp(w, "max=", 4) == 0)
+            max = atoi(w + 4);
+        else if (strchr(w, '=') && n < GAME_MAX_OPTIONS)
+            options[n++] = w;
+        else
+            snprintf(spec, sizeof spec, "%s:%s", kind, w);
+    }
+    char id[32];
+    if (agent_create_tournament(tv->ag, format, spec, options, n, length, max, rated, id, err,
+                                sizeof err) != 0)
+        fprintf(tv->out, "%s\n", err);
+    else
+        fprintf(tv->out, _("Tournament %s created: tournament join %s to play in it.\n"), id,
+                id);
+}
+
+static void show_standings(text_view *tv, const char *id)
+{
+    agent_tournament t;
+    char err[512];
+    if (!*id) {
+        fprintf(tv->out, _("Usage: standings TOURNAMENT-ID (tournaments lists them)\n"));
+        return;
+    }
+    if (agent_get_tournament(tv->ag, id, &t, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    print_standings(tv, &t);
+    agent_tournament_free(&t);
 }
 
 static void new_game(text_view *tv, char *rest)
@@ -743,9 +848,10 @@ static void new_game(text_view *tv, char *rest)
     }
     if (!may_switch(tv))
         return;
-    char err[512];
+    char err[512], said[768];
     if (agent_new_game(tv->ag, words[0], words + 1, n - 1, err, sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
     else
         fprintf(tv->out, _("Created game %s.\n"), agent_game_id(tv->ag));
 }
@@ -882,16 +988,36 @@ static void cmd_quick(text_view *tv, const char *word, char *rest)
     quick_game(tv, rest);
 }
 
+static void cmd_tournaments(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    (void)rest;
+    list_tournaments(tv);
+}
+
+static void cmd_tournament(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    tournament_command(tv, rest);
+}
+
+static void cmd_standings(text_view *tv, const char *word, char *rest)
+{
+    (void)word;
+    show_standings(tv, rest);
+}
+
 /* join ID, watch ID */
 static void cmd_join(text_view *tv, const char *word, char *rest)
 {
-    char err[512];
+    char err[512], said[768];
     if (!*rest)
         fprintf(tv->out, _("Usage: %s GAME-ID\n"), word);
     else if (!may_switch(tv))
         ;
     else if (agent_join_game(tv->ag, rest, word[0] == 'w', err, sizeof err) != 0)
-        fprintf(tv->out, "%s\n", err);
+        fprintf(tv->out, "%s\n", view_lobby_failure(agent_lobby_failed(tv->ag), err, said,
+                                                    sizeof said));
 }
 
 static void cmd_stats(text_view *tv, const char *word, char *rest)
@@ -995,6 +1121,13 @@ static const text_command commands[] = {
     {"quick", N_("KIND [CLOCK] [NAME=VALUE...] [rated]"),
      N_("quick pairing: wait for players of a near rating and play the game made for you"),
      TEXT_SECTION_ANY, cmd_quick},
+    {"tournaments", "", N_("the tournaments: arenas and round robins"), TEXT_SECTION_ANY,
+     cmd_tournaments},
+    {"tournament", N_("new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N] | "
+                      "join ID"),
+     N_("make a tournament, or join one and play the game it seats you in (join again for "
+        "the next)"), TEXT_SECTION_ANY, cmd_tournament},
+    {"standings", N_("ID"), N_("a tournament's standings"), TEXT_SECTION_ANY, cmd_standings},
     {"join", N_("ID"), N_("join game ID as a player"), TEXT_SECTION_ANY, cmd_join},
     {"watch", N_("ID"), N_("watch game ID"), TEXT_SECTION_ANY, cmd_join},
     {"stats", N_("[NAME]"), N_("a player's statistics (yours by default)"), TEXT_SECTION_ANY,
@@ -1130,9 +1263,11 @@ static void command(text_view *tv, char *line)
     int move;
     const text_command *cmd = NULL;
     if (agent_parse_move(model(tv), line, &move) == 0) {
-        char why[GAME_ERR_LEN];
-        if (agent_check_move(tv->ag, move, why, sizeof why) != 0)
-            fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"), why);
+        char why[GAME_ERR_LEN], said[GAME_ERR_LEN];
+        int code = agent_check_move(tv->ag, move, why, sizeof why);
+        if (code != 0)
+            fprintf(tv->out, _("Refused: %s (checked here, not sent).\n"),
+                    view_move_refusal(model(tv), code, move, why, said, sizeof said));
         else if (agent_move(tv->ag, move) != 0)
             fprintf(tv->out, _("Could not send the move.\n"));
     } else if ((cmd = text_commands_find(line)) != NULL) {

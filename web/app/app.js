@@ -5,13 +5,19 @@
 // an attribute value, never as markup.
 "use strict";
 
-const PROTOCOL_VERSION = 1;
+// Every string the app shows goes through t() (i18n.js): the one place its
+// translations come in (from the same po catalogues as the other views).
+
+const PROTOCOL_VERSION = 2;
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
 let ws = null;
 let me = "";
 let current = null;        // the last state message
+let stateAt = 0;           // performance.now() when it came (the clocks count from it)
+let retries = 0;           // reconnections tried since the last hello
+let versionRefused = false;
 const watchPath = /^\/game\/([A-Za-z0-9_-]{1,31})$/.exec(location.pathname);
 
 function send(msg) {
@@ -52,15 +58,15 @@ function showLobby(msg) {
     const row = el("tr", { "data-game": g.id });
     row.append(el("td", {}, g.title ? `${g.id}: ${g.title}` : g.id));
     row.append(el("td", {}, g.options ? `${g.kind} (${g.options})` : g.kind));
-    row.append(el("td", {}, g.seats.map((s) => s || "(open)").join(", ")));
-    row.append(el("td", {}, g.status));
+    row.append(el("td", {}, g.seats.map((s) => s || t("(open)")).join(", ")));
+    row.append(el("td", {}, t(g.status)));
     const cell = el("td");
     if (g.status === "waiting" && g.seats.includes("")) {
-      const join = el("button", { type: "button", class: "join" }, "Join");
+      const join = el("button", { type: "button", class: "join" }, t("Join"));
       join.addEventListener("click", () => send({ type: "join", game: g.id, observe: false }));
       cell.append(join);
     }
-    const watch = el("a", { href: `/game/${encodeURIComponent(g.id)}`, class: "watch" }, "Watch");
+    const watch = el("a", { href: `/game/${encodeURIComponent(g.id)}`, class: "watch" }, t("Watch"));
     cell.append(" ", watch);
     row.append(cell);
     body.append(row);
@@ -100,8 +106,9 @@ function cellShape(st, c) {
 
 function cellName(st, c) {
   if (st.drawing === "mancala")
-    return c.home ? `home, ${c.value} stones` : `cup ${c.label}, ${c.value} stones`;
-  return `${c.label || "cell " + c.cell}`;
+    return c.home ? t("home, %d stones").replace("%d", c.value)
+                  : t("cup %s, %d stones").replace("%s", c.label).replace("%d", c.value);
+  return c.label || t("cell %d").replace("%d", c.cell);
 }
 
 function drawBoard(st) {
@@ -109,7 +116,7 @@ function drawBoard(st) {
                     ? document.activeElement.dataset.move : undefined;
   const [vx, vy, vw, vh] = st.view;
   const svg = el("svg:svg", { viewBox: `${vx - 30} ${vy - 40} ${vw + 60} ${vh + 80}`,
-                              role: "group", "aria-label": "board" });
+                              role: "group", "aria-label": t("board") });
   svg.append(el("svg:rect", { x: vx - 30, y: vy - 40, width: vw + 60, height: vh + 80,
                               rx: 30, class: "board-bg" }));
   for (const s of st.seats)
@@ -126,7 +133,7 @@ function drawBoard(st) {
       g.setAttribute("role", "button");
       g.setAttribute("tabindex", "0");
       g.setAttribute("data-move", c.move);
-      g.setAttribute("aria-label", `play ${cellName(st, c)}`);
+      g.setAttribute("aria-label", t("play %s").replace("%s", cellName(st, c)));
       const play = () => send({ type: "move", move: c.move });
       g.addEventListener("click", play);
       g.addEventListener("keydown", (e) => {
@@ -144,23 +151,93 @@ function drawBoard(st) {
   }
 }
 
+function seatName(st, seat) {
+  return st.seats[seat] ? st.seats[seat].name : "?";
+}
+
+// "4:59", "0:07", "1:02:03" (as agent_format_clock: rounded up).
+function clockText(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600), m = Math.floor((total % 3600) / 60), sec = total % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
+}
+
+// The clocks, counted down here from the time left the gateway sent (the
+// agent's clock model) and the time since it came.
+function drawClocks() {
+  const box = $("clocks");
+  const st = current;
+  if (!st || !st.clocks) { box.hidden = true; return; }
+  box.hidden = false;
+  const since = performance.now() - stateAt;
+  const running = st.status === "running" ? st.clock_running : -1;
+  st.clocks.forEach((left, seat) => {
+    let li = $(`clock-${seat}`);
+    if (!li) {
+      li = el("li", { id: `clock-${seat}` });
+      box.append(li);
+    }
+    const ms = left === null ? 0 : (seat === running ? left - since : left);
+    li.dataset.ms = String(Math.max(0, Math.round(ms)));
+    li.className = seat === running ? "clock running" : "clock";
+    li.textContent = `${seatName(st, seat)}: ${clockText(ms)}`;
+  });
+  for (const li of [...box.children])
+    if (Number(li.id.slice(6)) >= st.clocks.length) li.remove();
+}
+
+function showActions(st) {
+  const seated = st.my_seat >= 0;
+  const running = st.status === "running";
+  const show = (id, on) => { $(id).hidden = !on; };
+  show("resign", seated && running);
+  show("abort", seated && running);
+  show("offer-draw", seated && running && st.draw_offer < 0);
+  const offered = seated && running && st.draw_offer >= 0 && st.draw_offer !== st.my_seat;
+  show("answer-draw", offered);
+  if (offered)
+    $("draw-offer-text").textContent = t("%s offers a draw.").replace("%s", seatName(st, st.draw_offer));
+  show("claim", seated && running && st.claimable);
+  const over = st.status === "finished" || st.status === "abandoned";
+  const mine = (st.rematch || []).includes(st.my_seat);
+  show("rematch", seated && over && !mine);
+  show("decline-rematch", seated && over && !mine && (st.rematch || []).length > 0);
+  const r = $("rematch-status");
+  if (over && (st.rematch || []).length) {
+    r.textContent = t("A rematch is asked for by: %s.").replace(
+      "%s", st.rematch.map((s) => seatName(st, s)).join(", "));
+    r.hidden = false;
+  } else {
+    r.hidden = true;
+  }
+}
+
 function showState(st) {
   current = st;
+  stateAt = performance.now();
   $("lobby").hidden = true;
   $("game").hidden = false;
-  $("game-title").textContent = `Game ${st.game}: ${st.title || st.kind}`;
+  const name = st.title || st.kind;
+  $("game-title").textContent = t("Game %s: %s").replace("%s", st.game).replace("%s", name) +
+    (st.rated ? ` (${t("rated")})` : "") + (st.time_control ? `, ${st.time_control}` : "");
   const link = $("game-link");
   link.href = `/game/${encodeURIComponent(st.game)}`;
   link.textContent = new URL(link.href, location.href).href;
-  const who = st.my_seat >= 0 ? `You are ${st.seats[st.my_seat].name}` : "You are watching";
+  if (location.pathname !== link.pathname)
+    history.replaceState(null, "", link.pathname);
+  const who = st.my_seat >= 0 ? t("You are %s.").replace("%s", seatName(st, st.my_seat))
+                              : t("You are watching.");
   let turn = "";
-  if (st.status === "waiting") turn = "Waiting for players.";
+  if (st.status === "waiting") turn = t("Waiting for players.");
   else if (st.status === "running" && st.to_move >= 0)
     turn = st.to_move === st.my_seat
-             ? `Your move: choose a ${st.drawing === "mancala" ? "cup" : "square"}.`
-                                     : `${st.seats[st.to_move].name} to move.`;
-  $("turn").textContent = `${who}. ${turn}`;
+             ? (st.drawing === "mancala" ? t("Your move: choose a cup.")
+                                         : t("Your move: choose a square."))
+             : t("%s to move.").replace("%s", seatName(st, st.to_move));
+  $("turn").textContent = `${who} ${turn}`;
   drawBoard(st);
+  drawClocks();
   $("description").textContent = st.description;
   const moves = $("moves");
   moves.replaceChildren();
@@ -168,19 +245,45 @@ function showState(st) {
     moves.append(el("li", {}, `${m.name}: ${m.move}`));
   const over = $("over");
   if (st.over) {
-    const names = st.over.winners.map((s) => st.seats[s].name);
-    const result = names.length ? `Won by ${names.join(" and ")}` : "A draw";
+    const names = st.over.winners.map((s) => seatName(st, s));
+    const result = names.length ? t("Won by %s").replace("%s", names.join(t(" and ")))
+                                : t("A draw");
     const scores = st.seats.map((s) => `${s.name} ${s.score}`).join(", ");
-    over.textContent = `Game over: ${result}. ${st.over.reason} (${scores})`;
+    over.textContent = `${t("Game over:")} ${result}. ${st.over.reason} (${scores})`;
     over.hidden = false;
   } else {
     over.hidden = true;
   }
-  $("resign").hidden = !(st.my_seat >= 0 && st.status === "running");
+  const away = (st.away || []).map((a) => t("%s is away (%d s left to come back).")
+    .replace("%s", seatName(st, a.seat)).replace("%d", a.seconds));
+  $("away").textContent = away.join(" ");
+  showActions(st);
 }
 
 function addChat(msg) {
-  $("chat").append(el("li", {}, `${msg.name}: ${msg.text}`));
+  let line = `${msg.name}: ${msg.text}`;
+  if (msg.to) line = t("%s (to %s): %s").replace("%s", msg.name).replace("%s", msg.to)
+    .replace("%s", msg.text);
+  else if (msg.spectators) line = t("%s (to the spectators): %s").replace("%s", msg.name)
+    .replace("%s", msg.text);
+  $("chat").append(el("li", { class: msg.to ? "tell" : "" }, line));
+}
+
+function showAccount(msg) {
+  const account = msg.account;
+  $("who").textContent = account ? t("Signed in as %s.").replace("%s", account)
+                                 : t("Playing as %s (a guest).").replace("%s", msg.name);
+  $("account-form").hidden = !!account || !msg.kept;
+  $("sign-out").hidden = !account;
+  $("rated").disabled = !account;
+  if (!account) $("rated").checked = false;
+}
+
+// The CSRF token the gateway put in a cookie for this page's scripts (the
+// session itself is in an HttpOnly cookie no script can read).
+function csrfToken() {
+  const m = /(?:^|;\s*)sungka_csrf=([0-9a-f]+)/.exec(document.cookie);
+  return m ? m[1] : "";
 }
 
 // --- the connection ---
@@ -191,18 +294,27 @@ function onMessage(ev) {
   switch (msg.type) {
   case "hello":
     if (msg.version !== PROTOCOL_VERSION) {
-      showError("This page is older than the gateway: reload it.");
+      showError(t("This page is older than the gateway: reload it."));
+      versionRefused = true;
       ws.close();
       return;
     }
+    retries = 0;
     me = msg.name;
-    $("connection").textContent = `Connected as ${me}.`;
+    $("connection").textContent = t("Connected as %s.").replace("%s", msg.account || me);
+    showAccount(msg);
     send({ type: "hello", version: PROTOCOL_VERSION });
-    if (watchPath)
+    // Back at the game the gateway kept for us (a reload, a restart), or
+    // the one the address names.
+    if (!msg.game && watchPath)
       send({ type: "join", game: watchPath[1], observe: true });
     break;
+  case "account":
+    showError("");
+    showAccount(msg);
+    break;
   case "lobby":
-    if (!current || !watchPath) showLobby(msg);
+    if (!current) showLobby(msg);
     break;
   case "state":
     showError("");
@@ -210,7 +322,7 @@ function onMessage(ev) {
     break;
   case "left":
     current = null;
-    if (watchPath) history.replaceState(null, "", "/");
+    if (location.pathname !== "/") history.replaceState(null, "", "/");
     break;
   case "event":
     if (msg.event === "chat") addChat(msg);
@@ -222,29 +334,91 @@ function onMessage(ev) {
   }
 }
 
+// Lost the gateway (it restarted, the network went): try again, waiting
+// longer each time (0.5 s, 1 s, 2 s ... at most 10 s, with some jitter, so
+// a restarted gateway is not met by every browser at once).
+function reconnectLater(reason) {
+  const delay = Math.min(10000, 500 * 2 ** Math.min(retries, 5)) * (0.75 + Math.random() / 2);
+  retries++;
+  $("connection").textContent = (reason ? t("Disconnected: %s.").replace("%s", reason) + " "
+                                        : "") +
+    t("Connecting again in %d s…").replace("%d", Math.ceil(delay / 1000));
+  setTimeout(connect, delay);
+}
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   ws = new WebSocket(`${scheme}//${location.host}/ws`, "sungka");
   ws.addEventListener("message", onMessage);
   ws.addEventListener("close", (ev) => {
-    $("connection").textContent = ev.reason ? `Disconnected: ${ev.reason}`
-                                            : "Disconnected from the gateway: reload to come back.";
+    if (versionRefused) {
+      $("connection").textContent = t("Disconnected from the gateway: reload to come back.");
+      return;
+    }
+    reconnectLater(ev.reason);
   });
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+function account(type) {
+  const name = $("account-name").value, password = $("account-password").value;
+  if (!name || !password) {
+    showError(t("Give a name and a password."));
+    return;
+  }
+  send({ type, name, password, csrf: csrfToken() });
+  $("account-password").value = "";
+}
+
+function click(id, fn) { $(id).addEventListener("click", fn); }
+
+// The page's own words (index.html), in the reader's language.
+function translatePage(lang) {
+  const words = {
+    "connection": t("Connecting…"), "lobby-title": t("Lobby"), "kind-label": t("Game"),
+    "bot-label": t("against the service's bot"), "create": t("New game"),
+    "refresh": t("Refresh the list"), "games-caption": t("Games on this service"),
+    "th-game": t("Game"), "th-kind": t("Kind"), "th-players": t("Players"),
+    "th-status": t("Status"), "link-label": t("Link to this game:"), "resign": t("Resign"),
+    "leave": t("Back to the lobby"), "moves-title": t("Moves"), "chat-title": t("Chat"),
+    "chat-label": t("Say"), "chat-send": t("Send"),
+  };
+  for (const [id, text] of Object.entries(words))
+    if ($(id)) $(id).textContent = text;
+  $("lang").setAttribute("aria-label", t("Language"));
+  $("lang").value = lang;
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  translatePage(await i18nLoad());
+  $("lang").addEventListener("change", () => i18nChoosePersist($("lang").value));
   $("new-game").addEventListener("submit", (e) => {
     e.preventDefault();
-    send({ type: "new", kind: $("kind").value, options: [], bots: $("bot").checked ? 1 : 0 });
+    const options = [];
+    if ($("clock").value !== "none") options.push(`clock=${$("clock").value}`);
+    if ($("rated").checked) options.push("rated");
+    send({ type: "new", kind: $("kind").value, options, bots: $("bot").checked ? 1 : 0 });
   });
-  $("refresh").addEventListener("click", () => send({ type: "list" }));
-  $("resign").addEventListener("click", () => send({ type: "resign" }));
-  $("leave").addEventListener("click", () => { current = null; send({ type: "leave" }); });
+  click("refresh", () => send({ type: "list" }));
+  click("resign", () => send({ type: "resign" }));
+  click("abort", () => send({ type: "abort" }));
+  click("offer-draw", () => send({ type: "offer_draw" }));
+  click("accept-draw", () => send({ type: "answer_draw", accept: true }));
+  click("decline-draw", () => send({ type: "answer_draw", accept: false }));
+  click("claim", () => send({ type: "claim" }));
+  click("rematch", () => send({ type: "rematch" }));
+  click("decline-rematch", () => send({ type: "rematch", decline: true }));
+  click("leave", () => { current = null; send({ type: "leave" }); });
+  click("sign-in", () => account("sign_in"));
+  click("register", () => account("register"));
+  click("sign-out", () => send({ type: "sign_out" }));
+  $("account-form").addEventListener("submit", (e) => { e.preventDefault(); account("sign_in"); });
   $("chat-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    const t = $("chat-text");
-    if (t.value) send({ type: "chat", text: t.value });
-    t.value = "";
+    const text = $("chat-text"), to = $("chat-to");
+    if (text.value && to.value) send({ type: "tell", to: to.value, text: text.value });
+    else if (text.value) send({ type: "chat", text: text.value });
+    text.value = "";
   });
+  setInterval(drawClocks, 250);
   connect();
 });

@@ -1,0 +1,208 @@
+/*
+ * test_store_pipeline.c — a loop turn's deferred writes in one round trip
+ * (store_turn_begin, store_defer; store.h): on PostgreSQL the turn's BEGIN,
+ * its deferred event appends and its COMMIT wait for the server once; an
+ * append the database holds back (a hole in the log) writes nothing, is
+ * told by its tag, and the turn's other appends commit; a deferred write
+ * that fails fails the whole turn, nothing of it stored; a session killed
+ * between the turn's writes and its COMMIT's answer refuses the turn,
+ * nothing of it visible, and the next turn works on a new session.
+ * PostgreSQL only (store_pipeline_pg): SQLite has no round trips to save.
+ */
+#include "store_test.h"
+
+#define assert_ok(s, call) \
+    do { \
+        if ((call) != 0) \
+            fail_msg("%s: %s", #call, store_last_error(s)); \
+    } while (0)
+
+static int64_t count_events(const char *url, const char *game)
+{
+    char pg[160];
+    snprintf(pg, sizeof pg, "SELECT count(*) FROM events WHERE game_id = '%s'", game);
+    return test_sql_int(url, pg, pg);
+}
+
+struct fixture {
+    char dir[256];
+    char url[600];
+    store *s;
+};
+
+static int setup(void **state)
+{
+    if (!test_on_pg())
+        return 0;
+    struct fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    scratch_dir(f->dir);
+    test_db_path(f->dir, "pipeline", f->url, sizeof f->url);
+    char err[512] = "";
+    if (store_open(f->url, &f->s, err, sizeof err) != 0)
+        fail_msg("store_open: %s", err);
+    for (int g = 1; g <= 3; g++) {
+        char id[8];
+        snprintf(id, sizeof id, "%d", g);
+        make_game(f->s, id, "kalah", 2);
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    if (!f)
+        return 0;
+    store_close(f->s);
+    scratch_remove(f->dir);
+    free(f);
+    return 0;
+}
+
+#define NEEDS_PG() \
+    do { \
+        if (!test_on_pg()) { \
+            print_message("skipped on SQLite: it has no round trips to pipeline\n"); \
+            skip(); \
+        } \
+    } while (0)
+
+/* Three games' moves, one round trip; the turn's events are all stored. */
+static void test_one_round_trip(void **state)
+{
+    NEEDS_PG();
+    struct fixture *f = *state;
+    store *s = f->s;
+    for (int turn = 0; turn < 3; turn++) {
+        unsigned long before = store__round_trips(s);
+        assert_ok(s, store_turn_begin(s));
+        for (int g = 1; g <= 3; g++) {
+            char id[8];
+            snprintf(id, sizeof id, "%d", g);
+            store_defer(s, (uint64_t)g);        /* the round trips below tell */
+            assert_ok(s, store_game_fence(s, id));           /* no cluster: nothing sent */
+            assert_ok(s, store_event_append(s, id, (uint64_t)turn + 1, 1000 + turn, 0, 0, 1,
+                                            "move", 4));
+            store_defer(s, 0);
+        }
+        assert_ok(s, store_commit(s));
+        /* The first turn prepares BEGIN and the insert (once per session). */
+        if (turn > 0)
+            assert_int_equal(store__round_trips(s) - before, 1);
+        for (uint64_t g = 1; g <= 3; g++)
+            assert_int_equal(store_turn_missed(s, g), 0);
+    }
+    assert_int_equal(count_events(f->url, "1"), 3);
+    assert_int_equal(count_events(f->url, "3"), 3);
+}
+
+/* An append behind a hole writes nothing and is told by its tag; the
+ * others commit. A deferred append that fails (no such game) fails the
+ * whole turn, and the store goes on. */
+static void test_miss_and_failure(void **state)
+{
+    NEEDS_PG();
+    struct fixture *f = *state;
+    store *s = f->s;
+    assert_ok(s, store_turn_begin(s));
+    assert_true(store_defer(s, 7));
+    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
+    assert_true(store_defer(s, 8));
+    assert_ok(s, store_event_append(s, "2", 5, 1, 0, 0, 1, "hole", 4));   /* 2..4 missing */
+    store_defer(s, 0);
+    assert_ok(s, store_commit(s));
+    assert_int_equal(store_turn_missed(s, 7), 0);
+    assert_int_equal(store_turn_missed(s, 8), STORE_BEHIND);
+    assert_non_null(strstr(store_last_error(s), "gone back in time"));
+    assert_int_equal(count_events(f->url, "1"), 1);
+    assert_int_equal(count_events(f->url, "2"), 0);
+
+    /* A failure among the deferred: nothing of the turn is stored. */
+    assert_ok(s, store_turn_begin(s));
+    assert_true(store_defer(s, 1));
+    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));
+    assert_true(store_defer(s, 2));
+    assert_ok(s, store_event_append(s, "99", 1, 1, 0, 0, 1, "nogame", 6));  /* foreign key */
+    assert_true(store_defer(s, 3));
+    assert_ok(s, store_event_append(s, "3", 1, 1, 0, 0, 1, "c", 1));
+    store_defer(s, 0);
+    assert_int_equal(store_commit(s), -1);
+    assert_non_null(strstr(store_last_error(s), "cannot commit"));
+    assert_int_equal(count_events(f->url, "1"), 1);
+    assert_int_equal(count_events(f->url, "3"), 0);
+
+    /* The next turn begins and commits: nothing was left open. */
+    assert_ok(s, store_turn_begin(s));
+    assert_true(store_defer(s, 1));
+    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));
+    store_defer(s, 0);
+    assert_ok(s, store_commit(s));
+    assert_int_equal(count_events(f->url, "1"), 2);
+}
+
+/* The session killed after the turn's writes went out, before its COMMIT
+ * was answered: the commit fails, nothing of the turn is visible, and the
+ * next turn runs on a new session. */
+static void test_session_killed(void **state)
+{
+    NEEDS_PG();
+    struct fixture *f = *state;
+    store *s = f->s;
+    assert_ok(s, store_turn_begin(s));
+    assert_true(store_defer(s, 1));
+    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
+    assert_true(store_defer(s, 2));
+    assert_ok(s, store_event_append(s, "2", 1, 1, 0, 0, 1, "b", 1));
+    store_defer(s, 0);
+    /* Every session of the store's database but the killer's own. */
+    assert_int_equal(test_sql_int(f->url, "SELECT 1",
+                                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                  " WHERE datname = current_database()"
+                                  " AND pid <> pg_backend_pid()"),
+                     1);
+    assert_int_equal(store_commit(s), -1);
+    assert_int_equal(count_events(f->url, "1"), 0);
+    assert_int_equal(count_events(f->url, "2"), 0);
+
+    assert_ok(s, store_turn_begin(s));
+    assert_true(store_defer(s, 1));
+    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
+    store_defer(s, 0);
+    assert_ok(s, store_commit(s));
+    assert_int_equal(count_events(f->url, "1"), 1);
+
+    /* Killed between two turns, while idle: the next turn connects again
+     * and commits, as a BEGIN outside a pipeline runs again on a new
+     * session. */
+    assert_int_equal(test_sql_int(f->url, "SELECT 1",
+                                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                  " WHERE datname = current_database()"
+                                  " AND pid <> pg_backend_pid()"),
+                     1);
+    for (int tries = 0; tries < 500 && test_sql_int(f->url, "SELECT 0",
+                                                    "SELECT count(*) FROM pg_stat_activity"
+                                                    " WHERE datname = current_database()"
+                                                    " AND pid <> pg_backend_pid()") > 0;
+         tries++)
+        usleep(10000);                 /* till the session is gone, so its goodbye is sent */
+    assert_ok(s, store_turn_begin(s));
+    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));   /* the first: waits */
+    assert_true(store_defer(s, 1));
+    assert_ok(s, store_event_append(s, "2", 1, 1, 0, 0, 1, "c", 1));
+    store_defer(s, 0);
+    assert_ok(s, store_commit(s));
+    assert_int_equal(count_events(f->url, "1"), 2);
+    assert_int_equal(count_events(f->url, "2"), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_one_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_miss_and_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_killed, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -293,6 +293,8 @@ typedef struct agent_msg {
     bool guest;                /* JOINED (and the other who-events): not signed in */
     agent_rating rating;       /* JOINED (and the other who-events) */
     bool extra_turn;
+    int captured;              /* MOVED: stones or discs the move took, as our own
+                                * rules engine replays it (0 when it could not) */
     bool mismatch;             /* MOVED: our own replay of the move disagrees with
                                 * the service's board (seed 000: "error checking
                                 * for rogue servers"); text says where */
@@ -448,6 +450,21 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
                      int *n, char *err, size_t errlen);
 int agent_new_game(agent *ag, const char *kind, const char *const *options, int n_options,
                    char *err, size_t errlen);
+/* The quick-pairing pools where players wait now (kind NULL: every kind),
+ * as the service's lobby listing says them (ListGamesResponse.pools): free
+ * *out with free(). 0, or -1 with a sentence. */
+typedef struct agent_pool_info {
+    char kind[32];
+    char options[160];         /* "cups=6 stones=4" */
+    agent_clock clock;         /* all 0: no clocks */
+    bool rated;
+    int players;
+    int64_t longest_wait_ms;
+} agent_pool_info;
+int agent_list_pools(agent *ag, const char *kind, agent_pool_info **out, int *n, char *err,
+                     size_t errlen);
+/* "5+3", "10", "30/move", or "" for no clocks: as agent_parse_clock reads. */
+void agent_format_clock_spec(const agent_clock *c, char *buf, size_t len);
 int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen);
 
 /* Why the last agent_new_game, agent_join_game or agent_quick_pair failed
@@ -628,6 +645,21 @@ typedef struct agent_pairing {
 int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
                      bool rated_only, void (*progress)(const agent_pairing *p, void *user),
                      void *user, char *err, size_t errlen);
+/* The same in steps, for a view that must not block while it waits (the
+ * GTK view): agent_quick_start asks (NULL with a sentence when the spec is
+ * wrong or memory ran out) and returns at once; agent_quick_news (any
+ * thread) says whether the pool changed since last asked (*now: how) and
+ * whether the wait has ended (paired, refused or cancelled);
+ * agent_quick_cancel stops waiting (thread-safe, before finish);
+ * agent_quick_finish (view thread) waits for that end, takes the seat when
+ * paired, as agent_quick_pair does, and frees w: 0, or -1 with a sentence.
+ * Every started wait is finished exactly once. */
+typedef struct agent_quick agent_quick;
+agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
+                               int n_options, bool rated_only, char *err, size_t errlen);
+bool agent_quick_news(agent_quick *w, agent_pairing *now, bool *ended);
+void agent_quick_cancel(agent_quick *w);
+int agent_quick_finish(agent *ag, agent_quick *w, char *err, size_t errlen);
 
 /* Tournaments (docs/rules.md §16; TournamentService). One as the views see
  * it: its standings best first (free with agent_tournament_free). */

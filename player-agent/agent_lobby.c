@@ -466,9 +466,14 @@ static void quick_end(const rpc_status *st, void *user)
     pthread_mutex_unlock(&q->lock);
 }
 
-int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
-                     bool rated_only, void (*progress)(const agent_pairing *p, void *user),
-                     void *user, char *err, size_t errlen)
+struct agent_quick {
+    quick_wait q;
+    rpc_stream *stream;
+    char name[AGENT_NAME_BYTES];   /* who waits: the account, or the guest's name */
+};
+
+agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
+                               int n_options, bool rated_only, char *err, size_t errlen)
 {
     char kind_name[64];
     const char *colon = strchr(spec, ':');
@@ -478,12 +483,12 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
     if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
         lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
-        return -1;
+        return NULL;
     }
     game_options opts;
     const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
     if (!kind)
-        return -1;
+        return NULL;
     Sungka__V1__QuickPairRequest req = SUNGKA__V1__QUICK_PAIR_REQUEST__INIT;
     Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
     Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
@@ -500,54 +505,162 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     }
     req.rated_only = rated_only;
     const char *session = agent__session(ag);
-    const char *name = session ? ag->account : ag->cfg.name;
-    req.name = (char *)name;
-    quick_wait q = {.fresh = false};
-    pthread_mutex_init(&q.lock, NULL);
-    pthread_cond_init(&q.cond, NULL);
-    rpc_stream *stream;
-    int rc = -1;
-    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.quick_pair, &req.base,
-                          session, quick_msg, quick_end, &q, &stream) != 0) {
+    agent_quick *w = calloc(1, sizeof *w);
+    if (!w) {
         snprintf(err, errlen, "cannot ask for a quick pairing: out of memory");
-        goto out;
+        return NULL;
     }
-    pthread_mutex_lock(&q.lock);
-    while (!q.ended) {
-        if (q.fresh && !q.paired) {
-            agent_pairing now = q.latest;
-            q.fresh = false;
-            pthread_mutex_unlock(&q.lock);
-            if (progress)
-                progress(&now, user);
-            pthread_mutex_lock(&q.lock);
-            continue;
-        }
-        pthread_cond_wait(&q.cond, &q.lock);
+    snprintf(w->name, sizeof w->name, "%s", session ? ag->account : ag->cfg.name);
+    req.name = w->name;
+    pthread_mutex_init(&w->q.lock, NULL);
+    pthread_cond_init(&w->q.cond, NULL);
+    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.quick_pair, &req.base,
+                          session, quick_msg, quick_end, &w->q, &w->stream) != 0) {
+        snprintf(err, errlen, "cannot ask for a quick pairing: out of memory");
+        pthread_cond_destroy(&w->q.cond);
+        pthread_mutex_destroy(&w->q.lock);
+        free(w);
+        return NULL;
     }
-    pthread_mutex_unlock(&q.lock);
-    if (!q.paired) {
+    return w;
+}
+
+bool agent_quick_news(agent_quick *w, agent_pairing *now, bool *ended)
+{
+    pthread_mutex_lock(&w->q.lock);
+    bool fresh = w->q.fresh && !w->q.paired;
+    if (fresh)
+        *now = w->q.latest;
+    w->q.fresh = false;
+    *ended = w->q.ended;
+    pthread_mutex_unlock(&w->q.lock);
+    return fresh;
+}
+
+void agent_quick_cancel(agent_quick *w)
+{
+    /* Under the lock quick_end cannot have returned: the stream is still
+     * good for rpc_stream_cancel (rpc.h's rule). */
+    pthread_mutex_lock(&w->q.lock);
+    if (!w->q.ended)
+        rpc_stream_cancel(w->stream);
+    pthread_mutex_unlock(&w->q.lock);
+}
+
+int agent_quick_finish(agent *ag, agent_quick *w, char *err, size_t errlen)
+{
+    quick_wait *q = &w->q;
+    int rc = -1;
+    pthread_mutex_lock(&q->lock);
+    while (!q->ended)
+        pthread_cond_wait(&q->cond, &q->lock);
+    pthread_mutex_unlock(&q->lock);
+    if (!q->paired) {
         char words[AGENT_TEXT_BYTES];
-        agent__text(words, sizeof words, q.st.message[0] ? q.st.message
-                                                          : rpc_code_name(q.st.code));
+        agent__text(words, sizeof words, q->st.message[0] ? q->st.message
+                                                           : rpc_code_name(q->st.code));
         snprintf(err, errlen, "no quick pairing: %s", words);
         goto out;
     }
     agent_holder held;
     memset(&held, 0, sizeof held);
-    held.seat = q.seat;
-    snprintf(held.name, sizeof held.name, "%s", name);
-    snprintf(held.token, sizeof held.token, "%s", q.token);
-    token_store_put(ag->cfg.state_dir, ag->cfg.server, q.game_id, held.name, held.seat,
+    held.seat = q->seat;
+    snprintf(held.name, sizeof held.name, "%s", w->name);
+    snprintf(held.token, sizeof held.token, "%s", q->token);
+    token_store_put(ag->cfg.state_dir, ag->cfg.server, q->game_id, held.name, held.seat,
                     held.token);
     if (agent_in_game(ag))
         leave_game(ag);
-    enter_game(ag, q.game_id, &held, 1, ag->cfg.ready);
+    enter_game(ag, q->game_id, &held, 1, ag->cfg.ready);
     rc = 0;
 out:
-    pthread_cond_destroy(&q.cond);
-    pthread_mutex_destroy(&q.lock);
+    pthread_cond_destroy(&q->cond);
+    pthread_mutex_destroy(&q->lock);
+    free(w);
     return rc;
+}
+
+int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
+                     bool rated_only, void (*progress)(const agent_pairing *p, void *user),
+                     void *user, char *err, size_t errlen)
+{
+    agent_quick *w = agent_quick_start(ag, spec, options, n_options, rated_only, err, errlen);
+    if (!w)
+        return -1;
+    quick_wait *q = &w->q;
+    pthread_mutex_lock(&q->lock);
+    while (!q->ended) {
+        if (q->fresh && !q->paired) {
+            agent_pairing now = q->latest;
+            q->fresh = false;
+            pthread_mutex_unlock(&q->lock);
+            if (progress)
+                progress(&now, user);
+            pthread_mutex_lock(&q->lock);
+            continue;
+        }
+        pthread_cond_wait(&q->cond, &q->lock);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return agent_quick_finish(ag, w, err, errlen);
+}
+
+int agent_list_pools(agent *ag, const char *kind, agent_pool_info **out, int *n, char *err,
+                     size_t errlen)
+{
+    Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
+    req.kind = (char *)(kind ? kind : "");
+    req.page_size = 1;                 /* the pools come with the first page */
+    rpc_method m = agent__methods.list_games;
+    ProtobufCMessage *reply = NULL;
+    *out = NULL;
+    *n = 0;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen,
+                         "cannot list the pools") != 0)
+        return -1;
+    Sungka__V1__ListGamesResponse *list = (Sungka__V1__ListGamesResponse *)reply;
+    agent_pool_info *pools = calloc(list->n_pools + 1, sizeof *pools);
+    if (!pools) {
+        protobuf_c_message_free_unpacked(reply, NULL);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < list->n_pools; i++) {
+        const Sungka__V1__PoolSummary *s = list->pools[i];
+        agent_pool_info *p = &pools[i];
+        agent__text(p->kind, sizeof p->kind, s->kind);
+        size_t used = 0;
+        for (size_t o = 0; o < s->n_options && used < sizeof p->options; o++) {
+            char name[48];
+            agent__text(name, sizeof name, s->options[o]->name);
+            int w = snprintf(p->options + used, sizeof p->options - used, "%s%s=%d",
+                             o ? " " : "", name, s->options[o]->value);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (s->time_control)
+            p->clock = (agent_clock){.per_move_s = s->time_control->per_move_s,
+                                     .base_s = s->time_control->base_s,
+                                     .increment_s = s->time_control->increment_s};
+        p->rated = s->rated;
+        p->players = s->players;
+        p->longest_wait_ms = s->longest_wait_ms;
+    }
+    *n = (int)list->n_pools;
+    *out = pools;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+void agent_format_clock_spec(const agent_clock *c, char *buf, size_t len)
+{
+    if (c->per_move_s)
+        snprintf(buf, len, "%d/move", c->per_move_s);
+    else if (c->base_s && c->increment_s)
+        snprintf(buf, len, "%d+%d", c->base_s / 60, c->increment_s);
+    else if (c->base_s)
+        snprintf(buf, len, "%d", c->base_s / 60);
+    else if (len)
+        buf[0] = '\0';
 }
 
 /* The most games the lobby gathers, over however many pages. */

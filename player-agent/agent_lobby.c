@@ -472,8 +472,19 @@ struct agent_quick {
     char name[AGENT_NAME_BYTES];   /* who waits: the account, or the guest's name */
 };
 
-agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
-                               int n_options, bool rated_only, char *err, size_t errlen)
+/* A game asked for by "KIND[:CLOCK]" and options (quick pairing and
+ * tournaments ask so), as the wire wants it. */
+typedef struct wire_game {
+    const game_kind *kind;
+    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];   /* into option */
+    Sungka__V1__TimeControl tc;
+    bool clocked;                                     /* tc is asked for */
+} wire_game;
+
+/* 0, or -1 with why in err and for the view (agent_lobby_failed). */
+static int wire_game_from_spec(agent *ag, const char *spec, const char *const *options,
+                               int n_options, wire_game *out, char *err, size_t errlen)
 {
     char kind_name[64];
     const char *colon = strchr(spec, ':');
@@ -483,26 +494,32 @@ agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *o
     memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
     if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
         lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
-        return NULL;
+        return -1;
     }
     game_options opts;
-    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
-    if (!kind)
+    out->kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
+    if (!out->kind)
+        return -1;
+    options_to_wire(out->kind, &opts, out->option, out->optp);
+    out->tc = (Sungka__V1__TimeControl)SUNGKA__V1__TIME_CONTROL__INIT;
+    out->clocked = clock.per_move_s || clock.base_s;
+    out->tc.per_move_s = clock.per_move_s;
+    out->tc.base_s = clock.base_s;
+    out->tc.increment_s = clock.increment_s;
+    return 0;
+}
+
+agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
+                               int n_options, bool rated_only, char *err, size_t errlen)
+{
+    wire_game game;
+    if (wire_game_from_spec(ag, spec, options, n_options, &game, err, errlen) != 0)
         return NULL;
     Sungka__V1__QuickPairRequest req = SUNGKA__V1__QUICK_PAIR_REQUEST__INIT;
-    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
-    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
-    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
-    req.kind = (char *)kind->name;
-    options_to_wire(kind, &opts, option, optp);
-    req.n_options = (size_t)kind->n_options;
-    req.options = optp;
-    if (clock.per_move_s || clock.base_s) {
-        tc.per_move_s = clock.per_move_s;
-        tc.base_s = clock.base_s;
-        tc.increment_s = clock.increment_s;
-        req.time_control = &tc;
-    }
+    req.kind = (char *)game.kind->name;
+    req.n_options = (size_t)game.kind->n_options;
+    req.options = game.optp;
+    req.time_control = game.clocked ? &game.tc : NULL;
     req.rated_only = rated_only;
     const char *session = agent__session(ag);
     agent_quick *w = calloc(1, sizeof *w);
@@ -855,34 +872,14 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
                  format);
         return -1;
     }
-    char kind_name[64];
-    const char *colon = strchr(spec, ':');
-    snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
-             spec);
-    agent_clock clock = {0, 0, 0};
-    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
-    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
-        lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
-        return -1;
-    }
-    game_options opts;
-    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
-    if (!kind)
+    wire_game game;
+    if (wire_game_from_spec(ag, spec, options, n_options, &game, err, errlen) != 0)
         return -1;
     Sungka__V1__CreateTournamentRequest req = SUNGKA__V1__CREATE_TOURNAMENT_REQUEST__INIT;
-    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
-    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
-    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
-    req.kind = (char *)kind->name;
-    options_to_wire(kind, &opts, option, optp);
-    req.n_options = (size_t)kind->n_options;
-    req.options = optp;
-    if (clock.per_move_s || clock.base_s) {
-        tc.per_move_s = clock.per_move_s;
-        tc.base_s = clock.base_s;
-        tc.increment_s = clock.increment_s;
-        req.time_control = &tc;
-    }
+    req.kind = (char *)game.kind->name;
+    req.n_options = (size_t)game.kind->n_options;
+    req.options = game.optp;
+    req.time_control = game.clocked ? &game.tc : NULL;
     req.format = arena   ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA
                  : swiss ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS
                          : SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN;

@@ -115,6 +115,7 @@ typedef struct participant {
     int chat_in_window;
     int64_t move_window_start_ms;
     int moves_in_window;
+    int64_t gave_time_ms;      /* room_give_time: when it last gave time; 0 never */
     int64_t presence_window_start_ms;  /* room_presence.c: departures and returns */
     int presence_in_window;            /* logged in the current window */
     int bot_level;             /* one of the service's own bots (bots.c), at this
@@ -620,6 +621,7 @@ typedef enum room_event_kind {
     ROOM_EV_REMATCH_OFFERED,   /* who, seats (those who accepted so far) */
     ROOM_EV_REMATCH_DECLINED,  /* who */
     ROOM_EV_REMATCH_STARTED,   /* text (the new game's id) */
+    ROOM_EV_TIME_GIVEN,        /* who gave the others ROOM_GIVE_TIME_MS; clocks */
     ROOM_EV_COUNT
 } room_event_kind;
 

@@ -330,6 +330,13 @@ static void abort_game(rpc_call *call, const ProtobufCMessage *request, void *sv
     act(call, svc, room_abort, &done.base);
 }
 
+static void give_time(rpc_call *call, const ProtobufCMessage *request, void *svc)
+{
+    (void)request;
+    Sungka__V1__GiveTimeResponse done = SUNGKA__V1__GIVE_TIME_RESPONSE__INIT;
+    act(call, svc, room_give_time, &done.base);
+}
+
 static void offer_draw(rpc_call *call, const ProtobufCMessage *request, void *svc)
 {
     (void)request;
@@ -551,6 +558,7 @@ static const struct {
     {SUNGKA__V1__PLAY_REQUEST__COMMAND_READY, "ready"},
     {SUNGKA__V1__PLAY_REQUEST__COMMAND_RESIGN, "resign"},
     {SUNGKA__V1__PLAY_REQUEST__COMMAND_OFFER_DRAW, "offer_draw"},
+    {SUNGKA__V1__PLAY_REQUEST__COMMAND_GIVE_TIME, "give_time"},
     {SUNGKA__V1__PLAY_REQUEST__COMMAND_ANSWER_DRAW, "answer_draw"},
     {SUNGKA__V1__PLAY_REQUEST__COMMAND_SIT, "sit"},
     {SUNGKA__V1__PLAY_REQUEST__COMMAND_STAND, "stand"},
@@ -613,6 +621,9 @@ static void play_command(rpc_call *call, const ProtobufCMessage *msg, void *user
         break;
     case SUNGKA__V1__PLAY_REQUEST__COMMAND_RESIGN:
         rc = room_resign(p->room, p, err, sizeof err);
+        break;
+    case SUNGKA__V1__PLAY_REQUEST__COMMAND_GIVE_TIME:
+        rc = room_give_time(p->room, p, err, sizeof err);
         break;
     case SUNGKA__V1__PLAY_REQUEST__COMMAND_OFFER_DRAW:
         rc = room_offer_draw(p->room, p, err, sizeof err);
@@ -697,6 +708,7 @@ const rpc_method_entry board_play_methods[] = {
     {"Resign", resign, false, false, false},
     {"Abort", abort_game, false, false, false},
     {"OfferDraw", offer_draw, false, false, false},
+    {"GiveTime", give_time, false, false, false},
     {"AnswerDraw", answer_draw, false, false, false},
     {"Claim", claim, false, false, false},
     {"Rematch", rematch, false, false, false},

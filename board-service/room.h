@@ -133,6 +133,11 @@ room_rc room_resign(room *r, participant *p, char *err, size_t errlen);
 room_rc room_abort(room *r, participant *p, char *err, size_t errlen);
 room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen);
 room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen);
+/* A clocked running game: p gives every other seat still in ROOM_GIVE_TIME_MS
+ * (TimeGiven), at most once every ROOM_GIVE_TIME_EVERY_MS. */
+#define ROOM_GIVE_TIME_MS 15000
+#define ROOM_GIVE_TIME_EVERY_MS 5000
+room_rc room_give_time(room *r, participant *p, char *err, size_t errlen);
 /* The operator takes p out of r: its stream ends with rc ROOM_E_DENIED and
  * why, then it leaves as room_leave (a seated player of a running game is
  * out of it and loses). p may be freed. */

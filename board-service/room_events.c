@@ -174,6 +174,14 @@ static int apply_rematch_started(room *r, const room_event *ev)
     return 0;
 }
 
+static int apply_time_given(room *r, const room_event *ev)
+{
+    if (!ev->clocks || ev->clocks->n != game_seats(&r->state))
+        return -1;
+    apply_clocks(r, ev->clocks);
+    return 0;
+}
+
 /* Every kind, its name in the logs, and what it means to a game. Adding a
  * kind is one line here, its apply function, and its packing (wire.c). */
 #define ROOM_EVENT_LIST(X)                                                   \
@@ -194,7 +202,8 @@ static int apply_rematch_started(room *r, const room_event *ev)
     X(ROOM_EV_TAKEN_OVER, "taken over", apply_taken_over)                    \
     X(ROOM_EV_REMATCH_OFFERED, "rematch offered", apply_rematch_offered)     \
     X(ROOM_EV_REMATCH_DECLINED, "rematch declined", apply_rematch_declined)  \
-    X(ROOM_EV_REMATCH_STARTED, "rematch started", apply_rematch_started)
+    X(ROOM_EV_REMATCH_STARTED, "rematch started", apply_rematch_started)    \
+    X(ROOM_EV_TIME_GIVEN, "time given", apply_time_given)
 
 static const struct event_kind {
     const char *name;

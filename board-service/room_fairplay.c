@@ -137,6 +137,37 @@ room_rc room_offer_draw(room *r, participant *p, char *err, size_t errlen)
     return room__change_end(r, err, errlen);
 }
 
+/* Lichess's "give 15 seconds": the clocks as they stand, the others' with
+ * time added, in one logged event that sets them (apply_time_given). */
+room_rc room_give_time(room *r, participant *p, char *err, size_t errlen)
+{
+    room_rc rc = playing(r, p, "give time", err, errlen);
+    if (rc != ROOM_OK)
+        return rc;
+    if (!room_has_clocks(r)) {
+        snprintf(err, errlen, "this game has no clocks");
+        return ROOM_E_STATE;
+    }
+    int64_t now = board_now_ms();
+    if (p->gave_time_ms && now - p->gave_time_ms < ROOM_GIVE_TIME_EVERY_MS) {
+        snprintf(err, errlen, "you gave time a moment ago: at most once every %d seconds",
+                 ROOM_GIVE_TIME_EVERY_MS / 1000);
+        return ROOM_E_LIMIT;
+    }
+    room_clocks clocks;
+    room_clocks_now(r, now, &clocks);
+    for (int s = 0; s < clocks.n; s++)
+        if (s != p->seat && !game_is_out(&r->state, s))
+            clocks.remaining_ms[s] += ROOM_GIVE_TIME_MS;
+    room__change_begin_events_only(r);
+    room_event ev = {.kind = ROOM_EV_TIME_GIVEN, .who = p, .seat = p->seat, .clocks = &clocks};
+    room__emit(r, &ev);
+    rc = room__change_end(r, err, errlen);
+    if (rc == ROOM_OK)
+        p->gave_time_ms = now;
+    return rc;
+}
+
 room_rc room_answer_draw(room *r, participant *p, bool accept, char *err, size_t errlen)
 {
     room_rc rc = playing(r, p, "answer a draw offer", err, errlen);

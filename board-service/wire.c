@@ -375,6 +375,7 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
     Sungka__V1__RematchStarted rematched = SUNGKA__V1__REMATCH_STARTED__INIT;
     int32_t seats32[GAME_MAX_SEATS];
     Sungka__V1__DrawDeclined declined = SUNGKA__V1__DRAW_DECLINED__INIT;
+    Sungka__V1__TimeGiven given = SUNGKA__V1__TIME_GIVEN__INIT;
     int32_t passed[GAME_MAX_SEATS];
     wire_clocks_msg clocks;
     wire_board_msg board;
@@ -492,6 +493,13 @@ uint8_t *wire_pack_event(const room_event *re, size_t *len)
         ev.body_case = SUNGKA__V1__EVENT__BODY_DRAW_DECLINED;
         ev.draw_declined = &declined;
         break;
+    case ROOM_EV_TIME_GIVEN:
+        given.who = who;
+        given.seconds = ROOM_GIVE_TIME_MS / 1000;
+        given.clocks = wire_clocks(re->clocks, &clocks);
+        ev.body_case = SUNGKA__V1__EVENT__BODY_TIME_GIVEN;
+        ev.time_given = &given;
+        break;
     case ROOM_EV_COUNT:
         return NULL;
     }
@@ -591,6 +599,7 @@ static const struct {
     {SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED, ROOM_EV_REMATCH_OFFERED},
     {SUNGKA__V1__EVENT__BODY_REMATCH_DECLINED, ROOM_EV_REMATCH_DECLINED},
     {SUNGKA__V1__EVENT__BODY_REMATCH_STARTED, ROOM_EV_REMATCH_STARTED},
+    {SUNGKA__V1__EVENT__BODY_TIME_GIVEN, ROOM_EV_TIME_GIVEN},
 };
 
 int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks *clocks)
@@ -632,6 +641,10 @@ int wire_event_value(const Sungka__V1__Event *msg, room_event *out, room_clocks 
     case SUNGKA__V1__EVENT__BODY_DRAW_DECLINED:
         out->seat = seat_of(msg->draw_declined->who);
         return out->seat >= 0 ? 0 : -1;
+    case SUNGKA__V1__EVENT__BODY_TIME_GIVEN:
+        out->seat = seat_of(msg->time_given->who);
+        out->clocks = clocks_value(msg->time_given->clocks, clocks);
+        return out->seat >= 0 && out->clocks ? 0 : -1;
     case SUNGKA__V1__EVENT__BODY_SEAT_TAKEN_OVER:
         out->seat = seat_of(msg->seat_taken_over->bot);
         out->level = msg->seat_taken_over->level;

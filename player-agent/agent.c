@@ -192,6 +192,7 @@ void agent_library_init(void)
         .abort = rpc_method_named(board, "Abort", false),
         .offer_draw = rpc_method_named(board, "OfferDraw", false),
         .answer_draw = rpc_method_named(board, "AnswerDraw", false),
+        .give_time = rpc_method_named(board, "GiveTime", false),
         .claim = rpc_method_named(board, "Claim", false),
         .rematch = rpc_method_named(board, "Rematch", false),
         .quick_pair = rpc_method_named(reg, "QuickPair", true),

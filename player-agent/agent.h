@@ -233,6 +233,8 @@ typedef enum agent_msg_kind {
                                 * every seat that has */
     AGENT_MSG_REMATCH_DECLINED,   /* name, seat declines it */
     AGENT_MSG_REMATCH_STARTED, /* text: the new game's id (agent_follow_rematch) */
+    AGENT_MSG_TIME_GIVEN,      /* name, seat gave every other seat `move` seconds;
+                                * the clocks as they now stand */
 } agent_msg_kind;
 
 /* Why a game ended (GameOver.why, as the contract numbers EndReason), a
@@ -613,6 +615,8 @@ int agent_stand(agent *ag);
 int agent_resign(agent *ag);
 int agent_abort(agent *ag);
 int agent_offer_draw(agent *ag);
+/* A clocked game: give every other seat 15 seconds (at most once every 5). */
+int agent_give_time(agent *ag);
 int agent_answer_draw(agent *ag, bool accept);
 /* A player who departed did not come back in time: take their seat out of
  * the game (two seats: we win). */

@@ -245,6 +245,13 @@ int agent_abort(agent *ag)
                            &req.base, &agent__methods.abort);
 }
 
+int agent_give_time(agent *ag)
+{
+    Sungka__V1__GiveTimeRequest req = SUNGKA__V1__GIVE_TIME_REQUEST__INIT;
+    return on_play_or_call(ag, acting_seat(ag), SUNGKA__V1__PLAY_REQUEST__COMMAND_GIVE_TIME,
+                           &req.base, &agent__methods.give_time);
+}
+
 int agent_offer_draw(agent *ag)
 {
     Sungka__V1__OfferDrawRequest req = SUNGKA__V1__OFFER_DRAW_REQUEST__INIT;

@@ -111,7 +111,7 @@ typedef struct agent_methods {
         get_match, rating_history, quick_pair, get_analysis;
     /* Board */
     rpc_method subscribe, play, get_board, move, chat, ping, leave, ready, sit, stand, resign, abort,
-        offer_draw, answer_draw, claim, rematch;
+        offer_draw, answer_draw, claim, rematch, give_time;
     /* Accounts */
     rpc_method create_account, sign_in, sign_out, sign_out_everywhere, change_password,
         who_am_i, reset_password;

@@ -338,6 +338,9 @@ void agent__model_apply(agent_model *md, agent_msg *m)
     case AGENT_MSG_DRAW_DECLINED:
         md->draw_offer = -1;
         break;
+    case AGENT_MSG_TIME_GIVEN:
+        set_clocks(md, m);
+        break;
     case AGENT_MSG_REMATCH_OFFERED:
         md->rematch_accepted = m->accepted;
         break;

@@ -305,6 +305,13 @@ agent_msg *agent__event_msg(const Sungka__V1__Event *ev)
         if ((m = agent__msg_new(AGENT_MSG_DRAW_DECLINED)))
             copy_who(m, ev->draw_declined->who);
         break;
+    case SUNGKA__V1__EVENT__BODY_TIME_GIVEN:
+        if ((m = agent__msg_new(AGENT_MSG_TIME_GIVEN))) {
+            copy_who(m, ev->time_given->who);
+            m->move = ev->time_given->seconds;
+            copy_clocks(m, ev->time_given->clocks);
+        }
+        break;
     case SUNGKA__V1__EVENT__BODY_REMATCH_OFFERED:
         if ((m = agent__msg_new(AGENT_MSG_REMATCH_OFFERED))) {
             copy_who(m, ev->rematch_offered->who);

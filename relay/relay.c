@@ -450,6 +450,7 @@ static const rpc_method_entry board_methods[] = {
     {"Resign", read_only, false, false, false},
     {"Abort", read_only, false, false, false},
     {"OfferDraw", read_only, false, false, false},
+    {"GiveTime", read_only, false, false, false},
     {"AnswerDraw", read_only, false, false, false},
     {"Claim", read_only, false, false, false},
     {"Rematch", read_only, false, false, false},

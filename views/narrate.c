@@ -455,6 +455,11 @@ void view_narrate(const agent_model *m, const agent_msg *msg, view_say_fn say, v
     case AGENT_MSG_DRAW_DECLINED:
         sayf(say, ctx, _("%s declines the draw."), msg->name);
         break;
+    case AGENT_MSG_TIME_GIVEN:
+        sayf(say, ctx, ngettext("%s gives the other players %d second.",
+                                "%s gives the other players %d seconds.", msg->move),
+             msg->name, msg->move);
+        break;
     case AGENT_MSG_REMATCH_OFFERED: {
         int seats = m->have_state ? game_seats(&m->state) : 2, yes = 0;
         for (int s = 0; s < seats; s++)

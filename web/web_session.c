@@ -526,6 +526,9 @@ static void from_agent(web_session *s, const agent_msg *msg)
     case AGENT_MSG_DRAW_DECLINED:
         send_event(s, "draw_declined", msg, "");
         break;
+    case AGENT_MSG_TIME_GIVEN:         /* the clocks come with the state that follows */
+        send_event(s, "time_given", msg, "");
+        break;
     case AGENT_MSG_REMATCH_OFFERED:
         send_event(s, "rematch_offered", msg, "");
         break;

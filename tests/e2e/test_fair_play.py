@@ -307,9 +307,58 @@ def moves_and_export(bindir):
             p.quit()
 
 
+def give_time(bindir):
+    """Lichess's "give 15 seconds" (GiveTime): in a clocked game alice gives
+    bob 15 s — both are told, bob's clock shows about 15 s more than it had
+    and alice's nothing more; a second give within 5 s is refused, as is a
+    give in a game without clocks. The event is logged: a resumed view and
+    the replay check (SUNGKA_CHECK_REPLAY) see the same clocks."""
+    with Env(bindir) as env:
+        board = env.board()
+        alice = env.player("alice", "--server", board.address, "--new", "kalah", "--clock", "1+0")
+        game = alice.expect(r"Created game (\d+)").group(1)
+        bob = env.player("bob", "--server", board.address, "--game", game)
+        alice.expect(r"^The game starts")
+        bob.expect(r"^The game starts")
+        alice.cursor = len(alice.lines)
+        alice.send("board")
+        before, _ = clocks(alice.expect(r"^Clocks: ").string)
+        alice.send("give")
+        for p in (alice, bob):
+            p.expect(r"^alice gives the other players 15 seconds\.")
+        alice.cursor = len(alice.lines)
+        alice.send("board")
+        after, _ = clocks(alice.expect(r"^Clocks: ").string)
+        check(after["bob"] >= before["bob"] + 13 and after["alice"] <= before["alice"],
+              f"clocks before {before}, after giving bob 15 s {after}")
+        alice.send("give")                           # within 5 s: LIMIT_REACHED
+        alice.expect(r"^Refused: .*once every 5 seconds", timeout=10)
+        # The service's clocks, not only the agent's: after a move (which
+        # sets the clocks from the service's own) bob still has the 15 s.
+        alice.send("2")                              # kalah: 4 seeds from cup 2, no extra turn
+        bob.expect(r"^alice played")
+        alice.cursor = len(alice.lines)
+        alice.send("board")
+        moved, _ = clocks(alice.expect(r"^Clocks: ").string)
+        check(moved["bob"] >= before["bob"] + 10,
+              f"clocks before {before}, after the gift and a move {moved}")
+        for p in (alice, bob):
+            p.quit()
+        # Without clocks there is nothing to give.
+        carol = env.player("carol", "--server", board.address, "--new", "kalah")
+        game = carol.expect(r"Created game (\d+)").group(1)
+        dave = env.player("dave", "--server", board.address, "--game", game)
+        carol.expect(r"^The game starts")
+        dave.expect(r"^The game starts")
+        carol.send("give")
+        carol.expect(r"^Refused: ")
+        for p in (carol, dave):
+            p.quit()
+
+
 TESTS = {f.__name__: f for f in (
     resign_two, resign_three, draw_agreed, abort_early, offer_survives_restart, flag_falls,
-    no_first_move, clocks_survive_restart, spectators_chat, moves_and_export)}
+    no_first_move, clocks_survive_restart, spectators_chat, moves_and_export, give_time)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

@@ -218,6 +218,14 @@ static void act_offer_draw(GSimpleAction *a, GVariant *p, gpointer data)
     agent_offer_draw(v->ag);
 }
 
+static void act_give_time(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    gview *v = data;
+    agent_give_time(v->ag);
+}
+
 static void act_accept_draw(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -373,6 +381,7 @@ static const GActionEntry win_actions[] = {
     {.name = "resign", .activate = act_resign},
     {.name = "abort", .activate = act_abort},
     {.name = "offer-draw", .activate = act_offer_draw},
+    {.name = "give-time", .activate = act_give_time},
     {.name = "accept-draw", .activate = act_accept_draw},
     {.name = "decline-draw", .activate = act_decline_draw},
     {.name = "claim", .activate = act_claim},
@@ -460,6 +469,8 @@ void gview_update_buttons(gview *v)
     set_enabled(v, "accept-draw", offered_to_me);
     set_enabled(v, "decline-draw", offered_to_me);
     set_enabled(v, "claim", claimable);
+    set_enabled(v, "give-time", playing && m->have_clocks);
+    show_command(v, "win.give-time", playing && m->have_clocks);
     show_command(v, "win.accept-draw", offered_to_me);
     show_command(v, "win.decline-draw", offered_to_me);
     show_command(v, "win.claim", claimable);
@@ -647,6 +658,8 @@ void gview_build(gview *v)
          "win.abort"},
         {N_("Clai_m"), N_("A player left and did not come back in time: take the win"),
          "win.claim"},
+        {N_("+15 s"), N_("Give the other players 15 seconds on their clocks"),
+         "win.give-time"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(fair); i++)
         row_add(v->fair_row, command_button(_(fair[i].label), _(fair[i].tip), fair[i].action));

@@ -915,6 +915,8 @@ static void cmd_simple(text_view *tv, const char *word, char *rest)
         rc = agent_offer_draw(tv->ag);
     else if (strcmp(word, "claim") == 0)
         rc = agent_claim(tv->ag);
+    else if (strcmp(word, "give") == 0)
+        rc = agent_give_time(tv->ag);
     else                                   /* accept: the draw offered */
         rc = agent_answer_draw(tv->ag, true);
     if (rc != 0)
@@ -1153,6 +1155,8 @@ static const text_command commands[] = {
      TEXT_SECTION_RUNNING, cmd_decline},
     {"claim", "", N_("a player left and did not come back in time: take the win (more "
                      "players: play on without them)"), TEXT_SECTION_RUNNING, cmd_simple},
+    {"give", "", N_("a clocked game: give the other players 15 seconds"),
+     TEXT_SECTION_RUNNING, cmd_simple},
     {"moves", "", N_("the moves of this game so far"), TEXT_SECTION_RUNNING, cmd_moves},
     {"rematch", "", N_("offer to play again, seats rotated (or accept the offer)"),
      TEXT_SECTION_OVER, cmd_rematch},

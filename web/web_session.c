@@ -65,6 +65,9 @@ struct web_session {
     char dir[4096];            /* its directory (web_store.h), "" for none */
     /* session thread only */
     char saved_game[40];       /* what the "game" file says now */
+    char quiet_game[64];       /* the game the agent observes only to speak for its
+                                * browser, which watches it through a hub (web_hub.h):
+                                * everything it hears there is dropped; "": none */
 };
 
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -486,6 +489,11 @@ static void from_agent(web_session *s, const agent_msg *msg)
 {
     char text[AGENT_TEXT_BYTES + 64];
     const agent_model *m = agent_model_get(s->ag);
+    /* The browser hears this game through its hub: only a refusal of its
+     * own chat and the end of the service are its session's to say. */
+    if (s->quiet_game[0] && msg->kind != AGENT_MSG_REFUSED &&
+        msg->kind != AGENT_MSG_DISCONNECTED)
+        return;
     switch (msg->kind) {
     case AGENT_MSG_SNAPSHOT:
         fill_moves(s);
@@ -690,6 +698,37 @@ static bool game_command(web_session *s, const char *type, json_t *cmd)
     return true;
 }
 
+/* "_watch_chat" (made by web_hub_command, never the browser's): the
+ * browser watches game through its hub, whose observer speaks for nobody,
+ * and says text there. Its own agent joins the game as an observer the
+ * first time, only to speak: what it hears there the hub already tells the
+ * browser, so it is dropped (quiet_game). A browser seated at another game
+ * is told to leave it first rather than losing its seat to a chat line. */
+static void watch_chat(web_session *s, json_t *cmd)
+{
+    const char *game = json_string_value(json_object_get(cmd, "game"));
+    const char *t = json_string_value(json_object_get(cmd, "text"));
+    char err[512];
+    if (!game || !*game || strlen(game) >= sizeof s->quiet_game || !t || !*t ||
+        strlen(t) > 500) {
+        send_error(s, "bad_field", "\"chat\" needs a text of 1 to 500 bytes");
+        return;
+    }
+    if (strcmp(s->quiet_game, game) != 0) {
+        if (agent_in_game(s->ag) && !s->quiet_game[0]) {
+            send_error(s, "refused", "you are at another game: leave it to chat in this one");
+            return;
+        }
+        s->quiet_game[0] = '\0';
+        if (agent_join_game(s->ag, game, true, err, sizeof err) != 0) {
+            send_error(s, "refused", err);
+            return;
+        }
+        snprintf(s->quiet_game, sizeof s->quiet_game, "%s", game);
+    }
+    agent_chat(s->ag, t);
+}
+
 static void command(web_session *s, const char *text, size_t len)
 {
     json_error_t jerr;
@@ -718,8 +757,10 @@ static void command(web_session *s, const char *text, size_t len)
     } else if (strcmp(type, "list") == 0) {
         send_lobby(s);
     } else if (strcmp(type, "new") == 0) {
+        s->quiet_game[0] = '\0';      /* agent_new_game leaves it first */
         command_new(s, cmd);
     } else if (strcmp(type, "join") == 0) {
+        s->quiet_game[0] = '\0';      /* agent_join_game leaves it first */
         const char *game = json_string_value(json_object_get(cmd, "game"));
         json_t *observe = json_object_get(cmd, "observe");
         if (!game || (observe && !json_is_boolean(observe)))
@@ -746,12 +787,20 @@ static void command(web_session *s, const char *text, size_t len)
             send_error(s, "refused", "you are not at a game");
         else
             agent_chat(s->ag, t);
+    } else if (strcmp(type, "_watch_chat") == 0) {
+        watch_chat(s, cmd);
+    } else if (strcmp(type, "_unwatch") == 0) {
+        if (s->quiet_game[0]) {
+            agent_leave(s->ag);
+            s->quiet_game[0] = '\0';
+        }
     } else if (strcmp(type, "resign") == 0) {
         if (!agent_in_game(s->ag))
             send_error(s, "refused", "you are not at a game");
         else
             agent_resign(s->ag);
     } else if (strcmp(type, "leave") == 0) {
+        s->quiet_game[0] = '\0';
         agent_leave(s->ag);
         forget_game(s);
         send_json(s, json_pack("{s:s}", "type", "left"));

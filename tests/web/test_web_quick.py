@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""test_web_quick.py — sungka-web: spectators' chat through the shared
+observer, end to end.
+
+A real sungka-board and sungka-web on loopback, and WebSocket clients
+(python3-websocket) speaking docs/web-protocol.md.
+
+Usage: test_web_quick.py BINDIR SHOTDIR TEST. Every process started is
+stopped at the end.
+"""
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from harness import Env, Failure, check  # noqa: E402
+from test_web import WAIT, gateway  # noqa: E402
+from test_web_ops import recv_until  # noqa: E402
+
+
+def _ws_named(web):
+    """A browser's WebSocket and the guest name the gateway gave it."""
+    import websocket
+    ws = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws", origin=web.url,
+                                     subprotocols=["sungka"], timeout=WAIT)
+    hello = json.loads(ws.recv())
+    check(hello["type"] == "hello", f"the first message was {hello}")
+    recv_until(ws, "the lobby", lambda m: m["type"] == "lobby")
+    return ws, hello["name"]
+
+
+def _chat_of(line):
+    return lambda m: m["type"] == "event" and m["event"] == "chat" and m["text"] == line
+
+
+def watcher_chat(bindir):
+    """Two browsers watch a game through the gateway's one observer, and a
+    player waits at it: a watcher's chat line reaches the player and the
+    other watcher (and the watcher itself, once), said by the watcher's own
+    name. A browser cannot send the gateway's own session commands."""
+    with Env(bindir) as env:
+        board = env.board()
+        web = gateway(env, board)
+        a, _ = _ws_named(web)
+        a.send(json.dumps({"type": "new", "kind": "kalah"}))
+        game = recv_until(a, "the new game", lambda m: m["type"] == "state")["game"]
+        (w1, w1_name), (w2, _) = _ws_named(web), _ws_named(web)
+        for w in (w1, w2):
+            w.send(json.dumps({"type": "join", "game": game, "observe": True}))
+            recv_until(w, "the watched game", lambda m: m["type"] == "state"
+                       and m["game"] == game and m["my_seat"] == -1)
+        line = "kumusta mula sa mga nanonood"
+        w1.send(json.dumps({"type": "chat", "text": line}))
+        for who, ws in (("the watcher", w1), ("the player", a), ("the other watcher", w2)):
+            got = recv_until(ws, f"the watcher's line at {who}", lambda m: m["type"] == "error"
+                             or _chat_of(line)(m))
+            check(got["type"] == "event", f"{who} was told {got}")
+            check(got["name"] == w1_name, f"the line reached {who} as {got['name']}'s, not "
+                  f"{w1_name}'s")
+        # Its own observer, which says the line, is heard through the hub
+        # only: nothing of it comes to the browser twice.
+        w1.send(json.dumps({"type": "list"}))
+        while True:
+            m = json.loads(w1.recv())
+            check(not _chat_of(line)(m), "the watcher got its own line twice")
+            check(m["type"] != "error", f"the watcher was told {m}")
+            if m["type"] == "lobby":
+                break
+        # A second line: the observer is already seated.
+        w1.send(json.dumps({"type": "chat", "text": "ikalawa"}))
+        recv_until(a, "the second line", _chat_of("ikalawa"))
+        w2.send(json.dumps({"type": "_watch_chat", "game": game, "text": "x"}))
+        err = recv_until(w2, "the refusal", lambda m: m["type"] == "error")
+        check(err["code"] == "bad_command", f"a browser's _watch_chat was answered {err}")
+        for ws in (a, w1, w2):
+            ws.close()
+
+
+TESTS = {f.__name__: f for f in (watcher_chat,)}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
+        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
+        return 2
+    bindir, shots, name = sys.argv[1:]
+    os.makedirs(shots, exist_ok=True)
+    started = time.monotonic()
+    try:
+        TESTS[name](bindir)
+    except Failure as f:
+        print(f"FAIL {name}: {f}")
+        return 1
+    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

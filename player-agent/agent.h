@@ -628,6 +628,12 @@ typedef struct agent_pairing {
 int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
                      bool rated_only, void (*progress)(const agent_pairing *p, void *user),
                      void *user, char *err, size_t errlen);
+/* Stop waiting in the pool: agent_quick_pair, running on another thread,
+ * returns 1 (err: a sentence) without a game. Any thread. A cancel before
+ * agent_quick_pair has begun is forgotten when it begins (call it again
+ * from progress to be sure: sungka-web does). Once paired, too late: the
+ * game is played. */
+void agent_quick_cancel(agent *ag);
 
 /* Tournaments (docs/rules.md §16; TournamentService). One as the views see
  * it: its standings best first (free with agent_tournament_free). */

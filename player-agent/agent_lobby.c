@@ -427,6 +427,8 @@ int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen
 
 /* A QuickPair stream's news, from the client thread to the waiting one. */
 typedef struct quick_wait {
+    agent *ag;
+    bool stream_over;          /* under ag->lock: its end callback ran */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     agent_pairing latest;
@@ -459,6 +461,10 @@ static void quick_msg(ProtobufCMessage *msg, void *user)
 static void quick_end(const rpc_status *st, void *user)
 {
     quick_wait *q = user;
+    pthread_mutex_lock(&q->ag->lock);
+    q->ag->quick = NULL;       /* freed once this returns: agent_quick_cancel's rule */
+    q->stream_over = true;
+    pthread_mutex_unlock(&q->ag->lock);
     pthread_mutex_lock(&q->lock);
     q->st = *st;
     q->ended = true;
@@ -502,16 +508,26 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     const char *session = agent__session(ag);
     const char *name = session ? ag->account : ag->cfg.name;
     req.name = (char *)name;
-    quick_wait q = {.fresh = false};
+    quick_wait q = {.ag = ag, .fresh = false};
     pthread_mutex_init(&q.lock, NULL);
     pthread_cond_init(&q.cond, NULL);
     rpc_stream *stream;
     int rc = -1;
+    pthread_mutex_lock(&ag->lock);
+    ag->quick_cancel = false;
+    pthread_mutex_unlock(&ag->lock);
     if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.quick_pair, &req.base,
                           session, quick_msg, quick_end, &q, &stream) != 0) {
         snprintf(err, errlen, "cannot ask for a quick pairing: out of memory");
         goto out;
     }
+    pthread_mutex_lock(&ag->lock);
+    if (!q.stream_over) {
+        ag->quick = stream;
+        if (ag->quick_cancel)
+            rpc_stream_cancel(stream);
+    }
+    pthread_mutex_unlock(&ag->lock);
     pthread_mutex_lock(&q.lock);
     while (!q.ended) {
         if (q.fresh && !q.paired) {
@@ -526,6 +542,16 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
         pthread_cond_wait(&q.cond, &q.lock);
     }
     pthread_mutex_unlock(&q.lock);
+    if (!q.paired && q.st.code == RPC_CANCELLED) {
+        pthread_mutex_lock(&ag->lock);
+        bool asked = ag->quick_cancel;
+        pthread_mutex_unlock(&ag->lock);
+        if (asked) {
+            snprintf(err, errlen, "the quick pairing was cancelled");
+            rc = 1;
+            goto out;
+        }
+    }
     if (!q.paired) {
         char words[AGENT_TEXT_BYTES];
         agent__text(words, sizeof words, q.st.message[0] ? q.st.message
@@ -548,6 +574,15 @@ out:
     pthread_cond_destroy(&q.cond);
     pthread_mutex_destroy(&q.lock);
     return rc;
+}
+
+void agent_quick_cancel(agent *ag)
+{
+    pthread_mutex_lock(&ag->lock);
+    ag->quick_cancel = true;
+    if (ag->quick)
+        rpc_stream_cancel(ag->quick);
+    pthread_mutex_unlock(&ag->lock);
 }
 
 /* The most games the lobby gathers, over however many pages. */

@@ -275,7 +275,8 @@ int web_hub_command(web_watch *w, const web_config *cfg, struct lws_context *ctx
         if (game && *game && strlen(game) < sizeof ((web_hub *)0)->game &&
             json_is_true(observe) && web_hub_watch(w, cfg, ctx, game) == 0)
             *rewrite = for_session(json_pack("{s:s}", "type", "_unwatch"));
-    } else if (strcmp(type, "new") == 0 || strcmp(type, "leave") == 0) {
+    } else if (strcmp(type, "new") == 0 || strcmp(type, "leave") == 0 ||
+               strcmp(type, "quick") == 0) {
         web_hub_unwatch(w);
     } else if (strcmp(type, "chat") == 0 && w->hub) {
         /* The hub's observer speaks for nobody: the browser's own agent

@@ -78,7 +78,54 @@ def watcher_chat(bindir):
             ws.close()
 
 
-TESTS = {f.__name__: f for f in (watcher_chat,)}
+def _waiting(ws, size):
+    return recv_until(ws, f"a pool of {size}", lambda m: m["type"] == "error" or (
+        m["type"] == "pairing" and m["waiting"] and m["pool_size"] == size))
+
+
+def quick_pair(bindir):
+    """Quick pairing from two browsers: the first waits, told the pool's
+    size, and the gateway still answers it (another command is refused while
+    it waits; Cancel takes it out of the pool and back to the lobby); asked
+    again, it waits until a second browser asks for quick kalah 5+3, and the
+    two are seated in one clocked game."""
+    with Env(bindir) as env:
+        board = env.board("--client-pairings", "2")
+        web = gateway(env, board)
+        (a, _), (b, _) = _ws_named(web), _ws_named(web)
+        quick = json.dumps({"type": "quick", "kind": "kalah", "clock": "5+3"})
+        a.send(quick)
+        got = _waiting(a, 1)
+        check(got["type"] == "pairing", f"asking for a quick game was answered {got}")
+        a.send(json.dumps({"type": "list"}))
+        err = recv_until(a, "the refusal", lambda m: m["type"] in ("error", "lobby"))
+        check(err["type"] == "error" and "cancel" in err["message"],
+              f"a list while waiting was answered {err}")
+        a.send(json.dumps({"type": "quick_cancel"}))
+        got = recv_until(a, "the end of the wait", lambda m: m["type"] == "pairing"
+                         and not m["waiting"])
+        check(not got["paired"], f"a cancelled wait said {got}")
+        recv_until(a, "the lobby after the cancel", lambda m: m["type"] == "lobby")
+        a.send(quick)
+        _waiting(a, 1)
+        b.send(quick)
+        games = []
+        for ws in (a, b):
+            got = recv_until(ws, "the pairing", lambda m: m["type"] == "error" or (
+                m["type"] == "pairing" and not m["waiting"]))
+            check(got.get("paired"), f"a browser asking for quick kalah was told {got}")
+            st = recv_until(ws, "the paired game", lambda m: m["type"] == "state")
+            check(st["kind"] == "kalah" and st["my_seat"] >= 0 and st["time_control"] == "5+3",
+                  f"the paired game is {st['kind']} {st['time_control']!r}, seat "
+                  f"{st['my_seat']}")
+            games.append((st["game"], st["my_seat"]))
+        check(games[0][0] == games[1][0] and games[0][1] != games[1][1],
+              f"the two browsers were seated at {games}")
+        for ws in (a, b):
+            ws.close()
+
+
+TESTS = {f.__name__: f for f in (watcher_chat, quick_pair)}
 
 
 def main():

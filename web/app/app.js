@@ -331,6 +331,9 @@ function onMessage(ev) {
   case "error":
     showError(msg.message);
     break;
+  case "pairing":
+    showPairing(msg);
+    break;
   }
 }
 
@@ -381,6 +384,7 @@ function translatePage(lang) {
     "th-status": t("Status"), "link-label": t("Link to this game:"), "resign": t("Resign"),
     "leave": t("Back to the lobby"), "moves-title": t("Moves"), "chat-title": t("Chat"),
     "chat-label": t("Say"), "chat-send": t("Send"),
+    "quick": t("Quick game"), "quick-cancel": t("Cancel"),
   };
   for (const [id, text] of Object.entries(words))
     if ($(id)) $(id).textContent = text;
@@ -419,6 +423,26 @@ document.addEventListener("DOMContentLoaded", async () => {
     else if (text.value) send({ type: "chat", text: text.value });
     text.value = "";
   });
+  click("quick", askQuick);
+  click("quick-cancel", () => send({ type: "quick_cancel" }));
   setInterval(drawClocks, 250);
   connect();
 });
+
+// --- quick pairing ---
+
+// Wait in the service's pool for a game of the kind, clock and rated
+// chosen in the new game's form; the gateway says the pool as it changes.
+function askQuick() {
+  const clock = $("clock").value;
+  send({ type: "quick", kind: $("kind").value, clock: clock === "none" ? "" : clock,
+         rated: $("rated").checked });
+}
+
+function showPairing(msg) {
+  $("quick-wait").hidden = !msg.waiting;
+  $("quick").disabled = $("create").disabled = !!msg.waiting;
+  if (msg.waiting)
+    $("quick-status").textContent = t("Waiting for a quick game: %s in the pool.",
+                                      msg.pool_size);
+}

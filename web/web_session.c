@@ -415,6 +415,32 @@ static void send_event(web_session *s, const char *event, const agent_msg *msg, 
         send_json(s, j);
 }
 
+/* The most sowing steps sent with a move: a longer relay is not animated. */
+#define MAX_STEPS_SENT 2048
+
+/* "moved", with what the GTK view animates from (gtk_anim.c): the cell the
+ * move was played from and its steps, each cell's value after it changed,
+ * as the rules (games/) recorded them for the service, so that the browser
+ * can sow the seeds cup by cup without knowing a rule; from is the cell the
+ * move names (geo_move_cell, as the GTK view finds it), -1 for none. */
+static void send_moved(web_session *s, const agent_msg *msg)
+{
+    const agent_model *m = agent_model_get(s->ag);
+    char move[32], seat_name[AGENT_NAME_BYTES + 16];
+    agent_format_move(m, msg->move, move, sizeof move);
+    json_t *steps = json_array();
+    for (int i = 0; steps && msg->steps && msg->n_steps <= MAX_STEPS_SENT && i < msg->n_steps; i++)
+        json_array_append_new(steps, json_pack("[i, i]", msg->steps[i].cell, msg->steps[i].value));
+    int from = m->have_state ? geo_move_cell(&m->state, msg->seat, msg->move) : -1;
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:i, s:o}", "type", "event", "event",
+                          "moved", "seat", msg->seat, "name",
+                          str(agent_seat_name(m, msg->seat, seat_name, sizeof seat_name)),
+                          "text", str(move), "from", from, "steps",
+                          steps ? steps : json_array());
+    if (j)
+        send_json(s, j);
+}
+
 static void remember_move(web_session *s, const agent_msg *msg)
 {
     const agent_model *m = agent_model_get(s->ag);
@@ -513,13 +539,10 @@ static void from_agent(web_session *s, const agent_msg *msg)
         fill_moves(s);
         remember_game(s);
         break;
-    case AGENT_MSG_MOVED: {
+    case AGENT_MSG_MOVED:
         remember_move(s, msg);
-        char move[32];
-        agent_format_move(m, msg->move, move, sizeof move);
-        send_event(s, "moved", msg, move);
+        send_moved(s, msg);
         break;
-    }
     case AGENT_MSG_CHAT:
         send_event(s, "chat", msg, msg->text);
         return;

@@ -16,7 +16,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from harness import Env, Failure, check  # noqa: E402
-from test_web import WAIT, gateway  # noqa: E402
+from test_web import PLAYABLE, WAIT, _browsers, _in_game, gateway  # noqa: E402
 from test_web_ops import recv_until  # noqa: E402
 
 
@@ -125,7 +125,69 @@ def quick_pair(bindir):
             ws.close()
 
 
-TESTS = {f.__name__: f for f in (watcher_chat, quick_pair)}
+def sowing(bindir):
+    """A kalah move's "moved" event carries its sowing path (the cell played
+    and each step, whose last values are the state's), and the app plays
+    it cup by cup (data-sowings counts the animations played); with
+    prefers-reduced-motion it skips them (data-sowings-skipped) and plays
+    none."""
+    with Env(bindir) as env:
+        board = env.board("--bot-think", "400")
+        web = gateway(env, board)
+        ws, _ = _ws_named(web)
+        ws.send(json.dumps({"type": "new", "kind": "kalah", "bots": 1}))
+        st = recv_until(ws, "my turn", lambda m: m["type"] == "state"
+                        and m["to_move"] == m["my_seat"] >= 0)
+        cell = next(c for c in st["cells"] if c["move"] >= 0)
+        ws.send(json.dumps({"type": "move", "move": cell["move"]}))
+        moved = recv_until(ws, "my move", lambda m: m["type"] == "event"
+                           and m["event"] == "moved" and m["seat"] == st["my_seat"])
+        after = recv_until(ws, "the state after it", lambda m: m["type"] == "state")
+        check(moved["from"] == cell["cell"], f"the move from cell {cell['cell']} says from "
+              f"{moved['from']}")
+        check(len(moved["steps"]) >= cell["value"],
+              f"{cell['value']} stones sown in {len(moved['steps'])} steps: {moved['steps']}")
+        last = {}
+        for c, v in moved["steps"]:
+            last[c] = v
+        for c, v in last.items():
+            check(after["cells"][c]["value"] == v, f"cell {c} is {after['cells'][c]['value']} "
+                  f"after the move, its last step says {v}")
+        ws.close()
+
+        (b,) = _browsers(1)
+        try:
+            b.d.get(web.url)
+            b.wait("the lobby", "document.getElementById('kind').options.length > 0")
+            b.js("document.getElementById('kind').value = 'kalah'")
+            b.d.find_element("id", "create").click()
+            _in_game(b)
+            count = "Number(document.body.dataset.%s || 0)"
+
+            def play():
+                b.wait("a cup to play", f"document.querySelector('{PLAYABLE}') && "
+                       "!document.getElementById('board').classList.contains('sowing')")
+                b.d.find_element("css selector", PLAYABLE).click()
+
+            play()
+            b.wait("a sowing played", count % "sowings" + " >= 1")
+            b.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+                {"name": "prefers-reduced-motion", "value": "reduce"}]})
+            played = b.js(count % "sowings")
+            skipped = b.js(count % "sowingsSkipped")
+            play()
+            b.wait("a sowing skipped", count % "sowingsSkipped" + f" > {skipped}")
+            check(not b.js("document.getElementById('board').classList.contains('sowing')"),
+                  "the board is sowing for a reader who asks for reduced motion")
+            check(b.js(count % "sowings") == played, "a sowing was played for a reader who "
+                  "asks for reduced motion")
+            errors = b.console_errors()
+            check(not errors, f"the browser's console has errors: {errors}")
+        finally:
+            b.close()
+
+
+TESTS = {f.__name__: f for f in (watcher_chat, quick_pair, sowing)}
 
 
 def main():

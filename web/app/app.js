@@ -316,15 +316,19 @@ function onMessage(ev) {
   case "lobby":
     if (!current) showLobby(msg);
     break;
-  case "state":
+  case "state": {
     showError("");
+    const before = current;
     showState(msg);
+    sowPlay(before, msg);
     break;
+  }
   case "left":
     current = null;
     if (location.pathname !== "/") history.replaceState(null, "", "/");
     break;
   case "event":
+    if (msg.event === "moved") sowNoted(msg);
     if (msg.event === "chat") addChat(msg);
     else if (msg.event === "notice") $("connection").textContent = msg.text;
     break;
@@ -445,4 +449,77 @@ function showPairing(msg) {
   if (msg.waiting)
     $("quick-status").textContent = t("Waiting for a quick game: %s in the pool.",
                                       msg.pool_size);
+}
+
+// --- the sowing animation ---
+
+// A mancala move comes with its steps (the gateway's "moved": each cell's
+// value after it changed, as the rules recorded them; the app computes
+// none): once its state has been drawn, the cups are shown as they were
+// before the move and the steps applied one by one, SOW_STEP_MS apart, so
+// the seeds travel cup by cup. Skipped for a reader who asks for reduced
+// motion, and cut short when the next move comes before it has played.
+// document.body's data-sowings and data-sowings-skipped count them.
+const SOW_STEP_MS = 60;
+let sowPending = null;     // the steps of the move whose state comes next
+let sowTimer = 0;
+
+function sowCount(what) {
+  const b = document.body.dataset;
+  b[what] = String(Number(b[what] || 0) + 1);
+}
+
+function sowStop() {
+  if (!sowTimer) return false;
+  clearInterval(sowTimer);
+  sowTimer = 0;
+  $("board").classList.remove("sowing");
+  return true;
+}
+
+function sowNoted(msg) {
+  if (sowStop()) sowCount("sowingsSkipped");   // moves come faster than it plays
+  sowPending = Array.isArray(msg.steps) && msg.steps.length ? msg : null;
+}
+
+function sowStones(cell) {
+  return $("board").querySelector(`[data-cell="${cell}"] text.stones`);
+}
+
+function sowPlay(before, st) {
+  const moved = sowPending;
+  sowPending = null;
+  if (!moved || st.drawing !== "mancala" || !before || before.game !== st.game ||
+      before.cells.length !== st.cells.length)
+    return;
+  if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) {
+    sowCount("sowingsSkipped");
+    return;
+  }
+  for (const c of before.cells) {
+    const text = sowStones(c.cell);
+    if (text) text.textContent = c.value;
+  }
+  const steps = moved.steps.slice();
+  let i = 0, last = null;
+  $("board").classList.add("sowing");
+  sowTimer = setInterval(() => {
+    if (last) last.classList.remove("sown");
+    if (i >= steps.length) {
+      sowStop();
+      for (const c of st.cells) {        // the board as the state has it
+        const text = sowStones(c.cell);
+        if (text) text.textContent = c.value;
+      }
+      sowCount("sowings");
+      return;
+    }
+    const [cell, value] = steps[i++];
+    const text = sowStones(cell);
+    if (text) {
+      text.textContent = value;
+      last = text.parentNode;
+      last.classList.add("sown");
+    }
+  }, SOW_STEP_MS);
 }

@@ -194,6 +194,8 @@ static void send_error(web_session *s, const char *code, const char *sentence)
                            str(sentence)));
 }
 
+static void add_end_codes(const agent_model *m, json_t *over);
+
 static void finish(web_session *s, const char *reason)
 {
     pthread_mutex_lock(&s->lock);
@@ -386,6 +388,7 @@ static void send_state(web_session *s)
         for (int i = 0; i < m->n_winners; i++)
             json_array_append_new(winners, json_integer(m->winners[i]));
         over = json_pack("{s:o, s:o}", "reason", str(m->end_reason), "winners", winners);
+        add_end_codes(m, over);
     }
     json_t *msg = json_pack(
         "{s:s, s:o, s:o, s:o, s:s, s:s, s:i, s:i, s:[f,f,f,f], s:o, s:o, s:o, s:O, s:o, s:i}",
@@ -437,6 +440,54 @@ static void send_moved(web_session *s, const agent_msg *msg)
                           str(agent_seat_name(m, msg->seat, seat_name, sizeof seat_name)),
                           "text", str(move), "from", from, "steps",
                           steps ? steps : json_array());
+    if (j)
+        send_json(s, j);
+}
+
+/* The agent's machine-readable reasons (agent.h: agent_end_why,
+ * agent_out_why), as words the app says in the reader's language
+ * (docs/web-protocol.md, "The gateway's reasons"); "" when unknown, and
+ * the English sentence is all there is. */
+static const char *end_code(int why)
+{
+    static const char *const words[] = {
+        [AGENT_END_UNKNOWN] = "", [AGENT_END_FINISHED] = "finished",
+        [AGENT_END_PLAYER_OUT] = "player_out", [AGENT_END_DRAW_AGREED] = "draw_agreed",
+        [AGENT_END_ABORTED] = "aborted", [AGENT_END_NO_FIRST_MOVE] = "no_first_move",
+        [AGENT_END_EMPTY_SEAT_TIME] = "empty_seat_time", [AGENT_END_OPERATOR] = "operator",
+        [AGENT_END_NOBODY_LEFT] = "nobody_left",
+    };
+    return why >= 0 && why < (int)(sizeof words / sizeof words[0]) && words[why] ? words[why]
+                                                                               : "";
+}
+
+static const char *out_code(int why)
+{
+    static const char *const words[] = {
+        [AGENT_OUT_UNKNOWN] = "", [AGENT_OUT_RESIGNED] = "resigned",
+        [AGENT_OUT_TIME_RAN_OUT] = "time_ran_out", [AGENT_OUT_QUIT] = "quit",
+        [AGENT_OUT_CLAIMED] = "claimed",
+    };
+    return why >= 0 && why < (int)(sizeof words / sizeof words[0]) && words[why] ? words[why]
+                                                                               : "";
+}
+
+/* over's why, out (a player_out's), who and detail (an operator's words). */
+static void add_end_codes(const agent_model *m, json_t *over)
+{
+    if (over)
+        json_object_update_new(over, json_pack("{s:s, s:s, s:o, s:o}", "why",
+                                               end_code(m->end_why), "out",
+                                               out_code(m->end_out_why), "who", str(m->end_who),
+                                               "detail", str(m->end_detail)));
+}
+
+/* "out", with why: out_code of the player's reason. */
+static void send_out(web_session *s, const agent_msg *msg)
+{
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:s}", "type", "event", "event", "out",
+                          "seat", msg->seat, "name", str(msg->name), "text", str(msg->text),
+                          "why", out_code(msg->why));
     if (j)
         send_json(s, j);
 }
@@ -591,7 +642,7 @@ static void from_agent(web_session *s, const agent_msg *msg)
         return;
     }
     case AGENT_MSG_OUT:
-        send_event(s, "out", msg, msg->text);
+        send_out(s, msg);
         break;
     case AGENT_MSG_NOTICE:
     case AGENT_MSG_RECONNECTING:

@@ -125,12 +125,14 @@ def quick_pair(bindir):
             ws.close()
 
 
-def sowing(bindir):
+def sowing_and_reasons(bindir):
     """A kalah move's "moved" event carries its sowing path (the cell played
     and each step, whose last values are the state's), and the app plays
     it cup by cup (data-sowings counts the animations played); with
     prefers-reduced-motion it skips them (data-sowings-skipped) and plays
-    none."""
+    none. Then the same page in Filipino (one Chromium for both) resigns:
+    the game's end is said with the Filipino reason, from the gateway's
+    codes (over.why, out, who), not its English sentence."""
     with Env(bindir) as env:
         board = env.board("--bot-think", "400")
         web = gateway(env, board)
@@ -181,13 +183,23 @@ def sowing(bindir):
                   "the board is sowing for a reader who asks for reduced motion")
             check(b.js(count % "sowings") == played, "a sowing was played for a reader who "
                   "asks for reduced motion")
+            b.js("localStorage.setItem('sungka-lang', 'fil') || true")
+            b.d.refresh()
+            _in_game(b, "the game again, in Filipino")
+            b.wait("the page in Filipino", "document.documentElement.lang === 'fil'")
+            me = b.js("document.getElementById('connection').textContent")
+            b.d.find_element("id", "resign").click()
+            over = b.wait("the game's end", "document.getElementById('over').hidden === false && "
+                          "document.getElementById('over').textContent")
+            check("Sumuko si guest-" in over and "resigned" not in over,
+                  f"a Filipino page says the end as {over!r} ({me})")
             errors = b.console_errors()
             check(not errors, f"the browser's console has errors: {errors}")
         finally:
             b.close()
 
 
-TESTS = {f.__name__: f for f in (watcher_chat, quick_pair, sowing)}
+TESTS = {f.__name__: f for f in (watcher_chat, quick_pair, sowing_and_reasons)}
 
 
 def main():

@@ -249,7 +249,7 @@ function showState(st) {
     const result = names.length ? t("Won by %s").replace("%s", names.join(t(" and ")))
                                 : t("A draw");
     const scores = st.seats.map((s) => `${s.name} ${s.score}`).join(", ");
-    over.textContent = `${t("Game over:")} ${result}. ${st.over.reason} (${scores})`;
+    over.textContent = `${t("Game over:")} ${result}. ${endReason(st.over)} (${scores})`;
     over.hidden = false;
   } else {
     over.hidden = true;
@@ -522,4 +522,35 @@ function sowPlay(before, st) {
       last.classList.add("sown");
     }
   }, SOW_STEP_MS);
+}
+
+// --- the gateway's reasons, in the reader's language ---
+
+// Why the game ended (state's over: why, out, who, detail, and reason, the
+// English), as the other views say it (views/narrate.c, view_end_reason).
+function endReason(over) {
+  const who = over.who || "";
+  const out = {
+    resigned: () => t("%s resigned", who),
+    time_ran_out: () => t("%s ran out of time", who),
+    quit: () => t("%s quit the game", who),
+    claimed: () => t("%s did not come back, and the others claimed the seat", who),
+  };
+  const end = {
+    finished: () => t("the game was played to its end"),
+    player_out: () => (out[over.out] ? out[over.out]() : null),
+    draw_agreed: () => t("the players agreed a draw"),
+    aborted: () => t("%s aborted the game", who),
+    no_first_move: () => t("%s made no first move in time; the game is aborted", who),
+    empty_seat_time: () => t("a seat's time ran out while it was empty"),
+    operator: () => t("the operator ended the game: %s", over.detail || ""),
+    nobody_left: () => t("%s left and nobody else is playing; the game ends with no winner",
+                         who),
+  };
+  // In English the gateway's sentence says it, and says more ("alice
+  // resigned; bob wins"); in another language the reason's own words.
+  const english = document.documentElement.lang === "en";
+  const words = (!english && end[over.why] && end[over.why]()) || over.reason || "";
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) + (/[.!?]$/.test(words) ? "" : ".")
+               : "";
 }

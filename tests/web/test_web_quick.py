@@ -132,7 +132,8 @@ def sowing_and_reasons(bindir):
     prefers-reduced-motion it skips them (data-sowings-skipped) and plays
     none. Then the same page in Filipino (one Chromium for both) resigns:
     the game's end is said with the Filipino reason, from the gateway's
-    codes (over.why, out, who), not its English sentence."""
+    codes (over.why, out, who), not its English sentence; and the page's
+    own labels (index.html) are Filipino."""
     with Env(bindir) as env:
         board = env.board("--bot-think", "400")
         web = gateway(env, board)
@@ -188,6 +189,10 @@ def sowing_and_reasons(bindir):
             _in_game(b, "the game again, in Filipino")
             b.wait("the page in Filipino", "document.documentElement.lang === 'fil'")
             me = b.js("document.getElementById('connection').textContent")
+            for id_, want in (("offer-draw", "Mag-alok ng tabla"), ("clock-label", "Orasan"),
+                              ("chat-to-label", "Para kay (walang laman: lahat)")):
+                got = b.js(f"document.getElementById('{id_}').textContent")
+                check(got == want, f"#{id_} reads {got!r} on a Filipino page, not {want!r}")
             b.d.find_element("id", "resign").click()
             over = b.wait("the game's end", "document.getElementById('over').hidden === false && "
                           "document.getElementById('over').textContent")

@@ -398,6 +398,7 @@ function translatePage(lang) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   translatePage(await i18nLoad());
+  translateRest();
   $("lang").addEventListener("change", () => i18nChoosePersist($("lang").value));
   $("new-game").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -553,4 +554,25 @@ function endReason(over) {
   const words = (!english && end[over.why] && end[over.why]()) || over.reason || "";
   return words ? words.charAt(0).toUpperCase() + words.slice(1) + (/[.!?]$/.test(words) ? "" : ".")
                : "";
+}
+
+// The rest of the page's own words (index.html) that translatePage leaves:
+// the account form, the clock's choices, the game's buttons; and labels
+// read only by screen readers.
+function translateRest() {
+  const words = {
+    "account-name-label": t("Name"), "account-password-label": t("Password"),
+    "sign-in": t("Sign in"), "register": t("Register"), "sign-out": t("Sign out"),
+    "clock-label": t("Clock"), "clock-none": t("none"), "clock-1": t("1 minute"),
+    "clock-5-3": t("5 minutes + 3 s a move"), "clock-10": t("10 minutes"),
+    "clock-30-move": t("30 s a move"), "rated-label": t("rated (signed in)"),
+    "offer-draw": t("Offer a draw"), "accept-draw": t("Accept the draw"),
+    "decline-draw": t("Decline"), "abort": t("Abort"), "claim": t("Claim the game"),
+    "rematch": t("Rematch"), "decline-rematch": t("No rematch"),
+    "chat-to-label": t("To (empty: everyone)"),
+  };
+  for (const [id, text] of Object.entries(words))
+    if ($(id)) $(id).textContent = text;
+  $("account").setAttribute("aria-label", t("Account"));
+  $("clocks").setAttribute("aria-label", t("Clocks"));
 }

@@ -563,9 +563,9 @@ function translateRest() {
   const words = {
     "account-name-label": t("Name"), "account-password-label": t("Password"),
     "sign-in": t("Sign in"), "register": t("Register"), "sign-out": t("Sign out"),
-    "clock-label": t("Clock"), "clock-none": t("none"), "clock-1": t("1 minute"),
-    "clock-5-3": t("5 minutes + 3 s a move"), "clock-10": t("10 minutes"),
-    "clock-30-move": t("30 s a move"), "rated-label": t("rated (signed in)"),
+    "clock-label": t("Clock"), "clock-opt-none": t("none"), "clock-opt-1": t("1 minute"),
+    "clock-opt-5-3": t("5 minutes + 3 s a move"), "clock-opt-10": t("10 minutes"),
+    "clock-opt-30-move": t("30 s a move"), "rated-label": t("rated (signed in)"),
     "offer-draw": t("Offer a draw"), "accept-draw": t("Accept the draw"),
     "decline-draw": t("Decline"), "abort": t("Abort"), "claim": t("Claim the game"),
     "rematch": t("Rematch"), "decline-rematch": t("No rematch"),

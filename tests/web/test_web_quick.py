@@ -139,8 +139,9 @@ def sowing_and_reasons(bindir):
         web = gateway(env, board)
         ws, _ = _ws_named(web)
         ws.send(json.dumps({"type": "new", "kind": "kalah", "bots": 1}))
-        st = recv_until(ws, "my turn", lambda m: m["type"] == "state"
-                        and m["to_move"] == m["my_seat"] >= 0)
+        st = recv_until(ws, "my turn", lambda m: m["type"] == "error" or (
+            m["type"] == "state" and m["to_move"] == m["my_seat"] >= 0))
+        check(st["type"] == "state", f"a new kalah game against a bot: {st}")
         cell = next(c for c in st["cells"] if c["move"] >= 0)
         ws.send(json.dumps({"type": "move", "move": cell["move"]}))
         moved = recv_until(ws, "my move", lambda m: m["type"] == "event"

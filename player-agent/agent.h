@@ -628,12 +628,21 @@ typedef struct agent_pairing {
 int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
                      bool rated_only, void (*progress)(const agent_pairing *p, void *user),
                      void *user, char *err, size_t errlen);
-/* Stop waiting in the pool: agent_quick_pair, running on another thread,
- * returns 1 (err: a sentence) without a game. Any thread. A cancel before
- * agent_quick_pair has begun is forgotten when it begins (call it again
- * from progress to be sure: sungka-web does). Once paired, too late: the
- * game is played. */
-void agent_quick_cancel(agent *ag);
+/* The same in steps, for a view that must not block while it waits (the
+ * GTK view): agent_quick_start asks (NULL with a sentence when the spec is
+ * wrong or memory ran out) and returns at once; agent_quick_news (any
+ * thread) says whether the pool changed since last asked (*now: how) and
+ * whether the wait has ended (paired, refused or cancelled);
+ * agent_quick_cancel stops waiting (thread-safe, before finish);
+ * agent_quick_finish (view thread) waits for that end, takes the seat when
+ * paired, as agent_quick_pair does, and frees w: 0, or -1 with a sentence.
+ * Every started wait is finished exactly once. */
+typedef struct agent_quick agent_quick;
+agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
+                               int n_options, bool rated_only, char *err, size_t errlen);
+bool agent_quick_news(agent_quick *w, agent_pairing *now, bool *ended);
+void agent_quick_cancel(agent_quick *w);
+int agent_quick_finish(agent *ag, agent_quick *w, char *err, size_t errlen);
 
 /* Tournaments (docs/rules.md §16; TournamentService). One as the views see
  * it: its standings best first (free with agent_tournament_free). */

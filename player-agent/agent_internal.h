@@ -96,10 +96,6 @@ struct agent {
     bool no_play;              /* locked: the service answered Play UNIMPLEMENTED (an
                                 * older one): Subscribe, and Move and Ping calls */
     uint64_t next_command;     /* locked: the last Play command's id */
-    rpc_stream *quick;         /* locked: agent_quick_pair's stream, until its end
-                                * callback (which clears it under the lock) */
-    bool quick_cancel;         /* locked: agent_quick_cancel asked (cleared when
-                                * agent_quick_pair begins) */
     char tour_id[32];          /* view thread: the tournament we joined (agent_play_tournament) */
     char tour_token[AGENT_TOKEN_BYTES];    /* ... and our player token in it */
     char tour_played[32];      /* view thread: its game we were last seated in */

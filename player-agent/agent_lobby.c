@@ -427,8 +427,6 @@ int agent_watch_rematch(agent *ag, const char *game_id, char *err, size_t errlen
 
 /* A QuickPair stream's news, from the client thread to the waiting one. */
 typedef struct quick_wait {
-    agent *ag;
-    bool stream_over;          /* under ag->lock: its end callback ran */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     agent_pairing latest;
@@ -461,10 +459,6 @@ static void quick_msg(ProtobufCMessage *msg, void *user)
 static void quick_end(const rpc_status *st, void *user)
 {
     quick_wait *q = user;
-    pthread_mutex_lock(&q->ag->lock);
-    q->ag->quick = NULL;       /* freed once this returns: agent_quick_cancel's rule */
-    q->stream_over = true;
-    pthread_mutex_unlock(&q->ag->lock);
     pthread_mutex_lock(&q->lock);
     q->st = *st;
     q->ended = true;
@@ -472,9 +466,14 @@ static void quick_end(const rpc_status *st, void *user)
     pthread_mutex_unlock(&q->lock);
 }
 
-int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
-                     bool rated_only, void (*progress)(const agent_pairing *p, void *user),
-                     void *user, char *err, size_t errlen)
+struct agent_quick {
+    quick_wait q;
+    rpc_stream *stream;
+    char name[AGENT_NAME_BYTES];   /* who waits: the account, or the guest's name */
+};
+
+agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
+                               int n_options, bool rated_only, char *err, size_t errlen)
 {
     char kind_name[64];
     const char *colon = strchr(spec, ':');
@@ -484,12 +483,12 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
     if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
         lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
-        return -1;
+        return NULL;
     }
     game_options opts;
     const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
     if (!kind)
-        return -1;
+        return NULL;
     Sungka__V1__QuickPairRequest req = SUNGKA__V1__QUICK_PAIR_REQUEST__INIT;
     Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
     Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
@@ -506,83 +505,104 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     }
     req.rated_only = rated_only;
     const char *session = agent__session(ag);
-    const char *name = session ? ag->account : ag->cfg.name;
-    req.name = (char *)name;
-    quick_wait q = {.ag = ag, .fresh = false};
-    pthread_mutex_init(&q.lock, NULL);
-    pthread_cond_init(&q.cond, NULL);
-    rpc_stream *stream;
-    int rc = -1;
-    pthread_mutex_lock(&ag->lock);
-    ag->quick_cancel = false;
-    pthread_mutex_unlock(&ag->lock);
-    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.quick_pair, &req.base,
-                          session, quick_msg, quick_end, &q, &stream) != 0) {
+    agent_quick *w = calloc(1, sizeof *w);
+    if (!w) {
         snprintf(err, errlen, "cannot ask for a quick pairing: out of memory");
-        goto out;
+        return NULL;
     }
-    pthread_mutex_lock(&ag->lock);
-    if (!q.stream_over) {
-        ag->quick = stream;
-        if (ag->quick_cancel)
-            rpc_stream_cancel(stream);
+    snprintf(w->name, sizeof w->name, "%s", session ? ag->account : ag->cfg.name);
+    req.name = w->name;
+    pthread_mutex_init(&w->q.lock, NULL);
+    pthread_cond_init(&w->q.cond, NULL);
+    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.quick_pair, &req.base,
+                          session, quick_msg, quick_end, &w->q, &w->stream) != 0) {
+        snprintf(err, errlen, "cannot ask for a quick pairing: out of memory");
+        pthread_cond_destroy(&w->q.cond);
+        pthread_mutex_destroy(&w->q.lock);
+        free(w);
+        return NULL;
     }
-    pthread_mutex_unlock(&ag->lock);
-    pthread_mutex_lock(&q.lock);
-    while (!q.ended) {
-        if (q.fresh && !q.paired) {
-            agent_pairing now = q.latest;
-            q.fresh = false;
-            pthread_mutex_unlock(&q.lock);
-            if (progress)
-                progress(&now, user);
-            pthread_mutex_lock(&q.lock);
-            continue;
-        }
-        pthread_cond_wait(&q.cond, &q.lock);
-    }
-    pthread_mutex_unlock(&q.lock);
-    if (!q.paired && q.st.code == RPC_CANCELLED) {
-        pthread_mutex_lock(&ag->lock);
-        bool asked = ag->quick_cancel;
-        pthread_mutex_unlock(&ag->lock);
-        if (asked) {
-            snprintf(err, errlen, "the quick pairing was cancelled");
-            rc = 1;
-            goto out;
-        }
-    }
-    if (!q.paired) {
+    return w;
+}
+
+bool agent_quick_news(agent_quick *w, agent_pairing *now, bool *ended)
+{
+    pthread_mutex_lock(&w->q.lock);
+    bool fresh = w->q.fresh && !w->q.paired;
+    if (fresh)
+        *now = w->q.latest;
+    w->q.fresh = false;
+    *ended = w->q.ended;
+    pthread_mutex_unlock(&w->q.lock);
+    return fresh;
+}
+
+void agent_quick_cancel(agent_quick *w)
+{
+    /* Under the lock quick_end cannot have returned: the stream is still
+     * good for rpc_stream_cancel (rpc.h's rule). */
+    pthread_mutex_lock(&w->q.lock);
+    if (!w->q.ended)
+        rpc_stream_cancel(w->stream);
+    pthread_mutex_unlock(&w->q.lock);
+}
+
+int agent_quick_finish(agent *ag, agent_quick *w, char *err, size_t errlen)
+{
+    quick_wait *q = &w->q;
+    int rc = -1;
+    pthread_mutex_lock(&q->lock);
+    while (!q->ended)
+        pthread_cond_wait(&q->cond, &q->lock);
+    pthread_mutex_unlock(&q->lock);
+    if (!q->paired) {
         char words[AGENT_TEXT_BYTES];
-        agent__text(words, sizeof words, q.st.message[0] ? q.st.message
-                                                          : rpc_code_name(q.st.code));
+        agent__text(words, sizeof words, q->st.message[0] ? q->st.message
+                                                           : rpc_code_name(q->st.code));
         snprintf(err, errlen, "no quick pairing: %s", words);
         goto out;
     }
     agent_holder held;
     memset(&held, 0, sizeof held);
-    held.seat = q.seat;
-    snprintf(held.name, sizeof held.name, "%s", name);
-    snprintf(held.token, sizeof held.token, "%s", q.token);
-    token_store_put(ag->cfg.state_dir, ag->cfg.server, q.game_id, held.name, held.seat,
+    held.seat = q->seat;
+    snprintf(held.name, sizeof held.name, "%s", w->name);
+    snprintf(held.token, sizeof held.token, "%s", q->token);
+    token_store_put(ag->cfg.state_dir, ag->cfg.server, q->game_id, held.name, held.seat,
                     held.token);
     if (agent_in_game(ag))
         leave_game(ag);
-    enter_game(ag, q.game_id, &held, 1, ag->cfg.ready);
+    enter_game(ag, q->game_id, &held, 1, ag->cfg.ready);
     rc = 0;
 out:
-    pthread_cond_destroy(&q.cond);
-    pthread_mutex_destroy(&q.lock);
+    pthread_cond_destroy(&q->cond);
+    pthread_mutex_destroy(&q->lock);
+    free(w);
     return rc;
 }
 
-void agent_quick_cancel(agent *ag)
+int agent_quick_pair(agent *ag, const char *spec, const char *const *options, int n_options,
+                     bool rated_only, void (*progress)(const agent_pairing *p, void *user),
+                     void *user, char *err, size_t errlen)
 {
-    pthread_mutex_lock(&ag->lock);
-    ag->quick_cancel = true;
-    if (ag->quick)
-        rpc_stream_cancel(ag->quick);
-    pthread_mutex_unlock(&ag->lock);
+    agent_quick *w = agent_quick_start(ag, spec, options, n_options, rated_only, err, errlen);
+    if (!w)
+        return -1;
+    quick_wait *q = &w->q;
+    pthread_mutex_lock(&q->lock);
+    while (!q->ended) {
+        if (q->fresh && !q->paired) {
+            agent_pairing now = q->latest;
+            q->fresh = false;
+            pthread_mutex_unlock(&q->lock);
+            if (progress)
+                progress(&now, user);
+            pthread_mutex_lock(&q->lock);
+            continue;
+        }
+        pthread_cond_wait(&q->cond, &q->lock);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return agent_quick_finish(ag, w, err, errlen);
 }
 
 /* The most games the lobby gathers, over however many pages. */

@@ -65,20 +65,12 @@ struct web_session {
     char dir[4096];            /* its directory (web_store.h), "" for none */
     /* session thread only */
     char saved_game[40];       /* what the "game" file says now */
-    /* quick pairing (a "quick" command): the waiting runs on a thread of
-     * its own, so that this session thread still reads a "quick_cancel";
-     * while it runs, the session thread touches the agent only through
-     * agent_quick_cancel (thread-safe) */
-    bool quick_busy;           /* session thread only: quick_thread runs or is to be joined */
-    pthread_t quick_thread;
-    char quick_spec[96];       /* its arguments, session thread's until it starts */
-    char quick_opts[GAME_MAX_OPTIONS][64];
-    int quick_n;
-    bool quick_rated;
-    bool quick_cancel;         /* locked: the browser cancelled */
-    bool quick_done;           /* locked: agent_quick_pair returned ... */
-    int quick_rc;              /* locked: ... this */
-    char quick_err[512];       /* locked */
+    /* quick pairing (a "quick" command), as the GTK view's games dialog
+     * does it: agent_quick_start returns at once, and the session thread,
+     * which still reads the browser (a "quick_cancel"), asks for the pool's
+     * news every QUICK_POLL_MS until the wait ends; session thread only */
+    agent_quick *quick;        /* the wait under way, else NULL */
+    bool quick_cancelled;      /* the browser cancelled it */
     char quiet_game[64];       /* the game the agent observes only to speak for its
                                 * browser, which watches it through a hub (web_hub.h):
                                 * everything it hears there is dropped; "": none */
@@ -786,43 +778,9 @@ static bool game_command(web_session *s, const char *type, json_t *cmd)
     return true;
 }
 
-/* --- quick pairing (a thread per waiting browser; web_session.h) --- */
+/* --- quick pairing (web_session.h) --- */
 
-static void wake(web_session *s);
-
-/* The pool changed (the quick thread, inside agent_quick_pair). A cancel
- * that came before agent_quick_pair began is said again here. */
-static void quick_progress(const agent_pairing *p, void *user)
-{
-    web_session *s = user;
-    send_json(s, json_pack("{s:s, s:b, s:i, s:I, s:i, s:i, s:b}", "type", "pairing", "waiting", 1,
-                           "pool_size", p->pool_size, "waited_ms", (json_int_t)p->waited_ms,
-                           "rating", p->rating, "range", p->range, "any_rating",
-                           p->any_rating));
-    pthread_mutex_lock(&s->lock);
-    bool cancel = s->quick_cancel;
-    pthread_mutex_unlock(&s->lock);
-    if (cancel)
-        agent_quick_cancel(s->ag);
-}
-
-static void *quick_main(void *arg)
-{
-    web_session *s = arg;
-    const char *opts[GAME_MAX_OPTIONS];
-    for (int i = 0; i < s->quick_n; i++)
-        opts[i] = s->quick_opts[i];
-    char err[512] = "";
-    int rc = agent_quick_pair(s->ag, s->quick_spec, opts, s->quick_n, s->quick_rated,
-                              quick_progress, s, err, sizeof err);
-    pthread_mutex_lock(&s->lock);
-    s->quick_done = true;
-    s->quick_rc = rc;
-    snprintf(s->quick_err, sizeof s->quick_err, "%s", err);
-    pthread_mutex_unlock(&s->lock);
-    wake(s);
-    return NULL;
-}
+#define QUICK_POLL_MS 100      /* how often the pool's news is asked for while waiting */
 
 /* "quick": kind, and optionally clock ("5+3"), options, rated. */
 static void command_quick(web_session *s, json_t *cmd)
@@ -838,59 +796,61 @@ static void command_quick(web_session *s, json_t *cmd)
                                    "(\"5+3\"), options (an array) and rated (true or false)");
         return;
     }
+    const char *options[GAME_MAX_OPTIONS];
+    int n = 0;
     size_t i;
     json_t *o;
-    s->quick_n = 0;
     json_array_foreach(opts, i, o) {
-        if (!json_is_string(o) || json_string_length(o) >= sizeof s->quick_opts[0] ||
-            s->quick_n == GAME_MAX_OPTIONS) {
+        if (!json_is_string(o) || n == GAME_MAX_OPTIONS) {
             send_error(s, "bad_field", "options must be a short array of \"name=value\" strings");
             return;
         }
-        snprintf(s->quick_opts[s->quick_n++], sizeof s->quick_opts[0], "%s",
-                 json_string_value(o));
+        options[n++] = json_string_value(o);
     }
     const char *c = json_string_value(clock);
-    snprintf(s->quick_spec, sizeof s->quick_spec, "%s%s%s", kind, c && *c ? ":" : "",
-             c && *c ? c : "");
-    s->quick_rated = json_is_true(rated);
-    s->quiet_game[0] = '\0';          /* agent_quick_pair leaves it once paired */
-    pthread_mutex_lock(&s->lock);
-    s->quick_cancel = s->quick_done = false;
-    pthread_mutex_unlock(&s->lock);
-    if (pthread_create(&s->quick_thread, NULL, quick_main, s) != 0) {
-        send_error(s, "refused", "the gateway cannot wait for a pairing now: try again");
+    char spec[96], err[512];
+    snprintf(spec, sizeof spec, "%s%s%s", kind, c && *c ? ":" : "", c && *c ? c : "");
+    s->quick = agent_quick_start(s->ag, spec, options, n, json_is_true(rated), err, sizeof err);
+    if (!s->quick) {
+        send_error(s, "refused", err);
         return;
     }
-    s->quick_busy = true;
+    s->quiet_game[0] = '\0';          /* agent_quick_finish leaves it once paired */
+    s->quick_cancelled = false;
     send_json(s, json_pack("{s:s, s:b, s:i, s:i}", "type", "pairing", "waiting", 1,
                            "pool_size", 0, "waited_ms", 0));
 }
 
-/* The quick thread has ended (session thread, on its wake): its game
- * follows as a snapshot from the agent, or the lobby again. Or the
- * connection closed (closing): cancel and wait for it. */
-static void quick_reap(web_session *s, bool closing)
+/* While a quick pairing waits (session thread, each turn of its loop): the
+ * pool's news to the browser, and once the wait has ended, its end: the
+ * game (its snapshot follows from the agent) or the lobby again. closing:
+ * the browser is gone; cancel and end it. */
+static void quick_poll(web_session *s, bool closing)
 {
-    if (!s->quick_busy)
+    if (!s->quick)
         return;
-    pthread_mutex_lock(&s->lock);
-    bool done = s->quick_done;
-    pthread_mutex_unlock(&s->lock);
-    if (!done && !closing)
+    agent_pairing p;
+    bool ended = false;
+    if (agent_quick_news(s->quick, &p, &ended) && !closing)
+        send_json(s, json_pack("{s:s, s:b, s:i, s:I, s:i, s:i, s:b}", "type", "pairing",
+                               "waiting", 1, "pool_size", p.pool_size, "waited_ms",
+                               (json_int_t)p.waited_ms, "rating", p.rating, "range", p.range,
+                               "any_rating", p.any_rating));
+    if (!ended && !closing)
         return;
-    if (!done)
-        agent_quick_cancel(s->ag);
-    pthread_join(s->quick_thread, NULL);
-    s->quick_busy = false;
+    if (!ended)
+        agent_quick_cancel(s->quick);
+    char err[512];
+    int rc = agent_quick_finish(s->ag, s->quick, err, sizeof err);
+    s->quick = NULL;
     if (closing)
         return;
-    if (s->quick_rc == 0) {
+    if (rc == 0) {
         send_json(s, json_pack("{s:s, s:b, s:b}", "type", "pairing", "waiting", 0, "paired", 1));
         return;
     }
-    if (s->quick_rc < 0)
-        send_error(s, "refused", s->quick_err);
+    if (!s->quick_cancelled)
+        send_error(s, "refused", err);
     send_json(s, json_pack("{s:s, s:b, s:b}", "type", "pairing", "waiting", 0, "paired", 0));
     send_lobby(s);
 }
@@ -942,15 +902,13 @@ static void command(web_session *s, const char *text, size_t len)
     if (!type) {
         send_error(s, "bad_command", "every command needs a \"type\" (a string)");
     } else if (strcmp(type, "quick_cancel") == 0) {
-        if (s->quick_busy) {
-            pthread_mutex_lock(&s->lock);
-            s->quick_cancel = true;
-            pthread_mutex_unlock(&s->lock);
-            agent_quick_cancel(s->ag);
+        if (s->quick) {
+            s->quick_cancelled = true;
+            agent_quick_cancel(s->quick);
         } else {
             send_error(s, "refused", "you are not waiting for a quick game");
         }
-    } else if (s->quick_busy) {
+    } else if (s->quick) {
         send_error(s, "refused", "you are waiting for a quick game: cancel it first");
     } else if (strcmp(type, "quick") == 0) {
         command_quick(s, cmd);
@@ -1094,10 +1052,11 @@ static void *session_main(void *arg)
                            resumed ? str(game) : json_null(), "kept", s->dir[0] != '\0'));
     send_lobby(s);
     for (;;) {
-        /* While the quick thread waits in the pool, the agent is its. */
+        /* While a quick pairing waits, the pool's news is asked for every
+         * QUICK_POLL_MS, and the game's messages wait for its end. */
         struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN},
                                 {.fd = agent_fd(s->ag), .events = POLLIN}};
-        if (poll(fds, s->quick_busy ? 1 : 2, -1) < 0 && errno != EINTR)
+        if (poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : -1) < 0 && errno != EINTR)
             break;
         if (fds[0].revents & POLLIN) {
             uint64_t n;
@@ -1122,8 +1081,8 @@ static void *session_main(void *arg)
             command(s, it->text, it->len);
             free(it);
         }
-        quick_reap(s, false);
-        if (s->quick_busy)
+        quick_poll(s, false);
+        if (s->quick)
             continue;
         agent_msg *msg;
         bool gone = false;
@@ -1140,7 +1099,7 @@ static void *session_main(void *arg)
      * departed player's, and its token here. A guest's seat without one
      * cannot be taken back: leaving ends the game for the others now
      * rather than after the grace. */
-    quick_reap(s, true);
+    quick_poll(s, true);
     if (!s->dir[0])
         agent_leave(s->ag);
     agent_destroy(s->ag);

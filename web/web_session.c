@@ -642,7 +642,10 @@ static void from_agent(web_session *s, const agent_msg *msg)
         send_event(s, "notice", msg, msg->text);
         return;
     case AGENT_MSG_REFUSED:
-        send_error(s, "refused", msg->text);
+        /* with the service's reason (ErrorReason), which the app says in
+         * the reader's language */
+        send_json(s, json_pack("{s:s, s:s, s:o, s:o}", "type", "error", "code", "refused",
+                               "message", str(msg->text), "reason", str(msg->reason)));
         return;
     case AGENT_MSG_DISCONNECTED:
         snprintf(text, sizeof text, "the board service is gone: %s", msg->text);

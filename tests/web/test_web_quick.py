@@ -132,8 +132,9 @@ def sowing_and_reasons(bindir):
     prefers-reduced-motion it skips them (data-sowings-skipped) and plays
     none. Then the same page in Filipino (one Chromium for both) resigns:
     the game's end is said with the Filipino reason, from the gateway's
-    codes (over.why, out, who), not its English sentence; and the page's
-    own labels (index.html) are Filipino."""
+    codes (over.why, out, who), not its English sentence, and so is a
+    refusal (the error's reason); and the page's own labels (index.html)
+    are Filipino."""
     with Env(bindir) as env:
         board = env.board("--bot-think", "400")
         web = gateway(env, board)
@@ -157,6 +158,10 @@ def sowing_and_reasons(bindir):
         for c, v in last.items():
             check(after["cells"][c]["value"] == v, f"cell {c} is {after['cells'][c]['value']} "
                   f"after the move, its last step says {v}")
+        ws.send(json.dumps({"type": "answer_draw", "accept": True}))
+        err = recv_until(ws, "the refusal", lambda m: m["type"] == "error")
+        check(err["code"] == "refused" and err.get("reason") == "NO_OFFER",
+              f"accepting a draw nobody offered was answered {err}")
         ws.close()
 
         (b,) = _browsers(1)
@@ -199,6 +204,11 @@ def sowing_and_reasons(bindir):
                           "document.getElementById('over').textContent")
             check("Sumuko si guest-" in over and "resigned" not in over,
                   f"a Filipino page says the end as {over!r} ({me})")
+            # A refusal (GAME_ENDED) in Filipino too, from the error's reason.
+            b.js("send({type: 'offer_draw'}) || true")
+            said = b.wait("the refusal", "document.getElementById('error').hidden === false && "
+                          "document.getElementById('error').textContent")
+            check(said == "Tapos na ang laro.", f"a Filipino page says a refusal as {said!r}")
             errors = b.console_errors()
             check(not errors, f"the browser's console has errors: {errors}")
         finally:

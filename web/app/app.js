@@ -333,7 +333,7 @@ function onMessage(ev) {
     else if (msg.event === "notice") $("connection").textContent = msg.text;
     break;
   case "error":
-    showError(msg.message);
+    showError(refusalWords(msg));
     break;
   case "pairing":
     showPairing(msg);
@@ -575,4 +575,53 @@ function translateRest() {
     if ($(id)) $(id).textContent = text;
   $("account").setAttribute("aria-label", t("Account"));
   $("clocks").setAttribute("aria-label", t("Clocks"));
+}
+
+// A refusal's sentence in the reader's language, from the service's reason
+// (an error's reason: its ErrorReason name) as the other views say it
+// (views/narrate.c, view_refusal); the gateway's English sentence for a
+// reason not known here, and for an English reader (it says more).
+function refusalWords(msg) {
+  const said = {
+    NOT_YOUR_TURN: () => t("It is not your turn."),
+    NOT_FOUND: () => t("There is no such game, match or player."),
+    GAME_FULL: () => t("There is no seat left in that game."),
+    NOT_STORED: () => t("The service could not store it, so it did not happen; try again."),
+    SHUTTING_DOWN: () => t("The service is closing."),
+    UNAVAILABLE: () => t("The service cannot do that now; try again later."),
+    INTERNAL: () => t("The service failed inside."),
+    NAME_TAKEN: () => t("That name is taken."),
+    BAD_CREDENTIALS: () => t("Wrong name or password."),
+    NAME_CONFUSABLE: () => t("That name looks like a registered one."),
+    NAME_REGISTERED: () => t("That name is registered: sign in to play under it."),
+    UNKNOWN_SESSION: () => t("Your sign-in has ended: sign in again."),
+    ACCOUNT_REQUIRED: () => t("This service plays with accounts only: register or sign in."),
+    NAME_NOT_ALLOWED: () => t("That name has characters a name may not have."),
+    NOT_YOUR_NAME: () => t("You are signed in under another name."),
+    GAME_NOT_STARTED: () => t("The game has not started yet."),
+    GAME_ENDED: () => t("The game is over."),
+    OBSERVER: () => t("Only the players can do that; you are watching."),
+    NO_OFFER: () => t("Nobody has offered you that."),
+    OFFER_PENDING: () => t("Your offer is open: wait for the others to answer."),
+    BAD_REQUEST: () => t("The service cannot take that as it was given: check what you typed."),
+    WRONG_STATE: () => t("That cannot be done at this point of the game."),
+    NOT_PERMITTED: () => t("You are not allowed to do that."),
+    LIMIT_REACHED: () =>
+      t("A limit was reached (too many, or too fast): wait a little and try again."),
+    UNKNOWN_TOKEN: () => t("The service no longer knows your seat: join the game again."),
+    UNKNOWN_METHOD: () => t("This service does not have that command."),
+    REPLACED: () => t("Another connection with your seat took over."),
+    DEPARTED: () => t("The service took you for gone."),
+    ELSEWHERE: () => t("That game is at another server."),
+    GAME_MOVING: () => t("The game is moving to another server: try again in a moment."),
+    READ_ONLY: () => t("This server lets you watch only: play at a board service."),
+    NOT_HERE: () => t("This server has no lobby or history: ask a board service."),
+    ACCOUNT_DISABLED: () => t("The operator has disabled this account."),
+    ADDRESS_BANNED: () => t("The operator has banned your address."),
+    MUTED: () => t("The operator has muted your chat."),
+    CODE_EXPIRED: () => t("That code has expired: ask the operator for another."),
+  };
+  if (document.documentElement.lang === "en" || !msg.reason || !said[msg.reason])
+    return msg.message;
+  return said[msg.reason]();
 }

@@ -279,6 +279,36 @@ static void describe(const agent_model *m, char *buf, size_t len)
 #undef ADD
 }
 
+/* The description's parts (describe's, as data), for the app to say in
+ * the reader's language: each seat's name and cups and home (mancala), or
+ * its score. */
+static json_t *describe_parts(const agent_model *m)
+{
+    json_t *parts = json_array();
+    char name[AGENT_NAME_BYTES + 16];
+    int scores[GAME_MAX_SEATS];
+    bool mancala = m->state.layout == GAME_LAYOUT_MANCALA;
+    if (!mancala)
+        game_scores(&m->state, scores);
+    for (int seat = 0; parts && seat < game_seats(&m->state); seat++) {
+        json_t *p = json_pack("{s:o}", "name", str(agent_seat_name(m, seat, name, sizeof name)));
+        if (p && mancala) {
+            json_t *cups = json_array();
+            for (int c = 0; cups && c < m->state.cups; c++)
+                json_array_append_new(
+                    cups, json_integer(game_cell(&m->state, game_mancala_cup(&m->state, seat, c))));
+            json_object_set_new(p, "cups", cups ? cups : json_array());
+            json_object_set_new(
+                p, "home", json_integer(game_cell(&m->state, game_mancala_home(&m->state, seat))));
+        } else if (p) {
+            json_object_set_new(p, "score", json_integer(scores[seat]));
+        }
+        if (p)
+            json_array_append_new(parts, p);
+    }
+    return parts ? parts : json_array();
+}
+
 /* Version 2's part of a state: clocks, the offers open, who may be
  * claimed, the rematch, whether rated (docs/web-protocol.md). */
 static void add_play_state(const agent_model *m, json_t *msg)
@@ -389,8 +419,10 @@ static void send_state(web_session *s)
         drawing_words[st->kind->drawing], "my_seat", m->my_seat, "to_move", to, "view", L.x0,
         L.y0, L.width, L.height, "seats", seats, "cells", cells, "description", str(description),
         "moves", s->moves ? s->moves : json_null(), "over", over, "observers", m->n_observers);
-    if (msg)
+    if (msg) {
         add_play_state(m, msg);
+        json_object_set_new(msg, "description_parts", describe_parts(m));
+    }
     if (msg)
         send_json(s, msg);
 }

@@ -133,8 +133,9 @@ def sowing_and_reasons(bindir):
     none. Then the same page in Filipino (one Chromium for both) resigns:
     the game's end is said with the Filipino reason, from the gateway's
     codes (over.why, out, who), not its English sentence, and so is a
-    refusal (the error's reason); and the page's own labels (index.html)
-    are Filipino."""
+    refusal (the error's reason) and the board's description for screen
+    readers (its parts); and the page's own labels (index.html) are
+    Filipino."""
     with Env(bindir) as env:
         board = env.board("--bot-think", "400")
         web = gateway(env, board)
@@ -195,6 +196,9 @@ def sowing_and_reasons(bindir):
             _in_game(b, "the game again, in Filipino")
             b.wait("the page in Filipino", "document.documentElement.lang === 'fil'")
             me = b.js("document.getElementById('connection').textContent")
+            said = b.js("document.getElementById('description').textContent")
+            check(": mga bahay " in said and ", ulo " in said and "cups" not in said,
+                  f"a Filipino page describes the board as {said!r}")
             for id_, want in (("offer-draw", "Mag-alok ng tabla"), ("clock-label", "Orasan"),
                               ("chat-to-label", "Para kay (walang laman: lahat)")):
                 got = b.js(f"document.getElementById('{id_}').textContent")

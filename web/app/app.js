@@ -238,7 +238,7 @@ function showState(st) {
   $("turn").textContent = `${who} ${turn}`;
   drawBoard(st);
   drawClocks();
-  $("description").textContent = st.description;
+  $("description").textContent = describeState(st);
   const moves = $("moves");
   moves.replaceChildren();
   for (const m of st.moves || [])
@@ -624,4 +624,20 @@ function refusalWords(msg) {
   if (document.documentElement.lang === "en" || !msg.reason || !said[msg.reason])
     return msg.message;
   return said[msg.reason]();
+}
+
+// The position in words for screen readers: the gateway's English
+// description, or, in another language, said here from its parts
+// (description_parts: each seat's cups and home, or its score).
+function describeState(st) {
+  if (document.documentElement.lang === "en" || !Array.isArray(st.description_parts))
+    return st.description;
+  const words = st.description_parts.map((p) => (Array.isArray(p.cups)
+    ? t("%s: cups %s, home %s.", p.name, p.cups.join(" "), p.home)
+    : t("%s has %s.", p.name, p.score)));
+  if (st.status === "running" && st.to_move >= 0)
+    words.push(t("%s to move.").replace("%s", seatName(st, st.to_move)));
+  else if (st.status === "finished" || st.status === "abandoned")
+    words.push(t("The game is over."));
+  return words.join(" ");
 }

@@ -88,7 +88,8 @@ def quick_pair(bindir):
     size, and the gateway still answers it (another command is refused while
     it waits; Cancel takes it out of the pool and back to the lobby); asked
     again, it waits until a second browser asks for quick kalah 5+3, and the
-    two are seated in one clocked game."""
+    two are seated in one clocked game. Then the app's Quick game panel in
+    Chromium: the wait with the pool's size, Cancel, and a pairing."""
     with Env(bindir) as env:
         board = env.board("--client-pairings", "2")
         web = gateway(env, board)
@@ -123,6 +124,36 @@ def quick_pair(bindir):
               f"the two browsers were seated at {games}")
         for ws in (a, b):
             ws.close()
+
+        # The app's Quick game panel (Chromium): waiting with the pool's
+        # size, Cancel, and paired with a WebSocket browser the second time.
+        (page,) = _browsers(1)
+        try:
+            page.d.get(web.url)
+            page.wait("the lobby", "document.getElementById('kind').options.length > 0")
+            page.js("document.getElementById('kind').value = 'kalah'")
+            page.d.find_element("id", "quick").click()
+            page.wait("the wait", "!document.getElementById('quick-wait').hidden && "
+                      "document.getElementById('quick-status').textContent.includes('1 in the')")
+            check(page.js("document.getElementById('create').disabled"),
+                  "a new game can be made while waiting for a quick one")
+            page.d.find_element("id", "quick-cancel").click()
+            page.wait("the wait's end", "document.getElementById('quick-wait').hidden && "
+                      "!document.getElementById('create').disabled")
+            page.d.find_element("id", "quick").click()
+            page.wait("the second wait", "!document.getElementById('quick-wait').hidden")
+            c, _ = _ws_named(web)
+            c.send(json.dumps({"type": "quick", "kind": "kalah"}))
+            st = recv_until(c, "the game", lambda m: m["type"] in ("error", "state"))
+            check(st["type"] == "state", f"the WebSocket browser was told {st}")
+            _in_game(page, "the quick game")
+            check(page.js("location.pathname") == f"/game/{st['game']}",
+                  f"the page is at {page.js('location.pathname')}, not game {st['game']}")
+            check(page.js("document.getElementById('quick-wait').hidden"),
+                  "the page still says it waits")
+            c.close()
+        finally:
+            page.close()
 
 
 def sowing_and_reasons(bindir):

@@ -506,6 +506,29 @@ static void add_end_codes(const agent_model *m, json_t *over)
                                                "detail", str(m->end_detail)));
 }
 
+/* "notice", with what the agent said as a code (agent_said) and its
+ * arguments, which the app says in the reader's language: said is "lost"
+ * (where, seconds: how long it tries), "still_trying" (seconds so far),
+ * "reconnected" (where), or "" (text alone says it). */
+static void send_notice(web_session *s, const agent_msg *msg)
+{
+    static const char *const words[] = {
+        [AGENT_SAID_TEXT] = "", [AGENT_SAID_LOST] = "lost",
+        [AGENT_SAID_STILL_TRYING] = "still_trying", [AGENT_SAID_RECONNECTED] = "reconnected",
+        [AGENT_SAID_GAVE_UP] = "gave_up",
+    };
+    int said = (int)msg->said;
+    const char *code = said >= 0 && said < (int)(sizeof words / sizeof words[0]) && words[said]
+                           ? words[said]
+                           : "";
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:s, s:o, s:i}", "type", "event", "event",
+                          "notice", "seat", msg->seat, "name", str(msg->name), "text",
+                          str(msg->text), "said", code, "where", str(msg->where), "seconds",
+                          msg->seconds);
+    if (j)
+        send_json(s, j);
+}
+
 /* "out", with why: out_code of the player's reason. */
 static void send_out(web_session *s, const agent_msg *msg)
 {
@@ -671,7 +694,7 @@ static void from_agent(web_session *s, const agent_msg *msg)
     case AGENT_MSG_NOTICE:
     case AGENT_MSG_RECONNECTING:
     case AGENT_MSG_RECONNECTED:
-        send_event(s, "notice", msg, msg->text);
+        send_notice(s, msg);
         return;
     case AGENT_MSG_REFUSED:
         /* with the service's reason (ErrorReason), which the app says in

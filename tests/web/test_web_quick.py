@@ -165,8 +165,8 @@ def sowing_and_reasons(bindir):
     the game's end is said with the Filipino reason, from the gateway's
     codes (over.why, out, who), not its English sentence, and so is a
     refusal (the error's reason) and the board's description for screen
-    readers (its parts); and the page's own labels (index.html) are
-    Filipino."""
+    readers (its parts), and the notice that the service is lost (its
+    code); and the page's own labels (index.html) are Filipino."""
     with Env(bindir) as env:
         board = env.board("--bot-think", "400")
         web = gateway(env, board)
@@ -244,6 +244,11 @@ def sowing_and_reasons(bindir):
             said = b.wait("the refusal", "document.getElementById('error').hidden === false && "
                           "document.getElementById('error').textContent")
             check(said == "Tapos na ang laro.", f"a Filipino page says a refusal as {said!r}")
+            # The board service goes: the gateway's agent says it reconnects,
+            # in Filipino on this page (the notice's code, said: lost).
+            board.stop()
+            b.wait("the reconnecting notice in Filipino", "document.getElementById('connection')"
+                   ".textContent.startsWith('Naputol ang koneksyon sa ')")
             errors = b.console_errors()
             check(not errors, f"the browser's console has errors: {errors}")
         finally:

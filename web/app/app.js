@@ -330,7 +330,7 @@ function onMessage(ev) {
   case "event":
     if (msg.event === "moved") sowNoted(msg);
     if (msg.event === "chat") addChat(msg);
-    else if (msg.event === "notice") $("connection").textContent = msg.text;
+    else if (msg.event === "notice") $("connection").textContent = noticeWords(msg);
     break;
   case "error":
     showError(refusalWords(msg));
@@ -640,4 +640,19 @@ function describeState(st) {
   else if (st.status === "finished" || st.status === "abandoned")
     words.push(t("The game is over."));
   return words.join(" ");
+}
+
+// A notice of the gateway's agent (reconnecting to the service) in the
+// reader's language, from its code (said, where, seconds) as the other
+// views say it (views/narrate.c, view_agent_words); else its text.
+function noticeWords(msg) {
+  const secs = String(msg.seconds);
+  const said = {
+    lost: () => t("lost the connection to %s; trying again for %d s\u2026")
+      .replace("%s", msg.where).replace("%d", secs),
+    still_trying: () => t("still trying (%d s)\u2026").replace("%d", secs),
+    reconnected: () => t("reconnected to %s").replace("%s", msg.where),
+  };
+  const words = said[msg.said] ? said[msg.said]() : msg.text;
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : "";
 }

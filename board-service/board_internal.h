@@ -443,6 +443,19 @@ int board_pair_range(int64_t waited_ms);
 void board_pairing_tick(board_service *svc, int64_t now);
 /* Players waiting, by game_kind_at's index, into per_kind[n_kinds]. */
 void board_pairing_count(board_service *svc, int *per_kind, int n_kinds);
+/* The pools with players waiting now (kind NULL: every kind), for the
+ * lobby's listing: *out (free() it, NULL when none) gets one per pool, in
+ * the order their first player came. Loop thread. 0, or -1 out of memory. */
+typedef struct board_pool_info {
+    const game_kind *kind;
+    game_options opts;
+    int per_move_s, base_s, increment_s;    /* all 0: no clocks */
+    bool rated;
+    int players;
+    int64_t longest_wait_ms;
+} board_pool_info;
+int board_pairing_pools(board_service *svc, const game_kind *kind, int64_t now,
+                        board_pool_info **out, int *n);
 /* The service stops: every waiting call ends UNAVAILABLE with why. */
 void board_pairing_close(board_service *svc, const char *why);
 /* After the server is destroyed (its done callbacks ran). */

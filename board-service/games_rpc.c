@@ -73,6 +73,68 @@ static int by_id(const void *x, const void *y)
     return id_order(a->id, b->id);
 }
 
+/* The quick-pairing pools, in the wire's terms; each pool's options point
+ * into its own arrays (freed with the whole struct). */
+typedef struct pool_space {
+    Sungka__V1__PoolSummary sum;
+    Sungka__V1__GameOption options[GAME_MAX_OPTIONS];
+    Sungka__V1__GameOption *option_ptrs[GAME_MAX_OPTIONS];
+    Sungka__V1__TimeControl tc;
+} pool_space;
+
+/* The first page's pools (ListGamesResponse.pools), into reply; *space to
+ * free() after the reply is sent (NULL when none). */
+static void list_pools(board_service *svc, const char *kind_name,
+                       Sungka__V1__ListGamesResponse *reply, pool_space **space,
+                       Sungka__V1__PoolSummary ***ptrs)
+{
+    board_pool_info *pools;
+    int n;
+    const game_kind *kind = kind_name[0] ? game_kind_find(kind_name) : NULL;
+    *space = NULL;
+    *ptrs = NULL;
+    if ((kind_name[0] && !kind) ||
+        board_pairing_pools(svc, kind, board_now_ms(), &pools, &n) != 0 || n == 0)
+        return;                        /* out of memory: the games are listed without */
+    pool_space *sp = calloc((size_t)n, sizeof *sp);
+    Sungka__V1__PoolSummary **pp = calloc((size_t)n, sizeof *pp);
+    if (!sp || !pp) {
+        free(sp);
+        free(pp);
+        free(pools);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        Sungka__V1__PoolSummary *s = &sp[i].sum;
+        sungka__v1__pool_summary__init(s);
+        s->kind = (char *)pools[i].kind->name;
+        for (int o = 0; o < pools[i].kind->n_options && o < GAME_MAX_OPTIONS; o++) {
+            sungka__v1__game_option__init(&sp[i].options[o]);
+            sp[i].options[o].name = (char *)pools[i].kind->options[o].name;
+            sp[i].options[o].value = pools[i].opts.value[o];
+            sp[i].option_ptrs[o] = &sp[i].options[o];
+            s->n_options++;
+        }
+        s->options = sp[i].option_ptrs;
+        if (pools[i].per_move_s || pools[i].base_s) {
+            sungka__v1__time_control__init(&sp[i].tc);
+            sp[i].tc.per_move_s = pools[i].per_move_s;
+            sp[i].tc.base_s = pools[i].base_s;
+            sp[i].tc.increment_s = pools[i].increment_s;
+            s->time_control = &sp[i].tc;
+        }
+        s->rated = pools[i].rated;
+        s->players = pools[i].players;
+        s->longest_wait_ms = pools[i].longest_wait_ms;
+        pp[i] = s;
+    }
+    free(pools);
+    reply->n_pools = (size_t)n;
+    reply->pools = pp;
+    *space = sp;
+    *ptrs = pp;
+}
+
 static void list_games(rpc_call *call, const ProtobufCMessage *request, void *user)
 {
     board_service *svc = user;
@@ -146,7 +208,13 @@ static void list_games(rpc_call *call, const ProtobufCMessage *request, void *us
     reply.service_version = (char *)SUNGKA_VERSION;
     reply.games = ptrs;
     reply.next_page_token = next;
+    pool_space *pool_mem = NULL;
+    Sungka__V1__PoolSummary **pool_ptrs = NULL;
+    if (!after.set)                    /* the first page says the pools */
+        list_pools(svc, req->kind, &reply, &pool_mem, &pool_ptrs);
     rpc_call_reply(call, &reply.base);
+    free(pool_mem);
+    free(pool_ptrs);
     for (size_t i = 0; i < shown; i++)
         wire_summary_clear(&sums[i]);
     free(all);

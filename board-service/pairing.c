@@ -440,6 +440,48 @@ void board_pairing_count(board_service *svc, int *per_kind, int n_kinds)
     }
 }
 
+int board_pairing_pools(board_service *svc, const game_kind *kind, int64_t now,
+                        board_pool_info **out, int *n)
+{
+    board_pairing *pp = svc->pairing;
+    *out = NULL;
+    *n = 0;
+    if (!pp || pp->n == 0)
+        return 0;
+    board_pool_info *pools = calloc((size_t)pp->n, sizeof *pools);
+    const pair_wait **first = calloc((size_t)pp->n, sizeof *first);
+    if (!pools || !first) {
+        free(pools);
+        free(first);
+        return -1;
+    }
+    int np = 0;
+    for (int i = 0; i < pp->n; i++) {        /* oldest first: each pool's first comes first */
+        const pair_wait *w = pp->w[i];
+        if (w->done || (kind && w->kind != kind))
+            continue;
+        int p = 0;
+        while (p < np && !same_pool(first[p], w))
+            p++;
+        if (p == np) {
+            first[np] = w;
+            pools[np++] = (board_pool_info){
+                .kind = w->kind, .opts = w->opts, .per_move_s = w->tc.per_move_s,
+                .base_s = w->tc.base_s, .increment_s = w->tc.increment_s, .rated = w->rated,
+                .longest_wait_ms = now - w->since_ms};
+        }
+        pools[p].players++;
+    }
+    free(first);
+    if (np == 0) {
+        free(pools);
+        return 0;
+    }
+    *out = pools;
+    *n = np;
+    return 0;
+}
+
 void board_pairing_close(board_service *svc, const char *why)
 {
     board_pairing *pp = svc->pairing;

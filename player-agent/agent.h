@@ -293,6 +293,8 @@ typedef struct agent_msg {
     bool guest;                /* JOINED (and the other who-events): not signed in */
     agent_rating rating;       /* JOINED (and the other who-events) */
     bool extra_turn;
+    int captured;              /* MOVED: stones or discs the move took, as our own
+                                * rules engine replays it (0 when it could not) */
     bool mismatch;             /* MOVED: our own replay of the move disagrees with
                                 * the service's board (seed 000: "error checking
                                 * for rogue servers"); text says where */
@@ -448,6 +450,21 @@ int agent_list_games(agent *ag, const char *kind, agent_status status, agent_gam
                      int *n, char *err, size_t errlen);
 int agent_new_game(agent *ag, const char *kind, const char *const *options, int n_options,
                    char *err, size_t errlen);
+/* The quick-pairing pools where players wait now (kind NULL: every kind),
+ * as the service's lobby listing says them (ListGamesResponse.pools): free
+ * *out with free(). 0, or -1 with a sentence. */
+typedef struct agent_pool_info {
+    char kind[32];
+    char options[160];         /* "cups=6 stones=4" */
+    agent_clock clock;         /* all 0: no clocks */
+    bool rated;
+    int players;
+    int64_t longest_wait_ms;
+} agent_pool_info;
+int agent_list_pools(agent *ag, const char *kind, agent_pool_info **out, int *n, char *err,
+                     size_t errlen);
+/* "5+3", "10", "30/move", or "" for no clocks: as agent_parse_clock reads. */
+void agent_format_clock_spec(const agent_clock *c, char *buf, size_t len);
 int agent_join_game(agent *ag, const char *game_id, bool observe, char *err, size_t errlen);
 
 /* Why the last agent_new_game, agent_join_game or agent_quick_pair failed

@@ -472,8 +472,19 @@ struct agent_quick {
     char name[AGENT_NAME_BYTES];   /* who waits: the account, or the guest's name */
 };
 
-agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
-                               int n_options, bool rated_only, char *err, size_t errlen)
+/* A game asked for by "KIND[:CLOCK]" and options (quick pairing and
+ * tournaments ask so), as the wire wants it. */
+typedef struct wire_game {
+    const game_kind *kind;
+    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
+    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];   /* into option */
+    Sungka__V1__TimeControl tc;
+    bool clocked;                                     /* tc is asked for */
+} wire_game;
+
+/* 0, or -1 with why in err and for the view (agent_lobby_failed). */
+static int wire_game_from_spec(agent *ag, const char *spec, const char *const *options,
+                               int n_options, wire_game *out, char *err, size_t errlen)
 {
     char kind_name[64];
     const char *colon = strchr(spec, ':');
@@ -483,26 +494,32 @@ agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *o
     memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
     if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
         lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
-        return NULL;
+        return -1;
     }
     game_options opts;
-    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
-    if (!kind)
+    out->kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
+    if (!out->kind)
+        return -1;
+    options_to_wire(out->kind, &opts, out->option, out->optp);
+    out->tc = (Sungka__V1__TimeControl)SUNGKA__V1__TIME_CONTROL__INIT;
+    out->clocked = clock.per_move_s || clock.base_s;
+    out->tc.per_move_s = clock.per_move_s;
+    out->tc.base_s = clock.base_s;
+    out->tc.increment_s = clock.increment_s;
+    return 0;
+}
+
+agent_quick *agent_quick_start(agent *ag, const char *spec, const char *const *options,
+                               int n_options, bool rated_only, char *err, size_t errlen)
+{
+    wire_game game;
+    if (wire_game_from_spec(ag, spec, options, n_options, &game, err, errlen) != 0)
         return NULL;
     Sungka__V1__QuickPairRequest req = SUNGKA__V1__QUICK_PAIR_REQUEST__INIT;
-    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
-    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
-    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
-    req.kind = (char *)kind->name;
-    options_to_wire(kind, &opts, option, optp);
-    req.n_options = (size_t)kind->n_options;
-    req.options = optp;
-    if (clock.per_move_s || clock.base_s) {
-        tc.per_move_s = clock.per_move_s;
-        tc.base_s = clock.base_s;
-        tc.increment_s = clock.increment_s;
-        req.time_control = &tc;
-    }
+    req.kind = (char *)game.kind->name;
+    req.n_options = (size_t)game.kind->n_options;
+    req.options = game.optp;
+    req.time_control = game.clocked ? &game.tc : NULL;
     req.rated_only = rated_only;
     const char *session = agent__session(ag);
     agent_quick *w = calloc(1, sizeof *w);
@@ -603,6 +620,64 @@ int agent_quick_pair(agent *ag, const char *spec, const char *const *options, in
     }
     pthread_mutex_unlock(&q->lock);
     return agent_quick_finish(ag, w, err, errlen);
+}
+
+int agent_list_pools(agent *ag, const char *kind, agent_pool_info **out, int *n, char *err,
+                     size_t errlen)
+{
+    Sungka__V1__ListGamesRequest req = SUNGKA__V1__LIST_GAMES_REQUEST__INIT;
+    req.kind = (char *)(kind ? kind : "");
+    req.page_size = 1;                 /* the pools come with the first page */
+    rpc_method m = agent__methods.list_games;
+    ProtobufCMessage *reply = NULL;
+    *out = NULL;
+    *n = 0;
+    if (agent__call_sync(ag, &m, &req.base, NULL, &reply, err, errlen,
+                         "cannot list the pools") != 0)
+        return -1;
+    Sungka__V1__ListGamesResponse *list = (Sungka__V1__ListGamesResponse *)reply;
+    agent_pool_info *pools = calloc(list->n_pools + 1, sizeof *pools);
+    if (!pools) {
+        protobuf_c_message_free_unpacked(reply, NULL);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < list->n_pools; i++) {
+        const Sungka__V1__PoolSummary *s = list->pools[i];
+        agent_pool_info *p = &pools[i];
+        agent__text(p->kind, sizeof p->kind, s->kind);
+        size_t used = 0;
+        for (size_t o = 0; o < s->n_options && used < sizeof p->options; o++) {
+            char name[48];
+            agent__text(name, sizeof name, s->options[o]->name);
+            int w = snprintf(p->options + used, sizeof p->options - used, "%s%s=%d",
+                             o ? " " : "", name, s->options[o]->value);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (s->time_control)
+            p->clock = (agent_clock){.per_move_s = s->time_control->per_move_s,
+                                     .base_s = s->time_control->base_s,
+                                     .increment_s = s->time_control->increment_s};
+        p->rated = s->rated;
+        p->players = s->players;
+        p->longest_wait_ms = s->longest_wait_ms;
+    }
+    *n = (int)list->n_pools;
+    *out = pools;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+void agent_format_clock_spec(const agent_clock *c, char *buf, size_t len)
+{
+    if (c->per_move_s)
+        snprintf(buf, len, "%d/move", c->per_move_s);
+    else if (c->base_s && c->increment_s)
+        snprintf(buf, len, "%d+%d", c->base_s / 60, c->increment_s);
+    else if (c->base_s)
+        snprintf(buf, len, "%d", c->base_s / 60);
+    else if (len)
+        buf[0] = '\0';
 }
 
 /* The most games the lobby gathers, over however many pages. */
@@ -797,34 +872,14 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
                  format);
         return -1;
     }
-    char kind_name[64];
-    const char *colon = strchr(spec, ':');
-    snprintf(kind_name, sizeof kind_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
-             spec);
-    agent_clock clock = {0, 0, 0};
-    memset(&ag->lobby_failure, 0, sizeof ag->lobby_failure);
-    if (colon && agent_parse_clock(colon + 1, &clock, err, errlen) != 0) {
-        lobby_failed(ag, AGENT_LOBBY_BAD_CLOCK, colon + 1);
-        return -1;
-    }
-    game_options opts;
-    const game_kind *kind = parse_kind(ag, kind_name, options, n_options, &opts, err, errlen);
-    if (!kind)
+    wire_game game;
+    if (wire_game_from_spec(ag, spec, options, n_options, &game, err, errlen) != 0)
         return -1;
     Sungka__V1__CreateTournamentRequest req = SUNGKA__V1__CREATE_TOURNAMENT_REQUEST__INIT;
-    Sungka__V1__GameOption option[GAME_MAX_OPTIONS];
-    Sungka__V1__GameOption *optp[GAME_MAX_OPTIONS];
-    Sungka__V1__TimeControl tc = SUNGKA__V1__TIME_CONTROL__INIT;
-    req.kind = (char *)kind->name;
-    options_to_wire(kind, &opts, option, optp);
-    req.n_options = (size_t)kind->n_options;
-    req.options = optp;
-    if (clock.per_move_s || clock.base_s) {
-        tc.per_move_s = clock.per_move_s;
-        tc.base_s = clock.base_s;
-        tc.increment_s = clock.increment_s;
-        req.time_control = &tc;
-    }
+    req.kind = (char *)game.kind->name;
+    req.n_options = (size_t)game.kind->n_options;
+    req.options = game.optp;
+    req.time_control = game.clocked ? &game.tc : NULL;
     req.format = arena   ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ARENA
                  : swiss ? SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_SWISS
                          : SUNGKA__V1__TOURNAMENT_FORMAT__TOURNAMENT_FORMAT_ROUND_ROBIN;

@@ -170,7 +170,8 @@ static void check_move(agent_model *md, agent_msg *m)
         return;
     game_state mine = md->state;
     char why[GAME_ERR_LEN];
-    if (game_play(&mine, m->seat, m->move, NULL, why, sizeof why) != GAME_OK) {
+    static _Thread_local game_result res;   /* large: off the stack, one per view thread */
+    if (game_play(&mine, m->seat, m->move, &res, why, sizeof why) != GAME_OK) {
         m->mismatch = true;
         snprintf(m->text, sizeof m->text, "the service accepted a move our rules refuse: %s",
                  why);
@@ -191,6 +192,8 @@ static void check_move(agent_model *md, agent_msg *m)
     }
     if (m->mismatch)
         md->mismatches++;
+    else
+        m->captured = res.captured;
 }
 
 static agent_person *find_person(agent_model *md, const char *name)

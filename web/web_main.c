@@ -57,6 +57,7 @@
 #include "config_file.h"
 #include "options.h"
 #include "relay_key.h"
+#include "self_signed.h"
 #include "server_notify.h"
 #include "version.h"
 #include "web_hub.h"
@@ -109,6 +110,7 @@ static struct {
     char index_path[PATH_MAX];
     int per_address;
     bool secure_cookies;       /* the cookies say Secure (behind TLS) */
+    bool https;                /* browsers come over TLS to us (--https-cert) */
     conn *conns;
     address_count addresses[MAX_ADDRESSES];
     int n_addresses;
@@ -148,8 +150,8 @@ static bool origin_allowed(struct lws *wsi)
     if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0 ||
         lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
         return false;
-    snprintf(want, sizeof want, "%s://%s", web_proxy_forwarded_https(wsi) ? "https" : "http",
-             host);
+    bool https = gw.https || web_proxy_forwarded_https(wsi);
+    snprintf(want, sizeof want, "%s://%s", https ? "https" : "http", host);
     return strcmp(origin, want) == 0;
 }
 
@@ -287,6 +289,7 @@ static const struct {
     {"/app.css", "text/css; charset=utf-8"},
     {"/favicon.svg", "image/svg+xml"},
     {"/i18n.js", "text/javascript; charset=utf-8"},
+    {"/history.js", "text/javascript; charset=utf-8"},
     {"/i18n/fil.json", "application/json"},
     {"/i18n/id.json", "application/json"},
 };
@@ -338,7 +341,7 @@ static int serve_http(struct lws *wsi)
         if (known) {
             /* Secure when the browser came over TLS: said by the
              * operator, or by a trusted proxy (X-Forwarded-Proto). */
-            bool secure = gw.secure_cookies || web_proxy_forwarded_https(wsi);
+            bool secure = gw.https || gw.secure_cookies || web_proxy_forwarded_https(wsi);
             char csrf[WEB_STORE_ID_HEX + 1];
             web_store_csrf(id, csrf);
             hlen = snprintf(headers, sizeof headers,
@@ -482,6 +485,13 @@ static void usage(FILE *out)
             "      --tls                   speak TLS to the board service\n"
             "      --tls-ca FILE           ...verifying its certificate against this CA (a\n"
             "                              service's own --tls-self-signed certificate will do)\n"
+            "      --https-cert FILE       serve browsers over HTTPS and wss:// with this PEM\n"
+            "                              certificate (the session cookies are then Secure)\n"
+            "      --https-key FILE        ...and its private key\n"
+            "      --https-self-signed     serve browsers over HTTPS with a certificate of the\n"
+            "                              gateway's own, made once and kept in the state\n"
+            "                              directory (https/; its fingerprint is logged):\n"
+            "                              browsers warn until it is trusted\n"
             "      --web-root DIR          the web app's files (default: the copy installed\n"
             "                              beside the program, ../share/sungka/web)\n"
             "      --max-per-address N     browser connections from one address (default %d)\n"
@@ -571,7 +581,7 @@ static int split_address(const char *text, char *host, size_t hostlen, int *port
 
 enum { OPT_TLS = 1000, OPT_TLS_CA, OPT_WEB_ROOT, OPT_PER_ADDRESS, OPT_VERSION, OPT_TRUSTED_PROXY,
        OPT_METRICS, OPT_CONFIG, OPT_RELAY_KEY, OPT_STATE_DIR, OPT_NO_STATE, OPT_SECURE_COOKIES,
-       OPT_SESSIONS_PER_ADDRESS };
+       OPT_SESSIONS_PER_ADDRESS, OPT_HTTPS_CERT, OPT_HTTPS_KEY, OPT_HTTPS_SELF_SIGNED };
 
 static const struct option longopts[] = {
     {"listen", required_argument, NULL, 'l'},
@@ -588,6 +598,9 @@ static const struct option longopts[] = {
     {"no-state", no_argument, NULL, OPT_NO_STATE},
     {"secure-cookies", no_argument, NULL, OPT_SECURE_COOKIES},
     {"sessions-per-address", required_argument, NULL, OPT_SESSIONS_PER_ADDRESS},
+    {"https-cert", required_argument, NULL, OPT_HTTPS_CERT},
+    {"https-key", required_argument, NULL, OPT_HTTPS_KEY},
+    {"https-self-signed", no_argument, NULL, OPT_HTTPS_SELF_SIGNED},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -600,7 +613,8 @@ static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
  * trusted proxies go to web_proxy's staged list (web_proxy.h). */
 typedef struct settings {
     const char *listen, *server, *tls_ca, *web_root, *metrics, *config, *relay_key, *state_dir;
-    bool tls, help, version, no_state, secure_cookies;
+    const char *https_cert, *https_key;
+    bool tls, help, version, no_state, secure_cookies, https_self_signed;
     int per_address, sessions_per_address;
     config_values *file_values;    /* the file's strings, which these point into */
 } settings;
@@ -626,6 +640,9 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     case OPT_STATE_DIR: st->state_dir = value; break;
     case OPT_NO_STATE: st->no_state = true; break;
     case OPT_SECURE_COOKIES: st->secure_cookies = true; break;
+    case OPT_HTTPS_CERT: st->https_cert = value; break;
+    case OPT_HTTPS_KEY: st->https_key = value; break;
+    case OPT_HTTPS_SELF_SIGNED: st->https_self_signed = true; break;
     case OPT_SESSIONS_PER_ADDRESS:
         return option_number_says(value, 1, 1000000, &st->sessions_per_address, err, errlen);
     case 'h': st->help = true; break;
@@ -729,6 +746,8 @@ int main(int argc, char **argv)
     gw.per_address = st.per_address;
     gw.sessions_per_address = st.sessions_per_address;
     gw.secure_cookies = st.secure_cookies;
+    const char *https_cert = st.https_cert, *https_key = st.https_key;
+    bool https_self_signed = st.https_self_signed;
     const char *state_dir = st.state_dir;
     bool no_state = st.no_state;
     if (st.relay_key) {
@@ -828,6 +847,43 @@ int main(int argc, char **argv)
         gw.cfg.state_dir = state_path;
     }
 
+    /* Browsers over TLS: the operator's pair, or our own kept beside the
+     * browsers' sessions. */
+    static self_signed_pair https_pair;
+    if (https_self_signed && (https_cert || https_key)) {
+        fprintf(stderr, "sungka-web: --https-self-signed makes its own certificate: give it or "
+                        "--https-cert and --https-key, not both\n");
+        return 2;
+    }
+    if (!https_cert != !https_key) {
+        fprintf(stderr, "sungka-web: --https-cert and --https-key go together: the certificate "
+                        "and its private key\n");
+        return 2;
+    }
+    if (https_self_signed) {
+        char dir[PATH_MAX + 8];
+        if (no_state) {
+            fprintf(stderr, "sungka-web: --https-self-signed keeps its certificate in the state "
+                            "directory: drop --no-state, or give --https-cert and --https-key\n");
+            return 2;
+        }
+        snprintf(dir, sizeof dir, "%s/https", state_path);
+        if (self_signed_for_server(dir, listen, NULL, 0, &https_pair, err, sizeof err) != 0) {
+            fprintf(stderr, "sungka-web: --https-self-signed: %s\n", err);
+            return 1;
+        }
+        https_cert = https_pair.cert;
+        https_key = https_pair.key;
+        printf("sungka-web: HTTPS certificate %s (%s %s): browsers warn until it is trusted\n",
+               https_pair.fingerprint, https_pair.made ? "made now:" : "kept in", https_pair.cert);
+    }
+    if (https_cert && (access(https_cert, R_OK) != 0 || access(https_key, R_OK) != 0)) {
+        fprintf(stderr, "sungka-web: cannot read %s: %s (--https-cert, --https-key)\n",
+                access(https_cert, R_OK) != 0 ? https_cert : https_key, strerror(errno));
+        return 1;
+    }
+    gw.https = https_cert != NULL;
+
     lws_set_log_level(LLL_ERR | LLL_USER, NULL);
     /* Every request goes to serve_http, which serves the app's page with
      * its cookies, and its two files by name. */
@@ -846,6 +902,14 @@ int main(int argc, char **argv)
     info.mounts = &files;
     info.headers = &header_csp;
     info.server_string = "sungka-web";
+    if (gw.https) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = https_cert;
+        info.ssl_private_key_filepath = https_key;
+        /* HTTP/1.1 only: the page's own headers (its cookies) are written
+         * for it, and a WebSocket is an HTTP/1.1 upgrade everywhere. */
+        info.alpn = "http/1.1";
+    }
 
     agent_library_init();
     struct lws_context *ctx = lws_create_context(&info);
@@ -873,9 +937,9 @@ int main(int argc, char **argv)
         return 1;
     }
     bool v6 = strchr(host, ':') != NULL;
-    printf("sungka-web: listening on %s%s%s:%d, playing on %s; open http://%s%s%s:%d/\n",
-           v6 ? "[" : "", host, v6 ? "]" : "", bound, gw.cfg.server, v6 ? "[" : "", host,
-           v6 ? "]" : "", bound);
+    printf("sungka-web: listening on %s%s%s:%d, playing on %s; open %s://%s%s%s:%d/\n",
+           v6 ? "[" : "", host, v6 ? "]" : "", bound, gw.cfg.server, gw.https ? "https" : "http",
+           v6 ? "[" : "", host, v6 ? "]" : "", bound);
     if (metrics)
         printf("sungka-web: metrics at http://%s%s%s:%d/metrics\n",
                strchr(metrics_host, ':') ? "[" : "", metrics_host,

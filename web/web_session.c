@@ -21,6 +21,7 @@
 #include "address.h"
 #include "agent.h"
 #include "gtk_geometry.h"
+#include "web_history.h"
 #include "web_store.h"
 
 /* The area the board is laid out in; the browser scales the SVG to fit. */
@@ -957,6 +958,7 @@ static void command(web_session *s, const char *text, size_t len)
     }
     const char *type = json_string_value(json_object_get(cmd, "type"));
     char err[512];
+    json_t *reply;
     if (!type) {
         send_error(s, "bad_command", "every command needs a \"type\" (a string)");
     } else if (strcmp(type, "quick_cancel") == 0) {
@@ -974,8 +976,12 @@ static void command(web_session *s, const char *text, size_t len)
         json_t *v = json_object_get(cmd, "version");
         if (!json_is_integer(v) || json_integer_value(v) < WEB_PROTOCOL_OLDEST ||
             json_integer_value(v) > WEB_PROTOCOL_VERSION)
-            send_error(s, "version", "this gateway speaks versions 1 and 2 of the protocol "
+            send_error(s, "version", "this gateway speaks versions 1 to 3 of the protocol "
                                      "only: reload the page");
+    } else if ((reply = web_history_command(s->ag, agent_account(s->ag) ? agent_account(s->ag)
+                                                                          : s->name,
+                                            type, cmd)) != NULL) {
+        send_json(s, reply);   /* version 3: web_history.h */
     } else if (account_command(s, type, cmd)) {
         /* done */
     } else if (game_command(s, type, cmd)) {

@@ -805,7 +805,7 @@ def test_moves(bindir, shotdir):
         w = s.gtk("--server", board.address, "--name", "olga", "--game", gid, "--observe",
                   state_dir=os.path.join(s.tmp, "olga"))
         w.expect(r"^script: started")
-        w.do("wait-log You are watching.")
+        w.do("wait-log You are observing.")
         watched = [x.strip() for x in w.do("movelist", r"^script: movelist (.*)$").group(1)
                    .split("|") if x.strip()]
         if watched[:len(listed)] != listed:
@@ -899,7 +899,7 @@ def test_sit_stand(bindir, shotdir):
         g.do("lobby-refresh")
         g.do(f"lobby-watch {gid}")
         bob.expect(r"^1 person is watching\.")   # observers are counted, not named
-        g.do("wait-log You are watching.")
+        g.do("wait-log You are observing.")
         g.do("button sit")
         bob.expect(r"^alice sits down at seat 1\.")
         g.do("wait-log alice sits down at seat 1.")
@@ -1485,6 +1485,232 @@ def test_connect_user(bindir, shotdir):
             raise Failure("closing the connect dialog did not quit with 0\n" + g.dump())
 
 
+def colour_pixels(path, colour, box=None):
+    """How many pixels of a window shot (inside box, (x, y, w, h), if given)
+    are near colour ("#c01c28")."""
+    crop = ["-crop", f"{box[2]}x{box[3]}+{box[0]}+{box[1]}", "+repage"] if box else []
+    r = subprocess.run(["convert", path, *crop, "-fuzz", "12%", "-fill", "black", "+opaque", colour,
+                        "-fill", "white", "-opaque", colour, "-format",
+                        "%[fx:int(mean*w*h+0.5)]", "info:"], capture_output=True, text=True,
+                       timeout=30)
+    if r.returncode != 0:
+        raise Failure(f"convert {path}: {r.stderr}")
+    return int(r.stdout.strip())
+
+
+def red_pixels(path, box):
+    """Pixels in the light style's error colour (libadwaita's #c01c28), in
+    which a clock short of time is drawn."""
+    return colour_pixels(path, "#c01c28", box)
+
+
+def test_clock(bindir, shotdir):
+    """The big clocks above the board and the sounds (issue 33): a clocked
+    reversi game (12 s a move) shows one clock per seat, the running one
+    counting down and red in its last 10 s — alice sees her own turn red,
+    then bob's once she has moved; the screenshots show the red digits only
+    while a clock is low. The sounds, as the view asks the desktop for them:
+    alice's own clock entering its last 10 s, her move (a capture: reversi's
+    moves turn discs), none while the desktop turns event sounds off (bob's
+    move), and the end."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "reversi",
+                  "--option", "size=6", "--clock", "12/move")
+        gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^You are bob")
+        g.do("wait-people bob")
+        g.do("sounds", r"^script: sounds 0 last none wanted 1$")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
+        first = g.do("clocks", r"^script: clocks (.*)$").group(1)
+        if not re.fullmatch(r"alice 0:1[0-2] (running|low) \| bob 0:12 stopped", first):
+            raise Failure(f"the clocks at the start: {first}")
+        g.do("wait-clock 0 low", r"^script: clocks alice 0:(10|0\d) low \| bob 0:12 stopped$")
+        g.do("sounds", r"^script: sounds 1 last low-time wanted 1$")
+        s.shot(g, "gtk_clock_low")
+        box = [int(x) for x in g.do("clocks-box", r"^script: clocks-box (.*)$").group(1).split()]
+        low = red_pixels(os.path.join(shotdir, "gtk_clock_low.png"), box)
+        g.do(f"click-move {legal[0]}")
+        seen(bob, r"alice played")
+        g.do("wait-sounds 2", r"^script: sounds 2 last capture wanted 1$")
+        g.do("wait-clock 1 running", r"^script: clocks alice 0:\d+ stopped \| bob 0:1\d running$")
+        s.shot(g, "gtk_clock_running")
+        calm = red_pixels(os.path.join(shotdir, "gtk_clock_running.png"), box)
+        if low < 100 or low < 3 * calm:
+            raise Failure(f"the low clock is not red: {low} red pixels low, {calm} running")
+        # bob's turn runs out of its first seconds: red on alice's side too
+        g.do("wait-clock 1 low", r"^script: clocks alice \S+ stopped \| bob 0:(10|0\d) low$")
+        g.do("desktop-sounds off")
+        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
+        bob.send(bob.expect(r"^Your turn.*Legal: (.+)$").group(1).split()[0])
+        g.do("wait-turn")
+        g.do("sounds", r"^script: sounds 2 last capture wanted 0$")
+        g.do("desktop-sounds on")
+        g.do("action win.resign")
+        g.do("confirm")
+        g.do("wait-sounds 3", r"^script: sounds 3 last end wanted 1$")
+        finish(g)
+        print(f"red pixels: {low} with alice's clock low, {calm} with bob's running")
+
+def test_step_back(bindir, shotdir):
+    """The move list stepped back while the game runs (issue 33): a click on
+    move 1 shows the board after it (one mark on it), and keeps showing it
+    while bob plays on; move 3 shows three marks; Back to the Game shows the
+    game as it is, four marks. The cells are those the board draws."""
+    with Session(bindir, shotdir) as s:
+        board = s.board()
+        g = s.gtk("--server", board.address, "--name", "alice", "--new", "tictactoe",
+                  "--option", "size=3", "--option", "dims=2")
+        gid = g.expect(r"^  sungka-player .* --game (\S+)$").group(1)
+        g.expect(r"^script: started")
+        bob = s.text("bob", "--server", board.address, "--game", gid, "--ready")
+        bob.expect(r"^You are bob")
+        g.do("wait-people bob")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+
+        def cells(what):
+            return g.do("cells", rf"^script: cells {what}:(.*)$").group(1).split()
+
+        def marks(now, before):
+            return [i for i in range(len(before)) if now[i] != before[i]]
+
+        legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
+        start = cells("live")
+        for turn in range(2):
+            if turn:
+                legal = g.do("wait-turn", r"^script: turn legal (.*)$").group(1).split()
+            g.do(f"click-move {legal[0]}")
+            bob.expect(r"^alice played cell (\S+)\.")
+            if turn == 0:            # bob plays from the far corner back
+                bob.expect(r"^Your turn")
+                bob.send("8")
+        g.do("moves-view 1")
+        one = cells("viewing 1")
+        if len(marks(one, start)) != 1:
+            raise Failure(f"after move 1 the board shows {one}; at the start {start}")
+        s.shot(g, "gtk_step_back")
+        # bob plays on while alice looks at move 1
+        bob.expect(r"^Your turn")
+        bob.send("7")
+        g.do("wait-turn")
+        lines = [x for x in g.do("movelist", r"^script: movelist (.*)$").group(1).split("|")
+                 if x.strip()]
+        if len(lines) != 4 or cells("viewing 1") != one:
+            raise Failure(f"while the game went on ({lines}) the board left move 1")
+        g.do("status", r"after move 1 of 4")
+        g.do("moves-view 3")
+        if len(marks(cells("viewing 3"), start)) != 3:
+            raise Failure("after move 3 the board does not show three marks")
+        g.do("moves-view live")
+        live = cells("live")
+        if len(marks(live, start)) != 4:
+            raise Failure(f"back in the game the board shows {live}")
+        finish(g)
+        print(f"move 1: {one}; the game: {live}")
+
+
+def test_rating_graph(bindir, shotdir):
+    """A player's rating graph (issue 33): after a rated game, the history's
+    Ratings window draws bob's and Alice's ratings from the service's
+    RatingHistory — the same numbers as bob's `ratings` in the text view —
+    as a line in the kind's colour (counted in the window's shot)."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--rated-same-address", "--rated-min-moves", "0")
+        g = s.gtk(state_dir=os.path.join(s.tmp, "alice"))
+        g.expect(r"^script: started")
+        g.do(f"connect-account {board.address} Alice {PASSWORD} register")
+        g.do("wait-connect", r"^script: connected Alice$")
+        gid = g.do("lobby-new tictactoe size=3 dims=2 rated",
+                   r"^script: created (\S+)").group(1)
+        bob = s.text("bob", "--server", board.address, "--state-dir", os.path.join(s.tmp, "bob"))
+        bob.expect(r"^You are in the lobby")
+        for line in ("register bob", PASSWORD, PASSWORD):
+            bob.send(line)
+        bob.expect(r"^Account bob created\. Signed in\.")
+        bob.send(f"join {gid}")
+        bob.expect(r"^You are bob")
+        bob.send("ready")
+        g.do("wait-people bob")
+        g.do("button ready")
+        bob.expect(r"The game starts")
+        bob.send("resign")
+        bob.send("resign")
+        g.do("wait-over", r"^script: over")
+        bob.send("ratings bob")
+        ref = bob.expect(r"^tictactoe, game \S+: (\d+) -> (\d+)")
+        want = [int(ref.group(1)), int(ref.group(2))]
+        for name, expect in (("bob", want), ("Alice", None)):
+            kind = g.do(f"ratings {name}", r"^script: ratings-kind (.*)$").group(1).split()
+            got = [int(x) for x in kind[2:]]
+            if kind[0] != "tictactoe" or (expect and got != expect) or len(got) != 2 \
+                    or (name == "Alice" and got[1] <= got[0]):
+                raise Failure(f"{name}'s graph has {kind}, bob's ratings say {want}")
+        colour = kind[1]
+        g.do("ratings bob")
+        s.shot_of(g, "ratings", "gtk_rating_graph")
+        drawn = colour_pixels(os.path.join(shotdir, "gtk_rating_graph.png"), colour)
+        if drawn < 300:
+            raise Failure(f"bob's line is not drawn: {drawn} pixels in {colour}")
+        g.do("ratings nobody-here", r"^script: ratings-error ")
+        finish(g)
+        print(f"bob's graph {want}: {drawn} pixels of its line")
+
+
+def test_quick_pairing(bindir, shotdir):
+    """Quick pairing from the games dialog (issue 33): alice asks for a
+    game of tic-tac-toe with a 5+3 clock, sees the pool while she waits
+    (the window stays usable); the lobby lists the pool with its size and
+    wait, in bob's text view (`games`) and in alice's dialog; she stops
+    waiting (the pool is gone), asks again; bob types `quick`; both are
+    seated in one clocked game, which the window shows with its big clocks."""
+    with Session(bindir, shotdir) as s:
+        board = s.board("--client-pairings", "2")
+        g = s.gtk("--server", board.address, "--name", "alice", "--ready")
+        g.expect(r"^script: started")
+        g.do("lobby-clock 5+3")
+        g.do("lobby-quick tictactoe size=3 dims=2")
+        g.do("wait-pool 1 in the pool; ratings 1400 to 1600",
+             r"^script: pool Waiting for a quick pairing: 1 in the pool")
+        g.do("status")                 # the window answers while alice waits
+        # the lobby lists the pool, its size and its wait: in the text view
+        # and in the games dialog
+        pool = r"Quick pairing pool tictactoe \(size=3 dims=2[^)]*\), clock 5\+3: 1 waiting, " \
+               r"the longest for \d+ s\."
+        bob = s.text("bob", "--server", board.address, "--ready")
+        bob.expect(r"^You are in the lobby")
+        bob.send("games")
+        bob.expect("^" + pool)
+        g.do("lobby-refresh")
+        g.do("lobby-pools", r"^script: lobby-pools " + pool + "$")
+        s.shot_of(g, "lobby", "gtk_quick_waiting")
+        g.do("lobby-quick-stop")
+        g.do("wait-paired", r"^script: quick-failed no quick pairing: ")
+        g.do("lobby-refresh")
+        g.do("lobby-pools", r"^script: lobby-pools $")
+        g.do("lobby-quick tictactoe size=3 dims=2")
+        g.do("wait-pool 1 in the pool")
+        bob.send("quick tictactoe 5+3 size=3 dims=2")
+        game = bob.expect(r"^Paired: game (\S+)\.").group(1)
+        g.do("wait-paired", rf"^script: paired {game}$")
+        said = f"game {game}: 2 players paired from the tictactoe pool"
+        if not any(said in line for line in board.err):
+            raise Failure(f"the service did not say '{said}'\n" + board.dump())
+        g.do("wait-people bob")
+        clocks = g.do("clocks", r"^script: clocks (.*)$").group(1)
+        seats = sorted(x.strip() for x in clocks.split("|"))
+        if len(seats) != 2 or not re.fullmatch(r"alice [45]:\d\d (running|stopped)", seats[0]) \
+                or not re.fullmatch(r"bob [45]:\d\d (running|stopped)", seats[1]):
+            raise Failure(f"the paired game's clocks: {clocks}")
+        s.shot(g, "gtk_quick_paired")
+        finish(g)
+        print(f"alice (GTK) and bob (text) paired in game {game}: {clocks}")
+
+
 TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": test_swap, "lobby": test_lobby, "connect": test_connect,
          "hot_seat": test_hot_seat, "sit_stand": test_sit_stand, "grace": test_grace,
          "history": test_history, "reconnect": test_reconnect, "watching": test_watching,
@@ -1495,7 +1721,9 @@ TESTS = {"fair_play": test_fair_play, "play_kalah": test_play_kalah, "swap": tes
          "running_en": running_test("en"), "running_fil": running_test("fil"),
          "running_id": running_test("id"), "ready_name": test_ready_name,
          "narrow": test_narrow, "gnome": test_gnome, "connect_user": test_connect_user,
-         "connect_again": test_connect_again, "tournaments": test_tournaments}
+         "connect_again": test_connect_again, "tournaments": test_tournaments,
+         "clock": test_clock, "step_back": test_step_back, "rating_graph": test_rating_graph,
+         "quick_pairing": test_quick_pairing}
 
 
 def main():

@@ -64,7 +64,7 @@ PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-admin", "su
             "sungka-bench", "sungka-web"]
 UNITS = ["sungka-board", "sungka-relay", "sungka-web"]
 # The web app sungka-web serves (web/app/).
-WEB_FILES = ["index.html", "app.js", "app.css", "favicon.svg", "i18n.js", "i18n/fil.json",
+WEB_FILES = ["index.html", "app.js", "app.css", "favicon.svg", "i18n.js", "history.js", "i18n/fil.json",
              "i18n/id.json"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
 # The GTK view's application id, which names its desktop entry.

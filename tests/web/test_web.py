@@ -43,7 +43,7 @@ def gateway(env, board, *extra, port=0):
 class Browser:
     """One headless Chromium window; closed with the test."""
 
-    def __init__(self, width=1100, height=900):
+    def __init__(self, width=1100, height=900, trust_any_certificate=False):
         from selenium import webdriver
         from selenium.webdriver.chrome.options import Options
         from selenium.webdriver.chrome.service import Service
@@ -54,6 +54,8 @@ class Browser:
                   f"--window-size={width},{height}", f"--user-data-dir={self.profile}",
                   "--no-first-run", "--disable-extensions"):
             opts.add_argument(a)
+        if trust_any_certificate:      # a gateway's own self-signed one (test https)
+            opts.add_argument("--ignore-certificate-errors")
         opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
 
@@ -160,7 +162,7 @@ def play_kalah(bindir):
                     b.wait("the watched board", "document.querySelectorAll('#board [data-cell]')"
                                                 ".length == 14")
                     check(b.js("document.getElementById('turn').textContent")
-                          .startswith("You are watching"), "the watcher is not told it watches")
+                          .startswith("You are observing"), "the watcher is not told it watches")
                     check(not b.d.find_elements("css selector", "#board [data-move]"),
                           "a watcher is offered cups to play")
                     watching = True
@@ -247,7 +249,7 @@ def _ws(web, origin=None):
                                      origin=origin or web.url, subprotocols=["sungka"],
                                      timeout=WAIT)
     hello = json.loads(ws.recv())
-    check(hello["type"] == "hello" and hello["version"] == 2, f"the first message was {hello}")
+    check(hello["type"] == "hello" and hello["version"] == 3, f"the first message was {hello}")
     lobby = json.loads(ws.recv())
     check(lobby["type"] == "lobby", f"the second message was {lobby}")
     return ws
@@ -345,7 +347,7 @@ def protocol(bindir):
         _error(ws, '{"type": "join", "game": 7}', "bad_field")
         _error(ws, '{"type": "join", "game": "999"}', "refused")
         _error(ws, '{"type": "new", "kind": "chess"}', "refused")
-        _error(ws, '{"type": "hello", "version": 3}', "version")
+        _error(ws, '{"type": "hello", "version": 4}', "version")
         # Version 2's commands: their fields checked, refused away from a game.
         _error(ws, '{"type": "answer_draw", "accept": "yes"}', "refused")
         _error(ws, '{"type": "offer_draw"}', "refused")
@@ -716,9 +718,78 @@ def gateway_restart(bindir):
             b.close()
 
 
+def https(bindir):
+    """--https-self-signed: browsers come over HTTPS and wss:// with the
+    gateway's own certificate, kept in its state directory; the cookies are
+    Secure; an http:// Origin is refused over TLS; plain HTTP gets no page;
+    a real browser (told to trust the certificate) plays from the lobby."""
+    import http.client
+    import ssl
+    import websocket
+    with Env(bindir) as env:
+        board = env.board()
+        state = os.path.join(env.state_dir, "web-https")
+        argv = WRAPPER + [os.path.join(env.bindir, "sungka-web"), "--listen", "127.0.0.1:0",
+                          "--server", board.address, "--state-dir", state,
+                          "--https-self-signed"]
+        web = Proc("web", argv, stdin=False, env=env.env)
+        env.procs.append(web)
+        web.expect(r"HTTPS certificate \S+ \(made now:", timeout=15)
+        port = int(web.expect(r"listening on 127\.0\.0\.1:(\d+).*open https://",
+                              timeout=15).group(1))
+        cert = os.path.join(state, "https", "tls-cert.pem")
+        check(os.path.exists(cert), f"no certificate kept at {cert}")
+        tls = ssl.create_default_context(cafile=cert)
+        c = http.client.HTTPSConnection("127.0.0.1", port, context=tls, timeout=WAIT)
+        c.request("GET", "/")
+        r = c.getresponse()
+        body = r.read()
+        cookies = r.headers.get_all("Set-Cookie") or []
+        check(r.status == 200 and b"<html" in body.lower(), f"GET / over HTTPS: {r.status}")
+        check(cookies and all("; Secure" in k for k in cookies),
+              f"the cookies over HTTPS are not Secure: {cookies}")
+        c.close()
+        origin = f"https://127.0.0.1:{port}"
+        ws = websocket.create_connection(f"wss://127.0.0.1:{port}/ws", origin=origin,
+                                         subprotocols=["sungka"], timeout=WAIT,
+                                         sslopt={"ca_certs": cert})
+        hello = json.loads(ws.recv())
+        check(hello["type"] == "hello", f"the first message over wss was {hello}")
+        ws.close()
+        try:
+            websocket.create_connection(f"wss://127.0.0.1:{port}/ws",
+                                        origin=f"http://127.0.0.1:{port}",
+                                        subprotocols=["sungka"], timeout=WAIT,
+                                        sslopt={"ca_certs": cert}).close()
+            raise Failure("an http:// Origin was let in over TLS")
+        except (websocket.WebSocketException, ConnectionError):
+            pass
+        web.expect_stderr(r"refused a WebSocket from a page on another site")
+        plain = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        try:
+            plain.request("GET", "/")
+            got = plain.getresponse().status
+        except (OSError, http.client.HTTPException):
+            got = None
+        check(got != 200, "plain HTTP got the page from a gateway serving HTTPS")
+        # A browser that trusts the certificate plays as it would on http.
+        b = Browser(trust_any_certificate=True)
+        try:
+            b.d.get(origin + "/")
+            b.wait("the lobby over wss", "document.querySelectorAll('#kind option').length > 0")
+            check(b.d.execute_script("return location.protocol") == "https:", "not on https")
+        finally:
+            b.close()
+        web.stop()
+        # Started again: the kept certificate, not a new one.
+        web = Proc("web2", argv, stdin=False, env=env.env)
+        env.procs.append(web)
+        web.expect(r"HTTPS certificate \S+ \(kept in", timeout=15)
+
+
 TESTS = {f.__name__: f for f in (play_kalah, every_kind, security, protocol, slow_browser,
                                   tls, clocked_rematch, signed_in_reload,
-                                  gateway_restart)}
+                                  gateway_restart, https)}
 
 
 def main():

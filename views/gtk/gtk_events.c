@@ -142,8 +142,10 @@ static void handle(gview *v, const agent_msg *msg)
         v->move_pending = false;
         v->flash[0] = '\0';
         gview_anim_start(v, msg);
+        gview_sound_play(v, msg->captured > 0 ? GVIEW_SOUND_CAPTURE : GVIEW_SOUND_MOVE);
         break;
     case AGENT_MSG_GAME_OVER:
+        gview_sound_play(v, GVIEW_SOUND_END);
         show_gview_game_over(v, msg);
         break;
     case AGENT_MSG_REMATCH_STARTED: {

@@ -203,6 +203,20 @@ static void on_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
     replay_selected(data);
 }
 
+/* Ratings…: the graph of our own ratings (the account's, or the guest's
+ * name, which the window answers has none); another name can be typed
+ * there. */
+static void on_ratings(GtkButton *b, gpointer data)
+{
+    (void)b;
+    ghistory *h = data;
+    gview *v = h->v;
+    const char *me = agent_account(v->ag) ? agent_account(v->ag) : agent_name(v->ag);
+    gratings *r = gratings_show(v, me);
+    if (r)
+        gtk_window_set_transient_for(GTK_WINDOW(gratings_window(r)), GTK_WINDOW(h->window));
+}
+
 static GtkWidget *button(const char *label, const char *accessible)
 {
     GtkWidget *b = gview_mnemonic_button(label);
@@ -260,10 +274,13 @@ ghistory *ghistory_new(gview *v)
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     GtkWidget *refresh = button(_("_Refresh"), _("Refresh the list of matches"));
     GtkWidget *replay = button(_("Re_play"), _("Replay the chosen match move by move"));
+    GtkWidget *ratings = button(_("Ra_tings\u2026"), _("Your rating after each rated game, as a graph"));
     g_signal_connect(refresh, "clicked", G_CALLBACK(on_refresh), h);
     g_signal_connect(replay, "clicked", G_CALLBACK(on_replay), h);
+    g_signal_connect(ratings, "clicked", G_CALLBACK(on_ratings), h);
     gtk_box_append(GTK_BOX(row), refresh);
     gtk_box_append(GTK_BOX(row), replay);
+    gtk_box_append(GTK_BOX(row), ratings);
     gtk_box_append(GTK_BOX(box), row);
 
     h->error = gtk_label_new(NULL);

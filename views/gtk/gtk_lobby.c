@@ -1,9 +1,15 @@
 /*
  * gtk_lobby.c — the games dialog of the GTK view: the games on the board
  * service (Refresh), join one as a player or observer, or create one of a
- * kind chosen from a drop-down with its options as spin buttons; and the
- * service's tournaments, each one's standings in a dialog of their own
- * (activate its row).
+ * kind chosen from a drop-down with its options as spin buttons and a
+ * clock, or ask for a quick pairing (docs/rules.md, "Quick pairing") in
+ * that kind, with those options and clock: the service pairs us with
+ * players of a near rating (Rated ticked: rated games only). The wait does
+ * not block the window: agent_quick_start asks, a QUICK_POLL_MS timer shows
+ * the pool as it changes ("3 waiting; ratings 1400 to 1600; 12 s") and
+ * finishes when it ends (agent_quick_finish: the seat is taken as after a
+ * join); Stop Waiting cancels. And the service's tournaments, each one's
+ * standings in a dialog of their own (activate its row).
  *
  * It opens once the agent is connected: at start when the command line
  * named a service but no game, or after the connect dialog (gtk_connect.c).
@@ -16,6 +22,7 @@
  *     stones=4
  * Lobby calls block briefly (the agent's call deadline), on this thread.
  */
+#define QUICK_POLL_MS 100
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,13 @@ struct globby {
     GtkWidget *bots;           /* computer players the service seats (0..) */
     GtkWidget *rated;          /* GtkCheckButton: a rated game */
     GtkWidget *takes_over;     /* GtkCheckButton: a bot takes a departed player's seat */
+    GtkWidget *clock;          /* GtkEntry: "5+3", "10", "30/move", or empty: none */
+    GtkWidget *pools;          /* the quick-pairing pools, as last refreshed */
+    GtkWidget *quick_btn, *quick_stop;
+    GtkWidget *quick_status;   /* the pool while we wait in it */
+    agent_quick *quick;        /* a quick pairing under way, else NULL */
+    guint quick_tick;
+    char paired[32];           /* the game the last quick pairing gave, or "" */
     GtkWidget *error;
     char last_error[512];
 };
@@ -324,7 +338,34 @@ int globby_refresh(globby *lb)
         g_string_free(s, TRUE);
     }
     free(games);
+    /* the quick-pairing pools where players wait, under the games */
+    agent_pool_info *pools;
+    if (agent_list_pools(lb->v->ag, NULL, &pools, &n, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < n; i++) {
+        char clock[32];
+        agent_format_clock_spec(&pools[i].clock, clock, sizeof clock);
+        if (i)
+            g_string_append_c(s, '\n');
+        g_string_append_printf(s, _("Quick pairing pool %s (%s), clock %s%s: %d waiting, the "
+                                    "longest for %d s."),
+                               pools[i].kind, pools[i].options,
+                               clock[0] ? clock : _("none"), pools[i].rated ? _(", rated") : "",
+                               pools[i].players, (int)(pools[i].longest_wait_ms / 1000));
+    }
+    free(pools);
+    gtk_label_set_text(GTK_LABEL(lb->pools), s->str);
+    gtk_widget_set_visible(lb->pools, s->len > 0);
+    g_string_free(s, TRUE);
     return 0;
+}
+
+const char *globby_pools(const globby *lb)
+{
+    return gtk_label_get_text(GTK_LABEL(lb->pools));
 }
 
 static void joined(globby *lb)
@@ -380,8 +421,8 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
             return -1;
         }
     }
-    char texts[GAME_MAX_OPTIONS + 3][48];
-    const char *argv[GAME_MAX_OPTIONS + 3];
+    char texts[GAME_MAX_OPTIONS + 4][48];
+    const char *argv[GAME_MAX_OPTIONS + 4];
     int argc = 0;
     for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++) {
         snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name, opts.value[i]);
@@ -398,6 +439,12 @@ int globby_create(globby *lb, const char *kind_name, char **assignments, int n)
         argv[argc++] = "rated";
     if (lb->takes_over && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->takes_over)))
         argv[argc++] = "bot-takes-over";
+    char clock[64];
+    const char *spec = gtk_editable_get_text(GTK_EDITABLE(lb->clock));
+    if (spec[0]) {
+        snprintf(clock, sizeof clock, "clock=%.50s", spec);
+        argv[argc++] = clock;
+    }
     if (agent_new_game(lb->v->ag, kind->name, argv, argc, err, sizeof err) != 0) {
         char said[768];
         set_error(lb, view_lobby_failure(agent_lobby_failed(lb->v->ag), err, said, sizeof said));
@@ -453,6 +500,154 @@ static void on_row_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
     join_selected(data, false);
 }
 
+/* ------------------------------------------------------------ quick pairing */
+
+static void quick_stopped(globby *lb)
+{
+    if (lb->quick_tick)
+        g_source_remove(lb->quick_tick);
+    lb->quick_tick = 0;
+    lb->quick = NULL;
+    gtk_widget_set_visible(lb->quick_stop, FALSE);
+    gtk_widget_set_sensitive(lb->quick_btn, TRUE);
+}
+
+static void say_pool(globby *lb, const agent_pairing *p)
+{
+    char *text;
+    int waited = (int)(p->waited_ms / 1000);
+    if (p->any_rating)
+        text = g_strdup_printf(_("Waiting for a quick pairing: %d in the pool; any rating "
+                                 "now; %d s."), p->pool_size, waited);
+    else
+        text = g_strdup_printf(_("Waiting for a quick pairing: %d in the pool; ratings %d to "
+                                 "%d; %d s."), p->pool_size, p->rating - p->range,
+                               p->rating + p->range, waited);
+    gtk_label_set_text(GTK_LABEL(lb->quick_status), text);
+    g_free(text);
+}
+
+/* The wait's end: the seat taken (and the window on the game), or why not. */
+static void quick_end_wait(globby *lb)
+{
+    char err[512];
+    agent_quick *w = lb->quick;
+    quick_stopped(lb);
+    if (agent_quick_finish(lb->v->ag, w, err, sizeof err) != 0) {
+        gtk_label_set_text(GTK_LABEL(lb->quick_status), "");
+        set_error(lb, err);
+        return;
+    }
+    snprintf(lb->paired, sizeof lb->paired, "%s", agent_game_id(lb->v->ag));
+    char *said = g_strdup_printf(_("Paired: game %s."), lb->paired);
+    gtk_label_set_text(GTK_LABEL(lb->quick_status), said);
+    gview_log(lb->v, "%s", said);
+    g_free(said);
+    set_error(lb, "");
+    joined(lb);
+}
+
+static gboolean quick_poll(gpointer data)
+{
+    globby *lb = data;
+    agent_pairing now;
+    bool ended;
+    if (agent_quick_news(lb->quick, &now, &ended))
+        say_pool(lb, &now);
+    if (!ended)
+        return G_SOURCE_CONTINUE;
+    lb->quick_tick = 0;                /* this source ends here */
+    quick_end_wait(lb);
+    return G_SOURCE_REMOVE;
+}
+
+int globby_quick(globby *lb, const char *kind_name, char **assignments, int n)
+{
+    char err[512];
+    if (lb->quick) {
+        set_error(lb, _("Already waiting for a quick pairing."));
+        return -1;
+    }
+    const game_kind *kind = kind_name ? game_kind_find(kind_name) : chosen_kind(lb);
+    if (!kind) {
+        snprintf(err, sizeof err, _("There is no game kind '%s'."), kind_name);
+        set_error(lb, err);
+        return -1;
+    }
+    if (kind != chosen_kind(lb)) {      /* show the kind asked for */
+        for (int i = 0; i < game_kind_count(); i++)
+            if (game_kind_at(i) == kind)
+                gtk_drop_down_set_selected(GTK_DROP_DOWN(lb->kind), (guint)i);
+    }
+    char texts[GAME_MAX_OPTIONS][48];
+    const char *argv[GAME_MAX_OPTIONS + 16];
+    int argc = 0;
+    bool rated = lb->rated && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->rated));
+    if (!kind_name) {                  /* the dialog's options */
+        for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++)
+            if (lb->spins[i]) {
+                snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name,
+                         gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->spins[i])));
+                argv[argc] = texts[argc];
+                argc++;
+            }
+    }
+    for (int i = 0; i < n && argc < (int)G_N_ELEMENTS(argv); i++) {
+        if (strcmp(assignments[i], "rated") == 0)
+            rated = true;
+        else
+            argv[argc++] = assignments[i];
+    }
+    char spec[128];
+    const char *clock = gtk_editable_get_text(GTK_EDITABLE(lb->clock));
+    snprintf(spec, sizeof spec, "%s%s%.60s", kind->name, clock[0] ? ":" : "", clock);
+    lb->paired[0] = '\0';
+    lb->quick = agent_quick_start(lb->v->ag, spec, argv, argc, rated, err, sizeof err);
+    if (!lb->quick) {
+        set_error(lb, err);
+        return -1;
+    }
+    set_error(lb, "");
+    gtk_label_set_text(GTK_LABEL(lb->quick_status), _("Waiting for a quick pairing\u2026"));
+    gtk_widget_set_sensitive(lb->quick_btn, FALSE);
+    gtk_widget_set_visible(lb->quick_stop, TRUE);
+    lb->quick_tick = g_timeout_add(QUICK_POLL_MS, quick_poll, lb);
+    return 0;
+}
+
+bool globby_waiting(const globby *lb)
+{
+    return lb->quick != NULL;
+}
+
+const char *globby_quick_status(const globby *lb)
+{
+    return gtk_label_get_text(GTK_LABEL(lb->quick_status));
+}
+
+const char *globby_paired(const globby *lb)
+{
+    return lb->paired;
+}
+
+void globby_quick_stop(globby *lb)
+{
+    if (lb->quick)
+        agent_quick_cancel(lb->quick);   /* quick_poll sees the end and says it */
+}
+
+static void on_quick(GtkButton *b, gpointer data)
+{
+    (void)b;
+    globby_quick(data, NULL, NULL, 0);
+}
+
+static void on_quick_stop(GtkButton *b, gpointer data)
+{
+    (void)b;
+    globby_quick_stop(data);
+}
+
 static void on_create(GtkButton *b, gpointer data)
 {
     (void)b;
@@ -501,6 +696,11 @@ globby *globby_new(gview *v)
     gtk_widget_set_vexpand(scroll, TRUE);
     gtk_widget_set_size_request(scroll, -1, 160);
     gtk_box_append(GTK_BOX(box), scroll);
+    lb->pools = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(lb->pools), 0);
+    gtk_label_set_wrap(GTK_LABEL(lb->pools), TRUE);
+    gtk_widget_set_visible(lb->pools, FALSE);
+    gtk_box_append(GTK_BOX(box), lb->pools);
 
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     GtkWidget *refresh = button(_("_Refresh"), _("Refresh the list of games"));
@@ -560,10 +760,35 @@ globby *globby_new(gview *v)
     gtk_grid_set_column_spacing(GTK_GRID(lb->options), 8);
     gtk_box_append(GTK_BOX(box), lb->options);
     build_options(lb);
+    GtkWidget *clock_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+    GtkWidget *clock_label = gtk_label_new_with_mnemonic(_("C_lock"));
+    lb->clock = gtk_entry_new();
+    gtk_label_set_mnemonic_widget(GTK_LABEL(clock_label), lb->clock);
+    gtk_entry_set_placeholder_text(GTK_ENTRY(lb->clock), _("none, or 5+3, 10, 30/move"));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->clock), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Clock: minutes for the game plus seconds a move (5+3), "
+                                     "minutes (10), or seconds a move (30/move)"),
+                                   -1);
+    gtk_box_append(GTK_BOX(clock_row), clock_label);
+    gtk_box_append(GTK_BOX(clock_row), lb->clock);
+    gtk_box_append(GTK_BOX(box), clock_row);
+    GtkWidget *create_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     GtkWidget *create = button(_("_Create and sit down"), _("Create the new game and sit at it"));
-    gtk_widget_set_halign(create, GTK_ALIGN_START);
     g_signal_connect(create, "clicked", G_CALLBACK(on_create), lb);
-    gtk_box_append(GTK_BOX(box), create);
+    lb->quick_btn = button(_("_Quick Pairing"),
+                           _("Wait for players of a near rating who ask for the same game"));
+    g_signal_connect(lb->quick_btn, "clicked", G_CALLBACK(on_quick), lb);
+    lb->quick_stop = button(_("_Stop Waiting"), _("Stop waiting for a quick pairing"));
+    gtk_widget_set_visible(lb->quick_stop, FALSE);
+    g_signal_connect(lb->quick_stop, "clicked", G_CALLBACK(on_quick_stop), lb);
+    gtk_box_append(GTK_BOX(create_row), create);
+    gtk_box_append(GTK_BOX(create_row), lb->quick_btn);
+    gtk_box_append(GTK_BOX(create_row), lb->quick_stop);
+    gtk_box_append(GTK_BOX(box), create_row);
+    lb->quick_status = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(lb->quick_status), 0);
+    gtk_label_set_wrap(GTK_LABEL(lb->quick_status), TRUE);
+    gtk_box_append(GTK_BOX(box), lb->quick_status);
 
     lb->error = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(lb->error), 0);
@@ -588,8 +813,20 @@ void globby_free(globby *lb)
     /* the kind's drop-down says "selected" changed while it is taken down:
      * lb must not be reached from there (Connect… frees a dialog in use) */
     g_signal_handlers_disconnect_by_data(lb->kind, lb);
+    if (lb->quick) {                   /* stop waiting; a seat given meanwhile is taken */
+        char err[512];
+        agent_quick *w = lb->quick;
+        agent_quick_cancel(w);
+        quick_stopped(lb);
+        agent_quick_finish(lb->v->ag, w, err, sizeof err);
+    }
     gtk_window_destroy(GTK_WINDOW(lb->window));
     g_free(lb);
+}
+
+void globby_set_clock(globby *lb, const char *spec)
+{
+    gtk_editable_set_text(GTK_EDITABLE(lb->clock), spec);
 }
 
 GtkWidget *globby_window(const globby *lb)

@@ -195,6 +195,12 @@ static void on_style_chosen(GObject *row, GParamSpec *pspec, gpointer data)
     g_key_file_free(kf);
 }
 
+static void on_sounds_chosen(GObject *sw, GParamSpec *pspec, gpointer data)
+{
+    (void)pspec;
+    gview_sound_set(data, gtk_switch_get_active(GTK_SWITCH(sw)));
+}
+
 static void act_preferences(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -223,6 +229,23 @@ static void act_preferences(GSimpleAction *a, GVariant *p, gpointer data)
     g_signal_connect(row, "notify::selected", G_CALLBACK(on_style_chosen), v);
     adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
     adw_preferences_page_add(ADW_PREFERENCES_PAGE(page), ADW_PREFERENCES_GROUP(group));
+    GtkWidget *sound_group = adw_preferences_group_new();
+    adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(sound_group), _("Sounds"));
+    GtkWidget *sounds = adw_action_row_new();
+    adw_preferences_row_set_title(ADW_PREFERENCES_ROW(sounds), _("Sounds on the board"));
+    adw_action_row_set_subtitle(ADW_ACTION_ROW(sounds),
+                                _("A move, a capture, low time and the end, when the "
+                                  "desktop plays event sounds"));
+    GtkWidget *sw = gtk_switch_new();
+    gtk_widget_set_valign(sw, GTK_ALIGN_CENTER);
+    gtk_switch_set_active(GTK_SWITCH(sw), !v->sound_off);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(sw), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Sounds on the board"), -1);
+    g_signal_connect(sw, "notify::active", G_CALLBACK(on_sounds_chosen), v);
+    adw_action_row_add_suffix(ADW_ACTION_ROW(sounds), sw);
+    adw_action_row_set_activatable_widget(ADW_ACTION_ROW(sounds), sw);
+    adw_preferences_group_add(ADW_PREFERENCES_GROUP(sound_group), sounds);
+    adw_preferences_page_add(ADW_PREFERENCES_PAGE(page), ADW_PREFERENCES_GROUP(sound_group));
     adw_preferences_window_add(ADW_PREFERENCES_WINDOW(w), ADW_PREFERENCES_PAGE(page));
     show_over(v, w, &v->prefs);
 }

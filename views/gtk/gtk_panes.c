@@ -95,6 +95,13 @@ void gview_update_status(gview *v)
                 g_string_append_printf(s, _("Waiting for %s to move."), name);
         }
     }
+    if (v->viewing == 0 && v->ag && agent_in_game(v->ag))
+        g_string_append_printf(s, "\n%s", _("The board shows the start of the game; Back to "
+                                             "the Game returns to it."));
+    else if (v->viewing > 0 && v->ag && agent_in_game(v->ag))
+        g_string_append_printf(s, _("\nThe board shows the position after move %d of %d; "
+                                    "Back to the Game returns to it."),
+                               v->viewing, v->n_listed_moves);
     if (v->connection[0])
         g_string_append_printf(s, "\n%s", v->connection);
     if (v->flash[0])
@@ -296,6 +303,7 @@ void gview_refresh(gview *v)
         v->hover = -1;
     gview_update_status(v);
     gview_update_people(v);
+    gclock_update(v);
     update_recipients(v);
     gview_update_buttons(v);
     gmenu_update(v);

@@ -85,21 +85,29 @@ static void draw_board(GtkDrawingArea *area, cairo_t *cr, int width, int height,
     geo_layout L;
     geo_layout_init(&L, m->have_state ? &m->state : NULL, gview_viewer_seat(v), width, height);
     int hints[GAME_MAX_MOVES];
-    int n_hints = gview_animating(v) ? 0 : gview_legal_cells(v, hints, GAME_MAX_MOVES);
-    bool cells_ok = m->have_state && v->n_shown == game_cell_count(&m->state);
+    bool viewing = v->viewing >= 0;     /* a past position: nothing to play on it */
+    bool still = gview_animating(v) || viewing;
+    int n_hints = still ? 0 : gview_legal_cells(v, hints, GAME_MAX_MOVES);
+    int16_t past[GAME_MAX_CELLS];
+    int n_cells;
+    const int16_t *cells = gview_drawn_cells(v, past, &n_cells);
+    int to_move = -1;
+    if (viewing && !game_is_over(&v->viewed))
+        to_move = game_to_move(&v->viewed);
+    else if (!viewing && m->have_state && m->status == AGENT_GAME_RUNNING)
+        to_move = game_to_move(&m->state);
     board_look look = {
         .pal = gview_palette(),
         .m = m,
-        .cells = cells_ok ? v->shown : NULL,
-        .hover = gview_animating(v) ? -1 : v->hover,
-        .cursor = gview_animating(v) || !gview_my_turn(v) ? -1 : v->cursor,
-        .last = v->last_cell,
+        .cells = cells,
+        .hover = still ? -1 : v->hover,
+        .cursor = still || !gview_my_turn(v) ? -1 : v->cursor,
+        .last = viewing ? -1 : v->last_cell,
         .hints = hints,
         .n_hints = n_hints,
-        .to_move = m->have_state && m->status == AGENT_GAME_RUNNING ? game_to_move(&m->state)
-                                                                     : -1,
+        .to_move = to_move,
     };
-    if (!cells_ok)
+    if (!cells)
         L.kind = GEO_NONE;
     board_draw(cr, &L, &look, width, height);
 }
@@ -174,6 +182,10 @@ void gview_motion(gview *v, double x, double y)
 
 void gview_click(gview *v, double x, double y)
 {
+    if (v->viewing >= 0) {      /* back from a past position to the game */
+        gmoves_view(v, -1);
+        return;
+    }
     if (gview_animating(v)) {   /* a click skips the animation */
         gview_anim_skip(v);
         gview_refresh(v);
@@ -208,6 +220,8 @@ bool gview_key(gview *v, guint keyval)
     case GDK_KEY_Return: case GDK_KEY_KP_Enter: case GDK_KEY_space: case GDK_KEY_KP_Space:
         break;
     case GDK_KEY_Escape:
+        if (v->viewing >= 0)
+            gmoves_view(v, -1);
         if (gview_animating(v))
             gview_anim_skip(v);
         v->cursor = -1;

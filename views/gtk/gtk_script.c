@@ -12,7 +12,8 @@
  *   click-move M         a click at the centre of the cup or cell of move M
  *   key NAME             a key press (a GDK key name: Right, Return, ...)
  *   shot PATH            the window rendered to a PNG file
- *   shot-of WINDOW PATH  the same for main | connect | lobby | history | replay
+ *   shot-of WINDOW PATH  the same for main | connect | lobby | history | replay |
+ *                        ratings
  *   chat TEXT            type TEXT into the chat entry and press Enter
  *   recipient NAME       choose the chat recipient (Everyone, or a name)
  *   button NAME          press ready | sit | stand | leave | games | history |
@@ -20,6 +21,11 @@
  *                        for the folded side pane), or a
  *                        move that is no cell by its word (swap)
  *   movelist             print the move list, its lines joined by "|"
+ *   moves-view N|live    show the position after move N on the board, as a
+ *                        click on that line of the move list does (live: as
+ *                        Back to the Game does)
+ *   cells                the cells the board draws: "cells viewing N|live: C0
+ *                        C1 ..."
  *   export FILE          write the game to FILE as Export... does
  *   tooltip NAME         print that button's tooltip ("tooltip TEXT")
  *   action NAME          activate an action as its accelerator would
@@ -33,6 +39,14 @@
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
  *   lobby-tournaments    the tournaments' rows ("script: tournaments ROW|ROW")
  *   lobby-standings ID   tournament ID's standings dialog ("script: standings ...")
+ *   lobby-pools          the pools the dialog lists, as last refreshed: "lobby-pools
+ *                        LINE|LINE..."
+ *   lobby-clock SPEC     type SPEC into the games dialog's clock ("-": empty)
+ *   lobby-quick KIND [N=V...] [rated]    press Quick Pairing for KIND
+ *   lobby-quick-stop     press Stop Waiting
+ *   wait-pool TEXT       wait until the dialog's pairing line contains TEXT
+ *   wait-paired          wait for the quick pairing's end: "paired GAME", or
+ *                        "quick-failed" and the dialog's sentence
  *   connect SERVER NAME  fill in the connect dialog (SERVER "-": leave it
  *                        empty, this computer) and press Connect
  *   wait-connect         wait for that attempt; print "connected NAME" or
@@ -64,7 +78,24 @@
  *   replay-review        print the line under the value graph ("review Accuracy: ...")
  *   wait-replay TEXT     wait until the replay's line contains TEXT
  *   status               print the status line
+ *   ratings NAME         open the rating graph on NAME's ratings, as the
+ *                        history's Ratings… and the window's Show do; print
+ *                        "ratings KINDS" then "ratings-kind KIND COLOUR
+ *                        V0 V1 ..." per line drawn (the rating before the
+ *                        first game, then after each), or "ratings-error TEXT"
+ *   sounds               "sounds N last NAME wanted 0|1": the sounds played so
+ *                        far, the last one's name (move, capture, low-time,
+ *                        end, or none) and whether sounds play now
+ *   wait-sounds N        wait until N sounds have been played; print "sounds ..."
+ *   desktop-sounds on|off    the desktop's event sounds setting, as the
+ *                        desktop would set it (GtkSettings)
  *   anims                print how many moves were animated, in how many frames
+ *   clocks               the big clocks as shown: "clocks none" when hidden,
+ *                        else "clocks NAME TIME STATE | ..." per seat, STATE
+ *                        stopped | running | low (red)
+ *   wait-clock SEAT STATE    wait until seat SEAT's big clock is in STATE
+ *   clocks-box           where the big clocks are in the window (as a shot
+ *                        draws it): "clocks-box X Y W H"
  *   wait-turn            wait until it is our turn (board at rest); print the
  *                        legal moves ("turn none" once the game is over)
  *   wait-over            wait for the end of the game; print the winners
@@ -139,6 +170,7 @@ static GtkWidget *named_window(gview *v, const char *name)
     if (strcmp(name, "about") == 0) return v->about;
     if (strcmp(name, "shortcuts") == 0) return v->shortcuts;
     if (strcmp(name, "prefs") == 0) return v->prefs;
+    if (strcmp(name, "ratings") == 0) return v->ratings ? gratings_window(v->ratings) : NULL;
     if (strcmp(name, "over") == 0) return v->over_dialog;
     return NULL;
 }
@@ -147,7 +179,8 @@ static GtkWidget *named_window(gview *v, const char *name)
 static const char *window_name(gview *v, GtkWidget *w)
 {
     static const char *const names[] = {"main", "connect", "lobby", "history", "replay",
-                                        "password", "about", "shortcuts", "prefs", "over"};
+                                        "password", "about", "shortcuts", "prefs", "over",
+                                        "ratings"};
     for (size_t i = 0; w && i < G_N_ELEMENTS(names); i++)
         if (named_window(v, names[i]) == w)
             return names[i];
@@ -354,6 +387,28 @@ static int shot(gscript *sc, GtkWidget *w, const char *path)
     return ok;
 }
 
+static const char *const clock_states[] = {"stopped", "running", "low"};
+
+static void say_clocks(gview *v)
+{
+    if (!gtk_widget_get_visible(v->clocks)) {
+        say("clocks none");
+        return;
+    }
+    GString *s = g_string_new("clocks");
+    for (int seat = 0; seat < GAME_MAX_SEATS; seat++) {
+        int state = gclock_state(v, seat);
+        if (state < 0 || !gtk_widget_get_visible(gtk_widget_get_parent(v->clock_time[seat])))
+            continue;
+        g_string_append_printf(s, "%s %s %s %s", seat ? " |" : "",
+                               gtk_label_get_text(GTK_LABEL(v->clock_name[seat])),
+                               gtk_label_get_text(GTK_LABEL(v->clock_time[seat])),
+                               clock_states[state]);
+    }
+    say("%s", s->str);
+    g_string_free(s, TRUE);
+}
+
 static bool log_contains(gview *v, const char *text)
 {
     GtkTextBuffer *buf = gtk_text_view_get_buffer(GTK_TEXT_VIEW(v->log));
@@ -410,8 +465,42 @@ static bool try_wait(gscript *sc, const char *line)
         return strstr(gtk_label_get_text(GTK_LABEL(v->people)), line + 12) != NULL;
     if (g_str_has_prefix(line, "wait-people-gone "))
         return strstr(gtk_label_get_text(GTK_LABEL(v->people)), line + 17) == NULL;
+    int seat;
+    char state[16];
+    if (sscanf(line, "wait-clock %d %15s", &seat, state) == 2) {
+        int now = gclock_state(v, seat);
+        if (now < 0 || strcmp(clock_states[now], state) != 0)
+            return false;
+        say_clocks(v);
+        return true;
+    }
     if (g_str_has_prefix(line, "wait-replay "))
         return v->replay && strstr(greplay_line(v->replay), line + 12) != NULL;
+    int count;
+    if (sscanf(line, "wait-sounds %d", &count) == 1) {
+        if (v->sounds_played < count)
+            return false;
+        say("sounds %d last %s wanted %d", v->sounds_played,
+            v->last_sound ? v->last_sound : "none", gview_sound_wanted(v));
+        return true;
+    }
+    if (g_str_has_prefix(line, "wait-pool ")) {
+        if (!v->lobby)
+            return say("error not connected"), true;
+        if (!strstr(globby_quick_status(v->lobby), line + 10))
+            return false;
+        say("pool %s", globby_quick_status(v->lobby));
+        return true;
+    }
+    if (strcmp(line, "wait-paired") == 0) {
+        if (!v->lobby || globby_waiting(v->lobby))
+            return !v->lobby ? (say("error not connected"), true) : false;
+        if (globby_paired(v->lobby)[0])
+            say("paired %s", globby_paired(v->lobby));
+        else
+            say("quick-failed %s", globby_error(v->lobby));
+        return true;
+    }
     if (strcmp(line, "wait-connect") == 0) {
         if (!v->connect) {
             say("error there is no connect dialog");
@@ -677,6 +766,33 @@ static bool act(gscript *sc, char *line)
     } else if (sscanf(line, "button %63s", word) == 1) {
         if (!press(named_button(v, word), word))
             return true;
+    } else if (g_str_has_prefix(line, "lobby-clock ") || g_str_has_prefix(line, "lobby-quick") ||
+               strcmp(line, "lobby-pools") == 0) {
+        if (!v->lobby) {
+            say("error not connected: there is no games dialog yet");
+            return true;
+        }
+        if (strcmp(line, "lobby-pools") == 0) {
+            char *text = g_strdup(globby_pools(v->lobby));
+            g_strdelimit(text, "\n", '|');
+            say("lobby-pools %s", text);
+            g_free(text);
+        } else if (g_str_has_prefix(line, "lobby-clock ")) {
+            globby_set_clock(v->lobby, strcmp(line + 12, "-") == 0 ? "" : line + 12);
+        } else if (strcmp(line, "lobby-quick-stop") == 0) {
+            globby_quick_stop(v->lobby);
+        } else if (g_str_has_prefix(line, "lobby-quick ")) {
+            char **w = g_strsplit(line + 12, " ", -1);
+            int rc = globby_quick(v->lobby, w[0], w + 1, (int)g_strv_length(w) - 1);
+            g_strfreev(w);
+            if (rc != 0) {
+                say("error lobby: %s", globby_error(v->lobby));
+                return true;
+            }
+        } else {
+            say("error unknown line '%s'", line);
+            return true;
+        }
     } else if (strcmp(line, "lobby-refresh") == 0 || g_str_has_prefix(line, "lobby-join ") ||
                g_str_has_prefix(line, "lobby-watch ") || g_str_has_prefix(line, "lobby-new ")) {
         int rc;
@@ -720,6 +836,24 @@ static bool act(gscript *sc, char *line)
                 *c = '|';
         say("movelist %s", text);
         g_free(text);
+    } else if (g_str_has_prefix(line, "moves-view ")) {
+        if (strcmp(line + 11, "live") == 0)
+            press(v->btn_live, "live");
+        else if (gmoves_view(v, atoi(line + 11)) != 0)
+            say("error no position after move %s", line + 11);
+    } else if (strcmp(line, "cells") == 0) {
+        int16_t buf[GAME_MAX_CELLS];
+        int n;
+        const int16_t *cells = gview_drawn_cells(v, buf, &n);
+        GString *s = g_string_new(NULL);
+        if (v->viewing >= 0)
+            g_string_append_printf(s, "cells viewing %d:", v->viewing);
+        else
+            g_string_append(s, "cells live:");
+        for (int i = 0; cells && i < n; i++)
+            g_string_append_printf(s, " %d", cells[i]);
+        say("%s", s->str);
+        g_string_free(s, TRUE);
     } else if (g_str_has_prefix(line, "export ")) {
         char err[512];
         if (gmoves_export(v, line + 7, err, sizeof err) != 0)
@@ -823,6 +957,42 @@ static bool act(gscript *sc, char *line)
             gtk_widget_get_height(v->area));
     } else if (strcmp(line, "people") == 0) {
         say_flat("people", gtk_label_get_text(GTK_LABEL(v->people)));
+    } else if (strcmp(line, "clocks") == 0) {
+        say_clocks(v);
+    } else if (strcmp(line, "clocks-box") == 0) {
+        graphene_rect_t r;
+        if (!gtk_widget_compute_bounds(v->clocks, v->window, &r)) {
+            say("error the clocks are not on screen");
+            return true;
+        }
+        say("clocks-box %d %d %d %d", (int)r.origin.x, (int)r.origin.y, (int)r.size.width,
+            (int)r.size.height);
+    } else if (g_str_has_prefix(line, "ratings ")) {
+        gratings *r = gratings_show(v, line + 8);
+        if (!r) {
+            say("error not connected");
+            return true;
+        }
+        if (gratings_error(r)[0])
+            say("ratings-error %s", gratings_error(r));
+        say("ratings %d", gratings_kind_count(r));
+        for (int k = 0; k < gratings_kind_count(r); k++) {
+            int values[256];
+            int n = gratings_values(r, k, values, 256);
+            GString *s = g_string_new(NULL);
+            g_string_append_printf(s, "ratings-kind %s %s", gratings_kind(r, k),
+                                   gratings_colour(k));
+            for (int i = 0; i < n; i++)
+                g_string_append_printf(s, " %d", values[i]);
+            say("%s", s->str);
+            g_string_free(s, TRUE);
+        }
+    } else if (strcmp(line, "sounds") == 0) {
+        say("sounds %d last %s wanted %d", v->sounds_played,
+            v->last_sound ? v->last_sound : "none", gview_sound_wanted(v));
+    } else if (sscanf(line, "desktop-sounds %63s", word) == 1) {
+        g_object_set(gtk_settings_get_default(), "gtk-enable-event-sounds",
+                     strcmp(word, "on") == 0, NULL);
     } else if (strcmp(line, "anims") == 0) {
         say("anims %d frames %d", v->anims_done, v->anim_frames);
     } else if (strcmp(line, "quit") == 0) {

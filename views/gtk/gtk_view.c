@@ -115,6 +115,8 @@ void gview_reconnect(gview *v)
     greplay_free(v->replay);
     ghistory_free(v->history);
     v->history = NULL;
+    gratings_free(v->ratings);
+    v->ratings = NULL;
     globby_free(v->lobby);
     v->lobby = NULL;
     gpassword_free(v->password);
@@ -145,6 +147,7 @@ static void on_startup(GApplication *app, gpointer data)
                                        icons);
     gtk_window_set_default_icon_name("sungka");   /* installed by packaging/ */
     gmenu_apply_style();
+    gview_sound_load(v);
     gview_build(v);
     gview_sync_shown(v);
     gview_refresh(v);
@@ -187,6 +190,8 @@ static void take_down(gview *v)
     gview_away_stop(v);
     greplay_free(v->replay);
     ghistory_free(v->history);
+    gratings_free(v->ratings);
+    gview_sound_free(v);
     globby_free(v->lobby);
     gconnect_free(v->connect);
     gpassword_free(v->password);
@@ -198,6 +203,8 @@ static void take_down(gview *v)
     gtk_window_destroy(GTK_WINDOW(v->window));
     while (g_main_context_iteration(NULL, FALSE))
         ;
+    if (v->listed)
+        g_array_free(v->listed, TRUE);
 }
 
 /* Run the view as a GtkApplication until the user quits; the exit status.

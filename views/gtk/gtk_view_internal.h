@@ -3,13 +3,15 @@
  * is six files: its life (gtk_view.c), its widgets and commands
  * (gtk_window.c), the panes beside the board (gtk_panes.c: status, players,
  * chat), the board and playing on it (gtk_play.c), the sowing animation
- * (gtk_anim.c) and the away countdown (gtk_away.c); agent messages become
+ * (gtk_anim.c), the away countdown (gtk_away.c) and the big clocks above
+ * the board (gtk_clock.c), the sounds (gtk_sound.c); agent messages become
  * lines and dialogs in gtk_events.c. Around it: the connect dialog
  * (gtk_connect.c), the header bar's primary menu and the windows it opens
  * (About, Keyboard Shortcuts, Preferences) with the colour scheme
  * (gtk_menu.c), the account's actions and the change-password dialog
  * (gtk_account.c), the games dialog (gtk_lobby.c), the match history and
- * its replay window (gtk_history.c, gtk_replay.c), the remembered settings
+ * its replay window (gtk_history.c, gtk_replay.c), a player's rating graph
+ * (gtk_ratings.c), the remembered settings
  * (gtk_prefs.c) and the test hook (gtk_script.c). Everything here runs on
  * the view thread, inside GLib's main loop.
  */
@@ -35,6 +37,7 @@ typedef struct gconnect gconnect;
 typedef struct gpassword gpassword;
 typedef struct ghistory ghistory;
 typedef struct greplay greplay;
+typedef struct gratings gratings;
 typedef struct gscript gscript;
 
 typedef struct gview {
@@ -72,8 +75,16 @@ typedef struct gview {
     GtkWidget *fair_row;       /* Resign / Draw / Accept / Decline / Abort / Claim */
     GtkWidget *rematch_row;    /* after the end: Rematch / Decline rematch */
     GtkWidget *btn_rematch, *btn_no_rematch;
+    GtkWidget *clocks;         /* gtk_clock.c: a column per seat, hidden without clocks */
+    GtkWidget *clock_name[GAME_MAX_SEATS], *clock_time[GAME_MAX_SEATS];
+    int clock_shown[GAME_MAX_SEATS];    /* each one's gclock_state as drawn */
     GtkWidget *moves;          /* gtk_moves.c: the move list (a read-only text view) */
     int n_listed_moves;
+    GArray *listed;            /* gmoves_played: seat and move of each listed line */
+    int viewing;               /* the move list's step shown on the board (the
+                                * position after that many moves), -1: the game */
+    game_state viewed;         /* that position, while viewing >= 0 */
+    GtkWidget *btn_live;       /* "Back to the Game", shown while viewing */
     bool was_my_turn;          /* for the notification when it becomes ours */
     GtkWidget *moves_box;      /* a button per move that is no cell ("swap"),
                                 * from the kind's table; shown while legal */
@@ -108,6 +119,11 @@ typedef struct gview {
     globby *lobby;             /* the games dialog, once connected */
     ghistory *history;         /* the history dialog, once asked for */
     greplay *replay;           /* the replay window while open */
+    gratings *ratings;         /* the rating graph, once asked for */
+    struct _GSoundContext *sound_ctx;   /* gtk_sound.c: made at the first sound */
+    bool sound_off;            /* the player turned sounds off (Preferences) */
+    int sounds_played;         /* counted for the script hook, */
+    const char *last_sound;    /* ... with the last one's name ("move") */
     gscript *script;
 } gview;
 
@@ -228,6 +244,33 @@ int gview_away_seconds(const gview *v, const char *name);  /* -1: not counting *
 void gview_away_watch(gview *v);   /* start the 1 s tick if anyone is away */
 void gview_away_stop(gview *v);
 
+/* gtk_clock.c: the big clocks above the board (issue 33). gclock_new makes
+ * v->clocks; gclock_update sets them from the model (gview_refresh and the
+ * 1 s tick). gclock_state: a seat's clock as last drawn — -1 (none),
+ * GCLOCK_STOPPED, GCLOCK_RUNNING, or GCLOCK_LOW (running, GCLOCK_LOW_MS or
+ * less left: drawn red). */
+#define GCLOCK_LOW_MS 10000
+enum { GCLOCK_STOPPED, GCLOCK_RUNNING, GCLOCK_LOW };
+GtkWidget *gclock_new(gview *v);
+void gclock_update(gview *v);
+int gclock_state(const gview *v, int seat);
+
+/* gtk_sound.c: the board page's sounds (issue 33), the desktop's event
+ * sounds through GSound; none when the desktop's gtk-enable-event-sounds
+ * is off or the player turned them off in Preferences (gview_sound_set,
+ * remembered in gtk.ini; gview_sound_load reads it at start). */
+typedef enum gview_sound_kind {
+    GVIEW_SOUND_MOVE,
+    GVIEW_SOUND_CAPTURE,
+    GVIEW_SOUND_LOW_TIME,      /* our own clock enters its last GCLOCK_LOW_MS */
+    GVIEW_SOUND_END,
+} gview_sound_kind;
+void gview_sound_play(gview *v, gview_sound_kind kind);
+bool gview_sound_wanted(const gview *v);
+void gview_sound_load(gview *v);
+void gview_sound_set(gview *v, bool on);
+void gview_sound_free(gview *v);
+
 /* gtk_events.c: agent messages, as lines in the log and the game-over
  * dialog; gview_on_agent is the queue fd's GLib source function. */
 gboolean gview_on_agent(gint fd, GIOCondition cond, gpointer data);
@@ -295,7 +338,19 @@ GtkWidget *gpassword_window(const gpassword *p);
  * follows MOVED messages (gmoves_append, after the model has the move) and is
  * filled from the service's record on a snapshot (gmoves_reload, blocking
  * with the call deadline). gmoves_export writes the game to path as the text
- * view's export does: 0, or -1 with a sentence. */
+ * view's export does: 0, or -1 with a sentence.
+ * Clicking move N of the list shows the position after it on the board
+ * (gmoves_view(v, N), replayed by the rules engine through
+ * agent_match_position) while the game goes on; the list's last move, the
+ * Back to the Game button, Escape or a click on the board go back
+ * (gmoves_view(v, -1)). 0, or -1 when that position cannot be had. */
+typedef struct gmoves_played {
+    int seat, move;
+} gmoves_played;
+int gmoves_view(gview *v, int step);
+/* The cells the board draws now: the viewed position's while viewing, else
+ * v->shown; NULL when there is no board. *n gets their number. */
+const int16_t *gview_drawn_cells(const gview *v, int16_t *buf, int *n);
 GtkWidget *gmoves_new(gview *v);
 void gmoves_clear(gview *v);
 void gmoves_append(gview *v, int seat, int move);
@@ -318,6 +373,21 @@ const char *globby_tournaments_text(const globby *lb);
 const char *globby_standings_text(const globby *lb);
 int globby_join(globby *lb, const char *game_id, bool observe);
 int globby_create(globby *lb, const char *kind, char **assignments, int n);
+/* Quick pairing (issue 33): wait in the pool of kind (NULL: the dialog's
+ * kind and options) with the dialog's clock, options overridden by
+ * "name=value" assignments ("rated": rated games only); returns at once, 0
+ * or -1 (globby_error). globby_waiting: still waiting; globby_paired: the
+ * game the last wait gave ("" while waiting or when it failed: the reason
+ * in globby_error); globby_quick_stop: stop waiting (Stop Waiting). */
+int globby_quick(globby *lb, const char *kind, char **assignments, int n);
+bool globby_waiting(const globby *lb);
+const char *globby_paired(const globby *lb);
+const char *globby_quick_status(const globby *lb);   /* the pool, as the dialog says it */
+/* The quick-pairing pools under the games list, as last refreshed. */
+const char *globby_pools(const globby *lb);
+void globby_quick_stop(globby *lb);
+/* The dialog's clock field, as typed (the script hook sets it). */
+void globby_set_clock(globby *lb, const char *spec);
 const char *globby_error(const globby *lb);
 
 GtkWidget *globby_window(const globby *lb);
@@ -355,6 +425,23 @@ const char *greplay_line(const greplay *r);
 /* The line under the value graph: the accuracies, or why there is no review. */
 const char *greplay_review(const greplay *r);
 GtkWidget *greplay_window(const greplay *r);
+
+/* gtk_ratings.c: a player's rating graph (issue 33), a line per kind from
+ * the service's RatingHistory. gratings_show opens it (made the first
+ * time, into v->ratings) on name's ratings, fetched before it returns
+ * (blocking with the call deadline); NULL when not connected. A refusal
+ * (no such account) is shown in the window and by gratings_error. For the
+ * script hook: the kinds drawn, each one's colour, and its values (the
+ * rating before its first game, then after each; their number). */
+gratings *gratings_show(gview *v, const char *name);
+int gratings_load(gratings *r, const char *name);    /* 0, or -1 (gratings_error) */
+void gratings_free(gratings *r);
+int gratings_kind_count(const gratings *r);
+const char *gratings_kind(const gratings *r, int k);
+const char *gratings_colour(int k);                  /* "#1c71d8" */
+int gratings_values(const gratings *r, int k, int *out, int max);
+const char *gratings_error(const gratings *r);
+GtkWidget *gratings_window(const gratings *r);
 
 /* gtk_script.c: the test hook, linked only into the test program
  * sungka-player-gtk-test (tests/gtk), never into the sungka-player that is

@@ -667,6 +667,7 @@ void gview_build(gview *v)
 
     gtk_box_append(GTK_BOX(left), v->banner);
     gtk_box_append(GTK_BOX(left), v->status);
+    gtk_box_append(GTK_BOX(left), gclock_new(v));
     gtk_box_append(GTK_BOX(left), v->area);
     v->moves_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     gtk_box_append(GTK_BOX(left), v->moves_box);

@@ -470,6 +470,22 @@ static void list_games(text_view *tv, char *rest)
         fprintf(tv->out, _("; %d watching\n"), g->observers);
     }
     free(games);
+    /* The quick-pairing pools where players wait: what `quick` would join. */
+    agent_pool_info *pools;
+    if (agent_list_pools(tv->ag, kind, &pools, &n, err, sizeof err) != 0) {
+        fprintf(tv->out, "%s\n", err);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        char clock[32];
+        agent_format_clock_spec(&pools[i].clock, clock, sizeof clock);
+        fprintf(tv->out, _("Quick pairing pool %s (%s), clock %s%s: %d waiting, the longest for "
+                           "%d s.\n"),
+                pools[i].kind, pools[i].options, clock[0] ? clock : _("none"),
+                pools[i].rated ? _(", rated") : "", pools[i].players,
+                (int)(pools[i].longest_wait_ms / 1000));
+    }
+    free(pools);
 }
 
 static void show_stats(text_view *tv, const char *name)

@@ -8,7 +8,7 @@
 // Every string the app shows goes through t() (i18n.js): the one place its
 // translations come in (from the same po catalogues as the other views).
 
-const PROTOCOL_VERSION = 2;
+const PROTOCOL_VERSION = 3;
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -44,6 +44,7 @@ function el(tag, attrs, text) {
 // --- the lobby ---
 
 function showLobby(msg) {
+  if (historyShown()) return;
   $("lobby").hidden = false;
   $("game").hidden = true;
   const kinds = $("kind");
@@ -217,7 +218,7 @@ function showState(st) {
   current = st;
   stateAt = performance.now();
   $("lobby").hidden = true;
-  $("game").hidden = false;
+  $("game").hidden = historyShown();   // history.js: not while a replay or history is read
   const name = st.title || st.kind;
   $("game-title").textContent = t("Game %s: %s").replace("%s", st.game).replace("%s", name) +
     (st.rated ? ` (${t("rated")})` : "") + (st.time_control ? `, ${st.time_control}` : "");
@@ -227,7 +228,7 @@ function showState(st) {
   if (location.pathname !== link.pathname)
     history.replaceState(null, "", link.pathname);
   const who = st.my_seat >= 0 ? t("You are %s.").replace("%s", seatName(st, st.my_seat))
-                              : t("You are watching.");
+                              : t("You are observing.");
   let turn = "";
   if (st.status === "waiting") turn = t("Waiting for players.");
   else if (st.status === "running" && st.to_move >= 0)
@@ -338,6 +339,8 @@ function onMessage(ev) {
   case "pairing":
     showPairing(msg);
     break;
+  default:
+    historyMessage(msg);   // version 3: history.js
   }
 }
 
@@ -394,6 +397,7 @@ function translatePage(lang) {
     if ($(id)) $(id).textContent = text;
   $("lang").setAttribute("aria-label", t("Language"));
   $("lang").value = lang;
+  historyTranslate();
 }
 
 document.addEventListener("DOMContentLoaded", async () => {

@@ -217,6 +217,31 @@ static json_t *rect_json(const geo_rect *r)
     return json_pack("[f,f,f,f]", r->x, r->y, r->w, r->h);
 }
 
+/* The quick-pairing pools where players wait now (the lobby's): kind,
+ * options, clock ("5+3", "": none), rated, players, longest_wait_ms. An
+ * error listing them leaves them out: the games are the lobby's news. */
+static json_t *pools_json(web_session *s)
+{
+    agent_pool_info *pools = NULL;
+    int n = 0;
+    char err[256];
+    json_t *list = json_array();
+    if (!list || agent_list_pools(s->ag, NULL, &pools, &n, err, sizeof err) != 0)
+        return list ? list : json_array();
+    for (int i = 0; i < n; i++) {
+        char clock[32];
+        agent_format_clock_spec(&pools[i].clock, clock, sizeof clock);
+        json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:b, s:i, s:I}", "kind",
+                                              str(pools[i].kind), "options",
+                                              str(pools[i].options), "clock", clock, "rated",
+                                              pools[i].rated, "players", pools[i].players,
+                                              "longest_wait_ms",
+                                              (json_int_t)pools[i].longest_wait_ms));
+    }
+    free(pools);
+    return list;
+}
+
 static void send_lobby(web_session *s)
 {
     agent_game_info *games = NULL;
@@ -242,7 +267,8 @@ static void send_lobby(web_session *s)
     json_t *kinds = json_array();
     for (int i = 0; i < game_kind_count(); i++)
         json_array_append_new(kinds, str(game_kind_at(i)->name));
-    send_json(s, json_pack("{s:s, s:o, s:o}", "type", "lobby", "games", list, "kinds", kinds));
+    send_json(s, json_pack("{s:s, s:o, s:o, s:o}", "type", "lobby", "games", list, "kinds", kinds,
+                           "pools", pools_json(s)));
 }
 
 /* The board as words, for the browser's aria-live region: what GTK's board

@@ -88,8 +88,9 @@ def quick_pair(bindir):
     size, and the gateway still answers it (another command is refused while
     it waits; Cancel takes it out of the pool and back to the lobby); asked
     again, it waits until a second browser asks for quick kalah 5+3, and the
-    two are seated in one clocked game. Then the app's Quick game panel in
-    Chromium: the wait with the pool's size, Cancel, and a pairing."""
+    two are seated in one clocked game; the lobby lists the pools. Then the
+    app's Quick game panel in Chromium: the pools, the wait with the pool's
+    size, Cancel, and a pairing."""
     with Env(bindir) as env:
         board = env.board("--client-pairings", "2")
         web = gateway(env, board)
@@ -102,6 +103,11 @@ def quick_pair(bindir):
         err = recv_until(a, "the refusal", lambda m: m["type"] in ("error", "lobby"))
         check(err["type"] == "error" and "cancel" in err["message"],
               f"a list while waiting was answered {err}")
+        # The lobby shows the pool a waits in.
+        b.send(json.dumps({"type": "list"}))
+        lobby = recv_until(b, "the lobby", lambda m: m["type"] == "lobby")
+        pools = [(p["kind"], p["clock"], p["players"]) for p in lobby.get("pools", [])]
+        check(("kalah", "5+3", 1) in pools, f"the lobby's pools are {pools}")
         a.send(json.dumps({"type": "quick_cancel"}))
         got = recv_until(a, "the end of the wait", lambda m: m["type"] == "pairing"
                          and not m["waiting"])
@@ -127,10 +133,17 @@ def quick_pair(bindir):
 
         # The app's Quick game panel (Chromium): waiting with the pool's
         # size, Cancel, and paired with a WebSocket browser the second time.
+        c, _ = _ws_named(web)
+        c.send(json.dumps({"type": "quick", "kind": "kalah", "clock": "10"}))
+        _waiting(c, 1)
         (page,) = _browsers(1)
         try:
             page.d.get(web.url)
             page.wait("the lobby", "document.getElementById('kind').options.length > 0")
+            pools = page.wait("the pool c waits in", "[...document.querySelectorAll('#pools li')]"
+                              ".map(li => li.textContent).join('|')")
+            check("kalah" in pools and "clock 10: 1 waiting" in pools,
+                  f"the page shows the pools as {pools!r}")
             page.js("document.getElementById('kind').value = 'kalah'")
             page.d.find_element("id", "quick").click()
             page.wait("the wait", "!document.getElementById('quick-wait').hidden && "
@@ -142,7 +155,8 @@ def quick_pair(bindir):
                       "!document.getElementById('create').disabled")
             page.d.find_element("id", "quick").click()
             page.wait("the second wait", "!document.getElementById('quick-wait').hidden")
-            c, _ = _ws_named(web)
+            c.send(json.dumps({"type": "quick_cancel"}))
+            recv_until(c, "the lobby after the cancel", lambda m: m["type"] == "lobby")
             c.send(json.dumps({"type": "quick", "kind": "kalah"}))
             st = recv_until(c, "the game", lambda m: m["type"] in ("error", "state"))
             check(st["type"] == "state", f"the WebSocket browser was told {st}")

@@ -316,6 +316,7 @@ function onMessage(ev) {
     break;
   case "lobby":
     if (!current) showLobby(msg);
+    showPools(msg.pools || []);
     break;
   case "state": {
     showError("");
@@ -448,6 +449,14 @@ function askQuick() {
          rated: $("rated").checked });
 }
 
+// The pools where players wait for a quick pairing now (the lobby's).
+function showPools(pools) {
+  $("pools").replaceChildren(...pools.map((p) => el("li", {}, t(
+    "Quick pairing pool %s (%s), clock %s%s: %d waiting, the longest for %d s.", p.kind,
+    p.options, p.clock || t("none"), p.rated ? t(", rated") : "")
+    .replace("%d", p.players).replace("%d", Math.round(p.longest_wait_ms / 1000)))));
+}
+
 function showPairing(msg) {
   $("quick-wait").hidden = !msg.waiting;
   $("quick").disabled = $("create").disabled = !!msg.waiting;
@@ -578,6 +587,7 @@ function translateRest() {
   for (const [id, text] of Object.entries(words))
     if ($(id)) $(id).textContent = text;
   $("account").setAttribute("aria-label", t("Account"));
+  $("pools").setAttribute("aria-label", t("Quick pairing pools"));
   $("clocks").setAttribute("aria-label", t("Clocks"));
 }
 

@@ -243,30 +243,48 @@ static void watch_say(web_watch *w, json_t *msg)
     free(text);
 }
 
-int web_hub_command(web_watch *w, const web_config *cfg, struct lws_context *ctx,
-                    const char *text, size_t len)
+/* A command for the browser's own session, made here (jansson quotes). */
+static char *for_session(json_t *cmd)
 {
+    char *text = cmd ? json_dumps(cmd, JSON_COMPACT) : NULL;
+    json_decref(cmd);
+    return text;
+}
+
+int web_hub_command(web_watch *w, const web_config *cfg, struct lws_context *ctx,
+                    const char *text, size_t len, char **rewrite)
+{
+    *rewrite = NULL;
     json_t *cmd = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
     const char *type = json_string_value(json_object_get(cmd, "type"));
     int taken = 0;
     if (!type) {
         /* the session says what is wrong with it */
+    } else if (type[0] == '_') {
+        /* the gateway's own commands to a session are not the browser's */
+        watch_say(w, json_pack("{s:s, s:s, s:s}", "type", "error", "code", "bad_command",
+                               "message", "unknown command type (see docs/web-protocol.md)"));
+        taken = 1;
     } else if (strcmp(type, "join") == 0) {
         const char *game = json_string_value(json_object_get(cmd, "game"));
         json_t *observe = json_object_get(cmd, "observe");
         web_hub_unwatch(w);
         /* An id too long for a hub is the session's to refuse; when a hub
-         * cannot be made, the session watches on its own. */
+         * cannot be made, the session watches on its own. Taken here, the
+         * session still leaves a game it watched only to speak in. */
         if (game && *game && strlen(game) < sizeof ((web_hub *)0)->game &&
             json_is_true(observe) && web_hub_watch(w, cfg, ctx, game) == 0)
-            taken = 1;
-    } else if (strcmp(type, "new") == 0 || strcmp(type, "leave") == 0) {
+            *rewrite = for_session(json_pack("{s:s}", "type", "_unwatch"));
+    } else if (strcmp(type, "new") == 0 || strcmp(type, "leave") == 0 ||
+               strcmp(type, "quick") == 0) {
         web_hub_unwatch(w);
     } else if (strcmp(type, "chat") == 0 && w->hub) {
-        watch_say(w, json_pack("{s:s, s:s, s:s}", "type", "error", "code", "refused", "message",
-                               "watchers cannot chat here: the gateway shows this game to "
-                               "every browser watching through one observer"));
-        taken = 1;
+        /* The hub's observer speaks for nobody: the browser's own agent
+         * says it, as an observer of the game (web_session.c, watch_chat). */
+        json_t *t = json_object_get(cmd, "text");
+        if (json_is_string(t))
+            *rewrite = for_session(json_pack("{s:s, s:s, s:O}", "type", "_watch_chat", "game",
+                                             w->hub->game, "text", t));
     }
     json_decref(cmd);
     return taken;

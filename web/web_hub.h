@@ -58,11 +58,14 @@ void web_hub_unwatch(web_watch *w);
 /* A command from the browser behind w, seen before its own session sees
  * it (service thread): a "join" with observe: true makes w a watcher
  * through the game's hub; "join", "new" and "leave" end its watching
- * first; "chat" while watching is refused (the hub's observer is
- * nobody's to speak for). 1 when taken here, 0 when the browser's session
- * is to have it too. */
+ * first; a "chat" while watching is said by the browser's own session,
+ * whose agent joins the game as an observer only to speak (the hub's
+ * observer speaks for nobody); a type beginning with "_" (the gateway's own
+ * commands to a session) is refused. 1 when taken here; 0 when the
+ * browser's session is to have it too: the text as sent, or, when
+ * *rewrite is set (malloc'd; the caller frees it), that instead. */
 int web_hub_command(web_watch *w, const web_config *cfg, struct lws_context *ctx,
-                    const char *text, size_t len);
+                    const char *text, size_t len, char **rewrite);
 
 /* Take what every hub's session has produced and fan it out (service
  * thread, on every wake of the loop); asks for a writable callback on each

@@ -188,9 +188,12 @@ static int on_receive(struct lws *wsi, conn *c, const char *in, size_t len)
                          sizeof why - 1);
         return -1;
     }
-    if (web_hub_command(&c->watch, &gw.cfg, lws_get_context(wsi), c->rx, n))
+    char *rewrite = NULL;
+    if (web_hub_command(&c->watch, &gw.cfg, lws_get_context(wsi), c->rx, n, &rewrite))
         return 0;
-    int queued = web_session_input(c->session, c->rx, n);
+    int queued = rewrite ? web_session_input(c->session, rewrite, strlen(rewrite))
+                         : web_session_input(c->session, c->rx, n);
+    free(rewrite);
     if (queued < 0) {
         web_counts.refused[WEB_REFUSED_TOO_MANY]++;
         static const char why[] = "too many commands waiting";

@@ -66,6 +66,15 @@ struct web_session {
     char dir[4096];            /* its directory (web_store.h), "" for none */
     /* session thread only */
     char saved_game[40];       /* what the "game" file says now */
+    /* quick pairing (a "quick" command), as the GTK view's games dialog
+     * does it: agent_quick_start returns at once, and the session thread,
+     * which still reads the browser (a "quick_cancel"), asks for the pool's
+     * news every QUICK_POLL_MS until the wait ends; session thread only */
+    agent_quick *quick;        /* the wait under way, else NULL */
+    bool quick_cancelled;      /* the browser cancelled it */
+    char quiet_game[64];       /* the game the agent observes only to speak for its
+                                * browser, which watches it through a hub (web_hub.h):
+                                * everything it hears there is dropped; "": none */
 };
 
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -178,6 +187,8 @@ static void send_error(web_session *s, const char *code, const char *sentence)
                            str(sentence)));
 }
 
+static void add_end_codes(const agent_model *m, json_t *over);
+
 static void finish(web_session *s, const char *reason)
 {
     pthread_mutex_lock(&s->lock);
@@ -206,6 +217,31 @@ static json_t *rect_json(const geo_rect *r)
     return json_pack("[f,f,f,f]", r->x, r->y, r->w, r->h);
 }
 
+/* The quick-pairing pools where players wait now (the lobby's): kind,
+ * options, clock ("5+3", "": none), rated, players, longest_wait_ms. An
+ * error listing them leaves them out: the games are the lobby's news. */
+static json_t *pools_json(web_session *s)
+{
+    agent_pool_info *pools = NULL;
+    int n = 0;
+    char err[256];
+    json_t *list = json_array();
+    if (!list || agent_list_pools(s->ag, NULL, &pools, &n, err, sizeof err) != 0)
+        return list ? list : json_array();
+    for (int i = 0; i < n; i++) {
+        char clock[32];
+        agent_format_clock_spec(&pools[i].clock, clock, sizeof clock);
+        json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:b, s:i, s:I}", "kind",
+                                              str(pools[i].kind), "options",
+                                              str(pools[i].options), "clock", clock, "rated",
+                                              pools[i].rated, "players", pools[i].players,
+                                              "longest_wait_ms",
+                                              (json_int_t)pools[i].longest_wait_ms));
+    }
+    free(pools);
+    return list;
+}
+
 static void send_lobby(web_session *s)
 {
     agent_game_info *games = NULL;
@@ -231,7 +267,8 @@ static void send_lobby(web_session *s)
     json_t *kinds = json_array();
     for (int i = 0; i < game_kind_count(); i++)
         json_array_append_new(kinds, str(game_kind_at(i)->name));
-    send_json(s, json_pack("{s:s, s:o, s:o}", "type", "lobby", "games", list, "kinds", kinds));
+    send_json(s, json_pack("{s:s, s:o, s:o, s:o}", "type", "lobby", "games", list, "kinds", kinds,
+                           "pools", pools_json(s)));
 }
 
 /* The board as words, for the browser's aria-live region: what GTK's board
@@ -267,6 +304,36 @@ static void describe(const agent_model *m, char *buf, size_t len)
     else if (m->status == AGENT_GAME_FINISHED || m->status == AGENT_GAME_ABANDONED)
         ADD("The game is over.");
 #undef ADD
+}
+
+/* The description's parts (describe's, as data), for the app to say in
+ * the reader's language: each seat's name and cups and home (mancala), or
+ * its score. */
+static json_t *describe_parts(const agent_model *m)
+{
+    json_t *parts = json_array();
+    char name[AGENT_NAME_BYTES + 16];
+    int scores[GAME_MAX_SEATS];
+    bool mancala = m->state.layout == GAME_LAYOUT_MANCALA;
+    if (!mancala)
+        game_scores(&m->state, scores);
+    for (int seat = 0; parts && seat < game_seats(&m->state); seat++) {
+        json_t *p = json_pack("{s:o}", "name", str(agent_seat_name(m, seat, name, sizeof name)));
+        if (p && mancala) {
+            json_t *cups = json_array();
+            for (int c = 0; cups && c < m->state.cups; c++)
+                json_array_append_new(
+                    cups, json_integer(game_cell(&m->state, game_mancala_cup(&m->state, seat, c))));
+            json_object_set_new(p, "cups", cups ? cups : json_array());
+            json_object_set_new(
+                p, "home", json_integer(game_cell(&m->state, game_mancala_home(&m->state, seat))));
+        } else if (p) {
+            json_object_set_new(p, "score", json_integer(scores[seat]));
+        }
+        if (p)
+            json_array_append_new(parts, p);
+    }
+    return parts ? parts : json_array();
 }
 
 /* Version 2's part of a state: clocks, the offers open, who may be
@@ -370,6 +437,7 @@ static void send_state(web_session *s)
         for (int i = 0; i < m->n_winners; i++)
             json_array_append_new(winners, json_integer(m->winners[i]));
         over = json_pack("{s:o, s:o}", "reason", str(m->end_reason), "winners", winners);
+        add_end_codes(m, over);
     }
     json_t *msg = json_pack(
         "{s:s, s:o, s:o, s:o, s:s, s:s, s:i, s:i, s:[f,f,f,f], s:o, s:o, s:o, s:O, s:o, s:i}",
@@ -378,8 +446,10 @@ static void send_state(web_session *s)
         drawing_words[st->kind->drawing], "my_seat", m->my_seat, "to_move", to, "view", L.x0,
         L.y0, L.width, L.height, "seats", seats, "cells", cells, "description", str(description),
         "moves", s->moves ? s->moves : json_null(), "over", over, "observers", m->n_observers);
-    if (msg)
+    if (msg) {
         add_play_state(m, msg);
+        json_object_set_new(msg, "description_parts", describe_parts(m));
+    }
     if (msg)
         send_json(s, msg);
 }
@@ -395,6 +465,103 @@ static void send_event(web_session *s, const char *event, const agent_msg *msg, 
     if (j && msg->kind == AGENT_MSG_CHAT)
         json_object_update_new(j, json_pack("{s:o, s:b}", "to", str(msg->to), "spectators",
                                             msg->spectators));
+    if (j)
+        send_json(s, j);
+}
+
+/* The most sowing steps sent with a move: a longer relay is not animated. */
+#define MAX_STEPS_SENT 2048
+
+/* "moved", with what the GTK view animates from (gtk_anim.c): the cell the
+ * move was played from and its steps, each cell's value after it changed,
+ * as the rules (games/) recorded them for the service, so that the browser
+ * can sow the seeds cup by cup without knowing a rule; from is the cell the
+ * move names (geo_move_cell, as the GTK view finds it), -1 for none. */
+static void send_moved(web_session *s, const agent_msg *msg)
+{
+    const agent_model *m = agent_model_get(s->ag);
+    char move[32], seat_name[AGENT_NAME_BYTES + 16];
+    agent_format_move(m, msg->move, move, sizeof move);
+    json_t *steps = json_array();
+    for (int i = 0; steps && msg->steps && msg->n_steps <= MAX_STEPS_SENT && i < msg->n_steps; i++)
+        json_array_append_new(steps, json_pack("[i, i]", msg->steps[i].cell, msg->steps[i].value));
+    int from = m->have_state ? geo_move_cell(&m->state, msg->seat, msg->move) : -1;
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:i, s:o}", "type", "event", "event",
+                          "moved", "seat", msg->seat, "name",
+                          str(agent_seat_name(m, msg->seat, seat_name, sizeof seat_name)),
+                          "text", str(move), "from", from, "steps",
+                          steps ? steps : json_array());
+    if (j)
+        send_json(s, j);
+}
+
+/* The agent's machine-readable reasons (agent.h: agent_end_why,
+ * agent_out_why), as words the app says in the reader's language
+ * (docs/web-protocol.md, "The gateway's reasons"); "" when unknown, and
+ * the English sentence is all there is. */
+static const char *end_code(int why)
+{
+    static const char *const words[] = {
+        [AGENT_END_UNKNOWN] = "", [AGENT_END_FINISHED] = "finished",
+        [AGENT_END_PLAYER_OUT] = "player_out", [AGENT_END_DRAW_AGREED] = "draw_agreed",
+        [AGENT_END_ABORTED] = "aborted", [AGENT_END_NO_FIRST_MOVE] = "no_first_move",
+        [AGENT_END_EMPTY_SEAT_TIME] = "empty_seat_time", [AGENT_END_OPERATOR] = "operator",
+        [AGENT_END_NOBODY_LEFT] = "nobody_left",
+    };
+    return why >= 0 && why < (int)(sizeof words / sizeof words[0]) && words[why] ? words[why]
+                                                                               : "";
+}
+
+static const char *out_code(int why)
+{
+    static const char *const words[] = {
+        [AGENT_OUT_UNKNOWN] = "", [AGENT_OUT_RESIGNED] = "resigned",
+        [AGENT_OUT_TIME_RAN_OUT] = "time_ran_out", [AGENT_OUT_QUIT] = "quit",
+        [AGENT_OUT_CLAIMED] = "claimed",
+    };
+    return why >= 0 && why < (int)(sizeof words / sizeof words[0]) && words[why] ? words[why]
+                                                                               : "";
+}
+
+/* over's why, out (a player_out's), who and detail (an operator's words). */
+static void add_end_codes(const agent_model *m, json_t *over)
+{
+    if (over)
+        json_object_update_new(over, json_pack("{s:s, s:s, s:o, s:o}", "why",
+                                               end_code(m->end_why), "out",
+                                               out_code(m->end_out_why), "who", str(m->end_who),
+                                               "detail", str(m->end_detail)));
+}
+
+/* "notice", with what the agent said as a code (agent_said) and its
+ * arguments, which the app says in the reader's language: said is "lost"
+ * (where, seconds: how long it tries), "still_trying" (seconds so far),
+ * "reconnected" (where), or "" (text alone says it). */
+static void send_notice(web_session *s, const agent_msg *msg)
+{
+    static const char *const words[] = {
+        [AGENT_SAID_TEXT] = "", [AGENT_SAID_LOST] = "lost",
+        [AGENT_SAID_STILL_TRYING] = "still_trying", [AGENT_SAID_RECONNECTED] = "reconnected",
+        [AGENT_SAID_GAVE_UP] = "gave_up",
+    };
+    int said = (int)msg->said;
+    const char *code = said >= 0 && said < (int)(sizeof words / sizeof words[0]) && words[said]
+                           ? words[said]
+                           : "";
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:s, s:o, s:i}", "type", "event", "event",
+                          "notice", "seat", msg->seat, "name", str(msg->name), "text",
+                          str(msg->text), "said", code, "where", str(msg->where), "seconds",
+                          msg->seconds);
+    if (j)
+        send_json(s, j);
+}
+
+/* "out", with why: out_code of the player's reason. */
+static void send_out(web_session *s, const agent_msg *msg)
+{
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:s}", "type", "event", "event", "out",
+                          "seat", msg->seat, "name", str(msg->name), "text", str(msg->text),
+                          "why", out_code(msg->why));
     if (j)
         send_json(s, j);
 }
@@ -487,18 +654,20 @@ static void from_agent(web_session *s, const agent_msg *msg)
 {
     char text[AGENT_TEXT_BYTES + 64];
     const agent_model *m = agent_model_get(s->ag);
+    /* The browser hears this game through its hub: only a refusal of its
+     * own chat and the end of the service are its session's to say. */
+    if (s->quiet_game[0] && msg->kind != AGENT_MSG_REFUSED &&
+        msg->kind != AGENT_MSG_DISCONNECTED)
+        return;
     switch (msg->kind) {
     case AGENT_MSG_SNAPSHOT:
         fill_moves(s);
         remember_game(s);
         break;
-    case AGENT_MSG_MOVED: {
+    case AGENT_MSG_MOVED:
         remember_move(s, msg);
-        char move[32];
-        agent_format_move(m, msg->move, move, sizeof move);
-        send_event(s, "moved", msg, move);
+        send_moved(s, msg);
         break;
-    }
     case AGENT_MSG_CHAT:
         send_event(s, "chat", msg, msg->text);
         return;
@@ -550,15 +719,18 @@ static void from_agent(web_session *s, const agent_msg *msg)
         return;
     }
     case AGENT_MSG_OUT:
-        send_event(s, "out", msg, msg->text);
+        send_out(s, msg);
         break;
     case AGENT_MSG_NOTICE:
     case AGENT_MSG_RECONNECTING:
     case AGENT_MSG_RECONNECTED:
-        send_event(s, "notice", msg, msg->text);
+        send_notice(s, msg);
         return;
     case AGENT_MSG_REFUSED:
-        send_error(s, "refused", msg->text);
+        /* with the service's reason (ErrorReason), which the app says in
+         * the reader's language */
+        send_json(s, json_pack("{s:s, s:s, s:o, s:o}", "type", "error", "code", "refused",
+                               "message", str(msg->text), "reason", str(msg->reason)));
         return;
     case AGENT_MSG_DISCONNECTED:
         snprintf(text, sizeof text, "the board service is gone: %s", msg->text);
@@ -694,6 +866,114 @@ static bool game_command(web_session *s, const char *type, json_t *cmd)
     return true;
 }
 
+/* --- quick pairing (web_session.h) --- */
+
+#define QUICK_POLL_MS 100      /* how often the pool's news is asked for while waiting */
+
+/* "quick": kind, and optionally clock ("5+3"), options, rated. */
+static void command_quick(web_session *s, json_t *cmd)
+{
+    const char *kind = json_string_value(json_object_get(cmd, "kind"));
+    json_t *clock = json_object_get(cmd, "clock");
+    json_t *opts = json_object_get(cmd, "options");
+    json_t *rated = json_object_get(cmd, "rated");
+    if (!kind || !*kind || strlen(kind) > 32 || (clock && !json_is_string(clock)) ||
+        (clock && json_string_length(clock) > 32) || (opts && !json_is_array(opts)) ||
+        (rated && !json_is_boolean(rated))) {
+        send_error(s, "bad_field", "\"quick\" needs a kind (a string) and may say clock "
+                                   "(\"5+3\"), options (an array) and rated (true or false)");
+        return;
+    }
+    const char *options[GAME_MAX_OPTIONS];
+    int n = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(opts, i, o) {
+        if (!json_is_string(o) || n == GAME_MAX_OPTIONS) {
+            send_error(s, "bad_field", "options must be a short array of \"name=value\" strings");
+            return;
+        }
+        options[n++] = json_string_value(o);
+    }
+    const char *c = json_string_value(clock);
+    char spec[96], err[512];
+    snprintf(spec, sizeof spec, "%s%s%s", kind, c && *c ? ":" : "", c && *c ? c : "");
+    s->quick = agent_quick_start(s->ag, spec, options, n, json_is_true(rated), err, sizeof err);
+    if (!s->quick) {
+        send_error(s, "refused", err);
+        return;
+    }
+    s->quiet_game[0] = '\0';          /* agent_quick_finish leaves it once paired */
+    s->quick_cancelled = false;
+    send_json(s, json_pack("{s:s, s:b, s:i, s:i}", "type", "pairing", "waiting", 1,
+                           "pool_size", 0, "waited_ms", 0));
+}
+
+/* While a quick pairing waits (session thread, each turn of its loop): the
+ * pool's news to the browser, and once the wait has ended, its end: the
+ * game (its snapshot follows from the agent) or the lobby again. closing:
+ * the browser is gone; cancel and end it. */
+static void quick_poll(web_session *s, bool closing)
+{
+    if (!s->quick)
+        return;
+    agent_pairing p;
+    bool ended = false;
+    if (agent_quick_news(s->quick, &p, &ended) && !closing)
+        send_json(s, json_pack("{s:s, s:b, s:i, s:I, s:i, s:i, s:b}", "type", "pairing",
+                               "waiting", 1, "pool_size", p.pool_size, "waited_ms",
+                               (json_int_t)p.waited_ms, "rating", p.rating, "range", p.range,
+                               "any_rating", p.any_rating));
+    if (!ended && !closing)
+        return;
+    if (!ended)
+        agent_quick_cancel(s->quick);
+    char err[512];
+    int rc = agent_quick_finish(s->ag, s->quick, err, sizeof err);
+    s->quick = NULL;
+    if (closing)
+        return;
+    if (rc == 0) {
+        send_json(s, json_pack("{s:s, s:b, s:b}", "type", "pairing", "waiting", 0, "paired", 1));
+        return;
+    }
+    if (!s->quick_cancelled)
+        send_error(s, "refused", err);
+    send_json(s, json_pack("{s:s, s:b, s:b}", "type", "pairing", "waiting", 0, "paired", 0));
+    send_lobby(s);
+}
+
+/* "_watch_chat" (made by web_hub_command, never the browser's): the
+ * browser watches game through its hub, whose observer speaks for nobody,
+ * and says text there. Its own agent joins the game as an observer the
+ * first time, only to speak: what it hears there the hub already tells the
+ * browser, so it is dropped (quiet_game). A browser seated at another game
+ * is told to leave it first rather than losing its seat to a chat line. */
+static void watch_chat(web_session *s, json_t *cmd)
+{
+    const char *game = json_string_value(json_object_get(cmd, "game"));
+    const char *t = json_string_value(json_object_get(cmd, "text"));
+    char err[512];
+    if (!game || !*game || strlen(game) >= sizeof s->quiet_game || !t || !*t ||
+        strlen(t) > 500) {
+        send_error(s, "bad_field", "\"chat\" needs a text of 1 to 500 bytes");
+        return;
+    }
+    if (strcmp(s->quiet_game, game) != 0) {
+        if (agent_in_game(s->ag) && !s->quiet_game[0]) {
+            send_error(s, "refused", "you are at another game: leave it to chat in this one");
+            return;
+        }
+        s->quiet_game[0] = '\0';
+        if (agent_join_game(s->ag, game, true, err, sizeof err) != 0) {
+            send_error(s, "refused", err);
+            return;
+        }
+        snprintf(s->quiet_game, sizeof s->quiet_game, "%s", game);
+    }
+    agent_chat(s->ag, t);
+}
+
 static void command(web_session *s, const char *text, size_t len)
 {
     json_error_t jerr;
@@ -710,6 +990,17 @@ static void command(web_session *s, const char *text, size_t len)
     json_t *reply;
     if (!type) {
         send_error(s, "bad_command", "every command needs a \"type\" (a string)");
+    } else if (strcmp(type, "quick_cancel") == 0) {
+        if (s->quick) {
+            s->quick_cancelled = true;
+            agent_quick_cancel(s->quick);
+        } else {
+            send_error(s, "refused", "you are not waiting for a quick game");
+        }
+    } else if (s->quick) {
+        send_error(s, "refused", "you are waiting for a quick game: cancel it first");
+    } else if (strcmp(type, "quick") == 0) {
+        command_quick(s, cmd);
     } else if (strcmp(type, "hello") == 0) {
         json_t *v = json_object_get(cmd, "version");
         if (!json_is_integer(v) || json_integer_value(v) < WEB_PROTOCOL_OLDEST ||
@@ -727,8 +1018,10 @@ static void command(web_session *s, const char *text, size_t len)
     } else if (strcmp(type, "list") == 0) {
         send_lobby(s);
     } else if (strcmp(type, "new") == 0) {
+        s->quiet_game[0] = '\0';      /* agent_new_game leaves it first */
         command_new(s, cmd);
     } else if (strcmp(type, "join") == 0) {
+        s->quiet_game[0] = '\0';      /* agent_join_game leaves it first */
         const char *game = json_string_value(json_object_get(cmd, "game"));
         json_t *observe = json_object_get(cmd, "observe");
         if (!game || (observe && !json_is_boolean(observe)))
@@ -755,12 +1048,20 @@ static void command(web_session *s, const char *text, size_t len)
             send_error(s, "refused", "you are not at a game");
         else
             agent_chat(s->ag, t);
+    } else if (strcmp(type, "_watch_chat") == 0) {
+        watch_chat(s, cmd);
+    } else if (strcmp(type, "_unwatch") == 0) {
+        if (s->quiet_game[0]) {
+            agent_leave(s->ag);
+            s->quiet_game[0] = '\0';
+        }
     } else if (strcmp(type, "resign") == 0) {
         if (!agent_in_game(s->ag))
             send_error(s, "refused", "you are not at a game");
         else
             agent_resign(s->ag);
     } else if (strcmp(type, "leave") == 0) {
+        s->quiet_game[0] = '\0';
         agent_leave(s->ag);
         forget_game(s);
         send_json(s, json_pack("{s:s}", "type", "left"));
@@ -844,9 +1145,11 @@ static void *session_main(void *arg)
                            resumed ? str(game) : json_null(), "kept", s->dir[0] != '\0'));
     send_lobby(s);
     for (;;) {
+        /* While a quick pairing waits, the pool's news is asked for every
+         * QUICK_POLL_MS, and the game's messages wait for its end. */
         struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN},
                                 {.fd = agent_fd(s->ag), .events = POLLIN}};
-        if (poll(fds, 2, -1) < 0 && errno != EINTR)
+        if (poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : -1) < 0 && errno != EINTR)
             break;
         if (fds[0].revents & POLLIN) {
             uint64_t n;
@@ -871,6 +1174,9 @@ static void *session_main(void *arg)
             command(s, it->text, it->len);
             free(it);
         }
+        quick_poll(s, false);
+        if (s->quick)
+            continue;
         agent_msg *msg;
         bool gone = false;
         while ((msg = agent_next(s->ag))) {
@@ -886,6 +1192,7 @@ static void *session_main(void *arg)
      * departed player's, and its token here. A guest's seat without one
      * cannot be taken back: leaving ends the game for the others now
      * rather than after the grace. */
+    quick_poll(s, true);
     if (!s->dir[0])
         agent_leave(s->ag);
     agent_destroy(s->ag);

@@ -18,6 +18,10 @@
  *     fd, runs every agent call (lobby calls block it, never the service
  *     thread), and queues JSON for the browser, then wakes the service
  *     thread with lws_cancel_service;
+ *     While the browser waits for a quick pairing, the session thread asks
+ *     the agent for the pool's news every QUICK_POLL_MS (agent_quick_start,
+ *     _news, _finish: never blocked while the pool waits), so that it still
+ *     reads a "quick_cancel"; other commands are refused until the end;
  *   - the agent's own threads (rpc client, reconnect) never see a session.
  * The queues between the two (commands in, JSON out) and the flags below
  * are under the session's mutex; everything else is the session thread's.

@@ -91,7 +91,9 @@ class Browser:
             return f"(cannot read the page: {e})"
 
     def board(self):
-        """Each cell's number and what it shows, in cell order."""
+        """Each cell's number and what it shows, in cell order, once a
+        sowing being animated has ended (app.js: the board's class sowing)."""
+        self.wait("the sowing's end", "!document.querySelector('#board.sowing')")
         return self.js("[...document.querySelectorAll('#board [data-cell]')]"
                        ".map(g => g.dataset.cell + ':' + g.textContent)")
 

@@ -239,7 +239,7 @@ function showState(st) {
   $("turn").textContent = `${who} ${turn}`;
   drawBoard(st);
   drawClocks();
-  $("description").textContent = st.description;
+  $("description").textContent = describeState(st);
   const moves = $("moves");
   moves.replaceChildren();
   for (const m of st.moves || [])
@@ -250,7 +250,7 @@ function showState(st) {
     const result = names.length ? t("Won by %s").replace("%s", names.join(t(" and ")))
                                 : t("A draw");
     const scores = st.seats.map((s) => `${s.name} ${s.score}`).join(", ");
-    over.textContent = `${t("Game over:")} ${result}. ${st.over.reason} (${scores})`;
+    over.textContent = `${t("Game over:")} ${result}. ${endReason(st.over)} (${scores})`;
     over.hidden = false;
   } else {
     over.hidden = true;
@@ -316,21 +316,29 @@ function onMessage(ev) {
     break;
   case "lobby":
     if (!current) showLobby(msg);
+    showPools(msg.pools || []);
     break;
-  case "state":
+  case "state": {
     showError("");
+    const before = current;
     showState(msg);
+    sowPlay(before, msg);
     break;
+  }
   case "left":
     current = null;
     if (location.pathname !== "/") history.replaceState(null, "", "/");
     break;
   case "event":
+    if (msg.event === "moved") sowNoted(msg);
     if (msg.event === "chat") addChat(msg);
-    else if (msg.event === "notice") $("connection").textContent = msg.text;
+    else if (msg.event === "notice") $("connection").textContent = noticeWords(msg);
     break;
   case "error":
-    showError(msg.message);
+    showError(refusalWords(msg));
+    break;
+  case "pairing":
+    showPairing(msg);
     break;
   default:
     historyMessage(msg);   // version 3: history.js
@@ -384,6 +392,7 @@ function translatePage(lang) {
     "th-status": t("Status"), "link-label": t("Link to this game:"), "resign": t("Resign"),
     "leave": t("Back to the lobby"), "moves-title": t("Moves"), "chat-title": t("Chat"),
     "chat-label": t("Say"), "chat-send": t("Send"),
+    "quick": t("Quick game"), "quick-cancel": t("Cancel"),
   };
   for (const [id, text] of Object.entries(words))
     if ($(id)) $(id).textContent = text;
@@ -394,6 +403,7 @@ function translatePage(lang) {
 
 document.addEventListener("DOMContentLoaded", async () => {
   translatePage(await i18nLoad());
+  translateRest();
   $("lang").addEventListener("change", () => i18nChoosePersist($("lang").value));
   $("new-game").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -423,6 +433,240 @@ document.addEventListener("DOMContentLoaded", async () => {
     else if (text.value) send({ type: "chat", text: text.value });
     text.value = "";
   });
+  click("quick", askQuick);
+  click("quick-cancel", () => send({ type: "quick_cancel" }));
   setInterval(drawClocks, 250);
   connect();
 });
+
+// --- quick pairing ---
+
+// Wait in the service's pool for a game of the kind, clock and rated
+// chosen in the new game's form; the gateway says the pool as it changes.
+function askQuick() {
+  const clock = $("clock").value;
+  send({ type: "quick", kind: $("kind").value, clock: clock === "none" ? "" : clock,
+         rated: $("rated").checked });
+}
+
+// The pools where players wait for a quick pairing now (the lobby's).
+function showPools(pools) {
+  $("pools").replaceChildren(...pools.map((p) => el("li", {}, t(
+    "Quick pairing pool %s (%s), clock %s%s: %d waiting, the longest for %d s.", p.kind,
+    p.options, p.clock || t("none"), p.rated ? t(", rated") : "")
+    .replace("%d", p.players).replace("%d", Math.round(p.longest_wait_ms / 1000)))));
+}
+
+function showPairing(msg) {
+  $("quick-wait").hidden = !msg.waiting;
+  $("quick").disabled = $("create").disabled = !!msg.waiting;
+  if (msg.waiting)
+    $("quick-status").textContent = t("Waiting for a quick game: %s in the pool.",
+                                      msg.pool_size);
+}
+
+// --- the sowing animation ---
+
+// A mancala move comes with its steps (the gateway's "moved": each cell's
+// value after it changed, as the rules recorded them; the app computes
+// none): once its state has been drawn, the cups are shown as they were
+// before the move and the steps applied one by one, SOW_STEP_MS apart, so
+// the seeds travel cup by cup. Skipped for a reader who asks for reduced
+// motion, and cut short when the next move comes before it has played.
+// document.body's data-sowings and data-sowings-skipped count them.
+const SOW_STEP_MS = 60;
+let sowPending = null;     // the steps of the move whose state comes next
+let sowTimer = 0;
+
+function sowCount(what) {
+  const b = document.body.dataset;
+  b[what] = String(Number(b[what] || 0) + 1);
+}
+
+function sowStop() {
+  if (!sowTimer) return false;
+  clearInterval(sowTimer);
+  sowTimer = 0;
+  $("board").classList.remove("sowing");
+  return true;
+}
+
+function sowNoted(msg) {
+  if (sowStop()) sowCount("sowingsSkipped");   // moves come faster than it plays
+  sowPending = Array.isArray(msg.steps) && msg.steps.length ? msg : null;
+}
+
+function sowStones(cell) {
+  return $("board").querySelector(`[data-cell="${cell}"] text.stones`);
+}
+
+function sowPlay(before, st) {
+  const moved = sowPending;
+  sowPending = null;
+  if (!moved || st.drawing !== "mancala" || !before || before.game !== st.game ||
+      before.cells.length !== st.cells.length)
+    return;
+  if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) {
+    sowCount("sowingsSkipped");
+    return;
+  }
+  for (const c of before.cells) {
+    const text = sowStones(c.cell);
+    if (text) text.textContent = c.value;
+  }
+  const steps = moved.steps.slice();
+  let i = 0, last = null;
+  $("board").classList.add("sowing");
+  sowTimer = setInterval(() => {
+    if (last) last.classList.remove("sown");
+    if (i >= steps.length) {
+      sowStop();
+      for (const c of st.cells) {        // the board as the state has it
+        const text = sowStones(c.cell);
+        if (text) text.textContent = c.value;
+      }
+      sowCount("sowings");
+      return;
+    }
+    const [cell, value] = steps[i++];
+    const text = sowStones(cell);
+    if (text) {
+      text.textContent = value;
+      last = text.parentNode;
+      last.classList.add("sown");
+    }
+  }, SOW_STEP_MS);
+}
+
+// --- the gateway's reasons, in the reader's language ---
+
+// Why the game ended (state's over: why, out, who, detail, and reason, the
+// English), as the other views say it (views/narrate.c, view_end_reason).
+function endReason(over) {
+  const who = over.who || "";
+  const out = {
+    resigned: () => t("%s resigned", who),
+    time_ran_out: () => t("%s ran out of time", who),
+    quit: () => t("%s quit the game", who),
+    claimed: () => t("%s did not come back, and the others claimed the seat", who),
+  };
+  const end = {
+    finished: () => t("the game was played to its end"),
+    player_out: () => (out[over.out] ? out[over.out]() : null),
+    draw_agreed: () => t("the players agreed a draw"),
+    aborted: () => t("%s aborted the game", who),
+    no_first_move: () => t("%s made no first move in time; the game is aborted", who),
+    empty_seat_time: () => t("a seat's time ran out while it was empty"),
+    operator: () => t("the operator ended the game: %s", over.detail || ""),
+    nobody_left: () => t("%s left and nobody else is playing; the game ends with no winner",
+                         who),
+  };
+  // In English the gateway's sentence says it, and says more ("alice
+  // resigned; bob wins"); in another language the reason's own words.
+  const english = document.documentElement.lang === "en";
+  const words = (!english && end[over.why] && end[over.why]()) || over.reason || "";
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) + (/[.!?]$/.test(words) ? "" : ".")
+               : "";
+}
+
+// The rest of the page's own words (index.html) that translatePage leaves:
+// the account form, the clock's choices, the game's buttons; and labels
+// read only by screen readers.
+function translateRest() {
+  const words = {
+    "account-name-label": t("Name"), "account-password-label": t("Password"),
+    "sign-in": t("Sign in"), "register": t("Register"), "sign-out": t("Sign out"),
+    "clock-label": t("Clock"), "clock-opt-none": t("none"), "clock-opt-1": t("1 minute"),
+    "clock-opt-5-3": t("5 minutes + 3 s a move"), "clock-opt-10": t("10 minutes"),
+    "clock-opt-30-move": t("30 s a move"), "rated-label": t("rated (signed in)"),
+    "offer-draw": t("Offer a draw"), "accept-draw": t("Accept the draw"),
+    "decline-draw": t("Decline"), "abort": t("Abort"), "claim": t("Claim the game"),
+    "rematch": t("Rematch"), "decline-rematch": t("No rematch"),
+    "chat-to-label": t("To (empty: everyone)"),
+  };
+  for (const [id, text] of Object.entries(words))
+    if ($(id)) $(id).textContent = text;
+  $("account").setAttribute("aria-label", t("Account"));
+  $("pools").setAttribute("aria-label", t("Quick pairing pools"));
+  $("clocks").setAttribute("aria-label", t("Clocks"));
+}
+
+// A refusal's sentence in the reader's language, from the service's reason
+// (an error's reason: its ErrorReason name) as the other views say it
+// (views/narrate.c, view_refusal); the gateway's English sentence for a
+// reason not known here, and for an English reader (it says more).
+function refusalWords(msg) {
+  const said = {
+    NOT_YOUR_TURN: () => t("It is not your turn."),
+    NOT_FOUND: () => t("There is no such game, match or player."),
+    GAME_FULL: () => t("There is no seat left in that game."),
+    NOT_STORED: () => t("The service could not store it, so it did not happen; try again."),
+    SHUTTING_DOWN: () => t("The service is closing."),
+    UNAVAILABLE: () => t("The service cannot do that now; try again later."),
+    INTERNAL: () => t("The service failed inside."),
+    NAME_TAKEN: () => t("That name is taken."),
+    BAD_CREDENTIALS: () => t("Wrong name or password."),
+    NAME_CONFUSABLE: () => t("That name looks like a registered one."),
+    NAME_REGISTERED: () => t("That name is registered: sign in to play under it."),
+    UNKNOWN_SESSION: () => t("Your sign-in has ended: sign in again."),
+    ACCOUNT_REQUIRED: () => t("This service plays with accounts only: register or sign in."),
+    NAME_NOT_ALLOWED: () => t("That name has characters a name may not have."),
+    NOT_YOUR_NAME: () => t("You are signed in under another name."),
+    GAME_NOT_STARTED: () => t("The game has not started yet."),
+    GAME_ENDED: () => t("The game is over."),
+    OBSERVER: () => t("Only the players can do that; you are watching."),
+    NO_OFFER: () => t("Nobody has offered you that."),
+    OFFER_PENDING: () => t("Your offer is open: wait for the others to answer."),
+    BAD_REQUEST: () => t("The service cannot take that as it was given: check what you typed."),
+    WRONG_STATE: () => t("That cannot be done at this point of the game."),
+    NOT_PERMITTED: () => t("You are not allowed to do that."),
+    LIMIT_REACHED: () =>
+      t("A limit was reached (too many, or too fast): wait a little and try again."),
+    UNKNOWN_TOKEN: () => t("The service no longer knows your seat: join the game again."),
+    UNKNOWN_METHOD: () => t("This service does not have that command."),
+    REPLACED: () => t("Another connection with your seat took over."),
+    DEPARTED: () => t("The service took you for gone."),
+    ELSEWHERE: () => t("That game is at another server."),
+    GAME_MOVING: () => t("The game is moving to another server: try again in a moment."),
+    READ_ONLY: () => t("This server lets you watch only: play at a board service."),
+    NOT_HERE: () => t("This server has no lobby or history: ask a board service."),
+    ACCOUNT_DISABLED: () => t("The operator has disabled this account."),
+    ADDRESS_BANNED: () => t("The operator has banned your address."),
+    MUTED: () => t("The operator has muted your chat."),
+    CODE_EXPIRED: () => t("That code has expired: ask the operator for another."),
+  };
+  if (document.documentElement.lang === "en" || !msg.reason || !said[msg.reason])
+    return msg.message;
+  return said[msg.reason]();
+}
+
+// The position in words for screen readers: the gateway's English
+// description, or, in another language, said here from its parts
+// (description_parts: each seat's cups and home, or its score).
+function describeState(st) {
+  if (document.documentElement.lang === "en" || !Array.isArray(st.description_parts))
+    return st.description;
+  const words = st.description_parts.map((p) => (Array.isArray(p.cups)
+    ? t("%s: cups %s, home %s.", p.name, p.cups.join(" "), p.home)
+    : t("%s has %s.", p.name, p.score)));
+  if (st.status === "running" && st.to_move >= 0)
+    words.push(t("%s to move.").replace("%s", seatName(st, st.to_move)));
+  else if (st.status === "finished" || st.status === "abandoned")
+    words.push(t("The game is over."));
+  return words.join(" ");
+}
+
+// A notice of the gateway's agent (reconnecting to the service) in the
+// reader's language, from its code (said, where, seconds) as the other
+// views say it (views/narrate.c, view_agent_words); else its text.
+function noticeWords(msg) {
+  const secs = String(msg.seconds);
+  const said = {
+    lost: () => t("lost the connection to %s; trying again for %d s\u2026")
+      .replace("%s", msg.where).replace("%d", secs),
+    still_trying: () => t("still trying (%d s)\u2026").replace("%d", secs),
+    reconnected: () => t("reconnected to %s").replace("%s", msg.where),
+  };
+  const words = said[msg.said] ? said[msg.said]() : msg.text;
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : "";
+}

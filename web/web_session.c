@@ -835,6 +835,7 @@ static bool game_command(web_session *s, const char *type, json_t *cmd)
         int (*call)(agent *ag);
     } simple[] = {
         {"offer_draw", agent_offer_draw}, {"abort", agent_abort}, {"claim", agent_claim},
+        {"give_time", agent_give_time},
     };
     int which = -1;
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)

@@ -547,6 +547,12 @@ def clocked_rematch(bindir):
             check(0 < start <= 5 * 60 * 1000 + 3000, f"the running clock shows {start} ms")
             other.wait("the running clock counting down",
                        lambda: 0 < _clock_ms(other, seat) < start)
+            # Fifteen seconds given by the one waiting to the one to move:
+            # the running clock gains them in both pages.
+            before = _clock_ms(first, seat)
+            first.d.find_element("id", "give-time").click()
+            for p in (a, b):
+                p.wait("15 s given", lambda p=p: _clock_ms(p, seat) >= before + 13000)
             # A draw offered and declined.
             other.d.find_element("id", "offer-draw").click()
             first.wait("the draw offer", "!document.getElementById('answer-draw').hidden")

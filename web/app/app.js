@@ -195,6 +195,7 @@ function showActions(st) {
   show("resign", seated && running);
   show("abort", seated && running);
   show("offer-draw", seated && running && st.draw_offer < 0);
+  show("give-time", seated && running && Array.isArray(st.clocks));
   const offered = seated && running && st.draw_offer >= 0 && st.draw_offer !== st.my_seat;
   show("answer-draw", offered);
   if (offered)
@@ -416,6 +417,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   click("resign", () => send({ type: "resign" }));
   click("abort", () => send({ type: "abort" }));
   click("offer-draw", () => send({ type: "offer_draw" }));
+  click("give-time", () => send({ type: "give_time" }));
   click("accept-draw", () => send({ type: "answer_draw", accept: true }));
   click("decline-draw", () => send({ type: "answer_draw", accept: false }));
   click("claim", () => send({ type: "claim" }));
@@ -579,7 +581,7 @@ function translateRest() {
     "clock-label": t("Clock"), "clock-opt-none": t("none"), "clock-opt-1": t("1 minute"),
     "clock-opt-5-3": t("5 minutes + 3 s a move"), "clock-opt-10": t("10 minutes"),
     "clock-opt-30-move": t("30 s a move"), "rated-label": t("rated (signed in)"),
-    "offer-draw": t("Offer a draw"), "accept-draw": t("Accept the draw"),
+    "offer-draw": t("Offer a draw"), "give-time": t("+15 s"), "accept-draw": t("Accept the draw"),
     "decline-draw": t("Decline"), "abort": t("Abort"), "claim": t("Claim the game"),
     "rematch": t("Rematch"), "decline-rematch": t("No rematch"),
     "chat-to-label": t("To (empty: everyone)"),

@@ -81,6 +81,24 @@ class Browser:
                 raise Failure(f"the page never showed {what}; it shows:\n" + self.text())
             time.sleep(0.05)
 
+    def click_first(self, what, selector, timeout=WAIT):
+        """Click the first element matching selector, finding it again when
+        the page redrew it between finding and clicking (a state or an
+        animation frame replaces the board's cells)."""
+        from selenium.common.exceptions import StaleElementReferenceException
+        end = time.monotonic() + timeout
+        while True:
+            found = self.d.find_elements("css selector", selector)
+            if found:
+                try:
+                    found[0].click()
+                    return
+                except StaleElementReferenceException:
+                    pass
+            if time.monotonic() > end:
+                raise Failure(f"the page never had {what} to click; it shows:\n" + self.text())
+            time.sleep(0.05)
+
     def js(self, expr):
         return self.d.execute_script(f"return ({expr});")
 
@@ -496,7 +514,7 @@ def _play_one(players):
         return None
     who = players[0].wait("a cell to play", mover)
     before = [len(p.moves()) for p in players]
-    who.d.find_elements("css selector", PLAYABLE)[0].click()
+    who.click_first("a cell to play", PLAYABLE)
     for p, n in zip(players, before):
         p.wait("the move in the list", lambda p=p, n=n: len(p.moves()) > n)
     return who

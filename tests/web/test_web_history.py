@@ -90,7 +90,7 @@ def history_replay(bindir):
                     break
                 n = len(a.moves())
                 live[n] = a.board()
-                mine[0].click()
+                a.click_first("a cell to play", PLAYABLE)
                 a.wait("ana's move played", lambda: len(a.moves()) > n or a.over())
                 if a.over():
                     break
@@ -124,7 +124,7 @@ def history_replay(bindir):
                 if a.over():
                     break
                 n = len(a.moves())
-                mine[0].click()
+                a.click_first("a cell to play", PLAYABLE)
                 a.wait("ana's move played", lambda: len(a.moves()) > n or a.over())
             bot_moves = a.wait("the bot game's moves", lambda: a.over() and a.moves())
             bot_end = a.board()

@@ -114,15 +114,16 @@ test)
     # The same tests again built with the address and undefined-behaviour
     # sanitizers (valgrind cannot run sanitized programs; the soak is long;
     # nobody installs a sanitized build; the chaos run's timing is the plain
-    # build's), with the board services' store on
-    # PostgreSQL: a server the tests start (tests/pg) instead of SQLite files,
-    # so both stores get the whole suite in the time of two runs. (The store's
-    # own tests run on both in both builds.)
+    # build's; the benchmark program's own tests once are enough), with the
+    # board services' store on PostgreSQL: a server the tests start
+    # (tests/pg) instead of SQLite files, so both stores get the whole suite
+    # in the time of two runs. (The store's own tests run on both in both
+    # builds.)
     cmake -S . -B build-asan -DSUNGKA_SANITIZE=ON -DSUNGKA_TEST_ON_PG=ON \
         -DCMAKE_BUILD_TYPE=Debug >/dev/null
     cmake --build build-asan -j "$(nproc)"
     cd build-asan
-    exec ctest --output-on-failure -j 2 -LE "valgrind|soak|install|chaos|long"
+    exec ctest --output-on-failure -j 2 -LE "valgrind|soak|install|chaos|long|bench"
     ;;
 *)
     echo "usage: ./sungka.sh play [sungka-player options] | ./sungka.sh play --web HOST:PORT |" \

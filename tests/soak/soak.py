@@ -161,7 +161,7 @@ class Soak:
         out = os.path.join(self.tmp, "board.out")
         err = os.path.join(self.tmp, "board.err")
         argv = [os.path.join(self.a.bindir, "sungka-board"), "--listen", "127.0.0.1:0",
-                "--db", os.path.join(self.tmp, "soak.db"), "--grace", "60",
+                "--db", os.path.join(self.tmp, "soak.db"), "--grace", "20",
                 "--ping-timeout", "30", "--max-games-per-client", "100000",
                 # every agent here is on loopback: one address for them all
                 "--max-client-streams", "100000", "--max-client-observers", "100000",

@@ -816,16 +816,18 @@ TESTS = {f.__name__: f for f in (play_kalah, every_kind, security, protocol, slo
                                   gateway_restart, https)}
 
 
-def main():
+def run(tests):
+    """The main of every browser test file: BINDIR SHOTDIR NAME, one of tests
+    (screenshots go to SHOTDIR: Browser.shot, SHOTS)."""
     global SHOTS
-    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
-        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
+    if len(sys.argv) != 4 or sys.argv[3] not in tests:
+        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(tests)}}}", file=sys.stderr)
         return 2
     bindir, SHOTS, name = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(SHOTS, exist_ok=True)
     started = time.monotonic()
     try:
-        TESTS[name](bindir)
+        tests[name](bindir)
     except Failure as f:
         print(f"FAIL {name}: {f}")
         return 1
@@ -834,4 +836,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(TESTS))

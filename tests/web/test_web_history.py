@@ -262,21 +262,5 @@ def history_replay(bindir):
 TESTS = {"history_replay": history_replay}
 
 
-def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
-        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
-        return 2
-    bindir, test_web.SHOTS, name = sys.argv[1], sys.argv[2], sys.argv[3]
-    os.makedirs(test_web.SHOTS, exist_ok=True)
-    started = time.monotonic()
-    try:
-        TESTS[name](bindir)
-    except Failure as f:
-        print(f"FAIL {name}: {f}")
-        return 1
-    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(test_web.run(TESTS))

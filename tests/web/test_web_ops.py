@@ -28,10 +28,10 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from harness import Env, Failure, check  # noqa: E402
+import test_web  # noqa: E402
 from test_web import CHROMEDRIVER, CHROMIUM, WAIT, Browser, _ws, gateway  # noqa: E402
 
 N_WATCHERS = 50
-SHOTS = None
 
 
 def recv_until(ws, what, pred):
@@ -383,7 +383,7 @@ class Phone(Browser):
 
 
 def _shot(browser, name, keep=False):
-    path = os.path.join(SHOTS, f"web_{name}.png")
+    path = os.path.join(test_web.SHOTS, f"web_{name}.png")
     browser.d.save_screenshot(path)
     check(os.path.getsize(path) > 5000, f"the screenshot {path} is empty")
 
@@ -453,22 +453,5 @@ TESTS = {f.__name__: f for f in (watchers, slow_watcher, trusted_proxy, relay_id
                                   phone_languages)}
 
 
-def main():
-    global SHOTS
-    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
-        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
-        return 2
-    bindir, SHOTS, name = sys.argv[1:]
-    os.makedirs(SHOTS, exist_ok=True)
-    started = time.monotonic()
-    try:
-        TESTS[name](bindir)
-    except Failure as f:
-        print(f"FAIL {name}: {f}")
-        return 1
-    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(test_web.run(TESTS))

@@ -11,11 +11,11 @@ stopped at the end.
 import json
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from harness import Env, Failure, check  # noqa: E402
+from harness import Env, check  # noqa: E402
+import test_web  # noqa: E402
 from test_web import PLAYABLE, WAIT, _browsers, _in_game, gateway  # noqa: E402
 from test_web_ops import recv_until  # noqa: E402
 
@@ -272,21 +272,5 @@ def sowing_and_reasons(bindir):
 TESTS = {f.__name__: f for f in (watcher_chat, quick_pair, sowing_and_reasons)}
 
 
-def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in TESTS:
-        print(f"usage: {sys.argv[0]} BINDIR SHOTDIR {{{'|'.join(TESTS)}}}", file=sys.stderr)
-        return 2
-    bindir, shots, name = sys.argv[1:]
-    os.makedirs(shots, exist_ok=True)
-    started = time.monotonic()
-    try:
-        TESTS[name](bindir)
-    except Failure as f:
-        print(f"FAIL {name}: {f}")
-        return 1
-    print(f"ok {name} ({time.monotonic() - started:.1f}s)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(test_web.run(TESTS))

@@ -156,13 +156,16 @@ int agent_tell(agent *ag, const char *to, const char *text)
                            &agent__methods.chat);
 }
 
-static void send_ready(agent *ag, const char *token, bool ready)
+/* Ready (or not) on the seat's Play stream, after a sit sent there: as a
+ * unary call it could overtake the sit and be refused to an observer (the
+ * e2e_lobby test's "sit 1" then "ready" did, now and then). seat -2: the one
+ * chair we hold (its seat may still read as an observer's). */
+static void send_ready(agent *ag, int seat, bool ready)
 {
     Sungka__V1__ReadyRequest req = SUNGKA__V1__READY_REQUEST__INIT;
     req.ready = ready;
-    rpc_method m = agent__methods.ready;
-    rpc_client_call(rpc_pool_client(ag->pool), &m, &req.base, token, ag->cfg.call_timeout_ms,
-                    command_done, ag);
+    on_play_or_call(ag, seat, SUNGKA__V1__PLAY_REQUEST__COMMAND_READY, &req.base,
+                    &agent__methods.ready);
 }
 
 /* An observer's chair waits for a seat. */
@@ -184,13 +187,11 @@ void agent__ready_if_seated(agent *ag)
         for (int k = 0; k < md->n_people; k++)
             if (md->people[k].seat == seats[i])
                 ready = md->people[k].ready;
-        char token[AGENT_TOKEN_BYTES] = "";
         pthread_mutex_lock(&ag->lock);
-        if (i < ag->n_held)
-            snprintf(token, sizeof token, "%s", ag->held[i].token);
+        int n_held = ag->n_held;
         pthread_mutex_unlock(&ag->lock);
-        if (!ready && token[0])
-            send_ready(ag, token, true);
+        if (!ready && i < n_held)
+            send_ready(ag, n_held > 1 ? seats[i] : -2, true);
     }
 }
 
@@ -204,7 +205,7 @@ int agent_ready(agent *ag, bool ready)
     if (!n)
         return -1;
     for (int i = 0; i < n; i++)
-        send_ready(ag, held[i].token, ready);
+        send_ready(ag, n > 1 ? held[i].seat : -2, ready);
     return 0;
 }
 

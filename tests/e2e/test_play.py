@@ -297,6 +297,9 @@ def seat_commands(bindir):
         check(ev.command_refused.code == 3 and ev.command_refused.reason == "BAD_REQUEST",
               f"sit in seat -1: {ev}")
         bob.wait("seat_changed", where=lambda e: e.seat_changed.who.HasField("seat"))
+        # Alice's stream is her own: wait until it has bob's sit too.
+        alice.wait("seat_changed", where=lambda e: e.seat_changed.who.name == "bob" and
+                   e.seat_changed.who.HasField("seat"))
         moved = [e.seat_changed.who.HasField("seat") for e in alice.events
                  if e.WhichOneof("body") == "seat_changed" and
                  e.seat_changed.who.name == "bob"]

@@ -221,7 +221,7 @@ static double failover_once(const char *url, const char *lease)
 
 /* On a PostgreSQL server (--pg): moves per second with 1, 2 and 3 nodes
  * sharing it (100 games spread over them), and the failover time. */
-void bench_cluster(const char *pg_url, int tput_ms)
+void bench_cluster(const char *pg_url, int tput_ms, bench_rate sqlite)
 {
     char url[512], name[64], nodes_at[3 * 40];
     cpu_meter meter = {0};
@@ -247,8 +247,14 @@ void bench_cluster(const char *pg_url, int tput_ms)
         row *r = add_row("cluster", "moves per second, 100 games", param);
         r->value = mps;
         r->unit = "/s";
-        snprintf(r->note, sizeof r->note, "CPU per move, every node: %.0f us",
-                 (meter.cpu_us + meter.side_cpu_us) / (mps * tput_ms / 1000.0));
+        double cpu = (meter.cpu_us + meter.side_cpu_us) / (mps * tput_ms / 1000.0);
+        snprintf(r->note, sizeof r->note, "CPU per move, every node: %.0f us", cpu);
+        if (n == 1 && sqlite.per_s > 0) {
+            add_target("1 node on PostgreSQL / SQLite, moves/s at 100 games", mps / sqlite.per_s,
+                       0.6, "x", true);
+            add_target("1 node on PostgreSQL / SQLite, CPU per move", cpu / sqlite.cpu_us, 1.5,
+                       "x", false);
+        }
         meter.server = NULL;
         meter.n_side = 0;
         for (int i = n - 1; i >= 0; i--)

@@ -56,7 +56,14 @@ void bench_join(int n);
 /* bench_cluster.c: n observers directly and through three relays; nodes
  * sharing the PostgreSQL server at pg_url, and the failover. */
 void bench_relays(int n, int rounds);
-void bench_cluster(const char *pg_url, int tput_ms);
+/* A rate and the service's CPU per move (us) of one row; {0}: not measured. */
+typedef struct bench_rate {
+    double per_s, cpu_us;
+} bench_rate;
+
+/* sqlite: the same run's 100 games on the file store, which the one node
+ * on PostgreSQL is held against ({0} when tput did not run). */
+void bench_cluster(const char *pg_url, int tput_ms, bench_rate sqlite);
 /* 0 when the PostgreSQL server at pg_url answers, or -1 with its sentence
  * in why: checked before any section runs, so that a wrong --pg costs
  * nothing already measured. */

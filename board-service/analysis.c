@@ -1,5 +1,5 @@
 /*
- * analysis.c — the engine's review of every ended game of two seats
+ * analysis.c — the engine's review of every ended game
  * (games/search/analysis.h; docs/rules.md, "Analysis"), computed once, off
  * the loop, and stored with the match; Register.GetAnalysis serves it.
  *
@@ -264,6 +264,15 @@ int board_analysis_start(board_service *svc, char *err, size_t errlen)
     return 0;
 }
 
+/* The reviewed game's seats: an accuracy each. */
+static int seats_of(const review_job *j)
+{
+    game_state st;
+    if (game_new(&st, j->kind, &j->opts, NULL, 0) != GAME_OK)
+        return 2;
+    return game_seats(&st);
+}
+
 /* The review as the wire has it, packed: the stored form. */
 static uint8_t *pack_review(const review_job *j, int depth, size_t *len)
 {
@@ -300,7 +309,7 @@ static uint8_t *pack_review(const review_job *j, int depth, size_t *len)
         }
         msg.n_moves = (size_t)j->n;
         msg.moves = ptrs;
-        msg.n_accuracy = 2;
+        msg.n_accuracy = (size_t)seats_of(j);
         msg.accuracy = (int32_t *)j->accuracy;
     }
     *len = protobuf_c_message_get_packed_size(&msg.base);

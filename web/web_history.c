@@ -94,8 +94,9 @@ static json_t *history(agent *ag, const char *me, json_t *cmd)
     return msg;
 }
 
-/* The review as the replay's graph needs it: the first seat's winning
- * chance after each move (as the GTK replay's value graph), the judgement
+/* The review as the replay's graph needs it: the winning chance after each
+ * move that the GTK replay's value graph plots (game_analysis_graph_chance:
+ * the first seat's, or with more than two seats the mover's), the judgement
  * and the loss; done false when the service has none (its reason). */
 static json_t *review_json(agent *ag, const agent_match *m)
 {
@@ -115,12 +116,10 @@ static json_t *review_json(agent *ag, const agent_match *m)
     }
     json_t *points = json_array();
     for (int i = 0; i < n; i++) {
-        game_value v = rv[i].after;
-        if (rv[i].seat != 0)
-            v.cu = -v.cu;
         json_array_append_new(points,
                               json_pack("{s:i, s:f, s:s, s:i}", "seat", rv[i].seat, "chance",
-                                        game_analysis_chance(m->kind, v), "judgement",
+                                        game_analysis_graph_chance(m->kind, m->n_seats, &rv[i]),
+                                        "judgement",
                                         game_judgement_name(rv[i].judgement), "loss",
                                         rv[i].loss));
     }

@@ -4,6 +4,7 @@
  * and accuracies. The per-kind numbers live beside each kind's evaluation
  * (search_eval: unit, judge, win_scale, depth).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -74,17 +75,48 @@ double game_analysis_chance(const game_kind *kind, game_value v)
     return win_chance(search__eval_of(kind), v);
 }
 
+double game_analysis_graph_chance(const game_kind *kind, int seats, const game_analysis_move *m)
+{
+    game_value v = m->after;
+    if (seats <= 2 && m->seat != 0)
+        v.cu = -v.cu;
+    return game_analysis_chance(kind, v);
+}
+
 static int sign(int x)
 {
     return (x > 0) - (x < 0);
 }
 
-/* The value of a finished game for `seat`: its score minus the other's. */
+/* The value of a finished game for `seat`: its score minus the best of the
+ * others' (the other's, with two seats). */
 static game_value final_value(const game_state *st, int seat)
 {
-    int scores[GAME_MAX_SEATS];
+    int scores[GAME_MAX_SEATS], best = INT_MIN;
     game_scores(st, scores);
-    return (game_value){.cu = 100 * (scores[seat] - scores[1 - seat]), .exact = true};
+    for (int i = 0; i < game_seats(st); i++)
+        if (i != seat && scores[i] > best)
+            best = scores[i];
+    return (game_value){.cu = 100 * (scores[seat] - best), .exact = true};
+}
+
+static bool stopped(const game_search_limits *lim)
+{
+    return lim->stop && *lim->stop;
+}
+
+/* The value of st for seat, searched from scratch, and the move of the seat
+ * to move there. 0, or -1 when stopped or the search cannot run. */
+static int value_for(game_search *s, const game_kind *kind, const game_state *st, int seat,
+                     const game_search_limits *lim, game_value *v, int *best)
+{
+    game_search_result r;
+    game_search_reset(s);
+    if (game_search_value_for(s, st, seat, lim, &r) != 0 || stopped(lim))
+        return -1;
+    *v = game_analysis_value(kind, &r);
+    *best = r.move;
+    return 0;
 }
 
 int game_analyse(game_search *s, const game_kind *kind, const game_options *opts,
@@ -99,51 +131,44 @@ int game_analyse(game_search *s, const game_kind *kind, const game_options *opts
     char why[GAME_ERR_LEN];
     if (game_new(&st, kind, opts, why, sizeof why) != 0)
         return game__fail(-1, err, errlen, "the game cannot be set up again: %s", why);
-    if (game_seats(&st) != 2)
-        return game__fail(-1, err, errlen,
-                          "only games of two seats are analysed; this one has %d",
-                          game_seats(&st));
+    const bool two = game_seats(&st) == 2;
 
-    /* Each position's value for its seat to move (or, once over, for the
-     * last mover), and the search's move there. */
+    /* Each position's value for its seat to move, and the search's move
+     * there; after a move, the position's value for its mover. With two
+     * seats one search gives both (the other's value is the mover's,
+     * negated), so the value after a move is the next one's before; with
+     * more, the paranoid search's value depends on whose it is, and the
+     * next mover's is searched again unless the mover moves again. */
     game_value here = {0};
     int here_best = -1;
     bool have_here = false;
     for (int i = 0; i < n; i++) {
         const int mover = seats[i];
-        if (!have_here) {
-            game_search_result r;
-            game_search_reset(s);
-            if (game_search_best(s, &st, &lim, &r) != 0)
-                return game__fail(-1, err, errlen, "move %d cannot be searched: the game is over",
-                                  i + 1);
-            if (lim.stop && *lim.stop)
-                return game__fail(-1, err, errlen, "the analysis was stopped");
-            here = game_analysis_value(kind, &r);
-            here_best = r.move;
-        }
+        if (!have_here &&
+            value_for(s, kind, &st, game_to_move(&st), &lim, &here, &here_best) != 0)
+            return stopped(&lim) ? game__fail(-1, err, errlen, "the analysis was stopped")
+                                 : game__fail(-1, err, errlen,
+                                              "move %d cannot be searched: the game is over",
+                                              i + 1);
         if (game_play(&st, mover, moves[i], NULL, why, sizeof why) != 0)
             return game__fail(-1, err, errlen, "move %d does not replay: %s", i + 1, why);
         game_analysis_move *m = &out[i];
         *m = (game_analysis_move){.seat = mover, .move = moves[i], .best = here_best,
                                   .before = here};
+        have_here = false;
         if (game_is_over(&st)) {
             m->after = final_value(&st, mover);
-            have_here = false;
         } else {
-            game_search_result r;
-            game_search_reset(s);
-            if (game_search_best(s, &st, &lim, &r) != 0)
-                return game__fail(-1, err, errlen, "the position after move %d cannot be searched",
-                                  i + 1);
-            if (lim.stop && *lim.stop)
-                return game__fail(-1, err, errlen, "the analysis was stopped");
-            here = game_analysis_value(kind, &r);
-            here_best = r.move;
-            have_here = true;
+            int next = game_to_move(&st);
+            if (value_for(s, kind, &st, two ? next : mover, &lim, &here, &here_best) != 0)
+                return stopped(&lim)
+                           ? game__fail(-1, err, errlen, "the analysis was stopped")
+                           : game__fail(-1, err, errlen,
+                                        "the position after move %d cannot be searched", i + 1);
             m->after = here;
-            if (game_to_move(&st) != mover)
+            if (two && next != mover)
                 m->after.cu = -m->after.cu;
+            have_here = two || next == mover;
         }
         if (moves[i] != m->best) {
             int lost = m->before.cu - m->after.cu;

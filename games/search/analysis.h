@@ -35,8 +35,12 @@
  *
  * Pure code like the rest of games/; the caller owns the searcher and the
  * output arrays and may call from any thread (one searcher per thread).
- * Games of two seats only: with more, "the mover's value" would need the
- * values of every seat, which the paranoid search does not give.
+ * More than two seats (sungka for 3..6): a seat's value is its margin over
+ * the best of the others, as the bot's paranoid search sees it (every other
+ * seat playing against it: search.c); the value after a move is searched
+ * for its mover (game_search_value_for), not read off the next mover's, so
+ * a position is searched twice when the turn passes. A seat's value graph
+ * then has a point for each of its own moves.
  */
 #ifndef SUNGKA_GAMES_ANALYSIS_H
 #define SUNGKA_GAMES_ANALYSIS_H
@@ -93,6 +97,12 @@ game_value game_analysis_value(const game_kind *kind, const game_search_result *
  * accuracy is measured on): a value graph plots it. */
 double game_analysis_chance(const game_kind *kind, game_value v);
 
+/* What a value graph plots after move m, in percent: with two seats the
+ * first seat's winning chance, with more the mover's (a seat's value is then
+ * its margin over the best of the others, which says nothing of another
+ * seat's: a graph draws a line per seat through its own moves). */
+double game_analysis_graph_chance(const game_kind *kind, int seats, const game_analysis_move *m);
+
 /* The judgement thresholds of a kind (hundredths of its unit lost). */
 void game_analysis_thresholds(const game_kind *kind, int judge[3] /* OUT */);
 
@@ -100,7 +110,7 @@ void game_analysis_thresholds(const game_kind *kind, int judge[3] /* OUT */);
 const char *game_judgement_name(game_judgement j);
 
 /*
- * Review a game of two seats: its kind and options, and its n moves in
+ * Review a game: its kind and options, and its n moves in
  * order (seats[i] moved moves[i]).
  *   s        the searcher (reset before every position; give it Kalah's
  *            endgame table with game_search_set_kalah_db for exact Kalah
@@ -108,7 +118,7 @@ const char *game_judgement_name(game_judgement j);
  *   out      OUT: n entries
  *   accuracy OUT: per seat, tenths of a percent 0..1000, or -1 for a seat
  *            that made no move
- * Returns 0; -1 with a sentence in err when the kind is not of two seats, a
+ * Returns 0; -1 with a sentence in err when the game cannot be set up, a
  * move does not replay (its number in the sentence), or budget->stop was set.
  */
 int game_analyse(game_search *s, const game_kind *kind, const game_options *opts,

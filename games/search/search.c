@@ -501,12 +501,12 @@ static int fallback_move(game_search *s, uint64_t key)
     return P->moves[j];
 }
 
-int game_search_best(game_search *s, const game_state *st, const game_search_limits *lim,
-                     game_search_result *out)
+/* The search from the point of view of seat `root` (the seat to move for a
+ * bot; any seat for the review's value of a position after a move): the
+ * result's score is then that of the team to move in st. */
+static int search_for(game_search *s, const game_state *st, int root,
+                      const game_search_limits *lim, game_search_result *out)
 {
-    if (!s || !st || !st->kind || !out || st->over || st->to_move < 0 ||
-        st->to_move >= st->seats)
-        return -1;
     game_search_limits deflim = {.level = 10, .time_ms = 1000};
     if (!lim)
         lim = &deflim;
@@ -525,7 +525,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         return -1;
 
     s->ev = search__eval_of(st->kind);
-    s->root = st->to_move;
+    s->root = root;
     s->seats = st->seats;
     s->salt = options_salt(st) ^ (st->seats > 2 ? search_mix64(0x7007 + (uint64_t)s->root) : 0);
     s->copy = offsetof(game_state, cells) + (size_t)st->n_cells * sizeof st->cells[0];
@@ -563,7 +563,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
 
     /* A dedicated solver gets the first half of the budget; if the clock
      * beats it, the search below has the rest. */
-    if (L->solve > 0 && left <= L->solve && s->ev->solve) {
+    if (L->solve > 0 && left <= L->solve && s->ev->solve && root == st->to_move) {
         const int64_t deadline = s->deadline_ns;
         int move, margin;
         s->deadline_ns = start + (deadline - start) / 2;
@@ -582,7 +582,7 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
         s->deadline_ns = deadline;
     }
 
-    const uint64_t root_key = root_hash ^ side_key(s->root) ^ s->salt;
+    const uint64_t root_key = root_hash ^ side_key(R->st.to_move) ^ s->salt;
     game_search_result res = {.move = fallback_move(s, root_key)};
     /* The level's share (above), and the whole budget for the iterations
      * up to the floor depth. A forced move needs no thought: search only to
@@ -643,5 +643,32 @@ int game_search_best(game_search *s, const game_state *st, const game_search_lim
     }
     res.nodes = s->nodes;
     *out = res;
+    return 0;
+}
+
+static bool searchable(const game_search *s, const game_state *st)
+{
+    return s && st && st->kind && !st->over && st->to_move >= 0 && st->to_move < st->seats;
+}
+
+int game_search_best(game_search *s, const game_state *st, const game_search_limits *lim,
+                     game_search_result *out)
+{
+    if (!searchable(s, st) || !out)
+        return -1;
+    return search_for(s, st, st->to_move, lim, out);
+}
+
+int game_search_value_for(game_search *s, const game_state *st, int seat,
+                          const game_search_limits *lim, game_search_result *out)
+{
+    if (!searchable(s, st) || !out || seat < 0 || seat >= st->seats)
+        return -1;
+    if (search_for(s, st, seat, lim, out) != 0)
+        return -1;
+    /* The root's team is not to move: the score is the others', negamax's
+     * negation of the seat's. */
+    if (seat != st->to_move)
+        out->score = -out->score;
     return 0;
 }

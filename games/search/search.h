@@ -128,6 +128,18 @@ void game_search_set_kalah_db(game_search *s, const struct game_kalah_db *db);
 int game_search_best(game_search *s, const game_state *st, const game_search_limits *lim,
                      game_search_result *out /* OUT */);
 
+/*
+ * The value of st for `seat`, whoever is to move: the search as
+ * game_search_best's with seat in the bot's place (with more than two seats
+ * every other seat plays against it, the paranoid view), out->score from
+ * seat's point of view and out->move the choice of the seat to move (against
+ * seat, when it is another's). For the seat to move it is game_search_best.
+ * The game review values a position after a move for its mover with it.
+ * Returns 0, or -1 as game_search_best, or when seat is not one of st's.
+ */
+int game_search_value_for(game_search *s, const game_state *st, int seat,
+                          const game_search_limits *lim, game_search_result *out /* OUT */);
+
 #ifdef __cplusplus
 }
 #endif

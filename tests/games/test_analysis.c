@@ -7,6 +7,8 @@
  * by the mover, the last one the final margin; the judgements follow the
  * kind's thresholds. A Kalah game's values, wherever few enough seeds are
  * left in the pits, are exactly the endgame table's margin plus the stores.
+ * Sungka for three: each value is the paranoid search's for its seat, after
+ * a move still the mover's (game_search_value_for).
  */
 #include "games_test.h"
 
@@ -146,6 +148,11 @@ static void reversi_matches_the_engine(void **state)
             assert_int_equal(v.cu, r.score * 100 / 8);
         }
         judged += a[i].judgement != GAME_JUDGE_GOOD;
+        /* With two seats a graph plots the first seat's chance throughout. */
+        game_value first = a[i].after;
+        if (seats[i] != 0)
+            first.cu = -first.cu;
+        assert_true(game_analysis_graph_chance(k, 2, &a[i]) == game_analysis_chance(k, first));
         assert_int_equal(game_play(&st, seats[i], moves[i], NULL, NULL, 0), GAME_OK);
     }
     /* Both halves of the game were met: searched, and solved (<= 20 empties). */
@@ -210,23 +217,145 @@ static void kalah_matches_the_table(void **state)
     free(t);
 }
 
-static void refuses_what_it_cannot_review(void **state)
+/* A position's value for one seat, from a new searcher at the review's
+ * limits: what the review must have found for it. */
+static game_value fresh_value(const game_kind *k, const game_state *st, int seat,
+                              const game_search_limits *lim, int *best)
+{
+    game_search *fresh = game_search_new(1 << 20);
+    assert_non_null(fresh);
+    game_search_result r;
+    assert_int_equal(game_search_value_for(fresh, st, seat, lim, &r), 0);
+    game_search_free(fresh);
+    if (best)
+        *best = r.move;
+    return game_analysis_value(k, &r);
+}
+
+/* game_search_value_for with two seats: the other seat's value is the
+ * mover's negated, and the move is the mover's, whoever the root is. */
+static void value_for_either_seat(void **state)
+{
+    (void)state;
+    const game_kind *k = game_kind_find("kalah");
+    game_options o;
+    game_options_default(k, &o);
+    int seats[MAX_PLIES], moves[MAX_PLIES];
+    int n = play_game(k, &o, seats, moves, 5);
+    game_state st;
+    assert_int_equal(game_new(&st, k, &o, NULL, 0), GAME_OK);
+    game_search_limits lim = {.level = 10, .time_ms = 600000, .max_depth = 4};
+    for (int i = 0; i < n && i < 12; i++) {
+        int me = game_to_move(&st), mine, theirs;
+        game_value v = fresh_value(k, &st, me, &lim, &mine);
+        game_value w = fresh_value(k, &st, 1 - me, &lim, &theirs);
+        assert_int_equal(w.cu, -v.cu);
+        assert_int_equal(w.exact, v.exact);
+        assert_int_equal(theirs, mine);
+        assert_int_equal(game_play(&st, seats[i], moves[i], NULL, NULL, 0), GAME_OK);
+    }
+    game_search *s = game_search_new(1 << 16);
+    game_search_result r;
+    assert_int_equal(game_search_value_for(s, &st, 2, &lim, &r), -1);   /* not a seat */
+    game_search_free(s);
+}
+
+/* Sungka for three: every value is the paranoid search's for its seat —
+ * before a move, the mover's (the seat to move); after it, still the
+ * mover's, searched for it whoever moves next; at the end its margin over
+ * the best of the others — and judgements and accuracies follow as with
+ * two seats. */
+static void sungka_of_three_matches_the_search(void **state)
 {
     (void)state;
     const game_kind *k = game_kind_find("sungka");
     game_options o;
     game_options_default(k, &o);
     assert_int_equal(game_options_set(k, &o, "players", 3, NULL, 0), GAME_OK);
+    assert_int_equal(game_options_set(k, &o, "cups", 4, NULL, 0), GAME_OK);
+    assert_int_equal(game_options_set(k, &o, "stones", 3, NULL, 0), GAME_OK);
+    int seats[MAX_PLIES], moves[MAX_PLIES];
+    int n = play_game(k, &o, seats, moves, 3);
+    assert_true(n > 6);
+
+    game_analysis_budget budget = {.depth = 3, .time_ms = 600000};
+    game_analysis_move *a = calloc((size_t)n, sizeof *a);
+    assert_non_null(a);
+    int accuracy[GAME_MAX_SEATS];
+    game_search *s = game_search_new(1 << 20);
+    assert_non_null(s);
+    char err[GAME_ERR_LEN];
+    assert_int_equal(game_analyse(s, k, &o, seats, moves, n, &budget, a, accuracy, err,
+                                  sizeof err), 0);
+    game_search_free(s);
+
+    game_search_limits lim;
+    game_analysis_limits(k, &budget, &lim);
+    int judge[3];
+    game_analysis_thresholds(k, judge);
+    game_state st;
+    assert_int_equal(game_new(&st, k, &o, NULL, 0), GAME_OK);
+    int passed_on = 0, judged = 0;
+    bool moved[GAME_MAX_SEATS] = {0};
+    for (int i = 0; i < n; i++) {
+        int best;
+        game_value before = fresh_value(k, &st, seats[i], &lim, &best);
+        assert_int_equal(a[i].seat, seats[i]);
+        assert_int_equal(a[i].best, best);
+        assert_int_equal(a[i].before.cu, before.cu);
+        assert_int_equal(a[i].before.exact, before.exact);
+        assert_int_equal(game_play(&st, seats[i], moves[i], NULL, NULL, 0), GAME_OK);
+        moved[seats[i]] = true;
+        if (game_is_over(&st)) {
+            int sc[GAME_MAX_SEATS], others = -1000;
+            game_scores(&st, sc);
+            for (int j = 0; j < 3; j++)
+                if (j != seats[i] && sc[j] > others)
+                    others = sc[j];
+            assert_true(a[i].after.exact);
+            assert_int_equal(a[i].after.cu, 100 * (sc[seats[i]] - others));
+        } else {
+            game_value after = fresh_value(k, &st, seats[i], &lim, NULL);
+            assert_int_equal(a[i].after.cu, after.cu);
+            assert_int_equal(a[i].after.exact, after.exact);
+            passed_on += game_to_move(&st) != seats[i];
+        }
+        int loss = a[i].move == a[i].best ? 0 : a[i].before.cu - a[i].after.cu;
+        assert_int_equal(a[i].loss, loss > 0 ? loss : 0);
+        game_judgement want = GAME_JUDGE_GOOD;
+        for (int t = 0; t < 3; t++)
+            if (a[i].move != a[i].best && a[i].loss >= judge[t])
+                want = (game_judgement)(t + 1);
+        assert_true(a[i].judgement >= want);
+        judged += a[i].judgement != GAME_JUDGE_GOOD;
+        assert_in_range(a[i].accuracy, 0, 1000);
+        /* A graph's point is the mover's own chance (a line a seat). */
+        assert_true(game_analysis_graph_chance(k, 3, &a[i]) ==
+                    game_analysis_chance(k, a[i].after));
+    }
+    /* The turn passed (the value after searched for a seat not to move). */
+    assert_true(passed_on > 0);
+    for (int j = 0; j < GAME_MAX_SEATS; j++) {
+        if (j < 3 && moved[j])
+            assert_in_range(accuracy[j], 0, 1000);
+        else
+            assert_int_equal(accuracy[j], -1);
+    }
+    (void)judged;
+    free(a);
+}
+
+static void refuses_what_it_cannot_review(void **state)
+{
+    (void)state;
+    game_options o;
     game_search *s = game_search_new(1 << 20);
     assert_non_null(s);
     int seats[1] = {0}, moves[1] = {0}, accuracy[GAME_MAX_SEATS];
     game_analysis_move a[1];
     char err[GAME_ERR_LEN];
-    assert_int_equal(game_analyse(s, k, &o, seats, moves, 1, NULL, a, accuracy, err, sizeof err),
-                     -1);
-    assert_non_null(strstr(err, "two seats"));
     /* A move that does not replay is named. */
-    k = game_kind_find("kalah");
+    const game_kind *k = game_kind_find("kalah");
     game_options_default(k, &o);
     moves[0] = 0;
     seats[0] = 1;
@@ -248,6 +377,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reversi_matches_the_engine),
         cmocka_unit_test(kalah_matches_the_table),
+        cmocka_unit_test(value_for_either_seat),
+        cmocka_unit_test(sungka_of_three_matches_the_search),
         cmocka_unit_test(refuses_what_it_cannot_review),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -210,8 +210,8 @@ def history_replay(bindir):
             check(re.match(r"Accuracy: ana [\d.]+%, ben [\d.]+%$", acc), f"accuracy reads {acc!r}")
             a.shot("history_replay")
 
-            # A game of three seats, which the service does not review: ben
-            # plays it with two bots; ana types his name into the History.
+            # A game of three seats: ben plays it with two bots; ana types
+            # his name into the History; its review draws a line a seat.
             ws.send(json.dumps({"type": "new", "kind": "tictactoe", "bots": 2,
                                 "options": ["players=3", "size=3", "dims=2"]}))
             moved_at, three = -1, None
@@ -231,11 +231,26 @@ def history_replay(bindir):
             field = a.d.find_element("id", "history-player")
             field.clear()
             field.send_keys("ben\n")
-            a.wait("ben's game of three in his history", lambda: a.d.find_elements(
-                "css selector", f"#matches tr[data-match='{three}'] button.replay"))[0].click()
-            a.wait("the replay without a review",
-                   "(p => p && p.textContent.startsWith('Not reviewed yet: '))"
-                   "(document.querySelector('#value-graph .not-reviewed'))")
+            for _ in range(50):    # the review may still wait its turn: open it again
+                a.wait("ben's game of three in his history", lambda: a.d.find_elements(
+                    "css selector", f"#matches tr[data-match='{three}'] button.replay"))[0].click()
+                # (the two-seat game's graph may still be there: wait for this one's)
+                a.wait("the replay's review or why not",
+                       "document.querySelector('#value-graph polyline[data-seat=\"2\"], "
+                       "#value-graph .not-reviewed')")
+                if a.js("!!document.querySelector('#value-graph polyline[data-seat=\"2\"]')"):
+                    break
+                a.d.find_element("id", "replay-back").click()
+                time.sleep(0.2)
+            lines = a.js("[...document.querySelectorAll('#value-graph polyline')]"
+                         ".map(l => l.dataset.seat).join(',')")
+            check(lines == "0,1,2", f"the game of three's graph has lines {lines!r}, not a seat's each")
+            label = a.js("document.querySelector('#value-graph svg').getAttribute('aria-label')")
+            check(label == "Value graph: each player's winning chance after their own moves",
+                  f"the graph of three says {label!r}")
+            acc = a.js("document.getElementById('accuracy').textContent")
+            check(re.match(r"Accuracy: ben [\d.]+%, bot-1 [\d.]+%, bot-2 [\d.]+%$", acc),
+                  f"accuracy of three reads {acc!r}")
             check(a.js("document.getElementById('history-title').textContent") ==
                   "Matches of ben", "the history typed is not ben's")
             errors = a.console_errors()

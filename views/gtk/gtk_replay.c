@@ -178,17 +178,16 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
 }
 
 /* The match's data, not its window (which may be on its way out). */
-/* The first seat's winning chance after move i (0..100). */
+/* The graph's point after move i (0..100): game_analysis_graph_chance. */
 static double chance_after(const greplay *r, int i)
 {
-    game_value v = r->review[i].after;
-    if (r->review[i].seat != 0)
-        v.cu = -v.cu;
-    return game_analysis_chance(r->match.kind, v);
+    return game_analysis_graph_chance(r->match.kind, r->match.n_seats, &r->review[i]);
 }
 
 /* The graph: x the moves, y the first seat's winning chance (100 at the
- * top), a dot at each judged move (bigger for worse), a bar at the step. */
+ * top) — with more than two seats a line for each seat through the points
+ * after its own moves, fainter for each later seat —, a dot at each judged
+ * move (bigger for worse), a bar at the step. */
 static void draw_graph(GtkDrawingArea *area, cairo_t *cr, int width, int height,
                        gpointer data)
 {
@@ -206,12 +205,16 @@ static void draw_graph(GtkDrawingArea *area, cairo_t *cr, int width, int height,
     if (n <= 0)
         return;
     double x0 = pad, dx = w / n;
-    cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 1);
+    const int lines = r->match.n_seats > 2 ? r->match.n_seats : 1;
     cairo_set_line_width(cr, 2);
-    cairo_move_to(cr, x0, pad + h / 2);
-    for (int i = 0; i < n; i++)
-        cairo_line_to(cr, x0 + dx * (i + 1), pad + h * (1 - chance_after(r, i) / 100));
-    cairo_stroke(cr);
+    for (int seat = 0; seat < lines; seat++) {
+        cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 1.0 - 0.6 * seat / lines);
+        cairo_move_to(cr, x0, pad + h / 2);
+        for (int i = 0; i < n; i++)
+            if (lines == 1 || r->review[i].seat == seat)
+                cairo_line_to(cr, x0 + dx * (i + 1), pad + h * (1 - chance_after(r, i) / 100));
+        cairo_stroke(cr);
+    }
     for (int i = 0; i < n; i++) {
         int j = r->review[i].judgement;
         if (!j)
@@ -356,8 +359,11 @@ static void build(greplay *r)
         g_signal_connect(click, "pressed", G_CALLBACK(on_graph_click), r);
         gtk_widget_add_controller(r->graph, GTK_EVENT_CONTROLLER(click));
         gtk_accessible_update_property(GTK_ACCESSIBLE(r->graph), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                       _("Value graph: the first player's winning chance after "
-                                         "each move; a click goes to that move"),
+                                       r->match.n_seats > 2
+                                           ? _("Value graph: each player's winning chance after "
+                                               "their own moves; a click goes to that move")
+                                           : _("Value graph: the first player's winning chance "
+                                               "after each move; a click goes to that move"),
                                        -1);
         gtk_box_append(GTK_BOX(box), r->graph);
     }

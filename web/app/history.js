@@ -176,7 +176,9 @@ function replayGo(step) {
 }
 
 // The engine's review under the board: the first player's winning chance
-// after each move (as the GTK replay's value graph), judged moves marked.
+// after each move (as the GTK replay's value graph), judged moves marked;
+// with more than two players a line for each through the points after their
+// own moves (each point is then its mover's chance).
 function drawReview(msg) {
   const box = $("value-graph");
   box.replaceChildren();
@@ -191,7 +193,10 @@ function drawReview(msg) {
   const x = (i) => GRAPH_PAD + (GRAPH_W - 2 * GRAPH_PAD) * (n ? i / n : 0);
   const y = (c) => GRAPH_PAD + (GRAPH_H - 2 * GRAPH_PAD) * (1 - c / 100);
   const first = msg.seats[0] ? msg.seats[0].name : "?";
-  const label = t("Value graph: the winning chance of %s after each move").replace("%s", first);
+  const many = msg.seats.length > 2;
+  const label = many
+    ? t("Value graph: each player's winning chance after their own moves")
+    : t("Value graph: the winning chance of %s after each move").replace("%s", first);
   const svg = el("svg:svg", { viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img",
                               "aria-label": label });
   svg.append(el("svg:rect", { x: 0, y: 0, width: GRAPH_W, height: GRAPH_H, class: "graph-bg" }));
@@ -200,8 +205,15 @@ function drawReview(msg) {
   svg.append(el("svg:text", { x: 4, y: y(100), class: "graph-axis" }, "100%"));
   svg.append(el("svg:text", { x: 4, y: y(0), class: "graph-axis" }, "0%"));
   const coords = [[x(0), y(50)], ...r.points.map((p, i) => [x(i + 1), y(p.chance)])];
-  svg.append(el("svg:polyline", { points: coords.map((c) => c.join(",")).join(" "),
-                                  class: "value-line" }));
+  const seatsDrawn = many ? msg.seats.map((_, s) => s) : [null];
+  for (const seat of seatsDrawn) {
+    const own = coords.filter((_, i) => i === 0 || seat === null ||
+                                        r.points[i - 1].seat === seat);
+    svg.append(el("svg:polyline", { points: own.map((c) => c.join(",")).join(" "),
+                                    class: seat === null ? "value-line"
+                                                         : `value-line seat-${seat}`,
+                                    "data-seat": seat === null ? "" : seat }));
+  }
   r.points.forEach((p, i) => {
     const judged = p.judgement !== "";
     const dot = el("svg:circle", { cx: coords[i + 1][0], cy: coords[i + 1][1],

@@ -672,6 +672,16 @@ typedef struct agent_standing {
     bool withdrawn;
     char name[AGENT_NAME_BYTES];
 } agent_standing;
+/* One game of a tournament (agent_tournament.games): its seats in order
+ * and the tournament points each won once it finished. */
+typedef struct agent_tour_game {
+    int round;                 /* a round robin's round; an arena's games count 1.. */
+    char game_id[32];
+    int n_players;
+    char players[GAME_MAX_SEATS][AGENT_NAME_BYTES];   /* seat 0 first */
+    int points[GAME_MAX_SEATS];
+    bool finished;
+} agent_tour_game;
 typedef struct agent_tournament {
     char id[32], title[AGENT_TEXT_BYTES], kind[32];
     bool arena;                /* else a round robin ... */
@@ -681,6 +691,9 @@ typedef struct agent_tournament {
     int64_t ends_ms;           /* an arena's end, the service's wall clock (ms) */
     agent_standing *standings;
     int n_standings;
+    agent_clock clock;         /* its games' time control (all 0: none) */
+    agent_tour_game *games;    /* its n_games games, oldest first; NULL from
+                                * agent_list_tournaments (the list has none) */
 } agent_tournament;
 void agent_tournament_free(agent_tournament *t);
 /* Every tournament of the service, newest first; free each and *out. */
@@ -695,6 +708,12 @@ int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char 
 int agent_create_tournament(agent *ag, const char *format, const char *spec, const char *const *options,
                             int n_options, int length, int max_players, bool rated,
                             char id_out[32], char *err, size_t errlen);
+/* The same with a title (0..64 characters; NULL or "": the service makes
+ * one from the kind). A refusal's reason: agent_lobby_failed. */
+int agent_create_titled_tournament(agent *ag, const char *title, const char *format,
+                                   const char *spec, const char *const *options, int n_options,
+                                   int length, int max_players, bool rated, char id_out[32],
+                                   char *err, size_t errlen);
 /* Play tournament id: join it (the first time; the agent keeps the player
  * token for the next times) and watch it, telling progress (this thread)
  * each update, until it seats us in a game we have not played yet, then
@@ -703,6 +722,36 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
 int agent_play_tournament(agent *ag, const char *id,
                           void (*progress)(const agent_tournament *t, void *user), void *user,
                           char *err, size_t errlen);
+/* The same in steps, for a view that must go on reading its user while
+ * it waits (the web gateway's session thread), and for a spectator of a
+ * tournament: agent_tournament_follow starts a WatchTournament stream and
+ * returns at once, as a spectator, or with play as a player (joining the
+ * tournament the first time, as agent_play_tournament does: the agent
+ * keeps the player token); NULL with a sentence (the join refused:
+ * agent_lobby_failed says the service's reason). agent_tournament_follow_news
+ * (view thread) says whether the tournament changed since last asked:
+ * *now is it (free it with agent_tournament_free); *seated (play only)
+ * that it has seated us in a game we have not played yet; *ended that
+ * the stream has ended (the tournament finished, or the service's
+ * sentence in err). agent_tournament_follow_end (view thread) stops the
+ * stream, waits for its end and frees f; with take_seat, when f was
+ * seated, it takes that seat as agent_play_tournament does (the game's
+ * snapshot follows, as after agent_join_game): 1 seated, 0 not. Every
+ * follow started is ended exactly once. */
+typedef struct agent_tour_follow agent_tour_follow;
+agent_tour_follow *agent_tournament_follow(agent *ag, const char *id, bool play, char *err,
+                                           size_t errlen);
+bool agent_tournament_follow_news(agent_tour_follow *f, agent_tournament *now, bool *seated,
+                                  bool *ended, char *err, size_t errlen);
+int agent_tournament_follow_end(agent *ag, agent_tour_follow *f, bool take_seat);
+/* Did this agent join tournament id (agent_play_tournament or a follow
+ * with play), so that it holds a player token for it? View thread. */
+bool agent_in_tournament(const agent *ag, const char *id);
+/* Withdraw from tournament id, which this agent joined (LeaveTournament
+ * with its player token): an arena pairs us no more, a round robin not
+ * yet started forgets us. 0, or -1 with the service's sentence
+ * (agent_lobby_failed: its reason). */
+int agent_leave_tournament(agent *ag, const char *id, char *err, size_t errlen);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

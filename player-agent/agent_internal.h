@@ -4,6 +4,7 @@
  *                     view thread's intake), blocking calls in words;
  *   agent_stream.c    the event streams and the reconnect thread;
  *   agent_lobby.c     going to a game and leaving it (list, new, join, leave);
+ *   agent_tour.c      following a tournament without blocking, withdrawing;
  *   agent_commands.c  the game's commands (move, chat, ready, sit, stand);
  *   agent_history.c   statistics and match history;
  *   agent_wire.c      protobuf events into agent_msg values (rpc client thread);
@@ -119,7 +120,7 @@ typedef struct agent_methods {
     rpc_method block, unblock, list_blocked, report;
     /* TournamentService */
     rpc_method create_tournament, join_tournament, list_tournaments, get_tournament,
-        watch_tournament;
+        watch_tournament, leave_tournament;
 } agent_methods;
 extern agent_methods agent__methods;
 
@@ -200,6 +201,15 @@ void agent__session_refused(agent *ag, rpc_code code, char *err, size_t errlen);
 int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, const char *new_kind,
                       const char *const *options, int n_options, bool observe, char *err,
                       size_t errlen);
+
+/* A tournament from the wire, with its standings, clock and games (free
+ * with agent_tournament_free). */
+void agent__tournament_from_wire(const Sungka__V1__Tournament *m, agent_tournament *out);
+/* Take a seat a tournament gave us (name: ours there, token: the seat's):
+ * kept in the token store, the game at hand left, this one entered (its
+ * snapshot follows). */
+void agent__take_seat(agent *ag, const char *game_id, int seat, const char *name,
+                      const char *token);
 
 /* --- agent_commands.c (view thread) --- */
 

@@ -792,6 +792,8 @@ void agent_tournament_free(agent_tournament *t)
         free(t->standings);
         t->standings = NULL;
         t->n_standings = 0;
+        free(t->games);
+        t->games = NULL;
     }
 }
 
@@ -824,6 +826,31 @@ static void tournament_from_wire(const Sungka__V1__Tournament *m, agent_tourname
         o->withdrawn = s->withdrawn;
         agent__text(o->name, sizeof o->name, s->name);
     }
+    if (m->time_control) {
+        out->clock.per_move_s = m->time_control->per_move_s;
+        out->clock.base_s = m->time_control->base_s;
+        out->clock.increment_s = m->time_control->increment_s;
+    }
+    out->games = m->n_games ? calloc(m->n_games, sizeof *out->games) : NULL;
+    if (!out->games)
+        out->n_games = 0;
+    for (int i = 0; i < out->n_games; i++) {
+        const Sungka__V1__TournamentGame *g = m->games[i];
+        agent_tour_game *o = &out->games[i];
+        o->round = g->round;
+        agent__text(o->game_id, sizeof o->game_id, g->game_id);
+        o->finished = g->finished;
+        for (size_t k = 0; k < g->n_players && k < GAME_MAX_SEATS; k++) {
+            agent__text(o->players[k], sizeof o->players[k], g->players[k]);
+            o->points[k] = k < g->n_points ? g->points[k] : 0;
+            o->n_players++;
+        }
+    }
+}
+
+void agent__tournament_from_wire(const Sungka__V1__Tournament *m, agent_tournament *out)
+{
+    tournament_from_wire(m, out);
 }
 
 int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen)
@@ -866,6 +893,15 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
                             int n_options, int length, int max_players, bool rated,
                             char id_out[32], char *err, size_t errlen)
 {
+    return agent_create_titled_tournament(ag, NULL, format, spec, options, n_options, length,
+                                          max_players, rated, id_out, err, errlen);
+}
+
+int agent_create_titled_tournament(agent *ag, const char *title, const char *format,
+                                   const char *spec, const char *const *options, int n_options,
+                                   int length, int max_players, bool rated, char id_out[32],
+                                   char *err, size_t errlen)
+{
     bool arena = strcmp(format, "arena") == 0, swiss = strcmp(format, "swiss") == 0;
     if (!arena && !swiss && strcmp(format, "roundrobin") != 0) {
         snprintf(err, errlen, "a tournament is an arena, a roundrobin or a swiss, not '%s'",
@@ -889,11 +925,15 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
         req.rounds = length;
     req.max_players = max_players;
     req.rated = rated;
+    req.title = (char *)(title ? title : "");
     rpc_method m = agent__methods.create_tournament;
     ProtobufCMessage *reply = NULL;
-    if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
-                         "no tournament") != 0)
+    if (agent__call_sync_code(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                              "no tournament", NULL, ag->lobby_failure.reason) != 0) {
+        if (ag->lobby_failure.reason[0])
+            lobby_failed(ag, AGENT_LOBBY_REFUSED, NULL);
         return -1;
+    }
     Sungka__V1__CreateTournamentResponse *r = (Sungka__V1__CreateTournamentResponse *)reply;
     agent__text(id_out, 32, r->tournament ? r->tournament->id : "");
     protobuf_c_message_free_unpacked(reply, NULL);
@@ -1025,4 +1065,19 @@ out:
     pthread_cond_destroy(&w.cond);
     pthread_mutex_destroy(&w.lock);
     return rc;
+}
+
+void agent__take_seat(agent *ag, const char *game_id, int seat, const char *name,
+                      const char *token)
+{
+    agent_holder held;
+    memset(&held, 0, sizeof held);
+    held.seat = seat;
+    snprintf(held.name, sizeof held.name, "%s", name);
+    snprintf(held.token, sizeof held.token, "%s", token);
+    token_store_put(ag->cfg.state_dir, ag->cfg.server, game_id, held.name, held.seat,
+                    held.token);
+    if (agent_in_game(ag))
+        leave_game(ag);
+    enter_game(ag, game_id, &held, 1, ag->cfg.ready);
 }

@@ -685,6 +685,10 @@ typedef struct agent_tournament {
 void agent_tournament_free(agent_tournament *t);
 /* Every tournament of the service, newest first; free each and *out. */
 int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen);
+/* The same, only those where player played (a player's history of
+ * tournaments; player NULL: every one). */
+int agent_list_tournaments_of(agent *ag, const char *player, agent_tournament **out, int *n,
+                              char *err, size_t errlen);
 int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char *err,
                          size_t errlen);
 /* Make a tournament: format "arena" (length: minutes), "roundrobin" (length:
@@ -703,6 +707,29 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
 int agent_play_tournament(agent *ag, const char *id,
                           void (*progress)(const agent_tournament *t, void *user), void *user,
                           char *err, size_t errlen);
+/* The same in steps, for a view that must not block while it waits (the
+ * GTK view, the web gateway), as agent_quick_start's: agent_tournament_start
+ * joins id the first time (a brief blocking call, as every lobby call) and
+ * starts watching it, returning at once (NULL with the service's sentence);
+ * agent_tournament_news (any thread) says whether the standings changed
+ * since last asked (*now: a copy to free with agent_tournament_free) and
+ * whether the wait has ended (seated in a new game, the tournament
+ * finished, or the stream ended or cancelled); agent_tournament_cancel
+ * stops waiting (thread-safe, before finish); agent_tournament_finish (view
+ * thread) waits for that end and frees w: 0 seated (the game taken as
+ * agent_join_game does), 1 the tournament has finished, -1 with a sentence.
+ * Every started wait is finished exactly once. After a game, start again
+ * for the next one. */
+typedef struct agent_tour_wait agent_tour_wait;
+agent_tour_wait *agent_tournament_start(agent *ag, const char *id, char *err, size_t errlen);
+bool agent_tournament_news(agent_tour_wait *w, agent_tournament *now, bool *ended);
+void agent_tournament_cancel(agent_tour_wait *w);
+int agent_tournament_finish(agent *ag, agent_tour_wait *w, char *err, size_t errlen);
+/* Withdraw from tournament id, joined through this agent (view thread,
+ * blocking): an arena pairs us no more (our points stay); a round robin
+ * or Swiss not started yet forgets us; one that has started refuses (the
+ * service's sentence). 0, or -1 with a sentence. */
+int agent_leave_tournament(agent *ag, const char *id, char *err, size_t errlen);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

@@ -96,7 +96,7 @@ struct agent {
     bool no_play;              /* locked: the service answered Play UNIMPLEMENTED (an
                                 * older one): Subscribe, and Move and Ping calls */
     uint64_t next_command;     /* locked: the last Play command's id */
-    char tour_id[32];          /* view thread: the tournament we joined (agent_play_tournament) */
+    char tour_id[32];          /* view thread: the tournament we joined (agent_tournament_start) */
     char tour_token[AGENT_TOKEN_BYTES];    /* ... and our player token in it */
     char tour_played[32];      /* view thread: its game we were last seated in */
 };
@@ -119,7 +119,7 @@ typedef struct agent_methods {
     rpc_method block, unblock, list_blocked, report;
     /* TournamentService */
     rpc_method create_tournament, join_tournament, list_tournaments, get_tournament,
-        watch_tournament;
+        watch_tournament, leave_tournament;
 } agent_methods;
 extern agent_methods agent__methods;
 

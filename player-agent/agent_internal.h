@@ -4,7 +4,7 @@
  *                     view thread's intake), blocking calls in words;
  *   agent_stream.c    the event streams and the reconnect thread;
  *   agent_lobby.c     going to a game and leaving it (list, new, join, leave);
- *   agent_tour.c      following a tournament without blocking, withdrawing;
+ *   agent_tour.c      a tournament followed by a spectator, without blocking;
  *   agent_commands.c  the game's commands (move, chat, ready, sit, stand);
  *   agent_history.c   statistics and match history;
  *   agent_wire.c      protobuf events into agent_msg values (rpc client thread);
@@ -97,7 +97,7 @@ struct agent {
     bool no_play;              /* locked: the service answered Play UNIMPLEMENTED (an
                                 * older one): Subscribe, and Move and Ping calls */
     uint64_t next_command;     /* locked: the last Play command's id */
-    char tour_id[32];          /* view thread: the tournament we joined (agent_play_tournament) */
+    char tour_id[32];          /* view thread: the tournament we joined (agent_tournament_start) */
     char tour_token[AGENT_TOKEN_BYTES];    /* ... and our player token in it */
     char tour_played[32];      /* view thread: its game we were last seated in */
 };
@@ -205,11 +205,6 @@ int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, cons
 /* A tournament from the wire, with its standings, clock and games (free
  * with agent_tournament_free). */
 void agent__tournament_from_wire(const Sungka__V1__Tournament *m, agent_tournament *out);
-/* Take a seat a tournament gave us (name: ours there, token: the seat's):
- * kept in the token store, the game at hand left, this one entered (its
- * snapshot follows). */
-void agent__take_seat(agent *ag, const char *game_id, int seat, const char *name,
-                      const char *token);
 
 /* --- agent_commands.c (view thread) --- */
 

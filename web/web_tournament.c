@@ -16,7 +16,8 @@
 struct web_tour {
     web_tour_send send;
     void *session;
-    agent_tour_follow *f;      /* the follow under way, else NULL */
+    agent_tour_follow *watch;  /* a spectator's follow under way, else NULL */
+    agent_tour_wait *wait;     /* a player's wait under way, else NULL */
     char id[32];               /* the tournament followed (or last followed) */
     bool play;                 /* the browser plays in it (joined, not withdrawn,
                                 * not finished) */
@@ -47,11 +48,20 @@ web_tour *web_tour_new(web_tour_send send, void *session)
     return t;
 }
 
+/* A player's wait ends with its seat when it has one: a seat the
+ * tournament gave is taken rather than left empty (its clock would run). */
 static void stop(web_tour *t, agent *ag)
 {
-    if (t->f)
-        agent_tournament_follow_end(ag, t->f, false);
-    t->f = NULL;
+    char err[512];
+    if (t->watch)
+        agent_tournament_follow_end(t->watch);
+    t->watch = NULL;
+    if (t->wait) {
+        agent_tournament_cancel(t->wait);
+        if (agent_tournament_finish(ag, t->wait, err, sizeof err) == 0)
+            snprintf(t->game, sizeof t->game, "%s", agent_model_get(ag)->game_id);
+    }
+    t->wait = NULL;
 }
 
 void web_tour_free(web_tour *t, agent *ag)
@@ -164,9 +174,12 @@ static int follow(web_tour *t, agent *ag, const char *id, bool play)
 {
     char err[512];
     stop(t, ag);
-    t->f = agent_tournament_follow(ag, id, play, err, sizeof err);
-    if (!t->f) {
-        send_error(t, ag, "refused", err);
+    if (play)
+        t->wait = agent_tournament_start(ag, id, err, sizeof err);
+    else
+        t->watch = agent_tournament_follow(ag, id, err, sizeof err);
+    if (!t->wait && !t->watch) {
+        send_error(t, NULL, "refused", err);
         return -1;
     }
     if (strcmp(t->id, id) != 0)
@@ -268,8 +281,11 @@ bool web_tour_command(web_tour *t, agent *ag, const char *type, json_t *cmd)
         else
             follow(t, ag, id, true);
     } else {                   /* tournament_leave */
+        stop(t, ag);
         if (agent_leave_tournament(ag, id, err, sizeof err) != 0) {
-            send_error(t, ag, "refused", err);
+            send_error(t, NULL, "refused", err);
+            if (t->play)
+                follow(t, ag, id, true);   /* still in it: wait on */
             return true;
         }
         t->play = false;
@@ -281,32 +297,43 @@ bool web_tour_command(web_tour *t, agent *ag, const char *type, json_t *cmd)
 
 int web_tour_poll(web_tour *t, agent *ag)
 {
-    if (!t->f)
-        return -1;
     agent_tournament now;
-    bool seated = false, ended = false;
-    char err[512];
-    if (agent_tournament_follow_news(t->f, &now, &seated, &ended, err, sizeof err)) {
-        if (now.status == 3)
-            t->play = false;   /* finished: nobody plays in it any more */
-        send_tournament(t, &now);
-        agent_tournament_free(&now);
+    bool ended = false;
+    char err[512] = "";
+    if (t->watch) {
+        if (agent_tournament_follow_news(t->watch, &now, &ended, err, sizeof err)) {
+            send_tournament(t, &now);
+            agent_tournament_free(&now);
+        }
+        if (ended) {
+            stop(t, ag);
+            if (err[0])
+                send_error(t, NULL, "refused", err);
+        }
+    } else if (t->wait) {
+        if (agent_tournament_news(t->wait, &now, &ended)) {
+            if (now.status == 3)
+                t->play = false;   /* finished: nobody plays in it any more */
+            send_tournament(t, &now);
+            agent_tournament_free(&now);
+        }
+        if (ended) {
+            int rc = agent_tournament_finish(ag, t->wait, err, sizeof err);
+            t->wait = NULL;
+            if (rc == 0) {
+                /* Seated: the agent's snapshot of the game brings its state
+                 * to the browser; the tournament is waited on meanwhile (its
+                 * standings stay live, and the next game is not this one). */
+                snprintf(t->game, sizeof t->game, "%s", agent_model_get(ag)->game_id);
+                char id[32];
+                snprintf(id, sizeof id, "%s", t->id);
+                follow(t, ag, id, true);
+            } else {
+                t->play = false;
+                if (rc < 0)
+                    send_error(t, NULL, "refused", err);
+            }
+        }
     }
-    if (seated) {
-        /* The agent's snapshot of the game brings its state to the
-         * browser; the tournament is followed on meanwhile (its standings
-         * stay live, and the next game is not this one). */
-        agent_tournament_follow_end(ag, t->f, true);
-        t->f = NULL;
-        snprintf(t->game, sizeof t->game, "%s", agent_model_get(ag)->game_id);
-        char id[32];
-        snprintf(id, sizeof id, "%s", t->id);
-        follow(t, ag, id, true);
-    } else if (ended) {
-        stop(t, ag);
-        t->play = false;
-        if (err[0])
-            send_error(t, NULL, "refused", err);
-    }
-    return t->f ? WEB_TOUR_POLL_MS : -1;
+    return t->watch || t->wait ? WEB_TOUR_POLL_MS : -1;
 }

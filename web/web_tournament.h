@@ -14,9 +14,12 @@
  * only: a reload or a restart of the gateway loses it (the service knows
  * the name, which cannot join twice).
  *
+ * A spectator follows with agent_tournament_follow, a player waits with
+ * agent_tournament_start (which joins it the first time and is seated by
+ * it), asked for news every WEB_TOUR_POLL_MS; neither blocks.
+ *
  * Threads: every function here runs on one session's thread
- * (web_session.h), with that session's agent; the agent's follow
- * (agent_tournament_follow) never blocks it, the joins, leaves and
+ * (web_session.h), with that session's agent; the joins, leaves and
  * creates block it for the agent's call deadline, as the lobby's calls do.
  * Ownership: a web_tour belongs to its session; messages for the browser
  * are handed to send (stolen).

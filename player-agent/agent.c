@@ -212,6 +212,7 @@ void agent_library_init(void)
         .list_tournaments = rpc_method_named(tour, "ListTournaments", false),
         .get_tournament = rpc_method_named(tour, "GetTournament", false),
         .watch_tournament = rpc_method_named(tour, "WatchTournament", true),
+        .leave_tournament = rpc_method_named(tour, "LeaveTournament", false),
     };
 }
 

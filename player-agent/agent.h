@@ -672,6 +672,16 @@ typedef struct agent_standing {
     bool withdrawn;
     char name[AGENT_NAME_BYTES];
 } agent_standing;
+/* One game of a tournament (agent_tournament.games): its seats in order
+ * and the tournament points each won once it finished. */
+typedef struct agent_tour_game {
+    int round;                 /* a round robin's round; an arena's games count 1.. */
+    char game_id[32];
+    int n_players;
+    char players[GAME_MAX_SEATS][AGENT_NAME_BYTES];   /* seat 0 first */
+    int points[GAME_MAX_SEATS];
+    bool finished;
+} agent_tour_game;
 typedef struct agent_tournament {
     char id[32], title[AGENT_TEXT_BYTES], kind[32];
     bool arena;                /* else a round robin ... */
@@ -681,10 +691,17 @@ typedef struct agent_tournament {
     int64_t ends_ms;           /* an arena's end, the service's wall clock (ms) */
     agent_standing *standings;
     int n_standings;
+    agent_clock clock;         /* its games' time control (all 0: none) */
+    agent_tour_game *games;    /* its n_games games, oldest first; NULL from
+                                * agent_list_tournaments (the list has none) */
 } agent_tournament;
 void agent_tournament_free(agent_tournament *t);
 /* Every tournament of the service, newest first; free each and *out. */
 int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen);
+/* The same, only those where player played (a player's history of
+ * tournaments; player NULL: every one). */
+int agent_list_tournaments_of(agent *ag, const char *player, agent_tournament **out, int *n,
+                              char *err, size_t errlen);
 int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char *err,
                          size_t errlen);
 /* Make a tournament: format "arena" (length: minutes), "roundrobin" (length:
@@ -695,6 +712,12 @@ int agent_get_tournament(agent *ag, const char *id, agent_tournament *out, char 
 int agent_create_tournament(agent *ag, const char *format, const char *spec, const char *const *options,
                             int n_options, int length, int max_players, bool rated,
                             char id_out[32], char *err, size_t errlen);
+/* The same with a title (0..64 characters; NULL or "": the service makes
+ * one from the kind). A refusal's reason: agent_lobby_failed. */
+int agent_create_titled_tournament(agent *ag, const char *title, const char *format,
+                                   const char *spec, const char *const *options, int n_options,
+                                   int length, int max_players, bool rated, char id_out[32],
+                                   char *err, size_t errlen);
 /* Play tournament id: join it (the first time; the agent keeps the player
  * token for the next times) and watch it, telling progress (this thread)
  * each update, until it seats us in a game we have not played yet, then
@@ -703,6 +726,48 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
 int agent_play_tournament(agent *ag, const char *id,
                           void (*progress)(const agent_tournament *t, void *user), void *user,
                           char *err, size_t errlen);
+/* The same in steps, for a view that must not block while it waits (the
+ * GTK view, the web gateway), as agent_quick_start's: agent_tournament_start
+ * joins id the first time (a brief blocking call, as every lobby call) and
+ * starts watching it, returning at once (NULL with the service's sentence);
+ * agent_tournament_news (any thread) says whether the standings changed
+ * since last asked (*now: a copy to free with agent_tournament_free) and
+ * whether the wait has ended (seated in a new game, the tournament
+ * finished, or the stream ended or cancelled); agent_tournament_cancel
+ * stops waiting (thread-safe, before finish); agent_tournament_finish (view
+ * thread) waits for that end and frees w: 0 seated (the game taken as
+ * agent_join_game does), 1 the tournament has finished, -1 with a sentence.
+ * Every started wait is finished exactly once. After a game, start again
+ * for the next one. */
+typedef struct agent_tour_wait agent_tour_wait;
+agent_tour_wait *agent_tournament_start(agent *ag, const char *id, char *err, size_t errlen);
+bool agent_tournament_news(agent_tour_wait *w, agent_tournament *now, bool *ended);
+void agent_tournament_cancel(agent_tour_wait *w);
+int agent_tournament_finish(agent *ag, agent_tour_wait *w, char *err, size_t errlen);
+/* Withdraw from tournament id, joined through this agent (view thread,
+ * blocking): an arena pairs us no more (our points stay); a round robin
+ * or Swiss not started yet forgets us; one that has started refuses (the
+ * service's sentence). 0, or -1 with a sentence. */
+int agent_leave_tournament(agent *ag, const char *id, char *err, size_t errlen);
+/* A tournament followed by a spectator, without blocking (the web
+ * gateway's page of a tournament): agent_tournament_follow starts a
+ * WatchTournament stream without a player token and returns at once (NULL
+ * with a sentence); agent_tournament_follow_news (view thread) says whether
+ * the tournament changed since last asked (*now: it, to free with
+ * agent_tournament_free) and whether the stream has ended (*ended: the
+ * tournament finished, or the service's sentence in err);
+ * agent_tournament_follow_end (view thread) stops the stream, waits for its
+ * end and frees f. Every follow started is ended exactly once. A player
+ * waits for its games with agent_tournament_start (above). */
+typedef struct agent_tour_follow agent_tour_follow;
+agent_tour_follow *agent_tournament_follow(agent *ag, const char *id, char *err, size_t errlen);
+bool agent_tournament_follow_news(agent_tour_follow *f, agent_tournament *now, bool *ended,
+                                  char *err, size_t errlen);
+void agent_tournament_follow_end(agent_tour_follow *f);
+/* Did this agent join tournament id (agent_tournament_start or
+ * agent_play_tournament), so that it holds a player token for it? View
+ * thread. */
+bool agent_in_tournament(const agent *ag, const char *id);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

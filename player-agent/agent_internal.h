@@ -4,6 +4,7 @@
  *                     view thread's intake), blocking calls in words;
  *   agent_stream.c    the event streams and the reconnect thread;
  *   agent_lobby.c     going to a game and leaving it (list, new, join, leave);
+ *   agent_tour.c      a tournament followed by a spectator, without blocking;
  *   agent_commands.c  the game's commands (move, chat, ready, sit, stand);
  *   agent_history.c   statistics and match history;
  *   agent_wire.c      protobuf events into agent_msg values (rpc client thread);
@@ -96,7 +97,7 @@ struct agent {
     bool no_play;              /* locked: the service answered Play UNIMPLEMENTED (an
                                 * older one): Subscribe, and Move and Ping calls */
     uint64_t next_command;     /* locked: the last Play command's id */
-    char tour_id[32];          /* view thread: the tournament we joined (agent_play_tournament) */
+    char tour_id[32];          /* view thread: the tournament we joined (agent_tournament_start) */
     char tour_token[AGENT_TOKEN_BYTES];    /* ... and our player token in it */
     char tour_played[32];      /* view thread: its game we were last seated in */
 };
@@ -119,7 +120,7 @@ typedef struct agent_methods {
     rpc_method block, unblock, list_blocked, report;
     /* TournamentService */
     rpc_method create_tournament, join_tournament, list_tournaments, get_tournament,
-        watch_tournament;
+        watch_tournament, leave_tournament;
 } agent_methods;
 extern agent_methods agent__methods;
 
@@ -200,6 +201,10 @@ void agent__session_refused(agent *ag, rpc_code code, char *err, size_t errlen);
 int agent__go_to_game(agent *ag, const char *game_id, const char *any_kind, const char *new_kind,
                       const char *const *options, int n_options, bool observe, char *err,
                       size_t errlen);
+
+/* A tournament from the wire, with its standings, clock and games (free
+ * with agent_tournament_free). */
+void agent__tournament_from_wire(const Sungka__V1__Tournament *m, agent_tournament *out);
 
 /* --- agent_commands.c (view thread) --- */
 

@@ -792,6 +792,8 @@ void agent_tournament_free(agent_tournament *t)
         free(t->standings);
         t->standings = NULL;
         t->n_standings = 0;
+        free(t->games);
+        t->games = NULL;
     }
 }
 
@@ -824,11 +826,43 @@ static void tournament_from_wire(const Sungka__V1__Tournament *m, agent_tourname
         o->withdrawn = s->withdrawn;
         agent__text(o->name, sizeof o->name, s->name);
     }
+    if (m->time_control) {
+        out->clock.per_move_s = m->time_control->per_move_s;
+        out->clock.base_s = m->time_control->base_s;
+        out->clock.increment_s = m->time_control->increment_s;
+    }
+    out->games = m->n_games ? calloc(m->n_games, sizeof *out->games) : NULL;
+    if (!out->games)
+        out->n_games = 0;
+    for (int i = 0; i < out->n_games; i++) {
+        const Sungka__V1__TournamentGame *g = m->games[i];
+        agent_tour_game *o = &out->games[i];
+        o->round = g->round;
+        agent__text(o->game_id, sizeof o->game_id, g->game_id);
+        o->finished = g->finished;
+        for (size_t k = 0; k < g->n_players && k < GAME_MAX_SEATS; k++) {
+            agent__text(o->players[k], sizeof o->players[k], g->players[k]);
+            o->points[k] = k < g->n_points ? g->points[k] : 0;
+            o->n_players++;
+        }
+    }
+}
+
+void agent__tournament_from_wire(const Sungka__V1__Tournament *m, agent_tournament *out)
+{
+    tournament_from_wire(m, out);
 }
 
 int agent_list_tournaments(agent *ag, agent_tournament **out, int *n, char *err, size_t errlen)
 {
+    return agent_list_tournaments_of(ag, NULL, out, n, err, errlen);
+}
+
+int agent_list_tournaments_of(agent *ag, const char *player, agent_tournament **out, int *n,
+                              char *err, size_t errlen)
+{
     Sungka__V1__ListTournamentsRequest req = SUNGKA__V1__LIST_TOURNAMENTS_REQUEST__INIT;
+    req.player = (char *)(player ? player : "");
     rpc_method m = agent__methods.list_tournaments;
     ProtobufCMessage *reply = NULL;
     if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
@@ -866,6 +900,15 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
                             int n_options, int length, int max_players, bool rated,
                             char id_out[32], char *err, size_t errlen)
 {
+    return agent_create_titled_tournament(ag, NULL, format, spec, options, n_options, length,
+                                          max_players, rated, id_out, err, errlen);
+}
+
+int agent_create_titled_tournament(agent *ag, const char *title, const char *format,
+                                   const char *spec, const char *const *options, int n_options,
+                                   int length, int max_players, bool rated, char id_out[32],
+                                   char *err, size_t errlen)
+{
     bool arena = strcmp(format, "arena") == 0, swiss = strcmp(format, "swiss") == 0;
     if (!arena && !swiss && strcmp(format, "roundrobin") != 0) {
         snprintf(err, errlen, "a tournament is an arena, a roundrobin or a swiss, not '%s'",
@@ -889,40 +932,75 @@ int agent_create_tournament(agent *ag, const char *format, const char *spec, con
         req.rounds = length;
     req.max_players = max_players;
     req.rated = rated;
+    req.title = (char *)(title ? title : "");
     rpc_method m = agent__methods.create_tournament;
     ProtobufCMessage *reply = NULL;
-    if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
-                         "no tournament") != 0)
+    if (agent__call_sync_code(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                              "no tournament", NULL, ag->lobby_failure.reason) != 0) {
+        if (ag->lobby_failure.reason[0])
+            lobby_failed(ag, AGENT_LOBBY_REFUSED, NULL);
         return -1;
+    }
     Sungka__V1__CreateTournamentResponse *r = (Sungka__V1__CreateTournamentResponse *)reply;
     agent__text(id_out, 32, r->tournament ? r->tournament->id : "");
     protobuf_c_message_free_unpacked(reply, NULL);
     return 0;
 }
 
-/* A WatchTournament stream's news, from the client thread to the waiting one. */
-typedef struct tour_wait {
+/* A wait for our next game in a tournament: the WatchTournament stream's
+ * news, from the client thread (tour_msg, tour_end) to the view's. */
+struct agent_tour_wait {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    Sungka__V1__WatchTournamentResponse *latest;   /* owned; NULL once taken */
-    bool ended;
+    agent_tournament latest;   /* locked: the last standings the stream sent */
+    bool fresh;                /* locked: latest not yet taken by agent_tournament_news */
+    bool seated;               /* locked: it seats us in a game not played yet */
+    bool finished;             /* locked: latest says the tournament has finished */
+    bool ended;                /* locked: tour_end has run (st says how) */
     rpc_status st;
-} tour_wait;
+    rpc_stream *stream;
+    char played[32];           /* read-only: the game we were seated in last time */
+    char name[AGENT_NAME_BYTES];   /* read-only: who plays (the account or the guest) */
+    int seat;                  /* locked: where it seats us */
+    char game_id[32], token[AGENT_TOKEN_BYTES];
+};
 
+/* Client thread. Seated in a new game: nothing more to wait for, so the
+ * stream is cancelled here (safe inside its own callback, rpc.h). */
 static void tour_msg(ProtobufCMessage *msg, void *user)
 {
-    tour_wait *w = user;
+    agent_tour_wait *w = user;
+    const Sungka__V1__WatchTournamentResponse *u = (const void *)msg;
+    agent_tournament t;
+    memset(&t, 0, sizeof t);
+    bool have = u->tournament != NULL;
+    if (have)
+        tournament_from_wire(u->tournament, &t);
     pthread_mutex_lock(&w->lock);
-    if (w->latest)
-        protobuf_c_message_free_unpacked(&w->latest->base, NULL);
-    w->latest = (Sungka__V1__WatchTournamentResponse *)msg;
+    if (have) {
+        agent_tournament_free(&w->latest);
+        w->latest = t;
+        w->fresh = true;
+        w->finished = t.status == SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED;
+    }
+    bool cancel = false;
+    if (!w->seated && u->your_game && u->your_game->token[0] &&
+        strcmp(u->your_game->game_id, w->played) != 0) {
+        w->seated = cancel = true;
+        w->seat = agent__seat_of(u->your_game->seat);
+        agent__text(w->token, sizeof w->token, u->your_game->token);
+        agent__text(w->game_id, sizeof w->game_id, u->your_game->game_id);
+    }
     pthread_cond_signal(&w->cond);
     pthread_mutex_unlock(&w->lock);
+    if (cancel)
+        rpc_stream_cancel(w->stream);
+    protobuf_c_message_free_unpacked(msg, NULL);
 }
 
 static void tour_end(const rpc_status *st, void *user)
 {
-    tour_wait *w = user;
+    agent_tour_wait *w = user;
     pthread_mutex_lock(&w->lock);
     w->st = *st;
     w->ended = true;
@@ -930,99 +1008,174 @@ static void tour_end(const rpc_status *st, void *user)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* Join tournament id unless we have: the agent keeps the player token. */
+static int tour_join(agent *ag, const char *id, char *err, size_t errlen)
+{
+    if (strcmp(ag->tour_id, id) == 0)
+        return 0;
+    const char *session = agent__session(ag);
+    Sungka__V1__JoinTournamentRequest req = SUNGKA__V1__JOIN_TOURNAMENT_REQUEST__INIT;
+    req.tournament_id = (char *)id;
+    req.name = (char *)(session ? "" : ag->cfg.name);
+    rpc_method m = agent__methods.join_tournament;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, session, &reply, err, errlen,
+                         "cannot join the tournament") != 0)
+        return -1;
+    Sungka__V1__JoinTournamentResponse *r = (Sungka__V1__JoinTournamentResponse *)reply;
+    snprintf(ag->tour_id, sizeof ag->tour_id, "%s", id);
+    agent__text(ag->tour_token, sizeof ag->tour_token, r->player_token);
+    ag->tour_played[0] = '\0';
+    protobuf_c_message_free_unpacked(reply, NULL);
+    return 0;
+}
+
+agent_tour_wait *agent_tournament_start(agent *ag, const char *id, char *err, size_t errlen)
+{
+    if (tour_join(ag, id, err, errlen) != 0)
+        return NULL;
+    agent_tour_wait *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errlen, "cannot watch the tournament: out of memory");
+        return NULL;
+    }
+    const char *session = agent__session(ag);
+    snprintf(w->name, sizeof w->name, "%s", session ? ag->account : ag->cfg.name);
+    snprintf(w->played, sizeof w->played, "%s", ag->tour_played);
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    Sungka__V1__WatchTournamentRequest req = SUNGKA__V1__WATCH_TOURNAMENT_REQUEST__INIT;
+    req.tournament_id = (char *)id;
+    req.player_token = ag->tour_token;
+    /* Under the lock: tour_msg reads w->stream, set only once this returns. */
+    pthread_mutex_lock(&w->lock);
+    int rc = rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.watch_tournament,
+                               &req.base, NULL, tour_msg, tour_end, w, &w->stream);
+    pthread_mutex_unlock(&w->lock);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot watch the tournament: out of memory");
+        pthread_cond_destroy(&w->cond);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* A copy of t the caller frees with agent_tournament_free. */
+static void tournament_copy(const agent_tournament *t, agent_tournament *out)
+{
+    *out = *t;
+    out->standings = calloc((size_t)t->n_standings + 1, sizeof *out->standings);
+    if (out->standings)
+        memcpy(out->standings, t->standings, (size_t)t->n_standings * sizeof *t->standings);
+    else
+        out->n_standings = 0;
+    out->games = t->n_games ? calloc((size_t)t->n_games, sizeof *out->games) : NULL;
+    if (out->games)
+        memcpy(out->games, t->games, (size_t)t->n_games * sizeof *t->games);
+    else
+        out->n_games = 0;
+}
+
+bool agent_tournament_news(agent_tour_wait *w, agent_tournament *now, bool *ended)
+{
+    pthread_mutex_lock(&w->lock);
+    bool fresh = w->fresh;
+    if (fresh)
+        tournament_copy(&w->latest, now);
+    w->fresh = false;
+    *ended = w->ended;
+    pthread_mutex_unlock(&w->lock);
+    return fresh;
+}
+
+void agent_tournament_cancel(agent_tour_wait *w)
+{
+    /* Under the lock tour_end cannot have returned: the stream is still
+     * good for rpc_stream_cancel (rpc.h's rule). */
+    pthread_mutex_lock(&w->lock);
+    if (!w->ended)
+        rpc_stream_cancel(w->stream);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int agent_tournament_finish(agent *ag, agent_tour_wait *w, char *err, size_t errlen)
+{
+    int rc = -1;
+    pthread_mutex_lock(&w->lock);
+    while (!w->ended)
+        pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    if (w->seated) {
+        agent_holder held;
+        memset(&held, 0, sizeof held);
+        held.seat = w->seat;
+        snprintf(held.name, sizeof held.name, "%s", w->name);
+        snprintf(held.token, sizeof held.token, "%s", w->token);
+        snprintf(ag->tour_played, sizeof ag->tour_played, "%s", w->game_id);
+        token_store_put(ag->cfg.state_dir, ag->cfg.server, w->game_id, held.name, held.seat,
+                        held.token);
+        if (agent_in_game(ag))
+            leave_game(ag);
+        enter_game(ag, w->game_id, &held, 1, ag->cfg.ready);
+        rc = 0;
+    } else if (w->finished) {
+        rc = 1;
+    } else {
+        char words[AGENT_TEXT_BYTES];
+        agent__text(words, sizeof words, w->st.message[0] ? w->st.message
+                                                          : rpc_code_name(w->st.code));
+        snprintf(err, errlen, "the tournament's stream ended: %s", words);
+    }
+    agent_tournament_free(&w->latest);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+    return rc;
+}
+
 int agent_play_tournament(agent *ag, const char *id,
                           void (*progress)(const agent_tournament *t, void *user), void *user,
                           char *err, size_t errlen)
 {
-    const char *session = agent__session(ag);
-    const char *name = session ? ag->account : ag->cfg.name;
-    if (strcmp(ag->tour_id, id) != 0) {
-        Sungka__V1__JoinTournamentRequest req = SUNGKA__V1__JOIN_TOURNAMENT_REQUEST__INIT;
-        req.tournament_id = (char *)id;
-        req.name = (char *)(session ? "" : name);
-        rpc_method m = agent__methods.join_tournament;
-        ProtobufCMessage *reply = NULL;
-        if (agent__call_sync(ag, &m, &req.base, session, &reply, err, errlen,
-                             "cannot join the tournament") != 0)
-            return -1;
-        Sungka__V1__JoinTournamentResponse *r = (Sungka__V1__JoinTournamentResponse *)reply;
-        snprintf(ag->tour_id, sizeof ag->tour_id, "%s", id);
-        agent__text(ag->tour_token, sizeof ag->tour_token, r->player_token);
-        ag->tour_played[0] = '\0';
-        protobuf_c_message_free_unpacked(reply, NULL);
-    }
-    Sungka__V1__WatchTournamentRequest req = SUNGKA__V1__WATCH_TOURNAMENT_REQUEST__INIT;
-    req.tournament_id = (char *)id;
-    req.player_token = ag->tour_token;
-    tour_wait w = {.latest = NULL};
-    pthread_mutex_init(&w.lock, NULL);
-    pthread_cond_init(&w.cond, NULL);
-    rpc_stream *stream;
-    int rc = -1;
-    bool seated = false, finished = false, cancelled = false;
-    char game_id[32] = "", token[AGENT_TOKEN_BYTES] = "";
-    int seat = -1;
-    if (rpc_client_stream(rpc_pool_client(ag->pool), &agent__methods.watch_tournament,
-                          &req.base, NULL, tour_msg, tour_end, &w, &stream) != 0) {
-        snprintf(err, errlen, "cannot watch the tournament: out of memory");
-        goto out;
-    }
-    pthread_mutex_lock(&w.lock);
-    while (!w.ended || w.latest) {
-        if (!w.latest) {
-            pthread_cond_wait(&w.cond, &w.lock);
+    agent_tour_wait *w = agent_tournament_start(ag, id, err, errlen);
+    if (!w)
+        return -1;
+    pthread_mutex_lock(&w->lock);
+    while (!w->ended || w->fresh) {
+        if (w->fresh) {
+            agent_tournament now;
+            tournament_copy(&w->latest, &now);
+            w->fresh = false;
+            pthread_mutex_unlock(&w->lock);
+            if (progress)
+                progress(&now, user);
+            agent_tournament_free(&now);
+            pthread_mutex_lock(&w->lock);
             continue;
         }
-        Sungka__V1__WatchTournamentResponse *u = w.latest;
-        w.latest = NULL;
-        pthread_mutex_unlock(&w.lock);
-        if (u->tournament) {
-            agent_tournament t;
-            tournament_from_wire(u->tournament, &t);
-            finished = t.status == SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED;
-            if (progress)
-                progress(&t, user);
-            agent_tournament_free(&t);
-        }
-        if (!seated && u->your_game && u->your_game->token[0] &&
-            strcmp(u->your_game->game_id, ag->tour_played) != 0) {
-            seated = true;
-            seat = agent__seat_of(u->your_game->seat);
-            agent__text(token, sizeof token, u->your_game->token);
-            agent__text(game_id, sizeof game_id, u->your_game->game_id);
-        }
-        protobuf_c_message_free_unpacked(&u->base, NULL);
-        pthread_mutex_lock(&w.lock);
-        /* Under the lock: tour_end has not run, so the stream is still ours. */
-        if (seated && !w.ended && !cancelled) {
-            rpc_stream_cancel(stream);
-            cancelled = true;
-        }
+        pthread_cond_wait(&w->cond, &w->lock);
     }
-    pthread_mutex_unlock(&w.lock);
-    if (seated) {
-        agent_holder held;
-        memset(&held, 0, sizeof held);
-        held.seat = seat;
-        snprintf(held.name, sizeof held.name, "%s", name);
-        snprintf(held.token, sizeof held.token, "%s", token);
-        snprintf(ag->tour_played, sizeof ag->tour_played, "%s", game_id);
-        token_store_put(ag->cfg.state_dir, ag->cfg.server, game_id, held.name, held.seat,
-                        held.token);
-        if (agent_in_game(ag))
-            leave_game(ag);
-        enter_game(ag, game_id, &held, 1, ag->cfg.ready);
-        rc = 0;
-    } else if (finished) {
-        rc = 1;
-    } else {
-        char words[AGENT_TEXT_BYTES];
-        agent__text(words, sizeof words, w.st.message[0] ? w.st.message
-                                                          : rpc_code_name(w.st.code));
-        snprintf(err, errlen, "the tournament's stream ended: %s", words);
+    pthread_mutex_unlock(&w->lock);
+    return agent_tournament_finish(ag, w, err, errlen);
+}
+
+int agent_leave_tournament(agent *ag, const char *id, char *err, size_t errlen)
+{
+    if (strcmp(ag->tour_id, id) != 0) {
+        snprintf(err, errlen, "you have not joined tournament %s here", id);
+        return -1;
     }
-out:
-    pthread_cond_destroy(&w.cond);
-    pthread_mutex_destroy(&w.lock);
-    return rc;
+    Sungka__V1__LeaveTournamentRequest req = SUNGKA__V1__LEAVE_TOURNAMENT_REQUEST__INIT;
+    req.tournament_id = (char *)id;
+    req.player_token = ag->tour_token;
+    rpc_method m = agent__methods.leave_tournament;
+    ProtobufCMessage *reply = NULL;
+    if (agent__call_sync(ag, &m, &req.base, agent__session(ag), &reply, err, errlen,
+                         "cannot leave the tournament") != 0)
+        return -1;
+    protobuf_c_message_free_unpacked(reply, NULL);
+    ag->tour_id[0] = ag->tour_token[0] = ag->tour_played[0] = '\0';
+    return 0;
 }

@@ -290,13 +290,23 @@ static const struct {
     {"/favicon.svg", "image/svg+xml"},
     {"/i18n.js", "text/javascript; charset=utf-8"},
     {"/history.js", "text/javascript; charset=utf-8"},
+    {"/tournament.js", "text/javascript; charset=utf-8"},
     {"/i18n/fil.json", "application/json"},
     {"/i18n/id.json", "application/json"},
 };
 
+/* Is uri prefix + an id (letters, digits, _ and -)? */
+static bool app_path(const char *uri, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(uri, prefix, n) == 0 && uri[n] &&
+           strspn(uri + n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           "0123456789_-") == strlen(uri + n);
+}
+
 /* One HTTP request: an app file, or the app's page (/, /index.html,
- * /game/ID) — with, when the browser has no kept session yet, a new one in
- * an HttpOnly, SameSite=Strict cookie and its CSRF token in a second one
+ * /game/ID, /tournament/ID) — with, when the browser has no kept session
+ * yet, a new one in an HttpOnly, SameSite=Strict cookie and its CSRF token in a second one
  * the page's script reads (web_store.h). The session id is never in a URL
  * or where a script can read it. */
 static int serve_http(struct lws *wsi)
@@ -313,9 +323,7 @@ static int serve_http(struct lws *wsi)
             return lws_serve_http_file(wsi, path, app_files[i].mime, NULL, 0) < 0 ? -1 : 0;
         }
     bool page = strcmp(uri, "/") == 0 || strcmp(uri, "/index.html") == 0 ||
-                (strncmp(uri, "/game/", 6) == 0 && uri[6] &&
-                 strspn(uri + 6, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                 "0123456789_-") == strlen(uri + 6));
+                app_path(uri, "/game/") || app_path(uri, "/tournament/");
     if (!page) {
         lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
         return -1;
@@ -531,7 +539,8 @@ static void usage(FILE *out)
             "      --version               show the version and exit\n"
             "\n"
             "Open http://HOST:PORT/ in a browser for the lobby; http://HOST:PORT/game/ID\n"
-            "watches game ID. The browser's messages are described in docs/web-protocol.md.\n",
+            "watches game ID, http://HOST:PORT/tournament/ID shows tournament ID. The\n"
+            "browser's messages are described in docs/web-protocol.md.\n",
             DEFAULT_PER_ADDRESS, DEFAULT_SESSIONS_PER_ADDRESS);
 }
 

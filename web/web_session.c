@@ -23,6 +23,7 @@
 #include "gtk_geometry.h"
 #include "web_history.h"
 #include "web_store.h"
+#include "web_tournament.h"
 
 /* The area the board is laid out in; the browser scales the SVG to fit. */
 #define BOARD_W 960.0
@@ -75,6 +76,8 @@ struct web_session {
     char quiet_game[64];       /* the game the agent observes only to speak for its
                                 * browser, which watches it through a hub (web_hub.h):
                                 * everything it hears there is dropped; "": none */
+    web_tour *tour;            /* version 4's tournaments (web_tournament.h); session
+                                * thread only */
 };
 
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -267,8 +270,8 @@ static void send_lobby(web_session *s)
     json_t *kinds = json_array();
     for (int i = 0; i < game_kind_count(); i++)
         json_array_append_new(kinds, str(game_kind_at(i)->name));
-    send_json(s, json_pack("{s:s, s:o, s:o, s:o}", "type", "lobby", "games", list, "kinds", kinds,
-                           "pools", pools_json(s)));
+    send_json(s, json_pack("{s:s, s:o, s:o, s:o, s:o}", "type", "lobby", "games", list, "kinds",
+                           kinds, "pools", pools_json(s), "tournaments", web_tour_list(s->ag)));
 }
 
 /* The board as words, for the browser's aria-live region: what GTK's board
@@ -1006,12 +1009,14 @@ static void command(web_session *s, const char *text, size_t len)
         json_t *v = json_object_get(cmd, "version");
         if (!json_is_integer(v) || json_integer_value(v) < WEB_PROTOCOL_OLDEST ||
             json_integer_value(v) > WEB_PROTOCOL_VERSION)
-            send_error(s, "version", "this gateway speaks versions 1 to 3 of the protocol "
+            send_error(s, "version", "this gateway speaks versions 1 to 4 of the protocol "
                                      "only: reload the page");
     } else if ((reply = web_history_command(s->ag, agent_account(s->ag) ? agent_account(s->ag)
                                                                           : s->name,
                                             type, cmd)) != NULL) {
         send_json(s, reply);   /* version 3: web_history.h */
+    } else if (s->tour && web_tour_command(s->tour, s->ag, type, cmd)) {
+        /* version 4: web_tournament.h */
     } else if (account_command(s, type, cmd)) {
         /* done */
     } else if (game_command(s, type, cmd)) {
@@ -1101,6 +1106,11 @@ static void load_session(web_session *s, char *game, size_t game_len, bool *watc
     }
 }
 
+static void tour_send(void *session, json_t *msg)
+{
+    send_json(session, msg);
+}
+
 static void *session_main(void *arg)
 {
     web_session *s = arg;
@@ -1144,13 +1154,17 @@ static void *session_main(void *arg)
                            WEB_PROTOCOL_VERSION, "name", str(s->name), "account",
                            account ? str(account) : json_null(), "game",
                            resumed ? str(game) : json_null(), "kept", s->dir[0] != '\0'));
+    s->tour = web_tour_new(tour_send, s);
     send_lobby(s);
+    int tour_ms = -1;
     for (;;) {
         /* While a quick pairing waits, the pool's news is asked for every
-         * QUICK_POLL_MS, and the game's messages wait for its end. */
+         * QUICK_POLL_MS, and the game's messages wait for its end; while a
+         * tournament is followed, its news every WEB_TOUR_POLL_MS. */
         struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN},
                                 {.fd = agent_fd(s->ag), .events = POLLIN}};
-        if (poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : -1) < 0 && errno != EINTR)
+        if (poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : tour_ms) < 0 &&
+            errno != EINTR)
             break;
         if (fds[0].revents & POLLIN) {
             uint64_t n;
@@ -1176,6 +1190,7 @@ static void *session_main(void *arg)
             free(it);
         }
         quick_poll(s, false);
+        tour_ms = s->tour ? web_tour_poll(s->tour, s->ag) : -1;
         if (s->quick)
             continue;
         agent_msg *msg;
@@ -1194,6 +1209,7 @@ static void *session_main(void *arg)
      * cannot be taken back: leaving ends the game for the others now
      * rather than after the grace. */
     quick_poll(s, true);
+    web_tour_free(s->tour, s->ag);
     if (!s->dir[0])
         agent_leave(s->ag);
     agent_destroy(s->ag);

@@ -47,7 +47,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define WEB_PROTOCOL_VERSION 3
+#define WEB_PROTOCOL_VERSION 4
 #define WEB_PROTOCOL_OLDEST 1      /* the oldest a page may still speak */
 #define WEB_OUTBOX_BYTES (512 * 1024)
 #define WEB_MAX_COMMAND 4096

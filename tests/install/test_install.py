@@ -65,7 +65,7 @@ PROGRAMS = ["sungka-board", "sungka-player", "sungka-relay", "sungka-admin", "su
 UNITS = ["sungka-board", "sungka-relay", "sungka-web"]
 # The web app sungka-web serves (web/app/).
 WEB_FILES = ["index.html", "app.js", "app.css", "favicon.svg", "i18n.js", "history.js", "i18n/fil.json",
-             "i18n/id.json"]
+             "i18n/id.json", "tournament.js"]
 KINDS = ["sungka", "congklak", "kalah", "reversi", "tictactoe"]
 # The GTK view's application id, which names its desktop entry.
 APP_ID = "io.github.sungka.Player"

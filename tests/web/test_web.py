@@ -267,7 +267,7 @@ def _ws(web, origin=None):
                                      origin=origin or web.url, subprotocols=["sungka"],
                                      timeout=WAIT)
     hello = json.loads(ws.recv())
-    check(hello["type"] == "hello" and hello["version"] == 3, f"the first message was {hello}")
+    check(hello["type"] == "hello" and hello["version"] == 4, f"the first message was {hello}")
     lobby = json.loads(ws.recv())
     check(lobby["type"] == "lobby", f"the second message was {lobby}")
     return ws
@@ -365,7 +365,7 @@ def protocol(bindir):
         _error(ws, '{"type": "join", "game": 7}', "bad_field")
         _error(ws, '{"type": "join", "game": "999"}', "refused")
         _error(ws, '{"type": "new", "kind": "chess"}', "refused")
-        _error(ws, '{"type": "hello", "version": 4}', "version")
+        _error(ws, '{"type": "hello", "version": 5}', "version")
         # Version 2's commands: their fields checked, refused away from a game.
         _error(ws, '{"type": "answer_draw", "accept": "yes"}', "refused")
         _error(ws, '{"type": "offer_draw"}', "refused")

@@ -40,7 +40,7 @@ def _ws_account(web, name, password):
                                      subprotocols=["sungka"], timeout=WAIT,
                                      cookie="; ".join(cookies))
     hello = json.loads(ws.recv())
-    check(hello["type"] == "hello" and hello["version"] == 3, f"the first message was {hello}")
+    check(hello["type"] == "hello" and hello["version"] == 4, f"the first message was {hello}")
     ws.send(json.dumps({"type": "register", "name": name, "password": password,
                         "csrf": jar["sungka_csrf"]}))
     _recv(ws, "the account", lambda m: m["type"] == "account" and m["account"] == name)

@@ -8,7 +8,7 @@
 // Every string the app shows goes through t() (i18n.js): the one place its
 // translations come in (from the same po catalogues as the other views).
 
-const PROTOCOL_VERSION = 3;
+const PROTOCOL_VERSION = 4;
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -310,18 +310,24 @@ function onMessage(ev) {
     // the one the address names.
     if (!msg.game && watchPath)
       send({ type: "join", game: watchPath[1], observe: true });
+    tourHello(msg);        // version 4: tournament.js
     break;
   case "account":
     showError("");
     showAccount(msg);
     break;
   case "lobby":
-    if (!current) showLobby(msg);
+    if (!current && $("tournament").hidden) showLobby(msg);
     showPools(msg.pools || []);
+    tourLobby(msg.tournaments || []);   // version 4: tournament.js
     break;
   case "state": {
     showError("");
     const before = current;
+    if (tourKeepsPage(msg)) {   // a late state of a tournament's game: tournament.js
+      current = msg;
+      break;
+    }
     showState(msg);
     sowPlay(before, msg);
     break;
@@ -336,13 +342,13 @@ function onMessage(ev) {
     else if (msg.event === "notice") $("connection").textContent = noticeWords(msg);
     break;
   case "error":
-    showError(refusalWords(msg));
+    showError(tourRefusal(msg) || refusalWords(msg));   // tournament.js
     break;
   case "pairing":
     showPairing(msg);
     break;
   default:
-    historyMessage(msg);   // version 3: history.js
+    historyMessage(msg) || tournamentMessage(msg);   // version 3: history.js; 4: tournament.js
   }
 }
 
@@ -400,6 +406,7 @@ function translatePage(lang) {
   $("lang").setAttribute("aria-label", t("Language"));
   $("lang").value = lang;
   historyTranslate();
+  tourTranslate();
 }
 
 document.addEventListener("DOMContentLoaded", async () => {

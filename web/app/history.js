@@ -12,7 +12,7 @@ let replayMsg = null;        // the last replay message
 let replayStep = 0;          // the position shown: after this many moves
 
 function historyShowOnly(id) {
-  for (const s of ["lobby", "game", "history", "replay"])
+  for (const s of ["lobby", "game", "history", "replay", "tournament"])
     $(s).hidden = s !== id;
 }
 

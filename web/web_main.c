@@ -2,8 +2,8 @@
  * web_main.c — sungka-web: the gateway between browsers and a board
  * service. It serves the web app's files (web/app/, installed to
  * /usr/share/sungka/web) and a WebSocket endpoint, /ws, speaking the JSON
- * of docs/web-protocol.md; each browser gets a player agent of its own
- * (web_session.h), so the browser only draws and sends commands.
+ * of docs/web-protocol.md; each browser that plays gets a player agent of
+ * its own (web_session.h), so the browser only draws and sends commands.
  *
  * The library: libwebsockets (Debian 12: 4.1), chosen because it does HTTP
  * file serving and WebSocket framing (RFC 6455: masking, fragments, close
@@ -61,6 +61,7 @@
 #include "server_notify.h"
 #include "version.h"
 #include "web_hub.h"
+#include "web_lister.h"
 #include "web_metrics.h"
 #include "web_proxy.h"
 #include "web_session.h"
@@ -967,6 +968,7 @@ int main(int argc, char **argv)
     lws_context_destroy(ctx);
     web_hub_close_all();
     web_sessions_wait_all();
+    web_lister_close();
     agent_library_shutdown();
     config_values_free(kept);
     explicit_bzero(gw.relay_key, sizeof gw.relay_key);

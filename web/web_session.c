@@ -21,7 +21,9 @@
 #include "address.h"
 #include "agent.h"
 #include "gtk_geometry.h"
+#include "session_store.h"
 #include "web_history.h"
+#include "web_lister.h"
 #include "web_store.h"
 
 /* The area the board is laid out in; the browser scales the SVG to fit. */
@@ -44,9 +46,14 @@ typedef struct item_queue {
 struct web_session {
     const web_config *cfg;     /* read-only: any thread */
     struct lws_context *ctx;   /* read-only: any thread */
-    int wake_fd;               /* eventfd: commands or close waiting */
     pthread_mutex_t lock;
+    pthread_cond_t wake_cond;  /* commands or close waiting, for a session without an agent */
     /* locked */
+    int wake_fd;               /* the same as an eventfd, polled beside the agent's fd;
+                                * made with the agent (-1 before: a watcher holds no
+                                * file of its own but its socket); written under lock,
+                                * read by the session thread */
+    bool woken;                /* wake_cond's condition */
     item_queue in, out;
     bool in_full;              /* in reached WEB_MAX_INBOX: the service thread stopped
                                   reading the browser until it drains to half */
@@ -56,7 +63,8 @@ struct web_session {
     bool closed;               /* the service thread let go */
     int refs;                  /* owners left: service thread, session thread */
     /* session thread only */
-    agent *ag;
+    agent *ag;                 /* NULL until the browser needs one (need_agent) */
+    bool browser;              /* a browser's, not the gateway's own (a hub's) */
     char name[AGENT_NAME_BYTES];
     char relay_for[ADDRESS_HOST_BYTES];   /* the browser's address key; "": none */
     char moves_game[32];       /* the game the move list is of */
@@ -80,6 +88,7 @@ struct web_session {
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t all_done = PTHREAD_COND_INITIALIZER;
 static int running_threads;
+static int browser_agents;     /* browsers' agents running now (web_session_agents); atomic */
 
 static void queue_push(item_queue *q, item *it)
 {
@@ -133,7 +142,9 @@ static void release(web_session *s)
         return;
     queue_clear(&s->in);
     queue_clear(&s->out);
-    close(s->wake_fd);
+    if (s->wake_fd >= 0)
+        close(s->wake_fd);
+    pthread_cond_destroy(&s->wake_cond);
     pthread_mutex_destroy(&s->lock);
     json_decref(s->moves);
     free(s);
@@ -152,15 +163,9 @@ static void wake_loop_locked(web_session *s)
 
 /* Queue msg (stolen) for the browser; past the outbox's bound the session
  * is marked overflowed instead and the service thread cuts the browser off. */
-static void send_json(web_session *s, json_t *msg)
+static void send_text(web_session *s, const char *text, size_t len)
 {
-    char *text = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!text)
-        return;
-    size_t len = strlen(text);
     item *it = item_new(text, len);
-    free(text);
     pthread_mutex_lock(&s->lock);
     if (!it || s->out.bytes + len > WEB_OUTBOX_BYTES) {
         s->overflowed = true;      /* it is freed below */
@@ -171,6 +176,16 @@ static void send_json(web_session *s, json_t *msg)
     wake_loop_locked(s);
     pthread_mutex_unlock(&s->lock);
     free(it);
+}
+
+static void send_json(web_session *s, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!text)
+        return;
+    send_text(s, text, strlen(text));
+    free(text);
 }
 
 /* A string the agent hands us is strict UTF-8 (agent.h); a NULL from
@@ -220,13 +235,13 @@ static json_t *rect_json(const geo_rect *r)
 /* The quick-pairing pools where players wait now (the lobby's): kind,
  * options, clock ("5+3", "": none), rated, players, longest_wait_ms. An
  * error listing them leaves them out: the games are the lobby's news. */
-static json_t *pools_json(web_session *s)
+static json_t *pools_json(agent *ag)
 {
     agent_pool_info *pools = NULL;
     int n = 0;
     char err[256];
     json_t *list = json_array();
-    if (!list || agent_list_pools(s->ag, NULL, &pools, &n, err, sizeof err) != 0)
+    if (!list || agent_list_pools(ag, NULL, &pools, &n, err, sizeof err) != 0)
         return list ? list : json_array();
     for (int i = 0; i < n; i++) {
         char clock[32];
@@ -242,15 +257,12 @@ static json_t *pools_json(web_session *s)
     return list;
 }
 
-static void send_lobby(web_session *s)
+json_t *web_session_lobby_json(agent *ag, char *err, size_t errlen)
 {
     agent_game_info *games = NULL;
     int n = 0;
-    char err[256];
-    if (agent_list_games(s->ag, NULL, 0, &games, &n, err, sizeof err) != 0) {
-        send_error(s, "refused", err);
-        return;
-    }
+    if (agent_list_games(ag, NULL, 0, &games, &n, err, errlen) != 0)
+        return NULL;
     json_t *list = json_array();
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
@@ -267,8 +279,34 @@ static void send_lobby(web_session *s)
     json_t *kinds = json_array();
     for (int i = 0; i < game_kind_count(); i++)
         json_array_append_new(kinds, str(game_kind_at(i)->name));
-    send_json(s, json_pack("{s:s, s:o, s:o, s:o}", "type", "lobby", "games", list, "kinds", kinds,
-                           "pools", pools_json(s)));
+    json_t *lobby = json_pack("{s:s, s:o, s:o, s:o}", "type", "lobby", "games", list, "kinds",
+                              kinds, "pools", pools_json(ag));
+    if (!lobby)
+        snprintf(err, errlen, "out of memory");
+    return lobby;
+}
+
+/* The lobby: the browser's agent's own listing, or, without an agent, the
+ * gateway's shared one (web_lister.h). */
+static void send_lobby(web_session *s)
+{
+    char err[256];
+    if (!s->ag) {
+        size_t len = 0;
+        char *text = web_lister_lobby(s->cfg, &len, err, sizeof err);
+        if (!text) {
+            send_error(s, "refused", err);
+            return;
+        }
+        send_text(s, text, len);
+        free(text);
+        return;
+    }
+    json_t *lobby = web_session_lobby_json(s->ag, err, sizeof err);
+    if (!lobby)
+        send_error(s, "refused", err);
+    else
+        send_json(s, lobby);
 }
 
 /* The board as words, for the browser's aria-live region: what GTK's board
@@ -747,6 +785,97 @@ static void from_agent(web_session *s, const agent_msg *msg)
 
 /* --- from the browser (session thread) --- */
 
+/* The settings of this browser's agent (pointing into s and its config). */
+static void agent_config_of(web_session *s, agent_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->server = s->cfg->server;
+    cfg->tls = s->cfg->tls;
+    cfg->tls_ca = s->cfg->tls_ca;
+    cfg->relay_key = s->cfg->relay_key;
+    cfg->relay_for = s->relay_for[0] ? s->relay_for : NULL;
+    cfg->name = s->name;
+    cfg->ready = true;         /* a browser has nobody to type "ready" */
+    cfg->autostart = true;
+    /* A browser's seat tokens and account session are kept in its cookie
+     * session's directory (web_store.h); without one, nowhere. */
+    cfg->state_dir = s->dir;
+}
+
+/* The agent started (session thread): counted when it is a browser's. */
+static void agent_counted(web_session *s, int by)
+{
+    if (s->browser)
+        __atomic_add_fetch(&browser_agents, by, __ATOMIC_RELAXED);
+}
+
+/* Start the agent with cfg (session thread): with it the session's wake
+ * eventfd, which the session thread polls beside the agent's fd. 0, or -1
+ * with a sentence. */
+static int agent_begin(web_session *s, const agent_config *cfg, char *err, size_t errlen)
+{
+    if (s->wake_fd < 0) {
+        int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (fd < 0) {
+            snprintf(err, errlen, "the gateway cannot open a file for the browser (%s)",
+                     strerror(errno));
+            return -1;
+        }
+        pthread_mutex_lock(&s->lock);
+        s->wake_fd = fd;
+        pthread_mutex_unlock(&s->lock);
+    }
+    if (agent_start(cfg, &s->ag, err, errlen) != 0) {
+        s->ag = NULL;
+        return -1;
+    }
+    agent_counted(s, 1);
+    return 0;
+}
+
+/* The browser's agent, started now when it has none (session thread): a
+ * browser needs one to play, sign in, speak or read its history, not to
+ * watch (web_hub.h) or read the lobby (web_lister.h). Blocks this session's
+ * thread only. false when the board service cannot be reached: said to the
+ * browser, and the session ends as when it could not be reached at the
+ * start. */
+static bool need_agent(web_session *s)
+{
+    if (s->ag)
+        return true;
+    agent_config cfg;
+    char err[512];
+    agent_config_of(s, &cfg);
+    if (agent_begin(s, &cfg, err, sizeof err) != 0) {
+        send_error(s, "unreachable", err);
+        finish(s, "cannot reach the board service");
+        return false;
+    }
+    return true;
+}
+
+/* Commands after which the shared lobby is made anew (web_lister.h). */
+static bool changes_lobby(const char *type)
+{
+    static const char *const types[] = {"new", "join", "leave", "quick", "quick_cancel",
+                                        "rematch", "resign", "abort"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Commands a browser without an agent is answered without one. */
+static bool agentless(const char *type)
+{
+    static const char *const types[] = {"hello", "list", "leave", "_unwatch", "quick_cancel"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i]) == 0)
+            return true;
+    return false;
+}
+
+
 static void command_new(web_session *s, json_t *cmd)
 {
     const char *kind = json_string_value(json_object_get(cmd, "kind"));
@@ -932,6 +1061,7 @@ static void quick_poll(web_session *s, bool closing)
     char err[512];
     int rc = agent_quick_finish(s->ag, s->quick, err, sizeof err);
     s->quick = NULL;
+    web_lister_changed();
     if (closing)
         return;
     if (rc == 0) {
@@ -991,6 +1121,8 @@ static void command(web_session *s, const char *text, size_t len)
     json_t *reply;
     if (!type) {
         send_error(s, "bad_command", "every command needs a \"type\" (a string)");
+    } else if (!s->ag && !agentless(type) && !need_agent(s)) {
+        /* said, and the session ends */
     } else if (strcmp(type, "quick_cancel") == 0) {
         if (s->quick) {
             s->quick_cancelled = true;
@@ -1008,8 +1140,9 @@ static void command(web_session *s, const char *text, size_t len)
             json_integer_value(v) > WEB_PROTOCOL_VERSION)
             send_error(s, "version", "this gateway speaks versions 1 to 3 of the protocol "
                                      "only: reload the page");
-    } else if ((reply = web_history_command(s->ag, agent_account(s->ag) ? agent_account(s->ag)
-                                                                          : s->name,
+    } else if (s->ag &&
+               (reply = web_history_command(s->ag, agent_account(s->ag) ? agent_account(s->ag)
+                                                                         : s->name,
                                             type, cmd)) != NULL) {
         send_json(s, reply);   /* version 3: web_history.h */
     } else if (account_command(s, type, cmd)) {
@@ -1063,13 +1196,16 @@ static void command(web_session *s, const char *text, size_t len)
             agent_resign(s->ag);
     } else if (strcmp(type, "leave") == 0) {
         s->quiet_game[0] = '\0';
-        agent_leave(s->ag);
+        if (s->ag)
+            agent_leave(s->ag);
         forget_game(s);
         send_json(s, json_pack("{s:s}", "type", "left"));
         send_lobby(s);
     } else {
         send_error(s, "bad_command", "unknown command type (see docs/web-protocol.md)");
     }
+    if (type && changes_lobby(type))
+        web_lister_changed();
     json_decref(cmd);
 }
 
@@ -1104,21 +1240,11 @@ static void load_session(web_session *s, char *game, size_t game_len, bool *watc
 static void *session_main(void *arg)
 {
     web_session *s = arg;
-    agent_config cfg = {0};
+    agent_config cfg;
     char game[40];
     bool watch = false;
     load_session(s, game, sizeof game, &watch);
-    cfg.server = s->cfg->server;
-    cfg.tls = s->cfg->tls;
-    cfg.tls_ca = s->cfg->tls_ca;
-    cfg.relay_key = s->cfg->relay_key;
-    cfg.relay_for = s->relay_for[0] ? s->relay_for : NULL;
-    cfg.name = s->name;
-    cfg.ready = true;          /* a browser has nobody to type "ready" */
-    cfg.autostart = true;
-    /* A browser's seat tokens and account session are kept in its cookie
-     * session's directory (web_store.h); without one, nowhere. */
-    cfg.state_dir = s->dir;
+    agent_config_of(s, &cfg);
     char err[512];
     /* Back to the game the browser was at: the agent takes its seat back
      * with the token kept for it, and resumes the game's events. */
@@ -1126,33 +1252,58 @@ static void *session_main(void *arg)
     if (game[0]) {
         cfg.game_id = game;
         cfg.observe = watch;
-        resumed = agent_start(&cfg, &s->ag, err, sizeof err) == 0;
+        resumed = agent_begin(s, &cfg, err, sizeof err) == 0;
         if (!resumed)
             forget_game(s);    /* over and gone, or the seat was lost */
-        cfg.game_id = NULL;
-        cfg.observe = false;
     }
-    if (!resumed && agent_start(&cfg, &s->ag, err, sizeof err) != 0) {
+    /* A browser signed in (its account session kept in its directory) has
+     * its agent at once, so that hello names the account; any other waits
+     * for a command that needs one (need_agent), and its lobby is the
+     * gateway's shared one. The gateway's own sessions (a hub's) list
+     * nothing. */
+    char account_name[AGENT_NAME_BYTES], token[128];   /* the agent's are 80 bytes */
+    bool signed_in = s->dir[0] && session_store_find(s->dir, s->cfg->server, account_name,
+                                                     sizeof account_name, token,
+                                                     sizeof token) == 0;
+    explicit_bzero(token, sizeof token);
+    char *lobby = NULL;
+    size_t lobby_len = 0;
+    if (!s->ag && signed_in && !need_agent(s))
+        goto done;
+    if (!s->ag && s->browser && !(lobby = web_lister_lobby(s->cfg, &lobby_len, err, sizeof err))) {
         send_error(s, "unreachable", err);
         finish(s, "cannot reach the board service");
         goto done;
     }
     if (resumed)
         snprintf(s->saved_game, sizeof s->saved_game, "%.31s %s", game, watch ? "watch" : "seat");
-    const char *account = agent_account(s->ag);
+    const char *account = s->ag ? agent_account(s->ag) : NULL;
     send_json(s, json_pack("{s:s, s:i, s:o, s:o, s:o, s:b}", "type", "hello", "version",
                            WEB_PROTOCOL_VERSION, "name", str(s->name), "account",
                            account ? str(account) : json_null(), "game",
                            resumed ? str(game) : json_null(), "kept", s->dir[0] != '\0'));
-    send_lobby(s);
+    if (lobby)
+        send_text(s, lobby, lobby_len);
+    else if (s->ag)
+        send_lobby(s);
+    free(lobby);
     for (;;) {
+        if (!s->ag) {
+            /* Nothing but the browser to wait for. */
+            pthread_mutex_lock(&s->lock);
+            while (!s->woken)
+                pthread_cond_wait(&s->wake_cond, &s->lock);
+            s->woken = false;
+            pthread_mutex_unlock(&s->lock);
+        }
         /* While a quick pairing waits, the pool's news is asked for every
          * QUICK_POLL_MS, and the game's messages wait for its end. */
         struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN},
-                                {.fd = agent_fd(s->ag), .events = POLLIN}};
-        if (poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : -1) < 0 && errno != EINTR)
+                                {.fd = s->ag ? agent_fd(s->ag) : -1, .events = POLLIN}};
+        if (s->ag && poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : -1) < 0 &&
+            errno != EINTR)
             break;
-        if (fds[0].revents & POLLIN) {
+        if (s->ag && (fds[0].revents & POLLIN)) {
             uint64_t n;
             if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
                 break;
@@ -1176,7 +1327,7 @@ static void *session_main(void *arg)
             free(it);
         }
         quick_poll(s, false);
-        if (s->quick)
+        if (s->quick || !s->ag)
             continue;
         agent_msg *msg;
         bool gone = false;
@@ -1194,9 +1345,12 @@ static void *session_main(void *arg)
      * cannot be taken back: leaving ends the game for the others now
      * rather than after the grace. */
     quick_poll(s, true);
-    if (!s->dir[0])
-        agent_leave(s->ag);
-    agent_destroy(s->ag);
+    if (s->ag) {
+        if (!s->dir[0])
+            agent_leave(s->ag);
+        agent_destroy(s->ag);
+        agent_counted(s, -1);
+    }
 done:
     pthread_mutex_lock(&all_lock);
     running_threads--;
@@ -1227,12 +1381,13 @@ web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, co
         memcpy(s->id, id, WEB_STORE_ID_HEX + 1);
     s->cfg = cfg;
     s->ctx = ctx;
+    s->browser = client_ip != NULL;
     s->refs = 2;
-    s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->wake_fd < 0)
-        goto fail_free;
+    s->wake_fd = -1;
     if (pthread_mutex_init(&s->lock, NULL) != 0)
-        goto fail_fd;
+        goto fail_free;
+    if (pthread_cond_init(&s->wake_cond, NULL) != 0)
+        goto fail_lock;
     pthread_mutex_lock(&all_lock);
     running_threads++;
     pthread_mutex_unlock(&all_lock);
@@ -1245,9 +1400,9 @@ fail_count:
     pthread_mutex_lock(&all_lock);
     running_threads--;
     pthread_mutex_unlock(&all_lock);
+    pthread_cond_destroy(&s->wake_cond);
+fail_lock:
     pthread_mutex_destroy(&s->lock);
-fail_fd:
-    close(s->wake_fd);
 fail_free:
     free(s);
     return NULL;
@@ -1256,8 +1411,12 @@ fail_free:
 static void wake(web_session *s)
 {
     uint64_t one = 1;
-    if (write(s->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
+    pthread_mutex_lock(&s->lock);
+    s->woken = true;
+    pthread_cond_signal(&s->wake_cond);
+    if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
         lwsl_err("sungka-web: cannot wake a session: %s\n", strerror(errno));
+    pthread_mutex_unlock(&s->lock);
 }
 
 int web_session_input(web_session *s, const char *text, size_t len)
@@ -1327,6 +1486,11 @@ void web_session_close(web_session *s)
     pthread_mutex_unlock(&s->lock);
     wake(s);
     release(s);
+}
+
+int web_session_agents(void)
+{
+    return __atomic_load_n(&browser_agents, __ATOMIC_RELAXED);
 }
 
 void web_sessions_wait_all(void)

@@ -687,13 +687,29 @@ static void forget_game(web_session *s)
     s->saved_game[0] = '\0';
 }
 
+/* The game the browser's agent watches only to speak in (quiet_game) has
+ * a rematch: watch that instead. When it cannot, quiet_game stays the old
+ * game's, and the next line, said in the hub's new game, joins that
+ * (watch_chat). */
+static void quiet_rematch(web_session *s, const char *game)
+{
+    char err[512];
+    if (game[0] && strlen(game) < sizeof s->quiet_game &&
+        agent_watch_rematch(s->ag, game, err, sizeof err) == 0)
+        snprintf(s->quiet_game, sizeof s->quiet_game, "%s", game);
+}
+
 /* One message from the agent, already applied to its model. */
 static void from_agent(web_session *s, const agent_msg *msg)
 {
     char text[AGENT_TEXT_BYTES + 64];
     const agent_model *m = agent_model_get(s->ag);
     /* The browser hears this game through its hub: only a refusal of its
-     * own chat and the end of the service are its session's to say. */
+     * own chat and the end of the service are its session's to say. A
+     * rematch is followed quietly, as the hub's observer follows it
+     * (web_hub.c), so the browser's next line is said in the new game. */
+    if (s->quiet_game[0] && msg->kind == AGENT_MSG_REMATCH_STARTED)
+        quiet_rematch(s, msg->text);
     if (s->quiet_game[0] && msg->kind != AGENT_MSG_REFUSED &&
         msg->kind != AGENT_MSG_DISCONNECTED)
         return;

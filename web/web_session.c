@@ -594,6 +594,28 @@ static void send_notice(web_session *s, const agent_msg *msg)
         send_json(s, j);
 }
 
+/* "departed", with why: the player's reason as a word the app says in the
+ * reader's language (agent_depart_why; "" when unknown, and text alone
+ * says it), and grace_s, the seconds the seat is kept. */
+static void send_departed(web_session *s, const agent_msg *msg)
+{
+    static const char *const words[] = {
+        [AGENT_DEPART_UNKNOWN] = "", [AGENT_DEPART_CONNECTION_CLOSED] = "connection_closed",
+        [AGENT_DEPART_NO_PINGS] = "no_pings", [AGENT_DEPART_NOT_BACK] = "not_back",
+        [AGENT_DEPART_TOKEN_REVOKED] = "token_revoked",
+        [AGENT_DEPART_ENDED_BY_OPERATOR] = "ended_by_operator",
+    };
+    const char *why = msg->why >= 0 && msg->why < (int)(sizeof words / sizeof words[0]) &&
+                              words[msg->why]
+                          ? words[msg->why]
+                          : "";
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:s, s:i}", "type", "event", "event",
+                          "departed", "seat", msg->seat, "name", str(msg->name), "text",
+                          str(msg->text), "why", why, "grace_s", msg->grace_s);
+    if (j)
+        send_json(s, j);
+}
+
 /* "out", with why: out_code of the player's reason. */
 static void send_out(web_session *s, const agent_msg *msg)
 {
@@ -738,7 +760,7 @@ static void from_agent(web_session *s, const agent_msg *msg)
         send_event(s, "started", msg, "");
         break;
     case AGENT_MSG_DEPARTED:
-        send_event(s, "departed", msg, msg->text);
+        send_departed(s, msg);
         break;
     case AGENT_MSG_RETURNED:
         send_event(s, "returned", msg, "");

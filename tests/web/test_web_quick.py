@@ -186,8 +186,9 @@ def sowing_and_reasons(bindir):
     the game's end is said with the Filipino reason, from the gateway's
     codes (over.why, out, who), not its English sentence, and so is a
     refusal (the error's reason) and the board's description for screen
-    readers (its parts), and the notice that the service is lost (its
-    code); and the page's own labels (index.html) are Filipino."""
+    readers (its parts), a player's departure (the event's why), and the
+    notice that the service is lost (its code); and the page's own labels
+    (index.html) are Filipino."""
     with Env(bindir) as env:
         board = env.board("--bot-think", "400")
         web = gateway(env, board)
@@ -265,6 +266,9 @@ def sowing_and_reasons(bindir):
             said = b.wait("the refusal", "document.getElementById('error').hidden === false && "
                           "document.getElementById('error').textContent")
             check(said == "Tapos na ang laro.", f"a Filipino page says a refusal as {said!r}")
+            # A player whose connection drops (a kept session: its seat is
+            # kept for it) departs, said in Filipino from the event's why.
+            _departing_opponent(web, b)
             # The board service goes: the gateway's agent says it reconnects,
             # in Filipino on this page (the notice's code, said: lost).
             board.stop()
@@ -274,6 +278,31 @@ def sowing_and_reasons(bindir):
             check(not errors, f"the browser's console has errors: {errors}")
         finally:
             b.close()
+
+
+def _departing_opponent(web, b):
+    """A browser with a kept session makes a kalah game, page b joins it,
+    and the browser's connection drops: b says so in Filipino."""
+    import urllib.request
+    import websocket
+    with urllib.request.urlopen(web.url + "/", timeout=WAIT) as r:
+        cookie = "; ".join(c.split(";")[0] for c in r.headers.get_all("Set-Cookie")
+                           if c.startswith("sungka_session="))
+    check(cookie, "the page came without a session cookie")
+    x = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws", origin=web.url,
+                                    subprotocols=["sungka"], timeout=WAIT, cookie=cookie)
+    hello = recv_until(x, "hello", lambda m: m["type"] == "hello")
+    check(hello["kept"], f"a browser with its cookie is not kept: {hello}")
+    x.send(json.dumps({"type": "new", "kind": "kalah"}))
+    game = recv_until(x, "the new game", lambda m: m["type"] == "state")["game"]
+    b.js(f"send({{type: 'join', game: {json.dumps(game)}, observe: false}}) || true")
+    recv_until(x, "the game under way", lambda m: m["type"] == "state"
+               and m["status"] == "running")
+    x.close()
+    said = b.wait("the departure", "[...document.querySelectorAll('#chat li.departed')]"
+                  ".map(li => li.textContent).join(' ')")
+    check(said.startswith("Umalis si guest-") and "naputol ang koneksiyon" in said
+          and "Nakalaan ang upuan" in said, f"a Filipino page says a departure as {said!r}")
 
 
 TESTS = {f.__name__: f for f in (watcher_chat, quick_pair, sowing_and_reasons)}

@@ -22,6 +22,8 @@ static char *cached;           /* the last lobby made, JSON text */
 static size_t cached_len;
 static long long cached_at_ms;
 static bool refreshing;        /* a thread is asking the service now */
+static long long failed_at_ms; /* the last time asking failed with no lobby to give */
+static char failed_err[256];
 /* call_lock */
 static agent *lister;
 
@@ -108,6 +110,15 @@ char *web_lister_lobby(const web_config *cfg, size_t *len, char *err, size_t err
             snprintf(err, errlen, "out of memory");
         return c;
     }
+    if (!cached && failed_at_ms && now_ms() - failed_at_ms < WEB_LISTER_FRESH_MS) {
+        /* The service could not be asked a moment ago: the browsers that
+         * waited meanwhile are told so at once, not each after its own
+         * call's deadline. */
+        snprintf(err, errlen, "%s", failed_err);
+        pthread_mutex_unlock(&cache_lock);
+        pthread_mutex_unlock(&call_lock);
+        return NULL;
+    }
     refreshing = true;
     pthread_mutex_unlock(&cache_lock);
     size_t n = 0;
@@ -119,6 +130,9 @@ char *web_lister_lobby(const web_config *cfg, size_t *len, char *err, size_t err
         cached = text;
         cached_len = n;
         cached_at_ms = now_ms();
+    } else {
+        failed_at_ms = now_ms();
+        snprintf(failed_err, sizeof failed_err, "%s", err);
     }
     /* A failed refresh keeps the last lobby, older than it should be,
      * rather than an error for everyone. */

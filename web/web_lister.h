@@ -12,7 +12,8 @@
  * under a mutex; the agent is called by one thread at a time under a
  * second mutex (it is that agent's view thread for the call). While one
  * thread refreshes the lobby, the others are given the lobby it replaces
- * rather than waiting (they wait only when there is none yet).
+ * rather than waiting (they wait only when there is none yet; when the
+ * service could not be asked, those that waited are told so at once).
  */
 #ifndef SUNGKA_WEB_LISTER_H
 #define SUNGKA_WEB_LISTER_H

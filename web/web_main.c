@@ -17,11 +17,12 @@
  * Threads:
  *   - the main thread runs the libwebsockets service loop: every lws call
  *     and callback below, the per-address counts, the list of connections;
- *   - one session thread per browser (web_session.c) runs its agent and
- *     wakes this loop with lws_cancel_service when it has JSON to send; the
+ *   - one session thread per browser (web_session.c) runs its agent, once
+ *     it needs one, and wakes this loop with lws_cancel_service when it has JSON to send; the
  *     loop then asks each connection's session for it (web_session_take,
  *     under the session's mutex), in LWS_CALLBACK_EVENT_WAIT_CANCELLED;
- *   - the agents' own threads (agent.h).
+ *   - the agents' own threads (agent.h), the shared lobby lister's among
+ *     them (web_lister.h).
  *
  * Safe in public, as far as this increment goes: the WebSocket's Origin
  * must name the host the page was served from (the Host header; a page
@@ -478,7 +479,8 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: sungka-web --listen HOST:PORT --server HOST:PORT [OPTION]...\n"
             "Play and watch Sungka in a web browser: serves the web app and speaks to the\n"
-            "board service for each browser, as a player agent of its own.\n"
+            "board service for each browser that plays, as a player agent of its own (the\n"
+            "browsers watching a game share one observer).\n"
             "\n"
             "  -l, --listen HOST:PORT      where browsers connect (port 0: any free port);\n"
             "                              the line \"listening on HOST:PORT\" says which\n"

@@ -184,10 +184,10 @@ def first_board(url):
         d.quit()
 
 
-def agents_metric(port):
+def gateway_metric(port, name):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as r:
         text = r.read().decode()
-    m = re.search(r"^sungka_web_agents (\d+)$", text, re.M)
+    m = re.search(rf"^{name} (\d+)$", text, re.M)
     return int(m.group(1)) if m else None
 
 
@@ -237,7 +237,8 @@ def run(bindir, n):
         time.sleep(2)
         rss1, cpu1, thr1 = proc_stats(web.pid)
         fds = len(os.listdir(f"/proc/{web.pid}/fd"))
-        agents = agents_metric(mport)
+        agents = gateway_metric(mport, "sungka_web_agents")
+        lists = gateway_metric(mport, "sungka_web_lobby_lists_total")
         lat = []
         for k in range(1, MOVES + 1):
             mover = next(p for p in (a, b) if states[p]["to_move"] == states[p]["my_seat"])
@@ -262,7 +263,8 @@ def run(bindir, n):
               f"gateway {(rss1 - rss0) / n:.1f} KiB and {(cpu1 - cpu0) / n * 1000:.2f} ms CPU "
               f"per browser to connect and watch, {(thr1 - thr0) / n:.2f} threads per browser "
               f"({rss1 / 1024:.0f} MiB, {thr1} threads, {fds} files in all; "
-              f"sungka_web_agents {agents}); move to last watcher: "
+              f"sungka_web_agents {agents}, sungka_web_lobby_lists_total {lists}); "
+              f"move to last watcher: "
               f"median {statistics.median(lat):.0f} ms, max {max(lat):.0f} ms "
               f"({MOVES} moves); {(cpu2 - cpu1) / MOVES * 1000:.0f} ms gateway CPU a move",
               flush=True)

@@ -24,6 +24,7 @@ static long long cached_at_ms;
 static bool refreshing;        /* a thread is asking the service now */
 static long long failed_at_ms; /* the last time asking failed with no lobby to give */
 static char failed_err[256];
+static unsigned long long asked;   /* atomic */
 /* call_lock */
 static agent *lister;
 
@@ -77,6 +78,7 @@ static char *make_lobby(const web_config *cfg, size_t *len, char *err, size_t er
             return NULL;
         }
     }
+    __atomic_add_fetch(&asked, 1, __ATOMIC_RELAXED);
     json_t *lobby = web_session_lobby_json(lister, err, errlen);
     char *text = lobby ? json_dumps(lobby, JSON_COMPACT) : NULL;
     json_decref(lobby);
@@ -140,6 +142,11 @@ char *web_lister_lobby(const web_config *cfg, size_t *len, char *err, size_t err
     pthread_mutex_unlock(&cache_lock);
     pthread_mutex_unlock(&call_lock);
     return c;
+}
+
+unsigned long long web_lister_asked(void)
+{
+    return __atomic_load_n(&asked, __ATOMIC_RELAXED);
 }
 
 void web_lister_changed(void)

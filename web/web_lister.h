@@ -36,6 +36,10 @@ char *web_lister_lobby(const web_config *cfg, size_t *len, char *err, size_t err
  * elsewhere show within WEB_LISTER_FRESH_MS. */
 void web_lister_changed(void);
 
+/* How many times the lister asked the board service for the lobby since
+ * the start (any thread; /metrics). */
+unsigned long long web_lister_asked(void);
+
 /* Stop the lister's agent (main thread, at exit, after every session
  * thread has ended). */
 void web_lister_close(void);

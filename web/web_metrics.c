@@ -12,6 +12,7 @@
 #include <libwebsockets.h>
 
 #include "web_hub.h"
+#include "web_lister.h"
 #include "web_session.h"
 
 web_counters web_counts;
@@ -113,6 +114,10 @@ char *web_metrics_render(size_t *len)
     add(&p, "# HELP sungka_web_agents Browsers' player agents running now (a browser that "
             "only watches or reads the lobby has none).\n# TYPE sungka_web_agents gauge\n"
             "sungka_web_agents %d\n", web_session_agents());
+    add(&p, "# HELP sungka_web_lobby_lists_total Lobbies asked of the board service by the "
+            "shared lister, for browsers without an agent.\n"
+            "# TYPE sungka_web_lobby_lists_total counter\nsungka_web_lobby_lists_total %llu\n",
+        web_lister_asked());
     add(&p, "# HELP sungka_web_shared_games Games watched through one shared observer each.\n"
             "# TYPE sungka_web_shared_games gauge\nsungka_web_shared_games %d\n", hubs);
     if (p.failed) {

@@ -131,6 +131,11 @@ def watchers(bindir):
         check(metric(text, "sungka_web_agents") == 1,
               f"{metric(text, 'sungka_web_agents')} player agents for one player, a browser "
               f"in the lobby and {N_WATCHERS} watchers")
+        # Their lobbies came from the gateway's one lister, made anew at
+        # most once a second (and after a's new game), not once each.
+        lists = metric(text, "sungka_web_lobby_lists_total")
+        check(0 < lists < N_WATCHERS, f"{lists} lobbies asked of the board service for "
+              f"{N_WATCHERS + 1} browsers without an agent")
         # The board service sees the gateway's one observer, not fifty.
         a.send(json.dumps({"type": "list"}))
         lobby = recv_until(a, "the lobby", lambda m: m["type"] == "lobby")

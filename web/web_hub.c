@@ -177,6 +177,21 @@ static void fan_out(web_hub *h, web_hub_msg *m)
     }
 }
 
+/* A state of another game than the hub's: its observer followed a rematch
+ * (web_session.c, as any observer's agent does), and the hub, with its
+ * watchers, goes with it: a watcher's chat is said there, and a browser
+ * that asks for the new game finds this hub. */
+static void hub_follow(web_hub *h, const char *text, size_t len)
+{
+    json_t *st = json_loadb(text, len, 0, NULL);
+    const char *game = json_string_value(json_object_get(st, "game"));
+    if (game && *game && strlen(game) < sizeof h->game && strcmp(game, h->game) != 0) {
+        lwsl_user("the watchers of game %s follow its rematch, game %s\n", h->game, game);
+        snprintf(h->game, sizeof h->game, "%s", game);
+    }
+    json_decref(st);
+}
+
 void web_hub_pump(void)
 {
     for (web_hub *h = hubs; h; h = h->next) {
@@ -209,6 +224,8 @@ void web_hub_pump(void)
             m->refs = 1;
             m->len = len;
             m->state = has_type(text, "state");
+            if (m->state)
+                hub_follow(h, text, len);
             memcpy(m->buf + LWS_PRE, text, len);
             free(text);
             if (m->state) {

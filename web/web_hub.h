@@ -13,6 +13,10 @@
  * leaves the game) when the last leaves, so the board service sees one
  * observer stream per watched game and gateway, however many browsers.
  *
+ * When the game has a rematch, the hub's observer follows it (as any
+ * observer's agent does) and the hub with it: its key becomes the new
+ * game's id, so its watchers' chat is said there.
+ *
  * A slow browser is cut off without holding the others back: past
  * WEB_OUTBOX_BYTES queued for one watcher, its queue is dropped and it is
  * marked overflowed (web_watch.overflowed); the others' queues are not

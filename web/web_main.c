@@ -2,8 +2,8 @@
  * web_main.c — sungka-web: the gateway between browsers and a board
  * service. It serves the web app's files (web/app/, installed to
  * /usr/share/sungka/web) and a WebSocket endpoint, /ws, speaking the JSON
- * of docs/web-protocol.md; each browser gets a player agent of its own
- * (web_session.h), so the browser only draws and sends commands.
+ * of docs/web-protocol.md; each browser that plays gets a player agent of
+ * its own (web_session.h), so the browser only draws and sends commands.
  *
  * The library: libwebsockets (Debian 12: 4.1), chosen because it does HTTP
  * file serving and WebSocket framing (RFC 6455: masking, fragments, close
@@ -17,11 +17,12 @@
  * Threads:
  *   - the main thread runs the libwebsockets service loop: every lws call
  *     and callback below, the per-address counts, the list of connections;
- *   - one session thread per browser (web_session.c) runs its agent and
- *     wakes this loop with lws_cancel_service when it has JSON to send; the
+ *   - one session thread per browser (web_session.c) runs its agent, once
+ *     it needs one, and wakes this loop with lws_cancel_service when it has JSON to send; the
  *     loop then asks each connection's session for it (web_session_take,
  *     under the session's mutex), in LWS_CALLBACK_EVENT_WAIT_CANCELLED;
- *   - the agents' own threads (agent.h).
+ *   - the agents' own threads (agent.h), the shared lobby lister's among
+ *     them (web_lister.h).
  *
  * Safe in public, as far as this increment goes: the WebSocket's Origin
  * must name the host the page was served from (the Host header; a page
@@ -61,6 +62,7 @@
 #include "server_notify.h"
 #include "version.h"
 #include "web_hub.h"
+#include "web_lister.h"
 #include "web_metrics.h"
 #include "web_proxy.h"
 #include "web_session.h"
@@ -485,7 +487,8 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: sungka-web --listen HOST:PORT --server HOST:PORT [OPTION]...\n"
             "Play and watch Sungka in a web browser: serves the web app and speaks to the\n"
-            "board service for each browser, as a player agent of its own.\n"
+            "board service for each browser that plays, as a player agent of its own (the\n"
+            "browsers watching a game share one observer).\n"
             "\n"
             "  -l, --listen HOST:PORT      where browsers connect (port 0: any free port);\n"
             "                              the line \"listening on HOST:PORT\" says which\n"
@@ -976,6 +979,7 @@ int main(int argc, char **argv)
     lws_context_destroy(ctx);
     web_hub_close_all();
     web_sessions_wait_all();
+    web_lister_close();
     agent_library_shutdown();
     config_values_free(kept);
     explicit_bzero(gw.relay_key, sizeof gw.relay_key);

@@ -12,6 +12,8 @@
 #include <libwebsockets.h>
 
 #include "web_hub.h"
+#include "web_lister.h"
+#include "web_session.h"
 
 web_counters web_counts;
 
@@ -109,6 +111,13 @@ char *web_metrics_render(size_t *len)
             "observer.\n# TYPE sungka_web_game_watchers gauge\n");
     web_hub_each(add_watchers, &p);
     web_hub_each(count_hub, &hubs);
+    add(&p, "# HELP sungka_web_agents Browsers' player agents running now (a browser that "
+            "only watches or reads the lobby has none).\n# TYPE sungka_web_agents gauge\n"
+            "sungka_web_agents %d\n", web_session_agents());
+    add(&p, "# HELP sungka_web_lobby_lists_total Lobbies asked of the board service by the "
+            "shared lister, for browsers without an agent.\n"
+            "# TYPE sungka_web_lobby_lists_total counter\nsungka_web_lobby_lists_total %llu\n",
+        web_lister_asked());
     add(&p, "# HELP sungka_web_shared_games Games watched through one shared observer each.\n"
             "# TYPE sungka_web_shared_games gauge\nsungka_web_shared_games %d\n", hubs);
     if (p.failed) {

@@ -6,7 +6,8 @@
  * Threads: the counters are the service thread's (web_main.c counts in
  * its callbacks), and the page is made on the same thread (the metrics
  * listener is a second vhost of the same libwebsockets context), so
- * nothing here is shared between threads.
+ * nothing here is shared between threads; the count of browsers' agents
+ * is read from web_session_agents (an atomic).
  */
 #ifndef SUNGKA_WEB_METRICS_H
 #define SUNGKA_WEB_METRICS_H

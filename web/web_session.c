@@ -21,7 +21,9 @@
 #include "address.h"
 #include "agent.h"
 #include "gtk_geometry.h"
+#include "session_store.h"
 #include "web_history.h"
+#include "web_lister.h"
 #include "web_store.h"
 #include "web_tournament.h"
 
@@ -45,9 +47,14 @@ typedef struct item_queue {
 struct web_session {
     const web_config *cfg;     /* read-only: any thread */
     struct lws_context *ctx;   /* read-only: any thread */
-    int wake_fd;               /* eventfd: commands or close waiting */
     pthread_mutex_t lock;
+    pthread_cond_t wake_cond;  /* commands or close waiting, for a session without an agent */
     /* locked */
+    int wake_fd;               /* the same as an eventfd, polled beside the agent's fd;
+                                * made with the agent (-1 before: a watcher holds no
+                                * file of its own but its socket); written under lock,
+                                * read by the session thread */
+    bool woken;                /* wake_cond's condition */
     item_queue in, out;
     bool in_full;              /* in reached WEB_MAX_INBOX: the service thread stopped
                                   reading the browser until it drains to half */
@@ -57,7 +64,8 @@ struct web_session {
     bool closed;               /* the service thread let go */
     int refs;                  /* owners left: service thread, session thread */
     /* session thread only */
-    agent *ag;
+    agent *ag;                 /* NULL until the browser needs one (need_agent) */
+    bool browser;              /* a browser's, not the gateway's own (a hub's) */
     char name[AGENT_NAME_BYTES];
     char relay_for[ADDRESS_HOST_BYTES];   /* the browser's address key; "": none */
     char moves_game[32];       /* the game the move list is of */
@@ -83,6 +91,7 @@ struct web_session {
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t all_done = PTHREAD_COND_INITIALIZER;
 static int running_threads;
+static int browser_agents;     /* browsers' agents running now (web_session_agents); atomic */
 
 static void queue_push(item_queue *q, item *it)
 {
@@ -136,7 +145,9 @@ static void release(web_session *s)
         return;
     queue_clear(&s->in);
     queue_clear(&s->out);
-    close(s->wake_fd);
+    if (s->wake_fd >= 0)
+        close(s->wake_fd);
+    pthread_cond_destroy(&s->wake_cond);
     pthread_mutex_destroy(&s->lock);
     json_decref(s->moves);
     free(s);
@@ -155,15 +166,9 @@ static void wake_loop_locked(web_session *s)
 
 /* Queue msg (stolen) for the browser; past the outbox's bound the session
  * is marked overflowed instead and the service thread cuts the browser off. */
-static void send_json(web_session *s, json_t *msg)
+static void send_text(web_session *s, const char *text, size_t len)
 {
-    char *text = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!text)
-        return;
-    size_t len = strlen(text);
     item *it = item_new(text, len);
-    free(text);
     pthread_mutex_lock(&s->lock);
     if (!it || s->out.bytes + len > WEB_OUTBOX_BYTES) {
         s->overflowed = true;      /* it is freed below */
@@ -174,6 +179,16 @@ static void send_json(web_session *s, json_t *msg)
     wake_loop_locked(s);
     pthread_mutex_unlock(&s->lock);
     free(it);
+}
+
+static void send_json(web_session *s, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!text)
+        return;
+    send_text(s, text, strlen(text));
+    free(text);
 }
 
 /* A string the agent hands us is strict UTF-8 (agent.h); a NULL from
@@ -223,13 +238,13 @@ static json_t *rect_json(const geo_rect *r)
 /* The quick-pairing pools where players wait now (the lobby's): kind,
  * options, clock ("5+3", "": none), rated, players, longest_wait_ms. An
  * error listing them leaves them out: the games are the lobby's news. */
-static json_t *pools_json(web_session *s)
+static json_t *pools_json(agent *ag)
 {
     agent_pool_info *pools = NULL;
     int n = 0;
     char err[256];
     json_t *list = json_array();
-    if (!list || agent_list_pools(s->ag, NULL, &pools, &n, err, sizeof err) != 0)
+    if (!list || agent_list_pools(ag, NULL, &pools, &n, err, sizeof err) != 0)
         return list ? list : json_array();
     for (int i = 0; i < n; i++) {
         char clock[32];
@@ -245,15 +260,12 @@ static json_t *pools_json(web_session *s)
     return list;
 }
 
-static void send_lobby(web_session *s)
+json_t *web_session_lobby_json(agent *ag, char *err, size_t errlen)
 {
     agent_game_info *games = NULL;
     int n = 0;
-    char err[256];
-    if (agent_list_games(s->ag, NULL, 0, &games, &n, err, sizeof err) != 0) {
-        send_error(s, "refused", err);
-        return;
-    }
+    if (agent_list_games(ag, NULL, 0, &games, &n, err, errlen) != 0)
+        return NULL;
     json_t *list = json_array();
     for (int i = 0; i < n; i++) {
         const agent_game_info *g = &games[i];
@@ -270,8 +282,35 @@ static void send_lobby(web_session *s)
     json_t *kinds = json_array();
     for (int i = 0; i < game_kind_count(); i++)
         json_array_append_new(kinds, str(game_kind_at(i)->name));
-    send_json(s, json_pack("{s:s, s:o, s:o, s:o, s:o}", "type", "lobby", "games", list, "kinds",
-                           kinds, "pools", pools_json(s), "tournaments", web_tour_list(s->ag)));
+    json_t *lobby = json_pack("{s:s, s:o, s:o, s:o, s:o}", "type", "lobby", "games", list,
+                              "kinds", kinds, "pools", pools_json(ag), "tournaments",
+                              web_tour_list(ag));
+    if (!lobby)
+        snprintf(err, errlen, "out of memory");
+    return lobby;
+}
+
+/* The lobby: the browser's agent's own listing, or, without an agent, the
+ * gateway's shared one (web_lister.h). */
+static void send_lobby(web_session *s)
+{
+    char err[256];
+    if (!s->ag) {
+        size_t len = 0;
+        char *text = web_lister_lobby(s->cfg, &len, err, sizeof err);
+        if (!text) {
+            send_error(s, "refused", err);
+            return;
+        }
+        send_text(s, text, len);
+        free(text);
+        return;
+    }
+    json_t *lobby = web_session_lobby_json(s->ag, err, sizeof err);
+    if (!lobby)
+        send_error(s, "refused", err);
+    else
+        send_json(s, lobby);
 }
 
 /* The board as words, for the browser's aria-live region: what GTK's board
@@ -559,6 +598,28 @@ static void send_notice(web_session *s, const agent_msg *msg)
         send_json(s, j);
 }
 
+/* "departed", with why: the player's reason as a word the app says in the
+ * reader's language (agent_depart_why; "" when unknown, and text alone
+ * says it), and grace_s, the seconds the seat is kept. */
+static void send_departed(web_session *s, const agent_msg *msg)
+{
+    static const char *const words[] = {
+        [AGENT_DEPART_UNKNOWN] = "", [AGENT_DEPART_CONNECTION_CLOSED] = "connection_closed",
+        [AGENT_DEPART_NO_PINGS] = "no_pings", [AGENT_DEPART_NOT_BACK] = "not_back",
+        [AGENT_DEPART_TOKEN_REVOKED] = "token_revoked",
+        [AGENT_DEPART_ENDED_BY_OPERATOR] = "ended_by_operator",
+    };
+    const char *why = msg->why >= 0 && msg->why < (int)(sizeof words / sizeof words[0]) &&
+                              words[msg->why]
+                          ? words[msg->why]
+                          : "";
+    json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:s, s:i}", "type", "event", "event",
+                          "departed", "seat", msg->seat, "name", str(msg->name), "text",
+                          str(msg->text), "why", why, "grace_s", msg->grace_s);
+    if (j)
+        send_json(s, j);
+}
+
 /* "out", with why: out_code of the player's reason. */
 static void send_out(web_session *s, const agent_msg *msg)
 {
@@ -652,13 +713,29 @@ static void forget_game(web_session *s)
     s->saved_game[0] = '\0';
 }
 
+/* The game the browser's agent watches only to speak in (quiet_game) has
+ * a rematch: watch that instead. When it cannot, quiet_game stays the old
+ * game's, and the next line, said in the hub's new game, joins that
+ * (watch_chat). */
+static void quiet_rematch(web_session *s, const char *game)
+{
+    char err[512];
+    if (game[0] && strlen(game) < sizeof s->quiet_game &&
+        agent_watch_rematch(s->ag, game, err, sizeof err) == 0)
+        snprintf(s->quiet_game, sizeof s->quiet_game, "%s", game);
+}
+
 /* One message from the agent, already applied to its model. */
 static void from_agent(web_session *s, const agent_msg *msg)
 {
     char text[AGENT_TEXT_BYTES + 64];
     const agent_model *m = agent_model_get(s->ag);
     /* The browser hears this game through its hub: only a refusal of its
-     * own chat and the end of the service are its session's to say. */
+     * own chat and the end of the service are its session's to say. A
+     * rematch is followed quietly, as the hub's observer follows it
+     * (web_hub.c), so the browser's next line is said in the new game. */
+    if (s->quiet_game[0] && msg->kind == AGENT_MSG_REMATCH_STARTED)
+        quiet_rematch(s, msg->text);
     if (s->quiet_game[0] && msg->kind != AGENT_MSG_REFUSED &&
         msg->kind != AGENT_MSG_DISCONNECTED)
         return;
@@ -687,7 +764,7 @@ static void from_agent(web_session *s, const agent_msg *msg)
         send_event(s, "started", msg, "");
         break;
     case AGENT_MSG_DEPARTED:
-        send_event(s, "departed", msg, msg->text);
+        send_departed(s, msg);
         break;
     case AGENT_MSG_RETURNED:
         send_event(s, "returned", msg, "");
@@ -749,6 +826,98 @@ static void from_agent(web_session *s, const agent_msg *msg)
 }
 
 /* --- from the browser (session thread) --- */
+
+/* The settings of this browser's agent (pointing into s and its config). */
+static void agent_config_of(web_session *s, agent_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->server = s->cfg->server;
+    cfg->tls = s->cfg->tls;
+    cfg->tls_ca = s->cfg->tls_ca;
+    cfg->relay_key = s->cfg->relay_key;
+    cfg->relay_for = s->relay_for[0] ? s->relay_for : NULL;
+    cfg->name = s->name;
+    cfg->ready = true;         /* a browser has nobody to type "ready" */
+    cfg->autostart = true;
+    /* A browser's seat tokens and account session are kept in its cookie
+     * session's directory (web_store.h); without one, nowhere. */
+    cfg->state_dir = s->dir;
+}
+
+/* The agent started (session thread): counted when it is a browser's. */
+static void agent_counted(web_session *s, int by)
+{
+    if (s->browser)
+        __atomic_add_fetch(&browser_agents, by, __ATOMIC_RELAXED);
+}
+
+/* Start the agent with cfg (session thread): with it the session's wake
+ * eventfd, which the session thread polls beside the agent's fd. 0, or -1
+ * with a sentence. */
+static int agent_begin(web_session *s, const agent_config *cfg, char *err, size_t errlen)
+{
+    if (s->wake_fd < 0) {
+        int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (fd < 0) {
+            snprintf(err, errlen, "the gateway cannot open a file for the browser (%s)",
+                     strerror(errno));
+            return -1;
+        }
+        pthread_mutex_lock(&s->lock);
+        s->wake_fd = fd;
+        pthread_mutex_unlock(&s->lock);
+    }
+    if (agent_start(cfg, &s->ag, err, errlen) != 0) {
+        s->ag = NULL;
+        return -1;
+    }
+    agent_counted(s, 1);
+    return 0;
+}
+
+/* The browser's agent, started now when it has none (session thread): a
+ * browser needs one to play, sign in, speak or read its history, not to
+ * watch (web_hub.h) or read the lobby (web_lister.h). Blocks this session's
+ * thread only. false when the board service cannot be reached: said to the
+ * browser, and the session ends as when it could not be reached at the
+ * start. */
+static bool need_agent(web_session *s)
+{
+    if (s->ag)
+        return true;
+    agent_config cfg;
+    char err[512];
+    agent_config_of(s, &cfg);
+    if (agent_begin(s, &cfg, err, sizeof err) != 0) {
+        send_error(s, "unreachable", err);
+        finish(s, "cannot reach the board service");
+        return false;
+    }
+    return true;
+}
+
+/* Commands after which the shared lobby is made anew (web_lister.h). */
+static bool changes_lobby(const char *type)
+{
+    static const char *const types[] = {"new", "join", "leave", "quick", "quick_cancel",
+                                        "rematch", "resign", "abort", "tournament_new",
+                                        "tournament_join", "tournament_leave"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Commands a browser without an agent is answered without one. */
+static bool agentless(const char *type)
+{
+    static const char *const types[] = {"hello", "list", "leave", "_unwatch", "quick_cancel"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i]) == 0)
+            return true;
+    return false;
+}
+
 
 static void command_new(web_session *s, json_t *cmd)
 {
@@ -935,6 +1104,7 @@ static void quick_poll(web_session *s, bool closing)
     char err[512];
     int rc = agent_quick_finish(s->ag, s->quick, err, sizeof err);
     s->quick = NULL;
+    web_lister_changed();
     if (closing)
         return;
     if (rc == 0) {
@@ -994,6 +1164,8 @@ static void command(web_session *s, const char *text, size_t len)
     json_t *reply;
     if (!type) {
         send_error(s, "bad_command", "every command needs a \"type\" (a string)");
+    } else if (!s->ag && !agentless(type) && !need_agent(s)) {
+        /* said, and the session ends */
     } else if (strcmp(type, "quick_cancel") == 0) {
         if (s->quick) {
             s->quick_cancelled = true;
@@ -1011,8 +1183,9 @@ static void command(web_session *s, const char *text, size_t len)
             json_integer_value(v) > WEB_PROTOCOL_VERSION)
             send_error(s, "version", "this gateway speaks versions 1 to 4 of the protocol "
                                      "only: reload the page");
-    } else if ((reply = web_history_command(s->ag, agent_account(s->ag) ? agent_account(s->ag)
-                                                                          : s->name,
+    } else if (s->ag &&
+               (reply = web_history_command(s->ag, agent_account(s->ag) ? agent_account(s->ag)
+                                                                         : s->name,
                                             type, cmd)) != NULL) {
         send_json(s, reply);   /* version 3: web_history.h */
     } else if (s->tour && web_tour_command(s->tour, s->ag, type, cmd)) {
@@ -1068,13 +1241,16 @@ static void command(web_session *s, const char *text, size_t len)
             agent_resign(s->ag);
     } else if (strcmp(type, "leave") == 0) {
         s->quiet_game[0] = '\0';
-        agent_leave(s->ag);
+        if (s->ag)
+            agent_leave(s->ag);
         forget_game(s);
         send_json(s, json_pack("{s:s}", "type", "left"));
         send_lobby(s);
     } else {
         send_error(s, "bad_command", "unknown command type (see docs/web-protocol.md)");
     }
+    if (type && changes_lobby(type))
+        web_lister_changed();
     json_decref(cmd);
 }
 
@@ -1114,21 +1290,11 @@ static void tour_send(void *session, json_t *msg)
 static void *session_main(void *arg)
 {
     web_session *s = arg;
-    agent_config cfg = {0};
+    agent_config cfg;
     char game[40];
     bool watch = false;
     load_session(s, game, sizeof game, &watch);
-    cfg.server = s->cfg->server;
-    cfg.tls = s->cfg->tls;
-    cfg.tls_ca = s->cfg->tls_ca;
-    cfg.relay_key = s->cfg->relay_key;
-    cfg.relay_for = s->relay_for[0] ? s->relay_for : NULL;
-    cfg.name = s->name;
-    cfg.ready = true;          /* a browser has nobody to type "ready" */
-    cfg.autostart = true;
-    /* A browser's seat tokens and account session are kept in its cookie
-     * session's directory (web_store.h); without one, nowhere. */
-    cfg.state_dir = s->dir;
+    agent_config_of(s, &cfg);
     char err[512];
     /* Back to the game the browser was at: the agent takes its seat back
      * with the token kept for it, and resumes the game's events. */
@@ -1136,37 +1302,61 @@ static void *session_main(void *arg)
     if (game[0]) {
         cfg.game_id = game;
         cfg.observe = watch;
-        resumed = agent_start(&cfg, &s->ag, err, sizeof err) == 0;
+        resumed = agent_begin(s, &cfg, err, sizeof err) == 0;
         if (!resumed)
             forget_game(s);    /* over and gone, or the seat was lost */
-        cfg.game_id = NULL;
-        cfg.observe = false;
     }
-    if (!resumed && agent_start(&cfg, &s->ag, err, sizeof err) != 0) {
+    /* A browser signed in (its account session kept in its directory) has
+     * its agent at once, so that hello names the account; any other waits
+     * for a command that needs one (need_agent), and its lobby is the
+     * gateway's shared one. The gateway's own sessions (a hub's) list
+     * nothing. */
+    char account_name[AGENT_NAME_BYTES], token[128];   /* the agent's are 80 bytes */
+    bool signed_in = s->dir[0] && session_store_find(s->dir, s->cfg->server, account_name,
+                                                     sizeof account_name, token,
+                                                     sizeof token) == 0;
+    explicit_bzero(token, sizeof token);
+    char *lobby = NULL;
+    size_t lobby_len = 0;
+    if (!s->ag && signed_in && !need_agent(s))
+        goto done;
+    if (!s->ag && s->browser && !(lobby = web_lister_lobby(s->cfg, &lobby_len, err, sizeof err))) {
         send_error(s, "unreachable", err);
         finish(s, "cannot reach the board service");
         goto done;
     }
     if (resumed)
         snprintf(s->saved_game, sizeof s->saved_game, "%.31s %s", game, watch ? "watch" : "seat");
-    const char *account = agent_account(s->ag);
+    const char *account = s->ag ? agent_account(s->ag) : NULL;
     send_json(s, json_pack("{s:s, s:i, s:o, s:o, s:o, s:b}", "type", "hello", "version",
                            WEB_PROTOCOL_VERSION, "name", str(s->name), "account",
                            account ? str(account) : json_null(), "game",
                            resumed ? str(game) : json_null(), "kept", s->dir[0] != '\0'));
     s->tour = web_tour_new(tour_send, s);
-    send_lobby(s);
+    if (lobby)
+        send_text(s, lobby, lobby_len);
+    else if (s->ag)
+        send_lobby(s);
+    free(lobby);
     int tour_ms = -1;
     for (;;) {
+        if (!s->ag) {
+            /* Nothing but the browser to wait for. */
+            pthread_mutex_lock(&s->lock);
+            while (!s->woken)
+                pthread_cond_wait(&s->wake_cond, &s->lock);
+            s->woken = false;
+            pthread_mutex_unlock(&s->lock);
+        }
         /* While a quick pairing waits, the pool's news is asked for every
          * QUICK_POLL_MS, and the game's messages wait for its end; while a
          * tournament is followed, its news every WEB_TOUR_POLL_MS. */
         struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN},
-                                {.fd = agent_fd(s->ag), .events = POLLIN}};
-        if (poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : tour_ms) < 0 &&
+                                {.fd = s->ag ? agent_fd(s->ag) : -1, .events = POLLIN}};
+        if (s->ag && poll(fds, s->quick ? 1 : 2, s->quick ? QUICK_POLL_MS : tour_ms) < 0 &&
             errno != EINTR)
             break;
-        if (fds[0].revents & POLLIN) {
+        if (s->ag && (fds[0].revents & POLLIN)) {
             uint64_t n;
             if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
                 break;
@@ -1190,8 +1380,8 @@ static void *session_main(void *arg)
             free(it);
         }
         quick_poll(s, false);
-        tour_ms = s->tour ? web_tour_poll(s->tour, s->ag) : -1;
-        if (s->quick)
+        tour_ms = s->tour && s->ag ? web_tour_poll(s->tour, s->ag) : -1;
+        if (s->quick || !s->ag)
             continue;
         agent_msg *msg;
         bool gone = false;
@@ -1210,9 +1400,12 @@ static void *session_main(void *arg)
      * rather than after the grace. */
     quick_poll(s, true);
     web_tour_free(s->tour, s->ag);
-    if (!s->dir[0])
-        agent_leave(s->ag);
-    agent_destroy(s->ag);
+    if (s->ag) {
+        if (!s->dir[0])
+            agent_leave(s->ag);
+        agent_destroy(s->ag);
+        agent_counted(s, -1);
+    }
 done:
     pthread_mutex_lock(&all_lock);
     running_threads--;
@@ -1243,12 +1436,13 @@ web_session *web_session_open(const web_config *cfg, struct lws_context *ctx, co
         memcpy(s->id, id, WEB_STORE_ID_HEX + 1);
     s->cfg = cfg;
     s->ctx = ctx;
+    s->browser = client_ip != NULL;
     s->refs = 2;
-    s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->wake_fd < 0)
-        goto fail_free;
+    s->wake_fd = -1;
     if (pthread_mutex_init(&s->lock, NULL) != 0)
-        goto fail_fd;
+        goto fail_free;
+    if (pthread_cond_init(&s->wake_cond, NULL) != 0)
+        goto fail_lock;
     pthread_mutex_lock(&all_lock);
     running_threads++;
     pthread_mutex_unlock(&all_lock);
@@ -1261,9 +1455,9 @@ fail_count:
     pthread_mutex_lock(&all_lock);
     running_threads--;
     pthread_mutex_unlock(&all_lock);
+    pthread_cond_destroy(&s->wake_cond);
+fail_lock:
     pthread_mutex_destroy(&s->lock);
-fail_fd:
-    close(s->wake_fd);
 fail_free:
     free(s);
     return NULL;
@@ -1272,8 +1466,12 @@ fail_free:
 static void wake(web_session *s)
 {
     uint64_t one = 1;
-    if (write(s->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
+    pthread_mutex_lock(&s->lock);
+    s->woken = true;
+    pthread_cond_signal(&s->wake_cond);
+    if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
         lwsl_err("sungka-web: cannot wake a session: %s\n", strerror(errno));
+    pthread_mutex_unlock(&s->lock);
 }
 
 int web_session_input(web_session *s, const char *text, size_t len)
@@ -1343,6 +1541,11 @@ void web_session_close(web_session *s)
     pthread_mutex_unlock(&s->lock);
     wake(s);
     release(s);
+}
+
+int web_session_agents(void)
+{
+    return __atomic_load_n(&browser_agents, __ATOMIC_RELAXED);
 }
 
 void web_sessions_wait_all(void)

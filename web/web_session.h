@@ -1,9 +1,14 @@
 /*
  * web_session.h — one browser's player agent: the gateway's view.
  *
- * A browser connected to sungka-web over WebSocket gets a session: a player
- * agent (player-agent/agent.h) of its own, and a thread that is that agent's
- * view thread. The session turns the agent's messages into the JSON of
+ * A browser connected to sungka-web over WebSocket gets a session: a thread,
+ * and a player agent (player-agent/agent.h) of its own once it needs one,
+ * that thread being the agent's view thread. The agent (three threads and
+ * a connection to the board service) is started by the session thread when
+ * the browser first plays, signs in, speaks or asks for its history (or at
+ * once, to take back a kept seat or sign-in): a browser that only watches
+ * (web_hub.h) and reads the lobby (web_lister.h, one shared lister) costs
+ * the board service nothing of its own. The session turns the agent's messages into the JSON of
  * docs/web-protocol.md and the browser's JSON commands into agent calls.
  * The gateway keeps no game state of its own: what it sends is drawn from
  * the agent's model, and the board's geometry from the GTK view's
@@ -14,8 +19,9 @@
  *   - the libwebsockets service thread (web_main.c) calls web_session_open,
  *     web_session_input, web_session_take and web_session_close;
  *   - the session thread (one per browser, started by web_session_open)
- *     starts the agent, waits on the agent's fd and on the session's wake
- *     fd, runs every agent call (lobby calls block it, never the service
+ *     starts the agent when needed; without one it waits on the session's
+ *     condition variable (no file of its own), with one it polls the
+ *     agent's fd and the session's wake eventfd; it runs every agent call (lobby calls block it, never the service
  *     thread), and queues JSON for the browser, then wakes the service
  *     thread with lws_cancel_service;
  *     While the browser waits for a quick pairing, the session thread asks
@@ -46,6 +52,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
 
 #define WEB_PROTOCOL_VERSION 4
 #define WEB_PROTOCOL_OLDEST 1      /* the oldest a page may still speak */
@@ -107,6 +115,17 @@ bool web_session_overflowed(web_session *s);
 /* The browser is gone (service thread): the session thread leaves its game,
  * destroys its agent and ends. Do not use s afterwards. */
 void web_session_close(web_session *s);
+
+/* The browsers' player agents running now (any thread; /metrics): a
+ * browser's agent starts only when it needs one (to play, sign in, speak,
+ * read its history), never to watch or read the lobby. */
+int web_session_agents(void);
+
+/* The lobby message (docs/web-protocol.md, "lobby") as agent ag lists it
+ * (ag's view thread, blocking): a new JSON object, or NULL with a sentence
+ * in err. */
+struct agent;
+json_t *web_session_lobby_json(struct agent *ag, char *err, size_t errlen);
 
 /* Wait until every session thread has ended (main thread, at exit, after
  * the service thread closed every connection). */

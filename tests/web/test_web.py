@@ -532,10 +532,34 @@ def _lobby_join(b, url, game):
     _in_game(b)
 
 
+def _recv_until(ws, what, pred):
+    """WebSocket messages until one for which pred(msg) is true; that one."""
+    end = time.monotonic() + WAIT
+    while time.monotonic() < end:
+        m = json.loads(ws.recv())
+        if pred(m):
+            return m
+    raise Failure(f"never got {what}")
+
+
+def _own_line(w, line):
+    got = _recv_until(w, f"the watcher's line {line!r}", lambda m: m["type"] == "error" or (
+        m["type"] == "event" and m["event"] == "chat" and m["text"] == line))
+    check(got["type"] == "event", f"the watcher's line {line!r} was answered {got}")
+
+
+def _chat_seen(p, line):
+    p.wait(f"the line {line!r}", "[...document.querySelectorAll('#chat li')]"
+                                 f".some(li => li.textContent.includes({json.dumps(line)}))")
+
+
 def clocked_rematch(bindir):
     """Two browsers play a clocked reversi game: the clocks are shown and
     the one running counts down; one offers a draw, the other declines; one
-    resigns; both ask for a rematch and the new game starts for both."""
+    resigns; both ask for a rematch and the new game starts for both. A
+    watcher (a WebSocket client, through the gateway's shared observer)
+    speaks in the game, follows it to the rematch, and its line after the
+    rematch is said there: the players read it."""
     with Env(bindir) as env:
         board = env.board()
         web = gateway(env, board)
@@ -550,6 +574,14 @@ def clocked_rematch(bindir):
             _in_game(a)
             game = a.wait("the game's address", lambda: _game_id(a))
             _lobby_join(b, web.url, game)
+            w = _ws(web)
+            w.send(json.dumps({"type": "join", "game": game, "observe": True}))
+            _recv_until(w, "the watched game", lambda m: m["type"] == "state"
+                        and m["game"] == game)
+            # Its line while the game runs reaches the spectators only (its
+            # own observer says it there, the gateway's hears it).
+            w.send(json.dumps({"type": "chat", "text": "mabuhay"}))
+            _own_line(w, "mabuhay")
             for p in (a, b):
                 p.wait("both clocks", "document.getElementById('clock-0') && "
                                       "document.getElementById('clock-1')")
@@ -605,12 +637,25 @@ def clocked_rematch(bindir):
                        "document.querySelectorAll('#moves li').length == 0 && "
                        "document.getElementById('clock-0') !== null")
             check(_game_id(a) == _game_id(b), "the two browsers are in different rematches")
+            # The watcher is at the rematch too.
+            rematch = _game_id(a)
+            _recv_until(w, "the rematch's board", lambda m: m["type"] == "state"
+                        and m["game"] == rematch)
             _play_one([a, b])
             a.shot("reversi_rematch")
             # Before everyone has moved, a game may be aborted: over, no result.
             a.d.find_element("id", "abort").click()
             for p in (a, b):
                 p.wait("the aborted game", lambda p=p: "abort" in p.over().lower())
+            # The watcher's line is said in the rematch, over now: the
+            # players read it.
+            _recv_until(w, "the rematch's end", lambda m: m["type"] == "state"
+                        and m["game"] == rematch and m["over"] is not None)
+            w.send(json.dumps({"type": "chat", "text": "isa pa"}))
+            _own_line(w, "isa pa")
+            for p in (a, b):
+                _chat_seen(p, "isa pa")
+            w.close()
             for who in (a, b):
                 errors = who.console_errors()
                 check(not errors, f"the browser's console has errors: {errors}")

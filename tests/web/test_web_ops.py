@@ -101,16 +101,16 @@ def play_until_over(players, states, seen):
 def watchers(bindir):
     """50 browsers watching one game see every move through one observer:
     the board service counts one spectator, /metrics 50 watchers of the
-    shared game, and once they all left, none."""
+    shared game, and once they all left, none. A watcher costs no player
+    agent, nor a browser in the lobby: /metrics counts the one player's,
+    until one watcher chats (its line reaches the player and the other
+    watchers) and has one, and the second player joins."""
     with Env(bindir) as env:
         board = env.board()
         web = with_metrics(env, board, "--max-per-address", str(N_WATCHERS + 4))
         a, b = _ws(web), _ws(web)
         a.send(json.dumps({"type": "new", "kind": "tictactoe", "options": ["size=3", "dims=2"]}))
         game = recv_until(a, "the new game", lambda m: m["type"] == "state")["game"]
-        b.send(json.dumps({"type": "join", "game": game}))
-        states = {p: recv_until(p, "the game under way", lambda m: m["type"] == "state"
-                                and m["status"] == "running") for p in (a, b)}
         crowd = []
         for _ in range(N_WATCHERS):
             w = _ws(web)
@@ -126,6 +126,16 @@ def watchers(bindir):
               f"/metrics does not count {N_WATCHERS} watchers of game {game}:\n{text}")
         check(metric(text, "sungka_web_shared_games") == 1, "not one shared game")
         check(metric(text, "sungka_web_browsers") == N_WATCHERS + 2, "browsers miscounted")
+        # Only the player who made the game has an agent: not b, in the
+        # lobby, nor a watcher.
+        check(metric(text, "sungka_web_agents") == 1,
+              f"{metric(text, 'sungka_web_agents')} player agents for one player, a browser "
+              f"in the lobby and {N_WATCHERS} watchers")
+        # Their lobbies came from the gateway's one lister, made anew at
+        # most once a second (and after a's new game), not once each.
+        lists = metric(text, "sungka_web_lobby_lists_total")
+        check(0 < lists < N_WATCHERS, f"{lists} lobbies asked of the board service for "
+              f"{N_WATCHERS + 1} browsers without an agent")
         # The board service sees the gateway's one observer, not fifty.
         a.send(json.dumps({"type": "list"}))
         lobby = recv_until(a, "the lobby", lambda m: m["type"] == "lobby")
@@ -133,6 +143,26 @@ def watchers(bindir):
         check(listed and listed[0]["observers"] == 1,
               f"the board service counts {listed and listed[0]['observers']} observers of "
               f"game {game}, not the gateway's one")
+        # One watcher speaks before the game starts (spectators' chat
+        # reaches the players then): its agent starts, and joins as an
+        # observer to say the line, which the player and every watcher hear.
+        line = "magandang laro"
+        crowd[0].send(json.dumps({"type": "chat", "text": line}))
+        for i, ws in enumerate([a] + crowd):
+            got = recv_until(ws, f"the watcher's line ({i})", lambda m: m["type"] == "error" or (
+                m["type"] == "event" and m["event"] == "chat" and m["text"] == line))
+            check(got["type"] == "event", f"browser {i} was told {got}")
+        wait_metric(web, "sungka_web_agents", 2)
+        # The board service: the gateway's observer and the speaker's.
+        a.send(json.dumps({"type": "list"}))
+        lobby = recv_until(a, "the lobby", lambda m: m["type"] == "lobby")
+        listed = [g["observers"] for g in lobby["games"] if g["id"] == game]
+        check(listed == [2], f"after a watcher spoke the board service counts {listed} "
+              "observers, not the gateway's one and the speaker's")
+        b.send(json.dumps({"type": "join", "game": game}))
+        states = {p: recv_until(p, "the game under way", lambda m: m["type"] == "state"
+                                and m["status"] == "running") for p in (a, b)}
+        wait_metric(web, "sungka_web_agents", 3)
         moves = []
         final = play_until_over([a, b], states, moves)
         check(len(moves) >= 5, f"a tic-tac-toe game of {len(moves)} moves")
@@ -152,7 +182,6 @@ def watchers(bindir):
                     if c["value"] != d["value"]]
             check(len(st["cells"]) == len(final["cells"]) and not diff,
                   f"watcher {i} sees another board than the players: {diff[:3]}")
-            check(st["observers"] == 1, f"watcher {i} is told of {st['observers']} observers")
         # Half leave the game, the rest close: the shared observer goes
         # with the last of them.
         for w in crowd[:N_WATCHERS // 2]:

@@ -11,6 +11,7 @@ stopped at the end.
 import json
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
@@ -103,10 +104,16 @@ def quick_pair(bindir):
         err = recv_until(a, "the refusal", lambda m: m["type"] in ("error", "lobby"))
         check(err["type"] == "error" and "cancel" in err["message"],
               f"a list while waiting was answered {err}")
-        # The lobby shows the pool a waits in.
-        b.send(json.dumps({"type": "list"}))
-        lobby = recv_until(b, "the lobby", lambda m: m["type"] == "lobby")
-        pools = [(p["kind"], p["clock"], p["players"]) for p in lobby.get("pools", [])]
+        # The lobby shows the pool a waits in: b, without an agent of its
+        # own, reads the gateway's shared lobby, up to a second old.
+        end = time.monotonic() + WAIT
+        while True:
+            b.send(json.dumps({"type": "list"}))
+            lobby = recv_until(b, "the lobby", lambda m: m["type"] == "lobby")
+            pools = [(p["kind"], p["clock"], p["players"]) for p in lobby.get("pools", [])]
+            if ("kalah", "5+3", 1) in pools or time.monotonic() > end:
+                break
+            time.sleep(0.2)
         check(("kalah", "5+3", 1) in pools, f"the lobby's pools are {pools}")
         a.send(json.dumps({"type": "quick_cancel"}))
         got = recv_until(a, "the end of the wait", lambda m: m["type"] == "pairing"
@@ -179,8 +186,9 @@ def sowing_and_reasons(bindir):
     the game's end is said with the Filipino reason, from the gateway's
     codes (over.why, out, who), not its English sentence, and so is a
     refusal (the error's reason) and the board's description for screen
-    readers (its parts), and the notice that the service is lost (its
-    code); and the page's own labels (index.html) are Filipino."""
+    readers (its parts), a player's departure (the event's why), and the
+    notice that the service is lost (its code); and the page's own labels
+    (index.html) are Filipino."""
     with Env(bindir) as env:
         board = env.board("--bot-think", "400")
         web = gateway(env, board)
@@ -258,6 +266,9 @@ def sowing_and_reasons(bindir):
             said = b.wait("the refusal", "document.getElementById('error').hidden === false && "
                           "document.getElementById('error').textContent")
             check(said == "Tapos na ang laro.", f"a Filipino page says a refusal as {said!r}")
+            # A player whose connection drops (a kept session: its seat is
+            # kept for it) departs, said in Filipino from the event's why.
+            _departing_opponent(web, b)
             # The board service goes: the gateway's agent says it reconnects,
             # in Filipino on this page (the notice's code, said: lost).
             board.stop()
@@ -267,6 +278,31 @@ def sowing_and_reasons(bindir):
             check(not errors, f"the browser's console has errors: {errors}")
         finally:
             b.close()
+
+
+def _departing_opponent(web, b):
+    """A browser with a kept session makes a kalah game, page b joins it,
+    and the browser's connection drops: b says so in Filipino."""
+    import urllib.request
+    import websocket
+    with urllib.request.urlopen(web.url + "/", timeout=WAIT) as r:
+        cookie = "; ".join(c.split(";")[0] for c in r.headers.get_all("Set-Cookie")
+                           if c.startswith("sungka_session="))
+    check(cookie, "the page came without a session cookie")
+    x = websocket.create_connection(f"ws://127.0.0.1:{web.port}/ws", origin=web.url,
+                                    subprotocols=["sungka"], timeout=WAIT, cookie=cookie)
+    hello = recv_until(x, "hello", lambda m: m["type"] == "hello")
+    check(hello["kept"], f"a browser with its cookie is not kept: {hello}")
+    x.send(json.dumps({"type": "new", "kind": "kalah"}))
+    game = recv_until(x, "the new game", lambda m: m["type"] == "state")["game"]
+    b.js(f"send({{type: 'join', game: {json.dumps(game)}, observe: false}}) || true")
+    recv_until(x, "the game under way", lambda m: m["type"] == "state"
+               and m["status"] == "running")
+    x.close()
+    said = b.wait("the departure", "[...document.querySelectorAll('#chat li.departed')]"
+                  ".map(li => li.textContent).join(' ')")
+    check(said.startswith("Umalis si guest-") and "naputol ang koneksiyon" in said
+          and "Nakalaan ang upuan" in said, f"a Filipino page says a departure as {said!r}")
 
 
 TESTS = {f.__name__: f for f in (watcher_chat, quick_pair, sowing_and_reasons)}

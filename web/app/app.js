@@ -271,6 +271,25 @@ function addChat(msg) {
   $("chat").append(el("li", { class: msg.to ? "tell" : "" }, line));
 }
 
+// A player departed (the connection dropped...): said with the reason's own
+// words, from the event's why, as the other views say it (views/narrate.c,
+// view_depart_words); the gateway's English text when the code is not
+// known here.
+function addDeparted(msg) {
+  const why = {
+    connection_closed: () => t("the connection closed"),
+    no_pings: () => t("no answer to pings"),
+    not_back: () => t("did not come back in time"),
+    token_revoked: () => t("the seat was taken over elsewhere"),
+    ended_by_operator: () => t("the operator ended the connection"),
+  };
+  const reason = why[msg.why] ? why[msg.why]() : msg.text;
+  const line = msg.grace_s > 0
+    ? t("%s departed: %s. The seat is kept for %d s.", msg.name, reason).replace("%d", msg.grace_s)
+    : t("%s departed: %s.", msg.name, reason);
+  $("chat").append(el("li", { class: "departed" }, line));
+}
+
 function showAccount(msg) {
   const account = msg.account;
   $("who").textContent = account ? t("Signed in as %s.").replace("%s", account)
@@ -339,6 +358,7 @@ function onMessage(ev) {
   case "event":
     if (msg.event === "moved") sowNoted(msg);
     if (msg.event === "chat") addChat(msg);
+    else if (msg.event === "departed") addDeparted(msg);
     else if (msg.event === "notice") $("connection").textContent = noticeWords(msg);
     break;
   case "error":

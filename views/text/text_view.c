@@ -767,7 +767,7 @@ static void say_tournament(const agent_tournament *t, void *user)
 
 /* tournament new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N]
  * [NAME=VALUE...] [rated]; tournament join ID (blocking: the standings at
- * each change until it seats us in a game). */
+ * each change until it seats us in a game); tournament leave ID. */
 static void tournament_command(text_view *tv, char *rest)
 {
     char *what = strtok(rest, " \t"), *format = strtok(NULL, " \t");
@@ -785,13 +785,20 @@ static void tournament_command(text_view *tv, char *rest)
                     agent_game_id(tv->ag));
         return;
     }
+    if (what && strcmp(what, "leave") == 0 && format) {
+        if (agent_leave_tournament(tv->ag, format, err, sizeof err) != 0)
+            fprintf(tv->out, "%s\n", err);
+        else
+            fprintf(tv->out, _("You have left tournament %s.\n"), format);
+        return;
+    }
     char *kind = strtok(NULL, " \t");
     bool arena = format && strcmp(format, "arena") == 0;
     if (!what || strcmp(what, "new") != 0 || !kind ||
         (!arena && strcmp(format, "roundrobin") != 0 && strcmp(format, "swiss") != 0)) {
         fprintf(tv->out, _("Usage: tournament new arena|roundrobin|swiss KIND [CLOCK] "
                            "[minutes=N|rounds=N] [max=N] [NAME=VALUE...] [rated], or tournament "
-                           "join ID\n"));
+                           "join ID, or tournament leave ID\n"));
         return;
     }
     const char *options[GAME_MAX_OPTIONS];
@@ -1126,9 +1133,9 @@ static const text_command commands[] = {
     {"tournaments", "", N_("the tournaments: arenas and round robins"), TEXT_SECTION_ANY,
      cmd_tournaments},
     {"tournament", N_("new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N] | "
-                      "join ID"),
+                      "join ID | leave ID"),
      N_("make a tournament, or join one and play the game it seats you in (join again for "
-        "the next)"), TEXT_SECTION_ANY, cmd_tournament},
+        "the next), or leave one"), TEXT_SECTION_ANY, cmd_tournament},
     {"standings", N_("ID"), N_("a tournament's standings"), TEXT_SECTION_ANY, cmd_standings},
     {"join", N_("ID"), N_("join game ID as a player"), TEXT_SECTION_ANY, cmd_join},
     {"watch", N_("ID"), N_("watch game ID"), TEXT_SECTION_ANY, cmd_join},

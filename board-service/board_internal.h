@@ -479,6 +479,9 @@ void board_tournaments_free(board_service *svc);
 /* For --metrics: the tournaments by status (by_status[1..3]: waiting,
  * running, finished) and the players of those not yet finished. */
 void board_tournaments_count(board_service *svc, int by_status[4], int *players);
+/* Tournament id's title ("" when id is "" or no tournament here has it),
+ * for a match's history. Valid until the next call into tournament.c. */
+const char *board_tournament_title(board_service *svc, const char *id);
 
 /* --- listen.c --- */
 /* After rpc_server_create refused addr: one sentence saying why ("cannot

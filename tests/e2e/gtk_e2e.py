@@ -452,7 +452,7 @@ def test_tournaments(bindir, shotdir):
     view; the tournament seats both, alice's window opens the game (the
     wait never blocked the window) and she plays it to the end on the
     board; the dialog comes back with the standings, live, and then the
-    tournament's final standings."""
+    tournament's final standings; her history shows the tournament."""
     with Session(bindir, shotdir) as s:
         board = s.board()
         g = s.gtk("--server", board.address, "--name", "alice")
@@ -487,6 +487,12 @@ def test_tournaments(bindir, shotdir):
              rf"^script: tour .*\|Standings of {tid}, .*\(finished\):"
              r"\|\s+1\. \w+\s+[12] points,\s+1 games")
         s.shot_of(g, "lobby", "gtk_tournament_finished")
+        # ... and in alice's history: the match says its tournament, and
+        # the tournament her place and points
+        g.do("button history")
+        g.do("history-list", rf"^script: match Match {game}: tictactoe, .* In tournament {tid}, ")
+        seen(g, rf"^script: tournaments Tournament {tid}, .*\(finished\): alice placed [12] of 2 "
+             r"with [0-2] points\.$")
         finish(g)
 
 

@@ -32,7 +32,8 @@ swiss: a Swiss tournament of 6 in 3 rounds: nobody meets twice, winners meet
 winners; --metrics counts the tournaments by state, their players and games.
 drawn_tables: a round robin of tables of three (tictactoe for 3), 4 players:
 one table drawn each round, placement points as the stored results give.
-text_view: the text view's tournaments, tournament new/join and standings.
+text_view: the text view's tournaments, tournament new/join and standings;
+its history shows the tournament of each match and the player's place.
 Usage: test_tournament.py BINDIR TEST.
 """
 import importlib
@@ -377,6 +378,10 @@ def round_robin(bindir):
               f"dan's tournaments: {mine}")
         none = conn.tour.ListTournaments(tpb.ListTournamentsRequest(player="zed"), timeout=T)
         check(not none.tournaments, f"zed played in no tournament: {none}")
+        # ... and each of dan's matches says which tournament made it.
+        ms = conn.lobby.ListMatches(stubs.pb.ListMatchesRequest(player="dan"), timeout=T).matches
+        check(len(ms) == 3 and all(m.tournament_id == tid and m.tournament_title == end.title
+                                   for m in ms), f"dan's matches: {ms}")
         for p in players:
             check(p.finished.wait(T), f"{p.name}'s stream did not end with the round robin")
             p.stop = True
@@ -556,6 +561,15 @@ def text_view(bindir):
         check(int(first.group(2)) + int(second.group(2)) == 2 and
               {first.group(1), second.group(1)} == {"ann", "bob"},
               f"the standings after one game: {first.group(0)} / {second.group(0)}")
+        # A tournament's result in the player's history: the match says its
+        # tournament, and the tournament ann's place and points.
+        place, points = (1, first.group(2)) if first.group(1) == "ann" else \
+            (1 if first.group(2) == second.group(2) else 2, second.group(2))
+        ann.send("history")
+        ann.expect(rf"^Match {game}: kalah, \d+ moves: .* In tournament {tid}, Kalah[^,]* "
+                   r"round robin\.$")
+        ann.expect(rf"^Tournament {tid}, Kalah[^,]* round robin \(finished\): ann placed "
+                   rf"{place} of 2 with {points} points\.$")
         for p in (ann, bob):
             p.quit()
 

@@ -76,7 +76,8 @@
  *   wait-people-gone TEXT    wait until it is not
  *   history-everyone on|off, history-kind KIND|any   the history's filters
  *   history-list         print the matches listed ("match ..." lines, after
- *                        "history N")
+ *                        "history N"), then our tournaments ("tournaments
+ *                        LINE/LINE", when any)
  *   history-replay ID    open the replay of match ID
  *   replay start|back|forward|end    press the replay window's button
  *   replay-key NAME      a key press in the replay window (Left, End, ...)
@@ -667,6 +668,8 @@ static bool act_history(gscript *sc, const char *line)
             say("history %d", ghistory_count(v->history));
             for (int i = 0; i < ghistory_count(v->history); i++)
                 say_flat("match", ghistory_row(v->history, i));
+            if (ghistory_tournaments(v->history)[0])
+                say_flat("tournaments", ghistory_tournaments(v->history));
         } else if (sscanf(line, "history-replay %63s", word) == 1) {
             rc = ghistory_replay(v->history, word);
         } else {

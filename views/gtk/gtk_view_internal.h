@@ -422,6 +422,8 @@ int ghistory_set_kind(ghistory *h, const char *kind);   /* NULL: any kind */
 int ghistory_replay(ghistory *h, const char *match_id);
 int ghistory_count(const ghistory *h);
 const char *ghistory_row(const ghistory *h, int i);     /* the row's text */
+/* Our tournaments under our matches, a line each ("" when none). */
+const char *ghistory_tournaments(const ghistory *h);
 const char *ghistory_error(const ghistory *h);
 GtkWidget *ghistory_window(const ghistory *h);
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "text_account.h"
@@ -583,7 +584,10 @@ static void show_rating_history(text_view *tv, char *rest)
     free(pts);
 }
 
-/* history [NAME] [KIND]: a word that names a kind filters by kind. */
+static const char *tour_state(const agent_tournament *t);
+
+/* history [NAME] [KIND]: a word that names a kind filters by kind; the
+ * matches, then (without a kind) the tournaments NAME (we) played in. */
 static void show_history(text_view *tv, char *rest)
 {
     const char *player = NULL, *kind = NULL;
@@ -602,9 +606,32 @@ static void show_history(text_view *tv, char *rest)
         fprintf(tv->out, _("Match %s: %s, %d moves:"), m->id, m->kind_name, m->n_moves);
         for (int s = 0; s < m->n_seats; s++)
             fprintf(tv->out, "%s %s %d", s ? "," : "", m->seat_name[s], m->scores[s]);
-        fprintf(tv->out, " — %s.\n", m->reason);
+        fprintf(tv->out, " — %s.", m->reason);
+        if (m->tournament_id[0])
+            fprintf(tv->out, _(" In tournament %s, %s."), m->tournament_id,
+                    m->tournament_title[0] ? m->tournament_title : "?");
+        fputc('\n', tv->out);
     }
     free(rows);
+    /* ... and the tournaments they played in, each with their place */
+    const char *who = player ? player : agent_account(tv->ag) ? agent_account(tv->ag)
+                                                                : agent_name(tv->ag);
+    agent_tournament *ts;
+    if (kind || agent_list_tournaments_of(tv->ag, who, &ts, &n, err, sizeof err) != 0)
+        return;                         /* an older service, or none allowed: no list */
+    for (int i = 0; i < n; i++) {
+        const agent_tournament *t = &ts[i];
+        for (int k = 0; k < t->n_standings; k++) {
+            const agent_standing *s = &t->standings[k];
+            if (strcasecmp(s->name, who) != 0)
+                continue;
+            fprintf(tv->out, _("Tournament %s, %s (%s): %s placed %d of %d with %d points.\n"),
+                    t->id, t->title, tour_state(t), s->name, s->rank, t->n_standings,
+                    s->points);
+        }
+        agent_tournament_free(&ts[i]);
+    }
+    free(ts);
 }
 
 /* moves: the current game's moves so far, one a line, as the service

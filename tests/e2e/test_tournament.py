@@ -33,7 +33,8 @@ winners; --metrics counts the tournaments by state, their players and games.
 drawn_tables: a round robin of tables of three (tictactoe for 3), 4 players:
 one table drawn each round, placement points as the stored results give.
 text_view: the text view's tournaments, tournament new/join and standings;
-its history shows the tournament of each match and the player's place.
+its history shows the tournament of each match and the player's place, and
+so does sungka-player --history.
 Usage: test_tournament.py BINDIR TEST.
 """
 import importlib
@@ -570,6 +571,14 @@ def text_view(bindir):
                    r"round robin\.$")
         ann.expect(rf"^Tournament {tid}, Kalah[^,]* round robin \(finished\): ann placed "
                    rf"{place} of 2 with {points} points\.$")
+        # The same lines from sungka-player --history, which prints and exits.
+        r = subprocess.run([os.path.join(bindir, "sungka-player"), "--name", "zed", "--server",
+                            board.address, "--history", "ann"], env=env.env,
+                           capture_output=True, text=True, timeout=T)
+        check(r.returncode == 0 and
+              f"In tournament {tid}, " in r.stdout and
+              f"ann placed {place} of 2 with {points} points." in r.stdout,
+              f"sungka-player --history ann: {r.returncode}\n{r.stdout}{r.stderr}")
         for p in (ann, bob):
             p.quit()
 

@@ -592,46 +592,52 @@ static void show_history(text_view *tv, char *rest)
 {
     const char *player = NULL, *kind = NULL;
     name_and_kind(rest, &player, &kind);
+    text_view_print_history(tv->ag, tv->out, player, kind);
+}
+
+int text_view_print_history(agent *ag, FILE *out, const char *player, const char *kind)
+{
     agent_match *rows;
     int n;
     char err[512];
-    if (agent_list_matches(tv->ag, player, kind, &rows, &n, err, sizeof err) != 0) {
-        fprintf(tv->out, "%s\n", err);
-        return;
+    if (agent_list_matches(ag, player, kind, &rows, &n, err, sizeof err) != 0) {
+        fprintf(out, "%s\n", err);
+        return -1;
     }
     if (n == 0)
-        fprintf(tv->out, _("No matches yet.\n"));
+        fprintf(out, _("No matches yet.\n"));
     for (int i = 0; i < n; i++) {
         const agent_match *m = &rows[i];
-        fprintf(tv->out, _("Match %s: %s, %d moves:"), m->id, m->kind_name, m->n_moves);
+        fprintf(out, _("Match %s: %s, %d moves:"), m->id, m->kind_name, m->n_moves);
         for (int s = 0; s < m->n_seats; s++)
-            fprintf(tv->out, "%s %s %d", s ? "," : "", m->seat_name[s], m->scores[s]);
-        fprintf(tv->out, " — %s.", m->reason);
+            fprintf(out, "%s %s %d", s ? "," : "", m->seat_name[s], m->scores[s]);
+        fprintf(out, " — %s.", m->reason);
         if (m->tournament_id[0])
-            fprintf(tv->out, _(" In tournament %s, %s."), m->tournament_id,
+            fprintf(out, _(" In tournament %s, %s."), m->tournament_id,
                     m->tournament_title[0] ? m->tournament_title : "?");
-        fputc('\n', tv->out);
+        fputc('\n', out);
     }
     free(rows);
     /* ... and the tournaments they played in, each with their place */
-    const char *who = player ? player : agent_account(tv->ag) ? agent_account(tv->ag)
-                                                                : agent_name(tv->ag);
+    const char *who = player ? player : agent_account(ag) ? agent_account(ag)
+                                                                : agent_name(ag);
     agent_tournament *ts;
-    if (kind || agent_list_tournaments_of(tv->ag, who, &ts, &n, err, sizeof err) != 0)
-        return;                         /* an older service, or none allowed: no list */
+    if (kind || agent_list_tournaments_of(ag, who, &ts, &n, err, sizeof err) != 0)
+        return 0;                       /* an older service, or none allowed: no list */
     for (int i = 0; i < n; i++) {
         const agent_tournament *t = &ts[i];
         for (int k = 0; k < t->n_standings; k++) {
             const agent_standing *s = &t->standings[k];
             if (strcasecmp(s->name, who) != 0)
                 continue;
-            fprintf(tv->out, _("Tournament %s, %s (%s): %s placed %d of %d with %d points.\n"),
+            fprintf(out, _("Tournament %s, %s (%s): %s placed %d of %d with %d points.\n"),
                     t->id, t->title, tour_state(t), s->name, s->rank, t->n_standings,
                     s->points);
         }
         agent_tournament_free(&ts[i]);
     }
     free(ts);
+    return 0;
 }
 
 /* moves: the current game's moves so far, one a line, as the service

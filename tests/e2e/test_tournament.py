@@ -584,6 +584,5 @@ def text_view(bindir):
 
 
 if __name__ == "__main__":
-    main({"arena": arena, "round_robin": round_robin, "drawn_tables": drawn_tables,
-          "swiss": swiss,
-          "text_view": text_view})
+    sys.exit(main({"arena": arena, "round_robin": round_robin, "drawn_tables": drawn_tables,
+                   "swiss": swiss, "text_view": text_view}))

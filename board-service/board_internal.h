@@ -274,6 +274,9 @@ typedef struct board_metrics {
     metric *store_commit, *lease_renewals, *lease_failures, *adoptions, *loop_turn;
     metric *pool_players[BOARD_METRIC_KINDS];   /* by game_kind_at's index: gauges */
     metric *pool_wait;         /* seconds from a QuickPair to its seat */
+    metric *tournaments[4];    /* by status (1 waiting, 2 running, 3 finished): gauges */
+    metric *tournament_players;    /* players in tournaments not yet finished: a gauge */
+    metric *tournament_games;  /* games tournaments made: a counter */
     double next_gauges;        /* metrics_now() when the gauges are counted again */
 } board_metrics;
 
@@ -473,6 +476,12 @@ void board_tournaments_tick(board_service *svc, int64_t now);
 void board_tournaments_close(board_service *svc, const char *why);
 /* After the server is destroyed (its done callbacks ran). */
 void board_tournaments_free(board_service *svc);
+/* For --metrics: the tournaments by status (by_status[1..3]: waiting,
+ * running, finished) and the players of those not yet finished. */
+void board_tournaments_count(board_service *svc, int by_status[4], int *players);
+/* Tournament id's title ("" when id is "" or no tournament here has it),
+ * for a match's history. Valid until the next call into tournament.c. */
+const char *board_tournament_title(board_service *svc, const char *id);
 
 /* --- listen.c --- */
 /* After rpc_server_create refused addr: one sentence saying why ("cannot

@@ -91,6 +91,16 @@ int board_metrics_start(board_service *svc, char *err, size_t errlen)
     m->pool_wait = metrics_histogram(set, "sungka_pool_wait_seconds",
                                      "From a quick-pairing request to its seat.", wait_bounds,
                                      (int)(sizeof wait_bounds / sizeof wait_bounds[0]));
+    static const char *const tour_states[] = {NULL, "waiting", "running", "finished"};
+    for (int st = 1; st <= 3; st++)
+        m->tournaments[st] = metrics_gauge(set, "sungka_tournaments",
+                                           "Tournaments kept here, by state.", "state",
+                                           tour_states[st]);
+    m->tournament_players = metrics_gauge(set, "sungka_tournament_players",
+                                          "Players in the tournaments not yet finished.", NULL,
+                                          NULL);
+    m->tournament_games = metrics_counter(set, "sungka_tournament_games_total",
+                                          "Games the tournaments made.", NULL, NULL);
     int port;
     if (metrics_serve(set, svc->cfg.metrics, &port, err, errlen) != 0) {
         metrics_free(set);
@@ -153,6 +163,11 @@ static void count_gauges(board_service *svc)
     board_pairing_count(svc, pools, BOARD_METRIC_KINDS);
     for (int k = 0; k < BOARD_METRIC_KINDS; k++)
         metric_set(svc->m.pool_players[k], pools[k]);
+    int tours[4], tour_players;
+    board_tournaments_count(svc, tours, &tour_players);
+    for (int st = 1; st <= 3; st++)
+        metric_set(svc->m.tournaments[st], tours[st]);
+    metric_set(svc->m.tournament_players, tour_players);
 }
 
 void board_metrics_turn(board_service *svc, double started)

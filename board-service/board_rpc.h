@@ -52,11 +52,13 @@ extern const size_t board_games_n_methods;
 /* A new game of kind_name with these options, title, clock, rating and a
  * bot to take over departed seats (level, 0: none), stored and registered;
  * NULL with *code and a sentence in err when refused. call NULL: a game the
- * service makes for itself (a tournament's), counted against no client. */
+ * service makes for itself (a tournament's, tournament_id; else NULL),
+ * counted against no client. */
 room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
                      Sungka__V1__GameOption **options, size_t n_options, const char *title,
                      bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
-                     int bot_takes_over_level, rpc_code *code, char *err, size_t errlen);
+                     int bot_takes_over_level, const char *tournament_id, rpc_code *code,
+                     char *err, size_t errlen);
 
 /* A player name (JoinGameRequest.name) trimmed into out and checked: 1..32
  * printable characters; 0, or -1 with a sentence. */

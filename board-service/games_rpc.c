@@ -308,7 +308,7 @@ static void list_kinds(rpc_call *call, const ProtobufCMessage *request, void *us
 }
 
 /* Record a new game in the store (its moves and result follow as it goes). */
-static int store_room(board_service *svc, const room *r)
+static int store_room(board_service *svc, const room *r, const char *tournament_id)
 {
     store_game_info g;
     memset(&g, 0, sizeof g);
@@ -332,6 +332,7 @@ static int store_room(board_service *svc, const room *r)
     g.seats = game_seats(room_state(r));
     g.status = ROOM_WAITING;
     g.created_ms = board_wall_ms();
+    snprintf(g.tournament_id, sizeof g.tournament_id, "%s", tournament_id ? tournament_id : "");
     return store_game_create(svc->store, &g);
 }
 
@@ -366,7 +367,8 @@ int board_read_options(const game_kind *kind, Sungka__V1__GameOption **options, 
 room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
                      Sungka__V1__GameOption **options, size_t n_options, const char *title_in,
                      bool autostart, const Sungka__V1__TimeControl *clock, bool rated,
-                     int bot_takes_over_level, rpc_code *code, char *err, size_t errlen)
+                     int bot_takes_over_level, const char *tournament_id, rpc_code *code,
+                     char *err, size_t errlen)
 {
     char creator[BOARD_HOST_BYTES] = "tournament";
     if (call)                 /* NULL: a tournament's game, made by the service */
@@ -452,7 +454,7 @@ room *board_new_room(board_service *svc, rpc_call *call, const char *kind_name,
         *code = RPC_INVALID_ARGUMENT;
         return NULL;
     }
-    if (svc->store && store_room(svc, r) != 0) {
+    if (svc->store && store_room(svc, r, tournament_id) != 0) {
         *code = RPC_UNAVAILABLE;
         snprintf(err, errlen, "cannot store the new game: %s", store_last_error(svc->store));
         board_log_at(svc, LOG_ERR, "%s", err);
@@ -507,8 +509,8 @@ static void create_game(rpc_call *call, const ProtobufCMessage *request, void *u
     }
     room *r = board_new_room(svc, call, req->kind, req->options, req->n_options, req->title,
                        req->autostart, req->time_control, req->rated,
-                       req->bot_takes_over ? (req->bot_level ? req->bot_level : 5) : 0, &code,
-                       err, sizeof err);
+                       req->bot_takes_over ? (req->bot_level ? req->bot_level : 5) : 0, NULL,
+                       &code, err, sizeof err);
     if (!r) {
         board_fail(call, code, err);
         return;
@@ -616,7 +618,7 @@ static void join_game(rpc_call *call, const ProtobufCMessage *request, void *use
                 r = svc->rooms[i];
         if (!r) {
             r = board_new_room(svc, call, req->any_of_kind, req->options, req->n_options, "",
-                               false, NULL, false, 0, &code, err, sizeof err);
+                               false, NULL, false, 0, NULL, &code, err, sizeof err);
             made = r != NULL;
         }
         if (!r) {

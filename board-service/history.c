@@ -217,10 +217,12 @@ typedef struct summary_space {
     int32_t winners[STORE_MAX_SEATS];
 } summary_space;
 
-static void summary_to_wire(const store_match_summary *m, summary_space *sp,
-                            Sungka__V1__MatchSummary *out)
+static void summary_to_wire(board_service *svc, const store_match_summary *m,
+                            summary_space *sp, Sungka__V1__MatchSummary *out)
 {
     sungka__v1__match_summary__init(out);
+    out->tournament_id = (char *)m->game.tournament_id;
+    out->tournament_title = (char *)board_tournament_title(svc, m->game.tournament_id);
     out->game_id = (char *)m->game.id;
     out->kind = (char *)m->game.kind;
     out->title = (char *)m->game.title;
@@ -290,7 +292,7 @@ void history_list_matches(rpc_call *call, const ProtobufCMessage *request, void 
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
     } else {
         for (int i = 0; i < n; i++) {
-            summary_to_wire(&rows[i], &space[i], &wire[i]);
+            summary_to_wire(svc, &rows[i], &space[i], &wire[i]);
             ptrs[i] = &wire[i];
         }
         Sungka__V1__ListMatchesResponse reply = SUNGKA__V1__LIST_MATCHES_RESPONSE__INIT;
@@ -348,7 +350,7 @@ void history_get_match(rpc_call *call, const ProtobufCMessage *request, void *us
     }
     summary_space space;
     Sungka__V1__MatchSummary summary;
-    summary_to_wire(&m, &space, &summary);
+    summary_to_wire(svc, &m, &space, &summary);
     Sungka__V1__MatchMove *wire = calloc((size_t)n + 1, sizeof *wire);
     Sungka__V1__MatchMove **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
     if (!wire || !ptrs) {

@@ -133,7 +133,7 @@ static int seat_group(board_service *svc, pair_wait **group, int n, int64_t now)
     char err[256];
     rpc_code code;
     room *r = board_new_room(svc, group[0]->call, req->kind, req->options, req->n_options, "",
-                             true, req->time_control, group[0]->rated, 0, &code, err,
+                             true, req->time_control, group[0]->rated, 0, NULL, &code, err,
                              sizeof err);
     if (!r) {
         /* The service's own limits (too many games): nobody waits for them. */

@@ -384,7 +384,7 @@ static room *start_rematch(board_service *svc, rpc_call *call, room *r, char *er
     rpc_code code;
     room *next = board_new_room(svc, call, kind->name, optp, (size_t)kind->n_options, room_title(r),
                           true, room_has_clocks(r) ? &tc : NULL, room_is_rated(r),
-                          room_takeover_level(r), &code, err, errlen);
+                          room_takeover_level(r), NULL, &code, err, errlen);
     if (!next)
         return NULL;
     int seats = game_seats(room_state(r));

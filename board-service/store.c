@@ -61,11 +61,11 @@ enum stmt_id {
 
 /* The columns read_game() expects, in order (GAME_N_COLUMNS of them); the
  * eleventh is the move count. */
-#define GAME_N_COLUMNS 17
+#define GAME_N_COLUMNS 18
 #define GAME_COLUMNS \
     "id, kind, title, autostart, seats, status, created_ms, started_ms, ended_ms, reason, " \
     "(SELECT count(*) FROM moves m WHERE m.game_id = g.id), per_move_ms, base_ms, increment_ms, " \
-    "rated, bot_takes_over, bot_level"
+    "rated, bot_takes_over, bot_level, tournament_id"
 
 /* The columns find_account() reads, in order. */
 #define ACCOUNT_COLUMNS "id, name, name_key, skeleton, pwhash, created_ms, look"
@@ -104,8 +104,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_GAME_INSERT] =
         "INSERT INTO games (id, kind, title, autostart, seats, status, created_ms,"
         " started_ms, ended_ms, reason, per_move_ms, base_ms, increment_ms, rated,"
-        " bot_takes_over, bot_level)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        " bot_takes_over, bot_level, tournament_id)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [ST_OPTION_INSERT] =
         "INSERT INTO game_options (game_id, pos, name, value) VALUES (?1, ?2, ?3, ?4)",
     [ST_GAME_STATUS] =
@@ -786,6 +786,7 @@ static int insert_game(store *s, const store_game_info *g)
     db_bind_int64(st, 14, g->rated);
     db_bind_int64(st, 15, g->bot_takes_over);
     db_bind_int64(st, 16, g->bot_level);
+    db_bind_text(st, 17, g->tournament_id);
     char what[64];
     snprintf(what, sizeof what, "cannot store game %s", g->id);
     if (run(s, st, what) < 0)
@@ -1397,6 +1398,7 @@ static void read_game(db_stmt *st, store_game_info *g, int *n_moves)
     g->rated = db_col_int(st, 14) != 0;
     g->bot_takes_over = db_col_int(st, 15) != 0;
     g->bot_level = db_col_int(st, 16);
+    col_text(st, 17, g->tournament_id, sizeof g->tournament_id);
 }
 
 static int read_options(store *s, store_game_info *g)

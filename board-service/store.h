@@ -64,6 +64,7 @@
 #define STORE_TOKEN_BYTES  65    /* seat token (the service uses 32 hex digits) */
 #define STORE_HOST_BYTES   64    /* a client address ("ipv6:[...]"), as the service keys it */
 #define STORE_REASON_BYTES 1024  /* why a game ended */
+#define STORE_TOURNAMENT_ID_BYTES 16   /* a tournament id ("t7"), with its NUL */
 #define STORE_MAX_OPTIONS  8
 #define STORE_MAX_SEATS    6
 #define STORE_NAME_KEY_BYTES      385   /* a name's case-folded key (accounts.h) */
@@ -172,6 +173,8 @@ typedef struct store_game_info {
     bool bot_takes_over;           /* a bot takes the seat of a player who does not
                                     * come back, at bot_level (1..10) */
     int bot_level;
+    char tournament_id[STORE_TOURNAMENT_ID_BYTES];   /* the tournament that made it ("t7"),
+                                                      * "" for none */
     /* A rated game that has started: each seat's account as it started
      * (store_game_rated_seats); filled by store_recover only, 0 otherwise. */
     int64_t rated_accounts[STORE_MAX_SEATS];

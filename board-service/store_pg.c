@@ -316,6 +316,12 @@ static const char *const schema_7[] = {
     NULL,
 };
 
+/* 8: store_sqlite.c's 14, the tournament that made a game. */
+static const char *const schema_8[] = {
+    "ALTER TABLE games ADD COLUMN tournament_id TEXT COLLATE \"C\" NOT NULL DEFAULT ''",
+    NULL,
+};
+
 /* Each step's statements, run in one transaction. */
 static const char *const *const pg_migrations[] = {
     schema_1,
@@ -325,6 +331,7 @@ static const char *const *const pg_migrations[] = {
     schema_5,
     schema_6,
     schema_7,
+    schema_8,
 };
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))

@@ -247,6 +247,9 @@ static const char *const migrations[] = {
      "  status     INTEGER NOT NULL,"
      "  updated_ms INTEGER NOT NULL,"
      "  record     BLOB NOT NULL) WITHOUT ROWID;"),
+    /* 14: the tournament that made a game (its history shows it); older
+     * games were made by none. */
+    ("ALTER TABLE games ADD COLUMN tournament_id TEXT NOT NULL DEFAULT '';"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -575,7 +575,8 @@ static int make_game(board_service *svc, tour *t, const int *players, int n, int
     snprintf(title, sizeof title, "%.*s", BOARD_TITLE_MAX, t->title);
     rpc_code code;
     room *r = board_new_room(svc, NULL, t->kind->name, optp, (size_t)t->n_opts, title, true,
-                             t->has_tc ? &t->tc : NULL, t->rated, 0, &code, err, sizeof err);
+                             t->has_tc ? &t->tc : NULL, t->rated, 0, t->id, &code, err,
+                             sizeof err);
     if (!r) {
         board_log_at(svc, LOG_WARNING, "tournament %s: cannot make a game: %s", t->id, err);
         return -1;
@@ -592,6 +593,7 @@ static int make_game(board_service *svc, tour *t, const int *players, int n, int
         }
     }
     tour_game *g = &t->games[t->n_games++];
+    metric_add(svc->m.tournament_games, 1);
     memset(g, 0, sizeof *g);
     g->round = round;
     snprintf(g->id, sizeof g->id, "%s", room_id(r));
@@ -1630,6 +1632,27 @@ void board_tournaments_close(board_service *svc, const char *why)
             ts->w[i]->finished = true;
             rpc_call_finish_reason(ts->w[i]->call, RPC_UNAVAILABLE, "SHUTTING_DOWN", why);
         }
+    }
+}
+
+const char *board_tournament_title(board_service *svc, const char *id)
+{
+    const tour *t = id && id[0] ? find_tour(svc, id) : NULL;
+    return t ? t->title : "";
+}
+
+void board_tournaments_count(board_service *svc, int by_status[4], int *players)
+{
+    board_tournaments *ts = svc->tournaments;
+    for (int st = 0; st < 4; st++)
+        by_status[st] = 0;
+    *players = 0;
+    for (int i = 0; ts && i < ts->n; i++) {
+        const tour *t = ts->t[i];
+        if (t->status >= 1 && t->status <= 3)
+            by_status[t->status]++;
+        if (t->status != SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED)
+            *players += t->n_players;
     }
 }
 

@@ -530,6 +530,9 @@ typedef struct agent_match {
     char reason[AGENT_TEXT_BYTES];
     int64_t started_ms, ended_ms;   /* wall clock, ms since the epoch */
     int n_moves;
+    char tournament_id[32];    /* the tournament that made it, "" for none */
+    char tournament_title[AGENT_TEXT_BYTES];   /* its title ("" when the service
+                                                * does not say) */
 } agent_match;
 
 int agent_player_stats(agent *ag, const char *name, agent_stats *out, char *err, size_t errlen);

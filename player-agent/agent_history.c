@@ -54,6 +54,8 @@ static void match_from_wire(const Sungka__V1__MatchSummary *w, agent_match *out)
     out->started_ms = w->started_ms;
     out->ended_ms = w->ended_ms;
     out->n_moves = w->moves;
+    agent__text(out->tournament_id, sizeof out->tournament_id, w->tournament_id);
+    agent__text(out->tournament_title, sizeof out->tournament_title, w->tournament_title);
 }
 
 int agent_player_stats(agent *ag, const char *name, agent_stats *out, char *err, size_t errlen)

@@ -21,6 +21,7 @@
 #include "view.h"
 #include "view_i18n.h"
 #include "text/text_analysis.h"
+#include "text/text_view.h"
 
 /* A whole number in min..max, or a message and -1. */
 static int parse_int(const char *opt, const char *s, int min, int max, int *out)
@@ -281,6 +282,10 @@ static void usage(FILE *out)
             "                          who ask for the same KIND, --option values and\n"
             "                          CLOCK (5+3, 10, 30/move; --rated: rated games only)\n"
             "                          and play the game the service makes\n"
+            "      --history NAME      with --server: print NAME's past matches, newest\n"
+            "                          first, each with the tournament that made it, then\n"
+            "                          the tournaments NAME played in, with the place and\n"
+            "                          points, and exit\n"
             "      --analyse FILE      print the engine's review of the match in FILE (what\n"
             "                          export wrote; - for standard input): each move's\n"
             "                          value before and after, the engine's move, and\n"
@@ -389,7 +394,7 @@ int main(int argc, char **argv)
            OPT_STAY, OPT_QUICK,
            OPT_SEAT, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_TOKEN_FD, OPT_TLS,
            OPT_KNOWN_SERVERS, OPT_CLOCK, OPT_NO_BELL, OPT_LOGIN, OPT_PASSWORD_FD,
-           OPT_TLS_SELF_SIGNED, OPT_ANALYSE, OPT_ANALYSIS_DEPTH };
+           OPT_TLS_SELF_SIGNED, OPT_ANALYSE, OPT_ANALYSIS_DEPTH, OPT_HISTORY };
     static const struct option longopts[] = {
         {"server", required_argument, NULL, 's'},
         {"serve", required_argument, NULL, OPT_SERVE},
@@ -414,6 +419,7 @@ int main(int argc, char **argv)
         {"stay", no_argument, NULL, OPT_STAY},
         {"quick", required_argument, NULL, OPT_QUICK},
         {"analyse", required_argument, NULL, OPT_ANALYSE},
+        {"history", required_argument, NULL, OPT_HISTORY},
         {"analysis-depth", required_argument, NULL, OPT_ANALYSIS_DEPTH},
         {"seat", required_argument, NULL, OPT_SEAT},
         {"token-fd", required_argument, NULL, OPT_TOKEN_FD},
@@ -438,6 +444,7 @@ int main(int argc, char **argv)
     agent_config cfg = {0};
     view_io io = {.in = stdin, .out = stdout};
     const char *serve = NULL, *view_name = "text", *quick = NULL, *analyse = NULL;
+    const char *history = NULL;
     int analysis_depth = 0;
     bool verbose = false, self_signed = false;
     static char seat_token[128];
@@ -507,6 +514,7 @@ int main(int argc, char **argv)
         case OPT_STAY: io.stay = true; break;
         case OPT_QUICK: quick = optarg; break;
         case OPT_ANALYSE: analyse = optarg; break;
+        case OPT_HISTORY: history = optarg; break;
         case OPT_ANALYSIS_DEPTH:
             if (parse_int("--analysis-depth", optarg, 1, 60, &analysis_depth) != 0)
                 return 2;
@@ -548,6 +556,11 @@ int main(int argc, char **argv)
     }
     if (analyse && !cfg.server)
         return analyse_file(analyse, analysis_depth);
+    if (history && !cfg.server) {
+        fprintf(stderr, "sungka-player: --history needs --server HOST:PORT, the service that "
+                        "keeps the matches\n");
+        return 2;
+    }
     const view_ops *view = view_find(view_name);
     if (!view) {
         fprintf(stderr, "sungka-player: there is no view '%s' (see --help)\n", view_name);
@@ -631,6 +644,9 @@ int main(int argc, char **argv)
         status = ps.fail_status;
     } else if (analyse) {
         status = analyse_match(ag, analyse);
+        agent_destroy(ag);
+    } else if (history) {
+        status = text_view_print_history(ag, stdout, history, NULL) == 0 ? 0 : 1;
         agent_destroy(ag);
     } else if (quick && agent_quick_pair(ag, quick, cfg.options, cfg.n_options, cfg.rated,
                                          say_pairing, NULL, err, sizeof err) != 0) {

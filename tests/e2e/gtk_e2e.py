@@ -445,26 +445,54 @@ def test_swap(bindir, shotdir):
 
 
 def test_tournaments(bindir, shotdir):
-    """The games dialog lists the service's tournaments; a tournament's
-    standings open in a dialog of their own (issue 33)."""
+    """Tournaments from the games dialog (issue 33): alice creates a round
+    robin of two (tic-tac-toe 3x3) there, which joins her; the dialog lists
+    it, its standings open in a dialog of their own; she leaves it (the
+    service forgets her) and plays in it again. ann joins from the text
+    view; the tournament seats both, alice's window opens the game (the
+    wait never blocked the window) and she plays it to the end on the
+    board; the dialog comes back with the standings, live, and then the
+    tournament's final standings; her history shows the tournament."""
     with Session(bindir, shotdir) as s:
         board = s.board()
-        ann = s.text("ann", "--server", board.address)
-        ann.send("tournament new arena kalah minutes=5 max=8")
-        tid = ann.expect(r"^Tournament (t\d+) created").group(1)
-        ann.send(f"tournament join {tid}")
-        ann.expect(rf"^Standings of {tid}, ")
         g = s.gtk("--server", board.address, "--name", "alice")
         g.expect(r"^script: started")
+        tid = g.do("lobby-tour-new roundrobin tictactoe 2 0 size=3 dims=2",
+                   r"^script: tournament-created (t\d+)$").group(1)
+        g.do(f"wait-tour 1. alice",
+             rf"^script: tour Waiting in tournament {tid} for your next game\.\|"
+             rf"Standings of {tid}, .*\(waiting for players\):\|\s+1\. alice\s+0 points")
         g.do("lobby-tournaments",
-             rf"^script: tournaments Tournament {tid}: Kalah.* \(arena of kalah\), running; "
-             r"1 of 8 players")
+             rf"^script: tournaments Tournament {tid}: .* \(round robin of tictactoe\), "
+             r"waiting for players; 1 of 2 players")
         g.do(f"lobby-standings {tid}",
-             rf"^script: standings Standings of {tid}, .*\(running\):\|\s+1\. ann\s+0 points")
+             rf"^script: standings Standings of {tid}, .*\(waiting for players\):\|\s+1\. alice")
         s.shot(g, "gtk_tournament_standings")
         with open(g.script, "a") as f:
             f.write("lobby-standings t99\n")
         g.expect(r"^script: error lobby: .*there is no tournament 't99'")
+        g.do("lobby-tour-leave")
+        g.do(f"wait-tour You have left tournament {tid}.")
+        g.do("lobby-tournaments", r"^script: tournaments .*; 0 of 2 players")
+        g.do(f"lobby-tour-join {tid}")
+        g.do("wait-tour 1. alice")
+        check_names(g, "lobby", "the games dialog, in a tournament")
+        ann = s.text("ann", "--server", board.address)
+        ann.send(f"tournament join {tid}")
+        game = ann.expect(rf"^Your game in tournament {tid}: game (\S+)\.").group(1)
+        g.do(f"wait-tour seats you in game {game}.")
+        play_game(g, ann, random.Random(7), keyboard_every=0)
+        g.do("wait-over", r"^script: over")
+        g.do(f"wait-tour Tournament {tid} has finished.",
+             rf"^script: tour .*\|Standings of {tid}, .*\(finished\):"
+             r"\|\s+1\. \w+\s+[12] points,\s+1 games")
+        s.shot_of(g, "lobby", "gtk_tournament_finished")
+        # ... and in alice's history: the match says its tournament, and
+        # the tournament her place and points
+        g.do("button history")
+        g.do("history-list", rf"^script: match Match {game}: tictactoe, .* In tournament {tid}, ")
+        seen(g, rf"^script: tournaments Tournament {tid}, .*\(finished\): alice placed [12] of 2 "
+             r"with [0-2] points\.$")
         finish(g)
 
 

@@ -806,7 +806,8 @@ def old_lookalikes_kept(bindir):
         c.close()
         board.stop()
         con = sqlite3.connect(path)
-        con.executescript("DROP TABLE tournaments;"                 # schema 13's
+        con.executescript("ALTER TABLE games DROP COLUMN tournament_id;"   # schema 14's
+                          "DROP TABLE tournaments;"                 # 13's
                           "DROP TABLE analyses;"                     # 12's
                           "DROP TABLE blocks; DROP TABLE reports;"   # 11's
                           "DROP TABLE reset_codes; DROP TABLE admin_actions;"  # 10's

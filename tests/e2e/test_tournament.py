@@ -29,19 +29,23 @@ from one address (--client-tournaments); --tournaments=operator refuses
 Create without the admin token and takes it with one.
 
 swiss: a Swiss tournament of 6 in 3 rounds: nobody meets twice, winners meet
-winners.
+winners; --metrics counts the tournaments by state, their players and games.
 drawn_tables: a round robin of tables of three (tictactoe for 3), 4 players:
 one table drawn each round, placement points as the stored results give.
-text_view: the text view's tournaments, tournament new/join and standings.
+text_view: the text view's tournaments, tournament new/join and standings;
+its history shows the tournament of each match and the player's place, and
+so does sungka-player --history.
 Usage: test_tournament.py BINDIR TEST.
 """
 import importlib
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Autoplayer, Env, check, main  # noqa: E402
@@ -375,6 +379,10 @@ def round_robin(bindir):
               f"dan's tournaments: {mine}")
         none = conn.tour.ListTournaments(tpb.ListTournamentsRequest(player="zed"), timeout=T)
         check(not none.tournaments, f"zed played in no tournament: {none}")
+        # ... and each of dan's matches says which tournament made it.
+        ms = conn.lobby.ListMatches(stubs.pb.ListMatchesRequest(player="dan"), timeout=T).matches
+        check(len(ms) == 3 and all(m.tournament_id == tid and m.tournament_title == end.title
+                                   for m in ms), f"dan's matches: {ms}")
         for p in players:
             check(p.finished.wait(T), f"{p.name}'s stream did not end with the round robin")
             p.stop = True
@@ -408,14 +416,35 @@ def round_robin(bindir):
         conn.close()
 
 
+def metrics_until(board, want, what):
+    """Scrape the service's --metrics until every (name, value) of want is
+    on the page (the gauges are counted once a second)."""
+    port = int(re.search(r"metrics on port (\d+)",
+                         next(l for l in board.err_lines if "metrics on port" in l)).group(1))
+    deadline = time.monotonic() + T
+    while True:
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=T).read()
+        page = page.decode()
+        if all(re.search(rf"^{re.escape(name)} {value}$", page, re.M) for name, value in want):
+            return
+        if time.monotonic() > deadline:
+            check(False, f"the metrics never showed {what} {want}:\n" + "\n".join(
+                l for l in page.splitlines() if "tournament" in l))
+        time.sleep(0.1)
+
+
 def swiss(bindir):
     """A Swiss tournament of 6 kalah players in 3 rounds: each round pairs
     everyone once, nobody meets anyone twice, and from round 2 each pair is
     the nearest on points that has not met (the leaders meet first); points
-    as the stored results give. A kind of more seats is refused."""
+    as the stored results give. A kind of more seats is refused. The
+    service's metrics count the tournaments by state, their players and the
+    games they made."""
     with Env(bindir) as env:
         generate(os.path.join(env.state_dir, "stubs"))
-        board = env.board("--db", os.path.join(env.state_dir, "board.db"))
+        board = env.board("--db", os.path.join(env.state_dir, "board.db"),
+                          "--metrics", "127.0.0.1:0")
+        board.expect_stderr(r"metrics on port \d+")
         conn = Conn(board.address)
         stubs.refused("a Swiss of tables of three", stubs.grpc.StatusCode.INVALID_ARGUMENT,
                       "BAD_REQUEST", conn.tour.CreateTournament, tpb.CreateTournamentRequest(
@@ -427,13 +456,22 @@ def swiss(bindir):
             kind="kalah", options=opts, format=tpb.TOURNAMENT_FORMAT_SWISS, rounds=3,
             max_players=6), timeout=T).tournament
         names = ["ana", "ben", "cai", "dia", "eve", "fay"]
+        metrics_until(board, [('sungka_tournaments{state="waiting"}', 1),
+                              ("sungka_tournament_players", 0)], "a Swiss waiting")
         players = [Player(board.address, t.id, n, tok)
                    for n, tok in join_all(conn, t.id, names)]
+        metrics_until(board, [('sungka_tournaments{state="running"}', 1),
+                              ('sungka_tournaments{state="waiting"}', 0),
+                              ("sungka_tournament_players", 6)], "a Swiss of 6 running")
         for p in players:
             p.start()
         end = wait_for(conn, t.id, lambda t: t.status == tpb.TOURNAMENT_STATUS_FINISHED,
                        "its end", timeout=40)
         check(end.rounds == 3 and len(end.games) == 9, f"3 rounds of 3 games: {end}")
+        metrics_until(board, [('sungka_tournaments{state="finished"}', 1),
+                              ('sungka_tournaments{state="running"}', 0),
+                              ("sungka_tournament_players", 0),
+                              ("sungka_tournament_games_total", 9)], "the Swiss finished")
         pairs = [tuple(sorted(g.players)) for g in end.games]
         check(len(set(pairs)) == 9, f"a pair met twice: {pairs}")
         for r in (1, 2, 3):
@@ -524,11 +562,27 @@ def text_view(bindir):
         check(int(first.group(2)) + int(second.group(2)) == 2 and
               {first.group(1), second.group(1)} == {"ann", "bob"},
               f"the standings after one game: {first.group(0)} / {second.group(0)}")
+        # A tournament's result in the player's history: the match says its
+        # tournament, and the tournament ann's place and points.
+        place, points = (1, first.group(2)) if first.group(1) == "ann" else \
+            (1 if first.group(2) == second.group(2) else 2, second.group(2))
+        ann.send("history")
+        ann.expect(rf"^Match {game}: kalah, \d+ moves: .* In tournament {tid}, Kalah[^,]* "
+                   r"round robin\.$")
+        ann.expect(rf"^Tournament {tid}, Kalah[^,]* round robin \(finished\): ann placed "
+                   rf"{place} of 2 with {points} points\.$")
+        # The same lines from sungka-player --history, which prints and exits.
+        r = subprocess.run([os.path.join(bindir, "sungka-player"), "--name", "zed", "--server",
+                            board.address, "--history", "ann"], env=env.env,
+                           capture_output=True, text=True, timeout=T)
+        check(r.returncode == 0 and
+              f"In tournament {tid}, " in r.stdout and
+              f"ann placed {place} of 2 with {points} points." in r.stdout,
+              f"sungka-player --history ann: {r.returncode}\n{r.stdout}{r.stderr}")
         for p in (ann, bob):
             p.quit()
 
 
 if __name__ == "__main__":
-    main({"arena": arena, "round_robin": round_robin, "drawn_tables": drawn_tables,
-          "swiss": swiss,
-          "text_view": text_view})
+    sys.exit(main({"arena": arena, "round_robin": round_robin, "drawn_tables": drawn_tables,
+                   "swiss": swiss, "text_view": text_view}))

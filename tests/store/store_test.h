@@ -324,7 +324,8 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
  * as an older service left it behind and test the way up from there; undo
  * the newest first, then set PRAGMA user_version. */
 /* The schema version a fresh file gets (the number of migrations). */
-#define STORE_TEST_VERSION 13
+#define STORE_TEST_VERSION 14
+#define STORE_TEST_UNDO_14 /* games' tournaments */ "ALTER TABLE games DROP COLUMN tournament_id;"
 #define STORE_TEST_UNDO_13 /* tournaments */ "DROP TABLE tournaments;"
 #define STORE_TEST_UNDO_10 /* the operator's bans, audit log and reset codes */ \
     "DROP TABLE reset_codes; DROP TABLE admin_actions; DROP TABLE bans;"
@@ -350,7 +351,7 @@ static inline int64_t make_account(store *s, const char *name, bool *claimed)
     "ALTER TABLE games DROP COLUMN per_move_ms; ALTER TABLE games DROP COLUMN base_ms;" \
     "ALTER TABLE games DROP COLUMN increment_ms;"
 #define STORE_TEST_UNDO_3 /* event formats */ "ALTER TABLE events DROP COLUMN format;"
-#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_13 STORE_TEST_UNDO_12 STORE_TEST_UNDO_11 STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 \
+#define STORE_TEST_BACK_TO_2 STORE_TEST_UNDO_14 STORE_TEST_UNDO_13 STORE_TEST_UNDO_12 STORE_TEST_UNDO_11 STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 \
     STORE_TEST_UNDO_8 STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5 STORE_TEST_UNDO_4 \
     STORE_TEST_UNDO_3
 

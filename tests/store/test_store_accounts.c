@@ -309,11 +309,13 @@ static void test_file_before_looks_migrates(void **state)
              "INSERT INTO accounts (name, name_key, skeleton, pwhash, created_ms, password_ms)"
              " VALUES ('%s', '%s', '%s', 'h1', 1, 1), ('%s', '%s', '%s', 'h2', 2, 2);",
              a.display, a.key, a.skeleton, b.display, b.key, b.skeleton);
-    snprintf(sql, sizeof sql, "%s%s%s%s%s PRAGMA user_version = 8; %s", STORE_TEST_UNDO_13,
+    snprintf(sql, sizeof sql, "%s%s%s%s%s%s PRAGMA user_version = 8; %s", STORE_TEST_UNDO_14,
+             STORE_TEST_UNDO_13,
              STORE_TEST_UNDO_12, STORE_TEST_UNDO_11,
              STORE_TEST_UNDO_10, STORE_TEST_UNDO_9, rows);
     char pg_sql[4096];
-    snprintf(pg_sql, sizeof pg_sql, "DROP TABLE tournaments; DROP TABLE analyses; DROP TABLE blocks; DROP TABLE reports;"
+    snprintf(pg_sql, sizeof pg_sql, "ALTER TABLE games DROP COLUMN tournament_id;"
+             " DROP TABLE tournaments; DROP TABLE analyses; DROP TABLE blocks; DROP TABLE reports;"
              " DROP TABLE reset_codes; DROP TABLE admin_actions; DROP TABLE bans;"
              " DROP INDEX accounts_by_look;"
              " ALTER TABLE accounts DROP COLUMN look; UPDATE sungka_schema SET version = 2; %s",
@@ -323,7 +325,7 @@ static void test_file_before_looks_migrates(void **state)
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);
     assert_int_equal(test_sql_int(path, "PRAGMA user_version",
                                   "SELECT version FROM sungka_schema"),
-                     test_on_pg() ? 7 : STORE_TEST_VERSION);
+                     test_on_pg() ? 8 : STORE_TEST_VERSION);
     store_account got_a, got_b;
     assert_ok(s, store_account_find(s, "alice", &got_a));
     assert_ok(s, store_account_find(s, "aiice", &got_b));
@@ -381,7 +383,7 @@ static void test_version_2_file_migrates(void **state)
     /* What a service before accounts left behind: statistics by name. */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_13 STORE_TEST_UNDO_12 STORE_TEST_UNDO_11 STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_14 STORE_TEST_UNDO_13 STORE_TEST_UNDO_12 STORE_TEST_UNDO_11 STORE_TEST_UNDO_10 STORE_TEST_UNDO_9 STORE_TEST_UNDO_8
                                   STORE_TEST_UNDO_7 STORE_TEST_UNDO_6 STORE_TEST_UNDO_5
                                   "PRAGMA user_version = 4",
                                   NULL, NULL,

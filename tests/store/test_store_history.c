@@ -1,7 +1,9 @@
 /*
  * test_store_history.c — the match history: games created, played move by
  * move and ended come back from store_matches (newest first, filtered by
- * player and by kind) and store_match (every field, the moves in order).
+ * player and by kind) and store_match (every field, the moves in order);
+ * a tournament's game says its tournament, also in a file from before
+ * games had one (schema 13), whose games say none.
  */
 #include "store_test.h"
 
@@ -295,9 +297,83 @@ static void test_bad_input(void **state)
     store_close(s);
 }
 
+/* A game a tournament made carries its id through store_matches and
+ * store_match; another game carries "". */
+static void test_tournament_of_a_game(void **state)
+{
+    (void)state;
+    store *s = open_memory();
+    store_game_info g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.id, sizeof g.id, "7");
+    snprintf(g.kind, sizeof g.kind, "kalah");
+    snprintf(g.tournament_id, sizeof g.tournament_id, "t3");
+    g.seats = 2;
+    g.status = STORE_WAITING;
+    assert_ok(s, store_game_create(s, &g));
+    const char *names[2] = { "ana", "ben" };
+    int scores[2] = { 3, 1 }, winner[1] = { 0 };
+    assert_ok(s, store_game_status(s, "7", STORE_RUNNING, 1000));
+    assert_ok(s, store_game_finish(s, "7", STORE_FINISHED, "by the rules", 2, names, NULL,
+                                   scores, winner, 1, 2000));
+    make_game(s, "8", "kalah", 2);
+    store_match_summary *list;
+    int n;
+    assert_ok(s, store_matches(s, "ana", NULL, 10, NULL, &list, &n));
+    assert_int_equal(n, 1);
+    assert_string_equal(list[0].game.tournament_id, "t3");
+    free(list);
+    store_match_summary m;
+    store_move *moves;
+    int n_moves;
+    assert_ok(s, store_match(s, "7", &m, &moves, &n_moves));
+    assert_string_equal(m.game.tournament_id, "t3");
+    free(moves);
+    assert_ok(s, store_match(s, "8", &m, &moves, &n_moves));
+    assert_string_equal(m.game.tournament_id, "");
+    free(moves);
+    store_close(s);
+}
+
+/* A file a service of schema 13 left (games without a tournament) is
+ * migrated: its games are read, made by no tournament (SQLite only: the
+ * other migrations' tests go down the same way). */
+static void test_file_before_game_tournaments_migrates(void **state)
+{
+    (void)state;
+    if (test_on_pg())
+        skip();
+    char dir[256], path[512], err[512];
+    scratch_dir(dir);
+    snprintf(path, sizeof path, "%s/v13.db", dir);
+    store *s;
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    const char *ab[2] = { "ana", "ben" };
+    played_game(s, "1", "sungka", 2, ab, 3, 0, 10000);
+    store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_14 "PRAGMA user_version = 13", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(path, &s, err, sizeof err), 0);
+    store_match_summary *list;
+    int n;
+    assert_ok(s, store_matches(s, NULL, NULL, 10, NULL, &list, &n));
+    assert_int_equal(n, 1);
+    assert_string_equal(list[0].game.id, "1");
+    assert_string_equal(list[0].game.tournament_id, "");
+    assert_int_equal(list[0].n_moves, 3);
+    free(list);
+    store_close(s);
+    scratch_remove(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tournament_of_a_game),
+        cmocka_unit_test(test_file_before_game_tournaments_migrates),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_pages),
         cmocka_unit_test(test_move_order),

@@ -133,7 +133,7 @@ static void test_file_before_blocks_migrates(void **state)
     store_close(s);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_13 STORE_TEST_UNDO_12 STORE_TEST_UNDO_11 "PRAGMA user_version = 10", NULL, NULL,
+    assert_int_equal(sqlite3_exec(db, STORE_TEST_UNDO_14 STORE_TEST_UNDO_13 STORE_TEST_UNDO_12 STORE_TEST_UNDO_11 "PRAGMA user_version = 10", NULL, NULL,
                                   NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(store_open(path, &s, err, sizeof err), 0);

@@ -147,6 +147,10 @@ static void handle(gview *v, const agent_msg *msg)
     case AGENT_MSG_GAME_OVER:
         gview_sound_play(v, GVIEW_SOUND_END);
         show_gview_game_over(v, msg);
+        /* a tournament's game: back to its standings, for the next one
+         * (the result stays in the log) */
+        if (v->lobby && globby_game_over(v->lobby, gview_model(v)->game_id))
+            gview_close_over_dialog(v);
         break;
     case AGENT_MSG_REMATCH_STARTED: {
         char err[512];

@@ -3,8 +3,11 @@
  * store (agent_list_matches), newest first: the user's own, or everyone's
  * with a toggle, of any kind or one chosen from a drop-down. Each row shows
  * the players with their scores, the result, the date and the number of
- * moves; choosing one (double click, Enter, or Replay) opens its replay
- * (gtk_replay.c). Calls block briefly (the agent's call deadline).
+ * moves (and the tournament that made it); choosing one (double click,
+ * Enter, or Replay) opens its replay (gtk_replay.c). Under our own matches,
+ * the tournaments we played in, with our place and points
+ * (agent_list_tournaments_of). Calls block briefly (the agent's call
+ * deadline).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@ struct ghistory {
     GtkWidget *everyone;       /* GtkCheckButton: everyone's matches, not just ours */
     GtkWidget *kind;           /* GtkDropDown: any kind, then each kind */
     GtkWidget *list;           /* GtkListBox; each row has data "id" */
+    GtkWidget *tours;          /* our tournaments, a line each (hidden for everyone's) */
     GtkWidget *error;
     GPtrArray *rows;           /* each row's text, for the script hook */
     char last_error[512];
@@ -66,6 +70,9 @@ static char *row_text(const agent_match *m)
         g_string_append_printf(s, _(" \u2014 abandoned: %s"), m->reason);
     else
         g_string_append_printf(s, " \u2014 %s", m->reason);
+    if (m->tournament_id[0])           /* the same sentence as the text view's */
+        g_string_append_printf(s, _(" In tournament %s, %s."), m->tournament_id,
+                               m->tournament_title[0] ? m->tournament_title : "?");
     return g_string_free(s, FALSE);
 }
 
@@ -110,7 +117,38 @@ int ghistory_refresh(ghistory *h)
     for (int i = 0; i < n; i++)
         add_row(h, &matches[i]);
     free(matches);
+    /* our tournaments, each with our place (none listed: an older service) */
+    agent_tournament *ts = NULL;
+    GString *s = g_string_new(NULL);
+    if (player && !chosen_kind(h) &&
+        agent_list_tournaments_of(h->v->ag, player, &ts, &n, err, sizeof err) == 0) {
+        for (int i = 0; i < n; i++) {
+            const agent_tournament *t = &ts[i];
+            for (int k = 0; k < t->n_standings; k++) {
+                const agent_standing *st = &t->standings[k];
+                if (g_ascii_strcasecmp(st->name, player) != 0)
+                    continue;
+                g_string_append_printf(
+                    s, _("Tournament %s, %s (%s): %s placed %d of %d with %d points.\n"), t->id,
+                    t->title, t->status == 1   ? _("waiting for players")
+                              : t->status == 3 ? _("finished")
+                                               : _("running"),
+                    st->name, st->rank, t->n_standings, st->points);
+            }
+            agent_tournament_free(&ts[i]);
+        }
+        free(ts);
+    }
+    g_strchomp(s->str);
+    gtk_label_set_text(GTK_LABEL(h->tours), s->str);
+    gtk_widget_set_visible(h->tours, s->str[0] != '\0');
+    g_string_free(s, TRUE);
     return 0;
+}
+
+const char *ghistory_tournaments(const ghistory *h)
+{
+    return gtk_label_get_text(GTK_LABEL(h->tours));
 }
 
 void ghistory_set_everyone(ghistory *h, bool everyone)
@@ -270,6 +308,11 @@ ghistory *ghistory_new(gview *v)
     gtk_widget_set_vexpand(scroll, TRUE);
     gtk_widget_set_size_request(scroll, -1, 200);
     gtk_box_append(GTK_BOX(box), scroll);
+    h->tours = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(h->tours), 0);
+    gtk_label_set_wrap(GTK_LABEL(h->tours), TRUE);
+    gtk_widget_set_visible(h->tours, FALSE);
+    gtk_box_append(GTK_BOX(box), h->tours);
 
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     GtkWidget *refresh = button(_("_Refresh"), _("Refresh the list of matches"));

@@ -9,7 +9,15 @@
  * the pool as it changes ("3 waiting; ratings 1400 to 1600; 12 s") and
  * finishes when it ends (agent_quick_finish: the seat is taken as after a
  * join); Stop Waiting cancels. And the service's tournaments, each one's
- * standings in a dialog of their own (activate its row).
+ * standings in a dialog of their own (activate its row); Play in Tournament
+ * joins the chosen one (Create Tournament makes one of the kind, options and
+ * clock above, and joins it) and waits, as quick pairing does, without
+ * blocking: agent_tournament_start, then a QUICK_POLL_MS timer shows the
+ * standings as they change, and agent_tournament_finish takes the seat when
+ * the tournament seats us. When that game is over (globby_game_over, from
+ * gtk_events.c) the dialog comes back and waits for the next game, the
+ * standings live, until the tournament has finished and its final standings
+ * stay shown. Leave Tournament withdraws.
  *
  * It opens once the agent is connected: at start when the command line
  * named a service but no game, or after the connect dialog (gtk_connect.c).
@@ -50,6 +58,19 @@ struct globby {
     agent_quick *quick;        /* a quick pairing under way, else NULL */
     guint quick_tick;
     char paired[32];           /* the game the last quick pairing gave, or "" */
+    GtkWidget *tour_format;    /* GtkDropDown: arena, round robin, Swiss */
+    GtkWidget *tour_players;   /* GtkSpinButton: the field (a round robin starts when full) */
+    GtkWidget *tour_length;    /* GtkSpinButton: an arena's minutes, or rounds (0: enough) */
+    GtkWidget *tour_play, *tour_leave;
+    GtkWidget *tour_status;    /* our tournament: waiting, seated or finished, and its
+                                * standings as last heard */
+    agent_tour_wait *tour;     /* a wait for our next tournament game, else NULL */
+    guint tour_tick;
+    bool tour_leaving;         /* the wait is being cancelled because we left */
+    char tour_id[32];          /* the tournament we play in, "" when none (or over) */
+    char tour_game[32];        /* the game it seated us in last, "" when none */
+    char tour_standings[4096]; /* its standings as last heard */
+    char created_tour[32];     /* the tournament Create Tournament made last */
     GtkWidget *error;
     char last_error[512];
 };
@@ -238,6 +259,30 @@ static void refresh_tournaments(globby *lb)
     free(ts);
 }
 
+/* t's standings, a line each (g_string_free it). */
+static GString *standings_lines(const agent_tournament *t)
+{
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < t->n_standings; i++) {
+        const agent_standing *p = &t->standings[i];
+        g_string_append_printf(s, _("%3d. %-20s %4d points, %3d games, %3d won%s\n"), p->rank,
+                               p->name, p->points, p->games, p->wins,
+                               p->withdrawn ? _(" (left)") : "");
+    }
+    return s;
+}
+
+/* "Standings of t1, Kalah arena (running):" (g_free it). */
+static char *standings_title(const agent_tournament *t)
+{
+    char *title = g_strdup_printf(_("Standings of %s, %s (%s):\n"), t->id, t->title,
+                                  t->status == 1   ? _("waiting for players")
+                                  : t->status == 3 ? _("finished")
+                                                   : _("running"));
+    g_strchomp(title);
+    return title;
+}
+
 int globby_standings(globby *lb, const char *id)
 {
     agent_tournament t;
@@ -246,18 +291,8 @@ int globby_standings(globby *lb, const char *id)
         set_error(lb, err);
         return -1;
     }
-    GString *s = g_string_new(NULL);
-    for (int i = 0; i < t.n_standings; i++) {
-        const agent_standing *p = &t.standings[i];
-        g_string_append_printf(s, _("%3d. %-20s %4d points, %3d games, %3d won%s\n"), p->rank,
-                               p->name, p->points, p->games, p->wins,
-                               p->withdrawn ? _(" (left)") : "");
-    }
-    char *title = g_strdup_printf(_("Standings of %s, %s (%s):\n"), t.id, t.title,
-                                  t.status == 1   ? _("waiting for players")
-                                  : t.status == 3 ? _("finished")
-                                                  : _("running"));
-    g_strchomp(title);
+    GString *s = standings_lines(&t);
+    char *title = standings_title(&t);
     GtkWidget *dialog = gview_dialog(lb->v, title);
     gtk_window_set_default_size(GTK_WINDOW(dialog), 460, 300);
     GtkWidget *box = gview_padded_column(8, 12);
@@ -648,6 +683,253 @@ static void on_quick_stop(GtkButton *b, gpointer data)
     globby_quick_stop(data);
 }
 
+/* ------------------------------------------------------------ playing a tournament */
+
+static void tour_stopped(globby *lb)
+{
+    if (lb->tour_tick)
+        g_source_remove(lb->tour_tick);
+    lb->tour_tick = 0;
+    lb->tour = NULL;
+}
+
+/* The status under the tournaments: a headline, then the standings as
+ * last heard. */
+static void tour_say(globby *lb, const char *headline)
+{
+    char *text = g_strdup_printf("%s\n%s", headline, lb->tour_standings);
+    g_strchomp(text);
+    gtk_label_set_text(GTK_LABEL(lb->tour_status), text);
+    g_free(text);
+    gtk_widget_set_visible(lb->tour_leave, lb->tour_id[0] != '\0');
+}
+
+static void tour_news(globby *lb, const agent_tournament *t)
+{
+    GString *s = standings_lines(t);
+    char *title = standings_title(t);
+    snprintf(lb->tour_standings, sizeof lb->tour_standings, "%s\n%s", title, s->str);
+    g_free(title);
+    g_string_free(s, TRUE);
+    char *said = g_strdup_printf(_("Waiting in tournament %s for your next game."), lb->tour_id);
+    tour_say(lb, said);
+    g_free(said);
+}
+
+/* The wait's end: seated (the window on the game), the tournament over
+ * (its final standings stay), or why not. */
+static void tour_end_wait(globby *lb)
+{
+    char err[512];
+    agent_tour_wait *w = lb->tour;
+    bool leaving = lb->tour_leaving;
+    tour_stopped(lb);
+    lb->tour_leaving = false;
+    int rc = agent_tournament_finish(lb->v->ag, w, err, sizeof err);
+    char *said = NULL;
+    if (rc == 0) {
+        snprintf(lb->tour_game, sizeof lb->tour_game, "%s", agent_game_id(lb->v->ag));
+        said = g_strdup_printf(_("Tournament %s seats you in game %s."), lb->tour_id,
+                               lb->tour_game);
+        gview_log(lb->v, "%s", said);
+        tour_say(lb, said);
+        set_error(lb, "");
+        joined(lb);
+    } else if (rc == 1) {
+        said = g_strdup_printf(_("Tournament %s has finished."), lb->tour_id);
+        gview_log(lb->v, "%s", said);
+        lb->tour_id[0] = '\0';
+        tour_say(lb, said);
+    } else if (!leaving) {
+        set_error(lb, err);
+    }
+    g_free(said);
+}
+
+static gboolean tour_poll(gpointer data)
+{
+    globby *lb = data;
+    agent_tournament now;
+    bool ended;
+    if (agent_tournament_news(lb->tour, &now, &ended)) {
+        if (!lb->tour_leaving)         /* we left: "You have left" stays */
+            tour_news(lb, &now);
+        agent_tournament_free(&now);
+    }
+    if (!ended)
+        return G_SOURCE_CONTINUE;
+    lb->tour_tick = 0;                 /* this source ends here */
+    tour_end_wait(lb);
+    return G_SOURCE_REMOVE;
+}
+
+int globby_tour_join(globby *lb, const char *id)
+{
+    char err[512], copy[32];
+    snprintf(copy, sizeof copy, "%s", id);   /* id may be lb->tour_id */
+    if (lb->tour) {
+        set_error(lb, _("Already waiting in a tournament."));
+        return -1;
+    }
+    agent_tour_wait *w = agent_tournament_start(lb->v->ag, copy, err, sizeof err);
+    if (!w) {
+        set_error(lb, err);
+        return -1;
+    }
+    if (strcmp(lb->tour_id, copy) != 0) {
+        snprintf(lb->tour_id, sizeof lb->tour_id, "%s", copy);
+        lb->tour_standings[0] = '\0';
+        lb->tour_game[0] = '\0';
+    }
+    lb->tour = w;
+    set_error(lb, "");
+    char *said = g_strdup_printf(_("Waiting in tournament %s for your next game."), copy);
+    tour_say(lb, said);
+    g_free(said);
+    lb->tour_tick = g_timeout_add(QUICK_POLL_MS, tour_poll, lb);
+    return 0;
+}
+
+bool globby_game_over(globby *lb, const char *game_id)
+{
+    if (!lb->tour_id[0] || lb->tour || strcmp(game_id, lb->tour_game) != 0)
+        return false;
+    if (globby_tour_join(lb, lb->tour_id) != 0)
+        gview_log(lb->v, "%s", lb->last_error);
+    globby_show(lb);
+    return true;
+}
+
+int globby_tour_leave(globby *lb)
+{
+    char err[512];
+    if (!lb->tour_id[0]) {
+        set_error(lb, _("You play in no tournament now."));
+        return -1;
+    }
+    if (agent_leave_tournament(lb->v->ag, lb->tour_id, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    if (lb->tour) {                    /* tour_poll sees the end, and says nothing */
+        lb->tour_leaving = true;
+        agent_tournament_cancel(lb->tour);
+    }
+    char *said = g_strdup_printf(_("You have left tournament %s."), lb->tour_id);
+    gview_log(lb->v, "%s", said);
+    lb->tour_id[0] = '\0';
+    tour_say(lb, said);
+    g_free(said);
+    set_error(lb, "");
+    return 0;
+}
+
+static const char *const tour_formats[] = {"arena", "roundrobin", "swiss"};
+
+int globby_tour_create(globby *lb, const char *format, const char *kind_name, int players,
+                       int length, char **assignments, int n)
+{
+    char err[512], id[32];
+    int f = -1;
+    for (int i = 0; format && i < (int)G_N_ELEMENTS(tour_formats); i++)
+        if (strcmp(format, tour_formats[i]) == 0)
+            f = i;
+    if (format && f < 0) {
+        snprintf(err, sizeof err,
+                 _("A tournament is an arena, a roundrobin or a swiss, not '%s'."), format);
+        set_error(lb, err);
+        return -1;
+    }
+    if (f >= 0)
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(lb->tour_format), (guint)f);
+    if (players > 0)
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(lb->tour_players), players);
+    if (length >= 0)
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(lb->tour_length), length);
+    const game_kind *kind = kind_name ? game_kind_find(kind_name) : chosen_kind(lb);
+    if (!kind) {
+        snprintf(err, sizeof err, _("There is no game kind '%s'."), kind_name);
+        set_error(lb, err);
+        return -1;
+    }
+    if (kind != chosen_kind(lb)) {      /* show the kind asked for */
+        for (int i = 0; i < game_kind_count(); i++)
+            if (game_kind_at(i) == kind)
+                gtk_drop_down_set_selected(GTK_DROP_DOWN(lb->kind), (guint)i);
+    }
+    char texts[GAME_MAX_OPTIONS][48];
+    const char *argv[GAME_MAX_OPTIONS + 16];
+    int argc = 0;
+    bool rated = lb->rated && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->rated));
+    if (!kind_name) {                  /* the dialog's options */
+        for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++)
+            if (lb->spins[i]) {
+                snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name,
+                         gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->spins[i])));
+                argv[argc] = texts[argc];
+                argc++;
+            }
+    }
+    for (int i = 0; i < n && argc < (int)G_N_ELEMENTS(argv); i++) {
+        if (strcmp(assignments[i], "rated") == 0)
+            rated = true;
+        else
+            argv[argc++] = assignments[i];
+    }
+    char spec[128];
+    const char *clock = gtk_editable_get_text(GTK_EDITABLE(lb->clock));
+    snprintf(spec, sizeof spec, "%s%s%.60s", kind->name, clock[0] ? ":" : "", clock);
+    guint chosen = gtk_drop_down_get_selected(GTK_DROP_DOWN(lb->tour_format));
+    if (chosen >= G_N_ELEMENTS(tour_formats))
+        chosen = 0;
+    if (agent_create_tournament(lb->v->ag, tour_formats[chosen], spec, argv, argc,
+                                gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->tour_length)),
+                                gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->tour_players)),
+                                rated, id, err, sizeof err) != 0) {
+        set_error(lb, err);
+        return -1;
+    }
+    gview_log(lb->v, _("Tournament %s created."), id);
+    snprintf(lb->created_tour, sizeof lb->created_tour, "%s", id);
+    globby_refresh(lb);
+    return globby_tour_join(lb, id);
+}
+
+const char *globby_tour_status(const globby *lb)
+{
+    return gtk_label_get_text(GTK_LABEL(lb->tour_status));
+}
+
+const char *globby_tour_created(const globby *lb)
+{
+    return lb->created_tour;
+}
+
+static void on_tour_play(GtkButton *b, gpointer data)
+{
+    (void)b;
+    globby *lb = data;
+    GtkListBoxRow *row = gtk_list_box_get_selected_row(GTK_LIST_BOX(lb->tours));
+    const char *id = row ? g_object_get_data(G_OBJECT(row), "id") : NULL;
+    if (!id) {
+        set_error(lb, _("Choose a tournament in the list first."));
+        return;
+    }
+    globby_tour_join(lb, id);
+}
+
+static void on_tour_leave(GtkButton *b, gpointer data)
+{
+    (void)b;
+    globby_tour_leave(data);
+}
+
+static void on_tour_create(GtkButton *b, gpointer data)
+{
+    (void)b;
+    globby_tour_create(data, NULL, NULL, 0, -1, NULL, 0);
+}
+
 static void on_create(GtkButton *b, gpointer data)
 {
     (void)b;
@@ -730,6 +1012,21 @@ globby *globby_new(gview *v)
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(tscroll), lb->tours);
     gtk_widget_set_size_request(tscroll, -1, 80);
     gtk_box_append(GTK_BOX(box), tscroll);
+    GtkWidget *tour_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    lb->tour_play = button(_("_Play in Tournament"),
+                           _("Join the chosen tournament and play the games it seats you in"));
+    g_signal_connect(lb->tour_play, "clicked", G_CALLBACK(on_tour_play), lb);
+    lb->tour_leave = button(_("Lea_ve Tournament"), _("Withdraw from the tournament you play in"));
+    gtk_widget_set_visible(lb->tour_leave, FALSE);
+    g_signal_connect(lb->tour_leave, "clicked", G_CALLBACK(on_tour_leave), lb);
+    gtk_box_append(GTK_BOX(tour_row), lb->tour_play);
+    gtk_box_append(GTK_BOX(tour_row), lb->tour_leave);
+    gtk_box_append(GTK_BOX(box), tour_row);
+    lb->tour_status = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(lb->tour_status), 0);
+    gtk_label_set_wrap(GTK_LABEL(lb->tour_status), TRUE);
+    gtk_widget_add_css_class(lb->tour_status, "monospace");
+    gtk_box_append(GTK_BOX(box), lb->tour_status);
 
     GtkWidget *new_head = gtk_label_new(NULL);
     m = g_markup_printf_escaped("<b>%s</b>", _("New game"));
@@ -785,6 +1082,37 @@ globby *globby_new(gview *v)
     gtk_box_append(GTK_BOX(create_row), lb->quick_btn);
     gtk_box_append(GTK_BOX(create_row), lb->quick_stop);
     gtk_box_append(GTK_BOX(box), create_row);
+    /* A tournament of the kind, options and clock above. */
+    GtkWidget *tnew_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    const char *formats[] = {_("arena"), _("round robin"), _("Swiss"), NULL};
+    lb->tour_format = gtk_drop_down_new_from_strings(formats);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->tour_format),
+                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Kind of tournament"), -1);
+    GtkWidget *players_label = gtk_label_new(_("players"));
+    lb->tour_players = gtk_spin_button_new_with_range(2, 1000, 1);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(lb->tour_players), 8);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->tour_players),
+                                   GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("Players: a round robin or a Swiss starts when this many "
+                                     "have joined"), -1);
+    GtkWidget *length_label = gtk_label_new(_("minutes or rounds"));
+    lb->tour_length = gtk_spin_button_new_with_range(0, 1440, 1);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(lb->tour_length), 5);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(lb->tour_length),
+                                   GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   _("An arena's minutes, or the rounds to play (0: as many as "
+                                     "it needs)"), -1);
+    GtkWidget *tour_create = button(_("Create Tour_nament"),
+                                    _("Create a tournament of this kind, options and clock, "
+                                      "and join it"));
+    g_signal_connect(tour_create, "clicked", G_CALLBACK(on_tour_create), lb);
+    gtk_box_append(GTK_BOX(tnew_row), lb->tour_format);
+    gtk_box_append(GTK_BOX(tnew_row), players_label);
+    gtk_box_append(GTK_BOX(tnew_row), lb->tour_players);
+    gtk_box_append(GTK_BOX(tnew_row), length_label);
+    gtk_box_append(GTK_BOX(tnew_row), lb->tour_length);
+    gtk_box_append(GTK_BOX(tnew_row), tour_create);
+    gtk_box_append(GTK_BOX(box), tnew_row);
     lb->quick_status = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(lb->quick_status), 0);
     gtk_label_set_wrap(GTK_LABEL(lb->quick_status), TRUE);
@@ -819,6 +1147,13 @@ void globby_free(globby *lb)
         agent_quick_cancel(w);
         quick_stopped(lb);
         agent_quick_finish(lb->v->ag, w, err, sizeof err);
+    }
+    if (lb->tour) {                    /* stop waiting; a seat given meanwhile is taken */
+        char err[512];
+        agent_tour_wait *w = lb->tour;
+        agent_tournament_cancel(w);
+        tour_stopped(lb);
+        agent_tournament_finish(lb->v->ag, w, err, sizeof err);
     }
     gtk_window_destroy(GTK_WINDOW(lb->window));
     g_free(lb);

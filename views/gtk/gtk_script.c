@@ -39,6 +39,12 @@
  *   lobby-refresh | lobby-join ID | lobby-watch ID | lobby-new KIND [N=V...]
  *   lobby-tournaments    the tournaments' rows ("script: tournaments ROW|ROW")
  *   lobby-standings ID   tournament ID's standings dialog ("script: standings ...")
+ *   lobby-tour-new FORMAT KIND PLAYERS LENGTH [N=V...]   press Create Tournament
+ *                        (arena|roundrobin|swiss; minutes or rounds): "tournament-created ID"
+ *   lobby-tour-join ID   choose tournament ID, press Play in Tournament
+ *   lobby-tour-leave     press Leave Tournament
+ *   wait-tour TEXT       wait until the line under the tournaments (and the
+ *                        standings under it) contains TEXT: "tour LINE|LINE..."
  *   lobby-pools          the pools the dialog lists, as last refreshed: "lobby-pools
  *                        LINE|LINE..."
  *   lobby-clock SPEC     type SPEC into the games dialog's clock ("-": empty)
@@ -70,7 +76,8 @@
  *   wait-people-gone TEXT    wait until it is not
  *   history-everyone on|off, history-kind KIND|any   the history's filters
  *   history-list         print the matches listed ("match ..." lines, after
- *                        "history N")
+ *                        "history N"), then our tournaments ("tournaments
+ *                        LINE/LINE", when any)
  *   history-replay ID    open the replay of match ID
  *   replay start|back|forward|end    press the replay window's button
  *   replay-key NAME      a key press in the replay window (Left, End, ...)
@@ -492,6 +499,17 @@ static bool try_wait(gscript *sc, const char *line)
         say("pool %s", globby_quick_status(v->lobby));
         return true;
     }
+    if (g_str_has_prefix(line, "wait-tour ")) {
+        if (!v->lobby)
+            return say("error not connected"), true;
+        if (!strstr(globby_tour_status(v->lobby), line + 10))
+            return false;
+        char *text = g_strdup(globby_tour_status(v->lobby));
+        g_strdelimit(text, "\n", '|');
+        say("tour %s", text);
+        g_free(text);
+        return true;
+    }
     if (strcmp(line, "wait-paired") == 0) {
         if (!v->lobby || globby_waiting(v->lobby))
             return !v->lobby ? (say("error not connected"), true) : false;
@@ -650,6 +668,8 @@ static bool act_history(gscript *sc, const char *line)
             say("history %d", ghistory_count(v->history));
             for (int i = 0; i < ghistory_count(v->history); i++)
                 say_flat("match", ghistory_row(v->history, i));
+            if (ghistory_tournaments(v->history)[0])
+                say_flat("tournaments", ghistory_tournaments(v->history));
         } else if (sscanf(line, "history-replay %63s", word) == 1) {
             rc = ghistory_replay(v->history, word);
         } else {
@@ -814,6 +834,37 @@ static bool act(gscript *sc, char *line)
         }
         if (g_str_has_prefix(line, "lobby-new "))
             say("created %s", agent_game_id(v->ag));
+    } else if (g_str_has_prefix(line, "lobby-tour-")) {
+        int rc = -1;
+        if (!v->lobby) {
+            say("error not connected: there is no games dialog yet");
+            return true;
+        }
+        if (g_str_has_prefix(line, "lobby-tour-join ")) {
+            rc = globby_tour_join(v->lobby, line + 16);
+        } else if (strcmp(line, "lobby-tour-leave") == 0) {
+            rc = globby_tour_leave(v->lobby);
+        } else if (g_str_has_prefix(line, "lobby-tour-new ")) {
+            char **w = g_strsplit(line + 15, " ", -1);
+            if (g_strv_length(w) >= 4) {
+                rc = globby_tour_create(v->lobby, w[0], w[1], atoi(w[2]), atoi(w[3]), w + 4,
+                                        (int)g_strv_length(w) - 4);
+                if (rc == 0)
+                    say("tournament-created %s", globby_tour_created(v->lobby));
+            } else {
+                say("error lobby-tour-new FORMAT KIND PLAYERS LENGTH [N=V...]");
+                g_strfreev(w);
+                return true;
+            }
+            g_strfreev(w);
+        } else {
+            say("error unknown line '%s'", line);
+            return true;
+        }
+        if (rc != 0) {
+            say("error lobby: %s", globby_error(v->lobby));
+            return true;
+        }
     } else if (strcmp(line, "lobby-tournaments") == 0 ||
                g_str_has_prefix(line, "lobby-standings ")) {
         if (!v->lobby) {

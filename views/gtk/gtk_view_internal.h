@@ -389,6 +389,24 @@ void globby_quick_stop(globby *lb);
 /* The dialog's clock field, as typed (the script hook sets it). */
 void globby_set_clock(globby *lb, const char *spec);
 const char *globby_error(const globby *lb);
+/* Tournaments (issue 33): play in tournament id (Play in Tournament: join it
+ * the first time, then wait, not blocking, for the game it seats us in),
+ * 0 or -1 (globby_error); create one (Create Tournament) of format
+ * "arena" | "roundrobin" | "swiss" (NULL: the dialog's), players and length
+ * (minutes or rounds; 0 and -1: the dialog's), of kind (NULL: the dialog's
+ * kind and options) with "name=value" assignments, and play in it; leave the
+ * one we play in (Leave Tournament). globby_tour_status: the line under the
+ * tournaments (waiting, seated, finished) and the standings as last heard;
+ * globby_tour_created: the id Create Tournament made last. */
+int globby_tour_join(globby *lb, const char *id);
+int globby_tour_create(globby *lb, const char *format, const char *kind, int players, int length,
+                       char **assignments, int n);
+int globby_tour_leave(globby *lb);
+const char *globby_tour_status(const globby *lb);
+const char *globby_tour_created(const globby *lb);
+/* Game game_id is over: when it is our tournament's, wait for the next one
+ * (the dialog shown, the standings live) and say true. */
+bool globby_game_over(globby *lb, const char *game_id);
 
 GtkWidget *globby_window(const globby *lb);
 
@@ -404,6 +422,8 @@ int ghistory_set_kind(ghistory *h, const char *kind);   /* NULL: any kind */
 int ghistory_replay(ghistory *h, const char *match_id);
 int ghistory_count(const ghistory *h);
 const char *ghistory_row(const ghistory *h, int i);     /* the row's text */
+/* Our tournaments under our matches, a line each ("" when none). */
+const char *ghistory_tournaments(const ghistory *h);
 const char *ghistory_error(const ghistory *h);
 GtkWidget *ghistory_window(const ghistory *h);
 

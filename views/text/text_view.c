@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "text_account.h"
@@ -583,28 +584,60 @@ static void show_rating_history(text_view *tv, char *rest)
     free(pts);
 }
 
-/* history [NAME] [KIND]: a word that names a kind filters by kind. */
+static const char *tour_state(const agent_tournament *t);
+
+/* history [NAME] [KIND]: a word that names a kind filters by kind; the
+ * matches, then (without a kind) the tournaments NAME (we) played in. */
 static void show_history(text_view *tv, char *rest)
 {
     const char *player = NULL, *kind = NULL;
     name_and_kind(rest, &player, &kind);
+    text_view_print_history(tv->ag, tv->out, player, kind);
+}
+
+int text_view_print_history(agent *ag, FILE *out, const char *player, const char *kind)
+{
     agent_match *rows;
     int n;
     char err[512];
-    if (agent_list_matches(tv->ag, player, kind, &rows, &n, err, sizeof err) != 0) {
-        fprintf(tv->out, "%s\n", err);
-        return;
+    if (agent_list_matches(ag, player, kind, &rows, &n, err, sizeof err) != 0) {
+        fprintf(out, "%s\n", err);
+        return -1;
     }
     if (n == 0)
-        fprintf(tv->out, _("No matches yet.\n"));
+        fprintf(out, _("No matches yet.\n"));
     for (int i = 0; i < n; i++) {
         const agent_match *m = &rows[i];
-        fprintf(tv->out, _("Match %s: %s, %d moves:"), m->id, m->kind_name, m->n_moves);
+        fprintf(out, _("Match %s: %s, %d moves:"), m->id, m->kind_name, m->n_moves);
         for (int s = 0; s < m->n_seats; s++)
-            fprintf(tv->out, "%s %s %d", s ? "," : "", m->seat_name[s], m->scores[s]);
-        fprintf(tv->out, " — %s.\n", m->reason);
+            fprintf(out, "%s %s %d", s ? "," : "", m->seat_name[s], m->scores[s]);
+        fprintf(out, " — %s.", m->reason);
+        if (m->tournament_id[0])
+            fprintf(out, _(" In tournament %s, %s."), m->tournament_id,
+                    m->tournament_title[0] ? m->tournament_title : "?");
+        fputc('\n', out);
     }
     free(rows);
+    /* ... and the tournaments they played in, each with their place */
+    const char *who = player ? player : agent_account(ag) ? agent_account(ag)
+                                                                : agent_name(ag);
+    agent_tournament *ts;
+    if (kind || agent_list_tournaments_of(ag, who, &ts, &n, err, sizeof err) != 0)
+        return 0;                       /* an older service, or none allowed: no list */
+    for (int i = 0; i < n; i++) {
+        const agent_tournament *t = &ts[i];
+        for (int k = 0; k < t->n_standings; k++) {
+            const agent_standing *s = &t->standings[k];
+            if (strcasecmp(s->name, who) != 0)
+                continue;
+            fprintf(out, _("Tournament %s, %s (%s): %s placed %d of %d with %d points.\n"),
+                    t->id, t->title, tour_state(t), s->name, s->rank, t->n_standings,
+                    s->points);
+        }
+        agent_tournament_free(&ts[i]);
+    }
+    free(ts);
+    return 0;
 }
 
 /* moves: the current game's moves so far, one a line, as the service
@@ -767,7 +800,7 @@ static void say_tournament(const agent_tournament *t, void *user)
 
 /* tournament new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N]
  * [NAME=VALUE...] [rated]; tournament join ID (blocking: the standings at
- * each change until it seats us in a game). */
+ * each change until it seats us in a game); tournament leave ID. */
 static void tournament_command(text_view *tv, char *rest)
 {
     char *what = strtok(rest, " \t"), *format = strtok(NULL, " \t");
@@ -785,13 +818,20 @@ static void tournament_command(text_view *tv, char *rest)
                     agent_game_id(tv->ag));
         return;
     }
+    if (what && strcmp(what, "leave") == 0 && format) {
+        if (agent_leave_tournament(tv->ag, format, err, sizeof err) != 0)
+            fprintf(tv->out, "%s\n", err);
+        else
+            fprintf(tv->out, _("You have left tournament %s.\n"), format);
+        return;
+    }
     char *kind = strtok(NULL, " \t");
     bool arena = format && strcmp(format, "arena") == 0;
     if (!what || strcmp(what, "new") != 0 || !kind ||
         (!arena && strcmp(format, "roundrobin") != 0 && strcmp(format, "swiss") != 0)) {
         fprintf(tv->out, _("Usage: tournament new arena|roundrobin|swiss KIND [CLOCK] "
                            "[minutes=N|rounds=N] [max=N] [NAME=VALUE...] [rated], or tournament "
-                           "join ID\n"));
+                           "join ID, or tournament leave ID\n"));
         return;
     }
     const char *options[GAME_MAX_OPTIONS];
@@ -1126,9 +1166,9 @@ static const text_command commands[] = {
     {"tournaments", "", N_("the tournaments: arenas and round robins"), TEXT_SECTION_ANY,
      cmd_tournaments},
     {"tournament", N_("new arena|roundrobin|swiss KIND [CLOCK] [minutes=N|rounds=N] [max=N] | "
-                      "join ID"),
+                      "join ID | leave ID"),
      N_("make a tournament, or join one and play the game it seats you in (join again for "
-        "the next)"), TEXT_SECTION_ANY, cmd_tournament},
+        "the next), or leave one"), TEXT_SECTION_ANY, cmd_tournament},
     {"standings", N_("ID"), N_("a tournament's standings"), TEXT_SECTION_ANY, cmd_standings},
     {"join", N_("ID"), N_("join game ID as a player"), TEXT_SECTION_ANY, cmd_join},
     {"watch", N_("ID"), N_("watch game ID"), TEXT_SECTION_ANY, cmd_join},

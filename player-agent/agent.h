@@ -768,9 +768,11 @@ bool agent_tournament_follow_news(agent_tour_follow *f, agent_tournament *now, b
                                   char *err, size_t errlen);
 void agent_tournament_follow_end(agent_tour_follow *f);
 /* Did this agent join tournament id (agent_tournament_start or
- * agent_play_tournament), so that it holds a player token for it? View
- * thread. */
-bool agent_in_tournament(const agent *ag, const char *id);
+ * agent_play_tournament), so that it holds a player token for it — or did an
+ * earlier run with the same state directory, server and name (a reloaded
+ * page, a restarted program), whose token it then takes back? The token is
+ * forgotten when we withdraw or the tournament ends. View thread. */
+bool agent_in_tournament(agent *ag, const char *id);
 
 /* Leave the game (blocking, with a deadline) — a seated player's leaving
  * ends a running game. Forgets the saved seat token. */

@@ -240,6 +240,10 @@ agent_msg *agent__pings_msg(const Sungka__V1__PingEvent *ping);
 
 /* A lobby entry from a game summary. */
 void agent__game_info(const Sungka__V1__GameSummary *g, agent_game_info *out);
+/* Our player token in tournament id, in memory or kept by an earlier run
+ * (token_store.h, under "tournament/ID"), then taken into ag (view thread;
+ * agent_lobby.c). */
+bool agent__tour_recall(agent *ag, const char *id);
 
 /* --- agent_model.c (view thread) --- */
 

@@ -960,6 +960,7 @@ struct agent_tour_wait {
     rpc_status st;
     rpc_stream *stream;
     char played[32];           /* read-only: the game we were seated in last time */
+    char id[32];               /* read-only: the tournament */
     char name[AGENT_NAME_BYTES];   /* read-only: who plays (the account or the guest) */
     int seat;                  /* locked: where it seats us */
     char game_id[32], token[AGENT_TOKEN_BYTES];
@@ -1008,10 +1009,52 @@ static void tour_end(const rpc_status *st, void *user)
     pthread_mutex_unlock(&w->lock);
 }
 
-/* Join tournament id unless we have: the agent keeps the player token. */
+/* Where the token store keeps our place in tournament id, and under whose
+ * name: a tournament's ids are a space of their own beside the games'. */
+static void tour_key(const char *id, char *key, size_t len)
+{
+    snprintf(key, len, "tournament/%s", id);
+}
+
+static const char *tour_name(agent *ag)
+{
+    return agent__session(ag) ? ag->account : ag->cfg.name;
+}
+
+bool agent__tour_recall(agent *ag, const char *id)
+{
+    if (!id[0])
+        return false;
+    if (strcmp(ag->tour_id, id) == 0 && ag->tour_token[0])
+        return true;
+    char key[sizeof ag->tour_id + 16], token[AGENT_TOKEN_BYTES];
+    int seat;
+    tour_key(id, key, sizeof key);
+    if (token_store_find(ag->cfg.state_dir, ag->cfg.server, key, tour_name(ag), token,
+                         sizeof token, &seat) != 0)
+        return false;
+    snprintf(ag->tour_id, sizeof ag->tour_id, "%s", id);
+    snprintf(ag->tour_token, sizeof ag->tour_token, "%s", token);
+    ag->tour_played[0] = '\0';
+    return true;
+}
+
+/* Our place in tournament id is over (withdrawn, or the tournament ended). */
+static void tour_forget(agent *ag, const char *id)
+{
+    char key[sizeof ag->tour_id + 16];
+    tour_key(id, key, sizeof key);
+    token_store_drop(ag->cfg.state_dir, ag->cfg.server, key, tour_name(ag));
+    if (strcmp(ag->tour_id, id) == 0)
+        ag->tour_id[0] = ag->tour_token[0] = ag->tour_played[0] = '\0';
+}
+
+/* Join tournament id unless we have: the agent keeps the player token, and
+ * the token store keeps it for the next run (a reload, a restart), which
+ * takes its place back with it instead of joining again. */
 static int tour_join(agent *ag, const char *id, char *err, size_t errlen)
 {
-    if (strcmp(ag->tour_id, id) == 0)
+    if (agent__tour_recall(ag, id))
         return 0;
     const char *session = agent__session(ag);
     Sungka__V1__JoinTournamentRequest req = SUNGKA__V1__JOIN_TOURNAMENT_REQUEST__INIT;
@@ -1027,6 +1070,9 @@ static int tour_join(agent *ag, const char *id, char *err, size_t errlen)
     agent__text(ag->tour_token, sizeof ag->tour_token, r->player_token);
     ag->tour_played[0] = '\0';
     protobuf_c_message_free_unpacked(reply, NULL);
+    char key[sizeof ag->tour_id + 16];
+    tour_key(id, key, sizeof key);
+    token_store_put(ag->cfg.state_dir, ag->cfg.server, key, tour_name(ag), -1, ag->tour_token);
     return 0;
 }
 
@@ -1042,6 +1088,7 @@ agent_tour_wait *agent_tournament_start(agent *ag, const char *id, char *err, si
     const char *session = agent__session(ag);
     snprintf(w->name, sizeof w->name, "%s", session ? ag->account : ag->cfg.name);
     snprintf(w->played, sizeof w->played, "%s", ag->tour_played);
+    snprintf(w->id, sizeof w->id, "%s", id);
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
     Sungka__V1__WatchTournamentRequest req = SUNGKA__V1__WATCH_TOURNAMENT_REQUEST__INIT;
@@ -1121,12 +1168,17 @@ int agent_tournament_finish(agent *ag, agent_tour_wait *w, char *err, size_t err
         enter_game(ag, w->game_id, &held, 1, ag->cfg.ready);
         rc = 0;
     } else if (w->finished) {
+        tour_forget(ag, w->id);
         rc = 1;
     } else {
         char words[AGENT_TEXT_BYTES];
         agent__text(words, sizeof words, w->st.message[0] ? w->st.message
                                                           : rpc_code_name(w->st.code));
         snprintf(err, errlen, "the tournament's stream ended: %s", words);
+        /* A kept token the service does not know (a tournament gone with its
+         * database): forgotten, so that the next try joins afresh. */
+        if (w->st.code == RPC_UNAUTHENTICATED || w->st.code == RPC_NOT_FOUND)
+            tour_forget(ag, w->id);
     }
     agent_tournament_free(&w->latest);
     pthread_cond_destroy(&w->cond);
@@ -1163,7 +1215,7 @@ int agent_play_tournament(agent *ag, const char *id,
 
 int agent_leave_tournament(agent *ag, const char *id, char *err, size_t errlen)
 {
-    if (strcmp(ag->tour_id, id) != 0) {
+    if (!agent__tour_recall(ag, id)) {
         snprintf(err, errlen, "you have not joined tournament %s here", id);
         return -1;
     }
@@ -1176,6 +1228,6 @@ int agent_leave_tournament(agent *ag, const char *id, char *err, size_t errlen)
                          "cannot leave the tournament") != 0)
         return -1;
     protobuf_c_message_free_unpacked(reply, NULL);
-    ag->tour_id[0] = ag->tour_token[0] = ag->tour_played[0] = '\0';
+    tour_forget(ag, id);
     return 0;
 }

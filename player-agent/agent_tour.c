@@ -53,9 +53,9 @@ static void follow_end(const rpc_status *st, void *user)
     pthread_mutex_unlock(&f->lock);
 }
 
-bool agent_in_tournament(const agent *ag, const char *id)
+bool agent_in_tournament(agent *ag, const char *id)
 {
-    return id[0] && strcmp(ag->tour_id, id) == 0 && ag->tour_token[0];
+    return agent__tour_recall(ag, id);
 }
 
 agent_tour_follow *agent_tournament_follow(agent *ag, const char *id, char *err, size_t errlen)

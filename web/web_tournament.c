@@ -273,8 +273,9 @@ bool web_tour_command(web_tour *t, agent *ag, const char *type, json_t *cmd)
                  "its end, before another", t->id);
         send_error(t, NULL, "refused", err);
     } else if (strcmp(type, "tournament") == 0) {
-        /* Followed afresh: its first update is the tournament now. */
-        follow(t, ag, id, t->play);
+        /* Followed afresh: its first update is the tournament now. A place
+         * this browser's agent kept from before a reload is taken back. */
+        follow(t, ag, id, t->play || agent_in_tournament(ag, id));
     } else if (strcmp(type, "tournament_join") == 0) {
         if (t->play)
             send_error(t, NULL, "refused", "you are in this tournament already");

@@ -13,7 +13,9 @@ seats them at one game, and each page opens the game's board; they play it
 to the end by clicking (X takes the top row), and both pages come back to
 the tournament with the final standings (the winner 2 points, the loser 0),
 which the watcher's page shows too, as they change. The watcher joins and
-withdraws before the start; a second Join from one browser is refused.
+withdraws before the start; a second Join from one browser is refused; the
+first player reloads its page while it waits and is still in (its place
+kept with its browser's session) when the tournament seats it.
 
 Usage: test_web_tournament.py BINDIR SHOTDIR TEST. Every process started is
 stopped at the end.
@@ -97,6 +99,13 @@ def round_robin(bindir):
             err = a.wait("the refusal", "!document.getElementById('error').hidden && "
                          "document.getElementById('error').textContent")
             check("already" in err, f"a second join was answered {err!r}")
+            # A reload keeps the place (its token kept in the browser's
+            # session): the page comes back joined, and the start seats it.
+            a.d.refresh()
+            _tournament_shown(a, "the tournament's page after a reload")
+            a.wait("joined after the reload",
+                   "!document.getElementById('tournament-withdraw').hidden")
+            check(len(_standings(a)) == 1, f"after a reload the standings are {_standings(a)}")
 
             b.click_first("the tournament's link", f"#tournaments tr[data-tournament=\"{tid}\"] a")
             _tournament_shown(b, "the tournament's page in the second browser")

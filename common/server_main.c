@@ -139,6 +139,7 @@ int server_main_settings(const server_program *p, int argc, char **argv, void *s
     char err[1024];
     if (server_settings_load(p, st, *file, argc, argv, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", p->name, err);
+        server_settings_free(st);
         discard(p);
         return 2;
     }

@@ -56,9 +56,10 @@ typedef struct server_program {
  * standard output; the configuration file chosen into *file (--config's
  * value, "" none, or without it default_config when it exists; NULL for
  * none); st (p->size bytes) loaded as server_settings_load does. -1 when
- * main goes on with st; else the status main exits with: 0 after --help or
- * --version, 2 after saying on stderr what was wrong. Either way st's
- * strings are the caller's to free (server_settings_free). */
+ * main goes on with st, whose strings are then the caller's to free
+ * (server_settings_free); else the status main exits with, st's strings
+ * freed: 0 after --help or --version, 2 after saying on stderr what was
+ * wrong. */
 int server_main_settings(const server_program *p, int argc, char **argv, void *st,
                          const char **file /* OUT */);
 

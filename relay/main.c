@@ -290,10 +290,8 @@ int main(int argc, char **argv)
     settings st;
     const char *file;
     int rc = server_main_settings(&program, argc, argv, &st, &file);
-    if (rc >= 0) {
-        server_settings_free(&st);
+    if (rc >= 0)
         return rc;
-    }
     char err[1024];
     rc = 2;
     relay_config cfg = st.cfg;

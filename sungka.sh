@@ -109,8 +109,11 @@ test)
     npm_tools
     build
     # Tests labelled `long` (campaigns and soaks at length) are run by hand:
-    # ctest -L long (tests/CMakeLists.txt).
-    (cd build && ctest --output-on-failure -j 2 -LE long)
+    # ctest -L long (tests/CMakeLists.txt). Those labelled `pg` need
+    # PostgreSQL in any build (a cluster's nodes, the store's _pg programs):
+    # they run once, below, in the sanitizer pass, which sees more
+    # (tests/pg/CMakeLists.txt).
+    (cd build && ctest --output-on-failure -j 2 -LE '^long$|^pg$')
     # The same tests again built with the address and undefined-behaviour
     # sanitizers (valgrind cannot run sanitized programs; the soak is long;
     # nobody installs a sanitized build; the chaos run's timing is the plain

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "board.h"
-#include "config_file.h"
 #include "log_line.h"
 #include "options.h"
 #include "rpc.h"
@@ -26,7 +25,6 @@
 #include "server_notify.h"
 #include "store.h"
 #include "text.h"
-#include "version.h"
 #include "xdg.h"
 
 /* --config's default: read when it exists and no --config is given. */
@@ -322,12 +320,12 @@ static const struct option longopts[] = {
 /* What the command line and the configuration file set: the service's
  * configuration and the switches main acts on itself. */
 typedef struct settings {
+    server_settings common;        /* first: --help, --version, --config, the file's strings
+                                      (which cfg points into) */
     board_config cfg;
-    bool check, cluster_status, rating_report, reports, help, version, self_signed;
+    bool check, cluster_status, rating_report, reports, self_signed;
     const char *tls_names[SELF_SIGNED_MAX_NAMES];
     size_t n_tls_names;
-    const char *config;            /* --config FILE */
-    config_values *file_values;    /* the file's strings, which cfg points into */
 } settings;
 
 /* The option keys a configuration file may not hold: things to do, and
@@ -643,13 +641,13 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
             return -1;
         break;
     case 'h':
-        st->help = true;
+        st->common.help = true;
         break;
     case 'V':
-        st->version = true;
+        st->common.version = true;
         break;
     case OPT_CONFIG:
-        st->config = value;
+        st->common.config = value;
         break;
     default:
         snprintf(err, errlen, "is not an option");
@@ -658,37 +656,15 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     return 0;
 }
 
-/* The command line into st (over what is there): 0, or 2 after saying what
- * was wrong. GNU getopt starts again from the first argument at optind 0,
- * so a reload reads the same command line again. */
-static int parse_argv(int argc, char **argv, settings *st)
-{
-    return config_argv_read("sungka-board", argc, argv, "l:qvh", longopts, apply_option, st, usage);
-}
+/* The command line and the configuration file (server_main.h); the
+ * defaults are board_config's zeros. */
+static const server_program program = {
+    .name = "sungka-board", .section = "board", .default_config = DEFAULT_CONFIG,
+    .shortopts = "l:qvh", .longopts = longopts, .not_settings = not_settings,
+    .n_not_settings = sizeof not_settings / sizeof not_settings[0], .usage = usage,
+    .apply = apply_option, .size = sizeof(settings),
+};
 
-/* Fresh settings: the file's (when file is not NULL), then the command
- * line's over them. 0; or -1 with the file's error in err (st's strings
- * then still to free: settings_free). */
-static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
-                         size_t errlen)
-{
-    memset(st, 0, sizeof *st);
-    if (file && config_file_read(file, "board", longopts, not_settings,
-                                 sizeof not_settings / sizeof not_settings[0], apply_option, st,
-                                 &st->file_values, err, errlen) != 0)
-        return -1;
-    if (parse_argv(argc, argv, st) != 0) {      /* it was read once already: not again */
-        snprintf(err, errlen, "the command line is refused");
-        return -1;
-    }
-    return 0;
-}
-
-static void settings_free(settings *st)
-{
-    config_values_free(st->file_values);
-    st->file_values = NULL;
-}
 static void print_problem(void *user, const char *text)
 {
     printf("%s: %s\n", (const char *)user, text);
@@ -913,15 +889,8 @@ static void reload(board_service *svc, void *arg)
     reloading *rl = arg;
     server_notify_reloading();
     settings next;
-    char err[1024], said[2048];
-    if (!rl->file) {
-        log_line_say(LOG_WARNING, "sungka-board: SIGHUP: no configuration file to reload "
-                                  "(--config FILE, or %s)\n", DEFAULT_CONFIG);
-    } else if (load_settings(&next, rl->file, rl->argc, rl->argv, err, sizeof err) != 0) {
-        log_line_say(LOG_ERR, "sungka-board: reload refused, the settings stay as they were: "
-                              "%s\n", err);
-        settings_free(&next);
-    } else {
+    char said[2048];
+    if (server_settings_reload(&program, rl->file, rl->argc, rl->argv, &next) == 0) {
         settings *was = rl->running;
         if (was->self_signed && next.self_signed) {   /* the same files as at start */
             next.cfg.tls_cert = was->cfg.tls_cert;
@@ -934,7 +903,7 @@ static void reload(board_service *svc, void *arg)
             strncat(said, "; needs a restart: tls-self-signed", sizeof said - strlen(said) - 1);
         rpc_set_verbose(verbose);
         log_line_say(LOG_NOTICE, "sungka-board: reloaded %s: %s\n", rl->file, said);
-        settings_free(&next);          /* board_reconfigure copied what it took */
+        server_settings_free(&next);   /* board_reconfigure copied what it took */
     }
     server_notify_ready();
 }
@@ -952,27 +921,15 @@ static void request_reload(void *svc)
 
 int main(int argc, char **argv)
 {
-    settings first = {0}, st;
-    if (parse_argv(argc, argv, &first) != 0)
-        return 2;
-    if (first.help) {
-        usage(stdout);
-        return 0;
-    }
-    if (first.version) {
-        printf("sungka-board %s\n", SUNGKA_VERSION);
-        return 0;
-    }
-    const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
+    settings st;
+    const char *file;
+    int rc = server_main_settings(&program, argc, argv, &st, &file);
+    if (rc >= 0)
+        return rc;
     char err[1024];
-    if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-board: %s\n", err);
-        settings_free(&st);
-        return 2;
-    }
     board_config cfg = st.cfg;
     bool self_signed = st.self_signed;
-    int rc = 2;
+    rc = 2;
     if (st.check) {
         rc = check_database(cfg.db);
         goto out;
@@ -1052,6 +1009,6 @@ int main(int argc, char **argv)
     rpc_shutdown();
     rc = 0;
 out:
-    settings_free(&st);
+    server_settings_free(&st);
     return rc;
 }

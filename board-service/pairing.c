@@ -26,6 +26,7 @@
 #include <sys/random.h>
 
 #include "board_rpc.h"
+#include "waiting.h"
 
 #define PAIR_TICK_MS 500             /* ranges widen and pools are tried again */
 #define PAIR_RANGE_FIRST 100
@@ -35,8 +36,10 @@
 #define PAIR_GUEST_RATING 1500
 
 typedef struct pair_wait {
-    rpc_call *call;                  /* the QuickPair stream; its request below */
-    const Sungka__V1__QuickPairRequest *req;
+    board_waiting base;              /* first: the QuickPair stream (its call), the
+                                        address it counts one pairing of, done once
+                                        paired or refused (waiting.h) */
+    const Sungka__V1__QuickPairRequest *req;   /* the call's request */
     const game_kind *kind;
     game_options opts;
     Sungka__V1__TimeControl tc;      /* zero: none */
@@ -44,16 +47,13 @@ typedef struct pair_wait {
     int seats;                       /* the table's size */
     int64_t account_id;              /* 0: a guest */
     char name[BOARD_NAME_BYTES];
-    board_client *from;              /* counts one of its pairings while here */
     int rating;
     int64_t since_ms;
     int sent_range, sent_pool;       /* what the last update said (-2: none yet) */
-    bool done;                       /* paired or refused: the call is finished */
 } pair_wait;
 
 struct board_pairing {
-    pair_wait **w;                   /* waiting, oldest first */
-    int n, cap;
+    board_waiting_list waiting;      /* pair_wait entries, oldest first */
     int64_t next_tick_ms;
 };
 
@@ -75,8 +75,10 @@ static bool same_pool(const pair_wait *a, const pair_wait *b)
 static int pool_size(const board_pairing *pp, const pair_wait *w)
 {
     int n = 0;
-    for (int i = 0; i < pp->n; i++)
-        n += !pp->w[i]->done && same_pool(pp->w[i], w);
+    for (int i = 0; i < pp->waiting.n; i++) {
+        const pair_wait *o = pp->waiting.e[i];
+        n += !o->base.done && same_pool(o, w);
+    }
     return n;
 }
 
@@ -109,15 +111,15 @@ static void send_update(const board_pairing *pp, pair_wait *w, int64_t now,
     u.board = board;
     w->sent_range = range;
     w->sent_pool = u.pool_size;
-    rpc_call_send(w->call, &u.base);
+    rpc_call_send(w->base.call, &u.base);
 }
 
 static void tell_pool(board_service *svc, const pair_wait *of, int64_t now)
 {
     board_pairing *pp = svc->pairing;
-    for (int i = 0; i < pp->n; i++) {
-        pair_wait *w = pp->w[i];
-        if (!w->done && same_pool(w, of) &&
+    for (int i = 0; i < pp->waiting.n; i++) {
+        pair_wait *w = pp->waiting.e[i];
+        if (!w->base.done && same_pool(w, of) &&
             (w->sent_pool != pool_size(pp, w) ||
              w->sent_range != board_pair_range(now - w->since_ms)))
             send_update(pp, w, now, NULL);
@@ -132,14 +134,14 @@ static int seat_group(board_service *svc, pair_wait **group, int n, int64_t now)
     const Sungka__V1__QuickPairRequest *req = group[0]->req;
     char err[256];
     rpc_code code;
-    room *r = board_new_room(svc, group[0]->call, req->kind, req->options, req->n_options, "",
-                             true, req->time_control, group[0]->rated, 0, NULL, &code, err,
+    room *r = board_new_room(svc, group[0]->base.call, req->kind, req->options, req->n_options,
+                             "", true, req->time_control, group[0]->rated, 0, NULL, &code, err,
                              sizeof err);
     if (!r) {
         /* The service's own limits (too many games): nobody waits for them. */
         for (int i = 0; i < n; i++) {
-            board_fail(group[i]->call, code, err);
-            group[i]->done = true;
+            board_fail(group[i]->base.call, code, err);
+            group[i]->base.done = true;
         }
         return -1;
     }
@@ -156,12 +158,12 @@ static int seat_group(board_service *svc, pair_wait **group, int n, int64_t now)
     participant *seated[GAME_MAX_SEATS];
     for (int i = 0; i < n; i++) {
         room_rc rc = room_join_as(r, group[i]->name, group[i]->account_id, false,
-                                  group[i]->from, NULL, &seated[i], err, sizeof err);
+                                  group[i]->base.from, NULL, &seated[i], err, sizeof err);
         if (rc != ROOM_OK) {
             /* A name the game refuses (one that looks like another's): that
              * player is told; the others wait on for another table. */
-            board_refuse(group[i]->call, rc, err);
-            group[i]->done = true;
+            board_refuse(group[i]->base.call, rc, err);
+            group[i]->base.done = true;
             board_discard_room(svc, r);
             return -1;
         }
@@ -176,9 +178,9 @@ static int seat_group(board_service *svc, pair_wait **group, int n, int64_t now)
         ref.token = seated[i]->token;
         ref.seat = wire_seat(seated[i]->seat, &seat);
         ref.game = &summary;
-        group[i]->done = true;
+        group[i]->base.done = true;
         send_update(pp, group[i], now, &ref);
-        rpc_call_finish(group[i]->call, RPC_OK, NULL);
+        rpc_call_finish(group[i]->base.call, RPC_OK, NULL);
         wire_summary_clear(&summary);
         metric_observe(svc->m.pool_wait, (double)(now - group[i]->since_ms) / 1000.0);
     }
@@ -203,13 +205,15 @@ static int by_distance(const void *x, const void *y)
 static void try_anchor(board_service *svc, pair_wait *anchor, int64_t now)
 {
     board_pairing *pp = svc->pairing;
-    pair_wait **cand = malloc((size_t)pp->n * sizeof *cand);
+    pair_wait **cand = malloc((size_t)pp->waiting.n * sizeof *cand);
     if (!cand)
         return;
     int nc = 0;
-    for (int i = 0; i < pp->n; i++)
-        if (pp->w[i] != anchor && !pp->w[i]->done && same_pool(pp->w[i], anchor))
-            cand[nc++] = pp->w[i];
+    for (int i = 0; i < pp->waiting.n; i++) {
+        pair_wait *w = pp->waiting.e[i];
+        if (w != anchor && !w->base.done && same_pool(w, anchor))
+            cand[nc++] = w;
+    }
     if (nc + 1 < anchor->seats) {
         free(cand);
         return;
@@ -234,9 +238,11 @@ static void try_anchor(board_service *svc, pair_wait *anchor, int64_t now)
 static void try_all(board_service *svc, int64_t now)
 {
     board_pairing *pp = svc->pairing;
-    for (int i = 0; i < pp->n; i++)
-        if (!pp->w[i]->done)
-            try_anchor(svc, pp->w[i], now);
+    for (int i = 0; i < pp->waiting.n; i++) {
+        pair_wait *w = pp->waiting.e[i];
+        if (!w->base.done)
+            try_anchor(svc, w, now);
+    }
 }
 
 static void on_done(rpc_call *call, bool client_gone, void *user)
@@ -244,22 +250,16 @@ static void on_done(rpc_call *call, bool client_gone, void *user)
     (void)client_gone;
     board_service *svc = user;
     board_pairing *pp = svc->pairing;
-    for (int i = 0; pp && i < pp->n; i++) {
-        pair_wait *w = pp->w[i];
-        if (w->call != call)
-            continue;
-        bool waiting = !w->done;
-        if (w->from)
-            w->from->pairings--;
-        memmove(&pp->w[i], &pp->w[i + 1], (size_t)(pp->n - i - 1) * sizeof *pp->w);
-        pp->n--;
-        if (waiting) {
-            board_log(svc, "a player left the %s pool", w->kind->name);
-            tell_pool(svc, w, board_now_ms());
-        }
-        free(w);
+    pair_wait *w = pp ? board_waiting_remove(&pp->waiting, call) : NULL;
+    if (!w)
         return;
+    if (w->base.from)
+        w->base.from->pairings--;
+    if (!w->base.done) {
+        board_log(svc, "a player left the %s pool", w->kind->name);
+        tell_pool(svc, w, board_now_ms());
     }
+    free(w);
 }
 
 /* The request's kind, options and clock as a pool: 0, or -1 answered. */
@@ -327,7 +327,7 @@ void board_quick_pair(rpc_call *call, const ProtobufCMessage *request, void *use
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
         return;
     }
-    w->call = call;
+    w->base.call = call;
     w->req = req;
     w->sent_range = w->sent_pool = -2;
     if (read_pool(req, w, call) != 0)
@@ -365,45 +365,38 @@ void board_quick_pair(rpc_call *call, const ProtobufCMessage *request, void *use
             goto refused;
         }
     }
-    w->from = board_client_of(svc, call);
-    if (!w->from) {
+    w->base.from = board_client_of(svc, call);
+    if (!w->base.from) {
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
         goto refused;
     }
-    if (!w->from->relay && w->from->pairings >= svc->cfg.client_pairings) {
+    if (!w->base.from->relay && w->base.from->pairings >= svc->cfg.client_pairings) {
         snprintf(err, sizeof err, "your address already waits for %d quick pairing%s (at most "
-                 "%d at a time): cancel it first", w->from->pairings,
-                 w->from->pairings == 1 ? "" : "s", svc->cfg.client_pairings);
-        board_log_limit(svc, w->from->host, err);
+                 "%d at a time): cancel it first", w->base.from->pairings,
+                 w->base.from->pairings == 1 ? "" : "s", svc->cfg.client_pairings);
+        board_log_limit(svc, w->base.from->host, err);
         board_fail(call, RPC_RESOURCE_EXHAUSTED, err);
         goto refused;
     }
     if (pool_size(pp, w) >= svc->cfg.max_pool) {
         snprintf(err, sizeof err, "the %s pool already has %d players waiting (the most): try "
                  "again later or create a game", w->kind->name, svc->cfg.max_pool);
-        board_log_limit(svc, w->from->host, err);
+        board_log_limit(svc, w->base.from->host, err);
         board_fail(call, RPC_RESOURCE_EXHAUSTED, err);
         goto refused;
     }
-    if (pp->n >= pp->cap) {
-        int cap = pp->cap ? pp->cap * 2 : 16;
-        pair_wait **grown = realloc(pp->w, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-            goto refused;
-        }
-        pp->w = grown;
-        pp->cap = cap;
+    if (board_waiting_add(&pp->waiting, w) != 0) {
+        board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        goto refused;
     }
     int64_t now = board_now_ms();
     w->since_ms = now;
-    pp->w[pp->n++] = w;
-    w->from->pairings++;
+    w->base.from->pairings++;
     rpc_call_on_done(call, on_done, svc);
-    board_log_client(svc, LOG_INFO, w->from->host, "%s waits in the %s pool (rating %d%s)",
+    board_log_client(svc, LOG_INFO, w->base.from->host, "%s waits in the %s pool (rating %d%s)",
                      w->name, w->kind->name, w->rating, w->rated ? ", rated" : "");
     try_anchor(svc, w, now);
-    if (!w->done)
+    if (!w->base.done)
         tell_pool(svc, w, now);
     return;
 
@@ -418,9 +411,9 @@ void board_pairing_tick(board_service *svc, int64_t now)
         return;
     pp->next_tick_ms = now + PAIR_TICK_MS;
     try_all(svc, now);
-    for (int i = 0; i < pp->n; i++) {
-        pair_wait *w = pp->w[i];
-        if (!w->done && (w->sent_range != board_pair_range(now - w->since_ms) ||
+    for (int i = 0; i < pp->waiting.n; i++) {
+        pair_wait *w = pp->waiting.e[i];
+        if (!w->base.done && (w->sent_range != board_pair_range(now - w->since_ms) ||
                          w->sent_pool != pool_size(pp, w)))
             send_update(pp, w, now, NULL);
     }
@@ -431,11 +424,12 @@ void board_pairing_count(board_service *svc, int *per_kind, int n_kinds)
     for (int k = 0; k < n_kinds; k++)
         per_kind[k] = 0;
     board_pairing *pp = svc->pairing;
-    for (int i = 0; pp && i < pp->n; i++) {
-        if (pp->w[i]->done)
+    for (int i = 0; pp && i < pp->waiting.n; i++) {
+        const pair_wait *w = pp->waiting.e[i];
+        if (w->base.done)
             continue;
         for (int k = 0; k < n_kinds; k++)
-            if (game_kind_at(k) == pp->w[i]->kind)
+            if (game_kind_at(k) == w->kind)
                 per_kind[k]++;
     }
 }
@@ -446,19 +440,19 @@ int board_pairing_pools(board_service *svc, const game_kind *kind, int64_t now,
     board_pairing *pp = svc->pairing;
     *out = NULL;
     *n = 0;
-    if (!pp || pp->n == 0)
+    if (!pp || pp->waiting.n == 0)
         return 0;
-    board_pool_info *pools = calloc((size_t)pp->n, sizeof *pools);
-    const pair_wait **first = calloc((size_t)pp->n, sizeof *first);
+    board_pool_info *pools = calloc((size_t)pp->waiting.n, sizeof *pools);
+    const pair_wait **first = calloc((size_t)pp->waiting.n, sizeof *first);
     if (!pools || !first) {
         free(pools);
         free(first);
         return -1;
     }
     int np = 0;
-    for (int i = 0; i < pp->n; i++) {        /* oldest first: each pool's first comes first */
-        const pair_wait *w = pp->w[i];
-        if (w->done || (kind && w->kind != kind))
+    for (int i = 0; i < pp->waiting.n; i++) {  /* oldest first: each pool's first comes first */
+        const pair_wait *w = pp->waiting.e[i];
+        if (w->base.done || (kind && w->kind != kind))
             continue;
         int p = 0;
         while (p < np && !same_pool(first[p], w))
@@ -484,13 +478,8 @@ int board_pairing_pools(board_service *svc, const game_kind *kind, int64_t now,
 
 void board_pairing_close(board_service *svc, const char *why)
 {
-    board_pairing *pp = svc->pairing;
-    for (int i = 0; pp && i < pp->n; i++) {
-        if (!pp->w[i]->done) {
-            pp->w[i]->done = true;
-            rpc_call_finish_reason(pp->w[i]->call, RPC_UNAVAILABLE, "SHUTTING_DOWN", why);
-        }
-    }
+    if (svc->pairing)
+        board_waiting_close(&svc->pairing->waiting, why);
 }
 
 void board_pairing_free(board_service *svc)
@@ -498,9 +487,7 @@ void board_pairing_free(board_service *svc)
     board_pairing *pp = svc->pairing;
     if (!pp)
         return;
-    for (int i = 0; i < pp->n; i++)
-        free(pp->w[i]);
-    free(pp->w);
+    board_waiting_free(&pp->waiting);
     free(pp);
     svc->pairing = NULL;
 }

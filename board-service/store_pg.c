@@ -336,10 +336,23 @@ static const char *const *const pg_migrations[] = {
 
 #define PG_SCHEMA_VERSION ((int)(sizeof pg_migrations / sizeof pg_migrations[0]))
 
+/* How long the service waits for any answer of the server (answer_ms):
+ * ANSWER_PAST_TIMEOUT_MS past the session's statement_timeout, so past what
+ * the server times out itself, and at most ANSWER_DEADLINE_MS (which the
+ * default statement_timeout, 5 s, gives), for what the server does not time
+ * out: a COMMIT waiting for a synchronous standby there is none of (the
+ * server's statement_timeout ends before the commit's wait), a server or
+ * network that stopped answering. Then the statement is cancelled, and if
+ * even that gets no answer in CANCEL_DEADLINE_MS the connection is given
+ * up. A shorter statement_timeout in the URI shortens the wait with it. */
+#define ANSWER_DEADLINE_MS 8000
+#define ANSWER_PAST_TIMEOUT_MS 3000
+
 /* Every session: no NOTICE noise, UTC, bytea as hex (col_blob decodes it),
  * commits that wait for the server's flush (see Durability), and timeouts
  * (see Timeouts) where the URI's options, PGOPTIONS, the role or the server
- * set none. */
+ * set none; its answer is the statement_timeout then in force, in ms, which
+ * the service's own deadline for an answer follows (answer_ms). */
 static const char session_sql[] =
     "SET client_min_messages = warning;"
     "SET TIME ZONE 'UTC';"
@@ -351,7 +364,8 @@ static const char session_sql[] =
     "SELECT set_config('lock_timeout', '2s', false)"
     " WHERE current_setting('lock_timeout') = '0';"
     "SELECT set_config('idle_in_transaction_session_timeout', '5s', false)"
-    " WHERE current_setting('idle_in_transaction_session_timeout') = '0'";
+    " WHERE current_setting('idle_in_transaction_session_timeout') = '0';"
+    "SELECT setting FROM pg_settings WHERE name = 'statement_timeout'";
 
 /* ------------------------------------------------------------------------
  * Connection and statement
@@ -364,6 +378,7 @@ struct pg {
     PGconn *conn;
     unsigned long gen;         /* bumped by every reconnection: sessions */
     bool late;                 /* the last answer came only after a cancel (answer()) */
+    int answer_ms;             /* how long an answer is waited for (setup_session) */
     unsigned long names;       /* statements named so far (s1, s2, ...) */
     struct pg_stmt *stmts;     /* every statement prepared, freed by close */
     int64_t changes;           /* rows the last INSERT, UPDATE or DELETE touched */
@@ -488,6 +503,11 @@ static int setup_session(struct pg *p)
     int rc = succeeded(res) ? 0 : -1;
     if (rc < 0)
         fail_result(p, res);
+    p->answer_ms = ANSWER_DEADLINE_MS;
+    long timeout_ms = rc == 0 && PQntuples(res) == 1 ? strtol(PQgetvalue(res, 0, 0), NULL, 10)
+                                                     : 0;
+    if (timeout_ms > 0 && timeout_ms < ANSWER_DEADLINE_MS - ANSWER_PAST_TIMEOUT_MS)
+        p->answer_ms = (int)timeout_ms + ANSWER_PAST_TIMEOUT_MS;
     PQclear(res);
     return rc;
 }
@@ -539,12 +559,6 @@ static int reconnect(struct pg *p)
     return 0;
 }
 
-/* How long the service waits for any answer of the server: past the
- * server's own statement_timeout, for what the server does not time out
- * (a COMMIT waiting for a synchronous standby there is none of, a server
- * or network that stopped answering). Then the statement is cancelled,
- * and if even that gets no answer the connection is given up. */
-#define ANSWER_DEADLINE_MS 8000
 #define CANCEL_DEADLINE_MS 2000
 
 /* Cancel requests that may still be waiting for a server that accepted
@@ -691,7 +705,7 @@ static void end_pipeline(struct pg *p)
 }
 
 /* The answer to what was just sent (sent: what PQsend* returned), within
- * ANSWER_DEADLINE_MS: the last result, or the first failed one. A result
+ * p->answer_ms: the last result, or the first failed one. A result
  * that came only after a cancel is recorded as late (p->late): a COMMIT
  * the server then reports done was never confirmed in time, so the caller
  * must not count on it (it may be stored; it is never acknowledged).
@@ -706,7 +720,7 @@ static PGresult *answer_in(struct pg *p, int sent, bool ends)
             end_pipeline(p);
         return PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
     }
-    int64_t deadline = mono_ms() + ANSWER_DEADLINE_MS;
+    int64_t deadline = mono_ms() + p->answer_ms;
     p->trips++;
     if (!p->piping)
         return one_answer(p, &deadline);
@@ -1204,7 +1218,7 @@ static int pg_pipeline(db *d)
  * bound on statements unanswered. */
 static void settle(struct pg *p)
 {
-    int64_t deadline = mono_ms() + ANSWER_DEADLINE_MS;
+    int64_t deadline = mono_ms() + p->answer_ms;
     p->late = false;
     p->trips++;
     if (!PQpipelineSync(p->conn)) {
@@ -1406,7 +1420,7 @@ static void drop_notice(void *arg, const char *message)
  * standby was cancelled (statement_timeout, or our cancel) is reported done
  * although no standby has it; answer() must not count on it. (Matched in
  * the server's English; a server with other lc_messages is caught only by
- * ANSWER_DEADLINE_MS.) */
+ * the deadline, answer_ms.) */
 static void watch_notice(void *arg, const PGresult *res)
 {
     struct pg *p = arg;
@@ -1616,6 +1630,7 @@ int db_pg_open(const char *uri, db **out, char *err, size_t errlen)
     }
     p->base.drv = &pg_driver;
     p->gen = 1;
+    p->answer_ms = ANSWER_DEADLINE_MS;         /* till setup_session learns the session's */
     if (connect_db(p, uri) < 0 || setup_session(p) < 0 || migrate(p) < 0) {
         if (errlen)
             snprintf(err, errlen, "cannot open the database %s: %s", shown, p->err);

@@ -51,6 +51,7 @@
 
 #include "board_rpc.h"
 #include "text.h"
+#include "waiting.h"
 #include "sungka/v1/tournament.pb-c.h"
 
 #define TOUR_TICK_MS 250
@@ -106,18 +107,17 @@ typedef struct tour {
 } tour;
 
 typedef struct tour_watch {
-    rpc_call *call;
+    board_waiting base;               /* first: the WatchTournament call, the address it
+                                         counts one stream of, done once finished (then
+                                         watch_done frees it; waiting.h) */
     tour *t;
     int player;                       /* index, -1: a spectator */
-    board_client *from;               /* counts one of its streams */
-    bool finished;                    /* its call is finished: done_cb frees it */
 } tour_watch;
 
 struct board_tournaments {
     tour **t;
     int n, cap;
-    tour_watch **w;
-    int n_w, cap_w;
+    board_waiting_list watchers;      /* tour_watch entries */
     unsigned next_id;
     int64_t next_tick_ms;
 };
@@ -420,7 +420,7 @@ static void send_to(board_service *svc, tour_watch *w, const tour_msg *tm)
             break;
         }
     }
-    rpc_call_send(w->call, &u.base);
+    rpc_call_send(w->base.call, &u.base);
     if (have_summary)
         wire_summary_clear(&summary);
 }
@@ -435,14 +435,14 @@ static void tell(board_service *svc, tour *t)
         tour_msg_clear(&tm);
         return;
     }
-    for (int i = 0; i < ts->n_w; i++) {
-        tour_watch *w = ts->w[i];
-        if (w->t != t || w->finished)
+    for (int i = 0; i < ts->watchers.n; i++) {
+        tour_watch *w = ts->watchers.e[i];
+        if (w->t != t || w->base.done)
             continue;
         send_to(svc, w, &tm);
         if (t->status == SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED) {
-            w->finished = true;        /* its done callback frees it */
-            rpc_call_finish(w->call, RPC_OK, NULL);
+            w->base.done = true;       /* its done callback frees it */
+            rpc_call_finish(w->base.call, RPC_OK, NULL);
         }
     }
     tour_msg_clear(&tm);
@@ -606,9 +606,11 @@ static int make_game(board_service *svc, tour *t, const int *players, int n, int
 static bool watching(board_service *svc, const tour *t, int p)
 {
     board_tournaments *ts = svc->tournaments;
-    for (int i = 0; i < ts->n_w; i++)
-        if (ts->w[i]->t == t && ts->w[i]->player == p && !ts->w[i]->finished)
+    for (int i = 0; i < ts->watchers.n; i++) {
+        const tour_watch *w = ts->watchers.e[i];
+        if (w->t == t && w->player == p && !w->base.done)
             return true;
+    }
     return false;
 }
 
@@ -1459,13 +1461,14 @@ static void leave(rpc_call *call, const ProtobufCMessage *request, void *user)
         }
         /* the watchers' player indices after p moved down one */
         board_tournaments *ts = svc->tournaments;
-        for (int i = 0; i < ts->n_w; i++) {
-            if (ts->w[i]->t != t)
+        for (int i = 0; i < ts->watchers.n; i++) {
+            tour_watch *w = ts->watchers.e[i];
+            if (w->t != t)
                 continue;
-            if (ts->w[i]->player == p)
-                ts->w[i]->player = -1;
-            else if (ts->w[i]->player > p)
-                ts->w[i]->player--;
+            if (w->player == p)
+                w->player = -1;
+            else if (w->player > p)
+                w->player--;
         }
     } else {
         t->players[p].withdrawn = true;
@@ -1534,17 +1537,12 @@ static void watch_done(rpc_call *call, bool client_gone, void *user)
     (void)client_gone;
     board_service *svc = user;
     board_tournaments *ts = svc->tournaments;
-    for (int i = 0; ts && i < ts->n_w; i++) {
-        tour_watch *w = ts->w[i];
-        if (w->call != call)
-            continue;
-        if (w->from)
-            w->from->streams--;
-        memmove(&ts->w[i], &ts->w[i + 1], (size_t)(ts->n_w - i - 1) * sizeof *ts->w);
-        ts->n_w--;
-        free(w);
+    tour_watch *w = ts ? board_waiting_remove(&ts->watchers, call) : NULL;
+    if (!w)
         return;
-    }
+    if (w->base.from)
+        w->base.from->streams--;
+    free(w);
 }
 
 static void watch(rpc_call *call, const ProtobufCMessage *request, void *user)
@@ -1576,27 +1574,17 @@ static void watch(rpc_call *call, const ProtobufCMessage *request, void *user)
         return;
     }
     board_tournaments *ts = svc->tournaments;
-    if (ts->n_w == ts->cap_w) {
-        int cap = ts->cap_w ? ts->cap_w * 2 : 16;
-        tour_watch **grown = realloc(ts->w, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-            return;
-        }
-        ts->w = grown;
-        ts->cap_w = cap;
-    }
     tour_watch *w = calloc(1, sizeof *w);
-    if (!w) {
+    if (!w || board_waiting_add(&ts->watchers, w) != 0) {
+        free(w);
         board_fail(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
         return;
     }
-    w->call = call;
+    w->base.call = call;
+    w->base.from = from;
     w->t = t;
     w->player = p;
-    w->from = from;
     from->streams++;
-    ts->w[ts->n_w++] = w;
     rpc_call_on_done(call, watch_done, svc);
     if (p >= 0 && !game_of(t, p))
         t->players[p].free_since_ms = board_now_ms();
@@ -1604,7 +1592,7 @@ static void watch(rpc_call *call, const ProtobufCMessage *request, void *user)
     if (tour_msg_fill(t, true, &tm) == 0) {
         send_to(svc, w, &tm);
         if (t->status == SUNGKA__V1__TOURNAMENT_STATUS__TOURNAMENT_STATUS_FINISHED) {
-            w->finished = true;
+            w->base.done = true;
             rpc_call_finish(call, RPC_OK, NULL);
         }
     }
@@ -1626,13 +1614,8 @@ const size_t board_tournament_n_methods =
 
 void board_tournaments_close(board_service *svc, const char *why)
 {
-    board_tournaments *ts = svc->tournaments;
-    for (int i = 0; ts && i < ts->n_w; i++) {
-        if (!ts->w[i]->finished) {
-            ts->w[i]->finished = true;
-            rpc_call_finish_reason(ts->w[i]->call, RPC_UNAVAILABLE, "SHUTTING_DOWN", why);
-        }
-    }
+    if (svc->tournaments)
+        board_waiting_close(&svc->tournaments->watchers, why);
 }
 
 const char *board_tournament_title(board_service *svc, const char *id)
@@ -1663,10 +1646,8 @@ void board_tournaments_free(board_service *svc)
         return;
     for (int i = 0; i < ts->n; i++)
         free_tour(ts->t[i]);
-    for (int i = 0; i < ts->n_w; i++)
-        free(ts->w[i]);
+    board_waiting_free(&ts->watchers);
     free(ts->t);
-    free(ts->w);
     free(ts);
     svc->tournaments = NULL;
 }

@@ -30,6 +30,22 @@
 #define RETRY_MAX_MS 5000
 #define PROGRESS_MS 10000      /* "still trying" at most this often */
 
+/* The retries' longest wait and the "still trying" lines' spacing: the
+ * above, or for a --reconnect-for under a minute a twelfth and a sixth of
+ * it, so that one who gives up soon is tried for and told of as often in
+ * proportion (12 s: a retry at least every second, a line every 2 s). */
+static int retry_max_ms(const agent *ag)
+{
+    int ms = ag->cfg.reconnect_for_ms / 12;
+    return ms > RETRY_MAX_MS ? RETRY_MAX_MS : ms < RETRY_FIRST_MS ? RETRY_FIRST_MS : ms;
+}
+
+static int progress_ms(const agent *ag)
+{
+    int ms = ag->cfg.reconnect_for_ms / 6;
+    return ms > PROGRESS_MS ? PROGRESS_MS : ms;
+}
+
 /* Which subscription a stream's callbacks belong to (owned by the stream:
  * freed by on_stream_end, which runs once per stream started). */
 typedef struct stream_ctx {
@@ -278,11 +294,11 @@ static void on_stream_end(const rpc_status *st, void *user)
             seconds = for_s;
         } else {
             int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
-            if (delay > RETRY_MAX_MS)
-                delay = RETRY_MAX_MS;
+            if (delay > retry_max_ms(ag))
+                delay = retry_max_ms(ag);
             h->attempts++;
             h->retry_ms = now + delay;
-            if (!text[0] && now - h->said_ms >= PROGRESS_MS) {
+            if (!text[0] && now - h->said_ms >= progress_ms(ag)) {
                 h->said_ms = now;
                 seconds = (int)((now - h->lost_ms) / 1000);
                 snprintf(text, sizeof text, "still trying (%d s)\u2026", seconds);
@@ -331,7 +347,7 @@ static void retry_rejoin(agent *ag, int index)
     if (h && !give_up) {
         int delay = RETRY_FIRST_MS << (h->attempts < 5 ? h->attempts : 5);
         h->attempts++;
-        h->retry_ms = agent_now_ms() + (delay < RETRY_MAX_MS ? delay : RETRY_MAX_MS);
+        h->retry_ms = agent_now_ms() + (delay < retry_max_ms(ag) ? delay : retry_max_ms(ag));
     } else if (h) {
         h->gen = 0;
     }

@@ -14,8 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config_file.h"
-
 #include "log_line.h"
 #include "options.h"
 #include "relay.h"
@@ -24,7 +22,6 @@
 #include "server_notify.h"
 #include "self_signed.h"
 #include "xdg.h"
-#include "version.h"
 
 /* --config's default: read when it exists and no --config is given. */
 #define DEFAULT_CONFIG "/etc/sungka/relay.conf"
@@ -143,13 +140,12 @@ static const struct option longopts[] = {
 static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
 
 typedef struct settings {
+    server_settings common;    /* first: --help, --version, --config, the file's strings
+                                  (which cfg points into) */
     relay_config cfg;
-    bool help, version;
     bool self_signed;          /* --tls-self-signed */
     const char *tls_names[SELF_SIGNED_MAX_NAMES];   /* --tls-name */
     size_t n_tls_names;
-    const char *config;        /* --config FILE */
-    config_values *file_values;    /* the file's strings, which cfg points into */
 } settings;
 
 static int count(const char *s, int max, int *out, char *err, size_t errlen)
@@ -198,9 +194,9 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         }
         st->tls_names[st->n_tls_names++] = value;
         break;
-    case OPT_CONFIG: st->config = value; break;
-    case 'h': st->help = true; break;
-    case OPT_VERSION: st->version = true; break;
+    case OPT_CONFIG: st->common.config = value; break;
+    case 'h': st->common.help = true; break;
+    case OPT_VERSION: st->common.version = true; break;
     default:
         snprintf(err, errlen, "is not an option");
         return -1;
@@ -208,31 +204,18 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     return 0;
 }
 
-/* The command line into st (over what is there): 0, or 2 after saying what
- * was wrong. optind 0: GNU getopt starts again, for the second reading. */
-static int parse_argv(int argc, char **argv, settings *st)
+static void defaults(void *st)
 {
-    return config_argv_read("sungka-relay", argc, argv, "u:l:qvh", longopts, apply_option, st,
-                            usage);
+    ((settings *)st)->cfg = (relay_config){.listen = "127.0.0.1:7171", .log = stderr};
 }
 
-/* Fresh settings: the defaults, the file's (when file is not NULL), then
- * the command line's over them. 0; or -1 with the file's error in err (st's
- * strings then still to free: config_values_free(st->file_values)). */
-static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
-                         size_t errlen)
-{
-    *st = (settings){.cfg = {.listen = "127.0.0.1:7171", .log = stderr}};
-    if (file && config_file_read(file, "relay", longopts, not_settings,
-                                 sizeof not_settings / sizeof not_settings[0], apply_option, st,
-                                 &st->file_values, err, errlen) != 0)
-        return -1;
-    if (parse_argv(argc, argv, st) != 0) {
-        snprintf(err, errlen, "the command line is refused");
-        return -1;
-    }
-    return 0;
-}
+/* The command line and the configuration file (server_main.h). */
+static const server_program program = {
+    .name = "sungka-relay", .section = "relay", .default_config = DEFAULT_CONFIG,
+    .shortopts = "u:l:qvh", .longopts = longopts, .not_settings = not_settings,
+    .n_not_settings = sizeof not_settings / sizeof not_settings[0], .usage = usage,
+    .apply = apply_option, .size = sizeof(settings), .defaults = defaults,
+};
 
 /* A reload (SIGHUP): read the file and the command line again and hand the
  * relay what changed; a file with an error changes nothing. On the loop
@@ -249,15 +232,8 @@ static void reload(relay *r, void *arg)
     reloading *rl = arg;
     server_notify_reloading();
     settings next;
-    char err[1024], said[2048];
-    if (!rl->file) {
-        log_line_say(LOG_WARNING, "sungka-relay: SIGHUP: no configuration file to reload "
-                                  "(--config FILE, or %s)\n", DEFAULT_CONFIG);
-    } else if (load_settings(&next, rl->file, rl->argc, rl->argv, err, sizeof err) != 0) {
-        log_line_say(LOG_ERR, "sungka-relay: reload refused, the settings stay as they were: "
-                              "%s\n", err);
-        config_values_free(next.file_values);
-    } else {
+    char said[2048];
+    if (server_settings_reload(&program, rl->file, rl->argc, rl->argv, &next) == 0) {
         if (rl->ss && next.self_signed) {   /* the same files as at start */
             next.cfg.tls_cert = rl->ss->cert;
             next.cfg.tls_key = rl->ss->key;
@@ -267,7 +243,7 @@ static void reload(relay *r, void *arg)
             strncat(said, "; needs a restart: tls-self-signed", sizeof said - strlen(said) - 1);
         rpc_set_verbose(next.cfg.grpc_log);
         log_line_say(LOG_NOTICE, "sungka-relay: reloaded %s: %s\n", rl->file, said);
-        config_values_free(next.file_values);   /* relay_reconfigure copied what it took */
+        server_settings_free(&next);   /* relay_reconfigure copied what it took */
     }
     server_notify_ready();
 }
@@ -311,24 +287,13 @@ static void request_reload(void *r)
 
 int main(int argc, char **argv)
 {
-    settings first = {0}, st = {0};
-    if (parse_argv(argc, argv, &first) != 0)
-        return 2;
-    if (first.help) {
-        usage(stdout);
-        return 0;
-    }
-    if (first.version) {
-        printf("sungka-relay %s\n", SUNGKA_VERSION);
-        return 0;
-    }
-    const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
+    settings st;
+    const char *file;
+    int rc = server_main_settings(&program, argc, argv, &st, &file);
+    if (rc >= 0)
+        return rc;
     char err[1024];
-    int rc = 2;
-    if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
-        fprintf(stderr, "sungka-relay: %s\n", err);
-        goto out;
-    }
+    rc = 2;
     relay_config cfg = st.cfg;
     if (!cfg.upstream) {
         fprintf(stderr, "sungka-relay: --upstream names the board services to relay from\n");
@@ -375,6 +340,6 @@ int main(int argc, char **argv)
     rpc_shutdown();
     rc = 0;
 out:
-    config_values_free(st.file_values);
+    server_settings_free(&st);
     return rc;
 }

@@ -55,12 +55,11 @@
 #include <libwebsockets.h>
 
 #include "agent.h"
-#include "config_file.h"
 #include "options.h"
 #include "relay_key.h"
 #include "self_signed.h"
+#include "server_main.h"
 #include "server_notify.h"
-#include "version.h"
 #include "web_hub.h"
 #include "web_lister.h"
 #include "web_metrics.h"
@@ -547,9 +546,9 @@ static void usage(FILE *out)
             DEFAULT_PER_ADDRESS, DEFAULT_SESSIONS_PER_ADDRESS);
 }
 
-static void on_signal(int sig)
+static void stop_web(void *arg)
 {
-    (void)sig;
+    (void)arg;
     stopping = 1;
 }
 
@@ -624,11 +623,12 @@ static const int not_settings[] = {'h', OPT_VERSION, OPT_CONFIG};
 /* The settings, from the file and the command line (web_settings_*). The
  * trusted proxies go to web_proxy's staged list (web_proxy.h). */
 typedef struct settings {
-    const char *listen, *server, *tls_ca, *web_root, *metrics, *config, *relay_key, *state_dir;
+    server_settings common;        /* first: --help, --version, --config, the file's strings
+                                      (which these point into) */
+    const char *listen, *server, *tls_ca, *web_root, *metrics, *relay_key, *state_dir;
     const char *https_cert, *https_key;
-    bool tls, help, version, no_state, secure_cookies, https_self_signed;
+    bool tls, no_state, secure_cookies, https_self_signed;
     int per_address, sessions_per_address;
-    config_values *file_values;    /* the file's strings, which these point into */
 } settings;
 
 /* One option, from the command line or the file (config_apply_fn). */
@@ -647,7 +647,7 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
         return option_number_says(value, 1, 100000, &st->per_address, err, errlen);
     case OPT_TRUSTED_PROXY: return web_proxy_add(value, err, errlen);
     case OPT_METRICS: st->metrics = value; break;
-    case OPT_CONFIG: st->config = value; break;
+    case OPT_CONFIG: st->common.config = value; break;
     case OPT_RELAY_KEY: st->relay_key = value; break;
     case OPT_STATE_DIR: st->state_dir = value; break;
     case OPT_NO_STATE: st->no_state = true; break;
@@ -657,8 +657,8 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     case OPT_HTTPS_SELF_SIGNED: st->https_self_signed = true; break;
     case OPT_SESSIONS_PER_ADDRESS:
         return option_number_says(value, 1, 1000000, &st->sessions_per_address, err, errlen);
-    case 'h': st->help = true; break;
-    case OPT_VERSION: st->version = true; break;
+    case 'h': st->common.help = true; break;
+    case OPT_VERSION: st->common.version = true; break;
     default:
         snprintf(err, errlen, "is not an option");
         return -1;
@@ -666,31 +666,36 @@ static int apply_option(void *user, int c, const char *name, const char *value, 
     return 0;
 }
 
-/* Fresh settings: the defaults, the file's (when file is not NULL), then
- * the command line's over them. 0; or -1 with the file's error in err, or
- * 2 when the command line was refused (said on stderr). Either way
- * st->file_values is the caller's to free. */
-static int load_settings(settings *st, const char *file, int argc, char **argv, char *err,
-                         size_t errlen)
+/* Fresh settings: the defaults, and no trusted proxy staged. */
+static void defaults(void *settings_)
 {
-    *st = (settings){.per_address = DEFAULT_PER_ADDRESS,
-                     .sessions_per_address = DEFAULT_SESSIONS_PER_ADDRESS};
+    settings *st = settings_;
+    st->per_address = DEFAULT_PER_ADDRESS;
+    st->sessions_per_address = DEFAULT_SESSIONS_PER_ADDRESS;
     web_proxy_discard();
-    if (file && config_file_read(file, "web", longopts, not_settings,
-                                 sizeof not_settings / sizeof not_settings[0], apply_option, st,
-                                 &st->file_values, err, errlen) != 0)
-        return -1;
-    if (config_argv_read("sungka-web", argc, argv, "l:s:h", longopts, apply_option, st,
-                         usage) != 0)
-        return 2;
-    return 0;
 }
+
+/* A reload's lines in the gateway's log. */
+static void say(int level, const char *text)
+{
+    (void)level;
+    lwsl_user("%s\n", text);
+}
+
+/* The command line and the configuration file (server_main.h). */
+static const server_program program = {
+    .name = "sungka-web", .section = "web", .default_config = DEFAULT_CONFIG,
+    .shortopts = "l:s:h", .longopts = longopts, .not_settings = not_settings,
+    .n_not_settings = sizeof not_settings / sizeof not_settings[0], .usage = usage,
+    .apply = apply_option, .size = sizeof(settings), .defaults = defaults,
+    .discard = web_proxy_discard, .say = say,
+};
 
 static volatile sig_atomic_t reload_wanted;
 
-static void on_sighup(int sig)
+static void want_reload(void *arg)
 {
-    (void)sig;
+    (void)arg;
     reload_wanted = 1;
 }
 
@@ -701,21 +706,13 @@ static void reload(const char *file, int argc, char **argv)
 {
     server_notify_reloading();
     settings st;
-    char err[1024];
-    if (!file) {
-        lwsl_user("SIGHUP: no configuration file to reload (--config FILE, or %s)\n",
-                  DEFAULT_CONFIG);
-    } else if (load_settings(&st, file, argc, argv, err, sizeof err) != 0) {
-        web_proxy_discard();
-        config_values_free(st.file_values);
-        lwsl_user("reload refused, the settings stay as they were: %s\n", err);
-    } else {
+    if (server_settings_reload(&program, file, argc, argv, &st) == 0) {
         /* Numbers and parsed addresses only: the running settings'
          * strings stay the first reading's (gw.cfg points into them). */
         gw.per_address = st.per_address;
         gw.sessions_per_address = st.sessions_per_address;
         int proxies = web_proxy_commit();
-        config_values_free(st.file_values);
+        server_settings_free(&st);
         lwsl_user("reloaded %s: max-per-address %d, sessions-per-address %d, %d trusted "
                   "proxies; other settings change at a restart\n", file, gw.per_address,
                   gw.sessions_per_address, proxies);
@@ -725,32 +722,16 @@ static void reload(const char *file, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    settings first = {0}, st = {0};
-    if (config_argv_read("sungka-web", argc, argv, "l:s:h", longopts, apply_option, &first,
-                         usage) != 0)
-        return 2;
-    web_proxy_discard();
-    if (first.help) {
-        usage(stdout);
-        return 0;
-    }
-    if (first.version) {
-        printf("sungka-web %s\n", SUNGKA_VERSION);
-        return 0;
-    }
-    const char *file = config_file_chosen(first.config, DEFAULT_CONFIG);
+    settings st;
+    const char *file;
+    int rc = server_main_settings(&program, argc, argv, &st, &file);
+    if (rc >= 0)
+        return rc;
     char err[1024];
-    int rc = load_settings(&st, file, argc, argv, err, sizeof err);
-    if (rc != 0) {
-        if (rc < 0)
-            fprintf(stderr, "sungka-web: %s\n", err);
-        config_values_free(st.file_values);
-        return 2;
-    }
     web_proxy_commit();
     /* The file's strings stay for the program's life (gw.cfg points into
      * them). */
-    config_values *kept = st.file_values;
+    config_values *kept = st.common.file_values;
     const char *listen = st.listen, *web_root = st.web_root, *metrics = st.metrics;
     gw.cfg.server = st.server;
     gw.cfg.tls = st.tls;
@@ -958,12 +939,8 @@ int main(int argc, char **argv)
                strchr(metrics_host, ':') ? "]" : "", metrics_bound);
     fflush(stdout);
 
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    struct sigaction hup = {.sa_handler = on_sighup};
-    sigaction(SIGHUP, &hup, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    server_stop_on_signals(stop_web, NULL);
+    server_reload_on_sighup(want_reload, NULL);
     server_notify_ready();
     while (!stopping) {
         if (lws_service(ctx, 0) < 0)

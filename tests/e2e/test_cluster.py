@@ -22,6 +22,11 @@ from e2e_util import (_raw_game, await_moves, check_replay, check_same_ending,  
 import wire  # noqa: E402
 
 LEASE_S = 3
+# The tests that wait for the node to give a statement up shorten the wait
+# with the session's statement_timeout, which its deadline for an answer
+# follows (store_pg.c: 3 s past it, 8 s with the default 5 s), and
+# connect_timeout: PostgreSQL URI parameters, as an operator would set them.
+QUICK_TIMEOUTS = "connect_timeout=2&options=-c%20statement_timeout%3D2s"
 
 
 def _cluster(env, n):
@@ -304,7 +309,8 @@ def health_off_the_loop(bindir):
     while the server is still frozen (the statement given up); health says
     SERVING again after the thaw."""
     with Env(bindir) as env, OwnPg("sungka_stall") as pg:
-        node = env.board("--db", pg.url, "--lease", str(LEASE_S), "--stall-limit", "1500")
+        node = env.board("--db", f"{pg.url}?{QUICK_TIMEOUTS}", "--lease", str(LEASE_S),
+                         "--stall-limit", "1500")
         client = wire.Client(node.address)
         health = "/grpc.health.v1.Health/Check"
         code, reply = client.raw(health, b"", timeout=5)
@@ -325,7 +331,7 @@ def health_off_the_loop(bindir):
                                  timeout=2)
         check(code == "DEADLINE_EXCEEDED", f"ListGames while stuck: {code} {reply}")
         # Still frozen, the loop gives the statement up and turns again
-        # (8 s for an answer, 2 s more after a cancel, 5 s to connect):
+        # (5 s for an answer, 2 s more after a cancel, 2 s to connect):
         # the cancel request, which a frozen server never answers either,
         # held it until the thaw.
         node.expect_stderr(r"loop turns again after \d+ ms", timeout=25)
@@ -607,7 +613,7 @@ def unconfirmed_commit_not_served(bindir):
     with Env(bindir) as env:
         with _synchronous_pair() as (primary, standby):
             url = (f"postgresql://postgres@127.0.0.1:{primary.port},127.0.0.1:{standby.port}"
-                   "/sungka_unconfirmed?target_session_attrs=read-write&connect_timeout=2")
+                   f"/sungka_unconfirmed?target_session_attrs=read-write&{QUICK_TIMEOUTS}")
             node = env.board("--db", url, "--lease", str(LEASE_S), "--grace", "120")
             alice = env.player("alice", "--server", node.address, "--new", "kalah")
             game = alice.expect(r"Created game (\d+)").group(1)
@@ -701,6 +707,7 @@ def went_back_in_time(bindir):
                 standby.promote()
                 b.expect_stderr(r"another history|adopted from a node that stopped",
                                 timeout=30)
+                changed = time.monotonic()     # b adopts nothing for its grace from here
                 dave = env.player("dave", "--server", b.address, "--new", "kalah")
                 made = dave.expect(r"Created game (\d+)").group(1)
                 check(int(made) > int(lost_game),
@@ -713,8 +720,9 @@ def went_back_in_time(bindir):
             a.expect_stderr(rf"game {game}: its stored log has lost events it sent", timeout=10)
             a.expect_stderr(rf"game {lost_game}: the database went back in time .*before the "
                             "game was made", timeout=10)
-            # Past the adopters' wait: nobody carries the game on.
-            time.sleep(LEASE_S * 4 / 3 + 7)
+            # Past the adopters' wait (a lease and a third and 5 s from the
+            # change b saw, then a tick): nobody carries the game on.
+            time.sleep(max(0.0, changed + LEASE_S * 4 / 3 + 7 - time.monotonic()))
             check(not any("adopted from a node that stopped" in line for line in b.err_lines),
                   "the other node adopted a game from the shorter log\n" + b.dump())
             row = standby.psql(f"SELECT status, (SELECT max(seq) FROM events WHERE game_id = "
@@ -735,7 +743,7 @@ def primary_waits_for_nobody(bindir):
             server = PgServer(top, "primary", sync=False)
             servers.append(server)
             server.start()
-            url = f"postgresql://postgres@127.0.0.1:{server.port}/sungka_hung"
+            url = f"postgresql://postgres@127.0.0.1:{server.port}/sungka_hung?{QUICK_TIMEOUTS}"
             node = env.board("--db", url, "--lease", str(LEASE_S))
             check(not _renewing(node), "not serving at the start")
             server.psql("ALTER SYSTEM SET synchronous_standby_names = '*'")

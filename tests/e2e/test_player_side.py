@@ -243,12 +243,15 @@ def away_countdown(bindir):
 def reconnect_in_words(bindir):
     """The service dies: each agent says once, in words, that it lost the
     connection and for how long it will try; at most one short line every
-    ~10 s while it tries; then that it is back, or that it gave up."""
+    ~10 s while it tries (every sixth of a --reconnect-for under a minute:
+    3 s here, not to wait 10 s for the first); then that it is back, or
+    that it gave up."""
+    every = 3                                  # --reconnect-for 18: a line every 3 s
     with Env(bindir) as env:
         db = os.path.join(env.state_dir, "game.db")
         board = env.board("--db", db, "--grace", "60")
         alice = env.player("alice", "--server", board.address, "--new", "kalah",
-                           "--reconnect-for", "60")
+                           "--reconnect-for", str(every * 6))
         game = alice.expect(r"Created game (\d+)").group(1)
         bob = env.player("bob", "--server", board.address, "--game", game,
                          "--reconnect-for", "3")
@@ -258,7 +261,7 @@ def reconnect_in_words(bindir):
         board.p.wait(5)
         lost = time.monotonic()
         addr = re.escape(board.address)
-        alice.expect(rf"^Lost the connection to {addr}; trying again for 60 s\u2026$",
+        alice.expect(rf"^Lost the connection to {addr}; trying again for {every * 6} s\u2026$",
                      timeout=15)
         start = alice.cursor - 1
         bob.expect(rf"^Lost the connection to {addr}; trying again for 3 s\u2026$", timeout=15)
@@ -275,7 +278,7 @@ def reconnect_in_words(bindir):
                                 r"DEADLINE|Socket closed", l) for l in said + bob.lines),
               "gRPC's raw words shown:\n" + "\n".join(said))
         tries = [l for l in said if l.startswith("Still trying")]
-        check(1 <= len(tries) <= away / 9 + 1,
+        check(1 <= len(tries) <= away / (every * 0.9) + 1,
               f"{len(tries)} progress lines in {away:.0f} s:\n" + "\n".join(said))
         check(len(said) == len(tries) + 2, "other lines while reconnecting:\n" + "\n".join(said))
         alice.quit()

@@ -24,6 +24,24 @@ static int64_t count_events(const char *url, const char *game)
     return test_sql_int(url, pg, pg);
 }
 
+/* The sessions on url's database but the asking one's own: the store's. */
+#define OTHER_SESSIONS \
+    " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+
+/* Kill the store's session from outside (as a server restart or an
+ * operator would); with until_gone, wait till the server has let it go, so
+ * that its goodbye is sent before the store's next statement. */
+static void kill_store_session(const char *url, bool until_gone)
+{
+    assert_int_equal(test_sql_int(url, "SELECT 1",
+                                  "SELECT count(pg_terminate_backend(pid))" OTHER_SESSIONS),
+                     1);
+    for (int tries = 0; until_gone && tries < 500 &&
+                        test_sql_int(url, "SELECT 0", "SELECT count(*)" OTHER_SESSIONS) > 0;
+         tries++)
+        usleep(10000);
+}
+
 struct fixture {
     char dir[256];
     char url[600];
@@ -156,12 +174,7 @@ static void test_session_killed(void **state)
     assert_true(store_defer(s, 2));
     assert_ok(s, store_event_append(s, "2", 1, 1, 0, 0, 1, "b", 1));
     store_defer(s, 0);
-    /* Every session of the store's database but the killer's own. */
-    assert_int_equal(test_sql_int(f->url, "SELECT 1",
-                                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                                  " WHERE datname = current_database()"
-                                  " AND pid <> pg_backend_pid()"),
-                     1);
+    kill_store_session(f->url, false);
     assert_int_equal(store_commit(s), -1);
     assert_int_equal(count_events(f->url, "1"), 0);
     assert_int_equal(count_events(f->url, "2"), 0);
@@ -176,17 +189,7 @@ static void test_session_killed(void **state)
     /* Killed between two turns, while idle: the next turn connects again
      * and commits, as a BEGIN outside a pipeline runs again on a new
      * session. */
-    assert_int_equal(test_sql_int(f->url, "SELECT 1",
-                                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                                  " WHERE datname = current_database()"
-                                  " AND pid <> pg_backend_pid()"),
-                     1);
-    for (int tries = 0; tries < 500 && test_sql_int(f->url, "SELECT 0",
-                                                    "SELECT count(*) FROM pg_stat_activity"
-                                                    " WHERE datname = current_database()"
-                                                    " AND pid <> pg_backend_pid()") > 0;
-         tries++)
-        usleep(10000);                 /* till the session is gone, so its goodbye is sent */
+    kill_store_session(f->url, true);
     assert_ok(s, store_turn_begin(s));
     assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));   /* the first: waits */
     assert_true(store_defer(s, 1));

@@ -596,13 +596,23 @@ static gboolean quick_poll(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
-int globby_quick(globby *lb, const char *kind_name, char **assignments, int n)
+/* The game a quick pairing or a tournament asks for: the dialog's kind,
+ * options, rated box and clock, or (from a script) kind_name with its
+ * "name=value" assignments ("rated" among them) and the dialog's clock. */
+typedef struct asked_game {
+    char texts[GAME_MAX_OPTIONS][48];  /* the dialog's options, which argv points into */
+    const char *argv[GAME_MAX_OPTIONS + 16];
+    int argc;
+    bool rated;
+    char spec[128];                    /* "KIND[:CLOCK]" */
+} asked_game;
+
+/* Read it into g, the kind asked for shown in the dialog; -1 (said) for a
+ * kind there is none of. */
+static int read_asked_game(globby *lb, const char *kind_name, char **assignments, int n,
+                           asked_game *g)
 {
     char err[512];
-    if (lb->quick) {
-        set_error(lb, _("Already waiting for a quick pairing."));
-        return -1;
-    }
     const game_kind *kind = kind_name ? game_kind_find(kind_name) : chosen_kind(lb);
     if (!kind) {
         snprintf(err, sizeof err, _("There is no game kind '%s'."), kind_name);
@@ -614,30 +624,41 @@ int globby_quick(globby *lb, const char *kind_name, char **assignments, int n)
             if (game_kind_at(i) == kind)
                 gtk_drop_down_set_selected(GTK_DROP_DOWN(lb->kind), (guint)i);
     }
-    char texts[GAME_MAX_OPTIONS][48];
-    const char *argv[GAME_MAX_OPTIONS + 16];
-    int argc = 0;
-    bool rated = lb->rated && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->rated));
+    g->argc = 0;
+    g->rated = lb->rated && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->rated));
     if (!kind_name) {                  /* the dialog's options */
         for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++)
             if (lb->spins[i]) {
-                snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name,
+                snprintf(g->texts[g->argc], sizeof g->texts[g->argc], "%s=%d",
+                         kind->options[i].name,
                          gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->spins[i])));
-                argv[argc] = texts[argc];
-                argc++;
+                g->argv[g->argc] = g->texts[g->argc];
+                g->argc++;
             }
     }
-    for (int i = 0; i < n && argc < (int)G_N_ELEMENTS(argv); i++) {
+    for (int i = 0; i < n && g->argc < (int)G_N_ELEMENTS(g->argv); i++) {
         if (strcmp(assignments[i], "rated") == 0)
-            rated = true;
+            g->rated = true;
         else
-            argv[argc++] = assignments[i];
+            g->argv[g->argc++] = assignments[i];
     }
-    char spec[128];
     const char *clock = gtk_editable_get_text(GTK_EDITABLE(lb->clock));
-    snprintf(spec, sizeof spec, "%s%s%.60s", kind->name, clock[0] ? ":" : "", clock);
+    snprintf(g->spec, sizeof g->spec, "%s%s%.60s", kind->name, clock[0] ? ":" : "", clock);
+    return 0;
+}
+
+int globby_quick(globby *lb, const char *kind_name, char **assignments, int n)
+{
+    char err[512];
+    if (lb->quick) {
+        set_error(lb, _("Already waiting for a quick pairing."));
+        return -1;
+    }
+    asked_game g;
+    if (read_asked_game(lb, kind_name, assignments, n, &g) != 0)
+        return -1;
     lb->paired[0] = '\0';
-    lb->quick = agent_quick_start(lb->v->ag, spec, argv, argc, rated, err, sizeof err);
+    lb->quick = agent_quick_start(lb->v->ag, g.spec, g.argv, g.argc, g.rated, err, sizeof err);
     if (!lb->quick) {
         set_error(lb, err);
         return -1;
@@ -846,46 +867,16 @@ int globby_tour_create(globby *lb, const char *format, const char *kind_name, in
         gtk_spin_button_set_value(GTK_SPIN_BUTTON(lb->tour_players), players);
     if (length >= 0)
         gtk_spin_button_set_value(GTK_SPIN_BUTTON(lb->tour_length), length);
-    const game_kind *kind = kind_name ? game_kind_find(kind_name) : chosen_kind(lb);
-    if (!kind) {
-        snprintf(err, sizeof err, _("There is no game kind '%s'."), kind_name);
-        set_error(lb, err);
+    asked_game g;
+    if (read_asked_game(lb, kind_name, assignments, n, &g) != 0)
         return -1;
-    }
-    if (kind != chosen_kind(lb)) {      /* show the kind asked for */
-        for (int i = 0; i < game_kind_count(); i++)
-            if (game_kind_at(i) == kind)
-                gtk_drop_down_set_selected(GTK_DROP_DOWN(lb->kind), (guint)i);
-    }
-    char texts[GAME_MAX_OPTIONS][48];
-    const char *argv[GAME_MAX_OPTIONS + 16];
-    int argc = 0;
-    bool rated = lb->rated && gtk_check_button_get_active(GTK_CHECK_BUTTON(lb->rated));
-    if (!kind_name) {                  /* the dialog's options */
-        for (int i = 0; i < kind->n_options && i < GAME_MAX_OPTIONS; i++)
-            if (lb->spins[i]) {
-                snprintf(texts[argc], sizeof texts[argc], "%s=%d", kind->options[i].name,
-                         gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->spins[i])));
-                argv[argc] = texts[argc];
-                argc++;
-            }
-    }
-    for (int i = 0; i < n && argc < (int)G_N_ELEMENTS(argv); i++) {
-        if (strcmp(assignments[i], "rated") == 0)
-            rated = true;
-        else
-            argv[argc++] = assignments[i];
-    }
-    char spec[128];
-    const char *clock = gtk_editable_get_text(GTK_EDITABLE(lb->clock));
-    snprintf(spec, sizeof spec, "%s%s%.60s", kind->name, clock[0] ? ":" : "", clock);
     guint chosen = gtk_drop_down_get_selected(GTK_DROP_DOWN(lb->tour_format));
     if (chosen >= G_N_ELEMENTS(tour_formats))
         chosen = 0;
-    if (agent_create_tournament(lb->v->ag, tour_formats[chosen], spec, argv, argc,
+    if (agent_create_tournament(lb->v->ag, tour_formats[chosen], g.spec, g.argv, g.argc,
                                 gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->tour_length)),
                                 gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(lb->tour_players)),
-                                rated, id, err, sizeof err) != 0) {
+                                g.rated, id, err, sizeof err) != 0) {
         set_error(lb, err);
         return -1;
     }

@@ -54,6 +54,26 @@ static int play_game(const game_kind *k, const game_options *o, int *seats, int 
     return n;
 }
 
+/* The review of a game at `depth` plies, with Kalah's table when db is
+ * given: its moves (to free) and accuracy. */
+static game_analysis_move *review(const game_kind *k, const game_options *o, const int *seats,
+                                  const int *moves, int n, int depth, const game_kalah_db *db,
+                                  int accuracy[GAME_MAX_SEATS])
+{
+    game_analysis_budget budget = {.depth = depth, .time_ms = 600000};
+    game_analysis_move *a = calloc((size_t)n, sizeof *a);
+    assert_non_null(a);
+    game_search *s = game_search_new(1 << 20);
+    assert_non_null(s);
+    if (db)
+        game_search_set_kalah_db(s, db);
+    char err[GAME_ERR_LEN];
+    assert_int_equal(game_analyse(s, k, o, seats, moves, n, &budget, a, accuracy, err,
+                                  sizeof err), 0);
+    game_search_free(s);
+    return a;
+}
+
 /* Checks every review must pass, whatever the kind. */
 static void check_consistent(const game_kind *k, const game_options *o, const int *seats,
                              const int *moves, int n, const game_analysis_move *a,
@@ -113,14 +133,8 @@ static void reversi_matches_the_engine(void **state)
     assert_true(n > 20);
 
     game_analysis_budget budget = {.depth = 3, .time_ms = 600000};
-    game_analysis_move *a = calloc((size_t)n, sizeof *a);
-    assert_non_null(a);
     int accuracy[GAME_MAX_SEATS];
-    game_search *s = game_search_new(1 << 20);
-    assert_non_null(s);
-    char err[GAME_ERR_LEN];
-    assert_int_equal(game_analyse(s, k, &o, seats, moves, n, &budget, a, accuracy, err,
-                                  sizeof err), 0);
+    game_analysis_move *a = review(k, &o, seats, moves, n, budget.depth, NULL, accuracy);
     check_consistent(k, &o, seats, moves, n, a, accuracy);
 
     /* The engine's own evaluation of each position at the same depth. */
@@ -160,7 +174,6 @@ static void reversi_matches_the_engine(void **state)
     assert_true(heuristic > 0);
     /* Half the weak bots' moves are random: some are judged. */
     assert_true(judged > 0);
-    game_search_free(s);
     free(a);
 }
 
@@ -181,16 +194,8 @@ static void kalah_matches_the_table(void **state)
 
     int seats[MAX_PLIES], moves[MAX_PLIES];
     int n = play_game(k, &o, seats, moves, 11);
-    game_analysis_move *a = calloc((size_t)n, sizeof *a);
-    assert_non_null(a);
     int accuracy[GAME_MAX_SEATS];
-    game_search *s = game_search_new(1 << 20);
-    assert_non_null(s);
-    game_search_set_kalah_db(s, &db);
-    game_analysis_budget budget = {.depth = 2, .time_ms = 600000};
-    char err[GAME_ERR_LEN];
-    assert_int_equal(game_analyse(s, k, &o, seats, moves, n, &budget, a, accuracy, err,
-                                  sizeof err), 0);
+    game_analysis_move *a = review(k, &o, seats, moves, n, 2, &db, accuracy);
     check_consistent(k, &o, seats, moves, n, a, accuracy);
 
     game_state st;
@@ -212,7 +217,6 @@ static void kalah_matches_the_table(void **state)
     }
     assert_true(covered > 0);
     assert_true(beyond > 0);
-    game_search_free(s);
     free(a);
     free(t);
 }
@@ -279,15 +283,8 @@ static void sungka_of_three_matches_the_search(void **state)
     assert_true(n > 6);
 
     game_analysis_budget budget = {.depth = 3, .time_ms = 600000};
-    game_analysis_move *a = calloc((size_t)n, sizeof *a);
-    assert_non_null(a);
     int accuracy[GAME_MAX_SEATS];
-    game_search *s = game_search_new(1 << 20);
-    assert_non_null(s);
-    char err[GAME_ERR_LEN];
-    assert_int_equal(game_analyse(s, k, &o, seats, moves, n, &budget, a, accuracy, err,
-                                  sizeof err), 0);
-    game_search_free(s);
+    game_analysis_move *a = review(k, &o, seats, moves, n, budget.depth, NULL, accuracy);
 
     game_search_limits lim;
     game_analysis_limits(k, &budget, &lim);

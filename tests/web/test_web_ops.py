@@ -30,18 +30,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from harness import Env, Failure, check  # noqa: E402
 import test_web  # noqa: E402
 from test_web import CHROMEDRIVER, CHROMIUM, WAIT, Browser, _ws, gateway  # noqa: E402
+from test_web import _recv_until as recv_until  # noqa: E402
 
 N_WATCHERS = 50
 
-
-def recv_until(ws, what, pred):
-    """Messages until one for which pred(msg) is true; that one."""
-    end = time.monotonic() + WAIT
-    while time.monotonic() < end:
-        m = json.loads(ws.recv())
-        if pred(m):
-            return m
-    raise Failure(f"never got {what}")
 
 
 def metrics(web):

@@ -3,10 +3,11 @@
  * their own (web_session.h starts one only when a browser needs it: to
  * play, sign in, chat, read its history). One lister for the whole
  * gateway: a player agent of the gateway's own that only ever lists the
- * games and the quick-pairing pools, started at the first lobby asked
- * for, and the lobby message it made kept for WEB_LISTER_FRESH_MS, so
- * that 10,000 browsers opening the lobby make about one ListGames (and
- * one ListPools) a second on the board service, not 10,000.
+ * games, the quick-pairing pools and the tournaments, started at the first
+ * lobby asked for, and the lobby message it made kept for
+ * WEB_LISTER_FRESH_MS, so that 10,000 browsers opening the lobby make about
+ * one ListGames (and one ListPools and one ListTournaments) a second on the
+ * board service, not 10,000.
  *
  * Threads: any session thread may call web_lister_lobby. The cache is
  * under a mutex; the agent is called by one thread at a time under a
@@ -30,8 +31,8 @@
  * ever made. */
 char *web_lister_lobby(const web_config *cfg, size_t *len, char *err, size_t errlen);
 
-/* A browser of this gateway made, joined or left a game, or a quick
- * pairing's pool (any thread): the next lobby asked for is made anew, so
+/* A browser of this gateway made, joined or left a game, a quick
+ * pairing's pool or a tournament (any thread): the next lobby asked for is made anew, so
  * that a browser opening the lobby right after sees it. Changes made
  * elsewhere show within WEB_LISTER_FRESH_MS. */
 void web_lister_changed(void);

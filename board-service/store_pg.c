@@ -1198,7 +1198,10 @@ static int pg_pipeline(db *d)
      * it was idle (a restart, pg_terminate_backend) has left its goodbye
      * and the socket's end unread: read what is there, without waiting, so
      * that libpq knows before the turn's statements are sent on it (the
-     * second read finds the end once the first has taken the message). */
+     * second read finds the end once the first has taken the message). A
+     * session ended so late that its end has not arrived yet fails this
+     * turn (its first move waits for its answer: refused, NOT_STORED) and
+     * the next connects again. */
     for (int i = 0; i < 2 && PQstatus(p->conn) == CONNECTION_OK; i++)
         PQconsumeInput(p->conn);
     if (PQstatus(p->conn) == CONNECTION_BAD && reconnect(p) < 0)

@@ -470,6 +470,12 @@ struct store {
     uint64_t defer_tag;
     struct deferred_write *deferred;
     int n_deferred, cap_deferred;
+    /* The commit sent and its outcome not taken (store_commit_send): its
+     * deferred writes, for store_turn_missed once it lands. */
+    bool committing;
+    int committed_rc;          /* where it committed at once: its outcome */
+    struct deferred_write *flying;
+    int n_flying, cap_flying;
 };
 
 /* A fence or an event append sent without waiting for its answer. */
@@ -488,6 +494,7 @@ static int failf(store *s, const char *fmt, ...) __attribute__((format(printf, 2
 static int forget_game(store *s, const char *game_id);
 static int event_exists(store *s, const char *game_id, uint64_t seq);
 static bool deferring(store *s);
+static int begin_pipelined(store *s);
 static int defer_write(store *s, db_stmt *st, bool fence, const char *game_id, uint64_t seq);
 
 static int failf(store *s, const char *fmt, ...)
@@ -569,6 +576,20 @@ static int run_f(store *s, db_stmt *st, const char *fmt, ...)
     return -1;
 }
 
+/* A write whose answer is only success or failure: in a pipelined
+ * transaction it is sent with what follows instead of waited for, and its
+ * failure fails the next statement waited for (a group's RELEASE, which
+ * then undoes the group; the COMMIT): the transaction is whole or not at
+ * all as before, one round trip the fewer. Elsewhere, run. */
+static int run_or_send(store *s, db_stmt *st, const char *what)
+{
+    if (!db_piping(s->db))
+        return run(s, st, what);
+    int rc = s->db->drv->defer(st, false, 0);
+    finish(st);
+    return rc < 0 ? fail_db(s, what) : 0;
+}
+
 /* Run a statement that takes no parameters. */
 static int run_id(store *s, enum stmt_id id, const char *what)
 {
@@ -625,8 +646,13 @@ static int op_begin(store *s)
     if (s->op_depth == MAX_OP_DEPTH)
         return failf(s, "cannot start a write: groups nest %d deep at most", MAX_OP_DEPTH);
     bool owns = !db_in_transaction(s->db);
-    if (run_id(s, owns ? ST_BEGIN : ST_SAVEPOINT, "cannot start a write") < 0)
+    /* Pipelined where it can be: the BEGIN goes with the first statement. */
+    if (owns && db_can_pipeline(s->db) && !s->committing) {
+        if (begin_pipelined(s) < 0)
+            return -1;
+    } else if (run_id(s, owns ? ST_BEGIN : ST_SAVEPOINT, "cannot start a write") < 0) {
         return -1;
+    }
     s->op_owns = (s->op_owns & ~(1u << s->op_depth)) | (unsigned)owns << s->op_depth;
     s->op_depth++;
     return 0;
@@ -708,6 +734,7 @@ void store_close(store *s)
         return;
     db_close(s->db);              /* rolls back, and finalizes the statements */
     free(s->deferred);
+    free(s->flying);
     free(s);
 }
 
@@ -798,7 +825,7 @@ static int insert_game(store *s, const store_game_info *g)
         db_bind_int64(st, 2, i);
         db_bind_text(st, 3, g->options[i].name);
         db_bind_int64(st, 4, g->options[i].value);
-        if (run(s, st, what) < 0)
+        if (run_or_send(s, st, what) < 0)
             return -1;
     }
     return 0;
@@ -987,6 +1014,8 @@ int store_moves_fill(store *s, const char *game_id, const store_move *moves, int
         return -1;
     if (n < 0 || (n && !moves))
         return failf(s, "cannot store the moves of game %s: no moves given", game_id);
+    char what[64];
+    snprintf(what, sizeof what, "cannot store the moves of game %s", game_id);
     for (int i = 0; i < n; i++) {
         const store_move *m = &moves[i];
         if (m->ply < 0 || m->seat < 0 || m->seat >= STORE_MAX_SEATS)
@@ -1000,7 +1029,8 @@ int store_moves_fill(store *s, const char *game_id, const store_move *moves, int
         db_bind_int64(st, 3, m->seat);
         db_bind_int64(st, 4, m->move);
         db_bind_int64(st, 5, m->time_ms);
-        if (run_f(s, st, "cannot store move %d of game %s", m->ply, game_id) < 0)
+        /* Not a round trip each on PostgreSQL: they go with the commit. */
+        if (run_or_send(s, st, what) < 0)
             return -1;
     }
     return 0;
@@ -1016,6 +1046,12 @@ int store_turn_begin(store *s)
         return store_begin(s);
     if (db_in_transaction(s->db))
         return failf(s, "cannot begin a transaction: one is already open");
+    return begin_pipelined(s);
+}
+
+/* A transaction in the driver's pipeline: its BEGIN sent, not waited for. */
+static int begin_pipelined(store *s)
+{
     db_stmt *st = stmt(s, ST_BEGIN);   /* prepared before the pipeline, once */
     if (!st)
         return -1;
@@ -1078,9 +1114,9 @@ int store_turn_missed(store *s, uint64_t tag)
     const uint64_t *missed;
     int n = s->db->drv->misses(s->db, &missed);
     for (int i = 0; i < n; i++) {
-        if (missed[i] < 1 || missed[i] > (uint64_t)s->n_deferred)
+        if (missed[i] < 1 || missed[i] > (uint64_t)s->n_flying)
             continue;
-        const struct deferred_write *w = &s->deferred[missed[i] - 1];
+        const struct deferred_write *w = &s->flying[missed[i] - 1];
         if (w->tag != tag)
             continue;
         if (!w->fence && w->seq > 1 && event_exists(s, w->game_id, w->seq - 1) == 0) {
@@ -1107,8 +1143,67 @@ int store_begin(store *s)
     return run_id(s, ST_BEGIN, "cannot begin a transaction");
 }
 
+int store_commit_send(store *s)
+{
+    if (s->committing)
+        return failf(s, "cannot commit: the last commit's outcome is not taken yet");
+    if (!db_piping(s->db) || !s->db->drv->commit_send) {
+        s->committed_rc = store_commit(s);
+        s->committing = true;
+        return 0;
+    }
+    /* The turn's deferred writes go with its commit: the next turn's are
+     * numbered afresh. */
+    struct deferred_write *w = s->flying;
+    int cap = s->cap_flying;
+    s->flying = s->deferred;
+    s->cap_flying = s->cap_deferred;
+    s->n_flying = s->n_deferred;
+    s->deferred = w;
+    s->cap_deferred = cap;
+    s->n_deferred = 0;
+    s->defer_tag = 0;
+    if (s->db->drv->commit_send(s->db) < 0)
+        return fail_db(s, "cannot commit");
+    s->committed_rc = STORE_IN_FLIGHT;
+    s->committing = true;
+    return 0;
+}
+
+int store_commit_landed(store *s, int wait_ms)
+{
+    if (!s->committing)
+        return failf(s, "no commit was sent");
+    int rc = s->committed_rc;
+    if (rc == STORE_IN_FLIGHT) {
+        rc = s->db->drv->landed(s->db, wait_ms);
+        if (rc == DB_FLYING)
+            return STORE_IN_FLIGHT;
+        if (rc < 0)
+            fail_db(s, "cannot commit");
+    }
+    s->committing = false;
+    return rc < 0 ? -1 : 0;
+}
+
+bool store_commit_in_flight(const store *s)
+{
+    return s->committing;
+}
+
+void store_send_pending(store *s)
+{
+    if (s->db->drv->flush)
+        s->db->drv->flush(s->db);
+}
+
 int store_commit(store *s)
 {
+    if (db_piping(s->db) && s->db->drv->commit_send) {
+        if (store_commit_send(s) < 0)
+            return -1;
+        return store_commit_landed(s, -1);
+    }
     if (!db_in_transaction(s->db))
         return failf(s, "cannot commit: no transaction is open");
     if (run_id(s, ST_COMMIT, "cannot commit") == 0)
@@ -1198,7 +1293,7 @@ static int finish_game(store *s, const char *id, int status, const char *reason,
         db_bind_int64(st, 4, scores ? scores[i] : 0);
         db_bind_int64(st, 5, won[i]);
         bind_account(st, 6, accounts ? accounts[i] : 0);
-        if (run(s, st, what) < 0)
+        if (run_or_send(s, st, what) < 0)
             return -1;
     }
 
@@ -1209,7 +1304,7 @@ static int finish_game(store *s, const char *id, int status, const char *reason,
             return -1;
         bind_outcome(st, names[i], n_winners == 0 ? OUT_DRAW : won[i] ? OUT_WIN : OUT_LOSS,
                      accounts ? accounts[i] : 0);
-        if (run(s, st, what) < 0)
+        if (run_or_send(s, st, what) < 0)
             return -1;
     }
     return 0;

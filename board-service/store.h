@@ -56,6 +56,7 @@
 #define STORE_LAPSED    4    /* store_node_renew: the lease had run out first */
 #define STORE_BEHIND    5    /* store_event_append: the log lacks the event before, which
                               * was stored: the database went back in time */
+#define STORE_IN_FLIGHT 6    /* store_commit_landed: its answers are not all in */
 
 #define STORE_ID_BYTES     16    /* game id, with its NUL */
 #define STORE_KIND_BYTES   32    /* game kind name ("sungka") */
@@ -261,8 +262,7 @@ int store_rollback(store *s);
  * transaction; elsewhere they run as always); store_commit then sends the
  * COMMIT and reads every answer: one round trip for all of them. A
  * deferred write that fails fails the whole transaction (store_commit -1).
- * A deferred fence or
- * append that found its game not this node's, or its log behind, wrote
+ * A deferred fence or append that found its game not this node's, or its log behind, wrote
  * nothing, and the transaction commits the rest: after store_commit,
  * store_turn_missed(s, tag) is STORE_FENCED or STORE_BEHIND for such a tag
  * (with its sentence in store_last_error), 0 for one that was written.
@@ -271,6 +271,34 @@ int store_rollback(store *s);
 int store_turn_begin(store *s);
 bool store_defer(store *s, uint64_t tag);
 int store_turn_missed(store *s, uint64_t tag);
+
+/* A turn's commit without waiting for it, so that the loop plays the next
+ * turn's moves while the database flushes this one's. store_commit_send
+ * sends the COMMIT of the transaction store_turn_begin opened and returns:
+ * the transaction is closed, and the next turn may begin at once (on
+ * PostgreSQL pipelined behind it: the server runs it once the COMMIT is
+ * done). store_commit_landed(s, wait_ms) is the commit's outcome once all
+ * its answers are in: 0 committed, -1 not (rolled back, the sentence in
+ * store_last_error), or STORE_IN_FLIGHT while they are not, after waiting
+ * up to wait_ms for them (0: not at all; -1: until they are, within the
+ * store's deadline for an answer); store_turn_missed then speaks of that
+ * commit's deferred writes. A turn begun behind a commit that lands -1
+ * must be rolled back: it may have begun inside the failed transaction.
+ * Anything else that waits for the database reads the answers first and
+ * keeps the outcome for store_commit_landed. At most one commit is on its
+ * way: store_commit_send while one is (its outcome not taken) is -1, as is
+ * one that cannot be sent (nothing of the transaction is stored). Where a
+ * commit costs no round trip (SQLite) or the transaction is not pipelined,
+ * store_commit_send commits at once and store_commit_landed gives the
+ * outcome. store_commit is store_commit_send and then
+ * store_commit_landed(s, -1) for a pipelined transaction. Loop thread. */
+int store_commit_send(store *s);
+int store_commit_landed(store *s, int wait_ms);
+bool store_commit_in_flight(const store *s);
+/* Send the writes of the turn begun behind a commit on its way, so that
+ * the database runs them once that commit is done (PostgreSQL: libpq holds
+ * a pipeline's statements until a wait otherwise). */
+void store_send_pending(store *s);
 
 /* --- The end of a game --------------------------------------------------- */
 

@@ -36,6 +36,9 @@ enum db_dialect { DB_SQLITE, DB_POSTGRES };
 /* What db_step returns. */
 enum { DB_FAILED = -1, DB_DONE = 0, DB_ROW = 1 };
 
+/* What landed returns while a COMMIT is still on its way. */
+enum { DB_FLYING = 2 };
+
 typedef struct db_driver {
     enum db_dialect dialect;
     /* sql with parameters ?1 .. ?N; NULL on failure (db_errmsg says why) */
@@ -87,9 +90,29 @@ typedef struct db_driver {
      * expect_one and it touched or returned other than one row, tag is
      * among misses. 0, or -1 when it could not be sent. */
     int (*defer)(db_stmt *st, bool expect_one, uint64_t tag);
-    /* The tags of this pipeline's misses read so far (after its COMMIT:
-     * all of them); kept until the next pipeline. Their count. */
+    /* The tags of the misses of the last COMMIT landed; kept until the
+     * next one lands. Their count. */
     int (*misses)(db *d, const uint64_t **tags);
+    /* The pipelined transaction's COMMIT, sent without waiting for its
+     * answer (NULL: the driver commits by stepping a COMMIT, as SQLite):
+     * the transaction is no longer open, and the next one may be pipelined
+     * behind it at once. 0, or -1 when it could not be sent (nothing of the
+     * transaction is stored). At most one is on its way: landed takes its
+     * outcome before the next is sent. */
+    int (*commit_send)(db *d);
+    /* The outcome of the COMMIT sent, once all its answers are in: 0
+     * committed, -1 not (the transaction is rolled back, errmsg says why;
+     * one pipelined behind it must be rolled back too: it may have begun in
+     * the failed one); DB_FLYING while they are not,
+     * after waiting up to wait_ms for them (0: not at all; -1: until they
+     * are, within the driver's deadline for an answer). Anything else that
+     * waits on the connection reads them first and keeps the outcome for
+     * landed. Its misses are then misses'. */
+    int (*landed)(db *d, int wait_ms);
+    /* Send what the pipeline holds back (statements deferred behind a
+     * COMMIT on its way), so that the server runs them as soon as that
+     * COMMIT is done rather than when the next wait sends them. */
+    void (*flush)(db *d);
     /* Test hook: how many times the connection waited for the server. */
     unsigned long (*round_trips)(db *d);
     /* Roll back what is open, finalize the statements, disconnect, free. */

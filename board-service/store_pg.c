@@ -60,6 +60,7 @@
 
 #include <libpq-fe.h>
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -392,8 +393,25 @@ struct pg {
     struct deferred *pending;  /* sent, answers not read yet, in order */
     int npending, cap_pending;
     uint64_t *misses;          /* tags of the deferred statements that missed */
-    int nmisses, cap_misses;
+    int nmisses;
     PGresult *pipe_fail;       /* the first deferred statement that failed, till its wait */
+    /* A turn's COMMIT on its way (pg_commit_send), at most one: the answers
+     * of the statements deferred before it, then the COMMIT's and the
+     * sync's, read as they come (read_flight); the next turn's BEGIN and
+     * writes may follow it in the same pipeline meanwhile. */
+    enum { FLIGHT_NONE, FLIGHT_FLYING, FLIGHT_LANDED } flight;
+    struct deferred *flying;   /* its deferred statements, in order */
+    int nflying;
+    int flying_read;           /* answers read: flying[]'s, then the COMMIT's */
+    PGresult *flight_res;      /* the answer being read, till libpq's NULL after it */
+    PGresult *flight_fail;     /* the first failure among them */
+    bool flight_committed;     /* the COMMIT's own answer said COMMIT */
+    bool flight_late;          /* a cancel was sent for it */
+    int64_t flight_deadline;   /* mono_ms(): when it is cancelled */
+    int flight_rc;             /* landed: 0 committed, -1 not (flight_err) */
+    char flight_err[512];
+    uint64_t *flight_misses;   /* its misses (pg_misses: the last landed commit's) */
+    int nflight_misses;
     unsigned long trips;       /* waits for the server (store__round_trips) */
 };
 
@@ -658,6 +676,27 @@ static PGresult *one_answer(struct pg *p, int64_t *deadline)
     return kept ? kept : PQmakeEmptyPGresult(p->conn, PGRES_FATAL_ERROR);
 }
 
+/* A deferred statement's answer (res, cleared here): a miss recorded in
+ * misses[*n] (of MAX_DEFERRED), the first failure kept in *fail. */
+static void note_answer(struct deferred *d, PGresult *res, uint64_t *misses, int *n,
+                        PGresult **fail)
+{
+    if (!succeeded(res)) {
+        if (d->prepared)
+            d->prepared->gen = 0;      /* prepare it again when next run */
+        if (!*fail && res && PQresultStatus(res) != PGRES_PIPELINE_ABORTED) {
+            *fail = res;
+            res = NULL;
+        }
+    } else if (d->expect_one) {
+        bool rows = PQresultStatus(res) == PGRES_TUPLES_OK;
+        int64_t n1 = rows ? PQntuples(res) : strtoll(PQcmdTuples(res), NULL, 10);
+        if (n1 != 1 && *n < MAX_DEFERRED)
+            misses[(*n)++] = d->tag;
+    }
+    PQclear(res);
+}
+
 /* In a pipeline, after a sync went out: read the deferred statements'
  * answers in order, recording misses and the first failure (p->pipe_fail). */
 static void read_deferred(struct pg *p, int64_t *deadline)
@@ -671,21 +710,7 @@ static void read_deferred(struct pg *p, int64_t *deadline)
                 d->prepared->gen = 0;
             continue;
         }
-        PGresult *res = one_answer(p, deadline);
-        if (!succeeded(res)) {
-            if (d->prepared)
-                d->prepared->gen = 0;      /* prepare it again when next run */
-            if (!p->pipe_fail && PQresultStatus(res) != PGRES_PIPELINE_ABORTED) {
-                p->pipe_fail = res;
-                res = NULL;
-            }
-        } else if (d->expect_one) {
-            bool rows = PQresultStatus(res) == PGRES_TUPLES_OK;
-            int64_t n1 = rows ? PQntuples(res) : strtoll(PQcmdTuples(res), NULL, 10);
-            if (n1 != 1 && p->nmisses < p->cap_misses)
-                p->misses[p->nmisses++] = d->tag;
-        }
-        PQclear(res);
+        note_answer(d, one_answer(p, deadline), p->misses, &p->nmisses, &p->pipe_fail);
     }
 }
 
@@ -754,6 +779,8 @@ static PGresult *answer(struct pg *p, int sent)
 
 typedef PGresult *(*pg_call)(struct pg *p, void *arg);
 
+static void land_now(struct pg *p);
+
 /* A lost connection (PQTRANS_UNKNOWN) holds no transaction: the next
  * statement, a BEGIN included, connects again instead of being refused. */
 static bool open_transaction(PGTransactionStatusType t)
@@ -766,7 +793,8 @@ static bool open_transaction(PGTransactionStatusType t)
  * caller clears it), or NULL with the failure recorded. */
 static PGresult *run(struct pg *p, pg_call call, void *arg)
 {
-    bool had_transaction = open_transaction(PQtransactionStatus(p->conn));
+    land_now(p);               /* a COMMIT on its way is answered first */
+    bool had_transaction = p->piping || open_transaction(PQtransactionStatus(p->conn));
     PGresult *res = call(p, arg);
     if (succeeded(res) && p->late) {
         PQclear(res);
@@ -1173,7 +1201,9 @@ static int pg_exec(db *d, const char *sql)
 
 static bool pg_in_transaction(db *d)
 {
-    return pg_of(d)->piping || open_transaction(PQtransactionStatus(pg_of(d)->conn));
+    struct pg *p = pg_of(d);
+    return p->piping ||
+           (p->flight != FLIGHT_FLYING && open_transaction(PQtransactionStatus(p->conn)));
 }
 
 /* ------------------------------------------------------------------------
@@ -1183,15 +1213,30 @@ static bool pg_in_transaction(db *d)
 static int pg_pipeline(db *d)
 {
     struct pg *p = pg_of(d);
+    if (p->flight == FLIGHT_FLYING && PQstatus(p->conn) == CONNECTION_BAD)
+        land_now(p);           /* lost with it: connect again below */
+    if (p->flight == FLIGHT_FLYING) {
+        /* Behind the last turn's COMMIT, in the same pipeline: the server
+         * runs this turn's statements once that COMMIT is done. */
+        if (p->piping)
+            return failf(p, "cannot begin a transaction: one is already open");
+        p->piping = true;
+        p->npending = 0;
+        p->nmisses = 0;
+        return 0;
+    }
     if (p->piping || open_transaction(PQtransactionStatus(p->conn)))
         return failf(p, "cannot begin a transaction: one is already open");
-    if (!p->pending) {
-        p->pending = calloc(MAX_DEFERRED, sizeof *p->pending);
-        p->misses = calloc(MAX_DEFERRED, sizeof *p->misses);
-        if (!p->pending || !p->misses)
-            return failf(p, "out of memory");
-        p->cap_pending = p->cap_misses = MAX_DEFERRED;
-    }
+    if (!p->pending && !(p->pending = calloc(MAX_DEFERRED, sizeof *p->pending)))
+        return failf(p, "out of memory");
+    if (!p->flying && !(p->flying = calloc(MAX_DEFERRED, sizeof *p->flying)))
+        return failf(p, "out of memory");
+    if (!p->misses && !(p->misses = calloc(MAX_DEFERRED, sizeof *p->misses)))
+        return failf(p, "out of memory");
+    if (!p->flight_misses &&
+        !(p->flight_misses = calloc(MAX_DEFERRED, sizeof *p->flight_misses)))
+        return failf(p, "out of memory");
+    p->cap_pending = MAX_DEFERRED;
     /* A connection lost since the last statement: connect again now, as
      * the BEGIN would outside a pipeline (which runs again on a new session
      * when it finds its connection lost). A session the server ended while
@@ -1221,6 +1266,7 @@ static int pg_pipeline(db *d)
  * bound on statements unanswered. */
 static void settle(struct pg *p)
 {
+    land_now(p);
     int64_t deadline = mono_ms() + p->answer_ms;
     p->late = false;
     p->trips++;
@@ -1269,8 +1315,193 @@ lost:;
 static int pg_misses(db *d, const uint64_t **tags)
 {
     struct pg *p = pg_of(d);
-    *tags = p->misses;
-    return p->nmisses;
+    *tags = p->flight_misses;
+    return p->nflight_misses;
+}
+
+/* ------------------------------------------------------------------------
+ * A turn's COMMIT on its way
+ * ------------------------------------------------------------------------ */
+
+/* The flight's answers are all read (or its connection lost): its outcome,
+ * kept for pg_landed. The transaction a failure left open is ended unless
+ * the next turn's is open behind it (whose BEGIN then failed with it: the
+ * store refuses that turn too). */
+static void land(struct pg *p)
+{
+    bool lost = PQstatus(p->conn) == CONNECTION_BAD;
+    bool ok = p->flight_committed && !p->flight_fail && !p->flight_late && !lost;
+    if (ok)
+        p->flight_rc = 0;
+    else if (p->flight_fail)
+        fail_result(p, p->flight_fail);
+    else if (lost)
+        failf(p, "the connection to PostgreSQL was lost before the turn's COMMIT was "
+                 "answered (rolled back, or perhaps committed)");
+    else if (p->flight_late)
+        failf(p, "PostgreSQL did not confirm the COMMIT in time (it was cancelled; it may "
+                 "be stored nevertheless, on no standby: is a synchronous standby missing?)");
+    else
+        failf(p, "the transaction was rolled back, not committed: a statement in it failed");
+    if (!ok) {
+        p->flight_rc = -1;
+        memcpy(p->flight_err, p->err, sizeof p->flight_err);
+        p->flight_err[sizeof p->flight_err - 1] = '\0';
+    }
+    for (int i = p->flying_read; i < p->nflying; i++)
+        if (p->flying[i].prepared)
+            p->flying[i].prepared->gen = 0;
+    PQclear(p->flight_res);
+    PQclear(p->flight_fail);
+    p->flight_res = p->flight_fail = NULL;
+    p->nflying = 0;
+    p->flight = FLIGHT_LANDED;
+    if (lost) {
+        end_pipeline(p);
+    } else if (!p->piping) {
+        end_pipeline(p);
+        if (!ok && PQtransactionStatus(p->conn) == PQTRANS_INERROR)
+            PQclear(PQexec(p->conn, "ROLLBACK"));
+    }
+}
+
+/* One result of the flight (NULL: libpq's end of a statement's answers). */
+static void take_flight_result(struct pg *p, PGresult *res)
+{
+    if (res && PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+        PQclear(res);
+        land(p);
+        return;
+    }
+    if (res) {                 /* the first failure of a statement is its answer */
+        if (p->flight_res && !succeeded(p->flight_res)) {
+            PQclear(res);
+        } else {
+            PQclear(p->flight_res);
+            p->flight_res = res;
+        }
+        return;
+    }
+    res = p->flight_res;
+    p->flight_res = NULL;
+    if (p->flying_read < p->nflying) {
+        note_answer(&p->flying[p->flying_read++], res, p->flight_misses, &p->nflight_misses,
+                    &p->flight_fail);
+        return;
+    }
+    if (p->flying_read++ == p->nflying) {      /* the COMMIT's */
+        p->flight_committed = succeeded(res) && strcmp(PQcmdStatus(res), "COMMIT") == 0;
+        if (!succeeded(res) && !p->flight_fail && res &&
+            PQresultStatus(res) != PGRES_PIPELINE_ABORTED) {
+            p->flight_fail = res;
+            res = NULL;
+        }
+    }
+    PQclear(res);
+}
+
+/* Read what has come of the flight's answers, waiting up to wait_ms for
+ * more (-1: until it lands). At its deadline a cancel is sent, and if not
+ * even that is answered in CANCEL_DEADLINE_MS the connection is given up,
+ * as for any statement (await_result). Whether it has landed. */
+static bool read_flight(struct pg *p, int wait_ms)
+{
+    int64_t until = wait_ms < 0 ? INT64_MAX : mono_ms() + wait_ms;
+    while (p->flight == FLIGHT_FLYING) {
+        if (PQstatus(p->conn) == CONNECTION_BAD || !PQconsumeInput(p->conn)) {
+            if (PQstatus(p->conn) != CONNECTION_BAD) {     /* never leave it half read */
+                shutdown(PQsocket(p->conn), SHUT_RDWR);
+                PQconsumeInput(p->conn);
+            }
+            land(p);
+            break;
+        }
+        while (p->flight == FLIGHT_FLYING && !PQisBusy(p->conn))
+            take_flight_result(p, PQgetResult(p->conn));
+        if (p->flight != FLIGHT_FLYING)
+            break;
+        int64_t now = mono_ms();
+        if (now >= p->flight_deadline) {
+            if (p->flight_late) {  /* not even the cancel answered: give it up */
+                shutdown(PQsocket(p->conn), SHUT_RDWR);
+                continue;
+            }
+            cancel_in_background(p->conn);
+            p->flight_late = true;
+            p->flight_deadline = now + CANCEL_DEADLINE_MS;
+            continue;
+        }
+        if (now >= until)
+            return false;
+        int64_t left = (until < p->flight_deadline ? until : p->flight_deadline) - now;
+        struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
+        if (poll(&pfd, 1, (int)(left < INT_MAX ? left : INT_MAX)) < 0 && errno != EINTR)
+            shutdown(PQsocket(p->conn), SHUT_RDWR);
+    }
+    return true;
+}
+
+/* Before anything else waits on the connection: the flight lands first. */
+static void land_now(struct pg *p)
+{
+    if (p->flight == FLIGHT_FLYING)
+        read_flight(p, -1);
+}
+
+static int pg_commit_send(db *d)
+{
+    struct pg *p = pg_of(d);
+    assert(p->flight == FLIGHT_NONE);  /* the last one's outcome was taken */
+    if (!p->piping)
+        return failf(p, "cannot commit: no pipelined transaction is open");
+    if (!PQsendQueryParams(p->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) ||
+        !PQpipelineSync(p->conn)) {
+        char why[256];
+        one_line(why, sizeof why, PQerrorMessage(p->conn));
+        end_pipeline(p);
+        return failf(p, "cannot send the COMMIT to PostgreSQL: %s", why);
+    }
+    p->trips++;
+    struct deferred *pending = p->pending;
+    p->pending = p->flying;
+    p->flying = pending;
+    p->nflying = p->npending;
+    p->npending = 0;
+    uint64_t *misses = p->misses;
+    p->misses = p->flight_misses;
+    p->flight_misses = misses;
+    p->nflight_misses = p->nmisses;
+    p->nmisses = 0;
+    p->flying_read = 0;
+    p->flight_res = NULL;
+    p->flight_fail = p->pipe_fail;     /* a failure a wait in the turn read already */
+    p->pipe_fail = NULL;
+    p->flight_committed = false;
+    p->flight_late = false;
+    p->flight_deadline = mono_ms() + p->answer_ms;
+    p->flight = FLIGHT_FLYING;
+    p->piping = false;
+    return 0;
+}
+
+static void pg_flush(db *d)
+{
+    struct pg *p = pg_of(d);
+    if (p->piping && PQflush(p->conn) < 0)
+        shutdown(PQsocket(p->conn), SHUT_RDWR);    /* found lost at the next wait */
+}
+
+static int pg_landed(db *d, int wait_ms)
+{
+    struct pg *p = pg_of(d);
+    if (p->flight == FLIGHT_NONE)
+        return failf(p, "no COMMIT is on its way");
+    if (p->flight == FLIGHT_FLYING && !read_flight(p, wait_ms))
+        return DB_FLYING;
+    p->flight = FLIGHT_NONE;
+    if (p->flight_rc < 0)
+        memcpy(p->err, p->flight_err, sizeof p->flight_err);
+    return p->flight_rc;
 }
 
 static bool pg_piping(db *d)
@@ -1313,13 +1544,20 @@ static void pg_close(db *d)
     struct pg *p = pg_of(d);
     if (!p)
         return;
-    if (p->piping)
+    if (p->flight == FLIGHT_FLYING)
+        read_flight(p, 0);     /* what has come; the rest is rolled back with the session */
+    p->flight = FLIGHT_NONE;
+    PQclear(p->flight_res);
+    PQclear(p->flight_fail);
+    if (p->piping || PQpipelineStatus(p->conn) != PQ_PIPELINE_OFF)
         end_pipeline(p);
     if (p->conn && PQpipelineStatus(p->conn) == PQ_PIPELINE_OFF &&
         open_transaction(PQtransactionStatus(p->conn)))
         PQclear(PQexec(p->conn, "ROLLBACK"));
     free(p->pending);
     free(p->misses);
+    free(p->flying);
+    free(p->flight_misses);
     while (p->stmts) {
         struct pg_stmt *next = p->stmts->next;
         stmt_free(p->stmts);
@@ -1354,6 +1592,9 @@ static const db_driver pg_driver = {
     .piping = pg_piping,
     .defer = pg_defer,
     .misses = pg_misses,
+    .commit_send = pg_commit_send,
+    .landed = pg_landed,
+    .flush = pg_flush,
     .round_trips = pg_round_trips,
     .close = pg_close,
 };

@@ -7,6 +7,11 @@
  * that fails fails the whole turn, nothing of it stored; a session killed
  * between the turn's writes and its COMMIT's answer refuses the turn,
  * nothing of it visible, and the next turn works on a new session.
+ * A turn's COMMIT on its way (store_commit_send) while the next turn is
+ * written behind it: each lands on its own, with its own misses; a commit
+ * held by another session's lock is told as on its way, not waited for;
+ * one that fails, or whose session is killed before it lands, takes the
+ * turn begun behind it down too, and the store goes on.
  * PostgreSQL only (store_pipeline_pg): SQLite has no round trips to save.
  */
 #include "store_test.h"
@@ -210,12 +215,175 @@ static void test_session_killed(void **state)
     assert_int_equal(count_events(f->url, "2"), 1);
 }
 
+/* Another session holding the events table, so that a turn's writes wait
+ * for it (as a frozen node's lock or a slow disk makes them). */
+static PGconn *hold_events(const char *url)
+{
+    PGconn *c = PQconnectdb(url);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *res = PQexec(c, "BEGIN; LOCK TABLE events IN EXCLUSIVE MODE");
+    assert_int_equal(PQresultStatus(res), PGRES_COMMAND_OK);
+    PQclear(res);
+    return c;
+}
+
+static void release_events(PGconn *c)
+{
+    PQclear(PQexec(c, "ROLLBACK"));
+    PQfinish(c);
+}
+
+/* One deferred append of turn `tag` to game id. */
+static void append_deferred(store *s, uint64_t tag, const char *id, uint64_t seq)
+{
+    assert_true(store_defer(s, tag));
+    assert_ok(s, store_event_append(s, id, seq, 1, 0, 0, 1, "m", 1));
+    store_defer(s, 0);
+}
+
+/* A turn on game 3, so that its statements are prepared on the session
+ * (preparing an INSERT takes the lock hold_events holds). */
+static void warm_up(store *s)
+{
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "3", 1);
+    assert_ok(s, store_commit(s));
+}
+
+/* A turn's COMMIT sent, the next turn written behind it: each lands with
+ * its own outcome and misses (the same tag in both), and a write of
+ * another kind meanwhile reads the COMMIT's answer first and keeps it. */
+static void test_commit_on_its_way(void **state)
+{
+    NEEDS_PG();
+    struct fixture *f = *state;
+    store *s = f->s;
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 7, "1", 1);
+    append_deferred(s, 8, "2", 5);              /* a hole: held back */
+    assert_ok(s, store_commit_send(s));
+    assert_true(store_commit_in_flight(s));
+    assert_int_equal(store_commit_send(s), -1);            /* one at a time */
+
+    assert_ok(s, store_turn_begin(s));         /* behind it, in the same pipeline */
+    append_deferred(s, 8, "1", 2);
+    assert_ok(s, store_commit_landed(s, -1));
+    assert_false(store_commit_in_flight(s));
+    assert_int_equal(store_turn_missed(s, 7), 0);
+    assert_int_equal(store_turn_missed(s, 8), STORE_BEHIND);
+    assert_int_equal(count_events(f->url, "1"), 1);
+    assert_ok(s, store_commit_send(s));
+    assert_ok(s, store_commit_landed(s, -1));
+    assert_int_equal(store_turn_missed(s, 8), 0);           /* this turn's 8 was stored */
+    assert_int_equal(count_events(f->url, "1"), 2);
+    assert_int_equal(count_events(f->url, "2"), 0);
+
+    /* A write outside any turn while a COMMIT is on its way. */
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "3", 1);
+    assert_ok(s, store_commit_send(s));
+    make_game(s, "4", "kalah", 2);
+    assert_int_equal(count_events(f->url, "3"), 1);        /* landed: the write waited */
+    assert_true(store_commit_in_flight(s));                 /* ... its outcome kept */
+    assert_ok(s, store_commit_landed(s, 0));
+}
+
+/* A COMMIT held by another session's lock is on its way, told at once
+ * without waiting; the next turn is written behind it meanwhile, and both
+ * land once the lock goes. */
+static void test_commit_held_by_a_lock(void **state)
+{
+    NEEDS_PG();
+    struct fixture *f = *state;
+    store *s = f->s;
+    warm_up(s);
+    PGconn *locker = hold_events(f->url);
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "1", 1);
+    assert_ok(s, store_commit_send(s));
+    assert_int_equal(store_commit_landed(s, 0), STORE_IN_FLIGHT);
+    assert_int_equal(store_commit_landed(s, 50), STORE_IN_FLIGHT);
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "2", 1);
+    release_events(locker);
+    assert_ok(s, store_commit_landed(s, -1));
+    assert_ok(s, store_commit(s));
+    assert_int_equal(count_events(f->url, "1"), 1);
+    assert_int_equal(count_events(f->url, "2"), 1);
+}
+
+/* A COMMIT whose turn failed (a write to no such game): it lands -1, and
+ * the turn begun behind it, inside the failed transaction, fails too;
+ * rolled back, the next turn commits. */
+static void test_failed_commit_takes_the_next_turn(void **state)
+{
+    NEEDS_PG();
+    struct fixture *f = *state;
+    store *s = f->s;
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "1", 1);
+    append_deferred(s, 2, "99", 1);             /* foreign key: fails */
+    assert_ok(s, store_commit_send(s));
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "2", 1);
+    assert_int_equal(store_commit_landed(s, -1), -1);
+    assert_non_null(strstr(store_last_error(s), "cannot commit"));
+    assert_int_equal(store_commit(s), -1);
+    store_rollback(s);
+    assert_int_equal(count_events(f->url, "1"), 0);
+    assert_int_equal(count_events(f->url, "2"), 0);
+
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "1", 1);
+    assert_ok(s, store_commit(s));
+    assert_int_equal(count_events(f->url, "1"), 1);
+}
+
+/* The session killed while a COMMIT waits for a lock, the next turn behind
+ * it: the COMMIT lands -1 (the connection lost), nothing of either turn is
+ * stored, and the next turn runs on a new session. */
+static void test_session_killed_in_flight(void **state)
+{
+    NEEDS_PG();
+    struct fixture *f = *state;
+    store *s = f->s;
+    warm_up(s);
+    PGconn *locker = hold_events(f->url);
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "1", 1);
+    assert_ok(s, store_commit_send(s));
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "2", 1);
+    assert_int_equal(store_commit_landed(s, 20), STORE_IN_FLIGHT);
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT count(pg_terminate_backend(pid))" OTHER_SESSIONS
+             " AND pid <> %d", PQbackendPID(locker));
+    assert_int_equal(test_sql_int(f->url, "SELECT 1", sql), 1);
+    assert_int_equal(store_commit_landed(s, -1), -1);
+    assert_non_null(strstr(store_last_error(s), "cannot commit"));
+    assert_int_equal(store_commit(s), -1);
+    store_rollback(s);
+    release_events(locker);
+    assert_int_equal(count_events(f->url, "1"), 0);
+    assert_int_equal(count_events(f->url, "2"), 0);
+
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, "1", 1);
+    assert_ok(s, store_commit(s));
+    assert_int_equal(count_events(f->url, "1"), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_one_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_miss_and_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_killed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commit_on_its_way, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commit_held_by_a_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_commit_takes_the_next_turn, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_session_killed_in_flight, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -325,6 +325,8 @@ struct board_service {
     int64_t next_clock_ms;     /* the earliest a running clock may fall (INT64_MAX: none) */
     int port;                  /* bound */
     struct move_batch *moves;  /* room_moves.c: this loop turn's moves, not yet committed */
+    struct move_batch *flight; /* ... and the last turn's, their commit on its way */
+    int64_t chores_due_ms;     /* service.c: the loop's timers and drains, while it is */
     int released;              /* participants and games freed since the last trim */
     size_t lost_requests;      /* requests gRPC refused (or lost) since then */
     int64_t last_trim_ms;

@@ -98,12 +98,24 @@ room_rc room_move_on_stream(room *r, participant *p, int move, uint64_t id, char
                             size_t errlen);
 /* The client of a pending move's `reply` went away: nobody to answer. */
 void room_move_abandoned(board_service *svc, void *reply);
-/* Commit the moves played since the last call in one transaction, then send
- * their events and answer their calls. It is the rpc server's turn hook
- * (service.c, end_turn): it runs at the end of every loop turn and before
- * every handler but Move's and Ping's, and every done callback, so nothing
- * sees a move that is not stored. */
+/* Commit every move played and not yet committed, and send their events and
+ * answer their calls (or refuse them): when it returns, nothing is pending.
+ * It is the rpc server's turn hook (service.c, end_turn): it runs before
+ * every handler but Move's and Ping's (and Play's commands, which call it
+ * for anything but a move), and every done callback, so nothing sees a move
+ * that is not stored. */
 void room_commit_moves(board_service *svc);
+/* The end of a loop turn (the rpc server's turn-end hook): this turn's
+ * moves' commit is sent and not waited for, unless the last turn's is
+ * still on its way (then they wait for it, and the next turn's moves join
+ * them); a commit that has landed is finished (events sent, calls
+ * answered). A move's events and answer still follow its commit. */
+void room_turn_end(board_service *svc);
+/* Whether a commit is on its way (room_turn_end sent it, it has not landed). */
+bool room_moves_in_flight(const board_service *svc);
+/* Wait up to wait_ms for the commit on its way; if it lands, finish it and
+ * send the next turn's (room_turn_end). */
+void room_moves_await(board_service *svc, int wait_ms);
 /* Free the batch's memory (nothing may be pending): the service's end. */
 void room_moves_free(board_service *svc);
 /* To everyone, or privately to the participant named `to` (non-empty). */

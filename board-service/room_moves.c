@@ -138,12 +138,15 @@ struct pending_move {
     double started;            /* metrics_now() when it was played: its commit latency */
 };
 
-/* The service's moves of this loop turn (svc->moves, made on first use). */
+/* The service's moves of this loop turn (svc->moves), and those of the
+ * turn before whose commit is on its way (svc->flight), each made on first
+ * use. */
 struct move_batch {
     struct pending_move *moves;
     int n, cap;
     bool failed;               /* one of them could not be written: the whole batch fails */
     uint64_t tags;             /* deferred writes' tags handed out this turn */
+    double sent;               /* metrics_now() when its commit was sent */
 };
 
 static struct move_batch *batch_of(board_service *svc)
@@ -153,22 +156,31 @@ static struct move_batch *batch_of(board_service *svc)
     return svc->moves;
 }
 
+static void batch_free(struct move_batch *b)
+{
+    if (!b)
+        return;
+    assert(b->n == 0);
+    free(b->moves);
+    free(b);
+}
+
 void room_moves_free(board_service *svc)
 {
-    if (!svc->moves)
-        return;
-    assert(svc->moves->n == 0);
-    free(svc->moves->moves);
-    free(svc->moves);
-    svc->moves = NULL;
+    batch_free(svc->moves);
+    batch_free(svc->flight);
+    svc->moves = svc->flight = NULL;
 }
 
 void room_move_abandoned(board_service *svc, void *reply)
 {
-    struct move_batch *b = svc->moves;
-    for (int i = 0; b && i < b->n; i++)
-        if (b->moves[i].reply == reply)
-            b->moves[i].reply = NULL;
+    struct move_batch *batches[] = {svc->moves, svc->flight};
+    for (size_t k = 0; k < sizeof batches / sizeof batches[0]; k++) {
+        struct move_batch *b = batches[k];
+        for (int i = 0; b && i < b->n; i++)
+            if (b->moves[i].reply == reply)
+                b->moves[i].reply = NULL;
+    }
 }
 
 static struct pending_move *pending_add(struct move_batch *b)
@@ -241,8 +253,11 @@ static room_rc play_move(room *r, participant *p, int move, struct move_answer t
      * turn's commit. The first waits for its answer (with the BEGIN's), so
      * that a store refusing writes (a lock held, the connection lost) is
      * found before its move is applied, which is then refused without its
-     * game being reloaded, as before. */
-    bool deferred = db && b->n > 1 && !game_is_over(&after) && store_defer(db, ++b->tags);
+     * game being reloaded, as before; but not while the last turn's commit
+     * is on its way, which that wait would wait for: a failure then fails
+     * the turn at its commit, and its games are reloaded. */
+    bool deferred = db && (b->n > 1 || store_commit_in_flight(db)) && !game_is_over(&after) &&
+                    store_defer(db, ++b->tags);
     if (deferred)
         pm->tag = b->tags;
     /* Others' moves are in the transaction: this one may be undone alone. */
@@ -320,22 +335,14 @@ static void refuse_missed(board_service *svc, struct pending_move *pm, int misse
         svc->io.command_refused(pm->mover->stream, pm->command_id, ROOM_E_STORE, err);
 }
 
-void room_commit_moves(board_service *svc)
+/* The batch's commit is over: its moves announced and answered, or, when
+ * why says it failed, refused and their games reloaded. */
+static void finish(board_service *svc, struct move_batch *b, const char *why)
 {
-    struct move_batch *b = svc->moves;
-    if (!b || b->n == 0)
-        return;
     store *db = svc->store;
-    const char *why = NULL;
-    double commit_start = svc->m.set ? metrics_now() : 0;
-    if (b->failed || (db && store_commit(db) != 0)) {
-        why = db ? store_last_error(db) : "out of memory";
-        if (db)
-            store_rollback(db);
-    }
     double done = svc->m.set ? metrics_now() : 0;
-    if (db && !b->failed)
-        metric_observe(svc->m.store_commit, done - commit_start);
+    if (!why)
+        metric_observe(svc->m.store_commit, done - b->sent);
     /* Newest first: a game with several moves in the batch ends truncated
      * to its log before the first of them. */
     for (int k = 0; k < b->n; k++) {
@@ -376,4 +383,80 @@ void room_commit_moves(board_service *svc)
     b->n = 0;
     b->failed = false;
     b->tags = 0;
+}
+
+/* The commit on its way, landed (waiting up to wait_ms for it: 0 not at
+ * all, -1 until it does) and finished. Whether none is on its way now. */
+static bool land(board_service *svc, int wait_ms)
+{
+    struct move_batch *f = svc->flight;
+    if (!f || f->n == 0)
+        return true;
+    store *db = svc->store;
+    int rc = db ? store_commit_landed(db, wait_ms) : 0;
+    if (rc == STORE_IN_FLIGHT)
+        return false;
+    /* The turn begun behind a failed commit may have begun inside it. */
+    if (rc != 0 && svc->moves && svc->moves->n > 0)
+        svc->moves->failed = true;
+    char why[256];
+    snprintf(why, sizeof why, "%s", rc != 0 ? store_last_error(db) : "");
+    finish(svc, f, rc != 0 ? why : NULL);
+    return true;
+}
+
+/* This turn's moves: their commit sent, and they become the flight (none
+ * may be on its way); one that could not be sent, or a batch already
+ * failed, is rolled back and refused at once. */
+static void send_commit(board_service *svc)
+{
+    struct move_batch *b = svc->moves;
+    if (!svc->flight && !(svc->flight = calloc(1, sizeof *svc->flight)))
+        b->failed = true;      /* out of memory: refused, whatever the store did */
+    assert(!svc->flight || svc->flight->n == 0);
+    store *db = svc->store;
+    b->sent = svc->m.set ? metrics_now() : 0;
+    if (b->failed || (db && store_commit_send(db) != 0)) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", db ? store_last_error(db) : "out of memory");
+        if (db)
+            store_rollback(db);
+        finish(svc, b, why);
+        return;
+    }
+    svc->moves = svc->flight;
+    svc->flight = b;
+}
+
+void room_commit_moves(board_service *svc)
+{
+    land(svc, -1);
+    if (!svc->moves || svc->moves->n == 0)
+        return;
+    send_commit(svc);
+    land(svc, -1);
+}
+
+void room_turn_end(board_service *svc)
+{
+    if (!land(svc, 0)) {       /* this turn's moves wait for the last turn's commit */
+        if (svc->store && svc->moves && svc->moves->n > 0)
+            store_send_pending(svc->store);
+        return;
+    }
+    if (!svc->moves || svc->moves->n == 0)
+        return;
+    send_commit(svc);
+    land(svc, 0);              /* at once, where a commit costs no round trip */
+}
+
+bool room_moves_in_flight(const board_service *svc)
+{
+    return svc->flight && svc->flight->n > 0;
+}
+
+void room_moves_await(board_service *svc, int wait_ms)
+{
+    if (land(svc, wait_ms))
+        room_turn_end(svc);
 }

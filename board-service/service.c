@@ -28,6 +28,8 @@
 #include "sungka/v1/tournament.pb-c.h"
 
 #define LOOP_SLICE_MS 200     /* longest sleep, so a stop request is seen soon */
+#define FLIGHT_WAIT_MS 1      /* longest wait for a commit to land while others may come */
+#define CHORES_EVERY_MS 100   /* timers and drains while commits follow each other */
 #define EMPTY_GAME_TTL_MS (10 * 60 * 1000)
 #define TRIM_AFTER_RELEASED 256   /* participants and games freed before a trim */
 #define TRIM_LOST_EVERY_MS 10000  /* at most so often for requests gRPC refused */
@@ -282,6 +284,20 @@ static void end_turn(void *arg)
     board_check_replay_or_abort(svc);
 }
 
+/* The end of a poll: the turn's moves' commit sent and not waited for,
+ * while the next turn's moves are played (room_turn_end); what end_turn
+ * does after it waits until nothing is on its way. */
+static void end_poll(void *arg)
+{
+    board_service *svc = arg;
+    room_turn_end(svc);
+    if (room_moves_in_flight(svc))
+        return;
+    if (svc->n_diverged > 0)
+        board_reload_diverged(svc, board_now_ms());
+    board_check_replay_or_abort(svc);
+}
+
 /* -------------------------------------------------------------------- loop */
 
 int board_create(const board_config *cfg_in, board_service **out, int *port, char *err,
@@ -371,6 +387,7 @@ int board_create(const board_config *cfg_in, board_service **out, int *port, cha
         goto fail_store;
     }
     rpc_server_set_turn_hook(svc->server, end_turn, svc);
+    rpc_server_set_turn_end_hook(svc->server, end_poll, svc);
     rpc_server_set_refusal_hook(svc->server, board_metrics_refusal, svc);
     rpc_server_set_admit_hook(svc->server, board_admit, svc);
     if (rpc_server_add_methods(svc->server, &sungka__v1__register__descriptor,
@@ -544,11 +561,35 @@ int board_run(board_service *svc)
             wait = 0;
         if (wait > LOOP_SLICE_MS)
             wait = LOOP_SLICE_MS;
-        rpc_server_poll(svc->server, (int)wait);   /* ends with end_turn */
+        bool was_in_flight = room_moves_in_flight(svc);
+        if (was_in_flight) {
+            /* A commit is on its way: take what else has come meanwhile,
+             * or else wait a little for it to land. */
+            rpc_server_poll(svc->server, 0);
+            if (rpc_server_turn_started(svc->server) == 0)
+                room_moves_await(svc, FLIGHT_WAIT_MS);
+            rpc_server_flush(svc->server);
+        } else {
+            rpc_server_poll(svc->server, (int)wait);   /* ends with end_poll */
+        }
         /* The turn's work began with the poll's first completion, or now. */
         double started = svc->m.set ? rpc_server_turn_started(svc->server) : 0;
         if (svc->m.set && started == 0)
             started = metrics_now();
+        if (room_moves_in_flight(svc)) {
+            /* What follows (timers, the drains, a reload) must see nothing
+             * pending, and so waits for it: at most CHORES_EVERY_MS after
+             * a run of commits began (a timer is that late at most), then
+             * again after as long, while they follow each other or one is
+             * held up. */
+            if (!was_in_flight)
+                svc->chores_due_ms = board_now_ms() + CHORES_EVERY_MS;
+            if (board_now_ms() < svc->chores_due_ms)
+                continue;
+            svc->chores_due_ms = board_now_ms() + CHORES_EVERY_MS;
+            room_commit_moves(svc);
+            rpc_server_flush(svc->server);
+        }
         board_accounts_drain(svc);     /* password work done: answer its calls */
         board_analysis_drain(svc);     /* reviews done: store them */
         run_timers(svc);
@@ -560,6 +601,8 @@ int board_run(board_service *svc)
                 svc->cfg.on_reload(svc, svc->cfg.hook_arg);
         }
     }
+    room_commit_moves(svc);            /* what was on its way is answered */
+    rpc_server_flush(svc->server);
     if (svc->cfg.on_stopping)
         svc->cfg.on_stopping(svc->cfg.hook_arg);
     board_log(svc, "shutting down");

@@ -223,6 +223,17 @@ int rpc_server_reload_tls(rpc_server *srv, const rpc_tls_files *tls);
  */
 void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *user);
 
+/* The hook run at the end of a poll instead of the turn hook, when set: for
+ * work a turn may leave under way (the board service's commit sent and not
+ * waited for) as long as the turn hook, before every other handler and
+ * done callback, still finishes it. Set before rpc_server_start(). */
+void rpc_server_set_turn_end_hook(rpc_server *srv, void (*hook)(void *user), void *user);
+
+/* Send what a turn queued for calls multiplexed on one stream
+ * (SubscribeMany's legs), as the end of every poll does: for the polling
+ * thread's work done between polls (a commit landed then). */
+void rpc_server_flush(rpc_server *srv);
+
 /* The polling thread's time (seconds, CLOCK_MONOTONIC) at which the last
  * rpc_server_poll() that handled a completion got its first one: 0 when the
  * last poll only waited. With the time after the turn hook, the work of one

@@ -521,6 +521,17 @@ void rpc_server_set_turn_hook(rpc_server *srv, void (*hook)(void *user), void *u
     srv->turn_user = user;
 }
 
+void rpc_server_set_turn_end_hook(rpc_server *srv, void (*hook)(void *user), void *user)
+{
+    srv->turn_end_hook = hook;
+    srv->turn_end_user = user;
+}
+
+void rpc_server_flush(rpc_server *srv)
+{
+    rpc__mux_flush_all(srv);
+}
+
 /* Release the call once it is over on the wire and every batch is back. */
 static void maybe_release(rpc_call *c)
 {
@@ -858,7 +869,10 @@ int rpc_server_poll(rpc_server *srv, int timeout_ms)
                     break;
                 handle_event(srv, &ev);
             }
-            run_turn_hook(srv);
+            if (srv->turn_end_hook)
+                srv->turn_end_hook(srv->turn_end_user);
+            else
+                run_turn_hook(srv);
             rpc__mux_flush_all(srv);
             return 0;
         }

@@ -51,6 +51,8 @@ struct rpc_server {
     bool shutdown_seen;
     void (*turn_hook)(void *);    /* rpc_server_set_turn_hook */
     void *turn_user;
+    void (*turn_end_hook)(void *);  /* rpc_server_set_turn_end_hook; NULL: turn_hook */
+    void *turn_end_user;
     void (*refusal_hook)(void *, rpc_code, const char *);   /* rpc_server_set_refusal_hook */
     bool (*admit_hook)(void *, rpc_call *);   /* rpc_server_set_admit_hook */
     void *admit_user;

@@ -463,9 +463,190 @@ def session_killed_mid_commit(bindir):
         g.close()
 
 
+# A deferred trigger that makes the COMMIT of a transaction that stored an
+# event wait while the test holds advisory lock 4242, then fail if a row is
+# in hold_fail: a COMMIT held on its way for as long as the test wants.
+HOLD_COMMITS = """
+CREATE TABLE hold_fail (x int);
+CREATE FUNCTION hold_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('lock_timeout', '0', true);
+  PERFORM pg_advisory_xact_lock_shared(4242);
+  IF EXISTS (SELECT 1 FROM hold_fail) THEN
+    RAISE EXCEPTION 'the test fails this commit';
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON events
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION hold_commit();
+"""
+
+
+class _CommitHolder:
+    """A psql session holding advisory lock 4242 until release()."""
+
+    def __init__(self, env, url):
+        import subprocess
+        self.p = subprocess.Popen([env.dbs.psql(), "-X", "-q", "-At", "-d", url],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                  env=dict(os.environ, PGOPTIONS=""))
+        self.p.stdin.write("SELECT pg_advisory_lock(4242);\n")
+        self.query("SELECT 'held'")
+
+    def query(self, sql):
+        """sql's one value, on this session (no psql started per query)."""
+        self.p.stdin.write(f"SELECT 'begin';\n{sql};\n")
+        self.p.stdin.flush()
+        while self.p.stdout.readline().strip() != "begin":
+            check(self.p.poll() is None, "psql holding the commits' lock ended")
+        return self.p.stdout.readline().strip()
+
+    def release(self):
+        self.p.stdin.write("SELECT pg_advisory_unlock(4242);\n\\q\n")
+        self.p.stdin.close()
+        self.p.wait(T)
+
+
+def commit_in_flight_refused(bindir):
+    """PostgreSQL: a turn's COMMIT held on its way (a deferred trigger waits
+    for the test's lock), and a move of another game played meanwhile: its
+    turn's writes reach the database session behind the COMMIT (the loop
+    did not wait for it). Released, both moves are answered and sent.
+    Held again and the session killed: both moves are refused UNAVAILABLE
+    NOT_STORED, nobody gets either MoveMade, nothing of them is stored,
+    and both games play on. Held again and made to fail: the same, for the
+    turn begun behind a failed COMMIT too."""
+    import urllib.parse
+    with Env(bindir) as env:
+        check(bool(env.dbs.url), "needs the tests' PostgreSQL server (SUNGKA_TEST_PG_URL_FILE)")
+        db, board, g1 = _start(env, "in_flight.db")
+        g2 = Game(board.address)
+        for who in ("alice", "bob"):
+            g2.wait(who, "game_started")
+        _play_one(g1)
+        _play_one(g2)
+        url = env.dbs.db(db)
+        name = urllib.parse.urlparse(url).path.lstrip("/")
+        port = urllib.parse.urlparse(url).port
+        admin = url.rsplit("/", 1)[0] + "/postgres"
+        _psql(env, url, HOLD_COMMITS)
+        games = {"g1": g1, "g2": g2}
+
+        def stored(g):
+            return int(_psql(env, url, f"SELECT count(*) FROM events WHERE game_id = '{g.id}'"))
+
+        def session():
+            pids = _psql(env, url, f"SELECT pid FROM pg_stat_activity WHERE datname = '{name}'"
+                                   " AND application_name = 'sungka-board'").split()
+            check(len(pids) == 1, f"the service should have one session, not {pids}")
+            return int(pids[0])
+
+        def held_pair(how):
+            """g1's move held at its COMMIT, g2's played behind it; then
+            how(pid) lets go. Each mover's answer."""
+            pid = session()
+            # Asked first: any call but a move waits for what is on its way.
+            legal = {key: _legal(_board(g))[0] for key, g in games.items()}
+            holder = _CommitHolder(env, url)
+            answers = {}
+            movers = []
+            try:
+                for key in ("g1", "g2"):
+                    g = games[key]
+                    who, cup = legal[key]
+                    t = threading.Thread(target=lambda g=g, who=who, cup=cup, key=key:
+                                         answers.__setitem__(key, _move(g, who, cup)))
+                    t.start()
+                    movers.append(t)
+                    deadline = time.monotonic() + T
+                    if key == "g1":            # its COMMIT waits for the lock
+                        while holder.query("SELECT wait_event_type FROM pg_stat_activity"
+                                           f" WHERE pid = {pid}") != "Lock":
+                            check(time.monotonic() < deadline,
+                                  "g1's COMMIT never waited for the test's lock")
+                            time.sleep(0.02)
+                    else:                      # its turn's writes came behind it
+                        while _unread(pid, port) == 0:   # (within CHORES_EVERY_MS)
+                            check(time.monotonic() < deadline,
+                                  "g2's move was not written while g1's COMMIT was on its "
+                                  "way: the loop waited for it")
+                            time.sleep(0.02)
+                how(pid)
+            finally:
+                holder.release()
+            for t in movers:
+                t.join(T + 5)
+            return answers
+
+        def resubscribe(g):
+            """The players' streams again (a reloaded game ended them)."""
+            for who in ("alice", "bob"):
+                g.calls[who].cancel()
+                g.events[who] = []
+                call = g.board.Subscribe(stubs.pb.SubscribeRequest(),
+                                         metadata=stubs.auth(g.token[who]))
+                g.calls[who] = call
+                threading.Thread(target=g._gather, args=(call, g.events[who]),
+                                 daemon=True).start()
+
+        # Let go: both moves are answered and sent, each stored once.
+        kept = {k: stored(g) for k, g in games.items()}
+        last = dict(kept)                       # an event's seq is its place in the log
+        got = held_pair(lambda pid: None)
+        for k, g in games.items():
+            check(got[k] == ("OK", last[k] + 1), f"{k}'s held move was answered {got[k]}, "
+                                                  f"not OK {last[k] + 1}")
+            check(stored(g) == kept[k] + 1, f"{k}: {stored(g)} events stored, wanted "
+                                            f"{kept[k] + 1}")
+            _agree(g, f"{k} after its held move")
+
+        def refused(what, how, settle):
+            kept = {k: stored(g) for k, g in games.items()}
+            last = dict(kept)
+            got = held_pair(how)
+            settle()
+            for k, g in games.items():
+                check(got[k] == ("UNAVAILABLE", "NOT_STORED"),
+                      f"{what}: {k}'s move was answered {got[k]}, not UNAVAILABLE NOT_STORED")
+                check(stored(g) == kept[k], f"{what}: {k} has {stored(g)} events stored, "
+                                            f"{kept[k]} before")
+                for w in ("alice", "bob"):
+                    check(_last_seq(g, w) <= last[k],
+                          f"{what}: {w} of {k} got events of a refused move: "
+                          f"{[(e.seq, e.WhichOneof('body')) for e in _logged(g, w)]}")
+            _alive(board, what)
+            for k, g in games.items():          # each game plays on, once reloaded
+                deadline = time.monotonic() + SETTLE
+                while True:
+                    who, cup = _legal(_board(g))[0]
+                    code, seq = _move(g, who, cup)
+                    if code == "OK" or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
+                check(code == "OK" and seq == last[k] + 1,
+                      f"{what}: {k}'s next move: {code} {seq} (wanted OK {last[k] + 1})")
+                check(stored(g) == kept[k] + 1, f"{what}: {k} has {stored(g)} events stored, "
+                                                f"wanted {kept[k] + 1}")
+                resubscribe(g)
+                deadline = time.monotonic() + SETTLE
+                while _last_seq(g, "alice") < seq or _last_seq(g, "bob") < seq:
+                    check(time.monotonic() < deadline, f"{what}: {k}'s streams again did not "
+                                                       f"reach event {seq}")
+                    time.sleep(0.05)
+
+        refused("the session killed",
+                lambda pid: _psql(env, admin, f"SELECT pg_terminate_backend({pid})"),
+                lambda: None)
+        _psql(env, url, "INSERT INTO hold_fail VALUES (1)")
+        refused("the COMMIT failed", lambda pid: None,
+                lambda: _psql(env, url, "DELETE FROM hold_fail"))
+        g1.close()
+        g2.close()
+
+
 TESTS = {f.__name__: f for f in (
     cancelled_move_stall, unstored_event_not_sent, refused_move_not_seen,
-    session_killed_mid_commit)}
+    session_killed_mid_commit, commit_in_flight_refused)}
 
 if __name__ == "__main__":
     sys.exit(main(TESTS))

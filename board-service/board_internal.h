@@ -269,7 +269,8 @@ typedef struct room_io {
 typedef struct board_metrics {
     metrics *set;              /* NULL: no --metrics */
     metric *games[5];          /* by room_status (1..4): gauges */
-    metric *participants, *streams, *password_jobs, *store_errors;
+    metric *participants, *streams, *password_jobs, *store_errors, *store_round_trips;
+    metric *store_waited;
     metric *moves, *move_commit, *events_sent, *limits_hit, *signins, *signin_failures;
     metric *store_commit, *lease_renewals, *lease_failures, *adoptions, *loop_turn;
     metric *pool_players[BOARD_METRIC_KINDS];   /* by game_kind_at's index: gauges */

@@ -71,6 +71,14 @@ int board_metrics_start(board_service *svc, char *err, size_t errlen)
     m->store_errors = metrics_counter(set, "sungka_store_errors_total",
                                       "Calls to the store (SQLite or PostgreSQL) that failed.",
                                       NULL, NULL);
+    m->store_round_trips = metrics_counter(set, "sungka_store_round_trips_total",
+                                           "Waits of the loop for its database server "
+                                           "(PostgreSQL; each one round trip or more).",
+                                           NULL, NULL);
+    m->store_waited = metrics_counter(set, "sungka_store_wait_seconds_total",
+                                      "Seconds the loop spent blocked waiting for its database "
+                                      "server (PostgreSQL): time it served no one.",
+                                      NULL, NULL);
     m->store_commit = metrics_histogram(set, "sungka_store_commit_seconds",
                                         "Commits of a loop turn's moves, in the store.",
                                         latency_bounds, N_BOUNDS);
@@ -159,6 +167,11 @@ static void count_gauges(board_service *svc)
     metric_set(svc->m.streams, streams);
     metric_set(svc->m.password_jobs, svc->pool ? accounts_pool_busy(svc->pool) : 0);
     metric_set(svc->m.store_errors, (double)store_errors(svc->store));
+    uint64_t trips;
+    double waited;
+    store_waits(svc->store, &trips, &waited);
+    metric_set(svc->m.store_round_trips, (double)trips);
+    metric_set(svc->m.store_waited, waited);
     int pools[BOARD_METRIC_KINDS];
     board_pairing_count(svc, pools, BOARD_METRIC_KINDS);
     for (int k = 0; k < BOARD_METRIC_KINDS; k++)

@@ -1136,6 +1136,13 @@ unsigned long store__round_trips(store *s)
     return s->db->drv->round_trips ? s->db->drv->round_trips(s->db) : 0;
 }
 
+void store_waits(const store *s, uint64_t *round_trips, double *seconds)
+{
+    const db_driver *drv = s ? s->db->drv : NULL;
+    *round_trips = drv && drv->round_trips ? drv->round_trips(s->db) : 0;
+    *seconds = drv && drv->waited ? drv->waited(s->db) : 0;
+}
+
 int store_begin(store *s)
 {
     if (db_in_transaction(s->db))

@@ -139,6 +139,10 @@ const char *store_last_error(const store *s);
 /* How many calls have failed so far (each set store_last_error): for the
  * service's metrics. */
 uint64_t store_errors(const store *s);
+/* How often the store waited for its database server (each wait one round
+ * trip or more) and for how many seconds in all, blocked: where the loop's
+ * time goes on PostgreSQL. SQLite, in the same process, never waits so: 0. */
+void store_waits(const store *s, uint64_t *round_trips, double *seconds);
 
 /* The default database path: $XDG_DATA_HOME/sungka/sungka.db when
  * XDG_DATA_HOME is set and absolute, else ~/.local/share/sungka/sungka.db.

@@ -113,8 +113,10 @@ typedef struct db_driver {
      * COMMIT on its way), so that the server runs them as soon as that
      * COMMIT is done rather than when the next wait sends them. */
     void (*flush)(db *d);
-    /* Test hook: how many times the connection waited for the server. */
+    /* How many times the connection waited for the server (NULL: never). */
     unsigned long (*round_trips)(db *d);
+    /* Seconds the connection's thread spent blocked waiting for the server. */
+    double (*waited)(db *d);
     /* Roll back what is open, finalize the statements, disconnect, free. */
     void (*close)(db *d);
 } db_driver;

@@ -413,6 +413,7 @@ struct pg {
     uint64_t *flight_misses;   /* its misses (pg_misses: the last landed commit's) */
     int nflight_misses;
     unsigned long trips;       /* waits for the server (store__round_trips) */
+    double waited;             /* seconds the thread spent blocked on the server */
 };
 
 /* A statement sent in a pipeline, its answer not read yet. */
@@ -620,6 +621,17 @@ static void cancel_in_background(PGconn *conn)
     }
 }
 
+/* poll(), its time blocked added to p->waited (store_waits). */
+static int poll_timed(struct pg *p, struct pollfd *pfd, int timeout_ms)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int rc = poll(pfd, 1, timeout_ms);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    p->waited += (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    return rc;
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -646,7 +658,7 @@ static void await_result(struct pg *p, int64_t *deadline)
             return;
         }
         struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
-        if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+        if (poll_timed(p, &pfd, (int)left) < 0 && errno != EINTR)
             return;
         if (!PQconsumeInput(p->conn))
             return;
@@ -1435,7 +1447,7 @@ static bool read_flight(struct pg *p, int wait_ms)
             return false;
         int64_t left = (until < p->flight_deadline ? until : p->flight_deadline) - now;
         struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
-        if (poll(&pfd, 1, (int)(left < INT_MAX ? left : INT_MAX)) < 0 && errno != EINTR)
+        if (poll_timed(p, &pfd, (int)(left < INT_MAX ? left : INT_MAX)) < 0 && errno != EINTR)
             shutdown(PQsocket(p->conn), SHUT_RDWR);
     }
     return true;
@@ -1512,6 +1524,11 @@ static bool pg_piping(db *d)
 static unsigned long pg_round_trips(db *d)
 {
     return pg_of(d)->trips;
+}
+
+static double pg_waited(db *d)
+{
+    return pg_of(d)->waited;
 }
 
 static bool pg_unique_violation(db *d)
@@ -1596,6 +1613,7 @@ static const db_driver pg_driver = {
     .landed = pg_landed,
     .flush = pg_flush,
     .round_trips = pg_round_trips,
+    .waited = pg_waited,
     .close = pg_close,
 };
 

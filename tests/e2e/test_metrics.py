@@ -103,8 +103,10 @@ def two_players(env, board):
 
 def counters(bindir):
     """Moves, events, games, participants, streams and refusals move by what
-    was done; the page parses (here and with promtool); other paths are 404."""
+    was done, and the store's waits for its server (PostgreSQL's, none on
+    SQLite); the page parses (here and with promtool); other paths are 404."""
     with Env(bindir) as env:
+        started = time.monotonic()
         board = env.board("--metrics", "127.0.0.1:0")
         port = metrics_port(board)
         s = parse(scrape(port))
@@ -125,6 +127,16 @@ def counters(bindir):
         check(s[("sungka_participants", "")] == 2, f"participants {s}")
         check(s[("sungka_streams", "")] == 2, f"streams {s}")
         check(s[("sungka_loop_turn_seconds_count", "")] > 0, "no loop turn observed")
+        # The waits for the database server: PostgreSQL's round trips, a
+        # part of the time so far; SQLite, in the process, none.
+        trips = s[("sungka_store_round_trips_total", "")]
+        waited = s[("sungka_store_wait_seconds_total", "")]
+        if env.dbs.url:
+            check(trips >= 4 and 0 < waited < time.monotonic() - started,
+                  f"PostgreSQL: {trips} round trips, {waited} s waited in "
+                  f"{time.monotonic() - started:.1f} s")
+        else:
+            check(trips == 0 and waited == 0, f"SQLite: {trips} round trips, {waited} s")
         # A game that does not exist: refused NOT_FOUND.
         env.player("carol", "--server", board.address, "--game", "99999")
         wait_value(port, ("sungka_refusals_total", 'reason="NOT_FOUND"'), 1)

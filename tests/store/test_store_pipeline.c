@@ -102,6 +102,22 @@ static int teardown(void **state)
         } \
     } while (0)
 
+/* One deferred append of turn `tag` to game id. */
+static void append_deferred(store *s, uint64_t tag, const char *id, uint64_t seq)
+{
+    assert_true(store_defer(s, tag));
+    assert_ok(s, store_event_append(s, id, seq, 1, 0, 0, 1, "m", 1));
+    store_defer(s, 0);
+}
+
+/* A turn of one deferred append, event seq of game id, that commits. */
+static void turn_commits(store *s, const char *id, uint64_t seq)
+{
+    assert_ok(s, store_turn_begin(s));
+    append_deferred(s, 1, id, seq);
+    assert_ok(s, store_commit(s));
+}
+
 /* Three games' moves, one round trip; the turn's events are all stored. */
 static void test_one_round_trip(void **state)
 {
@@ -140,11 +156,8 @@ static void test_miss_and_failure(void **state)
     struct fixture *f = *state;
     store *s = f->s;
     assert_ok(s, store_turn_begin(s));
-    assert_true(store_defer(s, 7));
-    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
-    assert_true(store_defer(s, 8));
-    assert_ok(s, store_event_append(s, "2", 5, 1, 0, 0, 1, "hole", 4));   /* 2..4 missing */
-    store_defer(s, 0);
+    append_deferred(s, 7, "1", 1);
+    append_deferred(s, 8, "2", 5);              /* 2..4 missing */
     assert_ok(s, store_commit(s));
     assert_int_equal(store_turn_missed(s, 7), 0);
     assert_int_equal(store_turn_missed(s, 8), STORE_BEHIND);
@@ -154,24 +167,16 @@ static void test_miss_and_failure(void **state)
 
     /* A failure among the deferred: nothing of the turn is stored. */
     assert_ok(s, store_turn_begin(s));
-    assert_true(store_defer(s, 1));
-    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));
-    assert_true(store_defer(s, 2));
-    assert_ok(s, store_event_append(s, "99", 1, 1, 0, 0, 1, "nogame", 6));  /* foreign key */
-    assert_true(store_defer(s, 3));
-    assert_ok(s, store_event_append(s, "3", 1, 1, 0, 0, 1, "c", 1));
-    store_defer(s, 0);
+    append_deferred(s, 1, "1", 2);
+    append_deferred(s, 2, "99", 1);             /* foreign key: fails */
+    append_deferred(s, 3, "3", 1);
     assert_int_equal(store_commit(s), -1);
     assert_non_null(strstr(store_last_error(s), "cannot commit"));
     assert_int_equal(count_events(f->url, "1"), 1);
     assert_int_equal(count_events(f->url, "3"), 0);
 
     /* The next turn begins and commits: nothing was left open. */
-    assert_ok(s, store_turn_begin(s));
-    assert_true(store_defer(s, 1));
-    assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));
-    store_defer(s, 0);
-    assert_ok(s, store_commit(s));
+    turn_commits(s, "1", 2);
     assert_int_equal(count_events(f->url, "1"), 2);
 }
 
@@ -184,21 +189,14 @@ static void test_session_killed(void **state)
     struct fixture *f = *state;
     store *s = f->s;
     assert_ok(s, store_turn_begin(s));
-    assert_true(store_defer(s, 1));
-    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
-    assert_true(store_defer(s, 2));
-    assert_ok(s, store_event_append(s, "2", 1, 1, 0, 0, 1, "b", 1));
-    store_defer(s, 0);
+    append_deferred(s, 1, "1", 1);
+    append_deferred(s, 2, "2", 1);
     kill_store_session(f->url, false);
     assert_int_equal(store_commit(s), -1);
     assert_int_equal(count_events(f->url, "1"), 0);
     assert_int_equal(count_events(f->url, "2"), 0);
 
-    assert_ok(s, store_turn_begin(s));
-    assert_true(store_defer(s, 1));
-    assert_ok(s, store_event_append(s, "1", 1, 1, 0, 0, 1, "a", 1));
-    store_defer(s, 0);
-    assert_ok(s, store_commit(s));
+    turn_commits(s, "1", 1);
     assert_int_equal(count_events(f->url, "1"), 1);
 
     /* Killed between two turns, while idle: the next turn connects again
@@ -207,9 +205,7 @@ static void test_session_killed(void **state)
     kill_store_session(f->url, true);
     assert_ok(s, store_turn_begin(s));
     assert_ok(s, store_event_append(s, "1", 2, 1, 0, 0, 1, "b", 1));   /* the first: waits */
-    assert_true(store_defer(s, 1));
-    assert_ok(s, store_event_append(s, "2", 1, 1, 0, 0, 1, "c", 1));
-    store_defer(s, 0);
+    append_deferred(s, 1, "2", 1);
     assert_ok(s, store_commit(s));
     assert_int_equal(count_events(f->url, "1"), 2);
     assert_int_equal(count_events(f->url, "2"), 1);
@@ -233,22 +229,6 @@ static void release_events(PGconn *c)
     PQfinish(c);
 }
 
-/* One deferred append of turn `tag` to game id. */
-static void append_deferred(store *s, uint64_t tag, const char *id, uint64_t seq)
-{
-    assert_true(store_defer(s, tag));
-    assert_ok(s, store_event_append(s, id, seq, 1, 0, 0, 1, "m", 1));
-    store_defer(s, 0);
-}
-
-/* A turn on game 3, so that its statements are prepared on the session
- * (preparing an INSERT takes the lock hold_events holds). */
-static void warm_up(store *s)
-{
-    assert_ok(s, store_turn_begin(s));
-    append_deferred(s, 1, "3", 1);
-    assert_ok(s, store_commit(s));
-}
 
 /* A turn's COMMIT sent, the next turn written behind it: each lands with
  * its own outcome and misses (the same tag in both), and a write of
@@ -296,7 +276,7 @@ static void test_commit_held_by_a_lock(void **state)
     NEEDS_PG();
     struct fixture *f = *state;
     store *s = f->s;
-    warm_up(s);
+    turn_commits(s, "3", 1);  /* its statements prepared: that takes hold_events' lock */
     PGconn *locker = hold_events(f->url);
     assert_ok(s, store_turn_begin(s));
     append_deferred(s, 1, "1", 1);
@@ -333,9 +313,7 @@ static void test_failed_commit_takes_the_next_turn(void **state)
     assert_int_equal(count_events(f->url, "1"), 0);
     assert_int_equal(count_events(f->url, "2"), 0);
 
-    assert_ok(s, store_turn_begin(s));
-    append_deferred(s, 1, "1", 1);
-    assert_ok(s, store_commit(s));
+    turn_commits(s, "1", 1);
     assert_int_equal(count_events(f->url, "1"), 1);
 }
 
@@ -347,7 +325,7 @@ static void test_session_killed_in_flight(void **state)
     NEEDS_PG();
     struct fixture *f = *state;
     store *s = f->s;
-    warm_up(s);
+    turn_commits(s, "3", 1);  /* its statements prepared: that takes hold_events' lock */
     PGconn *locker = hold_events(f->url);
     assert_ok(s, store_turn_begin(s));
     append_deferred(s, 1, "1", 1);
@@ -367,9 +345,7 @@ static void test_session_killed_in_flight(void **state)
     assert_int_equal(count_events(f->url, "1"), 0);
     assert_int_equal(count_events(f->url, "2"), 0);
 
-    assert_ok(s, store_turn_begin(s));
-    append_deferred(s, 1, "1", 1);
-    assert_ok(s, store_commit(s));
+    turn_commits(s, "1", 1);
     assert_int_equal(count_events(f->url, "1"), 1);
 }
 

@@ -104,9 +104,13 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
 /* ----------------------------------------------------------- durable moves */
 
 /* Moves are made durable in batches: the first move of a loop turn opens a
- * transaction, every move of the turn writes into it, and room_commit_moves
- * commits once at the end of the turn; only then are the moves' events sent
- * and their calls answered. If the commit fails, every mover of the batch
+ * transaction, every move of the turn writes into it, and room_turn_end
+ * sends its commit once at the end of the turn (send_commit); only when it
+ * has landed (land) are the moves' events sent and their calls answered.
+ * The loop plays the next turn's moves meanwhile, into the next batch,
+ * which waits for that commit before its own is sent: one is on its way at
+ * a time. Anything else first waits for both (room_commit_moves). If the
+ * commit fails, every mover of the batch
  * is refused and each game in it whose move was applied is reloaded from
  * its stored log (its memory went on without the store): nothing is
  * acknowledged, sent or kept that was not stored, and no hand-kept copy of
@@ -118,8 +122,9 @@ static room_rc checked_move(room *r, participant *p, int move, struct move_answe
  * that neither opens the turn nor ends its game defers its fence and its
  * event (store_defer, by its tag), so a turn is two round trips whatever
  * its moves: the BEGIN with the first move's writes, and the others' with
- * the COMMIT.
- * Such a move needs no savepoint: its writes either land or, when its game
+ * the COMMIT; behind a commit on its way the first move defers its writes
+ * too, and a failure then fails its turn at the commit, which also fails
+ * the turn behind it. Such a move needs no savepoint: its writes either land or, when its game
  * is another node's now or its log went back in time, write nothing; the
  * commit says which (store_turn_missed), and that move alone is refused
  * then, as a savepoint would have. A move that ends its game writes the
@@ -411,14 +416,14 @@ static bool land(board_service *svc, int wait_ms)
 static void send_commit(board_service *svc)
 {
     struct move_batch *b = svc->moves;
-    if (!svc->flight && !(svc->flight = calloc(1, sizeof *svc->flight)))
-        b->failed = true;      /* out of memory: refused, whatever the store did */
+    bool no_memory = !svc->flight && !(svc->flight = calloc(1, sizeof *svc->flight));
     assert(!svc->flight || svc->flight->n == 0);
     store *db = svc->store;
     b->sent = svc->m.set ? metrics_now() : 0;
-    if (b->failed || (db && store_commit_send(db) != 0)) {
+    if (no_memory || b->failed || (db && store_commit_send(db) != 0)) {
         char why[256];
-        snprintf(why, sizeof why, "%s", db ? store_last_error(db) : "out of memory");
+        snprintf(why, sizeof why, "%s",
+                 no_memory || !db ? "out of memory" : store_last_error(db));
         if (db)
             store_rollback(db);
         finish(svc, b, why);

@@ -541,9 +541,10 @@ def commit_in_flight_refused(bindir):
             check(len(pids) == 1, f"the service should have one session, not {pids}")
             return int(pids[0])
 
-        def held_pair(how):
-            """g1's move held at its COMMIT, g2's played behind it; then
-            how(pid) lets go. Each mover's answer."""
+        def held_pair(how, g2_timeout=T):
+            """g1's move held at its COMMIT, g2's played behind it (its
+            client giving up after g2_timeout); then how(pid) lets go. Each
+            mover's answer."""
             pid = session()
             # Asked first: any call but a move waits for what is on its way.
             legal = {key: _legal(_board(g))[0] for key, g in games.items()}
@@ -554,8 +555,9 @@ def commit_in_flight_refused(bindir):
                 for key in ("g1", "g2"):
                     g = games[key]
                     who, cup = legal[key]
-                    t = threading.Thread(target=lambda g=g, who=who, cup=cup, key=key:
-                                         answers.__setitem__(key, _move(g, who, cup)))
+                    wait = g2_timeout if key == "g2" else T
+                    t = threading.Thread(target=lambda g=g, who=who, cup=cup, key=key, wait=wait:
+                                         answers.__setitem__(key, _move(g, who, cup, wait)))
                     t.start()
                     movers.append(t)
                     deadline = time.monotonic() + T
@@ -599,6 +601,19 @@ def commit_in_flight_refused(bindir):
             check(stored(g) == kept[k] + 1, f"{k}: {stored(g)} events stored, wanted "
                                             f"{kept[k] + 1}")
             _agree(g, f"{k} after its held move")
+
+        # g2's client gives up while g1's COMMIT is held and g2's move waits
+        # behind it: once let go, both are stored and sent; g1's mover is
+        # answered, g2's is gone, and the service goes on.
+        kept = {k: stored(g) for k, g in games.items()}
+        got = held_pair(lambda pid: time.sleep(1.5), g2_timeout=0.5)
+        check(got["g1"] == ("OK", kept["g1"] + 1), f"g1's held move was answered {got['g1']}")
+        check(got["g2"][0] == "DEADLINE_EXCEEDED", f"g2's mover gave up, yet got {got['g2']}")
+        for k, g in games.items():
+            check(stored(g) == kept[k] + 1, f"{k}: {stored(g)} events stored after a mover gave "
+                                            f"up, wanted {kept[k] + 1}")
+            _agree(g, f"{k} after a held move whose mover gave up")
+        _alive(board, "after a mover gave up behind a held COMMIT")
 
         def refused(what, how, settle):
             kept = {k: stored(g) for k, g in games.items()}

@@ -273,29 +273,32 @@ static void io_command_refused(void *stream, uint64_t id, room_rc rc, const char
 
 static const room_io rpc_io = {io_send, io_finish, io_move_done, io_command_refused};
 
+/* Once nothing is on its way: the games whose change could not be stored
+ * reloaded, and each changed game checked against its log (check_replay). */
+static void after_commits(board_service *svc)
+{
+    if (svc->n_diverged > 0)
+        board_reload_diverged(svc, board_now_ms());
+    board_check_replay_or_abort(svc);
+}
+
 /* The turn hook: whatever a turn's handlers left pending is stored before
  * anything else reads a game or answers a client. */
 static void end_turn(void *arg)
 {
     board_service *svc = arg;
     room_commit_moves(svc);
-    if (svc->n_diverged > 0)
-        board_reload_diverged(svc, board_now_ms());
-    board_check_replay_or_abort(svc);
+    after_commits(svc);
 }
 
 /* The end of a poll: the turn's moves' commit sent and not waited for,
- * while the next turn's moves are played (room_turn_end); what end_turn
- * does after it waits until nothing is on its way. */
+ * while the next turn's moves are played (room_turn_end). */
 static void end_poll(void *arg)
 {
     board_service *svc = arg;
     room_turn_end(svc);
-    if (room_moves_in_flight(svc))
-        return;
-    if (svc->n_diverged > 0)
-        board_reload_diverged(svc, board_now_ms());
-    board_check_replay_or_abort(svc);
+    if (!room_moves_in_flight(svc))
+        after_commits(svc);
 }
 
 /* -------------------------------------------------------------------- loop */

@@ -1131,11 +1131,6 @@ int store_turn_missed(store *s, uint64_t tag)
     return 0;
 }
 
-unsigned long store__round_trips(store *s)
-{
-    return s->db->drv->round_trips ? s->db->drv->round_trips(s->db) : 0;
-}
-
 void store_waits(const store *s, uint64_t *round_trips, double *seconds)
 {
     const db_driver *drv = s ? s->db->drv : NULL;

@@ -870,9 +870,6 @@ int store_reset_code_delete(store *s, int64_t account_id);
  * store copies its write-ahead log back on a thread of its own,
  * store_checkpoint.h; 0 for ":memory:"). */
 unsigned long store__checkpoints(store *s);
-/* Test hook: how many times the store waited for its database server (0 on
- * SQLite): a pipelined turn is one. */
-unsigned long store__round_trips(store *s);
 
 /* --- Tournaments (tournament.c) ------------------------------------------ */
 

@@ -412,7 +412,7 @@ struct pg {
     char flight_err[512];
     uint64_t *flight_misses;   /* its misses (pg_misses: the last landed commit's) */
     int nflight_misses;
-    unsigned long trips;       /* waits for the server (store__round_trips) */
+    unsigned long trips;       /* waits for the server (store_waits) */
     double waited;             /* seconds the thread spent blocked on the server */
 };
 
@@ -639,30 +639,39 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Wait for the server's next bytes for a statement due by *deadline: at
+ * the deadline a cancel is sent (*late) and CANCEL_DEADLINE_MS more given;
+ * if not even that is answered the connection is given up (shut down: the
+ * next read finds it lost). No later than until. 1: read again; 0: until
+ * came first; -1: poll failed. */
+static int wait_for_server(struct pg *p, int64_t *deadline, bool *late, int64_t until)
+{
+    int64_t now = mono_ms();
+    if (now >= *deadline) {
+        if (*late) {
+            shutdown(PQsocket(p->conn), SHUT_RDWR);
+            return 1;
+        }
+        cancel_in_background(p->conn);
+        *late = true;
+        *deadline = now + CANCEL_DEADLINE_MS;
+    }
+    if (now >= until)
+        return 0;
+    int64_t left = (until < *deadline ? until : *deadline) - now;
+    struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
+    if (poll_timed(p, &pfd, (int)(left < INT_MAX ? left : INT_MAX)) < 0 && errno != EINTR)
+        return -1;
+    return 1;
+}
+
 /* Wait until the next result can be read without blocking, within
- * *deadline: at the deadline a cancel is sent (p->late), and if not even
- * that is answered in CANCEL_DEADLINE_MS the connection is given up. */
+ * *deadline (wait_for_server; p->late). */
 static void await_result(struct pg *p, int64_t *deadline)
 {
-    while (PQisBusy(p->conn)) {
-        int64_t left = *deadline - mono_ms();
-        if (left <= 0 && !p->late) {
-            cancel_in_background(p->conn);
-            p->late = true;
-            *deadline = mono_ms() + CANCEL_DEADLINE_MS;
-            continue;
-        }
-        if (left <= 0) {       /* not even the cancel answered: give the connection up */
-            shutdown(PQsocket(p->conn), SHUT_RDWR);
-            PQconsumeInput(p->conn);
+    while (PQisBusy(p->conn))
+        if (wait_for_server(p, deadline, &p->late, INT64_MAX) < 0 || !PQconsumeInput(p->conn))
             return;
-        }
-        struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
-        if (poll_timed(p, &pfd, (int)left) < 0 && errno != EINTR)
-            return;
-        if (!PQconsumeInput(p->conn))
-            return;
-    }
 }
 
 /* The results of one statement sent (up to libpq's NULL after them; a
@@ -1413,9 +1422,8 @@ static void take_flight_result(struct pg *p, PGresult *res)
 }
 
 /* Read what has come of the flight's answers, waiting up to wait_ms for
- * more (-1: until it lands). At its deadline a cancel is sent, and if not
- * even that is answered in CANCEL_DEADLINE_MS the connection is given up,
- * as for any statement (await_result). Whether it has landed. */
+ * more (-1: until it lands), with the deadline and cancel of any statement
+ * (wait_for_server). Whether it has landed. */
 static bool read_flight(struct pg *p, int wait_ms)
 {
     int64_t until = wait_ms < 0 ? INT64_MAX : mono_ms() + wait_ms;
@@ -1432,22 +1440,10 @@ static bool read_flight(struct pg *p, int wait_ms)
             take_flight_result(p, PQgetResult(p->conn));
         if (p->flight != FLIGHT_FLYING)
             break;
-        int64_t now = mono_ms();
-        if (now >= p->flight_deadline) {
-            if (p->flight_late) {  /* not even the cancel answered: give it up */
-                shutdown(PQsocket(p->conn), SHUT_RDWR);
-                continue;
-            }
-            cancel_in_background(p->conn);
-            p->flight_late = true;
-            p->flight_deadline = now + CANCEL_DEADLINE_MS;
-            continue;
-        }
-        if (now >= until)
+        int waited = wait_for_server(p, &p->flight_deadline, &p->flight_late, until);
+        if (waited == 0)
             return false;
-        int64_t left = (until < p->flight_deadline ? until : p->flight_deadline) - now;
-        struct pollfd pfd = {.fd = PQsocket(p->conn), .events = POLLIN};
-        if (poll_timed(p, &pfd, (int)(left < INT_MAX ? left : INT_MAX)) < 0 && errno != EINTR)
+        if (waited < 0)
             shutdown(PQsocket(p->conn), SHUT_RDWR);
     }
     return true;

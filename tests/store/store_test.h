@@ -259,6 +259,16 @@ static inline int64_t test_sql_int(const char *path, const char *sqlite_sql, con
 
 /* A store that keeps nothing: ":memory:" on SQLite, a fresh database of the
  * server on PostgreSQL (sungka_t_PID_N_RANDOM, dropped at exit). */
+/* How many times s waited for its database server so far (store_waits;
+ * 0 on SQLite): a pipelined turn is one. */
+static inline uint64_t test_round_trips(store *s)
+{
+    uint64_t trips;
+    double seconds;
+    store_waits(s, &trips, &seconds);
+    return trips;
+}
+
 static inline store *open_memory(void)
 {
     store *s = NULL;

@@ -336,7 +336,7 @@ static void a_pipelined_turn_is_fenced_per_game(void **state)
     make_game(a, "1", "kalah", 2);
     make_game(b, "2", "kalah", 2);
     for (int turn = 0; turn < 2; turn++) {
-        unsigned long trips = store__round_trips(a);
+        uint64_t trips = test_round_trips(a);
         assert_ok(a, store_turn_begin(a));
         store_defer(a, 1);                            /* the round trips below tell */
         assert_ok(a, store_game_fence(a, "1"));
@@ -347,7 +347,7 @@ static void a_pipelined_turn_is_fenced_per_game(void **state)
         store_defer(a, 0);
         assert_ok(a, store_commit(a));
         if (turn > 0)                                 /* the first prepares its statements */
-            assert_int_equal(store__round_trips(a) - trips, 1);
+            assert_int_equal(test_round_trips(a) - trips, 1);
         assert_int_equal(store_turn_missed(a, 1), 0);
         assert_int_equal(store_turn_missed(a, 2), STORE_FENCED);
         assert_non_null(strstr(store_last_error(a), "another node's"));
